@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The project's entry point on a Debian 12 machine (run as root, or with sudo).
+#   ./dev.sh run    install packages, build, run the main job
+#   ./dev.sh test   install packages, build under ASan+UBSan, run every gating test
+#   ./dev.sh deps | build | fuzz | bench
+set -eu
+cd "$(dirname "$0")"
+
+PACKAGES="build-essential pkg-config meson ninja-build python3 \
+dpdk dpdk-dev libdpdk-dev libnuma-dev libyaml-dev libpcap-dev libcmocka-dev \
+clang libclang-rt-14-dev valgrind"
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+deps() {
+	missing=""
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "installing:$missing"
+	as_root apt-get update -q
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
+}
+
+setup() { # <dir> <meson options...>
+	dir=$1; shift
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" "$@"
+	fi
+}
+
+build() {
+	setup build
+	ninja -C build
+}
+
+build_test() {
+	setup build-test -Db_sanitize=address,undefined -Db_lundef=false \
+		-Dc_args=-fno-sanitize-recover=all -Dtests=enabled
+	ninja -C build-test
+}
+
+build_fuzz() {
+	CC=clang setup build-fuzz -Dfuzz=true -Dtests=enabled \
+		-Db_sanitize=address,undefined -Db_lundef=false \
+		-Dc_args="-fsanitize=fuzzer-no-link -fno-sanitize-recover=all"
+	ninja -C build-fuzz
+}
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+
+case "${1:-}" in
+deps) deps ;;
+build) deps; build ;;
+run)
+	deps; build
+	exec ./build/apps/lnet-demo/lnet-demo
+	;;
+test)
+	deps; build_test
+	meson test -C build-test --suite unit --suite integration --print-errorlogs
+	build_fuzz
+	FUZZ_SECONDS="${FUZZ_SECONDS:-15}" test/fuzz/run.sh build-fuzz
+	;;
+fuzz)
+	deps; build_fuzz
+	FUZZ_SECONDS="${FUZZ_SECONDS:-60}" test/fuzz/run.sh build-fuzz
+	;;
+bench)
+	deps; build
+	./test/bench/run.sh build
+	;;
+*)
+	echo "usage: $0 run|test|deps|build|fuzz|bench" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,3 @@
+#ifndef LNET_IDL_H
+#define LNET_IDL_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef LNET_WIRE_H
+#define LNET_WIRE_H
+#endif
