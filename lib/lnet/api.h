@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The LNet application API, with the names and semantics of kernel LNet's
+ * api.h (current Lustre), plus a polled event queue for application threads.
+ *
+ * Include as <lnet/api.h> and link with `pkg-config --libs liblnet`.
+ *
+ * Threading: every call may be made from any application thread. A call
+ * that touches state owned by a data lcore (an MD, a portal) runs there: the
+ * caller waits for it. Event handlers (struct lnet_md.handler) run on the data
+ * lcore that owns the MD and must not block; LNetEQPoll() is the blocking
+ * interface for application threads.
+ *
+ * LNetNIInit() brings up DPDK's EAL if the application has not (options from
+ * the LNET_EAL_ARGS environment variable, default "--no-huge -m 256 --no-pci
+ * --no-shconf --no-telemetry"), one data lcore per CPU partition, a management
+ * lcore and the loopback NI 0@lo. lnet_init_opts_set() chooses otherwise.
+ */
+#ifndef LNET_API_H
+#define LNET_API_H
+
+#include <stddef.h>
+
+#include "lnet_types.h"
+#include "lnp_api.h"
+
+LNP_BEGIN_DECLS
+
+/** How the runtime executes its lcores. */
+enum lnet_exec_mode {
+	LNET_EXEC_AUTO = 0,    /**< threads on EAL workers if any, else inline */
+	LNET_EXEC_THREADS = 1, /**< lcores on EAL worker threads */
+	LNET_EXEC_INLINE = 2,  /**< no threads: callers drive lcores while they wait (tests, benchmarks) */
+};
+
+/** Options for the next LNetNIInit(); see lnet_init_opts_set(). */
+struct lnet_init_opts {
+	size_t opts_size;            /**< sizeof(struct lnet_init_opts) */
+	enum lnet_exec_mode mode;    /**< execution mode */
+	unsigned int ncpts;          /**< CPTs (data lcores); 0 = from libnuma / cpu_pattern */
+	const char *cpu_pattern;     /**< e.g. "0[0,1] 1[2,3]"; NULL = libnuma */
+	const char *eal_args;        /**< EAL arguments if LNet starts EAL; NULL = default */
+	bool no_eal;                 /**< never start EAL (INLINE mode only) */
+};
+
+/**
+ * Set the options the next LNetNIInit() uses (before the first one).
+ * @return 0, -EINVAL (bad size or combination), -EBUSY (LNet is up)
+ */
+LNP_API int lnet_init_opts_set(const struct lnet_init_opts *opts);
+
+/**
+ * Bring LNet up (reference counted: each call needs an LNetNIFini()).
+ * @param requested_pid the PID of this process on the network
+ *        (LNET_PID_LUSTRE for a kernel-compatible node; LNET_PID_ANY = LNET_PID_LUSTRE)
+ * @return 0 (first), 1 (already up), or -errno
+ */
+LNP_API int LNetNIInit(lnet_pid_t requested_pid);
+
+/**
+ * Drop one reference; the last brings LNet down: in-flight messages
+ * complete with an error event, every MD is unlinked, lcores stop.
+ * @return 0, or -EINVAL when LNet is not up
+ */
+LNP_API int LNetNIFini(void);
+
+/**
+ * Identity of the index-th local NI (0 is 0@lo).
+ * @param index NI index
+ * @param id receives pid and NID
+ * @param large_nids include NIs whose NIDs do not fit nid4
+ * @return 0, -ENOENT past the last NI, -ENETDOWN when LNet is down
+ */
+LNP_API int LNetGetId(unsigned int index, struct lnet_processid *id, bool large_nids);
+
+/**
+ * Create a match entry (not yet in a match list: LNetMDAttach() inserts it).
+ * @return the ME, or NULL with errno EINVAL (bad portal, or a unique match on
+ *         a wildcard portal and vice versa: EPERM), ENOMEM, ENETDOWN
+ */
+LNP_API struct lnet_me *LNetMEAttach(unsigned int portal, const struct lnet_processid *match_id,
+				     uint64_t match_bits, uint64_t ignore_bits,
+				     enum lnet_unlink unlink, enum lnet_ins_pos pos);
+
+/**
+ * Attach an MD to @p me and insert the pair into the portal's match list.
+ * On a lazy portal, messages waiting for an MD are matched now. On failure
+ * the ME is freed.
+ * @return 0, -EINVAL (bad MD), -ENOMEM, -ENETDOWN
+ */
+LNP_API int LNetMDAttach(struct lnet_me *me, const struct lnet_md *md, enum lnet_unlink unlink,
+			 struct lnet_handle_md *handle);
+
+/**
+ * Create a free-floating MD (for the initiator side of PUT/GET).
+ * @return 0, -EINVAL, -ENOMEM, -ENETDOWN
+ */
+LNP_API int LNetMDBind(const struct lnet_md *md, enum lnet_unlink unlink,
+		       struct lnet_handle_md *handle);
+
+/**
+ * Unlink an MD. With nothing in flight an UNLINK event is delivered now;
+ * otherwise the last in-flight message's event has unlinked set.
+ * @return 0, -ENOENT (unknown or already unlinked), -ENETDOWN
+ */
+LNP_API int LNetMDUnlink(struct lnet_handle_md handle);
+
+/**
+ * Send a PUT of the MD's data.
+ * @param self source NID, or NULL / ANY to let LNet choose
+ * @return 0 (events follow: SEND, then ACK if requested), or -errno
+ *         (-ENOENT unknown MD, -EHOSTUNREACH no route, -EINVAL)
+ */
+LNP_API int LNetPut(const struct lnet_nid *self, struct lnet_handle_md mdh, enum lnet_ack_req ack,
+		    const struct lnet_processid *target, unsigned int portal, uint64_t match_bits,
+		    unsigned int offset, uint64_t hdr_data);
+
+/**
+ * Send a GET into the MD.
+ * @param recovery the message is a health recovery ping (never resent)
+ * @return 0 (events follow: SEND then REPLY), or -errno
+ */
+LNP_API int LNetGet(const struct lnet_nid *self, struct lnet_handle_md mdh,
+		    const struct lnet_processid *target, unsigned int portal, uint64_t match_bits,
+		    unsigned int offset, bool recovery);
+
+/**
+ * Make a portal lazy: unmatched PUTs wait for an MD instead of being dropped.
+ * @return 0, -EINVAL, -ENETDOWN
+ */
+LNP_API int LNetSetLazyPortal(int portal);
+
+/**
+ * Make a portal non-lazy again; messages waiting on it are dropped (counted).
+ * @return 0, -EINVAL, -ENETDOWN
+ */
+LNP_API int LNetClearLazyPortal(int portal);
+
+/**
+ * Allocate a polled event queue of @p count events (rounded up to a power of 2).
+ * Point struct lnet_md.eq_handle at it.
+ * @return the queue, or NULL with errno (EINVAL, ENOMEM)
+ */
+LNP_API struct lnet_eq *LNetEQAlloc(unsigned int count);
+
+/**
+ * Free an event queue (no MD may still reference it).
+ * @return 0 or -EINVAL
+ */
+LNP_API int LNetEQFree(struct lnet_eq *eq);
+
+/**
+ * Wait for an event on any of @p eqs.
+ * @param timeout_ms 0 = do not wait, -1 = forever
+ * @param event receives the event
+ * @param which receives the index of the queue it came from
+ * @return 1 (event), 0 (timeout), -EOVERFLOW (event returned, but events
+ *         were dropped on that queue since the last poll), -EINVAL
+ */
+LNP_API int LNetEQPoll(struct lnet_eq **eqs, int neq, int timeout_ms, struct lnet_event *event,
+		       int *which);
+
+/**
+ * Snapshot the node's counters (sum over CPTs).
+ * @return 0 or -ENETDOWN
+ */
+LNP_API int lnet_counters_get(struct lnet_counters *out);
+
+/** Human-readable name of an event type. */
+LNP_API const char *lnet_event_kind_str(enum lnet_event_kind kind);
+
+LNP_END_DECLS
+
+#endif /* LNET_API_H */
