@@ -66,7 +66,16 @@ test)
 	deps; build_test
 	meson test -C build-test --suite unit --suite integration --print-errorlogs
 	build_fuzz
-	FUZZ_SECONDS="${FUZZ_SECONDS:-15}" test/fuzz/run.sh build-fuzz
+	# sh has no pipefail: keep the fuzz run's own exit status.
+	FUZZ_SECONDS="${FUZZ_SECONDS:-15}" test/fuzz/run.sh build-fuzz >build-fuzz/fuzz.log 2>&1 ||
+		{ cat build-fuzz/fuzz.log; exit 1; }
+	cat build-fuzz/fuzz.log
+	# One closing line for the whole gating run (meson test stopped us on failure).
+	log=build-test/meson-logs/testlog.json
+	ok=$(grep -c '"result": "OK"' "$log" || true)
+	bad=$(grep -c '"result": "\(FAIL\|ERROR\|TIMEOUT\)"' "$log" || true)
+	fz=$(sed -n 's/^fuzz: \([0-9]*\) passed.*/\1/p' build-fuzz/fuzz.log)
+	echo "gating: $((ok + fz)) passed, $bad failed"
 	;;
 fuzz)
 	deps; build_fuzz
