@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Per-CPT state and the hand-off of messages between the lcores that own
+ * them. A message moves by value of its pointer: the sender stops touching
+ * it once it is dispatched.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+
+#include "lnet_internal.h"
+
+RTE_LOG_REGISTER_DEFAULT(lnet_logtype, NOTICE);
+
+static void
+lnet_cpt_free(struct lnet_cpt *c)
+{
+	unsigned int i;
+
+	if (c == NULL) {
+		return;
+	}
+	if (c->outbox_poller != NULL) {
+		rt_poller_unregister(&c->outbox_poller);
+	}
+	for (i = 0; i < LNET_MAX_PORTALS; i++) {
+		lnet_mt_fini(c, &c->mt[i]);
+	}
+	lnet_peer_table_fini(&c->peers);
+	lnet_md_table_fini(&c->mds);
+	lnet_msg_cache_drain(c);
+	free(c->outbox);
+	free(c);
+}
+
+/* Retry messages that found a destination ring full; keeps their order. */
+static int
+lnet_outbox_poll(void *arg)
+{
+	struct lnet_cpt *c = arg;
+	unsigned int dst;
+	int busy = RT_POLLER_IDLE;
+
+	for (dst = 0; dst < c->noutbox; dst++) {
+		struct lnet_msg *msg;
+
+		while ((msg = TAILQ_FIRST(&c->outbox[dst])) != NULL) {
+			struct rt_lcore *lc = c->ln->cpts[dst]->lcore;
+
+			if (rt_lcore_send_msg(lc, lnet_msg_run_step, msg) != 0) {
+				break;
+			}
+			TAILQ_REMOVE(&c->outbox[dst], msg, link);
+			busy = RT_POLLER_BUSY;
+		}
+	}
+	return busy;
+}
+
+static int
+lnet_cpt_create(struct lnet *ln, unsigned int cpt, struct lnet_cpt **out)
+{
+	struct lnet_cpt *c = calloc(1, sizeof(*c));
+	unsigned int i;
+	int rc;
+
+	if (c == NULL) {
+		return -ENOMEM;
+	}
+	c->ln = ln;
+	c->cpt = cpt;
+	c->lcore = rt_data_lcore(ln->rt, cpt);
+	TAILQ_INIT(&c->msg_cache);
+	c->noutbox = ln->ncpts;
+	c->outbox = calloc(ln->ncpts, sizeof(*c->outbox));
+	rc = c->outbox == NULL ? -ENOMEM : lnet_md_table_init(&c->mds);
+	if (rc == 0) {
+		rc = lnet_peer_table_init(&c->peers);
+	}
+	for (i = 0; rc == 0 && i < LNET_MAX_PORTALS; i++) {
+		rc = lnet_mt_init(&c->mt[i]);
+	}
+	if (rc != 0) {
+		lnet_cpt_free(c);
+		return rc;
+	}
+	for (i = 0; i < ln->ncpts; i++) {
+		TAILQ_INIT(&c->outbox[i]);
+	}
+	rt_lcore_set_ctx(c->lcore, c);
+	c->outbox_poller = rt_poller_register(c->lcore, lnet_outbox_poll, c, 0, "lnet-outbox");
+	if (c->outbox_poller == NULL) {
+		lnet_cpt_free(c);
+		return -ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+int
+lnet_cpts_create(struct lnet *ln)
+{
+	unsigned int i;
+	int rc;
+
+	ln->cpts = calloc(ln->ncpts, sizeof(*ln->cpts));
+	if (ln->cpts == NULL) {
+		return -ENOMEM;
+	}
+	for (i = 0; i < ln->ncpts; i++) {
+		rc = lnet_cpt_create(ln, i, &ln->cpts[i]);
+		if (rc != 0) {
+			lnet_cpts_destroy(ln);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void
+lnet_cpts_destroy(struct lnet *ln)
+{
+	unsigned int i;
+
+	if (ln->cpts == NULL) {
+		return;
+	}
+	for (i = 0; i < ln->ncpts; i++) {
+		lnet_cpt_free(ln->cpts[i]);
+	}
+	free(ln->cpts);
+	ln->cpts = NULL;
+}
+
+struct lnet_cpt *
+lnet_cpt_get(struct lnet *ln, unsigned int cpt)
+{
+	return ln->cpts[cpt];
+}
+
+/* The CPT of the calling data lcore, or NULL on any other thread. */
+struct lnet_cpt *
+lnet_cpt_self(struct lnet *ln)
+{
+	struct rt_lcore *lc = rt_lcore_self();
+
+	if (lc == NULL || rt_lcore_runtime(lc) != ln->rt || rt_lcore_role(lc) != RT_ROLE_DATA) {
+		return NULL;
+	}
+	return rt_lcore_ctx(lc);
+}
+
+unsigned int
+lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid)
+{
+	return lnet_nid_cpt_hash(nid, ln->ncpts);
+}
+
+static void
+lnet_msg_step_on(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	switch (msg->step) {
+	case LNET_STEP_SEND_MD:
+		lnet_send_md_step(c, msg);
+		break;
+	case LNET_STEP_SEND_PEER:
+		lnet_send_peer_step(c, msg);
+		break;
+	case LNET_STEP_SEND_NI:
+		lnet_send_ni_step(c, msg);
+		break;
+	case LNET_STEP_RX_MATCH:
+		lnet_ptl_match(c, msg);
+		break;
+	case LNET_STEP_RX_MD:
+		lnet_rx_md_step(c, msg);
+		break;
+	case LNET_STEP_RX_RECV:
+		lnet_rx_recv_step(c, msg);
+		break;
+	case LNET_STEP_FIN_NI:
+		lnet_fin_ni_step(c, msg);
+		break;
+	case LNET_STEP_FIN_PEER:
+		lnet_fin_peer_step(c, msg);
+		break;
+	case LNET_STEP_FIN_MD:
+		lnet_fin_md_step(c, msg);
+		break;
+	case LNET_STEP_FREE:
+		lnet_msg_free_local(c, msg);
+		break;
+	case LNET_STEP_REMATCH:
+		lnet_ptl_rematch(c, msg->hdr.msg.put.ptl_index);
+		lnet_msg_free_local(c, msg);
+		break;
+	}
+}
+
+/* rt message handler: runs the message's next step on this lcore. */
+void
+lnet_msg_run_step(void *arg)
+{
+	struct lnet_msg *msg = arg;
+	struct lnet_cpt *c = rt_lcore_ctx(rt_lcore_self());
+
+	lnet_msg_step_on(c, msg);
+}
+
+/*
+ * Run @p step of @p msg on @p dst_cpt: inline when already there, else on
+ * that lcore's ring, else (ring full) from this lcore's outbox in order.
+ */
+void
+lnet_msg_dispatch(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt,
+		  enum lnet_msg_step step)
+{
+	struct lnet_cpt *self = lnet_cpt_self(ln);
+	struct lnet_cpt *dst = ln->cpts[dst_cpt];
+
+	msg->step = step;
+	if (self == dst) {
+		lnet_msg_step_on(dst, msg);
+		return;
+	}
+	if (self != NULL && !TAILQ_EMPTY(&self->outbox[dst_cpt])) {
+		TAILQ_INSERT_TAIL(&self->outbox[dst_cpt], msg, link);
+		return;
+	}
+	if (rt_lcore_send_msg(dst->lcore, lnet_msg_run_step, msg) == 0) {
+		return;
+	}
+	if (self != NULL) {
+		TAILQ_INSERT_TAIL(&self->outbox[dst_cpt], msg, link);
+		return;
+	}
+	/* Not on a data lcore: only API entry points get here, and they use
+	 * lnet_call_on_cpt(), so a full ring here is a bug. */
+	LNET_LOG(ERR, "message lost: ring of CPT %u full from a foreign thread", dst_cpt);
+	abort();
+}
+
+/*
+ * Run fn(ctx) on @p cpt's lcore and return its result. From a foreign
+ * thread this waits; from the owning lcore it runs inline.
+ */
+int
+lnet_call_on_cpt(struct lnet *ln, unsigned int cpt, rt_call_fn fn, void *ctx)
+{
+	int rc;
+
+	while ((rc = rt_lcore_call(ln->cpts[cpt]->lcore, fn, ctx)) == -ENOBUFS &&
+	       lnet_cpt_self(ln) == NULL) {
+		/* The ring drains as its lcore runs; inline mode runs it here. */
+		if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
+			rt_runtime_poll_until_idle(ln->rt, 1);
+		} else {
+			sched_yield();
+		}
+	}
+	return rc;
+}

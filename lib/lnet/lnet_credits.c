@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Transmit credits (lnet-facts §6): a message takes one credit of its peer
+ * NI, then one of its NI's tx queue. A counter may go negative; then it
+ * counts the messages queued in FIFO order, and a returned credit sends the
+ * head of the queue. Each pool is touched only by the lcore that owns it.
+ */
+#include "lnet_internal.h"
+
+/* Bytes a queued message accounts for, as tx_q_num_of_buf shows them. */
+static uint64_t
+lnet_msg_queue_bytes(const struct lnet_msg *msg)
+{
+	return (uint64_t)msg->hdr.payload_length + sizeof(struct lnet_hdr_nid4);
+}
+
+bool
+lnet_credits_take_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg)
+{
+	msg->peertxcredit = true;
+	lpni->txqnob += lnet_msg_queue_bytes(msg);
+	lpni->txcredits--;
+	if (lpni->txcredits < lpni->mintxcredits) {
+		lpni->mintxcredits = lpni->txcredits;
+	}
+	if (lpni->txcredits < 0) {
+		TAILQ_INSERT_TAIL(&lpni->txq, msg, link);
+		return false;
+	}
+	return true;
+}
+
+/* Returns the queued message that now holds the credit, if any. */
+struct lnet_msg *
+lnet_credits_return_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg)
+{
+	struct lnet_msg *next;
+
+	if (!msg->peertxcredit) {
+		return NULL;
+	}
+	msg->peertxcredit = false;
+	lpni->txqnob -= lnet_msg_queue_bytes(msg);
+	lpni->txcredits++;
+	if (lpni->txcredits > 0) {
+		return NULL;
+	}
+	next = TAILQ_FIRST(&lpni->txq);
+	TAILQ_REMOVE(&lpni->txq, next, link);
+	return next;
+}
+
+bool
+lnet_credits_take_ni(struct lnet_ni *ni, struct lnet_msg *msg)
+{
+	struct lnet_tx_queue *tq = &ni->tq;
+
+	msg->txcredit = true;
+	tq->credits--;
+	if (tq->credits < tq->mincredits) {
+		tq->mincredits = tq->credits;
+	}
+	if (tq->credits < 0) {
+		TAILQ_INSERT_TAIL(&tq->queue, msg, link);
+		return false;
+	}
+	return true;
+}
+
+struct lnet_msg *
+lnet_credits_return_ni(struct lnet_ni *ni, struct lnet_msg *msg)
+{
+	struct lnet_tx_queue *tq = &ni->tq;
+	struct lnet_msg *next;
+
+	if (!msg->txcredit) {
+		return NULL;
+	}
+	msg->txcredit = false;
+	tq->credits++;
+	if (tq->credits > 0) {
+		return NULL;
+	}
+	next = TAILQ_FIRST(&tq->queue);
+	TAILQ_REMOVE(&tq->queue, next, link);
+	return next;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Event queues: events copied into a ring that application threads poll.
+ * Producers are data lcores (multi-producer); LNetEQPoll may run on several
+ * threads (multi-consumer). A full queue drops the event and counts it; the
+ * next LNetEQPoll reports -EOVERFLOW once for the loss.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rte_common.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "lnet_internal.h"
+
+_Static_assert(sizeof(struct lnet_event) % 4 == 0, "ring elements are multiples of 4 bytes");
+
+struct lnet_eq *
+LNetEQAlloc(unsigned int count)
+{
+	struct lnet_eq *eq;
+	ssize_t size;
+
+	if (count == 0 || count > (1U << 20)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Exact capacity: the ring rounds its slots up to a power of two itself. */
+	size = rte_ring_get_memsize_elem(sizeof(struct lnet_event), rte_align32pow2(count + 1));
+	eq = calloc(1, sizeof(*eq));
+	if (eq == NULL || size < 0 ||
+	    posix_memalign((void **)&eq->ring, RTE_CACHE_LINE_SIZE, (size_t)size) != 0) {
+		free(eq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (rte_ring_init(eq->ring, "lnet_eq", count, RING_F_EXACT_SZ) != 0) {
+		free(eq->ring);
+		free(eq);
+		errno = EINVAL;
+		return NULL;
+	}
+	eq->size = count;
+	return eq;
+}
+
+int
+LNetEQFree(struct lnet_eq *eq)
+{
+	if (eq == NULL) {
+		return -EINVAL;
+	}
+	free(eq->ring);
+	free(eq);
+	return 0;
+}
+
+void
+lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev)
+{
+	if (rte_ring_enqueue_elem(eq->ring, (void *)ev, sizeof(*ev)) != 0) {
+		__atomic_fetch_add(&eq->dropped, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* One event from the first non-empty queue; 1, 0 (none) or -EOVERFLOW. */
+static int
+lnet_eq_take(struct lnet_eq **eqs, int neq, struct lnet_event *event, int *which)
+{
+	int i;
+
+	for (i = 0; i < neq; i++) {
+		uint64_t dropped = __atomic_load_n(&eqs[i]->dropped, __ATOMIC_RELAXED);
+
+		if (rte_ring_dequeue_elem(eqs[i]->ring, event, sizeof(*event)) != 0) {
+			continue;
+		}
+		if (which != NULL) {
+			*which = i;
+		}
+		if (dropped != __atomic_exchange_n(&eqs[i]->reported, dropped, __ATOMIC_RELAXED)) {
+			return -EOVERFLOW;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+struct lnet_eq_wait {
+	struct lnet_eq **eqs;
+	int neq;
+};
+
+static bool
+lnet_eq_any_ready(void *arg)
+{
+	const struct lnet_eq_wait *w = arg;
+	int i;
+
+	for (i = 0; i < w->neq; i++) {
+		if (rte_ring_count(w->eqs[i]->ring) != 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+int
+LNetEQPoll(struct lnet_eq **eqs, int neq, int timeout_ms, struct lnet_event *event, int *which)
+{
+	struct lnet *ln = lnet_instance();
+	struct lnet_eq_wait w = { eqs, neq };
+	int i;
+
+	if (eqs == NULL || neq <= 0 || event == NULL) {
+		return -EINVAL;
+	}
+	for (i = 0; i < neq; i++) {
+		if (eqs[i] == NULL) {
+			return -EINVAL;
+		}
+	}
+	if (ln != NULL && rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
+		/* Inline mode: nothing moves unless the caller runs the lcores. */
+		rt_runtime_poll_until_idle(ln->rt, UINT32_MAX);
+	} else if (ln != NULL && timeout_ms != 0) {
+		rt_wait_until(ln->rt, lnet_eq_any_ready, &w,
+			      timeout_ms < 0 ? UINT64_MAX : (uint64_t)timeout_ms * 1000);
+	}
+	return lnet_eq_take(eqs, neq, event, which);
+}

@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Bringing the node up and down: CPTs, the runtime (threads on EAL workers,
+ * or inline), the loopback NI; plus the node-wide queries of the API.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "lnet_internal.h"
+
+#define LNET_EAL_MAX_ARGS 64
+
+/*
+ * The node. The public API has no context argument (it mirrors kernel
+ * LNet's), so this pointer is the one global; every internal function takes
+ * the struct lnet it works on. Owned by LNetNIInit/LNetNIFini.
+ */
+static struct lnet *g_lnet;
+static int g_lnet_refcount;
+static struct lnet_init_opts g_lnet_opts = { .opts_size = sizeof(struct lnet_init_opts) };
+
+struct lnet *
+lnet_instance(void)
+{
+	return g_lnet;
+}
+
+int
+lnet_init_opts_set(const struct lnet_init_opts *opts)
+{
+	if (opts == NULL || opts->opts_size == 0 || opts->opts_size > sizeof(g_lnet_opts) ||
+	    opts->mode > LNET_EXEC_INLINE) {
+		return -EINVAL;
+	}
+	if (g_lnet != NULL) {
+		return -EBUSY;
+	}
+	memset(&g_lnet_opts, 0, sizeof(g_lnet_opts));
+	memcpy(&g_lnet_opts, opts, opts->opts_size);
+	g_lnet_opts.opts_size = sizeof(g_lnet_opts);
+	return 0;
+}
+
+/* Start EAL with @p args (space separated); the node then owns it. */
+static int
+lnet_eal_start(const char *args)
+{
+	char *argv[LNET_EAL_MAX_ARGS];
+	char *copy = strdup(args);
+	char *save = NULL;
+	char *tok;
+	int argc = 0;
+	int rc;
+
+	if (copy == NULL) {
+		return -ENOMEM;
+	}
+	argv[argc++] = "lnet";
+	for (tok = strtok_r(copy, " \t", &save); tok != NULL && argc < LNET_EAL_MAX_ARGS - 1;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		argv[argc++] = tok;
+	}
+	argv[argc] = NULL;
+	rc = rte_eal_init(argc, argv);
+	free(copy);
+	if (rc < 0) {
+		LNET_LOG(ERR, "EAL initialization failed with \"%s\": %s", args,
+			 rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
+}
+
+/* Threads when EAL runs with worker lcores, else inline. */
+static int
+lnet_choose_mode(struct lnet *ln, const struct lnet_init_opts *o)
+{
+	const char *args = o->eal_args != NULL ? o->eal_args : getenv("LNET_EAL_ARGS");
+	int rc;
+
+	if (!o->no_eal && args != NULL && rte_lcore_count() == 0) {
+		rc = lnet_eal_start(args);
+		if (rc != 0) {
+			return rc;
+		}
+		ln->owns_eal = true;
+	}
+	if (o->mode == LNET_EXEC_INLINE || rte_lcore_count() < 2) {
+		if (o->mode == LNET_EXEC_THREADS) {
+			LNET_LOG(ERR, "threads mode needs EAL with a worker lcore");
+			return -ENODEV;
+		}
+		ln->mode = LNET_EXEC_INLINE;
+	} else {
+		ln->mode = LNET_EXEC_THREADS;
+	}
+	return 0;
+}
+
+static int
+lnet_choose_cpts(struct lnet *ln, const struct lnet_init_opts *o)
+{
+	struct cfs_topology *topo = NULL;
+	char err[128] = "";
+	int rc;
+
+	if (o->ncpts != 0 && o->cpu_pattern == NULL) {
+		ln->ncpts = o->ncpts > LNP_MAX_CPTS ? LNP_MAX_CPTS : o->ncpts;
+		return 0;
+	}
+	rc = cfs_topology_from_libnuma(&topo);
+	if (rc == 0) {
+		rc = cfs_cpt_table_create(topo, o->cpu_pattern, o->ncpts, &ln->cpt_table, err,
+					  sizeof(err));
+		cfs_topology_free(topo);
+	}
+	if (rc != 0) {
+		LNET_LOG(ERR, "CPT table: %s", err[0] != '\0' ? err : strerror(-rc));
+		return rc;
+	}
+	ln->ncpts = cfs_cpt_number(ln->cpt_table);
+	if (ln->ncpts > LNP_MAX_CPTS) {
+		ln->ncpts = LNP_MAX_CPTS;
+	}
+	return 0;
+}
+
+static int
+lnet_runtime_start(struct lnet *ln)
+{
+	struct rt_runtime_opts ro = {
+		.opts_size = sizeof(ro),
+		.mode = ln->mode == LNET_EXEC_THREADS ? RT_MODE_THREADS : RT_MODE_SIM,
+		.n_data = ln->ncpts,
+		.name = "lnet",
+	};
+	int rc;
+
+	rc = rt_runtime_create(&ro, &ln->rt);
+	if (rc != 0) {
+		return rc;
+	}
+	rc = lnet_cpts_create(ln);
+	if (rc == 0 && ro.mode == RT_MODE_THREADS) {
+		rc = rt_runtime_start(ln->rt);
+	}
+	return rc;
+}
+
+static uint64_t
+lnet_new_interface_cookie(void)
+{
+	struct timespec ts;
+	uint64_t cookie;
+
+	/* Distinguishes this instance's MD handles from a previous one's. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	cookie = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return cookie == UINT64_MAX ? 1 : cookie;
+}
+
+static int
+lnet_ni_table_create_on_mgmt(void *arg)
+{
+	return lnet_ni_table_create(arg);
+}
+
+static void
+lnet_destroy(struct lnet *ln)
+{
+	if (ln->rt != NULL) {
+		rt_runtime_stop(ln->rt);
+	}
+	lnet_cpts_destroy(ln);
+	lnet_ni_table_destroy(ln);
+	if (ln->rt != NULL) {
+		rt_runtime_destroy(ln->rt);
+	}
+	if (ln->cpt_table != NULL) {
+		cfs_cpt_table_free(ln->cpt_table);
+	}
+	if (ln->owns_eal) {
+		rte_eal_cleanup();
+	}
+	free(ln);
+}
+
+int
+LNetNIInit(lnet_pid_t requested_pid)
+{
+	struct lnet *ln;
+	int rc;
+
+	if (g_lnet != NULL) {
+		return g_lnet_refcount++;
+	}
+	ln = calloc(1, sizeof(*ln));
+	if (ln == NULL) {
+		return -ENOMEM;
+	}
+	ln->pid = requested_pid == LNET_PID_ANY ? LNET_PID_LUSTRE : requested_pid;
+	ln->interface_cookie = lnet_new_interface_cookie();
+	rc = lnet_choose_mode(ln, &g_lnet_opts);
+	if (rc == 0) {
+		rc = lnet_choose_cpts(ln, &g_lnet_opts);
+	}
+	if (rc == 0) {
+		rc = lnet_runtime_start(ln);
+	}
+	if (rc == 0) {
+		rc = rt_lcore_call(rt_mgmt_lcore(ln->rt), lnet_ni_table_create_on_mgmt, ln);
+	}
+	if (rc != 0) {
+		lnet_destroy(ln);
+		return rc;
+	}
+	g_lnet = ln;
+	g_lnet_refcount = 1;
+	LNET_LOG(INFO, "up: %u CPT(s), %s mode, pid %u", ln->ncpts,
+		 ln->mode == LNET_EXEC_THREADS ? "threads" : "inline", ln->pid);
+	return 0;
+}
+
+static int
+lnet_drop_all_delayed(void *arg)
+{
+	struct lnet_cpt *c = arg;
+	unsigned int p;
+
+	for (p = 0; p < LNET_MAX_PORTALS; p++) {
+		lnet_ptl_drop_delayed(c, p);
+	}
+	return 0;
+}
+
+static int
+lnet_shutdown_nis_on_mgmt(void *arg)
+{
+	lnet_ni_shutdown_all(arg);
+	return 0;
+}
+
+int
+LNetNIFini(void)
+{
+	struct lnet *ln = g_lnet;
+	unsigned int i;
+
+	if (ln == NULL) {
+		return -ENETDOWN;
+	}
+	if (--g_lnet_refcount > 0) {
+		return 0;
+	}
+	for (i = 0; i < LNET_MAX_PORTALS; i++) {
+		__atomic_store_n(&ln->portals[i].lazy, 0, __ATOMIC_RELEASE);
+	}
+	for (i = 0; i < ln->ncpts; i++) {
+		lnet_call_on_cpt(ln, i, lnet_drop_all_delayed, ln->cpts[i]);
+	}
+	rt_lcore_call(rt_mgmt_lcore(ln->rt), lnet_shutdown_nis_on_mgmt, ln);
+	if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
+		rt_runtime_poll_until_idle(ln->rt, UINT32_MAX);
+	}
+	g_lnet = NULL;
+	lnet_destroy(ln);
+	return 0;
+}
+
+int
+LNetSetLazyPortal(int portal)
+{
+	struct lnet *ln = g_lnet;
+
+	if (ln == NULL) {
+		return -ENETDOWN;
+	}
+	if (portal < 0 || portal >= LNET_MAX_PORTALS) {
+		return -EINVAL;
+	}
+	__atomic_store_n(&ln->portals[portal].lazy, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+struct lnet_clear_lazy_args {
+	struct lnet *ln;
+	unsigned int portal;
+	unsigned int cpt;
+};
+
+static int
+lnet_clear_lazy_on_cpt(void *arg)
+{
+	struct lnet_clear_lazy_args *a = arg;
+
+	lnet_ptl_drop_delayed(a->ln->cpts[a->cpt], a->portal);
+	return 0;
+}
+
+int
+LNetClearLazyPortal(int portal)
+{
+	struct lnet_clear_lazy_args a = { g_lnet, (unsigned int)portal, 0 };
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
+	}
+	if (portal < 0 || portal >= LNET_MAX_PORTALS) {
+		return -EINVAL;
+	}
+	__atomic_store_n(&a.ln->portals[portal].lazy, 0, __ATOMIC_RELEASE);
+	for (a.cpt = 0; a.cpt < a.ln->ncpts; a.cpt++) {
+		lnet_call_on_cpt(a.ln, a.cpt, lnet_clear_lazy_on_cpt, &a);
+	}
+	return 0;
+}
+
+struct lnet_getid_args {
+	struct lnet *ln;
+	unsigned int index;
+	bool large_nids;
+	struct lnet_processid *id;
+};
+
+static int
+lnet_getid_on_mgmt(void *arg)
+{
+	struct lnet_getid_args *a = arg;
+	const struct lnet_ni_table *t = lnet_ni_table_get(a->ln);
+	unsigned int i;
+	unsigned int n = 0;
+
+	for (i = 0; i < t->nnis; i++) {
+		if (!a->large_nids && !lnet_nid_is_nid4(&t->nis[i]->nid)) {
+			continue;
+		}
+		if (n++ == a->index) {
+			a->id->nid = t->nis[i]->nid;
+			a->id->pid = a->ln->pid;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int
+LNetGetId(unsigned int index, struct lnet_processid *id, bool large_nids)
+{
+	struct lnet_getid_args a = { g_lnet, index, large_nids, id };
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
+	}
+	if (id == NULL) {
+		return -EINVAL;
+	}
+	return rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_getid_on_mgmt, &a);
+}
+
+struct lnet_counters_args {
+	struct lnet *ln;
+	unsigned int cpt;
+	struct lnet_counters *sum;
+};
+
+static int
+lnet_counters_add_on_cpt(void *arg)
+{
+	struct lnet_counters_args *a = arg;
+	const struct lnet_counters *c = &a->ln->cpts[a->cpt]->counters;
+	struct lnet_counters *s = a->sum;
+
+	s->msgs_alloc += c->msgs_alloc;
+	s->msgs_max += c->msgs_max;
+	s->rst_alloc += c->rst_alloc;
+	s->errors += c->errors;
+	s->send_count += c->send_count;
+	s->recv_count += c->recv_count;
+	s->route_count += c->route_count;
+	s->drop_count += c->drop_count;
+	s->send_length += c->send_length;
+	s->recv_length += c->recv_length;
+	s->route_length += c->route_length;
+	s->drop_length += c->drop_length;
+	s->resend_count += c->resend_count;
+	s->response_timeout_count += c->response_timeout_count;
+	s->local_interrupt_count += c->local_interrupt_count;
+	s->local_dropped_count += c->local_dropped_count;
+	s->local_aborted_count += c->local_aborted_count;
+	s->local_no_route_count += c->local_no_route_count;
+	s->local_timeout_count += c->local_timeout_count;
+	s->local_error_count += c->local_error_count;
+	s->remote_dropped_count += c->remote_dropped_count;
+	s->remote_error_count += c->remote_error_count;
+	s->remote_timeout_count += c->remote_timeout_count;
+	s->network_timeout_count += c->network_timeout_count;
+	s->failed_resends += c->failed_resends;
+	s->successful_resends += c->successful_resends;
+	return 0;
+}
+
+int
+lnet_counters_get(struct lnet_counters *out)
+{
+	struct lnet_counters_args a = { g_lnet, 0, out };
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
+	}
+	if (out == NULL) {
+		return -EINVAL;
+	}
+	memset(out, 0, sizeof(*out));
+	for (a.cpt = 0; a.cpt < a.ln->ncpts; a.cpt++) {
+		int rc = lnet_call_on_cpt(a.ln, a.cpt, lnet_counters_add_on_cpt, &a);
+
+		if (rc != 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+const char *
+lnet_event_kind_str(enum lnet_event_kind kind)
+{
+	switch (kind) {
+	case LNET_EVENT_GET:
+		return "GET";
+	case LNET_EVENT_PUT:
+		return "PUT";
+	case LNET_EVENT_REPLY:
+		return "REPLY";
+	case LNET_EVENT_ACK:
+		return "ACK";
+	case LNET_EVENT_SEND:
+		return "SEND";
+	case LNET_EVENT_UNLINK:
+		return "UNLINK";
+	}
+	return "UNKNOWN";
+}

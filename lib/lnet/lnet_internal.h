@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * LNet core internals. Ownership (ARCHITECTURE.md "Cores and ownership"):
+ * everything under struct lnet_cpt is written only by that CPT's data lcore;
+ * struct lnet fields are set at init and read-only after, except the
+ * published NI table (RCU) and the portal flags (atomics).
+ */
+#ifndef LNET_INTERNAL_H
+#define LNET_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/uio.h>
+
+#include <rte_log.h>
+
+#include "api.h"
+#include "cfs.h"
+#include "lnet_idl.h"
+#include "lnet_lnd.h"
+#include "lnet_types.h"
+#include "lnet_wire.h"
+#include "rt.h"
+
+extern int lnet_logtype;
+#define LNET_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, lnet_logtype, "lnet: " fmt "\n", ##__VA_ARGS__)
+
+#define LNET_MT_HASH_BITS 8
+#define LNET_MT_HASH_SIZE (1U << LNET_MT_HASH_BITS)
+#define LNET_PEER_HASH_SIZE 1024U
+#define LNET_MSG_CACHE_MAX 1024U
+#define LNET_MD_CPT_BITS 8
+#define LNET_MD_IDX_BITS 24
+
+TAILQ_HEAD(lnet_msg_list, lnet_msg);
+TAILQ_HEAD(lnet_me_list, lnet_me);
+TAILQ_HEAD(lnet_peer_ni_list, lnet_peer_ni);
+
+struct lnet;
+struct lnet_cpt;
+
+/* ---- memory descriptors ---------------------------------------------- */
+
+#define LNET_MD_FLAG_ZOMBIE (1U << 0)      /* unlinked; freed at refcount 0 */
+#define LNET_MD_FLAG_AUTO_UNLINK (1U << 1) /* unlink when exhausted */
+
+struct lnet_libmd {
+	uint64_t cookie;
+	struct lnet_me *me;       /* NULL for LNetMDBind MDs */
+	void *start;
+	unsigned int length;      /* bytes */
+	unsigned int offset;      /* local offset for !MANAGE_REMOTE */
+	int threshold;
+	unsigned int max_size;
+	unsigned int options;
+	unsigned int flags;
+	void *user_ptr;
+	lnet_handler_t handler;
+	struct lnet_eq *eq;
+	int refcount;             /* messages attached */
+	uint16_t cpt;
+	unsigned int niov;
+	struct iovec iov[];       /* one fragment unless LNET_MD_KIOV */
+};
+
+struct lnet_md_slot {
+	struct lnet_libmd *md;
+	uint32_t gen;
+	uint32_t next_free;
+};
+
+struct lnet_md_table {
+	struct lnet_md_slot *slots;
+	uint32_t nslots;
+	uint32_t cap;
+	uint32_t free_head;       /* UINT32_MAX: none */
+	uint32_t nactive;
+};
+
+/* ---- match entries and portals ---------------------------------------- */
+
+struct lnet_me {
+	TAILQ_ENTRY(lnet_me) link;
+	struct lnet_processid match_id;
+	uint64_t match_bits;
+	uint64_t ignore_bits;
+	unsigned int portal;
+	enum lnet_unlink unlink;
+	enum lnet_ins_pos pos;
+	uint16_t cpt;             /* match table it goes into */
+	bool unique;
+	bool inserted;
+	struct lnet_libmd *md;
+};
+
+enum lnet_ptl_type {
+	LNET_PTL_UNSET = 0,
+	LNET_PTL_UNIQUE = 1,
+	LNET_PTL_WILDCARD = 2,
+};
+
+/* Portal flags shared by every lcore: written with atomics only. */
+struct lnet_portal {
+	int type;                 /* enum lnet_ptl_type, set once by the first ME */
+	int lazy;
+};
+
+struct lnet_match_table {
+	struct lnet_me_list wildcard;
+	struct lnet_me_list *uhash; /* unique MEs by match bits; NULL until used */
+	struct lnet_msg_list delayed; /* lazy portal: messages waiting for an MD */
+	unsigned int ndelayed;
+};
+
+/* ---- NIs and peers ----------------------------------------------------- */
+
+struct lnet_ni_tunables {
+	int peer_tx_credits;      /* peer_credits */
+	int max_tx_credits;       /* credits */
+	int peer_rtr_credits;     /* peer_buffer_credits */
+	int peer_timeout;
+};
+
+/* Per-NI transmit queue and its credits (lnet-facts §6). */
+struct lnet_tx_queue {
+	int credits;
+	int mincredits;
+	struct lnet_msg_list queue;
+};
+
+struct lnet_ni_stats {
+	uint64_t send_count;
+	uint64_t recv_count;
+	uint64_t drop_count;
+};
+
+struct lnet_ni {
+	struct lnet *ln;
+	struct lnet_nid nid;
+	uint32_t net_id;
+	const struct lnet_lnd_ops *lnd;
+	uint16_t cpt;             /* owning data lcore; any for lo */
+	bool credits_enabled;     /* false for lo: no credit accounting */
+	bool started;
+	bool any_cpt;             /* lo: driven by whichever lcore sends */
+	uint32_t status;          /* LNET_NI_STATUS_* */
+	struct lnet_ni_tunables tun;
+	struct lnet_tx_queue tq;  /* owned by cpt */
+	struct lnet_ni_stats stats;
+	void *lnd_data;
+};
+
+/* The published set of local NIs; replaced whole, retired with RCU. */
+struct lnet_ni_table {
+	unsigned int nnis;
+	struct lnet_ni *nis[];    /* nis[0] is 0@lo */
+};
+
+struct lnet_peer_ni {
+	TAILQ_ENTRY(lnet_peer_ni) link;
+	struct lnet_nid nid;
+	struct lnet_ni *ni;       /* local NI on the peer's net */
+	int txcredits;
+	int mintxcredits;
+	uint64_t txqnob;
+	struct lnet_msg_list txq;
+	uint64_t send_count;
+	uint64_t recv_count;
+	uint64_t drop_count;
+};
+
+struct lnet_peer_table {
+	struct lnet_peer_ni_list *hash;
+	unsigned int npeer_nis;
+};
+
+/* ---- messages ----------------------------------------------------------- */
+
+/* Which owner's step runs next; a message crosses lcores between steps. */
+enum lnet_msg_step {
+	LNET_STEP_SEND_MD = 0,    /* on the MD's CPT: attach, build header */
+	LNET_STEP_SEND_PEER,      /* on the peer's CPT: peer NI, peer credits */
+	LNET_STEP_SEND_NI,        /* on the NI's CPT: NI credits, LND send */
+	LNET_STEP_RX_MATCH,       /* on a match table's CPT: portal matching */
+	LNET_STEP_RX_MD,          /* on the MD's CPT: ACK / REPLY */
+	LNET_STEP_RX_RECV,        /* on the NI's CPT: the LND's recv() */
+	LNET_STEP_FIN_NI,         /* on the NI's CPT: return NI credit */
+	LNET_STEP_FIN_PEER,       /* on the peer's CPT: return peer credit */
+	LNET_STEP_FIN_MD,         /* on the MD's CPT: events, detach, free */
+	LNET_STEP_FREE,           /* on the home CPT: back to the cache */
+	LNET_STEP_REMATCH,        /* lazy portal: retry the delayed list */
+};
+
+/* What the LND's recv() is asked to do with a received message. */
+enum lnet_rx_action {
+	LNET_RX_DELIVER = 0,      /* payload into the attached MD */
+	LNET_RX_DROP,             /* discard the payload, free the message */
+	LNET_RX_GET,              /* consume the GET, then send the REPLY */
+};
+
+struct lnet_msg {
+	TAILQ_ENTRY(lnet_msg) link;   /* credit queue, delayed list or outbox */
+	struct lnet *ln;
+	enum lnet_msg_step step;
+	enum lnet_rx_action rx_action;
+	uint16_t home_cpt;        /* cache it returns to */
+	uint16_t md_cpt;
+	uint16_t peer_cpt;
+	uint16_t match_cpt;       /* wildcard matching: CPT being searched */
+	uint16_t match_tries;
+	struct lnet_hdr hdr;
+	struct lnet_processid target;   /* tx: where it goes */
+	struct lnet_nid from;           /* rx: last hop */
+	struct lnet_ni *txni;
+	struct lnet_ni *rxni;
+	struct lnet_peer_ni *txpeer;
+	void *lnd_private;        /* rx: the LND's cookie for recv() */
+	struct lnet_libmd *md;
+	unsigned int offset;      /* in the MD */
+	unsigned int wanted;      /* bytes moved (mlength) */
+	unsigned int len;         /* bytes requested (rlength / payload) */
+	int status;
+	bool tx;                  /* an outgoing message */
+	bool rx_committed;
+	bool tx_committed;
+	bool ack_pending;         /* PUT received: send ACK after the event */
+	bool txcredit;            /* holds an NI tx credit */
+	bool peertxcredit;        /* holds a peer NI tx credit */
+	bool is_reply_to_get;     /* REPLY built from a received GET */
+	bool counted;
+	struct lnet_event ev;
+};
+
+/* ---- per-CPT state --------------------------------------------------- */
+
+struct lnet_cpt {
+	struct lnet *ln;
+	uint16_t cpt;
+	struct rt_lcore *lcore;
+	struct lnet_md_table mds;
+	struct lnet_match_table mt[LNET_MAX_PORTALS];
+	struct lnet_peer_table peers;
+	struct lnet_msg_list msg_cache;
+	unsigned int nmsg_cache;
+	struct lnet_msg_list *outbox;   /* per destination CPT, when a ring is full */
+	unsigned int noutbox;
+	struct rt_poller *outbox_poller;
+	struct lnet_counters counters;
+	uint64_t ev_seq;
+};
+
+/* ---- event queues ------------------------------------------------------- */
+
+struct lnet_eq {
+	struct rte_ring *ring;
+	unsigned int size;
+	uint64_t dropped;         /* atomic: events lost to overflow */
+	uint64_t reported;        /* atomic: drops already reported */
+};
+
+/* ---- the node ------------------------------------------------------------ */
+
+struct lnet {
+	struct rt_runtime *rt;
+	bool owns_eal;
+	enum lnet_exec_mode mode;
+	unsigned int ncpts;
+	lnet_pid_t pid;
+	uint64_t interface_cookie;
+	struct lnet_cpt **cpts;
+	struct lnet_portal portals[LNET_MAX_PORTALS];
+	struct lnet_ni_table *ni_table;  /* RCU-published */
+	struct lnet_ni *loni;
+	struct cfs_cpt_table *cpt_table;
+	unsigned int bind_rotor;  /* atomic: CPT for LNetMDBind from foreign threads */
+};
+
+/* lnet_init.c */
+struct lnet *lnet_instance(void);
+
+/* lnet_cpt.c: per-CPT state and messages between CPTs */
+int lnet_cpts_create(struct lnet *ln);
+void lnet_cpts_destroy(struct lnet *ln);
+struct lnet_cpt *lnet_cpt_self(struct lnet *ln);
+struct lnet_cpt *lnet_cpt_get(struct lnet *ln, unsigned int cpt);
+void lnet_msg_dispatch(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt,
+		       enum lnet_msg_step step);
+void lnet_msg_run_step(void *arg);
+int lnet_call_on_cpt(struct lnet *ln, unsigned int cpt, rt_call_fn fn, void *ctx);
+unsigned int lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid);
+
+/* lnet_md.c */
+int lnet_md_build(const struct lnet_md *umd, enum lnet_unlink unlink, uint16_t cpt,
+		  struct lnet_libmd **out);
+int lnet_md_table_init(struct lnet_md_table *t);
+void lnet_md_table_fini(struct lnet_md_table *t);
+int lnet_md_insert(struct lnet_cpt *c, struct lnet_libmd *md);
+struct lnet_libmd *lnet_md_lookup(struct lnet_cpt *c, uint64_t cookie);
+void lnet_md_unlink(struct lnet_cpt *c, struct lnet_libmd *md);
+void lnet_md_release(struct lnet_cpt *c, struct lnet_libmd *md);
+bool lnet_md_exhausted(const struct lnet_libmd *md);
+bool lnet_md_active(const struct lnet_libmd *md);
+void lnet_md_deliver_event(struct lnet_cpt *c, struct lnet_libmd *md, struct lnet_event *ev);
+unsigned int lnet_cookie_cpt(uint64_t cookie);
+void lnet_md_attach_msg(struct lnet_libmd *md, struct lnet_msg *msg, unsigned int offset,
+			unsigned int mlength);
+void lnet_md_fill_event(const struct lnet_libmd *md, struct lnet_event *ev);
+
+/* lnet_ptl.c: portals, MEs, matching */
+int lnet_ptl_claim(struct lnet *ln, unsigned int portal, bool unique);
+bool lnet_ptl_is_unique(const struct lnet *ln, unsigned int portal);
+bool lnet_ptl_is_lazy(const struct lnet *ln, unsigned int portal);
+int lnet_mt_init(struct lnet_match_table *mt);
+void lnet_mt_fini(struct lnet_cpt *c, struct lnet_match_table *mt);
+void lnet_me_insert(struct lnet_cpt *c, struct lnet_me *me);
+void lnet_me_remove(struct lnet_cpt *c, struct lnet_me *me);
+unsigned int lnet_ptl_match_cpt_first(const struct lnet *ln, const struct lnet_msg *msg);
+void lnet_ptl_match(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_ptl_rematch(struct lnet_cpt *c, unsigned int portal);
+void lnet_ptl_drop_delayed(struct lnet_cpt *c, unsigned int portal);
+
+/* lnet_msg.c */
+struct lnet_msg *lnet_msg_alloc(struct lnet_cpt *c);
+void lnet_msg_free(struct lnet_msg *msg);
+void lnet_msg_free_local(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_msg_cache_drain(struct lnet_cpt *c);
+void lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_drop_rx(struct lnet_cpt *c, struct lnet_msg *msg, const char *why);
+const char *lnet_msg_type_str(uint32_t type);
+
+/* lnet_send.c */
+void lnet_send_md_step(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_send_ni_step(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_fin_ni_step(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_fin_peer_step(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_send_ack(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_send_start(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_ni_send(struct lnet_cpt *c, struct lnet_msg *msg);
+
+/* lnet_recv.c */
+void lnet_rx_md_step(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action action);
+
+/* lnet_peer.c */
+int lnet_peer_table_init(struct lnet_peer_table *pt);
+void lnet_peer_table_fini(struct lnet_peer_table *pt);
+struct lnet_peer_ni *lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid,
+						 struct lnet_ni *ni);
+struct lnet_peer_ni *lnet_peer_ni_find(struct lnet_cpt *c, const struct lnet_nid *nid);
+
+/* lnet_ni.c */
+int lnet_ni_table_create(struct lnet *ln);
+void lnet_ni_table_destroy(struct lnet *ln);
+void lnet_ni_shutdown_all(struct lnet *ln);
+struct lnet_ni *lnet_ni_find_by_net(struct lnet *ln, uint32_t net);
+struct lnet_ni *lnet_ni_find_by_nid(struct lnet *ln, const struct lnet_nid *nid);
+const struct lnet_ni_table *lnet_ni_table_get(struct lnet *ln);
+int lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
+		const struct lnet_ni_tunables *tun, unsigned int cpt, struct lnet_ni **out);
+
+/* lnet_eq.c */
+void lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev);
+
+/* lnet_credits.c */
+bool lnet_credits_take_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg);
+struct lnet_msg *lnet_credits_return_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg);
+bool lnet_credits_take_ni(struct lnet_ni *ni, struct lnet_msg *msg);
+struct lnet_msg *lnet_credits_return_ni(struct lnet_ni *ni, struct lnet_msg *msg);
+
+static inline unsigned int
+lnet_msg_payload_len(const struct lnet_msg *msg)
+{
+	return msg->hdr.payload_length;
+}
+
+#endif /* LNET_INTERNAL_H */

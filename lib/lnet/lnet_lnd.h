@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The LND contract: what an LNet network driver (lo, sock, eth, o2ib)
+ * implements and what the core offers it. One const ops table per LND,
+ * registered at start-up with LNET_LND_REGISTER().
+ *
+ * Threading: startup/shutdown run on the management lcore (or the thread
+ * calling LNetNIInit/LNetNIFini). send/recv run on the data lcore that owns
+ * the NI (ni->cpt), except for the loopback NI, which any data lcore drives.
+ * An LND registers its pollers on that lcore from startup.
+ */
+#ifndef LNET_LND_H
+#define LNET_LND_H
+
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "cfs_nid.h"
+#include "lnet_wire.h"
+#include "lnp_api.h"
+
+LNP_BEGIN_DECLS
+
+struct lnet_ni;
+struct lnet_msg;
+
+/** Operations of one LND. */
+struct lnet_lnd_ops {
+	const char *name;  /**< "lo", "tcp", "o2ib" */
+	uint32_t type;     /**< enum lnet_lnd_type */
+	/** Bring up @p ni (its NID, credits and tunables are set). 0 or -errno. */
+	int (*startup)(struct lnet_ni *ni);
+	/** Tear down @p ni; every message the LND holds has been finalized. */
+	void (*shutdown)(struct lnet_ni *ni);
+	/**
+	 * Transmit @p msg (header: lnet_msg_hdr(); payload: lnet_msg_payload()).
+	 * Return 0 and call lnet_finalize() when done, or return -errno (the
+	 * core finalizes the message with that error).
+	 */
+	int (*send)(struct lnet_ni *ni, struct lnet_msg *msg);
+	/**
+	 * Deliver the payload of the message the LND passed to lnet_parse()
+	 * with @p private into @p iov at @p offset, @p mlen bytes of @p rlen;
+	 * @p msg is NULL when the message is dropped (discard @p rlen bytes).
+	 * Call lnet_finalize(msg, status) when done (not when @p msg is NULL).
+	 */
+	int (*recv)(struct lnet_ni *ni, void *private, struct lnet_msg *msg,
+		    unsigned int niov, const struct iovec *iov, unsigned int offset,
+		    unsigned int mlen, unsigned int rlen);
+};
+
+/** Register an LND (called from a constructor; the table must be static). */
+LNP_API void lnet_lnd_register(const struct lnet_lnd_ops *ops);
+
+/** Find a registered LND by type. */
+LNP_API const struct lnet_lnd_ops *lnet_lnd_find(uint32_t type);
+
+/** Registers @p ops at program start. */
+#define LNET_LND_REGISTER(ops)                                               \
+	static void __attribute__((constructor, used)) lnet_lnd_register_##ops(void) \
+	{                                                                     \
+		lnet_lnd_register(&(ops));                                    \
+	}
+
+/**
+ * Hand a received header to LNet. Called by the LND on the NI's lcore.
+ * @param from the NID of the peer that sent it (the last hop)
+ * @param private passed back to the LND's recv()
+ * @return 0, or -errno when the header is invalid (the LND should then
+ *         close the connection it came from: kernel LNet returns -EPROTO)
+ */
+LNP_API int lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr,
+		       const struct lnet_nid *from, void *private);
+
+/** Complete @p msg with @p status (0 or -errno). Any lcore. */
+LNP_API void lnet_finalize(struct lnet_msg *msg, int status);
+
+/** The header of @p msg. */
+LNP_API const struct lnet_hdr *lnet_msg_hdr(const struct lnet_msg *msg);
+
+/**
+ * The payload of @p msg: @p *niov fragments at @p *iov, starting @p *offset
+ * bytes in, @p *len bytes in all (0 and NULL for messages without payload).
+ */
+LNP_API void lnet_msg_payload(const struct lnet_msg *msg, unsigned int *niov,
+			      const struct iovec **iov, unsigned int *offset,
+			      unsigned int *len);
+
+/** The NID of @p ni. */
+LNP_API const struct lnet_nid *lnet_ni_nid(const struct lnet_ni *ni);
+
+/** LND-private data of @p ni. */
+LNP_API void *lnet_ni_lnd_data(const struct lnet_ni *ni);
+LNP_API void lnet_ni_set_lnd_data(struct lnet_ni *ni, void *data);
+
+/**
+ * Copy @p len bytes from (@p src_iov, @p src_off) into (@p dst_iov,
+ * @p dst_off). Both fragment lists must be long enough.
+ */
+LNP_API void lnet_iov_copy(const struct iovec *dst_iov, unsigned int dst_niov,
+			   unsigned int dst_off, const struct iovec *src_iov,
+			   unsigned int src_niov, unsigned int src_off, unsigned int len);
+
+LNP_END_DECLS
+
+#endif /* LNET_LND_H */

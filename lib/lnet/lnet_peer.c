@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The peer shard of one CPT: peer NIs whose NID hashes to it, with their
+ * credits and queues. Multi-Rail peers (several NIs per peer) build on
+ * these in the discovery issue.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "lnet_internal.h"
+
+int
+lnet_peer_table_init(struct lnet_peer_table *pt)
+{
+	unsigned int i;
+
+	pt->npeer_nis = 0;
+	pt->hash = calloc(LNET_PEER_HASH_SIZE, sizeof(*pt->hash));
+	if (pt->hash == NULL) {
+		return -ENOMEM;
+	}
+	for (i = 0; i < LNET_PEER_HASH_SIZE; i++) {
+		TAILQ_INIT(&pt->hash[i]);
+	}
+	return 0;
+}
+
+void
+lnet_peer_table_fini(struct lnet_peer_table *pt)
+{
+	struct lnet_peer_ni *lpni;
+	unsigned int i;
+
+	if (pt->hash == NULL) {
+		return;
+	}
+	for (i = 0; i < LNET_PEER_HASH_SIZE; i++) {
+		while ((lpni = TAILQ_FIRST(&pt->hash[i])) != NULL) {
+			TAILQ_REMOVE(&pt->hash[i], lpni, link);
+			free(lpni);
+		}
+	}
+	free(pt->hash);
+	pt->hash = NULL;
+}
+
+static unsigned int
+lnet_peer_hash(const struct lnet_nid *nid)
+{
+	uint64_t h = 0;
+	unsigned int i;
+
+	for (i = 0; i < LNET_NID_ADDR_WORDS; i++) {
+		h = (h ^ nid->nid_addr[i]) * 0x100000001b3ULL;
+	}
+	h ^= ((uint64_t)nid->nid_type << 16) | nid->nid_num;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return (unsigned int)(h >> 32) % LNET_PEER_HASH_SIZE;
+}
+
+struct lnet_peer_ni *
+lnet_peer_ni_find(struct lnet_cpt *c, const struct lnet_nid *nid)
+{
+	struct lnet_peer_ni *lpni;
+
+	TAILQ_FOREACH(lpni, &c->peers.hash[lnet_peer_hash(nid)], link) {
+		if (lnet_nid_same(&lpni->nid, nid)) {
+			return lpni;
+		}
+	}
+	return NULL;
+}
+
+struct lnet_peer_ni *
+lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid, struct lnet_ni *ni)
+{
+	struct lnet_peer_ni *lpni = lnet_peer_ni_find(c, nid);
+
+	if (lpni != NULL) {
+		return lpni;
+	}
+	lpni = calloc(1, sizeof(*lpni));
+	if (lpni == NULL) {
+		return NULL;
+	}
+	lpni->nid = *nid;
+	lpni->ni = ni;
+	lpni->txcredits = ni->tun.peer_tx_credits;
+	lpni->mintxcredits = lpni->txcredits;
+	TAILQ_INIT(&lpni->txq);
+	TAILQ_INSERT_HEAD(&c->peers.hash[lnet_peer_hash(nid)], lpni, link);
+	c->peers.npeer_nis++;
+	return lpni;
+}

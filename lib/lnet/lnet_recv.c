@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The receive path (lnet_parse): validate the header, check it is for us,
+ * and send it to the lcore that can match it (PUT/GET: the portal's match
+ * table; ACK/REPLY: the MD named by the wire handle).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "lnet_internal.h"
+
+/* Payload handling by the LND runs on the NI's lcore (any lcore for lo). */
+void
+lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action action)
+{
+	struct lnet_ni *ni = msg->rxni;
+
+	msg->rx_action = action;
+	if (ni->any_cpt || ni->cpt == c->cpt) {
+		lnet_rx_recv_step(c, msg);
+		return;
+	}
+	lnet_msg_dispatch(c->ln, msg, ni->cpt, LNET_STEP_RX_RECV);
+}
+
+void
+lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_ni *ni = msg->rxni;
+	void *private = msg->lnd_private;
+	int rc;
+
+	switch (msg->rx_action) {
+	case LNET_RX_DELIVER:
+		if (msg->md != NULL) {
+			rc = ni->lnd->recv(ni, private, msg, msg->md->niov, msg->md->iov,
+					   msg->offset, msg->wanted, msg->len);
+		} else {
+			rc = ni->lnd->recv(ni, private, msg, 0, NULL, 0, 0, msg->len);
+		}
+		if (rc != 0) {
+			lnet_finalize(msg, rc);
+		}
+		break;
+	case LNET_RX_DROP:
+		ni->lnd->recv(ni, private, NULL, 0, NULL, 0, 0, msg->len);
+		lnet_msg_free(msg);
+		break;
+	case LNET_RX_GET:
+		ni->lnd->recv(ni, private, NULL, 0, NULL, 0, 0, 0);
+		lnet_send_reply(c, msg);
+		break;
+	}
+}
+
+/* ACK or REPLY: find our MD from the handle we sent out. */
+void
+lnet_rx_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	const struct lnet_hdr *h = &msg->hdr;
+	bool is_ack = h->type == LNET_MSG_ACK;
+	const struct lnet_handle_wire *wmd = is_ack ? &h->msg.ack.dst_wmd : &h->msg.reply.dst_wmd;
+	struct lnet_libmd *md = lnet_md_lookup(c, wmd->wh_object_cookie);
+	unsigned int mlength = 0;
+
+	if (md == NULL || md->threshold == 0 || md->me != NULL ||
+	    (md->flags & LNET_MD_FLAG_ZOMBIE) != 0) {
+		lnet_drop_rx(c, msg, is_ack ? "ACK for an MD that is gone" :
+					      "REPLY for an MD that is gone");
+		return;
+	}
+	if (!is_ack) {
+		mlength = msg->len <= md->length ? msg->len : md->length;
+		if (mlength < msg->len && (md->options & LNET_MD_TRUNCATE) == 0) {
+			lnet_drop_rx(c, msg, "REPLY larger than the MD");
+			return;
+		}
+	}
+	lnet_md_attach_msg(md, msg, 0, mlength);
+	msg->ev.type = is_ack ? LNET_EVENT_ACK : LNET_EVENT_REPLY;
+	msg->ev.rlength = is_ack ? h->msg.ack.mlength : msg->len;
+	msg->ev.mlength = is_ack ? h->msg.ack.mlength : mlength;
+	msg->ev.match_bits = is_ack ? h->msg.ack.match_bits : 0;
+	msg->ev.offset = 0;
+	lnet_ni_recv(c, msg, LNET_RX_DELIVER);
+}
+
+static bool
+lnet_hdr_for_me(struct lnet *ln, struct lnet_ni *ni, const struct lnet_hdr *h)
+{
+	if (lnet_nid_same(&h->dest_nid, &ni->nid)) {
+		return true;
+	}
+	if (ni == ln->loni) {
+		return lnet_nid_is_lo0(&h->dest_nid) || lnet_ni_find_by_nid(ln, &h->dest_nid) != NULL;
+	}
+	return false;
+}
+
+static void
+lnet_rx_event_source(struct lnet_msg *msg)
+{
+	struct lnet_event *ev = &msg->ev;
+
+	ev->initiator.nid = msg->hdr.src_nid;
+	ev->initiator.pid = msg->hdr.src_pid;
+	ev->source = ev->initiator;
+	ev->sender = msg->from;
+	ev->target.nid = msg->hdr.dest_nid;
+	ev->target.pid = msg->hdr.dest_pid;
+}
+
+static void
+lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet *ln = c->ln;
+	const struct lnet_hdr *h = &msg->hdr;
+	const struct lnet_handle_wire *wmd;
+	unsigned int portal;
+
+	if (h->type == LNET_MSG_PUT || h->type == LNET_MSG_GET) {
+		portal = h->type == LNET_MSG_PUT ? h->msg.put.ptl_index : h->msg.get.ptl_index;
+		if (portal >= LNET_MAX_PORTALS) {
+			lnet_drop_rx(c, msg, "portal index out of range");
+			return;
+		}
+		lnet_msg_dispatch(ln, msg, lnet_ptl_match_cpt_first(ln, msg), LNET_STEP_RX_MATCH);
+		return;
+	}
+	wmd = h->type == LNET_MSG_ACK ? &h->msg.ack.dst_wmd : &h->msg.reply.dst_wmd;
+	if (wmd->wh_interface_cookie != ln->interface_cookie ||
+	    lnet_cookie_cpt(wmd->wh_object_cookie) >= ln->ncpts) {
+		lnet_drop_rx(c, msg, "stale MD handle (another LNet instance?)");
+		return;
+	}
+	msg->md_cpt = (uint16_t)lnet_cookie_cpt(wmd->wh_object_cookie);
+	lnet_msg_dispatch(ln, msg, msg->md_cpt, LNET_STEP_RX_MD);
+}
+
+int
+lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid *from,
+	   void *private)
+{
+	struct lnet *ln = ni->ln;
+	struct lnet_cpt *c = lnet_cpt_self(ln);
+	struct lnet_msg *msg;
+	int rc;
+
+	rc = lnet_hdr_validate(hdr);
+	if (rc != 0) {
+		c->counters.errors++;
+		LNET_LOG(DEBUG, "bad header: %s", lnet_wire_strerror(rc));
+		return -EPROTO;
+	}
+	if (!lnet_hdr_for_me(ln, ni, hdr)) {
+		/* Same net: it should have come straight to its NI. */
+		if (lnet_nid_net(&hdr->dest_nid) == ni->net_id) {
+			c->counters.errors++;
+			return -EPROTO;
+		}
+		c->counters.drop_count++;
+		c->counters.drop_length += hdr->payload_length;
+		ni->lnd->recv(ni, private, NULL, 0, NULL, 0, 0, hdr->payload_length);
+		return 0; /* routing is not enabled: dropped quietly */
+	}
+	msg = lnet_msg_alloc(c);
+	if (msg == NULL) {
+		c->counters.drop_count++;
+		ni->lnd->recv(ni, private, NULL, 0, NULL, 0, 0, hdr->payload_length);
+		return 0;
+	}
+	msg->hdr = *hdr;
+	msg->rxni = ni;
+	msg->from = *from;
+	msg->lnd_private = private;
+	msg->len = hdr->payload_length;
+	lnet_rx_event_source(msg);
+	lnet_rx_dispatch(c, msg);
+	return 0;
+}

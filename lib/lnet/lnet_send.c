@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The send path: choose the local NI, take the peer NI's tx credit on the
+ * peer shard's lcore, the NI's tx credit on the NI's lcore, and hand the
+ * message to the LND. Also the ACK and REPLY a target sends back.
+ *
+ * Messages to a local NID (0@lo or one of our NIs) go through the loopback
+ * NI with no credit accounting, as in kernel LNet.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "lnet_internal.h"
+
+static bool
+lnet_dest_is_local(struct lnet *ln, const struct lnet_nid *nid)
+{
+	return lnet_nid_is_lo0(nid) || lnet_ni_find_by_nid(ln, nid) != NULL;
+}
+
+static void
+lnet_send_fail(struct lnet_cpt *c, struct lnet_msg *msg, int rc, const char *why)
+{
+	char dst[LNET_NIDSTR_SIZE];
+
+	LNET_LOG(DEBUG, "cannot send %s to %s: %s", lnet_msg_type_str(msg->hdr.type),
+		 libcfs_nidstr_r(&msg->target.nid, dst, sizeof(dst)), why);
+	if (rc == -EHOSTUNREACH) {
+		c->counters.local_no_route_count++;
+	}
+	lnet_finalize(msg, rc);
+}
+
+/* Pick the local NI: loopback for local destinations, else one on the net. */
+static int
+lnet_select_ni(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_nid *src)
+{
+	struct lnet *ln = c->ln;
+	struct lnet_ni *ni;
+
+	if (lnet_dest_is_local(ln, &msg->target.nid)) {
+		msg->txni = ln->loni;
+		msg->hdr.src_nid = msg->target.nid;
+		msg->hdr.dest_nid = msg->target.nid;
+		return 0;
+	}
+	if (src != NULL && !lnet_nid_is_any(src)) {
+		ni = lnet_ni_find_by_nid(ln, src);
+		if (ni == NULL || ni->net_id != lnet_nid_net(&msg->target.nid)) {
+			return -EHOSTUNREACH;
+		}
+	} else {
+		ni = lnet_ni_find_by_net(ln, lnet_nid_net(&msg->target.nid));
+	}
+	if (ni == NULL) {
+		return -EHOSTUNREACH;
+	}
+	msg->txni = ni;
+	msg->hdr.src_nid = ni->nid;
+	msg->hdr.dest_nid = msg->target.nid;
+	return 0;
+}
+
+/*
+ * Start sending a prepared message from the lcore it is on: select the NI
+ * (src: the NI the caller asked for, or NULL) and move to the peer shard.
+ */
+static void
+lnet_send_select(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_nid *src)
+{
+	int rc = lnet_select_ni(c, msg, src);
+
+	if (rc != 0) {
+		lnet_send_fail(c, msg, rc, "no local NI on the destination's net");
+		return;
+	}
+	msg->hdr.dest_pid = msg->target.pid;
+	msg->hdr.src_pid = c->ln->pid;
+	if (!msg->txni->credits_enabled) {
+		lnet_ni_send(c, msg);
+		return;
+	}
+	msg->peer_cpt = (uint16_t)lnet_cpt_of_nid(c->ln, &msg->target.nid);
+	lnet_msg_dispatch(c->ln, msg, msg->peer_cpt, LNET_STEP_SEND_PEER);
+}
+
+void
+lnet_send_start(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	lnet_send_select(c, msg, NULL);
+}
+
+/* Runs on the MD's CPT for LNetPut/LNetGet: the source NID was recorded. */
+void
+lnet_send_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_nid src = msg->hdr.src_nid;
+
+	lnet_send_select(c, msg, &src);
+}
+
+void
+lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_peer_ni *lpni = lnet_peer_ni_find_or_create(c, &msg->target.nid, msg->txni);
+
+	if (lpni == NULL) {
+		lnet_send_fail(c, msg, -ENOMEM, "no memory for the peer");
+		return;
+	}
+	msg->txpeer = lpni;
+	if (!lnet_credits_take_peer(lpni, msg)) {
+		return; /* queued: sent when a credit comes back */
+	}
+	lnet_msg_dispatch(c->ln, msg, msg->txni->cpt, LNET_STEP_SEND_NI);
+}
+
+void
+lnet_send_ni_step(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	if (!lnet_credits_take_ni(msg->txni, msg)) {
+		return; /* queued on the NI */
+	}
+	lnet_ni_send(c, msg);
+}
+
+/* Hand @p msg to its NI's LND; it finalizes the message when done. */
+void
+lnet_ni_send(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_ni *ni = msg->txni;
+	int rc;
+
+	rc = ni->lnd->send(ni, msg);
+	if (rc != 0) {
+		c->counters.local_error_count++;
+		lnet_finalize(msg, rc);
+	}
+}
+
+void
+lnet_fin_ni_step(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_msg *next = lnet_credits_return_ni(msg->txni, msg);
+
+	if (next != NULL) {
+		lnet_ni_send(c, next);
+	}
+	lnet_finalize(msg, msg->status);
+}
+
+void
+lnet_fin_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_msg *next = lnet_credits_return_peer(msg->txpeer, msg);
+
+	if (next != NULL) {
+		lnet_msg_dispatch(c->ln, next, next->txni->cpt, LNET_STEP_SEND_NI);
+	}
+	lnet_finalize(msg, msg->status);
+}
+
+/* Turn a received message into an outgoing one back to its source. */
+static void
+lnet_msg_turn_around(struct lnet_msg *msg)
+{
+	msg->tx = true;
+	msg->ack_pending = false;
+	msg->status = 0;
+	msg->txni = NULL;
+	msg->txpeer = NULL;
+	msg->target.nid = msg->hdr.src_nid;
+	msg->target.pid = msg->hdr.src_pid;
+}
+
+/* After the PUT event: ACK the PUT with the bytes actually delivered. */
+void
+lnet_send_ack(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_hdr *h = &msg->hdr;
+	struct lnet_handle_wire wmd = h->msg.put.ack_wmd;
+	uint64_t match_bits = h->msg.put.match_bits;
+	struct lnet_nid src = msg->rxni->nid;
+
+	lnet_msg_turn_around(msg);
+	h->type = LNET_MSG_ACK;
+	h->payload_length = 0;
+	memset(&h->msg, 0, sizeof(h->msg));
+	h->msg.ack.dst_wmd = wmd;
+	h->msg.ack.match_bits = match_bits;
+	h->msg.ack.mlength = msg->wanted;
+	msg->wanted = 0;
+	lnet_send_select(c, msg, &src);
+}
+
+/* A matched GET: send the MD's region back; the GET event follows its completion. */
+void
+lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_hdr *h = &msg->hdr;
+	struct lnet_handle_wire wmd = h->msg.get.return_wmd;
+	struct lnet_nid src = msg->rxni->nid;
+
+	c->counters.recv_count++;
+	lnet_msg_turn_around(msg);
+	msg->is_reply_to_get = true;
+	h->type = LNET_MSG_REPLY;
+	h->payload_length = msg->wanted;
+	memset(&h->msg, 0, sizeof(h->msg));
+	h->msg.reply.dst_wmd = wmd;
+	lnet_send_select(c, msg, &src);
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Helpers for LNet core unit tests: bring LNet up inline (no EAL, no
+ * threads: the test thread drives the lcores), one event queue, and MDs on
+ * portals with it.
+ */
+#ifndef LNET_UT_H
+#define LNET_UT_H
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "api.h"
+#include "lnet_internal.h"
+
+#define UT_PORTAL 10
+#define UT_EQ_SIZE 256
+
+struct ut_ctx {
+	struct lnet_eq *eq;
+	struct lnet_processid self;   /* 12345-0@lo */
+};
+
+static struct ut_ctx g_ut;
+
+static inline void
+ut_up(unsigned int ncpts)
+{
+	struct lnet_init_opts o = {
+		.opts_size = sizeof(o), .mode = LNET_EXEC_INLINE, .ncpts = ncpts, .no_eal = true,
+	};
+
+	assert_int_equal(lnet_init_opts_set(&o), 0);
+	assert_int_equal(LNetNIInit(LNET_PID_LUSTRE), 0);
+	g_ut.eq = LNetEQAlloc(UT_EQ_SIZE);
+	assert_non_null(g_ut.eq);
+	g_ut.self.pid = LNET_PID_LUSTRE;
+	lnet_nid_set_lo0(&g_ut.self.nid);
+}
+
+static inline void
+ut_down(void)
+{
+	assert_int_equal(LNetNIFini(), 0);
+	assert_int_equal(LNetEQFree(g_ut.eq), 0);
+	g_ut.eq = NULL;
+}
+
+/* Next event, or type 0 when the queue is empty. */
+static inline struct lnet_event
+ut_event(void)
+{
+	struct lnet_event ev;
+	int rc;
+
+	memset(&ev, 0, sizeof(ev));
+	rc = LNetEQPoll(&g_ut.eq, 1, 0, &ev, NULL);
+	assert_true(rc == 0 || rc == 1);
+	if (rc == 0) {
+		memset(&ev, 0, sizeof(ev));
+	}
+	return ev;
+}
+
+static inline void
+ut_no_event(void)
+{
+	struct lnet_event ev = ut_event();
+
+	assert_int_equal(ev.type, 0);
+}
+
+static inline struct lnet_md
+ut_md(void *buf, unsigned int len, int threshold, unsigned int options)
+{
+	struct lnet_md md = {
+		.start = buf, .length = len, .threshold = threshold, .options = options,
+		.eq_handle = g_ut.eq,
+	};
+
+	return md;
+}
+
+/* Attach an MD on UT_PORTAL matching any peer with @p bits / @p ignore. */
+static inline struct lnet_handle_md
+ut_attach(const struct lnet_md *md, uint64_t bits, uint64_t ignore, enum lnet_ins_pos pos,
+	  enum lnet_unlink unlink)
+{
+	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
+	struct lnet_handle_md h;
+	struct lnet_me *me;
+
+	me = LNetMEAttach(UT_PORTAL, &any, bits, ignore, unlink, pos);
+	assert_non_null(me);
+	assert_int_equal(LNetMDAttach(me, md, unlink, &h), 0);
+	return h;
+}
+
+static inline struct lnet_handle_md
+ut_bind(void *buf, unsigned int len, int threshold)
+{
+	struct lnet_md md = ut_md(buf, len, threshold, 0);
+	struct lnet_handle_md h;
+
+	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
+	return h;
+}
+
+static inline int
+ut_put(struct lnet_handle_md h, enum lnet_ack_req ack, uint64_t bits, unsigned int offset)
+{
+	return LNetPut(NULL, h, ack, &g_ut.self, UT_PORTAL, bits, offset, 0xabcdef);
+}
+
+static inline int
+ut_get(struct lnet_handle_md h, uint64_t bits, unsigned int offset)
+{
+	return LNetGet(NULL, h, &g_ut.self, UT_PORTAL, bits, offset, false);
+}
+
+static inline struct lnet_counters
+ut_counters(void)
+{
+	struct lnet_counters c;
+
+	assert_int_equal(lnet_counters_get(&c), 0);
+	return c;
+}
+
+#endif /* LNET_UT_H */

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Credits, queueing and the LND contract, with a "hold" LND that keeps
+ * every message until the test completes it, and headers injected through
+ * lnet_parse as a network LND would.
+ */
+#include <arpa/inet.h>
+
+#include "lnet_ut.h"
+
+#define HOLD_MAX 16
+
+struct hold_rx {
+	struct lnet_msg *msg;
+	const struct iovec *iov;
+	unsigned int niov;
+	unsigned int offset;
+	unsigned int mlen;
+	unsigned int rlen;
+	bool called;
+};
+
+struct hold_lnd {
+	struct lnet_msg *held[HOLD_MAX];
+	unsigned int nheld;
+	int send_rc;
+	struct hold_rx rx;
+	unsigned int recv_calls;
+};
+
+static struct hold_lnd g_hold;
+
+static int
+hold_startup(struct lnet_ni *ni)
+{
+	(void)ni;
+	return 0;
+}
+
+static void
+hold_shutdown(struct lnet_ni *ni)
+{
+	(void)ni;
+}
+
+static int
+hold_send(struct lnet_ni *ni, struct lnet_msg *msg)
+{
+	(void)ni;
+	if (g_hold.send_rc != 0) {
+		return g_hold.send_rc;
+	}
+	assert_true(g_hold.nheld < HOLD_MAX);
+	g_hold.held[g_hold.nheld++] = msg;
+	return 0;
+}
+
+static int
+hold_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,
+	  const struct iovec *iov, unsigned int offset, unsigned int mlen, unsigned int rlen)
+{
+	(void)ni;
+	(void)private;
+	g_hold.recv_calls++;
+	g_hold.rx = (struct hold_rx){ msg, iov, niov, offset, mlen, rlen, true };
+	return 0;
+}
+
+static const struct lnet_lnd_ops hold_ops = {
+	.name = "hold", .type = 0xfe, .startup = hold_startup, .shutdown = hold_shutdown,
+	.send = hold_send, .recv = hold_recv,
+};
+
+static struct lnet_ni *g_ni;
+
+static struct lnet_nid
+tcp_nid(uint32_t addr)
+{
+	struct lnet_nid nid;
+
+	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(LNET_LND_SOCK, 0), addr), &nid);
+	return nid;
+}
+
+static int
+add_ni_on_mgmt(void *arg)
+{
+	struct lnet_ni_tunables tun = { .peer_tx_credits = 2, .max_tx_credits = 3 };
+	struct lnet_nid nid = tcp_nid(0x0a000001);
+
+	(void)arg;
+	return lnet_ni_add(lnet_instance(), &nid, &hold_ops, &tun, 0, &g_ni);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	memset(&g_hold, 0, sizeof(g_hold));
+	ut_up(1);
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_ni_on_mgmt, NULL),
+			 0);
+	return 0;
+}
+
+static int
+complete_on_lcore(void *arg)
+{
+	lnet_finalize(arg, 0);
+	return 0;
+}
+
+/* The LND completes held message @p i (as its tx-done path would). */
+static void
+hold_complete(unsigned int i)
+{
+	struct lnet_msg *msg = g_hold.held[i];
+
+	memmove(&g_hold.held[i], &g_hold.held[i + 1], (g_hold.nheld - i - 1) * sizeof(msg));
+	g_hold.nheld--;
+	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, 0), complete_on_lcore,
+				       msg), 0);
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	while (g_hold.nheld > 0) {
+		hold_complete(0);
+	}
+	ut_down();
+	return 0;
+}
+
+static void
+put_to(uint32_t addr, const char *data)
+{
+	struct lnet_processid peer = { .pid = LNET_PID_LUSTRE, .nid = tcp_nid(addr) };
+
+	assert_int_equal(LNetPut(NULL, ut_bind((void *)data, (unsigned int)strlen(data) + 1, 1), LNET_NOACK_REQ, &peer,
+				 UT_PORTAL, 0, 0, 0), 0);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+}
+
+static struct lnet_peer_ni *
+peer(uint32_t addr)
+{
+	struct lnet_nid nid = tcp_nid(addr);
+
+	return lnet_peer_ni_find(lnet_instance()->cpts[0], &nid);
+}
+
+static void
+test_peer_and_ni_credits_queue_fifo(void **state)
+{
+	struct lnet_event ev;
+
+	(void)state;
+	put_to(0x0a000002, "A1");
+	put_to(0x0a000002, "A2");
+	put_to(0x0a000002, "A3"); /* peer A out of credits: queued on the peer */
+	assert_int_equal(g_hold.nheld, 2);
+	assert_int_equal(peer(0x0a000002)->txcredits, -1);
+	assert_int_equal(peer(0x0a000002)->txqnob, 3 * (3 + 72));
+	put_to(0x0a000003, "B1");
+	put_to(0x0a000003, "B2"); /* NI out of credits: queued on the NI */
+	assert_int_equal(g_hold.nheld, 3);
+	assert_int_equal(g_ni->tq.credits, -1);
+	assert_int_equal(peer(0x0a000003)->txcredits, 0);
+	ut_no_event();
+
+	/* A1 done: its NI credit sends B2, its peer credit moves A3 to the NI queue. */
+	hold_complete(0);
+	assert_int_equal(g_hold.nheld, 3);
+	assert_string_equal(g_hold.held[2]->md->start, "B2");
+	assert_int_equal(g_ni->tq.credits, -1);
+	assert_int_equal(g_ni->tq.mincredits, -1);
+	assert_int_equal(peer(0x0a000002)->txcredits, 0);
+	assert_int_equal(peer(0x0a000002)->mintxcredits, -1);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, 0);
+	assert_string_equal(ev.md_start, "A1");
+
+	hold_complete(0); /* A2: A3 gets the NI credit */
+	assert_int_equal(g_hold.nheld, 3);
+	assert_string_equal(g_hold.held[2]->md->start, "A3");
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	while (g_hold.nheld > 0) {
+		hold_complete(0);
+	}
+	assert_int_equal(g_ni->tq.credits, 3);
+	assert_int_equal(peer(0x0a000002)->txcredits, 2);
+	assert_int_equal(peer(0x0a000003)->txcredits, 2);
+	assert_int_equal(peer(0x0a000002)->txqnob, 0);
+	assert_int_equal(ut_counters().send_count, 5);
+	assert_int_equal(ut_counters().msgs_alloc, 0);
+}
+
+static void
+test_lnd_send_error_completes_with_status(void **state)
+{
+	struct lnet_event ev;
+
+	(void)state;
+	g_hold.send_rc = -EIO;
+	put_to(0x0a000002, "E1");
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -EIO);
+	assert_int_equal(ev.unlinked, 1);
+	assert_int_equal(g_ni->tq.credits, 3);
+	assert_int_equal(peer(0x0a000002)->txcredits, 2);
+	assert_int_equal(ut_counters().local_error_count, 1);
+}
+
+struct parse_args {
+	struct lnet_hdr hdr;
+	struct lnet_nid from;
+	int rc;
+};
+
+static int
+parse_on_lcore(void *arg)
+{
+	struct parse_args *a = arg;
+
+	a->rc = lnet_parse(g_ni, &a->hdr, &a->from, (void *)0x1);
+	return 0;
+}
+
+static int
+inject(struct lnet_hdr *h)
+{
+	struct parse_args a = { .hdr = *h, .from = h->src_nid };
+
+	g_hold.rx.called = false;
+	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, 0), parse_on_lcore, &a),
+			 0);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	return a.rc;
+}
+
+static struct lnet_hdr
+remote_put(unsigned int len, uint64_t bits)
+{
+	struct lnet_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.type = LNET_MSG_PUT;
+	h.src_nid = tcp_nid(0x0a000009);
+	h.dest_nid = tcp_nid(0x0a000001);
+	h.src_pid = LNET_PID_LUSTRE;
+	h.dest_pid = LNET_PID_LUSTRE;
+	h.payload_length = len;
+	h.msg.put.ack_wmd.wh_interface_cookie = 0x1122334455667788ULL;
+	h.msg.put.ack_wmd.wh_object_cookie = 0x99aabbccddeeff00ULL;
+	h.msg.put.match_bits = bits;
+	h.msg.put.ptl_index = UT_PORTAL;
+	h.msg.put.hdr_data = 0x5a5a;
+	return h;
+}
+
+static void
+test_remote_put_delivers_and_acks(void **state)
+{
+	char dst[16];
+	struct lnet_md md = ut_md(dst, sizeof(dst), 1, LNET_MD_OP_PUT);
+	struct lnet_hdr h = remote_put(10, 77);
+	const struct lnet_hdr *ack;
+	struct lnet_event ev;
+
+	(void)state;
+	ut_attach(&md, 77, 0, LNET_INS_AFTER, LNET_UNLINK);
+	assert_int_equal(inject(&h), 0);
+	assert_true(g_hold.rx.called);
+	assert_non_null(g_hold.rx.msg);
+	assert_int_equal(g_hold.rx.mlen, 10);
+	assert_int_equal(g_hold.rx.rlen, 10);
+	assert_ptr_equal(g_hold.rx.iov[0].iov_base, dst);
+	ut_no_event(); /* nothing until the LND finalizes */
+	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, 0), complete_on_lcore,
+				       g_hold.rx.msg), 0);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_PUT);
+	assert_int_equal(ev.hdr_data, 0x5a5a);
+	assert_int_equal(ev.initiator.pid, LNET_PID_LUSTRE);
+	assert_true(lnet_nid_same(&ev.initiator.nid, &h.src_nid));
+	assert_true(lnet_nid_same(&ev.sender, &h.src_nid));
+	/* The ACK goes back to the source with its handle verbatim. */
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	assert_int_equal(g_hold.nheld, 1);
+	ack = lnet_msg_hdr(g_hold.held[0]);
+	assert_int_equal(ack->type, LNET_MSG_ACK);
+	assert_true(lnet_nid_same(&ack->dest_nid, &h.src_nid));
+	assert_true(lnet_nid_same(&ack->src_nid, &h.dest_nid));
+	assert_int_equal(ack->msg.ack.dst_wmd.wh_interface_cookie, 0x1122334455667788ULL);
+	assert_int_equal(ack->msg.ack.dst_wmd.wh_object_cookie, 0x99aabbccddeeff00ULL);
+	assert_int_equal(ack->msg.ack.match_bits, 77);
+	assert_int_equal(ack->msg.ack.mlength, 10);
+	assert_int_equal(ack->payload_length, 0);
+}
+
+static void
+test_parse_rejects_and_drops(void **state)
+{
+	struct lnet_hdr h = remote_put(4, 1);
+	struct lnet_counters before = ut_counters();
+	struct lnet_counters after;
+
+	(void)state;
+	/* Not for us, same net: the sender should have gone direct. */
+	h.dest_nid = tcp_nid(0x0a000063);
+	assert_int_equal(inject(&h), -EPROTO);
+	/* Another net: routing is off, dropped quietly, payload discarded. */
+	h.dest_nid = tcp_nid(0x0a000001);
+	h.dest_nid.nid_num = htons(7);
+	assert_int_equal(inject(&h), 0);
+	assert_true(g_hold.rx.called);
+	assert_null(g_hold.rx.msg);
+	assert_int_equal(g_hold.rx.rlen, 4);
+	/* Bad type. */
+	h = remote_put(4, 1);
+	h.type = 99;
+	assert_int_equal(inject(&h), -EPROTO);
+	/* Portal out of range: dropped. */
+	h = remote_put(4, 1);
+	h.msg.put.ptl_index = LNET_MAX_PORTALS;
+	assert_int_equal(inject(&h), 0);
+	assert_null(g_hold.rx.msg);
+	/* ACK naming another instance's MD: dropped. */
+	memset(&h.msg, 0, sizeof(h.msg));
+	h.type = LNET_MSG_ACK;
+	h.payload_length = 0;
+	h.msg.ack.dst_wmd.wh_interface_cookie = 1;
+	assert_int_equal(inject(&h), 0);
+	assert_null(g_hold.rx.msg);
+	after = ut_counters();
+	assert_int_equal(after.errors - before.errors, 2);
+	assert_int_equal(after.drop_count - before.drop_count, 3);
+	assert_int_equal(after.msgs_alloc, 0);
+	ut_no_event();
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_peer_and_ni_credits_queue_fifo, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_lnd_send_error_completes_with_status, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_remote_put_delivers_and_acks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parse_rejects_and_drops, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

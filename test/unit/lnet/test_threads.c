@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * LNet on real EAL worker threads: two CPTs' data lcores and the management
+ * lcore on worker lcore 1, the test on the main lcore. Every PUT+ACK and
+ * GET+REPLY completes with the right events and counters.
+ */
+#include <rte_eal.h>
+
+#include "lnet_ut.h"
+#include "lnp_test.h"
+
+#define ROUNDS 2000
+
+static struct lnet_event
+wait_event(void)
+{
+	struct lnet_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	assert_int_equal(LNetEQPoll(&g_ut.eq, 1, 5000, &ev, NULL), 1);
+	return ev;
+}
+
+static void
+test_put_get_rounds_on_threads(void **state)
+{
+	char src[64];
+	char dst[64];
+	char sink[64];
+	struct lnet_md md = ut_md(dst, sizeof(dst), LNET_MD_THRESH_INF,
+				  LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE);
+	struct lnet_counters c;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(lnet_instance()->mode, LNET_EXEC_THREADS);
+	assert_int_equal(lnet_instance()->ncpts, 2);
+	ut_attach(&md, 9, 0, LNET_INS_AFTER, LNET_RETAIN);
+	for (i = 0; i < ROUNDS; i++) {
+		struct lnet_handle_md sh;
+		struct lnet_event ev;
+
+		memset(src, (int)(i & 0x7f), sizeof(src));
+		sh = ut_bind(src, sizeof(src), 2);
+		assert_int_equal(ut_put(sh, LNET_ACK_REQ, 9, 0), 0);
+		assert_int_equal(wait_event().type, LNET_EVENT_SEND);
+		assert_int_equal(wait_event().type, LNET_EVENT_PUT);
+		ev = wait_event();
+		assert_int_equal(ev.type, LNET_EVENT_ACK);
+		assert_int_equal(ev.unlinked, 1);
+		assert_memory_equal(dst, src, sizeof(src));
+		sh = ut_bind(sink, sizeof(sink), 2);
+		assert_int_equal(ut_get(sh, 9, 0), 0);
+		assert_int_equal(wait_event().type, LNET_EVENT_SEND);
+		assert_int_equal(wait_event().type, LNET_EVENT_GET);
+		assert_int_equal(wait_event().type, LNET_EVENT_REPLY);
+		assert_memory_equal(sink, src, sizeof(src));
+	}
+	c = ut_counters();
+	assert_int_equal(c.send_count, 4 * ROUNDS);
+	assert_int_equal(c.recv_count, 4 * ROUNDS);
+	assert_int_equal(c.drop_count, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_put_get_rounds_on_threads),
+	};
+	struct lnet_init_opts o = { .opts_size = sizeof(o), .ncpts = 2 };
+	struct lnp_test_eal_args a;
+	int rc;
+
+	lnp_test_eal_args_init(&a, "lnet-ut", "0,1");
+	if (rte_eal_init(a.argc, a.argv) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return 1;
+	}
+	if (lnet_init_opts_set(&o) != 0 || LNetNIInit(LNET_PID_LUSTRE) != 0) {
+		fprintf(stderr, "LNet init failed\n");
+		return 1;
+	}
+	g_ut.eq = LNetEQAlloc(UT_EQ_SIZE);
+	g_ut.self.pid = LNET_PID_LUSTRE;
+	lnet_nid_set_lo0(&g_ut.self.nid);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	LNetNIFini();
+	LNetEQFree(g_ut.eq);
+	rte_eal_cleanup();
+	return rc;
+}
