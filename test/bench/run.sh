@@ -21,9 +21,13 @@ ir() { # iters what -> total instructions
 	awk '/^summary:/ { print $2 }' "$out"
 	rm -f "$out"
 }
-echo "callgrind_instructions_per_op:"
+echo "callgrind:"
 for what in put get memcpy; do
 	a=$(ir 1000 "$what")
 	b=$(ir 3000 "$what")
-	echo "    $what: $(( (b - a) / 2000 ))"
+	per_op=$(( (b - a) / 2000 ))
+	echo "    $what:"
+	echo "        instructions_per_op: $per_op"
+	# PUT+ACK and GET+REPLY are two LNet messages each.
+	[ "$what" = memcpy ] || echo "        instructions_per_lnet_msg: $(( per_op / 2 ))"
 done
