@@ -7,6 +7,7 @@
  *   lnet-demo [--cpts N] [--eal "EAL ARGS"]
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,24 +42,42 @@ demo_print_event(const struct lnet_event *ev)
 	printf("    unlinked: %d\n", ev->unlinked);
 }
 
-/* Take the next event and check its kind and length. */
+/*
+ * Take the next @p n events and check they are @p kinds with @p lengths.
+ * Events of different MDs may arrive in any order (they come from the
+ * lcores owning each MD); an initiator's SEND always precedes its ACK/REPLY.
+ */
 static void
-demo_expect(struct demo *d, enum lnet_event_kind kind, unsigned int mlength)
+demo_expect(struct demo *d, const enum lnet_event_kind *kinds, const unsigned int *lengths,
+	    unsigned int n)
 {
-	struct lnet_event ev;
-	int rc = LNetEQPoll(&d->eq, 1, 1000, &ev, NULL);
+	bool seen[4] = { false };
+	bool send_seen = false;
+	unsigned int i;
+	unsigned int k;
 
-	if (rc != 1) {
-		printf("  - error: expected a %s event, got none (rc %d)\n",
-		       lnet_event_kind_str(kind), rc);
-		d->failures++;
-		return;
-	}
-	demo_print_event(&ev);
-	if (ev.type != kind || ev.mlength != mlength || ev.status != 0) {
-		printf("    error: expected %s with mlength %u\n", lnet_event_kind_str(kind),
-		       mlength);
-		d->failures++;
+	for (i = 0; i < n; i++) {
+		struct lnet_event ev;
+		int rc = LNetEQPoll(&d->eq, 1, 1000, &ev, NULL);
+
+		if (rc != 1) {
+			printf("  - error: expected %u more event(s), got none (rc %d)\n", n - i, rc);
+			d->failures++;
+			return;
+		}
+		demo_print_event(&ev);
+		for (k = 0; k < n; k++) {
+			if (!seen[k] && kinds[k] == ev.type && lengths[k] == ev.mlength) {
+				seen[k] = true;
+				break;
+			}
+		}
+		if (k == n || ev.status != 0 ||
+		    ((ev.type == LNET_EVENT_ACK || ev.type == LNET_EVENT_REPLY) && !send_seen)) {
+			printf("    error: unexpected event\n");
+			d->failures++;
+		}
+		send_seen |= ev.type == LNET_EVENT_SEND;
 	}
 }
 
@@ -111,9 +130,8 @@ demo_put_get(struct demo *d)
 	if (rc != 0) {
 		return rc;
 	}
-	demo_expect(d, LNET_EVENT_SEND, sizeof(msg));
-	demo_expect(d, LNET_EVENT_PUT, sizeof(msg));
-	demo_expect(d, LNET_EVENT_ACK, sizeof(msg));
+	demo_expect(d, (enum lnet_event_kind[]){ LNET_EVENT_SEND, LNET_EVENT_PUT, LNET_EVENT_ACK },
+		    (unsigned int[]){ sizeof(msg), sizeof(msg), sizeof(msg) }, 3);
 	memset(back, 0, sizeof(back));
 	rc = demo_bind(d, back, sizeof(back), &h);
 	if (rc == 0) {
@@ -123,9 +141,8 @@ demo_put_get(struct demo *d)
 	if (rc != 0) {
 		return rc;
 	}
-	demo_expect(d, LNET_EVENT_SEND, 0);
-	demo_expect(d, LNET_EVENT_GET, sizeof(msg));
-	demo_expect(d, LNET_EVENT_REPLY, sizeof(msg));
+	demo_expect(d, (enum lnet_event_kind[]){ LNET_EVENT_SEND, LNET_EVENT_GET, LNET_EVENT_REPLY },
+		    (unsigned int[]){ 0, sizeof(msg), sizeof(msg) }, 3);
 	printf("data_returned: \"%s\"\n", back);
 	if (strcmp(back, msg) != 0) {
 		d->failures++;
@@ -146,7 +163,8 @@ demo_mismatch(struct demo *d)
 		rc = LNetPut(NULL, h, LNET_ACK_REQ, &d->self, DEMO_PORTAL, DEMO_BITS + 1, 0, 0);
 	}
 	if (rc == 0) {
-		demo_expect(d, LNET_EVENT_SEND, sizeof(msg));
+		demo_expect(d, (enum lnet_event_kind[]){ LNET_EVENT_SEND },
+			    (unsigned int[]){ sizeof(msg) }, 1);
 	}
 	return rc;
 }

@@ -132,13 +132,14 @@ lnet_md_attach_on_cpt(void *arg)
 		free(a->me);
 		return rc;
 	}
+	/* The handle first: a waiting message may consume and unlink the MD. */
+	a->handle->cookie = md->cookie;
 	if (a->me != NULL) {
 		md->me = a->me;
 		a->me->md = md;
 		lnet_me_insert(c, a->me);
 		lnet_md_kick_lazy(c, a->me);
 	}
-	a->handle->cookie = md->cookie;
 	return 0;
 }
 

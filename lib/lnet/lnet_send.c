@@ -76,6 +76,11 @@ lnet_send_select(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_nid
 	}
 	msg->hdr.dest_pid = msg->target.pid;
 	msg->hdr.src_pid = c->ln->pid;
+	if (msg->md != NULL && !msg->is_reply_to_get) {
+		/* The SEND event names the NID we actually sent from. */
+		msg->ev.initiator.nid = msg->hdr.src_nid;
+		msg->ev.source.nid = msg->hdr.src_nid;
+	}
 	if (!msg->txni->credits_enabled) {
 		lnet_ni_send(c, msg);
 		return;

@@ -28,7 +28,7 @@ struct ut_ctx {
 	struct lnet_processid self;   /* 12345-0@lo */
 };
 
-static struct ut_ctx g_ut;
+static struct ut_ctx g_ut __attribute__((unused));
 
 static inline void
 ut_up(unsigned int ncpts)
@@ -61,7 +61,7 @@ ut_event(void)
 	int rc;
 
 	memset(&ev, 0, sizeof(ev));
-	rc = LNetEQPoll(&g_ut.eq, 1, 0, &ev, NULL);
+	rc = LNetEQPoll(&g_ut.eq, 1, 5000, &ev, NULL); /* inline mode never waits */
 	assert_true(rc == 0 || rc == 1);
 	if (rc == 0) {
 		memset(&ev, 0, sizeof(ev));
@@ -132,6 +132,73 @@ ut_counters(void)
 
 	assert_int_equal(lnet_counters_get(&c), 0);
 	return c;
+}
+
+/*
+ * Take the next @p n events and check they are exactly @p kinds in some
+ * order (events of different MDs may interleave across CPTs), with the
+ * initiator's SEND before its ACK/REPLY.
+ */
+static inline void
+ut_events_expect_kinds(const enum lnet_event_kind *kinds, unsigned int n)
+{
+	bool seen[8] = { false };
+	int send_at = -1;
+	int resp_at = -1;
+	unsigned int i;
+	unsigned int k;
+
+	assert_true(n <= 8);
+	for (i = 0; i < n; i++) {
+		struct lnet_event ev = ut_event();
+
+		for (k = 0; k < n; k++) {
+			if (!seen[k] && kinds[k] == ev.type) {
+				seen[k] = true;
+				break;
+			}
+		}
+		assert_true(k < n);
+		assert_int_equal(ev.status, 0);
+		if (ev.type == LNET_EVENT_SEND) {
+			send_at = (int)i;
+		} else if (ev.type == LNET_EVENT_ACK || ev.type == LNET_EVENT_REPLY) {
+			resp_at = (int)i;
+		}
+	}
+	assert_true(resp_at < 0 || send_at < resp_at);
+}
+
+/* SEND and ACK on @p src, PUT on @p dst, in any valid order. */
+static inline void
+ut_events_expect_put_ack(struct lnet_handle_md src, struct lnet_handle_md dst)
+{
+	unsigned int i;
+	int state = 0; /* bit 0: SEND, bit 1: PUT, bit 2: ACK */
+
+	for (i = 0; i < 3; i++) {
+		struct lnet_event ev = ut_event();
+
+		assert_int_equal(ev.status, 0);
+		switch (ev.type) {
+		case LNET_EVENT_SEND:
+			assert_int_equal(ev.md_handle.cookie, src.cookie);
+			state |= 1;
+			break;
+		case LNET_EVENT_PUT:
+			assert_int_equal(ev.md_handle.cookie, dst.cookie);
+			state |= 2;
+			break;
+		case LNET_EVENT_ACK:
+			assert_int_equal(ev.md_handle.cookie, src.cookie);
+			assert_true((state & 1) != 0); /* SEND came first */
+			state |= 4;
+			break;
+		default:
+			fail_msg("unexpected event %d", ev.type);
+		}
+	}
+	assert_int_equal(state, 7);
 }
 
 #endif /* LNET_UT_H */

@@ -135,7 +135,7 @@ static void
 test_get_reply(void **state)
 {
 	char data[40];
-	char sink[64];
+	char sink[40]; /* a GET asking for more than the MD holds needs TRUNCATE */
 	struct lnet_md md = ut_md(data, sizeof(data), 1, LNET_MD_OP_GET);
 	struct lnet_handle_md th;
 	struct lnet_handle_md sh;
@@ -158,7 +158,7 @@ test_get_reply(void **state)
 	assert_int_equal(ev.type, LNET_EVENT_GET);
 	assert_int_equal(ev.md_handle.cookie, th.cookie);
 	assert_int_equal(ev.rlength, sizeof(sink));
-	assert_int_equal(ev.mlength, sizeof(data)); /* no TRUNCATE needed: sink is larger */
+	assert_int_equal(ev.mlength, sizeof(data));
 	assert_int_equal(ev.match_bits, 0x77);
 	assert_int_equal(ev.unlinked, 1);
 	ev = ut_event();
@@ -456,26 +456,20 @@ test_two_cpts_put_get(void **state)
 	assert_int_equal(lnet_cookie_cpt(th.cookie), UT_PORTAL % 2);
 	for (i = 0; i < 4; i++) {
 		struct lnet_handle_md sh = ut_bind(src, sizeof(src), 2);
-		struct lnet_event ev;
 
 		cpts_seen |= 1U << lnet_cookie_cpt(sh.cookie);
 		memset(dst, 0, sizeof(dst));
 		assert_int_equal(ut_put(sh, LNET_ACK_REQ, 42, 0), 0);
-		assert_int_equal(ut_event().type, LNET_EVENT_SEND);
-		ev = ut_event();
-		assert_int_equal(ev.type, LNET_EVENT_PUT);
-		assert_int_equal(ev.md_handle.cookie, th.cookie);
-		ev = ut_event();
-		assert_int_equal(ev.type, LNET_EVENT_ACK);
-		assert_int_equal(ev.md_handle.cookie, sh.cookie);
+		/* Events of different MDs come from different lcores: only the
+		 * initiator's own order (SEND before ACK) is guaranteed. */
+		ut_events_expect_put_ack(sh, th);
 		assert_memory_equal(dst, src, sizeof(src));
 	}
 	assert_int_equal(cpts_seen, 3); /* both CPTs sent */
 	memset(sink, 0, sizeof(sink));
 	assert_int_equal(ut_get(ut_bind(sink, sizeof(sink), 2), 42, 0), 0);
-	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
-	assert_int_equal(ut_event().type, LNET_EVENT_GET);
-	assert_int_equal(ut_event().type, LNET_EVENT_REPLY);
+	ut_events_expect_kinds((enum lnet_event_kind[]){ LNET_EVENT_SEND, LNET_EVENT_GET,
+							 LNET_EVENT_REPLY }, 3);
 	assert_memory_equal(sink, src, sizeof(src));
 	assert_int_equal(ut_counters().msgs_alloc, 0);
 }
@@ -499,8 +493,12 @@ test_two_cpts_wildcard_search(void **state)
 	assert_int_equal(LNetMDAttach(me, &umd, LNET_UNLINK, &h), 0);
 	assert_int_equal(lnet_cookie_cpt(h.cookie), (UT_PORTAL + 1) % 2);
 	assert_int_equal(ut_put(ut_bind(src, sizeof(src), 1), LNET_NOACK_REQ, 8, 0), 0);
-	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
 	ev = ut_event();
+	if (ev.type == LNET_EVENT_SEND) {
+		ev = ut_event();
+	} else {
+		assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	}
 	assert_int_equal(ev.type, LNET_EVENT_PUT);
 	assert_int_equal(ev.md_handle.cookie, h.cookie);
 	assert_int_equal(ln->ncpts, 2);

@@ -11,16 +11,6 @@
 
 #define ROUNDS 2000
 
-static struct lnet_event
-wait_event(void)
-{
-	struct lnet_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	assert_int_equal(LNetEQPoll(&g_ut.eq, 1, 5000, &ev, NULL), 1);
-	return ev;
-}
-
 static void
 test_put_get_rounds_on_threads(void **state)
 {
@@ -35,25 +25,19 @@ test_put_get_rounds_on_threads(void **state)
 	(void)state;
 	assert_int_equal(lnet_instance()->mode, LNET_EXEC_THREADS);
 	assert_int_equal(lnet_instance()->ncpts, 2);
-	ut_attach(&md, 9, 0, LNET_INS_AFTER, LNET_RETAIN);
+	struct lnet_handle_md th = ut_attach(&md, 9, 0, LNET_INS_AFTER, LNET_RETAIN);
 	for (i = 0; i < ROUNDS; i++) {
 		struct lnet_handle_md sh;
-		struct lnet_event ev;
 
 		memset(src, (int)(i & 0x7f), sizeof(src));
 		sh = ut_bind(src, sizeof(src), 2);
 		assert_int_equal(ut_put(sh, LNET_ACK_REQ, 9, 0), 0);
-		assert_int_equal(wait_event().type, LNET_EVENT_SEND);
-		assert_int_equal(wait_event().type, LNET_EVENT_PUT);
-		ev = wait_event();
-		assert_int_equal(ev.type, LNET_EVENT_ACK);
-		assert_int_equal(ev.unlinked, 1);
+		ut_events_expect_put_ack(sh, th);
 		assert_memory_equal(dst, src, sizeof(src));
 		sh = ut_bind(sink, sizeof(sink), 2);
 		assert_int_equal(ut_get(sh, 9, 0), 0);
-		assert_int_equal(wait_event().type, LNET_EVENT_SEND);
-		assert_int_equal(wait_event().type, LNET_EVENT_GET);
-		assert_int_equal(wait_event().type, LNET_EVENT_REPLY);
+		ut_events_expect_kinds((enum lnet_event_kind[]){ LNET_EVENT_SEND, LNET_EVENT_GET,
+								 LNET_EVENT_REPLY }, 3);
 		assert_memory_equal(sink, src, sizeof(src));
 	}
 	c = ut_counters();
