@@ -1,1 +1,529 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * LNet header and ping info encoding (lnet-facts §2, §3). Everything is
+ * copied with memcpy: wire buffers are never assumed aligned.
+ */
+#include <endian.h>
+#include <string.h>
+
+#include "lnet_wire.h"
+
+static const char *const lnet_wire_errs[LNET_WIRE_EMAX] = {
+	[LNET_WIRE_OK] = "ok",
+	[LNET_WIRE_ESHORT] = "buffer shorter than the format",
+	[LNET_WIRE_ETYPE] = "unknown LNet message type",
+	[LNET_WIRE_EPAYLOAD] = "payload length invalid for the message type",
+	[LNET_WIRE_ENID] = "malformed NID",
+	[LNET_WIRE_ESRCANY] = "source NID is the ANY wildcard",
+	[LNET_WIRE_ENID4] = "NID does not fit a 64-bit NID",
+	[LNET_WIRE_EMAGIC] = "bad ping info magic",
+	[LNET_WIRE_EFEATURES] = "ping info features invalid (NI_STATUS missing or unknown bit)",
+	[LNET_WIRE_ENNIS] = "ping info NI count out of range",
+	[LNET_WIRE_ELO] = "ping info entry 0 is not 0@lo",
+	[LNET_WIRE_ESIZE] = "ping info size inconsistent with its contents",
+	[LNET_WIRE_EINVAL] = "invalid argument",
+};
+
+const char *
+lnet_wire_strerror(int rc)
+{
+	int e = rc < 0 ? -rc : rc;
+
+	return e < LNET_WIRE_EMAX ? lnet_wire_errs[e] : "unknown wire error";
+}
+
+bool
+lnet_wire_handle_is_none(const struct lnet_handle_wire *wh)
+{
+	return wh->wh_interface_cookie == LNET_WIRE_HANDLE_COOKIE_NONE &&
+	       wh->wh_object_cookie == LNET_WIRE_HANDLE_COOKIE_NONE;
+}
+
+/* A NID as sent: ANY exactly, or a known size with unused words zero. */
+static bool
+lnet_nid_wellformed(const struct lnet_nid *nid)
+{
+	unsigned int w;
+
+	if (nid->nid_type == 0xff) {
+		return nid->nid_size == 0xff;
+	}
+	if (nid->nid_size > 12 || nid->nid_size % 4 != 0) {
+		return false;
+	}
+	for (w = lnet_nid_addr_bytes(nid) / 4; w < LNET_NID_ADDR_WORDS; w++) {
+		if (nid->nid_addr[w] != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A 64-bit NID from the wire: its top byte must be 0 (a set top byte would
+ * mean a large NID) and only the exact wildcard may have LND type 0xff.
+ */
+static bool
+lnet_nid4_decode(uint64_t nid4, struct lnet_nid *nid)
+{
+	lnet_nid4_to_nid(nid4, nid);
+	if (nid4 == LNET_NID_ANY) {
+		return true;
+	}
+	return (nid4 >> 56) == 0 && nid->nid_type != 0xff;
+}
+
+int
+lnet_hdr_validate(const struct lnet_hdr *h)
+{
+	if (!lnet_nid_wellformed(&h->src_nid) || !lnet_nid_wellformed(&h->dest_nid)) {
+		return -LNET_WIRE_ENID;
+	}
+	if (lnet_nid_is_any(&h->src_nid)) {
+		return -LNET_WIRE_ESRCANY;
+	}
+	switch (h->type) {
+	case LNET_MSG_ACK:
+	case LNET_MSG_GET:
+		return h->payload_length == 0 ? 0 : -LNET_WIRE_EPAYLOAD;
+	case LNET_MSG_PUT:
+	case LNET_MSG_REPLY:
+		return h->payload_length <= LNET_MTU ? 0 : -LNET_WIRE_EPAYLOAD;
+	default:
+		return -LNET_WIRE_ETYPE;
+	}
+}
+
+/* ---- the 40-byte message union, shared by both header formats ---- */
+
+static void
+lnet_union_encode(const struct lnet_hdr *h, union lnet_msg_union *u)
+{
+	memset(u, 0, sizeof(*u));
+	switch (h->type) {
+	case LNET_MSG_ACK:
+		u->ack.dst_wmd = h->msg.ack.dst_wmd;
+		u->ack.match_bits = htole64(h->msg.ack.match_bits);
+		u->ack.mlength = htole32(h->msg.ack.mlength);
+		break;
+	case LNET_MSG_PUT:
+		u->put.ack_wmd = h->msg.put.ack_wmd;
+		u->put.match_bits = htole64(h->msg.put.match_bits);
+		u->put.hdr_data = h->msg.put.hdr_data;
+		u->put.ptl_index = htole32(h->msg.put.ptl_index);
+		u->put.offset = htole32(h->msg.put.offset);
+		break;
+	case LNET_MSG_GET:
+		u->get.return_wmd = h->msg.get.return_wmd;
+		u->get.match_bits = htole64(h->msg.get.match_bits);
+		u->get.ptl_index = htole32(h->msg.get.ptl_index);
+		u->get.src_offset = htole32(h->msg.get.src_offset);
+		u->get.sink_length = htole32(h->msg.get.sink_length);
+		break;
+	case LNET_MSG_REPLY:
+		u->reply.dst_wmd = h->msg.reply.dst_wmd;
+		break;
+	default:
+		u->hello.incarnation = htole64(h->msg.hello.incarnation);
+		u->hello.type = htole32(h->msg.hello.type);
+		break;
+	}
+}
+
+static void
+lnet_union_decode(const union lnet_msg_union *u, struct lnet_hdr *h)
+{
+	memset(&h->msg, 0, sizeof(h->msg));
+	switch (h->type) {
+	case LNET_MSG_ACK:
+		h->msg.ack.dst_wmd = u->ack.dst_wmd;
+		h->msg.ack.match_bits = le64toh(u->ack.match_bits);
+		h->msg.ack.mlength = le32toh(u->ack.mlength);
+		break;
+	case LNET_MSG_PUT:
+		h->msg.put.ack_wmd = u->put.ack_wmd;
+		h->msg.put.match_bits = le64toh(u->put.match_bits);
+		h->msg.put.hdr_data = u->put.hdr_data;
+		h->msg.put.ptl_index = le32toh(u->put.ptl_index);
+		h->msg.put.offset = le32toh(u->put.offset);
+		break;
+	case LNET_MSG_GET:
+		h->msg.get.return_wmd = u->get.return_wmd;
+		h->msg.get.match_bits = le64toh(u->get.match_bits);
+		h->msg.get.ptl_index = le32toh(u->get.ptl_index);
+		h->msg.get.src_offset = le32toh(u->get.src_offset);
+		h->msg.get.sink_length = le32toh(u->get.sink_length);
+		break;
+	case LNET_MSG_REPLY:
+		h->msg.reply.dst_wmd = u->reply.dst_wmd;
+		break;
+	default:
+		h->msg.hello.incarnation = le64toh(u->hello.incarnation);
+		h->msg.hello.type = le32toh(u->hello.type);
+		break;
+	}
+}
+
+/* ---- headers ---- */
+
+int
+lnet_hdr_encode_nid4(const struct lnet_hdr *h, void *buf, size_t len)
+{
+	struct lnet_hdr_nid4 w;
+
+	if (len < sizeof(w)) {
+		return -LNET_WIRE_ESHORT;
+	}
+	if (!lnet_nid_is_nid4(&h->dest_nid) || !lnet_nid_is_nid4(&h->src_nid)) {
+		return -LNET_WIRE_ENID4;
+	}
+	w.dest_nid = htole64(lnet_nid_to_nid4(&h->dest_nid));
+	w.src_nid = htole64(lnet_nid_to_nid4(&h->src_nid));
+	w.dest_pid = htole32(h->dest_pid);
+	w.src_pid = htole32(h->src_pid);
+	w.type = htole32(h->type);
+	w.payload_length = htole32(h->payload_length);
+	lnet_union_encode(h, &w.msg);
+	memcpy(buf, &w, sizeof(w));
+	return 0;
+}
+
+int
+lnet_hdr_encode_nid16(const struct lnet_hdr *h, void *buf, size_t len)
+{
+	struct lnet_hdr_nid16 w;
+
+	if (len < sizeof(w)) {
+		return -LNET_WIRE_ESHORT;
+	}
+	w.dest_nid = h->dest_nid;
+	w.src_nid = h->src_nid;
+	w.dest_pid = htole32(h->dest_pid);
+	w.src_pid = htole32(h->src_pid);
+	w.type = htole32(h->type);
+	w.payload_length = htole32(h->payload_length);
+	lnet_union_encode(h, &w.msg);
+	memcpy(buf, &w, sizeof(w));
+	return 0;
+}
+
+int
+lnet_hdr_decode_nid4(const void *buf, size_t len, struct lnet_hdr *h)
+{
+	struct lnet_hdr_nid4 w;
+
+	if (buf == NULL || len < sizeof(w)) {
+		return -LNET_WIRE_ESHORT;
+	}
+	memcpy(&w, buf, sizeof(w));
+	if (!lnet_nid4_decode(le64toh(w.dest_nid), &h->dest_nid) ||
+	    !lnet_nid4_decode(le64toh(w.src_nid), &h->src_nid)) {
+		return -LNET_WIRE_ENID;
+	}
+	h->dest_pid = le32toh(w.dest_pid);
+	h->src_pid = le32toh(w.src_pid);
+	h->type = le32toh(w.type);
+	h->payload_length = le32toh(w.payload_length);
+	lnet_union_decode(&w.msg, h);
+	return lnet_hdr_validate(h);
+}
+
+int
+lnet_hdr_decode_nid16(const void *buf, size_t len, struct lnet_hdr *h)
+{
+	struct lnet_hdr_nid16 w;
+
+	if (buf == NULL || len < sizeof(w)) {
+		return -LNET_WIRE_ESHORT;
+	}
+	memcpy(&w, buf, sizeof(w));
+	h->dest_nid = w.dest_nid;
+	h->src_nid = w.src_nid;
+	h->dest_pid = le32toh(w.dest_pid);
+	h->src_pid = le32toh(w.src_pid);
+	h->type = le32toh(w.type);
+	h->payload_length = le32toh(w.payload_length);
+	lnet_union_decode(&w.msg, h);
+	return lnet_hdr_validate(h);
+}
+
+/* ---- ping info ---- */
+
+static unsigned int
+lnet_large_record_size(const struct lnet_nid *nid)
+{
+	/* status + the NID's used bytes, rounded up to 4 */
+	return (4 + lnet_nid_bytes(nid) + 3) & ~3U;
+}
+
+static bool
+lnet_ping_needs_large(const struct lnet_ping_src *src)
+{
+	unsigned int i;
+
+	for (i = 0; i < src->nnis; i++) {
+		if (!lnet_nid_is_nid4(&src->nis[i].nid)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+int
+lnet_ping_info_size(const struct lnet_ping_src *src, size_t *size)
+{
+	size_t n = LNET_PING_INFO_HDR_SIZE + sizeof(struct lnet_ni_status);
+	unsigned int i;
+
+	if (src == NULL || size == NULL || (src->nnis != 0 && src->nis == NULL)) {
+		return -LNET_WIRE_EINVAL;
+	}
+	for (i = 0; i < src->nnis; i++) {
+		const struct lnet_nid *nid = &src->nis[i].nid;
+
+		if (!lnet_nid_wellformed(nid) || lnet_nid_is_any(nid)) {
+			return -LNET_WIRE_ENID;
+		}
+		n += lnet_nid_is_nid4(nid) ? sizeof(struct lnet_ni_status) :
+					     lnet_large_record_size(nid);
+	}
+	*size = n;
+	return 0;
+}
+
+static void
+lnet_ping_put_status(uint8_t *p, lnet_nid_t nid, uint32_t status, uint32_t msg_size)
+{
+	struct lnet_ni_status ns = { nid, status, msg_size };
+
+	memcpy(p, &ns, sizeof(ns));
+}
+
+int
+lnet_ping_info_encode(const struct lnet_ping_src *src, void *buf, size_t len, size_t *written)
+{
+	bool large = false;
+	struct lnet_ping_info pi;
+	uint8_t *p = buf;
+	unsigned int nnis4 = 0;
+	unsigned int i;
+	size_t size;
+	int rc;
+
+	rc = lnet_ping_info_size(src, &size);
+	if (rc != 0) {
+		return rc;
+	}
+	if (buf == NULL || len < size) {
+		return -LNET_WIRE_ESHORT;
+	}
+	large = lnet_ping_needs_large(src);
+	pi.pi_magic = LNET_PROTO_PING_MAGIC;
+	pi.pi_features = (src->features | LNET_PING_FEAT_NI_STATUS) &
+			 ~(LNET_PING_FEAT_LARGE_ADDR | LNET_PING_FEAT_PRIMARY_LARGE);
+	if (large) {
+		pi.pi_features |= LNET_PING_FEAT_LARGE_ADDR;
+	}
+	if (src->nnis > 0 && !lnet_nid_is_nid4(&src->nis[0].nid)) {
+		pi.pi_features |= LNET_PING_FEAT_PRIMARY_LARGE;
+	}
+	pi.pi_pid = src->pid;
+	p += sizeof(pi);
+	lnet_ping_put_status(p, LNET_NID_LO_0, src->seqno, large ? (uint32_t)size : 0);
+	p += sizeof(struct lnet_ni_status);
+	nnis4 = 1;
+	for (i = 0; i < src->nnis; i++) {
+		if (lnet_nid_is_nid4(&src->nis[i].nid)) {
+			lnet_ping_put_status(p, lnet_nid_to_nid4(&src->nis[i].nid),
+					     src->nis[i].status, 0);
+			p += sizeof(struct lnet_ni_status);
+			nnis4++;
+		}
+	}
+	for (i = 0; i < src->nnis; i++) {
+		const struct lnet_nid *nid = &src->nis[i].nid;
+		unsigned int rec = lnet_large_record_size(nid);
+
+		if (lnet_nid_is_nid4(nid)) {
+			continue;
+		}
+		memset(p, 0, rec);
+		memcpy(p, &src->nis[i].status, 4);
+		memcpy(p + 4, nid, lnet_nid_bytes(nid));
+		p += rec;
+	}
+	pi.pi_nnis = nnis4;
+	memcpy(buf, &pi, sizeof(pi));
+	*written = size;
+	return 0;
+}
+
+/* ---- ping info decoding ---- */
+
+struct lnet_ping_reader {
+	const uint8_t *buf;
+	size_t len;
+	bool swap;
+};
+
+static uint32_t
+lnet_rd32(const struct lnet_ping_reader *r, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, r->buf + off, sizeof(v));
+	return r->swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t
+lnet_rd64(const struct lnet_ping_reader *r, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, r->buf + off, sizeof(v));
+	return r->swap ? __builtin_bswap64(v) : v;
+}
+
+static int
+lnet_ping_decode_header(struct lnet_ping_reader *r, unsigned int max_nis,
+			struct lnet_ping_decoded *out, unsigned int *nnis4)
+{
+	uint32_t magic;
+
+	if (r->len < LNET_PING_INFO_HDR_SIZE + sizeof(struct lnet_ni_status)) {
+		out->info_size = LNET_PING_INFO_HDR_SIZE + sizeof(struct lnet_ni_status);
+		return -LNET_WIRE_ESHORT;
+	}
+	memcpy(&magic, r->buf, sizeof(magic));
+	if (magic == __builtin_bswap32(LNET_PROTO_PING_MAGIC)) {
+		r->swap = true;
+	} else if (magic != LNET_PROTO_PING_MAGIC) {
+		return -LNET_WIRE_EMAGIC;
+	}
+	out->swapped = r->swap;
+	out->features = lnet_rd32(r, 4);
+	out->pid = lnet_rd32(r, 8);
+	*nnis4 = lnet_rd32(r, 12);
+	if ((out->features & LNET_PING_FEAT_NI_STATUS) == 0 ||
+	    (out->features & ~LNET_PING_FEAT_MASK) != 0) {
+		return -LNET_WIRE_EFEATURES;
+	}
+	if (*nnis4 < 1 || *nnis4 > max_nis) {
+		return -LNET_WIRE_ENNIS;
+	}
+	if (lnet_rd64(r, 16) != LNET_NID_LO_0) {
+		return -LNET_WIRE_ELO;
+	}
+	out->seqno = lnet_rd32(r, 24);
+	return 0;
+}
+
+/* The size the sender says it sent; ESIZE if it cannot hold the nid4 array. */
+static int
+lnet_ping_declared_size(const struct lnet_ping_reader *r, const struct lnet_ping_decoded *out,
+			unsigned int nnis4, size_t *size)
+{
+	size_t nid4_end = LNET_PING_INFO_HDR_SIZE + (size_t)nnis4 * sizeof(struct lnet_ni_status);
+
+	if ((out->features & LNET_PING_FEAT_LARGE_ADDR) == 0) {
+		*size = nid4_end;
+		return 0;
+	}
+	*size = lnet_rd32(r, 28) & ~3U;
+	return *size < nid4_end ? -LNET_WIRE_ESIZE : 0;
+}
+
+static void
+lnet_ping_add(struct lnet_ping_decoded *out, struct lnet_ping_entry *nis, unsigned int cap,
+	      const struct lnet_nid *nid, uint32_t status)
+{
+	if (out->nnis_total < cap) {
+		nis[out->nnis_total].nid = *nid;
+		nis[out->nnis_total].status = status;
+	}
+	out->nnis_total++;
+}
+
+static int
+lnet_ping_decode_large(const struct lnet_ping_reader *r, size_t off, size_t end,
+		       unsigned int max_nis, struct lnet_ping_decoded *out,
+		       struct lnet_ping_entry *nis, unsigned int cap)
+{
+	bool first = true;
+
+	while (off < end) {
+		struct lnet_nid nid;
+		uint32_t status;
+
+		if (end - off < 12) {
+			return -LNET_WIRE_ESIZE;
+		}
+		memset(&nid, 0, sizeof(nid));
+		status = lnet_rd32(r, off);
+		memcpy(&nid, r->buf + off + 4, 8);
+		if (nid.nid_size > 12 || nid.nid_size % 4 != 0 || nid.nid_type == 0xff ||
+		    end - off < lnet_large_record_size(&nid)) {
+			return nid.nid_size > 12 || nid.nid_size % 4 != 0 || nid.nid_type == 0xff ?
+				       -LNET_WIRE_ENID : -LNET_WIRE_ESIZE;
+		}
+		memcpy(&nid, r->buf + off + 4, lnet_nid_bytes(&nid));
+		if (out->nnis_total >= max_nis) {
+			return -LNET_WIRE_ENNIS;
+		}
+		if (first && (out->features & LNET_PING_FEAT_PRIMARY_LARGE) != 0) {
+			out->primary = nid;
+		}
+		first = false;
+		lnet_ping_add(out, nis, cap, &nid, status);
+		off += lnet_large_record_size(&nid);
+	}
+	return 0;
+}
+
+int
+lnet_ping_info_decode(const void *buf, size_t len, unsigned int max_nis,
+		      struct lnet_ping_decoded *out, struct lnet_ping_entry *nis,
+		      unsigned int nis_cap)
+{
+	struct lnet_ping_reader r = { buf, len, false };
+	unsigned int nnis4 = 0;
+	unsigned int i;
+	size_t size;
+	int rc;
+
+	if (out == NULL || (nis == NULL && nis_cap != 0)) {
+		return -LNET_WIRE_EINVAL;
+	}
+	memset(out, 0, sizeof(*out));
+	out->primary = LNET_ANY_NID;
+	if (buf == NULL) {
+		return -LNET_WIRE_ESHORT;
+	}
+	rc = lnet_ping_decode_header(&r, max_nis, out, &nnis4);
+	if (rc == 0) {
+		rc = lnet_ping_declared_size(&r, out, nnis4, &size);
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	out->info_size = size;
+	if (len < size) {
+		return -LNET_WIRE_ESHORT;
+	}
+	for (i = 1; i < nnis4; i++) {
+		size_t off = LNET_PING_INFO_HDR_SIZE + (size_t)i * sizeof(struct lnet_ni_status);
+		struct lnet_nid nid;
+
+		if (!lnet_nid4_decode(lnet_rd64(&r, off), &nid) || lnet_nid_is_any(&nid)) {
+			return -LNET_WIRE_ENID;
+		}
+		if (i == 1 && (out->features & LNET_PING_FEAT_PRIMARY_LARGE) == 0) {
+			out->primary = nid;
+		}
+		lnet_ping_add(out, nis, nis_cap, &nid, lnet_rd32(&r, off + 8));
+	}
+	return lnet_ping_decode_large(&r,
+				      LNET_PING_INFO_HDR_SIZE +
+					      (size_t)nnis4 * sizeof(struct lnet_ni_status),
+				      size, max_nis, out, nis, nis_cap);
+}
