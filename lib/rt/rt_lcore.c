@@ -1,1 +1,347 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Logical lcores and their loop: create/destroy, roles, one loop
+ * iteration, and the THREADS backend on EAL worker lcores.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_launch.h>
+#include <rte_pause.h>
+
+#include "rt_internal.h"
+
+RTE_LOG_REGISTER_DEFAULT(rt_logtype, NOTICE);
+
+/* The logical lcore whose iteration is running on this thread, if any. */
+static __thread struct rt_lcore *t_rt_self;
+
+void *
+rt_zalloc_aligned(size_t size)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, RTE_CACHE_LINE_SIZE, size) != 0) {
+		return NULL;
+	}
+	memset(p, 0, size);
+	return p;
+}
+
+static int
+rt_lcore_init(struct rt_runtime *rt, unsigned int i, unsigned int ring_size)
+{
+	struct rt_lcore *lc = &rt->lcores[i];
+	ssize_t sz = rte_ring_get_memsize_elem(sizeof(struct rt_msg), ring_size);
+
+	lc->rt = rt;
+	lc->id = i;
+	lc->role = i == 0 ? RT_ROLE_MGMT : RT_ROLE_DATA;
+	lc->cpt = i == 0 ? -1 : (int)i - 1;
+	lc->ring = sz < 0 ? NULL : rt_zalloc_aligned((size_t)sz);
+	/* Any thread may send; only the owner dequeues. */
+	if (lc->ring == NULL || rte_ring_init(lc->ring, "rt", ring_size, RING_F_SC_DEQ) != 0) {
+		return -ENOMEM;
+	}
+	if (rte_rcu_qsbr_thread_register(rt->qsbr, i) != 0) {
+		return -EINVAL;
+	}
+	rte_rcu_qsbr_thread_online(rt->qsbr, i);
+	return 0;
+}
+
+int
+rt_runtime_create(const struct rt_runtime_opts *opts, struct rt_runtime **out)
+{
+	unsigned int ring_size;
+	struct rt_runtime *rt;
+	unsigned int i;
+	int rc = 0;
+
+	if (opts == NULL || opts->opts_size == 0 || opts->n_data == 0 ||
+	    opts->n_data >= RTE_MAX_LCORE || opts->mode > RT_MODE_SIM || out == NULL) {
+		return -EINVAL;
+	}
+	ring_size = opts->ring_size == 0 ? RT_RING_DEFAULT : opts->ring_size;
+	if (!rte_is_power_of_2(ring_size)) {
+		return -EINVAL;
+	}
+	rt = calloc(1, sizeof(*rt));
+	if (rt == NULL) {
+		return -ENOMEM;
+	}
+	rt->mode = opts->mode;
+	rt->mgmt_on_main = opts->mgmt_on_main;
+	rt->n = opts->n_data + 1;
+	rt->sim_now_us = RT_SIM_EPOCH_US;
+	rt->lcores = calloc(rt->n, sizeof(*rt->lcores));
+	rt->qsbr = rt_zalloc_aligned(rte_rcu_qsbr_get_memsize(rt->n));
+	if (rt->lcores == NULL || rt->qsbr == NULL || rte_rcu_qsbr_init(rt->qsbr, rt->n) != 0) {
+		rc = -ENOMEM;
+	}
+	for (i = 0; rc == 0 && i < rt->n; i++) {
+		rc = rt_lcore_init(rt, i, ring_size);
+	}
+	if (rc != 0) {
+		rt_runtime_destroy(rt);
+		return rc;
+	}
+	*out = rt;
+	return 0;
+}
+
+void
+rt_runtime_destroy(struct rt_runtime *rt)
+{
+	unsigned int i;
+
+	if (rt == NULL) {
+		return;
+	}
+	rt_rcu_free_all(rt);
+	for (i = 0; rt->lcores != NULL && i < rt->n; i++) {
+		rt_pollers_free(&rt->lcores[i]);
+		free(rt->lcores[i].heap);
+		free(rt->lcores[i].ring);
+	}
+	free(rt->lcores);
+	free(rt->qsbr);
+	free(rt);
+}
+
+enum rt_mode
+rt_runtime_mode(const struct rt_runtime *rt)
+{
+	return rt->mode;
+}
+
+struct rt_lcore *
+rt_mgmt_lcore(struct rt_runtime *rt)
+{
+	return &rt->lcores[0];
+}
+
+unsigned int
+rt_data_lcore_count(const struct rt_runtime *rt)
+{
+	return rt->n - 1;
+}
+
+struct rt_lcore *
+rt_data_lcore(struct rt_runtime *rt, unsigned int cpt)
+{
+	return cpt + 1 < rt->n ? &rt->lcores[cpt + 1] : NULL;
+}
+
+struct rt_lcore *
+rt_lcore_self(void)
+{
+	return t_rt_self;
+}
+
+enum rt_lcore_role
+rt_lcore_role(const struct rt_lcore *lc)
+{
+	return lc->role;
+}
+
+int
+rt_lcore_cpt(const struct rt_lcore *lc)
+{
+	return lc->cpt;
+}
+
+struct rt_runtime *
+rt_lcore_runtime(const struct rt_lcore *lc)
+{
+	return lc->rt;
+}
+
+void
+rt_lcore_set_ctx(struct rt_lcore *lc, void *ctx)
+{
+	lc->ctx = ctx;
+}
+
+void *
+rt_lcore_ctx(const struct rt_lcore *lc)
+{
+	return lc->ctx;
+}
+
+unsigned int
+rt_lcore_poll(struct rt_lcore *lc)
+{
+	struct rt_lcore *prev = t_rt_self;
+	unsigned int work;
+
+	t_rt_self = lc;
+	work = rt_msgs_run(lc);
+	work += rt_pollers_run(lc);
+	work += rt_timers_run(lc);
+	if (lc->role == RT_ROLE_MGMT) {
+		work += rt_rcu_reclaim(lc->rt);
+	}
+	/* End of an iteration: nothing published earlier is referenced any more. */
+	rte_rcu_qsbr_quiescent(lc->rt->qsbr, lc->id);
+	__atomic_fetch_add(&lc->stats.loops, 1, __ATOMIC_RELAXED);
+	if (work != 0) {
+		__atomic_fetch_add(&lc->stats.busy_loops, 1, __ATOMIC_RELAXED);
+	}
+	t_rt_self = prev;
+	return work;
+}
+
+unsigned int
+rt_runtime_poll_until_idle(struct rt_runtime *rt, unsigned int max_rounds)
+{
+	unsigned int rounds = 0;
+
+	while (rounds < max_rounds) {
+		unsigned int work = 0;
+		unsigned int i;
+
+		for (i = 0; i < rt->n; i++) {
+			work += rt_lcore_poll(&rt->lcores[i]);
+		}
+		rounds++;
+		if (work == 0) {
+			break;
+		}
+	}
+	return rounds;
+}
+
+void
+rt_lcore_stats_get(const struct rt_lcore *lc, struct rt_lcore_stats *out)
+{
+	out->loops = __atomic_load_n(&lc->stats.loops, __ATOMIC_RELAXED);
+	out->busy_loops = __atomic_load_n(&lc->stats.busy_loops, __ATOMIC_RELAXED);
+	out->msgs = __atomic_load_n(&lc->stats.msgs, __ATOMIC_RELAXED);
+	out->timers = __atomic_load_n(&lc->stats.timers, __ATOMIC_RELAXED);
+	out->send_full = __atomic_load_n(&lc->stats.send_full, __ATOMIC_RELAXED);
+}
+
+/* Spin a little, then sleep longer and longer, never beyond the cap. */
+void
+rt_idle_backoff(unsigned int *idle)
+{
+	struct timespec ts = { 0, 0 };
+
+	if (++(*idle) < RT_IDLE_SPINS) {
+		rte_pause();
+		return;
+	}
+	ts.tv_nsec = (long)(*idle - RT_IDLE_SPINS + 1) * 1000;
+	if (ts.tv_nsec > RT_IDLE_SLEEP_MAX_NS) {
+		ts.tv_nsec = RT_IDLE_SLEEP_MAX_NS;
+	}
+	nanosleep(&ts, NULL);
+}
+
+static bool
+rt_lcore_runs_on(const struct rt_runtime *rt, unsigned int i, unsigned int worker)
+{
+	unsigned int first = rt->mgmt_on_main ? 1 : 0;
+
+	if (i < first) {
+		return false;
+	}
+	return rt->workers[(i - first) % rt->nworkers] == worker;
+}
+
+/* One EAL worker: runs its share of logical lcores until stop. */
+static int
+rt_worker_main(void *arg)
+{
+	struct rt_runtime *rt = arg;
+	unsigned int me = rte_lcore_id();
+	unsigned int idle = 0;
+
+	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
+		unsigned int work = 0;
+		unsigned int i;
+
+		for (i = 0; i < rt->n; i++) {
+			if (rt_lcore_runs_on(rt, i, me)) {
+				work += rt_lcore_poll(&rt->lcores[i]);
+			}
+		}
+		if (work != 0) {
+			idle = 0;
+		} else {
+			rt_idle_backoff(&idle);
+		}
+	}
+	return 0;
+}
+
+int
+rt_runtime_start(struct rt_runtime *rt)
+{
+	unsigned int lcore;
+
+	if (rt->mode == RT_MODE_SIM) {
+		return 0;
+	}
+	if (rt->started) {
+		return -EBUSY;
+	}
+	rt->nworkers = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		rt->workers[rt->nworkers++] = lcore;
+	}
+	if (rt->nworkers == 0) {
+		RT_LOG(ERR, "threads mode needs at least one EAL worker lcore");
+		return -ENODEV;
+	}
+	__atomic_store_n(&rt->stop, 0, __ATOMIC_RELEASE);
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (rte_eal_remote_launch(rt_worker_main, rt, lcore) != 0) {
+			RT_LOG(ERR, "cannot launch on EAL lcore %u", lcore);
+			rt_runtime_stop(rt);
+			return -EBUSY;
+		}
+	}
+	rt->started = true;
+	return 0;
+}
+
+int
+rt_runtime_run_main(struct rt_runtime *rt)
+{
+	unsigned int idle = 0;
+
+	if (rt->mode != RT_MODE_THREADS || !rt->mgmt_on_main || !rt->started) {
+		return -EINVAL;
+	}
+	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
+		if (rt_lcore_poll(&rt->lcores[0]) != 0) {
+			idle = 0;
+		} else {
+			rt_idle_backoff(&idle);
+		}
+	}
+	return 0;
+}
+
+void
+rt_runtime_stop(struct rt_runtime *rt)
+{
+	unsigned int lcore;
+
+	if (rt->mode == RT_MODE_SIM || !rt->started) {
+		return;
+	}
+	__atomic_store_n(&rt->stop, 1, __ATOMIC_RELEASE);
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		rte_eal_wait_lcore(lcore);
+	}
+	rt->started = false;
+	/* Run what is still queued here, on this thread, with no lcore running. */
+	rt->mode = RT_MODE_SIM;
+	rt_runtime_poll_until_idle(rt, UINT32_MAX);
+	rt->mode = RT_MODE_THREADS;
+}

@@ -1,1 +1,161 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Function+context messages on each lcore's ring, synchronous calls from
+ * application threads, waiting, and fan-out to every data lcore.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rte_ring_elem.h>
+
+#include "rt_internal.h"
+
+int
+rt_lcore_send_msg(struct rt_lcore *dst, rt_msg_fn fn, void *ctx)
+{
+	struct rt_msg m = { fn, ctx };
+
+	if (rte_ring_mp_enqueue_elem(dst->ring, &m, sizeof(m)) != 0) {
+		__atomic_fetch_add(&dst->stats.send_full, 1, __ATOMIC_RELAXED);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+/* Bounded: at most one batch per loop iteration, so pollers keep running. */
+unsigned int
+rt_msgs_run(struct rt_lcore *lc)
+{
+	struct rt_msg msgs[RT_MSG_BATCH];
+	unsigned int n;
+	unsigned int i;
+
+	n = rte_ring_sc_dequeue_burst_elem(lc->ring, msgs, sizeof(msgs[0]), RT_MSG_BATCH, NULL);
+	for (i = 0; i < n; i++) {
+		msgs[i].fn(msgs[i].ctx);
+	}
+	if (n != 0) {
+		__atomic_fetch_add(&lc->stats.msgs, n, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
+/* A call waited on by a thread that is not a logical lcore. */
+struct rt_call {
+	rt_call_fn fn;
+	void *ctx;
+	int rc;
+	int done;
+};
+
+static void
+rt_call_run(void *arg)
+{
+	struct rt_call *c = arg;
+
+	c->rc = c->fn(c->ctx);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+}
+
+static bool
+rt_call_done(void *arg)
+{
+	const struct rt_call *c = arg;
+
+	return __atomic_load_n(&c->done, __ATOMIC_ACQUIRE) != 0;
+}
+
+int
+rt_lcore_call(struct rt_lcore *dst, rt_call_fn fn, void *ctx)
+{
+	struct rt_call c = { fn, ctx, 0, 0 };
+	struct rt_lcore *self = rt_lcore_self();
+	int rc;
+
+	if (self == dst) {
+		return fn(ctx);
+	}
+	if (self != NULL) {
+		/* Waiting here would stall this lcore's loop (and deadlock on one worker). */
+		return -EDEADLK;
+	}
+	rc = rt_lcore_send_msg(dst, rt_call_run, &c);
+	if (rc != 0) {
+		return rc;
+	}
+	rt_wait_until(dst->rt, rt_call_done, &c, UINT64_MAX);
+	return c.rc;
+}
+
+bool
+rt_wait_until(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg, uint64_t timeout_us)
+{
+	uint64_t start = rt_now_us(rt);
+	unsigned int idle = 0;
+
+	while (!cond(arg)) {
+		if (rt->mode == RT_MODE_SIM) {
+			/* Only polling moves things; a round with no work changes nothing more. */
+			if (rt_runtime_poll_until_idle(rt, 1) == 1 && !cond(arg) &&
+			    rt_runtime_poll_until_idle(rt, 1) == 1) {
+				return cond(arg);
+			}
+			continue;
+		}
+		if (timeout_us != UINT64_MAX && rt_now_us(rt) - start >= timeout_us) {
+			return cond(arg);
+		}
+		rt_idle_backoff(&idle);
+	}
+	return true;
+}
+
+struct rt_fanout {
+	rt_msg_fn fn;
+	rt_msg_fn cpl;
+	void *ctx;
+	struct rt_lcore *origin;
+	unsigned int left;
+};
+
+static void
+rt_fanout_one(void *arg)
+{
+	struct rt_fanout *f = arg;
+
+	f->fn(f->ctx);
+	if (__atomic_sub_fetch(&f->left, 1, __ATOMIC_ACQ_REL) != 0) {
+		return;
+	}
+	if (f->cpl != NULL && rt_lcore_send_msg(f->origin, f->cpl, f->ctx) != 0) {
+		RT_LOG(ERR, "fan-out completion lost: origin ring full");
+	}
+	free(f);
+}
+
+int
+rt_for_each_dp_lcore(struct rt_runtime *rt, rt_msg_fn fn, void *ctx, rt_msg_fn cpl)
+{
+	struct rt_lcore *self = rt_lcore_self();
+	struct rt_fanout *f;
+	unsigned int i;
+
+	if (self == NULL || self->rt != rt) {
+		return -EINVAL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (f == NULL) {
+		return -ENOMEM;
+	}
+	*f = (struct rt_fanout){ fn, cpl, ctx, self, rt->n - 1 };
+	for (i = 1; i < rt->n; i++) {
+		if (rt_lcore_send_msg(&rt->lcores[i], rt_fanout_one, f) != 0) {
+			/* Lcores already sent to will still run; account for the rest. */
+			if (__atomic_sub_fetch(&f->left, rt->n - i, __ATOMIC_ACQ_REL) == 0) {
+				free(f);
+			}
+			return -ENOBUFS;
+		}
+	}
+	return 0;
+}

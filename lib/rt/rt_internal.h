@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Runtime internals: everything a logical lcore owns, and the runtime. */
+#ifndef RT_INTERNAL_H
+#define RT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "rt.h"
+
+extern int rt_logtype;
+#define RT_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, rt_logtype, "rt: " fmt "\n", ##__VA_ARGS__)
+
+#define RT_MSG_BATCH 32U
+#define RT_RING_DEFAULT 4096U
+#define RT_SIM_EPOCH_US 1000000ULL
+/* Idle back-off: spin, then sleep up to this long, so a message waits at most that. */
+#define RT_IDLE_SPINS 1000U
+#define RT_IDLE_SLEEP_MAX_NS 100000L
+
+/* A message: 16 bytes in the ring. */
+struct rt_msg {
+	rt_msg_fn fn;
+	void *ctx;
+};
+
+struct rt_poller {
+	struct rt_poller *next;
+	struct rt_lcore *lc;
+	rt_poller_fn fn;
+	void *arg;
+	uint64_t period_us;
+	uint64_t next_us;
+	char name[32];
+};
+
+struct rt_lcore {
+	struct rt_runtime *rt;
+	enum rt_lcore_role role;
+	int cpt;
+	unsigned int id;            /* index in rt->lcores, RCU thread id */
+	struct rte_ring *ring;
+	void *ctx;
+	struct rt_poller *pollers;
+	struct rt_timer **heap;     /* min-heap on expire_us */
+	unsigned int nheap;
+	unsigned int heap_cap;
+	struct rt_lcore_stats stats;
+};
+
+struct rt_retired {
+	uint64_t token;
+	void *obj;
+	rt_free_fn fn;
+};
+
+struct rt_runtime {
+	enum rt_mode mode;
+	bool mgmt_on_main;
+	unsigned int n;             /* logical lcores: [0] mgmt, [1..] data */
+	struct rt_lcore *lcores;
+	struct rte_rcu_qsbr *qsbr;
+	struct rt_retired *retired; /* FIFO owned by mgmt */
+	unsigned int nretired;
+	unsigned int retired_cap;
+	uint64_t sim_now_us;
+	int stop;                   /* atomic */
+	bool started;
+	unsigned int workers[RTE_MAX_LCORE];
+	unsigned int nworkers;
+};
+
+void *rt_zalloc_aligned(size_t size);
+unsigned int rt_msgs_run(struct rt_lcore *lc);
+unsigned int rt_pollers_run(struct rt_lcore *lc);
+unsigned int rt_timers_run(struct rt_lcore *lc);
+unsigned int rt_rcu_reclaim(struct rt_runtime *rt);
+void rt_rcu_free_all(struct rt_runtime *rt);
+void rt_pollers_free(struct rt_lcore *lc);
+void rt_idle_backoff(unsigned int *idle);
+
+#endif /* RT_INTERNAL_H */
