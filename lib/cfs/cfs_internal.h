@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef CFS_INTERNAL_H
+#define CFS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One "lo-hi/stride" term of an expression list. */
+struct cfs_range_expr {
+	uint32_t lo;
+	uint32_t hi;
+	uint32_t stride;
+};
+
+struct cfs_expr_list {
+	unsigned int n;
+	struct cfs_range_expr r[];
+};
+
+bool cfs_trim(const char *str, size_t len, char *out, size_t outlen);
+bool cfs_parse_u32(const char *str, uint32_t max, uint32_t *out);
+int cfs_parse_net(const char *str, uint32_t *net);
+bool cfs_parse_ipv4(const char *str, uint32_t *addr);
+/* Split "a.b.[c,d].e" on dots outside brackets into exactly @p n parts. */
+int cfs_split_dotted(const char *str, char parts[][64], unsigned int n);
+
+#endif /* CFS_INTERNAL_H */
