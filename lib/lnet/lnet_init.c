@@ -13,6 +13,7 @@
 #include <rte_lcore.h>
 
 #include "lnet_internal.h"
+#include "lnp_build_config.h"
 
 #define LNET_EAL_MAX_ARGS 64
 

@@ -15,8 +15,12 @@ libdir=$(dirname "$(find "$root" -name 'liblnet.so' | head -n 1)")
 test -f "$(find "$root" -path '*/include/lnet/api.h' | head -n 1)" ||
 	{ echo "lnet/api.h was not installed" >&2; exit 1; }
 
-export PKG_CONFIG_PATH="$pcdir"
-export PKG_CONFIG_SYSROOT_DIR="$root"
+# Point the installed .pc at the scratch root (a sysroot would also move
+# libdpdk's system paths).
+prefix=$(sed -n 's/^prefix=//p' "$pcdir/liblnet.pc")
+mkdir -p "$root/pc"
+sed "s|^prefix=.*|prefix=$root$prefix|" "$pcdir/liblnet.pc" >"$root/pc/liblnet.pc"
+export PKG_CONFIG_PATH="$root/pc"
 extra=""
 if [ "$sanitize" != "none" ]; then
 	extra="-fsanitize=$sanitize"

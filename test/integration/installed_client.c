@@ -37,7 +37,7 @@ next_event(struct lnet_eq *eq)
 }
 
 static struct lnet_handle_md
-bind(struct lnet_eq *eq, void *buf, unsigned int len)
+bind_md(struct lnet_eq *eq, void *buf, unsigned int len)
 {
 	struct lnet_md md = { .start = buf, .length = len, .threshold = 2, .eq_handle = eq };
 	struct lnet_handle_md h;
@@ -72,7 +72,7 @@ main(void)
 			       .eq_handle = eq };
 	CHECK(LNetMDAttach(me, &tmd, LNET_UNLINK, &th) == 0);
 
-	CHECK(LNetPut(NULL, bind(eq, data, sizeof(data)), LNET_ACK_REQ, &self, PORTAL, BITS, 0,
+	CHECK(LNetPut(NULL, bind_md(eq, data, sizeof(data)), LNET_ACK_REQ, &self, PORTAL, BITS, 0,
 		      42) == 0);
 	ev = next_event(eq);
 	CHECK(ev.type == LNET_EVENT_SEND && ev.mlength == sizeof(data));
@@ -84,7 +84,7 @@ main(void)
 	CHECK(memcmp(target, data, sizeof(data)) == 0);
 
 	memset(back, 0, sizeof(back));
-	CHECK(LNetGet(NULL, bind(eq, back, sizeof(back)), &self, PORTAL, BITS, 0, false) == 0);
+	CHECK(LNetGet(NULL, bind_md(eq, back, sizeof(back)), &self, PORTAL, BITS, 0, false) == 0);
 	CHECK(next_event(eq).type == LNET_EVENT_SEND);
 	ev = next_event(eq);
 	CHECK(ev.type == LNET_EVENT_GET && ev.mlength == sizeof(data));
@@ -92,7 +92,7 @@ main(void)
 	CHECK(ev.type == LNET_EVENT_REPLY && ev.mlength == sizeof(data));
 	CHECK(memcmp(back, data, sizeof(data)) == 0);
 
-	CHECK(LNetPut(NULL, bind(eq, data, sizeof(data)), LNET_ACK_REQ, &self, PORTAL, BITS ^ 1,
+	CHECK(LNetPut(NULL, bind_md(eq, data, sizeof(data)), LNET_ACK_REQ, &self, PORTAL, BITS ^ 1,
 		      0, 0) == 0);
 	CHECK(next_event(eq).type == LNET_EVENT_SEND);
 	CHECK(next_event(eq).type == 0); /* no PUT, no ACK */
