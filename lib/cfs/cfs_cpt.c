@@ -33,19 +33,6 @@ struct cfs_cpt_table {
 	unsigned int *distance;  /* [ncpts * ncpts] */
 };
 
-static int __attribute__((format(printf, 3, 4)))
-cfs_cpt_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 int
 cfs_topology_from_libnuma(struct cfs_topology **out)
 {
@@ -150,10 +137,10 @@ cfs_cpt_add_cpu(struct cfs_cpt_table *t, const struct cfs_topology *topo, unsign
 	struct cfs_cpt *c = &t->cpts[cpt];
 
 	if (cpu >= topo->ncpus || topo->cpu_node[cpu] < 0) {
-		return cfs_cpt_err(err, errlen, "CPU %u does not exist", cpu);
+		return cfs_err(err, errlen, "CPU %u does not exist", cpu);
 	}
 	if (t->cpu_cpt[cpu] >= 0) {
-		return cfs_cpt_err(err, errlen, "CPU %u is in CPT %d and CPT %u", cpu,
+		return cfs_err(err, errlen, "CPU %u is in CPT %d and CPT %u", cpu,
 				   t->cpu_cpt[cpu], cpt);
 	}
 	t->cpu_cpt[cpu] = (int)cpt;
@@ -215,7 +202,7 @@ cfs_cpt_table_default(const struct cfs_topology *topo, unsigned int ncpt,
 	}
 	if (ncpt == 0 || ncpt > nonline || ncpt > CFS_CPT_MAX) {
 		free(node_cpt);
-		return cfs_cpt_err(err, errlen, "cannot make %u CPTs from %u online CPUs", ncpt,
+		return cfs_err(err, errlen, "cannot make %u CPTs from %u online CPUs", ncpt,
 				   nonline);
 	}
 	t = cfs_cpt_table_alloc(topo, ncpt);
@@ -248,7 +235,7 @@ cfs_cpt_add_node(struct cfs_cpt_table *t, const struct cfs_topology *topo, unsig
 	bool any = false;
 
 	if (node >= topo->nnodes) {
-		return cfs_cpt_err(err, errlen, "node %u does not exist", node);
+		return cfs_err(err, errlen, "node %u does not exist", node);
 	}
 	for (i = 0; rc == 0 && i < topo->ncpus; i++) {
 		if (topo->cpu_node[i] == (int)node) {
@@ -256,7 +243,7 @@ cfs_cpt_add_node(struct cfs_cpt_table *t, const struct cfs_topology *topo, unsig
 			any = true;
 		}
 	}
-	return rc == 0 && !any ? cfs_cpt_err(err, errlen, "node %u has no CPU", node) : rc;
+	return rc == 0 && !any ? cfs_err(err, errlen, "node %u has no CPU", node) : rc;
 }
 
 /* One "<cpt>[<list>]" item. */
@@ -274,17 +261,17 @@ cfs_cpt_pattern_item(struct cfs_cpt_table *t, const struct cfs_topology *topo, c
 	int rc = 0;
 
 	if (br == NULL || (size_t)(br - item) >= sizeof(num) || br == item) {
-		return cfs_cpt_err(err, errlen, "\"%s\": expected <cpt>[<list>]", item);
+		return cfs_err(err, errlen, "\"%s\": expected <cpt>[<list>]", item);
 	}
 	memcpy(num, item, (size_t)(br - item));
 	num[br - item] = '\0';
 	if (!cfs_parse_u32(num, t->ncpts - 1, &cpt)) {
-		return cfs_cpt_err(err, errlen, "\"%s\": CPT must be 0-%u in order", item,
+		return cfs_err(err, errlen, "\"%s\": CPT must be 0-%u in order", item,
 				   t->ncpts - 1);
 	}
 	if (cfs_expr_list_parse(br, strlen(br), 0, (nodes ? topo->nnodes : topo->ncpus) - 1, &el) !=
 	    0) {
-		return cfs_cpt_err(err, errlen, "\"%s\": bad or out-of-range %s list", item,
+		return cfs_err(err, errlen, "\"%s\": bad or out-of-range %s list", item,
 				   nodes ? "node" : "CPU");
 	}
 	nvals = cfs_expr_list_values(el, nodes ? topo->nnodes : topo->ncpus, &vals);
@@ -321,12 +308,12 @@ cfs_cpt_table_pattern(const struct cfs_topology *topo, const char *pattern,
 		} else if (n < CFS_CPT_MAX) {
 			items[n++] = tok;
 		} else {
-			rc = cfs_cpt_err(err, errlen, "more than %u CPTs", CFS_CPT_MAX);
+			rc = cfs_err(err, errlen, "more than %u CPTs", CFS_CPT_MAX);
 		}
 	}
 	t = rc == 0 && n > 0 ? cfs_cpt_table_alloc(topo, n) : NULL;
 	if (rc == 0 && n == 0) {
-		rc = cfs_cpt_err(err, errlen, "empty CPU pattern");
+		rc = cfs_err(err, errlen, "empty CPU pattern");
 	} else if (rc == 0 && t == NULL) {
 		rc = -ENOMEM;
 	}
@@ -335,7 +322,7 @@ cfs_cpt_table_pattern(const struct cfs_topology *topo, const char *pattern,
 	}
 	for (i = 0; rc == 0 && i < n; i++) {
 		if (t->cpts[i].ncpus == 0) {
-			rc = cfs_cpt_err(err, errlen, "CPT %u has no CPU", i);
+			rc = cfs_err(err, errlen, "CPT %u has no CPU", i);
 		}
 	}
 	free(copy);
@@ -362,7 +349,7 @@ cfs_cpt_table_create(const struct cfs_topology *topo, const char *pattern, unsig
 	int rc;
 
 	if (topo == NULL || out == NULL || topo->ncpus == 0 || topo->nnodes == 0) {
-		return cfs_cpt_err(err, errlen, "no topology");
+		return cfs_err(err, errlen, "no topology");
 	}
 	if (pattern == NULL || pattern[strspn(pattern, " \t")] == '\0') {
 		rc = cfs_cpt_table_default(topo, ncpt_hint, &t, err, errlen);

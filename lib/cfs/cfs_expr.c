@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Expression lists: "N", "*", "[lo-hi/stride,N,...]" as lnetctl accepts them. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,4 +281,17 @@ cfs_split_dotted(const char *str, char parts[][64], unsigned int n)
 	}
 	parts[i][k] = '\0';
 	return i + 1 == n && depth == 0 ? 0 : -EINVAL;
+}
+
+int
+cfs_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
 }

@@ -22,6 +22,8 @@ bool cfs_trim(const char *str, size_t len, char *out, size_t outlen);
 bool cfs_parse_u32(const char *str, uint32_t max, uint32_t *out);
 int cfs_parse_net(const char *str, uint32_t *net);
 bool cfs_parse_ipv4(const char *str, uint32_t *addr);
+/* Write a message into @p err (if given) and return -EINVAL. */
+int cfs_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Split "a.b.[c,d].e" on dots outside brackets into exactly @p n parts. */
 int cfs_split_dotted(const char *str, char parts[][64], unsigned int n);
 

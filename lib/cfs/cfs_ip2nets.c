@@ -37,19 +37,6 @@ struct cfs_ip2nets {
 	struct cfs_ip2nets_rule rules[CFS_IP2NETS_MAX_RULES];
 };
 
-static int __attribute__((format(printf, 3, 4)))
-cfs_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 void
 cfs_ip2nets_free(struct cfs_ip2nets *rules)
 {

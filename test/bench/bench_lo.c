@@ -28,7 +28,8 @@ struct bench {
 	struct lnet_eq *eq;
 	struct lnet_processid self;
 	char *src;
-	char *dst;
+	char *dst;   /* the target MD: PUT lands here, GET reads from here */
+	char *sink;  /* where a GET's REPLY lands */
 };
 
 static double
@@ -129,7 +130,7 @@ bench_lnet(struct bench *b, bool put, double floor_ops)
 	double t0;
 
 	if (!put) {
-		md.start = b->dst;
+		md.start = b->sink;
 	}
 	if (LNetMDBind(&md, LNET_UNLINK, &h) != 0) {
 		return -1;
@@ -195,7 +196,8 @@ main(int argc, char **argv)
 	o.ncpts = b.ncpts;
 	b.src = calloc(1, b.size);
 	b.dst = calloc(1, b.size);
-	if (b.src == NULL || b.dst == NULL || lnet_init_opts_set(&o) != 0 ||
+	b.sink = calloc(1, b.size);
+	if (b.src == NULL || b.dst == NULL || b.sink == NULL || lnet_init_opts_set(&o) != 0 ||
 	    LNetNIInit(LNET_PID_LUSTRE) != 0 || LNetGetId(0, &b.self, true) != 0) {
 		return 1;
 	}
@@ -220,5 +222,6 @@ main(int argc, char **argv)
 	LNetEQFree(b.eq);
 	free(b.src);
 	free(b.dst);
+	free(b.sink);
 	return rc == 0 ? 0 : 1;
 }

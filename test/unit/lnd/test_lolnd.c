@@ -2,22 +2,6 @@
 /* The loopback LND: registered at start-up, moves payload between fragment lists. */
 #include "lnet_ut.h"
 
-static int
-setup(void **state)
-{
-	(void)state;
-	ut_up(1);
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	ut_down();
-	return 0;
-}
-
 static void
 test_registered(void **state)
 {
@@ -65,8 +49,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_registered, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fragments_to_fragments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registered, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_fragments_to_fragments, ut_setup1, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

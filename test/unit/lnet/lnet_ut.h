@@ -53,6 +53,31 @@ ut_down(void)
 	g_ut.eq = NULL;
 }
 
+/* cmocka fixtures: LNet up with one or two CPTs, and down. */
+static inline int
+ut_setup1(void **state)
+{
+	(void)state;
+	ut_up(1);
+	return 0;
+}
+
+static inline int
+ut_setup2(void **state)
+{
+	(void)state;
+	ut_up(2);
+	return 0;
+}
+
+static inline int
+ut_teardown(void **state)
+{
+	(void)state;
+	ut_down();
+	return 0;
+}
+
 /* Next event, or type 0 when the queue is empty. */
 static inline struct lnet_event
 ut_event(void)

@@ -2,30 +2,6 @@
 /* LNet API over 0@lo: init, ids, PUT/ACK, GET/REPLY, events, counters, errors. */
 #include "lnet_ut.h"
 
-static int
-setup1(void **state)
-{
-	(void)state;
-	ut_up(1);
-	return 0;
-}
-
-static int
-setup2(void **state)
-{
-	(void)state;
-	ut_up(2);
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	ut_down();
-	return 0;
-}
-
 static void
 test_init_refcount_and_ids(void **state)
 {
@@ -508,29 +484,29 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_init_refcount_and_ids, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_opts_rejected_while_up, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_put_ack_events, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_put_noack, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_get_reply, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_get_with_remote_offset, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_mismatch_dropped_and_counted, setup1,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_ignore_bits, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_match_id_filters, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_unique_wildcard_conflict, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_unique_portal_put, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_insert_before_after, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_arguments, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_put_to_unknown_net_fails_send, setup1,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_eq_overflow, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_put_ack_events, setup2, teardown),
-		cmocka_unit_test_setup_teardown(test_get_reply, setup2, teardown),
-		cmocka_unit_test_setup_teardown(test_two_cpts_put_get, setup2, teardown),
-		cmocka_unit_test_setup_teardown(test_two_cpts_wildcard_search, setup2, teardown),
-		cmocka_unit_test_setup_teardown(test_mismatch_dropped_and_counted, setup2,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_init_refcount_and_ids, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_opts_rejected_while_up, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_put_ack_events, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_put_noack, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_get_reply, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_get_with_remote_offset, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_mismatch_dropped_and_counted, ut_setup1,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_ignore_bits, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_match_id_filters, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_unique_wildcard_conflict, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_unique_portal_put, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_insert_before_after, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_arguments, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_put_to_unknown_net_fails_send, ut_setup1,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_eq_overflow, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_put_ack_events, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_get_reply, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_two_cpts_put_get, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_two_cpts_wildcard_search, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_mismatch_dropped_and_counted, ut_setup2,
+						ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

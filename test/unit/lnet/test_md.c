@@ -2,22 +2,6 @@
 /* MD options, thresholds, unlink and lazy portals, checked through events and bytes. */
 #include "lnet_ut.h"
 
-static int
-setup(void **state)
-{
-	(void)state;
-	ut_up(1);
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	ut_down();
-	return 0;
-}
-
 /* PUT @p len bytes of @p src with bits 1; returns the target-side event. */
 static struct lnet_event
 put_and_get_target_event(const void *src, unsigned int len, unsigned int offset)
@@ -319,21 +303,21 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_truncate, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_too_big_without_truncate_is_dropped, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_local_offset_advances, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_manage_remote, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_max_size_many_messages, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_max_size_bounds_one_message, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ack_disable, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_kiov_fragments, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_threshold_and_retain, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_op_mismatch, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reply_truncation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unlink_busy_md_reports_on_last_event, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_lazy_portal_waits_for_md, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truncate, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_too_big_without_truncate_is_dropped, ut_setup1,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_local_offset_advances, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_manage_remote, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_max_size_many_messages, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_max_size_bounds_one_message, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_ack_disable, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_kiov_fragments, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_threshold_and_retain, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_op_mismatch, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_reply_truncation, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_unlink_busy_md_reports_on_last_event, ut_setup1,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_lazy_portal_waits_for_md, ut_setup1, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
