@@ -480,6 +480,56 @@ test_two_cpts_wildcard_search(void **state)
 	assert_int_equal(ln->ncpts, 2);
 }
 
+struct handler_log {
+	unsigned int calls;
+	enum lnet_event_kind kinds[4];
+	struct rt_lcore *lcores[4];
+};
+
+static struct handler_log g_hlog;
+
+static void
+record_event(struct lnet_event *ev)
+{
+	if (g_hlog.calls < 4) {
+		g_hlog.kinds[g_hlog.calls] = ev->type;
+		g_hlog.lcores[g_hlog.calls] = rt_lcore_self();
+	}
+	g_hlog.calls++;
+}
+
+/* The MD's handler runs on the data lcore that owns the MD, before the EQ sees the event. */
+static void
+test_handler_runs_on_owner_lcore(void **state)
+{
+	struct lnet *ln = lnet_instance();
+	char src[8] = "handler";
+	char dst[8];
+	struct lnet_md tmd = ut_md(dst, sizeof(dst), 1, LNET_MD_OP_PUT);
+	struct lnet_md smd = ut_md(src, sizeof(src), 2, 0);
+	struct lnet_handle_md th;
+	struct lnet_handle_md sh;
+	unsigned int i;
+
+	(void)state;
+	memset(&g_hlog, 0, sizeof(g_hlog));
+	tmd.handler = record_event;
+	tmd.eq_handle = NULL;
+	smd.handler = record_event;
+	th = ut_attach(&tmd, 5, 0, LNET_INS_AFTER, LNET_UNLINK);
+	assert_int_equal(LNetMDBind(&smd, LNET_UNLINK, &sh), 0);
+	assert_int_equal(ut_put(sh, LNET_ACK_REQ, 5, 0), 0);
+	ut_events_expect_kinds((enum lnet_event_kind[]){ LNET_EVENT_SEND, LNET_EVENT_ACK }, 2);
+	ut_no_event(); /* the target MD has no EQ */
+	assert_int_equal(g_hlog.calls, 3);
+	for (i = 0; i < 3; i++) {
+		uint64_t cookie = g_hlog.kinds[i] == LNET_EVENT_PUT ? th.cookie : sh.cookie;
+
+		assert_non_null(g_hlog.lcores[i]);
+		assert_ptr_equal(g_hlog.lcores[i], ln->cpts[lnet_cookie_cpt(cookie)]->lcore);
+	}
+}
+
 int
 main(void)
 {
@@ -505,6 +555,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_get_reply, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_cpts_put_get, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_cpts_wildcard_search, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_handler_runs_on_owner_lcore, ut_setup1,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_handler_runs_on_owner_lcore, ut_setup2,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_mismatch_dropped_and_counted, ut_setup2,
 						ut_teardown),
 	};

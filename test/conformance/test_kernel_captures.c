@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Conformance: every LNet header in the real kernel captures
+ * (shared/captures/kernel/ *.pcap) decodes with our decoder, and encodes
+ * back to the very same 72 bytes. TCP streams to/from port 988 are put
+ * back together by sequence number, then walked as ksocklnd does: acceptor
+ * connection request, V3 hello, then ksock_msg frames (lnet-facts §4).
+ *
+ *   test_kernel_captures CAPTURE_DIR
+ * Exits 77 (skipped) when the directory is not there.
+ */
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lnet_wire.h"
+
+#define MAX_STREAMS 64
+#define ACCEPTOR_PORT 988
+#define KSOCK_MSG_NOOP 0xc0U
+#define KSOCK_MSG_LNET 0xc1U
+#define KSOCK_MSG_HDR 24U
+#define HELLO_V3_SIZE 56U
+
+struct stream {
+	uint32_t saddr, daddr;
+	uint16_t sport, dport;
+	uint32_t next_seq;
+	bool started;
+	uint8_t *data;
+	size_t len, cap;
+};
+
+struct tally {
+	unsigned int headers;
+	unsigned int noops;
+	unsigned int by_type[5];
+	unsigned int failures;
+};
+
+static struct stream *
+stream_of(struct stream *s, unsigned int *n, const struct iphdr *ip, const struct tcphdr *tcp)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n; i++) {
+		if (s[i].saddr == ip->saddr && s[i].daddr == ip->daddr &&
+		    s[i].sport == tcp->source && s[i].dport == tcp->dest) {
+			return &s[i];
+		}
+	}
+	if (*n == MAX_STREAMS) {
+		return NULL;
+	}
+	memset(&s[*n], 0, sizeof(s[0]));
+	s[*n].saddr = ip->saddr;
+	s[*n].daddr = ip->daddr;
+	s[*n].sport = tcp->source;
+	s[*n].dport = tcp->dest;
+	return &s[(*n)++];
+}
+
+/* Append in-order bytes; retransmitted or out-of-window bytes are skipped. */
+static void
+stream_add(struct stream *s, uint32_t seq, const uint8_t *p, size_t n, bool syn)
+{
+	if (syn) {
+		s->next_seq = seq + 1;
+		s->started = true;
+		return;
+	}
+	if (!s->started) {
+		s->next_seq = seq;
+		s->started = true;
+	}
+	if (n == 0 || seq != s->next_seq) {
+		return;
+	}
+	if (s->len + n > s->cap) {
+		s->cap = (s->len + n) * 2;
+		s->data = realloc(s->data, s->cap);
+	}
+	memcpy(s->data + s->len, p, n);
+	s->len += n;
+	s->next_seq += (uint32_t)n;
+}
+
+static void
+read_capture(const char *path, struct stream *s, unsigned int *n)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *pc = pcap_open_offline(path, err);
+	struct pcap_pkthdr *h;
+	const uint8_t *pkt;
+
+	if (pc == NULL) {
+		fprintf(stderr, "%s: %s\n", path, err);
+		return;
+	}
+	while (pcap_next_ex(pc, &h, &pkt) == 1) {
+		struct iphdr ip;
+		struct tcphdr tcp;
+		struct stream *st;
+		size_t ip_off = 14;
+		size_t tcp_off;
+		size_t off;
+
+		/* Frames are not aligned: copy the headers out. */
+		if (h->caplen < ip_off + sizeof(ip) || pkt[12] != 0x08 || pkt[13] != 0x00) {
+			continue;
+		}
+		memcpy(&ip, pkt + ip_off, sizeof(ip));
+		tcp_off = ip_off + ip.ihl * 4U;
+		if (ip.protocol != IPPROTO_TCP || h->caplen < tcp_off + sizeof(tcp)) {
+			continue;
+		}
+		memcpy(&tcp, pkt + tcp_off, sizeof(tcp));
+		if (ntohs(tcp.source) != ACCEPTOR_PORT && ntohs(tcp.dest) != ACCEPTOR_PORT) {
+			continue;
+		}
+		off = tcp_off + tcp.doff * 4U;
+		st = stream_of(s, n, &ip, &tcp);
+		if (st != NULL && off <= h->caplen && ip_off + ntohs(ip.tot_len) <= h->caplen) {
+			stream_add(st, ntohl(tcp.seq), pkt + off, ip_off + ntohs(ip.tot_len) - off,
+				   tcp.syn);
+		}
+	}
+	pcap_close(pc);
+}
+
+static uint32_t
+rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+/* Walk one direction of a ksocklnd connection; check every LNet header. */
+static void
+walk_stream(const struct stream *s, struct tally *t, const char *name)
+{
+	size_t off = 0;
+
+	if (s->len >= 16 && rd32(s->data) == LNET_PROTO_ACCEPTOR_MAGIC) {
+		off = 16; /* connection request, from the connecting side only */
+	}
+	if (s->len < off + HELLO_V3_SIZE || rd32(s->data + off) != LNET_PROTO_MAGIC ||
+	    rd32(s->data + off + 4) != 3) {
+		return; /* not a V3 connection (or cut before the hello) */
+	}
+	off += HELLO_V3_SIZE + 4 * rd32(s->data + off + 52);
+	while (off + KSOCK_MSG_HDR <= s->len) {
+		uint32_t type = rd32(s->data + off);
+		struct lnet_hdr h;
+		uint8_t again[LNET_HDR_NID4_SIZE];
+		int rc;
+
+		if (type == KSOCK_MSG_NOOP) {
+			t->noops++;
+			off += KSOCK_MSG_HDR;
+			continue;
+		}
+		if (type != KSOCK_MSG_LNET || off + KSOCK_MSG_HDR + LNET_HDR_NID4_SIZE > s->len) {
+			break;
+		}
+		off += KSOCK_MSG_HDR;
+		rc = lnet_hdr_decode_nid4(s->data + off, LNET_HDR_NID4_SIZE, &h);
+		if (rc != 0 || lnet_hdr_encode_nid4(&h, again, sizeof(again)) != 0 ||
+		    memcmp(again, s->data + off, sizeof(again)) != 0) {
+			fprintf(stderr, "%s: header at stream offset %zu: %s\n", name, off,
+				rc != 0 ? lnet_wire_strerror(rc) : "re-encoding differs");
+			t->failures++;
+			return;
+		}
+		t->headers++;
+		t->by_type[h.type]++;
+		off += LNET_HDR_NID4_SIZE + h.payload_length;
+	}
+}
+
+static int
+is_pcap(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 5 && strcmp(d->d_name + n - 5, ".pcap") == 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct dirent **files;
+	struct tally t = { 0 };
+	int nfiles;
+	int i;
+
+	if (argc < 2 || (nfiles = scandir(argv[1], &files, is_pcap, alphasort)) < 0) {
+		printf("captures not found: skipped\n");
+		return 77;
+	}
+	for (i = 0; i < nfiles; i++) {
+		struct stream streams[MAX_STREAMS];
+		unsigned int n = 0;
+		unsigned int j;
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s", argv[1], files[i]->d_name);
+		read_capture(path, streams, &n);
+		for (j = 0; j < n; j++) {
+			walk_stream(&streams[j], &t, files[i]->d_name);
+			free(streams[j].data);
+		}
+		free(files[i]);
+	}
+	free(files);
+	printf("kernel captures: %d files, %u LNet headers (ACK %u, PUT %u, GET %u, REPLY %u), "
+	       "%u NOOPs, %u failures\n", nfiles, t.headers, t.by_type[0], t.by_type[1],
+	       t.by_type[2], t.by_type[3], t.noops, t.failures);
+	return t.failures == 0 && t.headers > 0 ? 0 : 1;
+}
