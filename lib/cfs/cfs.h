@@ -49,6 +49,8 @@ LNP_API const char *libcfs_idstr(const struct lnet_processid *id);
 LNP_API uint32_t libcfs_str2net(const char *str);
 /** Parse a NID (IPv4/IPv6 for IP LNDs, a number otherwise). 0 or -EINVAL. */
 LNP_API int libcfs_strnid(struct lnet_nid *nid, const char *str);
+/** As libcfs_strnid(), writing what is wrong into @p err (may be NULL). */
+LNP_API int libcfs_strnid_err(struct lnet_nid *nid, const char *str, char *err, size_t errlen);
 /** Parse a NID that fits 64 bits; LNET_NID_ANY when malformed or larger. */
 LNP_API lnet_nid_t libcfs_str2nid(const char *str);
 /** Parse "[U]<pid>-<nid>" (or a bare NID: pid LNET_PID_LUSTRE). 0 or -EINVAL. */

@@ -287,7 +287,7 @@ cfs_parse_ipv4(const char *str, uint32_t *addr)
 }
 
 static int
-cfs_parse_addr(const char *addr, uint32_t net, struct lnet_nid *nid)
+cfs_parse_addr(const char *addr, uint32_t net, struct lnet_nid *nid, char *err, size_t errlen)
 {
 	int lnd = (int)LNET_NETTYP(net);
 	uint32_t v;
@@ -297,7 +297,8 @@ cfs_parse_addr(const char *addr, uint32_t net, struct lnet_nid *nid)
 	nid->nid_num = htons((uint16_t)LNET_NETNUM(net));
 	if (!cfs_lnd_is_ip(lnd)) {
 		if (!cfs_parse_u32(addr, UINT32_MAX, &v)) {
-			return -EINVAL;
+			return cfs_err(err, errlen, "\"%s\" is not a number (0-4294967295) for %s",
+				       addr, libcfs_lnd2str(lnd));
 		}
 		nid->nid_addr[0] = htonl(v);
 		return 0;
@@ -310,18 +311,22 @@ cfs_parse_addr(const char *addr, uint32_t net, struct lnet_nid *nid)
 		nid->nid_size = 12;
 		return 0;
 	}
-	return -EINVAL; /* host names are not resolved */
+	/* Host names are not resolved. */
+	return cfs_err(err, errlen, "\"%s\" is not an IPv4 or IPv6 address", addr);
 }
 
 int
-libcfs_strnid(struct lnet_nid *nid, const char *str)
+libcfs_strnid_err(struct lnet_nid *nid, const char *str, char *err, size_t errlen)
 {
 	char buf[LNET_NIDSTR_SIZE];
 	char *at;
 	uint32_t net;
 
-	if (nid == NULL || str == NULL || !cfs_trim(str, strlen(str), buf, sizeof(buf))) {
-		return -EINVAL;
+	if (nid == NULL || str == NULL) {
+		return cfs_err(err, errlen, "no NID");
+	}
+	if (!cfs_trim(str, strlen(str), buf, sizeof(buf))) {
+		return cfs_err(err, errlen, "empty or too long NID");
 	}
 	if (strcmp(buf, "<?>") == 0) {
 		*nid = LNET_ANY_NID;
@@ -329,13 +334,20 @@ libcfs_strnid(struct lnet_nid *nid, const char *str)
 	}
 	at = strrchr(buf, '@');
 	if (at == NULL || at == buf) {
-		return -EINVAL;
+		return cfs_err(err, errlen, "\"%s\": expected <address>@<net>", buf);
 	}
 	*at = '\0';
 	if (cfs_parse_net(at + 1, &net) != 0) {
-		return -EINVAL;
+		return cfs_err(err, errlen, "\"%s\" is not a network (tcp, o2ib, lo, gni, kfi, ...)",
+			       at + 1);
 	}
-	return cfs_parse_addr(buf, net, nid);
+	return cfs_parse_addr(buf, net, nid, err, errlen);
+}
+
+int
+libcfs_strnid(struct lnet_nid *nid, const char *str)
+{
+	return libcfs_strnid_err(nid, str, NULL, 0);
 }
 
 lnet_nid_t

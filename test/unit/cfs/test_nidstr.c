@@ -138,6 +138,25 @@ test_malformed_nids(void **state)
 }
 
 static void
+test_error_messages(void **state)
+{
+	struct lnet_nid nid;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(libcfs_strnid_err(&nid, "1.2.3.4", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "\"1.2.3.4\": expected <address>@<net>");
+	assert_int_equal(libcfs_strnid_err(&nid, "1.2.3.4@foo", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "\"foo\" is not a network"));
+	assert_int_equal(libcfs_strnid_err(&nid, "256.1.1.1@tcp", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "\"256.1.1.1\" is not an IPv4 or IPv6 address");
+	assert_int_equal(libcfs_strnid_err(&nid, "x@gni", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is not a number"));
+	assert_int_equal(libcfs_strnid_err(&nid, "", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "empty or too long NID");
+}
+
+static void
 test_truncation(void **state)
 {
 	char b[6];
@@ -155,6 +174,7 @@ main(void)
 		cmocka_unit_test(test_forms_round_trip), cmocka_unit_test(test_large_nid_bytes),
 		cmocka_unit_test(test_nets),             cmocka_unit_test(test_process_ids),
 		cmocka_unit_test(test_malformed_nids),   cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_error_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
