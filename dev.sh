@@ -3,7 +3,7 @@
 # The project's entry point on a Debian 12 machine (run as root, or with sudo).
 #   ./dev.sh run    install packages, build, run the main job
 #   ./dev.sh test   install packages, build under ASan+UBSan, run every gating test
-#   ./dev.sh deps | build | fuzz | bench
+#   ./dev.sh deps | build | demo | fuzz | bench
 set -eu
 cd "$(dirname "$0")"
 
@@ -60,6 +60,12 @@ deps) deps ;;
 build) deps; build ;;
 run)
 	deps; build
+	# The main job: lnetd-pmd on its embedded default (Ctrl-C stops it).
+	# In another shell: ./build/apps/lnetctl/lnetctl net show -v
+	exec ./build/apps/lnetd-pmd/lnetd-pmd
+	;;
+demo)
+	deps; build
 	exec ./build/apps/lnet-demo/lnet-demo
 	;;
 test)
@@ -86,7 +92,7 @@ bench)
 	./test/bench/run.sh build
 	;;
 *)
-	echo "usage: $0 run|test|deps|build|fuzz|bench" >&2
+	echo "usage: $0 run|test|deps|build|demo|fuzz|bench" >&2
 	exit 2
 	;;
 esac

@@ -26,6 +26,17 @@ static struct lnet *g_lnet;
 static int g_lnet_refcount;
 static struct lnet_init_opts g_lnet_opts = { .opts_size = sizeof(struct lnet_init_opts) };
 
+/*
+ * Kernel LNet's defaults (lnet-facts §12.8); max_interfaces is 200 as Lustre
+ * 2.17 shows it (the global_show.yaml files of captures/kernel/tool-output).
+ */
+static const struct lnet_global_tunables lnet_default_tunables = {
+	.numa_range = 0, .max_interfaces = 200, .discovery = 1, .drop_asym_route = 0,
+	.retry_count = 2, .transaction_timeout = 150, .health_sensitivity = 100,
+	.recovery_interval = 1, .router_sensitivity = 100, .lnd_timeout = 49,
+	.response_tracking = 3, .recovery_limit = 0, .max_recovery_ping_interval = 900,
+};
+
 struct lnet *
 lnet_instance(void)
 {
@@ -206,6 +217,7 @@ LNetNIInit(lnet_pid_t requested_pid)
 		return -ENOMEM;
 	}
 	ln->pid = requested_pid == LNET_PID_ANY ? LNET_PID_LUSTRE : requested_pid;
+	ln->tunables = lnet_default_tunables;
 	ln->interface_cookie = lnet_new_interface_cookie();
 	rc = lnet_choose_mode(ln, &g_lnet_opts);
 	if (rc == 0) {

@@ -130,6 +130,7 @@ struct lnet_tx_queue {
 	struct lnet_msg_list queue;
 };
 
+/* Per-NI counters: lo's are bumped from every lcore, so always atomically. */
 struct lnet_ni_stats {
 	uint64_t send_count;
 	uint64_t recv_count;
@@ -262,6 +263,23 @@ struct lnet_eq {
 
 /* ---- the node ------------------------------------------------------------ */
 
+/* lnetctl global show, in its order (lnet-facts §12.8), kernel defaults. */
+struct lnet_global_tunables {
+	int numa_range;
+	int max_interfaces;
+	int discovery;
+	int drop_asym_route;
+	int retry_count;
+	int transaction_timeout;
+	int health_sensitivity;
+	int recovery_interval;
+	int router_sensitivity;
+	int lnd_timeout;
+	int response_tracking;
+	int recovery_limit;
+	int max_recovery_ping_interval;
+};
+
 struct lnet {
 	struct rt_runtime *rt;
 	bool owns_eal;
@@ -272,6 +290,7 @@ struct lnet {
 	struct lnet_cpt **cpts;
 	struct lnet_portal portals[LNET_MAX_PORTALS];
 	struct lnet_ni_table *ni_table;  /* RCU-published */
+	struct lnet_global_tunables tunables; /* written by the management lcore */
 	struct lnet_ni *loni;
 	struct cfs_cpt_table *cpt_table;
 	unsigned int bind_rotor;  /* atomic: CPT for LNetMDBind from foreign threads */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LNETCTL_H
+#define LNETCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <yaml.h>
+
+#define LNETCTL_DEFAULT_NAME "lnetd"
+
+/* A connection to one lnetd-pmd instance's telemetry socket. */
+struct lnetctl_conn {
+	int fd;
+	char path[256];
+};
+
+/* lnetctl_client.c */
+int lnetctl_connect(const char *name, struct lnetctl_conn *c, char *err, size_t errlen);
+void lnetctl_close(struct lnetctl_conn *c);
+/* Send "/cmd[,params]"; parse the JSON reply's value into @p doc (root = value). */
+int lnetctl_request(struct lnetctl_conn *c, const char *cmd, const char *params,
+		    yaml_document_t *doc, char *err, size_t errlen);
+
+/* lnetctl_yaml.c: small helpers over libyaml documents and the emitter. */
+yaml_node_t *lnetctl_map_get(yaml_document_t *doc, yaml_node_t *map, const char *key);
+const char *lnetctl_scalar(yaml_node_t *n);
+struct lnetctl_out {
+	yaml_emitter_t em;
+	bool failed;
+};
+void lnetctl_out_begin(struct lnetctl_out *o, int indent);
+void lnetctl_out_end(struct lnetctl_out *o);
+void lnetctl_out_map_begin(struct lnetctl_out *o);
+void lnetctl_out_map_end(struct lnetctl_out *o);
+void lnetctl_out_seq_begin(struct lnetctl_out *o);
+void lnetctl_out_seq_end(struct lnetctl_out *o);
+void lnetctl_out_scalar(struct lnetctl_out *o, const char *s);
+void lnetctl_out_quoted(struct lnetctl_out *o, const char *s);
+void lnetctl_out_kv(struct lnetctl_out *o, const char *key, const char *value);
+/* The kernel's error block: "<verb>:\n    - <object>:\n          errno: N\n          descr: ..." */
+void lnetctl_print_error(const char *verb, const char *object, int err, const char *descr);
+
+/* lnetctl_show.c */
+int lnetctl_net_show(struct lnetctl_conn *c, const char *net, int detail);
+int lnetctl_stats_show(struct lnetctl_conn *c);
+int lnetctl_global_show(struct lnetctl_conn *c);
+
+#endif /* LNETCTL_H */

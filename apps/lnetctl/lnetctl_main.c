@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lnetctl for lnetd-pmd: the kernel lnetctl's command tree over the
+ * daemon's telemetry socket. Commands whose capability is not built yet
+ * answer with the kernel's error block and "not supported".
+ *
+ *   lnetctl [--name NAME] <command> <subcommand> [options]
+ *   lnetctl [--name NAME]            (interactive prompt)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lnetctl.h"
+
+#define LNETCTL_MAX_ARGS 64
+
+struct lnetctl_ctx {
+	const char *name;
+	struct lnetctl_conn conn;
+	bool connected;
+};
+
+typedef int (*lnetctl_fn)(struct lnetctl_ctx *ctx, int argc, char **argv);
+
+struct lnetctl_cmd {
+	const char *name;
+	const char *sub;   /* NULL: the command takes no subcommand */
+	lnetctl_fn fn;     /* NULL: not supported yet */
+	const char *help;
+};
+
+static int
+lnetctl_need_conn(struct lnetctl_ctx *ctx)
+{
+	char err[512];
+
+	if (ctx->connected) {
+		return 0;
+	}
+	if (lnetctl_connect(ctx->name, &ctx->conn, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lnetctl: %s\n", err);
+		return -ENOTCONN;
+	}
+	ctx->connected = true;
+	return 0;
+}
+
+/* "-v" / "--verbose" with an optional level in the next word; "--net NET". */
+static int
+lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	const char *net = NULL;
+	int detail = 0;
+	int i;
+	int rc;
+
+	for (i = 0; i < argc; i++) {
+		if ((strcmp(argv[i], "--net") == 0) && i + 1 < argc) {
+			net = argv[++i];
+		} else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
+			detail = 1;
+			if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
+				detail = atoi(argv[++i]);
+			}
+		} else {
+			lnetctl_print_error("show", "net", -EINVAL, "unknown option");
+			return -EINVAL;
+		}
+	}
+	rc = lnetctl_need_conn(ctx);
+	return rc != 0 ? rc : lnetctl_net_show(&ctx->conn, net, detail);
+}
+
+static int
+lnetctl_no_args(const char *object, int argc)
+{
+	if (argc > 0) {
+		lnetctl_print_error("show", object, -EINVAL, "this command takes no options");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+lnetctl_stats_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	int rc = lnetctl_no_args("statistics", argc);
+
+	(void)argv;
+	if (rc == 0) {
+		rc = lnetctl_need_conn(ctx);
+	}
+	return rc != 0 ? rc : lnetctl_stats_show(&ctx->conn);
+}
+
+static int
+lnetctl_global_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	int rc = lnetctl_no_args("global", argc);
+
+	(void)argv;
+	if (rc == 0) {
+		rc = lnetctl_need_conn(ctx);
+	}
+	return rc != 0 ? rc : lnetctl_global_show(&ctx->conn);
+}
+
+/* The kernel lnetctl's tree (lnet-facts §12.1). */
+static const struct lnetctl_cmd lnetctl_cmds[] = {
+	{ "lnet", "configure", NULL, "configure lnet" },
+	{ "lnet", "unconfigure", NULL, "unconfigure lnet" },
+	{ "net", "add", NULL, "add a network" },
+	{ "net", "del", NULL, "delete a network" },
+	{ "net", "show", lnetctl_net_show_cmd, "show networks [--net NET] [-v [N]]" },
+	{ "net", "set", NULL, "set network parameters" },
+	{ "route", "add", NULL, "add a route" },
+	{ "route", "del", NULL, "delete a route" },
+	{ "route", "show", NULL, "show routes" },
+	{ "routing", "show", NULL, "show routing information" },
+	{ "set", NULL, NULL, "set a global tunable" },
+	{ "import", NULL, NULL, "import configuration from YAML" },
+	{ "export", NULL, NULL, "export configuration as YAML" },
+	{ "stats", "show", lnetctl_stats_show_cmd, "show LNet statistics" },
+	{ "stats", "reset", NULL, "reset LNet statistics" },
+	{ "debug", "recovery", NULL, "show recovery queues" },
+	{ "debug", "peer", NULL, "show peer debug information" },
+	{ "global", "show", lnetctl_global_show_cmd, "show global settings" },
+	{ "peer", "add", NULL, "add a peer" },
+	{ "peer", "del", NULL, "delete a peer" },
+	{ "peer", "show", NULL, "show peers" },
+	{ "peer", "list", NULL, "list peers" },
+	{ "peer", "set", NULL, "set peer parameters" },
+	{ "ping", NULL, NULL, "ping NIDs" },
+	{ "discover", NULL, NULL, "discover peers" },
+	{ "udsp", "add", NULL, "add a selection policy" },
+	{ "udsp", "del", NULL, "delete a selection policy" },
+	{ "udsp", "show", NULL, "show selection policies" },
+	{ "fault", "drop", NULL, "drop rules" },
+	{ "fault", "delay", NULL, "delay rules" },
+	{ "cpt-of-nid", NULL, NULL, "show the CPT of NIDs" },
+};
+
+#define LNETCTL_NCMDS (sizeof(lnetctl_cmds) / sizeof(lnetctl_cmds[0]))
+
+static void
+lnetctl_help(FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, "usage: lnetctl [--name NAME] <command> [<subcommand>] [options]\n"
+		   "commands:\n");
+	for (i = 0; i < LNETCTL_NCMDS; i++) {
+		fprintf(f, "  %-10s %-12s %s%s\n", lnetctl_cmds[i].name,
+			lnetctl_cmds[i].sub != NULL ? lnetctl_cmds[i].sub : "", lnetctl_cmds[i].help,
+			lnetctl_cmds[i].fn == NULL ? " (not supported yet)" : "");
+	}
+}
+
+static const struct lnetctl_cmd *
+lnetctl_find(int argc, char **argv, bool *known_command)
+{
+	unsigned int i;
+
+	*known_command = false;
+	for (i = 0; i < LNETCTL_NCMDS; i++) {
+		if (strcmp(lnetctl_cmds[i].name, argv[0]) != 0) {
+			continue;
+		}
+		*known_command = true;
+		if (lnetctl_cmds[i].sub == NULL ||
+		    (argc > 1 && strcmp(lnetctl_cmds[i].sub, argv[1]) == 0)) {
+			return &lnetctl_cmds[i];
+		}
+	}
+	return NULL;
+}
+
+/* Run one command line; returns the process exit code for it. */
+static int
+lnetctl_run(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	const struct lnetctl_cmd *cmd;
+	char descr[160];
+	bool known;
+	int skip;
+
+	if (argc == 0) {
+		return 0;
+	}
+	if (strcmp(argv[0], "help") == 0 || strcmp(argv[0], "--help") == 0 ||
+	    strcmp(argv[0], "-h") == 0) {
+		lnetctl_help(stdout);
+		return 0;
+	}
+	cmd = lnetctl_find(argc, argv, &known);
+	if (cmd == NULL) {
+		snprintf(descr, sizeof(descr), "%s: %s", argv[0],
+			 known ? (argc > 1 ? "unknown subcommand" : "missing subcommand") :
+				 "unknown command");
+		lnetctl_print_error(argv[0], argc > 1 ? argv[1] : argv[0], -EINVAL, descr);
+		return 1;
+	}
+	if (cmd->fn == NULL) {
+		snprintf(descr, sizeof(descr), "%s%s%s: not supported yet by lnetd-pmd", cmd->name,
+			 cmd->sub != NULL ? " " : "", cmd->sub != NULL ? cmd->sub : "");
+		lnetctl_print_error(cmd->sub != NULL ? cmd->sub : cmd->name, cmd->name, -EOPNOTSUPP,
+				    descr);
+		return 1;
+	}
+	skip = cmd->sub != NULL ? 2 : 1;
+	return cmd->fn(ctx, argc - skip, argv + skip) == 0 ? 0 : 1;
+}
+
+/* Interactive prompt, as the kernel lnetctl opens without arguments. */
+static int
+lnetctl_interactive(struct lnetctl_ctx *ctx)
+{
+	char line[1024];
+	int last = 0;
+
+	for (;;) {
+		char *argv[LNETCTL_MAX_ARGS];
+		char *save = NULL;
+		char *tok;
+		int argc = 0;
+
+		printf("lnetctl > ");
+		fflush(stdout);
+		if (fgets(line, sizeof(line), stdin) == NULL) {
+			printf("\n");
+			return last;
+		}
+		for (tok = strtok_r(line, " \t\n", &save); tok != NULL && argc < LNETCTL_MAX_ARGS;
+		     tok = strtok_r(NULL, " \t\n", &save)) {
+			argv[argc++] = tok;
+		}
+		if (argc > 0 && (strcmp(argv[0], "quit") == 0 || strcmp(argv[0], "exit") == 0 ||
+				 strcmp(argv[0], "q") == 0)) {
+			return last;
+		}
+		last = lnetctl_run(ctx, argc, argv);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lnetctl_ctx ctx = { .name = getenv("LNETCTL_NAME"), .conn = { .fd = -1 } };
+	int first = 1;
+	int rc;
+
+	if (ctx.name == NULL) {
+		ctx.name = LNETCTL_DEFAULT_NAME;
+	}
+	if (argc > 2 && strcmp(argv[1], "--name") == 0) {
+		ctx.name = argv[2];
+		first = 3;
+	}
+	rc = first >= argc ? lnetctl_interactive(&ctx) :
+			     lnetctl_run(&ctx, argc - first, argv + first);
+	if (ctx.connected) {
+		lnetctl_close(&ctx.conn);
+	}
+	return rc;
+}

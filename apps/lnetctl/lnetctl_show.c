@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * show commands: ask the daemon, print the kernel lnetctl's YAML keys in
+ * its order (lnet-facts §12.3, §12.7, §12.8).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lnetctl.h"
+
+/* Copy daemon keys to kernel keys, in the given order, within one mapping. */
+struct lnetctl_key {
+	const char *daemon;
+	const char *kernel;
+};
+
+static void
+lnetctl_out_keys(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *map,
+		 const struct lnetctl_key *keys, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const char *v = lnetctl_scalar(lnetctl_map_get(doc, map, keys[i].daemon));
+
+		if (v != NULL) {
+			lnetctl_out_kv(o, keys[i].kernel, v);
+		}
+	}
+}
+
+static void
+lnetctl_out_section(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *map,
+		    const char *title, const struct lnetctl_key *keys, unsigned int n)
+{
+	lnetctl_out_scalar(o, title);
+	lnetctl_out_map_begin(o);
+	lnetctl_out_keys(o, doc, map, keys, n);
+	lnetctl_out_map_end(o);
+}
+
+static void
+lnetctl_out_ni(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni, int detail)
+{
+	static const struct lnetctl_key stats[] = {
+		{ "send_count", "send_count" }, { "recv_count", "recv_count" },
+		{ "drop_count", "drop_count" },
+	};
+	static const struct lnetctl_key tunables[] = {
+		{ "peer_timeout", "peer_timeout" }, { "peer_credits", "peer_credits" },
+		{ "peer_buffer_credits", "peer_buffer_credits" }, { "credits", "credits" },
+	};
+	const char *cpt = lnetctl_scalar(lnetctl_map_get(doc, ni, "CPT"));
+
+	lnetctl_out_map_begin(o);
+	lnetctl_out_kv(o, "nid", lnetctl_scalar(lnetctl_map_get(doc, ni, "nid")));
+	lnetctl_out_kv(o, "status", lnetctl_scalar(lnetctl_map_get(doc, ni, "status")));
+	if (detail > 0) {
+		lnetctl_out_section(o, doc, ni, "statistics", stats, 3);
+		lnetctl_out_section(o, doc, ni, "tunables", tunables, 4);
+		lnetctl_out_kv(o, "dev cpt", lnetctl_scalar(lnetctl_map_get(doc, ni, "dev_cpt")));
+		lnetctl_out_scalar(o, "CPT");
+		lnetctl_out_quoted(o, cpt != NULL ? cpt : "");
+	}
+	lnetctl_out_map_end(o);
+}
+
+static int
+lnetctl_fetch(struct lnetctl_conn *c, const char *cmd, const char *params, yaml_document_t *doc,
+	      yaml_node_t **value, const char *verb, const char *object)
+{
+	char err[256];
+	yaml_node_t *root;
+	int rc = lnetctl_request(c, cmd, params, doc, err, sizeof(err));
+
+	if (rc != 0) {
+		lnetctl_print_error(verb, object, rc, err);
+		return rc;
+	}
+	root = yaml_document_get_root_node(doc);
+	*value = yaml_document_get_node(doc, root->data.mapping.pairs.start->value);
+	return 0;
+}
+
+#define LNETCTL_MAX_NIS 256
+
+struct lnetctl_nis {
+	yaml_node_t *ni[LNETCTL_MAX_NIS];
+	const char *net[LNETCTL_MAX_NIS];
+	unsigned int n;
+};
+
+/* The reply maps "ni0", "ni1", ... to flat NI dicts, in configuration order. */
+static void
+lnetctl_nis_collect(yaml_document_t *doc, yaml_node_t *value, struct lnetctl_nis *l)
+{
+	yaml_node_pair_t *p;
+
+	l->n = 0;
+	for (p = value->data.mapping.pairs.start;
+	     p < value->data.mapping.pairs.top && l->n < LNETCTL_MAX_NIS; p++) {
+		yaml_node_t *ni = yaml_document_get_node(doc, p->value);
+		const char *net = lnetctl_scalar(lnetctl_map_get(doc, ni, "net_type"));
+
+		if (net != NULL) {
+			l->ni[l->n] = ni;
+			l->net[l->n++] = net;
+		}
+	}
+}
+
+/* One net and its NIs, as the kernel groups them. */
+static void
+lnetctl_out_net(struct lnetctl_out *o, yaml_document_t *doc, const struct lnetctl_nis *l,
+		const char *net, int detail)
+{
+	unsigned int i;
+
+	lnetctl_out_map_begin(o);
+	lnetctl_out_kv(o, "net type", net);
+	lnetctl_out_scalar(o, "local NI(s)");
+	lnetctl_out_seq_begin(o);
+	for (i = 0; i < l->n; i++) {
+		if (strcmp(l->net[i], net) == 0) {
+			lnetctl_out_ni(o, doc, l->ni[i], detail);
+		}
+	}
+	lnetctl_out_seq_end(o);
+	lnetctl_out_map_end(o);
+}
+
+static bool
+lnetctl_net_seen(const struct lnetctl_nis *l, unsigned int upto)
+{
+	unsigned int i;
+
+	for (i = 0; i < upto; i++) {
+		if (strcmp(l->net[i], l->net[upto]) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+int
+lnetctl_net_show(struct lnetctl_conn *c, const char *net, int detail)
+{
+	static struct lnetctl_nis l;
+	char params[128];
+	yaml_document_t doc;
+	yaml_node_t *value;
+	struct lnetctl_out o;
+	unsigned int i;
+	int rc;
+
+	snprintf(params, sizeof(params), "detail=%d%s%s", detail, net != NULL ? ",net=" : "",
+		 net != NULL ? net : "");
+	rc = lnetctl_fetch(c, "/lnet/net_show", params, &doc, &value, "show", "net");
+	if (rc != 0) {
+		return rc;
+	}
+	lnetctl_nis_collect(&doc, value, &l);
+	if (l.n == 0) {
+		yaml_document_delete(&doc);
+		if (net != NULL) {
+			lnetctl_print_error("show", "net", -ENOENT, "no such net");
+			return -ENOENT;
+		}
+		return 0;
+	}
+	lnetctl_out_begin(&o, 6); /* the netlink path's layout: items at +6 */
+	lnetctl_out_map_begin(&o);
+	lnetctl_out_scalar(&o, "net");
+	lnetctl_out_seq_begin(&o);
+	for (i = 0; i < l.n; i++) {
+		if (!lnetctl_net_seen(&l, i)) {
+			lnetctl_out_net(&o, &doc, &l, l.net[i], detail);
+		}
+	}
+	lnetctl_out_seq_end(&o);
+	lnetctl_out_map_end(&o);
+	lnetctl_out_end(&o);
+	yaml_document_delete(&doc);
+	return o.failed ? -EIO : 0;
+}
+
+/* A flat mapping under one title, keys as the daemon sent them (same names). */
+static int
+lnetctl_flat_show(struct lnetctl_conn *c, const char *cmd, const char *title,
+		  const char *object)
+{
+	yaml_document_t doc;
+	yaml_node_t *value;
+	yaml_node_pair_t *p;
+	struct lnetctl_out o;
+	int rc = lnetctl_fetch(c, cmd, NULL, &doc, &value, "show", object);
+
+	if (rc != 0) {
+		return rc;
+	}
+	lnetctl_out_begin(&o, 4); /* the ioctl path's cYAML layout */
+	lnetctl_out_map_begin(&o);
+	lnetctl_out_scalar(&o, title);
+	lnetctl_out_map_begin(&o);
+	for (p = value->data.mapping.pairs.start; p < value->data.mapping.pairs.top; p++) {
+		lnetctl_out_kv(&o, lnetctl_scalar(yaml_document_get_node(&doc, p->key)),
+			       lnetctl_scalar(yaml_document_get_node(&doc, p->value)));
+	}
+	lnetctl_out_map_end(&o);
+	lnetctl_out_map_end(&o);
+	lnetctl_out_end(&o);
+	yaml_document_delete(&doc);
+	return o.failed ? -EIO : 0;
+}
+
+int
+lnetctl_stats_show(struct lnetctl_conn *c)
+{
+	return lnetctl_flat_show(c, "/lnet/stats_show", "statistics", "statistics");
+}
+
+int
+lnetctl_global_show(struct lnetctl_conn *c)
+{
+	return lnetctl_flat_show(c, "/lnet/global_show", "global", "global");
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LNETD_H
+#define LNETD_H
+
+#include <stddef.h>
+
+#define LNETD_DEFAULT_NAME "lnetd"
+
+/* Daemon options (after "--"). */
+struct lnetd_opts {
+	const char *config;   /* --config FILE; NULL: the embedded default */
+	const char *name;     /* --name NAME: EAL file prefix, lnetctl --name */
+};
+
+/* lnetd_config.c: apply a YAML configuration (lnetctl export format). */
+int lnetd_config_apply_file(const char *path, char *err, size_t errlen);
+int lnetd_config_apply_text(const char *text, size_t len, const char *origin, char *err,
+			    size_t errlen);
+
+/* lnetd_telemetry.c: register the /lnet/... telemetry commands. */
+int lnetd_telemetry_register(void);
+
+/* The embedded config/default.yaml (generated). */
+extern const char lnetd_default_yaml[];
+
+#endif /* LNETD_H */

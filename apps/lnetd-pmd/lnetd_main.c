@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lnetd-pmd: one process that is a whole LNet node.
+ *
+ *   lnetd-pmd [EAL args] [-- [--config FILE] [--name NAME]]
+ *
+ * With no EAL arguments it runs the embedded default: no hugepages, no PCI,
+ * the management lcore and the data lcores on the EAL workers, and
+ * config/default.yaml. SIGINT/SIGTERM stop it cleanly (exit 0).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "api.h"
+#include "lnetd.h"
+
+#define LNETD_MAX_ARGS 64
+
+static void
+lnetd_usage(FILE *f)
+{
+	fprintf(f, "usage: lnetd-pmd [EAL options] [-- [--config FILE] [--name NAME]]\n"
+		   "  --config FILE  configuration in lnetctl export format\n"
+		   "                 (default: the embedded config/default.yaml)\n"
+		   "  --name NAME    instance name: EAL file prefix, lnetctl --name (default %s)\n",
+		LNETD_DEFAULT_NAME);
+}
+
+/* Options after "--". Returns 0, 1 (help shown) or -1. */
+static int
+lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "c:n:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'n':
+			o->name = optarg;
+			break;
+		case 'h':
+			lnetd_usage(stdout);
+			return 1;
+		default:
+			lnetd_usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc || strspn(o->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					      "0123456789_-") != strlen(o->name)) {
+		fprintf(stderr, "lnetd-pmd: bad arguments or instance name\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* EAL argv: the user's, or the embedded default; --file-prefix from --name. */
+static int
+lnetd_eal_argv(int n_eal, char **user, const struct lnetd_opts *o, char **argv,
+	       char *prefix, size_t prefix_len)
+{
+	static char *const defaults[] = { "--no-huge", "-m", "256", "--no-pci", "--no-shconf" };
+	char lcores[32];
+	static char lcore_arg[32];
+	int argc = 0;
+	int i;
+	bool has_prefix = false;
+
+	argv[argc++] = "lnetd-pmd";
+	for (i = 1; i < n_eal && argc < LNETD_MAX_ARGS - 4; i++) {
+		has_prefix |= strncmp(user[i], "--file-prefix", 13) == 0;
+		argv[argc++] = user[i];
+	}
+	if (n_eal <= 1) {
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+		for (i = 0; i < (int)(sizeof(defaults) / sizeof(defaults[0])); i++) {
+			argv[argc++] = defaults[i];
+		}
+		/* The main thread waits for signals; workers run the lcores. */
+		snprintf(lcores, sizeof(lcores), "0-%ld", ncpu > 1 ? ncpu - 1 : 1);
+		snprintf(lcore_arg, sizeof(lcore_arg), "%s", lcores);
+		argv[argc++] = "-l";
+		argv[argc++] = lcore_arg;
+	}
+	if (!has_prefix) {
+		snprintf(prefix, prefix_len, "--file-prefix=%s", o->name);
+		argv[argc++] = prefix;
+	}
+	argv[argc] = NULL;
+	return argc;
+}
+
+static int
+lnetd_run(const struct lnetd_opts *o)
+{
+	char err[512] = "";
+	sigset_t set;
+	int sig = 0;
+	int rc;
+
+	rc = LNetNIInit(LNET_PID_LUSTRE);
+	if (rc != 0) {
+		fprintf(stderr, "lnetd-pmd: LNet start failed: %s\n", strerror(-rc));
+		return 1;
+	}
+	rc = o->config != NULL ?
+		     lnetd_config_apply_file(o->config, err, sizeof(err)) :
+		     lnetd_config_apply_text(lnetd_default_yaml, strlen(lnetd_default_yaml),
+					     "default.yaml", err, sizeof(err));
+	if (rc == 0) {
+		rc = lnetd_telemetry_register();
+		if (rc != 0) {
+			snprintf(err, sizeof(err), "telemetry: %s", strerror(-rc));
+		}
+	}
+	if (rc != 0) {
+		fprintf(stderr, "lnetd-pmd: %s\n", err);
+		LNetNIFini();
+		return 1;
+	}
+	printf("lnetd-pmd: %s up (pid %d)\n", o->name, (int)getpid());
+	fflush(stdout);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigwait(&set, &sig);
+	printf("lnetd-pmd: %s stopping on signal %d\n", o->name, sig);
+	LNetNIFini();
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lnetd_opts o = { .config = NULL, .name = LNETD_DEFAULT_NAME };
+	char *eal_argv[LNETD_MAX_ARGS];
+	char prefix[128];
+	int n_eal = argc;
+	int eal_argc;
+	sigset_t set;
+	int rc;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			n_eal = i;
+			break;
+		}
+	}
+	/* getopt over the daemon's part: argv[n_eal] ("--") stands in for argv[0]. */
+	rc = n_eal < argc ? lnetd_parse_opts(argc - n_eal, argv + n_eal, &o) : 0;
+	if (rc != 0) {
+		return rc > 0 ? 0 : 2;
+	}
+	/* Block the stop signals in every thread EAL creates; main waits for them. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	eal_argc = lnetd_eal_argv(n_eal, argv, &o, eal_argv, prefix, sizeof(prefix));
+	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+		fprintf(stderr, "lnetd-pmd: EAL initialization failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	rc = lnetd_run(&o);
+	rte_eal_cleanup();
+	return rc;
+}

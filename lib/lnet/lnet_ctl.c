@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Control-plane queries, answered on the management lcore from published state. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lnet_ctl.h"
+#include "lnet_internal.h"
+
+struct lnet_ctl_ni_args {
+	struct lnet *ln;
+	struct lnet_ctl_ni *out;
+	unsigned int max;
+};
+
+static void
+lnet_ctl_cpts_str(const struct lnet *ln, const struct lnet_ni *ni, char *buf, size_t len)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	off += (size_t)snprintf(buf, len, "[");
+	for (i = 0; i < ln->ncpts && off < len; i++) {
+		/* lo is served by every CPT; other NIs by their own. */
+		if (ni->any_cpt || ni->cpt == i) {
+			off += (size_t)snprintf(buf + off, len - off, "%s%u", off > 1 ? "," : "", i);
+		}
+	}
+	if (off < len) {
+		snprintf(buf + off, len - off, "]");
+	}
+}
+
+static void
+lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ctl_ni *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->nid = ni->nid;
+	o->net = ni->net_id;
+	o->up = ni->status == LNET_NI_STATUS_UP;
+	o->send_count = __atomic_load_n(&ni->stats.send_count, __ATOMIC_RELAXED);
+	o->recv_count = __atomic_load_n(&ni->stats.recv_count, __ATOMIC_RELAXED);
+	o->drop_count = __atomic_load_n(&ni->stats.drop_count, __ATOMIC_RELAXED);
+	o->peer_timeout = ni->tun.peer_timeout;
+	o->peer_credits = ni->tun.peer_tx_credits;
+	o->peer_buffer_credits = ni->tun.peer_rtr_credits;
+	o->credits = ni->tun.max_tx_credits;
+	o->dev_cpt = ni->any_cpt ? 0 : -1;
+	lnet_ctl_cpts_str(ln, ni, o->cpts, sizeof(o->cpts));
+}
+
+static int
+lnet_ctl_ni_list_on_mgmt(void *arg)
+{
+	struct lnet_ctl_ni_args *a = arg;
+	const struct lnet_ni_table *t = lnet_ni_table_get(a->ln);
+	unsigned int i;
+
+	for (i = 0; t != NULL && i < t->nnis && i < a->max; i++) {
+		lnet_ctl_ni_fill(a->ln, t->nis[i], &a->out[i]);
+	}
+	return t == NULL ? 0 : (int)(t->nnis < a->max ? t->nnis : a->max);
+}
+
+int
+lnet_ctl_ni_list(struct lnet_ctl_ni *out, unsigned int max)
+{
+	struct lnet_ctl_ni_args a = { lnet_instance(), out, max };
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
+	}
+	return rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_ctl_ni_list_on_mgmt, &a);
+}
+
+struct lnet_ctl_global_args {
+	struct lnet *ln;
+	struct lnet_ctl_global *out;
+};
+
+static int
+lnet_ctl_global_on_mgmt(void *arg)
+{
+	struct lnet_ctl_global_args *a = arg;
+
+	_Static_assert(sizeof(struct lnet_ctl_global) == sizeof(struct lnet_global_tunables),
+		       "global show mirrors the tunables");
+	memcpy(a->out, &a->ln->tunables, sizeof(*a->out));
+	return 0;
+}
+
+int
+lnet_ctl_global_get(struct lnet_ctl_global *out)
+{
+	struct lnet_ctl_global_args a = { lnet_instance(), out };
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
+	}
+	return rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_ctl_global_on_mgmt, &a);
+}
+
+int
+lnet_ctl_ncpts(void)
+{
+	struct lnet *ln = lnet_instance();
+
+	return ln == NULL ? -ENETDOWN : (int)ln->ncpts;
+}

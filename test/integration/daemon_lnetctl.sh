@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# lnetd-pmd and lnetctl end to end: start daemons under unique names, check
+# lnetctl's output byte for byte against the kernel's, every error path we
+# have, a second instance beside the first, --config checks, and a clean
+# SIGTERM (exit 0, no sanitizer report).
+#   daemon_lnetctl.sh BUILD_DIR SRC_DIR
+set -u
+build=$1 src=$2
+daemon="$build/apps/lnetd-pmd/lnetd-pmd"
+ctl="$build/apps/lnetctl/lnetctl"
+exp="$src/expected"
+work=$(mktemp -d)
+fails=0 checks=0
+pids=""
+
+cleanup() {
+	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+check() { # description, then a command that must succeed
+	desc=$1; shift
+	checks=$((checks + 1))
+	if "$@"; then echo "ok: $desc"; else echo "FAIL: $desc"; fails=$((fails + 1)); fi
+}
+
+start_daemon() { # name [daemon options...]
+	name=$1; shift
+	"$daemon" -- --name "$name" "$@" >"$work/$name.out" 2>"$work/$name.err" &
+	pid=$!
+	pids="$pids $pid"
+	i=0
+	while [ $i -lt 200 ]; do
+		if "$ctl" --name "$name" global show >/dev/null 2>&1; then return 0; fi
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+stop_daemon() { # name pid -> daemon exit status
+	kill -TERM "$2"
+	wait "$2"
+}
+
+same() { # command output vs file
+	file=$1; shift
+	"$@" >"$work/out" 2>&1 && cmp -s "$work/out" "$file" || { diff "$file" "$work/out"; return 1; }
+}
+
+fails_with() { # errno, then an lnetctl command: exit 1 and the error block
+	want=$1; shift
+	"$ctl" "$@" >"$work/err" 2>&1 && return 1
+	grep -q "errno: $want" "$work/err" && grep -q "descr: " "$work/err" || { cat "$work/err"; return 1; }
+}
+
+a=lnetd-it-a-$$
+b=lnetd-it-b-$$
+check "daemon $a starts on the embedded default" start_daemon "$a"
+pid_a=$pid
+check "net show -v is the kernel's bytes for lo" same "$exp/net_show_v_lo.yaml" "$ctl" --name "$a" net show -v
+check "net show (detail 0)" same "$exp/net_show_lo.yaml" "$ctl" --name "$a" net show
+check "net show --net lo" same "$exp/net_show_lo.yaml" "$ctl" --name "$a" net show --net lo
+check "global show is the kernel's bytes" same "$exp/global_show.yaml" "$ctl" --name "$a" global show
+check "stats show is the kernel's bytes on a fresh node" same "$exp/stats_show.yaml" "$ctl" --name "$a" stats show
+check "net show --net tcp: no such net" fails_with -2 --name "$a" net show --net tcp
+check "net show --net bogus99: refused" fails_with -22 --name "$a" net show --net bogus99
+check "net show --frob: unknown option" fails_with -22 --name "$a" net show --frob
+check "stats show extra: refused" fails_with -22 --name "$a" stats show extra
+check "net frob: unknown subcommand" fails_with -22 --name "$a" net frob
+check "frob: unknown command" fails_with -22 --name "$a" frob
+check "net: missing subcommand" fails_with -22 --name "$a" net
+for cmd in "net add --net tcp --if eth0" "net del --net tcp" "peer add --prim_nid 10.0.0.1@tcp" \
+	"peer show" "route add --net tcp1 --gateway 10.0.0.1@tcp" "routing show" "set discovery 0" \
+	"export" "import" "ping 0@lo" "discover 0@lo" "udsp show" "debug recovery --local" \
+	"lnet unconfigure" "stats reset"; do
+	# shellcheck disable=SC2086
+	check "$cmd: not supported yet" fails_with -95 --name "$a" $cmd
+done
+check "unreachable daemon: one line on stderr, exit 1" sh -c \
+	"! '$ctl' --name nobody-$$ net show >'$work/o' 2>'$work/e' && [ ! -s '$work/o' ] && [ \$(wc -l <'$work/e') -eq 1 ]"
+check "interactive prompt runs commands until quit" sh -c \
+	"printf 'global show\nquit\n' | '$ctl' --name '$a' | grep -q 'max_interfaces: 200'"
+
+check "second daemon $b beside the first" start_daemon "$b"
+pid_b=$pid
+check "both answer" sh -c "'$ctl' --name '$a' net show >/dev/null && '$ctl' --name '$b' net show >/dev/null"
+check "SIGTERM: $b exits 0" stop_daemon "$b" "$pid_b"
+check "$a still serves after $b left" same "$exp/global_show.yaml" "$ctl" --name "$a" global show
+check "SIGTERM: $a exits 0" stop_daemon "$a" "$pid_a"
+check "no sanitizer report" sh -c "! grep -q 'Sanitizer' '$work/$a.err' '$work/$b.err'"
+
+# --config: errors name file:line:column; nothing starts.
+printf 'net:\n    - net type: tcp\n      local NI(s):\n        - interfaces:\n              0: eth0\n' >"$work/tcp.yaml"
+printf 'net:\n  - net type: lo\n   bad: [\n' >"$work/broken.yaml"
+printf 'global:\n    retry_count: 5\n    bogus: 1\n' >"$work/global.yaml"
+check "config with a tcp net: not supported, exit 1" sh -c \
+	"! '$daemon' -- --name c-$$ --config '$work/tcp.yaml' 2>'$work/e' && grep -q 'tcp.yaml:2:.*not supported' '$work/e'"
+check "malformed YAML: file:line:col, exit 1" sh -c \
+	"! '$daemon' -- --name c-$$ --config '$work/broken.yaml' 2>'$work/e' && grep -q 'broken.yaml:3:' '$work/e'"
+check "every error reported: unknown and unsupported globals" sh -c \
+	"! '$daemon' -- --name c-$$ --config '$work/global.yaml' 2>'$work/e' && grep -q 'retry_count is not supported' '$work/e' && grep -q 'unknown setting \"bogus\"' '$work/e'"
+check "the shipped default.yaml loads" sh -c \
+	"'$daemon' -- --name d-$$ --config '$src/../../config/default.yaml' >'$work/d.out' 2>&1 & p=\$!; sleep 3; kill -TERM \$p; wait \$p"
+
+echo "daemon_lnetctl: $((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
