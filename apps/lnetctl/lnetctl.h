@@ -46,4 +46,8 @@ int lnetctl_net_show(struct lnetctl_conn *c, const char *net, int detail);
 int lnetctl_stats_show(struct lnetctl_conn *c);
 int lnetctl_global_show(struct lnetctl_conn *c);
 
+/* lnetctl_config.c */
+int lnetctl_export(struct lnetctl_conn *c, bool backup);
+int lnetctl_import(struct lnetctl_conn *c, const char *file);
+
 #endif /* LNETCTL_H */

@@ -107,6 +107,61 @@ lnetctl_global_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc != 0 ? rc : lnetctl_global_show(&ctx->conn);
 }
 
+/* export [--backup] [FILE] */
+static int
+lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	const char *file = NULL;
+	bool backup = false;
+	int i;
+	int rc;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--backup") == 0 || strcmp(argv[i], "-b") == 0) {
+			backup = true;
+		} else if (argv[i][0] != '-' && file == NULL) {
+			file = argv[i];
+		} else {
+			lnetctl_print_error("export", "config", -EINVAL, "usage: export [--backup] [FILE]");
+			return -EINVAL;
+		}
+	}
+	rc = lnetctl_need_conn(ctx);
+	if (rc == 0 && file != NULL && freopen(file, "w", stdout) == NULL) {
+		fprintf(stderr, "lnetctl: %s: %s\n", file, strerror(errno));
+		return -errno;
+	}
+	return rc != 0 ? rc : lnetctl_export(&ctx->conn, backup);
+}
+
+/* import [--add] [FILE]  (stdin when no file) */
+static int
+lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	const char *file = "-";
+	int i;
+	int rc;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--add") == 0) {
+			continue;
+		}
+		if (strcmp(argv[i], "--del") == 0 || strcmp(argv[i], "--show") == 0 ||
+		    strcmp(argv[i], "--exec") == 0) {
+			lnetctl_print_error("import", "config", -EOPNOTSUPP,
+					    "import --del/--show/--exec: not supported yet");
+			return -EOPNOTSUPP;
+		}
+		if (argv[i][0] == '-' || strcmp(file, "-") != 0) {
+			lnetctl_print_error("import", "config", -EINVAL, "usage: import [--add] [FILE]");
+			return -EINVAL;
+		}
+		file = argv[i];
+	}
+	rc = lnetctl_need_conn(ctx);
+	return rc != 0 ? rc : lnetctl_import(&ctx->conn, file);
+}
+
 /* The kernel lnetctl's tree (lnet-facts §12.1). */
 static const struct lnetctl_cmd lnetctl_cmds[] = {
 	{ "lnet", "configure", NULL, "configure lnet" },
@@ -120,8 +175,8 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	{ "route", "show", NULL, "show routes" },
 	{ "routing", "show", NULL, "show routing information" },
 	{ "set", NULL, NULL, "set a global tunable" },
-	{ "import", NULL, NULL, "import configuration from YAML" },
-	{ "export", NULL, NULL, "export configuration as YAML" },
+	{ "import", NULL, lnetctl_import_cmd, "import configuration from YAML [--add] [FILE]" },
+	{ "export", NULL, lnetctl_export_cmd, "export configuration as YAML [--backup] [FILE]" },
 	{ "stats", "show", lnetctl_stats_show_cmd, "show LNet statistics" },
 	{ "stats", "reset", NULL, "reset LNet statistics" },
 	{ "debug", "recovery", NULL, "show recovery queues" },

@@ -40,6 +40,44 @@ lnetctl_out_section(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ma
 	lnetctl_out_map_end(o);
 }
 
+/* -v 2: messages by type, then health (lnet-facts §12.3). */
+static void
+lnetctl_out_detail2(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni)
+{
+	static const char *const sections[3] = { "sent", "received", "dropped" };
+	static const char *const types[5] = { "put", "get", "reply", "ack", "hello" };
+	static const char *const health[] = {
+		"fatal_error", "health value", "interrupts", "dropped", "aborted",
+		"no route", "timeouts", "error", "ping_count", "next_ping",
+	};
+	unsigned int s;
+	unsigned int t;
+
+	for (s = 0; s < 3; s++) {
+		char title[32];
+
+		snprintf(title, sizeof(title), "%s_stats", sections[s]);
+		lnetctl_out_scalar(o, title);
+		lnetctl_out_map_begin(o);
+		for (t = 0; t < 5; t++) {
+			char key[48];
+
+			snprintf(key, sizeof(key), "%s_%s", sections[s], types[t]);
+			lnetctl_out_kv(o, types[t], lnetctl_scalar(lnetctl_map_get(doc, ni, key)));
+		}
+		lnetctl_out_map_end(o);
+	}
+	lnetctl_out_scalar(o, "health stats");
+	lnetctl_out_map_begin(o);
+	for (t = 0; t < sizeof(health) / sizeof(health[0]); t++) {
+		const char *v = t == 1 ? lnetctl_scalar(lnetctl_map_get(doc, ni, "health_value")) : "0";
+
+		/* Only the health value exists yet; the event counters stay 0 until the health issue. */
+		lnetctl_out_kv(o, health[t], v);
+	}
+	lnetctl_out_map_end(o);
+}
+
 static void
 lnetctl_out_ni(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni, int detail)
 {
@@ -58,6 +96,9 @@ lnetctl_out_ni(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni, int
 	lnetctl_out_kv(o, "status", lnetctl_scalar(lnetctl_map_get(doc, ni, "status")));
 	if (detail > 0) {
 		lnetctl_out_section(o, doc, ni, "statistics", stats, 3);
+		if (detail > 1) {
+			lnetctl_out_detail2(o, doc, ni);
+		}
 		lnetctl_out_section(o, doc, ni, "tunables", tunables, 4);
 		lnetctl_out_kv(o, "dev cpt", lnetctl_scalar(lnetctl_map_get(doc, ni, "dev_cpt")));
 		lnetctl_out_scalar(o, "CPT");

@@ -40,6 +40,26 @@ lnetd_param(const char *params, const char *key, char *val, size_t len)
 	return false;
 }
 
+/* -v 2: messages by type and health, flattened as <section>_<key>. */
+static void
+lnetd_ni_detail2(struct rte_tel_data *d, const struct lnet_ctl_ni *ni)
+{
+	static const char *const types[5] = { "put", "get", "reply", "ack", "hello" };
+	char key[48];
+	unsigned int i;
+
+	for (i = 0; i < 5; i++) {
+		snprintf(key, sizeof(key), "sent_%s", types[i]);
+		rte_tel_data_add_dict_u64(d, key, ni->sent[i]);
+		snprintf(key, sizeof(key), "received_%s", types[i]);
+		rte_tel_data_add_dict_u64(d, key, ni->received[i]);
+		snprintf(key, sizeof(key), "dropped_%s", types[i]);
+		rte_tel_data_add_dict_u64(d, key, ni->dropped[i]);
+	}
+	/* Health counters arrive with the health issue; the value is real. */
+	rte_tel_data_add_dict_int(d, "health_value", ni->health_value);
+}
+
 /*
  * One NI as a flat dict. DPDK 22.11 telemetry nests one level, and only
  * dicts may hold dicts: the reply is {"ni0": {...}, "ni1": {...}}.
@@ -67,6 +87,9 @@ lnetd_ni_dict(const struct lnet_ctl_ni *ni, int detail)
 		rte_tel_data_add_dict_int(d, "credits", ni->credits);
 		rte_tel_data_add_dict_int(d, "dev_cpt", ni->dev_cpt);
 		rte_tel_data_add_dict_string(d, "CPT", ni->cpts);
+	}
+	if (detail > 1) {
+		lnetd_ni_detail2(d, ni);
 	}
 	return d;
 }

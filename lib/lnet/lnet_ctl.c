@@ -31,6 +31,20 @@ lnet_ctl_cpts_str(const struct lnet *ln, const struct lnet_ni *ni, char *buf, si
 	}
 }
 
+/* Wire-type order (ACK, PUT, GET, REPLY, HELLO) to lnetctl's (put, get, reply, ack, hello). */
+static void
+lnet_ctl_by_type(const uint64_t *by_type, uint64_t *out)
+{
+	static const unsigned int order[5] = {
+		LNET_MSG_PUT, LNET_MSG_GET, LNET_MSG_REPLY, LNET_MSG_ACK, LNET_MSG_HELLO,
+	};
+	unsigned int i;
+
+	for (i = 0; i < 5; i++) {
+		out[i] = __atomic_load_n(&by_type[order[i]], __ATOMIC_RELAXED);
+	}
+}
+
 static void
 lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ctl_ni *o)
 {
@@ -41,6 +55,10 @@ lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ct
 	o->send_count = __atomic_load_n(&ni->stats.send_count, __ATOMIC_RELAXED);
 	o->recv_count = __atomic_load_n(&ni->stats.recv_count, __ATOMIC_RELAXED);
 	o->drop_count = __atomic_load_n(&ni->stats.drop_count, __ATOMIC_RELAXED);
+	lnet_ctl_by_type(ni->stats.sent, o->sent);
+	lnet_ctl_by_type(ni->stats.received, o->received);
+	lnet_ctl_by_type(ni->stats.dropped, o->dropped);
+	o->health_value = ni->health_value;
 	o->peer_timeout = ni->tun.peer_timeout;
 	o->peer_credits = ni->tun.peer_tx_credits;
 	o->peer_buffer_credits = ni->tun.peer_rtr_credits;

@@ -24,6 +24,10 @@ struct lnet_ctl_ni {
 	uint64_t send_count;
 	uint64_t recv_count;
 	uint64_t drop_count;
+	uint64_t sent[5];         /**< put, get, reply, ack, hello (sent_stats order) */
+	uint64_t received[5];
+	uint64_t dropped[5];
+	int health_value;
 	int peer_timeout;
 	int peer_credits;
 	int peer_buffer_credits;

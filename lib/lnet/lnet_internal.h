@@ -135,6 +135,9 @@ struct lnet_ni_stats {
 	uint64_t send_count;
 	uint64_t recv_count;
 	uint64_t drop_count;
+	uint64_t sent[LNET_MSG_HELLO + 1];     /* by enum lnet_msg_type */
+	uint64_t received[LNET_MSG_HELLO + 1];
+	uint64_t dropped[LNET_MSG_HELLO + 1];
 };
 
 struct lnet_ni {
@@ -147,6 +150,7 @@ struct lnet_ni {
 	bool started;
 	bool any_cpt;             /* lo: driven by whichever lcore sends */
 	uint32_t status;          /* LNET_NI_STATUS_* */
+	int health_value;         /* health issue: lo 0, others LNET_MAX_HEALTH_VALUE */
 	struct lnet_ni_tunables tun;
 	struct lnet_tx_queue tq;  /* owned by cpt */
 	struct lnet_ni_stats stats;

@@ -100,12 +100,15 @@ lnet_msg_count(struct lnet_cpt *c, struct lnet_msg *msg)
 		ctr->send_length += msg->wanted;
 		if (msg->txni != NULL) {
 			__atomic_fetch_add(&msg->txni->stats.send_count, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&msg->txni->stats.sent[msg->hdr.type], 1, __ATOMIC_RELAXED);
 		}
 	} else {
 		ctr->recv_count++;
 		ctr->recv_length += msg->wanted;
 		if (msg->rxni != NULL) {
 			__atomic_fetch_add(&msg->rxni->stats.recv_count, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&msg->rxni->stats.received[msg->hdr.type], 1,
+					   __ATOMIC_RELAXED);
 		}
 	}
 }
@@ -179,6 +182,7 @@ lnet_drop_rx(struct lnet_cpt *c, struct lnet_msg *msg, const char *why)
 	c->counters.drop_length += msg->hdr.payload_length;
 	if (msg->rxni != NULL) {
 		__atomic_fetch_add(&msg->rxni->stats.drop_count, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&msg->rxni->stats.dropped[msg->hdr.type], 1, __ATOMIC_RELAXED);
 	}
 	LNET_LOG(DEBUG, "dropping %s from %s: %s",
 		 lnet_msg_type_str(msg->hdr.type),

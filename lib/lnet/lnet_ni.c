@@ -90,6 +90,8 @@ lnet_ni_alloc(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd
 	ni->tq.credits = tun->max_tx_credits;
 	ni->tq.mincredits = tun->max_tx_credits;
 	ni->status = LNET_NI_STATUS_UP;
+	/* As the kernel shows it: lo has no health, other NIs start healthy. */
+	ni->health_value = lnd->type == LNET_LND_LO ? 0 : 1000;
 	TAILQ_INIT(&ni->tq.queue);
 	return ni;
 }

@@ -75,11 +75,52 @@ check "frob: unknown command" fails_with -22 --name "$a" frob
 check "net: missing subcommand" fails_with -22 --name "$a" net
 for cmd in "net add --net tcp --if eth0" "net del --net tcp" "peer add --prim_nid 10.0.0.1@tcp" \
 	"peer show" "route add --net tcp1 --gateway 10.0.0.1@tcp" "routing show" "set discovery 0" \
-	"export" "import" "ping 0@lo" "discover 0@lo" "udsp show" "debug recovery --local" \
+	"ping 0@lo" "discover 0@lo" "udsp show" "debug recovery --local" \
 	"lnet unconfigure" "stats reset"; do
 	# shellcheck disable=SC2086
 	check "$cmd: not supported yet" fails_with -95 --name "$a" $cmd
 done
+check "net show -v 2 is the kernel's bytes for lo" same "$exp/net_show_v2_lo.yaml" "$ctl" --name "$a" net show -v 2
+check "export is the kernel's bytes (lo and global)" same "$exp/export_lo.yaml" "$ctl" --name "$a" export
+"$ctl" --name "$a" export "$work/exported.yaml"
+check "export FILE writes the same" cmp -s "$work/exported.yaml" "$exp/export_lo.yaml"
+check "import of an export succeeds" "$ctl" --name "$a" import "$work/exported.yaml"
+check "import from stdin" sh -c "'$ctl' --name '$a' import <'$work/exported.yaml'"
+check "export after import is identical" same "$exp/export_lo.yaml" "$ctl" --name "$a" export
+check "export --backup: globals only (lo is not exported)" sh -c \
+	"'$ctl' --name '$a' export --backup | head -1 | grep -qx 'global:'"
+
+# Ten malformed files: each refused with file:line:col, nothing changes.
+m="$work/bad"
+mkdir -p "$m"
+printf 'net:\n  - net type: lo\n   x: [\n' >"$m/01_syntax.yaml"
+printf 'net: [\n' >"$m/02_unclosed.yaml"
+printf -- '- a\n- b\n' >"$m/03_not_a_mapping.yaml"
+printf 'net:\n    net type: lo\n' >"$m/04_net_not_list.yaml"
+printf 'net:\n    - local NI(s): []\n' >"$m/05_no_net_type.yaml"
+printf 'net:\n    - net type: tcp\n' >"$m/06_tcp_unsupported.yaml"
+printf 'global:\n    retry_count: 7\n' >"$m/07_global_change.yaml"
+printf 'global:\n    bogus_knob: 1\n' >"$m/08_global_unknown.yaml"
+printf 'frob:\n    x: 1\n' >"$m/09_unknown_section.yaml"
+printf 'peer:\n    - primary nid: 10.0.0.1@tcp\n' >"$m/10_peer_unsupported.yaml"
+for f in "$m"/*.yaml; do
+	check "import $(basename "$f"): refused with its location" sh -c \
+		"! '$ctl' --name '$a' import '$f' >'$work/e' 2>&1 && grep -q 'errno: ' '$work/e' && grep -q '$(basename "$f"):[0-9]*:[0-9]*: ' '$work/e'"
+done
+check "every error of a file is reported" sh -c \
+	"printf 'global:\\n    retry_count: 7\\n    bogus: 1\\npeer: []\\n' >'$m/multi.yaml'; ! '$ctl' --name '$a' import '$m/multi.yaml' >'$work/e' 2>&1; [ \$(grep -c 'errno:' '$work/e') -eq 3 ]"
+check "configuration unchanged after refused imports" same "$exp/export_lo.yaml" "$ctl" --name "$a" export
+
+# Twenty malformed command lines: each an error block (or usage) and exit 1.
+for cmd in "net" "net frob" "net show --net" "net show --frob" "net show -x" "net show --net bogus9" \
+	"stats" "stats show now" "global" "global show -v" "export --frob" "export a b" \
+	"import --frob" "import a b" "import /nonexistent/file.yaml" "frob" "peer" "route" \
+	"lnet" "udsp"; do
+	# shellcheck disable=SC2086
+	check "bad command line: $cmd" sh -c "! '$ctl' --name '$a' $cmd >'$work/e' 2>&1 && grep -q 'errno: ' '$work/e'"
+done
+check "configuration unchanged after bad command lines" same "$exp/export_lo.yaml" "$ctl" --name "$a" export
+
 check "unreachable daemon: one line on stderr, exit 1" sh -c \
 	"! '$ctl' --name nobody-$$ net show >'$work/o' 2>'$work/e' && [ ! -s '$work/o' ] && [ \$(wc -l <'$work/e') -eq 1 ]"
 check "interactive prompt runs commands until quit" sh -c \
