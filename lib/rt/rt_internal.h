@@ -71,6 +71,7 @@ struct rt_runtime {
 	unsigned int retired_cap;
 	uint64_t sim_now_us;
 	int stop;                   /* atomic */
+	int main_running;           /* atomic: rt_runtime_run_main() is in its loop */
 	bool started;
 	unsigned int workers[RTE_MAX_LCORE];
 	unsigned int nworkers;

@@ -132,7 +132,8 @@ rt_data_lcore_count(const struct rt_runtime *rt)
 struct rt_lcore *
 rt_data_lcore(struct rt_runtime *rt, unsigned int cpt)
 {
-	return cpt + 1 < rt->n ? &rt->lcores[cpt + 1] : NULL;
+	/* Compare before adding: cpt + 1 wraps for UINT32_MAX. */
+	return cpt < rt->n - 1 ? &rt->lcores[cpt + 1] : NULL;
 }
 
 struct rt_lcore *
@@ -282,6 +283,7 @@ int
 rt_runtime_start(struct rt_runtime *rt)
 {
 	unsigned int lcore;
+	unsigned int i;
 
 	if (rt->mode == RT_MODE_SIM) {
 		return 0;
@@ -293,20 +295,35 @@ rt_runtime_start(struct rt_runtime *rt)
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		rt->workers[rt->nworkers++] = lcore;
 	}
-	if (rt->nworkers == 0) {
-		RT_LOG(ERR, "threads mode needs at least one EAL worker lcore");
+	if (rt->nworkers == 0 && !rt->mgmt_on_main) {
+		RT_LOG(ERR, "threads mode needs an EAL worker lcore or mgmt_on_main");
 		return -ENODEV;
 	}
-	__atomic_store_n(&rt->stop, 0, __ATOMIC_RELEASE);
-	RTE_LCORE_FOREACH_WORKER(lcore) {
-		if (rte_eal_remote_launch(rt_worker_main, rt, lcore) != 0) {
-			RT_LOG(ERR, "cannot launch on EAL lcore %u", lcore);
+	__atomic_store_n(&rt->stop, 0, __ATOMIC_SEQ_CST);
+	rt->started = true;
+	for (i = 0; i < rt->nworkers; i++) {
+		if (rte_eal_remote_launch(rt_worker_main, rt, rt->workers[i]) != 0) {
+			RT_LOG(ERR, "cannot launch on EAL lcore %u", rt->workers[i]);
+			rt->nworkers = i; /* stop waits only for the ones launched */
 			rt_runtime_stop(rt);
 			return -EBUSY;
 		}
 	}
-	rt->started = true;
 	return 0;
+}
+
+/* The main thread's share: mgmt, or every lcore when EAL has no worker. */
+static unsigned int
+rt_main_poll(struct rt_runtime *rt)
+{
+	unsigned int n = rt->nworkers == 0 ? rt->n : 1;
+	unsigned int work = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		work += rt_lcore_poll(&rt->lcores[i]);
+	}
+	return work;
 }
 
 int
@@ -317,31 +334,69 @@ rt_runtime_run_main(struct rt_runtime *rt)
 	if (rt->mode != RT_MODE_THREADS || !rt->mgmt_on_main || !rt->started) {
 		return -EINVAL;
 	}
-	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
-		if (rt_lcore_poll(&rt->lcores[0]) != 0) {
+	/* seq_cst pairs with rt_runtime_stop(): one of us sees the other's store. */
+	__atomic_store_n(&rt->main_running, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&rt->stop, __ATOMIC_SEQ_CST)) {
+		if (rt_main_poll(rt) != 0) {
 			idle = 0;
 		} else {
 			rt_idle_backoff(&idle);
 		}
 	}
+	/* Tells rt_runtime_stop() the mgmt lcore is free to be drained. */
+	__atomic_store_n(&rt->main_running, 0, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* Run one lcore's queued messages on this thread, as that lcore. */
+static unsigned int
+rt_lcore_drain_msgs(struct rt_lcore *lc)
+{
+	struct rt_lcore *prev = t_rt_self;
+	unsigned int n;
+
+	t_rt_self = lc;
+	n = rt_msgs_run(lc);
+	t_rt_self = prev;
+	return n;
+}
+
+/*
+ * After the loops returned: run queued messages (which may queue more) until
+ * every ring is empty. Only messages, so a poller that always reports busy
+ * cannot keep stop from returning.
+ */
+static void
+rt_runtime_drain(struct rt_runtime *rt)
+{
+	unsigned int work;
+	unsigned int i;
+
+	do {
+		work = 0;
+		for (i = 0; i < rt->n; i++) {
+			work += rt_lcore_drain_msgs(&rt->lcores[i]);
+		}
+	} while (work != 0);
 }
 
 void
 rt_runtime_stop(struct rt_runtime *rt)
 {
-	unsigned int lcore;
+	unsigned int idle = 0;
+	unsigned int i;
 
 	if (rt->mode == RT_MODE_SIM || !rt->started) {
 		return;
 	}
-	__atomic_store_n(&rt->stop, 1, __ATOMIC_RELEASE);
-	RTE_LCORE_FOREACH_WORKER(lcore) {
-		rte_eal_wait_lcore(lcore);
+	__atomic_store_n(&rt->stop, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < rt->nworkers; i++) {
+		rte_eal_wait_lcore(rt->workers[i]);
+	}
+	/* The mgmt loop on the main thread must have left before we touch its lcore. */
+	while (__atomic_load_n(&rt->main_running, __ATOMIC_SEQ_CST) != 0) {
+		rt_idle_backoff(&idle);
 	}
 	rt->started = false;
-	/* Run what is still queued here, on this thread, with no lcore running. */
-	rt->mode = RT_MODE_SIM;
-	rt_runtime_poll_until_idle(rt, UINT32_MAX);
-	rt->mode = RT_MODE_THREADS;
+	rt_runtime_drain(rt);
 }

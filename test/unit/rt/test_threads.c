@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* THREADS mode on real EAL workers: message counts, calls, pollers, stop drains. */
+#include <pthread.h>
+
 #include <rte_eal.h>
 
 #include "lnp_test.h"
@@ -70,11 +72,62 @@ test_threads_messages_calls_stop(void **state)
 	rt_runtime_destroy(rt);
 }
 
+/* An application thread: calls the mgmt lcore, which runs on main, then stops it. */
+static void *
+stopper(void *arg)
+{
+	struct rt_runtime *rt = arg;
+	struct rt_lcore *where = NULL;
+	intptr_t ok;
+
+	ok = rt_lcore_call(rt_mgmt_lcore(rt), where_am_i, &where) == 5 &&
+	     where == rt_mgmt_lcore(rt);
+	rt_runtime_stop(rt);
+	return (void *)ok;
+}
+
+static void
+test_threads_mgmt_on_main(void **state)
+{
+	struct rt_runtime_opts o = {
+		.opts_size = sizeof(o), .mode = RT_MODE_THREADS, .n_data = 1, .mgmt_on_main = true,
+	};
+	struct rt_runtime *rt = NULL;
+	pthread_t th;
+	void *ok = NULL;
+
+	(void)state;
+	assert_int_equal(rt_runtime_create(&o, &rt), 0);
+	assert_int_equal(rt_runtime_run_main(rt), -EINVAL); /* not started */
+	assert_int_equal(rt_runtime_start(rt), 0);
+	assert_int_equal(pthread_create(&th, NULL, stopper, rt), 0);
+	assert_int_equal(rt_runtime_run_main(rt), 0);
+	assert_int_equal(pthread_join(th, &ok), 0);
+	assert_true(ok != NULL);
+	rt_runtime_destroy(rt);
+}
+
+static void
+test_threads_run_main_needs_opt(void **state)
+{
+	struct rt_runtime_opts o = { .opts_size = sizeof(o), .mode = RT_MODE_THREADS, .n_data = 1 };
+	struct rt_runtime *rt = NULL;
+
+	(void)state;
+	assert_int_equal(rt_runtime_create(&o, &rt), 0);
+	assert_int_equal(rt_runtime_start(rt), 0);
+	assert_int_equal(rt_runtime_run_main(rt), -EINVAL);
+	rt_runtime_stop(rt);
+	rt_runtime_destroy(rt);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threads_messages_calls_stop),
+		cmocka_unit_test(test_threads_mgmt_on_main),
+		cmocka_unit_test(test_threads_run_main_needs_opt),
 	};
 	struct lnp_test_eal_args a;
 	int rc;
