@@ -54,11 +54,48 @@ test_every_loop_and_period(void **state)
 	rt_runtime_destroy(rt); /* frees p2 */
 }
 
+static struct rt_poller *g_once;
+static unsigned int g_once_calls;
+
+static int
+poll_once(void *arg)
+{
+	(void)arg;
+	g_once_calls++;
+	rt_poller_unregister(&g_once);
+	return RT_POLLER_BUSY;
+}
+
+/* A poller may unregister itself from its own callback; the next one still runs. */
+static void
+test_unregister_self(void **state)
+{
+	struct rt_runtime *rt = ut_sim(1, 64);
+	struct rt_lcore *d0 = rt_data_lcore(rt, 0);
+	struct counter after = { 0, RT_POLLER_BUSY };
+
+	(void)state;
+	g_once_calls = 0;
+	g_once = rt_poller_register(d0, poll_once, NULL, 0, NULL);
+	assert_non_null(g_once);
+	assert_non_null(rt_poller_register(d0, count_poll, &after, 0, "after"));
+	assert_int_equal(rt_lcore_poll(d0), 2);
+	assert_null(g_once);
+	assert_int_equal(rt_lcore_poll(d0), 1);
+	assert_int_equal(g_once_calls, 1);
+	assert_int_equal(after.calls, 2);
+	errno = 0;
+	assert_null(rt_poller_register(NULL, count_poll, &after, 0, "bad"));
+	assert_int_equal(errno, EINVAL);
+	rt_runtime_destroy(rt);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_loop_and_period),
+		cmocka_unit_test(test_unregister_self),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -129,12 +129,65 @@ test_random_heap(void **state)
 	rt_runtime_destroy(rt);
 }
 
+struct self_rearm {
+	struct rt_timer t;
+	unsigned int fires;
+};
+
+static void
+rearm_now(void *arg)
+{
+	struct self_rearm *r = arg;
+
+	r->fires++;
+	rt_timer_arm(&r->t, 0);
+}
+
+static int
+arm_zero(void *ctx)
+{
+	rt_timer_arm(ctx, 0);
+	return 0;
+}
+
+/* A timer that re-arms itself with no delay fires once per iteration, not forever. */
+static void
+test_self_rearm_bounded(void **state)
+{
+	struct rt_runtime *rt = ut_sim(1, 64);
+	struct rt_lcore *d0 = rt_data_lcore(rt, 0);
+	struct self_rearm r = { .fires = 0 };
+	struct rt_lcore_stats st;
+
+	(void)state;
+	rt_timer_init(&r.t, rearm_now, &r);
+	assert_false(rt_timer_pending(&r.t));
+	rt_timer_cancel(&r.t); /* not armed: no-op */
+	/* The call's iteration runs the arming message, then the due timer once. */
+	assert_int_equal(rt_lcore_call(d0, arm_zero, &r.t), 0);
+	assert_int_equal(r.fires, 1);
+	assert_int_equal(rt_lcore_poll(d0), 1);
+	assert_int_equal(r.fires, 2);
+	assert_int_equal(rt_lcore_poll(d0), 1);
+	assert_int_equal(r.fires, 3);
+	assert_true(rt_timer_pending(&r.t));
+	rt_lcore_stats_get(d0, &st);
+	assert_int_equal(st.timers, 3);
+	/* Messages run before timers, so the cancel lands before it can fire again. */
+	assert_int_equal(rt_lcore_call(d0, cancel_one, &r.t), 0);
+	assert_false(rt_timer_pending(&r.t));
+	assert_int_equal(rt_lcore_poll(d0), 0);
+	assert_int_equal(r.fires, 3);
+	rt_runtime_destroy(rt);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_cancel_rearm),
 		cmocka_unit_test(test_random_heap),
+		cmocka_unit_test(test_self_rearm_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
