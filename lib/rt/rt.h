@@ -108,9 +108,12 @@ struct rt_lcore_stats {
 LNP_API int rt_runtime_create(const struct rt_runtime_opts *opts, struct rt_runtime **out);
 
 /**
- * Start executing lcores. THREADS: launches loops on EAL workers.
+ * Start executing lcores. THREADS: launches loops on EAL workers (logical
+ * lcores assigned round-robin); with mgmt_on_main and no EAL worker, the
+ * main thread runs every lcore in rt_runtime_run_main().
  * SIM: no-op (the caller polls).
- * @return 0, -EBUSY (already started), -ENODEV (no EAL worker lcore)
+ * @return 0, -EBUSY (already started), -ENODEV (no EAL worker lcore and not
+ *         mgmt_on_main)
  */
 LNP_API int rt_runtime_start(struct rt_runtime *rt);
 
@@ -121,9 +124,11 @@ LNP_API int rt_runtime_start(struct rt_runtime *rt);
 LNP_API int rt_runtime_run_main(struct rt_runtime *rt);
 
 /**
- * Ask every lcore loop to return and wait for them (THREADS). Messages still
- * queued are executed before the loops return. Safe to call from any thread
- * that is not a logical lcore's; idempotent.
+ * Ask every lcore loop to return and wait for them (THREADS), including the
+ * rt_runtime_run_main() loop. Messages still queued (and those they queue)
+ * are then executed on the calling thread before this returns; pollers and
+ * timers are not run again. Safe to call from any thread that is not a
+ * logical lcore's; idempotent.
  */
 LNP_API void rt_runtime_stop(struct rt_runtime *rt);
 
@@ -171,7 +176,9 @@ LNP_API int rt_lcore_send_msg(struct rt_lcore *dst, rt_msg_fn fn, void *ctx);
  * is called directly. Otherwise it is sent as a message and the caller waits:
  * in SIM mode by polling every lcore, in THREADS mode by spinning with
  * back-off. Must not be called from a logical lcore other than @p dst (it
- * would wait on itself). Returns fn's value, -ENOBUFS, or -EDEADLK.
+ * would block that lcore's loop): that returns -EDEADLK; lcores instead use
+ * rt_lcore_send_msg() with a reply message back to themselves.
+ * Returns fn's value, -ENOBUFS, or -EDEADLK.
  */
 LNP_API int rt_lcore_call(struct rt_lcore *dst, rt_call_fn fn, void *ctx);
 
@@ -186,7 +193,9 @@ LNP_API bool rt_wait_until(struct rt_runtime *rt, bool (*cond)(void *arg), void 
 /**
  * Run @p fn on every data lcore (as messages), then @p cpl(ctx) on the
  * calling lcore once all have run. Must be called from a logical lcore.
- * @return 0, -ENOMEM, -ENOBUFS
+ * On -ENOBUFS, fn may already be queued to (and will run on) some data
+ * lcores, and @p cpl is never called.
+ * @return 0, -EINVAL (not called on a lcore of @p rt), -ENOMEM, -ENOBUFS
  */
 LNP_API int rt_for_each_dp_lcore(struct rt_runtime *rt, rt_msg_fn fn, void *ctx,
 				 rt_msg_fn cpl);
@@ -205,7 +214,12 @@ LNP_API void rt_poller_unregister(struct rt_poller **p);
 /** Initialise a timer (once, before first arm). */
 LNP_API void rt_timer_init(struct rt_timer *t, rt_timer_fn fn, void *arg);
 
-/** Arm (or re-arm) @p t on the current lcore to fire after delay_us. */
+/**
+ * Arm (or re-arm) @p t on the current lcore to fire after delay_us. Re-arm
+ * only on the lcore it is armed on. One loop iteration fires at most the
+ * timers armed when it began, so a callback re-arming with delay 0 fires
+ * again on the next iteration.
+ */
 LNP_API void rt_timer_arm(struct rt_timer *t, uint64_t delay_us);
 
 /** Cancel @p t if armed (on the lcore it was armed on). */

@@ -150,7 +150,12 @@ rt_for_each_dp_lcore(struct rt_runtime *rt, rt_msg_fn fn, void *ctx, rt_msg_fn c
 	*f = (struct rt_fanout){ fn, cpl, ctx, self, rt->n - 1 };
 	for (i = 1; i < rt->n; i++) {
 		if (rt_lcore_send_msg(&rt->lcores[i], rt_fanout_one, f) != 0) {
-			/* Lcores already sent to will still run; account for the rest. */
+			/*
+			 * Lcores already sent to still run fn; the caller sees the
+			 * error instead of a completion. Cleared before the release
+			 * below, so whichever lcore reaches zero reads NULL.
+			 */
+			f->cpl = NULL;
 			if (__atomic_sub_fetch(&f->left, rt->n - i, __ATOMIC_ACQ_REL) == 0) {
 				free(f);
 			}

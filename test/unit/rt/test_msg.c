@@ -185,6 +185,34 @@ test_for_each_dp(void **state)
 }
 
 static void
+noop_msg(void *ctx)
+{
+	(void)ctx;
+}
+
+/* Data lcore 1's ring is full: lcore 0 still runs fn, cpl never runs, nothing leaks. */
+static void
+test_for_each_dp_ring_full(void **state)
+{
+	struct rt_runtime *rt = ut_sim(3, 4); /* a ring of 4 holds 3 */
+	struct rt_lcore *d1 = rt_data_lcore(rt, 1);
+	struct rt_lcore_stats st;
+
+	(void)state;
+	g_fanout_runs = 0;
+	g_cpl_on = NULL;
+	while (rt_lcore_send_msg(d1, noop_msg, NULL) == 0) {
+	}
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(rt), start_fanout, rt), -ENOBUFS);
+	rt_runtime_poll_until_idle(rt, 100);
+	assert_int_equal(g_fanout_runs, 1);
+	assert_null(g_cpl_on);
+	rt_lcore_stats_get(d1, &st);
+	assert_int_equal(st.send_full, 2);
+	rt_runtime_destroy(rt);
+}
+
+static void
 test_create_errors(void **state)
 {
 	struct rt_runtime_opts o = { .opts_size = sizeof(o), .mode = RT_MODE_SIM, .n_data = 0 };
@@ -217,6 +245,7 @@ main(void)
 		cmocka_unit_test(test_call),
 		cmocka_unit_test(test_wait_until_sim),
 		cmocka_unit_test(test_for_each_dp),
+		cmocka_unit_test(test_for_each_dp_ring_full),
 		cmocka_unit_test(test_create_errors),
 	};
 
