@@ -9,6 +9,7 @@
 #define LNET_CTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cfs_nid.h"
@@ -52,6 +53,49 @@ struct lnet_ctl_global {
 	int recovery_limit;
 	int max_recovery_ping_interval;
 };
+
+/** NIDs of one peer returned by a listing (more are not listed). */
+#define LNET_CTL_PEER_MAX_NIS 64
+
+/** A configured peer: nis[0] is its primary NID. */
+struct lnet_ctl_peer {
+	bool mr;
+	unsigned int nnis;        /**< in nis[] */
+	unsigned int nnis_total;  /**< the peer's NIDs */
+	struct lnet_nid nis[LNET_CTL_PEER_MAX_NIS];
+};
+
+/** Runtime state of one peer NI (lnet-facts §12.4). */
+struct lnet_ctl_peer_ni {
+	int max_tx_credits;
+	int tx_credits;
+	int min_tx_credits;
+	uint64_t txqnob;
+	int rtr_credits;
+	int min_rtr_credits;
+	uint64_t send_count;
+	uint64_t recv_count;
+	uint64_t drop_count;
+};
+
+/**
+ * Add a peer, or NIDs to a Multi-Rail peer. The whole request is checked
+ * first (a NID belongs to one peer only); @p err explains a refusal.
+ */
+LNP_API int lnet_ctl_peer_add(const struct lnet_nid *prim, const struct lnet_nid *nids,
+			      unsigned int n, bool mr, char *err, size_t errlen);
+/** Delete a peer, or only some of its secondary NIDs. */
+LNP_API int lnet_ctl_peer_del(const struct lnet_nid *prim, const struct lnet_nid *nids,
+			      unsigned int n, char *err, size_t errlen);
+/**
+ * Up to @p max peers from @p cursor (0: the first) in insertion order, or
+ * the one peer owning @p only. *next is the cursor of the following page,
+ * 0 at the end. @return number filled, or -errno.
+ */
+LNP_API int lnet_ctl_peer_list(uint64_t cursor, const struct lnet_nid *only,
+			       struct lnet_ctl_peer *out, unsigned int max, uint64_t *next);
+/** Runtime state of a peer NI, read on the data lcore that owns it. */
+LNP_API int lnet_ctl_peer_ni_state(const struct lnet_nid *nid, struct lnet_ctl_peer_ni *out);
 
 /** Local NIs, lo first, in configuration order. @return count (up to @p max) or -errno. */
 LNP_API int lnet_ctl_ni_list(struct lnet_ctl_ni *out, unsigned int max);

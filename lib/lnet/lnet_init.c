@@ -190,6 +190,7 @@ lnet_destroy(struct lnet *ln)
 		rt_runtime_stop(ln->rt);
 	}
 	lnet_cpts_destroy(ln);
+	lnet_peer_dir_destroy(ln);
 	lnet_ni_table_destroy(ln);
 	if (ln->rt != NULL) {
 		rt_runtime_destroy(ln->rt);

@@ -298,6 +298,7 @@ struct lnet {
 	struct lnet_ni *loni;
 	struct cfs_cpt_table *cpt_table;
 	unsigned int bind_rotor;  /* atomic: CPT for LNetMDBind from foreign threads */
+	struct lnet_peer_dir *peer_dir; /* configured peers; management lcore */
 };
 
 /* lnet_init.c */
@@ -385,6 +386,9 @@ struct lnet_ni *lnet_ni_find_by_nid(struct lnet *ln, const struct lnet_nid *nid)
 const struct lnet_ni_table *lnet_ni_table_get(struct lnet *ln);
 int lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
 		const struct lnet_ni_tunables *tun, unsigned int cpt, struct lnet_ni **out);
+
+/* lnet_peer_dir.c */
+void lnet_peer_dir_destroy(struct lnet *ln);
 
 /* lnet_eq.c */
 void lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev);
