@@ -13,9 +13,12 @@
 
 #include "rt.h"
 
-extern int rt_logtype;
+/*
+ * Each file that logs registers its own "rt.<file>" log type and defines
+ * RT_LOGTYPE to it before using RT_LOG, so levels can be set per concern.
+ */
 #define RT_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_##level, rt_logtype, "rt: " fmt "\n", ##__VA_ARGS__)
+	rte_log(RTE_LOG_##level, RT_LOGTYPE, "rt: " fmt "\n", ##__VA_ARGS__)
 
 #define RT_MSG_BATCH 32U
 #define RT_RING_DEFAULT 4096U

@@ -13,7 +13,8 @@
 
 #include "rt_internal.h"
 
-RTE_LOG_REGISTER_DEFAULT(rt_logtype, NOTICE);
+RTE_LOG_REGISTER_SUFFIX(rt_logtype_lcore, lcore, NOTICE);
+#define RT_LOGTYPE rt_logtype_lcore
 
 /* The logical lcore whose iteration is running on this thread, if any. */
 static __thread struct rt_lcore *t_rt_self;

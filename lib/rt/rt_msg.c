@@ -10,6 +10,9 @@
 
 #include "rt_internal.h"
 
+RTE_LOG_REGISTER_SUFFIX(rt_logtype_msg, msg, NOTICE);
+#define RT_LOGTYPE rt_logtype_msg
+
 int
 rt_lcore_send_msg(struct rt_lcore *dst, rt_msg_fn fn, void *ctx)
 {
