@@ -121,6 +121,54 @@ test_threads_run_main_needs_opt(void **state)
 	rt_runtime_destroy(rt);
 }
 
+static bool
+never(void *arg)
+{
+	(void)arg;
+	return false;
+}
+
+static void
+stamp_msg(void *ctx)
+{
+	__atomic_store_n((uint64_t *)ctx, rt_now_us(rt_lcore_runtime(rt_lcore_self())),
+			 __ATOMIC_RELEASE);
+}
+
+static bool
+stamped(void *arg)
+{
+	return __atomic_load_n((uint64_t *)arg, __ATOMIC_ACQUIRE) != 0;
+}
+
+/*
+ * A timed-out wait returns false after the timeout on the real clock, and an
+ * idle, backed-off worker still picks a message up promptly. The design bound
+ * is ~100 us; 20 ms leaves room for two shared cores under ASan.
+ */
+static void
+test_threads_wait_timeout_and_wakeup(void **state)
+{
+	struct rt_runtime_opts o = { .opts_size = sizeof(o), .mode = RT_MODE_THREADS, .n_data = 1 };
+	struct rt_runtime *rt = NULL;
+	uint64_t t0;
+	uint64_t ran = 0;
+
+	(void)state;
+	assert_int_equal(rt_runtime_create(&o, &rt), 0);
+	assert_int_equal(rt_runtime_start(rt), 0);
+	t0 = rt_now_us(rt);
+	assert_false(rt_wait_until(rt, never, NULL, 30000)); /* lets the worker back off */
+	assert_true(rt_now_us(rt) - t0 >= 30000);
+	assert_false(rt_wait_until(rt, never, NULL, 0));
+	t0 = rt_now_us(rt);
+	assert_int_equal(rt_lcore_send_msg(rt_data_lcore(rt, 0), stamp_msg, &ran), 0);
+	assert_true(rt_wait_until(rt, stamped, &ran, 1000000));
+	assert_true(ran - t0 < 20000);
+	rt_runtime_stop(rt);
+	rt_runtime_destroy(rt);
+}
+
 int
 main(void)
 {
@@ -128,6 +176,7 @@ main(void)
 		cmocka_unit_test(test_threads_messages_calls_stop),
 		cmocka_unit_test(test_threads_mgmt_on_main),
 		cmocka_unit_test(test_threads_run_main_needs_opt),
+		cmocka_unit_test(test_threads_wait_timeout_and_wakeup),
 	};
 	struct lnp_test_eal_args a;
 	int rc;
