@@ -46,6 +46,11 @@ int lnetctl_net_show(struct lnetctl_conn *c, const char *net, int detail);
 int lnetctl_stats_show(struct lnetctl_conn *c);
 int lnetctl_global_show(struct lnetctl_conn *c);
 
+/* lnetctl_peer.c */
+int lnetctl_peer_change(struct lnetctl_conn *c, bool add, const char *prim, const char *nidlist,
+			bool non_mr);
+int lnetctl_peer_show(struct lnetctl_conn *c, const char *nid, int detail);
+
 /* lnetctl_config.c */
 int lnetctl_export(struct lnetctl_conn *c, bool backup);
 int lnetctl_import(struct lnetctl_conn *c, const char *file);

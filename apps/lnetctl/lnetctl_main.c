@@ -107,6 +107,81 @@ lnetctl_global_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc != 0 ? rc : lnetctl_global_show(&ctx->conn);
 }
 
+static int
+lnetctl_usage_error(const char *verb, const char *object, const char *usage)
+{
+	lnetctl_print_error(verb, object, -EINVAL, usage);
+	return -EINVAL;
+}
+
+/* peer add|del --prim_nid NID [--nid LIST] [--non_mr]; a first --nid is the primary */
+static int
+lnetctl_peer_change_cmd(struct lnetctl_ctx *ctx, int argc, char **argv, bool add)
+{
+	const char *usage = add ? "usage: peer add --prim_nid NID [--nid NIDLIST] [--non_mr]" :
+				  "usage: peer del --prim_nid NID [--nid NIDLIST]";
+	const char *prim = NULL;
+	const char *nids = NULL;
+	bool non_mr = false;
+	int i;
+	int rc;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--prim_nid") == 0 && i + 1 < argc && prim == NULL) {
+			prim = argv[++i];
+		} else if (strcmp(argv[i], "--nid") == 0 && i + 1 < argc && nids == NULL) {
+			nids = argv[++i];
+		} else if (add && strcmp(argv[i], "--non_mr") == 0) {
+			non_mr = true;
+		} else {
+			return lnetctl_usage_error(add ? "add" : "del", "peer", usage);
+		}
+	}
+	if (prim == NULL) {
+		return lnetctl_usage_error(add ? "add" : "del", "peer", usage);
+	}
+	rc = lnetctl_need_conn(ctx);
+	return rc != 0 ? rc : lnetctl_peer_change(&ctx->conn, add, prim, nids, non_mr);
+}
+
+static int
+lnetctl_peer_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	return lnetctl_peer_change_cmd(ctx, argc, argv, true);
+}
+
+static int
+lnetctl_peer_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	return lnetctl_peer_change_cmd(ctx, argc, argv, false);
+}
+
+/* peer show [--nid NID] [-v [N]] */
+static int
+lnetctl_peer_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	const char *nid = NULL;
+	int detail = 0;
+	int i;
+	int rc;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--nid") == 0 && i + 1 < argc) {
+			nid = argv[++i];
+		} else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
+			detail = 1;
+			if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
+				detail = atoi(argv[++i]);
+			}
+		} else {
+			return lnetctl_usage_error("show", "peer",
+						   "usage: peer show [--nid NID] [-v [N]]");
+		}
+	}
+	rc = lnetctl_need_conn(ctx);
+	return rc != 0 ? rc : lnetctl_peer_show(&ctx->conn, nid, detail);
+}
+
 /* export [--backup] [FILE] */
 static int
 lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -182,9 +257,9 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	{ "debug", "recovery", NULL, "show recovery queues" },
 	{ "debug", "peer", NULL, "show peer debug information" },
 	{ "global", "show", lnetctl_global_show_cmd, "show global settings" },
-	{ "peer", "add", NULL, "add a peer" },
-	{ "peer", "del", NULL, "delete a peer" },
-	{ "peer", "show", NULL, "show peers" },
+	{ "peer", "add", lnetctl_peer_add_cmd, "add a peer --prim_nid NID [--nid LIST] [--non_mr]" },
+	{ "peer", "del", lnetctl_peer_del_cmd, "delete a peer --prim_nid NID [--nid LIST]" },
+	{ "peer", "show", lnetctl_peer_show_cmd, "show peers [--nid NID] [-v [N]]" },
 	{ "peer", "list", NULL, "list peers" },
 	{ "peer", "set", NULL, "set peer parameters" },
 	{ "ping", NULL, NULL, "ping NIDs" },

@@ -215,6 +215,177 @@ lnetd_global_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+#define LNETD_PEER_BATCH 64
+/* A reply is at most 16 KiB: NI entries per page by detail level. */
+#define LNETD_PEER_NIS_BRIEF 100
+#define LNETD_PEER_NIS_DETAIL 30
+
+/* "a;b;c" -> NIDs (ranges were expanded by lnetctl). */
+static int
+lnetd_parse_nids(const char *list, struct lnet_nid *nids, unsigned int max)
+{
+	char buf[1024];
+	char *save = NULL;
+	char *tok;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ";", &save); tok != NULL; tok = strtok_r(NULL, ";", &save)) {
+		if ((unsigned int)n == max || libcfs_strnid(&nids[n], tok) != 0) {
+			return -EINVAL;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* Reply {"status": 0} or {"status": -errno, "descr": "..."}: errors keep their text. */
+static int
+lnetd_reply_status(struct rte_tel_data *d, int rc, const char *descr)
+{
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "status", rc);
+	if (rc != 0) {
+		rte_tel_data_add_dict_string(d, "descr", descr[0] != '\0' ? descr : strerror(-rc));
+	}
+	return 0;
+}
+
+/* /lnet/peer_add,prim_nid=NID[,nid=A;B][,non_mr=1] (and peer_del without non_mr) */
+static int
+lnetd_peer_change(const char *params, struct rte_tel_data *d, bool add)
+{
+	struct lnet_nid nids[64];
+	struct lnet_nid prim;
+	char val[1024];
+	char err[256] = "";
+	int n = 0;
+	bool mr = true;
+	int rc;
+
+	if (!lnetd_param(params, "prim_nid", val, sizeof(val)) ||
+	    libcfs_strnid_err(&prim, val, err, sizeof(err)) != 0) {
+		return lnetd_reply_status(d, -EINVAL, err[0] != '\0' ? err : "prim_nid is required");
+	}
+	if (lnetd_param(params, "nid", val, sizeof(val))) {
+		n = lnetd_parse_nids(val, nids, 64);
+		if (n < 0) {
+			return lnetd_reply_status(d, -EINVAL, "bad NID list");
+		}
+	}
+	if (lnetd_param(params, "non_mr", val, sizeof(val))) {
+		mr = strcmp(val, "1") != 0;
+	}
+	rc = add ? lnet_ctl_peer_add(&prim, nids, (unsigned int)n, mr, err, sizeof(err)) :
+		   lnet_ctl_peer_del(&prim, nids, (unsigned int)n, err, sizeof(err));
+	return lnetd_reply_status(d, rc, err);
+}
+
+static int
+lnetd_peer_add(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	return lnetd_peer_change(params, d, true);
+}
+
+static int
+lnetd_peer_del(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	return lnetd_peer_change(params, d, false);
+}
+
+static int
+lnetd_peer_ni_entry(struct rte_tel_data *d, unsigned int k, const struct lnet_ctl_peer *p,
+		    unsigned int i, int detail)
+{
+	struct rte_tel_data *e = rte_tel_data_alloc();
+	char buf[LNET_NIDSTR_SIZE];
+	char key[16];
+
+	if (e == NULL) {
+		return -ENOMEM;
+	}
+	rte_tel_data_start_dict(e);
+	rte_tel_data_add_dict_string(e, "primary_nid", libcfs_nidstr_r(&p->nis[0], buf, sizeof(buf)));
+	rte_tel_data_add_dict_string(e, "multi_rail", p->mr ? "true" : "false");
+	rte_tel_data_add_dict_string(e, "nid", libcfs_nidstr_r(&p->nis[i], buf, sizeof(buf)));
+	rte_tel_data_add_dict_string(e, "state", "NA"); /* aliveness tracking: routers */
+	if (detail > 0) {
+		struct lnet_ctl_peer_ni st;
+
+		if (lnet_ctl_peer_ni_state(&p->nis[i], &st) != 0) {
+			rte_tel_data_free(e);
+			return -EIO;
+		}
+		rte_tel_data_add_dict_int(e, "max_ni_tx_credits", st.max_tx_credits);
+		rte_tel_data_add_dict_int(e, "available_tx_credits", st.tx_credits);
+		rte_tel_data_add_dict_int(e, "min_tx_credits", st.min_tx_credits);
+		rte_tel_data_add_dict_u64(e, "tx_q_num_of_buf", st.txqnob);
+		rte_tel_data_add_dict_int(e, "available_rtr_credits", st.rtr_credits);
+		rte_tel_data_add_dict_int(e, "min_rtr_credits", st.min_rtr_credits);
+		rte_tel_data_add_dict_int(e, "refcount", 1);
+		rte_tel_data_add_dict_u64(e, "send_count", st.send_count);
+		rte_tel_data_add_dict_u64(e, "recv_count", st.recv_count);
+		rte_tel_data_add_dict_u64(e, "drop_count", st.drop_count);
+	}
+	snprintf(key, sizeof(key), "n%u", k);
+	return rte_tel_data_add_dict_container(d, key, e, 0);
+}
+
+/*
+ * /lnet/peer_show[,start=CURSOR][,detail=N][,nid=NID]: one entry per peer
+ * NI ("n0", "n1", ...) naming its peer, whole peers per page, and "next",
+ * the cursor of the next page (0: done).
+ */
+static int
+lnetd_peer_show(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static __thread struct lnet_ctl_peer peers[LNETD_PEER_BATCH];
+	struct lnet_nid only;
+	uint64_t cursor = 0;
+	uint64_t next = 0;
+	char val[128];
+	int detail = 0;
+	unsigned int budget;
+	unsigned int k = 0;
+	int n;
+	int i;
+
+	(void)cmd;
+	if (lnetd_param(params, "start", val, sizeof(val))) {
+		cursor = strtoull(val, NULL, 10);
+	}
+	if (lnetd_param(params, "detail", val, sizeof(val))) {
+		detail = atoi(val);
+	}
+	if (lnetd_param(params, "nid", val, sizeof(val)) && libcfs_strnid(&only, val) != 0) {
+		return -EINVAL;
+	}
+	n = lnet_ctl_peer_list(cursor, lnetd_param(params, "nid", val, sizeof(val)) ? &only : NULL,
+			       peers, LNETD_PEER_BATCH, &next);
+	if (n < 0) {
+		return n;
+	}
+	budget = detail > 0 ? LNETD_PEER_NIS_DETAIL : LNETD_PEER_NIS_BRIEF;
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < n; i++) {
+		unsigned int j;
+
+		if (k > 0 && k + peers[i].nnis > budget) {
+			next = peers[i].seq; /* this peer starts the next page */
+			break;
+		}
+		for (j = 0; j < peers[i].nnis; j++) {
+			if (lnetd_peer_ni_entry(d, k++, &peers[i], j, detail) != 0) {
+				return -ENOMEM;
+			}
+		}
+	}
+	rte_tel_data_add_dict_u64(d, "next", next);
+	return 0;
+}
+
 int
 lnetd_telemetry_register(void)
 {
@@ -227,6 +398,12 @@ lnetd_telemetry_register(void)
 		  "Local nets and NIs. Params: net=NET, detail=N" },
 		{ "/lnet/stats_show", lnetd_stats_show, "LNet counters (lnetctl stats show)" },
 		{ "/lnet/global_show", lnetd_global_show, "Global settings (lnetctl global show)" },
+		{ "/lnet/peer_add", lnetd_peer_add,
+		  "Add a peer or NIDs. Params: prim_nid=NID, nid=A;B, non_mr=1" },
+		{ "/lnet/peer_del", lnetd_peer_del,
+		  "Delete a peer or some NIDs. Params: prim_nid=NID, nid=A;B" },
+		{ "/lnet/peer_show", lnetd_peer_show,
+		  "Peers, paged. Params: start=CURSOR, detail=N, nid=NID" },
 	};
 	unsigned int i;
 	int rc;

@@ -59,6 +59,7 @@ struct lnet_ctl_global {
 
 /** A configured peer: nis[0] is its primary NID. */
 struct lnet_ctl_peer {
+	uint64_t seq;             /**< cursor that lists from this peer on */
 	bool mr;
 	unsigned int nnis;        /**< in nis[] */
 	unsigned int nnis_total;  /**< the peer's NIDs */

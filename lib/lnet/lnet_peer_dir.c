@@ -391,6 +391,7 @@ lnet_peer_export(const struct lnet_peer *p, struct lnet_ctl_peer *o)
 {
 	unsigned int n = p->nnis < LNET_CTL_PEER_MAX_NIS ? p->nnis : LNET_CTL_PEER_MAX_NIS;
 
+	o->seq = p->seq;
 	o->mr = p->mr;
 	o->nnis = n;
 	o->nnis_total = p->nnis;

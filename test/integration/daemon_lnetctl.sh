@@ -73,8 +73,8 @@ check "stats show extra: refused" fails_with -22 --name "$a" stats show extra
 check "net frob: unknown subcommand" fails_with -22 --name "$a" net frob
 check "frob: unknown command" fails_with -22 --name "$a" frob
 check "net: missing subcommand" fails_with -22 --name "$a" net
-for cmd in "net add --net tcp --if eth0" "net del --net tcp" "peer add --prim_nid 10.0.0.1@tcp" \
-	"peer show" "route add --net tcp1 --gateway 10.0.0.1@tcp" "routing show" "set discovery 0" \
+for cmd in "net add --net tcp --if eth0" "net del --net tcp" \
+	"route add --net tcp1 --gateway 10.0.0.1@tcp" "routing show" "set discovery 0" \
 	"ping 0@lo" "discover 0@lo" "udsp show" "debug recovery --local" \
 	"lnet unconfigure" "stats reset"; do
 	# shellcheck disable=SC2086
@@ -102,13 +102,13 @@ printf 'net:\n    - net type: tcp\n' >"$m/06_tcp_unsupported.yaml"
 printf 'global:\n    retry_count: 7\n' >"$m/07_global_change.yaml"
 printf 'global:\n    bogus_knob: 1\n' >"$m/08_global_unknown.yaml"
 printf 'frob:\n    x: 1\n' >"$m/09_unknown_section.yaml"
-printf 'peer:\n    - primary nid: 10.0.0.1@tcp\n' >"$m/10_peer_unsupported.yaml"
+printf 'peer:\n    - primary nid: 10.0.0.300@tcp\n' >"$m/10_peer_bad_nid.yaml"
 for f in "$m"/*.yaml; do
 	check "import $(basename "$f"): refused with its location" sh -c \
 		"! '$ctl' --name '$a' import '$f' >'$work/e' 2>&1 && grep -q 'errno: ' '$work/e' && grep -q '$(basename "$f"):[0-9]*:[0-9]*: ' '$work/e'"
 done
 check "every error of a file is reported" sh -c \
-	"printf 'global:\\n    retry_count: 7\\n    bogus: 1\\npeer: []\\n' >'$m/multi.yaml'; ! '$ctl' --name '$a' import '$m/multi.yaml' >'$work/e' 2>&1; [ \$(grep -c 'errno:' '$work/e') -eq 3 ]"
+	"printf 'global:\\n    retry_count: 7\\n    bogus: 1\\npeer: 5\\n' >'$m/multi.yaml'; ! '$ctl' --name '$a' import '$m/multi.yaml' >'$work/e' 2>&1; [ \$(grep -c 'errno:' '$work/e') -eq 3 ]"
 check "configuration unchanged after refused imports" same "$exp/export_lo.yaml" "$ctl" --name "$a" export
 
 # Twenty malformed command lines: each an error block (or usage) and exit 1.
@@ -146,6 +146,39 @@ check "every error reported: unknown and unsupported globals" sh -c \
 	"! '$daemon' -- --name c-$$ --config '$work/global.yaml' 2>'$work/e' && grep -q 'retry_count is not supported' '$work/e' && grep -q 'unknown setting \"bogus\"' '$work/e'"
 check "the shipped default.yaml loads" sh -c \
 	"'$daemon' -- --name d-$$ --config '$src/../../config/default.yaml' >'$work/d.out' 2>&1 & p=\$!; sleep 3; kill -TERM \$p; wait \$p"
+
+# Peers: add/del rules, export -> restart -> import -> export, 100,000 peers.
+e=lnetd-it-e-$$
+check "daemon $e starts" start_daemon "$e"
+pid_e=$pid
+check "peer add MR with a NID range" "$ctl" --name "$e" peer add --prim_nid 192.0.2.12@tcp --nid "198.51.100.[12-13]@tcp"
+check "peer add non-MR" "$ctl" --name "$e" peer add --prim_nid 10.0.0.1@tcp --non_mr
+check "peer add: a NID already owned" fails_with -17 --name "$e" peer add --prim_nid 10.9.9.9@tcp --nid 198.51.100.13@tcp
+check "peer add: NIDs for a non-MR peer" fails_with -1 --name "$e" peer add --prim_nid 10.0.0.1@tcp --nid 10.0.0.2@tcp
+check "peer add: bad NID list" fails_with -22 --name "$e" peer add --prim_nid 10.0.0.5@tcp --nid "10.0.0.[5-1]@tcp"
+check "peer add: missing --prim_nid" fails_with -22 --name "$e" peer add --nid 10.0.0.5@tcp
+check "peer del: unknown peer" fails_with -2 --name "$e" peer del --prim_nid 10.0.0.77@tcp
+check "peer del: one secondary NID" "$ctl" --name "$e" peer del --prim_nid 192.0.2.12@tcp --nid 198.51.100.13@tcp
+check "peer show lists both, kernel keys" sh -c \
+	"'$ctl' --name '$e' peer show >'$work/ps' && grep -c 'primary nid' '$work/ps' | grep -qx 2 && grep -q 'Multi-Rail: false' '$work/ps' && grep -q 'peer ni:' '$work/ps' && ! grep -q '198.51.100.13' '$work/ps'"
+check "peer show -v --nid: one peer with credits and statistics" sh -c \
+	"'$ctl' --name '$e' peer show -v --nid 198.51.100.12@tcp >'$work/ps' && grep -c 'primary nid' '$work/ps' | grep -qx 1 && grep -q 'available_tx_credits: ' '$work/ps' && grep -q 'send_count: 0' '$work/ps'"
+"$ctl" --name "$e" export "$work/e1.yaml"
+check "SIGTERM: $e exits 0" stop_daemon "$e" "$pid_e"
+f=lnetd-it-f-$$
+check "daemon $f starts fresh" start_daemon "$f"
+pid_f=$pid
+check "import the export into the new daemon" "$ctl" --name "$f" import "$work/e1.yaml"
+"$ctl" --name "$f" export "$work/e2.yaml"
+check "export -> restart -> import -> export is identical" cmp -s "$work/e1.yaml" "$work/e2.yaml"
+awk 'BEGIN { print "peer:"; for (i = 0; i < 100000; i++) {
+	a = 201326592 + i; ip = int(a / 16777216) "." int(a / 65536) % 256 "." int(a / 256) % 256 "." a % 256;
+	printf "    - primary nid: %s@tcp\n      Multi-Rail: True\n      peer ni:\n        - nid: %s@tcp\n", ip, ip } }' >"$work/100k.yaml"
+check "import 100,000 peers" "$ctl" --name "$f" import "$work/100k.yaml"
+check "peer show lists all of them (paged)" sh -c \
+	"[ \$('$ctl' --name '$f' peer show | grep -c 'primary nid') -eq 100002 ]"
+check "SIGTERM with 100,000 peers: $f exits 0" stop_daemon "$f" "$pid_f"
+check "no sanitizer report (peers)" sh -c "! grep -q 'Sanitizer' '$work/$e.err' '$work/$f.err'"
 
 echo "daemon_lnetctl: $((checks - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
