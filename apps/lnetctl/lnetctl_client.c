@@ -49,11 +49,16 @@ lnetctl_connect(const char *name, struct lnetctl_conn *c, char *err, size_t errl
 			last = errno;
 			continue;
 		}
-		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", paths[i]);
+		if (strlen(paths[i]) >= sizeof(sun.sun_path)) {
+			close(fd);
+			last = ENAMETOOLONG;
+			continue;
+		}
+		memcpy(sun.sun_path, paths[i], strlen(paths[i]) + 1);
 		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 &&
 		    recv(fd, hello, sizeof(hello), 0) > 0) {
 			c->fd = fd;
-			snprintf(c->path, sizeof(c->path), "%s", paths[i]);
+			memcpy(c->path, paths[i], sizeof(c->path));
 			return 0;
 		}
 		last = errno;
