@@ -10,6 +10,7 @@
 struct lnetd_opts {
 	const char *config;   /* --config FILE; NULL: the embedded default */
 	const char *name;     /* --name NAME: EAL file prefix, lnetctl --name */
+	const char *cpu_pattern; /* --cpu-pattern "0[0,1] 1[2,3]": CPTs; NULL: libnuma */
 };
 
 /* lnetd_config.c: apply a YAML configuration (lnetctl export format). */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <yaml.h>
 
@@ -17,8 +18,22 @@
 #include "lnet_ctl.h"
 #include "lnetd.h"
 
+#define LNETD_CFG_PEER_NIS 64
+
+/* A peer from the file, checked; added once the whole file is valid. */
+struct lnetd_cfg_peer {
+	struct lnet_nid prim;
+	bool mr;
+	unsigned int nnis;
+	struct lnet_nid nis[LNETD_CFG_PEER_NIS];
+	const yaml_node_t *at;
+};
+
 struct lnetd_cfg {
 	yaml_document_t doc;
+	struct lnetd_cfg_peer *peers;
+	unsigned int npeers;
+	unsigned int peers_cap;
 	const char *origin;
 	char *err;
 	size_t errlen;
@@ -111,6 +126,129 @@ lnetd_check_nets(struct lnetd_cfg *c, const yaml_node_t *nets)
 	}
 }
 
+static bool
+lnetd_cfg_nid(struct lnetd_cfg *c, const yaml_node_t *n, struct lnet_nid *nid, const char *what)
+{
+	const char *s = lnetd_scalar(n);
+	char why[160];
+
+	if (s == NULL || libcfs_strnid_err(nid, s, why, sizeof(why)) != 0 || lnet_nid_is_any(nid)) {
+		lnetd_cfg_error(c, n, "%s: %s", what, s == NULL ? "missing or not a NID" : why);
+		return false;
+	}
+	return true;
+}
+
+static struct lnetd_cfg_peer *
+lnetd_cfg_peer_new(struct lnetd_cfg *c)
+{
+	if (c->npeers == c->peers_cap) {
+		unsigned int cap = c->peers_cap == 0 ? 64 : c->peers_cap * 2;
+		struct lnetd_cfg_peer *p = realloc(c->peers, cap * sizeof(*p));
+
+		if (p == NULL) {
+			return NULL;
+		}
+		c->peers = p;
+		c->peers_cap = cap;
+	}
+	memset(&c->peers[c->npeers], 0, sizeof(c->peers[0]));
+	return &c->peers[c->npeers++];
+}
+
+static void
+lnetd_check_peer_nis(struct lnetd_cfg *c, const yaml_node_t *list, struct lnetd_cfg_peer *p)
+{
+	yaml_node_item_t *it;
+
+	if (list->type != YAML_SEQUENCE_NODE) {
+		lnetd_cfg_error(c, list, "peer: \"peer ni\" must be a list");
+		return;
+	}
+	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+		const yaml_node_t *e = yaml_document_get_node(&c->doc, *it);
+		const yaml_node_t *nn = e->type == YAML_MAPPING_NODE ? lnetd_map_get(c, e, "nid") : NULL;
+		struct lnet_nid nid;
+
+		if (!lnetd_cfg_nid(c, nn != NULL ? nn : e, &nid, "peer ni")) {
+			continue;
+		}
+		if (lnet_nid_same(&nid, &p->prim)) {
+			continue;
+		}
+		if (p->nnis == LNETD_CFG_PEER_NIS) {
+			lnetd_cfg_error(c, e, "peer: more than %d NIDs", LNETD_CFG_PEER_NIS);
+			return;
+		}
+		p->nis[p->nnis++] = nid;
+	}
+}
+
+static void
+lnetd_check_peer(struct lnetd_cfg *c, const yaml_node_t *item)
+{
+	struct lnetd_cfg_peer *p;
+	const yaml_node_t *mn;
+	const yaml_node_t *list;
+	const char *mr;
+
+	if (item->type != YAML_MAPPING_NODE) {
+		lnetd_cfg_error(c, item, "peer: each item must be a mapping");
+		return;
+	}
+	p = lnetd_cfg_peer_new(c);
+	if (p == NULL) {
+		lnetd_cfg_error(c, item, "out of memory");
+		return;
+	}
+	p->at = item;
+	if (!lnetd_cfg_nid(c, lnetd_map_get(c, item, "primary nid"), &p->prim, "peer: primary nid")) {
+		return;
+	}
+	mn = lnetd_map_get(c, item, "Multi-Rail");
+	mr = lnetd_scalar(mn);
+	p->mr = mr == NULL || strcasecmp(mr, "true") == 0;
+	if (mr != NULL && !p->mr && strcasecmp(mr, "false") != 0) {
+		lnetd_cfg_error(c, mn, "peer: Multi-Rail must be true or false");
+	}
+	list = lnetd_map_get(c, item, "peer ni");
+	if (list != NULL) {
+		lnetd_check_peer_nis(c, list, p);
+	}
+}
+
+static void
+lnetd_check_peers(struct lnetd_cfg *c, const yaml_node_t *peers)
+{
+	yaml_node_item_t *it;
+
+	if (peers->type != YAML_SEQUENCE_NODE) {
+		lnetd_cfg_error(c, peers, "peer: expected a list");
+		return;
+	}
+	for (it = peers->data.sequence.items.start; it < peers->data.sequence.items.top; it++) {
+		lnetd_check_peer(c, yaml_document_get_node(&c->doc, *it));
+	}
+}
+
+/* After the whole file checked clean: add the peers. */
+static int
+lnetd_apply_peers(struct lnetd_cfg *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->npeers; i++) {
+		struct lnetd_cfg_peer *p = &c->peers[i];
+		char why[256];
+
+		if (lnet_ctl_peer_add(&p->prim, p->nis, p->nnis, p->mr, why, sizeof(why)) != 0) {
+			lnetd_cfg_error(c, p->at, "peer: %s", why);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* Global settings: known keys, integers; changing one is not supported yet. */
 static void
 lnetd_check_global(struct lnetd_cfg *c, const yaml_node_t *g)
@@ -182,7 +320,9 @@ lnetd_check_top(struct lnetd_cfg *c, const yaml_node_t *root)
 			lnetd_check_nets(c, vn);
 		} else if (strcmp(k, "global") == 0) {
 			lnetd_check_global(c, vn);
-		} else if (strcmp(k, "peer") == 0 || strcmp(k, "route") == 0 ||
+		} else if (strcmp(k, "peer") == 0) {
+			lnetd_check_peers(c, vn);
+		} else if (strcmp(k, "route") == 0 ||
 			   strcmp(k, "routing") == 0 || strcmp(k, "buffers") == 0 ||
 			   strcmp(k, "udsp") == 0) {
 			lnetd_cfg_error(c, kn, "%s: not supported yet", k);
@@ -213,10 +353,9 @@ lnetd_config_apply_text(const char *text, size_t len, const char *origin, char *
 		return -EINVAL;
 	}
 	lnetd_check_top(&c, yaml_document_get_root_node(&c.doc));
-	if (c.nerrors > 0) {
-		rc = -EINVAL;
-	}
-	/* Nothing to apply yet beyond what is already running: lo, and the globals. */
+	/* Nets and globals can only match what runs (lo, the defaults); peers are added. */
+	rc = c.nerrors > 0 ? -EINVAL : lnetd_apply_peers(&c);
+	free(c.peers);
 	yaml_document_delete(&c.doc);
 	yaml_parser_delete(&parser);
 	return rc;

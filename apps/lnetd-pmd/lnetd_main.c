@@ -28,10 +28,14 @@
 static void
 lnetd_usage(FILE *f)
 {
-	fprintf(f, "usage: lnetd-pmd [EAL options] [-- [--config FILE] [--name NAME]]\n"
-		   "  --config FILE  configuration in lnetctl export format\n"
-		   "                 (default: the embedded config/default.yaml)\n"
-		   "  --name NAME    instance name: EAL file prefix, lnetctl --name (default %s)\n",
+	fprintf(f, "usage: lnetd-pmd [EAL options] [-- [--config FILE] [--name NAME]\n"
+		   "                                    [--cpu-pattern PATTERN]]\n"
+		   "  --config FILE          configuration in lnetctl export format\n"
+		   "                         (default: the embedded config/default.yaml)\n"
+		   "  --name NAME            instance name: EAL file prefix, lnetctl --name\n"
+		   "                         (default %s)\n"
+		   "  --cpu-pattern PATTERN  CPU partitions, as the kernel's cpu_pattern:\n"
+		   "                         \"0[0,1] 1[2,3]\" or \"N 0[0] 1[1]\" (default: NUMA nodes)\n",
 		LNETD_DEFAULT_NAME);
 }
 
@@ -42,19 +46,23 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "cpu-pattern", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:n:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:p:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			o->config = optarg;
 			break;
 		case 'n':
 			o->name = optarg;
+			break;
+		case 'p':
+			o->cpu_pattern = optarg;
 			break;
 		case 'h':
 			lnetd_usage(stdout);
@@ -114,10 +122,16 @@ lnetd_run(const struct lnetd_opts *o)
 {
 	char err[512] = "";
 	sigset_t set;
+	struct lnet_init_opts lo = {
+		.opts_size = sizeof(lo), .mode = LNET_EXEC_THREADS, .cpu_pattern = o->cpu_pattern,
+	};
 	int sig = 0;
 	int rc;
 
-	rc = LNetNIInit(LNET_PID_LUSTRE);
+	rc = lnet_init_opts_set(&lo);
+	if (rc == 0) {
+		rc = LNetNIInit(LNET_PID_LUSTRE);
+	}
 	if (rc != 0) {
 		fprintf(stderr, "lnetd-pmd: LNet start failed: %s\n", strerror(-rc));
 		return 1;
