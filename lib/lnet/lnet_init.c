@@ -190,6 +190,7 @@ lnet_destroy(struct lnet *ln)
 		rt_runtime_stop(ln->rt);
 	}
 	lnet_cpts_destroy(ln);
+	lnet_ping_target_fini(ln);
 	lnet_peer_dir_destroy(ln);
 	lnet_ni_table_destroy(ln);
 	if (ln->rt != NULL) {
@@ -236,6 +237,12 @@ LNetNIInit(lnet_pid_t requested_pid)
 	}
 	g_lnet = ln;
 	g_lnet_refcount = 1;
+	rc = lnet_ping_target_init(ln);
+	if (rc != 0) {
+		LNET_LOG(ERR, "ping target: %s", strerror(-rc));
+		LNetNIFini();
+		return rc;
+	}
 	LNET_LOG(INFO, "up: %u CPT(s), %s mode, pid %u", ln->ncpts,
 		 ln->mode == LNET_EXEC_THREADS ? "threads" : "inline", ln->pid);
 	return 0;

@@ -299,6 +299,9 @@ struct lnet {
 	struct cfs_cpt_table *cpt_table;
 	unsigned int bind_rotor;  /* atomic: CPT for LNetMDBind from foreign threads */
 	struct lnet_peer_dir *peer_dir; /* configured peers; management lcore */
+	uint32_t ping_seqno;      /* bumped when the ping buffer is rebuilt (mgmt) */
+	void *ping_buf;           /* the ping target MD's buffer */
+	struct lnet_handle_md ping_mdh;
 };
 
 /* lnet_init.c */
@@ -386,6 +389,10 @@ struct lnet_ni *lnet_ni_find_by_nid(struct lnet *ln, const struct lnet_nid *nid)
 const struct lnet_ni_table *lnet_ni_table_get(struct lnet *ln);
 int lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
 		const struct lnet_ni_tunables *tun, unsigned int cpt, struct lnet_ni **out);
+
+/* lnet_ping.c */
+int lnet_ping_target_init(struct lnet *ln);
+void lnet_ping_target_fini(struct lnet *ln);
 
 /* lnet_peer_dir.c */
 void lnet_peer_dir_destroy(struct lnet *ln);

@@ -480,6 +480,34 @@ test_two_cpts_wildcard_search(void **state)
 	assert_int_equal(ln->ncpts, 2);
 }
 
+/* The ping target answers a GET on portal 0 with this node's ping info. */
+static void
+test_ping_target(void **state)
+{
+	uint8_t sink[4096];
+	struct lnet_md md = ut_md(sink, sizeof(sink), 2, LNET_MD_TRUNCATE);
+	struct lnet_ping_decoded d;
+	struct lnet_handle_md h;
+	struct lnet_event ev;
+
+	(void)state;
+	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
+	assert_int_equal(LNetGet(NULL, h, &g_ut.self, LNET_RESERVED_PORTAL,
+				 LNET_PROTO_PING_MATCHBITS, 0, false), 0);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_REPLY);
+	assert_int_equal(ev.mlength, 32); /* header + 0@lo */
+	assert_int_equal(lnet_ping_info_decode(sink, ev.mlength, 16, &d, NULL, 0), 0);
+	assert_int_equal(d.pid, LNET_PID_LUSTRE);
+	assert_int_equal(d.seqno, 1);
+	assert_int_equal(d.features, LNET_PING_FEAT_NI_STATUS | LNET_PING_FEAT_RTE_DISABLED |
+					     LNET_PING_FEAT_MULTI_RAIL | LNET_PING_FEAT_DISCOVERY);
+	assert_int_equal(d.nnis_total, 0);
+	/* A PUT on portal 0 that matches nothing waits (lazy): pushes need that. */
+	assert_true(lnet_ptl_is_lazy(lnet_instance(), LNET_RESERVED_PORTAL));
+}
+
 struct handler_log {
 	unsigned int calls;
 	enum lnet_event_kind kinds[4];
@@ -555,6 +583,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_get_reply, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_cpts_put_get, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_cpts_wildcard_search, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_ping_target, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_ping_target, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_handler_runs_on_owner_lcore, ut_setup1,
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_handler_runs_on_owner_lcore, ut_setup2,
