@@ -51,6 +51,9 @@ int lnetctl_peer_change(struct lnetctl_conn *c, bool add, const char *prim, cons
 			bool non_mr);
 int lnetctl_peer_show(struct lnetctl_conn *c, const char *nid, int detail);
 
+/* lnetctl_ping.c */
+int lnetctl_ping(struct lnetctl_conn *c, const char *nids, int timeout_s);
+
 /* lnetctl_config.c */
 int lnetctl_export(struct lnetctl_conn *c, bool backup);
 int lnetctl_import(struct lnetctl_conn *c, const char *file);

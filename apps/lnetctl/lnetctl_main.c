@@ -182,6 +182,37 @@ lnetctl_peer_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc != 0 ? rc : lnetctl_peer_show(&ctx->conn, nid, detail);
 }
 
+/* ping NID[,NID...] [--timeout SECONDS] */
+static int
+lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	const char *nids = NULL;
+	int timeout = 1;
+	int i;
+	int rc;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+			timeout = atoi(argv[++i]);
+		} else if (strcmp(argv[i], "--source") == 0) {
+			lnetctl_print_error("manage", "ping", -EOPNOTSUPP,
+					    "ping --source: not supported yet");
+			return -EOPNOTSUPP;
+		} else if (argv[i][0] != '-' && nids == NULL) {
+			nids = argv[i];
+		} else {
+			return lnetctl_usage_error("manage", "ping",
+						   "usage: ping NID[,NID...] [--timeout SECONDS]");
+		}
+	}
+	if (nids == NULL || timeout <= 0) {
+		return lnetctl_usage_error("manage", "ping",
+					   "usage: ping NID[,NID...] [--timeout SECONDS]");
+	}
+	rc = lnetctl_need_conn(ctx);
+	return rc != 0 ? rc : lnetctl_ping(&ctx->conn, nids, timeout);
+}
+
 /* export [--backup] [FILE] */
 static int
 lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -262,7 +293,7 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	{ "peer", "show", lnetctl_peer_show_cmd, "show peers [--nid NID] [-v [N]]" },
 	{ "peer", "list", NULL, "list peers" },
 	{ "peer", "set", NULL, "set peer parameters" },
-	{ "ping", NULL, NULL, "ping NIDs" },
+	{ "ping", NULL, lnetctl_ping_cmd, "ping NIDs: NID[,NID...] [--timeout SECONDS]" },
 	{ "discover", NULL, NULL, "discover peers" },
 	{ "udsp", "add", NULL, "add a selection policy" },
 	{ "udsp", "del", NULL, "delete a selection policy" },

@@ -16,6 +16,7 @@
 #include "api.h"
 #include "cfs.h"
 #include "lnet_ctl.h"
+#include "lnet_wire.h"
 #include "lnetd.h"
 
 #define LNETD_MAX_NIS 64
@@ -386,6 +387,121 @@ lnetd_peer_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+#define LNETD_PING_BUF 8192
+#define LNETD_PING_NIS 64
+
+/* Wait for the next event of a ping; false on timeout. */
+static bool
+lnetd_ping_event(struct lnet_eq *eq, int timeout_ms, struct lnet_event *ev)
+{
+	return LNetEQPoll(&eq, 1, timeout_ms, ev, NULL) >= 1;
+}
+
+/*
+ * GET the target's ping info (lnet-facts §3.1) from this telemetry thread,
+ * which may wait: the lcores do the work.
+ */
+static int
+lnetd_ping_one(const struct lnet_processid *id, int timeout_ms, void *buf, unsigned int *len,
+	       char *err, size_t errlen)
+{
+	struct lnet_eq *eq = LNetEQAlloc(8);
+	struct lnet_md md = {
+		.start = buf, .length = LNETD_PING_BUF, .threshold = 2,
+		.options = LNET_MD_TRUNCATE, .eq_handle = eq,
+	};
+	struct lnet_handle_md h;
+	struct lnet_event ev;
+	int rc = eq == NULL ? -ENOMEM : LNetMDBind(&md, LNET_UNLINK, &h);
+
+	if (rc == 0) {
+		rc = LNetGet(NULL, h, id, LNET_RESERVED_PORTAL, LNET_PROTO_PING_MATCHBITS, 0, false);
+	}
+	*len = 0;
+	while (rc == 0) {
+		if (!lnetd_ping_event(eq, timeout_ms, &ev)) {
+			snprintf(err, errlen, "no reply within %d ms", timeout_ms);
+			rc = -ETIMEDOUT;
+			LNetMDUnlink(h);
+			/* The MD's last event must land before the queue goes. */
+			while (lnetd_ping_event(eq, 60000, &ev) && !ev.unlinked) {
+			}
+			break;
+		}
+		if (ev.status != 0) {
+			snprintf(err, errlen, "%s", strerror(-ev.status));
+			rc = ev.status;
+		} else if (ev.type == LNET_EVENT_REPLY) {
+			*len = ev.mlength;
+		}
+		if (ev.unlinked) {
+			break;
+		}
+	}
+	LNetEQFree(eq);
+	return rc;
+}
+
+/* /lnet/ping,nid=NID[,timeout=MS] -> {status, primary_nid, multi_rail, nid0..} */
+static int
+lnetd_ping(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct lnet_ping_entry nis[LNETD_PING_NIS];
+	struct lnet_processid id = { .pid = LNET_PID_LUSTRE };
+	struct lnet_ping_decoded pd;
+	struct lnet_ctl_peer peer;
+	char val[128];
+	char err[160] = "";
+	char nid[LNET_NIDSTR_SIZE];
+	void *buf = malloc(LNETD_PING_BUF);
+	unsigned int len = 0;
+	uint64_t next;
+	int timeout = 1000;
+	unsigned int i;
+	int rc;
+
+	(void)cmd;
+	if (buf == NULL) {
+		return -ENOMEM;
+	}
+	if (!lnetd_param(params, "nid", val, sizeof(val)) ||
+	    libcfs_strid(&id, val) != 0 || lnet_nid_is_any(&id.nid)) {
+		free(buf);
+		return lnetd_reply_status(d, -EINVAL, "a NID to ping is required");
+	}
+	if (lnetd_param(params, "timeout", val, sizeof(val))) {
+		timeout = atoi(val) > 0 ? atoi(val) : timeout;
+	}
+	rc = lnetd_ping_one(&id, timeout, buf, &len, err, sizeof(err));
+	if (rc == 0 && lnet_ping_info_decode(buf, len, LNETD_PING_NIS, &pd, nis,
+					     LNETD_PING_NIS) != 0) {
+		snprintf(err, sizeof(err), "bad ping reply");
+		rc = -EPROTO;
+	}
+	if (rc != 0) {
+		free(buf);
+		return lnetd_reply_status(d, rc, err);
+	}
+	lnetd_reply_status(d, 0, "");
+	/* No NI but 0@lo: the pinged NID stands as the primary. */
+	if (lnet_nid_is_any(&pd.primary)) {
+		pd.primary = id.nid;
+	}
+	rte_tel_data_add_dict_string(d, "primary_nid", libcfs_nidstr_r(&pd.primary, nid, sizeof(nid)));
+	/* Multi-Rail as this node knows the peer: only discovery (later) or config says so. */
+	rte_tel_data_add_dict_string(d, "multi_rail",
+				     lnet_ctl_peer_list(0, &pd.primary, &peer, 1, &next) == 1 &&
+						     peer.mr ? "true" : "false");
+	for (i = 0; i < pd.nnis_total && i < LNETD_PING_NIS; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "nid%u", i);
+		rte_tel_data_add_dict_string(d, key, libcfs_nidstr_r(&nis[i].nid, nid, sizeof(nid)));
+	}
+	free(buf);
+	return 0;
+}
+
 int
 lnetd_telemetry_register(void)
 {
@@ -402,6 +518,7 @@ lnetd_telemetry_register(void)
 		  "Add a peer or NIDs. Params: prim_nid=NID, nid=A;B, non_mr=1" },
 		{ "/lnet/peer_del", lnetd_peer_del,
 		  "Delete a peer or some NIDs. Params: prim_nid=NID, nid=A;B" },
+		{ "/lnet/ping", lnetd_ping, "Ping a NID. Params: nid=[PID-]NID, timeout=MS" },
 		{ "/lnet/peer_show", lnetd_peer_show,
 		  "Peers, paged. Params: start=CURSOR, detail=N, nid=NID" },
 	};

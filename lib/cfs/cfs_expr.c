@@ -139,37 +139,60 @@ cfs_expr_list_match(uint32_t value, const struct cfs_expr_list *el)
 	return false;
 }
 
-/* Values of the list, ascending, without duplicates. */
+static int
+cfs_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a;
+	uint32_t y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Values of the list, ascending, without duplicates. Each range is walked
+ * by its stride and counted first, so "[1-4000000000]" costs nothing to
+ * refuse (fuzzing found the span walk).
+ */
 int
 cfs_expr_list_values(const struct cfs_expr_list *el, uint32_t max, uint32_t **values)
 {
-	uint64_t lo = UINT64_MAX;
-	uint64_t hi = 0;
-	uint32_t *v;
-	uint64_t x;
+	uint64_t total = 0;
 	unsigned int n = 0;
 	unsigned int i;
+	unsigned int j;
+	uint32_t *v;
 
 	for (i = 0; i < el->n; i++) {
-		lo = el->r[i].lo < lo ? el->r[i].lo : lo;
-		hi = el->r[i].hi > hi ? el->r[i].hi : hi;
+		uint64_t c = ((uint64_t)el->r[i].hi - el->r[i].lo) / el->r[i].stride + 1;
+
+		if (c > max) {
+			return -E2BIG; /* one range alone has too many distinct values */
+		}
+		total += c; /* at most n * max: ranges may overlap */
 	}
-	v = malloc((size_t)(max == 0 ? 1 : max) * sizeof(*v));
+	v = malloc((size_t)(total == 0 ? 1 : total) * sizeof(*v));
 	if (v == NULL) {
 		return -ENOMEM;
 	}
-	for (x = lo; el->n > 0 && x <= hi; x++) {
-		if (!cfs_expr_list_match((uint32_t)x, el)) {
-			continue;
+	for (i = 0; i < el->n; i++) {
+		uint64_t x;
+
+		for (x = el->r[i].lo; x <= el->r[i].hi; x += el->r[i].stride) {
+			v[n++] = (uint32_t)x;
 		}
-		if (n == max) {
-			free(v);
-			return -E2BIG;
+	}
+	qsort(v, n, sizeof(*v), cfs_u32_cmp);
+	for (i = 0, j = 0; i < n; i++) {
+		if (j == 0 || v[j - 1] != v[i]) {
+			v[j++] = v[i];
 		}
-		v[n++] = (uint32_t)x;
+	}
+	if (j > max) {
+		free(v);
+		return -E2BIG;
 	}
 	*values = v;
-	return (int)n;
+	return (int)j;
 }
 
 static int

@@ -75,7 +75,7 @@ check "frob: unknown command" fails_with -22 --name "$a" frob
 check "net: missing subcommand" fails_with -22 --name "$a" net
 for cmd in "net add --net tcp --if eth0" "net del --net tcp" \
 	"route add --net tcp1 --gateway 10.0.0.1@tcp" "routing show" "set discovery 0" \
-	"ping 0@lo" "discover 0@lo" "udsp show" "debug recovery --local" \
+	"discover 0@lo" "udsp show" "debug recovery --local" \
 	"lnet unconfigure" "stats reset"; do
 	# shellcheck disable=SC2086
 	check "$cmd: not supported yet" fails_with -95 --name "$a" $cmd
@@ -121,6 +121,12 @@ for cmd in "net" "net frob" "net show --net" "net show --frob" "net show -x" "ne
 done
 check "configuration unchanged after bad command lines" same "$exp/export_lo.yaml" "$ctl" --name "$a" export
 
+check "ping 0@lo: the node's own ping target answers" same "$exp/ping_lo.yaml" "$ctl" --name "$a" ping 0@lo
+check "ping a net with no local NI: errno -113" fails_with -113 --name "$a" ping 10.0.0.1@tcp
+check "ping without a NID: usage" fails_with -22 --name "$a" ping
+check "ping --source: not supported yet" fails_with -95 --name "$a" ping 0@lo --source 0@lo
+check "stats count the ping (GET and REPLY sent and received)" sh -c \
+	"'$ctl' --name '$a' stats show | grep -qx '    send_count: [1-9][0-9]*'"
 check "unreachable daemon: one line on stderr, exit 1" sh -c \
 	"! '$ctl' --name nobody-$$ net show >'$work/o' 2>'$work/e' && [ ! -s '$work/o' ] && [ \$(wc -l <'$work/e') -eq 1 ]"
 check "interactive prompt runs commands until quit" sh -c \

@@ -48,6 +48,15 @@ test_forms(void **state)
 	assert_string_equal((cfs_expr_list_print(b, sizeof(b), el), b), "[3-5]");
 	cfs_expr_list_free(el);
 
+	el = parse("[1-4000000000]", 0, UINT32_MAX);
+	assert_int_equal(cfs_expr_list_values(el, 10, &v), -E2BIG); /* refused without walking */
+	cfs_expr_list_free(el);
+	el = parse("[1-5,3-7,7]", 0, 255);
+	assert_int_equal(cfs_expr_list_values(el, 7, &v), 7); /* overlaps counted once */
+	assert_int_equal(v[6], 7);
+	free(v);
+	cfs_expr_list_free(el);
+
 	el = parse("[ 0 , 2 - 4 ]", 0, 255);
 	assert_true(cfs_expr_list_match(3, el));
 	cfs_expr_list_free(el);
