@@ -85,3 +85,44 @@ lnet_credits_return_ni(struct lnet_ni *ni, struct lnet_msg *msg)
 	TAILQ_REMOVE(&tq->queue, next, link);
 	return next;
 }
+
+/*
+ * Shutdown: complete every message queued for a credit on this CPT (its
+ * peer NIs' queues, and the queues of the NIs it owns) with @p status. A
+ * queued message holds no credit of the queue it waits on, so only the
+ * counter moves back.
+ */
+void
+lnet_credits_abort_queued(struct lnet_cpt *c, int status)
+{
+	const struct lnet_ni_table *t = lnet_ni_table_get(c->ln);
+	struct lnet_peer_ni *lpni;
+	struct lnet_msg *msg;
+	unsigned int i;
+
+	for (i = 0; i < LNET_PEER_HASH_SIZE; i++) {
+		TAILQ_FOREACH(lpni, &c->peers.hash[i], link) {
+			while ((msg = TAILQ_FIRST(&lpni->txq)) != NULL) {
+				TAILQ_REMOVE(&lpni->txq, msg, link);
+				/* It never got this credit: undo the count, keep the rest. */
+				lpni->txcredits++;
+				lpni->txqnob -= lnet_msg_queue_bytes(msg);
+				msg->peertxcredit = false;
+				lnet_finalize(msg, status);
+			}
+		}
+	}
+	for (i = 0; t != NULL && i < t->nnis; i++) {
+		struct lnet_ni *ni = t->nis[i];
+
+		if (!ni->credits_enabled || ni->cpt != c->cpt) {
+			continue;
+		}
+		while ((msg = TAILQ_FIRST(&ni->tq.queue)) != NULL) {
+			TAILQ_REMOVE(&ni->tq.queue, msg, link);
+			ni->tq.credits++;
+			msg->txcredit = false;
+			lnet_finalize(msg, status);
+		}
+	}
+}

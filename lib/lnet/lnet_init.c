@@ -248,8 +248,13 @@ LNetNIInit(lnet_pid_t requested_pid)
 	return 0;
 }
 
+/*
+ * Shutdown on each data lcore: messages waiting on a lazy portal are
+ * dropped, and messages waiting for credits complete with -ESHUTDOWN, so
+ * none ends without its event.
+ */
 static int
-lnet_drop_all_delayed(void *arg)
+lnet_cpt_quiesce(void *arg)
 {
 	struct lnet_cpt *c = arg;
 	unsigned int p;
@@ -257,6 +262,7 @@ lnet_drop_all_delayed(void *arg)
 	for (p = 0; p < LNET_MAX_PORTALS; p++) {
 		lnet_ptl_drop_delayed(c, p);
 	}
+	lnet_credits_abort_queued(c, -ESHUTDOWN);
 	return 0;
 }
 
@@ -283,7 +289,7 @@ LNetNIFini(void)
 		__atomic_store_n(&ln->portals[i].lazy, 0, __ATOMIC_RELEASE);
 	}
 	for (i = 0; i < ln->ncpts; i++) {
-		lnet_call_on_cpt(ln, i, lnet_drop_all_delayed, ln->cpts[i]);
+		lnet_call_on_cpt(ln, i, lnet_cpt_quiesce, ln->cpts[i]);
 	}
 	rt_lcore_call(rt_mgmt_lcore(ln->rt), lnet_shutdown_nis_on_mgmt, ln);
 	if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {

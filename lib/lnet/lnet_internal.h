@@ -405,6 +405,7 @@ bool lnet_credits_take_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg);
 struct lnet_msg *lnet_credits_return_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg);
 bool lnet_credits_take_ni(struct lnet_ni *ni, struct lnet_msg *msg);
 struct lnet_msg *lnet_credits_return_ni(struct lnet_ni *ni, struct lnet_msg *msg);
+void lnet_credits_abort_queued(struct lnet_cpt *c, int status);
 
 static inline unsigned int
 lnet_msg_payload_len(const struct lnet_msg *msg)

@@ -31,7 +31,10 @@ struct lnet_lnd_ops {
 	uint32_t type;     /**< enum lnet_lnd_type */
 	/** Bring up @p ni (its NID, credits and tunables are set). 0 or -errno. */
 	int (*startup)(struct lnet_ni *ni);
-	/** Tear down @p ni; every message the LND holds has been finalized. */
+	/**
+	 * Tear down @p ni. The LND finalizes every message it still holds
+	 * (-ESHUTDOWN), so each one gets its completion event.
+	 */
 	void (*shutdown)(struct lnet_ni *ni);
 	/**
 	 * Transmit @p msg (header: lnet_msg_hdr(); payload: lnet_msg_payload()).

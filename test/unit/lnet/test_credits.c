@@ -37,10 +37,14 @@ hold_startup(struct lnet_ni *ni)
 	return 0;
 }
 
+/* As the contract asks: what the LND holds completes with -ESHUTDOWN. */
 static void
 hold_shutdown(struct lnet_ni *ni)
 {
 	(void)ni;
+	while (g_hold.nheld > 0) {
+		lnet_finalize(g_hold.held[--g_hold.nheld], -ESHUTDOWN);
+	}
 }
 
 static int
@@ -343,6 +347,53 @@ test_parse_rejects_and_drops(void **state)
 	ut_no_event();
 }
 
+static unsigned int g_shutdown_events;
+static unsigned int g_other_events;
+
+static void
+count_send(struct lnet_event *ev)
+{
+	if (ev->type == LNET_EVENT_SEND && ev->status == -ESHUTDOWN) {
+		g_shutdown_events++;
+	} else {
+		g_other_events++;
+	}
+}
+
+/* Shutdown with messages held by the LND and queued for credits: every one completes. */
+static void
+test_shutdown_completes_everything(void **state)
+{
+	static char data[5][4] = { "S1", "S2", "S3", "S4", "S5" };
+	struct lnet_processid peer = { .pid = LNET_PID_LUSTRE, .nid = tcp_nid(0x0a000002) };
+	unsigned int i;
+
+	(void)state;
+	memset(&g_hold, 0, sizeof(g_hold));
+	g_shutdown_events = 0;
+	g_other_events = 0;
+	ut_up(1);
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_ni_on_mgmt, NULL),
+			 0);
+	for (i = 0; i < 5; i++) {
+		struct lnet_md md = ut_md(data[i], 3, 1, 0);
+		struct lnet_handle_md h;
+
+		md.handler = count_send;
+		md.eq_handle = NULL;
+		assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
+		assert_int_equal(LNetPut(NULL, h, LNET_NOACK_REQ, &peer, UT_PORTAL, 0, 0, 0), 0);
+	}
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	assert_int_equal(g_hold.nheld, 2); /* 3 wait for peer credits */
+	assert_int_equal(g_shutdown_events, 0);
+	assert_int_equal(LNetNIFini(), 0);
+	assert_int_equal(g_shutdown_events, 5);
+	assert_int_equal(g_other_events, 0);
+	assert_int_equal(LNetEQFree(g_ut.eq), 0);
+	g_ut.eq = NULL;
+}
+
 int
 main(void)
 {
@@ -353,6 +404,7 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_remote_put_delivers_and_acks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_rejects_and_drops, setup, teardown),
+		cmocka_unit_test(test_shutdown_completes_everything),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
