@@ -213,6 +213,36 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc != 0 ? rc : lnetctl_ping(&ctx->conn, nids, timeout);
 }
 
+/*
+ * lnet configure [--all] [--large]: LNet runs for as long as the daemon
+ * does, so this only confirms it answers (the kernel's is idempotent too).
+ */
+static int
+lnetctl_lnet_configure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	yaml_document_t doc;
+	char err[256];
+	int i;
+	int rc;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--all") != 0 && strcmp(argv[i], "--large") != 0) {
+			return lnetctl_usage_error("configure", "lnet",
+						   "usage: lnet configure [--all] [--large]");
+		}
+	}
+	rc = lnetctl_need_conn(ctx);
+	if (rc == 0) {
+		rc = lnetctl_request(&ctx->conn, "/lnet/global_show", NULL, &doc, err, sizeof(err));
+		if (rc != 0) {
+			lnetctl_print_error("configure", "lnet", rc, err);
+			return rc;
+		}
+		yaml_document_delete(&doc);
+	}
+	return rc;
+}
+
 /* export [--backup] [FILE] */
 static int
 lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -270,7 +300,7 @@ lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 
 /* The kernel lnetctl's tree (lnet-facts §12.1). */
 static const struct lnetctl_cmd lnetctl_cmds[] = {
-	{ "lnet", "configure", NULL, "configure lnet" },
+	{ "lnet", "configure", lnetctl_lnet_configure_cmd, "configure lnet [--all] [--large]" },
 	{ "lnet", "unconfigure", NULL, "unconfigure lnet" },
 	{ "net", "add", NULL, "add a network" },
 	{ "net", "del", NULL, "delete a network" },

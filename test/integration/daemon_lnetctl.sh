@@ -121,6 +121,8 @@ for cmd in "net" "net frob" "net show --net" "net show --frob" "net show -x" "ne
 done
 check "configuration unchanged after bad command lines" same "$exp/export_lo.yaml" "$ctl" --name "$a" export
 
+check "lnet configure: LNet is up, exit 0, no output" sh -c "[ -z \"\$('$ctl' --name '$a' lnet configure)\" ]"
+check "lnet configure --bogus: usage" fails_with -22 --name "$a" lnet configure --bogus
 check "ping 0@lo: the node's own ping target answers" same "$exp/ping_lo.yaml" "$ctl" --name "$a" ping 0@lo
 check "ping a net with no local NI: errno -113" fails_with -113 --name "$a" ping 10.0.0.1@tcp
 check "ping without a NID: usage" fails_with -22 --name "$a" ping
