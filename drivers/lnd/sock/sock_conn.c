@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The connection handshake state machine (see sock_conn.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cfs.h"
+#include "sock_conn.h"
+
+static int __attribute__((format(printf, 3, 4)))
+sock_conn_fail(struct sock_conn *c, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+	c->state = SOCK_CONN_FAILED;
+	c->error = err;
+	return err;
+}
+
+/* Write what is pending; 1 when all is out, 0 when the socket is full. */
+static int
+sock_conn_flush(struct sock_conn *c)
+{
+	while (c->txoff < c->txlen) {
+		ssize_t n = send(c->fd, c->tx + c->txoff, c->txlen - c->txoff, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+				return 0;
+			}
+			return sock_conn_fail(c, -errno, "send: %s", strerror(errno));
+		}
+		c->txoff += (size_t)n;
+	}
+	return 1;
+}
+
+/* Read until @p need bytes are buffered; 1 when there, 0 to wait. */
+static int
+sock_conn_fill(struct sock_conn *c, size_t need)
+{
+	if (need > sizeof(c->rx)) {
+		return sock_conn_fail(c, -EPROTO, "handshake message of %zu bytes", need);
+	}
+	while (c->rxlen < need) {
+		ssize_t n = recv(c->fd, c->rx + c->rxlen, need - c->rxlen, 0);
+
+		if (n == 0) {
+			return sock_conn_fail(c, -ECONNRESET, "peer closed during the handshake");
+		}
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+				return 0;
+			}
+			return sock_conn_fail(c, -errno, "recv: %s", strerror(errno));
+		}
+		c->rxlen += (size_t)n;
+	}
+	return 1;
+}
+
+static void
+sock_conn_consume(struct sock_conn *c, size_t n)
+{
+	memmove(c->rx, c->rx + n, c->rxlen - n);
+	c->rxlen -= n;
+}
+
+int
+sock_conn_init_active(struct sock_conn *c, int fd, const struct ksock_proto *proto,
+		      const struct lnet_nid *target, const struct ksock_hello *local)
+{
+	size_t n = 0;
+	size_t h = 0;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	c->active = true;
+	c->proto = proto;
+	c->target = *target;
+	c->local = *local;
+	c->local.version = proto->version;
+	c->local.dst_nid = *target;
+	c->local.dst_pid = 0; /* never examined by the receiver; the kernel sends 0 */
+	c->local.dst_incarnation = 0;
+	rc = ksock_connreq_encode(target, c->tx, sizeof(c->tx), &n);
+	if (rc == 0) {
+		rc = proto->hello_encode(&c->local, c->tx + n, sizeof(c->tx) - n, &h);
+	}
+	if (rc != 0) {
+		return sock_conn_fail(c, -EINVAL, "cannot encode the handshake: %s",
+				      ksock_strerror(rc));
+	}
+	c->txlen = n + h;
+	c->state = SOCK_CONN_SEND_CONNREQ_HELLO;
+	return 0;
+}
+
+int
+sock_conn_init_passive(struct sock_conn *c, int fd, const struct ksock_hello *local,
+		       const struct sock_conn_policy *policy)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	c->local = *local;
+	c->policy = *policy;
+	c->state = SOCK_CONN_RECV_CONNREQ;
+	return 0;
+}
+
+bool
+sock_conn_wants_write(const struct sock_conn *c)
+{
+	return c->state == SOCK_CONN_SEND_CONNREQ_HELLO || c->state == SOCK_CONN_SEND_HELLO;
+}
+
+/* Passive: the connreq names one of our NIs (or is a version probe). */
+static int
+sock_conn_recv_connreq(struct sock_conn *c)
+{
+	struct ksock_connreq cr;
+	size_t used = 4;
+	int rc;
+
+	for (;;) {
+		rc = sock_conn_fill(c, used);
+		if (rc <= 0) {
+			return rc;
+		}
+		rc = ksock_connreq_decode(c->rx, c->rxlen, &cr, &used);
+		if (rc != -KSOCK_ESHORT) {
+			break;
+		}
+	}
+	if (rc != 0) {
+		return sock_conn_fail(c, -EPROTO, "connection request: %s", ksock_strerror(rc));
+	}
+	if (cr.probe) {
+		/* Answer the version probe with our request format, then close. */
+		struct lnet_acceptor_connreq v = { LNET_PROTO_ACCEPTOR_MAGIC,
+						   LNET_PROTO_ACCEPTOR_VERSION, 0 };
+
+		if (send(c->fd, &v, sizeof(v), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+			/* The prober goes away either way. */
+		}
+		return sock_conn_fail(c, -EPROTO, "version probe answered");
+	}
+	if (!c->policy.nid_is_local(c->policy.ctx, &cr.nid)) {
+		return sock_conn_fail(c, -EHOSTUNREACH, "connection request for %s: not a local NI",
+				      libcfs_nidstr(&cr.nid));
+	}
+	c->local.src_nid = cr.nid;
+	sock_conn_consume(c, used);
+	c->state = SOCK_CONN_RECV_HELLO;
+	return 0;
+}
+
+static int
+sock_conn_read_hello(struct sock_conn *c)
+{
+	uint32_t version = 0;
+	size_t used = 8;
+	int rc;
+
+	rc = sock_conn_fill(c, used);
+	if (rc <= 0) {
+		return rc;
+	}
+	rc = ksock_hello_version(c->rx, c->rxlen, &version, &used);
+	if (rc != 0) {
+		return sock_conn_fail(c, -EPROTO, "hello: %s", ksock_strerror(rc));
+	}
+	if (c->proto != NULL && c->proto->version != version) {
+		return sock_conn_fail(c, -EPROTO, "hello version %u, expected %u", version,
+				      c->proto->version);
+	}
+	c->proto = ksock_proto_by_version(version);
+	for (;;) {
+		rc = c->proto->hello_decode(c->rx, c->rxlen, &c->peer, &used);
+		if (rc != -KSOCK_ESHORT) {
+			break;
+		}
+		rc = sock_conn_fill(c, used);
+		if (rc <= 0) {
+			return rc;
+		}
+	}
+	if (rc != 0) {
+		return sock_conn_fail(c, -EPROTO, "hello: %s", ksock_strerror(rc));
+	}
+	sock_conn_consume(c, used);
+	return 1;
+}
+
+/* Active: the reply must come from the NID we called, with the inverse type. */
+static int
+sock_conn_check_reply(struct sock_conn *c)
+{
+	if (!lnet_nid_same(&c->peer.src_nid, &c->target)) {
+		return sock_conn_fail(c, -EPROTO, "connected to %s but %s answered",
+				      libcfs_nidstr(&c->target), libcfs_nidstr(&c->peer.src_nid));
+	}
+	if (c->peer.ctype == SOCKLND_CONN_NONE) {
+		return sock_conn_fail(c, -EALREADY, "refused by the peer (race or duplicate)");
+	}
+	if (ksock_conn_type_invert(c->peer.ctype) != c->local.ctype) {
+		return sock_conn_fail(c, -EPROTO, "peer answered type %d to type %d",
+				      c->peer.ctype, c->local.ctype);
+	}
+	c->state = SOCK_CONN_ESTABLISHED;
+	return 1;
+}
+
+/* Passive: answer with the inverse type, or refuse. */
+static int
+sock_conn_answer(struct sock_conn *c)
+{
+	int ctype = c->policy.accept_hello(c->policy.ctx, &c->peer);
+	size_t n = 0;
+	int rc;
+
+	c->local.version = c->proto->version;
+	c->local.dst_nid = c->peer.src_nid;
+	c->local.dst_pid = c->peer.src_pid;
+	c->local.dst_incarnation = c->peer.src_incarnation;
+	c->local.ctype = ctype;
+	c->local.nips = 0;
+	rc = c->proto->hello_encode(&c->local, c->tx, sizeof(c->tx), &n);
+	if (rc != 0) {
+		return sock_conn_fail(c, -EPROTO, "cannot answer a V%u hello: %s",
+				      c->proto->version, ksock_strerror(rc));
+	}
+	c->txlen = n;
+	c->txoff = 0;
+	c->state = SOCK_CONN_SEND_HELLO;
+	return 0;
+}
+
+static int
+sock_conn_step(struct sock_conn *c)
+{
+	int rc;
+
+	switch (c->state) {
+	case SOCK_CONN_SEND_CONNREQ_HELLO:
+		rc = sock_conn_flush(c);
+		if (rc == 1) {
+			c->state = SOCK_CONN_RECV_HELLO;
+		}
+		return rc < 0 ? rc : 0;
+	case SOCK_CONN_RECV_CONNREQ:
+		return sock_conn_recv_connreq(c);
+	case SOCK_CONN_RECV_HELLO:
+		rc = sock_conn_read_hello(c);
+		if (rc <= 0) {
+			return rc;
+		}
+		return c->active ? sock_conn_check_reply(c) : sock_conn_answer(c);
+	case SOCK_CONN_SEND_HELLO:
+		rc = sock_conn_flush(c);
+		if (rc != 1) {
+			return rc;
+		}
+		if (c->local.ctype == SOCKLND_CONN_NONE) {
+			return sock_conn_fail(c, -EALREADY, "refused %s (race or duplicate)",
+					      libcfs_nidstr(&c->peer.src_nid));
+		}
+		c->state = SOCK_CONN_ESTABLISHED;
+		return 1;
+	case SOCK_CONN_ESTABLISHED:
+		return 1;
+	case SOCK_CONN_FAILED:
+		return c->error;
+	}
+	return -EINVAL;
+}
+
+int
+sock_conn_progress(struct sock_conn *c)
+{
+	enum sock_conn_state before;
+	int rc;
+
+	/* Run states until one has to wait for the socket. */
+	do {
+		before = c->state;
+		rc = sock_conn_step(c);
+	} while (rc == 0 && c->state != before);
+	return rc < 0 ? c->error : rc;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The ksocklnd connection handshake as an explicit, non-blocking state
+ * machine over one stream socket (lnet-facts §4.1-4.5). It never blocks:
+ * sock_conn_progress() moves as far as the socket allows and says whether
+ * the connection is up, still going, or failed (with the reason).
+ *
+ * Active side:  SEND_CONNREQ_HELLO -> RECV_HELLO -> ESTABLISHED
+ * Passive side: RECV_CONNREQ -> RECV_HELLO -> SEND_HELLO -> ESTABLISHED
+ * Any side:     -> FAILED (refused, protocol error, peer closed)
+ */
+#ifndef SOCK_CONN_H
+#define SOCK_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ksock_proto.h"
+
+enum sock_conn_state {
+	SOCK_CONN_SEND_CONNREQ_HELLO = 0, /**< active: connreq and hello going out */
+	SOCK_CONN_RECV_CONNREQ,           /**< passive: waiting for the connreq */
+	SOCK_CONN_RECV_HELLO,             /**< waiting for the peer's hello */
+	SOCK_CONN_SEND_HELLO,             /**< passive: our hello (or refusal) going out */
+	SOCK_CONN_ESTABLISHED,
+	SOCK_CONN_FAILED,
+};
+
+/** Decisions the passive side asks its owner for. */
+struct sock_conn_policy {
+	/** Is @p nid one of our NIs (the connreq's target)? */
+	bool (*nid_is_local)(void *ctx, const struct lnet_nid *nid);
+	/**
+	 * Accept the peer's hello? Return the connection type to answer with
+	 * (the inverse of the peer's), or SOCKLND_CONN_NONE to refuse (a race
+	 * this side wins, a duplicate): the refusal is sent, then the
+	 * connection fails with -EALREADY.
+	 */
+	int (*accept_hello)(void *ctx, const struct ksock_hello *peer);
+	void *ctx;
+};
+
+struct sock_conn {
+	int fd;
+	bool active;
+	enum sock_conn_state state;
+	int error;                      /**< -errno once FAILED */
+	char why[128];                  /**< what failed, for logs and counters */
+	const struct ksock_proto *proto;
+	struct lnet_nid target;         /**< active: the NID we connect to */
+	struct ksock_hello local;       /**< what we send */
+	struct ksock_hello peer;        /**< what the peer sent */
+	struct sock_conn_policy policy; /**< passive side */
+	uint8_t tx[160];
+	size_t txlen;
+	size_t txoff;
+	uint8_t rx[160];
+	size_t rxlen;
+};
+
+/**
+ * Start the active side on a connected (or connecting) non-blocking socket:
+ * @p local has our NID, pid, incarnation and the connection type we want.
+ */
+int sock_conn_init_active(struct sock_conn *c, int fd, const struct ksock_proto *proto,
+			  const struct lnet_nid *target, const struct ksock_hello *local);
+
+/**
+ * Start the passive side on an accepted non-blocking socket. @p local has
+ * our pid and incarnation; the NID answered with is the connreq's target.
+ */
+int sock_conn_init_passive(struct sock_conn *c, int fd, const struct ksock_hello *local,
+			   const struct sock_conn_policy *policy);
+
+/**
+ * Move the handshake on. @return 1 established, 0 in progress (wait for
+ * the socket), or the -errno it failed with (c->why says why).
+ */
+int sock_conn_progress(struct sock_conn *c);
+
+/** Whether progress needs the socket writable (else readable). */
+bool sock_conn_wants_write(const struct sock_conn *c);
+
+#endif /* SOCK_CONN_H */
