@@ -243,6 +243,71 @@ lnetctl_lnet_configure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
+/* cpt-of-nid NID[,NID...]: "cpt-of-nid:" then "- nid: / cpt:" per NID (§12.11) */
+static int
+lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	struct lnetctl_out o;
+	char *save = NULL;
+	char *copy;
+	char *tok;
+	bool open = false;
+	int rc;
+
+	if (argc != 1) {
+		return lnetctl_usage_error("cpt-of-nid", "nid", "usage: cpt-of-nid NID[,NID...]");
+	}
+	rc = lnetctl_need_conn(ctx);
+	copy = rc == 0 ? strdup(argv[0]) : NULL;
+	if (copy == NULL) {
+		return rc != 0 ? rc : -ENOMEM;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok != NULL && rc == 0;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char params[160];
+		char err[256];
+		yaml_document_t doc;
+		yaml_node_t *v;
+		const char *st;
+
+		snprintf(params, sizeof(params), "nid=%s", tok);
+		rc = lnetctl_request(&ctx->conn, "/lnet/cpt_of_nid", params, &doc, err, sizeof(err));
+		if (rc != 0) {
+			lnetctl_print_error("cpt-of-nid", "nid", rc, err);
+			break;
+		}
+		v = yaml_document_get_node(&doc,
+					   yaml_document_get_root_node(&doc)->data.mapping.pairs.start->value);
+		st = lnetctl_scalar(lnetctl_map_get(&doc, v, "status"));
+		rc = st != NULL ? atoi(st) : -EPROTO;
+		if (rc != 0) {
+			const char *descr = lnetctl_scalar(lnetctl_map_get(&doc, v, "descr"));
+
+			lnetctl_print_error("cpt-of-nid", "nid", rc, descr != NULL ? descr : "refused");
+		} else {
+			if (!open) {
+				lnetctl_out_begin(&o, 4);
+				lnetctl_out_map_begin(&o);
+				lnetctl_out_scalar(&o, "cpt-of-nid");
+				lnetctl_out_seq_begin(&o);
+				open = true;
+			}
+			lnetctl_out_map_begin(&o);
+			lnetctl_out_kv(&o, "nid", tok);
+			lnetctl_out_kv(&o, "cpt", lnetctl_scalar(lnetctl_map_get(&doc, v, "cpt")));
+			lnetctl_out_map_end(&o);
+		}
+		yaml_document_delete(&doc);
+	}
+	if (open) {
+		lnetctl_out_seq_end(&o);
+		lnetctl_out_map_end(&o);
+		lnetctl_out_end(&o);
+	}
+	free(copy);
+	return rc;
+}
+
 /* export [--backup] [FILE] */
 static int
 lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -330,7 +395,7 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	{ "udsp", "show", NULL, "show selection policies" },
 	{ "fault", "drop", NULL, "drop rules" },
 	{ "fault", "delay", NULL, "delay rules" },
-	{ "cpt-of-nid", NULL, NULL, "show the CPT of NIDs" },
+	{ "cpt-of-nid", NULL, lnetctl_cpt_of_nid_cmd, "show the CPT of NIDs: NID[,NID...]" },
 };
 
 #define LNETCTL_NCMDS (sizeof(lnetctl_cmds) / sizeof(lnetctl_cmds[0]))

@@ -502,6 +502,28 @@ lnetd_ping(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /lnet/cpt_of_nid,nid=NID -> {cpt: N}: where LNet keeps that peer NI's state. */
+static int
+lnetd_cpt_of_nid(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct lnet_nid nid;
+	char val[128];
+	char err[160] = "";
+	int ncpts = lnet_ctl_ncpts();
+
+	(void)cmd;
+	if (!lnetd_param(params, "nid", val, sizeof(val)) ||
+	    libcfs_strnid_err(&nid, val, err, sizeof(err)) != 0) {
+		return lnetd_reply_status(d, -EINVAL, err[0] != '\0' ? err : "a NID is required");
+	}
+	if (ncpts < 0) {
+		return ncpts;
+	}
+	lnetd_reply_status(d, 0, "");
+	rte_tel_data_add_dict_int(d, "cpt", (int)lnet_nid_cpt_hash(&nid, (unsigned int)ncpts));
+	return 0;
+}
+
 int
 lnetd_telemetry_register(void)
 {
@@ -518,6 +540,7 @@ lnetd_telemetry_register(void)
 		  "Add a peer or NIDs. Params: prim_nid=NID, nid=A;B, non_mr=1" },
 		{ "/lnet/peer_del", lnetd_peer_del,
 		  "Delete a peer or some NIDs. Params: prim_nid=NID, nid=A;B" },
+		{ "/lnet/cpt_of_nid", lnetd_cpt_of_nid, "The CPT of a NID. Params: nid=NID" },
 		{ "/lnet/ping", lnetd_ping, "Ping a NID. Params: nid=[PID-]NID, timeout=MS" },
 		{ "/lnet/peer_show", lnetd_peer_show,
 		  "Peers, paged. Params: start=CURSOR, detail=N, nid=NID" },

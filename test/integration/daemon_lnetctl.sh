@@ -121,6 +121,9 @@ for cmd in "net" "net frob" "net show --net" "net show --frob" "net show -x" "ne
 done
 check "configuration unchanged after bad command lines" same "$exp/export_lo.yaml" "$ctl" --name "$a" export
 
+check "cpt-of-nid on one CPT: 0" sh -c \
+	"'$ctl' --name '$a' cpt-of-nid 10.0.0.1@tcp,0@lo | grep -c '^    cpt: 0$' | grep -qx 2"
+check "cpt-of-nid bad NID: refused" fails_with -22 --name "$a" cpt-of-nid 10.0.0.300@tcp
 check "lnet configure: LNet is up, exit 0, no output" sh -c "[ -z \"\$('$ctl' --name '$a' lnet configure)\" ]"
 check "lnet configure --bogus: usage" fails_with -22 --name "$a" lnet configure --bogus
 check "ping 0@lo: the node's own ping target answers" same "$exp/ping_lo.yaml" "$ctl" --name "$a" ping 0@lo
@@ -167,8 +170,8 @@ done
 printf 'peer:\n    - primary nid: 10.0.0.1@tcp\n      peer ni:\n        - nid: 10.0.0.2@tcp\n    - primary nid: 10.0.0.2@tcp\n' >"$work/dup.yaml"
 check "config: a NID owned twice is refused with its location" sh -c \
 	"! '$daemon' -- --name dup-$$ --config '$work/dup.yaml' 2>'$work/e' && grep -q 'dup.yaml:5:.*peer: ' '$work/e'"
-check "--cpu-pattern gives two CPTs" sh -c \
-	"'$daemon' -- --name cpt-$$ --cpu-pattern '0[0] 1[1]' >/dev/null 2>&1 & p=\$!; sleep 3; '$ctl' --name cpt-$$ net show -v | grep -q 'CPT: \"\\[0,1\\]\"'; r=\$?; kill -TERM \$p; wait \$p && [ \$r -eq 0 ]"
+check "--cpu-pattern gives two CPTs, and NIDs spread over them" sh -c \
+	"'$daemon' -- --name cpt-$$ --cpu-pattern '0[0] 1[1]' >/dev/null 2>&1 & p=\$!; sleep 3; '$ctl' --name cpt-$$ net show -v | grep -q 'CPT: \"\\[0,1\\]\"' && '$ctl' --name cpt-$$ cpt-of-nid 10.0.0.1@tcp,10.0.0.2@tcp,10.0.0.3@tcp,10.0.0.4@tcp | grep -q 'cpt: 1'; r=\$?; kill -TERM \$p; wait \$p && [ \$r -eq 0 ]"
 check "--cpu-pattern out of range: refused" sh -c \
 	"! '$daemon' -- --name cpt2-$$ --cpu-pattern '0[99]' 2>'$work/e' && grep -q 'CPU list' '$work/e'"
 
