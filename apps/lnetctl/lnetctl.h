@@ -22,6 +22,10 @@ void lnetctl_close(struct lnetctl_conn *c);
 int lnetctl_request(struct lnetctl_conn *c, const char *cmd, const char *params,
 		    yaml_document_t *doc, char *err, size_t errlen);
 
+int lnetctl_request_status(struct lnetctl_conn *c, const char *cmd, const char *params,
+			   yaml_document_t *doc, yaml_node_t **value, const char *verb,
+			   const char *object);
+
 /* lnetctl_yaml.c: small helpers over libyaml documents and the emitter. */
 yaml_node_t *lnetctl_map_get(yaml_document_t *doc, yaml_node_t *map, const char *key);
 const char *lnetctl_scalar(yaml_node_t *n);

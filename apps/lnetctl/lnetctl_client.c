@@ -142,3 +142,34 @@ lnetctl_request(struct lnetctl_conn *c, const char *cmd, const char *params,
 	}
 	return 0;
 }
+
+/*
+ * A request whose reply carries {"status": N[, "descr": ...]}: on failure
+ * print the kernel's error block for @p verb / @p object and return N; on
+ * success leave the document to the caller with *value at the reply.
+ */
+int
+lnetctl_request_status(struct lnetctl_conn *c, const char *cmd, const char *params,
+		       yaml_document_t *doc, yaml_node_t **value, const char *verb,
+		       const char *object)
+{
+	char err[256];
+	const char *status;
+	const char *descr;
+	int rc = lnetctl_request(c, cmd, params, doc, err, sizeof(err));
+
+	if (rc != 0) {
+		lnetctl_print_error(verb, object, rc, err);
+		return rc;
+	}
+	*value = yaml_document_get_node(doc,
+					yaml_document_get_root_node(doc)->data.mapping.pairs.start->value);
+	status = lnetctl_scalar(lnetctl_map_get(doc, *value, "status"));
+	rc = status != NULL ? atoi(status) : -EPROTO;
+	if (rc != 0) {
+		descr = lnetctl_scalar(lnetctl_map_get(doc, *value, "descr"));
+		lnetctl_print_error(verb, object, rc, descr != NULL ? descr : "refused");
+		yaml_document_delete(doc);
+	}
+	return rc;
+}

@@ -265,38 +265,26 @@ lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	for (tok = strtok_r(copy, ",", &save); tok != NULL && rc == 0;
 	     tok = strtok_r(NULL, ",", &save)) {
 		char params[160];
-		char err[256];
 		yaml_document_t doc;
 		yaml_node_t *v;
-		const char *st;
 
 		snprintf(params, sizeof(params), "nid=%s", tok);
-		rc = lnetctl_request(&ctx->conn, "/lnet/cpt_of_nid", params, &doc, err, sizeof(err));
+		rc = lnetctl_request_status(&ctx->conn, "/lnet/cpt_of_nid", params, &doc, &v,
+					    "cpt-of-nid", "nid");
 		if (rc != 0) {
-			lnetctl_print_error("cpt-of-nid", "nid", rc, err);
 			break;
 		}
-		v = yaml_document_get_node(&doc,
-					   yaml_document_get_root_node(&doc)->data.mapping.pairs.start->value);
-		st = lnetctl_scalar(lnetctl_map_get(&doc, v, "status"));
-		rc = st != NULL ? atoi(st) : -EPROTO;
-		if (rc != 0) {
-			const char *descr = lnetctl_scalar(lnetctl_map_get(&doc, v, "descr"));
-
-			lnetctl_print_error("cpt-of-nid", "nid", rc, descr != NULL ? descr : "refused");
-		} else {
-			if (!open) {
-				lnetctl_out_begin(&o, 4);
-				lnetctl_out_map_begin(&o);
-				lnetctl_out_scalar(&o, "cpt-of-nid");
-				lnetctl_out_seq_begin(&o);
-				open = true;
-			}
+		if (!open) {
+			lnetctl_out_begin(&o, 4);
 			lnetctl_out_map_begin(&o);
-			lnetctl_out_kv(&o, "nid", tok);
-			lnetctl_out_kv(&o, "cpt", lnetctl_scalar(lnetctl_map_get(&doc, v, "cpt")));
-			lnetctl_out_map_end(&o);
+			lnetctl_out_scalar(&o, "cpt-of-nid");
+			lnetctl_out_seq_begin(&o);
+			open = true;
 		}
+		lnetctl_out_map_begin(&o);
+		lnetctl_out_kv(&o, "nid", tok);
+		lnetctl_out_kv(&o, "cpt", lnetctl_scalar(lnetctl_map_get(&doc, v, "cpt")));
+		lnetctl_out_map_end(&o);
 		yaml_document_delete(&doc);
 	}
 	if (open) {

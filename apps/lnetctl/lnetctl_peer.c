@@ -61,27 +61,15 @@ static int
 lnetctl_peer_request(struct lnetctl_conn *c, const char *verb, const char *params)
 {
 	char cmd[32];
-	char err[256];
 	yaml_document_t doc;
 	yaml_node_t *v;
-	const char *status;
 	int rc;
 
 	snprintf(cmd, sizeof(cmd), "/lnet/peer_%s", verb);
-	rc = lnetctl_request(c, cmd, params, &doc, err, sizeof(err));
-	if (rc != 0) {
-		lnetctl_print_error(verb, "peer", rc, err);
-		return rc;
+	rc = lnetctl_request_status(c, cmd, params, &doc, &v, verb, "peer");
+	if (rc == 0) {
+		yaml_document_delete(&doc);
 	}
-	v = yaml_document_get_node(&doc, yaml_document_get_root_node(&doc)->data.mapping.pairs.start->value);
-	status = lnetctl_scalar(lnetctl_map_get(&doc, v, "status"));
-	rc = status != NULL ? atoi(status) : -EPROTO;
-	if (rc != 0) {
-		const char *descr = lnetctl_scalar(lnetctl_map_get(&doc, v, "descr"));
-
-		lnetctl_print_error(verb, "peer", rc, descr != NULL ? descr : "refused");
-	}
-	yaml_document_delete(&doc);
 	return rc;
 }
 

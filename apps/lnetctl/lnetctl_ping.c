@@ -46,40 +46,24 @@ lnetctl_ping(struct lnetctl_conn *c, const char *nids, int timeout_s)
 	}
 	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		char params[256];
-		char err[256];
 		yaml_document_t doc;
 		yaml_node_t *v;
-		const char *status;
 		int one;
 
 		snprintf(params, sizeof(params), "nid=%s,timeout=%d", tok, timeout_s * 1000);
-		one = lnetctl_request(c, "/lnet/ping", params, &doc, err, sizeof(err));
+		one = lnetctl_request_status(c, "/lnet/ping", params, &doc, &v, "manage", "ping");
 		if (one != 0) {
-			lnetctl_print_error("manage", "ping", one, err);
 			rc = one;
 			continue;
 		}
-		v = yaml_document_get_node(&doc,
-					   yaml_document_get_root_node(&doc)->data.mapping.pairs.start->value);
-		status = lnetctl_scalar(lnetctl_map_get(&doc, v, "status"));
-		one = status != NULL ? atoi(status) : -EPROTO;
-		if (one != 0) {
-			const char *descr = lnetctl_scalar(lnetctl_map_get(&doc, v, "descr"));
-
-			snprintf(err, sizeof(err), "failed to ping %s: %s", tok,
-				 descr != NULL ? descr : "error");
-			lnetctl_print_error("manage", "ping", one, err);
-			rc = one;
-		} else {
-			if (!open) {
-				lnetctl_out_begin(&o, 2); /* as the kernel prints ping */
-				lnetctl_out_map_begin(&o);
-				lnetctl_out_scalar(&o, "ping");
-				lnetctl_out_seq_begin(&o);
-				open = true;
-			}
-			lnetctl_ping_out(&o, &doc, v);
+		if (!open) {
+			lnetctl_out_begin(&o, 2); /* as the kernel prints ping */
+			lnetctl_out_map_begin(&o);
+			lnetctl_out_scalar(&o, "ping");
+			lnetctl_out_seq_begin(&o);
+			open = true;
 		}
+		lnetctl_ping_out(&o, &doc, v);
 		yaml_document_delete(&doc);
 	}
 	if (open) {

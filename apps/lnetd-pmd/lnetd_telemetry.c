@@ -479,8 +479,11 @@ lnetd_ping(const char *cmd, const char *params, struct rte_tel_data *d)
 		rc = -EPROTO;
 	}
 	if (rc != 0) {
+		char descr[256];
+
 		free(buf);
-		return lnetd_reply_status(d, rc, err);
+		snprintf(descr, sizeof(descr), "failed to ping %s: %s", libcfs_nidstr(&id.nid), err);
+		return lnetd_reply_status(d, rc, descr);
 	}
 	lnetd_reply_status(d, 0, "");
 	/* No NI but 0@lo: the pinged NID stands as the primary. */

@@ -101,9 +101,7 @@ lnet_ctl_global_on_mgmt(void *arg)
 {
 	struct lnet_ctl_global_args *a = arg;
 
-	_Static_assert(sizeof(struct lnet_ctl_global) == sizeof(struct lnet_global_tunables),
-		       "global show mirrors the tunables");
-	memcpy(a->out, &a->ln->tunables, sizeof(*a->out));
+	*a->out = a->ln->tunables;
 	return 0;
 }
 

@@ -30,7 +30,7 @@ static struct lnet_init_opts g_lnet_opts = { .opts_size = sizeof(struct lnet_ini
  * Kernel LNet's defaults (lnet-facts §12.8); max_interfaces is 200 as Lustre
  * 2.17 shows it (the global_show.yaml files of captures/kernel/tool-output).
  */
-static const struct lnet_global_tunables lnet_default_tunables = {
+static const struct lnet_ctl_global lnet_default_tunables = {
 	.numa_range = 0, .max_interfaces = 200, .discovery = 1, .drop_asym_route = 0,
 	.retry_count = 2, .transaction_timeout = 150, .health_sensitivity = 100,
 	.recovery_interval = 1, .router_sensitivity = 100, .lnd_timeout = 49,

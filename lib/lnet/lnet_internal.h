@@ -17,6 +17,7 @@
 
 #include "api.h"
 #include "cfs.h"
+#include "lnet_ctl.h"
 #include "lnet_idl.h"
 #include "lnet_lnd.h"
 #include "lnet_types.h"
@@ -267,22 +268,6 @@ struct lnet_eq {
 
 /* ---- the node ------------------------------------------------------------ */
 
-/* lnetctl global show, in its order (lnet-facts §12.8), kernel defaults. */
-struct lnet_global_tunables {
-	int numa_range;
-	int max_interfaces;
-	int discovery;
-	int drop_asym_route;
-	int retry_count;
-	int transaction_timeout;
-	int health_sensitivity;
-	int recovery_interval;
-	int router_sensitivity;
-	int lnd_timeout;
-	int response_tracking;
-	int recovery_limit;
-	int max_recovery_ping_interval;
-};
 
 struct lnet {
 	struct rt_runtime *rt;
@@ -294,7 +279,7 @@ struct lnet {
 	struct lnet_cpt **cpts;
 	struct lnet_portal portals[LNET_MAX_PORTALS];
 	struct lnet_ni_table *ni_table;  /* RCU-published */
-	struct lnet_global_tunables tunables; /* written by the management lcore */
+	struct lnet_ctl_global tunables; /* global show's settings; management lcore */
 	struct lnet_ni *loni;
 	struct cfs_cpt_table *cpt_table;
 	unsigned int bind_rotor;  /* atomic: CPT for LNetMDBind from foreign threads */
