@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Receive framing of an established connection (see sock_rx.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "sock_rx.h"
+
+#define SOCK_RX_DISCARD 4096
+
+void
+sock_rx_init(struct sock_rx *rx, const struct ksock_proto *proto, bool swapped,
+	     const struct sock_rx_ops *ops)
+{
+	memset(rx, 0, sizeof(*rx));
+	rx->proto = proto;
+	rx->swapped = swapped;
+	rx->ops = *ops;
+	rx->state = SOCK_RX_KSOCK_HDR;
+}
+
+static int
+sock_rx_fail(struct sock_rx *rx, int err, const char *why)
+{
+	snprintf(rx->why, sizeof(rx->why), "%s", why);
+	rx->error = err;
+	rx->state = SOCK_RX_FAILED;
+	return err;
+}
+
+/* recv() into @p p; >0 bytes, 0 would block, <0 error/closed. */
+static ssize_t
+sock_rx_read(struct sock_rx *rx, int fd, void *p, size_t n)
+{
+	ssize_t r = recv(fd, p, n, 0);
+
+	if (r > 0) {
+		rx->bytes += (uint64_t)r;
+		return r;
+	}
+	if (r == 0) {
+		return sock_rx_fail(rx, -ECONNRESET, "peer closed the connection");
+	}
+	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+		return 0;
+	}
+	return sock_rx_fail(rx, -errno, "recv failed");
+}
+
+/* Fill rx->buf up to @p need; 1 when there, 0 to wait, <0 error. */
+static int
+sock_rx_fill(struct sock_rx *rx, int fd, size_t need)
+{
+	while (rx->have < need) {
+		ssize_t r = sock_rx_read(rx, fd, rx->buf + rx->have, need - rx->have);
+
+		if (r <= 0) {
+			return (int)r;
+		}
+		rx->have += (size_t)r;
+	}
+	return 1;
+}
+
+static int
+sock_rx_ksock_hdr(struct sock_rx *rx, int fd)
+{
+	int rc;
+
+	if (rx->proto->msg_hdr_size == 0) {
+		/* V1 frames are bare LNet messages. */
+		memset(&rx->km, 0, sizeof(rx->km));
+		rx->km.type = KSOCK_MSG_LNET;
+		rx->state = SOCK_RX_LNET_HDR;
+		return 1;
+	}
+	rc = sock_rx_fill(rx, fd, rx->proto->msg_hdr_size);
+
+	if (rc <= 0) {
+		return rc;
+	}
+	rc = ksock_msg_hdr_decode(rx->buf, rx->have, rx->swapped, &rx->km);
+	if (rc != 0) {
+		return sock_rx_fail(rx, -EPROTO, ksock_strerror(rc));
+	}
+	rx->have = 0;
+	if (rx->km.type == KSOCK_MSG_NOOP) {
+		rx->ops.on_noop(rx->ops.ctx, &rx->km);
+		return 1;
+	}
+	rx->state = SOCK_RX_LNET_HDR;
+	return 1;
+}
+
+static int
+sock_rx_lnet_hdr(struct sock_rx *rx, int fd)
+{
+	int rc = sock_rx_fill(rx, fd, rx->proto->lnet_hdr_size);
+
+	if (rc <= 0) {
+		return rc;
+	}
+	rc = rx->proto->lnet_hdr_decode(rx->buf, rx->have, &rx->hdr);
+	if (rc != 0) {
+		return sock_rx_fail(rx, -EPROTO, lnet_wire_strerror(rc));
+	}
+	rx->have = 0;
+	rx->state = SOCK_RX_WAIT_SINK;
+	rx->msgs++;
+	rc = rx->ops.on_lnet(rx->ops.ctx, &rx->km, &rx->hdr);
+	if (rc != 0) {
+		return sock_rx_fail(rx, rc, "LNet refused the header");
+	}
+	return 1;
+}
+
+void
+sock_rx_set_sink(struct sock_rx *rx, const struct iovec *iov, unsigned int niov,
+		 unsigned int offset, unsigned int mlen, unsigned int rlen, void *cookie)
+{
+	rx->iov = iov;
+	rx->niov = iov == NULL ? 0 : niov;
+	rx->offset = offset;
+	rx->mlen = iov == NULL ? 0 : mlen;
+	rx->rlen = rlen;
+	rx->done = 0;
+	rx->cookie = cookie;
+	rx->state = SOCK_RX_PAYLOAD;
+}
+
+/* Where byte @p pos of the sink lands: a pointer and the room after it. */
+static void *
+sock_rx_sink_at(const struct sock_rx *rx, unsigned int pos, size_t *room)
+{
+	size_t off = (size_t)rx->offset + pos;
+	unsigned int i;
+
+	for (i = 0; i < rx->niov; i++) {
+		if (off < rx->iov[i].iov_len) {
+			*room = rx->iov[i].iov_len - off;
+			return (char *)rx->iov[i].iov_base + off;
+		}
+		off -= rx->iov[i].iov_len;
+	}
+	*room = 0;
+	return NULL;
+}
+
+static int
+sock_rx_payload(struct sock_rx *rx, int fd)
+{
+	static __thread uint8_t discard[SOCK_RX_DISCARD];
+
+	while (rx->done < rx->rlen) {
+		size_t room = 0;
+		void *p = rx->done < rx->mlen ? sock_rx_sink_at(rx, rx->done, &room) : NULL;
+		size_t want = rx->done < rx->mlen ? rx->mlen - rx->done : rx->rlen - rx->done;
+		ssize_t r;
+
+		if (p == NULL) {
+			/* Beyond mlen (or a short sink): read and drop. */
+			p = discard;
+			room = sizeof(discard);
+			if (rx->done < rx->mlen) {
+				rx->mlen = rx->done;
+				want = rx->rlen - rx->done;
+			}
+		}
+		r = sock_rx_read(rx, fd, p, want < room ? want : room);
+		if (r <= 0) {
+			return (int)r;
+		}
+		rx->done += (unsigned int)r;
+	}
+	rx->state = SOCK_RX_KSOCK_HDR;
+	rx->ops.on_payload(rx->ops.ctx, rx->cookie, 0);
+	return 1;
+}
+
+int
+sock_rx_poll(struct sock_rx *rx, int fd)
+{
+	int moved = 0;
+
+	for (;;) {
+		int rc;
+
+		switch (rx->state) {
+		case SOCK_RX_KSOCK_HDR:
+			rc = sock_rx_ksock_hdr(rx, fd);
+			break;
+		case SOCK_RX_LNET_HDR:
+			rc = sock_rx_lnet_hdr(rx, fd);
+			break;
+		case SOCK_RX_PAYLOAD:
+			rc = sock_rx_payload(rx, fd);
+			break;
+		case SOCK_RX_WAIT_SINK:
+			return moved;
+		default:
+			return rx->error;
+		}
+		if (rc < 0) {
+			return rc;
+		}
+		if (rc == 0) {
+			return moved;
+		}
+		moved = 1;
+	}
+}

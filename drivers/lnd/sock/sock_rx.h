@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Receive framing of an established ksocklnd connection (lnet-facts §4.6):
+ * ksock_msg header, LNet header, then the payload read straight into the
+ * buffer LNet chose (or discarded). Non-blocking and explicit:
+ *
+ *   KSOCK_HDR -> LNET_HDR -> WAIT_SINK -> PAYLOAD -> KSOCK_HDR
+ *        \-> (NOOP) ------------------------------> KSOCK_HDR
+ *
+ * After the LNet header the owner hands it to lnet_parse(); LNet answers,
+ * now or later (lazy portal, another lcore), through sock_rx_set_sink().
+ * Reading stops meanwhile, so the stream stays in order.
+ */
+#ifndef SOCK_RX_H
+#define SOCK_RX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "ksock_proto.h"
+
+enum sock_rx_state {
+	SOCK_RX_KSOCK_HDR = 0,
+	SOCK_RX_LNET_HDR,
+	SOCK_RX_WAIT_SINK,
+	SOCK_RX_PAYLOAD,
+	SOCK_RX_FAILED,
+};
+
+struct sock_rx;
+
+/** What the connection's owner does with what arrives. */
+struct sock_rx_ops {
+	/** A NOOP (ZC-ACKs and keepalives). */
+	void (*on_noop)(void *ctx, const struct ksock_msg *km);
+	/**
+	 * An LNET message's headers: call lnet_parse(); return 0, or -errno to
+	 * drop the connection (a header LNet refused: EPROTO).
+	 */
+	int (*on_lnet)(void *ctx, const struct ksock_msg *km, const struct lnet_hdr *hdr);
+	/** The payload is in (or discarded): complete the message with @p status. */
+	void (*on_payload)(void *ctx, void *cookie, int status);
+	void *ctx;
+};
+
+struct sock_rx {
+	enum sock_rx_state state;
+	const struct ksock_proto *proto;
+	bool swapped;
+	struct sock_rx_ops ops;
+	int error;
+	char why[96];
+	uint8_t buf[sizeof(struct ksock_msg_hdr) + LNET_HDR_NID16_SIZE];
+	size_t have;
+	struct ksock_msg km;
+	struct lnet_hdr hdr;
+	/* payload sink, set by sock_rx_set_sink() */
+	const struct iovec *iov;
+	unsigned int niov;
+	unsigned int offset;
+	unsigned int mlen;
+	unsigned int rlen;
+	unsigned int done;
+	void *cookie;
+	uint64_t msgs;
+	uint64_t bytes;
+};
+
+void sock_rx_init(struct sock_rx *rx, const struct ksock_proto *proto, bool swapped,
+		  const struct sock_rx_ops *ops);
+
+/**
+ * Read what the socket has. @return 1 if anything moved, 0 if it must wait
+ * (socket empty, or LNet not answered yet), or -errno (peer closed,
+ * malformed stream: rx->why).
+ */
+int sock_rx_poll(struct sock_rx *rx, int fd);
+
+/**
+ * LNet's answer for the current message: @p mlen bytes of its @p rlen into
+ * (@p iov, @p niov) at @p offset, the rest discarded; @p cookie comes back
+ * in on_payload. @p iov NULL / @p mlen 0: discard everything.
+ */
+void sock_rx_set_sink(struct sock_rx *rx, const struct iovec *iov, unsigned int niov,
+		      unsigned int offset, unsigned int mlen, unsigned int rlen, void *cookie);
+
+#endif /* SOCK_RX_H */

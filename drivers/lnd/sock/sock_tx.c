@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Transmit framing (see sock_tx.h). */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "sock_tx.h"
+
+int
+sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
+		const struct ksock_msg *km, const struct lnet_hdr *hdr,
+		const struct iovec *iov, unsigned int niov, unsigned int offset,
+		unsigned int len, void *cookie)
+{
+	struct ksock_msg lnet = { KSOCK_MSG_LNET, 0, { 0, 0 } };
+	size_t n = 0;
+
+	memset(tx, 0, sizeof(*tx));
+	if (km == NULL) {
+		km = &lnet;
+	}
+	if (proto->msg_hdr_size != 0) {
+		if (ksock_msg_hdr_encode(km, tx->hdr, sizeof(tx->hdr)) != 0) {
+			return -KSOCK_EINVAL;
+		}
+		n = proto->msg_hdr_size;
+	}
+	if (hdr != NULL) {
+		if (proto->lnet_hdr_encode(hdr, tx->hdr + n, sizeof(tx->hdr) - n) != 0) {
+			return -KSOCK_EINVAL;
+		}
+		n += proto->lnet_hdr_size;
+	} else if (km->type != KSOCK_MSG_NOOP || proto->msg_hdr_size == 0) {
+		return -KSOCK_EINVAL; /* only V2+ NOOPs go without an LNet header */
+	}
+	tx->hdr_len = n;
+	tx->iov = iov;
+	tx->niov = iov == NULL ? 0 : niov;
+	tx->offset = offset;
+	tx->len = iov == NULL ? 0 : len;
+	tx->cookie = cookie;
+	return 0;
+}
+
+/* The iovecs still to write, starting at byte tx->sent of the frame. */
+static int
+sock_tx_iov(const struct sock_tx *tx, struct iovec *out)
+{
+	size_t skip = tx->sent;
+	size_t left;
+	size_t off;
+	unsigned int i;
+	int n = 0;
+
+	if (skip < tx->hdr_len) {
+		out[n].iov_base = (void *)(tx->hdr + skip);
+		out[n++].iov_len = tx->hdr_len - skip;
+		skip = 0;
+	} else {
+		skip -= tx->hdr_len;
+	}
+	off = (size_t)tx->offset + skip;
+	left = tx->len - skip;
+	for (i = 0; i < tx->niov && left > 0 && n < SOCK_TX_MAX_IOV; i++) {
+		size_t take;
+
+		if (off >= tx->iov[i].iov_len) {
+			off -= tx->iov[i].iov_len;
+			continue;
+		}
+		take = tx->iov[i].iov_len - off;
+		take = take < left ? take : left;
+		out[n].iov_base = (char *)tx->iov[i].iov_base + off;
+		out[n++].iov_len = take;
+		left -= take;
+		off = 0;
+	}
+	return n;
+}
+
+int
+sock_tx_send(struct sock_tx *tx, int fd)
+{
+	size_t total = tx->hdr_len + tx->len;
+
+	while (tx->sent < total) {
+		struct iovec v[SOCK_TX_MAX_IOV];
+		struct msghdr mh = { 0 };
+		ssize_t n;
+
+		mh.msg_iov = v;
+		mh.msg_iovlen = (size_t)sock_tx_iov(tx, v);
+		if (mh.msg_iovlen == 0) {
+			return -EINVAL; /* the payload fragments are shorter than len */
+		}
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+				return 0;
+			}
+			return -errno;
+		}
+		tx->sent += (size_t)n;
+	}
+	return 1;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Transmit framing: one ksock_msg header + LNet header + payload fragments
+ * written with writev, picking up where a partial write stopped.
+ */
+#ifndef SOCK_TX_H
+#define SOCK_TX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/uio.h>
+
+#include "ksock_proto.h"
+
+#define SOCK_TX_MAX_IOV 64
+
+struct sock_tx {
+	TAILQ_ENTRY(sock_tx) link;
+	uint8_t hdr[sizeof(struct ksock_msg_hdr) + LNET_HDR_NID16_SIZE];
+	size_t hdr_len;
+	const struct iovec *iov;     /* payload fragments (LNet's MD) */
+	unsigned int niov;
+	unsigned int offset;
+	unsigned int len;
+	size_t sent;                 /* bytes of hdr + payload already written */
+	void *cookie;                /* the LNet message */
+};
+
+/**
+ * Frame a message for @p proto. @p km NULL: an LNET message without ZC
+ * cookies; a NOOP has @p hdr NULL. @return 0 or -KSOCK_EINVAL.
+ */
+int sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
+		    const struct ksock_msg *km, const struct lnet_hdr *hdr,
+		    const struct iovec *iov, unsigned int niov, unsigned int offset,
+		    unsigned int len, void *cookie);
+
+/** Write what the socket takes: 1 all sent, 0 partial (wait), -errno. */
+int sock_tx_send(struct sock_tx *tx, int fd);
+
+#endif /* SOCK_TX_H */

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ksocklnd framing over a socketpair: sock_tx writes, sock_rx reads. A
+ * 1 MiB payload in uneven fragments with partial writes, NOOPs, a sink
+ * shorter than the payload, the kernel's own GET frame, V1 and V4 framing,
+ * garbage and a closed peer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sock_rx.h"
+#include "sock_tx.h"
+
+struct sink {
+	struct sock_rx *rx;
+	unsigned int noops;
+	unsigned int lnets;
+	unsigned int payloads;
+	struct lnet_hdr hdr;
+	struct ksock_msg km;
+	struct ksock_msg noop_km;
+	struct iovec iov[3];
+	unsigned int mlen;
+	bool defer;               /* answer on_lnet later, as a lazy portal would */
+	void *done_cookie;
+};
+
+static void
+on_noop(void *ctx, const struct ksock_msg *km)
+{
+	struct sink *s = ctx;
+
+	s->noops++;
+	s->noop_km = *km;
+}
+
+static int
+on_lnet(void *ctx, const struct ksock_msg *km, const struct lnet_hdr *hdr)
+{
+	struct sink *s = ctx;
+
+	s->lnets++;
+	s->km = *km;
+	s->hdr = *hdr;
+	if (!s->defer) {
+		sock_rx_set_sink(s->rx, s->mlen != 0 ? s->iov : NULL, 3, 0, s->mlen,
+				 hdr->payload_length, s);
+	}
+	return 0;
+}
+
+static void
+on_payload(void *ctx, void *cookie, int status)
+{
+	struct sink *s = ctx;
+
+	assert_int_equal(status, 0);
+	s->payloads++;
+	s->done_cookie = cookie;
+}
+
+static void
+pair(int fds[2])
+{
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	fcntl(fds[1], F_SETFL, O_NONBLOCK);
+}
+
+static struct lnet_hdr
+put_hdr(unsigned int len)
+{
+	struct lnet_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(2, 0), 0x0a000002), &h.dest_nid);
+	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(2, 0), 0x0a000001), &h.src_nid);
+	h.dest_pid = h.src_pid = 12345;
+	h.type = LNET_MSG_PUT;
+	h.payload_length = len;
+	h.msg.put.match_bits = 0x77;
+	memset(&h.msg.put.ack_wmd, 0xff, sizeof(h.msg.put.ack_wmd));
+	return h;
+}
+
+static void
+sink_init(struct sink *s, struct sock_rx *rx, const struct ksock_proto *p, uint8_t *buf,
+	  unsigned int len)
+{
+	struct sock_rx_ops ops = { on_noop, on_lnet, on_payload, s };
+	unsigned int a = len / 3;
+
+	memset(s, 0, sizeof(*s));
+	s->rx = rx;
+	s->iov[0] = (struct iovec){ buf, a };
+	s->iov[1] = (struct iovec){ buf + a, 1 };
+	s->iov[2] = (struct iovec){ buf + a + 1, len - a - 1 };
+	s->mlen = len;
+	sock_rx_init(rx, p, false, &ops);
+}
+
+static void
+test_large_fragmented_put(void **state)
+{
+	const unsigned int len = 1U << 20;
+	uint8_t *src = malloc(len);
+	uint8_t *dst = calloc(1, len);
+	struct iovec siov[4] = {
+		{ src, 1000 }, { src + 1000, 3 }, { src + 1003, 500000 }, { src + 501003, len - 501003 },
+	};
+	struct lnet_hdr h = put_hdr(len);
+	struct sock_tx tx;
+	struct sock_rx rx;
+	struct sink s;
+	int fds[2];
+	int sent = 0;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < len; i++) {
+		src[i] = (uint8_t)(i * 7 + 3);
+	}
+	pair(fds);
+	sink_init(&s, &rx, &ksock_proto_v3, dst, len);
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, siov, 4, 0, len, &h), 0);
+	for (i = 0; i < 100000 && (sent != 1 || s.payloads == 0); i++) {
+		if (sent != 1) {
+			sent = sock_tx_send(&tx, fds[0]);
+			assert_true(sent >= 0);
+		}
+		assert_true(sock_rx_poll(&rx, fds[1]) >= 0);
+	}
+	assert_int_equal(sent, 1);
+	assert_int_equal(s.lnets, 1);
+	assert_int_equal(s.payloads, 1);
+	assert_ptr_equal(s.done_cookie, &s);
+	assert_int_equal(s.hdr.msg.put.match_bits, 0x77);
+	assert_memory_equal(dst, src, len);
+	assert_int_equal(rx.msgs, 1);
+	assert_int_equal(rx.bytes, 24 + 72 + len);
+	free(src);
+	free(dst);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static void
+test_noop_short_sink_and_deferred_answer(void **state)
+{
+	uint8_t src[100];
+	uint8_t dst[100];
+	struct iovec siov = { src, sizeof(src) };
+	struct ksock_msg noop = { KSOCK_MSG_NOOP, 0, { 3, 9 } };
+	struct lnet_hdr h = put_hdr(sizeof(src));
+	struct sock_tx tx;
+	struct sock_rx rx;
+	struct sink s;
+	int fds[2];
+
+	(void)state;
+	memset(src, 0x5a, sizeof(src));
+	memset(dst, 0, sizeof(dst));
+	pair(fds);
+	sink_init(&s, &rx, &ksock_proto_v3, dst, 40); /* LNet takes 40 of 100 */
+	s.defer = true;
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL), 0);
+	assert_int_equal(sock_tx_send(&tx, fds[0]), 1);
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, &siov, 1, 0, 100, NULL), 0);
+	assert_int_equal(sock_tx_send(&tx, fds[0]), 1);
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL), 0);
+	assert_int_equal(sock_tx_send(&tx, fds[0]), 1);
+	assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
+	assert_int_equal(s.noops, 1);
+	assert_int_equal(s.noop_km.zc_cookies[0], 3);
+	assert_int_equal(s.noop_km.zc_cookies[1], 9);
+	assert_int_equal(s.lnets, 1);
+	/* Waiting for LNet: nothing more is read, the second NOOP stays queued. */
+	assert_int_equal(rx.state, SOCK_RX_WAIT_SINK);
+	assert_int_equal(sock_rx_poll(&rx, fds[1]), 0);
+	assert_int_equal(s.noops, 1);
+	sock_rx_set_sink(&rx, s.iov, 3, 0, 40, 100, &s);
+	assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
+	assert_int_equal(s.payloads, 1);
+	assert_int_equal(s.noops, 2); /* the rest was discarded, the stream kept in step */
+	assert_memory_equal(dst, src, 40);
+	assert_int_equal(dst[40], 0);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* The kernel's ping GET (captures/kernel/s2_01 frame 12). */
+static const uint8_t kernel_get[96] = {
+	0xc1, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x02, 0x00, 0xc0,
+	0x00, 0x00, 0x02, 0x00, 0x0b, 0x02, 0x00, 0xc0, 0x00, 0x00, 0x02, 0x00, 0x39, 0x30,
+	0x00, 0x00, 0x39, 0x30, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x35, 0x9c, 0xdf, 0x96, 0x14, 0x5a, 0xea, 0x18, 0x0d, 0x1c, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x78, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+};
+
+static void
+test_kernel_frame_and_errors(void **state)
+{
+	uint8_t dst[8];
+	struct sock_rx rx;
+	struct sink s;
+	int fds[2];
+	uint8_t bad[24] = { 0xc5 };
+
+	(void)state;
+	pair(fds);
+	sink_init(&s, &rx, &ksock_proto_v3, dst, 0);
+	assert_int_equal(write(fds[0], kernel_get, sizeof(kernel_get)), 96);
+	assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
+	assert_int_equal(s.lnets, 1);
+	assert_int_equal(s.payloads, 1); /* a GET has no payload */
+	assert_int_equal(s.hdr.type, LNET_MSG_GET);
+	assert_int_equal(s.hdr.msg.get.match_bits, LNET_PROTO_PING_MATCHBITS);
+	/* an unknown ksock message type ends the connection */
+	assert_int_equal(write(fds[0], bad, sizeof(bad)), 24);
+	assert_int_equal(sock_rx_poll(&rx, fds[1]), -EPROTO);
+	assert_non_null(strstr(rx.why, "message type"));
+	close(fds[0]);
+	close(fds[1]);
+
+	pair(fds); /* a malformed LNet header too */
+	sink_init(&s, &rx, &ksock_proto_v3, dst, 0);
+	{
+		uint8_t f[96];
+
+		memcpy(f, kernel_get, 96);
+		f[24 + 24] = 9; /* LNet message type 9 */
+		assert_int_equal(write(fds[0], f, 96), 96);
+	}
+	assert_int_equal(sock_rx_poll(&rx, fds[1]), -EPROTO);
+	close(fds[0]);
+	close(fds[1]);
+
+	pair(fds); /* the peer closes mid-header */
+	sink_init(&s, &rx, &ksock_proto_v3, dst, 0);
+	assert_int_equal(write(fds[0], kernel_get, 50), 50);
+	close(fds[0]);
+	assert_int_equal(sock_rx_poll(&rx, fds[1]), -ECONNRESET);
+	close(fds[1]);
+}
+
+static void
+test_v1_and_v4_framing(void **state)
+{
+	static const struct ksock_proto *const protos[2] = { &ksock_proto_v1, &ksock_proto_v4 };
+	uint8_t src[10] = "0123456789";
+	uint8_t dst[10];
+	struct iovec siov = { src, sizeof(src) };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		struct lnet_hdr h = put_hdr(sizeof(src));
+		struct sock_tx tx;
+		struct sock_rx rx;
+		struct sink s;
+		int fds[2];
+
+		memset(dst, 0, sizeof(dst));
+		pair(fds);
+		sink_init(&s, &rx, protos[i], dst, sizeof(dst));
+		assert_int_equal(sock_tx_prepare(&tx, protos[i], NULL, &h, &siov, 1, 0, 10, NULL), 0);
+		assert_int_equal(tx.hdr_len, protos[i]->msg_hdr_size + protos[i]->lnet_hdr_size);
+		assert_int_equal(sock_tx_send(&tx, fds[0]), 1);
+		assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
+		assert_int_equal(s.payloads, 1);
+		assert_memory_equal(dst, src, 10);
+		close(fds[0]);
+		close(fds[1]);
+	}
+	/* V1 has no NOOP */
+	{
+		struct ksock_msg noop = { KSOCK_MSG_NOOP, 0, { 0, 1 } };
+		struct sock_tx tx;
+
+		assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v1, &noop, NULL, NULL, 0, 0, 0, NULL),
+				 -KSOCK_EINVAL);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_large_fragmented_put),
+		cmocka_unit_test(test_noop_short_sink_and_deferred_answer),
+		cmocka_unit_test(test_kernel_frame_and_errors),
+		cmocka_unit_test(test_v1_and_v4_framing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
