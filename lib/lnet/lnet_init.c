@@ -266,13 +266,6 @@ lnet_cpt_quiesce(void *arg)
 	return 0;
 }
 
-static int
-lnet_shutdown_nis_on_mgmt(void *arg)
-{
-	lnet_ni_shutdown_all(arg);
-	return 0;
-}
-
 int
 LNetNIFini(void)
 {
@@ -291,7 +284,7 @@ LNetNIFini(void)
 	for (i = 0; i < ln->ncpts; i++) {
 		lnet_call_on_cpt(ln, i, lnet_cpt_quiesce, ln->cpts[i]);
 	}
-	rt_lcore_call(rt_mgmt_lcore(ln->rt), lnet_shutdown_nis_on_mgmt, ln);
+	lnet_ni_shutdown_all(ln);
 	if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
 		rt_runtime_poll_until_idle(ln->rt, UINT32_MAX);
 	}

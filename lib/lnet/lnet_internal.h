@@ -156,6 +156,7 @@ struct lnet_ni {
 	struct lnet_tx_queue tq;  /* owned by cpt */
 	struct lnet_ni_stats stats;
 	void *lnd_data;
+	const void *lnd_opts;     /* valid during startup() only */
 };
 
 /* The published set of local NIs; replaced whole, retired with RCU. */
@@ -369,11 +370,13 @@ struct lnet_peer_ni *lnet_peer_ni_find(struct lnet_cpt *c, const struct lnet_nid
 int lnet_ni_table_create(struct lnet *ln);
 void lnet_ni_table_destroy(struct lnet *ln);
 void lnet_ni_shutdown_all(struct lnet *ln);
+int lnet_ni_shutdown_on_cpt(void *ni);
 struct lnet_ni *lnet_ni_find_by_net(struct lnet *ln, uint32_t net);
 struct lnet_ni *lnet_ni_find_by_nid(struct lnet *ln, const struct lnet_nid *nid);
 const struct lnet_ni_table *lnet_ni_table_get(struct lnet *ln);
 int lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
-		const struct lnet_ni_tunables *tun, unsigned int cpt, struct lnet_ni **out);
+		const struct lnet_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
+		struct lnet_ni **out);
 
 /* lnet_ping.c */
 int lnet_ping_target_init(struct lnet *ln);

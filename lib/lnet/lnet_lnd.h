@@ -32,8 +32,8 @@ struct lnet_lnd_ops {
 	/** Bring up @p ni (its NID, credits and tunables are set). 0 or -errno. */
 	int (*startup)(struct lnet_ni *ni);
 	/**
-	 * Tear down @p ni. The LND finalizes every message it still holds
-	 * (-ESHUTDOWN), so each one gets its completion event.
+	 * Tear down @p ni, on its data lcore. The LND finalizes every message it
+	 * still holds (-ESHUTDOWN), so each one gets its completion event.
 	 */
 	void (*shutdown)(struct lnet_ni *ni);
 	/**
@@ -92,6 +92,13 @@ LNP_API void lnet_msg_payload(const struct lnet_msg *msg, unsigned int *niov,
 
 /** The NID of @p ni. */
 LNP_API const struct lnet_nid *lnet_ni_nid(const struct lnet_ni *ni);
+
+/** The LND options given when @p ni was added (NULL: the LND's defaults). */
+LNP_API const void *lnet_ni_lnd_opts(const struct lnet_ni *ni);
+
+struct rt_lcore;
+/** The data lcore that drives @p ni (where send/recv/shutdown run). */
+LNP_API struct rt_lcore *lnet_ni_lcore(const struct lnet_ni *ni);
 
 /** LND-private data of @p ni. */
 LNP_API void *lnet_ni_lnd_data(const struct lnet_ni *ni);

@@ -126,7 +126,8 @@ lnet_ni_table_append(struct lnet *ln, struct lnet_ni *ni)
  */
 int
 lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
-	    const struct lnet_ni_tunables *tun, unsigned int cpt, struct lnet_ni **out)
+	    const struct lnet_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
+	    struct lnet_ni **out)
 {
 	struct lnet_ni *ni;
 	int rc;
@@ -138,7 +139,9 @@ lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_o
 	if (ni == NULL) {
 		return -ENOMEM;
 	}
+	ni->lnd_opts = lnd_opts;
 	rc = lnd->startup(ni);
+	ni->lnd_opts = NULL;
 	if (rc != 0) {
 		free(ni);
 		return rc;
@@ -168,10 +171,23 @@ lnet_ni_table_create(struct lnet *ln)
 		return -ENODEV;
 	}
 	lnet_nid_set_lo0(&lo);
-	return lnet_ni_add(ln, &lo, lolnd, &tun, 0, &ln->loni);
+	return lnet_ni_add(ln, &lo, lolnd, &tun, NULL, 0, &ln->loni);
 }
 
-/* Stop every LND while lcores still run, so they can finalize what they hold. */
+/* On the NI's data lcore: the LND closes what it owns and completes what it holds. */
+int
+lnet_ni_shutdown_on_cpt(void *arg)
+{
+	struct lnet_ni *ni = arg;
+
+	if (ni->started) {
+		ni->lnd->shutdown(ni);
+		ni->started = false;
+	}
+	return 0;
+}
+
+/* Stop every LND while lcores still run; from the thread taking LNet down. */
 void
 lnet_ni_shutdown_all(struct lnet *ln)
 {
@@ -179,11 +195,21 @@ lnet_ni_shutdown_all(struct lnet *ln)
 	unsigned int i;
 
 	for (i = t == NULL ? 0 : t->nnis; i-- > 0;) {
-		if (t->nis[i]->started) {
-			t->nis[i]->lnd->shutdown(t->nis[i]);
-			t->nis[i]->started = false;
-		}
+		lnet_call_on_cpt(ln, t->nis[i]->any_cpt ? 0 : t->nis[i]->cpt,
+				 lnet_ni_shutdown_on_cpt, t->nis[i]);
 	}
+}
+
+const void *
+lnet_ni_lnd_opts(const struct lnet_ni *ni)
+{
+	return ni->lnd_opts;
+}
+
+struct rt_lcore *
+lnet_ni_lcore(const struct lnet_ni *ni)
+{
+	return ni->ln->cpts[ni->any_cpt ? 0 : ni->cpt]->lcore;
 }
 
 /* At shutdown, after every lcore stopped: nothing reads the table any more. */

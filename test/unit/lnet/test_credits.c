@@ -93,7 +93,7 @@ add_ni_on_mgmt(void *arg)
 	struct lnet_nid nid = tcp_nid(0x0a000001);
 
 	(void)arg;
-	return lnet_ni_add(lnet_instance(), &nid, &hold_ops, &tun, 0, &g_ni);
+	return lnet_ni_add(lnet_instance(), &nid, &hold_ops, &tun, NULL, 0, &g_ni);
 }
 
 static int

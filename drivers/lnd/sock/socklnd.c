@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The socklnd over kernel TCP sockets: an acceptor on the NI's address,
+ * connections through the handshake state machine, framing through
+ * sock_rx/sock_tx, all polled with epoll by the data lcore that owns the NI.
+ *
+ * This first part serves connections that peers open to us (the kernel's
+ * usual pattern: the active side opens CONTROL + BULK_IN + BULK_OUT and
+ * both ends use them); sending to a peer with no connection up fails with
+ * -EHOSTUNREACH until active connects are built.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cfs.h"
+#include "lnet_lnd.h"
+#include "rt.h"
+#include "sock_conn.h"
+#include "sock_rx.h"
+#include "sock_tx.h"
+#include "socklnd.h"
+
+#define SOCKLND_EPOLL_BATCH 32
+
+enum socklnd_conn_state {
+	SOCKLND_CONN_HANDSHAKE = 0,
+	SOCKLND_CONN_UP,
+	SOCKLND_CONN_DEAD,
+};
+
+struct socklnd_ni;
+
+struct socklnd_conn {
+	TAILQ_ENTRY(socklnd_conn) link;
+	struct socklnd_ni *sni;
+	int fd;
+	enum socklnd_conn_state state;
+	int type;                       /* our view: SOCKLND_CONN_* */
+	struct lnet_nid peer_nid;
+	struct sock_conn hs;
+	struct sock_rx rx;
+	TAILQ_HEAD(, sock_tx) txq;
+	bool want_out;
+};
+
+TAILQ_HEAD(socklnd_conn_list, socklnd_conn);
+
+struct socklnd_ni {
+	struct lnet_ni *ni;
+	struct socklnd_opts opts;
+	int listen_fd;
+	int epfd;
+	uint64_t incarnation;
+	struct socklnd_conn_list conns;
+	struct rt_poller *poller;
+	struct socklnd_stats stats;
+};
+
+/* ---- connections ---- */
+
+static void
+socklnd_conn_close(struct socklnd_conn *c, int status)
+{
+	struct sock_tx *tx;
+
+	if (c->state == SOCKLND_CONN_DEAD) {
+		return;
+	}
+	epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->state = SOCKLND_CONN_DEAD;
+	while ((tx = TAILQ_FIRST(&c->txq)) != NULL) {
+		TAILQ_REMOVE(&c->txq, tx, link);
+		if (tx->cookie != NULL) {
+			lnet_finalize(tx->cookie, status);
+		}
+		free(tx);
+	}
+	/* A message waiting for its payload ends with the connection. */
+	if (c->rx.state == SOCK_RX_PAYLOAD && c->rx.cookie != NULL) {
+		lnet_finalize(c->rx.cookie, status);
+	}
+	c->sni->stats.conns_closed++;
+}
+
+static void
+socklnd_conn_free_dead(struct socklnd_ni *s)
+{
+	struct socklnd_conn *c;
+	struct socklnd_conn *next;
+
+	for (c = TAILQ_FIRST(&s->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, link);
+		if (c->state == SOCKLND_CONN_DEAD && !(c->rx.state == SOCK_RX_WAIT_SINK)) {
+			TAILQ_REMOVE(&s->conns, c, link);
+			free(c);
+		}
+	}
+}
+
+static void
+socklnd_conn_want(struct socklnd_conn *c, bool out)
+{
+	struct epoll_event ev = { .events = EPOLLIN | (out ? EPOLLOUT : 0), .data.ptr = c };
+
+	if (c->want_out != out) {
+		c->want_out = out;
+		epoll_ctl(c->sni->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+	}
+}
+
+/* Write queued messages; the ones fully written complete. */
+static int
+socklnd_conn_flush(struct socklnd_conn *c)
+{
+	struct sock_tx *tx;
+
+	while ((tx = TAILQ_FIRST(&c->txq)) != NULL) {
+		int rc = sock_tx_send(tx, c->fd);
+
+		if (rc < 0) {
+			socklnd_conn_close(c, rc);
+			return rc;
+		}
+		if (rc == 0) {
+			socklnd_conn_want(c, true);
+			return 0;
+		}
+		TAILQ_REMOVE(&c->txq, tx, link);
+		c->sni->stats.tx_msgs++;
+		if (tx->cookie != NULL) {
+			lnet_finalize(tx->cookie, 0);
+		}
+		free(tx);
+	}
+	socklnd_conn_want(c, false);
+	return 1;
+}
+
+/* ---- receive side: sock_rx callbacks ---- */
+
+static void
+socklnd_on_noop(void *ctx, const struct ksock_msg *km)
+{
+	struct socklnd_conn *c = ctx;
+	struct ksock_zcack ack;
+
+	ksock_zcack_parse(km, &ack);
+	if (ack.kind != KSOCK_ZCACK_NONE && ack.kind != KSOCK_ZCACK_KEEPALIVE) {
+		/* We never ask for zero-copy ACKs: a cookie we did not send. */
+		c->sni->stats.proto_errors++;
+		socklnd_conn_close(c, -EPROTO);
+	}
+}
+
+/* The peer asked for a zero-copy ACK: answer with a NOOP carrying the cookie. */
+static void
+socklnd_zcack(struct socklnd_conn *c, uint64_t cookie)
+{
+	struct ksock_msg noop = { KSOCK_MSG_NOOP, 0, { 0, cookie } };
+	struct sock_tx *tx = calloc(1, sizeof(*tx));
+
+	if (tx == NULL ||
+	    sock_tx_prepare(tx, c->hs.proto, &noop, NULL, NULL, 0, 0, 0, NULL) != 0) {
+		free(tx);
+		socklnd_conn_close(c, -ENOMEM);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&c->txq, tx, link);
+	c->sni->stats.zc_acks++;
+}
+
+static int
+socklnd_on_lnet(void *ctx, const struct ksock_msg *km, const struct lnet_hdr *hdr)
+{
+	struct socklnd_conn *c = ctx;
+	int rc;
+
+	if (km->zc_cookies[0] != 0) {
+		socklnd_zcack(c, km->zc_cookies[0]);
+	}
+	c->sni->stats.rx_msgs++;
+	rc = lnet_parse(c->sni->ni, hdr, &c->peer_nid, c);
+	if (rc != 0) {
+		c->sni->stats.proto_errors++;
+	}
+	return rc;
+}
+
+static void
+socklnd_on_payload(void *ctx, void *cookie, int status)
+{
+	(void)ctx;
+	if (cookie != NULL) {
+		lnet_finalize(cookie, status);
+	}
+}
+
+/* ---- the handshake ---- */
+
+static bool
+socklnd_nid_is_local(void *ctx, const struct lnet_nid *nid)
+{
+	struct socklnd_ni *s = ctx;
+
+	return lnet_nid_same(nid, lnet_ni_nid(s->ni));
+}
+
+static int
+socklnd_accept_hello(void *ctx, const struct ksock_hello *peer)
+{
+	(void)ctx;
+	return ksock_conn_type_invert(peer->ctype);
+}
+
+static void
+socklnd_conn_up(struct socklnd_conn *c)
+{
+	struct sock_rx_ops ops = { socklnd_on_noop, socklnd_on_lnet, socklnd_on_payload, c };
+
+	c->state = SOCKLND_CONN_UP;
+	c->type = c->hs.local.ctype;
+	c->peer_nid = c->hs.peer.src_nid;
+	sock_rx_init(&c->rx, c->hs.proto, c->hs.peer.swapped, &ops);
+	/* Bytes that came with the hello belong to the stream. */
+	c->sni->stats.conns_up++;
+}
+
+static void
+socklnd_accept(struct socklnd_ni *s)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	int fd = accept4(s->listen_fd, (struct sockaddr *)&sa, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct socklnd_conn *c;
+	struct ksock_hello local;
+	struct sock_conn_policy pol = { socklnd_nid_is_local, socklnd_accept_hello, s };
+	struct epoll_event ev;
+	int one = 1;
+
+	if (fd < 0) {
+		return;
+	}
+	/* accept=secure: only privileged source ports (lnet-facts §4.1, trap 1). */
+	if (s->opts.accept == SOCKLND_ACCEPT_NONE ||
+	    (s->opts.accept == SOCKLND_ACCEPT_SECURE &&
+	     ntohs(sa.sin_port) > LNET_ACCEPTOR_MAX_RESERVED_PORT)) {
+		s->stats.refused++;
+		close(fd);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		close(fd);
+		return;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	memset(&local, 0, sizeof(local));
+	local.src_pid = LNET_PID_LUSTRE;
+	local.src_incarnation = s->incarnation;
+	c->sni = s;
+	c->fd = fd;
+	TAILQ_INIT(&c->txq);
+	sock_conn_init_passive(&c->hs, fd, &local, &pol);
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.ptr = c };
+	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+	TAILQ_INSERT_TAIL(&s->conns, c, link);
+	s->stats.accepted++;
+}
+
+static void
+socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
+{
+	int rc;
+
+	if (c->state == SOCKLND_CONN_HANDSHAKE) {
+		rc = sock_conn_progress(&c->hs);
+		if (rc < 0) {
+			c->sni->stats.handshake_failures++;
+			socklnd_conn_close(c, rc);
+			return;
+		}
+		if (rc == 0) {
+			return;
+		}
+		socklnd_conn_up(c);
+	}
+	if ((events & EPOLLOUT) != 0 || !TAILQ_EMPTY(&c->txq)) {
+		if (socklnd_conn_flush(c) < 0) {
+			return;
+		}
+	}
+	if (c->state == SOCKLND_CONN_UP) {
+		rc = sock_rx_poll(&c->rx, c->fd);
+		if (rc < 0) {
+			if (rc == -EPROTO) {
+				c->sni->stats.proto_errors++;
+			}
+			socklnd_conn_close(c, rc);
+			return;
+		}
+		/* Replies (ACK, ZC-ACK) may have been queued while receiving. */
+		if (!TAILQ_EMPTY(&c->txq)) {
+			socklnd_conn_flush(c);
+		}
+	}
+}
+
+static int
+socklnd_poll(void *arg)
+{
+	struct socklnd_ni *s = arg;
+	struct epoll_event evs[SOCKLND_EPOLL_BATCH];
+	int n = epoll_wait(s->epfd, evs, SOCKLND_EPOLL_BATCH, 0);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (evs[i].data.ptr == NULL) {
+			socklnd_accept(s);
+		} else {
+			socklnd_conn_event(evs[i].data.ptr, evs[i].events);
+		}
+	}
+	socklnd_conn_free_dead(s);
+	return n > 0 ? RT_POLLER_BUSY : RT_POLLER_IDLE;
+}
+
+/* ---- LND ops ---- */
+
+static int
+socklnd_listen(struct socklnd_ni *s)
+{
+	const struct lnet_nid *nid = lnet_ni_nid(s->ni);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(s->opts.port) };
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	int one = 1;
+
+	if (nid->nid_size != 0) {
+		return -EAFNOSUPPORT; /* IPv6 NIs (protocol V4) come with the rest of the LND */
+	}
+	sa.sin_addr.s_addr = nid->nid_addr[0];
+	s->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->listen_fd < 0 || s->epfd < 0) {
+		return -errno;
+	}
+	setsockopt(s->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(s->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    listen(s->listen_fd, 127) != 0 ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->listen_fd, &ev) != 0) {
+		return -errno;
+	}
+	return 0;
+}
+
+/* On the NI's data lcore: from now on it polls the sockets. */
+static void
+socklnd_start_polling(void *arg)
+{
+	struct socklnd_ni *s = arg;
+
+	s->poller = rt_poller_register(rt_lcore_self(), socklnd_poll, s, 0, "socklnd");
+}
+
+/* On the management lcore, as lnet_ni_add() runs: listen, then hand over to the NI's lcore. */
+static int
+socklnd_startup(struct lnet_ni *ni)
+{
+	static const struct socklnd_opts defaults = SOCKLND_OPTS_DEFAULT;
+	const struct socklnd_opts *opts = lnet_ni_lnd_opts(ni);
+	struct socklnd_ni *s = calloc(1, sizeof(*s));
+	struct timespec ts;
+	int rc;
+
+	if (s == NULL) {
+		return -ENOMEM;
+	}
+	s->ni = ni;
+	s->opts = opts != NULL ? *opts : defaults;
+	s->listen_fd = -1;
+	s->epfd = -1;
+	TAILQ_INIT(&s->conns);
+	/* One incarnation per NI lifetime (trap 8): wall-clock ns at start. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->incarnation = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	rc = socklnd_listen(s);
+	if (rc == 0) {
+		lnet_ni_set_lnd_data(ni, s);
+		rc = rt_lcore_send_msg(lnet_ni_lcore(ni), socklnd_start_polling, s);
+	}
+	if (rc != 0) {
+		if (s->listen_fd >= 0) {
+			close(s->listen_fd);
+		}
+		if (s->epfd >= 0) {
+			close(s->epfd);
+		}
+		lnet_ni_set_lnd_data(ni, NULL);
+		free(s);
+	}
+	return rc;
+}
+
+/* On the NI's data lcore: close everything; what was held completes. */
+static void
+socklnd_shutdown(struct lnet_ni *ni)
+{
+	struct socklnd_ni *s = lnet_ni_lnd_data(ni);
+	struct socklnd_conn *c;
+
+	if (s == NULL) {
+		return;
+	}
+	TAILQ_FOREACH(c, &s->conns, link) {
+		socklnd_conn_close(c, -ESHUTDOWN);
+	}
+	while ((c = TAILQ_FIRST(&s->conns)) != NULL) {
+		TAILQ_REMOVE(&s->conns, c, link);
+		free(c);
+	}
+	if (s->poller != NULL) {
+		rt_poller_unregister(&s->poller);
+	}
+	close(s->listen_fd);
+	close(s->epfd);
+	free(s);
+	lnet_ni_set_lnd_data(ni, NULL);
+}
+
+/* Small messages on CONTROL, large on BULK_OUT (our view), else any conn up. */
+static struct socklnd_conn *
+socklnd_pick_conn(struct socklnd_ni *s, const struct lnet_nid *peer, size_t size)
+{
+	int want = size < s->opts.min_bulk ? SOCKLND_CONN_CONTROL : SOCKLND_CONN_BULK_OUT;
+	struct socklnd_conn *any = NULL;
+	struct socklnd_conn *c;
+
+	TAILQ_FOREACH(c, &s->conns, link) {
+		if (c->state != SOCKLND_CONN_UP || !lnet_nid_same(&c->peer_nid, peer) ||
+		    c->type == SOCKLND_CONN_BULK_IN) {
+			continue;
+		}
+		if (c->type == want) {
+			return c;
+		}
+		any = any != NULL ? any : c;
+	}
+	return any;
+}
+
+static int
+socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
+{
+	struct socklnd_ni *s = lnet_ni_lnd_data(ni);
+	const struct lnet_hdr *h = lnet_msg_hdr(msg);
+	const struct iovec *iov;
+	struct socklnd_conn *c;
+	struct sock_tx *tx;
+	unsigned int niov;
+	unsigned int off;
+	unsigned int len;
+
+	lnet_msg_payload(msg, &niov, &iov, &off, &len);
+	c = socklnd_pick_conn(s, &h->dest_nid, sizeof(struct ksock_msg_hdr) + 72 + len);
+	if (c == NULL) {
+		s->stats.no_conn++;
+		return -EHOSTUNREACH;
+	}
+	tx = calloc(1, sizeof(*tx));
+	if (tx == NULL) {
+		return -ENOMEM;
+	}
+	if (sock_tx_prepare(tx, c->hs.proto, NULL, h, iov, niov, off, len, msg) != 0) {
+		free(tx);
+		return -EINVAL;
+	}
+	TAILQ_INSERT_TAIL(&c->txq, tx, link);
+	socklnd_conn_flush(c);
+	return 0;
+}
+
+static int
+socklnd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,
+	     const struct iovec *iov, unsigned int offset, unsigned int mlen, unsigned int rlen)
+{
+	struct socklnd_conn *c = private;
+
+	(void)ni;
+	if (c->state == SOCKLND_CONN_DEAD) {
+		c->rx.state = SOCK_RX_FAILED; /* nothing waits on it any more: free it */
+		return -ECONNRESET;
+	}
+	/* The poll loop (now, or at the next readable event) reads the payload. */
+	sock_rx_set_sink(&c->rx, msg != NULL ? iov : NULL, niov, offset, mlen, rlen, msg);
+	return 0;
+}
+
+static const struct lnet_lnd_ops socklnd_ops = {
+	.name = "tcp",
+	.type = LNET_LND_SOCK,
+	.startup = socklnd_startup,
+	.shutdown = socklnd_shutdown,
+	.send = socklnd_send,
+	.recv = socklnd_recv,
+};
+
+LNET_LND_REGISTER(socklnd_ops)
+
+const struct lnet_lnd_ops *
+socklnd_lnd_ops(void)
+{
+	return &socklnd_ops;
+}
+
+void
+socklnd_stats_get(const struct lnet_ni *ni, struct socklnd_stats *out)
+{
+	const struct socklnd_ni *s = lnet_ni_lnd_data(ni);
+
+	memset(out, 0, sizeof(*out));
+	if (s != NULL) {
+		*out = s->stats;
+	}
+}

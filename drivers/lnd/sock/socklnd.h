@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The socklnd: options of one NI (the ksocklnd tunables built so far) and
+ * its counters.
+ */
+#ifndef SOCKLND_H
+#define SOCKLND_H
+
+#include <stdint.h>
+
+#include "lnet_lnd.h"
+
+/** The acceptor's policy (module parameter "accept"). */
+enum socklnd_accept {
+	SOCKLND_ACCEPT_SECURE = 0, /**< privileged source ports only (default) */
+	SOCKLND_ACCEPT_ALL,        /**< any source port */
+	SOCKLND_ACCEPT_NONE,       /**< refuse every connection */
+};
+
+struct socklnd_opts {
+	uint16_t port;                 /**< accept_port, 988 */
+	enum socklnd_accept accept;
+	unsigned int min_bulk;         /**< bytes; smaller messages go on CONTROL */
+};
+
+#define SOCKLND_OPTS_DEFAULT { LNET_ACCEPTOR_PORT, SOCKLND_ACCEPT_SECURE, 1024 }
+
+struct socklnd_stats {
+	uint64_t accepted;
+	uint64_t refused;
+	uint64_t conns_up;
+	uint64_t conns_closed;
+	uint64_t handshake_failures;
+	uint64_t proto_errors;
+	uint64_t rx_msgs;
+	uint64_t tx_msgs;
+	uint64_t zc_acks;
+	uint64_t no_conn;
+};
+
+/** The socklnd's ops table (registered at start-up as LND "tcp"). */
+const struct lnet_lnd_ops *socklnd_lnd_ops(void);
+
+/** Counters of a socklnd NI (read on its data lcore). */
+void socklnd_stats_get(const struct lnet_ni *ni, struct socklnd_stats *out);
+
+#endif /* SOCKLND_H */

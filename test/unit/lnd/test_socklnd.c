@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The socklnd serving a peer that behaves as a kernel node: it connects to
+ * our acceptor, sends the connreq and a V3 hello, PUTs with a zero-copy
+ * ACK request, and pings our ping target. LNet runs inline (SIM), so the
+ * test pumps it between socket steps.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lnet_ut.h"
+#include "socklnd.h"
+#include "sock_rx.h"
+#include "sock_tx.h"
+
+#define OUR_ADDR 0x7f000001U   /* 127.0.0.1@tcp */
+#define PEER_ADDR 0x7f000002U  /* 127.0.0.2@tcp, the "kernel" */
+
+static struct lnet_ni *g_sni;
+static uint16_t g_port;
+
+static struct lnet_nid
+tcp(uint32_t addr)
+{
+	struct lnet_nid nid;
+
+	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(LNET_LND_SOCK, 0), addr), &nid);
+	return nid;
+}
+
+static int
+add_sock_ni(void *arg)
+{
+	struct socklnd_opts opts = SOCKLND_OPTS_DEFAULT;
+	struct lnet_ni_tunables tun = { .peer_tx_credits = 8, .max_tx_credits = 256,
+					.peer_timeout = 180 };
+	struct lnet_nid nid = tcp(OUR_ADDR);
+
+	(void)arg;
+	opts.port = g_port;
+	opts.accept = SOCKLND_ACCEPT_ALL; /* the test connects from an unprivileged port */
+	return lnet_ni_add(lnet_instance(), &nid, socklnd_lnd_ops(), &tun, &opts, 0, &g_sni);
+}
+
+static void
+pump(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 20; i++) {
+		rt_runtime_poll_until_idle(lnet_instance()->rt, 10);
+		usleep(200);
+	}
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	g_port = (uint16_t)(20000 + getpid() % 20000);
+	ut_up(1);
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
+	pump();
+	return 0;
+}
+
+/* The fake kernel: connect, connreq + V3 CONTROL hello, read the answer. */
+static int
+kernel_connect(struct ksock_hello *answer)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(g_port),
+				  .sin_addr.s_addr = htonl(OUR_ADDR) };
+	struct ksock_hello me = { .src_pid = LNET_PID_LUSTRE, .src_incarnation = 42,
+				  .ctype = SOCKLND_CONN_CONTROL };
+	struct lnet_nid target = tcp(OUR_ADDR);
+	uint8_t b[128];
+	size_t n = 0;
+	size_t h = 0;
+	size_t got = 0;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	unsigned int i;
+
+	me.src_nid = tcp(PEER_ADDR);
+	me.dst_nid = target;
+	me.version = KSOCK_PROTO_V3;
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	assert_int_equal(ksock_connreq_encode(&target, b, sizeof(b), &n), 0);
+	assert_int_equal(ksock_proto_v3.hello_encode(&me, b + n, sizeof(b) - n, &h), 0);
+	assert_int_equal(write(fd, b, n + h), (ssize_t)(n + h));
+	for (i = 0; i < 50 && got < 56; i++) {
+		ssize_t r;
+
+		pump();
+		r = read(fd, b + got, 56 - got);
+		got += r > 0 ? (size_t)r : 0;
+	}
+	assert_int_equal(got, 56);
+	assert_int_equal(ksock_proto_v3.hello_decode(b, 56, answer, &n), 0);
+	return fd;
+}
+
+/* Read whole frames the LND sent: up to @p max, each ksock header + LNet header + payload. */
+struct frame {
+	struct ksock_msg km;
+	struct lnet_hdr hdr;
+	uint8_t payload[4096];
+};
+
+static unsigned int
+kernel_read_frames(int fd, struct frame *f, unsigned int max)
+{
+	static uint8_t buf[65536];
+	size_t have = 0;
+	unsigned int n = 0;
+	unsigned int i;
+
+	for (i = 0; i < 30; i++) {
+		ssize_t r;
+
+		pump();
+		r = read(fd, buf + have, sizeof(buf) - have);
+		have += r > 0 ? (size_t)r : 0;
+	}
+	for (size_t off = 0; n < max && off + 24 <= have;) {
+		assert_int_equal(ksock_msg_hdr_decode(buf + off, have - off, false, &f[n].km), 0);
+		off += 24;
+		memset(&f[n].hdr, 0, sizeof(f[n].hdr));
+		if (f[n].km.type == KSOCK_MSG_LNET) {
+			assert_true(off + 72 <= have);
+			assert_int_equal(lnet_hdr_decode_nid4(buf + off, 72, &f[n].hdr), 0);
+			off += 72;
+			assert_true(f[n].hdr.payload_length <= sizeof(f[n].payload));
+			memcpy(f[n].payload, buf + off, f[n].hdr.payload_length);
+			off += f[n].hdr.payload_length;
+		}
+		n++;
+	}
+	return n;
+}
+
+static void
+kernel_send(int fd, const struct ksock_msg *km, const struct lnet_hdr *h, const void *payload,
+	    unsigned int len)
+{
+	struct iovec iov = { (void *)payload, len };
+	struct sock_tx tx;
+
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, km, h, len ? &iov : NULL, 1, 0,
+					 len, NULL), 0);
+	assert_int_equal(sock_tx_send(&tx, fd), 1);
+}
+
+static int
+stats_on_lcore(void *arg);
+
+static void
+test_kernel_peer_puts_and_pings(void **state)
+{
+	char dst[64];
+	struct lnet_md md = ut_md(dst, sizeof(dst), LNET_MD_THRESH_INF, LNET_MD_OP_PUT);
+	struct ksock_hello answer;
+	struct ksock_msg zc = { KSOCK_MSG_LNET, 0, { 5, 0 } };
+	struct lnet_hdr put;
+	struct lnet_hdr get;
+	static struct frame f[4];
+	struct socklnd_stats st;
+	struct lnet_event ev;
+	unsigned int n;
+	unsigned int i;
+	bool saw_ack = false;
+	bool saw_zcack = false;
+	int fd;
+
+	(void)state;
+	ut_attach(&md, 0x99, 0, LNET_INS_AFTER, LNET_RETAIN);
+	fd = kernel_connect(&answer);
+	assert_true(lnet_nid_same(&answer.src_nid, &(struct lnet_nid){ 0 }) == false);
+	assert_int_equal(lnet_nid_to_nid4(&answer.src_nid), LNET_MKNID(LNET_MKNET(2, 0), OUR_ADDR));
+	assert_int_equal(answer.ctype, SOCKLND_CONN_CONTROL);
+	assert_int_equal(answer.dst_incarnation, 42);
+
+	/* A PUT asking for an ACK and a zero-copy ACK (cookie 5). */
+	memset(&put, 0, sizeof(put));
+	put.type = LNET_MSG_PUT;
+	put.src_nid = tcp(PEER_ADDR);
+	put.dest_nid = tcp(OUR_ADDR);
+	put.src_pid = put.dest_pid = LNET_PID_LUSTRE;
+	put.payload_length = 11;
+	put.msg.put.ack_wmd.wh_interface_cookie = 0xabc;
+	put.msg.put.ack_wmd.wh_object_cookie = 0xdef;
+	put.msg.put.match_bits = 0x99;
+	put.msg.put.ptl_index = UT_PORTAL;
+	kernel_send(fd, &zc, &put, "from kernel", 11);
+	n = kernel_read_frames(fd, f, 4);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_PUT);
+	assert_int_equal(ev.mlength, 11);
+	assert_memory_equal(dst, "from kernel", 11);
+	assert_int_equal(lnet_nid_to_nid4(&ev.initiator.nid), LNET_MKNID(LNET_MKNET(2, 0), PEER_ADDR));
+	for (i = 0; i < n; i++) {
+		if (f[i].km.type == KSOCK_MSG_NOOP && f[i].km.zc_cookies[1] == 5) {
+			saw_zcack = true;
+		}
+		if (f[i].km.type == KSOCK_MSG_LNET && f[i].hdr.type == LNET_MSG_ACK) {
+			saw_ack = true;
+			assert_int_equal(f[i].hdr.msg.ack.dst_wmd.wh_interface_cookie, 0xabc);
+			assert_int_equal(f[i].hdr.msg.ack.dst_wmd.wh_object_cookie, 0xdef);
+			assert_int_equal(f[i].hdr.msg.ack.mlength, 11);
+		}
+	}
+	assert_true(saw_zcack);
+	assert_true(saw_ack);
+
+	/* A ping: GET on portal 0; the REPLY carries our ping info. */
+	memset(&get, 0, sizeof(get));
+	get.type = LNET_MSG_GET;
+	get.src_nid = tcp(PEER_ADDR);
+	get.dest_nid = tcp(OUR_ADDR);
+	get.src_pid = get.dest_pid = LNET_PID_LUSTRE;
+	get.msg.get.return_wmd.wh_object_cookie = 0x77;
+	get.msg.get.match_bits = LNET_PROTO_PING_MATCHBITS;
+	get.msg.get.sink_length = 3960;
+	kernel_send(fd, NULL, &get, NULL, 0);
+	n = kernel_read_frames(fd, f, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(f[0].hdr.type, LNET_MSG_REPLY);
+	assert_int_equal(f[0].hdr.msg.reply.dst_wmd.wh_object_cookie, 0x77);
+	{
+		struct lnet_ping_decoded d;
+
+		assert_int_equal(lnet_ping_info_decode(f[0].payload, f[0].hdr.payload_length, 16, &d,
+						       NULL, 0), 0);
+		assert_int_equal(d.pid, LNET_PID_LUSTRE);
+	}
+
+	/* Sending to the kernel's NID uses the connection it opened. */
+	assert_int_equal(LNetPut(NULL, ut_bind("to kernel", 10, 1), LNET_NOACK_REQ,
+				 &(struct lnet_processid){ LNET_PID_LUSTRE, tcp(PEER_ADDR) }, 3, 7, 0,
+				 0), 0);
+	n = kernel_read_frames(fd, f, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(f[0].hdr.type, LNET_MSG_PUT);
+	assert_memory_equal(f[0].payload, "to kernel", 10);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+
+	/* Garbage closes the connection and is counted. */
+	assert_int_equal(write(fd, "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c"
+				   "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c", 24), 24);
+	pump();
+	{
+		char c;
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		assert_int_equal(poll(&p, 1, 1000), 1);
+		assert_int_equal(read(fd, &c, 1), 0); /* closed by the LND */
+	}
+	close(fd);
+	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
+	assert_int_equal(st.accepted, 1);
+	assert_int_equal(st.conns_up, 1);
+	assert_int_equal(st.proto_errors, 1);
+	assert_int_equal(st.zc_acks, 1);
+	assert_int_equal(st.rx_msgs, 2);
+}
+
+static int
+stats_on_lcore(void *arg)
+{
+	socklnd_stats_get(g_sni, arg);
+	return 0;
+}
+
+static void
+test_stats_and_no_conn(void **state)
+{
+	struct socklnd_stats st;
+	struct lnet_event ev;
+
+	(void)state;
+	/* No connection to 127.0.0.3 and no active connects yet: the SEND fails. */
+	assert_int_equal(LNetPut(NULL, ut_bind("x", 2, 1), LNET_NOACK_REQ,
+				 &(struct lnet_processid){ LNET_PID_LUSTRE, tcp(0x7f000003) }, 3, 7, 0,
+				 0), 0);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -EHOSTUNREACH);
+	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
+	assert_int_equal(st.no_conn, 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
