@@ -32,7 +32,8 @@
 #define SOCKLND_EPOLL_BATCH 32
 
 enum socklnd_conn_state {
-	SOCKLND_CONN_HANDSHAKE = 0,
+	SOCKLND_CONN_CONNECTING = 0,    /* active: TCP connect in progress */
+	SOCKLND_CONN_HANDSHAKE,
 	SOCKLND_CONN_UP,
 	SOCKLND_CONN_DEAD,
 };
@@ -50,12 +51,22 @@ struct socklnd_conn {
 	struct sock_rx rx;
 	TAILQ_HEAD(, sock_tx) txq;
 	bool want_out;
+	bool active;
 };
 
 TAILQ_HEAD(socklnd_conn_list, socklnd_conn);
 
+/* Messages for a peer that has no connection up yet; owned by the NI's lcore. */
+struct socklnd_pending {
+	TAILQ_ENTRY(socklnd_pending) link;
+	struct lnet_nid nid;
+	TAILQ_HEAD(, sock_tx) txq;
+	unsigned int connecting;        /* connections still trying */
+};
+
 struct socklnd_ni {
 	struct lnet_ni *ni;
+	TAILQ_HEAD(, socklnd_pending) pending;
 	struct socklnd_opts opts;
 	int listen_fd;
 	int epfd;
@@ -67,6 +78,34 @@ struct socklnd_ni {
 
 /* ---- connections ---- */
 
+static struct socklnd_pending *
+socklnd_pending_find(struct socklnd_ni *s, const struct lnet_nid *nid)
+{
+	struct socklnd_pending *p;
+
+	TAILQ_FOREACH(p, &s->pending, link) {
+		if (lnet_nid_same(&p->nid, nid)) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* The peer's connections all failed: its waiting messages fail too. */
+static void
+socklnd_pending_fail(struct socklnd_ni *s, struct socklnd_pending *p, int status)
+{
+	struct sock_tx *tx;
+
+	while ((tx = TAILQ_FIRST(&p->txq)) != NULL) {
+		TAILQ_REMOVE(&p->txq, tx, link);
+		lnet_finalize(tx->cookie, status);
+		free(tx);
+	}
+	TAILQ_REMOVE(&s->pending, p, link);
+	free(p);
+}
+
 static void
 socklnd_conn_close(struct socklnd_conn *c, int status)
 {
@@ -74,6 +113,13 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 
 	if (c->state == SOCKLND_CONN_DEAD) {
 		return;
+	}
+	if (c->active && c->state != SOCKLND_CONN_UP) {
+		struct socklnd_pending *p = socklnd_pending_find(c->sni, &c->peer_nid);
+
+		if (p != NULL && --p->connecting == 0) {
+			socklnd_pending_fail(c->sni, p, -EHOSTUNREACH);
+		}
 	}
 	epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
@@ -231,8 +277,22 @@ socklnd_conn_up(struct socklnd_conn *c)
 	c->type = c->hs.local.ctype;
 	c->peer_nid = c->hs.peer.src_nid;
 	sock_rx_init(&c->rx, c->hs.proto, c->hs.peer.swapped, &ops);
-	/* Bytes that came with the hello belong to the stream. */
 	c->sni->stats.conns_up++;
+	if (c->active) {
+		struct socklnd_pending *p = socklnd_pending_find(c->sni, &c->peer_nid);
+
+		/* Waiting messages go now, on the first connection that may carry them. */
+		if (p != NULL && c->type != SOCKLND_CONN_BULK_IN) {
+			TAILQ_CONCAT(&c->txq, &p->txq, link);
+			p->connecting--;
+			if (p->connecting == 0 || TAILQ_EMPTY(&p->txq)) {
+				TAILQ_REMOVE(&c->sni->pending, p, link);
+				free(p);
+			}
+		} else if (p != NULL && --p->connecting == 0) {
+			socklnd_pending_fail(c->sni, p, -EHOSTUNREACH);
+		}
+	}
 }
 
 static void
@@ -269,6 +329,7 @@ socklnd_accept(struct socklnd_ni *s)
 	local.src_incarnation = s->incarnation;
 	c->sni = s;
 	c->fd = fd;
+	c->state = SOCKLND_CONN_HANDSHAKE;
 	TAILQ_INIT(&c->txq);
 	sock_conn_init_passive(&c->hs, fd, &local, &pol);
 	ev = (struct epoll_event){ .events = EPOLLIN, .data.ptr = c };
@@ -282,6 +343,21 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 {
 	int rc;
 
+	if (c->state == SOCKLND_CONN_CONNECTING) {
+		int err = 0;
+		socklen_t len = sizeof(err);
+
+		if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) == 0) {
+			return;
+		}
+		getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		if (err != 0) {
+			c->sni->stats.connect_failures++;
+			socklnd_conn_close(c, -err);
+			return;
+		}
+		c->state = SOCKLND_CONN_HANDSHAKE;
+	}
 	if (c->state == SOCKLND_CONN_HANDSHAKE) {
 		rc = sock_conn_progress(&c->hs);
 		if (rc < 0) {
@@ -290,6 +366,7 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 			return;
 		}
 		if (rc == 0) {
+			socklnd_conn_want(c, sock_conn_wants_write(&c->hs));
 			return;
 		}
 		socklnd_conn_up(c);
@@ -389,6 +466,7 @@ socklnd_startup(struct lnet_ni *ni)
 	s->listen_fd = -1;
 	s->epfd = -1;
 	TAILQ_INIT(&s->conns);
+	TAILQ_INIT(&s->pending);
 	/* One incarnation per NI lifetime (trap 8): wall-clock ns at start. */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->incarnation = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
@@ -423,6 +501,9 @@ socklnd_shutdown(struct lnet_ni *ni)
 	TAILQ_FOREACH(c, &s->conns, link) {
 		socklnd_conn_close(c, -ESHUTDOWN);
 	}
+	while (!TAILQ_EMPTY(&s->pending)) {
+		socklnd_pending_fail(s, TAILQ_FIRST(&s->pending), -ESHUTDOWN);
+	}
 	while ((c = TAILQ_FIRST(&s->conns)) != NULL) {
 		TAILQ_REMOVE(&s->conns, c, link);
 		free(c);
@@ -434,6 +515,112 @@ socklnd_shutdown(struct lnet_ni *ni)
 	close(s->epfd);
 	free(s);
 	lnet_ni_set_lnd_data(ni, NULL);
+}
+
+/* A privileged source port when we may (peers in accept=secure demand it). */
+static void
+socklnd_bind_reserved(int fd, uint32_t addr)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = addr };
+	int port;
+
+	for (port = LNET_ACCEPTOR_MAX_RESERVED_PORT; port >= LNET_ACCEPTOR_MIN_RESERVED_PORT;
+	     port--) {
+		sa.sin_port = htons((uint16_t)port);
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			return;
+		}
+		if (errno != EADDRINUSE && errno != EADDRNOTAVAIL) {
+			break; /* not root: an ephemeral port it is */
+		}
+	}
+	sa.sin_port = 0;
+	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+}
+
+/* Open one typed connection to @p peer (IPv4 NIDs on our net). */
+static int
+socklnd_connect_one(struct socklnd_ni *s, const struct lnet_nid *peer, int type)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(s->opts.port),
+				  .sin_addr.s_addr = peer->nid_addr[0] };
+	struct ksock_hello local;
+	struct socklnd_conn *c = calloc(1, sizeof(*c));
+	struct epoll_event ev;
+	int one = 1;
+	int fd;
+
+	if (c == NULL) {
+		return -ENOMEM;
+	}
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		free(c);
+		return -errno;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	socklnd_bind_reserved(fd, lnet_ni_nid(s->ni)->nid_addr[0]);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 && errno != EINPROGRESS) {
+		int err = -errno;
+
+		close(fd);
+		free(c);
+		return err;
+	}
+	memset(&local, 0, sizeof(local));
+	local.src_nid = *lnet_ni_nid(s->ni);
+	local.src_pid = LNET_PID_LUSTRE;
+	local.src_incarnation = s->incarnation;
+	local.ctype = type;
+	c->sni = s;
+	c->fd = fd;
+	c->active = true;
+	c->peer_nid = *peer;
+	c->state = SOCKLND_CONN_CONNECTING;
+	TAILQ_INIT(&c->txq);
+	/* IPv4 peers speak V3 (lnet-facts §4.2). */
+	sock_conn_init_active(&c->hs, fd, &ksock_proto_v3, peer, &local);
+	ev = (struct epoll_event){ .events = EPOLLIN | EPOLLOUT, .data.ptr = c };
+	c->want_out = true;
+	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+	TAILQ_INSERT_TAIL(&s->conns, c, link);
+	s->stats.connects++;
+	return 0;
+}
+
+/* Queue @p tx for @p peer and open the kernel's set of typed connections. */
+static int
+socklnd_connect_peer(struct socklnd_ni *s, const struct lnet_nid *peer, struct sock_tx *tx)
+{
+	static const int types[3] = { SOCKLND_CONN_CONTROL, SOCKLND_CONN_BULK_IN,
+				      SOCKLND_CONN_BULK_OUT };
+	struct socklnd_pending *p = socklnd_pending_find(s, peer);
+	unsigned int i;
+
+	if (peer->nid_size != 0 || lnet_nid_net(peer) != lnet_nid_net(lnet_ni_nid(s->ni))) {
+		return -EHOSTUNREACH;
+	}
+	if (p == NULL) {
+		p = calloc(1, sizeof(*p));
+		if (p == NULL) {
+			return -ENOMEM;
+		}
+		p->nid = *peer;
+		TAILQ_INIT(&p->txq);
+		TAILQ_INSERT_TAIL(&s->pending, p, link);
+		for (i = 0; i < 3; i++) {
+			if (socklnd_connect_one(s, peer, types[i]) == 0) {
+				p->connecting++;
+			}
+		}
+		if (p->connecting == 0) {
+			TAILQ_REMOVE(&s->pending, p, link);
+			free(p);
+			return -EHOSTUNREACH;
+		}
+	}
+	TAILQ_INSERT_TAIL(&p->txq, tx, link);
+	return 0;
 }
 
 /* Small messages on CONTROL, large on BULK_OUT (our view), else any conn up. */
@@ -471,17 +658,23 @@ socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 
 	lnet_msg_payload(msg, &niov, &iov, &off, &len);
 	c = socklnd_pick_conn(s, &h->dest_nid, sizeof(struct ksock_msg_hdr) + 72 + len);
-	if (c == NULL) {
-		s->stats.no_conn++;
-		return -EHOSTUNREACH;
-	}
 	tx = calloc(1, sizeof(*tx));
 	if (tx == NULL) {
 		return -ENOMEM;
 	}
-	if (sock_tx_prepare(tx, c->hs.proto, NULL, h, iov, niov, off, len, msg) != 0) {
+	if (sock_tx_prepare(tx, c != NULL ? c->hs.proto : &ksock_proto_v3, NULL, h, iov, niov,
+			    off, len, msg) != 0) {
 		free(tx);
 		return -EINVAL;
+	}
+	if (c == NULL) {
+		int rc = socklnd_connect_peer(s, &h->dest_nid, tx);
+
+		if (rc != 0) {
+			s->stats.no_conn++;
+			free(tx);
+		}
+		return rc;
 	}
 	TAILQ_INSERT_TAIL(&c->txq, tx, link);
 	socklnd_conn_flush(c);

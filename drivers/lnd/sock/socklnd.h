@@ -37,6 +37,8 @@ struct socklnd_stats {
 	uint64_t tx_msgs;
 	uint64_t zc_acks;
 	uint64_t no_conn;
+	uint64_t connects;
+	uint64_t connect_failures;
 };
 
 /** The socklnd's ops table (registered at start-up as LND "tcp"). */

@@ -284,15 +284,109 @@ test_stats_and_no_conn(void **state)
 	struct lnet_event ev;
 
 	(void)state;
-	/* No connection to 127.0.0.3 and no active connects yet: the SEND fails. */
+	/* Nobody listens on 127.0.0.3: the three connects fail, so does the SEND. */
 	assert_int_equal(LNetPut(NULL, ut_bind("x", 2, 1), LNET_NOACK_REQ,
 				 &(struct lnet_processid){ LNET_PID_LUSTRE, tcp(0x7f000003) }, 3, 7, 0,
 				 0), 0);
+	pump();
 	ev = ut_event();
 	assert_int_equal(ev.type, LNET_EVENT_SEND);
 	assert_int_equal(ev.status, -EHOSTUNREACH);
 	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
-	assert_int_equal(st.no_conn, 1);
+	assert_int_equal(st.connects, 3);
+	assert_int_equal(st.connect_failures, 3);
+	/* A peer on another net is not ours to reach. */
+	assert_int_equal(LNetPut(NULL, ut_bind("y", 2, 1), LNET_NOACK_REQ,
+				 &(struct lnet_processid){ LNET_PID_LUSTRE, tcp(0x7f000004) }, 3, 7, 0,
+				 0), 0);
+	pump();
+	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+}
+
+/* The kernel side of an accepted connection: read connreq + hello, answer. */
+static int
+kernel_accept_one(int lfd, int *ctype)
+{
+	struct ksock_hello h;
+	struct ksock_hello me = { .version = KSOCK_PROTO_V3, .src_pid = LNET_PID_LUSTRE,
+				  .src_incarnation = 7 };
+	struct ksock_connreq cr;
+	uint8_t b[128];
+	size_t got = 0;
+	size_t n;
+	unsigned int i;
+	int fd = -1;
+
+	for (i = 0; i < 50 && fd < 0; i++) {
+		pump();
+		fd = accept(lfd, NULL, NULL);
+	}
+	assert_true(fd >= 0);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	for (i = 0; i < 50 && got < 72; i++) {
+		ssize_t r;
+
+		pump();
+		r = read(fd, b + got, 72 - got);
+		got += r > 0 ? (size_t)r : 0;
+	}
+	assert_int_equal(got, 72);
+	assert_int_equal(ksock_connreq_decode(b, 16, &cr, &n), 0);
+	assert_int_equal(lnet_nid_to_nid4(&cr.nid), LNET_MKNID(LNET_MKNET(2, 0), PEER_ADDR));
+	assert_int_equal(ksock_proto_v3.hello_decode(b + 16, 56, &h, &n), 0);
+	assert_int_equal(lnet_nid_to_nid4(&h.src_nid), LNET_MKNID(LNET_MKNET(2, 0), OUR_ADDR));
+	*ctype = h.ctype;
+	me.src_nid = tcp(PEER_ADDR);
+	me.dst_nid = h.src_nid;
+	me.ctype = ksock_conn_type_invert(h.ctype);
+	assert_int_equal(ksock_proto_v3.hello_encode(&me, b, sizeof(b), &n), 0);
+	assert_int_equal(write(fd, b, n), (ssize_t)n);
+	return fd;
+}
+
+/* LNet sends to a peer it has no connection to: it opens the kernel's three. */
+static void
+test_active_connects(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(g_port),
+				  .sin_addr.s_addr = htonl(PEER_ADDR) };
+	static struct frame f[4];
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	int one = 1;
+	int fds[3];
+	int types = 0;
+	int control = -1;
+	unsigned int i;
+	unsigned int n;
+
+	(void)state;
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(lfd, 8), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind("active!", 8, 1), LNET_NOACK_REQ,
+				 &(struct lnet_processid){ LNET_PID_LUSTRE, tcp(PEER_ADDR) }, 3, 7, 0,
+				 0), 0);
+	for (i = 0; i < 3; i++) {
+		int t;
+
+		fds[i] = kernel_accept_one(lfd, &t);
+		types |= 1 << t;
+		if (t == SOCKLND_CONN_CONTROL) {
+			control = fds[i];
+		}
+	}
+	/* CONTROL, BULK_IN and BULK_OUT, as a kernel connects */
+	assert_int_equal(types, (1 << SOCKLND_CONN_CONTROL) | (1 << SOCKLND_CONN_BULK_IN) |
+					(1 << SOCKLND_CONN_BULK_OUT));
+	n = kernel_read_frames(control, f, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(f[0].hdr.type, LNET_MSG_PUT);
+	assert_memory_equal(f[0].payload, "active!", 8);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	for (i = 0; i < 3; i++) {
+		close(fds[i]);
+	}
+	close(lfd);
 }
 
 int
@@ -301,6 +395,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_active_connects, setup, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
