@@ -296,6 +296,64 @@ lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
+/*
+ * net add --net NET (--if IFACE | --nid NID) [--peer-credits N] [--credits N]
+ * [--peer-timeout N] [--peer-buffer-credits N] [--cpt N]
+ */
+static int
+lnetctl_net_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	static const char *const keys[][2] = {
+		{ "--net", "net" }, { "--if", "if" }, { "--nid", "nid" },
+		{ "--peer-credits", "peer_credits" }, { "--credits", "credits" },
+		{ "--peer-timeout", "peer_timeout" }, { "--peer-buffer-credits", "peer_buffer_credits" },
+		{ "--cpt", "cpt" },
+	};
+	const char *usage = "usage: net add --net NET (--if IFACE | --nid NID) [--peer-credits N] "
+			    "[--credits N] [--peer-timeout N] [--peer-buffer-credits N] [--cpt N]";
+	char params[768] = "";
+	size_t off = 0;
+	yaml_document_t doc;
+	yaml_node_t *v;
+	int i;
+	int rc;
+
+	for (i = 0; i < argc; i++) {
+		unsigned int k;
+		const char *val;
+
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			if (strcmp(argv[i], keys[k][0]) == 0) {
+				break;
+			}
+		}
+		if (k == sizeof(keys) / sizeof(keys[0]) || i + 1 == argc) {
+			return lnetctl_usage_error("add", "net", usage);
+		}
+		val = argv[++i];
+		if (k == 7 && val[0] == '[') {
+			val++; /* "[N]" as the kernel's --cpt takes it: one CPT */
+		}
+		if (strchr(val, ',') != NULL || strchr(val, ';') != NULL) {
+			return lnetctl_usage_error("add", "net", "one interface or value per option");
+		}
+		off += (size_t)snprintf(params + off, sizeof(params) - off, "%s%s=%s",
+					off > 0 ? "," : "", keys[k][1], val);
+		if (k == 7 && params[off - 1] == ']') {
+			params[--off] = '\0';
+		}
+	}
+	rc = lnetctl_need_conn(ctx);
+	if (rc != 0) {
+		return rc;
+	}
+	rc = lnetctl_request_status(&ctx->conn, "/lnet/net_add", params, &doc, &v, "add", "net");
+	if (rc == 0) {
+		yaml_document_delete(&doc);
+	}
+	return rc;
+}
+
 /* export [--backup] [FILE] */
 static int
 lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -355,7 +413,7 @@ lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 static const struct lnetctl_cmd lnetctl_cmds[] = {
 	{ "lnet", "configure", lnetctl_lnet_configure_cmd, "configure lnet [--all] [--large]" },
 	{ "lnet", "unconfigure", NULL, "unconfigure lnet" },
-	{ "net", "add", NULL, "add a network" },
+	{ "net", "add", lnetctl_net_add_cmd, "add a network --net NET (--if IFACE | --nid NID) ..." },
 	{ "net", "del", NULL, "delete a network" },
 	{ "net", "show", lnetctl_net_show_cmd, "show networks [--net NET] [-v [N]]" },
 	{ "net", "set", NULL, "set network parameters" },

@@ -3,6 +3,7 @@
 #define LNETD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define LNETD_DEFAULT_NAME "lnetd"
 
@@ -11,6 +12,8 @@ struct lnetd_opts {
 	const char *config;   /* --config FILE; NULL: the embedded default */
 	const char *name;     /* --name NAME: EAL file prefix, lnetctl --name */
 	const char *cpu_pattern; /* --cpu-pattern "0[0,1] 1[2,3]": CPTs; NULL: libnuma */
+	int accept_port;      /* --accept-port: the socklnd acceptor's port */
+	int accept;           /* --accept: enum socklnd_accept */
 };
 
 /* lnetd_config.c: apply a YAML configuration (lnetctl export format). */
@@ -20,6 +23,7 @@ int lnetd_config_apply_text(const char *text, size_t len, const char *origin, ch
 
 /* lnetd_telemetry.c: register the /lnet/... telemetry commands. */
 int lnetd_telemetry_register(void);
+void lnetd_socklnd_opts_set(uint16_t port, int accept);
 
 /* The embedded config/default.yaml (generated). */
 extern const char lnetd_default_yaml[];

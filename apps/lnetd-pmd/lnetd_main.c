@@ -35,7 +35,9 @@ lnetd_usage(FILE *f)
 		   "  --name NAME            instance name: EAL file prefix, lnetctl --name\n"
 		   "                         (default %s)\n"
 		   "  --cpu-pattern PATTERN  CPU partitions, as the kernel's cpu_pattern:\n"
-		   "                         \"0[0,1] 1[2,3]\" or \"N 0[0] 1[1]\" (default: NUMA nodes)\n",
+		   "                         \"0[0,1] 1[2,3]\" or \"N 0[0] 1[1]\" (default: NUMA nodes)\n"
+		   "  --accept-port PORT     socklnd acceptor port (default 988)\n"
+		   "  --accept POLICY        secure (privileged source ports, default), all, none\n",
 		LNETD_DEFAULT_NAME);
 }
 
@@ -47,13 +49,15 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "cpu-pattern", required_argument, NULL, 'p' },
+		{ "accept-port", required_argument, NULL, 'P' },
+		{ "accept", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:n:p:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			o->config = optarg;
@@ -63,6 +67,21 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 			break;
 		case 'p':
 			o->cpu_pattern = optarg;
+			break;
+		case 'P':
+			o->accept_port = atoi(optarg);
+			if (o->accept_port <= 0 || o->accept_port > 65535) {
+				fprintf(stderr, "lnetd-pmd: bad --accept-port\n");
+				return -1;
+			}
+			break;
+		case 'a':
+			o->accept = strcmp(optarg, "secure") == 0 ? 0 : strcmp(optarg, "all") == 0 ? 1 :
+				    strcmp(optarg, "none") == 0 ? 2 : -1;
+			if (o->accept < 0) {
+				fprintf(stderr, "lnetd-pmd: --accept is secure, all or none\n");
+				return -1;
+			}
 			break;
 		case 'h':
 			lnetd_usage(stdout);
@@ -128,6 +147,7 @@ lnetd_run(const struct lnetd_opts *o)
 	int sig = 0;
 	int rc;
 
+	lnetd_socklnd_opts_set((uint16_t)o->accept_port, o->accept);
 	rc = lnet_init_opts_set(&lo);
 	if (rc == 0) {
 		rc = LNetNIInit(LNET_PID_LUSTRE);
@@ -165,7 +185,7 @@ lnetd_run(const struct lnetd_opts *o)
 int
 main(int argc, char **argv)
 {
-	struct lnetd_opts o = { .config = NULL, .name = LNETD_DEFAULT_NAME };
+	struct lnetd_opts o = { .config = NULL, .name = LNETD_DEFAULT_NAME, .accept_port = 988 };
 	char *eal_argv[LNETD_MAX_ARGS];
 	char prefix[128];
 	int n_eal = argc;

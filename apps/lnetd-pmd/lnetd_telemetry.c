@@ -17,6 +17,7 @@
 #include "cfs.h"
 #include "lnet_ctl.h"
 #include "lnet_wire.h"
+#include "socklnd.h"
 #include "lnetd.h"
 
 #define LNETD_MAX_NIS 64
@@ -527,6 +528,94 @@ lnetd_cpt_of_nid(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* socklnd options every tcp NI gets (daemon options --accept-port, --accept). */
+static struct socklnd_opts g_lnetd_socklnd = SOCKLND_OPTS_DEFAULT;
+
+void
+lnetd_socklnd_opts_set(uint16_t port, int accept)
+{
+	g_lnetd_socklnd.port = port;
+	g_lnetd_socklnd.accept = (enum socklnd_accept)accept;
+}
+
+/* The IPv4 address of interface @p ifname. */
+static int
+lnetd_if_addr(const char *ifname, uint32_t *addr)
+{
+	struct cfs_ifaddr *ifs = NULL;
+	unsigned int n = 0;
+	unsigned int i;
+	int rc = cfs_ifaddrs_get(&ifs, &n);
+
+	for (i = 0; rc == 0 && i < n; i++) {
+		if (ifs[i].family == AF_INET && strcmp(ifs[i].name, ifname) == 0) {
+			*addr = ifs[i].ipv4;
+			free(ifs);
+			return 0;
+		}
+	}
+	free(ifs);
+	return -ENODEV;
+}
+
+static int
+lnetd_int_param(const char *params, const char *key, int dflt)
+{
+	char val[32];
+
+	return lnetd_param(params, key, val, sizeof(val)) ? atoi(val) : dflt;
+}
+
+/*
+ * /lnet/net_add,net=NET,(nid=NID|if=IFACE)[,peer_credits=N][,credits=N]
+ * [,peer_timeout=N][,peer_buffer_credits=N][,cpt=N]
+ */
+static int
+lnetd_net_add(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct lnet_ctl_ni_tunables tun;
+	struct lnet_nid nid;
+	char val[128];
+	char err[256] = "";
+	uint32_t net;
+	uint32_t addr;
+	int rc;
+
+	(void)cmd;
+	if (!lnetd_param(params, "net", val, sizeof(val)) ||
+	    (net = libcfs_str2net(val)) == LNET_NET_ANY) {
+		return lnetd_reply_status(d, -EINVAL, "a network (--net) is required");
+	}
+	if (lnetd_param(params, "nid", val, sizeof(val))) {
+		if (libcfs_strnid_err(&nid, val, err, sizeof(err)) != 0) {
+			return lnetd_reply_status(d, -EINVAL, err);
+		}
+		if (lnet_nid_net(&nid) != net) {
+			return lnetd_reply_status(d, -EINVAL, "the NID is not on that network");
+		}
+	} else if (lnetd_param(params, "if", val, sizeof(val))) {
+		if (lnetd_if_addr(val, &addr) != 0) {
+			snprintf(err, sizeof(err), "interface %s has no IPv4 address", val);
+			return lnetd_reply_status(d, -ENODEV, err);
+		}
+		lnet_nid4_to_nid(LNET_MKNID(net, addr), &nid);
+	} else {
+		return lnetd_reply_status(d, -EINVAL, "--if or --nid is required");
+	}
+	/* ksocklnd defaults (lnet-facts §4.9) */
+	tun.peer_timeout = lnetd_int_param(params, "peer_timeout", 180);
+	tun.peer_credits = lnetd_int_param(params, "peer_credits", 8);
+	tun.peer_buffer_credits = lnetd_int_param(params, "peer_buffer_credits", 0);
+	tun.credits = lnetd_int_param(params, "credits", 256);
+	if (tun.peer_credits <= 0 || tun.credits <= 0 || tun.peer_timeout < 0 ||
+	    tun.peer_buffer_credits < 0) {
+		return lnetd_reply_status(d, -EINVAL, "credits and timeouts must be positive");
+	}
+	rc = lnet_ctl_ni_add(&nid, &tun, &g_lnetd_socklnd,
+			     (unsigned int)lnetd_int_param(params, "cpt", 0), err, sizeof(err));
+	return lnetd_reply_status(d, rc, err);
+}
+
 int
 lnetd_telemetry_register(void)
 {
@@ -543,6 +632,8 @@ lnetd_telemetry_register(void)
 		  "Add a peer or NIDs. Params: prim_nid=NID, nid=A;B, non_mr=1" },
 		{ "/lnet/peer_del", lnetd_peer_del,
 		  "Delete a peer or some NIDs. Params: prim_nid=NID, nid=A;B" },
+		{ "/lnet/net_add", lnetd_net_add,
+		  "Add a NI. Params: net=NET, nid=NID or if=IFACE, peer_credits, credits, ..." },
 		{ "/lnet/cpt_of_nid", lnetd_cpt_of_nid, "The CPT of a NID. Params: nid=NID" },
 		{ "/lnet/ping", lnetd_ping, "Ping a NID. Params: nid=[PID-]NID, timeout=MS" },
 		{ "/lnet/peer_show", lnetd_peer_show,

@@ -123,3 +123,58 @@ lnet_ctl_ncpts(void)
 
 	return ln == NULL ? -ENETDOWN : (int)ln->ncpts;
 }
+
+struct lnet_ctl_ni_add_args {
+	struct lnet *ln;
+	const struct lnet_nid *nid;
+	const struct lnet_lnd_ops *lnd;
+	struct lnet_ni_tunables tun;
+	const void *lnd_opts;
+	unsigned int cpt;
+};
+
+static int
+lnet_ctl_ni_add_on_mgmt(void *arg)
+{
+	struct lnet_ctl_ni_add_args *a = arg;
+
+	return lnet_ni_add(a->ln, a->nid, a->lnd, &a->tun, a->lnd_opts, a->cpt, NULL);
+}
+
+int
+lnet_ctl_ni_add(const struct lnet_nid *nid, const struct lnet_ctl_ni_tunables *tun,
+		const void *lnd_opts, unsigned int cpt, char *err, size_t errlen)
+{
+	struct lnet_ctl_ni_add_args a = { lnet_instance(), nid, NULL, { 0 }, lnd_opts, cpt };
+	char s[LNET_NIDSTR_SIZE];
+	int rc;
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
+	}
+	a.lnd = lnet_lnd_find(nid->nid_type);
+	if (a.lnd == NULL || nid->nid_type == LNET_LND_LO) {
+		snprintf(err, errlen, "no LND for %s in this build", libcfs_nidstr_r(nid, s, sizeof(s)));
+		return -EOPNOTSUPP;
+	}
+	if (cpt >= a.ln->ncpts) {
+		snprintf(err, errlen, "CPT %u does not exist (%u CPTs)", cpt, a.ln->ncpts);
+		return -EINVAL;
+	}
+	a.tun.peer_timeout = tun->peer_timeout;
+	a.tun.peer_tx_credits = tun->peer_credits;
+	a.tun.peer_rtr_credits = tun->peer_buffer_credits;
+	a.tun.max_tx_credits = tun->credits;
+	rc = rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_ctl_ni_add_on_mgmt, &a);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot add %s: %s", libcfs_nidstr_r(nid, s, sizeof(s)),
+			 strerror(-rc));
+		return rc;
+	}
+	rc = lnet_ping_target_update(a.ln);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s added, but the ping target was not updated: %s",
+			 libcfs_nidstr_r(nid, s, sizeof(s)), strerror(-rc));
+	}
+	return rc;
+}

@@ -104,6 +104,22 @@ LNP_API int lnet_ctl_ni_list(struct lnet_ctl_ni *out, unsigned int max);
 /** Current global settings. */
 LNP_API int lnet_ctl_global_get(struct lnet_ctl_global *out);
 
+/** Tunables of a new NI (lnetctl net add --peer-credits etc.). */
+struct lnet_ctl_ni_tunables {
+	int peer_timeout;
+	int peer_credits;
+	int peer_buffer_credits;
+	int credits;
+};
+
+/**
+ * Add a NI on the LND its NID's type names, owned by CPT @p cpt, with
+ * LND-specific @p lnd_opts (NULL: the LND's defaults). The ping target is
+ * re-posted with the new NI set. Call from a thread that is not an lcore.
+ */
+LNP_API int lnet_ctl_ni_add(const struct lnet_nid *nid, const struct lnet_ctl_ni_tunables *tun,
+			    const void *lnd_opts, unsigned int cpt, char *err, size_t errlen);
+
 /** Number of CPTs. */
 LNP_API int lnet_ctl_ncpts(void);
 

@@ -32,6 +32,7 @@ extern int lnet_logtype;
 #define LNET_MT_HASH_SIZE (1U << LNET_MT_HASH_BITS)
 #define LNET_PEER_HASH_SIZE 1024U
 #define LNET_MSG_CACHE_MAX 1024U
+#define LNET_OLD_PING_BUFS 64U
 #define LNET_MD_CPT_BITS 8
 #define LNET_MD_IDX_BITS 24
 
@@ -287,6 +288,8 @@ struct lnet {
 	struct lnet_peer_dir *peer_dir; /* configured peers; management lcore */
 	uint32_t ping_seqno;      /* bumped when the ping buffer is rebuilt (mgmt) */
 	void *ping_buf;           /* the ping target MD's buffer */
+	void *old_ping_bufs[LNET_OLD_PING_BUFS]; /* replaced buffers, freed at shutdown */
+	unsigned int nold_ping_bufs;
 	struct lnet_handle_md ping_mdh;
 };
 
@@ -380,6 +383,7 @@ int lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_l
 
 /* lnet_ping.c */
 int lnet_ping_target_init(struct lnet *ln);
+int lnet_ping_target_update(struct lnet *ln);
 void lnet_ping_target_fini(struct lnet *ln);
 
 /* lnet_peer_dir.c */

@@ -58,7 +58,7 @@ lnet_ping_buffer_on_mgmt(void *arg)
 	return rc == 0 ? 0 : -EINVAL;
 }
 
-/* Post the ping target; called from the thread bringing LNet up. */
+/* Post the ping target; called from a thread that is not a logical lcore. */
 int
 lnet_ping_target_init(struct lnet *ln)
 {
@@ -90,14 +90,43 @@ lnet_ping_target_init(struct lnet *ln)
 		free(a.buf);
 		return rc;
 	}
+	if (ln->ping_buf != NULL) {
+		/* A REPLY may still read the old buffer: keep it until shutdown. */
+		ln->old_ping_bufs[ln->nold_ping_bufs++ % LNET_OLD_PING_BUFS] = ln->ping_buf;
+	}
 	ln->ping_buf = a.buf;
 	return 0;
+}
+
+/*
+ * The NIs changed: post a new ping target with a new sequence number, then
+ * unlink the old one (lnet-facts §3.2: seqno changes with the NI set).
+ */
+int
+lnet_ping_target_update(struct lnet *ln)
+{
+	struct lnet_handle_md old = ln->ping_mdh;
+	int rc;
+
+	if (ln->nold_ping_bufs >= LNET_OLD_PING_BUFS) {
+		return -ENOSPC; /* bounded memory for old buffers */
+	}
+	rc = lnet_ping_target_init(ln);
+	if (rc == 0) {
+		rc = LNetMDUnlink(old);
+	}
+	return rc;
 }
 
 /* At shutdown, after the lcores stopped: the MD went with its table. */
 void
 lnet_ping_target_fini(struct lnet *ln)
 {
+	unsigned int i;
+
+	for (i = 0; i < ln->nold_ping_bufs && i < LNET_OLD_PING_BUFS; i++) {
+		free(ln->old_ping_bufs[i]);
+	}
 	free(ln->ping_buf);
 	ln->ping_buf = NULL;
 }

@@ -73,7 +73,7 @@ check "stats show extra: refused" fails_with -22 --name "$a" stats show extra
 check "net frob: unknown subcommand" fails_with -22 --name "$a" net frob
 check "frob: unknown command" fails_with -22 --name "$a" frob
 check "net: missing subcommand" fails_with -22 --name "$a" net
-for cmd in "net add --net tcp --if eth0" "net del --net tcp" \
+for cmd in "net del --net tcp" \
 	"route add --net tcp1 --gateway 10.0.0.1@tcp" "routing show" "set discovery 0" \
 	"discover 0@lo" "udsp show" "debug recovery --local" \
 	"lnet unconfigure" "stats reset"; do

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "ksock_idl.h"
 #include "lnet_lnd.h"
 
 /** The acceptor's policy (module parameter "accept"). */

@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Two lnetd-pmd on one machine talking ksocklnd over TCP on 127.0.0.0/8:
+# net add on each, pings both ways (the kernel's ping output shape), the
+# errors of net add and of pinging nobody, and a clean SIGTERM.
+#   two_daemons.sh BUILD_DIR
+set -u
+build=$1
+daemon="$build/apps/lnetd-pmd/lnetd-pmd"
+ctl="$build/apps/lnetctl/lnetctl"
+work=$(mktemp -d)
+fails=0 checks=0 pids=""
+a=lnetd-2d-a-$$ b=lnetd-2d-b-$$
+# Addresses of our own on the loopback range, port 988 (root: privileged ports).
+ipa=127.0.$(( $$ % 200 + 20 )).11
+ipb=127.0.$(( $$ % 200 + 20 )).12
+ipnobody=127.0.$(( $$ % 200 + 20 )).13
+
+cleanup() {
+	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+check() {
+	desc=$1; shift
+	checks=$((checks + 1))
+	if "$@"; then echo "ok: $desc"; else echo "FAIL: $desc"; fails=$((fails + 1)); fi
+}
+
+start() { # name
+	"$daemon" -- --name "$1" >"$work/$1.out" 2>"$work/$1.err" &
+	pid=$!
+	pids="$pids $pid"
+	i=0
+	while [ $i -lt 200 ]; do
+		"$ctl" --name "$1" global show >/dev/null 2>&1 && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+stop() { # pid -> its exit status
+	kill -TERM "$1"
+	wait "$1"
+}
+
+fails_with() { # errno, then an lnetctl command line
+	want=$1; shift
+	"$ctl" "$@" >"$work/err" 2>&1 && return 1
+	grep -q "errno: $want" "$work/err" || { cat "$work/err"; return 1; }
+}
+
+ping_is() { # from-name, to-ip: the kernel's ping shape
+	printf 'ping:\n- primary nid: %s@tcp\n  Multi-Rail: false\n  peer_ni:\n  - nid: %s@tcp\n' \
+		"$2" "$2" >"$work/want"
+	"$ctl" --name "$1" ping "$2@tcp" >"$work/got" 2>&1 && cmp -s "$work/want" "$work/got" ||
+		{ diff "$work/want" "$work/got"; return 1; }
+}
+
+check "daemon $a starts" start "$a"
+pid_a=$pid
+check "daemon $b starts" start "$b"
+pid_b=$pid
+check "net add on $a" "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp"
+check "net add on $b" "$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp" --peer-credits 8 --credits 256
+check "net show lists the tcp NI" sh -c "'$ctl' --name '$a' net show | grep -q 'nid: $ipa@tcp'"
+check "net show -v: the ksocklnd defaults" sh -c \
+	"'$ctl' --name '$b' net show -v --net tcp | grep -q 'peer_timeout: 180' && '$ctl' --name '$b' net show -v --net tcp | grep -q 'credits: 256'"
+check "$a pings $b over TCP" ping_is "$a" "$ipb"
+check "$b pings $a over TCP" ping_is "$b" "$ipa"
+check "both count the messages" sh -c \
+	"'$ctl' --name '$a' stats show | grep -qx '    recv_count: [1-9][0-9]*' && '$ctl' --name '$b' stats show | grep -qx '    send_count: [1-9][0-9]*'"
+check "pinging an address nobody listens on: -113" fails_with -113 --name "$a" ping "$ipnobody@tcp"
+check "net add twice: refused" fails_with -17 --name "$a" net add --net tcp --nid "$ipa@tcp"
+check "net add on an unknown interface: refused" fails_with -19 --name "$a" net add --net tcp --if nosuch0
+check "net add without --if or --nid: refused" fails_with -22 --name "$a" net add --net tcp
+check "net add o2ib: no LND in this build" fails_with -95 --name "$a" net add --net o2ib --nid 10.0.0.1@o2ib
+check "net add NID off the net: refused" fails_with -22 --name "$a" net add --net tcp1 --nid "$ipa@tcp"
+check "net add --bogus: usage" fails_with -22 --name "$a" net add --bogus 1
+check "SIGTERM: $a exits 0 with connections up" stop "$pid_a"
+check "$b notices and keeps serving" sh -c "'$ctl' --name '$b' net show >/dev/null"
+check "SIGTERM: $b exits 0" stop "$pid_b"
+check "no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"
+echo "two_daemons: $((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
