@@ -3,7 +3,7 @@
 # The project's entry point on a Debian 12 machine (run as root, or with sudo).
 #   ./dev.sh run    install packages, build, run the main job
 #   ./dev.sh test   install packages, build under ASan+UBSan, run every gating test
-#   ./dev.sh deps | build | demo | fuzz | bench
+#   ./dev.sh deps | build | demo | conformance | fuzz | bench
 set -eu
 cd "$(dirname "$0")"
 
@@ -83,6 +83,11 @@ test)
 	fz=$(sed -n 's/^fuzz: \([0-9]*\) passed.*/\1/p' build-fuzz/fuzz.log)
 	echo "gating: $((ok + fz)) passed, $bad failed"
 	;;
+conformance)
+	# Not gating: real kernel captures and Wireshark's LNet dissector as oracles.
+	deps; PACKAGES="tshark" deps; build_test
+	meson test -C build-test --suite conformance --print-errorlogs
+	;;
 fuzz)
 	deps; build_fuzz
 	FUZZ_SECONDS="${FUZZ_SECONDS:-60}" test/fuzz/run.sh build-fuzz
@@ -92,7 +97,7 @@ bench)
 	./test/bench/run.sh build
 	;;
 *)
-	echo "usage: $0 run|test|deps|build|demo|fuzz|bench" >&2
+	echo "usage: $0 run|test|deps|build|demo|conformance|fuzz|bench" >&2
 	exit 2
 	;;
 esac

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Wireshark's LNet dissector as an independent oracle for our bytes
+# (shared/reference/wireshark-oracle.md): two lnetd-pmd ping each other
+# over ksocklnd while tshark captures loopback port 988; every LNet PDU
+# must decode, nothing may be malformed or warned about, and per stream and
+# direction the bytes must account exactly: sum(tcp.len) - prefix ==
+# sum(tcp.pdu.size), prefix 72 (connreq + V3 hello) for the connecting side
+# and 56 (hello) for the accepting one.
+#   tshark_two_daemons.sh BUILD_DIR     (skips without root or tshark)
+set -u
+build=$1
+daemon="$build/apps/lnetd-pmd/lnetd-pmd"
+ctl="$build/apps/lnetctl/lnetctl"
+[ "$(id -u)" = 0 ] && command -v tshark >/dev/null 2>&1 || { echo "needs root and tshark: skipped"; exit 77; }
+work=$(mktemp -d)
+a=lnetd-ws-a-$$ b=lnetd-ws-b-$$
+ipa=127.0.$(( $$ % 200 + 20 )).21 ipb=127.0.$(( $$ % 200 + 20 )).22
+pids=""
+cleanup() {
+	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+start() {
+	"$daemon" -- --name "$1" >/dev/null 2>&1 &
+	pids="$pids $!"
+	i=0
+	while [ $i -lt 200 ] && ! "$ctl" --name "$1" global show >/dev/null 2>&1; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+start "$a"
+start "$b"
+tshark -i lo -f "tcp port 988 and host $ipa" -w "$work/cap.pcap" >/dev/null 2>&1 &
+ts=$!
+sleep 2
+"$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp" &&
+	"$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp" &&
+	"$ctl" --name "$a" ping "$ipb@tcp" >/dev/null &&
+	"$ctl" --name "$b" ping "$ipa@tcp" >/dev/null &&
+	"$ctl" --name "$a" ping "$ipb@tcp" >/dev/null || { echo "FAIL: traffic"; exit 1; }
+sleep 1
+kill -INT "$ts"
+wait "$ts"
+
+tshark -2 -n -r "$work/cap.pcap" -Y 'tcp.port==988 && tcp.len>0 && !tcp.analysis.retransmission' \
+	-T fields -E separator='|' -E occurrence=a \
+	-e tcp.stream -e tcp.srcport -e tcp.len -e tcp.pdu.size -e lnet.ksm_type -e lnet.msg_type \
+	-e _ws.expert.severity -e _ws.malformed 2>/dev/null >"$work/fields"
+tshark -n -r "$work/cap.pcap" -Y 'lnet' 2>/dev/null >"$work/summary"
+
+awk -F'|' '
+	{
+		key = $1 "/" $2
+		len[key] += $3
+		n = split($4, s, ",")
+		for (i = 1; i <= n; i++) pdu[key] += s[i]
+		if ($2 == 988) prefix[key] = 56; else prefix[key] = 72
+		n = split($5, t, ",")
+		for (i = 1; i <= n; i++) if (t[i] != "" && t[i] != "0x000000c0" && t[i] != "0x000000c1") bad++
+		n = split($6, m, ",")
+		for (i = 1; i <= n; i++) { if (m[i] != "" && m[i] > 3) bad++; if (m[i] != "") msgs++ }
+		if ($7 != "" || $8 != "") bad++
+	}
+	END {
+		for (k in len) if (len[k] - prefix[k] != pdu[k]) { printf "stream/port %s: %d bytes, %d in PDUs\n", k, len[k] - prefix[k], pdu[k]; bad++ }
+		printf "tshark: %d LNet messages decoded, %d problems\n", msgs, bad
+		exit (bad == 0 && msgs >= 6) ? 0 : 1
+	}' "$work/fields"
+rc=$?
+grep -c LNET_GET "$work/summary" | grep -qx 3 && grep -c LNET_REPLY "$work/summary" | grep -qx 3 ||
+	{ echo "FAIL: expected 3 GET and 3 REPLY"; cat "$work/summary"; rc=1; }
+[ $rc -eq 0 ] && echo "tshark_two_daemons: 1 passed, 0 failed" || echo "tshark_two_daemons: 0 passed, 1 failed"
+exit $rc
