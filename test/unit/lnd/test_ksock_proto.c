@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "ksock_proto.h"
+#include "lnp_test_nid.h"
 
 static const uint8_t frame6[16] = {
 	0x00, 0x71, 0xce, 0xac, 0x01, 0x00, 0x00, 0x00, 0x0c, 0x02, 0x00, 0xc0,
@@ -65,20 +66,11 @@ static const uint8_t frame21[56] = {
 	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
 
-static struct lnet_nid
-tcp(uint32_t addr)
-{
-	struct lnet_nid nid;
-
-	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(LNET_LND_SOCK, 0), addr), &nid);
-	return nid;
-}
-
 static void
 test_kernel_connreq(void **state)
 {
 	struct ksock_connreq cr;
-	struct lnet_nid target = tcp(0xc000020c);
+	struct lnet_nid target = lnp_tcp_nid(0xc000020c);
 	uint8_t b[32];
 	size_t n = 0;
 
@@ -160,8 +152,8 @@ sample_hello(uint32_t version)
 
 	memset(&h, 0, sizeof(h));
 	h.version = version;
-	h.src_nid = tcp(0x0a000001);
-	h.dst_nid = tcp(0x0a000002);
+	h.src_nid = lnp_tcp_nid(0x0a000001);
+	h.dst_nid = lnp_tcp_nid(0x0a000002);
 	h.src_pid = 12345;
 	h.dst_pid = 0;
 	h.src_incarnation = 0x1122334455667788ULL;
@@ -377,8 +369,8 @@ test_zcack_forms(void **state)
 static void
 test_types_and_races(void **state)
 {
-	struct lnet_nid lo = tcp(0x0a000001);
-	struct lnet_nid hi = tcp(0x0a000002);
+	struct lnet_nid lo = lnp_tcp_nid(0x0a000001);
+	struct lnet_nid hi = lnp_tcp_nid(0x0a000002);
 	struct lnet_nid net1 = lo;
 
 	(void)state;

@@ -17,15 +17,7 @@
 #include <cmocka.h>
 
 #include "sock_conn.h"
-
-static struct lnet_nid
-tcp(uint32_t addr)
-{
-	struct lnet_nid nid;
-
-	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(LNET_LND_SOCK, 0), addr), &nid);
-	return nid;
-}
+#include "lnp_test_nid.h"
 
 struct policy_state {
 	struct lnet_nid local;
@@ -64,7 +56,7 @@ hello_of(uint32_t addr, uint64_t inc, int ctype)
 	struct ksock_hello h;
 
 	memset(&h, 0, sizeof(h));
-	h.src_nid = tcp(addr);
+	h.src_nid = lnp_tcp_nid(addr);
 	h.src_pid = LNET_PID_LUSTRE;
 	h.src_incarnation = inc;
 	h.ctype = ctype;
@@ -86,7 +78,7 @@ run(struct sock_conn *a, struct sock_conn *p, int *ra, int *rp)
 static void
 test_active_passive_establish(void **state)
 {
-	struct policy_state ps = { .local = tcp(0xc000020c) };
+	struct policy_state ps = { .local = lnp_tcp_nid(0xc000020c) };
 	struct sock_conn_policy pol = { nid_is_local, accept_hello, &ps };
 	struct ksock_hello me = hello_of(0xc000020b, 0x1111, SOCKLND_CONN_BULK_IN);
 	struct ksock_hello them = hello_of(0, 0x2222, 0);
@@ -132,7 +124,7 @@ static const uint8_t kernel_open[72] = {
 static void
 test_passive_answers_kernel_byte_at_a_time(void **state)
 {
-	struct policy_state ps = { .local = tcp(0xc000020c) };
+	struct policy_state ps = { .local = lnp_tcp_nid(0xc000020c) };
 	struct sock_conn_policy pol = { nid_is_local, accept_hello, &ps };
 	struct ksock_hello me = hello_of(0, 0x18ea5a1528c952f5ULL, 0);
 	struct ksock_hello reply;
@@ -167,7 +159,7 @@ test_passive_answers_kernel_byte_at_a_time(void **state)
 static void
 test_refusal_both_sides(void **state)
 {
-	struct policy_state ps = { .local = tcp(0x0a000002), .answer = SOCKLND_CONN_NONE };
+	struct policy_state ps = { .local = lnp_tcp_nid(0x0a000002), .answer = SOCKLND_CONN_NONE };
 	struct sock_conn_policy pol = { nid_is_local, accept_hello, &ps };
 	struct ksock_hello me = hello_of(0x0a000001, 1, SOCKLND_CONN_CONTROL);
 	struct ksock_hello them = hello_of(0, 2, 0);
@@ -192,11 +184,11 @@ test_refusal_both_sides(void **state)
 static void
 test_wrong_target_probe_and_garbage(void **state)
 {
-	struct policy_state ps = { .local = tcp(0x0a000002) };
+	struct policy_state ps = { .local = lnp_tcp_nid(0x0a000002) };
 	struct sock_conn_policy pol = { nid_is_local, accept_hello, &ps };
 	struct ksock_hello me = hello_of(0x0a000001, 1, SOCKLND_CONN_CONTROL);
 	struct ksock_hello them = hello_of(0, 2, 0);
-	struct lnet_nid other = tcp(0x0a000009);
+	struct lnet_nid other = lnp_tcp_nid(0x0a000009);
 	uint32_t probe = LNET_PROTO_MAGIC;
 	struct lnet_acceptor_connreq answer;
 	struct sock_conn a;
@@ -236,7 +228,7 @@ test_wrong_target_probe_and_garbage(void **state)
 	pair(fds); /* the peer goes away mid-hello */
 	assert_int_equal(write(fds[0], kernel_open, 30), 30);
 	close(fds[0]);
-	ps.local = tcp(0xc000020c);
+	ps.local = lnp_tcp_nid(0xc000020c);
 	sock_conn_init_passive(&p, fds[1], &them, &pol);
 	assert_int_equal(sock_conn_progress(&p), -ECONNRESET);
 	close(fds[1]);
@@ -245,7 +237,7 @@ test_wrong_target_probe_and_garbage(void **state)
 static void
 test_active_rejects_impostor(void **state)
 {
-	struct policy_state ps = { .local = tcp(0x0a000002) };
+	struct policy_state ps = { .local = lnp_tcp_nid(0x0a000002) };
 	struct sock_conn_policy pol = { nid_is_local, accept_hello, &ps };
 	struct ksock_hello me = hello_of(0x0a000001, 1, SOCKLND_CONN_CONTROL);
 	struct ksock_hello them = hello_of(0, 2, 0);

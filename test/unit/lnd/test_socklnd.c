@@ -17,6 +17,7 @@
 #include "socklnd.h"
 #include "sock_rx.h"
 #include "sock_tx.h"
+#include "lnp_test_nid.h"
 
 #define OUR_ADDR 0x7f000001U   /* 127.0.0.1@tcp */
 #define PEER_ADDR 0x7f000002U  /* 127.0.0.2@tcp, the "kernel" */
@@ -24,22 +25,13 @@
 static struct lnet_ni *g_sni;
 static uint16_t g_port;
 
-static struct lnet_nid
-tcp(uint32_t addr)
-{
-	struct lnet_nid nid;
-
-	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(LNET_LND_SOCK, 0), addr), &nid);
-	return nid;
-}
-
 static int
 add_sock_ni(void *arg)
 {
 	struct socklnd_opts opts = SOCKLND_OPTS_DEFAULT;
 	struct lnet_ni_tunables tun = { .peer_tx_credits = 8, .max_tx_credits = 256,
 					.peer_timeout = 180 };
-	struct lnet_nid nid = tcp(OUR_ADDR);
+	struct lnet_nid nid = lnp_tcp_nid(OUR_ADDR);
 
 	(void)arg;
 	opts.port = g_port;
@@ -77,7 +69,7 @@ kernel_connect(struct ksock_hello *answer)
 				  .sin_addr.s_addr = htonl(OUR_ADDR) };
 	struct ksock_hello me = { .src_pid = LNET_PID_LUSTRE, .src_incarnation = 42,
 				  .ctype = SOCKLND_CONN_CONTROL };
-	struct lnet_nid target = tcp(OUR_ADDR);
+	struct lnet_nid target = lnp_tcp_nid(OUR_ADDR);
 	uint8_t b[128];
 	size_t n = 0;
 	size_t h = 0;
@@ -85,7 +77,7 @@ kernel_connect(struct ksock_hello *answer)
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	unsigned int i;
 
-	me.src_nid = tcp(PEER_ADDR);
+	me.src_nid = lnp_tcp_nid(PEER_ADDR);
 	me.dst_nid = target;
 	me.version = KSOCK_PROTO_V3;
 	assert_true(fd >= 0);
@@ -189,8 +181,8 @@ test_kernel_peer_puts_and_pings(void **state)
 	/* A PUT asking for an ACK and a zero-copy ACK (cookie 5). */
 	memset(&put, 0, sizeof(put));
 	put.type = LNET_MSG_PUT;
-	put.src_nid = tcp(PEER_ADDR);
-	put.dest_nid = tcp(OUR_ADDR);
+	put.src_nid = lnp_tcp_nid(PEER_ADDR);
+	put.dest_nid = lnp_tcp_nid(OUR_ADDR);
 	put.src_pid = put.dest_pid = LNET_PID_LUSTRE;
 	put.payload_length = 11;
 	put.msg.put.ack_wmd.wh_interface_cookie = 0xabc;
@@ -221,8 +213,8 @@ test_kernel_peer_puts_and_pings(void **state)
 	/* A ping: GET on portal 0; the REPLY carries our ping info. */
 	memset(&get, 0, sizeof(get));
 	get.type = LNET_MSG_GET;
-	get.src_nid = tcp(PEER_ADDR);
-	get.dest_nid = tcp(OUR_ADDR);
+	get.src_nid = lnp_tcp_nid(PEER_ADDR);
+	get.dest_nid = lnp_tcp_nid(OUR_ADDR);
 	get.src_pid = get.dest_pid = LNET_PID_LUSTRE;
 	get.msg.get.return_wmd.wh_object_cookie = 0x77;
 	get.msg.get.match_bits = LNET_PROTO_PING_MATCHBITS;
@@ -242,7 +234,7 @@ test_kernel_peer_puts_and_pings(void **state)
 
 	/* Sending to the kernel's NID uses the connection it opened. */
 	assert_int_equal(LNetPut(NULL, ut_bind("to kernel", 10, 1), LNET_NOACK_REQ,
-				 &(struct lnet_processid){ LNET_PID_LUSTRE, tcp(PEER_ADDR) }, 3, 7, 0,
+				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) }, 3, 7, 0,
 				 0), 0);
 	n = kernel_read_frames(fd, f, 4);
 	assert_int_equal(n, 1);
@@ -286,7 +278,7 @@ test_stats_and_no_conn(void **state)
 	(void)state;
 	/* Nobody listens on 127.0.0.3: the three connects fail, so does the SEND. */
 	assert_int_equal(LNetPut(NULL, ut_bind("x", 2, 1), LNET_NOACK_REQ,
-				 &(struct lnet_processid){ LNET_PID_LUSTRE, tcp(0x7f000003) }, 3, 7, 0,
+				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(0x7f000003) }, 3, 7, 0,
 				 0), 0);
 	pump();
 	ev = ut_event();
@@ -297,7 +289,7 @@ test_stats_and_no_conn(void **state)
 	assert_int_equal(st.connect_failures, 3);
 	/* A peer on another net is not ours to reach. */
 	assert_int_equal(LNetPut(NULL, ut_bind("y", 2, 1), LNET_NOACK_REQ,
-				 &(struct lnet_processid){ LNET_PID_LUSTRE, tcp(0x7f000004) }, 3, 7, 0,
+				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(0x7f000004) }, 3, 7, 0,
 				 0), 0);
 	pump();
 	assert_int_equal(ut_event().status, -EHOSTUNREACH);
@@ -336,7 +328,7 @@ kernel_accept_one(int lfd, int *ctype)
 	assert_int_equal(ksock_proto_v3.hello_decode(b + 16, 56, &h, &n), 0);
 	assert_int_equal(lnet_nid_to_nid4(&h.src_nid), LNET_MKNID(LNET_MKNET(2, 0), OUR_ADDR));
 	*ctype = h.ctype;
-	me.src_nid = tcp(PEER_ADDR);
+	me.src_nid = lnp_tcp_nid(PEER_ADDR);
 	me.dst_nid = h.src_nid;
 	me.ctype = ksock_conn_type_invert(h.ctype);
 	assert_int_equal(ksock_proto_v3.hello_encode(&me, b, sizeof(b), &n), 0);
@@ -364,7 +356,7 @@ test_active_connects(void **state)
 	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(listen(lfd, 8), 0);
 	assert_int_equal(LNetPut(NULL, ut_bind("active!", 8, 1), LNET_NOACK_REQ,
-				 &(struct lnet_processid){ LNET_PID_LUSTRE, tcp(PEER_ADDR) }, 3, 7, 0,
+				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) }, 3, 7, 0,
 				 0), 0);
 	for (i = 0; i < 3; i++) {
 		int t;

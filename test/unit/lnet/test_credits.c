@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 
 #include "lnet_ut.h"
+#include "lnp_test_nid.h"
 
 #define HOLD_MAX 16
 
@@ -77,20 +78,11 @@ static const struct lnet_lnd_ops hold_ops = {
 
 static struct lnet_ni *g_ni;
 
-static struct lnet_nid
-tcp_nid(uint32_t addr)
-{
-	struct lnet_nid nid;
-
-	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(LNET_LND_SOCK, 0), addr), &nid);
-	return nid;
-}
-
 static int
 add_ni_on_mgmt(void *arg)
 {
 	struct lnet_ni_tunables tun = { .peer_tx_credits = 2, .max_tx_credits = 3 };
-	struct lnet_nid nid = tcp_nid(0x0a000001);
+	struct lnet_nid nid = lnp_tcp_nid(0x0a000001);
 
 	(void)arg;
 	return lnet_ni_add(lnet_instance(), &nid, &hold_ops, &tun, NULL, 0, &g_ni);
@@ -140,7 +132,7 @@ teardown(void **state)
 static void
 put_to(uint32_t addr, const char *data)
 {
-	struct lnet_processid peer = { .pid = LNET_PID_LUSTRE, .nid = tcp_nid(addr) };
+	struct lnet_processid peer = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(addr) };
 
 	assert_int_equal(LNetPut(NULL, ut_bind((void *)data, (unsigned int)strlen(data) + 1, 1), LNET_NOACK_REQ, &peer,
 				 UT_PORTAL, 0, 0, 0), 0);
@@ -150,7 +142,7 @@ put_to(uint32_t addr, const char *data)
 static struct lnet_peer_ni *
 peer(uint32_t addr)
 {
-	struct lnet_nid nid = tcp_nid(addr);
+	struct lnet_nid nid = lnp_tcp_nid(addr);
 
 	return lnet_peer_ni_find(lnet_instance()->cpts[0], &nid);
 }
@@ -253,8 +245,8 @@ remote_put(unsigned int len, uint64_t bits)
 
 	memset(&h, 0, sizeof(h));
 	h.type = LNET_MSG_PUT;
-	h.src_nid = tcp_nid(0x0a000009);
-	h.dest_nid = tcp_nid(0x0a000001);
+	h.src_nid = lnp_tcp_nid(0x0a000009);
+	h.dest_nid = lnp_tcp_nid(0x0a000001);
 	h.src_pid = LNET_PID_LUSTRE;
 	h.dest_pid = LNET_PID_LUSTRE;
 	h.payload_length = len;
@@ -315,10 +307,10 @@ test_parse_rejects_and_drops(void **state)
 
 	(void)state;
 	/* Not for us, same net: the sender should have gone direct. */
-	h.dest_nid = tcp_nid(0x0a000063);
+	h.dest_nid = lnp_tcp_nid(0x0a000063);
 	assert_int_equal(inject(&h), -EPROTO);
 	/* Another net: routing is off, dropped quietly, payload discarded. */
-	h.dest_nid = tcp_nid(0x0a000001);
+	h.dest_nid = lnp_tcp_nid(0x0a000001);
 	h.dest_nid.nid_num = htons(7);
 	assert_int_equal(inject(&h), 0);
 	assert_true(g_hold.rx.called);
@@ -365,7 +357,7 @@ static void
 test_shutdown_completes_everything(void **state)
 {
 	static char data[5][4] = { "S1", "S2", "S3", "S4", "S5" };
-	struct lnet_processid peer = { .pid = LNET_PID_LUSTRE, .nid = tcp_nid(0x0a000002) };
+	struct lnet_processid peer = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(0x0a000002) };
 	unsigned int i;
 
 	(void)state;

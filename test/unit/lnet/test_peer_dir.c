@@ -2,21 +2,13 @@
 /* The peer directory: add/del rules, paging with a cursor, 100,000 peers. */
 #include "lnet_ctl.h"
 #include "lnet_ut.h"
-
-static struct lnet_nid
-tcp(uint32_t addr)
-{
-	struct lnet_nid nid;
-
-	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(LNET_LND_SOCK, 0), addr), &nid);
-	return nid;
-}
+#include "lnp_test_nid.h"
 
 static void
 test_add_del_rules(void **state)
 {
-	struct lnet_nid p = tcp(0x0a000001);
-	struct lnet_nid s[2] = { tcp(0x0a000002), tcp(0x0a000003) };
+	struct lnet_nid p = lnp_tcp_nid(0x0a000001);
+	struct lnet_nid s[2] = { lnp_tcp_nid(0x0a000002), lnp_tcp_nid(0x0a000003) };
 	struct lnet_ctl_peer out[4];
 	struct lnet_ctl_peer_ni st;
 	uint64_t next = 99;
@@ -69,7 +61,7 @@ test_paging_100k(void **state)
 
 	(void)state;
 	for (i = 0; i < 100000; i++) {
-		struct lnet_nid p = tcp(0x0b000000 + i);
+		struct lnet_nid p = lnp_tcp_nid(0x0b000000 + i);
 
 		assert_int_equal(lnet_ctl_peer_add(&p, NULL, 0, true, err, sizeof(err)), 0);
 	}
@@ -89,7 +81,7 @@ test_paging_100k(void **state)
 	} while (cursor != 0);
 	assert_int_equal(total, 100000);
 	for (i = 0; i < 100000; i += 10) {
-		struct lnet_nid p = tcp(0x0b000000 + i);
+		struct lnet_nid p = lnp_tcp_nid(0x0b000000 + i);
 
 		assert_int_equal(lnet_ctl_peer_del(&p, NULL, 0, err, sizeof(err)), 0);
 	}
