@@ -87,42 +87,77 @@ lnet_credits_return_ni(struct lnet_ni *ni, struct lnet_msg *msg)
 }
 
 /*
- * Shutdown: complete every message queued for a credit on this CPT (its
- * peer NIs' queues, and the queues of the NIs it owns) with @p status. A
- * queued message holds no credit of the queue it waits on, so only the
- * counter moves back.
+ * Complete with @p status the messages queued for a credit of @p lpni that
+ * go out through @p only (NULL: all). A queued message holds no credit of
+ * the queue it waits on, so only the counter moves back.
  */
-void
-lnet_credits_abort_queued(struct lnet_cpt *c, int status)
+static void
+lnet_credits_abort_peer_queue(struct lnet_peer_ni *lpni, const struct lnet_ni *only, int status)
 {
-	const struct lnet_ni_table *t = lnet_ni_table_get(c->ln);
-	struct lnet_peer_ni *lpni;
 	struct lnet_msg *msg;
+	struct lnet_msg *next;
+
+	for (msg = TAILQ_FIRST(&lpni->txq); msg != NULL; msg = next) {
+		next = TAILQ_NEXT(msg, link);
+		if (only != NULL && msg->txni != only) {
+			continue;
+		}
+		TAILQ_REMOVE(&lpni->txq, msg, link);
+		lpni->txcredits++;
+		lpni->txqnob -= lnet_msg_queue_bytes(msg);
+		msg->peertxcredit = false;
+		lnet_finalize(msg, status);
+	}
+}
+
+static void
+lnet_credits_abort_peer_queues(struct lnet_cpt *c, const struct lnet_ni *only, int status)
+{
+	struct lnet_peer_ni *lpni;
 	unsigned int i;
 
 	for (i = 0; i < LNET_PEER_HASH_SIZE; i++) {
 		TAILQ_FOREACH(lpni, &c->peers.hash[i], link) {
-			while ((msg = TAILQ_FIRST(&lpni->txq)) != NULL) {
-				TAILQ_REMOVE(&lpni->txq, msg, link);
-				/* It never got this credit: undo the count, keep the rest. */
-				lpni->txcredits++;
-				lpni->txqnob -= lnet_msg_queue_bytes(msg);
-				msg->peertxcredit = false;
-				lnet_finalize(msg, status);
-			}
+			lnet_credits_abort_peer_queue(lpni, only, status);
 		}
 	}
-	for (i = 0; t != NULL && i < t->nnis; i++) {
-		struct lnet_ni *ni = t->nis[i];
+}
 
-		if (!ni->credits_enabled || ni->cpt != c->cpt) {
-			continue;
+/* On the NI's lcore: complete the messages waiting for one of its credits. */
+static void
+lnet_credits_abort_ni_queue(struct lnet_ni *ni, int status)
+{
+	struct lnet_msg *msg;
+
+	while ((msg = TAILQ_FIRST(&ni->tq.queue)) != NULL) {
+		TAILQ_REMOVE(&ni->tq.queue, msg, link);
+		ni->tq.credits++;
+		msg->txcredit = false;
+		lnet_finalize(msg, status);
+	}
+}
+
+/* Shutdown: every message queued for a credit on this CPT completes with @p status. */
+void
+lnet_credits_abort_queued(struct lnet_cpt *c, int status)
+{
+	const struct lnet_ni_table *t = lnet_ni_table_get(c->ln);
+	unsigned int i;
+
+	lnet_credits_abort_peer_queues(c, NULL, status);
+	for (i = 0; t != NULL && i < t->nnis; i++) {
+		if (t->nis[i]->credits_enabled && t->nis[i]->cpt == c->cpt) {
+			lnet_credits_abort_ni_queue(t->nis[i], status);
 		}
-		while ((msg = TAILQ_FIRST(&ni->tq.queue)) != NULL) {
-			TAILQ_REMOVE(&ni->tq.queue, msg, link);
-			ni->tq.credits++;
-			msg->txcredit = false;
-			lnet_finalize(msg, status);
-		}
+	}
+}
+
+/* net del, on each data lcore: the messages queued to go out through @p ni. */
+void
+lnet_credits_abort_ni(struct lnet_cpt *c, struct lnet_ni *ni, int status)
+{
+	lnet_credits_abort_peer_queues(c, ni, status);
+	if (ni->credits_enabled && ni->cpt == c->cpt) {
+		lnet_credits_abort_ni_queue(ni, status);
 	}
 }

@@ -65,6 +65,10 @@ lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ct
 	o->credits = ni->tun.max_tx_credits;
 	o->dev_cpt = ni->any_cpt ? 0 : -1;
 	lnet_ctl_cpts_str(ln, ni, o->cpts, sizeof(o->cpts));
+	memcpy(o->ifname, ni->ifname, sizeof(o->ifname));
+	if (ni->lnd->tunables != NULL && ni->started) {
+		o->nlnd_tunables = ni->lnd->tunables(ni, o->lnd_tunables, LNET_CTL_LND_TUNABLES);
+	}
 }
 
 static int
@@ -127,6 +131,7 @@ lnet_ctl_ncpts(void)
 struct lnet_ctl_ni_add_args {
 	struct lnet *ln;
 	const struct lnet_nid *nid;
+	const char *ifname;
 	const struct lnet_lnd_ops *lnd;
 	struct lnet_ni_tunables tun;
 	const void *lnd_opts;
@@ -137,15 +142,21 @@ static int
 lnet_ctl_ni_add_on_mgmt(void *arg)
 {
 	struct lnet_ctl_ni_add_args *a = arg;
+	struct lnet_ni *ni;
+	int rc = lnet_ni_add(a->ln, a->nid, a->lnd, &a->tun, a->lnd_opts, a->cpt, &ni);
 
-	return lnet_ni_add(a->ln, a->nid, a->lnd, &a->tun, a->lnd_opts, a->cpt, NULL);
+	if (rc == 0 && a->ifname != NULL) {
+		snprintf(ni->ifname, sizeof(ni->ifname), "%s", a->ifname);
+	}
+	return rc;
 }
 
 int
-lnet_ctl_ni_add(const struct lnet_nid *nid, const struct lnet_ctl_ni_tunables *tun,
-		const void *lnd_opts, unsigned int cpt, char *err, size_t errlen)
+lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
+		const struct lnet_ctl_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
+		char *err, size_t errlen)
 {
-	struct lnet_ctl_ni_add_args a = { lnet_instance(), nid, NULL, { 0 }, lnd_opts, cpt };
+	struct lnet_ctl_ni_add_args a = { lnet_instance(), nid, ifname, NULL, { 0 }, lnd_opts, cpt };
 	char s[LNET_NIDSTR_SIZE];
 	int rc;
 
@@ -175,6 +186,36 @@ lnet_ctl_ni_add(const struct lnet_nid *nid, const struct lnet_ctl_ni_tunables *t
 	if (rc != 0) {
 		snprintf(err, errlen, "%s added, but the ping target was not updated: %s",
 			 libcfs_nidstr_r(nid, s, sizeof(s)), strerror(-rc));
+	}
+	return rc;
+}
+
+int
+lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen)
+{
+	struct lnet *ln = lnet_instance();
+	char s[LNET_NIDSTR_SIZE];
+	int rc;
+
+	if (ln == NULL) {
+		return -ENETDOWN;
+	}
+	libcfs_nidstr_r(nid, s, sizeof(s));
+	rc = lnet_ni_del(ln, nid);
+	if (rc == -ENOENT) {
+		snprintf(err, errlen, "%s is not a local NI", s);
+	} else if (rc == -EPERM) {
+		snprintf(err, errlen, "%s cannot be deleted", s);
+	} else if (rc != 0) {
+		snprintf(err, errlen, "cannot delete %s: %s", s, strerror(-rc));
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	rc = lnet_ping_target_update(ln);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s deleted, but the ping target was not updated: %s", s,
+			 strerror(-rc));
 	}
 	return rc;
 }

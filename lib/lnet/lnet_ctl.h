@@ -17,11 +17,25 @@
 
 LNP_BEGIN_DECLS
 
+/** Interface names, as the kernel's (IFNAMSIZ). */
+#define LNET_CTL_IFNAMSIZ 16
+
+/** One LND tunable of a NI ("lnd tunables" in net show -v). */
+struct lnet_ctl_lnd_tunable {
+	const char *key;          /**< static: "conns_per_peer", "timeout", "tos" */
+	int value;
+};
+
+#define LNET_CTL_LND_TUNABLES 8
+
 /** One local NI as `lnetctl net show -v` prints it. */
 struct lnet_ctl_ni {
 	struct lnet_nid nid;
 	uint32_t net;
 	bool up;
+	char ifname[LNET_CTL_IFNAMSIZ]; /**< "" when the NI has no interface */
+	unsigned int nlnd_tunables;
+	struct lnet_ctl_lnd_tunable lnd_tunables[LNET_CTL_LND_TUNABLES];
 	uint64_t send_count;
 	uint64_t recv_count;
 	uint64_t drop_count;
@@ -113,12 +127,23 @@ struct lnet_ctl_ni_tunables {
 };
 
 /**
- * Add a NI on the LND its NID's type names, owned by CPT @p cpt, with
- * LND-specific @p lnd_opts (NULL: the LND's defaults). The ping target is
- * re-posted with the new NI set. Call from a thread that is not an lcore.
+ * Add a NI on the LND its NID's type names, on interface @p ifname (NULL
+ * or "": none), owned by CPT @p cpt, with LND-specific @p lnd_opts (NULL:
+ * the LND's defaults). The ping target is re-posted with the new NI set.
+ * Call from a thread that is not an lcore.
  */
-LNP_API int lnet_ctl_ni_add(const struct lnet_nid *nid, const struct lnet_ctl_ni_tunables *tun,
-			    const void *lnd_opts, unsigned int cpt, char *err, size_t errlen);
+LNP_API int lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
+			    const struct lnet_ctl_ni_tunables *tun, const void *lnd_opts,
+			    unsigned int cpt, char *err, size_t errlen);
+
+/**
+ * Delete a NI (net del): its connections close, every message still
+ * queued on it completes with -ENETDOWN, and the ping target is re-posted
+ * without it. 0@lo cannot be deleted. Call from a thread that is not an
+ * lcore; returns once no message uses the NI (or after 5 s, keeping it
+ * until shutdown).
+ */
+LNP_API int lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen);
 
 /** Number of CPTs. */
 LNP_API int lnet_ctl_ncpts(void);

@@ -154,11 +154,22 @@ struct lnet_ni {
 	uint32_t status;          /* LNET_NI_STATUS_* */
 	int health_value;         /* health issue: lo 0, others LNET_MAX_HEALTH_VALUE */
 	struct lnet_ni_tunables tun;
+	char ifname[LNET_CTL_IFNAMSIZ];
 	struct lnet_tx_queue tq;  /* owned by cpt */
 	struct lnet_ni_stats stats;
 	void *lnd_data;
 	const void *lnd_opts;     /* valid during startup() only */
+	/*
+	 * Messages holding this NI (txni/rxni), counted per CPT: refs[cpt *
+	 * LNET_NI_REF_STRIDE] is written only by that CPT's lcore, so taking a
+	 * reference costs no atomic and no shared line. Only the sum means
+	 * anything; it is read once the NI is unpublished (net del).
+	 */
+	int64_t *refs;
+	struct lnet_ni *next_zombie; /* deleted but still referenced */
 };
+
+#define LNET_NI_REF_STRIDE 8      /* one 64-byte line per CPT */
 
 /* The published set of local NIs; replaced whole, retired with RCU. */
 struct lnet_ni_table {
@@ -169,7 +180,6 @@ struct lnet_ni_table {
 struct lnet_peer_ni {
 	TAILQ_ENTRY(lnet_peer_ni) link;
 	struct lnet_nid nid;
-	struct lnet_ni *ni;       /* local NI on the peer's net */
 	int txcredits;
 	int mintxcredits;
 	uint64_t txqnob;
@@ -283,6 +293,7 @@ struct lnet {
 	struct lnet_ni_table *ni_table;  /* RCU-published */
 	struct lnet_ctl_global tunables; /* global show's settings; management lcore */
 	struct lnet_ni *loni;
+	struct lnet_ni *zombie_nis;      /* deleted, still referenced; freed at shutdown */
 	struct cfs_cpt_table *cpt_table;
 	unsigned int bind_rotor;  /* atomic: CPT for LNetMDBind from foreign threads */
 	struct lnet_peer_dir *peer_dir; /* configured peers; management lcore */
@@ -377,6 +388,10 @@ int lnet_ni_shutdown_on_cpt(void *ni);
 struct lnet_ni *lnet_ni_find_by_net(struct lnet *ln, uint32_t net);
 struct lnet_ni *lnet_ni_find_by_nid(struct lnet *ln, const struct lnet_nid *nid);
 const struct lnet_ni_table *lnet_ni_table_get(struct lnet *ln);
+void lnet_msg_set_txni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni *ni);
+void lnet_msg_set_rxni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni *ni);
+void lnet_msg_put_nis(struct lnet_cpt *c, struct lnet_msg *msg);
+int lnet_ni_del(struct lnet *ln, const struct lnet_nid *nid);
 int lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
 		const struct lnet_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
 		struct lnet_ni **out);
@@ -398,6 +413,7 @@ struct lnet_msg *lnet_credits_return_peer(struct lnet_peer_ni *lpni, struct lnet
 bool lnet_credits_take_ni(struct lnet_ni *ni, struct lnet_msg *msg);
 struct lnet_msg *lnet_credits_return_ni(struct lnet_ni *ni, struct lnet_msg *msg);
 void lnet_credits_abort_queued(struct lnet_cpt *c, int status);
+void lnet_credits_abort_ni(struct lnet_cpt *c, struct lnet_ni *ni, int status);
 
 static inline unsigned int
 lnet_msg_payload_len(const struct lnet_msg *msg)

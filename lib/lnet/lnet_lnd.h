@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 
 #include "cfs_nid.h"
+#include "lnet_ctl.h"
 #include "lnet_wire.h"
 #include "lnp_api.h"
 
@@ -51,6 +52,13 @@ struct lnet_lnd_ops {
 	int (*recv)(struct lnet_ni *ni, void *private, struct lnet_msg *msg,
 		    unsigned int niov, const struct iovec *iov, unsigned int offset,
 		    unsigned int mlen, unsigned int rlen);
+	/**
+	 * Optional: the NI's LND tunables as `net show -v` prints them under
+	 * "lnd tunables", in order. Called on the management lcore; reads only
+	 * what startup set. @return the number filled (at most @p max).
+	 */
+	unsigned int (*tunables)(const struct lnet_ni *ni, struct lnet_ctl_lnd_tunable *out,
+				 unsigned int max);
 };
 
 /** Register an LND (called from a constructor; the table must be static). */

@@ -36,6 +36,7 @@ lnet_msg_alloc(struct lnet_cpt *c)
 void
 lnet_msg_free_local(struct lnet_cpt *c, struct lnet_msg *msg)
 {
+	lnet_msg_put_nis(c, msg);
 	c->counters.msgs_alloc--;
 	if (c->nmsg_cache < LNET_MSG_CACHE_MAX) {
 		TAILQ_INSERT_HEAD(&c->msg_cache, msg, link);

@@ -84,7 +84,6 @@ lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid, stru
 		return NULL;
 	}
 	lpni->nid = *nid;
-	lpni->ni = ni;
 	lpni->txcredits = ni->tun.peer_tx_credits;
 	lpni->mintxcredits = lpni->txcredits;
 	TAILQ_INIT(&lpni->txq);

@@ -30,6 +30,15 @@ lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	void *private = msg->lnd_private;
 	int rc;
 
+	if (!ni->started) {
+		/* net del closed the connection this message came on. */
+		if (msg->rx_action == LNET_RX_DROP) {
+			lnet_msg_free(msg);
+		} else {
+			lnet_finalize(msg, -ENETDOWN);
+		}
+		return;
+	}
 	switch (msg->rx_action) {
 	case LNET_RX_DELIVER:
 		if (msg->md != NULL) {
@@ -170,7 +179,7 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 		return 0;
 	}
 	msg->hdr = *hdr;
-	msg->rxni = ni;
+	lnet_msg_set_rxni(c, msg, ni);
 	msg->from = *from;
 	msg->lnd_private = private;
 	msg->len = hdr->payload_length;

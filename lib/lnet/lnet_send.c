@@ -39,7 +39,7 @@ lnet_select_ni(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_nid *
 	struct lnet_ni *ni;
 
 	if (lnet_dest_is_local(ln, &msg->target.nid)) {
-		msg->txni = ln->loni;
+		lnet_msg_set_txni(c, msg, ln->loni);
 		msg->hdr.src_nid = msg->target.nid;
 		msg->hdr.dest_nid = msg->target.nid;
 		return 0;
@@ -55,7 +55,7 @@ lnet_select_ni(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_nid *
 	if (ni == NULL) {
 		return -EHOSTUNREACH;
 	}
-	msg->txni = ni;
+	lnet_msg_set_txni(c, msg, ni);
 	msg->hdr.src_nid = ni->nid;
 	msg->hdr.dest_nid = msg->target.nid;
 	return 0;
@@ -123,6 +123,10 @@ lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 void
 lnet_send_ni_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
+	if (!msg->txni->started) {
+		lnet_send_fail(c, msg, -ENETDOWN, "the NI was deleted");
+		return;
+	}
 	if (!lnet_credits_take_ni(msg->txni, msg)) {
 		return; /* queued on the NI */
 	}
@@ -136,7 +140,8 @@ lnet_ni_send(struct lnet_cpt *c, struct lnet_msg *msg)
 	struct lnet_ni *ni = msg->txni;
 	int rc;
 
-	rc = ni->lnd->send(ni, msg);
+	/* A message queued for a credit may outlive its NI (net del). */
+	rc = ni->started ? ni->lnd->send(ni, msg) : -ENETDOWN;
 	if (rc != 0) {
 		c->counters.local_error_count++;
 		lnet_finalize(msg, rc);
@@ -167,12 +172,12 @@ lnet_fin_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 
 /* Turn a received message into an outgoing one back to its source. */
 static void
-lnet_msg_turn_around(struct lnet_msg *msg)
+lnet_msg_turn_around(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	msg->tx = true;
 	msg->ack_pending = false;
 	msg->status = 0;
-	msg->txni = NULL;
+	lnet_msg_set_txni(c, msg, NULL);
 	msg->txpeer = NULL;
 	msg->target.nid = msg->hdr.src_nid;
 	msg->target.pid = msg->hdr.src_pid;
@@ -187,7 +192,7 @@ lnet_send_ack(struct lnet_cpt *c, struct lnet_msg *msg)
 	uint64_t match_bits = h->msg.put.match_bits;
 	struct lnet_nid src = msg->rxni->nid;
 
-	lnet_msg_turn_around(msg);
+	lnet_msg_turn_around(c, msg);
 	h->type = LNET_MSG_ACK;
 	h->payload_length = 0;
 	memset(&h->msg, 0, sizeof(h->msg));
@@ -207,7 +212,7 @@ lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg)
 	struct lnet_nid src = msg->rxni->nid;
 
 	c->counters.recv_count++;
-	lnet_msg_turn_around(msg);
+	lnet_msg_turn_around(c, msg);
 	msg->is_reply_to_get = true;
 	h->type = LNET_MSG_REPLY;
 	h->payload_length = msg->wanted;

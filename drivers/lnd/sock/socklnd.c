@@ -295,6 +295,18 @@ socklnd_conn_up(struct socklnd_conn *c)
 	}
 }
 
+/* Every connection: no Nagle (ksocklnd nagle=0), and the NI's IP TOS if set. */
+static void
+socklnd_sockopts(const struct socklnd_ni *s, int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (s->opts.tos >= 0) {
+		setsockopt(fd, IPPROTO_IP, IP_TOS, &s->opts.tos, sizeof(s->opts.tos));
+	}
+}
+
 static void
 socklnd_accept(struct socklnd_ni *s)
 {
@@ -305,7 +317,6 @@ socklnd_accept(struct socklnd_ni *s)
 	struct ksock_hello local;
 	struct sock_conn_policy pol = { socklnd_nid_is_local, socklnd_accept_hello, s };
 	struct epoll_event ev;
-	int one = 1;
 
 	if (fd < 0) {
 		return;
@@ -323,7 +334,7 @@ socklnd_accept(struct socklnd_ni *s)
 		close(fd);
 		return;
 	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	socklnd_sockopts(s, fd);
 	memset(&local, 0, sizeof(local));
 	local.src_pid = LNET_PID_LUSTRE;
 	local.src_incarnation = s->incarnation;
@@ -448,6 +459,24 @@ socklnd_start_polling(void *arg)
 	s->poller = rt_poller_register(rt_lcore_self(), socklnd_poll, s, 0, "socklnd");
 }
 
+/*
+ * Tunables this LND honours. conns_per_peer 0 is the kernel's "auto",
+ * which gives 1 on links under 10 Gb/s; more than one set of connections
+ * per peer, and a sock_timeout other than the default, are not built yet.
+ */
+int
+socklnd_opts_check(const struct socklnd_opts *o)
+{
+	if (o->tos < -1 || o->tos > 255 || o->conns_per_peer < 0 || o->conns_per_peer > 127 ||
+	    o->timeout < 0) {
+		return -EINVAL;
+	}
+	if (o->conns_per_peer > 1 || o->timeout != SOCKLND_DEFAULT_TIMEOUT) {
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 /* On the management lcore, as lnet_ni_add() runs: listen, then hand over to the NI's lcore. */
 static int
 socklnd_startup(struct lnet_ni *ni)
@@ -463,6 +492,11 @@ socklnd_startup(struct lnet_ni *ni)
 	}
 	s->ni = ni;
 	s->opts = opts != NULL ? *opts : defaults;
+	rc = socklnd_opts_check(&s->opts);
+	if (rc != 0) {
+		free(s);
+		return rc;
+	}
 	s->listen_fd = -1;
 	s->epfd = -1;
 	TAILQ_INIT(&s->conns);
@@ -547,7 +581,6 @@ socklnd_connect_one(struct socklnd_ni *s, const struct lnet_nid *peer, int type)
 	struct ksock_hello local;
 	struct socklnd_conn *c = calloc(1, sizeof(*c));
 	struct epoll_event ev;
-	int one = 1;
 	int fd;
 
 	if (c == NULL) {
@@ -558,7 +591,7 @@ socklnd_connect_one(struct socklnd_ni *s, const struct lnet_nid *peer, int type)
 		free(c);
 		return -errno;
 	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	socklnd_sockopts(s, fd);
 	socklnd_bind_reserved(fd, lnet_ni_nid(s->ni)->nid_addr[0]);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 && errno != EINPROGRESS) {
 		int err = -errno;
@@ -697,6 +730,22 @@ socklnd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned i
 	return 0;
 }
 
+/* "lnd tunables" of net show -v, in the kernel's order. */
+static unsigned int
+socklnd_tunables(const struct lnet_ni *ni, struct lnet_ctl_lnd_tunable *out, unsigned int max)
+{
+	const struct socklnd_ni *s = lnet_ni_lnd_data(ni);
+	const struct lnet_ctl_lnd_tunable all[] = {
+		{ "conns_per_peer", s->opts.conns_per_peer },
+		{ "timeout", s->opts.timeout },
+		{ "tos", s->opts.tos },
+	};
+	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;
+
+	memcpy(out, all, n * sizeof(all[0]));
+	return n;
+}
+
 static const struct lnet_lnd_ops socklnd_ops = {
 	.name = "tcp",
 	.type = LNET_LND_SOCK,
@@ -704,6 +753,7 @@ static const struct lnet_lnd_ops socklnd_ops = {
 	.shutdown = socklnd_shutdown,
 	.send = socklnd_send,
 	.recv = socklnd_recv,
+	.tunables = socklnd_tunables,
 };
 
 LNET_LND_REGISTER(socklnd_ops)

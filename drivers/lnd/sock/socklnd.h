@@ -23,9 +23,22 @@ struct socklnd_opts {
 	uint16_t port;                 /**< accept_port, 988 */
 	enum socklnd_accept accept;
 	unsigned int min_bulk;         /**< bytes; smaller messages go on CONTROL */
+	int conns_per_peer;            /**< 0: auto (1 below 10 Gb/s) */
+	int timeout;                   /**< sock_timeout, seconds */
+	int tos;                       /**< IP TOS of every connection; -1: unset */
 };
 
-#define SOCKLND_OPTS_DEFAULT { LNET_ACCEPTOR_PORT, SOCKLND_ACCEPT_SECURE, 1024 }
+#define SOCKLND_DEFAULT_TIMEOUT 50
+
+/* conns_per_peer shows as 1: the kernel's auto value on links under 10 Gb/s. */
+#define SOCKLND_OPTS_DEFAULT                                                          \
+	{ LNET_ACCEPTOR_PORT, SOCKLND_ACCEPT_SECURE, 1024, 1, SOCKLND_DEFAULT_TIMEOUT, -1 }
+
+/**
+ * Check NI options: -EINVAL when out of range, -EOPNOTSUPP for values whose
+ * behaviour is not built yet (conns_per_peer > 1, timeout other than 50).
+ */
+int socklnd_opts_check(const struct socklnd_opts *o);
 
 struct socklnd_stats {
 	uint64_t accepted;
