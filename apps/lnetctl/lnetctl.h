@@ -7,6 +7,8 @@
 
 #include <yaml.h>
 
+#include "lnetcfg.h"
+
 #define LNETCTL_DEFAULT_NAME "lnetd"
 
 /* A connection to one lnetd-pmd instance's telemetry socket. */
@@ -58,8 +60,17 @@ int lnetctl_peer_show(struct lnetctl_conn *c, const char *nid, int detail);
 /* lnetctl_ping.c */
 int lnetctl_ping(struct lnetctl_conn *c, const char *nids, int timeout_s);
 
+/* lnetctl_net.c: argv after "net add" / "net del" */
+int lnetctl_net_add(struct lnetctl_conn *c, int argc, char **argv);
+int lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv);
+int lnetctl_ni_request(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add);
+/* The kernel's error block with errno -EINVAL; returns -EINVAL. */
+int lnetctl_usage_error(const char *verb, const char *object, const char *usage);
+
 /* lnetctl_config.c */
 int lnetctl_export(struct lnetctl_conn *c, bool backup);
-int lnetctl_import(struct lnetctl_conn *c, const char *file);
+int lnetctl_import(struct lnetctl_conn *c, const char *file, bool del);
+/* Delete every NI but 0@lo. */
+int lnetctl_unconfigure(struct lnetctl_conn *c);
 
 #endif /* LNETCTL_H */

@@ -11,22 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <strings.h>
-
 #include "cfs.h"
 #include "lnetctl.h"
 
-#define LNETCTL_NIDLEN 64
 
 int
 lnetctl_export(struct lnetctl_conn *c, bool backup)
 {
 	int rc = 0;
 
-	/* --backup leaves out lo and runtime state; lo is the only net yet. */
-	if (!backup) {
-		rc = lnetctl_net_show(c, NULL, 2);
-	}
+	/* --backup: what re-creates the configuration; no lo, no runtime state. */
+	rc = lnetctl_net_show(c, NULL, backup ? -1 : 2);
 	fflush(stdout);
 	if (rc == 0) {
 		rc = lnetctl_peer_show(c, NULL, backup ? -1 : 1);
@@ -35,297 +30,206 @@ lnetctl_export(struct lnetctl_conn *c, bool backup)
 	return rc != 0 ? rc : lnetctl_global_show(c);
 }
 
-/* A peer from the file, checked, to add once the whole file is valid. */
-struct lnetctl_import_peer {
-	char prim[LNETCTL_NIDLEN];
-	char *nids;               /* "a,b,c" or NULL */
-	bool mr;
-};
+/* Import errors: each one the kernel's error block. */
+static void
+lnetctl_import_report(void *arg, const char *msg)
+{
+	(void)arg;
+	lnetctl_print_error("import", "config", -EINVAL, msg);
+}
 
-struct lnetctl_import {
+/* The daemon's NIs (/lnet/net_show detail 0): net, nid, interface. */
+struct lnetctl_cur_nis {
 	yaml_document_t doc;
-	struct lnetctl_import_peer *peers;
-	unsigned int npeers;
-	unsigned int peers_cap;
-	yaml_document_t cur;      /* the daemon's /lnet/global_show reply */
-	yaml_node_t *globals;
-	const char *file;
-	int nerrors;
+	yaml_node_t *value;
 };
-
-static void __attribute__((format(printf, 3, 4)))
-lnetctl_import_error(struct lnetctl_import *im, const yaml_node_t *at, const char *fmt, ...)
-{
-	char msg[256];
-	char descr[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(descr, sizeof(descr), "%s:%zu:%zu: %s", im->file, at->start_mark.line + 1,
-		 at->start_mark.column + 1, msg);
-	lnetctl_print_error("import", "config", -EINVAL, descr);
-	im->nerrors++;
-}
-
-static void
-lnetctl_import_nets(struct lnetctl_import *im, yaml_node_t *nets)
-{
-	yaml_node_item_t *it;
-
-	if (nets->type != YAML_SEQUENCE_NODE) {
-		lnetctl_import_error(im, nets, "net: expected a list");
-		return;
-	}
-	for (it = nets->data.sequence.items.start; it < nets->data.sequence.items.top; it++) {
-		yaml_node_t *item = yaml_document_get_node(&im->doc, *it);
-		yaml_node_t *type = lnetctl_map_get(&im->doc, item, "net type");
-		const char *t = lnetctl_scalar(type);
-
-		if (t == NULL) {
-			lnetctl_import_error(im, item, "net: each item needs a \"net type\"");
-		} else if (strcmp(t, "lo") != 0) {
-			lnetctl_import_error(im, type, "net type \"%s\": not supported yet", t);
-		}
-	}
-}
-
-static bool
-lnetctl_nid_ok(const char *s)
-{
-	struct lnet_nid nid;
-
-	return s != NULL && libcfs_strnid(&nid, s) == 0 && !lnet_nid_is_any(&nid);
-}
-
-/* Secondary NIDs of one peer as "a,b,c"; false (with an error) on a bad one. */
-static bool
-lnetctl_import_peer_nis(struct lnetctl_import *im, yaml_node_t *list, const char *prim,
-			char **out)
-{
-	yaml_node_item_t *it;
-	size_t len = 1;
-	char *s = calloc(1, 1);
-
-	for (it = list->data.sequence.items.start; s != NULL && it < list->data.sequence.items.top;
-	     it++) {
-		yaml_node_t *e = yaml_document_get_node(&im->doc, *it);
-		yaml_node_t *nn = lnetctl_map_get(&im->doc, e, "nid");
-		const char *nid = lnetctl_scalar(nn);
-		char *grown;
-
-		if (!lnetctl_nid_ok(nid)) {
-			lnetctl_import_error(im, nn != NULL ? nn : e, "peer ni: bad or missing nid");
-			free(s);
-			return false;
-		}
-		if (strcmp(nid, prim) == 0) {
-			continue;
-		}
-		len += strlen(nid) + 1;
-		grown = realloc(s, len);
-		if (grown == NULL) {
-			break;
-		}
-		s = grown;
-		if (s[0] != '\0') {
-			strcat(s, ",");
-		}
-		strcat(s, nid);
-	}
-	*out = s != NULL && s[0] != '\0' ? s : (free(s), NULL);
-	return true;
-}
-
-static void
-lnetctl_import_peer(struct lnetctl_import *im, yaml_node_t *item)
-{
-	yaml_node_t *pn = lnetctl_map_get(&im->doc, item, "primary nid");
-	yaml_node_t *mn = lnetctl_map_get(&im->doc, item, "Multi-Rail");
-	yaml_node_t *list = lnetctl_map_get(&im->doc, item, "peer ni");
-	const char *prim = lnetctl_scalar(pn);
-	const char *mr = lnetctl_scalar(mn);
-	struct lnetctl_import_peer *p;
-	char *nids = NULL;
-
-	if (!lnetctl_nid_ok(prim) || strlen(prim) >= LNETCTL_NIDLEN) {
-		lnetctl_import_error(im, pn != NULL ? pn : item, "peer: bad or missing primary nid");
-		return;
-	}
-	if (mr != NULL && strcasecmp(mr, "true") != 0 && strcasecmp(mr, "false") != 0) {
-		lnetctl_import_error(im, mn, "peer: Multi-Rail must be true or false");
-		return;
-	}
-	if (list != NULL && list->type != YAML_SEQUENCE_NODE) {
-		lnetctl_import_error(im, list, "peer: \"peer ni\" must be a list");
-		return;
-	}
-	if (list != NULL && !lnetctl_import_peer_nis(im, list, prim, &nids)) {
-		return;
-	}
-	if (im->npeers == im->peers_cap) {
-		unsigned int cap = im->peers_cap == 0 ? 64 : im->peers_cap * 2;
-		struct lnetctl_import_peer *grown = realloc(im->peers, cap * sizeof(*grown));
-
-		if (grown == NULL) {
-			free(nids);
-			lnetctl_import_error(im, item, "out of memory");
-			return;
-		}
-		im->peers = grown;
-		im->peers_cap = cap;
-	}
-	p = &im->peers[im->npeers++];
-	snprintf(p->prim, sizeof(p->prim), "%s", prim);
-	p->nids = nids;
-	p->mr = mr == NULL || strcasecmp(mr, "true") == 0;
-}
-
-static void
-lnetctl_import_peers(struct lnetctl_import *im, yaml_node_t *peers)
-{
-	yaml_node_item_t *it;
-
-	if (peers->type != YAML_SEQUENCE_NODE) {
-		lnetctl_import_error(im, peers, "peer: expected a list");
-		return;
-	}
-	for (it = peers->data.sequence.items.start; it < peers->data.sequence.items.top; it++) {
-		yaml_node_t *item = yaml_document_get_node(&im->doc, *it);
-
-		if (item->type != YAML_MAPPING_NODE) {
-			lnetctl_import_error(im, item, "peer: each item must be a mapping");
-		} else {
-			lnetctl_import_peer(im, item);
-		}
-	}
-}
-
-static void
-lnetctl_import_global(struct lnetctl_import *im, yaml_node_t *g)
-{
-	yaml_node_pair_t *p;
-
-	if (g->type != YAML_MAPPING_NODE) {
-		lnetctl_import_error(im, g, "global: expected a mapping");
-		return;
-	}
-	for (p = g->data.mapping.pairs.start; p < g->data.mapping.pairs.top; p++) {
-		yaml_node_t *kn = yaml_document_get_node(&im->doc, p->key);
-		yaml_node_t *vn = yaml_document_get_node(&im->doc, p->value);
-		const char *k = lnetctl_scalar(kn);
-		const char *v = lnetctl_scalar(vn);
-		const char *now = k != NULL ? lnetctl_scalar(lnetctl_map_get(&im->cur, im->globals, k)) :
-					      NULL;
-
-		if (now == NULL) {
-			lnetctl_import_error(im, kn, "global: unknown setting \"%s\"", k != NULL ? k : "?");
-		} else if (v == NULL || strcmp(v, now) != 0) {
-			lnetctl_import_error(im, vn, "global: setting %s is not supported yet (it is %s)",
-					     k, now);
-		}
-	}
-}
-
-static void
-lnetctl_import_check(struct lnetctl_import *im)
-{
-	yaml_node_t *root = yaml_document_get_root_node(&im->doc);
-	yaml_node_pair_t *p;
-
-	if (root == NULL) {
-		return;
-	}
-	if (root->type != YAML_MAPPING_NODE) {
-		lnetctl_import_error(im, root, "expected sections (net, peer, route, global, ...)");
-		return;
-	}
-	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
-		yaml_node_t *kn = yaml_document_get_node(&im->doc, p->key);
-		yaml_node_t *vn = yaml_document_get_node(&im->doc, p->value);
-		const char *k = lnetctl_scalar(kn);
-
-		if (k != NULL && strcmp(k, "net") == 0) {
-			lnetctl_import_nets(im, vn);
-		} else if (k != NULL && strcmp(k, "global") == 0) {
-			lnetctl_import_global(im, vn);
-		} else if (k != NULL && strcmp(k, "peer") == 0) {
-			lnetctl_import_peers(im, vn);
-		} else if (k != NULL && (strcmp(k, "route") == 0 ||
-					 strcmp(k, "routing") == 0 || strcmp(k, "buffers") == 0 ||
-					 strcmp(k, "udsp") == 0)) {
-			lnetctl_import_error(im, kn, "%s: not supported yet", k);
-		} else {
-			lnetctl_import_error(im, kn, "unknown section \"%s\"", k != NULL ? k : "?");
-		}
-	}
-}
 
 static int
-lnetctl_load_file(const char *file, yaml_document_t *doc)
+lnetctl_cur_nis_get(struct lnetctl_conn *c, struct lnetctl_cur_nis *cur, const char *verb)
 {
-	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "rb");
-	yaml_parser_t parser;
-	char descr[512];
-	int ok;
+	yaml_node_t *root;
+	char err[256];
+	int rc = lnetctl_request(c, "/lnet/net_show", "detail=0", &cur->doc, err, sizeof(err));
 
-	if (f == NULL) {
-		snprintf(descr, sizeof(descr), "%s: %s", file, strerror(errno));
-		lnetctl_print_error("import", "config", -errno, descr);
-		return -1;
+	if (rc != 0) {
+		lnetctl_print_error(verb, "net", rc, err);
+		return rc;
 	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	ok = yaml_parser_load(&parser, doc);
-	if (!ok) {
-		snprintf(descr, sizeof(descr), "%s:%zu:%zu: %s", file, parser.problem_mark.line + 1,
-			 parser.problem_mark.column + 1,
-			 parser.problem != NULL ? parser.problem : "malformed YAML");
-		lnetctl_print_error("import", "config", -EINVAL, descr);
-	}
-	yaml_parser_delete(&parser);
-	if (f != stdin) {
-		fclose(f);
-	}
-	return ok ? 0 : -1;
+	root = yaml_document_get_root_node(&cur->doc);
+	cur->value = yaml_document_get_node(&cur->doc, root->data.mapping.pairs.start->value);
+	return 0;
 }
 
-/*
- * The file is checked whole first; an invalid one changes nothing. Then
- * one request per item: peers (nets and globals can only match what runs).
- * A peer the daemon refuses (say, a NID owned by another peer) stops the
- * import there with its error.
- */
-int
-lnetctl_import(struct lnetctl_conn *c, const char *file)
+static bool
+lnetctl_cur_ni_is(struct lnetctl_cur_nis *cur, yaml_node_t *ni, const struct lnetcfg_ni *want)
 {
-	struct lnetctl_import im = { .file = file };
-	char err[256];
-	int rc;
+	const char *nid = lnetctl_scalar(lnetctl_map_get(&cur->doc, ni, "nid"));
+	const char *net = lnetctl_scalar(lnetctl_map_get(&cur->doc, ni, "net_type"));
+	const char *ifname = lnetctl_scalar(lnetctl_map_get(&cur->doc, ni, "if0"));
+	struct lnet_nid n;
 
-	if (lnetctl_load_file(file, &im.doc) != 0) {
-		return -EINVAL;
+	if (want->has_nid) {
+		return nid != NULL && libcfs_strnid(&n, nid) == 0 && lnet_nid_same(&n, &want->nid);
 	}
-	rc = lnetctl_request(c, "/lnet/global_show", NULL, &im.cur, err, sizeof(err));
+	return net != NULL && ifname != NULL && libcfs_str2net(net) == want->net &&
+	       strcmp(ifname, want->ifname) == 0;
+}
+
+static bool
+lnetctl_cur_has(struct lnetctl_cur_nis *cur, const struct lnetcfg_ni *want)
+{
+	yaml_node_pair_t *p;
+
+	for (p = cur->value->data.mapping.pairs.start; p < cur->value->data.mapping.pairs.top;
+	     p++) {
+		if (lnetctl_cur_ni_is(cur, yaml_document_get_node(&cur->doc, p->value), want)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Before anything changes: each NI is new (add) or present (del). */
+static int
+lnetctl_import_check_nis(struct lnetctl_conn *c, struct lnetcfg *cfg, bool del)
+{
+	struct lnetctl_cur_nis cur;
+	unsigned int i;
+	int rc = lnetctl_cur_nis_get(c, &cur, "import");
+
 	if (rc != 0) {
-		yaml_document_delete(&im.doc);
+		return rc;
+	}
+	for (i = 0; i < cfg->nnis; i++) {
+		bool there = lnetctl_cur_has(&cur, &cfg->nis[i]);
+
+		if (there != del) {
+			lnetcfg_error(cfg, &cfg->nis[i].at, del ? "net: no such NI to delete" :
+							      "net: this NI is already configured");
+		}
+	}
+	yaml_document_delete(&cur.doc);
+	return 0;
+}
+
+/* Globals can only restate what runs until their behaviour is built. */
+static int
+lnetctl_import_check_globals(struct lnetctl_conn *c, struct lnetcfg *cfg)
+{
+	yaml_document_t doc;
+	yaml_node_t *g;
+	char err[256];
+	unsigned int i;
+	int rc = lnetctl_request(c, "/lnet/global_show", NULL, &doc, err, sizeof(err));
+
+	if (rc != 0) {
 		lnetctl_print_error("import", "config", rc, err);
 		return rc;
 	}
-	im.globals = yaml_document_get_node(
-		&im.cur, yaml_document_get_root_node(&im.cur)->data.mapping.pairs.start->value);
-	lnetctl_import_check(&im);
-	yaml_document_delete(&im.doc);
-	yaml_document_delete(&im.cur);
-	rc = im.nerrors == 0 ? 0 : -EINVAL;
-	for (unsigned int i = 0; i < im.npeers; i++) {
-		if (rc == 0) {
-			rc = lnetctl_peer_change(c, true, im.peers[i].prim, im.peers[i].nids,
-						 !im.peers[i].mr);
+	g = yaml_document_get_node(&doc,
+				   yaml_document_get_root_node(&doc)->data.mapping.pairs.start->value);
+	for (i = 0; i < cfg->nglobals; i++) {
+		const char *now = lnetctl_scalar(lnetctl_map_get(&doc, g, cfg->globals[i].key));
+
+		if (now == NULL || atol(now) != cfg->globals[i].value) {
+			lnetcfg_error(cfg, &cfg->globals[i].at,
+				      "global: setting %s is not supported yet (it is %s)",
+				      cfg->globals[i].key, now != NULL ? now : "?");
 		}
-		free(im.peers[i].nids);
 	}
-	free(im.peers);
+	yaml_document_delete(&doc);
+	return 0;
+}
+
+static int
+lnetctl_import_peer(struct lnetctl_conn *c, const struct lnetcfg_peer *p, bool del)
+{
+	char prim[LNET_NIDSTR_SIZE];
+	char nid[LNET_NIDSTR_SIZE];
+	char *list = NULL;
+	size_t off = 0;
+	unsigned int i;
+	int rc;
+
+	if (p->nnis > 0) {
+		list = malloc((size_t)p->nnis * LNET_NIDSTR_SIZE);
+		if (list == NULL) {
+			return -ENOMEM;
+		}
+		for (i = 0; i < p->nnis; i++) {
+			off += (size_t)sprintf(list + off, "%s%s", i > 0 ? "," : "",
+					       libcfs_nidstr_r(&p->nis[i], nid, sizeof(nid)));
+		}
+	}
+	/* --del names whole peers: deleting the primary takes its NIDs too. */
+	rc = lnetctl_peer_change(c, !del, libcfs_nidstr_r(&p->prim, prim, sizeof(prim)),
+				 del ? NULL : list, !p->mr);
+	free(list);
+	return rc;
+}
+
+/*
+ * The whole file is checked first, against the daemon too; an invalid one
+ * changes nothing. Then one request per item: NIs then peers (add), or
+ * peers then NIs (--del). A request the daemon refuses stops the import
+ * there with its error.
+ */
+int
+lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
+{
+	struct lnetcfg cfg;
+	unsigned int i;
+	int rc;
+
+	lnetcfg_init(&cfg, file, lnetctl_import_report, NULL);
+	/* Even a file with errors is checked on: every error is reported at once. */
+	rc = lnetcfg_parse_file(&cfg, file);
+	if (rc == 0 || rc == -EINVAL) {
+		rc = lnetctl_import_check_nis(c, &cfg, del);
+	}
+	if (rc == 0 && !del) {
+		rc = lnetctl_import_check_globals(c, &cfg);
+	}
+	if (rc == 0 && cfg.nerrors > 0) {
+		rc = -EINVAL;
+	}
+	for (i = 0; rc == 0 && !del && i < cfg.nnis; i++) {
+		rc = lnetctl_ni_request(c, &cfg.nis[i], true);
+	}
+	for (i = 0; rc == 0 && i < cfg.npeers; i++) {
+		rc = lnetctl_import_peer(c, &cfg.peers[i], del);
+	}
+	for (i = 0; rc == 0 && del && i < cfg.nnis; i++) {
+		rc = lnetctl_ni_request(c, &cfg.nis[i], false);
+	}
+	lnetcfg_fini(&cfg);
+	return rc;
+}
+
+int
+lnetctl_unconfigure(struct lnetctl_conn *c)
+{
+	struct lnetctl_cur_nis cur = { .value = NULL };
+	yaml_node_pair_t *p;
+	int rc = lnetctl_cur_nis_get(c, &cur, "unconfigure");
+
+	for (p = rc == 0 ? cur.value->data.mapping.pairs.start : NULL;
+	     p != NULL && p < cur.value->data.mapping.pairs.top && rc == 0; p++) {
+		yaml_node_t *ni = yaml_document_get_node(&cur.doc, p->value);
+		const char *nid = lnetctl_scalar(lnetctl_map_get(&cur.doc, ni, "nid"));
+		struct lnetcfg_ni del;
+
+		lnetcfg_ni_init(&del, LNET_NET_ANY);
+		if (nid == NULL || libcfs_strnid(&del.nid, nid) != 0 ||
+		    lnet_nid_is_lo0(&del.nid)) {
+			continue;
+		}
+		del.has_nid = true;
+		del.net = lnet_nid_net(&del.nid);
+		rc = lnetctl_ni_request(c, &del, false);
+	}
+	if (cur.value != NULL) {
+		yaml_document_delete(&cur.doc);
+	}
 	return rc;
 }

@@ -107,7 +107,7 @@ lnetctl_global_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc != 0 ? rc : lnetctl_global_show(&ctx->conn);
 }
 
-static int
+int
 lnetctl_usage_error(const char *verb, const char *object, const char *usage)
 {
 	lnetctl_print_error(verb, object, -EINVAL, usage);
@@ -296,62 +296,85 @@ lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
-/*
- * net add --net NET (--if IFACE | --nid NID) [--peer-credits N] [--credits N]
- * [--peer-timeout N] [--peer-buffer-credits N] [--cpt N]
- */
 static int
 lnetctl_net_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
-	static const char *const keys[][2] = {
-		{ "--net", "net" }, { "--if", "if" }, { "--nid", "nid" },
-		{ "--peer-credits", "peer_credits" }, { "--credits", "credits" },
-		{ "--peer-timeout", "peer_timeout" }, { "--peer-buffer-credits", "peer_buffer_credits" },
-		{ "--cpt", "cpt" },
-	};
-	const char *usage = "usage: net add --net NET (--if IFACE | --nid NID) [--peer-credits N] "
-			    "[--credits N] [--peer-timeout N] [--peer-buffer-credits N] [--cpt N]";
-	char params[768] = "";
-	size_t off = 0;
-	yaml_document_t doc;
-	yaml_node_t *v;
-	int i;
+	int rc = lnetctl_need_conn(ctx);
+
+	return rc != 0 ? rc : lnetctl_net_add(&ctx->conn, argc, argv);
+}
+
+static int
+lnetctl_net_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	int rc = lnetctl_need_conn(ctx);
+
+	return rc != 0 ? rc : lnetctl_net_del(&ctx->conn, argc, argv);
+}
+
+/* lnet unconfigure: every network but 0@lo goes; the daemon keeps running. */
+static int
+lnetctl_lnet_unconfigure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
 	int rc;
 
-	for (i = 0; i < argc; i++) {
-		unsigned int k;
-		const char *val;
-
-		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-			if (strcmp(argv[i], keys[k][0]) == 0) {
-				break;
-			}
-		}
-		if (k == sizeof(keys) / sizeof(keys[0]) || i + 1 == argc) {
-			return lnetctl_usage_error("add", "net", usage);
-		}
-		val = argv[++i];
-		if (k == 7 && val[0] == '[') {
-			val++; /* "[N]" as the kernel's --cpt takes it: one CPT */
-		}
-		if (strchr(val, ',') != NULL || strchr(val, ';') != NULL) {
-			return lnetctl_usage_error("add", "net", "one interface or value per option");
-		}
-		off += (size_t)snprintf(params + off, sizeof(params) - off, "%s%s=%s",
-					off > 0 ? "," : "", keys[k][1], val);
-		if (k == 7 && params[off - 1] == ']') {
-			params[--off] = '\0';
-		}
+	(void)argv;
+	if (argc != 0) {
+		return lnetctl_usage_error("unconfigure", "lnet", "usage: lnet unconfigure");
 	}
 	rc = lnetctl_need_conn(ctx);
-	if (rc != 0) {
-		return rc;
+	return rc != 0 ? rc : lnetctl_unconfigure(&ctx->conn);
+}
+
+/*
+ * set <tunable> <value>: the kernel's tunables and ranges (lnet-facts
+ * §12.1). None changes behaviour here yet, so a valid request answers
+ * "not supported" rather than pretending.
+ */
+static int
+lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		long lo;
+		long hi;
+	} tunables[] = {
+		{ "tiny_buffers", 0, 1L << 30 }, { "small_buffers", 0, 1L << 30 },
+		{ "large_buffers", 0, 1L << 30 }, { "routing", 0, 1 },
+		{ "numa_range", 0, 1L << 30 }, { "max_interfaces", 16, 1L << 30 },
+		{ "discovery", 0, 1 }, { "drop_asym_route", 0, 1 },
+		{ "retry_count", 0, 1L << 30 }, { "transaction_timeout", 1, 1L << 30 },
+		{ "health_sensitivity", 0, 1000 }, { "recovery_interval", 1, 1L << 30 },
+		{ "router_sensitivity", 0, 100 }, { "response_tracking", 0, 3 },
+		{ "recovery_limit", 0, 1L << 30 }, { "max_recovery_ping_interval", 1, 1L << 30 },
+	};
+	char descr[160];
+	char *end = NULL;
+	unsigned int i;
+	long v;
+
+	(void)ctx;
+	if (argc != 2) {
+		return lnetctl_usage_error("set", "tunable", "usage: set <tunable> <value>");
 	}
-	rc = lnetctl_request_status(&ctx->conn, "/lnet/net_add", params, &doc, &v, "add", "net");
-	if (rc == 0) {
-		yaml_document_delete(&doc);
+	for (i = 0; i < sizeof(tunables) / sizeof(tunables[0]); i++) {
+		if (strcmp(tunables[i].name, argv[0]) == 0) {
+			break;
+		}
 	}
-	return rc;
+	if (i == sizeof(tunables) / sizeof(tunables[0])) {
+		snprintf(descr, sizeof(descr), "set %s: no such tunable", argv[0]);
+		return lnetctl_usage_error("set", "tunable", descr);
+	}
+	v = strtol(argv[1], &end, 10);
+	if (argv[1][0] == '\0' || *end != '\0' || v < tunables[i].lo || v > tunables[i].hi) {
+		snprintf(descr, sizeof(descr), "set %s: a number from %ld to %ld", argv[0],
+			 tunables[i].lo, tunables[i].hi);
+		return lnetctl_usage_error("set", "tunable", descr);
+	}
+	snprintf(descr, sizeof(descr), "set %s: not supported yet by lnetd-pmd", argv[0]);
+	lnetctl_print_error("set", "tunable", -EOPNOTSUPP, descr);
+	return -EOPNOTSUPP;
 }
 
 /* export [--backup] [FILE] */
@@ -381,48 +404,53 @@ lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc != 0 ? rc : lnetctl_export(&ctx->conn, backup);
 }
 
-/* import [--add] [FILE]  (stdin when no file) */
+/* import [--add|--del] [FILE]  (stdin when no file) */
 static int
 lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	const char *file = "-";
+	bool del = false;
 	int i;
 	int rc;
 
 	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--add") == 0) {
+		if (strcmp(argv[i], "--add") == 0 || strcmp(argv[i], "--del") == 0) {
+			del = argv[i][2] == 'd';
 			continue;
 		}
-		if (strcmp(argv[i], "--del") == 0 || strcmp(argv[i], "--show") == 0 ||
-		    strcmp(argv[i], "--exec") == 0) {
+		if (strcmp(argv[i], "--show") == 0 || strcmp(argv[i], "--exec") == 0) {
 			lnetctl_print_error("import", "config", -EOPNOTSUPP,
-					    "import --del/--show/--exec: not supported yet");
+					    "import --show/--exec: not supported yet");
 			return -EOPNOTSUPP;
 		}
 		if (argv[i][0] == '-' || strcmp(file, "-") != 0) {
-			lnetctl_print_error("import", "config", -EINVAL, "usage: import [--add] [FILE]");
+			lnetctl_print_error("import", "config", -EINVAL,
+					    "usage: import [--add|--del] [FILE]");
 			return -EINVAL;
 		}
 		file = argv[i];
 	}
 	rc = lnetctl_need_conn(ctx);
-	return rc != 0 ? rc : lnetctl_import(&ctx->conn, file);
+	return rc != 0 ? rc : lnetctl_import(&ctx->conn, file, del);
 }
 
 /* The kernel lnetctl's tree (lnet-facts §12.1). */
 static const struct lnetctl_cmd lnetctl_cmds[] = {
 	{ "lnet", "configure", lnetctl_lnet_configure_cmd, "configure lnet [--all] [--large]" },
-	{ "lnet", "unconfigure", NULL, "unconfigure lnet" },
-	{ "net", "add", lnetctl_net_add_cmd, "add a network --net NET (--if IFACE | --nid NID) ..." },
-	{ "net", "del", NULL, "delete a network" },
+	{ "lnet", "unconfigure", lnetctl_lnet_unconfigure_cmd,
+	  "delete every network but lo (the daemon keeps running)" },
+	{ "net", "add", lnetctl_net_add_cmd,
+	  "add a network --net NET (--if IFACE[,...] | --nid NID) | --ip2net RULES ..." },
+	{ "net", "del", lnetctl_net_del_cmd, "delete a network --net NET [--if IFACE] | --nid NID" },
 	{ "net", "show", lnetctl_net_show_cmd, "show networks [--net NET] [-v [N]]" },
 	{ "net", "set", NULL, "set network parameters" },
 	{ "route", "add", NULL, "add a route" },
 	{ "route", "del", NULL, "delete a route" },
 	{ "route", "show", NULL, "show routes" },
 	{ "routing", "show", NULL, "show routing information" },
-	{ "set", NULL, NULL, "set a global tunable" },
-	{ "import", NULL, lnetctl_import_cmd, "import configuration from YAML [--add] [FILE]" },
+	{ "set", NULL, lnetctl_set_cmd, "set a global tunable: set <tunable> <value>" },
+	{ "import", NULL, lnetctl_import_cmd,
+	  "import configuration from YAML [--add|--del] [FILE]" },
 	{ "export", NULL, lnetctl_export_cmd, "export configuration as YAML [--backup] [FILE]" },
 	{ "stats", "show", lnetctl_stats_show_cmd, "show LNet statistics" },
 	{ "stats", "reset", NULL, "reset LNet statistics" },

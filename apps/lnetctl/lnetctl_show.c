@@ -78,6 +78,79 @@ lnetctl_out_detail2(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni
 	lnetctl_out_map_end(o);
 }
 
+/* "interfaces:" as a mapping "0: <ifname>", when the NI has one. */
+static void
+lnetctl_out_interfaces(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni)
+{
+	const char *ifname = lnetctl_scalar(lnetctl_map_get(doc, ni, "if0"));
+
+	if (ifname != NULL) {
+		lnetctl_out_scalar(o, "interfaces");
+		lnetctl_out_map_begin(o);
+		lnetctl_out_kv(o, "0", ifname);
+		lnetctl_out_map_end(o);
+	}
+}
+
+/* "lnd tunables:" from the daemon's lnd_<key> entries, in its order. */
+static void
+lnetctl_out_lnd_tunables(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni,
+			 bool backup)
+{
+	yaml_node_pair_t *p;
+	bool open = false;
+
+	for (p = ni->data.mapping.pairs.start; p < ni->data.mapping.pairs.top; p++) {
+		const char *k = lnetctl_scalar(yaml_document_get_node(doc, p->key));
+
+		if (k == NULL || strncmp(k, "lnd_", 4) != 0 ||
+		    (backup && strcmp(k, "lnd_timeout") == 0)) {
+			continue; /* --backup leaves out timeout, as the kernel does */
+		}
+		if (!open) {
+			lnetctl_out_scalar(o, "lnd tunables");
+			lnetctl_out_map_begin(o);
+			open = true;
+		}
+		lnetctl_out_kv(o, k + 4, lnetctl_scalar(yaml_document_get_node(doc, p->value)));
+	}
+	if (open) {
+		lnetctl_out_map_end(o);
+	}
+}
+
+static const struct lnetctl_key lnetctl_tunable_keys[] = {
+	{ "peer_timeout", "peer_timeout" }, { "peer_credits", "peer_credits" },
+	{ "peer_buffer_credits", "peer_buffer_credits" }, { "credits", "credits" },
+};
+
+static void
+lnetctl_out_cpt(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni)
+{
+	const char *cpt = lnetctl_scalar(lnetctl_map_get(doc, ni, "CPT"));
+
+	lnetctl_out_scalar(o, "CPT");
+	lnetctl_out_quoted(o, cpt != NULL ? cpt : "");
+}
+
+/*
+ * export --backup: what re-creates the NI (lnet-facts §12.3): interfaces,
+ * tunables, lnd tunables, CPT. A NI with no interface keeps its nid.
+ */
+static void
+lnetctl_out_ni_backup(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni)
+{
+	lnetctl_out_map_begin(o);
+	if (lnetctl_map_get(doc, ni, "if0") == NULL) {
+		lnetctl_out_kv(o, "nid", lnetctl_scalar(lnetctl_map_get(doc, ni, "nid")));
+	}
+	lnetctl_out_interfaces(o, doc, ni);
+	lnetctl_out_section(o, doc, ni, "tunables", lnetctl_tunable_keys, 4);
+	lnetctl_out_lnd_tunables(o, doc, ni, true);
+	lnetctl_out_cpt(o, doc, ni);
+	lnetctl_out_map_end(o);
+}
+
 static void
 lnetctl_out_ni(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni, int detail)
 {
@@ -85,24 +158,24 @@ lnetctl_out_ni(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni, int
 		{ "send_count", "send_count" }, { "recv_count", "recv_count" },
 		{ "drop_count", "drop_count" },
 	};
-	static const struct lnetctl_key tunables[] = {
-		{ "peer_timeout", "peer_timeout" }, { "peer_credits", "peer_credits" },
-		{ "peer_buffer_credits", "peer_buffer_credits" }, { "credits", "credits" },
-	};
-	const char *cpt = lnetctl_scalar(lnetctl_map_get(doc, ni, "CPT"));
 
+	if (detail < 0) {
+		lnetctl_out_ni_backup(o, doc, ni);
+		return;
+	}
 	lnetctl_out_map_begin(o);
 	lnetctl_out_kv(o, "nid", lnetctl_scalar(lnetctl_map_get(doc, ni, "nid")));
 	lnetctl_out_kv(o, "status", lnetctl_scalar(lnetctl_map_get(doc, ni, "status")));
+	lnetctl_out_interfaces(o, doc, ni);
 	if (detail > 0) {
 		lnetctl_out_section(o, doc, ni, "statistics", stats, 3);
 		if (detail > 1) {
 			lnetctl_out_detail2(o, doc, ni);
 		}
-		lnetctl_out_section(o, doc, ni, "tunables", tunables, 4);
+		lnetctl_out_section(o, doc, ni, "tunables", lnetctl_tunable_keys, 4);
+		lnetctl_out_lnd_tunables(o, doc, ni, false);
 		lnetctl_out_kv(o, "dev cpt", lnetctl_scalar(lnetctl_map_get(doc, ni, "dev_cpt")));
-		lnetctl_out_scalar(o, "CPT");
-		lnetctl_out_quoted(o, cpt != NULL ? cpt : "");
+		lnetctl_out_cpt(o, doc, ni);
 	}
 	lnetctl_out_map_end(o);
 }
@@ -134,7 +207,8 @@ struct lnetctl_nis {
 
 /* The reply maps "ni0", "ni1", ... to flat NI dicts, in configuration order. */
 static void
-lnetctl_nis_collect(yaml_document_t *doc, yaml_node_t *value, struct lnetctl_nis *l)
+lnetctl_nis_collect(yaml_document_t *doc, yaml_node_t *value, struct lnetctl_nis *l,
+		    bool skip_lo)
 {
 	yaml_node_pair_t *p;
 
@@ -144,7 +218,7 @@ lnetctl_nis_collect(yaml_document_t *doc, yaml_node_t *value, struct lnetctl_nis
 		yaml_node_t *ni = yaml_document_get_node(doc, p->value);
 		const char *net = lnetctl_scalar(lnetctl_map_get(doc, ni, "net_type"));
 
-		if (net != NULL) {
+		if (net != NULL && !(skip_lo && strcmp(net, "lo") == 0)) {
 			l->ni[l->n] = ni;
 			l->net[l->n++] = net;
 		}
@@ -195,13 +269,13 @@ lnetctl_net_show(struct lnetctl_conn *c, const char *net, int detail)
 	unsigned int i;
 	int rc;
 
-	snprintf(params, sizeof(params), "detail=%d%s%s", detail, net != NULL ? ",net=" : "",
-		 net != NULL ? net : "");
+	snprintf(params, sizeof(params), "detail=%d%s%s", detail < 0 ? 1 : detail,
+		 net != NULL ? ",net=" : "", net != NULL ? net : "");
 	rc = lnetctl_fetch(c, "/lnet/net_show", params, &doc, &value, "show", "net");
 	if (rc != 0) {
 		return rc;
 	}
-	lnetctl_nis_collect(&doc, value, &l);
+	lnetctl_nis_collect(&doc, value, &l, detail < 0);
 	if (l.n == 0) {
 		yaml_document_delete(&doc);
 		if (net != NULL) {

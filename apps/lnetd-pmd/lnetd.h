@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lnetcfg.h"
+
 #define LNETD_DEFAULT_NAME "lnetd"
 
 /* Daemon options (after "--"). */
@@ -23,7 +25,16 @@ int lnetd_config_apply_text(const char *text, size_t len, const char *origin, ch
 
 /* lnetd_telemetry.c: register the /lnet/... telemetry commands. */
 int lnetd_telemetry_register(void);
+
+/* lnetd_nets.c: NIs from the configuration model. */
 void lnetd_socklnd_opts_set(uint16_t port, int accept);
+int lnetd_if_addr(const char *ifname, uint32_t *addr);
+int lnetd_ni_add(const struct lnetcfg_ni *spec, char *err, size_t errlen);
+/* What lnetd_ni_add() would refuse, without changing anything. */
+int lnetd_ni_check(const struct lnetcfg_ni *spec, char *err, size_t errlen);
+/* Delete the NIs of @p net, only the one on @p ifname or with @p nid when given. */
+int lnetd_ni_del(uint32_t net, const char *ifname, const struct lnet_nid *nid, char *err,
+		 size_t errlen);
 
 /* The embedded config/default.yaml (generated). */
 extern const char lnetd_default_yaml[];

@@ -7,6 +7,7 @@
  * keys to kernel lnetctl's YAML names.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,19 @@ lnetd_ni_dict(const struct lnet_ctl_ni *ni, int detail)
 	rte_tel_data_add_dict_string(d, "net_type", libcfs_net2str_r(ni->net, buf, sizeof(buf)));
 	rte_tel_data_add_dict_string(d, "nid", libcfs_nidstr_r(&ni->nid, buf, sizeof(buf)));
 	rte_tel_data_add_dict_string(d, "status", ni->up ? "up" : "down");
+	if (ni->ifname[0] != '\0') {
+		rte_tel_data_add_dict_string(d, "if0", ni->ifname);
+	}
 	if (detail > 0) {
+		unsigned int i;
+
+		/* "lnd_<key>" in the LND's order: lnetctl prints them as "lnd tunables". */
+		for (i = 0; i < ni->nlnd_tunables; i++) {
+			char key[48];
+
+			snprintf(key, sizeof(key), "lnd_%s", ni->lnd_tunables[i].key);
+			rte_tel_data_add_dict_int(d, key, ni->lnd_tunables[i].value);
+		}
 		rte_tel_data_add_dict_u64(d, "send_count", ni->send_count);
 		rte_tel_data_add_dict_u64(d, "recv_count", ni->recv_count);
 		rte_tel_data_add_dict_u64(d, "drop_count", ni->drop_count);
@@ -528,92 +541,115 @@ lnetd_cpt_of_nid(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* socklnd options every tcp NI gets (daemon options --accept-port, --accept). */
-static struct socklnd_opts g_lnetd_socklnd = SOCKLND_OPTS_DEFAULT;
-
-void
-lnetd_socklnd_opts_set(uint16_t port, int accept)
-{
-	g_lnetd_socklnd.port = port;
-	g_lnetd_socklnd.accept = (enum socklnd_accept)accept;
-}
-
-/* The IPv4 address of interface @p ifname. */
-static int
-lnetd_if_addr(const char *ifname, uint32_t *addr)
-{
-	struct cfs_ifaddr *ifs = NULL;
-	unsigned int n = 0;
-	unsigned int i;
-	int rc = cfs_ifaddrs_get(&ifs, &n);
-
-	for (i = 0; rc == 0 && i < n; i++) {
-		if (ifs[i].family == AF_INET && strcmp(ifs[i].name, ifname) == 0) {
-			*addr = ifs[i].ipv4;
-			free(ifs);
-			return 0;
-		}
-	}
-	free(ifs);
-	return -ENODEV;
-}
-
-static int
-lnetd_int_param(const char *params, const char *key, int dflt)
+/* An integer parameter; false when present but not a number. */
+static bool
+lnetd_int_param(const char *params, const char *key, int *out)
 {
 	char val[32];
+	char *end = NULL;
+	long x;
 
-	return lnetd_param(params, key, val, sizeof(val)) ? atoi(val) : dflt;
+	if (!lnetd_param(params, key, val, sizeof(val))) {
+		return true;
+	}
+	x = strtol(val, &end, 10);
+	if (val[0] == '\0' || *end != '\0' || x < INT_MIN + 1 || x > INT_MAX) {
+		return false;
+	}
+	*out = (int)x;
+	return true;
 }
 
 /*
  * /lnet/net_add,net=NET,(nid=NID|if=IFACE)[,peer_credits=N][,credits=N]
- * [,peer_timeout=N][,peer_buffer_credits=N][,cpt=N]
+ * [,peer_timeout=N][,peer_buffer_credits=N][,cpt=N][,conns_per_peer=N]
+ * [,lnd_timeout=N][,tos=N]
  */
 static int
 lnetd_net_add(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct lnet_ctl_ni_tunables tun;
-	struct lnet_nid nid;
+	static const char *const ints[] = {
+		"peer_timeout", "peer_credits", "peer_buffer_credits", "credits", "cpt",
+		"conns_per_peer", "lnd_timeout", "tos",
+	};
+	struct lnetcfg_ni spec;
+	int *const vals[] = {
+		&spec.peer_timeout, &spec.peer_credits, &spec.peer_buffer_credits, &spec.credits,
+		&spec.cpt, &spec.conns_per_peer, &spec.lnd_timeout, &spec.tos,
+	};
 	char val[128];
 	char err[256] = "";
 	uint32_t net;
-	uint32_t addr;
-	int rc;
+	unsigned int i;
 
 	(void)cmd;
 	if (!lnetd_param(params, "net", val, sizeof(val)) ||
 	    (net = libcfs_str2net(val)) == LNET_NET_ANY) {
 		return lnetd_reply_status(d, -EINVAL, "a network (--net) is required");
 	}
+	lnetcfg_ni_init(&spec, net);
+	if (lnetd_param(params, "nid", val, sizeof(val))) {
+		if (libcfs_strnid_err(&spec.nid, val, err, sizeof(err)) != 0) {
+			return lnetd_reply_status(d, -EINVAL, err);
+		}
+		if (lnet_nid_net(&spec.nid) != net) {
+			return lnetd_reply_status(d, -EINVAL, "the NID is not on that network");
+		}
+		spec.has_nid = true;
+	} else if (!lnetd_param(params, "if", spec.ifname, sizeof(spec.ifname))) {
+		return lnetd_reply_status(d, -EINVAL, "--if or --nid is required");
+	}
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		if (!lnetd_int_param(params, ints[i], vals[i])) {
+			snprintf(err, sizeof(err), "%s: not a number", ints[i]);
+			return lnetd_reply_status(d, -EINVAL, err);
+		}
+	}
+	if ((spec.peer_timeout != LNETCFG_UNSET && spec.peer_timeout < 0) ||
+	    (spec.peer_credits != LNETCFG_UNSET && spec.peer_credits < 0) ||
+	    (spec.credits != LNETCFG_UNSET && spec.credits < 0) ||
+	    (spec.peer_buffer_credits != LNETCFG_UNSET && spec.peer_buffer_credits < 0) ||
+	    (spec.cpt != LNETCFG_UNSET && spec.cpt < 0)) {
+		return lnetd_reply_status(d, -EINVAL, "credits, timeouts and CPTs cannot be negative");
+	}
+	return lnetd_reply_status(d, lnetd_ni_add(&spec, err, sizeof(err)), err);
+}
+
+/* /lnet/net_del,net=NET[,if=IFACE][,nid=NID] */
+static int
+lnetd_net_del(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char val[128];
+	char ifname[LNET_CTL_IFNAMSIZ];
+	char err[256] = "";
+	struct lnet_nid nid;
+	bool by_nid = false;
+	bool by_if;
+	uint32_t net = LNET_NET_ANY;
+
+	(void)cmd;
 	if (lnetd_param(params, "nid", val, sizeof(val))) {
 		if (libcfs_strnid_err(&nid, val, err, sizeof(err)) != 0) {
 			return lnetd_reply_status(d, -EINVAL, err);
 		}
-		if (lnet_nid_net(&nid) != net) {
-			return lnetd_reply_status(d, -EINVAL, "the NID is not on that network");
-		}
-	} else if (lnetd_param(params, "if", val, sizeof(val))) {
-		if (lnetd_if_addr(val, &addr) != 0) {
-			snprintf(err, sizeof(err), "interface %s has no IPv4 address", val);
-			return lnetd_reply_status(d, -ENODEV, err);
-		}
-		lnet_nid4_to_nid(LNET_MKNID(net, addr), &nid);
-	} else {
-		return lnetd_reply_status(d, -EINVAL, "--if or --nid is required");
+		by_nid = true;
+		net = lnet_nid_net(&nid);
 	}
-	/* ksocklnd defaults (lnet-facts §4.9) */
-	tun.peer_timeout = lnetd_int_param(params, "peer_timeout", 180);
-	tun.peer_credits = lnetd_int_param(params, "peer_credits", 8);
-	tun.peer_buffer_credits = lnetd_int_param(params, "peer_buffer_credits", 0);
-	tun.credits = lnetd_int_param(params, "credits", 256);
-	if (tun.peer_credits <= 0 || tun.credits <= 0 || tun.peer_timeout < 0 ||
-	    tun.peer_buffer_credits < 0) {
-		return lnetd_reply_status(d, -EINVAL, "credits and timeouts must be positive");
+	if (lnetd_param(params, "net", val, sizeof(val))) {
+		uint32_t n = libcfs_str2net(val);
+
+		if (n == LNET_NET_ANY || (by_nid && n != net)) {
+			return lnetd_reply_status(d, -EINVAL, n == LNET_NET_ANY ?
+					"not a network" : "the NID is not on that network");
+		}
+		net = n;
 	}
-	rc = lnet_ctl_ni_add(&nid, &tun, &g_lnetd_socklnd,
-			     (unsigned int)lnetd_int_param(params, "cpt", 0), err, sizeof(err));
-	return lnetd_reply_status(d, rc, err);
+	if (net == LNET_NET_ANY) {
+		return lnetd_reply_status(d, -EINVAL, "--net or --nid is required");
+	}
+	by_if = lnetd_param(params, "if", ifname, sizeof(ifname));
+	return lnetd_reply_status(d, lnetd_ni_del(net, by_if ? ifname : NULL,
+						  by_nid ? &nid : NULL, err, sizeof(err)), err);
 }
 
 int
@@ -634,6 +670,8 @@ lnetd_telemetry_register(void)
 		  "Delete a peer or some NIDs. Params: prim_nid=NID, nid=A;B" },
 		{ "/lnet/net_add", lnetd_net_add,
 		  "Add a NI. Params: net=NET, nid=NID or if=IFACE, peer_credits, credits, ..." },
+		{ "/lnet/net_del", lnetd_net_del,
+		  "Delete NIs. Params: net=NET and/or nid=NID, if=IFACE" },
 		{ "/lnet/cpt_of_nid", lnetd_cpt_of_nid, "The CPT of a NID. Params: nid=NID" },
 		{ "/lnet/ping", lnetd_ping, "Ping a NID. Params: nid=[PID-]NID, timeout=MS" },
 		{ "/lnet/peer_show", lnetd_peer_show,

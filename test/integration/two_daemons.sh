@@ -80,6 +80,19 @@ check "net add without --if or --nid: refused" fails_with -22 --name "$a" net ad
 check "net add o2ib: no LND in this build" fails_with -95 --name "$a" net add --net o2ib --nid 10.0.0.1@o2ib
 check "net add NID off the net: refused" fails_with -22 --name "$a" net add --net tcp1 --nid "$ipa@tcp"
 check "net add --bogus: usage" fails_with -22 --name "$a" net add --bogus 1
+# net del while $b keeps pinging $a: the NI goes, every ping ends (no hang),
+# and a new NI on the same address serves again.
+( i=0; while [ $i -lt 40 ]; do "$ctl" --name "$b" ping "$ipa@tcp" --timeout 2 >/dev/null 2>&1; i=$((i + 1)); done ) &
+flood=$!
+sleep 0.5
+check "net del on $a under traffic" "$ctl" --name "$a" net del --net tcp
+check "$a shows no tcp net" sh -c "! '$ctl' --name '$a' net show | grep -q '@tcp'"
+check "pinging the deleted NI fails with an error" sh -c "! '$ctl' --name '$b' ping '$ipa@tcp' --timeout 2 >/dev/null 2>&1"
+wait "$flood"
+check "$a pings nothing over tcp: no local NI, -113" fails_with -113 --name "$a" ping "$ipb@tcp"
+check "net add again on $a" "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp"
+check "$b reaches the new NI" ping_is "$b" "$ipa"
+check "$a reaches $b again" ping_is "$a" "$ipb"
 check "SIGTERM: $a exits 0 with connections up" stop "$pid_a"
 check "$b notices and keeps serving" sh -c "'$ctl' --name '$b' net show >/dev/null"
 check "SIGTERM: $b exits 0" stop "$pid_b"

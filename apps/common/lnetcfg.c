@@ -1,0 +1,626 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* `lnetctl export` YAML to the configuration model, with located errors. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <yaml.h>
+
+#include "cfs.h"
+#include "lnetcfg.h"
+
+const char *const lnetcfg_global_keys[] = {
+	"numa_range", "max_interfaces", "discovery", "drop_asym_route", "retry_count",
+	"transaction_timeout", "health_sensitivity", "recovery_interval",
+	"router_sensitivity", "lnd_timeout", "response_tracking", "recovery_limit",
+	"max_recovery_ping_interval",
+};
+const unsigned int lnetcfg_nglobal_keys =
+	sizeof(lnetcfg_global_keys) / sizeof(lnetcfg_global_keys[0]);
+
+/* The parse in progress: the document and where errors go. */
+struct lnetcfg_doc {
+	struct lnetcfg *cfg;
+	yaml_document_t doc;
+};
+
+void
+lnetcfg_init(struct lnetcfg *cfg, const char *origin, lnetcfg_report_fn report, void *arg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->origin = origin;
+	cfg->report = report;
+	cfg->arg = arg;
+}
+
+void
+lnetcfg_fini(struct lnetcfg *cfg)
+{
+	free(cfg->nis);
+	free(cfg->peers);
+	cfg->nis = NULL;
+	cfg->peers = NULL;
+	cfg->nnis = cfg->npeers = cfg->nglobals = 0;
+}
+
+void
+lnetcfg_error(struct lnetcfg *cfg, const struct lnetcfg_loc *at, const char *fmt, ...)
+{
+	char msg[384];
+	char line[512];
+	va_list ap;
+
+	cfg->nerrors++;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(line, sizeof(line), "%s:%zu:%zu: %s", cfg->origin, at != NULL ? at->line : 0,
+		 at != NULL ? at->col : 0, msg);
+	if (cfg->report != NULL) {
+		cfg->report(cfg->arg, line);
+	}
+}
+
+static struct lnetcfg_loc
+lnetcfg_at(const yaml_node_t *n)
+{
+	struct lnetcfg_loc l = { n->start_mark.line + 1, n->start_mark.column + 1 };
+
+	return l;
+}
+
+#define LNETCFG_ERR(d, node, ...)                                     \
+	do {                                                          \
+		struct lnetcfg_loc _l = lnetcfg_at(node);             \
+		lnetcfg_error((d)->cfg, &_l, __VA_ARGS__);            \
+	} while (0)
+
+static const char *
+lnetcfg_scalar(const yaml_node_t *n)
+{
+	return n != NULL && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static yaml_node_t *
+lnetcfg_node(struct lnetcfg_doc *d, int id)
+{
+	return yaml_document_get_node(&d->doc, id);
+}
+
+static yaml_node_t *
+lnetcfg_map_get(struct lnetcfg_doc *d, const yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *p;
+
+	if (map == NULL || map->type != YAML_MAPPING_NODE) {
+		return NULL;
+	}
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		const char *k = lnetcfg_scalar(lnetcfg_node(d, p->key));
+
+		if (k != NULL && strcmp(k, key) == 0) {
+			return lnetcfg_node(d, p->value);
+		}
+	}
+	return NULL;
+}
+
+/* An integer scalar in [lo, hi]; false after reporting. */
+static bool
+lnetcfg_int(struct lnetcfg_doc *d, const yaml_node_t *n, const char *what, long lo, long hi,
+	    long *out)
+{
+	const char *v = lnetcfg_scalar(n);
+	char *end = NULL;
+	long x;
+
+	errno = 0;
+	x = v != NULL ? strtol(v, &end, 10) : 0;
+	if (v == NULL || *v == '\0' || *end != '\0' || errno != 0) {
+		LNETCFG_ERR(d, n, "%s must be an integer", what);
+		return false;
+	}
+	if (x < lo || x > hi) {
+		LNETCFG_ERR(d, n, "%s must be between %ld and %ld", what, lo, hi);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+static bool
+lnetcfg_nid(struct lnetcfg_doc *d, const yaml_node_t *n, const yaml_node_t *parent,
+	    const char *what, struct lnet_nid *nid)
+{
+	const char *s = lnetcfg_scalar(n);
+	char why[160];
+
+	if (s == NULL) {
+		LNETCFG_ERR(d, n != NULL ? n : parent, "%s: missing or not a NID", what);
+		return false;
+	}
+	if (libcfs_strnid_err(nid, s, why, sizeof(why)) != 0 || lnet_nid_is_any(nid)) {
+		LNETCFG_ERR(d, n, "%s: %s", what, lnet_nid_is_any(nid) ? "not a NID" : why);
+		return false;
+	}
+	return true;
+}
+
+void
+lnetcfg_ni_init(struct lnetcfg_ni *ni, uint32_t net)
+{
+	memset(ni, 0, sizeof(*ni));
+	ni->net = net;
+	ni->peer_timeout = ni->peer_credits = ni->peer_buffer_credits = ni->credits =
+		LNETCFG_UNSET;
+	ni->conns_per_peer = ni->lnd_timeout = ni->tos = ni->cpt = LNETCFG_UNSET;
+}
+
+/* Mapping @p m of integer settings named in @p keys into @p vals. */
+static void
+lnetcfg_ints(struct lnetcfg_doc *d, const yaml_node_t *m, const char *section,
+	     const char *const *keys, int *const *vals, unsigned int n, const long *lo,
+	     const long *hi)
+{
+	yaml_node_pair_t *p;
+
+	if (m->type != YAML_MAPPING_NODE) {
+		LNETCFG_ERR(d, m, "%s: expected a mapping", section);
+		return;
+	}
+	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+		const yaml_node_t *kn = lnetcfg_node(d, p->key);
+		const char *k = lnetcfg_scalar(kn);
+		unsigned int i;
+		long x;
+
+		for (i = 0; k != NULL && i < n && strcmp(keys[i], k) != 0; i++) {
+		}
+		if (k == NULL || i == n) {
+			LNETCFG_ERR(d, kn, "%s: unknown setting \"%s\"", section, k != NULL ? k : "?");
+		} else if (lnetcfg_int(d, lnetcfg_node(d, p->value), k, lo[i], hi[i], &x)) {
+			*vals[i] = (int)x;
+		}
+	}
+}
+
+static void
+lnetcfg_tunables(struct lnetcfg_doc *d, const yaml_node_t *m, struct lnetcfg_ni *ni)
+{
+	static const char *const keys[] = {
+		"peer_timeout", "peer_credits", "peer_buffer_credits", "credits",
+	};
+	static const long lo[] = { 0, 0, 0, 0 };
+	static const long hi[] = { 1000000, 1000000, 1000000, 1000000 };
+	int *const vals[] = {
+		&ni->peer_timeout, &ni->peer_credits, &ni->peer_buffer_credits, &ni->credits,
+	};
+
+	lnetcfg_ints(d, m, "tunables", keys, vals, 4, lo, hi);
+}
+
+static void
+lnetcfg_lnd_tunables(struct lnetcfg_doc *d, const yaml_node_t *m, struct lnetcfg_ni *ni)
+{
+	static const char *const keys[] = { "conns_per_peer", "timeout", "tos" };
+	static const long lo[] = { 0, 0, -1 };
+	static const long hi[] = { 127, 1000000, 255 };
+	int *const vals[] = { &ni->conns_per_peer, &ni->lnd_timeout, &ni->tos };
+
+	lnetcfg_ints(d, m, "lnd tunables", keys, vals, 3, lo, hi);
+}
+
+/* interfaces: {0: eth0}; one interface per NI. */
+static void
+lnetcfg_interfaces(struct lnetcfg_doc *d, const yaml_node_t *m, struct lnetcfg_ni *ni)
+{
+	const char *name;
+
+	if (m->type != YAML_MAPPING_NODE || m->data.mapping.pairs.top == m->data.mapping.pairs.start) {
+		LNETCFG_ERR(d, m, "interfaces: expected a mapping such as \"0: eth0\"");
+		return;
+	}
+	if (m->data.mapping.pairs.top - m->data.mapping.pairs.start > 1) {
+		LNETCFG_ERR(d, m, "interfaces: one interface per NI (list each NI separately)");
+		return;
+	}
+	name = lnetcfg_scalar(lnetcfg_node(d, m->data.mapping.pairs.start->value));
+	if (name == NULL || name[0] == '\0' || strlen(name) >= sizeof(ni->ifname)) {
+		LNETCFG_ERR(d, m, "interfaces: bad interface name");
+		return;
+	}
+	snprintf(ni->ifname, sizeof(ni->ifname), "%s", name);
+}
+
+/* CPT: "[0,1]": the NI is served by the first listed CPT. */
+static void
+lnetcfg_cpt(struct lnetcfg_doc *d, const yaml_node_t *n, struct lnetcfg_ni *ni)
+{
+	const char *s = lnetcfg_scalar(n);
+	char *end = NULL;
+	long x;
+
+	if (s == NULL || s[0] != '[') {
+		LNETCFG_ERR(d, n, "CPT: expected a list such as \"[0,1]\"");
+		return;
+	}
+	errno = 0;
+	x = strtol(s + 1, &end, 10);
+	if (end == s + 1 || errno != 0 || x < 0 || x > 1023 || (*end != ',' && *end != ']') ||
+	    s[strlen(s) - 1] != ']') {
+		LNETCFG_ERR(d, n, "CPT: expected a list such as \"[0,1]\"");
+		return;
+	}
+	ni->cpt = (int)x;
+}
+
+/* Keys of a local NI item that describe the running NI: export prints them, import skips them. */
+static bool
+lnetcfg_runtime_key(const char *k)
+{
+	static const char *const keys[] = {
+		"status", "statistics", "sent_stats", "received_stats", "dropped_stats",
+		"health stats", "dev cpt", "udsp info",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strcmp(keys[i], k) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static struct lnetcfg_ni *
+lnetcfg_ni_new(struct lnetcfg *cfg)
+{
+	if (cfg->nnis == cfg->nis_cap) {
+		unsigned int cap = cfg->nis_cap == 0 ? 8 : cfg->nis_cap * 2;
+		struct lnetcfg_ni *p = realloc(cfg->nis, cap * sizeof(*p));
+
+		if (p == NULL) {
+			return NULL;
+		}
+		cfg->nis = p;
+		cfg->nis_cap = cap;
+	}
+	return &cfg->nis[cfg->nnis++];
+}
+
+static void
+lnetcfg_local_ni(struct lnetcfg_doc *d, const yaml_node_t *item, const struct lnetcfg_ni *base)
+{
+	struct lnetcfg_ni ni = *base;
+	yaml_node_pair_t *p;
+
+	ni.at = lnetcfg_at(item);
+	if (item->type != YAML_MAPPING_NODE) {
+		LNETCFG_ERR(d, item, "local NI(s): each item must be a mapping");
+		return;
+	}
+	for (p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
+		const yaml_node_t *kn = lnetcfg_node(d, p->key);
+		const yaml_node_t *vn = lnetcfg_node(d, p->value);
+		const char *k = lnetcfg_scalar(kn);
+
+		if (k == NULL) {
+			LNETCFG_ERR(d, kn, "local NI(s): keys must be scalars");
+		} else if (strcmp(k, "nid") == 0) {
+			ni.has_nid = lnetcfg_nid(d, vn, item, "nid", &ni.nid);
+			if (ni.has_nid && lnet_nid_net(&ni.nid) != ni.net) {
+				LNETCFG_ERR(d, vn, "nid: not on the item's net type");
+				ni.has_nid = false;
+			}
+		} else if (strcmp(k, "interfaces") == 0) {
+			lnetcfg_interfaces(d, vn, &ni);
+		} else if (strcmp(k, "tunables") == 0) {
+			lnetcfg_tunables(d, vn, &ni);
+		} else if (strcmp(k, "lnd tunables") == 0) {
+			lnetcfg_lnd_tunables(d, vn, &ni);
+		} else if (strcmp(k, "CPT") == 0) {
+			lnetcfg_cpt(d, vn, &ni);
+		} else if (!lnetcfg_runtime_key(k)) {
+			LNETCFG_ERR(d, kn, "local NI(s): unknown key \"%s\"", k);
+		}
+	}
+	if (!ni.has_nid && ni.ifname[0] == '\0') {
+		LNETCFG_ERR(d, item, "local NI(s): each NI needs \"interfaces\" or a \"nid\"");
+		return;
+	}
+	if (lnetcfg_ni_new(d->cfg) == NULL) {
+		LNETCFG_ERR(d, item, "out of memory");
+		return;
+	}
+	d->cfg->nis[d->cfg->nnis - 1] = ni;
+}
+
+static void
+lnetcfg_net(struct lnetcfg_doc *d, const yaml_node_t *item)
+{
+	const yaml_node_t *type = lnetcfg_map_get(d, item, "net type");
+	const yaml_node_t *list = lnetcfg_map_get(d, item, "local NI(s)");
+	const yaml_node_t *n;
+	const char *name = lnetcfg_scalar(type);
+	struct lnetcfg_ni base;
+	yaml_node_pair_t *p;
+	yaml_node_item_t *it;
+	uint32_t net;
+
+	if (item->type != YAML_MAPPING_NODE) {
+		LNETCFG_ERR(d, item, "net: each item must be a mapping");
+		return;
+	}
+	if (name == NULL) {
+		LNETCFG_ERR(d, item, "net: missing \"net type\"");
+		return;
+	}
+	net = libcfs_str2net(name);
+	if (net == LNET_NET_ANY) {
+		LNETCFG_ERR(d, type, "net type \"%s\": not a network", name);
+		return;
+	}
+	for (p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
+		const char *k = lnetcfg_scalar(lnetcfg_node(d, p->key));
+
+		if (k == NULL || (strcmp(k, "net type") != 0 && strcmp(k, "local NI(s)") != 0 &&
+				  strcmp(k, "tunables") != 0 && strcmp(k, "lnd tunables") != 0)) {
+			LNETCFG_ERR(d, lnetcfg_node(d, p->key), "net: unknown key \"%s\"",
+				    k != NULL ? k : "?");
+		}
+	}
+	if (LNET_NETTYP(net) == LNET_LND_LO) {
+		return; /* 0@lo is always there, with fixed settings */
+	}
+	lnetcfg_ni_init(&base, net);
+	/* Import also takes tunables at the net level, for every NI of the item. */
+	if ((n = lnetcfg_map_get(d, item, "tunables")) != NULL) {
+		lnetcfg_tunables(d, n, &base);
+	}
+	if ((n = lnetcfg_map_get(d, item, "lnd tunables")) != NULL) {
+		lnetcfg_lnd_tunables(d, n, &base);
+	}
+	if (list == NULL || list->type != YAML_SEQUENCE_NODE) {
+		LNETCFG_ERR(d, list != NULL ? list : item, "net %s: \"local NI(s)\" must be a list",
+			    name);
+		return;
+	}
+	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+		lnetcfg_local_ni(d, lnetcfg_node(d, *it), &base);
+	}
+}
+
+static struct lnetcfg_peer *
+lnetcfg_peer_new(struct lnetcfg *cfg)
+{
+	if (cfg->npeers == cfg->peers_cap) {
+		unsigned int cap = cfg->peers_cap == 0 ? 64 : cfg->peers_cap * 2;
+		struct lnetcfg_peer *p = realloc(cfg->peers, cap * sizeof(*p));
+
+		if (p == NULL) {
+			return NULL;
+		}
+		cfg->peers = p;
+		cfg->peers_cap = cap;
+	}
+	memset(&cfg->peers[cfg->npeers], 0, sizeof(cfg->peers[0]));
+	return &cfg->peers[cfg->npeers++];
+}
+
+static void
+lnetcfg_peer_nis(struct lnetcfg_doc *d, const yaml_node_t *list, struct lnetcfg_peer *p)
+{
+	yaml_node_item_t *it;
+
+	if (list->type != YAML_SEQUENCE_NODE) {
+		LNETCFG_ERR(d, list, "peer: \"peer ni\" must be a list");
+		return;
+	}
+	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+		const yaml_node_t *e = lnetcfg_node(d, *it);
+		const yaml_node_t *nn = lnetcfg_map_get(d, e, "nid");
+		struct lnet_nid nid;
+
+		if (!lnetcfg_nid(d, nn != NULL ? nn : e, e, "peer ni", &nid) ||
+		    lnet_nid_same(&nid, &p->prim)) {
+			continue;
+		}
+		if (p->nnis == LNETCFG_PEER_NIS) {
+			LNETCFG_ERR(d, e, "peer: more than %d NIDs", LNETCFG_PEER_NIS);
+			return;
+		}
+		p->nis[p->nnis++] = nid;
+	}
+}
+
+static void
+lnetcfg_peer(struct lnetcfg_doc *d, const yaml_node_t *item)
+{
+	struct lnetcfg_peer *p;
+	const yaml_node_t *mn;
+	const yaml_node_t *list;
+	const char *mr;
+
+	if (item->type != YAML_MAPPING_NODE) {
+		LNETCFG_ERR(d, item, "peer: each item must be a mapping");
+		return;
+	}
+	p = lnetcfg_peer_new(d->cfg);
+	if (p == NULL) {
+		LNETCFG_ERR(d, item, "out of memory");
+		return;
+	}
+	p->at = lnetcfg_at(item);
+	if (!lnetcfg_nid(d, lnetcfg_map_get(d, item, "primary nid"), item, "peer: primary nid",
+			 &p->prim)) {
+		d->cfg->npeers--;
+		return;
+	}
+	mn = lnetcfg_map_get(d, item, "Multi-Rail");
+	mr = lnetcfg_scalar(mn);
+	p->mr = mr == NULL || strcasecmp(mr, "true") == 0;
+	if (mr != NULL && !p->mr && strcasecmp(mr, "false") != 0) {
+		LNETCFG_ERR(d, mn, "peer: Multi-Rail must be True or False");
+	}
+	list = lnetcfg_map_get(d, item, "peer ni");
+	if (list != NULL) {
+		lnetcfg_peer_nis(d, list, p);
+	}
+}
+
+static void
+lnetcfg_global(struct lnetcfg_doc *d, const yaml_node_t *g)
+{
+	yaml_node_pair_t *p;
+
+	if (g->type != YAML_MAPPING_NODE) {
+		LNETCFG_ERR(d, g, "global: expected a mapping");
+		return;
+	}
+	for (p = g->data.mapping.pairs.start; p < g->data.mapping.pairs.top; p++) {
+		const yaml_node_t *kn = lnetcfg_node(d, p->key);
+		const char *k = lnetcfg_scalar(kn);
+		struct lnetcfg_global *gl;
+		unsigned int i;
+		long x;
+
+		for (i = 0; k != NULL && i < lnetcfg_nglobal_keys; i++) {
+			if (strcmp(lnetcfg_global_keys[i], k) == 0) {
+				break;
+			}
+		}
+		if (k == NULL || i == lnetcfg_nglobal_keys) {
+			LNETCFG_ERR(d, kn, "global: unknown setting \"%s\"", k != NULL ? k : "?");
+			continue;
+		}
+		if (!lnetcfg_int(d, lnetcfg_node(d, p->value), k, -1, 1000000000L, &x) ||
+		    d->cfg->nglobals == LNETCFG_MAX_GLOBALS) {
+			continue;
+		}
+		gl = &d->cfg->globals[d->cfg->nglobals++];
+		snprintf(gl->key, sizeof(gl->key), "%s", k);
+		gl->value = x;
+		gl->at = lnetcfg_at(lnetcfg_node(d, p->value));
+	}
+}
+
+typedef void (*lnetcfg_item_fn)(struct lnetcfg_doc *d, const yaml_node_t *item);
+
+static void
+lnetcfg_list(struct lnetcfg_doc *d, const yaml_node_t *l, const char *section, lnetcfg_item_fn fn)
+{
+	yaml_node_item_t *it;
+
+	if (l->type != YAML_SEQUENCE_NODE) {
+		LNETCFG_ERR(d, l, "%s: expected a list", section);
+		return;
+	}
+	for (it = l->data.sequence.items.start; it < l->data.sequence.items.top; it++) {
+		fn(d, lnetcfg_node(d, *it));
+	}
+}
+
+static void
+lnetcfg_top(struct lnetcfg_doc *d, const yaml_node_t *root)
+{
+	yaml_node_pair_t *p;
+
+	if (root == NULL) {
+		return; /* an empty file configures nothing */
+	}
+	if (root->type != YAML_MAPPING_NODE) {
+		LNETCFG_ERR(d, root, "expected a mapping of sections (net, peer, global, ...)");
+		return;
+	}
+	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		const yaml_node_t *kn = lnetcfg_node(d, p->key);
+		const yaml_node_t *vn = lnetcfg_node(d, p->value);
+		const char *k = lnetcfg_scalar(kn);
+
+		if (k == NULL) {
+			LNETCFG_ERR(d, kn, "section names must be scalars");
+		} else if (strcmp(k, "net") == 0) {
+			lnetcfg_list(d, vn, "net", lnetcfg_net);
+		} else if (strcmp(k, "peer") == 0) {
+			lnetcfg_list(d, vn, "peer", lnetcfg_peer);
+		} else if (strcmp(k, "global") == 0) {
+			lnetcfg_global(d, vn);
+		} else if (strcmp(k, "route") == 0 || strcmp(k, "routing") == 0 ||
+			   strcmp(k, "buffers") == 0 || strcmp(k, "udsp") == 0) {
+			LNETCFG_ERR(d, kn, "%s: not supported yet", k);
+		} else {
+			LNETCFG_ERR(d, kn, "unknown section \"%s\"", k);
+		}
+	}
+}
+
+int
+lnetcfg_parse(struct lnetcfg *cfg, const char *text, size_t len)
+{
+	struct lnetcfg_doc d = { .cfg = cfg };
+	yaml_parser_t parser;
+
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &d.doc)) {
+		struct lnetcfg_loc at = { parser.problem_mark.line + 1,
+					  parser.problem_mark.column + 1 };
+
+		lnetcfg_error(cfg, &at, "%s", parser.problem != NULL ? parser.problem :
+								       "malformed YAML");
+		yaml_parser_delete(&parser);
+		return -EINVAL;
+	}
+	lnetcfg_top(&d, yaml_document_get_root_node(&d.doc));
+	yaml_document_delete(&d.doc);
+	yaml_parser_delete(&parser);
+	return cfg->nerrors > 0 ? -EINVAL : 0;
+}
+
+int
+lnetcfg_parse_file(struct lnetcfg *cfg, const char *path)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0;
+	size_t cap = 0;
+	size_t n;
+	int rc;
+
+	if (f == NULL) {
+		rc = -errno;
+		lnetcfg_error(cfg, NULL, "%s", strerror(errno));
+		return rc;
+	}
+	do {
+		if (len + 4096 > cap) {
+			char *p = realloc(buf, cap = cap * 2 + 4096);
+
+			if (p == NULL) {
+				free(buf);
+				if (f != stdin) {
+					fclose(f);
+				}
+				lnetcfg_error(cfg, NULL, "out of memory");
+				return -ENOMEM;
+			}
+			buf = p;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	rc = ferror(f) ? -EIO : 0;
+	if (f != stdin) {
+		fclose(f);
+	}
+	if (rc != 0) {
+		lnetcfg_error(cfg, NULL, "cannot read");
+	} else {
+		rc = lnetcfg_parse(cfg, buf, len);
+	}
+	free(buf);
+	return rc;
+}

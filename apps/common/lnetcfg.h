@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The configuration model both programs read: a YAML file in `lnetctl
+ * export` format (lnet-facts §12.9) parsed into nets, peers and globals,
+ * every error reported with origin:line:column. lnetd-pmd applies it at
+ * start-up (--config); lnetctl applies it over telemetry (import).
+ * Checks that need the running node (which globals it can change, which
+ * interfaces exist) are the caller's, through lnetcfg_error().
+ */
+#ifndef LNETCFG_H
+#define LNETCFG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cfs_nid.h"
+
+#define LNETCFG_UNSET INT_MIN    /* an integer the file did not set */
+#define LNETCFG_IFNAMSIZ 16
+#define LNETCFG_PEER_NIS 64
+#define LNETCFG_MAX_GLOBALS 32
+
+struct lnetcfg_loc {
+	size_t line;
+	size_t col;
+};
+
+/* One local NI: `net type` plus one `local NI(s)` item. */
+struct lnetcfg_ni {
+	uint32_t net;
+	bool has_nid;
+	struct lnet_nid nid;
+	char ifname[LNETCFG_IFNAMSIZ];  /* "" when none given */
+	int peer_timeout;               /* tunables; LNETCFG_UNSET: the LND's default */
+	int peer_credits;
+	int peer_buffer_credits;
+	int credits;
+	int conns_per_peer;             /* lnd tunables */
+	int lnd_timeout;
+	int tos;
+	int cpt;                        /* first CPT of "CPT", or LNETCFG_UNSET */
+	struct lnetcfg_loc at;
+};
+
+struct lnetcfg_peer {
+	struct lnet_nid prim;
+	bool mr;
+	unsigned int nnis;              /* secondary NIDs */
+	struct lnet_nid nis[LNETCFG_PEER_NIS];
+	struct lnetcfg_loc at;
+};
+
+struct lnetcfg_global {
+	char key[32];
+	long value;
+	struct lnetcfg_loc at;
+};
+
+typedef void (*lnetcfg_report_fn)(void *arg, const char *msg);
+
+struct lnetcfg {
+	const char *origin;             /* file name in messages */
+	lnetcfg_report_fn report;       /* each error, "origin:line:col: what" */
+	void *arg;
+	unsigned int nerrors;
+	struct lnetcfg_ni *nis;         /* non-lo NIs; lo is always there */
+	unsigned int nnis;
+	unsigned int nis_cap;
+	struct lnetcfg_peer *peers;
+	unsigned int npeers;
+	unsigned int peers_cap;
+	struct lnetcfg_global globals[LNETCFG_MAX_GLOBALS];
+	unsigned int nglobals;
+};
+
+/* The global settings a file may name, in `global show` order. */
+extern const char *const lnetcfg_global_keys[];
+extern const unsigned int lnetcfg_nglobal_keys;
+
+void lnetcfg_init(struct lnetcfg *cfg, const char *origin, lnetcfg_report_fn report, void *arg);
+/* Parse @p text; 0, or -EINVAL after reporting every error found. */
+int lnetcfg_parse(struct lnetcfg *cfg, const char *text, size_t len);
+/* Read a whole file ("-": stdin) and parse it. */
+int lnetcfg_parse_file(struct lnetcfg *cfg, const char *path);
+void lnetcfg_error(struct lnetcfg *cfg, const struct lnetcfg_loc *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void lnetcfg_fini(struct lnetcfg *cfg);
+/* An NI with nothing set: every field LNETCFG_UNSET. */
+void lnetcfg_ni_init(struct lnetcfg_ni *ni, uint32_t net);
+
+#endif /* LNETCFG_H */
