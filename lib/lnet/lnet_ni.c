@@ -279,9 +279,10 @@ lnet_ni_shutdown_on_cpt(void *arg)
 {
 	struct lnet_ni *ni = arg;
 
+	/* First: what the LND completes while shutting down must not reach it again. */
 	if (ni->started) {
-		ni->lnd->shutdown(ni);
 		ni->started = false;
+		ni->lnd->shutdown(ni);
 	}
 	return 0;
 }

@@ -386,6 +386,72 @@ test_shutdown_completes_everything(void **state)
 	g_ut.eq = NULL;
 }
 
+static unsigned int g_netdown_events;
+
+static void
+count_del(struct lnet_event *ev)
+{
+	if (ev->type == LNET_EVENT_SEND && ev->status == -ESHUTDOWN) {
+		g_shutdown_events++;
+	} else if (ev->type == LNET_EVENT_SEND && ev->status == -ENETDOWN) {
+		g_netdown_events++;
+	} else {
+		g_other_events++;
+	}
+}
+
+static void
+put_counted(char *data, const struct lnet_processid *peer)
+{
+	struct lnet_md md = ut_md(data, 3, 1, 0);
+	struct lnet_handle_md h;
+
+	md.handler = count_del;
+	md.eq_handle = NULL;
+	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
+	assert_int_equal(LNetPut(NULL, h, LNET_NOACK_REQ, peer, UT_PORTAL, 0, 0, 0), 0);
+}
+
+/*
+ * net del with messages held by the LND and queued for peer credits: the
+ * held ones complete as the LND shuts down, the queued ones with
+ * -ENETDOWN; the NI is gone and LNet keeps running without it.
+ */
+static void
+test_ni_del_completes_everything(void **state)
+{
+	static char data[6][4] = { "D1", "D2", "D3", "D4", "D5", "D6" };
+	struct lnet_processid dst = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(0x0a000002) };
+	struct lnet_nid nid = lnp_tcp_nid(0x0a000001);
+	unsigned int i;
+
+	(void)state;
+	g_shutdown_events = g_netdown_events = g_other_events = 0;
+	for (i = 0; i < 5; i++) {
+		put_counted(data[i], &dst);
+	}
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	assert_int_equal(g_hold.nheld, 2); /* 3 wait for peer credits */
+	assert_int_equal(lnet_ni_del(lnet_instance(), &lnet_instance()->loni->nid), -EPERM);
+	assert_int_equal(lnet_ni_del(lnet_instance(), &nid), 0);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	assert_int_equal(g_hold.nheld, 0);
+	assert_int_equal(g_shutdown_events, 2);
+	assert_int_equal(g_netdown_events, 3);
+	assert_int_equal(g_other_events, 0);
+	assert_null(lnet_ni_find_by_nid(lnet_instance(), &nid));
+	assert_null(lnet_instance()->zombie_nis);
+	assert_int_equal(lnet_ni_del(lnet_instance(), &nid), -ENOENT);
+	assert_int_equal(peer(0x0a000002)->txcredits, 2); /* every credit came back */
+
+	/* Without the NI there is no route: the next PUT fails, nothing leaks. */
+	put_counted(data[5], &dst);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	assert_int_equal(g_other_events, 1);
+	assert_int_equal(ut_counters().msgs_alloc, 0);
+	g_ni = NULL;
+}
+
 int
 main(void)
 {
@@ -397,6 +463,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_remote_put_delivers_and_acks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_rejects_and_drops, setup, teardown),
 		cmocka_unit_test(test_shutdown_completes_everything),
+		cmocka_unit_test_setup_teardown(test_ni_del_completes_everything, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
