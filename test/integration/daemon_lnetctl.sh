@@ -158,15 +158,7 @@ check "every error reported: unknown and unsupported globals" sh -c \
 check "the shipped default.yaml loads" sh -c \
 	"'$daemon' -- --name d-$$ --config '$src/../../config/default.yaml' >'$work/d.out' 2>&1 & p=\$!; sleep 3; kill -TERM \$p; wait \$p"
 
-# The shipped examples load (items not built yet are commented out in them).
-for ex in router storage-gateway multirail-client; do
-	g=lnetd-it-$ex-$$
-	check "config/examples/$ex.yaml loads" start_daemon "$g" --config "$src/../../config/examples/$ex.yaml"
-	pid_g=$pid
-	check "$ex: its peers are there" sh -c \
-		"[ \$('$ctl' --name '$g' peer show | grep -c 'primary nid') -eq \$(grep -c '^    - primary nid' '$src/../../config/examples/$ex.yaml') ]"
-	check "$ex: SIGTERM exits 0" stop_daemon "$g" "$pid_g"
-done
+# The shipped examples run in examples_netns.sh, on interfaces named as they name them.
 printf 'peer:\n    - primary nid: 10.0.0.1@tcp\n      peer ni:\n        - nid: 10.0.0.2@tcp\n    - primary nid: 10.0.0.2@tcp\n' >"$work/dup.yaml"
 check "config: a NID owned twice is refused with its location" sh -c \
 	"! '$daemon' -- --name dup-$$ --config '$work/dup.yaml' 2>'$work/e' && grep -q 'dup.yaml:5:.*peer: ' '$work/e'"
