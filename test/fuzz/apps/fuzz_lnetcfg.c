@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Configuration files (lnetd-pmd --config, lnetctl import): any bytes give
+ * a model or located errors, never a crash; what the model holds is
+ * consistent with what the parser promises.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lnetcfg.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static unsigned int g_reports;
+
+static void
+count_report(void *arg, const char *msg)
+{
+	(void)arg;
+	if (strchr(msg, ':') == NULL) {
+		abort(); /* every error names where it is */
+	}
+	g_reports++;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct lnetcfg cfg;
+	unsigned int i;
+	int rc;
+
+	g_reports = 0;
+	lnetcfg_init(&cfg, "fuzz", count_report, NULL);
+	rc = lnetcfg_parse(&cfg, (const char *)data, size);
+	if ((rc == 0) != (cfg.nerrors == 0) || g_reports != cfg.nerrors) {
+		abort();
+	}
+	for (i = 0; i < cfg.nnis; i++) {
+		const struct lnetcfg_ni *ni = &cfg.nis[i];
+
+		if ((!ni->has_nid && ni->ifname[0] == '\0') ||
+		    (ni->has_nid && lnet_nid_net(&ni->nid) != ni->net) ||
+		    strnlen(ni->ifname, sizeof(ni->ifname)) == sizeof(ni->ifname) ||
+		    (ni->tos != LNETCFG_UNSET && (ni->tos < -1 || ni->tos > 255))) {
+			abort();
+		}
+	}
+	for (i = 0; i < cfg.npeers; i++) {
+		if (cfg.peers[i].nnis > LNETCFG_PEER_NIS || lnet_nid_is_any(&cfg.peers[i].prim)) {
+			abort();
+		}
+	}
+	lnetcfg_fini(&cfg);
+	return 0;
+}
