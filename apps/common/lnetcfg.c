@@ -78,10 +78,28 @@ lnetcfg_at(const yaml_node_t *n)
 		lnetcfg_error((d)->cfg, &_l, __VA_ARGS__);            \
 	} while (0)
 
-static const char *
+const char *
 lnetcfg_scalar(const yaml_node_t *n)
 {
 	return n != NULL && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+yaml_node_t *
+lnetcfg_yaml_get(yaml_document_t *doc, const yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *p;
+
+	if (map == NULL || map->type != YAML_MAPPING_NODE) {
+		return NULL;
+	}
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		const char *k = lnetcfg_scalar(yaml_document_get_node(doc, p->key));
+
+		if (k != NULL && strcmp(k, key) == 0) {
+			return yaml_document_get_node(doc, p->value);
+		}
+	}
+	return NULL;
 }
 
 static yaml_node_t *
@@ -93,19 +111,7 @@ lnetcfg_node(struct lnetcfg_doc *d, int id)
 static yaml_node_t *
 lnetcfg_map_get(struct lnetcfg_doc *d, const yaml_node_t *map, const char *key)
 {
-	yaml_node_pair_t *p;
-
-	if (map == NULL || map->type != YAML_MAPPING_NODE) {
-		return NULL;
-	}
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		const char *k = lnetcfg_scalar(lnetcfg_node(d, p->key));
-
-		if (k != NULL && strcmp(k, key) == 0) {
-			return lnetcfg_node(d, p->value);
-		}
-	}
-	return NULL;
+	return lnetcfg_yaml_get(&d->doc, map, key);
 }
 
 /* An integer scalar in [lo, hi]; false after reporting. */
@@ -275,26 +281,30 @@ lnetcfg_runtime_key(const char *k)
 	return false;
 }
 
-static struct lnetcfg_ni *
-lnetcfg_ni_new(struct lnetcfg *cfg)
+/* One more element of a growing array: doubles from @p first; NULL when out of memory. */
+static void *
+lnetcfg_grow(void *arr_p, unsigned int *n, unsigned int *cap, size_t elem, unsigned int first)
 {
-	if (cfg->nnis == cfg->nis_cap) {
-		unsigned int cap = cfg->nis_cap == 0 ? 8 : cfg->nis_cap * 2;
-		struct lnetcfg_ni *p = realloc(cfg->nis, cap * sizeof(*p));
+	void **arr = arr_p;
+
+	if (*n == *cap) {
+		unsigned int ncap = *cap == 0 ? first : *cap * 2;
+		void *p = realloc(*arr, (size_t)ncap * elem);
 
 		if (p == NULL) {
 			return NULL;
 		}
-		cfg->nis = p;
-		cfg->nis_cap = cap;
+		*arr = p;
+		*cap = ncap;
 	}
-	return &cfg->nis[cfg->nnis++];
+	return (char *)*arr + (size_t)(*n)++ * elem;
 }
 
 static void
 lnetcfg_local_ni(struct lnetcfg_doc *d, const yaml_node_t *item, const struct lnetcfg_ni *base)
 {
 	struct lnetcfg_ni ni = *base;
+	struct lnetcfg_ni *slot;
 	yaml_node_pair_t *p;
 
 	ni.at = lnetcfg_at(item);
@@ -331,11 +341,12 @@ lnetcfg_local_ni(struct lnetcfg_doc *d, const yaml_node_t *item, const struct ln
 		LNETCFG_ERR(d, item, "local NI(s): each NI needs \"interfaces\" or a \"nid\"");
 		return;
 	}
-	if (lnetcfg_ni_new(d->cfg) == NULL) {
+	slot = lnetcfg_grow(&d->cfg->nis, &d->cfg->nnis, &d->cfg->nis_cap, sizeof(ni), 8);
+	if (slot == NULL) {
 		LNETCFG_ERR(d, item, "out of memory");
 		return;
 	}
-	d->cfg->nis[d->cfg->nnis - 1] = ni;
+	*slot = ni;
 }
 
 static void
@@ -393,23 +404,6 @@ lnetcfg_net(struct lnetcfg_doc *d, const yaml_node_t *item)
 	}
 }
 
-static struct lnetcfg_peer *
-lnetcfg_peer_new(struct lnetcfg *cfg)
-{
-	if (cfg->npeers == cfg->peers_cap) {
-		unsigned int cap = cfg->peers_cap == 0 ? 64 : cfg->peers_cap * 2;
-		struct lnetcfg_peer *p = realloc(cfg->peers, cap * sizeof(*p));
-
-		if (p == NULL) {
-			return NULL;
-		}
-		cfg->peers = p;
-		cfg->peers_cap = cap;
-	}
-	memset(&cfg->peers[cfg->npeers], 0, sizeof(cfg->peers[0]));
-	return &cfg->peers[cfg->npeers++];
-}
-
 static void
 lnetcfg_peer_nis(struct lnetcfg_doc *d, const yaml_node_t *list, struct lnetcfg_peer *p)
 {
@@ -448,11 +442,12 @@ lnetcfg_peer(struct lnetcfg_doc *d, const yaml_node_t *item)
 		LNETCFG_ERR(d, item, "peer: each item must be a mapping");
 		return;
 	}
-	p = lnetcfg_peer_new(d->cfg);
+	p = lnetcfg_grow(&d->cfg->peers, &d->cfg->npeers, &d->cfg->peers_cap, sizeof(*p), 64);
 	if (p == NULL) {
 		LNETCFG_ERR(d, item, "out of memory");
 		return;
 	}
+	memset(p, 0, sizeof(*p));
 	p->at = lnetcfg_at(item);
 	if (!lnetcfg_nid(d, lnetcfg_map_get(d, item, "primary nid"), item, "peer: primary nid",
 			 &p->prim)) {

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <yaml.h>
+
 #include "cfs_nid.h"
 
 #define LNETCFG_UNSET INT_MIN    /* an integer the file did not set */
@@ -89,5 +91,9 @@ void lnetcfg_error(struct lnetcfg *cfg, const struct lnetcfg_loc *at, const char
 void lnetcfg_fini(struct lnetcfg *cfg);
 /* An NI with nothing set: every field LNETCFG_UNSET. */
 void lnetcfg_ni_init(struct lnetcfg_ni *ni, uint32_t net);
+
+/* libyaml document helpers: a scalar's text, a mapping's value by key. */
+const char *lnetcfg_scalar(const yaml_node_t *n);
+yaml_node_t *lnetcfg_yaml_get(yaml_document_t *doc, const yaml_node_t *map, const char *key);
 
 #endif /* LNETCFG_H */

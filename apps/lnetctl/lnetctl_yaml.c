@@ -8,25 +8,13 @@
 yaml_node_t *
 lnetctl_map_get(yaml_document_t *doc, yaml_node_t *map, const char *key)
 {
-	yaml_node_pair_t *p;
-
-	if (map == NULL || map->type != YAML_MAPPING_NODE) {
-		return NULL;
-	}
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		const char *k = lnetctl_scalar(yaml_document_get_node(doc, p->key));
-
-		if (k != NULL && strcmp(k, key) == 0) {
-			return yaml_document_get_node(doc, p->value);
-		}
-	}
-	return NULL;
+	return lnetcfg_yaml_get(doc, map, key);
 }
 
 const char *
 lnetctl_scalar(yaml_node_t *n)
 {
-	return n != NULL && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+	return lnetcfg_scalar(n);
 }
 
 static void

@@ -133,28 +133,29 @@ lnet_ni_refs(const struct lnet_ni *ni)
 	return sum;
 }
 
-void
-lnet_msg_set_txni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni *ni)
+/* Point @p slot (a message's txni or rxni) at @p ni, moving the reference. */
+static void
+lnet_msg_hold_ni(struct lnet_cpt *c, struct lnet_ni **slot, struct lnet_ni *ni)
 {
-	if (msg->txni != NULL) {
-		lnet_ni_ref_add(msg->txni, c->cpt, -1);
+	if (*slot != NULL) {
+		lnet_ni_ref_add(*slot, c->cpt, -1);
 	}
-	msg->txni = ni;
+	*slot = ni;
 	if (ni != NULL) {
 		lnet_ni_ref_add(ni, c->cpt, 1);
 	}
 }
 
 void
+lnet_msg_set_txni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni *ni)
+{
+	lnet_msg_hold_ni(c, &msg->txni, ni);
+}
+
+void
 lnet_msg_set_rxni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni *ni)
 {
-	if (msg->rxni != NULL) {
-		lnet_ni_ref_add(msg->rxni, c->cpt, -1);
-	}
-	msg->rxni = ni;
-	if (ni != NULL) {
-		lnet_ni_ref_add(ni, c->cpt, 1);
-	}
+	lnet_msg_hold_ni(c, &msg->rxni, ni);
 }
 
 /* As a message is freed, on whichever lcore that happens. */

@@ -7,55 +7,15 @@
 #   daemon_lnetctl.sh BUILD_DIR SRC_DIR
 set -u
 build=$1 src=$2
-daemon="$build/apps/lnetd-pmd/lnetd-pmd"
-ctl="$build/apps/lnetctl/lnetctl"
+. "$src/harness.sh"
 exp="$src/expected"
-work=$(mktemp -d)
-fails=0 checks=0
-pids=""
-
-cleanup() {
-	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-check() { # description, then a command that must succeed
-	desc=$1; shift
-	checks=$((checks + 1))
-	if "$@"; then echo "ok: $desc"; else echo "FAIL: $desc"; fails=$((fails + 1)); fi
-}
-
-start_daemon() { # name [daemon options...]
-	name=$1; shift
-	"$daemon" -- --name "$name" "$@" >"$work/$name.out" 2>"$work/$name.err" &
-	pid=$!
-	pids="$pids $pid"
-	i=0
-	while [ $i -lt 200 ]; do
-		if "$ctl" --name "$name" global show >/dev/null 2>&1; then return 0; fi
-		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
-stop_daemon() { # name pid -> daemon exit status
-	kill -TERM "$2"
-	wait "$2"
-}
+stop_daemon_named() { stop_daemon "$2"; } # name pid
 
 same() { # command output vs file
 	file=$1; shift
 	"$@" >"$work/out" 2>&1 && cmp -s "$work/out" "$file" || { diff "$file" "$work/out"; return 1; }
 }
 
-fails_with() { # errno, then an lnetctl command: exit 1 and the error block
-	want=$1; shift
-	"$ctl" "$@" >"$work/err" 2>&1 && return 1
-	grep -q "errno: $want" "$work/err" && grep -q "descr: " "$work/err" || { cat "$work/err"; return 1; }
-}
 
 a=lnetd-it-a-$$
 b=lnetd-it-b-$$
@@ -140,9 +100,9 @@ check "interactive prompt runs commands until quit" sh -c \
 check "second daemon $b beside the first" start_daemon "$b"
 pid_b=$pid
 check "both answer" sh -c "'$ctl' --name '$a' net show >/dev/null && '$ctl' --name '$b' net show >/dev/null"
-check "SIGTERM: $b exits 0" stop_daemon "$b" "$pid_b"
+check "SIGTERM: $b exits 0" stop_daemon_named "$b" "$pid_b"
 check "$a still serves after $b left" same "$exp/global_show.yaml" "$ctl" --name "$a" global show
-check "SIGTERM: $a exits 0" stop_daemon "$a" "$pid_a"
+check "SIGTERM: $a exits 0" stop_daemon_named "$a" "$pid_a"
 check "no sanitizer report" sh -c "! grep -q 'Sanitizer' '$work/$a.err' '$work/$b.err'"
 
 # --config: errors name file:line:column; nothing starts.
@@ -184,7 +144,7 @@ check "peer show lists both, kernel keys" sh -c \
 check "peer show -v --nid: one peer with credits and statistics" sh -c \
 	"'$ctl' --name '$e' peer show -v --nid 198.51.100.12@tcp >'$work/ps' && grep -c 'primary nid' '$work/ps' | grep -qx 1 && grep -q 'available_tx_credits: ' '$work/ps' && grep -q 'send_count: 0' '$work/ps'"
 "$ctl" --name "$e" export "$work/e1.yaml"
-check "SIGTERM: $e exits 0" stop_daemon "$e" "$pid_e"
+check "SIGTERM: $e exits 0" stop_daemon_named "$e" "$pid_e"
 f=lnetd-it-f-$$
 check "daemon $f starts fresh" start_daemon "$f"
 pid_f=$pid
@@ -197,8 +157,7 @@ awk 'BEGIN { print "peer:"; for (i = 0; i < 100000; i++) {
 check "import 100,000 peers" "$ctl" --name "$f" import "$work/100k.yaml"
 check "peer show lists all of them (paged)" sh -c \
 	"[ \$('$ctl' --name '$f' peer show | grep -c 'primary nid') -eq 100002 ]"
-check "SIGTERM with 100,000 peers: $f exits 0" stop_daemon "$f" "$pid_f"
+check "SIGTERM with 100,000 peers: $f exits 0" stop_daemon_named "$f" "$pid_f"
 check "no sanitizer report (peers)" sh -c "! grep -q 'Sanitizer' '$work/$e.err' '$work/$f.err'"
 
-echo "daemon_lnetctl: $((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish daemon_lnetctl

@@ -8,30 +8,14 @@
 set -u
 build=$1
 examples=$2/../../config/examples
-daemon="$build/apps/lnetd-pmd/lnetd-pmd"
-ctl="$build/apps/lnetctl/lnetctl"
-work=$(mktemp -d)
-fails=0 checks=0 nss=""
+. "$(dirname "$0")/harness.sh"
+nss=""
+on_exit='for n in $nss; do ip netns pids "$n" 2>/dev/null | xargs -r kill -TERM 2>/dev/null; ip netns del "$n" 2>/dev/null; done'
 
 if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null; then
 	echo "examples_netns: needs root and iproute2; skipped"
 	exit 77
 fi
-
-cleanup() {
-	for n in $nss; do
-		ip netns pids "$n" 2>/dev/null | xargs -r kill -TERM 2>/dev/null
-		ip netns del "$n" 2>/dev/null
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-check() {
-	desc=$1; shift
-	checks=$((checks + 1))
-	if "$@"; then echo "ok: $desc"; else echo "FAIL: $desc"; fails=$((fails + 1)); fi
-}
 
 netns_with() { # ns, then "ifname=addr/len" ...
 	ns=$1; shift
@@ -48,17 +32,7 @@ netns_with() { # ns, then "ifname=addr/len" ...
 
 run_example() { # example, ns, daemon options...
 	ex=$1 ns=$2; shift 2
-	ip netns exec "$ns" "$daemon" -- --name "$ns" --config "$examples/$ex.yaml" "$@" \
-		>"$work/$ns.out" 2>"$work/$ns.err" &
-	pid=$!
-	i=0
-	while [ $i -lt 100 ]; do
-		"$ctl" --name "$ns" global show >/dev/null 2>&1 && return 0
-		kill -0 "$pid" 2>/dev/null || { cat "$work/$ns.err"; return 1; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	DAEMON_PREFIX="ip netns exec $ns" start_daemon "$ns" --config "$examples/$ex.yaml" "$@"
 }
 
 has_ni() { # name, nid, interface
@@ -71,7 +45,7 @@ peers_are() { # name, example
 	  "$(grep -c '^    - primary nid' "$examples/$2.yaml")" ]
 }
 
-stop() { kill -TERM "$1"; wait "$1"; }
+stop() { stop_daemon "$1"; }
 
 n=lnp-gw-$$
 check "storage-gateway: namespace with ens1f0 and ens2f0" netns_with "$n" ens1f0=10.1.0.1/24 ens2f0=10.1.1.1/24
@@ -101,5 +75,4 @@ check "router: the tcp NI on eth0" has_ni "$n" 192.168.10.1@tcp eth0
 check "router: its gateway peers" peers_are "$n" router
 check "router: SIGTERM exits 0" stop "$pid_rt"
 check "no sanitizer report" sh -c "! grep -q Sanitizer '$work'/*.err"
-echo "examples_netns: $((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish examples_netns

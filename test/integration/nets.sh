@@ -7,47 +7,13 @@
 #   nets.sh BUILD_DIR
 set -u
 build=$1
-daemon="$build/apps/lnetd-pmd/lnetd-pmd"
-ctl="$build/apps/lnetctl/lnetctl"
-work=$(mktemp -d)
-fails=0 checks=0 pids=""
+. "$(dirname "$0")/harness.sh"
 port=$(( 20000 + $$ % 20000 ))
 ip=127.0.$(( $$ % 200 + 20 )).21
 ip2=127.0.$(( $$ % 200 + 20 )).22
 
-cleanup() {
-	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-check() {
-	desc=$1; shift
-	checks=$((checks + 1))
-	if "$@"; then echo "ok: $desc"; else echo "FAIL: $desc"; fails=$((fails + 1)); fi
-}
-
-start() { # name
-	"$daemon" -- --name "$1" --accept-port "$port" --accept all >"$work/$1.out" 2>"$work/$1.err" &
-	pid=$!
-	pids="$pids $pid"
-	i=0
-	while [ $i -lt 200 ]; do
-		"$ctl" --name "$1" global show >/dev/null 2>&1 && return 0
-		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
-stop() { kill -TERM "$1"; wait "$1"; }
-
-fails_with() { # errno, then an lnetctl command line
-	want=$1; shift
-	"$ctl" "$@" >"$work/err" 2>&1 && return 1
-	grep -q "errno: $want" "$work/err" || { cat "$work/err"; return 1; }
-}
+start() { start_daemon "$1" --accept-port "$port" --accept all; }
+stop() { stop_daemon "$1"; }
 
 same() { # expected text, then a command
 	printf '%s' "$1" >"$work/want"; shift
@@ -169,5 +135,4 @@ check "SIGTERM: $c exits 0" stop "$pid_c"
 check "--config with a NI on a missing interface: refused with its location" sh -c \
 	"! '$daemon' -- --name bad-$$ --config '$work/nosuch.yaml' 2>'$work/e' && grep -q 'nosuch.yaml:4:11: interface nosuch0' '$work/e'"
 check "no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err' '$work/$c.err'"
-echo "nets: $((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish nets

@@ -6,52 +6,15 @@
 #   two_daemons.sh BUILD_DIR
 set -u
 build=$1
-daemon="$build/apps/lnetd-pmd/lnetd-pmd"
-ctl="$build/apps/lnetctl/lnetctl"
-work=$(mktemp -d)
-fails=0 checks=0 pids=""
+. "$(dirname "$0")/harness.sh"
 a=lnetd-2d-a-$$ b=lnetd-2d-b-$$
 # Addresses of our own on the loopback range, port 988 (root: privileged ports).
 ipa=127.0.$(( $$ % 200 + 20 )).11
 ipb=127.0.$(( $$ % 200 + 20 )).12
 ipnobody=127.0.$(( $$ % 200 + 20 )).13
 
-cleanup() {
-	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-check() {
-	desc=$1; shift
-	checks=$((checks + 1))
-	if "$@"; then echo "ok: $desc"; else echo "FAIL: $desc"; fails=$((fails + 1)); fi
-}
-
-start() { # name
-	"$daemon" -- --name "$1" >"$work/$1.out" 2>"$work/$1.err" &
-	pid=$!
-	pids="$pids $pid"
-	i=0
-	while [ $i -lt 200 ]; do
-		"$ctl" --name "$1" global show >/dev/null 2>&1 && return 0
-		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
-stop() { # pid -> its exit status
-	kill -TERM "$1"
-	wait "$1"
-}
-
-fails_with() { # errno, then an lnetctl command line
-	want=$1; shift
-	"$ctl" "$@" >"$work/err" 2>&1 && return 1
-	grep -q "errno: $want" "$work/err" || { cat "$work/err"; return 1; }
-}
+start() { start_daemon "$1"; }
+stop() { stop_daemon "$1"; }
 
 ping_is() { # from-name, to-ip: the kernel's ping shape
 	printf 'ping:\n- primary nid: %s@tcp\n  Multi-Rail: false\n  peer_ni:\n  - nid: %s@tcp\n' \
@@ -97,5 +60,4 @@ check "SIGTERM: $a exits 0 with connections up" stop "$pid_a"
 check "$b notices and keeps serving" sh -c "'$ctl' --name '$b' net show >/dev/null"
 check "SIGTERM: $b exits 0" stop "$pid_b"
 check "no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"
-echo "two_daemons: $((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish two_daemons

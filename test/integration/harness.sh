@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Shared by the integration scripts: sourced after `build` is set. Gives
+# check/fails_with/start_daemon/stop_daemon/finish, a scratch directory
+# ($work) and the cleanup of every daemon started ($pids) and of whatever
+# the script adds to `on_exit`.
+daemon="$build/apps/lnetd-pmd/lnetd-pmd"
+ctl="$build/apps/lnetctl/lnetctl"
+work=$(mktemp -d)
+fails=0 checks=0 pids="" on_exit=""
+
+harness_cleanup() {
+	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+	[ -z "$on_exit" ] || eval "$on_exit"
+	rm -rf "$work"
+}
+trap harness_cleanup EXIT
+
+check() { # description, then a command that must succeed
+	desc=$1; shift
+	checks=$((checks + 1))
+	if "$@"; then echo "ok: $desc"; else echo "FAIL: $desc"; fails=$((fails + 1)); fi
+}
+
+fails_with() { # errno, then an lnetctl command line: exit 1 and the error block
+	want=$1; shift
+	"$ctl" "$@" >"$work/err" 2>&1 && return 1
+	grep -q "errno: $want" "$work/err" && grep -q "descr: " "$work/err" || { cat "$work/err"; return 1; }
+}
+
+# name [daemon options...]: start, wait for its telemetry socket; sets $pid.
+# DAEMON_PREFIX runs it through a wrapper (ip netns exec NS).
+start_daemon() {
+	name=$1; shift
+	${DAEMON_PREFIX:-} "$daemon" -- --name "$name" "$@" >"$work/$name.out" 2>"$work/$name.err" &
+	pid=$!
+	pids="$pids $pid"
+	i=0
+	while [ $i -lt 200 ]; do
+		"$ctl" --name "$name" global show >/dev/null 2>&1 && return 0
+		kill -0 "$pid" 2>/dev/null || { cat "$work/$name.err"; return 1; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+stop_daemon() { # pid -> the daemon's exit status
+	kill -TERM "$1"
+	wait "$1"
+}
+
+finish() { # script name: the summary line, and the exit status
+	echo "$1: $((checks - fails)) passed, $fails failed"
+	[ "$fails" -eq 0 ]
+}
