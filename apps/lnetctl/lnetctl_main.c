@@ -95,6 +95,28 @@ lnetctl_stats_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc != 0 ? rc : lnetctl_stats_show(&ctx->conn);
 }
 
+/* stats reset: as the kernel's, silent on success. */
+static int
+lnetctl_stats_reset_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	yaml_document_t doc;
+	yaml_node_t *v;
+	int rc = lnetctl_no_args("statistics", argc);
+
+	(void)argv;
+	if (rc == 0) {
+		rc = lnetctl_need_conn(ctx);
+	}
+	if (rc == 0) {
+		rc = lnetctl_request_status(&ctx->conn, "/lnet/stats_reset", NULL, &doc, &v, "reset",
+					    "statistics");
+	}
+	if (rc == 0) {
+		yaml_document_delete(&doc);
+	}
+	return rc;
+}
+
 static int
 lnetctl_global_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
@@ -453,7 +475,7 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	  "import configuration from YAML [--add|--del] [FILE]" },
 	{ "export", NULL, lnetctl_export_cmd, "export configuration as YAML [--backup] [FILE]" },
 	{ "stats", "show", lnetctl_stats_show_cmd, "show LNet statistics" },
-	{ "stats", "reset", NULL, "reset LNet statistics" },
+	{ "stats", "reset", lnetctl_stats_reset_cmd, "reset LNet statistics" },
 	{ "debug", "recovery", NULL, "show recovery queues" },
 	{ "debug", "peer", NULL, "show peer debug information" },
 	{ "global", "show", lnetctl_global_show_cmd, "show global settings" },

@@ -266,6 +266,17 @@ lnetd_reply_status(struct rte_tel_data *d, int rc, const char *descr)
 	return 0;
 }
 
+/* /lnet/stats_reset: zero the counters (lnetctl stats reset). */
+static int
+lnetd_stats_reset(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	int rc = lnet_counters_reset();
+
+	(void)cmd;
+	(void)params;
+	return lnetd_reply_status(d, rc, rc == 0 ? "" : "LNet is not running");
+}
+
 /* /lnet/peer_add,prim_nid=NID[,nid=A;B][,non_mr=1] (and peer_del without non_mr) */
 static int
 lnetd_peer_change(const char *params, struct rte_tel_data *d, bool add)
@@ -663,6 +674,7 @@ lnetd_telemetry_register(void)
 		{ "/lnet/net_show", lnetd_net_show,
 		  "Local nets and NIs. Params: net=NET, detail=N" },
 		{ "/lnet/stats_show", lnetd_stats_show, "LNet counters (lnetctl stats show)" },
+		{ "/lnet/stats_reset", lnetd_stats_reset, "Zero the LNet counters (lnetctl stats reset)" },
 		{ "/lnet/global_show", lnetd_global_show, "Global settings (lnetctl global show)" },
 		{ "/lnet/peer_add", lnetd_peer_add,
 		  "Add a peer or NIDs. Params: prim_nid=NID, nid=A;B, non_mr=1" },

@@ -166,6 +166,8 @@ LNP_API int LNetEQPoll(struct lnet_eq **eqs, int neq, int timeout_ms, struct lne
  * @return 0 or -ENETDOWN
  */
 LNP_API int lnet_counters_get(struct lnet_counters *out);
+/** Zero the counters (lnetctl stats reset); messages alive now stay counted. */
+LNP_API int lnet_counters_reset(void);
 
 /** Human-readable name of an event type. */
 LNP_API const char *lnet_event_kind_str(enum lnet_event_kind kind);

@@ -36,7 +36,7 @@ check "net: missing subcommand" fails_with -22 --name "$a" net
 for cmd in \
 	"route add --net tcp1 --gateway 10.0.0.1@tcp" "routing show" "set discovery 0" \
 	"discover 0@lo" "udsp show" "debug recovery --local" \
-	"stats reset" "net set --all --health 0" "peer set --all --health 0"; do
+	"net set --all --health 0" "peer set --all --health 0"; do
 	# shellcheck disable=SC2086
 	check "$cmd: not supported yet" fails_with -95 --name "$a" $cmd
 done
@@ -92,6 +92,9 @@ check "ping without a NID: usage" fails_with -22 --name "$a" ping
 check "ping --source: not supported yet" fails_with -95 --name "$a" ping 0@lo --source 0@lo
 check "stats count the ping (GET and REPLY sent and received)" sh -c \
 	"'$ctl' --name '$a' stats show | grep -qx '    send_count: [1-9][0-9]*'"
+check "stats reset: silent, exit 0" sh -c "[ -z \"\$('$ctl' --name '$a' stats reset)\" ]"
+check "stats show after reset is a fresh node's" same "$exp/stats_show.yaml" "$ctl" --name "$a" stats show
+check "stats reset extra: refused" fails_with -22 --name "$a" stats reset extra
 check "unreachable daemon: one line on stderr, exit 1" sh -c \
 	"! '$ctl' --name nobody-$$ net show >'$work/o' 2>'$work/e' && [ ! -s '$work/o' ] && [ \$(wc -l <'$work/e') -eq 1 ]"
 check "interactive prompt runs commands until quit" sh -c \

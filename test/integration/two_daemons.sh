@@ -56,7 +56,11 @@ check "$a pings nothing over tcp: no local NI, -113" fails_with -113 --name "$a"
 check "net add again on $a" "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp"
 check "$b reaches the new NI" ping_is "$b" "$ipa"
 check "$a reaches $b again" ping_is "$a" "$ipb"
-check "SIGTERM: $a exits 0 with connections up" stop "$pid_a"
+( i=0; while [ $i -lt 30 ]; do "$ctl" --name "$b" ping "$ipa@tcp" --timeout 1 >/dev/null 2>&1; "$ctl" --name "$a" ping "$ipb@tcp" --timeout 1 >/dev/null 2>&1; i=$((i + 1)); done ) &
+flood=$!
+sleep 0.5
+check "SIGTERM: $a exits 0 under traffic, connections up" stop "$pid_a"
+wait "$flood"
 check "$b notices and keeps serving" sh -c "'$ctl' --name '$b' net show >/dev/null"
 check "SIGTERM: $b exits 0" stop "$pid_b"
 check "no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"
