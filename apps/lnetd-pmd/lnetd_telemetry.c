@@ -155,6 +155,53 @@ lnetd_net_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * /lnet/lnd_stats: each NI's LND counters (connections accepted, refused,
+ * handshake failures, protocol errors, timeouts...), for dpdk-telemetry.py;
+ * the kernel's lnetctl has no such view. {"ni1": {"nid": ..., ...}, ...}
+ */
+static int
+lnetd_lnd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct lnet_ctl_ni nis[LNETD_MAX_NIS];
+	struct lnet_ctl_lnd_counter ctr[LNET_CTL_LND_COUNTERS];
+	char nid[LNET_NIDSTR_SIZE];
+	int n = lnet_ctl_ni_list(nis, LNETD_MAX_NIS);
+	int i;
+
+	(void)cmd;
+	(void)params;
+	if (n < 0) {
+		return n;
+	}
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < n; i++) {
+		int nc = lnet_ctl_lnd_counters(&nis[i].nid, ctr, LNET_CTL_LND_COUNTERS);
+		struct rte_tel_data *ni;
+		char key[16];
+		int k;
+
+		if (nc <= 0) {
+			continue; /* lo has none; a NI deleted meanwhile is gone */
+		}
+		ni = rte_tel_data_alloc();
+		if (ni == NULL) {
+			return -ENOMEM;
+		}
+		rte_tel_data_start_dict(ni);
+		rte_tel_data_add_dict_string(ni, "nid", libcfs_nidstr_r(&nis[i].nid, nid, sizeof(nid)));
+		for (k = 0; k < nc; k++) {
+			rte_tel_data_add_dict_u64(ni, ctr[k].key, ctr[k].value);
+		}
+		snprintf(key, sizeof(key), "ni%d", i);
+		if (rte_tel_data_add_dict_container(d, key, ni, 0) != 0) {
+			rte_tel_data_free(ni);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* /lnet/stats_show: the counters in `lnetctl stats show` order. */
 static int
 lnetd_stats_show(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -674,6 +721,8 @@ lnetd_telemetry_register(void)
 		{ "/lnet/net_show", lnetd_net_show,
 		  "Local nets and NIs. Params: net=NET, detail=N" },
 		{ "/lnet/stats_show", lnetd_stats_show, "LNet counters (lnetctl stats show)" },
+		{ "/lnet/lnd_stats", lnetd_lnd_stats,
+		  "Each NI's LND counters: connections, handshake failures, protocol errors" },
 		{ "/lnet/stats_reset", lnetd_stats_reset, "Zero the LNet counters (lnetctl stats reset)" },
 		{ "/lnet/global_show", lnetd_global_show, "Global settings (lnetctl global show)" },
 		{ "/lnet/peer_add", lnetd_peer_add,

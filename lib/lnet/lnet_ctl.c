@@ -219,3 +219,54 @@ lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen)
 	}
 	return rc;
 }
+
+struct lnet_ctl_lnd_counters_args {
+	struct lnet *ln;
+	const struct lnet_nid *nid;
+	struct lnet_ctl_lnd_counter *out;
+	unsigned int max;
+};
+
+/*
+ * On each data lcore in turn: the NI is looked up in the published table
+ * and read only by the lcore that owns it. net del frees a NI only after a
+ * pass over every data lcore, so it cannot vanish under this step.
+ */
+static int
+lnet_ctl_lnd_counters_on_cpt(void *arg)
+{
+	struct lnet_ctl_lnd_counters_args *a = arg;
+	struct lnet_cpt *c = lnet_cpt_self(a->ln);
+	struct lnet_ni *ni = lnet_ni_find_by_nid(a->ln, a->nid);
+
+	if (ni == NULL) {
+		return -ENOENT;
+	}
+	if ((ni->any_cpt ? 0 : ni->cpt) != c->cpt) {
+		return -EAGAIN; /* another lcore's */
+	}
+	if (!ni->started || ni->lnd->counters == NULL) {
+		return 0;
+	}
+	return (int)ni->lnd->counters(ni, a->out, a->max);
+}
+
+int
+lnet_ctl_lnd_counters(const struct lnet_nid *nid, struct lnet_ctl_lnd_counter *out,
+		      unsigned int max)
+{
+	struct lnet_ctl_lnd_counters_args a = { lnet_instance(), nid, out, max };
+	unsigned int cpt;
+	int rc = -ENOENT;
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
+	}
+	for (cpt = 0; cpt < a.ln->ncpts; cpt++) {
+		rc = lnet_call_on_cpt(a.ln, cpt, lnet_ctl_lnd_counters_on_cpt, &a);
+		if (rc != -EAGAIN) {
+			break;
+		}
+	}
+	return rc;
+}

@@ -28,6 +28,14 @@ struct lnet_ctl_lnd_tunable {
 
 #define LNET_CTL_LND_TUNABLES 8
 
+/** One counter of a NI's LND (telemetry /lnet/lnd_stats). */
+struct lnet_ctl_lnd_counter {
+	const char *key;          /**< static */
+	uint64_t value;
+};
+
+#define LNET_CTL_LND_COUNTERS 32
+
 /** One local NI as `lnetctl net show -v` prints it. */
 struct lnet_ctl_ni {
 	struct lnet_nid nid;
@@ -144,6 +152,13 @@ LNP_API int lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
  * until shutdown).
  */
 LNP_API int lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen);
+
+/**
+ * The LND counters of local NI @p nid, read on its data lcore.
+ * @return number filled (up to @p max), or -errno (-ENOENT: no such NI).
+ */
+LNP_API int lnet_ctl_lnd_counters(const struct lnet_nid *nid, struct lnet_ctl_lnd_counter *out,
+				  unsigned int max);
 
 /** Number of CPTs. */
 LNP_API int lnet_ctl_ncpts(void);

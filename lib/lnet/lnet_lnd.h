@@ -59,6 +59,12 @@ struct lnet_lnd_ops {
 	 */
 	unsigned int (*tunables)(const struct lnet_ni *ni, struct lnet_ctl_lnd_tunable *out,
 				 unsigned int max);
+	/**
+	 * Optional: the LND's own counters (connections, protocol errors, ...)
+	 * for telemetry. Called on the NI's data lcore. @return number filled.
+	 */
+	unsigned int (*counters)(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out,
+				 unsigned int max);
 };
 
 /** Register an LND (called from a constructor; the table must be static). */
@@ -83,6 +89,12 @@ LNP_API const struct lnet_lnd_ops *lnet_lnd_find(uint32_t type);
  */
 LNP_API int lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr,
 		       const struct lnet_nid *from, void *private);
+
+/**
+ * Count an error the LND saw on @p ni that never became a message (a bad
+ * hello, a broken stream): `stats show` errors. On the NI's lcore.
+ */
+LNP_API void lnet_ni_count_error(struct lnet_ni *ni);
 
 /** Complete @p msg with @p status (0 or -errno). Any lcore. */
 LNP_API void lnet_finalize(struct lnet_msg *msg, int status);

@@ -301,6 +301,16 @@ lnet_ni_shutdown_all(struct lnet *ln)
 	}
 }
 
+void
+lnet_ni_count_error(struct lnet_ni *ni)
+{
+	struct lnet_cpt *c = lnet_cpt_self(ni->ln);
+
+	if (c != NULL) {
+		c->counters.errors++;
+	}
+}
+
 const void *
 lnet_ni_lnd_opts(const struct lnet_ni *ni)
 {

@@ -52,6 +52,7 @@ struct socklnd_conn {
 	TAILQ_HEAD(, sock_tx) txq;
 	bool want_out;
 	bool active;
+	uint64_t last_io_us;            /* opened, or last readiness on the socket */
 };
 
 TAILQ_HEAD(socklnd_conn_list, socklnd_conn);
@@ -73,8 +74,12 @@ struct socklnd_ni {
 	uint64_t incarnation;
 	struct socklnd_conn_list conns;
 	struct rt_poller *poller;
+	struct rt_runtime *rt;
+	struct rt_timer sweep;          /* sock_timeout: once a second on the NI's lcore */
 	struct socklnd_stats stats;
 };
+
+#define SOCKLND_SWEEP_US 1000000ULL
 
 /* ---- connections ---- */
 
@@ -204,6 +209,7 @@ socklnd_on_noop(void *ctx, const struct ksock_msg *km)
 	if (ack.kind != KSOCK_ZCACK_NONE && ack.kind != KSOCK_ZCACK_KEEPALIVE) {
 		/* We never ask for zero-copy ACKs: a cookie we did not send. */
 		c->sni->stats.proto_errors++;
+		lnet_ni_count_error(c->sni->ni);
 		socklnd_conn_close(c, -EPROTO);
 	}
 }
@@ -300,8 +306,14 @@ static void
 socklnd_sockopts(const struct socklnd_ni *s, int fd)
 {
 	int one = 1;
+	/* ksocklnd's keepalive (30 s idle, 5 probes 5 s apart): a silent dead peer is found. */
+	int idle = 30, intvl = 5, cnt = 5;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 	if (s->opts.tos >= 0) {
 		setsockopt(fd, IPPROTO_IP, IP_TOS, &s->opts.tos, sizeof(s->opts.tos));
 	}
@@ -340,6 +352,7 @@ socklnd_accept(struct socklnd_ni *s)
 	local.src_incarnation = s->incarnation;
 	c->sni = s;
 	c->fd = fd;
+	c->last_io_us = rt_now_us(s->rt);
 	c->state = SOCKLND_CONN_HANDSHAKE;
 	TAILQ_INIT(&c->txq);
 	sock_conn_init_passive(&c->hs, fd, &local, &pol);
@@ -354,6 +367,7 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 {
 	int rc;
 
+	c->last_io_us = rt_now_us(c->sni->rt);
 	if (c->state == SOCKLND_CONN_CONNECTING) {
 		int err = 0;
 		socklen_t len = sizeof(err);
@@ -373,6 +387,7 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 		rc = sock_conn_progress(&c->hs);
 		if (rc < 0) {
 			c->sni->stats.handshake_failures++;
+			lnet_ni_count_error(c->sni->ni);
 			socklnd_conn_close(c, rc);
 			return;
 		}
@@ -392,6 +407,7 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 		if (rc < 0) {
 			if (rc == -EPROTO) {
 				c->sni->stats.proto_errors++;
+				lnet_ni_count_error(c->sni->ni);
 			}
 			socklnd_conn_close(c, rc);
 			return;
@@ -401,6 +417,41 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 			socklnd_conn_flush(c);
 		}
 	}
+}
+
+/*
+ * sock_timeout: a connection still connecting or in its handshake, or one
+ * with bytes owed in either direction (a queued tx, a message half read),
+ * that has seen no progress for that long is closed; what it held
+ * completes with -ETIMEDOUT. Idle connections stay (TCP keepalive watches
+ * them). Waiting on LNet (WAIT_SINK) is not the peer's fault.
+ */
+static bool
+socklnd_conn_owes(const struct socklnd_conn *c)
+{
+	if (c->state != SOCKLND_CONN_UP) {
+		return c->state != SOCKLND_CONN_DEAD;
+	}
+	return !TAILQ_EMPTY(&c->txq) || c->rx.state == SOCK_RX_LNET_HDR ||
+	       c->rx.state == SOCK_RX_PAYLOAD || (c->rx.state == SOCK_RX_KSOCK_HDR && c->rx.have > 0);
+}
+
+static void
+socklnd_sweep(void *arg)
+{
+	struct socklnd_ni *s = arg;
+	uint64_t now = rt_now_us(s->rt);
+	uint64_t limit = (uint64_t)s->opts.timeout * 1000000ULL;
+	struct socklnd_conn *c;
+
+	TAILQ_FOREACH(c, &s->conns, link) {
+		if (socklnd_conn_owes(c) && now - c->last_io_us > limit) {
+			s->stats.timeouts++;
+			socklnd_conn_close(c, -ETIMEDOUT);
+		}
+	}
+	socklnd_conn_free_dead(s);
+	rt_timer_arm(&s->sweep, SOCKLND_SWEEP_US);
 }
 
 static int
@@ -456,13 +507,18 @@ socklnd_start_polling(void *arg)
 {
 	struct socklnd_ni *s = arg;
 
+	s->rt = rt_lcore_runtime(rt_lcore_self());
 	s->poller = rt_poller_register(rt_lcore_self(), socklnd_poll, s, 0, "socklnd");
+	rt_timer_init(&s->sweep, socklnd_sweep, s);
+	if (s->opts.timeout > 0) {
+		rt_timer_arm(&s->sweep, SOCKLND_SWEEP_US);
+	}
 }
 
 /*
  * Tunables this LND honours. conns_per_peer 0 is the kernel's "auto",
  * which gives 1 on links under 10 Gb/s; more than one set of connections
- * per peer, and a sock_timeout other than the default, are not built yet.
+ * per peer is not built yet. timeout 0 turns the sweep off.
  */
 int
 socklnd_opts_check(const struct socklnd_opts *o)
@@ -471,7 +527,7 @@ socklnd_opts_check(const struct socklnd_opts *o)
 	    o->timeout < 0) {
 		return -EINVAL;
 	}
-	if (o->conns_per_peer > 1 || o->timeout != SOCKLND_DEFAULT_TIMEOUT) {
+	if (o->conns_per_peer > 1) {
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -545,6 +601,9 @@ socklnd_shutdown(struct lnet_ni *ni)
 	if (s->poller != NULL) {
 		rt_poller_unregister(&s->poller);
 	}
+	if (rt_timer_pending(&s->sweep)) {
+		rt_timer_cancel(&s->sweep);
+	}
 	close(s->listen_fd);
 	close(s->epfd);
 	free(s);
@@ -607,6 +666,7 @@ socklnd_connect_one(struct socklnd_ni *s, const struct lnet_nid *peer, int type)
 	local.ctype = type;
 	c->sni = s;
 	c->fd = fd;
+	c->last_io_us = rt_now_us(s->rt);
 	c->active = true;
 	c->peer_nid = *peer;
 	c->state = SOCKLND_CONN_CONNECTING;
@@ -746,6 +806,27 @@ socklnd_tunables(const struct lnet_ni *ni, struct lnet_ctl_lnd_tunable *out, uns
 	return n;
 }
 
+/* Counters for telemetry (/lnet/lnd_stats), on the NI's lcore. */
+static unsigned int
+socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, unsigned int max)
+{
+	const struct socklnd_ni *s = lnet_ni_lnd_data(ni);
+	const struct socklnd_stats *st = &s->stats;
+	const struct lnet_ctl_lnd_counter all[] = {
+		{ "accepted", st->accepted }, { "refused", st->refused },
+		{ "connects", st->connects }, { "connect_failures", st->connect_failures },
+		{ "conns_up", st->conns_up }, { "conns_closed", st->conns_closed },
+		{ "handshake_failures", st->handshake_failures },
+		{ "proto_errors", st->proto_errors }, { "timeouts", st->timeouts },
+		{ "rx_msgs", st->rx_msgs }, { "tx_msgs", st->tx_msgs }, { "zc_acks", st->zc_acks },
+		{ "no_conn", st->no_conn },
+	};
+	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;
+
+	memcpy(out, all, n * sizeof(all[0]));
+	return n;
+}
+
 static const struct lnet_lnd_ops socklnd_ops = {
 	.name = "tcp",
 	.type = LNET_LND_SOCK,
@@ -754,6 +835,7 @@ static const struct lnet_lnd_ops socklnd_ops = {
 	.send = socklnd_send,
 	.recv = socklnd_recv,
 	.tunables = socklnd_tunables,
+	.counters = socklnd_counters,
 };
 
 LNET_LND_REGISTER(socklnd_ops)

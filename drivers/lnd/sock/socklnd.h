@@ -36,7 +36,7 @@ struct socklnd_opts {
 
 /**
  * Check NI options: -EINVAL when out of range, -EOPNOTSUPP for values whose
- * behaviour is not built yet (conns_per_peer > 1, timeout other than 50).
+ * behaviour is not built yet (conns_per_peer > 1).
  */
 int socklnd_opts_check(const struct socklnd_opts *o);
 
@@ -53,6 +53,7 @@ struct socklnd_stats {
 	uint64_t no_conn;
 	uint64_t connects;
 	uint64_t connect_failures;
+	uint64_t timeouts;           /**< connections closed for no progress in sock_timeout */
 };
 
 /** The socklnd's ops table (registered at start-up as LND "tcp"). */

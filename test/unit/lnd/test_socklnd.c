@@ -381,6 +381,38 @@ test_active_connects(void **state)
 	close(lfd);
 }
 
+/*
+ * sock_timeout on the virtual clock: a peer that stops mid-message is cut
+ * off once the timeout passes with no progress; an idle one stays.
+ */
+static void
+test_stalled_peer_times_out(void **state)
+{
+	struct ksock_hello answer;
+	struct socklnd_stats st;
+	uint8_t half[30] = { 0xc1, 0, 0, 0 };
+	int idle = kernel_connect(&answer);
+	int stalled = kernel_connect(&answer);
+	char c;
+
+	(void)state;
+	assert_int_equal(write(stalled, half, sizeof(half)), (ssize_t)sizeof(half));
+	pump();
+	rt_sim_advance_us(lnet_instance()->rt, 49ULL * 1000000);
+	pump();
+	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
+	assert_int_equal(st.timeouts, 0); /* not yet: 50 s is the default */
+	rt_sim_advance_us(lnet_instance()->rt, 3ULL * 1000000);
+	pump();
+	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
+	assert_int_equal(st.timeouts, 1);
+	assert_int_equal(read(stalled, &c, 1), 0); /* closed by the node */
+	assert_int_equal(read(idle, &c, 1), -1);    /* the idle one is still open */
+	assert_int_equal(errno, EAGAIN);
+	close(stalled);
+	close(idle);
+}
+
 int
 main(void)
 {
@@ -388,6 +420,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_active_connects, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_stalled_peer_times_out, setup, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

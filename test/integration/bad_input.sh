@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# A raw TCP client sends a node garbage, a wrong magic, a truncated hello,
+# a hello for another NID, an impossible payload length and a stalled half
+# message. Each connection is closed, counted (stats show errors, the
+# socklnd's counters on telemetry), and another node keeps pinging through
+# it all. The stalls are closed by sock_timeout (3 s here, from YAML).
+#   bad_input.sh BUILD_DIR SRC_DIR
+set -u
+build=$1 src=$2
+. "$src/harness.sh"
+peer="python3 $src/../common/bad_peer.py"
+port=$(( 20000 + $$ % 20000 ))
+ipa=127.0.$(( $$ % 200 + 20 )).41
+ipb=127.0.$(( $$ % 200 + 20 )).42
+a=lnetd-bad-a-$$ b=lnetd-bad-b-$$
+
+pings() { # both ways, the kernel's ping output
+	"$ctl" --name "$b" ping "$ipa@tcp" | grep -q "nid: $ipa@tcp" &&
+		"$ctl" --name "$a" ping "$ipb@tcp" | grep -q "nid: $ipb@tcp"
+}
+
+counter() { # name key: one socklnd counter of the node's tcp NI
+	$peer telemetry "$1" /lnet/lnd_stats |
+		python3 -c "import json,sys; d=json.load(sys.stdin); print(sum(v['$2'] for v in d.values()))"
+}
+
+at_least() { # value minimum
+	[ "$1" -ge "$2" ] || { echo "got $1, want at least $2"; return 1; }
+}
+
+check "daemon $a starts" start_daemon "$a" --accept-port "$port" --accept all
+pid_a=$pid
+check "daemon $b starts" start_daemon "$b" --accept-port "$port" --accept all
+pid_b=$pid
+printf 'net:\n    - net type: tcp\n      local NI(s):\n        - nid: %s@tcp\n          lnd tunables:\n              timeout: 3\n' \
+	"$ipa" >"$work/a.yaml"
+check "$a: a tcp NI with sock_timeout 3 from YAML" "$ctl" --name "$a" import "$work/a.yaml"
+check "$a: net show -v shows timeout 3" sh -c "'$ctl' --name '$a' net show -v --net tcp | grep -q '      timeout: 3'"
+check "$b: a tcp NI" "$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp"
+check "the two ping each other" pings
+
+for case in garbage wrong-magic other-nid huge-payload; do
+	check "$case: the connection is closed at once" \
+		$peer attack "$case" "$ipa" "$port" "$ipa@tcp" "$ipb@tcp" 2
+	check "$case: the other node still pings through" pings
+done
+for case in truncated-hello half-message; do
+	check "$case: closed by sock_timeout" $peer attack "$case" "$ipa" "$port" "$ipa@tcp" "$ipb@tcp" 7
+	check "$case: the other node still pings through" pings
+done
+
+check "handshake failures counted (garbage, magic, other NID)" at_least "$(counter "$a" handshake_failures)" 3
+check "protocol errors counted (the impossible length)" at_least "$(counter "$a" proto_errors)" 1
+check "timeouts counted (the two stalls)" at_least "$(counter "$a" timeouts)" 2
+check "stats show counts them as errors" sh -c \
+	"'$ctl' --name '$a' stats show | grep -q '^    errors: [4-9]'"
+check "SIGTERM: $a exits 0" stop_daemon "$pid_a"
+check "SIGTERM: $b exits 0" stop_daemon "$pid_b"
+check "no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"
+finish bad_input
