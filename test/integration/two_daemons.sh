@@ -54,8 +54,12 @@ check "pinging the deleted NI fails with an error" sh -c "! '$ctl' --name '$b' p
 wait "$flood"
 check "$a pings nothing over tcp: no local NI, -113" fails_with -113 --name "$a" ping "$ipb@tcp"
 check "net add again on $a" "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp"
-check "$b reaches the new NI" ping_is "$b" "$ipa"
+# $b backs off from the address that failed it (ksocklnd's reconnect backoff);
+# $a connecting with its new incarnation makes $b drop the old state at once.
 check "$a reaches $b again" ping_is "$a" "$ipb"
+check "$b reaches the new NI over $a's connections" ping_is "$b" "$ipa"
+check "$b saw $a's new incarnation" sh -c \
+	"python3 '$(dirname "$0")/../common/bad_peer.py' telemetry '$b' /lnet/lnd_stats | grep -q '\"stale_conns\": [1-9]'"
 ( i=0; while [ $i -lt 30 ]; do "$ctl" --name "$b" ping "$ipa@tcp" --timeout 1 >/dev/null 2>&1; "$ctl" --name "$a" ping "$ipb@tcp" --timeout 1 >/dev/null 2>&1; i=$((i + 1)); done ) &
 flood=$!
 sleep 0.5

@@ -24,107 +24,28 @@
 #include "cfs.h"
 #include "lnet_lnd.h"
 #include "rt.h"
-#include "sock_conn.h"
-#include "sock_rx.h"
-#include "sock_tx.h"
-#include "socklnd.h"
+#include "socklnd_internal.h"
 
 #define SOCKLND_EPOLL_BATCH 32
-
-enum socklnd_conn_state {
-	SOCKLND_CONN_CONNECTING = 0,    /* active: TCP connect in progress */
-	SOCKLND_CONN_HANDSHAKE,
-	SOCKLND_CONN_UP,
-	SOCKLND_CONN_DEAD,
-};
-
-struct socklnd_ni;
-
-struct socklnd_conn {
-	TAILQ_ENTRY(socklnd_conn) link;
-	struct socklnd_ni *sni;
-	int fd;
-	enum socklnd_conn_state state;
-	int type;                       /* our view: SOCKLND_CONN_* */
-	struct lnet_nid peer_nid;
-	struct sock_conn hs;
-	struct sock_rx rx;
-	TAILQ_HEAD(, sock_tx) txq;
-	bool want_out;
-	bool active;
-	uint64_t last_io_us;            /* opened, or last readiness on the socket */
-};
-
-TAILQ_HEAD(socklnd_conn_list, socklnd_conn);
-
-/* Messages for a peer that has no connection up yet; owned by the NI's lcore. */
-struct socklnd_pending {
-	TAILQ_ENTRY(socklnd_pending) link;
-	struct lnet_nid nid;
-	TAILQ_HEAD(, sock_tx) txq;
-	unsigned int connecting;        /* connections still trying */
-};
-
-struct socklnd_ni {
-	struct lnet_ni *ni;
-	TAILQ_HEAD(, socklnd_pending) pending;
-	struct socklnd_opts opts;
-	int listen_fd;
-	int epfd;
-	uint64_t incarnation;
-	struct socklnd_conn_list conns;
-	struct rt_poller *poller;
-	struct rt_runtime *rt;
-	struct rt_timer sweep;          /* sock_timeout: once a second on the NI's lcore */
-	struct socklnd_stats stats;
-};
-
 #define SOCKLND_SWEEP_US 1000000ULL
 
 /* ---- connections ---- */
 
-static struct socklnd_pending *
-socklnd_pending_find(struct socklnd_ni *s, const struct lnet_nid *nid)
+/* Can it carry LNet messages? BULK_IN (our view) carries only ZC-ACKs. */
+bool
+socklnd_conn_carries(const struct socklnd_conn *c)
 {
-	struct socklnd_pending *p;
-
-	TAILQ_FOREACH(p, &s->pending, link) {
-		if (lnet_nid_same(&p->nid, nid)) {
-			return p;
-		}
-	}
-	return NULL;
+	return c->state == SOCKLND_CONN_UP && c->type != SOCKLND_CONN_BULK_IN;
 }
 
-/* The peer's connections all failed: its waiting messages fail too. */
-static void
-socklnd_pending_fail(struct socklnd_ni *s, struct socklnd_pending *p, int status)
-{
-	struct sock_tx *tx;
-
-	while ((tx = TAILQ_FIRST(&p->txq)) != NULL) {
-		TAILQ_REMOVE(&p->txq, tx, link);
-		lnet_finalize(tx->cookie, status);
-		free(tx);
-	}
-	TAILQ_REMOVE(&s->pending, p, link);
-	free(p);
-}
-
-static void
+void
 socklnd_conn_close(struct socklnd_conn *c, int status)
 {
+	enum socklnd_conn_state was = c->state;
 	struct sock_tx *tx;
 
 	if (c->state == SOCKLND_CONN_DEAD) {
 		return;
-	}
-	if (c->active && c->state != SOCKLND_CONN_UP) {
-		struct socklnd_pending *p = socklnd_pending_find(c->sni, &c->peer_nid);
-
-		if (p != NULL && --p->connecting == 0) {
-			socklnd_pending_fail(c->sni, p, -EHOSTUNREACH);
-		}
 	}
 	epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
@@ -141,6 +62,7 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 		lnet_finalize(c->rx.cookie, status);
 	}
 	c->sni->stats.conns_closed++;
+	socklnd_peer_conn_gone(c, was, status);
 }
 
 static void
@@ -153,6 +75,9 @@ socklnd_conn_free_dead(struct socklnd_ni *s)
 		next = TAILQ_NEXT(c, link);
 		if (c->state == SOCKLND_CONN_DEAD && !(c->rx.state == SOCK_RX_WAIT_SINK)) {
 			TAILQ_REMOVE(&s->conns, c, link);
+			if (c->peer != NULL) {
+				TAILQ_REMOVE(&c->peer->conns, c, plink);
+			}
 			free(c);
 		}
 	}
@@ -195,6 +120,13 @@ socklnd_conn_flush(struct socklnd_conn *c)
 	}
 	socklnd_conn_want(c, false);
 	return 1;
+}
+
+void
+socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx)
+{
+	TAILQ_INSERT_TAIL(&c->txq, tx, link);
+	socklnd_conn_flush(c);
 }
 
 /* ---- receive side: sock_rx callbacks ---- */
@@ -267,11 +199,18 @@ socklnd_nid_is_local(void *ctx, const struct lnet_nid *nid)
 	return lnet_nid_same(nid, lnet_ni_nid(s->ni));
 }
 
+static bool
+socklnd_conn_nid_is_local(void *ctx, const struct lnet_nid *nid)
+{
+	struct socklnd_conn *c = ctx;
+
+	return socklnd_nid_is_local(c->sni, nid);
+}
+
 static int
 socklnd_accept_hello(void *ctx, const struct ksock_hello *peer)
 {
-	(void)ctx;
-	return ksock_conn_type_invert(peer->ctype);
+	return socklnd_peer_accept(ctx, peer);
 }
 
 static void
@@ -284,21 +223,7 @@ socklnd_conn_up(struct socklnd_conn *c)
 	c->peer_nid = c->hs.peer.src_nid;
 	sock_rx_init(&c->rx, c->hs.proto, c->hs.peer.swapped, &ops);
 	c->sni->stats.conns_up++;
-	if (c->active) {
-		struct socklnd_pending *p = socklnd_pending_find(c->sni, &c->peer_nid);
-
-		/* Waiting messages go now, on the first connection that may carry them. */
-		if (p != NULL && c->type != SOCKLND_CONN_BULK_IN) {
-			TAILQ_CONCAT(&c->txq, &p->txq, link);
-			p->connecting--;
-			if (p->connecting == 0 || TAILQ_EMPTY(&p->txq)) {
-				TAILQ_REMOVE(&c->sni->pending, p, link);
-				free(p);
-			}
-		} else if (p != NULL && --p->connecting == 0) {
-			socklnd_pending_fail(c->sni, p, -EHOSTUNREACH);
-		}
-	}
+	socklnd_peer_conn_up(c);
 }
 
 /* Every connection: no Nagle (ksocklnd nagle=0), and the NI's IP TOS if set. */
@@ -327,7 +252,7 @@ socklnd_accept(struct socklnd_ni *s)
 	int fd = accept4(s->listen_fd, (struct sockaddr *)&sa, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	struct socklnd_conn *c;
 	struct ksock_hello local;
-	struct sock_conn_policy pol = { socklnd_nid_is_local, socklnd_accept_hello, s };
+	struct sock_conn_policy pol = { socklnd_conn_nid_is_local, socklnd_accept_hello, NULL };
 	struct epoll_event ev;
 
 	if (fd < 0) {
@@ -355,6 +280,7 @@ socklnd_accept(struct socklnd_ni *s)
 	c->last_io_us = rt_now_us(s->rt);
 	c->state = SOCKLND_CONN_HANDSHAKE;
 	TAILQ_INIT(&c->txq);
+	pol.ctx = c;
 	sock_conn_init_passive(&c->hs, fd, &local, &pol);
 	ev = (struct epoll_event){ .events = EPOLLIN, .data.ptr = c };
 	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
@@ -386,8 +312,10 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 	if (c->state == SOCKLND_CONN_HANDSHAKE) {
 		rc = sock_conn_progress(&c->hs);
 		if (rc < 0) {
-			c->sni->stats.handshake_failures++;
-			lnet_ni_count_error(c->sni->ni);
+			if (rc != -EALREADY) { /* a race or duplicate settled, not an error */
+				c->sni->stats.handshake_failures++;
+				lnet_ni_count_error(c->sni->ni);
+			}
 			socklnd_conn_close(c, rc);
 			return;
 		}
@@ -445,11 +373,12 @@ socklnd_sweep(void *arg)
 	struct socklnd_conn *c;
 
 	TAILQ_FOREACH(c, &s->conns, link) {
-		if (socklnd_conn_owes(c) && now - c->last_io_us > limit) {
+		if (limit > 0 && socklnd_conn_owes(c) && now - c->last_io_us > limit) {
 			s->stats.timeouts++;
 			socklnd_conn_close(c, -ETIMEDOUT);
 		}
 	}
+	socklnd_peer_tick(s, now);
 	socklnd_conn_free_dead(s);
 	rt_timer_arm(&s->sweep, SOCKLND_SWEEP_US);
 }
@@ -510,9 +439,7 @@ socklnd_start_polling(void *arg)
 	s->rt = rt_lcore_runtime(rt_lcore_self());
 	s->poller = rt_poller_register(rt_lcore_self(), socklnd_poll, s, 0, "socklnd");
 	rt_timer_init(&s->sweep, socklnd_sweep, s);
-	if (s->opts.timeout > 0) {
-		rt_timer_arm(&s->sweep, SOCKLND_SWEEP_US);
-	}
+	rt_timer_arm(&s->sweep, SOCKLND_SWEEP_US);
 }
 
 /*
@@ -556,7 +483,7 @@ socklnd_startup(struct lnet_ni *ni)
 	s->listen_fd = -1;
 	s->epfd = -1;
 	TAILQ_INIT(&s->conns);
-	TAILQ_INIT(&s->pending);
+	TAILQ_INIT(&s->peers);
 	/* One incarnation per NI lifetime (trap 8): wall-clock ns at start. */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->incarnation = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
@@ -591,13 +518,11 @@ socklnd_shutdown(struct lnet_ni *ni)
 	TAILQ_FOREACH(c, &s->conns, link) {
 		socklnd_conn_close(c, -ESHUTDOWN);
 	}
-	while (!TAILQ_EMPTY(&s->pending)) {
-		socklnd_pending_fail(s, TAILQ_FIRST(&s->pending), -ESHUTDOWN);
-	}
 	while ((c = TAILQ_FIRST(&s->conns)) != NULL) {
 		TAILQ_REMOVE(&s->conns, c, link);
 		free(c);
 	}
+	socklnd_peers_destroy(s, -ESHUTDOWN);
 	if (s->poller != NULL) {
 		rt_poller_unregister(&s->poller);
 	}
@@ -631,10 +556,11 @@ socklnd_bind_reserved(int fd, uint32_t addr)
 	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 }
 
-/* Open one typed connection to @p peer (IPv4 NIDs on our net). */
-static int
-socklnd_connect_one(struct socklnd_ni *s, const struct lnet_nid *peer, int type)
+/* Open one typed connection to @p p (IPv4 NIDs on our net). */
+int
+socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 {
+	const struct lnet_nid *peer = &p->nid;
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(s->opts.port),
 				  .sin_addr.s_addr = peer->nid_addr[0] };
 	struct ksock_hello local;
@@ -669,6 +595,8 @@ socklnd_connect_one(struct socklnd_ni *s, const struct lnet_nid *peer, int type)
 	c->last_io_us = rt_now_us(s->rt);
 	c->active = true;
 	c->peer_nid = *peer;
+	c->peer = p;
+	c->type = type;
 	c->state = SOCKLND_CONN_CONNECTING;
 	TAILQ_INIT(&c->txq);
 	/* IPv4 peers speak V3 (lnet-facts §4.2). */
@@ -677,101 +605,43 @@ socklnd_connect_one(struct socklnd_ni *s, const struct lnet_nid *peer, int type)
 	c->want_out = true;
 	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
 	TAILQ_INSERT_TAIL(&s->conns, c, link);
+	TAILQ_INSERT_TAIL(&p->conns, c, plink);
 	s->stats.connects++;
 	return 0;
 }
 
-/* Queue @p tx for @p peer and open the kernel's set of typed connections. */
-static int
-socklnd_connect_peer(struct socklnd_ni *s, const struct lnet_nid *peer, struct sock_tx *tx)
-{
-	static const int types[3] = { SOCKLND_CONN_CONTROL, SOCKLND_CONN_BULK_IN,
-				      SOCKLND_CONN_BULK_OUT };
-	struct socklnd_pending *p = socklnd_pending_find(s, peer);
-	unsigned int i;
-
-	if (peer->nid_size != 0 || lnet_nid_net(peer) != lnet_nid_net(lnet_ni_nid(s->ni))) {
-		return -EHOSTUNREACH;
-	}
-	if (p == NULL) {
-		p = calloc(1, sizeof(*p));
-		if (p == NULL) {
-			return -ENOMEM;
-		}
-		p->nid = *peer;
-		TAILQ_INIT(&p->txq);
-		TAILQ_INSERT_TAIL(&s->pending, p, link);
-		for (i = 0; i < 3; i++) {
-			if (socklnd_connect_one(s, peer, types[i]) == 0) {
-				p->connecting++;
-			}
-		}
-		if (p->connecting == 0) {
-			TAILQ_REMOVE(&s->pending, p, link);
-			free(p);
-			return -EHOSTUNREACH;
-		}
-	}
-	TAILQ_INSERT_TAIL(&p->txq, tx, link);
-	return 0;
-}
-
-/* Small messages on CONTROL, large on BULK_OUT (our view), else any conn up. */
-static struct socklnd_conn *
-socklnd_pick_conn(struct socklnd_ni *s, const struct lnet_nid *peer, size_t size)
-{
-	int want = size < s->opts.min_bulk ? SOCKLND_CONN_CONTROL : SOCKLND_CONN_BULK_OUT;
-	struct socklnd_conn *any = NULL;
-	struct socklnd_conn *c;
-
-	TAILQ_FOREACH(c, &s->conns, link) {
-		if (c->state != SOCKLND_CONN_UP || !lnet_nid_same(&c->peer_nid, peer) ||
-		    c->type == SOCKLND_CONN_BULK_IN) {
-			continue;
-		}
-		if (c->type == want) {
-			return c;
-		}
-		any = any != NULL ? any : c;
-	}
-	return any;
-}
-
+/* Frame @p msg (V3: IPv4 peers) and hand it to its peer's connections. */
 static int
 socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 {
 	struct socklnd_ni *s = lnet_ni_lnd_data(ni);
 	const struct lnet_hdr *h = lnet_msg_hdr(msg);
 	const struct iovec *iov;
-	struct socklnd_conn *c;
 	struct sock_tx *tx;
 	unsigned int niov;
 	unsigned int off;
 	unsigned int len;
+	int rc;
 
+	if (h->dest_nid.nid_size != 0 || lnet_nid_net(&h->dest_nid) != lnet_nid_net(lnet_ni_nid(ni))) {
+		s->stats.no_conn++;
+		return -EHOSTUNREACH; /* IPv6 peers (V4) are not built yet */
+	}
 	lnet_msg_payload(msg, &niov, &iov, &off, &len);
-	c = socklnd_pick_conn(s, &h->dest_nid, sizeof(struct ksock_msg_hdr) + 72 + len);
 	tx = calloc(1, sizeof(*tx));
 	if (tx == NULL) {
 		return -ENOMEM;
 	}
-	if (sock_tx_prepare(tx, c != NULL ? c->hs.proto : &ksock_proto_v3, NULL, h, iov, niov,
-			    off, len, msg) != 0) {
+	if (sock_tx_prepare(tx, &ksock_proto_v3, NULL, h, iov, niov, off, len, msg) != 0) {
 		free(tx);
 		return -EINVAL;
 	}
-	if (c == NULL) {
-		int rc = socklnd_connect_peer(s, &h->dest_nid, tx);
-
-		if (rc != 0) {
-			s->stats.no_conn++;
-			free(tx);
-		}
-		return rc;
+	rc = socklnd_peer_send(s, &h->dest_nid, tx);
+	if (rc != 0) {
+		s->stats.no_conn++;
+		free(tx);
 	}
-	TAILQ_INSERT_TAIL(&c->txq, tx, link);
-	socklnd_conn_flush(c);
-	return 0;
+	return rc;
 }
 
 static int
@@ -819,7 +689,8 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "handshake_failures", st->handshake_failures },
 		{ "proto_errors", st->proto_errors }, { "timeouts", st->timeouts },
 		{ "rx_msgs", st->rx_msgs }, { "tx_msgs", st->tx_msgs }, { "zc_acks", st->zc_acks },
-		{ "no_conn", st->no_conn },
+		{ "no_conn", st->no_conn }, { "races_won", st->races_won },
+		{ "duplicates", st->duplicates }, { "stale_conns", st->stale_conns },
 	};
 	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;
 

@@ -54,6 +54,9 @@ struct socklnd_stats {
 	uint64_t connects;
 	uint64_t connect_failures;
 	uint64_t timeouts;           /**< connections closed for no progress in sock_timeout */
+	uint64_t races_won;          /**< peer's connects refused: ours, from the higher NID, win */
+	uint64_t duplicates;         /**< peer's connects refused: that type is already up */
+	uint64_t stale_conns;        /**< times a new incarnation closed a peer's connections */
 };
 
 /** The socklnd's ops table (registered at start-up as LND "tcp"). */

@@ -24,6 +24,8 @@
 
 static struct lnet_ni *g_sni;
 static uint16_t g_port;
+static uint32_t g_our = OUR_ADDR;   /* our NI's address; the race tests move it */
+static uint32_t g_peer = PEER_ADDR; /* the fake kernel's */
 
 static int
 add_sock_ni(void *arg)
@@ -31,7 +33,7 @@ add_sock_ni(void *arg)
 	struct socklnd_opts opts = SOCKLND_OPTS_DEFAULT;
 	struct lnet_ni_tunables tun = { .peer_tx_credits = 8, .max_tx_credits = 256,
 					.peer_timeout = 180 };
-	struct lnet_nid nid = lnp_tcp_nid(OUR_ADDR);
+	struct lnet_nid nid = lnp_tcp_nid(g_our);
 
 	(void)arg;
 	opts.port = g_port;
@@ -54,6 +56,8 @@ static int
 setup(void **state)
 {
 	(void)state;
+	g_our = OUR_ADDR;
+	g_peer = PEER_ADDR;
 	g_port = (uint16_t)(20000 + getpid() % 20000);
 	ut_up(1);
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
@@ -61,15 +65,15 @@ setup(void **state)
 	return 0;
 }
 
-/* The fake kernel: connect, connreq + V3 CONTROL hello, read the answer. */
+/* The fake kernel: connect, connreq + V3 hello of @p ctype, read the answer. */
 static int
-kernel_connect(struct ksock_hello *answer)
+kernel_connect_as(struct ksock_hello *answer, int ctype, uint64_t incarnation)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(g_port),
-				  .sin_addr.s_addr = htonl(OUR_ADDR) };
-	struct ksock_hello me = { .src_pid = LNET_PID_LUSTRE, .src_incarnation = 42,
-				  .ctype = SOCKLND_CONN_CONTROL };
-	struct lnet_nid target = lnp_tcp_nid(OUR_ADDR);
+				  .sin_addr.s_addr = htonl(g_our) };
+	struct ksock_hello me = { .src_pid = LNET_PID_LUSTRE, .src_incarnation = incarnation,
+				  .ctype = ctype };
+	struct lnet_nid target = lnp_tcp_nid(g_our);
 	uint8_t b[128];
 	size_t n = 0;
 	size_t h = 0;
@@ -77,7 +81,7 @@ kernel_connect(struct ksock_hello *answer)
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	unsigned int i;
 
-	me.src_nid = lnp_tcp_nid(PEER_ADDR);
+	me.src_nid = lnp_tcp_nid(g_peer);
 	me.dst_nid = target;
 	me.version = KSOCK_PROTO_V3;
 	assert_true(fd >= 0);
@@ -96,6 +100,18 @@ kernel_connect(struct ksock_hello *answer)
 	assert_int_equal(got, 56);
 	assert_int_equal(ksock_proto_v3.hello_decode(b, 56, answer, &n), 0);
 	return fd;
+}
+
+static int
+kernel_connect_type(struct ksock_hello *answer, int ctype)
+{
+	return kernel_connect_as(answer, ctype, 42);
+}
+
+static int
+kernel_connect(struct ksock_hello *answer)
+{
+	return kernel_connect_type(answer, SOCKLND_CONN_CONTROL);
 }
 
 /* Read whole frames the LND sent: up to @p max, each ksock header + LNet header + payload. */
@@ -295,9 +311,9 @@ test_stats_and_no_conn(void **state)
 	assert_int_equal(ut_event().status, -EHOSTUNREACH);
 }
 
-/* The kernel side of an accepted connection: read connreq + hello, answer. */
+/* The kernel side of an accepted connection: read connreq + hello, answer (or refuse). */
 static int
-kernel_accept_one(int lfd, int *ctype)
+kernel_accept_answer(int lfd, int *ctype, bool refuse)
 {
 	struct ksock_hello h;
 	struct ksock_hello me = { .version = KSOCK_PROTO_V3, .src_pid = LNET_PID_LUSTRE,
@@ -324,16 +340,22 @@ kernel_accept_one(int lfd, int *ctype)
 	}
 	assert_int_equal(got, 72);
 	assert_int_equal(ksock_connreq_decode(b, 16, &cr, &n), 0);
-	assert_int_equal(lnet_nid_to_nid4(&cr.nid), LNET_MKNID(LNET_MKNET(2, 0), PEER_ADDR));
+	assert_int_equal(lnet_nid_to_nid4(&cr.nid), LNET_MKNID(LNET_MKNET(2, 0), g_peer));
 	assert_int_equal(ksock_proto_v3.hello_decode(b + 16, 56, &h, &n), 0);
-	assert_int_equal(lnet_nid_to_nid4(&h.src_nid), LNET_MKNID(LNET_MKNET(2, 0), OUR_ADDR));
+	assert_int_equal(lnet_nid_to_nid4(&h.src_nid), LNET_MKNID(LNET_MKNET(2, 0), g_our));
 	*ctype = h.ctype;
-	me.src_nid = lnp_tcp_nid(PEER_ADDR);
+	me.src_nid = lnp_tcp_nid(g_peer);
 	me.dst_nid = h.src_nid;
-	me.ctype = ksock_conn_type_invert(h.ctype);
+	me.ctype = refuse ? SOCKLND_CONN_NONE : ksock_conn_type_invert(h.ctype);
 	assert_int_equal(ksock_proto_v3.hello_encode(&me, b, sizeof(b), &n), 0);
 	assert_int_equal(write(fd, b, n), (ssize_t)n);
 	return fd;
+}
+
+static int
+kernel_accept_one(int lfd, int *ctype)
+{
+	return kernel_accept_answer(lfd, ctype, false);
 }
 
 /* LNet sends to a peer it has no connection to: it opens the kernel's three. */
@@ -392,7 +414,7 @@ test_stalled_peer_times_out(void **state)
 	struct socklnd_stats st;
 	uint8_t half[30] = { 0xc1, 0, 0, 0 };
 	int idle = kernel_connect(&answer);
-	int stalled = kernel_connect(&answer);
+	int stalled = kernel_connect_type(&answer, SOCKLND_CONN_BULK_OUT);
 	char c;
 
 	(void)state;
@@ -413,6 +435,186 @@ test_stalled_peer_times_out(void **state)
 	close(idle);
 }
 
+static struct socklnd_stats
+sock_stats(void)
+{
+	struct socklnd_stats st;
+
+	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
+	return st;
+}
+
+/* True once the node has closed @p fd (EOF), pumping LNet meanwhile. */
+static bool
+closed_by_node(int fd)
+{
+	unsigned int i;
+	char c;
+
+	for (i = 0; i < 20; i++) {
+		pump();
+		if (read(fd, &c, 1) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A second CONTROL connection from the same peer is a duplicate: CONN_NONE. */
+static void
+test_duplicate_refused(void **state)
+{
+	struct ksock_hello answer;
+	int first = kernel_connect(&answer);
+	int second;
+
+	(void)state;
+	assert_int_equal(answer.ctype, SOCKLND_CONN_CONTROL);
+	second = kernel_connect(&answer);
+	assert_int_equal(answer.ctype, SOCKLND_CONN_NONE);
+	assert_true(closed_by_node(second));
+	assert_false(closed_by_node(first));
+	assert_int_equal(sock_stats().duplicates, 1);
+	assert_int_equal(sock_stats().handshake_failures, 0); /* a refusal is not an error */
+	close(first);
+	close(second);
+}
+
+/* The peer restarted (new incarnation): its old connections go, the new one stays. */
+static void
+test_new_incarnation_closes_old(void **state)
+{
+	struct ksock_hello answer;
+	int old = kernel_connect_as(&answer, SOCKLND_CONN_CONTROL, 42);
+	int fresh = kernel_connect_as(&answer, SOCKLND_CONN_CONTROL, 43);
+
+	(void)state;
+	assert_int_equal(answer.ctype, SOCKLND_CONN_CONTROL); /* not a duplicate: a new life */
+	assert_true(closed_by_node(old));
+	assert_false(closed_by_node(fresh));
+	assert_int_equal(sock_stats().stale_conns, 1);
+	close(old);
+	close(fresh);
+}
+
+static int
+kernel_listen(uint32_t addr)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(g_port),
+				  .sin_addr.s_addr = htonl(addr) };
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	int one = 1;
+
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(lfd, 8), 0);
+	return lfd;
+}
+
+/*
+ * Both sides connect at once and the peer's NID is higher: its CONTROL
+ * connection is accepted, it refuses ours (CONN_NONE), and the waiting PUT
+ * goes out on the connection the peer opened.
+ */
+static void
+test_race_higher_peer_wins(void **state)
+{
+	static struct frame f[2];
+	struct ksock_hello answer;
+	int lfd = kernel_listen(PEER_ADDR);
+	int theirs;
+	int ours;
+	int t;
+
+	(void)state;
+	assert_int_equal(LNetPut(NULL, ut_bind("race!", 6, 1), LNET_NOACK_REQ,
+				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) }, 3, 7, 0,
+				 0), 0);
+	pump(); /* our three connects are in flight */
+	theirs = kernel_connect(&answer);
+	assert_int_equal(answer.ctype, SOCKLND_CONN_CONTROL); /* 127.0.0.2 > 127.0.0.1: accepted */
+	do {
+		ours = kernel_accept_answer(lfd, &t, true);
+		if (t != SOCKLND_CONN_CONTROL) {
+			close(ours);
+		}
+	} while (t != SOCKLND_CONN_CONTROL);
+	assert_int_equal(kernel_read_frames(theirs, f, 2), 1);
+	assert_int_equal(f[0].hdr.type, LNET_MSG_PUT);
+	assert_memory_equal(f[0].payload, "race!", 6);
+	assert_int_equal(ut_event().status, 0);
+	close(ours);
+	close(theirs);
+	close(lfd);
+}
+
+static int
+setup_high(void **state)
+{
+	(void)state;
+	g_our = 0x7f000009U;  /* 127.0.0.9: higher than the peer */
+	g_peer = 0x7f000003U; /* 127.0.0.3 */
+	g_port = (uint16_t)(20000 + getpid() % 20000);
+	ut_up(1);
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
+	pump();
+	return 0;
+}
+
+/* Both connect at once and this node's NID is higher: the peer's connection is refused. */
+static void
+test_race_lower_peer_refused(void **state)
+{
+	struct ksock_hello answer;
+	int lfd = kernel_listen(g_peer);
+	int fd;
+	int t;
+
+	(void)state;
+	assert_int_equal(LNetPut(NULL, ut_bind("mine", 5, 1), LNET_NOACK_REQ,
+				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(g_peer) }, 3, 7, 0,
+				 0), 0);
+	pump();
+	fd = kernel_connect(&answer);
+	assert_int_equal(answer.ctype, SOCKLND_CONN_NONE);
+	assert_true(closed_by_node(fd));
+	assert_int_equal(sock_stats().races_won, 1);
+	close(fd);
+	for (int i = 0; i < 3; i++) {
+		close(kernel_accept_one(lfd, &t)); /* ours proceed; then the peer goes away */
+	}
+	pump();
+	(void)ut_event();
+	close(lfd);
+}
+
+/* A peer nobody answers for: the next send fails at once until the backoff passes, doubling. */
+static void
+test_reconnect_backoff(void **state)
+{
+	struct lnet_processid nobody = { LNET_PID_LUSTRE, lnp_tcp_nid(0x7f000004U) };
+
+	(void)state;
+	assert_int_equal(LNetPut(NULL, ut_bind("a", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
+	pump();
+	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+	assert_int_equal(sock_stats().connects, 3);
+	assert_int_equal(LNetPut(NULL, ut_bind("b", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
+	pump();
+	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+	assert_int_equal(sock_stats().connects, 3); /* backing off: no new attempt */
+	rt_sim_advance_us(lnet_instance()->rt, 1100000);
+	assert_int_equal(LNetPut(NULL, ut_bind("c", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
+	pump();
+	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+	assert_int_equal(sock_stats().connects, 6); /* 1 s passed: tried again */
+	rt_sim_advance_us(lnet_instance()->rt, 1100000);
+	assert_int_equal(LNetPut(NULL, ut_bind("d", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
+	pump();
+	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+	assert_int_equal(sock_stats().connects, 6); /* now it waits 2 s */
+}
+
 int
 main(void)
 {
@@ -421,6 +623,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_active_connects, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_peer_times_out, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_refused, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_new_incarnation_closes_old, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_race_higher_peer_wins, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_race_lower_peer_refused, setup_high, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_reconnect_backoff, setup, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Inside the socklnd: an NI's connections (socklnd.c: sockets, handshake,
+ * framing) and its peers (socklnd_peer.c: which connections a peer needs,
+ * races, duplicates, incarnations, retries). All of it is owned by the
+ * NI's data lcore.
+ */
+#ifndef SOCKLND_INTERNAL_H
+#define SOCKLND_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "lnet_lnd.h"
+#include "rt.h"
+#include "sock_conn.h"
+#include "sock_rx.h"
+#include "sock_tx.h"
+#include "socklnd.h"
+
+enum socklnd_conn_state {
+	SOCKLND_CONN_CONNECTING = 0,    /* active: TCP connect in progress */
+	SOCKLND_CONN_HANDSHAKE,
+	SOCKLND_CONN_UP,
+	SOCKLND_CONN_DEAD,              /* closed; freed once LNet lets go of it */
+};
+
+struct socklnd_ni;
+struct socklnd_peer;
+
+TAILQ_HEAD(sock_tx_list, sock_tx);
+
+struct socklnd_conn {
+	TAILQ_ENTRY(socklnd_conn) link;  /* the NI's connections */
+	TAILQ_ENTRY(socklnd_conn) plink; /* its peer's, from the moment the peer is known */
+	struct socklnd_ni *sni;
+	struct socklnd_peer *peer;       /* passive: NULL until the hello names it */
+	int fd;
+	enum socklnd_conn_state state;
+	int type;                        /* our view: SOCKLND_CONN_* */
+	struct lnet_nid peer_nid;
+	struct sock_conn hs;
+	struct sock_rx rx;
+	struct sock_tx_list txq;
+	bool want_out;
+	bool active;
+	uint64_t last_io_us;             /* opened, or last readiness on the socket */
+};
+
+TAILQ_HEAD(socklnd_conn_list, socklnd_conn);
+
+/*
+ * A peer's connection state (ksocklnd's peer_ni and routes):
+ *
+ *   IDLE --send--> CONNECTING --a connection that carries messages is up--> UP
+ *   CONNECTING --every attempt failed, none to retry--> BACKOFF (its messages fail)
+ *   BACKOFF --send after retry_at--> CONNECTING;  before: -EHOSTUNREACH at once
+ *   UP --its last such connection closes--> IDLE (or CONNECTING with messages waiting)
+ *   any --the peer connects to us--> UP
+ */
+enum socklnd_peer_state {
+	SOCKLND_PEER_IDLE = 0,
+	SOCKLND_PEER_CONNECTING,
+	SOCKLND_PEER_UP,
+	SOCKLND_PEER_BACKOFF,
+};
+
+struct socklnd_peer {
+	TAILQ_ENTRY(socklnd_peer) link;
+	struct lnet_nid nid;
+	enum socklnd_peer_state state;
+	struct socklnd_conn_list conns;  /* every state, until freed */
+	struct sock_tx_list txq;         /* waiting for a connection */
+	bool have_incarnation;
+	uint64_t incarnation;            /* the peer's NI lifetime, from its hellos */
+	unsigned int refused_rounds;     /* connects answered CONN_NONE without a conn to use */
+	uint8_t retry_types;             /* bit per type to connect again at retry_at_us */
+	uint64_t retry_at_us;
+	unsigned int backoff_ms;         /* min_reconnectms doubling to max_reconnectms */
+};
+
+TAILQ_HEAD(socklnd_peer_list, socklnd_peer);
+
+struct socklnd_ni {
+	struct lnet_ni *ni;
+	struct socklnd_opts opts;
+	int listen_fd;
+	int epfd;
+	uint64_t incarnation;
+	struct socklnd_conn_list conns;
+	struct socklnd_peer_list peers;
+	struct rt_poller *poller;
+	struct rt_runtime *rt;
+	struct rt_timer sweep;           /* timeouts and retries: once a second */
+	struct socklnd_stats stats;
+};
+
+#define SOCKLND_MIN_RECONNECT_MS 1000U    /* ksocklnd min_reconnectms */
+#define SOCKLND_MAX_RECONNECT_MS 60000U   /* max_reconnectms */
+#define SOCKLND_MAX_REFUSED 3             /* SOCKNAL_MAX_RETRIES */
+
+/* socklnd.c: the connections */
+int socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type);
+void socklnd_conn_close(struct socklnd_conn *c, int status);
+void socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx);
+bool socklnd_conn_carries(const struct socklnd_conn *c);
+
+/* socklnd_peer.c: the peers */
+struct socklnd_peer *socklnd_peer_get(struct socklnd_ni *s, const struct lnet_nid *nid);
+int socklnd_peer_send(struct socklnd_ni *s, const struct lnet_nid *nid, struct sock_tx *tx);
+int socklnd_peer_accept(struct socklnd_conn *c, const struct ksock_hello *hello);
+void socklnd_peer_conn_up(struct socklnd_conn *c);
+void socklnd_peer_conn_gone(struct socklnd_conn *c, enum socklnd_conn_state was, int status);
+void socklnd_peer_tick(struct socklnd_ni *s, uint64_t now_us);
+void socklnd_peers_destroy(struct socklnd_ni *s, int status);
+
+#endif /* SOCKLND_INTERNAL_H */
