@@ -67,6 +67,9 @@ int lnetctl_ni_request(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool
 /* The kernel's error block with errno -EINVAL; returns -EINVAL. */
 int lnetctl_usage_error(const char *verb, const char *object, const char *usage);
 
+/* lnetctl_capture.c: capture start|stop|show (@p sub), argv after it */
+int lnetctl_capture(struct lnetctl_conn *c, const char *sub, int argc, char **argv);
+
 /* lnetctl_config.c */
 int lnetctl_export(struct lnetctl_conn *c, bool backup);
 int lnetctl_import(struct lnetctl_conn *c, const char *file, bool del);

@@ -399,6 +399,30 @@ lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return -EOPNOTSUPP;
 }
 
+static int
+lnetctl_capture_start_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	int rc = lnetctl_need_conn(ctx);
+
+	return rc != 0 ? rc : lnetctl_capture(&ctx->conn, "start", argc, argv);
+}
+
+static int
+lnetctl_capture_stop_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	int rc = lnetctl_need_conn(ctx);
+
+	return rc != 0 ? rc : lnetctl_capture(&ctx->conn, "stop", argc, argv);
+}
+
+static int
+lnetctl_capture_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	int rc = lnetctl_need_conn(ctx);
+
+	return rc != 0 ? rc : lnetctl_capture(&ctx->conn, "show", argc, argv);
+}
+
 /* export [--backup] [FILE] */
 static int
 lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -492,6 +516,10 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	{ "fault", "drop", NULL, "drop rules" },
 	{ "fault", "delay", NULL, "delay rules" },
 	{ "cpt-of-nid", NULL, lnetctl_cpt_of_nid_cmd, "show the CPT of NIDs: NID[,NID...]" },
+	{ "capture", "start", lnetctl_capture_start_cmd,
+	  "record tcp traffic to pcap: --file F [--net NET] [--nid NID] [--max-bytes N]" },
+	{ "capture", "stop", lnetctl_capture_stop_cmd, "stop recording; print the totals" },
+	{ "capture", "show", lnetctl_capture_show_cmd, "the running capture's totals" },
 };
 
 #define LNETCTL_NCMDS (sizeof(lnetctl_cmds) / sizeof(lnetctl_cmds[0]))

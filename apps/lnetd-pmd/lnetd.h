@@ -2,6 +2,7 @@
 #ifndef LNETD_H
 #define LNETD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,7 +25,17 @@ int lnetd_config_apply_text(const char *text, size_t len, const char *origin, ch
 			    size_t errlen);
 
 /* lnetd_telemetry.c: register the /lnet/... telemetry commands. */
+struct rte_tel_data;
 int lnetd_telemetry_register(void);
+/* "key=value,key=value" lookup in a request's parameters. */
+bool lnetd_param(const char *params, const char *key, char *val, size_t len);
+/* The reply's status: {"status": rc, "descr": ...}; returns 0. */
+int lnetd_reply_status(struct rte_tel_data *d, int rc, const char *descr);
+
+/* lnetd_capture.c: /lnet/capture_start|stop|show. */
+int lnetd_capture_register(void);
+/* Stop a running capture (before LNet goes down). */
+void lnetd_capture_shutdown(void);
 
 /* lnetd_nets.c: NIs from the configuration model. */
 void lnetd_socklnd_opts_set(uint16_t port, int accept);

@@ -178,6 +178,7 @@ lnetd_run(const struct lnetd_opts *o)
 	sigaddset(&set, SIGTERM);
 	sigwait(&set, &sig);
 	printf("lnetd-pmd: %s stopping on signal %d\n", o->name, sig);
+	lnetd_capture_shutdown();
 	LNetNIFini();
 	return 0;
 }

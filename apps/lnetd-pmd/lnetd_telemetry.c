@@ -24,7 +24,7 @@
 #define LNETD_MAX_NIS 64
 
 /* "key=value,key=value" lookup in a request's parameters. */
-static bool
+bool
 lnetd_param(const char *params, const char *key, char *val, size_t len)
 {
 	size_t klen = strlen(key);
@@ -302,7 +302,7 @@ lnetd_parse_nids(const char *list, struct lnet_nid *nids, unsigned int max)
 }
 
 /* Reply {"status": 0} or {"status": -errno, "descr": "..."}: errors keep their text. */
-static int
+int
 lnetd_reply_status(struct rte_tel_data *d, int rc, const char *descr)
 {
 	rte_tel_data_start_dict(d);
@@ -747,5 +747,5 @@ lnetd_telemetry_register(void)
 			return rc;
 		}
 	}
-	return 0;
+	return lnetd_capture_register();
 }

@@ -220,22 +220,24 @@ lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen)
 	return rc;
 }
 
-struct lnet_ctl_lnd_counters_args {
+typedef int (*lnet_ctl_ni_fn)(struct lnet_ni *ni, void *arg);
+
+struct lnet_ctl_on_ni_args {
 	struct lnet *ln;
 	const struct lnet_nid *nid;
-	struct lnet_ctl_lnd_counter *out;
-	unsigned int max;
+	lnet_ctl_ni_fn fn;
+	void *arg;
 };
 
 /*
  * On each data lcore in turn: the NI is looked up in the published table
- * and read only by the lcore that owns it. net del frees a NI only after a
- * pass over every data lcore, so it cannot vanish under this step.
+ * and handled only by the lcore that owns it. net del frees a NI only
+ * after a pass over every data lcore, so it cannot vanish under this step.
  */
 static int
-lnet_ctl_lnd_counters_on_cpt(void *arg)
+lnet_ctl_on_ni_cpt(void *arg)
 {
-	struct lnet_ctl_lnd_counters_args *a = arg;
+	struct lnet_ctl_on_ni_args *a = arg;
 	struct lnet_cpt *c = lnet_cpt_self(a->ln);
 	struct lnet_ni *ni = lnet_ni_find_by_nid(a->ln, a->nid);
 
@@ -245,17 +247,17 @@ lnet_ctl_lnd_counters_on_cpt(void *arg)
 	if ((ni->any_cpt ? 0 : ni->cpt) != c->cpt) {
 		return -EAGAIN; /* another lcore's */
 	}
-	if (!ni->started || ni->lnd->counters == NULL) {
-		return 0;
+	if (!ni->started) {
+		return -ENETDOWN;
 	}
-	return (int)ni->lnd->counters(ni, a->out, a->max);
+	return a->fn(ni, a->arg);
 }
 
-int
-lnet_ctl_lnd_counters(const struct lnet_nid *nid, struct lnet_ctl_lnd_counter *out,
-		      unsigned int max)
+/* Run @p fn on the data lcore that owns local NI @p nid. */
+static int
+lnet_ctl_on_ni(const struct lnet_nid *nid, lnet_ctl_ni_fn fn, void *arg)
 {
-	struct lnet_ctl_lnd_counters_args a = { lnet_instance(), nid, out, max };
+	struct lnet_ctl_on_ni_args a = { lnet_instance(), nid, fn, arg };
 	unsigned int cpt;
 	int rc = -ENOENT;
 
@@ -263,10 +265,44 @@ lnet_ctl_lnd_counters(const struct lnet_nid *nid, struct lnet_ctl_lnd_counter *o
 		return -ENETDOWN;
 	}
 	for (cpt = 0; cpt < a.ln->ncpts; cpt++) {
-		rc = lnet_call_on_cpt(a.ln, cpt, lnet_ctl_lnd_counters_on_cpt, &a);
+		rc = lnet_call_on_cpt(a.ln, cpt, lnet_ctl_on_ni_cpt, &a);
 		if (rc != -EAGAIN) {
 			break;
 		}
 	}
 	return rc;
+}
+
+struct lnet_ctl_lnd_counters_args {
+	struct lnet_ctl_lnd_counter *out;
+	unsigned int max;
+};
+
+static int
+lnet_ctl_lnd_counters_on_ni(struct lnet_ni *ni, void *arg)
+{
+	struct lnet_ctl_lnd_counters_args *a = arg;
+
+	return ni->lnd->counters == NULL ? 0 : (int)ni->lnd->counters(ni, a->out, a->max);
+}
+
+int
+lnet_ctl_lnd_counters(const struct lnet_nid *nid, struct lnet_ctl_lnd_counter *out,
+		      unsigned int max)
+{
+	struct lnet_ctl_lnd_counters_args a = { out, max };
+
+	return lnet_ctl_on_ni(nid, lnet_ctl_lnd_counters_on_ni, &a);
+}
+
+static int
+lnet_ctl_capture_on_ni(struct lnet_ni *ni, void *cap)
+{
+	return ni->lnd->capture == NULL ? -EOPNOTSUPP : ni->lnd->capture(ni, cap);
+}
+
+int
+lnet_ctl_ni_capture(const struct lnet_nid *nid, void *cap)
+{
+	return lnet_ctl_on_ni(nid, lnet_ctl_capture_on_ni, cap);
 }

@@ -65,6 +65,11 @@ struct lnet_lnd_ops {
 	 */
 	unsigned int (*counters)(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out,
 				 unsigned int max);
+	/**
+	 * Optional: record the NI's traffic into @p cap (a struct lnd_capture,
+	 * drivers/common/capture), or stop with NULL. On the NI's data lcore.
+	 */
+	int (*capture)(struct lnet_ni *ni, void *cap);
 };
 
 /** Register an LND (called from a constructor; the table must be static). */

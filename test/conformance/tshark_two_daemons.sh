@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Wireshark's LNet dissector as an independent oracle for our bytes
 # (shared/reference/wireshark-oracle.md): two lnetd-pmd ping each other
-# over ksocklnd while tshark captures loopback port 988; every LNet PDU
-# must decode, nothing may be malformed or warned about, and per stream and
-# direction the bytes must account exactly: sum(tcp.len) - prefix ==
-# sum(tcp.pdu.size), prefix 72 (connreq + V3 hello) for the connecting side
-# and 56 (hello) for the accepting one.
+# over ksocklnd while tshark captures loopback port 988 and `lnetctl
+# capture` records node A's side. In both files every LNet PDU must decode,
+# nothing may be malformed or warned about, and per stream and direction
+# the bytes must account exactly: sum(tcp.len) - prefix == sum(tcp.pdu.size),
+# prefix 72 (connreq + V3 hello) for the connecting side and 56 (hello) for
+# the accepting one. The LNet headers in the two files must be the same.
 #   tshark_two_daemons.sh BUILD_DIR     (skips without root or tshark)
 set -u
 build=$1
@@ -40,20 +41,21 @@ ts=$!
 sleep 2
 "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp" &&
 	"$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp" &&
+	"$ctl" --name "$a" capture start --file "$work/ours.pcap" &&
 	"$ctl" --name "$a" ping "$ipb@tcp" >/dev/null &&
 	"$ctl" --name "$b" ping "$ipa@tcp" >/dev/null &&
 	"$ctl" --name "$a" ping "$ipb@tcp" >/dev/null || { echo "FAIL: traffic"; exit 1; }
 sleep 1
+"$ctl" --name "$a" capture stop >"$work/stop.yaml" || { echo "FAIL: capture stop"; exit 1; }
 kill -INT "$ts"
 wait "$ts"
 
-tshark -2 -n -r "$work/cap.pcap" -Y 'tcp.port==988 && tcp.len>0 && !tcp.analysis.retransmission' \
+check_file() { # pcap: decode, no problems, bytes balanced; prints the verdict
+tshark -2 -n -r "$1" -Y 'tcp.port==988 && tcp.len>0 && !tcp.analysis.retransmission' \
 	-T fields -E separator='|' -E occurrence=a \
 	-e tcp.stream -e tcp.srcport -e tcp.len -e tcp.pdu.size -e lnet.ksm_type -e lnet.msg_type \
 	-e _ws.expert.severity -e _ws.malformed 2>/dev/null >"$work/fields"
-tshark -n -r "$work/cap.pcap" -Y 'lnet' 2>/dev/null >"$work/summary"
-
-awk -F'|' '
+awk -F'|' -v name="$(basename "$1")" '
 	{
 		key = $1 "/" $2
 		len[key] += $3
@@ -68,11 +70,28 @@ awk -F'|' '
 	}
 	END {
 		for (k in len) if (len[k] - prefix[k] != pdu[k]) { printf "stream/port %s: %d bytes, %d in PDUs\n", k, len[k] - prefix[k], pdu[k]; bad++ }
-		printf "tshark: %d LNet messages decoded, %d problems\n", msgs, bad
+		printf "tshark %s: %d LNet messages decoded, %d problems\n", name, msgs, bad
 		exit (bad == 0 && msgs >= 6) ? 0 : 1
 	}' "$work/fields"
-rc=$?
+}
+
+# The LNet headers of a file, in order: type, length, NIDs, pids, match bits, portal.
+headers() {
+	tshark -2 -n -r "$1" -Y 'lnet.msg_type' -T fields -E separator='|' -E occurrence=a \
+		-e lnet.msg_type -e lnet.payload_length -e lnet.nid.addr -e lnet.src_pid \
+		-e lnet.dest_pid -e lnet.msg_dst_match_bits -e lnet.ptl_index 2>/dev/null
+}
+
+rc=0
+check_file "$work/cap.pcap" || rc=1
+check_file "$work/ours.pcap" || rc=1
+tshark -n -r "$work/cap.pcap" -Y 'lnet' 2>/dev/null >"$work/summary"
 grep -c LNET_GET "$work/summary" | grep -qx 3 && grep -c LNET_REPLY "$work/summary" | grep -qx 3 ||
 	{ echo "FAIL: expected 3 GET and 3 REPLY"; cat "$work/summary"; rc=1; }
+headers "$work/cap.pcap" >"$work/h.kernel"
+headers "$work/ours.pcap" >"$work/h.ours"
+cmp -s "$work/h.kernel" "$work/h.ours" && [ -s "$work/h.ours" ] ||
+	{ echo "FAIL: lnetctl capture's LNet headers differ from the wire's"; diff "$work/h.kernel" "$work/h.ours"; rc=1; }
+grep -q 'dropped: 0' "$work/stop.yaml" || { echo "FAIL: capture dropped packets"; cat "$work/stop.yaml"; rc=1; }
 [ $rc -eq 0 ] && echo "tshark_two_daemons: 1 passed, 0 failed" || echo "tshark_two_daemons: 0 passed, 1 failed"
 exit $rc

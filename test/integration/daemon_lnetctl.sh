@@ -83,6 +83,8 @@ check "configuration unchanged after bad command lines" same "$exp/export_lo.yam
 
 check "cpt-of-nid on one CPT: 0" sh -c \
 	"'$ctl' --name '$a' cpt-of-nid 10.0.0.1@tcp,0@lo | grep -c '^    cpt: 0$' | grep -qx 2"
+check "capture on a node with only lo: nothing to capture, -2" fails_with -2 --name "$a" capture start --file "$work/lo.pcap"
+check "capture show with none running: -2" fails_with -2 --name "$a" capture show
 check "cpt-of-nid bad NID: refused" fails_with -22 --name "$a" cpt-of-nid 10.0.0.300@tcp
 check "lnet configure: LNet is up, exit 0, no output" sh -c "[ -z \"\$('$ctl' --name '$a' lnet configure)\" ]"
 check "lnet configure --bogus: usage" fails_with -22 --name "$a" lnet configure --bogus

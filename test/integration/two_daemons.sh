@@ -32,8 +32,22 @@ check "net add on $b" "$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp" --pe
 check "net show lists the tcp NI" sh -c "'$ctl' --name '$a' net show | grep -q 'nid: $ipa@tcp'"
 check "net show -v: the ksocklnd defaults" sh -c \
 	"'$ctl' --name '$b' net show -v --net tcp | grep -q 'peer_timeout: 180' && '$ctl' --name '$b' net show -v --net tcp | grep -q 'credits: 256'"
+check "capture on $a before any connection" "$ctl" --name "$a" capture start --file "$work/a.pcap"
+check "a second capture is refused while one runs" fails_with -114 --name "$a" capture start --file "$work/x.pcap"
 check "$a pings $b over TCP" ping_is "$a" "$ipb"
 check "$b pings $a over TCP" ping_is "$b" "$ipa"
+check "capture show counts packets" sh -c "'$ctl' --name '$a' capture show | grep -q '    packets: [1-9]'"
+check "capture stop: the totals, nothing dropped" sh -c \
+	"'$ctl' --name '$a' capture stop >'$work/stop' && grep -q 'dropped: 0' '$work/stop' && grep -q '    - $ipa@tcp' '$work/stop'"
+check "the file holds what stop counted" sh -c \
+	"grep -q \"bytes: \$(stat -c %s '$work/a.pcap')\$\" '$work/stop'"
+check "the capture parses to its last byte: 3 acceptor requests, 6 hellos, 4 messages" sh -c \
+	"python3 '$(dirname "$0")/../common/pcap_check.py' '$work/a.pcap' | grep -qx 'streams 6 connreqs 3 hellos 6 msgs 4'"
+check "capture stop with none running: -2" fails_with -2 --name "$a" capture stop
+check "capture --max-bytes bounds the file and counts what it dropped" sh -c \
+	"'$ctl' --name '$a' capture start --file '$work/small.pcap' --max-bytes 4096 && for i in 1 2 3 4 5 6 7 8; do '$ctl' --name '$a' ping '$ipb@tcp' >/dev/null; done; '$ctl' --name '$a' capture stop | grep -q 'dropped: [1-9]' && [ \$(stat -c %s '$work/small.pcap') -le 4096 ]"
+check "capture start without --file: usage" fails_with -22 --name "$a" capture start
+check "capture into a directory that does not exist: refused" fails_with -5 --name "$a" capture start --file /nonexistent/dir/x.pcap
 check "both count the messages" sh -c \
 	"'$ctl' --name '$a' stats show | grep -qx '    recv_count: [1-9][0-9]*' && '$ctl' --name '$b' stats show | grep -qx '    send_count: [1-9][0-9]*'"
 check "pinging an address nobody listens on: -113" fails_with -113 --name "$a" ping "$ipnobody@tcp"

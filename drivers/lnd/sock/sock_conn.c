@@ -28,8 +28,10 @@ static int
 sock_conn_flush(struct sock_conn *c)
 {
 	while (c->txoff < c->txlen) {
-		ssize_t n = send(c->fd, c->tx + c->txoff, c->txlen - c->txoff, MSG_NOSIGNAL);
+		struct iovec v = { c->tx + c->txoff, c->txlen - c->txoff };
+		ssize_t n = send(c->fd, v.iov_base, v.iov_len, MSG_NOSIGNAL);
 
+		sock_tap_io(c->tap, true, c->txoff == 0, &v, 1, n);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
 				return 0;
@@ -49,8 +51,10 @@ sock_conn_fill(struct sock_conn *c, size_t need)
 		return sock_conn_fail(c, -EPROTO, "handshake message of %zu bytes", need);
 	}
 	while (c->rxlen < need) {
-		ssize_t n = recv(c->fd, c->rx + c->rxlen, need - c->rxlen, 0);
+		struct iovec v = { c->rx + c->rxlen, need - c->rxlen };
+		ssize_t n = recv(c->fd, v.iov_base, v.iov_len, 0);
 
+		sock_tap_io(c->tap, false, c->rxlen == 0, &v, 1, n);
 		if (n == 0) {
 			return sock_conn_fail(c, -ECONNRESET, "peer closed during the handshake");
 		}

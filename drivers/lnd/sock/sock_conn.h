@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "ksock_proto.h"
+#include "sock_tap.h"
 
 enum sock_conn_state {
 	SOCK_CONN_SEND_CONNREQ_HELLO = 0, /**< active: connreq and hello going out */
@@ -53,6 +54,7 @@ struct sock_conn {
 	struct ksock_hello local;       /**< what we send */
 	struct ksock_hello peer;        /**< what the peer sent */
 	struct sock_conn_policy policy; /**< passive side */
+	const struct sock_tap *tap;     /**< the owner's, or NULL: set after init */
 	uint8_t tx[160];
 	size_t txlen;
 	size_t txoff;

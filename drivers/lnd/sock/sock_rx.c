@@ -33,8 +33,12 @@ sock_rx_fail(struct sock_rx *rx, int err, const char *why)
 static ssize_t
 sock_rx_read(struct sock_rx *rx, int fd, void *p, size_t n)
 {
+	struct iovec v = { p, n };
+	/* A new message starts where a ksock header starts from nothing. */
+	bool boundary = rx->state == SOCK_RX_KSOCK_HDR && rx->have == 0;
 	ssize_t r = recv(fd, p, n, 0);
 
+	sock_tap_io(rx->tap, false, boundary, &v, 1, r);
 	if (r > 0) {
 		rx->bytes += (uint64_t)r;
 		return r;

@@ -21,6 +21,7 @@
 #include <sys/uio.h>
 
 #include "ksock_proto.h"
+#include "sock_tap.h"
 
 enum sock_rx_state {
 	SOCK_RX_KSOCK_HDR = 0,
@@ -67,6 +68,7 @@ struct sock_rx {
 	void *cookie;
 	uint64_t msgs;
 	uint64_t bytes;
+	const struct sock_tap *tap;     /**< the owner's, or NULL: set after init */
 };
 
 void sock_rx_init(struct sock_rx *rx, const struct ksock_proto *proto, bool swapped,

@@ -79,7 +79,7 @@ sock_tx_iov(const struct sock_tx *tx, struct iovec *out)
 }
 
 int
-sock_tx_send(struct sock_tx *tx, int fd)
+sock_tx_send(struct sock_tx *tx, int fd, const struct sock_tap *tap)
 {
 	size_t total = tx->hdr_len + tx->len;
 
@@ -94,6 +94,7 @@ sock_tx_send(struct sock_tx *tx, int fd)
 			return -EINVAL; /* the payload fragments are shorter than len */
 		}
 		n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		sock_tap_io(tap, true, tx->sent == 0, v, (int)mh.msg_iovlen, n);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
 				return 0;

@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 
 #include "ksock_proto.h"
+#include "sock_tap.h"
 
 #define SOCK_TX_MAX_IOV 64
 
@@ -37,7 +38,7 @@ int sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
 		    const struct iovec *iov, unsigned int niov, unsigned int offset,
 		    unsigned int len, void *cookie);
 
-/** Write what the socket takes: 1 all sent, 0 partial (wait), -errno. */
-int sock_tx_send(struct sock_tx *tx, int fd);
+/** Write what the socket takes: 1 all sent, 0 partial (wait), -errno. @p tap may be NULL. */
+int sock_tx_send(struct sock_tx *tx, int fd, const struct sock_tap *tap);
 
 #endif /* SOCK_TX_H */

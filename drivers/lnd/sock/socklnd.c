@@ -31,6 +31,26 @@
 
 /* ---- connections ---- */
 
+/* Every byte a connection moves, to the NI's capture when one runs. */
+static void
+socklnd_tap(void *ctx, bool out, bool boundary, const struct iovec *iov, int iovcnt, size_t n)
+{
+	struct socklnd_conn *c = ctx;
+
+	if (c->sni->cap != NULL) {
+		lnd_capture_stream(c->sni->cap, &c->flow, out, boundary, iov, iovcnt, n);
+	}
+}
+
+/* The TCP connection is there (accepted, or connect() completed). */
+static void
+socklnd_conn_flow(struct socklnd_conn *c)
+{
+	c->tap = (struct sock_tap){ socklnd_tap, c };
+	c->hs.tap = &c->tap;
+	lnd_capture_flow_init(c->sni->cap, &c->flow, c->fd, c->active, c->sni->cap != NULL);
+}
+
 /* Can it carry LNet messages? BULK_IN (our view) carries only ZC-ACKs. */
 bool
 socklnd_conn_carries(const struct socklnd_conn *c)
@@ -50,6 +70,7 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->state = SOCKLND_CONN_DEAD;
+	lnd_capture_fin(c->sni->cap, &c->flow);
 	while ((tx = TAILQ_FIRST(&c->txq)) != NULL) {
 		TAILQ_REMOVE(&c->txq, tx, link);
 		if (tx->cookie != NULL) {
@@ -101,7 +122,7 @@ socklnd_conn_flush(struct socklnd_conn *c)
 	struct sock_tx *tx;
 
 	while ((tx = TAILQ_FIRST(&c->txq)) != NULL) {
-		int rc = sock_tx_send(tx, c->fd);
+		int rc = sock_tx_send(tx, c->fd, &c->tap);
 
 		if (rc < 0) {
 			socklnd_conn_close(c, rc);
@@ -222,6 +243,7 @@ socklnd_conn_up(struct socklnd_conn *c)
 	c->type = c->hs.local.ctype;
 	c->peer_nid = c->hs.peer.src_nid;
 	sock_rx_init(&c->rx, c->hs.proto, c->hs.peer.swapped, &ops);
+	c->rx.tap = &c->tap;
 	c->sni->stats.conns_up++;
 	socklnd_peer_conn_up(c);
 }
@@ -282,6 +304,7 @@ socklnd_accept(struct socklnd_ni *s)
 	TAILQ_INIT(&c->txq);
 	pol.ctx = c;
 	sock_conn_init_passive(&c->hs, fd, &local, &pol);
+	socklnd_conn_flow(c);
 	ev = (struct epoll_event){ .events = EPOLLIN, .data.ptr = c };
 	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
 	TAILQ_INSERT_TAIL(&s->conns, c, link);
@@ -308,6 +331,7 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 			return;
 		}
 		c->state = SOCKLND_CONN_HANDSHAKE;
+		socklnd_conn_flow(c);
 	}
 	if (c->state == SOCKLND_CONN_HANDSHAKE) {
 		rc = sock_conn_progress(&c->hs);
@@ -660,6 +684,27 @@ socklnd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned i
 	return 0;
 }
 
+/*
+ * lnetctl capture, on the NI's lcore: from now on every connection's bytes
+ * go to @p cap (NULL: stop). Connections already open are recorded from
+ * their next message on; new ones from their SYN.
+ */
+static int
+socklnd_capture(struct lnet_ni *ni, void *cap)
+{
+	struct socklnd_ni *s = lnet_ni_lnd_data(ni);
+	struct socklnd_conn *c;
+
+	if (s == NULL) {
+		return -ENETDOWN;
+	}
+	TAILQ_FOREACH(c, &s->conns, link) {
+		c->flow.synced = false;
+	}
+	s->cap = cap;
+	return 0;
+}
+
 /* "lnd tunables" of net show -v, in the kernel's order. */
 static unsigned int
 socklnd_tunables(const struct lnet_ni *ni, struct lnet_ctl_lnd_tunable *out, unsigned int max)
@@ -707,6 +752,7 @@ static const struct lnet_lnd_ops socklnd_ops = {
 	.recv = socklnd_recv,
 	.tunables = socklnd_tunables,
 	.counters = socklnd_counters,
+	.capture = socklnd_capture,
 };
 
 LNET_LND_REGISTER(socklnd_ops)

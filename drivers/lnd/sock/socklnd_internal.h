@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include "lnd_capture.h"
 #include "lnet_lnd.h"
 #include "rt.h"
 #include "sock_conn.h"
@@ -46,6 +47,8 @@ struct socklnd_conn {
 	bool want_out;
 	bool active;
 	uint64_t last_io_us;             /* opened, or last readiness on the socket */
+	struct sock_tap tap;             /* its bytes, to the NI's capture */
+	struct lnd_capture_flow flow;    /* how the capture frames them */
 };
 
 TAILQ_HEAD(socklnd_conn_list, socklnd_conn);
@@ -93,6 +96,7 @@ struct socklnd_ni {
 	struct rt_poller *poller;
 	struct rt_runtime *rt;
 	struct rt_timer sweep;           /* timeouts and retries: once a second */
+	struct lnd_capture *cap;         /* lnetctl capture: NULL when off */
 	struct socklnd_stats stats;
 };
 

@@ -135,7 +135,7 @@ test_large_fragmented_put(void **state)
 	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, siov, 4, 0, len, &h), 0);
 	for (i = 0; i < 100000 && (sent != 1 || s.payloads == 0); i++) {
 		if (sent != 1) {
-			sent = sock_tx_send(&tx, fds[0]);
+			sent = sock_tx_send(&tx, fds[0], NULL);
 			assert_true(sent >= 0);
 		}
 		assert_true(sock_rx_poll(&rx, fds[1]) >= 0);
@@ -174,11 +174,11 @@ test_noop_short_sink_and_deferred_answer(void **state)
 	sink_init(&s, &rx, &ksock_proto_v3, dst, 40); /* LNet takes 40 of 100 */
 	s.defer = true;
 	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL), 0);
-	assert_int_equal(sock_tx_send(&tx, fds[0]), 1);
+	assert_int_equal(sock_tx_send(&tx, fds[0], NULL), 1);
 	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, &siov, 1, 0, 100, NULL), 0);
-	assert_int_equal(sock_tx_send(&tx, fds[0]), 1);
+	assert_int_equal(sock_tx_send(&tx, fds[0], NULL), 1);
 	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL), 0);
-	assert_int_equal(sock_tx_send(&tx, fds[0]), 1);
+	assert_int_equal(sock_tx_send(&tx, fds[0], NULL), 1);
 	assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
 	assert_int_equal(s.noops, 1);
 	assert_int_equal(s.noop_km.zc_cookies[0], 3);
@@ -277,7 +277,7 @@ test_v1_and_v4_framing(void **state)
 		sink_init(&s, &rx, protos[i], dst, sizeof(dst));
 		assert_int_equal(sock_tx_prepare(&tx, protos[i], NULL, &h, &siov, 1, 0, 10, NULL), 0);
 		assert_int_equal(tx.hdr_len, protos[i]->msg_hdr_size + protos[i]->lnet_hdr_size);
-		assert_int_equal(sock_tx_send(&tx, fds[0]), 1);
+		assert_int_equal(sock_tx_send(&tx, fds[0], NULL), 1);
 		assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
 		assert_int_equal(s.payloads, 1);
 		assert_memory_equal(dst, src, 10);

@@ -162,7 +162,7 @@ kernel_send(int fd, const struct ksock_msg *km, const struct lnet_hdr *h, const 
 
 	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, km, h, len ? &iov : NULL, 1, 0,
 					 len, NULL), 0);
-	assert_int_equal(sock_tx_send(&tx, fd), 1);
+	assert_int_equal(sock_tx_send(&tx, fd, NULL), 1);
 }
 
 static int

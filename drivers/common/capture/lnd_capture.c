@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* pcap capture of LND byte streams, framed as Ethernet/IPv4/TCP (see lnd_capture.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include <pcap/pcap.h>
+#include <rte_ring.h>
+
+#include "lnd_capture.h"
+
+#define CAP_RING_SIZE 8192             /* records in flight to the writer */
+#define CAP_SNAPLEN 65535
+#define CAP_SEG_MAX (CAP_SNAPLEN - 54) /* payload per synthesized segment */
+#define CAP_HDRS 54                    /* Ethernet 14 + IPv4 20 + TCP 20 */
+#define CAP_FILE_HDR 24
+#define CAP_REC_HDR 16
+
+#define TCP_FIN 0x01
+#define TCP_SYN 0x02
+#define TCP_PSH 0x08
+#define TCP_ACK 0x10
+
+struct lnd_capture_rec {
+	struct pcap_pkthdr h;
+	uint8_t data[];
+};
+
+struct lnd_capture {
+	pcap_t *dead;
+	pcap_dumper_t *dumper;
+	struct rte_ring *ring;
+	pthread_t writer;
+	bool stop;                /* atomic */
+	uint64_t max_bytes;
+	uint64_t reserved;        /* atomic: file bytes promised to records so far */
+	uint64_t dropped;         /* atomic */
+	uint64_t packets;         /* atomic: written by the writer */
+	uint64_t bytes;           /* atomic */
+	uint32_t ip_id;           /* atomic */
+};
+
+/* ---- the writer ---- */
+
+static unsigned int
+lnd_capture_drain(struct lnd_capture *cap)
+{
+	void *recs[64];
+	unsigned int n = rte_ring_sc_dequeue_burst(cap->ring, recs, 64, NULL);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct lnd_capture_rec *r = recs[i];
+
+		pcap_dump((u_char *)cap->dumper, &r->h, r->data);
+		__atomic_fetch_add(&cap->packets, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&cap->bytes, CAP_REC_HDR + r->h.caplen, __ATOMIC_RELAXED);
+		free(r);
+	}
+	return n;
+}
+
+static void *
+lnd_capture_writer(void *arg)
+{
+	struct lnd_capture *cap = arg;
+	struct timespec idle = { 0, 1000000 };
+	bool dirty = false;
+
+	for (;;) {
+		if (lnd_capture_drain(cap) > 0) {
+			dirty = true;
+			continue;
+		}
+		if (__atomic_load_n(&cap->stop, __ATOMIC_ACQUIRE)) {
+			break;
+		}
+		if (dirty) {
+			pcap_dump_flush(cap->dumper); /* readable while it runs */
+			dirty = false;
+		}
+		nanosleep(&idle, NULL);
+	}
+	while (lnd_capture_drain(cap) > 0) {
+	}
+	return NULL;
+}
+
+int
+lnd_capture_open(const char *file, uint64_t max_bytes, struct lnd_capture **out, char *err,
+		 size_t errlen)
+{
+	struct lnd_capture *cap = calloc(1, sizeof(*cap));
+	ssize_t rsz = rte_ring_get_memsize(CAP_RING_SIZE);
+
+	if (cap == NULL || rsz < 0) {
+		free(cap);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	cap->max_bytes = max_bytes;
+	cap->reserved = CAP_FILE_HDR;
+	cap->ring = aligned_alloc(64, ((size_t)rsz + 63) & ~(size_t)63);
+	cap->dead = pcap_open_dead(DLT_EN10MB, CAP_SNAPLEN);
+	if (cap->ring == NULL || cap->dead == NULL ||
+	    rte_ring_init(cap->ring, "lnd_capture", CAP_RING_SIZE, RING_F_SC_DEQ) != 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	cap->dumper = pcap_dump_open(cap->dead, file);
+	if (cap->dumper == NULL) {
+		snprintf(err, errlen, "%s", pcap_geterr(cap->dead));
+		goto fail;
+	}
+	if (pthread_create(&cap->writer, NULL, lnd_capture_writer, cap) != 0) {
+		pcap_dump_close(cap->dumper);
+		snprintf(err, errlen, "cannot start the capture writer");
+		goto fail;
+	}
+	*out = cap;
+	return 0;
+fail:
+	if (cap->dead != NULL) {
+		pcap_close(cap->dead);
+	}
+	free(cap->ring);
+	free(cap);
+	return -EIO;
+}
+
+void
+lnd_capture_stats_get(const struct lnd_capture *cap, struct lnd_capture_stats *out)
+{
+	out->packets = __atomic_load_n(&cap->packets, __ATOMIC_RELAXED);
+	out->bytes = CAP_FILE_HDR + __atomic_load_n(&cap->bytes, __ATOMIC_RELAXED);
+	out->dropped = __atomic_load_n(&cap->dropped, __ATOMIC_RELAXED);
+	out->max_bytes = cap->max_bytes;
+}
+
+void
+lnd_capture_close(struct lnd_capture *cap, struct lnd_capture_stats *stats)
+{
+	__atomic_store_n(&cap->stop, true, __ATOMIC_RELEASE);
+	pthread_join(cap->writer, NULL);
+	pcap_dump_close(cap->dumper);
+	pcap_close(cap->dead);
+	if (stats != NULL) {
+		lnd_capture_stats_get(cap, stats);
+	}
+	free(cap->ring);
+	free(cap);
+}
+
+/* ---- frames ---- */
+
+static uint32_t
+lnd_capture_sum(uint32_t sum, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2) {
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	}
+	if (n & 1) {
+		sum += (uint32_t)(p[n - 1] << 8);
+	}
+	return sum;
+}
+
+static uint16_t
+lnd_capture_fold(uint32_t sum)
+{
+	while (sum >> 16) {
+		sum = (sum & 0xffff) + (sum >> 16);
+	}
+	return (uint16_t)~sum;
+}
+
+static void
+lnd_capture_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void
+lnd_capture_put32(uint8_t *p, uint32_t v)
+{
+	lnd_capture_put16(p, (uint16_t)(v >> 16));
+	lnd_capture_put16(p + 2, (uint16_t)v);
+}
+
+/* A locally administered MAC made of the IPv4 address, so each host keeps one. */
+static void
+lnd_capture_mac(uint8_t *p, uint32_t ip_be)
+{
+	p[0] = 0x02;
+	p[1] = 0x00;
+	memcpy(p + 2, &ip_be, 4);
+}
+
+/* Copy @p len bytes from @p iov starting @p skip bytes in. */
+static void
+lnd_capture_gather(uint8_t *dst, const struct iovec *iov, int cnt, size_t skip, size_t len)
+{
+	int i;
+
+	for (i = 0; i < cnt && len > 0; i++) {
+		size_t l = iov[i].iov_len;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		l -= skip;
+		l = l < len ? l : len;
+		memcpy(dst, (const uint8_t *)iov[i].iov_base + skip, l);
+		dst += l;
+		len -= l;
+		skip = 0;
+	}
+}
+
+struct lnd_capture_seg {
+	uint32_t src_ip, dst_ip;  /* network order */
+	uint16_t src_port, dst_port;
+	uint32_t seq, ack;
+	uint8_t flags;
+};
+
+static void
+lnd_capture_headers(struct lnd_capture *cap, uint8_t *d, const struct lnd_capture_seg *s,
+		    const uint8_t *payload, size_t len)
+{
+	uint8_t *ip = d + 14;
+	uint8_t *tcp = ip + 20;
+	uint32_t sum;
+
+	lnd_capture_mac(d, s->dst_ip);
+	lnd_capture_mac(d + 6, s->src_ip);
+	lnd_capture_put16(d + 12, 0x0800);
+	ip[0] = 0x45;
+	ip[1] = 0;
+	lnd_capture_put16(ip + 2, (uint16_t)(40 + len));
+	lnd_capture_put16(ip + 4, (uint16_t)__atomic_fetch_add(&cap->ip_id, 1, __ATOMIC_RELAXED));
+	lnd_capture_put16(ip + 6, 0x4000); /* don't fragment */
+	ip[8] = 64;
+	ip[9] = IPPROTO_TCP;
+	lnd_capture_put16(ip + 10, 0);
+	memcpy(ip + 12, &s->src_ip, 4);
+	memcpy(ip + 16, &s->dst_ip, 4);
+	lnd_capture_put16(ip + 10, lnd_capture_fold(lnd_capture_sum(0, ip, 20)));
+	memcpy(tcp, &s->src_port, 2);
+	memcpy(tcp + 2, &s->dst_port, 2);
+	lnd_capture_put32(tcp + 4, s->seq);
+	lnd_capture_put32(tcp + 8, (s->flags & TCP_ACK) != 0 ? s->ack : 0);
+	tcp[12] = 5 << 4;
+	tcp[13] = s->flags;
+	lnd_capture_put16(tcp + 14, 65535);
+	lnd_capture_put16(tcp + 16, 0);
+	lnd_capture_put16(tcp + 18, 0);
+	/* pseudo header, TCP header, payload */
+	sum = lnd_capture_sum(0, ip + 12, 8) + IPPROTO_TCP + (uint32_t)(20 + len);
+	sum = lnd_capture_sum(sum, tcp, 20);
+	sum = lnd_capture_sum(sum, payload, len);
+	lnd_capture_put16(tcp + 16, lnd_capture_fold(sum));
+}
+
+/* One segment of @p len payload bytes (from @p iov, @p skip in): reserve, build, enqueue. */
+static void
+lnd_capture_segment(struct lnd_capture *cap, const struct lnd_capture_seg *s,
+		    const struct iovec *iov, int cnt, size_t skip, size_t len)
+{
+	size_t frame = CAP_HDRS + len;
+	struct lnd_capture_rec *r;
+	struct timeval tv;
+
+	if (cap->max_bytes != 0 &&
+	    __atomic_add_fetch(&cap->reserved, CAP_REC_HDR + frame, __ATOMIC_RELAXED) >
+		    cap->max_bytes) {
+		__atomic_fetch_add(&cap->dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	r = malloc(sizeof(*r) + frame);
+	if (r == NULL) {
+		__atomic_fetch_add(&cap->dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	gettimeofday(&tv, NULL);
+	r->h.ts = tv;
+	r->h.caplen = (bpf_u_int32)frame;
+	r->h.len = (bpf_u_int32)frame;
+	lnd_capture_gather(r->data + CAP_HDRS, iov, cnt, skip, len);
+	lnd_capture_headers(cap, r->data, s, r->data + CAP_HDRS, len);
+	if (rte_ring_mp_enqueue(cap->ring, r) != 0) {
+		free(r);
+		__atomic_fetch_add(&cap->dropped, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static struct lnd_capture_seg
+lnd_capture_dir(const struct lnd_capture_flow *f, bool out, uint8_t flags)
+{
+	struct lnd_capture_seg s = {
+		.src_ip = out ? f->local_ip : f->remote_ip,
+		.dst_ip = out ? f->remote_ip : f->local_ip,
+		.src_port = out ? f->local_port : f->remote_port,
+		.dst_port = out ? f->remote_port : f->local_port,
+		.seq = out ? f->seq_out : f->seq_in,
+		.ack = out ? f->seq_in : f->seq_out,
+		.flags = flags,
+	};
+
+	return s;
+}
+
+void
+lnd_capture_flow_init(struct lnd_capture *cap, struct lnd_capture_flow *f, int fd, bool active,
+		      bool opened_now)
+{
+	struct sockaddr_in local, remote;
+	socklen_t ll = sizeof(local), rl = sizeof(remote);
+	struct lnd_capture_seg s;
+
+	memset(f, 0, sizeof(*f));
+	if (getsockname(fd, (struct sockaddr *)&local, &ll) != 0 ||
+	    getpeername(fd, (struct sockaddr *)&remote, &rl) != 0 || local.sin_family != AF_INET) {
+		return;
+	}
+	f->local_ip = local.sin_addr.s_addr;
+	f->remote_ip = remote.sin_addr.s_addr;
+	f->local_port = local.sin_port;
+	f->remote_port = remote.sin_port;
+	f->seq_out = (uint32_t)random();
+	f->seq_in = (uint32_t)random();
+	f->known = true;
+	if (cap == NULL || !opened_now) {
+		return;
+	}
+	/* The three-way handshake, from whichever side opened it. */
+	s = lnd_capture_dir(f, active, TCP_SYN);
+	lnd_capture_segment(cap, &s, NULL, 0, 0, 0);
+	s = lnd_capture_dir(f, !active, TCP_SYN | TCP_ACK);
+	s.ack = s.ack + 1;
+	lnd_capture_segment(cap, &s, NULL, 0, 0, 0);
+	f->seq_out++;
+	f->seq_in++;
+	s = lnd_capture_dir(f, active, TCP_ACK);
+	lnd_capture_segment(cap, &s, NULL, 0, 0, 0);
+	f->synced = true;
+}
+
+void
+lnd_capture_stream(struct lnd_capture *cap, struct lnd_capture_flow *f, bool out, bool boundary,
+		   const struct iovec *iov, int iovcnt, size_t n)
+{
+	size_t done;
+
+	if (cap == NULL || !f->known || n == 0) {
+		return;
+	}
+	if (!f->synced) {
+		if (!boundary) {
+			return;
+		}
+		f->synced = true;
+	}
+	for (done = 0; done < n;) {
+		size_t len = n - done < CAP_SEG_MAX ? n - done : CAP_SEG_MAX;
+		struct lnd_capture_seg s = lnd_capture_dir(f, out, TCP_PSH | TCP_ACK);
+
+		lnd_capture_segment(cap, &s, iov, iovcnt, done, len);
+		if (out) {
+			f->seq_out += (uint32_t)len;
+		} else {
+			f->seq_in += (uint32_t)len;
+		}
+		done += len;
+	}
+}
+
+void
+lnd_capture_fin(struct lnd_capture *cap, struct lnd_capture_flow *f)
+{
+	struct lnd_capture_seg s;
+
+	if (cap == NULL || !f->known || !f->synced) {
+		return;
+	}
+	s = lnd_capture_dir(f, true, TCP_FIN | TCP_ACK);
+	lnd_capture_segment(cap, &s, NULL, 0, 0, 0);
+	f->seq_out++;
+	s = lnd_capture_dir(f, false, TCP_FIN | TCP_ACK);
+	lnd_capture_segment(cap, &s, NULL, 0, 0, 0);
+	f->seq_in++;
+	s = lnd_capture_dir(f, true, TCP_ACK);
+	lnd_capture_segment(cap, &s, NULL, 0, 0, 0);
+	f->synced = false;
+}
