@@ -21,6 +21,12 @@ const char *const lnetcfg_global_keys[] = {
 const unsigned int lnetcfg_nglobal_keys =
 	sizeof(lnetcfg_global_keys) / sizeof(lnetcfg_global_keys[0]);
 
+bool
+lnetcfg_global_settable(const char *key)
+{
+	return strcmp(key, "transaction_timeout") == 0;
+}
+
 /* The parse in progress: the document and where errors go. */
 struct lnetcfg_doc {
 	struct lnetcfg *cfg;

@@ -77,6 +77,9 @@ struct lnetcfg {
 	unsigned int nglobals;
 };
 
+/* Globals that can change at run time (the others only restate their value). */
+bool lnetcfg_global_settable(const char *key);
+
 /* The global settings a file may name, in `global show` order. */
 extern const char *const lnetcfg_global_keys[];
 extern const unsigned int lnetcfg_nglobal_keys;

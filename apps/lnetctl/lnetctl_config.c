@@ -131,7 +131,8 @@ lnetctl_import_check_globals(struct lnetctl_conn *c, struct lnetcfg *cfg)
 	for (i = 0; i < cfg->nglobals; i++) {
 		const char *now = lnetctl_scalar(lnetctl_map_get(&doc, g, cfg->globals[i].key));
 
-		if (now == NULL || atol(now) != cfg->globals[i].value) {
+		if (now == NULL ||
+		    (atol(now) != cfg->globals[i].value && !lnetcfg_global_settable(cfg->globals[i].key))) {
 			lnetcfg_error(cfg, &cfg->globals[i].at,
 				      "global: setting %s is not supported yet (it is %s)",
 				      cfg->globals[i].key, now != NULL ? now : "?");
@@ -168,6 +169,26 @@ lnetctl_import_peer(struct lnetctl_conn *c, const struct lnetcfg_peer *p, bool d
 	return rc;
 }
 
+/* A global that can change is set (the others were checked to restate their value). */
+static int
+lnetctl_import_global(struct lnetctl_conn *c, const struct lnetcfg_global *g)
+{
+	char params[128];
+	yaml_document_t doc;
+	yaml_node_t *v;
+	int rc;
+
+	if (!lnetcfg_global_settable(g->key)) {
+		return 0;
+	}
+	snprintf(params, sizeof(params), "key=%s,value=%ld", g->key, g->value);
+	rc = lnetctl_request_status(c, "/lnet/global_set", params, &doc, &v, "import", "config");
+	if (rc == 0) {
+		yaml_document_delete(&doc);
+	}
+	return rc;
+}
+
 /*
  * The whole file is checked first, against the daemon too; an invalid one
  * changes nothing. Then one request per item: NIs then peers (add), or
@@ -192,6 +213,9 @@ lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
 	}
 	if (rc == 0 && cfg.nerrors > 0) {
 		rc = -EINVAL;
+	}
+	for (i = 0; rc == 0 && !del && i < cfg.nglobals; i++) {
+		rc = lnetctl_import_global(c, &cfg.globals[i]);
 	}
 	for (i = 0; rc == 0 && !del && i < cfg.nnis; i++) {
 		rc = lnetctl_ni_request(c, &cfg.nis[i], true);

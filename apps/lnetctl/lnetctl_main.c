@@ -350,8 +350,9 @@ lnetctl_lnet_unconfigure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 
 /*
  * set <tunable> <value>: the kernel's tunables and ranges (lnet-facts
- * §12.1). None changes behaviour here yet, so a valid request answers
- * "not supported" rather than pretending.
+ * §12.1). Those with behaviour here (transaction_timeout) go to the
+ * daemon; a valid request for any other answers "not supported" rather
+ * than pretending.
  */
 static int
 lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -393,6 +394,22 @@ lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		snprintf(descr, sizeof(descr), "set %s: a number from %ld to %ld", argv[0],
 			 tunables[i].lo, tunables[i].hi);
 		return lnetctl_usage_error("set", "tunable", descr);
+	}
+	if (lnetcfg_global_settable(argv[0])) {
+		char params[128];
+		yaml_document_t doc;
+		yaml_node_t *val;
+		int rc = lnetctl_need_conn(ctx);
+
+		snprintf(params, sizeof(params), "key=%s,value=%ld", argv[0], v);
+		if (rc == 0) {
+			rc = lnetctl_request_status(&ctx->conn, "/lnet/global_set", params, &doc, &val,
+						    "set", "tunable");
+		}
+		if (rc == 0) {
+			yaml_document_delete(&doc);
+		}
+		return rc;
 	}
 	snprintf(descr, sizeof(descr), "set %s: not supported yet by lnetd-pmd", argv[0]);
 	lnetctl_print_error("set", "tunable", -EOPNOTSUPP, descr);

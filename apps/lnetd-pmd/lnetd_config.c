@@ -52,7 +52,8 @@ lnetd_check_globals(struct lnetcfg *cfg)
 				break;
 			}
 		}
-		if (k < lnetcfg_nglobal_keys && cfg->globals[i].value != vals[k]) {
+		if (k < lnetcfg_nglobal_keys && cfg->globals[i].value != vals[k] &&
+		    !lnetcfg_global_settable(cfg->globals[i].key)) {
 			lnetcfg_error(cfg, &cfg->globals[i].at,
 				      "global: setting %s is not supported yet (it stays %d)",
 				      cfg->globals[i].key, vals[k]);
@@ -89,6 +90,16 @@ lnetd_apply(struct lnetcfg *cfg)
 {
 	unsigned int i;
 
+	for (i = 0; i < cfg->nglobals; i++) {
+		char why[256] = "";
+
+		if (lnetcfg_global_settable(cfg->globals[i].key) &&
+		    lnet_ctl_global_set(cfg->globals[i].key, (int)cfg->globals[i].value, why,
+					sizeof(why)) != 0) {
+			lnetcfg_error(cfg, &cfg->globals[i].at, "global: %s", why);
+			return -EINVAL;
+		}
+	}
 	for (i = 0; i < cfg->nnis; i++) {
 		char why[256] = "";
 

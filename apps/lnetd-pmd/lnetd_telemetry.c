@@ -313,6 +313,28 @@ lnetd_reply_status(struct rte_tel_data *d, int rc, const char *descr)
 	return 0;
 }
 
+/* /lnet/global_set,key=K,value=N (lnetctl set) */
+static int
+lnetd_global_set(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char key[64];
+	char val[32];
+	char err[256] = "";
+	char *end = NULL;
+	long v;
+
+	(void)cmd;
+	if (!lnetd_param(params, "key", key, sizeof(key)) ||
+	    !lnetd_param(params, "value", val, sizeof(val))) {
+		return lnetd_reply_status(d, -EINVAL, "key and value are required");
+	}
+	v = strtol(val, &end, 10);
+	if (val[0] == '\0' || *end != '\0' || v < INT_MIN || v > INT_MAX) {
+		return lnetd_reply_status(d, -EINVAL, "value: not a number");
+	}
+	return lnetd_reply_status(d, lnet_ctl_global_set(key, (int)v, err, sizeof(err)), err);
+}
+
 /* /lnet/stats_reset: zero the counters (lnetctl stats reset). */
 static int
 lnetd_stats_reset(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -725,6 +747,7 @@ lnetd_telemetry_register(void)
 		  "Each NI's LND counters: connections, handshake failures, protocol errors" },
 		{ "/lnet/stats_reset", lnetd_stats_reset, "Zero the LNet counters (lnetctl stats reset)" },
 		{ "/lnet/global_show", lnetd_global_show, "Global settings (lnetctl global show)" },
+		{ "/lnet/global_set", lnetd_global_set, "Set a global. Params: key=K, value=N" },
 		{ "/lnet/peer_add", lnetd_peer_add,
 		  "Add a peer or NIDs. Params: prim_nid=NID, nid=A;B, non_mr=1" },
 		{ "/lnet/peer_del", lnetd_peer_del,

@@ -310,6 +310,9 @@ lnet_send_on_cpt(void *arg)
 	len = a->type == LNET_MSG_PUT ? md->length : 0;
 	lnet_md_attach_msg(md, msg, 0, len);
 	lnet_send_event_init(a, len, &msg->ev);
+	if (a->type == LNET_MSG_GET || a->ack) {
+		lnet_rsp_track(c, md, a->type);
+	}
 	lnet_send_md_step(c, msg);
 	return 0;
 }

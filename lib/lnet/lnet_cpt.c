@@ -71,6 +71,7 @@ lnet_cpt_create(struct lnet *ln, unsigned int cpt, struct lnet_cpt **out)
 	c->cpt = cpt;
 	c->lcore = rt_data_lcore(ln->rt, cpt);
 	TAILQ_INIT(&c->msg_cache);
+	lnet_rsp_init(c);
 	c->noutbox = ln->ncpts;
 	c->outbox = calloc(ln->ncpts, sizeof(*c->outbox));
 	rc = c->outbox == NULL ? -ENOMEM : lnet_md_table_init(&c->mds);

@@ -306,3 +306,47 @@ lnet_ctl_ni_capture(const struct lnet_nid *nid, void *cap)
 {
 	return lnet_ctl_on_ni(nid, lnet_ctl_capture_on_ni, cap);
 }
+
+struct lnet_ctl_global_set_args {
+	struct lnet *ln;
+	const char *key;
+	int value;
+};
+
+/* lnd_timeout follows (transaction_timeout - 1) / (retry_count + 1), at least 1 (lnet-facts §8.1). */
+static int
+lnet_ctl_global_set_on_mgmt(void *arg)
+{
+	struct lnet_ctl_global_set_args *a = arg;
+	struct lnet_ctl_global *t = &a->ln->tunables;
+	int lnd;
+
+	if (strcmp(a->key, "transaction_timeout") != 0) {
+		return -EOPNOTSUPP;
+	}
+	if (a->value < 1) {
+		return -EINVAL;
+	}
+	__atomic_store_n(&t->transaction_timeout, a->value, __ATOMIC_RELAXED);
+	lnd = (a->value - 1) / (t->retry_count + 1);
+	__atomic_store_n(&t->lnd_timeout, lnd < 1 ? 1 : lnd, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int
+lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen)
+{
+	struct lnet_ctl_global_set_args a = { lnet_instance(), key, value };
+	int rc;
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
+	}
+	rc = rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_ctl_global_set_on_mgmt, &a);
+	if (rc == -EOPNOTSUPP) {
+		snprintf(err, errlen, "%s: not supported yet", key);
+	} else if (rc == -EINVAL) {
+		snprintf(err, errlen, "%s: %d is out of range", key, value);
+	}
+	return rc;
+}

@@ -166,6 +166,13 @@ LNP_API int lnet_ctl_lnd_counters(const struct lnet_nid *nid, struct lnet_ctl_ln
  */
 LNP_API int lnet_ctl_ni_capture(const struct lnet_nid *nid, void *cap);
 
+/**
+ * Set a global tunable (lnetctl set). Only those with behaviour:
+ * transaction_timeout (seconds, >= 1; lnd_timeout follows). Others:
+ * -EOPNOTSUPP.
+ */
+LNP_API int lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen);
+
 /** Number of CPTs. */
 LNP_API int lnet_ctl_ncpts(void);
 

@@ -263,6 +263,7 @@ lnet_cpt_quiesce(void *arg)
 		lnet_ptl_drop_delayed(c, p);
 	}
 	lnet_credits_abort_queued(c, -ESHUTDOWN);
+	lnet_rsp_fini(c);
 	return 0;
 }
 

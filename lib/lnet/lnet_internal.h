@@ -63,6 +63,9 @@ struct lnet_libmd {
 	struct lnet_eq *eq;
 	int refcount;             /* messages attached */
 	uint16_t cpt;
+	bool rsp_tracked;         /* an ACK or REPLY is due (lnet_rsp.c) */
+	uint64_t rsp_deadline_us;
+	TAILQ_ENTRY(lnet_libmd) rsp_link;
 	unsigned int niov;
 	struct iovec iov[];       /* one fragment unless LNET_MD_KIOV */
 };
@@ -267,6 +270,8 @@ struct lnet_cpt {
 	struct rt_poller *outbox_poller;
 	struct lnet_counters counters;
 	uint64_t ev_seq;
+	TAILQ_HEAD(, lnet_libmd) rsp_list;  /* MDs waiting for an ACK/REPLY, by deadline */
+	struct rt_timer rsp_timer;
 };
 
 /* ---- event queues ------------------------------------------------------- */
@@ -406,6 +411,12 @@ void lnet_peer_dir_destroy(struct lnet *ln);
 
 /* lnet_eq.c */
 void lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev);
+
+/* lnet_rsp.c: response tracking */
+void lnet_rsp_init(struct lnet_cpt *c);
+void lnet_rsp_fini(struct lnet_cpt *c);
+void lnet_rsp_track(struct lnet_cpt *c, struct lnet_libmd *md, uint32_t type);
+void lnet_rsp_untrack(struct lnet_cpt *c, struct lnet_libmd *md);
 
 /* lnet_credits.c */
 bool lnet_credits_take_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg);

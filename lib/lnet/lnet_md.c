@@ -207,6 +207,7 @@ lnet_md_lookup(struct lnet_cpt *c, uint64_t cookie)
 static void
 lnet_md_free(struct lnet_cpt *c, struct lnet_libmd *md)
 {
+	lnet_rsp_untrack(c, md);
 	struct lnet_md_table *t = &c->mds;
 	uint32_t slot = lnet_cookie_slot(md->cookie);
 

@@ -85,6 +85,7 @@ lnet_rx_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 			return;
 		}
 	}
+	lnet_rsp_untrack(c, md);
 	lnet_md_attach_msg(md, msg, 0, mlength);
 	msg->ev.type = is_ack ? LNET_EVENT_ACK : LNET_EVENT_REPLY;
 	msg->ev.rlength = is_ack ? h->msg.ack.mlength : msg->len;

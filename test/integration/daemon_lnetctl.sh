@@ -97,6 +97,12 @@ check "stats count the ping (GET and REPLY sent and received)" sh -c \
 check "stats reset: silent, exit 0" sh -c "[ -z \"\$('$ctl' --name '$a' stats reset)\" ]"
 check "stats show after reset is a fresh node's" same "$exp/stats_show.yaml" "$ctl" --name "$a" stats show
 check "stats reset extra: refused" fails_with -22 --name "$a" stats reset extra
+check "set transaction_timeout 10: lnd_timeout follows ((10 - 1) / 3 = 3)" sh -c \
+	"'$ctl' --name '$a' set transaction_timeout 10 && '$ctl' --name '$a' global show | grep -qx '    transaction_timeout: 10' && '$ctl' --name '$a' global show | grep -qx '    lnd_timeout: 3'"
+check "import restores transaction_timeout 150 (and lnd_timeout 49)" sh -c \
+	"printf 'global:\\n    transaction_timeout: 150\\n' >'$work/tt.yaml' && '$ctl' --name '$a' import '$work/tt.yaml'"
+check "global show is the kernel's bytes again" same "$exp/global_show.yaml" "$ctl" --name "$a" global show
+check "set retry_count 3: not supported yet" fails_with -95 --name "$a" set retry_count 3
 check "unreachable daemon: one line on stderr, exit 1" sh -c \
 	"! '$ctl' --name nobody-$$ net show >'$work/o' 2>'$work/e' && [ ! -s '$work/o' ] && [ \$(wc -l <'$work/e') -eq 1 ]"
 check "interactive prompt runs commands until quit" sh -c \

@@ -452,6 +452,49 @@ test_ni_del_completes_everything(void **state)
 	g_ni = NULL;
 }
 
+/*
+ * Response tracking: a PUT that wants an ACK, and a GET, whose answer never
+ * comes are unlinked after transaction_timeout with an UNLINK event
+ * (-ETIMEDOUT), and counted; a PUT without ACK is not tracked.
+ */
+static void
+test_missing_ack_and_reply_time_out(void **state)
+{
+	static char put_buf[4] = "P1", get_buf[16], noack_buf[4] = "N1";
+	struct lnet_processid dst = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(0x0a000002) };
+	struct lnet_event ev;
+
+	(void)state;
+	assert_int_equal(LNetPut(NULL, ut_bind(put_buf, 3, 2), LNET_ACK_REQ, &dst, UT_PORTAL, 1, 0,
+				 0), 0);
+	assert_int_equal(LNetGet(NULL, ut_bind(get_buf, sizeof(get_buf), 2), &dst, UT_PORTAL, 2, 0,
+				 false), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind(noack_buf, 3, 1), LNET_NOACK_REQ, &dst, UT_PORTAL, 3,
+				 0, 0), 0);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	while (g_hold.nheld > 0) {
+		hold_complete(0); /* all three are on the wire */
+	}
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	}
+	rt_sim_advance_us(lnet_instance()->rt, 149ULL * 1000000);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	ut_no_event();
+	rt_sim_advance_us(lnet_instance()->rt, 2ULL * 1000000);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_UNLINK);
+	assert_int_equal(ev.status, -ETIMEDOUT);
+	assert_int_equal(ev.unlinked, 1);
+	assert_ptr_equal(ev.md_start, put_buf);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_UNLINK);
+	assert_ptr_equal(ev.md_start, get_buf);
+	ut_no_event();
+	assert_int_equal(ut_counters().response_timeout_count, 2);
+}
+
 int
 main(void)
 {
@@ -464,6 +507,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_parse_rejects_and_drops, setup, teardown),
 		cmocka_unit_test(test_shutdown_completes_everything),
 		cmocka_unit_test_setup_teardown(test_ni_del_completes_everything, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_ack_and_reply_time_out, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
