@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lnet_node: an application embedding liblnet with the socklnd, for tests
+ * that check data end to end (and later benchmarks).
+ *
+ *   lnet_node serve  --nid NID [--port P]
+ *       Exposes a 64 MiB buffer on portal 40 for PUT and GET (the initiator
+ *       says where, MANAGE_REMOTE) until SIGTERM.
+ *   lnet_node client --nid NID --peer NID [--port P] [--sizes 0,1,4096,1048576]
+ *                    [--count N] [--inflight K] [--timeout S] [--stop-on-error]
+ *       Runs N operations, K at a time, each in its own 1 MiB slot of the
+ *       server: PUT a pattern (with ACK), GET it back, compare every byte.
+ *       Prints a YAML summary; exit 0 when every operation verified.
+ *       --timeout sets transaction_timeout. With --stop-on-error it stops
+ *       starting operations at the first failure and reports how long the
+ *       ones in flight took to complete (each must end with an event).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "cfs.h"
+#include "lnet_ctl.h"
+#include "socklnd.h"
+
+#define NODE_PORTAL 40
+#define NODE_SLOT (1u << 20)
+#define NODE_SLOTS 64
+#define NODE_MAX_SIZES 8
+
+enum node_phase { SLOT_IDLE = 0, SLOT_PUT, SLOT_GET };
+
+struct node_slot {
+	unsigned int index;
+	enum node_phase phase;
+	uint64_t op;               /* which operation runs in it */
+	unsigned int size;
+	unsigned int events;       /* SEND + ACK, or SEND + REPLY */
+	bool failed;
+	uint8_t *tx;
+	uint8_t *rx;
+};
+
+struct node {
+	struct lnet_nid nid;
+	struct lnet_processid peer;
+	uint16_t port;
+	unsigned int sizes[NODE_MAX_SIZES];
+	unsigned int nsizes;
+	uint64_t count;
+	unsigned int inflight;
+	int timeout;
+	bool stop_on_error;
+	struct lnet_eq *eq;
+	struct node_slot slots[NODE_SLOTS];
+	uint64_t started, verified, failed, mismatched;
+	uint64_t bytes;
+	double first_error_at;
+	unsigned int pending_at_error;
+};
+
+static volatile sig_atomic_t g_stop;
+
+static void
+node_on_signal(int sig)
+{
+	(void)sig;
+	g_stop = 1;
+}
+
+static double
+node_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int
+node_up(struct node *n)
+{
+	struct socklnd_opts opts = SOCKLND_OPTS_DEFAULT;
+	struct lnet_ctl_ni_tunables tun = { 180, 8, 0, 256 };
+	struct lnet_init_opts lo = { .opts_size = sizeof(lo), .mode = LNET_EXEC_THREADS };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char eal[160];
+	char err[256] = "";
+	int rc;
+
+	/* Our own EAL: every CPU as an lcore (workers run LNet's lcores), no shared files. */
+	snprintf(eal, sizeof(eal), "--no-huge -m 256 --no-pci --no-shconf --no-telemetry -l 0-%ld",
+		 ncpu > 1 ? ncpu - 1 : 1);
+	lo.eal_args = eal;
+	opts.port = n->port;
+	opts.accept = SOCKLND_ACCEPT_ALL;
+	rc = lnet_init_opts_set(&lo);
+	if (rc == 0) {
+		rc = LNetNIInit(LNET_PID_LUSTRE);
+	}
+	if (rc == 0) {
+		rc = lnet_ctl_ni_add(&n->nid, NULL, &tun, &opts, 0, err, sizeof(err));
+	}
+	if (rc == 0 && n->timeout > 0) {
+		rc = lnet_ctl_global_set("transaction_timeout", n->timeout, err, sizeof(err));
+	}
+	if (rc != 0) {
+		fprintf(stderr, "lnet_node: %s\n", err[0] != '\0' ? err : strerror(-rc));
+	}
+	return rc;
+}
+
+static int
+node_serve(struct node *n)
+{
+	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
+	struct lnet_md md = { 0 };
+	struct lnet_handle_md mdh;
+	struct lnet_me *me;
+	void *buf = calloc(NODE_SLOTS, NODE_SLOT);
+
+	if (buf == NULL) {
+		return 1;
+	}
+	md.start = buf;
+	md.length = NODE_SLOTS * NODE_SLOT;
+	md.threshold = LNET_MD_THRESH_INF;
+	md.options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE;
+	me = LNetMEAttach(NODE_PORTAL, &any, 0, ~0ULL, LNET_UNLINK, LNET_INS_AFTER);
+	if (me == NULL || LNetMDAttach(me, &md, LNET_RETAIN, &mdh) != 0) {
+		fprintf(stderr, "lnet_node: cannot expose the buffer\n");
+		free(buf);
+		return 1;
+	}
+	printf("serving: %s\n", libcfs_nidstr(&n->nid));
+	fflush(stdout);
+	while (!g_stop) {
+		struct timespec t = { 0, 100000000 };
+
+		nanosleep(&t, NULL);
+	}
+	LNetMDUnlink(mdh);
+	free(buf);
+	return 0;
+}
+
+/* The pattern of operation @p op: no two operations look alike. */
+static void
+node_fill(uint8_t *p, unsigned int len, uint64_t op)
+{
+	uint64_t x = op * 0x9e3779b97f4a7c15ULL + 1;
+	unsigned int i;
+
+	for (i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = (uint8_t)x;
+	}
+}
+
+static int
+node_bind(struct node *n, struct node_slot *s, void *buf, struct lnet_handle_md *h)
+{
+	struct lnet_md md = { 0 };
+
+	md.start = buf;
+	md.length = s->size;
+	md.threshold = 2; /* the send, then its ACK or REPLY */
+	md.user_ptr = s;
+	md.eq_handle = n->eq;
+	return LNetMDBind(&md, LNET_UNLINK, h);
+}
+
+static void
+node_fail(struct node *n, struct node_slot *s)
+{
+	if (!s->failed) {
+		s->failed = true;
+		n->failed++;
+		if (n->failed == 1) {
+			unsigned int i;
+
+			n->first_error_at = node_now();
+			for (i = 0; i < n->inflight; i++) {
+				n->pending_at_error += n->slots[i].phase != SLOT_IDLE;
+			}
+		}
+	}
+}
+
+static void
+node_start(struct node *n, struct node_slot *s)
+{
+	struct lnet_handle_md h;
+	int rc;
+
+	s->op = n->started++;
+	s->size = n->sizes[s->op % n->nsizes];
+	s->events = 0;
+	s->failed = false;
+	s->phase = SLOT_PUT;
+	node_fill(s->tx, s->size, s->op);
+	memset(s->rx, 0, s->size);
+	rc = node_bind(n, s, s->tx, &h);
+	if (rc == 0) {
+		rc = LNetPut(NULL, h, LNET_ACK_REQ, &n->peer, NODE_PORTAL, 0, s->index * NODE_SLOT, 0);
+	}
+	if (rc != 0) {
+		node_fail(n, s);
+		s->phase = SLOT_IDLE;
+	}
+}
+
+static void
+node_get(struct node *n, struct node_slot *s)
+{
+	struct lnet_handle_md h;
+	int rc;
+
+	s->phase = SLOT_GET;
+	s->events = 0;
+	rc = node_bind(n, s, s->rx, &h);
+	if (rc == 0) {
+		rc = LNetGet(NULL, h, &n->peer, NODE_PORTAL, 0, s->index * NODE_SLOT, false);
+	}
+	if (rc != 0) {
+		node_fail(n, s);
+		s->phase = SLOT_IDLE;
+	}
+}
+
+/* One event of a slot's MD; the MD is done after its "unlinked" event. */
+static void
+node_event(struct node *n, const struct lnet_event *ev)
+{
+	struct node_slot *s = ev->md_user_ptr;
+
+	if (ev->status != 0 || ev->type == LNET_EVENT_UNLINK ||
+	    ((ev->type == LNET_EVENT_ACK || ev->type == LNET_EVENT_REPLY) && ev->mlength != s->size)) {
+		node_fail(n, s);
+	}
+	s->events++;
+	if (!ev->unlinked) {
+		return;
+	}
+	if (s->failed) {
+		s->phase = SLOT_IDLE;
+		return;
+	}
+	if (s->phase == SLOT_PUT) {
+		node_get(n, s);
+		return;
+	}
+	if (memcmp(s->tx, s->rx, s->size) != 0) {
+		n->mismatched++;
+		node_fail(n, s);
+	} else {
+		n->verified++;
+		n->bytes += 2ULL * s->size;
+	}
+	s->phase = SLOT_IDLE;
+}
+
+static bool
+node_busy(const struct node *n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n->inflight; i++) {
+		if (n->slots[i].phase != SLOT_IDLE) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static int
+node_client(struct node *n)
+{
+	double t0 = node_now();
+	double drained = 0;
+	unsigned int i;
+
+	n->eq = LNetEQAlloc(4 * NODE_SLOTS);
+	for (i = 0; i < n->inflight; i++) {
+		n->slots[i].index = i;
+		n->slots[i].tx = malloc(NODE_SLOT);
+		n->slots[i].rx = malloc(NODE_SLOT);
+		if (n->slots[i].tx == NULL || n->slots[i].rx == NULL) {
+			return 1;
+		}
+	}
+	for (;;) {
+		struct lnet_event ev;
+		bool stopping = g_stop || (n->stop_on_error && n->failed > 0);
+
+		for (i = 0; i < n->inflight && !stopping && n->started < n->count; i++) {
+			if (n->slots[i].phase == SLOT_IDLE) {
+				node_start(n, &n->slots[i]);
+			}
+		}
+		if (!node_busy(n) && (stopping || n->started == n->count)) {
+			break;
+		}
+		if (LNetEQPoll(&n->eq, 1, 1000, &ev, NULL) == 1) {
+			node_event(n, &ev);
+		}
+	}
+	if (n->failed > 0) {
+		drained = node_now() - n->first_error_at;
+	}
+	printf("client:\n    peer: %s\n    operations: %llu\n    verified: %llu\n"
+	       "    failed: %llu\n    mismatched: %llu\n    bytes: %llu\n    seconds: %.3f\n"
+	       "    pending_at_first_error: %u\n    seconds_to_complete_them: %.3f\n",
+	       libcfs_nidstr(&n->peer.nid), (unsigned long long)n->started,
+	       (unsigned long long)n->verified, (unsigned long long)n->failed,
+	       (unsigned long long)n->mismatched, (unsigned long long)n->bytes, node_now() - t0,
+	       n->pending_at_error, drained);
+	for (i = 0; i < n->inflight; i++) {
+		free(n->slots[i].tx);
+		free(n->slots[i].rx);
+	}
+	LNetEQFree(n->eq);
+	return n->failed == 0 && n->verified == n->count ? 0 : 1;
+}
+
+static int
+node_sizes(struct node *n, const char *list)
+{
+	char *copy = strdup(list);
+	char *save = NULL;
+	char *tok;
+
+	n->nsizes = 0;
+	for (tok = copy != NULL ? strtok_r(copy, ",", &save) : NULL; tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		long v = strtol(tok, NULL, 10);
+
+		if (n->nsizes == NODE_MAX_SIZES || v < 0 || v > (long)NODE_SLOT) {
+			free(copy);
+			return -EINVAL;
+		}
+		n->sizes[n->nsizes++] = (unsigned int)v;
+	}
+	free(copy);
+	return n->nsizes > 0 ? 0 : -EINVAL;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "nid", required_argument, NULL, 'n' }, { "peer", required_argument, NULL, 'p' },
+		{ "port", required_argument, NULL, 'P' }, { "sizes", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'c' }, { "inflight", required_argument, NULL, 'k' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "stop-on-error", no_argument, NULL, 'e' }, { NULL, 0, NULL, 0 },
+	};
+	static struct node n = { .port = 988, .count = 100, .inflight = 8, .nsizes = 4,
+				 .sizes = { 0, 1, 4096, NODE_SLOT } };
+	bool serve;
+	int c;
+	int rc;
+
+	if (argc < 2 || (strcmp(argv[1], "serve") != 0 && strcmp(argv[1], "client") != 0)) {
+		fprintf(stderr, "usage: lnet_node serve|client --nid NID [--peer NID] ...\n");
+		return 2;
+	}
+	serve = strcmp(argv[1], "serve") == 0;
+	n.nid = LNET_ANY_NID;
+	n.peer.pid = LNET_PID_LUSTRE;
+	while ((c = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
+		rc = 0;
+		switch (c) {
+		case 'n': rc = libcfs_strnid(&n.nid, optarg); break;
+		case 'p': rc = libcfs_strnid(&n.peer.nid, optarg); break;
+		case 'P': n.port = (uint16_t)atoi(optarg); break;
+		case 's': rc = node_sizes(&n, optarg); break;
+		case 'c': n.count = strtoull(optarg, NULL, 10); break;
+		case 'k': n.inflight = (unsigned int)atoi(optarg); break;
+		case 't': n.timeout = atoi(optarg); break;
+		case 'e': n.stop_on_error = true; break;
+		default: return 2;
+		}
+		if (rc != 0) {
+			fprintf(stderr, "lnet_node: bad value: %s\n", optarg);
+			return 2;
+		}
+	}
+	if (lnet_nid_is_any(&n.nid) || n.inflight == 0 || n.inflight > NODE_SLOTS ||
+	    (!serve && lnet_nid_is_any(&n.peer.nid))) {
+		fprintf(stderr, "lnet_node: --nid (and for a client --peer) are needed; --inflight 1..%d\n",
+			NODE_SLOTS);
+		return 2;
+	}
+	signal(SIGINT, node_on_signal);
+	signal(SIGTERM, node_on_signal);
+	if (node_up(&n) != 0) {
+		return 1;
+	}
+	rc = serve ? node_serve(&n) : node_client(&n);
+	LNetNIFini();
+	return rc;
+}
