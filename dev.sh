@@ -10,6 +10,8 @@ cd "$(dirname "$0")"
 PACKAGES="build-essential pkg-config meson ninja-build python3 \
 dpdk dpdk-dev libdpdk-dev libnuma-dev libyaml-dev libpcap-dev libcmocka-dev \
 clang libclang-rt-14-dev valgrind"
+# What the gating tests drive: network namespaces, tcpdump, Wireshark's dissector.
+TEST_PACKAGES="iproute2 tcpdump tshark"
 
 as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
@@ -69,7 +71,7 @@ demo)
 	exec ./build/apps/lnet-demo/lnet-demo
 	;;
 test)
-	deps; build_test
+	deps; PACKAGES="$TEST_PACKAGES" deps; build_test
 	meson test -C build-test --suite unit --suite integration --print-errorlogs
 	build_fuzz
 	# sh has no pipefail: keep the fuzz run's own exit status.
@@ -85,7 +87,7 @@ test)
 	;;
 conformance)
 	# Not gating: real kernel captures and Wireshark's LNet dissector as oracles.
-	deps; PACKAGES="tshark" deps; build_test
+	deps; PACKAGES="$TEST_PACKAGES" deps; build_test
 	meson test -C build-test --suite conformance --print-errorlogs
 	;;
 fuzz)

@@ -3,11 +3,9 @@
 # Wireshark's LNet dissector as an independent oracle for our bytes
 # (shared/reference/wireshark-oracle.md): two lnetd-pmd ping each other
 # over ksocklnd while tshark captures loopback port 988 and `lnetctl
-# capture` records node A's side. In both files every LNet PDU must decode,
-# nothing may be malformed or warned about, and per stream and direction
-# the bytes must account exactly: sum(tcp.len) - prefix == sum(tcp.pdu.size),
-# prefix 72 (connreq + V3 hello) for the connecting side and 56 (hello) for
-# the accepting one. The LNet headers in the two files must be the same.
+# capture` records node A's side. Both files must pass tshark_check_file
+# (test/common/tshark_lib.sh), and the LNet headers in the two must be the
+# same. tshark_veth.sh does the same on a veth with tcpdump.
 #   tshark_two_daemons.sh BUILD_DIR     (skips without root or tshark)
 set -u
 build=$1
@@ -15,6 +13,7 @@ daemon="$build/apps/lnetd-pmd/lnetd-pmd"
 ctl="$build/apps/lnetctl/lnetctl"
 [ "$(id -u)" = 0 ] && command -v tshark >/dev/null 2>&1 || { echo "needs root and tshark: skipped"; exit 77; }
 work=$(mktemp -d)
+. "$(dirname "$0")/../common/tshark_lib.sh"
 a=lnetd-ws-a-$$ b=lnetd-ws-b-$$
 ipa=127.0.$(( $$ % 200 + 20 )).21 ipb=127.0.$(( $$ % 200 + 20 )).22
 pids=""
@@ -50,31 +49,6 @@ sleep 1
 kill -INT "$ts"
 wait "$ts"
 
-check_file() { # pcap: decode, no problems, bytes balanced; prints the verdict
-tshark -2 -n -r "$1" -Y 'tcp.port==988 && tcp.len>0 && !tcp.analysis.retransmission' \
-	-T fields -E separator='|' -E occurrence=a \
-	-e tcp.stream -e tcp.srcport -e tcp.len -e tcp.pdu.size -e lnet.ksm_type -e lnet.msg_type \
-	-e _ws.expert.severity -e _ws.malformed 2>/dev/null >"$work/fields"
-awk -F'|' -v name="$(basename "$1")" '
-	{
-		key = $1 "/" $2
-		len[key] += $3
-		n = split($4, s, ",")
-		for (i = 1; i <= n; i++) pdu[key] += s[i]
-		if ($2 == 988) prefix[key] = 56; else prefix[key] = 72
-		n = split($5, t, ",")
-		for (i = 1; i <= n; i++) if (t[i] != "" && t[i] != "0x000000c0" && t[i] != "0x000000c1") bad++
-		n = split($6, m, ",")
-		for (i = 1; i <= n; i++) { if (m[i] != "" && m[i] > 3) bad++; if (m[i] != "") msgs++ }
-		if ($7 != "" || $8 != "") bad++
-	}
-	END {
-		for (k in len) if (len[k] - prefix[k] != pdu[k]) { printf "stream/port %s: %d bytes, %d in PDUs\n", k, len[k] - prefix[k], pdu[k]; bad++ }
-		printf "tshark %s: %d LNet messages decoded, %d problems\n", name, msgs, bad
-		exit (bad == 0 && msgs >= 6) ? 0 : 1
-	}' "$work/fields"
-}
-
 # The LNet headers of a file, in order: type, length, NIDs, pids, match bits, portal.
 headers() {
 	tshark -2 -n -r "$1" -Y 'lnet.msg_type' -T fields -E separator='|' -E occurrence=a \
@@ -83,8 +57,8 @@ headers() {
 }
 
 rc=0
-check_file "$work/cap.pcap" || rc=1
-check_file "$work/ours.pcap" || rc=1
+tshark_check_file "$work/cap.pcap" || rc=1
+tshark_check_file "$work/ours.pcap" || rc=1
 tshark -n -r "$work/cap.pcap" -Y 'lnet' 2>/dev/null >"$work/summary"
 grep -c LNET_GET "$work/summary" | grep -qx 3 && grep -c LNET_REPLY "$work/summary" | grep -qx 3 ||
 	{ echo "FAIL: expected 3 GET and 3 REPLY"; cat "$work/summary"; rc=1; }

@@ -2,7 +2,7 @@
 # Shared by the integration scripts: sourced after `build` is set. Gives
 # check/fails_with/start_daemon/stop_daemon/finish, a scratch directory
 # ($work) and the cleanup of every daemon started ($pids) and of whatever
-# the script adds to `on_exit`.
+# the script adds to `on_exit`. LNP_KEEP_WORK=1 keeps $work for a look.
 daemon="$build/apps/lnetd-pmd/lnetd-pmd"
 ctl="$build/apps/lnetctl/lnetctl"
 work=$(mktemp -d)
@@ -11,7 +11,7 @@ fails=0 checks=0 pids="" on_exit=""
 harness_cleanup() {
 	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
 	[ -z "$on_exit" ] || eval "$on_exit"
-	rm -rf "$work"
+	if [ -n "${LNP_KEEP_WORK:-}" ]; then echo "kept: $work"; else rm -rf "$work"; fi
 }
 trap harness_cleanup EXIT
 

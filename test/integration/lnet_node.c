@@ -8,12 +8,16 @@
  *       says where, MANAGE_REMOTE) until SIGTERM.
  *   lnet_node client --nid NID --peer NID [--port P] [--sizes 0,1,4096,1048576]
  *                    [--count N] [--inflight K] [--timeout S] [--stop-on-error]
+ *                    [--log FILE]
  *       Runs N operations, K at a time, each in its own 1 MiB slot of the
  *       server: PUT a pattern (with ACK), GET it back, compare every byte.
  *       Prints a YAML summary; exit 0 when every operation verified.
  *       --timeout sets transaction_timeout. With --stop-on-error it stops
  *       starting operations at the first failure and reports how long the
  *       ones in flight took to complete (each must end with an event).
+ *       --log writes the LNet header fields of every PUT and GET it sends,
+ *       one line each, for comparison with a packet capture:
+ *       type|payload_length|portal|match_bits|offset|sink_length (- for a PUT)
  */
 #include <errno.h>
 #include <getopt.h>
@@ -57,6 +61,7 @@ struct node {
 	unsigned int inflight;
 	int timeout;
 	bool stop_on_error;
+	FILE *log;
 	struct lnet_eq *eq;
 	struct node_slot slots[NODE_SLOTS];
 	uint64_t started, verified, failed, mismatched;
@@ -165,6 +170,17 @@ node_fill(uint8_t *p, unsigned int len, uint64_t op)
 	}
 }
 
+/* As tshark prints lnet.msg_type, payload_length, ptl_index, match_bits, offset, sink_length. */
+static void
+node_log(const struct node *n, bool put, const struct node_slot *s)
+{
+	if (n->log != NULL) {
+		fprintf(n->log, "%d|%u|%d|0x%016llx|%u|", put ? 1 : 2, put ? s->size : 0, NODE_PORTAL,
+			0ULL, s->index * NODE_SLOT);
+		fprintf(n->log, put ? "-\n" : "%u\n", s->size); /* a PUT has no sink_length */
+	}
+}
+
 static int
 node_bind(struct node *n, struct node_slot *s, void *buf, struct lnet_handle_md *h)
 {
@@ -212,6 +228,9 @@ node_start(struct node *n, struct node_slot *s)
 	if (rc == 0) {
 		rc = LNetPut(NULL, h, LNET_ACK_REQ, &n->peer, NODE_PORTAL, 0, s->index * NODE_SLOT, 0);
 	}
+	if (rc == 0) {
+		node_log(n, true, s);
+	}
 	if (rc != 0) {
 		node_fail(n, s);
 		s->phase = SLOT_IDLE;
@@ -229,6 +248,9 @@ node_get(struct node *n, struct node_slot *s)
 	rc = node_bind(n, s, s->rx, &h);
 	if (rc == 0) {
 		rc = LNetGet(NULL, h, &n->peer, NODE_PORTAL, 0, s->index * NODE_SLOT, false);
+	}
+	if (rc == 0) {
+		node_log(n, false, s);
 	}
 	if (rc != 0) {
 		node_fail(n, s);
@@ -361,7 +383,8 @@ main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'P' }, { "sizes", required_argument, NULL, 's' },
 		{ "count", required_argument, NULL, 'c' }, { "inflight", required_argument, NULL, 'k' },
 		{ "timeout", required_argument, NULL, 't' },
-		{ "stop-on-error", no_argument, NULL, 'e' }, { NULL, 0, NULL, 0 },
+		{ "stop-on-error", no_argument, NULL, 'e' }, { "log", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
 	};
 	static struct node n = { .port = 988, .count = 100, .inflight = 8, .nsizes = 4,
 				 .sizes = { 0, 1, 4096, NODE_SLOT } };
@@ -387,6 +410,10 @@ main(int argc, char **argv)
 		case 'k': n.inflight = (unsigned int)atoi(optarg); break;
 		case 't': n.timeout = atoi(optarg); break;
 		case 'e': n.stop_on_error = true; break;
+		case 'l':
+			n.log = fopen(optarg, "w");
+			rc = n.log == NULL ? -errno : 0;
+			break;
 		default: return 2;
 		}
 		if (rc != 0) {
@@ -407,5 +434,8 @@ main(int argc, char **argv)
 	}
 	rc = serve ? node_serve(&n) : node_client(&n);
 	LNetNIFini();
+	if (n.log != NULL) {
+		fclose(n.log);
+	}
 	return rc;
 }

@@ -42,7 +42,7 @@ check "capture stop: the totals, nothing dropped" sh -c \
 check "the file holds what stop counted" sh -c \
 	"grep -q \"bytes: \$(stat -c %s '$work/a.pcap')\$\" '$work/stop'"
 check "the capture parses to its last byte: 3 acceptor requests, 6 hellos, 4 messages" sh -c \
-	"python3 '$(dirname "$0")/../common/pcap_check.py' '$work/a.pcap' | grep -qx 'streams 6 connreqs 3 hellos 6 msgs 4'"
+	"python3 '$(dirname "$0")/../common/pcap_check.py' '$work/a.pcap' >'$work/check' 2>&1; cat '$work/check'; grep -qx 'streams 6 connreqs 3 hellos 6 msgs 4' '$work/check'"
 check "capture stop with none running: -2" fails_with -2 --name "$a" capture stop
 check "capture --max-bytes bounds the file and counts what it dropped" sh -c \
 	"'$ctl' --name '$a' capture start --file '$work/small.pcap' --max-bytes 4096 && for i in 1 2 3 4 5 6 7 8; do '$ctl' --name '$a' ping '$ipb@tcp' >/dev/null; done; '$ctl' --name '$a' capture stop | grep -q 'dropped: [1-9]' && [ \$(stat -c %s '$work/small.pcap') -le 4096 ]"
