@@ -42,9 +42,9 @@ sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
 	return 0;
 }
 
-/* The iovecs still to write, starting at byte tx->sent of the frame. */
+/* The iovecs still to write (at most @max), starting at byte tx->sent of the frame. */
 static int
-sock_tx_iov(const struct sock_tx *tx, struct iovec *out)
+sock_tx_iov(const struct sock_tx *tx, struct iovec *out, int max)
 {
 	size_t skip = tx->sent;
 	size_t left;
@@ -52,6 +52,9 @@ sock_tx_iov(const struct sock_tx *tx, struct iovec *out)
 	unsigned int i;
 	int n = 0;
 
+	if (max <= 0) {
+		return 0;
+	}
 	if (skip < tx->hdr_len) {
 		out[n].iov_base = (void *)(tx->hdr + skip);
 		out[n++].iov_len = tx->hdr_len - skip;
@@ -61,7 +64,7 @@ sock_tx_iov(const struct sock_tx *tx, struct iovec *out)
 	}
 	off = (size_t)tx->offset + skip;
 	left = tx->len - skip;
-	for (i = 0; i < tx->niov && left > 0 && n < SOCK_TX_MAX_IOV; i++) {
+	for (i = 0; i < tx->niov && left > 0 && n < max; i++) {
 		size_t take;
 
 		if (off >= tx->iov[i].iov_len) {
@@ -89,7 +92,7 @@ sock_tx_send(struct sock_tx *tx, int fd, const struct sock_tap *tap)
 		ssize_t n;
 
 		mh.msg_iov = v;
-		mh.msg_iovlen = (size_t)sock_tx_iov(tx, v);
+		mh.msg_iovlen = (size_t)sock_tx_iov(tx, v, SOCK_TX_MAX_IOV);
 		if (mh.msg_iovlen == 0) {
 			return -EINVAL; /* the payload fragments are shorter than len */
 		}
@@ -104,4 +107,83 @@ sock_tx_send(struct sock_tx *tx, int fd, const struct sock_tap *tap)
 		tx->sent += (size_t)n;
 	}
 	return 1;
+}
+
+static size_t
+sock_tx_left(const struct sock_tx *tx)
+{
+	return tx->hdr_len + tx->len - tx->sent;
+}
+
+/* The fragments of the queue's head messages: whole ones, then part of one at most. */
+static int
+sock_txq_gather(struct sock_tx_list *q, struct iovec *v)
+{
+	struct sock_tx *tx;
+	int n = 0;
+
+	TAILQ_FOREACH(tx, q, link) {
+		int k = sock_tx_iov(tx, v + n, SOCK_TX_MAX_IOV - n);
+		size_t got = 0;
+		int i;
+
+		for (i = 0; i < k; i++) {
+			got += v[n + i].iov_len;
+		}
+		n += k;
+		if (got < sock_tx_left(tx)) {
+			break; /* out of fragments; the rest of it goes next time */
+		}
+		if (n == SOCK_TX_MAX_IOV) {
+			break;
+		}
+	}
+	return n;
+}
+
+int
+sock_txq_send(struct sock_tx_list *q, int fd, const struct sock_tap *tap, unsigned int *done)
+{
+	struct iovec v[SOCK_TX_MAX_IOV];
+	struct msghdr mh = { 0 };
+	struct sock_tx *tx;
+	struct sock_tx *head = TAILQ_FIRST(q);
+	size_t offered = 0;
+	size_t wrote;
+	ssize_t n;
+	int i;
+
+	*done = 0;
+	if (head == NULL) {
+		return 1;
+	}
+	mh.msg_iov = v;
+	mh.msg_iovlen = (size_t)sock_txq_gather(q, v);
+	if (mh.msg_iovlen == 0) {
+		return -EINVAL; /* the head's payload fragments are shorter than its len */
+	}
+	for (i = 0; i < (int)mh.msg_iovlen; i++) {
+		offered += v[i].iov_len;
+	}
+	n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	sock_tap_io(tap, true, head->sent == 0, v, (int)mh.msg_iovlen, n);
+	if (n < 0) {
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
+	}
+	wrote = (size_t)n;
+	TAILQ_FOREACH(tx, q, link) {
+		size_t left = sock_tx_left(tx);
+
+		if (wrote < left) {
+			tx->sent += wrote;
+			break;
+		}
+		tx->sent += left;
+		wrote -= left;
+		(*done)++;
+		if (wrote == 0) {
+			break;
+		}
+	}
+	return (size_t)n == offered ? 1 : 0;
 }

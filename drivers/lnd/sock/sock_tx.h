@@ -2,7 +2,9 @@
 /**
  * @file
  * Transmit framing: one ksock_msg header + LNet header + payload fragments
- * written with writev, picking up where a partial write stopped.
+ * written with writev, picking up where a partial write stopped. Queued
+ * messages go out coalesced: one sendmsg carries as many as fit in
+ * SOCK_TX_MAX_IOV fragments (ksocklnd's tx coalescing).
  */
 #ifndef SOCK_TX_H
 #define SOCK_TX_H
@@ -15,7 +17,8 @@
 #include "ksock_proto.h"
 #include "sock_tap.h"
 
-#define SOCK_TX_MAX_IOV 64
+#define SOCK_TX_MAX_IOV 128
+
 
 struct sock_tx {
 	TAILQ_ENTRY(sock_tx) link;
@@ -29,6 +32,8 @@ struct sock_tx {
 	void *cookie;                /* the LNet message */
 };
 
+TAILQ_HEAD(sock_tx_list, sock_tx);
+
 /**
  * Frame a message for @p proto. @p km NULL: an LNET message without ZC
  * cookies; a NOOP has @p hdr NULL. @return 0 or -KSOCK_EINVAL.
@@ -40,5 +45,14 @@ int sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
 
 /** Write what the socket takes: 1 all sent, 0 partial (wait), -errno. @p tap may be NULL. */
 int sock_tx_send(struct sock_tx *tx, int fd, const struct sock_tap *tap);
+
+/**
+ * One sendmsg of the messages at the head of @p q, as many as fit in
+ * SOCK_TX_MAX_IOV fragments. Each one's `sent` advances; *@p done gets how
+ * many from the head are now whole on the wire (they stay queued: the
+ * caller completes them). @return 1 all that was offered went, 0 the
+ * socket is full (wait for POLLOUT), -errno.
+ */
+int sock_txq_send(struct sock_tx_list *q, int fd, const struct sock_tap *tap, unsigned int *done);
 
 #endif /* SOCK_TX_H */

@@ -58,6 +58,15 @@ socklnd_conn_carries(const struct socklnd_conn *c)
 	return c->state == SOCKLND_CONN_UP && c->type != SOCKLND_CONN_BULK_IN;
 }
 
+static void
+socklnd_flush_unlink(struct socklnd_conn *c)
+{
+	if (c->flush_pending) {
+		c->flush_pending = false;
+		TAILQ_REMOVE(&c->sni->flushq, c, flink);
+	}
+}
+
 void
 socklnd_conn_close(struct socklnd_conn *c, int status)
 {
@@ -70,6 +79,7 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->state = SOCKLND_CONN_DEAD;
+	socklnd_flush_unlink(c);
 	lnd_capture_fin(c->sni->cap, &c->flow);
 	while ((tx = TAILQ_FIRST(&c->txq)) != NULL) {
 		TAILQ_REMOVE(&c->txq, tx, link);
@@ -115,39 +125,65 @@ socklnd_conn_want(struct socklnd_conn *c, bool out)
 	}
 }
 
-/* Write queued messages; the ones fully written complete. */
+/* Write queued messages, coalesced; the ones fully written complete. */
 static int
 socklnd_conn_flush(struct socklnd_conn *c)
 {
-	struct sock_tx *tx;
+	int rc = 1;
 
-	while ((tx = TAILQ_FIRST(&c->txq)) != NULL) {
-		int rc = sock_tx_send(tx, c->fd, &c->tap);
+	while (rc == 1 && !TAILQ_EMPTY(&c->txq)) {
+		unsigned int done;
 
+		rc = sock_txq_send(&c->txq, c->fd, &c->tap, &done);
 		if (rc < 0) {
 			socklnd_conn_close(c, rc);
 			return rc;
 		}
-		if (rc == 0) {
-			socklnd_conn_want(c, true);
-			return 0;
+		c->sni->stats.tx_writes++;
+		while (done-- > 0) {
+			struct sock_tx *tx = TAILQ_FIRST(&c->txq);
+
+			TAILQ_REMOVE(&c->txq, tx, link);
+			c->sni->stats.tx_msgs++;
+			if (tx->cookie != NULL) {
+				lnet_finalize(tx->cookie, 0);
+			}
+			free(tx);
 		}
-		TAILQ_REMOVE(&c->txq, tx, link);
-		c->sni->stats.tx_msgs++;
-		if (tx->cookie != NULL) {
-			lnet_finalize(tx->cookie, 0);
-		}
-		free(tx);
 	}
-	socklnd_conn_want(c, false);
-	return 1;
+	socklnd_conn_want(c, rc == 0);
+	return rc;
 }
 
+/*
+ * Queue a message. It is written at the end of this poll, with whatever
+ * else this lcore queued on the connection meanwhile: one writev for many.
+ */
 void
 socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx)
 {
 	TAILQ_INSERT_TAIL(&c->txq, tx, link);
-	socklnd_conn_flush(c);
+	if (!c->flush_pending && !c->want_out) {
+		c->flush_pending = true;
+		TAILQ_INSERT_TAIL(&c->sni->flushq, c, flink);
+	}
+}
+
+/* The connections given messages since the last poll. @return how many. */
+static unsigned int
+socklnd_flush_queued(struct socklnd_ni *s)
+{
+	struct socklnd_conn *c;
+	unsigned int n = 0;
+
+	while ((c = TAILQ_FIRST(&s->flushq)) != NULL) {
+		socklnd_flush_unlink(c);
+		if (c->state == SOCKLND_CONN_UP) {
+			socklnd_conn_flush(c);
+		}
+		n++;
+	}
+	return n;
 }
 
 /* ---- receive side: sock_rx callbacks ---- */
@@ -413,6 +449,7 @@ socklnd_poll(void *arg)
 	struct socklnd_ni *s = arg;
 	struct epoll_event evs[SOCKLND_EPOLL_BATCH];
 	int n = epoll_wait(s->epfd, evs, SOCKLND_EPOLL_BATCH, 0);
+	unsigned int flushed;
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -422,8 +459,9 @@ socklnd_poll(void *arg)
 			socklnd_conn_event(evs[i].data.ptr, evs[i].events);
 		}
 	}
+	flushed = socklnd_flush_queued(s);
 	socklnd_conn_free_dead(s);
-	return n > 0 ? RT_POLLER_BUSY : RT_POLLER_IDLE;
+	return n > 0 || flushed > 0 ? RT_POLLER_BUSY : RT_POLLER_IDLE;
 }
 
 /* ---- LND ops ---- */
@@ -507,6 +545,7 @@ socklnd_startup(struct lnet_ni *ni)
 	s->listen_fd = -1;
 	s->epfd = -1;
 	TAILQ_INIT(&s->conns);
+	TAILQ_INIT(&s->flushq);
 	TAILQ_INIT(&s->peers);
 	/* One incarnation per NI lifetime (trap 8): wall-clock ns at start. */
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -733,7 +772,7 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "conns_up", st->conns_up }, { "conns_closed", st->conns_closed },
 		{ "handshake_failures", st->handshake_failures },
 		{ "proto_errors", st->proto_errors }, { "timeouts", st->timeouts },
-		{ "rx_msgs", st->rx_msgs }, { "tx_msgs", st->tx_msgs }, { "zc_acks", st->zc_acks },
+		{ "rx_msgs", st->rx_msgs }, { "tx_msgs", st->tx_msgs }, { "tx_writes", st->tx_writes }, { "zc_acks", st->zc_acks },
 		{ "no_conn", st->no_conn }, { "races_won", st->races_won },
 		{ "duplicates", st->duplicates }, { "stale_conns", st->stale_conns },
 	};

@@ -49,6 +49,7 @@ struct socklnd_stats {
 	uint64_t proto_errors;
 	uint64_t rx_msgs;
 	uint64_t tx_msgs;
+	uint64_t tx_writes;          /**< sendmsg calls: tx_msgs / tx_writes is the coalescing */
 	uint64_t zc_acks;
 	uint64_t no_conn;
 	uint64_t connects;

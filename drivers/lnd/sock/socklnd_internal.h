@@ -30,8 +30,6 @@ enum socklnd_conn_state {
 struct socklnd_ni;
 struct socklnd_peer;
 
-TAILQ_HEAD(sock_tx_list, sock_tx);
-
 struct socklnd_conn {
 	TAILQ_ENTRY(socklnd_conn) link;  /* the NI's connections */
 	TAILQ_ENTRY(socklnd_conn) plink; /* its peer's, from the moment the peer is known */
@@ -44,6 +42,8 @@ struct socklnd_conn {
 	struct sock_conn hs;
 	struct sock_rx rx;
 	struct sock_tx_list txq;
+	TAILQ_ENTRY(socklnd_conn) flink; /* on the NI's to-flush list */
+	bool flush_pending;
 	bool want_out;
 	bool active;
 	uint64_t last_io_us;             /* opened, or last readiness on the socket */
@@ -92,6 +92,7 @@ struct socklnd_ni {
 	int epfd;
 	uint64_t incarnation;
 	struct socklnd_conn_list conns;
+	struct socklnd_conn_list flushq; /* connections given messages since the last poll */
 	struct socklnd_peer_list peers;
 	struct rt_poller *poller;
 	struct rt_runtime *rt;
