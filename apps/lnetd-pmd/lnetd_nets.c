@@ -134,9 +134,8 @@ lnetd_ni_plan(const struct lnetcfg_ni *spec, struct lnetd_ni_plan *p, char *err,
 	p->opts.tos = spec->tos == LNETCFG_UNSET ? -1 : spec->tos;
 	rc = socklnd_opts_check(&p->opts);
 	if (rc != 0) {
-		snprintf(err, errlen, rc == -EINVAL ? "lnd tunables out of range" :
-			 "lnd tunables: conns_per_peer above 1 and timeout other than %d are not "
-			 "supported yet", SOCKLND_DEFAULT_TIMEOUT);
+		snprintf(err, errlen, "lnd tunables out of range (conns_per_peer 0-127, timeout >= 0, "
+			 "tos -1-255)");
 		return rc;
 	}
 	p->cpt = spec->cpt == LNETCFG_UNSET ? lnet_nid_cpt_hash(&p->nid, (unsigned int)ncpts) :

@@ -70,7 +70,7 @@ check "net show -v --net tcp: credits as given" sh -c \
 check "net add --ip2net matching nothing: -2" fails_with -2 --name "$a" net add --ip2net "tcp3 10.255.255.*"
 check "net add --ip2net with a bad rule: -22" fails_with -22 --name "$a" net add --ip2net "tcp3(lo) 300.1.1.1"
 check "net add twice: -17" fails_with -17 --name "$a" net add --net tcp --nid "$ip@tcp"
-check "net add --conns-per-peer 2: not supported yet" fails_with -95 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --conns-per-peer 2
+check "net add --conns-per-peer 128: out of range" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --conns-per-peer 128
 check "net add --tos 300: out of range" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --tos 300
 check "net add --peer-credits x: usage" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --peer-credits x
 check "net add --cpt 9 on one CPT: refused" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --cpt 9

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Three LNet nodes (lnetd-pmd daemons A, B, C) and two applications
 # embedding liblnet (lnet_node: a server S beside B, a client beside C):
-#   - lnetctl ping between every pair of daemons, both ways;
+#   - lnetctl ping between every pair of daemons, both ways (C with
+#     conns_per_peer 2 connects first: 5 connections to each);
 #   - PUT then GET of 0 B, 1 B, 4 KiB and 1 MiB, every byte compared;
 #   - 10,000 operations with 64 in flight;
 #   - S killed mid-transfer: every operation in flight completes with an
@@ -56,9 +57,16 @@ topology() {
 		make_ns a "$ipa" && make_ns b "$ipb" "$ips" && make_ns c "$ipc" "$ipk"
 }
 
-daemon_up() { # letter ip
-	DAEMON_PREFIX=$(where "$1") start_daemon "lnp$tag$1" --accept-port "$port" --accept all &&
-		"$ctl" --name "lnp$tag$1" net add --net tcp --nid "$2@tcp"
+daemon_up() { # letter ip [net add options]
+	n=$1 ip=$2
+	shift 2
+	DAEMON_PREFIX=$(where "$n") start_daemon "lnp$tag$n" --accept-port "$port" --accept all &&
+		"$ctl" --name "lnp$tag$n" net add --net tcp --nid "$ip@tcp" "$@"
+}
+
+lnd_stat() { # letter counter: C's socklnd counter, from the telemetry socket
+	python3 "$src/../common/bad_peer.py" telemetry "lnp$tag$1" /lnet/lnd_stats |
+		sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p"
 }
 
 ping_ok() { # from-letter to-ip, retried while the peer backs off or restarts
@@ -92,12 +100,15 @@ check "daemon A on $ipa" daemon_up a "$ipa"
 pid_a=$pid
 check "daemon B on $ipb" daemon_up b "$ipb"
 pid_b=$pid
-check "daemon C on $ipc" daemon_up c "$ipc"
+check "daemon C on $ipc, conns_per_peer 2" daemon_up c "$ipc" --conns-per-peer 2
 pid_c=$pid
-for pair in "a $ipb" "a $ipc" "b $ipa" "b $ipc" "c $ipa" "c $ipb"; do
+check "C's net show -v says conns_per_peer: 2" sh -c \
+	"'$ctl' --name lnp${tag}c net show -v --net tcp | grep -q 'conns_per_peer: 2'"
+for pair in "c $ipa" "c $ipb" "a $ipb" "a $ipc" "b $ipa" "b $ipc"; do
 	# shellcheck disable=SC2086
 	check "lnetctl ping $pair" ping_ok $pair
 done
+check "C opened 1 CONTROL + 2 BULK_IN + 2 BULK_OUT to each of A and B" [ "$(lnd_stat c connects)" = 10 ]
 
 check "server S (an application embedding liblnet) on $ips" serve
 check "PUT and GET of 0 B, 1 B, 4 KiB, 1 MiB: 200 operations, every byte compared" \

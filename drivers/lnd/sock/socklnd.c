@@ -144,6 +144,7 @@ socklnd_conn_flush(struct socklnd_conn *c)
 			struct sock_tx *tx = TAILQ_FIRST(&c->txq);
 
 			TAILQ_REMOVE(&c->txq, tx, link);
+			c->nqueued--;
 			c->sni->stats.tx_msgs++;
 			if (tx->cookie != NULL) {
 				lnet_finalize(tx->cookie, 0);
@@ -163,6 +164,7 @@ void
 socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx)
 {
 	TAILQ_INSERT_TAIL(&c->txq, tx, link);
+	c->nqueued++;
 	if (!c->flush_pending && !c->want_out) {
 		c->flush_pending = true;
 		TAILQ_INSERT_TAIL(&c->sni->flushq, c, flink);
@@ -217,6 +219,7 @@ socklnd_zcack(struct socklnd_conn *c, uint64_t cookie)
 		return;
 	}
 	TAILQ_INSERT_TAIL(&c->txq, tx, link);
+	c->nqueued++;
 	c->sni->stats.zc_acks++;
 }
 
@@ -505,9 +508,9 @@ socklnd_start_polling(void *arg)
 }
 
 /*
- * Tunables this LND honours. conns_per_peer 0 is the kernel's "auto",
- * which gives 1 on links under 10 Gb/s; more than one set of connections
- * per peer is not built yet. timeout 0 turns the sweep off.
+ * Tunables this LND honours. conns_per_peer 0 is the kernel's "auto" (from
+ * the link speed: 1 under 10 Gb/s); we do not read link speeds and take 1.
+ * timeout 0 turns the sweep off.
  */
 int
 socklnd_opts_check(const struct socklnd_opts *o)
@@ -515,9 +518,6 @@ socklnd_opts_check(const struct socklnd_opts *o)
 	if (o->tos < -1 || o->tos > 255 || o->conns_per_peer < 0 || o->conns_per_peer > 127 ||
 	    o->timeout < 0) {
 		return -EINVAL;
-	}
-	if (o->conns_per_peer > 1) {
-		return -EOPNOTSUPP;
 	}
 	return 0;
 }

@@ -42,6 +42,7 @@ struct socklnd_conn {
 	struct sock_conn hs;
 	struct sock_rx rx;
 	struct sock_tx_list txq;
+	unsigned int nqueued;            /* messages in txq */
 	TAILQ_ENTRY(socklnd_conn) flink; /* on the NI's to-flush list */
 	bool flush_pending;
 	bool want_out;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * socklnd peers: which connections a peer needs and when to open them
- * (lnet-facts §4.4-4.5). The connecting side opens CONTROL, BULK_IN and
- * BULK_OUT; when both sides connect at once, the higher NID's outgoing
+ * (lnet-facts §4.4-4.5). The connecting side opens one CONTROL and
+ * conns_per_peer each of BULK_IN and BULK_OUT; when both sides connect at once, the higher NID's outgoing
  * connections win (the passive side refuses with CONN_NONE); a connection
- * of a type the peer already has is a duplicate; a new incarnation means
+ * of a type the peer already has enough of is a duplicate; a new incarnation means
  * the peer restarted, and every older connection to it goes.
  */
 #include <errno.h>
@@ -58,6 +58,16 @@ socklnd_peer_count(const struct socklnd_peer *p, int type, bool up)
 	return n;
 }
 
+/* How many of @p type a peer has: one CONTROL, conns_per_peer of each bulk type (0: auto, 1). */
+static unsigned int
+socklnd_peer_wants(const struct socklnd_ni *s, int type)
+{
+	if (type == SOCKLND_CONN_CONTROL || s->opts.conns_per_peer <= 0) {
+		return 1;
+	}
+	return (unsigned int)s->opts.conns_per_peer;
+}
+
 static unsigned int
 socklnd_peer_attempts(const struct socklnd_peer *p)
 {
@@ -70,11 +80,16 @@ socklnd_peer_attempts(const struct socklnd_peer *p)
 	return n;
 }
 
-/* Small messages on CONTROL, large on BULK_OUT (our view), else any that carries. */
+/*
+ * Small messages on CONTROL, large on BULK_OUT (our view), else any that
+ * carries. Among several of the type (conns_per_peer), the one with the
+ * fewest messages queued; it then goes to the back, so equals take turns.
+ */
 static struct socklnd_conn *
 socklnd_peer_pick(struct socklnd_peer *p, unsigned int min_bulk, size_t size)
 {
 	int want = size < min_bulk ? SOCKLND_CONN_CONTROL : SOCKLND_CONN_BULK_OUT;
+	struct socklnd_conn *best = NULL;
 	struct socklnd_conn *any = NULL;
 	struct socklnd_conn *c;
 
@@ -82,10 +97,15 @@ socklnd_peer_pick(struct socklnd_peer *p, unsigned int min_bulk, size_t size)
 		if (!socklnd_conn_carries(c)) {
 			continue;
 		}
-		if (c->type == want) {
-			return c;
+		if (c->type == want && (best == NULL || c->nqueued < best->nqueued)) {
+			best = c;
 		}
 		any = any != NULL ? any : c;
+	}
+	if (best != NULL) {
+		TAILQ_REMOVE(&p->conns, best, plink);
+		TAILQ_INSERT_TAIL(&p->conns, best, plink);
+		return best;
 	}
 	return any;
 }
@@ -104,7 +124,7 @@ socklnd_txq_fail(struct sock_tx_list *q, int status)
 	}
 }
 
-/* Open the types the peer has neither up nor being opened (all, or those in @p only). */
+/* Open what the peer lacks of each type, up or being opened (all types, or those in @p only). */
 static void
 socklnd_peer_launch(struct socklnd_ni *s, struct socklnd_peer *p, uint8_t only)
 {
@@ -112,13 +132,16 @@ socklnd_peer_launch(struct socklnd_ni *s, struct socklnd_peer *p, uint8_t only)
 
 	for (i = 0; i < 3; i++) {
 		int t = socklnd_types[i];
+		unsigned int have;
 
-		if ((only & (1u << t)) == 0 || socklnd_peer_count(p, t, true) > 0 ||
-		    socklnd_peer_count(p, t, false) > 0) {
+		if ((only & (1u << t)) == 0) {
 			continue;
 		}
-		if (socklnd_connect_one(s, p, t) != 0) {
-			s->stats.connect_failures++;
+		have = socklnd_peer_count(p, t, true) + socklnd_peer_count(p, t, false);
+		for (; have < socklnd_peer_wants(s, t); have++) {
+			if (socklnd_connect_one(s, p, t) != 0) {
+				s->stats.connect_failures++;
+			}
 		}
 	}
 	p->state = SOCKLND_PEER_CONNECTING;
@@ -216,7 +239,7 @@ socklnd_peer_accept(struct socklnd_conn *c, const struct ksock_hello *hello)
 		s->stats.races_won++;
 		return SOCKLND_CONN_NONE;
 	}
-	if (socklnd_peer_count(p, type, true) >= (unsigned int)s->opts.conns_per_peer) {
+	if (socklnd_peer_count(p, type, true) >= socklnd_peer_wants(s, type)) {
 		s->stats.duplicates++;
 		return SOCKLND_CONN_NONE;
 	}

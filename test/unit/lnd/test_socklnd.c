@@ -26,6 +26,7 @@ static struct lnet_ni *g_sni;
 static uint16_t g_port;
 static uint32_t g_our = OUR_ADDR;   /* our NI's address; the race tests move it */
 static uint32_t g_peer = PEER_ADDR; /* the fake kernel's */
+static int g_conns_per_peer = 1;
 
 static int
 add_sock_ni(void *arg)
@@ -38,6 +39,7 @@ add_sock_ni(void *arg)
 	(void)arg;
 	opts.port = g_port;
 	opts.accept = SOCKLND_ACCEPT_ALL; /* the test connects from an unprivileged port */
+	opts.conns_per_peer = g_conns_per_peer;
 	return lnet_ni_add(lnet_instance(), &nid, socklnd_lnd_ops(), &tun, &opts, 0, &g_sni);
 }
 
@@ -58,6 +60,7 @@ setup(void **state)
 	(void)state;
 	g_our = OUR_ADDR;
 	g_peer = PEER_ADDR;
+	g_conns_per_peer = 1;
 	g_port = (uint16_t)(20000 + getpid() % 20000);
 	ut_up(1);
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
@@ -615,6 +618,92 @@ test_reconnect_backoff(void **state)
 	assert_int_equal(sock_stats().connects, 6); /* now it waits 2 s */
 }
 
+static int
+setup_two_per_peer(void **state)
+{
+	setup(state);
+	ut_teardown(state);
+	g_conns_per_peer = 2;
+	ut_up(1);
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
+	pump();
+	return 0;
+}
+
+/*
+ * conns_per_peer 2: LNet opens one CONTROL and two each of BULK_IN and
+ * BULK_OUT; large messages take turns on the two BULK_OUT. The peer's
+ * connections are taken up to two of a bulk type: with both of ours up a
+ * third is a duplicate; with one of them gone, the peer's is taken.
+ */
+static void
+test_two_conns_per_peer(void **state)
+{
+	struct lnet_processid peer = { LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) };
+	static uint8_t big[2048];
+	static struct frame f[4];
+	struct ksock_hello answer;
+	int lfd = kernel_listen(PEER_ADDR);
+	int fds[5];
+	int types[5];
+	int count[4] = { 0 };
+	unsigned int total = 0;
+	int bulk_in = -1;
+	int extra;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(LNetPut(NULL, ut_bind("hi", 3, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	for (i = 0; i < 5; i++) {
+		fds[i] = kernel_accept_one(lfd, &types[i]);
+		count[types[i]]++;
+		bulk_in = types[i] == SOCKLND_CONN_BULK_IN ? (int)i : bulk_in;
+	}
+	assert_int_equal(count[SOCKLND_CONN_CONTROL], 1);
+	assert_int_equal(count[SOCKLND_CONN_BULK_IN], 2);
+	assert_int_equal(count[SOCKLND_CONN_BULK_OUT], 2);
+	pump();
+	assert_int_equal(ut_event().status, 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(LNetPut(NULL, ut_bind(big, sizeof(big), 1), LNET_NOACK_REQ, &peer, 3,
+					 7, 0, 0), 0);
+		pump();
+		assert_int_equal(ut_event().status, 0);
+	}
+	for (i = 0; i < 5; i++) {
+		unsigned int n = kernel_read_frames(fds[i], f, 4);
+
+		total += n;
+		if (types[i] == SOCKLND_CONN_BULK_OUT) {
+			assert_int_equal(n, 2); /* they took turns */
+		} else if (types[i] == SOCKLND_CONN_CONTROL) {
+			assert_int_equal(n, 1); /* "hi" */
+		} else {
+			assert_int_equal(n, 0); /* BULK_IN carries no LNet messages */
+		}
+	}
+	assert_int_equal(total, 5);
+	/* The same incarnation as its accepted side's hellos (7): not a restart. */
+	extra = kernel_connect_as(&answer, SOCKLND_CONN_BULK_OUT, 7); /* our BULK_IN: 2 up */
+	assert_int_equal(answer.ctype, SOCKLND_CONN_NONE);
+	assert_int_equal(sock_stats().duplicates, 1);
+	close(extra);
+	close(fds[bulk_in]);
+	fds[bulk_in] = -1;
+	pump();
+	extra = kernel_connect_as(&answer, SOCKLND_CONN_BULK_OUT, 7); /* one left: taken */
+	assert_int_equal(answer.ctype, SOCKLND_CONN_BULK_IN);
+	assert_int_equal(sock_stats().duplicates, 1);
+	assert_int_equal(sock_stats().stale_conns, 0);
+	close(extra);
+	for (i = 0; i < 5; i++) {
+		if (fds[i] >= 0) {
+			close(fds[i]);
+		}
+	}
+	close(lfd);
+}
+
 int
 main(void)
 {
@@ -628,6 +717,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_race_higher_peer_wins, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_race_lower_peer_refused, setup_high, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect_backoff, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_two_conns_per_peer, setup_two_per_peer, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
