@@ -17,6 +17,7 @@ struct lnetd_opts {
 	const char *cpu_pattern; /* --cpu-pattern "0[0,1] 1[2,3]": CPTs; NULL: libnuma */
 	int accept_port;      /* --accept-port: the socklnd acceptor's port */
 	int accept;           /* --accept: enum socklnd_accept */
+	bool enable_csum;     /* --enable-csum: ksocklnd's enable_csum */
 };
 
 /* lnetd_config.c: apply a YAML configuration (lnetctl export format). */
@@ -38,7 +39,7 @@ int lnetd_capture_register(void);
 void lnetd_capture_shutdown(void);
 
 /* lnetd_nets.c: NIs from the configuration model. */
-void lnetd_socklnd_opts_set(uint16_t port, int accept);
+void lnetd_socklnd_opts_set(uint16_t port, int accept, bool enable_csum);
 int lnetd_if_addr(const char *ifname, uint32_t *addr);
 int lnetd_ni_add(const struct lnetcfg_ni *spec, char *err, size_t errlen);
 /* What lnetd_ni_add() would refuse, without changing anything. */

@@ -37,7 +37,9 @@ lnetd_usage(FILE *f)
 		   "  --cpu-pattern PATTERN  CPU partitions, as the kernel's cpu_pattern:\n"
 		   "                         \"0[0,1] 1[2,3]\" or \"N 0[0] 1[1]\" (default: NUMA nodes)\n"
 		   "  --accept-port PORT     socklnd acceptor port (default 988)\n"
-		   "  --accept POLICY        secure (privileged source ports, default), all, none\n",
+		   "  --accept POLICY        secure (privileged source ports, default), all, none\n"
+		   "  --enable-csum          checksum what goes on V2 connections (ksocklnd's\n"
+		   "                         enable_csum); received checksums are always checked\n",
 		LNETD_DEFAULT_NAME);
 }
 
@@ -51,13 +53,14 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 		{ "cpu-pattern", required_argument, NULL, 'p' },
 		{ "accept-port", required_argument, NULL, 'P' },
 		{ "accept", required_argument, NULL, 'a' },
+		{ "enable-csum", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:Ch", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			o->config = optarg;
@@ -82,6 +85,9 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 				fprintf(stderr, "lnetd-pmd: --accept is secure, all or none\n");
 				return -1;
 			}
+			break;
+		case 'C':
+			o->enable_csum = true;
 			break;
 		case 'h':
 			lnetd_usage(stdout);
@@ -147,7 +153,7 @@ lnetd_run(const struct lnetd_opts *o)
 	int sig = 0;
 	int rc;
 
-	lnetd_socklnd_opts_set((uint16_t)o->accept_port, o->accept);
+	lnetd_socklnd_opts_set((uint16_t)o->accept_port, o->accept, o->enable_csum);
 	rc = lnet_init_opts_set(&lo);
 	if (rc == 0) {
 		rc = LNetNIInit(LNET_PID_LUSTRE);

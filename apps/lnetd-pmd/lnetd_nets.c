@@ -17,14 +17,15 @@
 
 #define LNETD_MAX_NIS 64
 
-/* socklnd options every tcp NI starts from (daemon options --accept-port, --accept). */
+/* socklnd options every tcp NI starts from (daemon options --accept-port, --accept, --enable-csum). */
 static struct socklnd_opts g_lnetd_socklnd = SOCKLND_OPTS_DEFAULT;
 
 void
-lnetd_socklnd_opts_set(uint16_t port, int accept)
+lnetd_socklnd_opts_set(uint16_t port, int accept, bool enable_csum)
 {
 	g_lnetd_socklnd.port = port;
 	g_lnetd_socklnd.accept = (enum socklnd_accept)accept;
+	g_lnetd_socklnd.enable_csum = enable_csum;
 }
 
 int

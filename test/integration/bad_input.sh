@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # A raw TCP client sends a node garbage, a wrong magic, a truncated hello,
-# a hello for another NID, an impossible payload length and a stalled half
-# message. Each connection is closed, counted (stats show errors, the
+# a hello for another NID, an impossible payload length, a bad checksum and
+# a stalled half message (and a PUT with a good checksum, which is kept). Each connection is closed, counted (stats show errors, the
 # socklnd's counters on telemetry), and another node keeps pinging through
 # it all. The stalls are closed by sock_timeout (3 s here, from YAML).
 #   bad_input.sh BUILD_DIR SRC_DIR
@@ -40,11 +40,13 @@ check "$a: net show -v shows timeout 3" sh -c "'$ctl' --name '$a' net show -v --
 check "$b: a tcp NI" "$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp"
 check "the two ping each other" pings
 
-for case in garbage wrong-magic other-nid huge-payload; do
+for case in garbage wrong-magic other-nid huge-payload bad-checksum; do
 	check "$case: the connection is closed at once" \
 		$peer attack "$case" "$ipa" "$port" "$ipa@tcp" "$ipb@tcp" 2
 	check "$case: the other node still pings through" pings
 done
+check "good-checksum: a PUT with a right ksm_csum keeps its connection" \
+	sh -c "! $peer attack good-checksum '$ipa' '$port' '$ipa@tcp' '$ipb@tcp' 2"
 for case in truncated-hello half-message; do
 	check "$case: closed by sock_timeout" $peer attack "$case" "$ipa" "$port" "$ipa@tcp" "$ipb@tcp" 7
 	check "$case: the other node still pings through" pings
@@ -52,9 +54,11 @@ done
 
 check "handshake failures counted (garbage, magic, other NID)" at_least "$(counter "$a" handshake_failures)" 3
 check "protocol errors counted (the impossible length)" at_least "$(counter "$a" proto_errors)" 1
+check "checksums: one matched, one did not" sh -c \
+	"[ $(counter "$a" csum_checked) -eq 1 ] && [ $(counter "$a" csum_errors) -eq 1 ]"
 check "timeouts counted (the two stalls)" at_least "$(counter "$a" timeouts)" 2
 check "stats show counts them as errors" sh -c \
-	"'$ctl' --name '$a' stats show | grep -q '^    errors: [4-9]'"
+	"'$ctl' --name '$a' stats show | grep -q '^    errors: [5-9]'"
 check "SIGTERM: $a exits 0" stop_daemon "$pid_a"
 check "SIGTERM: $b exits 0" stop_daemon "$pid_b"
 check "no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"

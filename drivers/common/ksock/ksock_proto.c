@@ -4,7 +4,10 @@
  * flag found from the magic; large NIDs are never swapped; V1 is LE.
  */
 #include <endian.h>
+#include <stddef.h>
 #include <string.h>
+
+#include <zlib.h>
 
 #include "ksock_proto.h"
 
@@ -503,4 +506,35 @@ int
 ksock_nid_cmp(const struct lnet_nid *a, const struct lnet_nid *b)
 {
 	return memcmp(a, b, sizeof(*a));
+}
+
+uint32_t
+ksock_csum_update(uint32_t running, const void *p, size_t len)
+{
+	while (len > 0) {
+		uInt n = len > UINT32_MAX ? UINT32_MAX : (uInt)len;
+
+		running = (uint32_t)crc32(running, p, n);
+		p = (const uint8_t *)p + n;
+		len -= n;
+	}
+	return running;
+}
+
+uint32_t
+ksock_csum_final(uint32_t running)
+{
+	return ~running;
+}
+
+_Static_assert(offsetof(struct ksock_msg_hdr, ksm_csum) == KSOCK_CSUM_OFFSET, "ksm_csum offset");
+
+uint32_t
+ksock_csum_msg_hdr(const void *buf)
+{
+	uint8_t h[sizeof(struct ksock_msg_hdr)];
+
+	memcpy(h, buf, sizeof(h));
+	memset(h + KSOCK_CSUM_OFFSET, 0, sizeof(uint32_t));
+	return ksock_csum_update(0, h, sizeof(h));
 }

@@ -101,6 +101,19 @@ LNP_API int ksock_msg_hdr_encode(const struct ksock_msg *m, void *buf, size_t le
 /** @p swapped: the peer's hello came byte-swapped. */
 LNP_API int ksock_msg_hdr_decode(const void *buf, size_t len, bool swapped, struct ksock_msg *m);
 
+/*
+ * ksm_csum (lnet-facts §4.6): Linux crc32_le seeded with ~0 and not
+ * inverted at the end, over the ksock header (csum field 0), the LNet
+ * header and the payload. Carried as zlib's running CRC, which differs
+ * from crc32_le's only by the inversions: start with 0, update, then
+ * ksock_csum_final(). A message whose final value is 0 goes unchecked.
+ */
+#define KSOCK_CSUM_OFFSET 4
+LNP_API uint32_t ksock_csum_update(uint32_t running, const void *p, size_t len);
+LNP_API uint32_t ksock_csum_final(uint32_t running);
+/** The running CRC of a 24-byte ksock header in @p buf, its csum field taken as 0. */
+LNP_API uint32_t ksock_csum_msg_hdr(const void *buf);
+
 /** What a received header acknowledges (lnet-facts §4.7). */
 enum ksock_zcack_kind {
 	KSOCK_ZCACK_NONE = 0,   /**< nothing */

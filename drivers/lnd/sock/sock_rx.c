@@ -67,6 +67,28 @@ sock_rx_fill(struct sock_rx *rx, int fd, size_t need)
 	return 1;
 }
 
+static void
+sock_rx_csum_add(struct sock_rx *rx, const void *p, size_t n)
+{
+	if (rx->csum_on) {
+		rx->csum_run = ksock_csum_update(rx->csum_run, p, n);
+	}
+}
+
+/* At the end of a message: 0 when it had no checksum or it matched. */
+static int
+sock_rx_csum_check(struct sock_rx *rx)
+{
+	if (!rx->csum_on) {
+		return 0;
+	}
+	if (ksock_csum_final(rx->csum_run) != rx->km.csum) {
+		return -EBADMSG;
+	}
+	rx->csum_checked++;
+	return 0;
+}
+
 static int
 sock_rx_ksock_hdr(struct sock_rx *rx, int fd)
 {
@@ -89,7 +111,14 @@ sock_rx_ksock_hdr(struct sock_rx *rx, int fd)
 		return sock_rx_fail(rx, -EPROTO, ksock_strerror(rc));
 	}
 	rx->have = 0;
+	rx->csum_on = rx->km.csum != 0;
+	if (rx->csum_on) {
+		rx->csum_run = ksock_csum_msg_hdr(rx->buf);
+	}
 	if (rx->km.type == KSOCK_MSG_NOOP) {
+		if (sock_rx_csum_check(rx) != 0) {
+			return sock_rx_fail(rx, -EBADMSG, "NOOP checksum mismatch");
+		}
 		rx->ops.on_noop(rx->ops.ctx, &rx->km);
 		return 1;
 	}
@@ -109,6 +138,7 @@ sock_rx_lnet_hdr(struct sock_rx *rx, int fd)
 	if (rc != 0) {
 		return sock_rx_fail(rx, -EPROTO, lnet_wire_strerror(rc));
 	}
+	sock_rx_csum_add(rx, rx->buf, rx->have);
 	rx->have = 0;
 	rx->state = SOCK_RX_WAIT_SINK;
 	rx->msgs++;
@@ -175,9 +205,14 @@ sock_rx_payload(struct sock_rx *rx, int fd)
 		if (r <= 0) {
 			return (int)r;
 		}
+		sock_rx_csum_add(rx, p, (size_t)r);
 		rx->done += (unsigned int)r;
 	}
 	rx->state = SOCK_RX_KSOCK_HDR;
+	if (sock_rx_csum_check(rx) != 0) {
+		rx->ops.on_payload(rx->ops.ctx, rx->cookie, -EIO);
+		return sock_rx_fail(rx, -EBADMSG, "LNET message checksum mismatch");
+	}
 	rx->ops.on_payload(rx->ops.ctx, rx->cookie, 0);
 	return 1;
 }

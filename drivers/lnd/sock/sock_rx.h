@@ -11,6 +11,11 @@
  * After the LNet header the owner hands it to lnet_parse(); LNet answers,
  * now or later (lazy portal, another lcore), through sock_rx_set_sink().
  * Reading stops meanwhile, so the stream stays in order.
+ *
+ * A message whose ksm_csum is not 0 is checked as it arrives (every byte,
+ * discarded ones too): a NOOP that fails, or an LNET message that fails
+ * once its payload is in (completed with -EIO), ends the connection with
+ * -EBADMSG, as ksocklnd does.
  */
 #ifndef SOCK_RX_H
 #define SOCK_RX_H
@@ -66,8 +71,11 @@ struct sock_rx {
 	unsigned int rlen;
 	unsigned int done;
 	void *cookie;
+	bool csum_on;                   /* this message carries a checksum */
+	uint32_t csum_run;              /* its running CRC so far */
 	uint64_t msgs;
 	uint64_t bytes;
+	uint64_t csum_checked;          /* messages whose checksum matched */
 	const struct sock_tap *tap;     /**< the owner's, or NULL: set after init */
 };
 

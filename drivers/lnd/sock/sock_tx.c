@@ -82,6 +82,39 @@ sock_tx_iov(const struct sock_tx *tx, struct iovec *out, int max)
 }
 
 int
+sock_tx_checksum(struct sock_tx *tx)
+{
+	size_t off = tx->offset;
+	size_t left = tx->len;
+	uint32_t run;
+	uint32_t csum;
+	unsigned int i;
+
+	if (tx->hdr_len < sizeof(struct ksock_msg_hdr) || tx->sent != 0) {
+		return -KSOCK_EINVAL;
+	}
+	run = ksock_csum_msg_hdr(tx->hdr);
+	run = ksock_csum_update(run, tx->hdr + sizeof(struct ksock_msg_hdr),
+				tx->hdr_len - sizeof(struct ksock_msg_hdr));
+	for (i = 0; i < tx->niov && left > 0; i++) {
+		size_t take;
+
+		if (off >= tx->iov[i].iov_len) {
+			off -= tx->iov[i].iov_len;
+			continue;
+		}
+		take = tx->iov[i].iov_len - off;
+		take = take < left ? take : left;
+		run = ksock_csum_update(run, (const uint8_t *)tx->iov[i].iov_base + off, take);
+		left -= take;
+		off = 0;
+	}
+	csum = ksock_csum_final(run);
+	memcpy(tx->hdr + KSOCK_CSUM_OFFSET, &csum, sizeof(csum)); /* native order, as the header */
+	return 0;
+}
+
+int
 sock_tx_send(struct sock_tx *tx, int fd, const struct sock_tap *tap)
 {
 	size_t total = tx->hdr_len + tx->len;

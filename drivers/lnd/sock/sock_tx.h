@@ -43,6 +43,13 @@ int sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
 		    const struct iovec *iov, unsigned int niov, unsigned int offset,
 		    unsigned int len, void *cookie);
 
+/**
+ * Fill in ksm_csum over the framed header and the payload (ksocklnd's
+ * enable_csum; the kernel does it on V2 connections only). Before any
+ * byte is sent. @return 0, or -KSOCK_EINVAL for a frame without ksock header.
+ */
+int sock_tx_checksum(struct sock_tx *tx);
+
 /** Write what the socket takes: 1 all sent, 0 partial (wait), -errno. @p tap may be NULL. */
 int sock_tx_send(struct sock_tx *tx, int fd, const struct sock_tap *tap);
 

@@ -163,6 +163,10 @@ socklnd_conn_flush(struct socklnd_conn *c)
 void
 socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx)
 {
+	/* ksocklnd checksums only on V2 connections (V3 peers rely on TCP's). */
+	if (c->sni->opts.enable_csum && c->hs.proto->version == KSOCK_PROTO_V2 && tx->sent == 0) {
+		sock_tx_checksum(tx);
+	}
 	TAILQ_INSERT_TAIL(&c->txq, tx, link);
 	c->nqueued++;
 	if (!c->flush_pending && !c->want_out) {
@@ -395,9 +399,12 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 	}
 	if (c->state == SOCKLND_CONN_UP) {
 		rc = sock_rx_poll(&c->rx, c->fd);
+		c->sni->stats.csum_checked += c->rx.csum_checked;
+		c->rx.csum_checked = 0;
 		if (rc < 0) {
-			if (rc == -EPROTO) {
-				c->sni->stats.proto_errors++;
+			if (rc == -EPROTO || rc == -EBADMSG) {
+				c->sni->stats.proto_errors += rc == -EPROTO;
+				c->sni->stats.csum_errors += rc == -EBADMSG;
 				lnet_ni_count_error(c->sni->ni);
 			}
 			socklnd_conn_close(c, rc);
@@ -775,6 +782,7 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "rx_msgs", st->rx_msgs }, { "tx_msgs", st->tx_msgs }, { "tx_writes", st->tx_writes }, { "zc_acks", st->zc_acks },
 		{ "no_conn", st->no_conn }, { "races_won", st->races_won },
 		{ "duplicates", st->duplicates }, { "stale_conns", st->stale_conns },
+		{ "csum_checked", st->csum_checked }, { "csum_errors", st->csum_errors },
 	};
 	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;
 

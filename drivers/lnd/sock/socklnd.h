@@ -26,6 +26,7 @@ struct socklnd_opts {
 	int conns_per_peer;            /**< 0: auto (1 below 10 Gb/s) */
 	int timeout;                   /**< sock_timeout, seconds */
 	int tos;                       /**< IP TOS of every connection; -1: unset */
+	bool enable_csum;              /**< ksm_csum on what we send over V2 connections */
 };
 
 #define SOCKLND_DEFAULT_TIMEOUT 50
@@ -34,10 +35,7 @@ struct socklnd_opts {
 #define SOCKLND_OPTS_DEFAULT                                                          \
 	{ LNET_ACCEPTOR_PORT, SOCKLND_ACCEPT_SECURE, 1024, 1, SOCKLND_DEFAULT_TIMEOUT, -1 }
 
-/**
- * Check NI options: -EINVAL when out of range, -EOPNOTSUPP for values whose
- * behaviour is not built yet (conns_per_peer > 1).
- */
+/** Check NI options: -EINVAL when out of range. */
 int socklnd_opts_check(const struct socklnd_opts *o);
 
 struct socklnd_stats {
@@ -58,6 +56,8 @@ struct socklnd_stats {
 	uint64_t races_won;          /**< peer's connects refused: ours, from the higher NID, win */
 	uint64_t duplicates;         /**< peer's connects refused: that type is already up */
 	uint64_t stale_conns;        /**< times a new incarnation closed a peer's connections */
+	uint64_t csum_checked;       /**< received messages whose ksm_csum matched */
+	uint64_t csum_errors;        /**< ... that did not: connection closed */
 };
 
 /** The socklnd's ops table (registered at start-up as LND "tcp"). */
