@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="build-essential pkg-config meson ninja-build python3 \
-dpdk dpdk-dev libdpdk-dev libnuma-dev libyaml-dev libpcap-dev libcmocka-dev \
+dpdk dpdk-dev libdpdk-dev libnuma-dev libyaml-dev libpcap-dev libcmocka-dev zlib1g-dev \
 clang libclang-rt-14-dev valgrind"
 # What the gating tests drive: network namespaces, tcpdump, Wireshark's dissector.
 TEST_PACKAGES="iproute2 tcpdump tshark"
