@@ -381,6 +381,7 @@ void lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action 
 /* lnet_peer.c */
 int lnet_peer_table_init(struct lnet_peer_table *pt);
 void lnet_peer_table_fini(struct lnet_peer_table *pt);
+void lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid);
 struct lnet_peer_ni *lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid,
 						 struct lnet_ni *ni);
 struct lnet_peer_ni *lnet_peer_ni_find(struct lnet_cpt *c, const struct lnet_nid *nid);

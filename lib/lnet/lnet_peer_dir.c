@@ -293,6 +293,55 @@ lnet_peer_add_on_mgmt(void *arg)
 	return 0;
 }
 
+/* A NID traffic met for the first time, on its way to the management lcore. */
+struct lnet_peer_learn {
+	struct lnet *ln;
+	struct lnet_nid nid;
+};
+
+/* Known already (configured, or learned on another CPT): nothing to do. */
+static void
+lnet_peer_learn_on_mgmt(void *arg)
+{
+	struct lnet_peer_learn *l = arg;
+	struct lnet_peer_dir *d = lnet_dir_get(l->ln);
+	struct lnet_peer *p;
+
+	if (d != NULL && lnet_dir_find(d, &l->nid) == NULL) {
+		p = calloc(1, sizeof(*p));
+		if (p != NULL) {
+			p->seq = d->next_seq++;
+			if (lnet_peer_append_nid(d, p, &l->nid) == 0) {
+				TAILQ_INSERT_TAIL(&d->peers, p, link);
+				d->npeers++;
+			} else {
+				free(p);
+			}
+		}
+	}
+	free(l);
+}
+
+/*
+ * A data lcore created a peer NI for @p nid: as in the kernel, a peer with
+ * that NID as its primary (not Multi-Rail until discovery says so) appears
+ * in the directory, so peer show lists the peers traffic created.
+ */
+void
+lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid)
+{
+	struct lnet_peer_learn *l = malloc(sizeof(*l));
+
+	if (l == NULL) {
+		return;
+	}
+	l->ln = ln;
+	l->nid = *nid;
+	if (rt_lcore_send_msg(rt_mgmt_lcore(ln->rt), lnet_peer_learn_on_mgmt, l) != 0) {
+		free(l); /* the ring is full: this peer goes unlisted (its traffic is unaffected) */
+	}
+}
+
 int
 lnet_ctl_peer_add(const struct lnet_nid *prim, const struct lnet_nid *nids, unsigned int n,
 		  bool mr, char *err, size_t errlen)

@@ -36,6 +36,8 @@ check "capture on $a before any connection" "$ctl" --name "$a" capture start --f
 check "a second capture is refused while one runs" fails_with -114 --name "$a" capture start --file "$work/x.pcap"
 check "$a pings $b over TCP" ping_is "$a" "$ipb"
 check "$b pings $a over TCP" ping_is "$b" "$ipa"
+check "peer show lists the peer that traffic created, not Multi-Rail (as s2_01 of the kernel captures)" sh -c \
+	"'$ctl' --name '$a' peer show | tr -d '\n' | grep -q 'primary nid: $ipb@tcp *Multi-Rail: false'"
 check "capture show counts packets" sh -c "'$ctl' --name '$a' capture show | grep -q '    packets: [1-9]'"
 check "capture stop: the totals, nothing dropped" sh -c \
 	"'$ctl' --name '$a' capture stop >'$work/stop' && grep -q 'dropped: 0' '$work/stop' && grep -q '    - $ipa@tcp' '$work/stop'"
