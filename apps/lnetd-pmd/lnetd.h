@@ -40,7 +40,7 @@ void lnetd_capture_shutdown(void);
 
 /* lnetd_nets.c: NIs from the configuration model. */
 void lnetd_socklnd_opts_set(uint16_t port, int accept, bool enable_csum);
-int lnetd_if_addr(const char *ifname, uint32_t *addr);
+int lnetd_if_nid(const char *ifname, uint32_t net, struct lnet_nid *nid);
 int lnetd_ni_add(const struct lnetcfg_ni *spec, char *err, size_t errlen);
 /* What lnetd_ni_add() would refuse, without changing anything. */
 int lnetd_ni_check(const struct lnetcfg_ni *spec, char *err, size_t errlen);

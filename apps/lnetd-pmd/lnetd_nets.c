@@ -28,28 +28,57 @@ lnetd_socklnd_opts_set(uint16_t port, int accept, bool enable_csum)
 	g_lnetd_socklnd.enable_csum = enable_csum;
 }
 
+static bool
+lnetd_ifaddr_is_nid(const struct cfs_ifaddr *a, const struct lnet_nid *nid)
+{
+	if (a->family == AF_INET && nid->nid_size == 0) {
+		return a->ipv4 == ntohl(nid->nid_addr[0]);
+	}
+	return a->family == AF_INET6 && nid->nid_size == 12 &&
+	       memcmp(a->ipv6, nid->nid_addr, sizeof(a->ipv6)) == 0;
+}
+
+/*
+ * The NID of @p net on @p ifname: its IPv4 address, or else its first
+ * IPv6 address that is not link-local (a large NID: socklnd V4).
+ */
 int
-lnetd_if_addr(const char *ifname, uint32_t *addr)
+lnetd_if_nid(const char *ifname, uint32_t net, struct lnet_nid *nid)
 {
 	struct cfs_ifaddr *ifs = NULL;
+	const struct cfs_ifaddr *v6 = NULL;
 	unsigned int n = 0;
 	unsigned int i;
 	int rc = cfs_ifaddrs_get(&ifs, &n);
 
 	for (i = 0; rc == 0 && i < n; i++) {
-		if (ifs[i].family == AF_INET && strcmp(ifs[i].name, ifname) == 0) {
-			*addr = ifs[i].ipv4;
+		if (strcmp(ifs[i].name, ifname) != 0) {
+			continue;
+		}
+		if (ifs[i].family == AF_INET) {
+			lnet_nid4_to_nid(LNET_MKNID(net, ifs[i].ipv4), nid);
 			free(ifs);
 			return 0;
 		}
+		if (v6 == NULL && ifs[i].family == AF_INET6 &&
+		    !(ifs[i].ipv6[0] == 0xfe && (ifs[i].ipv6[1] & 0xc0) == 0x80)) {
+			v6 = &ifs[i];
+		}
+	}
+	if (v6 != NULL) {
+		memset(nid, 0, sizeof(*nid));
+		nid->nid_size = 12;
+		nid->nid_type = (uint8_t)LNET_NETTYP(net);
+		nid->nid_num = htons((uint16_t)LNET_NETNUM(net));
+		memcpy(nid->nid_addr, v6->ipv6, sizeof(v6->ipv6));
 	}
 	free(ifs);
-	return -ENODEV;
+	return v6 != NULL ? 0 : -ENODEV;
 }
 
-/* The interface that holds @p addr (host order), as the kernel names a NI added by --nid. */
+/* The interface that holds @p nid's address, as the kernel names a NI added by --nid. */
 static void
-lnetd_if_of_addr(uint32_t addr, char *ifname, size_t len)
+lnetd_if_of_nid(const struct lnet_nid *nid, char *ifname, size_t len)
 {
 	struct cfs_ifaddr *ifs = NULL;
 	unsigned int n = 0;
@@ -60,7 +89,7 @@ lnetd_if_of_addr(uint32_t addr, char *ifname, size_t len)
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		if (ifs[i].family == AF_INET && ifs[i].ipv4 == addr) {
+		if (lnetd_ifaddr_is_nid(&ifs[i], nid)) {
 			snprintf(ifname, len, "%s", ifs[i].name);
 			break;
 		}
@@ -78,22 +107,20 @@ static int
 lnetd_ni_resolve(const struct lnetcfg_ni *spec, struct lnet_nid *nid, char *ifname, size_t len,
 		 char *err, size_t errlen)
 {
-	uint32_t addr;
-
+	ifname[0] = '\0';
 	if (spec->has_nid) {
 		*nid = spec->nid;
 		if (spec->ifname[0] != '\0') {
 			snprintf(ifname, len, "%s", spec->ifname);
-		} else if (nid->nid_size == 0) {
-			lnetd_if_of_addr(ntohl(nid->nid_addr[0]), ifname, len);
+		} else {
+			lnetd_if_of_nid(nid, ifname, len);
 		}
 		return 0;
 	}
-	if (lnetd_if_addr(spec->ifname, &addr) != 0) {
-		snprintf(err, errlen, "interface %s has no IPv4 address", spec->ifname);
+	if (lnetd_if_nid(spec->ifname, spec->net, nid) != 0) {
+		snprintf(err, errlen, "interface %s has no IPv4 or global IPv6 address", spec->ifname);
 		return -ENODEV;
 	}
-	lnet_nid4_to_nid(LNET_MKNID(spec->net, addr), nid);
 	snprintf(ifname, len, "%s", spec->ifname);
 	return 0;
 }

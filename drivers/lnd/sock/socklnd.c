@@ -24,6 +24,7 @@
 #include "cfs.h"
 #include "lnet_lnd.h"
 #include "rt.h"
+#include "sock_addr.h"
 #include "socklnd_internal.h"
 
 #define SOCKLND_EPOLL_BATCH 32
@@ -304,7 +305,9 @@ socklnd_sockopts(const struct socklnd_ni *s, int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-	if (s->opts.tos >= 0) {
+	if (s->opts.tos >= 0 && sock_addr_family(lnet_ni_nid(s->ni)) == AF_INET6) {
+		setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &s->opts.tos, sizeof(s->opts.tos));
+	} else if (s->opts.tos >= 0) {
 		setsockopt(fd, IPPROTO_IP, IP_TOS, &s->opts.tos, sizeof(s->opts.tos));
 	}
 }
@@ -312,9 +315,8 @@ socklnd_sockopts(const struct socklnd_ni *s, int fd)
 static void
 socklnd_accept(struct socklnd_ni *s)
 {
-	struct sockaddr_in sa;
-	socklen_t len = sizeof(sa);
-	int fd = accept4(s->listen_fd, (struct sockaddr *)&sa, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct sock_addr sa = { .len = sizeof(sa.ss) };
+	int fd = accept4(s->listen_fd, (struct sockaddr *)&sa.ss, &sa.len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	struct socklnd_conn *c;
 	struct ksock_hello local;
 	struct sock_conn_policy pol = { socklnd_conn_nid_is_local, socklnd_accept_hello, NULL };
@@ -326,7 +328,7 @@ socklnd_accept(struct socklnd_ni *s)
 	/* accept=secure: only privileged source ports (lnet-facts §4.1, trap 1). */
 	if (s->opts.accept == SOCKLND_ACCEPT_NONE ||
 	    (s->opts.accept == SOCKLND_ACCEPT_SECURE &&
-	     ntohs(sa.sin_port) > LNET_ACCEPTOR_MAX_RESERVED_PORT)) {
+	     sock_addr_port(&sa) > LNET_ACCEPTOR_MAX_RESERVED_PORT)) {
 		s->stats.refused++;
 		close(fd);
 		return;
@@ -479,22 +481,24 @@ socklnd_poll(void *arg)
 static int
 socklnd_listen(struct socklnd_ni *s)
 {
-	const struct lnet_nid *nid = lnet_ni_nid(s->ni);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(s->opts.port) };
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	struct sock_addr sa;
 	int one = 1;
+	int rc = sock_addr_of_nid(lnet_ni_nid(s->ni), s->opts.port, &sa);
 
-	if (nid->nid_size != 0) {
-		return -EAFNOSUPPORT; /* IPv6 NIs (protocol V4) come with the rest of the LND */
+	if (rc != 0) {
+		return rc;
 	}
-	sa.sin_addr.s_addr = nid->nid_addr[0];
-	s->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	s->listen_fd = socket(sa.ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->listen_fd < 0 || s->epfd < 0) {
 		return -errno;
 	}
 	setsockopt(s->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(s->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	if (sa.ss.ss_family == AF_INET6) {
+		setsockopt(s->listen_fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	}
+	if (bind(s->listen_fd, (struct sockaddr *)&sa.ss, sa.len) != 0 ||
 	    listen(s->listen_fd, 127) != 0 ||
 	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->listen_fd, &ev) != 0) {
 		return -errno;
@@ -607,48 +611,54 @@ socklnd_shutdown(struct lnet_ni *ni)
 
 /* A privileged source port when we may (peers in accept=secure demand it). */
 static void
-socklnd_bind_reserved(int fd, uint32_t addr)
+socklnd_bind_reserved(int fd, const struct lnet_nid *self)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = addr };
+	struct sock_addr sa;
 	int port;
 
+	if (sock_addr_of_nid(self, 0, &sa) != 0) {
+		return;
+	}
 	for (port = LNET_ACCEPTOR_MAX_RESERVED_PORT; port >= LNET_ACCEPTOR_MIN_RESERVED_PORT;
 	     port--) {
-		sa.sin_port = htons((uint16_t)port);
-		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		sock_addr_set_port(&sa, (uint16_t)port);
+		if (bind(fd, (struct sockaddr *)&sa.ss, sa.len) == 0) {
 			return;
 		}
 		if (errno != EADDRINUSE && errno != EADDRNOTAVAIL) {
 			break; /* not root: an ephemeral port it is */
 		}
 	}
-	sa.sin_port = 0;
-	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	sock_addr_set_port(&sa, 0);
+	bind(fd, (struct sockaddr *)&sa.ss, sa.len);
 }
 
-/* Open one typed connection to @p p (IPv4 NIDs on our net). */
+/* Open one typed connection to @p p (a NID of our NI's address family, on our net). */
 int
 socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 {
 	const struct lnet_nid *peer = &p->nid;
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(s->opts.port),
-				  .sin_addr.s_addr = peer->nid_addr[0] };
 	struct ksock_hello local;
-	struct socklnd_conn *c = calloc(1, sizeof(*c));
+	struct socklnd_conn *c;
 	struct epoll_event ev;
+	struct sock_addr sa;
 	int fd;
 
+	if (sock_addr_of_nid(peer, s->opts.port, &sa) != 0) {
+		return -EAFNOSUPPORT;
+	}
+	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
 		return -ENOMEM;
 	}
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(sa.ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		free(c);
 		return -errno;
 	}
 	socklnd_sockopts(s, fd);
-	socklnd_bind_reserved(fd, lnet_ni_nid(s->ni)->nid_addr[0]);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 && errno != EINPROGRESS) {
+	socklnd_bind_reserved(fd, lnet_ni_nid(s->ni));
+	if (connect(fd, (struct sockaddr *)&sa.ss, sa.len) != 0 && errno != EINPROGRESS) {
 		int err = -errno;
 
 		close(fd);
@@ -669,8 +679,8 @@ socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	c->type = type;
 	c->state = SOCKLND_CONN_CONNECTING;
 	TAILQ_INIT(&c->txq);
-	/* IPv4 peers speak V3 (lnet-facts §4.2). */
-	sock_conn_init_active(&c->hs, fd, &ksock_proto_v3, peer, &local);
+	/* IPv4 peers speak V3, IPv6 ones V4 (lnet-facts §4.2). */
+	sock_conn_init_active(&c->hs, fd, sock_addr_proto(peer), peer, &local);
 	ev = (struct epoll_event){ .events = EPOLLIN | EPOLLOUT, .data.ptr = c };
 	c->want_out = true;
 	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
@@ -680,7 +690,7 @@ socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	return 0;
 }
 
-/* Frame @p msg (V3: IPv4 peers) and hand it to its peer's connections. */
+/* Frame @p msg (V3 for IPv4 peers, V4 for IPv6) and hand it to its peer's connections. */
 static int
 socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 {
@@ -693,16 +703,18 @@ socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 	unsigned int len;
 	int rc;
 
-	if (h->dest_nid.nid_size != 0 || lnet_nid_net(&h->dest_nid) != lnet_nid_net(lnet_ni_nid(ni))) {
+	/* An IPv4 NI reaches IPv4 peers, an IPv6 one IPv6 peers; both on its own net. */
+	if (sock_addr_family(&h->dest_nid) != sock_addr_family(lnet_ni_nid(ni)) ||
+	    lnet_nid_net(&h->dest_nid) != lnet_nid_net(lnet_ni_nid(ni))) {
 		s->stats.no_conn++;
-		return -EHOSTUNREACH; /* IPv6 peers (V4) are not built yet */
+		return -EHOSTUNREACH;
 	}
 	lnet_msg_payload(msg, &niov, &iov, &off, &len);
 	tx = calloc(1, sizeof(*tx));
 	if (tx == NULL) {
 		return -ENOMEM;
 	}
-	if (sock_tx_prepare(tx, &ksock_proto_v3, NULL, h, iov, niov, off, len, msg) != 0) {
+	if (sock_tx_prepare(tx, sock_addr_proto(&h->dest_nid), NULL, h, iov, niov, off, len, msg) != 0) {
 		free(tx);
 		return -EINVAL;
 	}
