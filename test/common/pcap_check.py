@@ -10,11 +10,13 @@
 
 Each TCP stream (one direction of a connection) must be: on the connecting
 side, from a privileged port, the acceptor request {0xacce7100, 1, the
-peer's NID} and a V3 hello; on the accepting side a V3 hello. Each hello
+peer's NID} (IPv6: version 2, a 20-byte NID) and a V3 hello (IPv6: V4, 80
+bytes); on the accepting side a hello of the same version. Each hello
 names the stream's own addresses as src and dst NID, pid 12345 and a
 non-zero incarnation; the reply's connection type is the inverse of the
 request's (ANY stays ANY, BULK_IN <-> BULK_OUT). Then whole ksock messages (NOOP, or LNET
-with a 72-byte LNet header and its payload). Layouts: lnet-facts §4.1-4.6.
+with a 72-byte LNet header, 96 for V4, and its payload). Layouts:
+lnet-facts §4.1-4.6. IPv4 or IPv6 frames.
 """
 import struct
 import sys
@@ -54,23 +56,41 @@ def check_sums(frame, ihl, total):
         raise SystemExit("bad IPv4 or TCP checksum")
 
 
+def check_sums6(frame, plen):
+    """TCP checksum over the IPv6 pseudo header."""
+    seg = frame[54:54 + plen]
+    pseudo = frame[22:54] + struct.pack("!IxxxB", plen, 6)
+    if csum(bytes(pseudo + seg)) != 0xFFFF:
+        raise SystemExit("bad TCP checksum (IPv6)")
+
+
+def ip_layer(frame, sums):
+    """(src, dst, tcp offset, end of segment) of an IPv4 or IPv6 TCP frame."""
+    ethertype = struct.unpack_from("!H", frame, 12)[0]
+    if ethertype == 0x0800 and frame[23] == 6:
+        ihl = (frame[14] & 15) * 4
+        total = struct.unpack_from("!H", frame, 16)[0]
+        if sums:
+            check_sums(frame, ihl, total)
+        return frame[26:30], frame[30:34], 14 + ihl, 14 + total
+    if ethertype == 0x86DD and frame[20] == 6:
+        plen = struct.unpack_from("!H", frame, 18)[0]
+        if sums:
+            check_sums6(frame, plen)
+        return frame[22:38], frame[38:54], 54, 54 + plen
+    raise SystemExit("not IPv4/TCP or IPv6/TCP")
+
+
 def streams(path, sums=True):
     """(src, sport, dst, dport) -> payload bytes in sequence order."""
     out = {}
     nxt = {}
     for frame in read_pcap(path):
-        if struct.unpack_from("!H", frame, 12)[0] != 0x0800 or frame[23] != 6:
-            raise SystemExit("not IPv4/TCP")
-        ihl = (frame[14] & 15) * 4
-        total = struct.unpack_from("!H", frame, 16)[0]
-        if sums:
-            check_sums(frame, ihl, total)
-        src, dst = frame[26:30], frame[30:34]
-        tcp = 14 + ihl
+        src, dst, tcp, end = ip_layer(frame, sums)
         sport, dport, seq = struct.unpack_from("!HHI", frame, tcp)
         flags = frame[tcp + 13]
         doff = (frame[tcp + 12] >> 4) * 4
-        payload = frame[tcp + doff:14 + total]
+        payload = frame[tcp + doff:end]
         key = (src, sport, dst, dport)
         if flags & 0x02:  # SYN: the stream starts after it
             nxt[key] = (seq + 1) & 0xFFFFFFFF
@@ -99,39 +119,69 @@ def ip_of(nid):
     return struct.pack("!I", nid & 0xFFFFFFFF)
 
 
+HELLO4 = struct.Struct("<II20s20sIIQQiI")  # V4, 80 bytes: lnet-facts 4.3
+
+
+def large_nid_ip(nid):
+    """The address of a 20-byte NID: 4 bytes (nid_size 0) or 16 (nid_size 12)."""
+    return nid[4:4 + 4 + nid[0]]
+
+
 def parse_hello(key, b, off):
-    """The hello at @off of stream @key, checked against the stream's addresses."""
-    (magic, version, src_nid, dst_nid, src_pid, _, src_inc, _, ctype, nips) = \
-        HELLO.unpack_from(b, off)
-    if magic != PROTO_MAGIC or version != 3 or nips != 0:
-        raise SystemExit("bad hello on %r" % (key,))
-    if ip_of(src_nid) != bytes(key[0]) or ip_of(dst_nid) != bytes(key[2]):
+    """The hello at @off of stream @key, checked against the stream's addresses.
+    Returns (ctype, its length, the LNet header size that follows)."""
+    magic, version = struct.unpack_from("<II", b, off)
+    if magic == PROTO_MAGIC and version == 4:
+        (_, _, src_nid, dst_nid, src_pid, _, src_inc, _, ctype, nips) = HELLO4.unpack_from(b, off)
+        src_ip, dst_ip, size, hdr = large_nid_ip(src_nid), large_nid_ip(dst_nid), 80, 96
+    else:
+        (magic, version, src_nid, dst_nid, src_pid, _, src_inc, _, ctype, nips) = \
+            HELLO.unpack_from(b, off)
+        if magic != PROTO_MAGIC or version != 3:
+            raise SystemExit("bad hello on %r" % (key,))
+        src_ip, dst_ip, size, hdr = ip_of(src_nid), ip_of(dst_nid), 56, 72
+    if nips != 0:
+        raise SystemExit("hello with IPs on %r" % (key,))
+    if src_ip != bytes(key[0]) or dst_ip != bytes(key[2]):
         raise SystemExit("hello NIDs are not the stream's addresses on %r" % (key,))
     if src_pid != 12345 or src_inc == 0 or ctype not in INVERSE:
         raise SystemExit("bad hello pid, incarnation or type on %r" % (key,))
-    return ctype
+    if (size == 80) != (len(key[0]) == 16):
+        raise SystemExit("hello version %d on the wrong address family on %r" % (version, key))
+    return ctype, size, hdr
+
+
+def parse_connreq(key, b):
+    """The acceptor request: v1 (nid4) for IPv4, v2 (20-byte NID) for IPv6. Returns its length."""
+    magic, version = struct.unpack_from("<II", b, 0)
+    if magic == ACCEPTOR_MAGIC and version == 1:
+        ip, size = ip_of(struct.unpack_from("<Q", b, 8)[0]), 16
+    elif magic == ACCEPTOR_MAGIC and version == 2:
+        ip, size = large_nid_ip(bytes(b[8:28])), 28
+    else:
+        raise SystemExit("bad acceptor request on %r" % (key,))
+    if ip != bytes(key[2]):
+        raise SystemExit("acceptor request for another address on %r" % (key,))
+    if not 512 <= key[1] <= 1023:
+        raise SystemExit("connection from unprivileged port %d" % key[1])
+    return size
 
 
 def parse(key, b, counts, hello_types):
     off = 0
     if key[3] == 988:  # the connecting side
-        magic, version, nid = struct.unpack_from("<IIQ", b, 0)
-        if magic != ACCEPTOR_MAGIC or version != 1 or ip_of(nid) != bytes(key[2]):
-            raise SystemExit("bad acceptor request on %r" % (key,))
-        if not 512 <= key[1] <= 1023:
-            raise SystemExit("connection from unprivileged port %d" % key[1])
+        off = parse_connreq(key, b)
         counts["connreqs"] += 1
-        off = 16
-    hello_types[key] = parse_hello(key, b, off)
+    hello_types[key], size, hdr = parse_hello(key, b, off)
     counts["hellos"] += 1
-    off += 56
+    off += size
     while off < len(b):
         ktype = struct.unpack_from("<I", b, off)[0]
         if ktype == 0xC0:
             off += 24
         elif ktype == 0xC1:
-            payload = struct.unpack_from("<I", b, off + 24 + 28)[0]
-            off += 24 + 72 + payload
+            payload = struct.unpack_from("<I", b, off + 24 + 52 if hdr == 96 else off + 24 + 28)[0]
+            off += 24 + hdr + payload
         else:
             raise SystemExit("bad ksock message type %#x on %r at %d" % (ktype, key, off))
         counts["msgs"] += 1

@@ -5,15 +5,21 @@
 # that carries IPv6 only. Daemon A takes its NID from the interface
 # (`net add --if eth0`: no IPv4 there, so its global IPv6 address), B from
 # --nid. Then: net show names the large NIDs and the interface; ping both
-# ways; an application embedding liblnet PUTs and GETs 0 B to 1 MiB and
+# ways, recorded by tcpdump on the veth and by lnetctl capture (IPv6
+# frames), both files checked byte by byte (pcap_check.py; Wireshark's
+# dissector knows no V4); an application embedding liblnet PUTs and GETs 0 B to 1 MiB and
 # checks every byte; peer show lists the IPv6 peer; a tcp NI of one family
 # does not reach a peer of the other; the daemons exit 0 on SIGTERM.
-#   ipv6_netns.sh BUILD_DIR SRC_DIR     (needs root and iproute2)
+#   ipv6_netns.sh BUILD_DIR SRC_DIR     (needs root, iproute2 and tcpdump)
 set -u
 build=$1 src=$2
 . "$src/harness.sh"
 node="$build/test/integration/lnet_node"
-command -v ip >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] || { echo "ipv6_netns: needs root and iproute2; skipped"; exit 77; }
+check_py="$src/../common/pcap_check.py"
+for tool in ip tcpdump; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "ipv6_netns: needs $tool; skipped"; exit 77; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "ipv6_netns: needs root; skipped"; exit 77; }
 
 tag=ln6$$ x=$(printf '%x' $(( $$ % 4000 + 16 )))
 ipa=fd00:$x::1 ipb=fd00:$x::2 ipk=fd01:$x::11 ips=fd01:$x::12
@@ -32,6 +38,18 @@ topology() {
 	ip netns add "${tag}a" && nss="${tag}a" && ip netns add "${tag}b" && nss="$nss ${tag}b" &&
 		ip -n "${tag}a" link set lo up && ip -n "${tag}b" link set lo up &&
 		veth eth0 "$ipa" "$ipb" && veth eth1 "$ipk" "$ips"
+}
+
+tcpdump_start() {
+	ip netns exec "${tag}a" tcpdump -i eth0 -s 0 -B 65536 -U --immediate-mode -w "$work/wire.pcap" \
+		"tcp port 988" 2>"$work/tcpdump.err" &
+	tcpdump_pid=$!
+	i=0
+	while [ $i -lt 50 ] && ! grep -q "listening on" "$work/tcpdump.err"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "listening on" "$work/tcpdump.err"
 }
 
 daemon_in() { # letter
@@ -70,8 +88,18 @@ check "A's net show: the large NID on eth0" sh -c \
 	"'$ctl' --name ${tag}a net show --net tcp | tr -d '\\n' | grep -q 'nid: $ipa@tcp *status: up *interfaces: *0: eth0'"
 check "B's net show: the interface found from the NID" sh -c \
 	"'$ctl' --name ${tag}b net show --net tcp | grep -q '0: eth0'"
+check "tcpdump on A's eth0" tcpdump_start
+check "lnetctl capture on A" "$ctl" --name "${tag}a" capture start --file "$work/ours.pcap"
 check "A pings B over IPv6" ping_is a "$ipb@tcp"
 check "B pings A over IPv6" ping_is b "$ipa@tcp"
+check "capture stop: nothing dropped" sh -c "'$ctl' --name ${tag}a capture stop | grep -q 'dropped: 0'"
+sleep 1
+kill -INT "$tcpdump_pid"
+wait "$tcpdump_pid"
+check "tcpdump's file, byte by byte: 3 connections, acceptor requests v2, V4 hellos, 96-byte headers" \
+	sh -c "python3 '$check_py' --no-sums '$work/wire.pcap' | grep -q '^streams 6 connreqs 3 hellos 6 msgs'"
+check "the capture command's file: the same, as IPv6 frames with good checksums" \
+	sh -c "python3 '$check_py' '$work/ours.pcap' | grep -q '^streams 6 connreqs 3 hellos 6 msgs'"
 check "A's peer show lists B" sh -c "'$ctl' --name ${tag}a peer show | grep -q 'primary nid: $ipb@tcp'"
 check "PUT and GET of 0 B to 1 MiB between applications, every byte compared" data_traffic
 check "an IPv4 NID on a net of IPv6 NIs is not reachable: a clear error" sh -c \

@@ -18,8 +18,9 @@
 
 #define CAP_RING_SIZE 8192             /* records in flight to the writer */
 #define CAP_SNAPLEN 65535
-#define CAP_SEG_MAX (CAP_SNAPLEN - 54) /* payload per synthesized segment */
-#define CAP_HDRS 54                    /* Ethernet 14 + IPv4 20 + TCP 20 */
+#define CAP_SEG_MAX (CAP_SNAPLEN - 74) /* payload per synthesized segment */
+#define CAP_HDRS4 54                   /* Ethernet 14 + IPv4 20 + TCP 20 */
+#define CAP_HDRS6 74                   /* Ethernet 14 + IPv6 40 + TCP 20 */
 #define CAP_FILE_HDR 24
 #define CAP_REC_HDR 16
 
@@ -197,13 +198,13 @@ lnd_capture_put32(uint8_t *p, uint32_t v)
 	lnd_capture_put16(p + 2, (uint16_t)v);
 }
 
-/* A locally administered MAC made of the IPv4 address, so each host keeps one. */
+/* A locally administered MAC made of the address's last 4 bytes, so each host keeps one. */
 static void
-lnd_capture_mac(uint8_t *p, uint32_t ip_be)
+lnd_capture_mac(uint8_t *p, const uint8_t *ip, bool v6)
 {
 	p[0] = 0x02;
 	p[1] = 0x00;
-	memcpy(p + 2, &ip_be, 4);
+	memcpy(p + 2, ip + (v6 ? 12 : 0), 4);
 }
 
 /* Copy @p len bytes from @p iov starting @p skip bytes in. */
@@ -229,23 +230,32 @@ lnd_capture_gather(uint8_t *dst, const struct iovec *iov, int cnt, size_t skip, 
 }
 
 struct lnd_capture_seg {
-	uint32_t src_ip, dst_ip;  /* network order */
+	bool v6;
+	const uint8_t *src_ip, *dst_ip; /* network order: 4 or 16 bytes */
 	uint16_t src_port, dst_port;
 	uint32_t seq, ack;
 	uint8_t flags;
 };
 
-static void
-lnd_capture_headers(struct lnd_capture *cap, uint8_t *d, const struct lnd_capture_seg *s,
-		    const uint8_t *payload, size_t len)
+static size_t
+lnd_capture_hdrs(const struct lnd_capture_seg *s)
 {
-	uint8_t *ip = d + 14;
-	uint8_t *tcp = ip + 20;
-	uint32_t sum;
+	return s->v6 ? CAP_HDRS6 : CAP_HDRS4;
+}
 
-	lnd_capture_mac(d, s->dst_ip);
-	lnd_capture_mac(d + 6, s->src_ip);
-	lnd_capture_put16(d + 12, 0x0800);
+/* The IP header at @p ip; @return the TCP pseudo-header sum. */
+static uint32_t
+lnd_capture_ip(struct lnd_capture *cap, uint8_t *ip, const struct lnd_capture_seg *s, size_t len)
+{
+	if (s->v6) {
+		lnd_capture_put32(ip, 0x60000000); /* version 6, no traffic class or flow label */
+		lnd_capture_put16(ip + 4, (uint16_t)(20 + len));
+		ip[6] = IPPROTO_TCP;
+		ip[7] = 64;
+		memcpy(ip + 8, s->src_ip, 16);
+		memcpy(ip + 24, s->dst_ip, 16);
+		return lnd_capture_sum(0, ip + 8, 32) + IPPROTO_TCP + (uint32_t)(20 + len);
+	}
 	ip[0] = 0x45;
 	ip[1] = 0;
 	lnd_capture_put16(ip + 2, (uint16_t)(40 + len));
@@ -254,9 +264,24 @@ lnd_capture_headers(struct lnd_capture *cap, uint8_t *d, const struct lnd_captur
 	ip[8] = 64;
 	ip[9] = IPPROTO_TCP;
 	lnd_capture_put16(ip + 10, 0);
-	memcpy(ip + 12, &s->src_ip, 4);
-	memcpy(ip + 16, &s->dst_ip, 4);
+	memcpy(ip + 12, s->src_ip, 4);
+	memcpy(ip + 16, s->dst_ip, 4);
 	lnd_capture_put16(ip + 10, lnd_capture_fold(lnd_capture_sum(0, ip, 20)));
+	return lnd_capture_sum(0, ip + 12, 8) + IPPROTO_TCP + (uint32_t)(20 + len);
+}
+
+static void
+lnd_capture_headers(struct lnd_capture *cap, uint8_t *d, const struct lnd_capture_seg *s,
+		    const uint8_t *payload, size_t len)
+{
+	uint8_t *ip = d + 14;
+	uint8_t *tcp = d + lnd_capture_hdrs(s) - 20;
+	uint32_t sum;
+
+	lnd_capture_mac(d, s->dst_ip, s->v6);
+	lnd_capture_mac(d + 6, s->src_ip, s->v6);
+	lnd_capture_put16(d + 12, s->v6 ? 0x86dd : 0x0800);
+	sum = lnd_capture_ip(cap, ip, s, len);
 	memcpy(tcp, &s->src_port, 2);
 	memcpy(tcp + 2, &s->dst_port, 2);
 	lnd_capture_put32(tcp + 4, s->seq);
@@ -267,7 +292,6 @@ lnd_capture_headers(struct lnd_capture *cap, uint8_t *d, const struct lnd_captur
 	lnd_capture_put16(tcp + 16, 0);
 	lnd_capture_put16(tcp + 18, 0);
 	/* pseudo header, TCP header, payload */
-	sum = lnd_capture_sum(0, ip + 12, 8) + IPPROTO_TCP + (uint32_t)(20 + len);
 	sum = lnd_capture_sum(sum, tcp, 20);
 	sum = lnd_capture_sum(sum, payload, len);
 	lnd_capture_put16(tcp + 16, lnd_capture_fold(sum));
@@ -278,7 +302,8 @@ static void
 lnd_capture_segment(struct lnd_capture *cap, const struct lnd_capture_seg *s,
 		    const struct iovec *iov, int cnt, size_t skip, size_t len)
 {
-	size_t frame = CAP_HDRS + len;
+	size_t hdrs = lnd_capture_hdrs(s);
+	size_t frame = hdrs + len;
 	struct lnd_capture_rec *r;
 	struct timeval tv;
 
@@ -297,8 +322,8 @@ lnd_capture_segment(struct lnd_capture *cap, const struct lnd_capture_seg *s,
 	r->h.ts = tv;
 	r->h.caplen = (bpf_u_int32)frame;
 	r->h.len = (bpf_u_int32)frame;
-	lnd_capture_gather(r->data + CAP_HDRS, iov, cnt, skip, len);
-	lnd_capture_headers(cap, r->data, s, r->data + CAP_HDRS, len);
+	lnd_capture_gather(r->data + hdrs, iov, cnt, skip, len);
+	lnd_capture_headers(cap, r->data, s, r->data + hdrs, len);
 	if (rte_ring_mp_enqueue(cap->ring, r) != 0) {
 		free(r);
 		__atomic_fetch_add(&cap->dropped, 1, __ATOMIC_RELAXED);
@@ -309,6 +334,7 @@ static struct lnd_capture_seg
 lnd_capture_dir(const struct lnd_capture_flow *f, bool out, uint8_t flags)
 {
 	struct lnd_capture_seg s = {
+		.v6 = f->v6,
 		.src_ip = out ? f->local_ip : f->remote_ip,
 		.dst_ip = out ? f->remote_ip : f->local_ip,
 		.src_port = out ? f->local_port : f->remote_port,
@@ -325,19 +351,35 @@ void
 lnd_capture_flow_init(struct lnd_capture *cap, struct lnd_capture_flow *f, int fd, bool active,
 		      bool opened_now)
 {
-	struct sockaddr_in local, remote;
+	struct sockaddr_storage local, remote;
 	socklen_t ll = sizeof(local), rl = sizeof(remote);
 	struct lnd_capture_seg s;
 
 	memset(f, 0, sizeof(*f));
 	if (getsockname(fd, (struct sockaddr *)&local, &ll) != 0 ||
-	    getpeername(fd, (struct sockaddr *)&remote, &rl) != 0 || local.sin_family != AF_INET) {
+	    getpeername(fd, (struct sockaddr *)&remote, &rl) != 0) {
 		return;
 	}
-	f->local_ip = local.sin_addr.s_addr;
-	f->remote_ip = remote.sin_addr.s_addr;
-	f->local_port = local.sin_port;
-	f->remote_port = remote.sin_port;
+	if (local.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *l6 = (const struct sockaddr_in6 *)&local;
+		const struct sockaddr_in6 *r6 = (const struct sockaddr_in6 *)&remote;
+
+		f->v6 = true;
+		memcpy(f->local_ip, &l6->sin6_addr, 16);
+		memcpy(f->remote_ip, &r6->sin6_addr, 16);
+		f->local_port = l6->sin6_port;
+		f->remote_port = r6->sin6_port;
+	} else if (local.ss_family == AF_INET) {
+		const struct sockaddr_in *l4 = (const struct sockaddr_in *)&local;
+		const struct sockaddr_in *r4 = (const struct sockaddr_in *)&remote;
+
+		memcpy(f->local_ip, &l4->sin_addr, 4);
+		memcpy(f->remote_ip, &r4->sin_addr, 4);
+		f->local_port = l4->sin_port;
+		f->remote_port = r4->sin_port;
+	} else {
+		return;
+	}
 	f->seq_out = (uint32_t)random();
 	f->seq_in = (uint32_t)random();
 	f->known = true;

@@ -41,10 +41,11 @@ LNP_API int lnd_capture_open(const char *file, uint64_t max_bytes, struct lnd_ca
 LNP_API void lnd_capture_close(struct lnd_capture *cap, struct lnd_capture_stats *stats);
 LNP_API void lnd_capture_stats_get(const struct lnd_capture *cap, struct lnd_capture_stats *out);
 
-/** One TCP connection as the capture shows it (IPv4, addresses and ports in network order). */
+/** One TCP connection as the capture shows it (addresses and ports in network order). */
 struct lnd_capture_flow {
-	uint32_t local_ip;
-	uint32_t remote_ip;
+	bool v6;                  /**< IPv6: 16-byte addresses; else IPv4 in the first 4 */
+	uint8_t local_ip[16];
+	uint8_t remote_ip[16];
 	uint16_t local_port;
 	uint16_t remote_port;
 	uint32_t seq_out;         /**< next sequence number we send */
