@@ -39,7 +39,10 @@ int lnetd_capture_register(void);
 void lnetd_capture_shutdown(void);
 
 /* lnetd_nets.c: NIs from the configuration model. */
+struct socklnd_param_value;
 void lnetd_socklnd_opts_set(uint16_t port, int accept, bool enable_csum);
+int lnetd_socklnd_params(const char *list, char *err, size_t errlen);
+unsigned int lnetd_socklnd_params_list(struct socklnd_param_value *out, unsigned int max);
 int lnetd_if_nid(const char *ifname, uint32_t net, struct lnet_nid *nid);
 int lnetd_ni_add(const struct lnetcfg_ni *spec, char *err, size_t errlen);
 /* What lnetd_ni_add() would refuse, without changing anything. */

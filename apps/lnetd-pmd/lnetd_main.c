@@ -39,7 +39,12 @@ lnetd_usage(FILE *f)
 		   "  --accept-port PORT     socklnd acceptor port (default 988)\n"
 		   "  --accept POLICY        secure (privileged source ports, default), all, none\n"
 		   "  --enable-csum          checksum what goes on V2 connections (ksocklnd's\n"
-		   "                         enable_csum); received checksums are always checked\n",
+		   "                         enable_csum); received checksums are always checked\n"
+		   "  --socklnd NAME=VALUE[,NAME=VALUE...]\n"
+		   "                         ksocklnd module parameters, by their kernel names\n"
+		   "                         (sock_timeout, conns_per_peer, tos, typed_conns, nagle,\n"
+		   "                         keepalive*, min/max_reconnectms, min_bulk, enable_csum,\n"
+		   "                         tx/rx_buffer_size): defaults of every tcp NI\n",
 		LNETD_DEFAULT_NAME);
 }
 
@@ -54,13 +59,14 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 		{ "accept-port", required_argument, NULL, 'P' },
 		{ "accept", required_argument, NULL, 'a' },
 		{ "enable-csum", no_argument, NULL, 'C' },
+		{ "socklnd", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:Ch", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			o->config = optarg;
@@ -89,6 +95,15 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 		case 'C':
 			o->enable_csum = true;
 			break;
+		case 'S': {
+			char err[160];
+
+			if (lnetd_socklnd_params(optarg, err, sizeof(err)) != 0) {
+				fprintf(stderr, "lnetd-pmd: --socklnd: %s\n", err);
+				return -1;
+			}
+			break;
+		}
 		case 'h':
 			lnetd_usage(stdout);
 			return 1;

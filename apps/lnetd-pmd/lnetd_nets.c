@@ -25,7 +25,20 @@ lnetd_socklnd_opts_set(uint16_t port, int accept, bool enable_csum)
 {
 	g_lnetd_socklnd.port = port;
 	g_lnetd_socklnd.accept = (enum socklnd_accept)accept;
-	g_lnetd_socklnd.enable_csum = enable_csum;
+	g_lnetd_socklnd.enable_csum = enable_csum ? 1 : g_lnetd_socklnd.enable_csum;
+}
+
+/* --socklnd: ksocklnd module parameters; tcp NIs added later start from them. */
+int
+lnetd_socklnd_params(const char *list, char *err, size_t errlen)
+{
+	return socklnd_params_parse(&g_lnetd_socklnd, list, err, errlen);
+}
+
+unsigned int
+lnetd_socklnd_params_list(struct socklnd_param_value *out, unsigned int max)
+{
+	return socklnd_params_list(&g_lnetd_socklnd, out, max);
 }
 
 static bool
@@ -157,9 +170,10 @@ lnetd_ni_plan(const struct lnetcfg_ni *spec, struct lnetd_ni_plan *p, char *err,
 	p->tun.peer_buffer_credits = lnetd_or(spec->peer_buffer_credits, 0);
 	p->tun.credits = lnetd_or(spec->credits, 256);
 	p->opts = g_lnetd_socklnd;
-	p->opts.conns_per_peer = lnetd_or(spec->conns_per_peer, 1);
-	p->opts.timeout = lnetd_or(spec->lnd_timeout, SOCKLND_DEFAULT_TIMEOUT);
-	p->opts.tos = spec->tos == LNETCFG_UNSET ? -1 : spec->tos;
+	/* lnd tunables not given: the module parameters' (--socklnd) */
+	p->opts.conns_per_peer = lnetd_or(spec->conns_per_peer, g_lnetd_socklnd.conns_per_peer);
+	p->opts.timeout = lnetd_or(spec->lnd_timeout, g_lnetd_socklnd.timeout);
+	p->opts.tos = spec->tos == LNETCFG_UNSET ? g_lnetd_socklnd.tos : spec->tos;
 	rc = socklnd_opts_check(&p->opts);
 	if (rc != 0) {
 		snprintf(err, errlen, "lnd tunables out of range (conns_per_peer 0-127, timeout >= 0, "

@@ -156,6 +156,27 @@ lnetd_net_show(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 /*
+ * /lnet/socklnd_params: the ksocklnd module parameters tcp NIs start from
+ * (lnetd-pmd --socklnd), by their kernel names, as the kernel shows them
+ * under /sys/module/ksocklnd/parameters.
+ */
+static int
+lnetd_socklnd_params_show(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct socklnd_param_value v[32];
+	unsigned int n = lnetd_socklnd_params_list(v, 32);
+	unsigned int i;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < n; i++) {
+		rte_tel_data_add_dict_int(d, v[i].name, v[i].value);
+	}
+	return 0;
+}
+
+/*
  * /lnet/lnd_stats: each NI's LND counters (connections accepted, refused,
  * handshake failures, protocol errors, timeouts...), for dpdk-telemetry.py;
  * the kernel's lnetctl has no such view. {"ni1": {"nid": ..., ...}, ...}
@@ -743,6 +764,8 @@ lnetd_telemetry_register(void)
 		{ "/lnet/net_show", lnetd_net_show,
 		  "Local nets and NIs. Params: net=NET, detail=N" },
 		{ "/lnet/stats_show", lnetd_stats_show, "LNet counters (lnetctl stats show)" },
+		{ "/lnet/socklnd_params", lnetd_socklnd_params_show,
+		  "ksocklnd module parameters new tcp NIs start from (lnetd-pmd --socklnd)" },
 		{ "/lnet/lnd_stats", lnetd_lnd_stats,
 		  "Each NI's LND counters: connections, handshake failures, protocol errors" },
 		{ "/lnet/stats_reset", lnetd_stats_reset, "Zero the LNet counters (lnetctl stats reset)" },

@@ -82,6 +82,24 @@ sleep 0.5
 check "SIGTERM: $a exits 0 under traffic, connections up" stop "$pid_a"
 wait "$flood"
 check "$b notices and keeps serving" sh -c "'$ctl' --name '$b' net show >/dev/null"
+
+# ksocklnd module parameters: a daemon C with one untyped connection per peer.
+c=lnetd-2d-c-$$ ipc=127.0.$(( $$ % 200 + 20 )).14
+check "--socklnd nscheds=2: not supported, with the reason" sh -c \
+	"'$daemon' -- --name x$$ --socklnd nscheds=2 2>&1 | grep -q 'not supported: no scheduler threads'"
+check "--socklnd typed_conns=5: out of range" sh -c \
+	"'$daemon' -- --name x$$ --socklnd typed_conns=5 2>&1 | grep -q 'out of range 0-1'"
+check "daemon $c with --socklnd typed_conns=0,keepalive=0,nagle=1,sock_timeout=20" \
+	start_daemon "$c" --socklnd typed_conns=0,keepalive=0,nagle=1,sock_timeout=20
+pid_c=$pid
+check "/lnet/socklnd_params shows them" sh -c \
+	"telemetry() { python3 '$(dirname "$0")/../common/bad_peer.py' telemetry \"\$@\"; }; telemetry '$c' /lnet/socklnd_params | grep -q '\"typed_conns\": 0, \"nagle\": 1'"
+check "$c's tcp NI takes sock_timeout 20 as its lnd timeout" sh -c \
+	"'$ctl' --name '$c' net add --net tcp --nid '$ipc@tcp' && '$ctl' --name '$c' net show -v --net tcp | grep -q '      timeout: 20'"
+check "$c pings $b" ping_is "$c" "$ipb"
+check "... over one connection of type ANY" sh -c \
+	"telemetry() { python3 '$(dirname "$0")/../common/bad_peer.py' telemetry \"\$@\"; }; telemetry '$c' /lnet/lnd_stats | grep -q '\"connects\": 1,'"
+check "SIGTERM: $c exits 0" stop "$pid_c"
 check "SIGTERM: $b exits 0" stop "$pid_b"
 check "no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"
 finish two_daemons

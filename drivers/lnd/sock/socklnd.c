@@ -210,21 +210,30 @@ socklnd_on_noop(void *ctx, const struct ksock_msg *km)
 	}
 }
 
-/* The peer asked for a zero-copy ACK: answer with a NOOP carrying the cookie. */
-static void
-socklnd_zcack(struct socklnd_conn *c, uint64_t cookie)
+/* Queue a NOOP {cookie0, cookie1}: a ZC-ACK, or a keepalive ({0, 1}). */
+int
+socklnd_conn_noop(struct socklnd_conn *c, uint64_t cookie0, uint64_t cookie1)
 {
-	struct ksock_msg noop = { KSOCK_MSG_NOOP, 0, { 0, cookie } };
+	struct ksock_msg noop = { KSOCK_MSG_NOOP, 0, { cookie0, cookie1 } };
 	struct sock_tx *tx = calloc(1, sizeof(*tx));
 
 	if (tx == NULL ||
 	    sock_tx_prepare(tx, c->hs.proto, &noop, NULL, NULL, 0, 0, 0, NULL) != 0) {
 		free(tx);
+		return -ENOMEM;
+	}
+	socklnd_conn_queue(c, tx);
+	return 0;
+}
+
+/* The peer asked for a zero-copy ACK: answer with a NOOP carrying the cookie. */
+static void
+socklnd_zcack(struct socklnd_conn *c, uint64_t cookie)
+{
+	if (socklnd_conn_noop(c, 0, cookie) != 0) {
 		socklnd_conn_close(c, -ENOMEM);
 		return;
 	}
-	TAILQ_INSERT_TAIL(&c->txq, tx, link);
-	c->nqueued++;
 	c->sni->stats.zc_acks++;
 }
 
@@ -292,19 +301,34 @@ socklnd_conn_up(struct socklnd_conn *c)
 	socklnd_peer_conn_up(c);
 }
 
-/* Every connection: no Nagle (ksocklnd nagle=0), and the NI's IP TOS if set. */
+/*
+ * Every connection, as ksocklnd sets its sockets: no Nagle unless nagle=1,
+ * TCP keepalive (30 s idle, 5 probes 5 s apart by default: a silent dead
+ * peer is found; any of them 0 turns it off), the buffer sizes and the IP
+ * TOS if set.
+ */
 static void
 socklnd_sockopts(const struct socklnd_ni *s, int fd)
 {
+	const struct socklnd_opts *o = &s->opts;
 	int one = 1;
-	/* ksocklnd's keepalive (30 s idle, 5 probes 5 s apart): a silent dead peer is found. */
-	int idle = 30, intvl = 5, cnt = 5;
+	int keepalive = o->keepalive_idle > 0 && o->keepalive_intvl > 0 && o->keepalive_count > 0;
 
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	if (o->nagle == 0) {
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &keepalive, sizeof(keepalive));
+	if (keepalive) {
+		setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &o->keepalive_idle, sizeof(int));
+		setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &o->keepalive_intvl, sizeof(int));
+		setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &o->keepalive_count, sizeof(int));
+	}
+	if (o->tx_buffer_size > 0) {
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &o->tx_buffer_size, sizeof(int));
+	}
+	if (o->rx_buffer_size > 0) {
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &o->rx_buffer_size, sizeof(int));
+	}
 	if (s->opts.tos >= 0 && sock_addr_family(lnet_ni_nid(s->ni)) == AF_INET6) {
 		setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &s->opts.tos, sizeof(s->opts.tos));
 	} else if (s->opts.tos >= 0) {
@@ -401,6 +425,9 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 	}
 	if (c->state == SOCKLND_CONN_UP) {
 		rc = sock_rx_poll(&c->rx, c->fd);
+		if (rc > 0 && c->peer != NULL) {
+			c->peer->last_alive_us = c->last_io_us;
+		}
 		c->sni->stats.csum_checked += c->rx.csum_checked;
 		c->rx.csum_checked = 0;
 		if (rc < 0) {
@@ -526,11 +553,20 @@ socklnd_start_polling(void *arg)
 int
 socklnd_opts_check(const struct socklnd_opts *o)
 {
-	if (o->tos < -1 || o->tos > 255 || o->conns_per_peer < 0 || o->conns_per_peer > 127 ||
-	    o->timeout < 0) {
-		return -EINVAL;
+	static const struct socklnd_opts defaults = SOCKLND_OPTS_DEFAULT;
+	struct socklnd_param_value want[32];
+	unsigned int n = socklnd_params_list(o, want, 32);
+	struct socklnd_opts probe = defaults;
+	char err[128];
+	unsigned int i;
+
+	/* Every value within its parameter's range, as socklnd_param_set() checks them. */
+	for (i = 0; i < n; i++) {
+		if (socklnd_param_set(&probe, want[i].name, want[i].value, err, sizeof(err)) != 0) {
+			return -EINVAL;
+		}
 	}
-	return 0;
+	return o->min_reconnectms <= o->max_reconnectms ? 0 : -EINVAL;
 }
 
 /* On the management lcore, as lnet_ni_add() runs: listen, then hand over to the NI's lcore. */
@@ -793,7 +829,7 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "proto_errors", st->proto_errors }, { "timeouts", st->timeouts },
 		{ "rx_msgs", st->rx_msgs }, { "tx_msgs", st->tx_msgs }, { "tx_writes", st->tx_writes }, { "zc_acks", st->zc_acks },
 		{ "no_conn", st->no_conn }, { "races_won", st->races_won },
-		{ "duplicates", st->duplicates }, { "stale_conns", st->stale_conns },
+		{ "duplicates", st->duplicates }, { "stale_conns", st->stale_conns }, { "keepalives", st->keepalives },
 		{ "csum_checked", st->csum_checked }, { "csum_errors", st->csum_errors },
 	};
 	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;

@@ -19,21 +19,57 @@ enum socklnd_accept {
 	SOCKLND_ACCEPT_NONE,       /**< refuse every connection */
 };
 
+/* ksocklnd's module parameters (lnet-facts §4.9) that this LND honours. */
 struct socklnd_opts {
 	uint16_t port;                 /**< accept_port, 988 */
 	enum socklnd_accept accept;
-	unsigned int min_bulk;         /**< bytes; smaller messages go on CONTROL */
+	int min_bulk;                  /**< bytes; smaller messages go on CONTROL */
 	int conns_per_peer;            /**< 0: auto (1 below 10 Gb/s) */
 	int timeout;                   /**< sock_timeout, seconds */
 	int tos;                       /**< IP TOS of every connection; -1: unset */
-	bool enable_csum;              /**< ksm_csum on what we send over V2 connections */
+	int enable_csum;               /**< ksm_csum on what we send over V2 connections */
+	int typed_conns;               /**< 1: CONTROL + BULK_IN + BULK_OUT; 0: one ANY */
+	int nagle;                     /**< 0: TCP_NODELAY */
+	int keepalive;                 /**< s without traffic from a peer before a NOOP ping; 0 off */
+	int keepalive_idle;            /**< TCP keepalive; any of the three 0: off */
+	int keepalive_intvl;
+	int keepalive_count;
+	int min_reconnectms;           /**< reconnect backoff doubles from this ... */
+	int max_reconnectms;           /**< ... to this */
+	int tx_buffer_size;            /**< SO_SNDBUF / SO_RCVBUF; 0: the system's */
+	int rx_buffer_size;
 };
 
 #define SOCKLND_DEFAULT_TIMEOUT 50
 
 /* conns_per_peer shows as 1: the kernel's auto value on links under 10 Gb/s. */
 #define SOCKLND_OPTS_DEFAULT                                                          \
-	{ LNET_ACCEPTOR_PORT, SOCKLND_ACCEPT_SECURE, 1024, 1, SOCKLND_DEFAULT_TIMEOUT, -1 }
+	{ .port = LNET_ACCEPTOR_PORT, .accept = SOCKLND_ACCEPT_SECURE, .min_bulk = 1024,   \
+	  .conns_per_peer = 1, .timeout = SOCKLND_DEFAULT_TIMEOUT, .tos = -1,             \
+	  .enable_csum = 0, .typed_conns = 1, .nagle = 0, .keepalive = 30,                \
+	  .keepalive_idle = 30, .keepalive_intvl = 5, .keepalive_count = 5,               \
+	  .min_reconnectms = 1000, .max_reconnectms = 60000, .tx_buffer_size = 0,         \
+	  .rx_buffer_size = 0 }
+
+/**
+ * Set ksocklnd module parameter @p name (its kernel name) to @p value.
+ * @return 0; -ENOENT no such parameter; -EINVAL out of range; -EOPNOTSUPP
+ * a parameter of the kernel's that has no meaning here (@p err says why).
+ */
+int socklnd_param_set(struct socklnd_opts *o, const char *name, long value, char *err,
+		      size_t errlen);
+
+/** "name=value[,name=value...]", as modprobe takes them: all or nothing. */
+int socklnd_params_parse(struct socklnd_opts *o, const char *list, char *err, size_t errlen);
+
+struct socklnd_param_value {
+	const char *name;
+	int value;
+};
+
+/** The parameters this LND honours and their values in @p o; @return how many (<= @p max). */
+unsigned int socklnd_params_list(const struct socklnd_opts *o, struct socklnd_param_value *out,
+				 unsigned int max);
 
 /** Check NI options: -EINVAL when out of range. */
 int socklnd_opts_check(const struct socklnd_opts *o);
@@ -56,6 +92,7 @@ struct socklnd_stats {
 	uint64_t races_won;          /**< peer's connects refused: ours, from the higher NID, win */
 	uint64_t duplicates;         /**< peer's connects refused: that type is already up */
 	uint64_t stale_conns;        /**< times a new incarnation closed a peer's connections */
+	uint64_t keepalives;         /**< keepalive NOOPs sent to quiet peers */
 	uint64_t csum_checked;       /**< received messages whose ksm_csum matched */
 	uint64_t csum_errors;        /**< ... that did not: connection closed */
 };

@@ -82,7 +82,11 @@ struct socklnd_peer {
 	uint8_t retry_types;             /* bit per type to connect again at retry_at_us */
 	uint64_t retry_at_us;
 	unsigned int backoff_ms;         /* min_reconnectms doubling to max_reconnectms */
+	uint64_t last_alive_us;          /* last bytes from it */
+	uint64_t keepalive_at_us;        /* no keepalive NOOP before this */
 };
+
+#define SOCKLND_KEEPALIVE_RETRY_US 10000000ULL /* keepalive NOOPs at most every 10 s */
 
 TAILQ_HEAD(socklnd_peer_list, socklnd_peer);
 
@@ -102,14 +106,13 @@ struct socklnd_ni {
 	struct socklnd_stats stats;
 };
 
-#define SOCKLND_MIN_RECONNECT_MS 1000U    /* ksocklnd min_reconnectms */
-#define SOCKLND_MAX_RECONNECT_MS 60000U   /* max_reconnectms */
 #define SOCKLND_MAX_REFUSED 3             /* SOCKNAL_MAX_RETRIES */
 
 /* socklnd.c: the connections */
 int socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type);
 void socklnd_conn_close(struct socklnd_conn *c, int status);
 void socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx);
+int socklnd_conn_noop(struct socklnd_conn *c, uint64_t cookie0, uint64_t cookie1);
 bool socklnd_conn_carries(const struct socklnd_conn *c);
 
 /* socklnd_peer.c: the peers */

@@ -13,8 +13,9 @@
 
 #include "socklnd_internal.h"
 
-static const int socklnd_types[3] = { SOCKLND_CONN_CONTROL, SOCKLND_CONN_BULK_IN,
-				      SOCKLND_CONN_BULK_OUT };
+#define SOCKLND_NTYPES 4
+static const int socklnd_types[SOCKLND_NTYPES] = { SOCKLND_CONN_ANY, SOCKLND_CONN_CONTROL,
+						   SOCKLND_CONN_BULK_IN, SOCKLND_CONN_BULK_OUT };
 
 struct socklnd_peer *
 socklnd_peer_get(struct socklnd_ni *s, const struct lnet_nid *nid)
@@ -31,7 +32,7 @@ socklnd_peer_get(struct socklnd_ni *s, const struct lnet_nid *nid)
 		return NULL;
 	}
 	p->nid = *nid;
-	p->backoff_ms = SOCKLND_MIN_RECONNECT_MS;
+	p->backoff_ms = (unsigned int)s->opts.min_reconnectms;
 	TAILQ_INIT(&p->conns);
 	TAILQ_INIT(&p->txq);
 	TAILQ_INSERT_TAIL(&s->peers, p, link);
@@ -58,14 +59,24 @@ socklnd_peer_count(const struct socklnd_peer *p, int type, bool up)
 	return n;
 }
 
-/* How many of @p type a peer has: one CONTROL, conns_per_peer of each bulk type (0: auto, 1). */
+/* How many of @p type a peer may have: one ANY or CONTROL, conns_per_peer of a bulk type. */
 static unsigned int
-socklnd_peer_wants(const struct socklnd_ni *s, int type)
+socklnd_peer_limit(const struct socklnd_ni *s, int type)
 {
-	if (type == SOCKLND_CONN_CONTROL || s->opts.conns_per_peer <= 0) {
+	if (type == SOCKLND_CONN_ANY || type == SOCKLND_CONN_CONTROL || s->opts.conns_per_peer <= 0) {
 		return 1;
 	}
 	return (unsigned int)s->opts.conns_per_peer;
+}
+
+/* How many of @p type this node opens: the typed set, or one ANY (typed_conns=0). */
+static unsigned int
+socklnd_peer_wants(const struct socklnd_ni *s, int type)
+{
+	if ((type == SOCKLND_CONN_ANY) == (s->opts.typed_conns != 0)) {
+		return 0;
+	}
+	return socklnd_peer_limit(s, type);
 }
 
 static unsigned int
@@ -74,7 +85,7 @@ socklnd_peer_attempts(const struct socklnd_peer *p)
 	unsigned int n = 0;
 	unsigned int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < SOCKLND_NTYPES; i++) {
 		n += socklnd_peer_count(p, socklnd_types[i], false);
 	}
 	return n;
@@ -130,7 +141,7 @@ socklnd_peer_launch(struct socklnd_ni *s, struct socklnd_peer *p, uint8_t only)
 {
 	unsigned int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < SOCKLND_NTYPES; i++) {
 		int t = socklnd_types[i];
 		unsigned int have;
 
@@ -147,8 +158,8 @@ socklnd_peer_launch(struct socklnd_ni *s, struct socklnd_peer *p, uint8_t only)
 	p->state = SOCKLND_PEER_CONNECTING;
 }
 
-#define SOCKLND_ALL_TYPES ((uint8_t)((1u << SOCKLND_CONN_CONTROL) | (1u << SOCKLND_CONN_BULK_IN) | \
-				     (1u << SOCKLND_CONN_BULK_OUT)))
+#define SOCKLND_ALL_TYPES ((uint8_t)((1u << SOCKLND_CONN_ANY) | (1u << SOCKLND_CONN_CONTROL) | \
+				     (1u << SOCKLND_CONN_BULK_IN) | (1u << SOCKLND_CONN_BULK_OUT)))
 
 /* No attempt left and nothing to carry messages: they fail, and the peer backs off. */
 static void
@@ -159,8 +170,8 @@ socklnd_peer_give_up(struct socklnd_ni *s, struct socklnd_peer *p)
 	p->state = SOCKLND_PEER_BACKOFF;
 	p->retry_types = 0;
 	p->retry_at_us = now + (uint64_t)p->backoff_ms * 1000;
-	p->backoff_ms = p->backoff_ms * 2 > SOCKLND_MAX_RECONNECT_MS ? SOCKLND_MAX_RECONNECT_MS :
-								       p->backoff_ms * 2;
+	p->backoff_ms = p->backoff_ms * 2 > (unsigned int)s->opts.max_reconnectms ?
+				(unsigned int)s->opts.max_reconnectms : p->backoff_ms * 2;
 	socklnd_txq_fail(&p->txq, -EHOSTUNREACH);
 }
 
@@ -173,7 +184,7 @@ socklnd_peer_send(struct socklnd_ni *s, const struct lnet_nid *nid, struct sock_
 	if (p == NULL) {
 		return -ENOMEM;
 	}
-	c = socklnd_peer_pick(p, s->opts.min_bulk, tx->hdr_len + tx->len);
+	c = socklnd_peer_pick(p, (unsigned int)s->opts.min_bulk, tx->hdr_len + tx->len);
 	if (c != NULL) {
 		socklnd_conn_queue(c, tx);
 		return 0;
@@ -239,7 +250,7 @@ socklnd_peer_accept(struct socklnd_conn *c, const struct ksock_hello *hello)
 		s->stats.races_won++;
 		return SOCKLND_CONN_NONE;
 	}
-	if (socklnd_peer_count(p, type, true) >= socklnd_peer_wants(s, type)) {
+	if (socklnd_peer_count(p, type, true) >= socklnd_peer_limit(s, type)) {
 		s->stats.duplicates++;
 		return SOCKLND_CONN_NONE;
 	}
@@ -262,11 +273,13 @@ socklnd_peer_conn_up(struct socklnd_conn *c)
 		return;
 	}
 	p->state = SOCKLND_PEER_UP;
+	p->last_alive_us = c->last_io_us;
 	p->refused_rounds = 0;
-	p->backoff_ms = SOCKLND_MIN_RECONNECT_MS;
+	p->backoff_ms = (unsigned int)c->sni->opts.min_reconnectms;
 	while ((tx = TAILQ_FIRST(&p->txq)) != NULL) {
 		TAILQ_REMOVE(&p->txq, tx, link);
-		socklnd_conn_queue(socklnd_peer_pick(p, c->sni->opts.min_bulk, tx->hdr_len + tx->len),
+		socklnd_conn_queue(socklnd_peer_pick(p, (unsigned int)c->sni->opts.min_bulk,
+						     tx->hdr_len + tx->len),
 				   tx);
 	}
 }
@@ -281,7 +294,7 @@ socklnd_peer_refused(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	if (p->refused_rounds < SOCKLND_MAX_REFUSED) {
 		p->refused_rounds++;
 		p->retry_types |= (uint8_t)(1u << type);
-		p->retry_at_us = rt_now_us(s->rt) + SOCKLND_MIN_RECONNECT_MS * 1000ULL;
+		p->retry_at_us = rt_now_us(s->rt) + (uint64_t)s->opts.min_reconnectms * 1000ULL;
 	}
 }
 
@@ -313,13 +326,39 @@ socklnd_peer_conn_gone(struct socklnd_conn *c, enum socklnd_conn_state was, int 
 	}
 }
 
-/* Once a second: refused connection types are tried again. */
+/*
+ * V3/V4 keepalive (lnet-facts §4.7): a peer silent for `keepalive` seconds
+ * gets a NOOP {0, 1} on its CONTROL connection, at most every 10 s, and
+ * only when nothing is queued there (queued traffic will tell soon enough).
+ */
+static void
+socklnd_peer_keepalive(struct socklnd_ni *s, struct socklnd_peer *p, uint64_t now_us)
+{
+	uint64_t quiet = (uint64_t)s->opts.keepalive * 1000000ULL;
+	struct socklnd_conn *c;
+
+	if (s->opts.keepalive == 0 || p->state != SOCKLND_PEER_UP ||
+	    now_us - p->last_alive_us < quiet || now_us < p->keepalive_at_us) {
+		return;
+	}
+	c = socklnd_peer_pick(p, (unsigned int)s->opts.min_bulk, 0);
+	if (c == NULL || c->hs.proto->version < KSOCK_PROTO_V3 || c->nqueued > 0) {
+		return;
+	}
+	p->keepalive_at_us = now_us + SOCKLND_KEEPALIVE_RETRY_US;
+	if (socklnd_conn_noop(c, 0, SOCKNAL_KEEPALIVE_PING) == 0) {
+		s->stats.keepalives++;
+	}
+}
+
+/* Once a second: keepalives, and refused connection types are tried again. */
 void
 socklnd_peer_tick(struct socklnd_ni *s, uint64_t now_us)
 {
 	struct socklnd_peer *p;
 
 	TAILQ_FOREACH(p, &s->peers, link) {
+		socklnd_peer_keepalive(s, p, now_us);
 		if (p->retry_types == 0 || now_us < p->retry_at_us) {
 			continue;
 		}

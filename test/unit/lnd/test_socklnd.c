@@ -170,6 +170,8 @@ kernel_send(int fd, const struct ksock_msg *km, const struct lnet_hdr *h, const 
 
 static int
 stats_on_lcore(void *arg);
+static struct socklnd_stats
+sock_stats(void);
 
 static void
 test_kernel_peer_puts_and_pings(void **state)
@@ -416,6 +418,8 @@ test_stalled_peer_times_out(void **state)
 	struct ksock_hello answer;
 	struct socklnd_stats st;
 	uint8_t half[30] = { 0xc1, 0, 0, 0 };
+	uint8_t ka[64];
+	struct ksock_msg km;
 	int idle = kernel_connect(&answer);
 	int stalled = kernel_connect_type(&answer, SOCKLND_CONN_BULK_OUT);
 	char c;
@@ -432,8 +436,15 @@ test_stalled_peer_times_out(void **state)
 	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
 	assert_int_equal(st.timeouts, 1);
 	assert_int_equal(read(stalled, &c, 1), 0); /* closed by the node */
-	assert_int_equal(read(idle, &c, 1), -1);    /* the idle one is still open */
+	/* The idle one is still open: silent for over `keepalive` (30 s), it got one NOOP {0, 1}. */
+	assert_int_equal(read(idle, ka, sizeof(ka)), 24);
+	assert_int_equal(ksock_msg_hdr_decode(ka, 24, false, &km), 0);
+	assert_int_equal(km.type, KSOCK_MSG_NOOP);
+	assert_int_equal(km.zc_cookies[0], 0);
+	assert_int_equal(km.zc_cookies[1], SOCKNAL_KEEPALIVE_PING);
+	assert_int_equal(read(idle, &c, 1), -1);
 	assert_int_equal(errno, EAGAIN);
+	assert_int_equal(sock_stats().keepalives, 1); /* not again within 10 s */
 	close(stalled);
 	close(idle);
 }
@@ -704,10 +715,60 @@ test_two_conns_per_peer(void **state)
 	close(lfd);
 }
 
+/* ksocklnd module parameters by name: ranges, the kernel's that mean nothing here, all or nothing. */
+static void
+test_module_params(void **state)
+{
+	static const struct socklnd_opts defaults = SOCKLND_OPTS_DEFAULT;
+	struct socklnd_opts o = SOCKLND_OPTS_DEFAULT;
+	struct socklnd_param_value v[32];
+	char err[160];
+	unsigned int n;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(socklnd_params_parse(&o, "typed_conns=0,keepalive=7,min_reconnectms=200",
+					      err, sizeof(err)), 0);
+	assert_int_equal(o.typed_conns, 0);
+	assert_int_equal(o.keepalive, 7);
+	assert_int_equal(o.min_reconnectms, 200);
+	assert_int_equal(socklnd_opts_check(&o), 0);
+	o = defaults;
+	assert_int_equal(socklnd_params_parse(&o, "nagle=1,tos=300", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "out of range"));
+	assert_int_equal(o.nagle, 0); /* nothing applied */
+	assert_int_equal(socklnd_params_parse(&o, "nconnds=8", err, sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "not supported"));
+	assert_int_equal(socklnd_params_parse(&o, "bogus=1", err, sizeof(err)), -ENOENT);
+	assert_int_equal(socklnd_params_parse(&o, "nagle=x", err, sizeof(err)), -EINVAL);
+	assert_int_equal(socklnd_params_parse(&o, "min_reconnectms=9000,max_reconnectms=100", err,
+					      sizeof(err)), -EINVAL);
+	{
+		struct socklnd_param_value now[32];
+
+		n = socklnd_params_list(&defaults, v, 32);
+		assert_int_equal(socklnd_params_list(&o, now, 32), n);
+		for (i = 0; i < n; i++) {
+			assert_int_equal(now[i].value, v[i].value); /* every refusal left them alone */
+		}
+	}
+	o.min_reconnectms = 5000;
+	o.max_reconnectms = 10;
+	assert_int_equal(socklnd_opts_check(&o), -EINVAL);
+	n = socklnd_params_list(&defaults, v, 32);
+	assert_true(n >= 15);
+	for (i = 0; i < n; i++) {
+		if (strcmp(v[i].name, "sock_timeout") == 0) {
+			assert_int_equal(v[i].value, 50);
+		}
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_module_params),
 		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_active_connects, setup, ut_teardown),
