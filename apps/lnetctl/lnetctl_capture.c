@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * capture start|stop|show: record tcp NIs' traffic to a pcap file that
- * Wireshark reads (its LNet dissector decodes port 988). The kernel's
+ * capture start|stop|show: record tcp NIs' traffic to a pcapng (or pcap)
+ * file that Wireshark reads (its LNet dissector decodes port 988). The kernel's
  * lnetctl has no such command; it follows its shape: start is silent,
  * stop and show print a mapping under "capture:".
  */
@@ -15,7 +15,8 @@
 #include "lnetctl.h"
 
 static const char lnetctl_capture_usage[] =
-	"usage: capture start --file FILE [--net NET] [--nid NID] [--max-bytes N] | stop | show";
+	"usage: capture start --file FILE [--net NET] [--nid NID] [--max-bytes N]\n"
+	"                     [--format pcapng|pcap] | stop | show";
 
 /* The daemon runs elsewhere: it gets an absolute path. */
 static int
@@ -75,7 +76,7 @@ lnetctl_capture_start(struct lnetctl_conn *c, int argc, char **argv)
 	char path[PATH_MAX];
 	char params[PATH_MAX + 256];
 	size_t off;
-	const char *file = NULL, *net = NULL, *nid = NULL, *max = NULL;
+	const char *file = NULL, *net = NULL, *nid = NULL, *max = NULL, *format = NULL;
 	yaml_document_t doc;
 	yaml_node_t *v;
 	int i;
@@ -85,7 +86,8 @@ lnetctl_capture_start(struct lnetctl_conn *c, int argc, char **argv)
 		const char **slot = strcmp(argv[i], "--file") == 0      ? &file :
 				    strcmp(argv[i], "--net") == 0       ? &net :
 				    strcmp(argv[i], "--nid") == 0       ? &nid :
-				    strcmp(argv[i], "--max-bytes") == 0 ? &max : NULL;
+				    strcmp(argv[i], "--max-bytes") == 0 ? &max :
+				    strcmp(argv[i], "--format") == 0    ? &format : NULL;
 
 		if (slot == NULL || *slot != NULL || strchr(argv[i + 1], ',') != NULL) {
 			break;
@@ -108,7 +110,10 @@ lnetctl_capture_start(struct lnetctl_conn *c, int argc, char **argv)
 		off += (size_t)snprintf(params + off, sizeof(params) - off, ",nid=%s", nid);
 	}
 	if (max != NULL) {
-		snprintf(params + off, sizeof(params) - off, ",max_bytes=%s", max);
+		off += (size_t)snprintf(params + off, sizeof(params) - off, ",max_bytes=%s", max);
+	}
+	if (format != NULL) {
+		snprintf(params + off, sizeof(params) - off, ",format=%s", format);
 	}
 	rc = lnetctl_request_status(c, "/lnet/capture_start", params, &doc, &v, "start", "capture");
 	if (rc == 0) {

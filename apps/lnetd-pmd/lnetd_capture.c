@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lnetctl capture: one pcap capture at a time over the chosen tcp NIs.
- * /lnet/capture_start,file=F[,net=NET][,nid=NID][,max_bytes=N]
+ * /lnet/capture_start,file=F[,net=NET][,nid=NID][,max_bytes=N][,format=pcapng|pcap]
  * /lnet/capture_stop and /lnet/capture_show. Telemetry serves each client
  * on its own thread, so the capture's state is under a mutex; the NIs are
  * attached and detached on their own lcores (lnet_ctl_ni_capture).
@@ -98,10 +98,18 @@ lnetd_capture_end(struct lnetd_capture *lc, struct lnd_capture_stats *st)
 	lc->cap = NULL;
 }
 
+/* What capture_start asked for, beyond the file. */
+struct lnetd_capture_req {
+	uint32_t net;
+	struct lnet_nid nid;
+	bool has_nid;
+	uint64_t max_bytes;
+	enum lnd_capture_format format;
+};
+
 static int
-lnetd_capture_params(const char *params, char *file, size_t flen, uint32_t *net,
-		     struct lnet_nid *nid, bool *has_nid, uint64_t *max_bytes, char *err,
-		     size_t errlen)
+lnetd_capture_params(const char *params, char *file, size_t flen, struct lnetd_capture_req *rq,
+		     char *err, size_t errlen)
 {
 	char val[PATH_MAX];
 	char *end = NULL;
@@ -111,20 +119,27 @@ lnetd_capture_params(const char *params, char *file, size_t flen, uint32_t *net,
 		return -EINVAL;
 	}
 	if (lnetd_param(params, "net", val, sizeof(val)) &&
-	    (*net = libcfs_str2net(val)) == LNET_NET_ANY) {
+	    (rq->net = libcfs_str2net(val)) == LNET_NET_ANY) {
 		snprintf(err, errlen, "--net %s: not a network", val);
 		return -EINVAL;
 	}
-	*has_nid = lnetd_param(params, "nid", val, sizeof(val));
-	if (*has_nid && libcfs_strnid_err(nid, val, err, errlen) != 0) {
+	rq->has_nid = lnetd_param(params, "nid", val, sizeof(val));
+	if (rq->has_nid && libcfs_strnid_err(&rq->nid, val, err, errlen) != 0) {
 		return -EINVAL;
 	}
 	if (lnetd_param(params, "max_bytes", val, sizeof(val))) {
-		*max_bytes = strtoull(val, &end, 10);
-		if (val[0] == '\0' || val[0] == '-' || *end != '\0' || *max_bytes < 4096) {
+		rq->max_bytes = strtoull(val, &end, 10);
+		if (val[0] == '\0' || val[0] == '-' || *end != '\0' || rq->max_bytes < 4096) {
 			snprintf(err, errlen, "--max-bytes: a number of bytes, at least 4096");
 			return -EINVAL;
 		}
+	}
+	if (lnetd_param(params, "format", val, sizeof(val))) {
+		if (strcmp(val, "pcapng") != 0 && strcmp(val, "pcap") != 0) {
+			snprintf(err, errlen, "--format %s: pcapng or pcap", val);
+			return -EINVAL;
+		}
+		rq->format = strcmp(val, "pcap") == 0 ? LND_CAPTURE_PCAP : LND_CAPTURE_PCAPNG;
 	}
 	return 0;
 }
@@ -134,27 +149,24 @@ lnetd_capture_start(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct lnetd_capture *lc = &g_lnetd_capture;
 	struct lnd_capture_stats st;
-	struct lnet_nid nid;
-	uint32_t net = LNET_NET_ANY;
-	uint64_t max_bytes = 0;
-	bool has_nid = false;
+	struct lnetd_capture_req rq = { .net = LNET_NET_ANY, .format = LND_CAPTURE_PCAPNG };
 	char err[PATH_MAX + 64] = "";
 	int rc;
 
 	(void)cmd;
 	pthread_mutex_lock(&lc->lock);
-	rc = lnetd_capture_params(params, lc->file, sizeof(lc->file), &net, &nid, &has_nid,
-				  &max_bytes, err, sizeof(err));
+	rc = lnetd_capture_params(params, lc->file, sizeof(lc->file), &rq, err, sizeof(err));
 	if (rc == 0 && lc->cap != NULL) {
 		snprintf(err, sizeof(err), "a capture to another file runs: lnetctl capture stop");
 		rc = -EALREADY;
 	}
 	if (rc == 0) {
-		rc = lnd_capture_open(lc->file, max_bytes, &lc->cap, err, sizeof(err));
+		rc = lnd_capture_open(lc->file, rq.format, "LNet traffic of lnetd-pmd's tcp NIs",
+				      rq.max_bytes, &lc->cap, err, sizeof(err));
 	}
 	if (rc == 0) {
 		lc->nnis = 0;
-		rc = lnetd_capture_attach(lc, net, has_nid ? &nid : NULL, err, sizeof(err));
+		rc = lnetd_capture_attach(lc, rq.net, rq.has_nid ? &rq.nid : NULL, err, sizeof(err));
 		if (rc != 0) {
 			lnetd_capture_end(lc, &st);
 			remove(lc->file);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Check a capture of ksocklnd traffic, byte by byte, without Wireshark.
 
-  pcap_check.py [--no-sums] FILE
+  pcap_check.py [--no-sums] FILE      (classic pcap or pcapng)
       -> prints "streams N connreqs N hellos N msgs N" and exits 0 when every
          stream parses to its last byte
   --no-sums: skip IP/TCP checksums (a capture on a veth sees the sender's
@@ -26,8 +26,12 @@ PROTO_MAGIC = 0x45726963
 
 
 def read_pcap(path):
+    """The frames of a classic pcap or a pcapng file (Ethernet only)."""
     with open(path, "rb") as f:
         data = f.read()
+    if struct.unpack_from("<I", data)[0] == 0x0A0D0D0A:
+        yield from read_pcapng(path, data)
+        return
     magic, _, _, _, _, _, linktype = struct.unpack_from("<IHHiIII", data)
     if magic != 0xA1B2C3D4 or linktype != 1:
         raise SystemExit("%s: not a little-endian Ethernet pcap" % path)
@@ -36,6 +40,29 @@ def read_pcap(path):
         _, _, caplen, _ = struct.unpack_from("<IIII", data, off)
         yield data[off + 16:off + 16 + caplen]
         off += 16 + caplen
+
+
+def read_pcapng(path, data):
+    """Section header, interface descriptions, enhanced packet blocks; each block's
+    two lengths must agree and the file must end on a block boundary."""
+    off = 0
+    links = []
+    while off < len(data):
+        btype, blen = struct.unpack_from("<II", data, off)
+        if blen < 12 or blen % 4 or off + blen > len(data) or \
+                struct.unpack_from("<I", data, off + blen - 4)[0] != blen:
+            raise SystemExit("%s: broken pcapng block at %d" % (path, off))
+        if btype == 0x0A0D0D0A:
+            if struct.unpack_from("<IHH", data, off + 8) != (0x1A2B3C4D, 1, 0):
+                raise SystemExit("%s: not a little-endian pcapng 1.0 section" % path)
+        elif btype == 1:
+            links.append(struct.unpack_from("<H", data, off + 8)[0])
+        elif btype == 6:
+            ifid, _, _, caplen, _ = struct.unpack_from("<IIIII", data, off + 8)
+            if ifid >= len(links) or links[ifid] != 1:
+                raise SystemExit("%s: a packet of an unknown or non-Ethernet interface" % path)
+            yield data[off + 28:off + 28 + caplen]
+        off += blen
 
 
 def csum(b):

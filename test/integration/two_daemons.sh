@@ -45,6 +45,11 @@ check "the file holds what stop counted" sh -c \
 	"grep -q \"bytes: \$(stat -c %s '$work/a.pcap')\$\" '$work/stop'"
 check "the capture parses to its last byte: 3 acceptor requests, 6 hellos, 4 messages" sh -c \
 	"python3 '$(dirname "$0")/../common/pcap_check.py' '$work/a.pcap' >'$work/check' 2>&1; cat '$work/check'; grep -qx 'streams 6 connreqs 3 hellos 6 msgs 4' '$work/check'"
+check "the file is pcapng by default (section header block first)" sh -c \
+	"[ \"\$(od -An -tx4 -N4 '$work/a.pcap' | tr -d ' ')\" = 0a0d0d0a ]"
+check "capture --format pcap: a classic pcap, as long as stop says" sh -c \
+	"'$ctl' --name '$a' capture start --file '$work/c.pcap' --format pcap && '$ctl' --name '$a' ping '$ipb@tcp' >/dev/null && '$ctl' --name '$a' capture stop >'$work/c.stop' && [ \"\$(od -An -tx4 -N4 '$work/c.pcap' | tr -d ' ')\" = a1b2c3d4 ] && grep -q \"bytes: \$(stat -c %s '$work/c.pcap')\$\" '$work/c.stop' && grep -q 'packets: [1-9]' '$work/c.stop'"
+check "capture --format bogus: -22" fails_with -22 --name "$a" capture start --file "$work/d.pcap" --format bogus
 check "capture stop with none running: -2" fails_with -2 --name "$a" capture stop
 check "capture --max-bytes bounds the file and counts what it dropped" sh -c \
 	"'$ctl' --name '$a' capture start --file '$work/small.pcap' --max-bytes 4096 && for i in 1 2 3 4 5 6 7 8; do '$ctl' --name '$a' ping '$ipb@tcp' >/dev/null; done; '$ctl' --name '$a' capture stop | grep -q 'dropped: [1-9]' && [ \$(stat -c %s '$work/small.pcap') -le 4096 ]"

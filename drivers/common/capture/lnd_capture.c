@@ -21,8 +21,18 @@
 #define CAP_SEG_MAX (CAP_SNAPLEN - 74) /* payload per synthesized segment */
 #define CAP_HDRS4 54                   /* Ethernet 14 + IPv4 20 + TCP 20 */
 #define CAP_HDRS6 74                   /* Ethernet 14 + IPv6 40 + TCP 20 */
-#define CAP_FILE_HDR 24
-#define CAP_REC_HDR 16
+#define CAP_PCAP_FILE_HDR 24
+#define CAP_PCAP_REC_HDR 16
+/* pcapng (draft-ietf-opsawg-pcapng): block types and the fixed parts of blocks */
+#define PCAPNG_SHB 0x0A0D0D0AU
+#define PCAPNG_IDB 0x00000001U
+#define PCAPNG_EPB 0x00000006U
+#define PCAPNG_BYTE_ORDER 0x1A2B3C4DU
+#define PCAPNG_SHB_LEN 28
+#define PCAPNG_EPB_FIXED 32             /* type, length, if, ts x2, caplen, len, length */
+#define PCAPNG_OPT_IF_NAME 2
+#define PCAPNG_OPT_IF_DESCRIPTION 3
+#define PCAPNG_IDB_MAX 512
 
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02
@@ -35,8 +45,11 @@ struct lnd_capture_rec {
 };
 
 struct lnd_capture {
-	pcap_t *dead;
+	enum lnd_capture_format format;
+	pcap_t *dead;             /* classic pcap: libpcap's dumper */
 	pcap_dumper_t *dumper;
+	FILE *ng;                 /* pcapng: our own blocks */
+	uint64_t file_hdr;        /* bytes before the first record */
 	struct rte_ring *ring;
 	pthread_t writer;
 	bool stop;                /* atomic */
@@ -48,7 +61,113 @@ struct lnd_capture {
 	uint32_t ip_id;           /* atomic */
 };
 
+/* ---- pcapng blocks (libpcap reads pcapng but cannot write it) ---- */
+
+static size_t
+pcapng_pad4(size_t n)
+{
+	return (n + 3) & ~(size_t)3;
+}
+
+/* A record's size in the file: what --max-bytes counts. */
+static uint64_t
+lnd_capture_rec_size(const struct lnd_capture *cap, size_t frame)
+{
+	return cap->format == LND_CAPTURE_PCAPNG ? PCAPNG_EPB_FIXED + pcapng_pad4(frame) :
+						   CAP_PCAP_REC_HDR + frame;
+}
+
+static size_t
+pcapng_put32(uint8_t *b, size_t off, uint32_t v)
+{
+	memcpy(b + off, &v, 4); /* the section's byte order is ours: readers check the magic */
+	return off + 4;
+}
+
+static size_t
+pcapng_put16x2(uint8_t *b, size_t off, uint16_t hi, uint16_t lo)
+{
+	memcpy(b + off, &hi, 2);
+	memcpy(b + off + 2, &lo, 2);
+	return off + 4;
+}
+
+static size_t
+pcapng_option(uint8_t *b, size_t off, uint16_t code, const char *text)
+{
+	size_t len = strlen(text);
+
+	memcpy(b + off, &code, 2);
+	memcpy(b + off + 2, &(uint16_t){ (uint16_t)len }, 2);
+	memset(b + off + 4, 0, pcapng_pad4(len));
+	memcpy(b + off + 4, text, len);
+	return off + 4 + pcapng_pad4(len);
+}
+
+/* Section header, then the one interface: Ethernet, named, described by @p comment. */
+static int
+pcapng_start(struct lnd_capture *cap, const char *comment)
+{
+	uint8_t b[PCAPNG_SHB_LEN + PCAPNG_IDB_MAX];
+	char desc[256];
+	size_t idb = PCAPNG_SHB_LEN;
+	size_t off;
+
+	off = pcapng_put32(b, 0, PCAPNG_SHB);
+	off = pcapng_put32(b, off, PCAPNG_SHB_LEN);
+	off = pcapng_put32(b, off, PCAPNG_BYTE_ORDER);
+	off = pcapng_put16x2(b, off, 1, 0);     /* version 1.0 */
+	off = pcapng_put32(b, off, UINT32_MAX); /* section length: unknown (two words) */
+	off = pcapng_put32(b, off, UINT32_MAX);
+	off = pcapng_put32(b, off, PCAPNG_SHB_LEN);
+	off = pcapng_put32(b, off, PCAPNG_IDB);
+	off = pcapng_put32(b, off, 0);          /* length, filled below */
+	off = pcapng_put16x2(b, off, 1, 0);     /* LINKTYPE_ETHERNET, reserved */
+	off = pcapng_put32(b, off, CAP_SNAPLEN);
+	snprintf(desc, sizeof(desc), "%s", comment != NULL ? comment : "lnetd-pmd");
+	off = pcapng_option(b, off, PCAPNG_OPT_IF_NAME, "lnet");
+	off = pcapng_option(b, off, PCAPNG_OPT_IF_DESCRIPTION, desc);
+	off = pcapng_put32(b, off, 0);          /* opt_endofopt */
+	off = pcapng_put32(b, off, 0);          /* total length, again */
+	pcapng_put32(b, idb + 4, (uint32_t)(off - idb));
+	pcapng_put32(b, off - 4, (uint32_t)(off - idb));
+	cap->file_hdr = off;
+	return fwrite(b, 1, off, cap->ng) == off ? 0 : -EIO;
+}
+
+static void
+pcapng_packet(struct lnd_capture *cap, const struct pcap_pkthdr *h, const uint8_t *data)
+{
+	uint64_t us = (uint64_t)h->ts.tv_sec * 1000000ULL + (uint64_t)h->ts.tv_usec;
+	uint32_t total = (uint32_t)lnd_capture_rec_size(cap, h->caplen);
+	uint8_t head[28];
+	static const uint8_t zero[4];
+	size_t off;
+
+	off = pcapng_put32(head, 0, PCAPNG_EPB);
+	off = pcapng_put32(head, off, total);
+	off = pcapng_put32(head, off, 0);                 /* interface 0 */
+	off = pcapng_put32(head, off, (uint32_t)(us >> 32)); /* microseconds: the default if_tsresol */
+	off = pcapng_put32(head, off, (uint32_t)us);
+	off = pcapng_put32(head, off, h->caplen);
+	pcapng_put32(head, off, h->len);
+	fwrite(head, 1, sizeof(head), cap->ng);
+	fwrite(data, 1, h->caplen, cap->ng);
+	fwrite(zero, 1, pcapng_pad4(h->caplen) - h->caplen, cap->ng);
+	fwrite(&total, 1, 4, cap->ng);
+}
+
 /* ---- the writer ---- */
+
+static void
+lnd_capture_write(struct lnd_capture *cap, const struct lnd_capture_rec *r)
+{
+	if (cap->format == LND_CAPTURE_PCAPNG) {
+		pcapng_packet(cap, &r->h, r->data);
+	} else {
+		pcap_dump((u_char *)cap->dumper, &r->h, r->data);
+	}
+}
 
 static unsigned int
 lnd_capture_drain(struct lnd_capture *cap)
@@ -60,12 +179,23 @@ lnd_capture_drain(struct lnd_capture *cap)
 	for (i = 0; i < n; i++) {
 		struct lnd_capture_rec *r = recs[i];
 
-		pcap_dump((u_char *)cap->dumper, &r->h, r->data);
+		lnd_capture_write(cap, r);
 		__atomic_fetch_add(&cap->packets, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&cap->bytes, CAP_REC_HDR + r->h.caplen, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&cap->bytes, lnd_capture_rec_size(cap, r->h.caplen),
+				   __ATOMIC_RELAXED);
 		free(r);
 	}
 	return n;
+}
+
+static void
+lnd_capture_flush(struct lnd_capture *cap)
+{
+	if (cap->format == LND_CAPTURE_PCAPNG) {
+		fflush(cap->ng);
+	} else {
+		pcap_dump_flush(cap->dumper);
+	}
 }
 
 static void *
@@ -84,7 +214,7 @@ lnd_capture_writer(void *arg)
 			break;
 		}
 		if (dirty) {
-			pcap_dump_flush(cap->dumper); /* readable while it runs */
+			lnd_capture_flush(cap); /* readable while it runs */
 			dirty = false;
 		}
 		nanosleep(&idle, NULL);
@@ -94,9 +224,48 @@ lnd_capture_writer(void *arg)
 	return NULL;
 }
 
+/* The file, its header written: libpcap's dumper, or our pcapng stream. */
+static int
+lnd_capture_file_open(struct lnd_capture *cap, const char *file, const char *comment, char *err,
+		      size_t errlen)
+{
+	if (cap->format == LND_CAPTURE_PCAP) {
+		cap->dumper = pcap_dump_open(cap->dead, file);
+		if (cap->dumper == NULL) {
+			snprintf(err, errlen, "%s", pcap_geterr(cap->dead));
+			return -EIO;
+		}
+		cap->file_hdr = CAP_PCAP_FILE_HDR;
+		return 0;
+	}
+	cap->ng = fopen(file, "wb");
+	if (cap->ng == NULL) {
+		snprintf(err, errlen, "%s: %s", file, strerror(errno));
+		return -EIO;
+	}
+	if (pcapng_start(cap, comment) != 0) {
+		fclose(cap->ng);
+		cap->ng = NULL;
+		snprintf(err, errlen, "%s: cannot write", file);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void
+lnd_capture_file_close(struct lnd_capture *cap)
+{
+	if (cap->dumper != NULL) {
+		pcap_dump_close(cap->dumper);
+	}
+	if (cap->ng != NULL) {
+		fclose(cap->ng);
+	}
+}
+
 int
-lnd_capture_open(const char *file, uint64_t max_bytes, struct lnd_capture **out, char *err,
-		 size_t errlen)
+lnd_capture_open(const char *file, enum lnd_capture_format format, const char *comment,
+		 uint64_t max_bytes, struct lnd_capture **out, char *err, size_t errlen)
 {
 	struct lnd_capture *cap = calloc(1, sizeof(*cap));
 	ssize_t rsz = rte_ring_get_memsize(CAP_RING_SIZE);
@@ -106,8 +275,8 @@ lnd_capture_open(const char *file, uint64_t max_bytes, struct lnd_capture **out,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	cap->format = format;
 	cap->max_bytes = max_bytes;
-	cap->reserved = CAP_FILE_HDR;
 	cap->ring = aligned_alloc(64, ((size_t)rsz + 63) & ~(size_t)63);
 	cap->dead = pcap_open_dead(DLT_EN10MB, CAP_SNAPLEN);
 	if (cap->ring == NULL || cap->dead == NULL ||
@@ -115,13 +284,12 @@ lnd_capture_open(const char *file, uint64_t max_bytes, struct lnd_capture **out,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	cap->dumper = pcap_dump_open(cap->dead, file);
-	if (cap->dumper == NULL) {
-		snprintf(err, errlen, "%s", pcap_geterr(cap->dead));
+	if (lnd_capture_file_open(cap, file, comment, err, errlen) != 0) {
 		goto fail;
 	}
+	cap->reserved = cap->file_hdr;
 	if (pthread_create(&cap->writer, NULL, lnd_capture_writer, cap) != 0) {
-		pcap_dump_close(cap->dumper);
+		lnd_capture_file_close(cap);
 		snprintf(err, errlen, "cannot start the capture writer");
 		goto fail;
 	}
@@ -140,7 +308,7 @@ void
 lnd_capture_stats_get(const struct lnd_capture *cap, struct lnd_capture_stats *out)
 {
 	out->packets = __atomic_load_n(&cap->packets, __ATOMIC_RELAXED);
-	out->bytes = CAP_FILE_HDR + __atomic_load_n(&cap->bytes, __ATOMIC_RELAXED);
+	out->bytes = cap->file_hdr + __atomic_load_n(&cap->bytes, __ATOMIC_RELAXED);
 	out->dropped = __atomic_load_n(&cap->dropped, __ATOMIC_RELAXED);
 	out->max_bytes = cap->max_bytes;
 }
@@ -150,7 +318,7 @@ lnd_capture_close(struct lnd_capture *cap, struct lnd_capture_stats *stats)
 {
 	__atomic_store_n(&cap->stop, true, __ATOMIC_RELEASE);
 	pthread_join(cap->writer, NULL);
-	pcap_dump_close(cap->dumper);
+	lnd_capture_file_close(cap);
 	pcap_close(cap->dead);
 	if (stats != NULL) {
 		lnd_capture_stats_get(cap, stats);
@@ -308,7 +476,7 @@ lnd_capture_segment(struct lnd_capture *cap, const struct lnd_capture_seg *s,
 	struct timeval tv;
 
 	if (cap->max_bytes != 0 &&
-	    __atomic_add_fetch(&cap->reserved, CAP_REC_HDR + frame, __ATOMIC_RELAXED) >
+	    __atomic_add_fetch(&cap->reserved, lnd_capture_rec_size(cap, frame), __ATOMIC_RELAXED) >
 		    cap->max_bytes) {
 		__atomic_fetch_add(&cap->dropped, 1, __ATOMIC_RELAXED);
 		return;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Capture of LND traffic to a pcap file (libpcap), for Wireshark. LNDs over
+ * Capture of LND traffic to a pcapng file (or classic pcap, written by
+ * libpcap, which cannot write pcapng), for Wireshark. LNDs over
  * kernel sockets never see frames, so their byte streams are framed here as
  * Ethernet/IPv4/TCP with the connection's real addresses and ports and
  * continuous sequence numbers (a SYN exchange for connections opened while
@@ -31,8 +32,18 @@ struct lnd_capture_stats {
 	uint64_t max_bytes;       /**< the bound; 0: none */
 };
 
-/** Open @p file for writing and start the writer. 0 or -errno (@p err says why). */
-LNP_API int lnd_capture_open(const char *file, uint64_t max_bytes, struct lnd_capture **out,
+enum lnd_capture_format {
+	LND_CAPTURE_PCAPNG = 0,   /**< one section, one Ethernet interface, enhanced packet blocks */
+	LND_CAPTURE_PCAP,         /**< classic libpcap format */
+};
+
+/**
+ * Open @p file for writing and start the writer. @p comment (may be NULL)
+ * names what is captured: pcapng keeps it as the interface's description.
+ * 0 or -errno (@p err says why).
+ */
+LNP_API int lnd_capture_open(const char *file, enum lnd_capture_format format,
+			     const char *comment, uint64_t max_bytes, struct lnd_capture **out,
 			     char *err, size_t errlen);
 /**
  * Stop: once no LND can still enqueue (every NI detached on its lcore),
