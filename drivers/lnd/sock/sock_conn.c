@@ -119,6 +119,17 @@ sock_conn_init_passive(struct sock_conn *c, int fd, const struct ksock_hello *lo
 	return 0;
 }
 
+int
+sock_conn_prefill(struct sock_conn *c, const uint8_t *bytes, size_t n)
+{
+	if (c->active || c->state != SOCK_CONN_RECV_CONNREQ || n > sizeof(c->rx)) {
+		return -EINVAL;
+	}
+	memcpy(c->rx, bytes, n);
+	c->rxlen = n;
+	return 0;
+}
+
 bool
 sock_conn_wants_write(const struct sock_conn *c)
 {
@@ -157,6 +168,10 @@ sock_conn_recv_connreq(struct sock_conn *c)
 		return sock_conn_fail(c, -EPROTO, "version probe answered");
 	}
 	if (!c->policy.nid_is_local(c->policy.ctx, &cr.nid)) {
+		if (c->policy.hand_off != NULL && c->policy.hand_off(c->policy.ctx, &cr.nid)) {
+			return sock_conn_fail(c, -EXDEV, "connection request for %s: handed to it",
+					      libcfs_nidstr(&cr.nid));
+		}
 		return sock_conn_fail(c, -EHOSTUNREACH, "connection request for %s: not a local NI",
 				      libcfs_nidstr(&cr.nid));
 	}

@@ -40,6 +40,12 @@ struct sock_conn_policy {
 	 * connection fails with -EALREADY.
 	 */
 	int (*accept_hello)(void *ctx, const struct ksock_hello *peer);
+	/**
+	 * The request names @p nid, not us: does another NI of ours take the
+	 * connection? Then the handshake stops with -EXDEV, the request's
+	 * bytes still in rx for that NI (sock_conn_prefill). May be NULL.
+	 */
+	bool (*hand_off)(void *ctx, const struct lnet_nid *nid);
 	void *ctx;
 };
 
@@ -81,6 +87,9 @@ int sock_conn_init_passive(struct sock_conn *c, int fd, const struct ksock_hello
  * the socket), or the -errno it failed with (c->why says why).
  */
 int sock_conn_progress(struct sock_conn *c);
+
+/** Passive, handed over by another NI: the bytes it read of the request. */
+int sock_conn_prefill(struct sock_conn *c, const uint8_t *bytes, size_t n);
 
 /** Whether progress needs the socket writable (else readable). */
 bool sock_conn_wants_write(const struct sock_conn *c);

@@ -77,8 +77,10 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	if (c->state == SOCKLND_CONN_DEAD) {
 		return;
 	}
-	epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
+	if (c->fd >= 0) {
+		epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+	}
 	c->state = SOCKLND_CONN_DEAD;
 	socklnd_flush_unlink(c);
 	lnd_capture_fin(c->sni->cap, &c->flow);
@@ -336,15 +338,62 @@ socklnd_sockopts(const struct socklnd_ni *s, int fd)
 	}
 }
 
+/* Another NI of ours takes connections whose request names it (see socklnd_registry.c). */
+static bool
+socklnd_conn_hand_off_ok(void *ctx, const struct lnet_nid *nid)
+{
+	struct socklnd_conn *c = ctx;
+
+	if (socklnd_registry_lcore(nid) == NULL) {
+		return false;
+	}
+	c->handoff = *nid;
+	return true;
+}
+
+static void socklnd_conn_event(struct socklnd_conn *c, uint32_t events);
+
+/* A passive connection on @p fd, its first @p n bytes (a request another NI read) in @p pre. */
+static void
+socklnd_accept_fd(struct socklnd_ni *s, int fd, const uint8_t *pre, size_t n)
+{
+	struct socklnd_conn *c = calloc(1, sizeof(*c));
+	struct ksock_hello local;
+	struct sock_conn_policy pol = { socklnd_conn_nid_is_local, socklnd_accept_hello,
+					socklnd_conn_hand_off_ok, NULL };
+	struct epoll_event ev;
+
+	if (c == NULL) {
+		close(fd);
+		return;
+	}
+	memset(&local, 0, sizeof(local));
+	local.src_pid = LNET_PID_LUSTRE;
+	local.src_incarnation = s->incarnation;
+	c->sni = s;
+	c->fd = fd;
+	c->last_io_us = rt_now_us(s->rt);
+	c->state = SOCKLND_CONN_HANDSHAKE;
+	TAILQ_INIT(&c->txq);
+	pol.ctx = c;
+	sock_conn_init_passive(&c->hs, fd, &local, &pol);
+	if (n > 0) {
+		sock_conn_prefill(&c->hs, pre, n);
+	}
+	socklnd_conn_flow(c);
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.ptr = c };
+	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+	TAILQ_INSERT_TAIL(&s->conns, c, link);
+	if (n > 0) {
+		socklnd_conn_event(c, EPOLLIN); /* the hello may be in already: no new event for it */
+	}
+}
+
 static void
 socklnd_accept(struct socklnd_ni *s)
 {
 	struct sock_addr sa = { .len = sizeof(sa.ss) };
 	int fd = accept4(s->listen_fd, (struct sockaddr *)&sa.ss, &sa.len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	struct socklnd_conn *c;
-	struct ksock_hello local;
-	struct sock_conn_policy pol = { socklnd_conn_nid_is_local, socklnd_accept_hello, NULL };
-	struct epoll_event ev;
 
 	if (fd < 0) {
 		return;
@@ -357,27 +406,57 @@ socklnd_accept(struct socklnd_ni *s)
 		close(fd);
 		return;
 	}
-	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		close(fd);
+	socklnd_sockopts(s, fd);
+	s->stats.accepted++;
+	socklnd_accept_fd(s, fd, NULL, 0);
+}
+
+/* A connection request for another NI of ours, on its way to that NI's lcore. */
+struct socklnd_handoff {
+	struct lnet_nid nid;
+	int fd;
+	size_t n;
+	uint8_t bytes[160];
+};
+
+static void
+socklnd_adopt(void *arg)
+{
+	struct socklnd_handoff *h = arg;
+	struct socklnd_ni *s = socklnd_registry_here(&h->nid);
+
+	if (s != NULL) {
+		socklnd_accept_fd(s, h->fd, h->bytes, h->n);
+	} else {
+		close(h->fd); /* the NI went meanwhile: the peer connects again */
+	}
+	free(h);
+}
+
+static void
+socklnd_conn_hand_off(struct socklnd_conn *c)
+{
+	struct rt_lcore *lc = socklnd_registry_lcore(&c->handoff);
+	struct socklnd_handoff *h = malloc(sizeof(*h));
+
+	epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	if (h == NULL || lc == NULL || c->hs.rxlen > sizeof(h->bytes)) {
+		free(h);
+		socklnd_conn_close(c, -EXDEV);
 		return;
 	}
-	socklnd_sockopts(s, fd);
-	memset(&local, 0, sizeof(local));
-	local.src_pid = LNET_PID_LUSTRE;
-	local.src_incarnation = s->incarnation;
-	c->sni = s;
-	c->fd = fd;
-	c->last_io_us = rt_now_us(s->rt);
-	c->state = SOCKLND_CONN_HANDSHAKE;
-	TAILQ_INIT(&c->txq);
-	pol.ctx = c;
-	sock_conn_init_passive(&c->hs, fd, &local, &pol);
-	socklnd_conn_flow(c);
-	ev = (struct epoll_event){ .events = EPOLLIN, .data.ptr = c };
-	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
-	TAILQ_INSERT_TAIL(&s->conns, c, link);
-	s->stats.accepted++;
+	h->nid = c->handoff;
+	h->fd = c->fd;
+	h->n = c->hs.rxlen;
+	memcpy(h->bytes, c->hs.rx, h->n);
+	if (rt_lcore_send_msg(lc, socklnd_adopt, h) != 0) {
+		free(h);
+		socklnd_conn_close(c, -EXDEV);
+		return;
+	}
+	c->sni->stats.handed_off++;
+	c->fd = -1; /* it is the other NI's now */
+	socklnd_conn_close(c, -EXDEV);
 }
 
 static void
@@ -404,6 +483,10 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 	}
 	if (c->state == SOCKLND_CONN_HANDSHAKE) {
 		rc = sock_conn_progress(&c->hs);
+		if (rc == -EXDEV) {
+			socklnd_conn_hand_off(c);
+			return;
+		}
 		if (rc < 0) {
 			if (rc != -EALREADY) { /* a race or duplicate settled, not an error */
 				c->sni->stats.handshake_failures++;
@@ -522,6 +605,8 @@ socklnd_listen(struct socklnd_ni *s)
 		return -errno;
 	}
 	setsockopt(s->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* Two NIs on one address (tcp and tcp1 on eth0) share addr:port, as one kernel acceptor. */
+	setsockopt(s->listen_fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
 	if (sa.ss.ss_family == AF_INET6) {
 		setsockopt(s->listen_fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	}
@@ -599,8 +684,18 @@ socklnd_startup(struct lnet_ni *ni)
 	s->incarnation = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	rc = socklnd_listen(s);
 	if (rc == 0) {
+		rc = socklnd_registry_add(s, lnet_ni_lcore(ni));
+		if (rc != 0) {
+			close(s->listen_fd); /* no other lcore knows it yet */
+			s->listen_fd = -1;
+		}
+	}
+	if (rc == 0) {
 		lnet_ni_set_lnd_data(ni, s);
 		rc = rt_lcore_send_msg(lnet_ni_lcore(ni), socklnd_start_polling, s);
+		if (rc != 0) {
+			socklnd_registry_del(s);
+		}
 	}
 	if (rc != 0) {
 		if (s->listen_fd >= 0) {
@@ -625,6 +720,7 @@ socklnd_shutdown(struct lnet_ni *ni)
 	if (s == NULL) {
 		return;
 	}
+	socklnd_registry_del(s); /* no connection is handed here any more */
 	TAILQ_FOREACH(c, &s->conns, link) {
 		socklnd_conn_close(c, -ESHUTDOWN);
 	}
@@ -830,6 +926,7 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "rx_msgs", st->rx_msgs }, { "tx_msgs", st->tx_msgs }, { "tx_writes", st->tx_writes }, { "zc_acks", st->zc_acks },
 		{ "no_conn", st->no_conn }, { "races_won", st->races_won },
 		{ "duplicates", st->duplicates }, { "stale_conns", st->stale_conns }, { "keepalives", st->keepalives },
+		{ "handed_off", st->handed_off },
 		{ "csum_checked", st->csum_checked }, { "csum_errors", st->csum_errors },
 	};
 	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;

@@ -8,6 +8,7 @@
 #ifndef SOCKLND_INTERNAL_H
 #define SOCKLND_INTERNAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -49,6 +50,7 @@ struct socklnd_conn {
 	bool active;
 	uint64_t last_io_us;             /* opened, or last readiness on the socket */
 	struct sock_tap tap;             /* its bytes, to the NI's capture */
+	struct lnet_nid handoff;         /* the other NI its connection request named */
 	struct lnd_capture_flow flow;    /* how the capture frames them */
 };
 
@@ -114,6 +116,12 @@ void socklnd_conn_close(struct socklnd_conn *c, int status);
 void socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx);
 int socklnd_conn_noop(struct socklnd_conn *c, uint64_t cookie0, uint64_t cookie1);
 bool socklnd_conn_carries(const struct socklnd_conn *c);
+
+/* socklnd_registry.c: every socklnd NI of the process, for connection requests naming another */
+int socklnd_registry_add(struct socklnd_ni *s, struct rt_lcore *lcore);
+void socklnd_registry_del(struct socklnd_ni *s);
+struct rt_lcore *socklnd_registry_lcore(const struct lnet_nid *nid);
+struct socklnd_ni *socklnd_registry_here(const struct lnet_nid *nid);
 
 /* socklnd_peer.c: the peers */
 struct socklnd_peer *socklnd_peer_get(struct socklnd_ni *s, const struct lnet_nid *nid);

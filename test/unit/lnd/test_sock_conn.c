@@ -79,7 +79,7 @@ static void
 test_active_passive_establish(void **state)
 {
 	struct policy_state ps = { .local = lnp_tcp_nid(0xc000020c) };
-	struct sock_conn_policy pol = { nid_is_local, accept_hello, &ps };
+	struct sock_conn_policy pol = { nid_is_local, accept_hello, NULL, &ps };
 	struct ksock_hello me = hello_of(0xc000020b, 0x1111, SOCKLND_CONN_BULK_IN);
 	struct ksock_hello them = hello_of(0, 0x2222, 0);
 	struct sock_conn a;
@@ -125,7 +125,7 @@ static void
 test_passive_answers_kernel_byte_at_a_time(void **state)
 {
 	struct policy_state ps = { .local = lnp_tcp_nid(0xc000020c) };
-	struct sock_conn_policy pol = { nid_is_local, accept_hello, &ps };
+	struct sock_conn_policy pol = { nid_is_local, accept_hello, NULL, &ps };
 	struct ksock_hello me = hello_of(0, 0x18ea5a1528c952f5ULL, 0);
 	struct ksock_hello reply;
 	struct sock_conn p;
@@ -160,7 +160,7 @@ static void
 test_refusal_both_sides(void **state)
 {
 	struct policy_state ps = { .local = lnp_tcp_nid(0x0a000002), .answer = SOCKLND_CONN_NONE };
-	struct sock_conn_policy pol = { nid_is_local, accept_hello, &ps };
+	struct sock_conn_policy pol = { nid_is_local, accept_hello, NULL, &ps };
 	struct ksock_hello me = hello_of(0x0a000001, 1, SOCKLND_CONN_CONTROL);
 	struct ksock_hello them = hello_of(0, 2, 0);
 	struct sock_conn a;
@@ -185,7 +185,7 @@ static void
 test_wrong_target_probe_and_garbage(void **state)
 {
 	struct policy_state ps = { .local = lnp_tcp_nid(0x0a000002) };
-	struct sock_conn_policy pol = { nid_is_local, accept_hello, &ps };
+	struct sock_conn_policy pol = { nid_is_local, accept_hello, NULL, &ps };
 	struct ksock_hello me = hello_of(0x0a000001, 1, SOCKLND_CONN_CONTROL);
 	struct ksock_hello them = hello_of(0, 2, 0);
 	struct lnet_nid other = lnp_tcp_nid(0x0a000009);
@@ -238,7 +238,7 @@ static void
 test_active_rejects_impostor(void **state)
 {
 	struct policy_state ps = { .local = lnp_tcp_nid(0x0a000002) };
-	struct sock_conn_policy pol = { nid_is_local, accept_hello, &ps };
+	struct sock_conn_policy pol = { nid_is_local, accept_hello, NULL, &ps };
 	struct ksock_hello me = hello_of(0x0a000001, 1, SOCKLND_CONN_CONTROL);
 	struct ksock_hello them = hello_of(0, 2, 0);
 	struct sock_conn a;
