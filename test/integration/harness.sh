@@ -53,3 +53,25 @@ finish() { # script name: the summary line, and the exit status
 	echo "$1: $((checks - fails)) passed, $fails failed"
 	[ "$fails" -eq 0 ]
 }
+
+# tcpdump_start NS IFACE FILE: record IFACE's port-988 traffic in namespace NS;
+# sets $tcpdump_pid once it listens. Its buffer (128 MiB) and immediate mode
+# keep it from losing packets; tcpdump_stop lets the last block reach it first.
+tcpdump_start() {
+	ip netns exec "$1" tcpdump -i "$2" -s 0 -B 131072 -U --immediate-mode -w "$3" \
+		"tcp port 988" 2>"$3.err" &
+	tcpdump_pid=$!
+	i=0
+	while [ $i -lt 50 ] && ! grep -q "listening on" "$3.err"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "listening on" "$3.err"
+}
+
+tcpdump_stop() { # FILE: stop, then say whether the kernel dropped none
+	sleep 1
+	kill -INT "$tcpdump_pid"
+	wait "$tcpdump_pid"
+	grep -q "^0 packets dropped by kernel" "$1.err"
+}

@@ -40,18 +40,6 @@ topology() {
 		veth eth0 "$ipa" "$ipb" && veth eth1 "$ipk" "$ips"
 }
 
-tcpdump_start() {
-	ip netns exec "${tag}a" tcpdump -i eth0 -s 0 -B 65536 -U --immediate-mode -w "$work/wire.pcap" \
-		"tcp port 988" 2>"$work/tcpdump.err" &
-	tcpdump_pid=$!
-	i=0
-	while [ $i -lt 50 ] && ! grep -q "listening on" "$work/tcpdump.err"; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q "listening on" "$work/tcpdump.err"
-}
-
 daemon_in() { # letter
 	DAEMON_PREFIX="ip netns exec $tag$1" start_daemon "$tag$1"
 }
@@ -88,14 +76,12 @@ check "A's net show: the large NID on eth0" sh -c \
 	"'$ctl' --name ${tag}a net show --net tcp | tr -d '\\n' | grep -q 'nid: $ipa@tcp *status: up *interfaces: *0: eth0'"
 check "B's net show: the interface found from the NID" sh -c \
 	"'$ctl' --name ${tag}b net show --net tcp | grep -q '0: eth0'"
-check "tcpdump on A's eth0" tcpdump_start
+check "tcpdump on A's eth0" tcpdump_start "${tag}a" eth0 "$work/wire.pcap"
 check "lnetctl capture on A" "$ctl" --name "${tag}a" capture start --file "$work/ours.pcap"
 check "A pings B over IPv6" ping_is a "$ipb@tcp"
 check "B pings A over IPv6" ping_is b "$ipa@tcp"
 check "capture stop: nothing dropped" sh -c "'$ctl' --name ${tag}a capture stop | grep -q 'dropped: 0'"
-sleep 1
-kill -INT "$tcpdump_pid"
-wait "$tcpdump_pid"
+check "tcpdump lost nothing" tcpdump_stop "$work/wire.pcap"
 check "tcpdump's file, byte by byte: 3 connections, acceptor requests v2, V4 hellos, 96-byte headers" \
 	sh -c "python3 '$check_py' --no-sums '$work/wire.pcap' | grep -q '^streams 6 connreqs 3 hellos 6 msgs'"
 check "the capture command's file: the same, as IPv6 frames with good checksums" \

@@ -42,28 +42,15 @@ sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
 	return 0;
 }
 
-/* The iovecs still to write (at most @max), starting at byte tx->sent of the frame. */
+/* The payload's pieces from its byte @skip on: at most @max iovecs. */
 static int
-sock_tx_iov(const struct sock_tx *tx, struct iovec *out, int max)
+sock_tx_payload_iov(const struct sock_tx *tx, size_t skip, struct iovec *out, int max)
 {
-	size_t skip = tx->sent;
-	size_t left;
-	size_t off;
+	size_t off = (size_t)tx->offset + skip;
+	size_t left = tx->len - skip;
 	unsigned int i;
 	int n = 0;
 
-	if (max <= 0) {
-		return 0;
-	}
-	if (skip < tx->hdr_len) {
-		out[n].iov_base = (void *)(tx->hdr + skip);
-		out[n++].iov_len = tx->hdr_len - skip;
-		skip = 0;
-	} else {
-		skip -= tx->hdr_len;
-	}
-	off = (size_t)tx->offset + skip;
-	left = tx->len - skip;
 	for (i = 0; i < tx->niov && left > 0 && n < max; i++) {
 		size_t take;
 
@@ -81,14 +68,33 @@ sock_tx_iov(const struct sock_tx *tx, struct iovec *out, int max)
 	return n;
 }
 
+/* The iovecs still to write (at most @max), starting at byte tx->sent of the frame. */
+static int
+sock_tx_iov(const struct sock_tx *tx, struct iovec *out, int max)
+{
+	size_t skip = tx->sent;
+	int n = 0;
+
+	if (max <= 0) {
+		return 0;
+	}
+	if (skip < tx->hdr_len) {
+		out[n].iov_base = (void *)(tx->hdr + skip);
+		out[n++].iov_len = tx->hdr_len - skip;
+		skip = 0;
+	} else {
+		skip -= tx->hdr_len;
+	}
+	return n + sock_tx_payload_iov(tx, skip, out + n, max - n);
+}
+
 int
 sock_tx_checksum(struct sock_tx *tx)
 {
-	size_t off = tx->offset;
-	size_t left = tx->len;
+	struct iovec v[SOCK_TX_MAX_IOV];
+	size_t done = 0;
 	uint32_t run;
 	uint32_t csum;
-	unsigned int i;
 
 	if (tx->hdr_len < sizeof(struct ksock_msg_hdr) || tx->sent != 0) {
 		return -KSOCK_EINVAL;
@@ -96,18 +102,17 @@ sock_tx_checksum(struct sock_tx *tx)
 	run = ksock_csum_msg_hdr(tx->hdr);
 	run = ksock_csum_update(run, tx->hdr + sizeof(struct ksock_msg_hdr),
 				tx->hdr_len - sizeof(struct ksock_msg_hdr));
-	for (i = 0; i < tx->niov && left > 0; i++) {
-		size_t take;
+	while (done < tx->len) {
+		int n = sock_tx_payload_iov(tx, done, v, SOCK_TX_MAX_IOV);
+		int i;
 
-		if (off >= tx->iov[i].iov_len) {
-			off -= tx->iov[i].iov_len;
-			continue;
+		if (n == 0) {
+			return -KSOCK_EINVAL; /* the fragments are shorter than len */
 		}
-		take = tx->iov[i].iov_len - off;
-		take = take < left ? take : left;
-		run = ksock_csum_update(run, (const uint8_t *)tx->iov[i].iov_base + off, take);
-		left -= take;
-		off = 0;
+		for (i = 0; i < n; i++) {
+			run = ksock_csum_update(run, v[i].iov_base, v[i].iov_len);
+			done += v[i].iov_len;
+		}
 	}
 	csum = ksock_csum_final(run);
 	memcpy(tx->hdr + KSOCK_CSUM_OFFSET, &csum, sizeof(csum)); /* native order, as the header */
