@@ -15,6 +15,10 @@
  *       --timeout sets transaction_timeout. With --stop-on-error it stops
  *       starting operations at the first failure and reports how long the
  *       ones in flight took to complete (each must end with an event).
+ *       --put-only: each operation is a PUT with ACK and nothing more (no
+ *       pattern, no GET, no compare): the message rate and bandwidth
+ *       workloads of benchmarks; --inflight 1 with 8 bytes is the
+ *       ping-pong (the ACK is the pong).
  *       --log writes the LNet header fields of every PUT and GET it sends,
  *       one line each, for comparison with a packet capture:
  *       type|payload_length|portal|match_bits|offset|sink_length (- for a PUT)
@@ -61,6 +65,7 @@ struct node {
 	unsigned int inflight;
 	int timeout;
 	bool stop_on_error;
+	bool put_only;
 	FILE *log;
 	struct lnet_eq *eq;
 	struct node_slot slots[NODE_SLOTS];
@@ -222,8 +227,10 @@ node_start(struct node *n, struct node_slot *s)
 	s->events = 0;
 	s->failed = false;
 	s->phase = SLOT_PUT;
-	node_fill(s->tx, s->size, s->op);
-	memset(s->rx, 0, s->size);
+	if (!n->put_only) {
+		node_fill(s->tx, s->size, s->op);
+		memset(s->rx, 0, s->size);
+	}
 	rc = node_bind(n, s, s->tx, &h);
 	if (rc == 0) {
 		rc = LNetPut(NULL, h, LNET_ACK_REQ, &n->peer, NODE_PORTAL, 0, s->index * NODE_SLOT, 0);
@@ -273,6 +280,12 @@ node_event(struct node *n, const struct lnet_event *ev)
 		return;
 	}
 	if (s->failed) {
+		s->phase = SLOT_IDLE;
+		return;
+	}
+	if (s->phase == SLOT_PUT && n->put_only) {
+		n->verified++; /* ACKed with the length sent: all a PUT-only run checks */
+		n->bytes += s->size;
 		s->phase = SLOT_IDLE;
 		return;
 	}
@@ -345,6 +358,13 @@ node_client(struct node *n)
 	       (unsigned long long)n->verified, (unsigned long long)n->failed,
 	       (unsigned long long)n->mismatched, (unsigned long long)n->bytes, node_now() - t0,
 	       n->pending_at_error, drained);
+	if (n->failed == 0 && n->started > 0) {
+		double secs = node_now() - t0;
+
+		printf("    ops_per_s: %.0f\n    mb_per_s: %.1f\n    us_per_op: %.3f\n",
+		       (double)n->verified / secs, (double)n->bytes / secs / 1e6,
+		       secs * 1e6 / (double)n->verified);
+	}
 	for (i = 0; i < n->inflight; i++) {
 		free(n->slots[i].tx);
 		free(n->slots[i].rx);
@@ -384,6 +404,7 @@ main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' }, { "inflight", required_argument, NULL, 'k' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "stop-on-error", no_argument, NULL, 'e' }, { "log", required_argument, NULL, 'l' },
+		{ "put-only", no_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct node n = { .port = 988, .count = 100, .inflight = 8, .nsizes = 4,
@@ -410,6 +431,7 @@ main(int argc, char **argv)
 		case 'k': n.inflight = (unsigned int)atoi(optarg); break;
 		case 't': n.timeout = atoi(optarg); break;
 		case 'e': n.stop_on_error = true; break;
+		case 'o': n.put_only = true; break;
 		case 'l':
 			n.log = fopen(optarg, "w");
 			rc = n.log == NULL ? -errno : 0;
