@@ -181,20 +181,23 @@ lnetd_capture_start(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* stop and show: the running capture's totals, ending it first for stop. */
 static int
-lnetd_capture_stop(const char *cmd, const char *params, struct rte_tel_data *d)
+lnetd_capture_report(struct rte_tel_data *d, bool stop)
 {
 	struct lnetd_capture *lc = &g_lnetd_capture;
 	struct lnd_capture_stats st;
 
-	(void)cmd;
-	(void)params;
 	pthread_mutex_lock(&lc->lock);
 	if (lc->cap == NULL) {
 		pthread_mutex_unlock(&lc->lock);
 		return lnetd_reply_status(d, -ENOENT, "no capture runs");
 	}
-	lnetd_capture_end(lc, &st);
+	if (stop) {
+		lnetd_capture_end(lc, &st);
+	} else {
+		lnd_capture_stats_get(lc->cap, &st);
+	}
 	lnetd_reply_status(d, 0, "");
 	lnetd_capture_reply(d, lc, &st);
 	pthread_mutex_unlock(&lc->lock);
@@ -202,23 +205,19 @@ lnetd_capture_stop(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 static int
-lnetd_capture_show(const char *cmd, const char *params, struct rte_tel_data *d)
+lnetd_capture_stop(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct lnetd_capture *lc = &g_lnetd_capture;
-	struct lnd_capture_stats st;
-
 	(void)cmd;
 	(void)params;
-	pthread_mutex_lock(&lc->lock);
-	if (lc->cap == NULL) {
-		pthread_mutex_unlock(&lc->lock);
-		return lnetd_reply_status(d, -ENOENT, "no capture runs");
-	}
-	lnd_capture_stats_get(lc->cap, &st);
-	lnetd_reply_status(d, 0, "");
-	lnetd_capture_reply(d, lc, &st);
-	pthread_mutex_unlock(&lc->lock);
-	return 0;
+	return lnetd_capture_report(d, true);
+}
+
+static int
+lnetd_capture_show(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	return lnetd_capture_report(d, false);
 }
 
 void
