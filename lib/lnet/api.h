@@ -31,7 +31,10 @@ LNP_BEGIN_DECLS
 enum lnet_exec_mode {
 	LNET_EXEC_AUTO = 0,    /**< threads on EAL workers if any, else inline */
 	LNET_EXEC_THREADS = 1, /**< lcores on EAL worker threads */
-	LNET_EXEC_INLINE = 2,  /**< no threads: callers drive lcores while they wait (tests, benchmarks) */
+	LNET_EXEC_INLINE = 2,  /**< no threads, virtual clock: callers drive lcores (unit tests) */
+	LNET_EXEC_POLLED = 3,  /**< no threads, real clock: the application's thread runs every
+				    lcore inside LNet calls and LNetEQPoll, spinning while it waits
+				    (run to completion on one core, as an SPDK application) */
 };
 
 /** Options for the next LNetNIInit(); see lnet_init_opts_set(). */

@@ -253,7 +253,7 @@ lnet_call_on_cpt(struct lnet *ln, unsigned int cpt, rt_call_fn fn, void *ctx)
 	while ((rc = rt_lcore_call(ln->cpts[cpt]->lcore, fn, ctx)) == -ENOBUFS &&
 	       lnet_cpt_self(ln) == NULL) {
 		/* The ring drains as its lcore runs; inline mode runs it here. */
-		if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
+		if (rt_runtime_caller_polls(ln->rt)) {
 			rt_runtime_poll_until_idle(ln->rt, 1);
 		} else {
 			sched_yield();

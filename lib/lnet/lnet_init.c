@@ -47,7 +47,7 @@ int
 lnet_init_opts_set(const struct lnet_init_opts *opts)
 {
 	if (opts == NULL || opts->opts_size == 0 || opts->opts_size > sizeof(g_lnet_opts) ||
-	    opts->mode > LNET_EXEC_INLINE) {
+	    opts->mode > LNET_EXEC_POLLED) {
 		return -EINVAL;
 	}
 	if (g_lnet != NULL) {
@@ -103,7 +103,9 @@ lnet_choose_mode(struct lnet *ln, const struct lnet_init_opts *o)
 		}
 		ln->owns_eal = true;
 	}
-	if (o->mode == LNET_EXEC_INLINE || rte_lcore_count() < 2) {
+	if (o->mode == LNET_EXEC_POLLED) {
+		ln->mode = LNET_EXEC_POLLED;
+	} else if (o->mode == LNET_EXEC_INLINE || rte_lcore_count() < 2) {
 		if (o->mode == LNET_EXEC_THREADS) {
 			LNET_LOG(ERR, "threads mode needs EAL with a worker lcore");
 			return -ENODEV;
@@ -143,12 +145,38 @@ lnet_choose_cpts(struct lnet *ln, const struct lnet_init_opts *o)
 	return 0;
 }
 
+static const char *
+lnet_exec_mode_name(enum lnet_exec_mode mode)
+{
+	switch (mode) {
+	case LNET_EXEC_THREADS:
+		return "threads";
+	case LNET_EXEC_POLLED:
+		return "polled";
+	default:
+		return "inline";
+	}
+}
+
+static enum rt_mode
+lnet_rt_mode(enum lnet_exec_mode mode)
+{
+	switch (mode) {
+	case LNET_EXEC_THREADS:
+		return RT_MODE_THREADS;
+	case LNET_EXEC_POLLED:
+		return RT_MODE_POLLED;
+	default:
+		return RT_MODE_SIM;
+	}
+}
+
 static int
 lnet_runtime_start(struct lnet *ln)
 {
 	struct rt_runtime_opts ro = {
 		.opts_size = sizeof(ro),
-		.mode = ln->mode == LNET_EXEC_THREADS ? RT_MODE_THREADS : RT_MODE_SIM,
+		.mode = lnet_rt_mode(ln->mode),
 		.n_data = ln->ncpts,
 		.name = "lnet",
 	};
@@ -244,7 +272,7 @@ LNetNIInit(lnet_pid_t requested_pid)
 		return rc;
 	}
 	LNET_LOG(INFO, "up: %u CPT(s), %s mode, pid %u", ln->ncpts,
-		 ln->mode == LNET_EXEC_THREADS ? "threads" : "inline", ln->pid);
+		 lnet_exec_mode_name(ln->mode), ln->pid);
 	return 0;
 }
 
@@ -286,7 +314,7 @@ LNetNIFini(void)
 		lnet_call_on_cpt(ln, i, lnet_cpt_quiesce, ln->cpts[i]);
 	}
 	lnet_ni_shutdown_all(ln);
-	if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
+	if (rt_runtime_caller_polls(ln->rt)) {
 		rt_runtime_poll_until_idle(ln->rt, UINT32_MAX);
 	}
 	g_lnet = NULL;

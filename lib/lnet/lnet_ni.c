@@ -422,7 +422,7 @@ lnet_ni_wait_unreferenced(struct lnet *ln, const struct lnet_ni *ni, unsigned in
 		if (waited == ms) {
 			return false;
 		}
-		if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
+		if (rt_runtime_caller_polls(ln->rt)) {
 			rt_runtime_poll_until_idle(ln->rt, 64);
 		} else {
 			nanosleep(&tick, NULL);

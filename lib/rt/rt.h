@@ -17,6 +17,10 @@
  *    (rt_lcore_poll(), rt_runtime_poll_until_idle()), the clock is virtual
  *    (rt_sim_advance_us()), so cross-lcore races are tested deterministically.
  *    SIM mode needs no EAL.
+ *  - RT_MODE_POLLED: no threads, like SIM, but on the real clock: the
+ *    application's thread is the only one and runs every lcore while it
+ *    waits (SPDK's run-to-completion application model: one core, no
+ *    handoff between threads, no sleeping). Needs no EAL.
  *
  * Threading rules: rt_lcore_send_msg() may be called from any thread.
  * Poller/timer registration on a lcore happens on that lcore (or before
@@ -41,6 +45,7 @@ struct rt_poller;
 enum rt_mode {
 	RT_MODE_THREADS = 0, /**< logical lcores on EAL worker lcores */
 	RT_MODE_SIM = 1,     /**< single thread, caller polls, virtual clock */
+	RT_MODE_POLLED = 2,  /**< single thread, caller polls, real clock */
 };
 
 /** Role of a logical lcore. */
@@ -137,6 +142,9 @@ LNP_API void rt_runtime_destroy(struct rt_runtime *rt);
 
 /** The backend of @p rt. */
 LNP_API enum rt_mode rt_runtime_mode(const struct rt_runtime *rt);
+
+/** True when no thread runs the lcores: the caller must poll them (SIM, POLLED). */
+LNP_API bool rt_runtime_caller_polls(const struct rt_runtime *rt);
 
 /** The management lcore. */
 LNP_API struct rt_lcore *rt_mgmt_lcore(struct rt_runtime *rt);

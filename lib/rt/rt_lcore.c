@@ -62,7 +62,7 @@ rt_runtime_create(const struct rt_runtime_opts *opts, struct rt_runtime **out)
 	int rc = 0;
 
 	if (opts == NULL || opts->opts_size == 0 || opts->n_data == 0 ||
-	    opts->n_data >= RTE_MAX_LCORE || opts->mode > RT_MODE_SIM || out == NULL) {
+	    opts->n_data >= RTE_MAX_LCORE || opts->mode > RT_MODE_POLLED || out == NULL) {
 		return -EINVAL;
 	}
 	ring_size = opts->ring_size == 0 ? RT_RING_DEFAULT : opts->ring_size;
@@ -116,6 +116,12 @@ enum rt_mode
 rt_runtime_mode(const struct rt_runtime *rt)
 {
 	return rt->mode;
+}
+
+bool
+rt_runtime_caller_polls(const struct rt_runtime *rt)
+{
+	return rt->mode != RT_MODE_THREADS;
 }
 
 struct rt_lcore *
@@ -286,7 +292,7 @@ rt_runtime_start(struct rt_runtime *rt)
 	unsigned int lcore;
 	unsigned int i;
 
-	if (rt->mode == RT_MODE_SIM) {
+	if (rt_runtime_caller_polls(rt)) {
 		return 0;
 	}
 	if (rt->started) {
@@ -387,7 +393,7 @@ rt_runtime_stop(struct rt_runtime *rt)
 	unsigned int idle = 0;
 	unsigned int i;
 
-	if (rt->mode == RT_MODE_SIM || !rt->started) {
+	if (rt_runtime_caller_polls(rt) || !rt->started) {
 		return;
 	}
 	__atomic_store_n(&rt->stop, 1, __ATOMIC_SEQ_CST);

@@ -108,7 +108,12 @@ rt_wait_until(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg, uint64_
 		if (timeout_us != UINT64_MAX && rt_now_us(rt) - start >= timeout_us) {
 			return cond(arg);
 		}
-		rt_idle_backoff(&idle);
+		if (rt->mode == RT_MODE_POLLED) {
+			/* This thread is every lcore: it spins on them, as SPDK's reactor does. */
+			rt_runtime_poll_until_idle(rt, 1);
+		} else {
+			rt_idle_backoff(&idle);
+		}
 	}
 	return true;
 }

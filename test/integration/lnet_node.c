@@ -18,7 +18,10 @@
  *       --put-only: each operation is a PUT with ACK and nothing more (no
  *       pattern, no GET, no compare): the message rate and bandwidth
  *       workloads of benchmarks; --inflight 1 with 8 bytes is the
- *       ping-pong (the ACK is the pong).
+ *       ping-pong (the ACK is the pong). --get-only: a GET and its REPLY.
+ *   Both: --exec threads (default: LNet's lcores on EAL worker threads,
+ *   --lcores LIST for EAL's -l, default every CPU) or --exec polled (no
+ *   thread but the application's: it runs LNet inside LNetEQPoll).
  *       --log writes the LNet header fields of every PUT and GET it sends,
  *       one line each, for comparison with a packet capture:
  *       type|payload_length|portal|match_bits|offset|sink_length (- for a PUT)
@@ -66,6 +69,9 @@ struct node {
 	int timeout;
 	bool stop_on_error;
 	bool put_only;
+	bool get_only;
+	enum lnet_exec_mode exec;
+	const char *lcores;
 	FILE *log;
 	struct lnet_eq *eq;
 	struct node_slot slots[NODE_SLOTS];
@@ -98,16 +104,19 @@ node_up(struct node *n)
 {
 	struct socklnd_opts opts = SOCKLND_OPTS_DEFAULT;
 	struct lnet_ctl_ni_tunables tun = { 180, 8, 0, 256 };
-	struct lnet_init_opts lo = { .opts_size = sizeof(lo), .mode = LNET_EXEC_THREADS };
+	struct lnet_init_opts lo = { .opts_size = sizeof(lo), .mode = n->exec };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char all[32];
 	char eal[160];
 	char err[256] = "";
 	int rc;
 
 	/* Our own EAL: every CPU as an lcore (workers run LNet's lcores), no shared files. */
-	snprintf(eal, sizeof(eal), "--no-huge -m 256 --no-pci --no-shconf --no-telemetry -l 0-%ld",
-		 ncpu > 1 ? ncpu - 1 : 1);
+	snprintf(all, sizeof(all), "0-%ld", ncpu > 1 ? ncpu - 1 : 1);
+	snprintf(eal, sizeof(eal), "--no-huge -m 256 --no-pci --no-shconf --no-telemetry -l %s",
+		 n->lcores != NULL ? n->lcores : all);
 	lo.eal_args = eal;
+	lo.no_eal = n->exec == LNET_EXEC_POLLED; /* one thread: nothing of EAL's is needed */
 	opts.port = n->port;
 	opts.accept = SOCKLND_ACCEPT_ALL;
 	rc = lnet_init_opts_set(&lo);
@@ -124,6 +133,27 @@ node_up(struct node *n)
 		fprintf(stderr, "lnet_node: %s\n", err[0] != '\0' ? err : strerror(-rc));
 	}
 	return rc;
+}
+
+/* Polled mode: this thread is LNet's, so it waits inside LNetEQPoll (which runs LNet). */
+static void
+node_idle_until_stopped(struct node *n)
+{
+	struct lnet_eq *eq = n->exec == LNET_EXEC_POLLED ? LNetEQAlloc(1) : NULL;
+
+	while (!g_stop) {
+		struct timespec t = { 0, 100000000 };
+		struct lnet_event ev;
+
+		if (eq != NULL) {
+			LNetEQPoll(&eq, 1, 100, &ev, NULL);
+		} else {
+			nanosleep(&t, NULL);
+		}
+	}
+	if (eq != NULL) {
+		LNetEQFree(eq);
+	}
 }
 
 static int
@@ -150,11 +180,7 @@ node_serve(struct node *n)
 	}
 	printf("serving: %s\n", libcfs_nidstr(&n->nid));
 	fflush(stdout);
-	while (!g_stop) {
-		struct timespec t = { 0, 100000000 };
-
-		nanosleep(&t, NULL);
-	}
+	node_idle_until_stopped(n);
 	LNetMDUnlink(mdh);
 	free(buf);
 	return 0;
@@ -217,34 +243,6 @@ node_fail(struct node *n, struct node_slot *s)
 }
 
 static void
-node_start(struct node *n, struct node_slot *s)
-{
-	struct lnet_handle_md h;
-	int rc;
-
-	s->op = n->started++;
-	s->size = n->sizes[s->op % n->nsizes];
-	s->events = 0;
-	s->failed = false;
-	s->phase = SLOT_PUT;
-	if (!n->put_only) {
-		node_fill(s->tx, s->size, s->op);
-		memset(s->rx, 0, s->size);
-	}
-	rc = node_bind(n, s, s->tx, &h);
-	if (rc == 0) {
-		rc = LNetPut(NULL, h, LNET_ACK_REQ, &n->peer, NODE_PORTAL, 0, s->index * NODE_SLOT, 0);
-	}
-	if (rc == 0) {
-		node_log(n, true, s);
-	}
-	if (rc != 0) {
-		node_fail(n, s);
-		s->phase = SLOT_IDLE;
-	}
-}
-
-static void
 node_get(struct node *n, struct node_slot *s)
 {
 	struct lnet_handle_md h;
@@ -258,6 +256,38 @@ node_get(struct node *n, struct node_slot *s)
 	}
 	if (rc == 0) {
 		node_log(n, false, s);
+	}
+	if (rc != 0) {
+		node_fail(n, s);
+		s->phase = SLOT_IDLE;
+	}
+}
+
+static void
+node_start(struct node *n, struct node_slot *s)
+{
+	struct lnet_handle_md h;
+	int rc;
+
+	s->op = n->started++;
+	s->size = n->sizes[s->op % n->nsizes];
+	s->events = 0;
+	s->failed = false;
+	if (n->get_only) {
+		node_get(n, s);
+		return;
+	}
+	s->phase = SLOT_PUT;
+	if (!n->put_only) {
+		node_fill(s->tx, s->size, s->op);
+		memset(s->rx, 0, s->size);
+	}
+	rc = node_bind(n, s, s->tx, &h);
+	if (rc == 0) {
+		rc = LNetPut(NULL, h, LNET_ACK_REQ, &n->peer, NODE_PORTAL, 0, s->index * NODE_SLOT, 0);
+	}
+	if (rc == 0) {
+		node_log(n, true, s);
 	}
 	if (rc != 0) {
 		node_fail(n, s);
@@ -291,6 +321,12 @@ node_event(struct node *n, const struct lnet_event *ev)
 	}
 	if (s->phase == SLOT_PUT) {
 		node_get(n, s);
+		return;
+	}
+	if (n->get_only) {
+		n->verified++; /* REPLYed with the length asked for */
+		n->bytes += s->size;
+		s->phase = SLOT_IDLE;
 		return;
 	}
 	if (memcmp(s->tx, s->rx, s->size) != 0) {
@@ -395,6 +431,19 @@ node_sizes(struct node *n, const char *list)
 	return n->nsizes > 0 ? 0 : -EINVAL;
 }
 
+static int
+node_exec_mode(struct node *n, const char *name)
+{
+	if (strcmp(name, "threads") == 0) {
+		n->exec = LNET_EXEC_THREADS;
+	} else if (strcmp(name, "polled") == 0) {
+		n->exec = LNET_EXEC_POLLED;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -404,11 +453,12 @@ main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' }, { "inflight", required_argument, NULL, 'k' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "stop-on-error", no_argument, NULL, 'e' }, { "log", required_argument, NULL, 'l' },
-		{ "put-only", no_argument, NULL, 'o' },
+		{ "put-only", no_argument, NULL, 'o' }, { "get-only", no_argument, NULL, 'g' },
+		{ "exec", required_argument, NULL, 'x' }, { "lcores", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct node n = { .port = 988, .count = 100, .inflight = 8, .nsizes = 4,
-				 .sizes = { 0, 1, 4096, NODE_SLOT } };
+				 .sizes = { 0, 1, 4096, NODE_SLOT }, .exec = LNET_EXEC_THREADS };
 	bool serve;
 	int c;
 	int rc;
@@ -432,6 +482,9 @@ main(int argc, char **argv)
 		case 't': n.timeout = atoi(optarg); break;
 		case 'e': n.stop_on_error = true; break;
 		case 'o': n.put_only = true; break;
+		case 'g': n.get_only = true; break;
+		case 'x': rc = node_exec_mode(&n, optarg); break;
+		case 'L': n.lcores = optarg; break;
 		case 'l':
 			n.log = fopen(optarg, "w");
 			rc = n.log == NULL ? -errno : 0;
@@ -444,9 +497,9 @@ main(int argc, char **argv)
 		}
 	}
 	if (lnet_nid_is_any(&n.nid) || n.inflight == 0 || n.inflight > NODE_SLOTS ||
-	    (!serve && lnet_nid_is_any(&n.peer.nid))) {
-		fprintf(stderr, "lnet_node: --nid (and for a client --peer) are needed; --inflight 1..%d\n",
-			NODE_SLOTS);
+	    (!serve && lnet_nid_is_any(&n.peer.nid)) || (n.put_only && n.get_only)) {
+		fprintf(stderr, "lnet_node: --nid (and for a client --peer) are needed; --inflight 1..%d; "
+			"--put-only or --get-only\n", NODE_SLOTS);
 		return 2;
 	}
 	signal(SIGINT, node_on_signal);

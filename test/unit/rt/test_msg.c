@@ -144,6 +144,49 @@ test_wait_until_sim(void **state)
 	rt_runtime_destroy(rt);
 }
 
+static int
+arm_2ms(void *ctx)
+{
+	rt_timer_arm(ctx, 2000);
+	return 0;
+}
+
+static void
+bump_timer(void *arg)
+{
+	(void)arg;
+	g_counter++;
+}
+
+/* POLLED: the waiting caller runs the lcores, and time is the real clock's. */
+static void
+test_wait_until_polled(void **state)
+{
+	struct rt_runtime_opts o = { .opts_size = sizeof(o), .mode = RT_MODE_POLLED, .n_data = 1 };
+	struct rt_runtime *rt = NULL;
+	struct rt_timer t = { .fn = bump_timer };
+	uint64_t t0;
+	int want = 2;
+
+	(void)state;
+	assert_int_equal(rt_runtime_create(&o, &rt), 0);
+	assert_true(rt_runtime_caller_polls(rt));
+	assert_int_equal(rt_runtime_start(rt), 0); /* no thread to start */
+	g_counter = 0;
+	rt_lcore_send_msg(rt_data_lcore(rt, 0), bump, NULL);
+	t0 = rt_now_us(rt);
+	/* A timer armed on the lcore; only the real clock can make it fire. */
+	assert_int_equal(rt_lcore_call(rt_data_lcore(rt, 0), arm_2ms, &t), 0);
+	assert_true(rt_wait_until(rt, counter_reached, &want, 5000000));
+	assert_true(rt_now_us(rt) - t0 >= 2000);
+	want = 3; /* never: returns at the timeout, on the real clock */
+	t0 = rt_now_us(rt);
+	assert_false(rt_wait_until(rt, counter_reached, &want, 3000));
+	assert_true(rt_now_us(rt) - t0 >= 3000);
+	rt_runtime_stop(rt);
+	rt_runtime_destroy(rt);
+}
+
 static unsigned int g_fanout_runs;
 static struct rt_lcore *g_cpl_on;
 
@@ -244,6 +287,7 @@ main(void)
 		cmocka_unit_test(test_ring_full),
 		cmocka_unit_test(test_call),
 		cmocka_unit_test(test_wait_until_sim),
+		cmocka_unit_test(test_wait_until_polled),
 		cmocka_unit_test(test_for_each_dp),
 		cmocka_unit_test(test_for_each_dp_ring_full),
 		cmocka_unit_test(test_create_errors),
