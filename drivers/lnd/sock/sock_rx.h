@@ -12,6 +12,14 @@
  * now or later (lazy portal, another lcore), through sock_rx_set_sink().
  * Reading stops meanwhile, so the stream stays in order.
  *
+ * Bytes come from the socket through a small staging buffer: one recv()
+ * brings a whole small message (often several), where reading each piece
+ * separately would cost three system calls per message. A payload at least
+ * half the stage's size is read straight into LNet's buffer instead, so bulk
+ * data is copied once. A short recv() means the socket is empty: no more
+ * calls until the next poll. The tap sees bytes as the framing consumes
+ * them, so a capture frames messages as before.
+ *
  * A message whose ksm_csum is not 0 is checked as it arrives (every byte,
  * discarded ones too): a NOOP that fails, or an LNET message that fails
  * once its payload is in (completed with -EIO), ends the connection with
@@ -37,6 +45,9 @@ enum sock_rx_state {
 };
 
 struct sock_rx;
+
+/** Staging buffer: two 4 KiB messages with their headers fit. */
+#define SOCK_RX_STAGE 9216
 
 /** What the connection's owner does with what arrives. */
 struct sock_rx_ops {
@@ -76,7 +87,12 @@ struct sock_rx {
 	uint64_t msgs;
 	uint64_t bytes;
 	uint64_t csum_checked;          /* messages whose checksum matched */
+	uint64_t recvs;                 /* recv() calls that returned bytes */
 	const struct sock_tap *tap;     /**< the owner's, or NULL: set after init */
+	bool drained;                   /* the last recv() came back short: socket empty */
+	unsigned int stage_off;         /* next unread staged byte */
+	unsigned int stage_len;         /* staged bytes */
+	uint8_t stage[SOCK_RX_STAGE];
 };
 
 void sock_rx_init(struct sock_rx *rx, const struct ksock_proto *proto, bool swapped,
@@ -88,6 +104,13 @@ void sock_rx_init(struct sock_rx *rx, const struct ksock_proto *proto, bool swap
  * malformed stream: rx->why).
  */
 int sock_rx_poll(struct sock_rx *rx, int fd);
+
+/** Bytes received and not yet consumed: the owner must poll again without waiting for the socket. */
+static inline bool
+sock_rx_staged(const struct sock_rx *rx)
+{
+	return rx->stage_off < rx->stage_len;
+}
 
 /**
  * LNet's answer for the current message: @p mlen bytes of its @p rlen into

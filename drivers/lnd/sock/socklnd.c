@@ -68,6 +68,15 @@ socklnd_flush_unlink(struct socklnd_conn *c)
 	}
 }
 
+static void
+socklnd_rx_unlink(struct socklnd_conn *c)
+{
+	if (c->rx_pending) {
+		c->rx_pending = false;
+		TAILQ_REMOVE(&c->sni->rxq, c, rlink);
+	}
+}
+
 void
 socklnd_conn_close(struct socklnd_conn *c, int status)
 {
@@ -83,6 +92,7 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	}
 	c->state = SOCKLND_CONN_DEAD;
 	socklnd_flush_unlink(c);
+	socklnd_rx_unlink(c);
 	lnd_capture_fin(c->sni->cap, &c->flow);
 	while ((tx = TAILQ_FIRST(&c->txq)) != NULL) {
 		TAILQ_REMOVE(&c->txq, tx, link);
@@ -507,12 +517,16 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 		}
 	}
 	if (c->state == SOCKLND_CONN_UP) {
+		c->in_rx = true;
 		rc = sock_rx_poll(&c->rx, c->fd);
+		c->in_rx = false;
 		if (rc > 0 && c->peer != NULL) {
 			c->peer->last_alive_us = c->last_io_us;
 		}
 		c->sni->stats.csum_checked += c->rx.csum_checked;
+		c->sni->stats.rx_reads += c->rx.recvs;
 		c->rx.csum_checked = 0;
+		c->rx.recvs = 0;
 		if (rc < 0) {
 			if (rc == -EPROTO || rc == -EBADMSG) {
 				c->sni->stats.proto_errors += rc == -EPROTO;
@@ -565,6 +579,21 @@ socklnd_sweep(void *arg)
 	rt_timer_arm(&s->sweep, SOCKLND_SWEEP_US);
 }
 
+/* Connections whose payload was staged before LNet chose where it goes. */
+static unsigned int
+socklnd_rx_staged(struct socklnd_ni *s)
+{
+	struct socklnd_conn *c;
+	unsigned int n = 0;
+
+	while ((c = TAILQ_FIRST(&s->rxq)) != NULL) {
+		socklnd_rx_unlink(c);
+		socklnd_conn_event(c, EPOLLIN);
+		n++;
+	}
+	return n;
+}
+
 static int
 socklnd_poll(void *arg)
 {
@@ -581,7 +610,7 @@ socklnd_poll(void *arg)
 			socklnd_conn_event(evs[i].data.ptr, evs[i].events);
 		}
 	}
-	flushed = socklnd_flush_queued(s);
+	flushed = socklnd_flush_queued(s) + socklnd_rx_staged(s);
 	socklnd_conn_free_dead(s);
 	return n > 0 || flushed > 0 ? RT_POLLER_BUSY : RT_POLLER_IDLE;
 }
@@ -678,6 +707,7 @@ socklnd_startup(struct lnet_ni *ni)
 	s->epfd = -1;
 	TAILQ_INIT(&s->conns);
 	TAILQ_INIT(&s->flushq);
+	TAILQ_INIT(&s->rxq);
 	TAILQ_INIT(&s->peers);
 	/* One incarnation per NI lifetime (trap 8): wall-clock ns at start. */
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -871,6 +901,11 @@ socklnd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned i
 	}
 	/* The poll loop (now, or at the next readable event) reads the payload. */
 	sock_rx_set_sink(&c->rx, msg != NULL ? iov : NULL, niov, offset, mlen, rlen, msg);
+	if (!c->in_rx && !c->rx_pending && sock_rx_staged(&c->rx)) {
+		/* Already here: no readable event will come for it. */
+		c->rx_pending = true;
+		TAILQ_INSERT_TAIL(&c->sni->rxq, c, rlink);
+	}
 	return 0;
 }
 
@@ -923,7 +958,8 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "conns_up", st->conns_up }, { "conns_closed", st->conns_closed },
 		{ "handshake_failures", st->handshake_failures },
 		{ "proto_errors", st->proto_errors }, { "timeouts", st->timeouts },
-		{ "rx_msgs", st->rx_msgs }, { "tx_msgs", st->tx_msgs }, { "tx_writes", st->tx_writes }, { "zc_acks", st->zc_acks },
+		{ "rx_msgs", st->rx_msgs }, { "rx_reads", st->rx_reads },
+		{ "tx_msgs", st->tx_msgs }, { "tx_writes", st->tx_writes }, { "zc_acks", st->zc_acks },
 		{ "no_conn", st->no_conn }, { "races_won", st->races_won },
 		{ "duplicates", st->duplicates }, { "stale_conns", st->stale_conns }, { "keepalives", st->keepalives },
 		{ "handed_off", st->handed_off },

@@ -82,6 +82,7 @@ struct socklnd_stats {
 	uint64_t handshake_failures;
 	uint64_t proto_errors;
 	uint64_t rx_msgs;
+	uint64_t rx_reads;           /**< recv calls that returned bytes: rx_msgs / rx_reads is the batching */
 	uint64_t tx_msgs;
 	uint64_t tx_writes;          /**< sendmsg calls: tx_msgs / tx_writes is the coalescing */
 	uint64_t zc_acks;

@@ -46,6 +46,9 @@ struct socklnd_conn {
 	unsigned int nqueued;            /* messages in txq */
 	TAILQ_ENTRY(socklnd_conn) flink; /* on the NI's to-flush list */
 	bool flush_pending;
+	bool in_rx;                      /* inside sock_rx_poll(): LNet's answer is read at once */
+	bool rx_pending;                 /* on the NI's rxq */
+	TAILQ_ENTRY(socklnd_conn) rlink; /* on the NI's rxq */
 	bool want_out;
 	bool active;
 	uint64_t last_io_us;             /* opened, or last readiness on the socket */
@@ -100,6 +103,7 @@ struct socklnd_ni {
 	uint64_t incarnation;
 	struct socklnd_conn_list conns;
 	struct socklnd_conn_list flushq; /* connections given messages since the last poll */
+	struct socklnd_conn_list rxq;    /* sink set later, payload already staged: read it */
 	struct socklnd_peer_list peers;
 	struct rt_poller *poller;
 	struct rt_runtime *rt;

@@ -228,6 +228,20 @@ test_kernel_frame_and_errors(void **state)
 	assert_int_equal(s.payloads, 1); /* a GET has no payload */
 	assert_int_equal(s.hdr.type, LNET_MSG_GET);
 	assert_int_equal(s.hdr.msg.get.match_bits, LNET_PROTO_PING_MATCHBITS);
+	/* Frames that arrived together come in with one recv(): no call per header. */
+	{
+		uint8_t three[3 * 96];
+
+		memcpy(three, kernel_get, 96);
+		memcpy(three + 96, kernel_get, 96);
+		memcpy(three + 192, kernel_get, 96);
+		assert_int_equal(write(fds[0], three, sizeof(three)), 288);
+		rx.recvs = 0;
+		assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
+		assert_int_equal(s.lnets, 4);
+		assert_int_equal(s.payloads, 4);
+		assert_int_equal(rx.recvs, 1);
+	}
 	/* an unknown ksock message type ends the connection */
 	assert_int_equal(write(fds[0], bad, sizeof(bad)), 24);
 	assert_int_equal(sock_rx_poll(&rx, fds[1]), -EPROTO);
@@ -252,6 +266,9 @@ test_kernel_frame_and_errors(void **state)
 	sink_init(&s, &rx, &ksock_proto_v3, dst, 0);
 	assert_int_equal(write(fds[0], kernel_get, 50), 50);
 	close(fds[0]);
+	/* One short recv() says the socket is empty; the end shows at the next poll. */
+	assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
+	assert_int_equal(rx.recvs, 1);
 	assert_int_equal(sock_rx_poll(&rx, fds[1]), -ECONNRESET);
 	close(fds[1]);
 }
