@@ -4,7 +4,12 @@
  * Producers are data lcores (multi-producer); LNetEQPoll may run on several
  * threads (multi-consumer). A full queue drops the event and counts it; the
  * next LNetEQPoll reports -EOVERFLOW once for the loss.
+ *
+ * Events are copied into and out of the ring's own slots with memcpy
+ * (rte_ring's zero-copy API, which needs head/tail sync): rte_ring's element
+ * copy moves 4 bytes at a time, a third of a PUT+ACK's instructions.
  */
+#include <string.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -35,7 +40,8 @@ LNetEQAlloc(unsigned int count)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (rte_ring_init(eq->ring, "lnet_eq", count, RING_F_EXACT_SZ) != 0) {
+	if (rte_ring_init(eq->ring, "lnet_eq", count,
+			  RING_F_EXACT_SZ | RING_F_MP_HTS_ENQ | RING_F_MC_HTS_DEQ) != 0) {
 		free(eq->ring);
 		free(eq);
 		errno = EINVAL;
@@ -59,9 +65,27 @@ LNetEQFree(struct lnet_eq *eq)
 void
 lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev)
 {
-	if (rte_ring_enqueue_elem(eq->ring, (void *)ev, sizeof(*ev)) != 0) {
+	struct rte_ring_zc_data zc;
+
+	if (rte_ring_enqueue_zc_bulk_elem_start(eq->ring, sizeof(*ev), 1, &zc, NULL) == 0) {
 		__atomic_fetch_add(&eq->dropped, 1, __ATOMIC_RELAXED);
+		return;
 	}
+	memcpy(zc.ptr1, ev, sizeof(*ev)); /* one element never wraps */
+	rte_ring_enqueue_zc_elem_finish(eq->ring, 1);
+}
+
+static bool
+lnet_eq_dequeue(struct lnet_eq *eq, struct lnet_event *ev)
+{
+	struct rte_ring_zc_data zc;
+
+	if (rte_ring_dequeue_zc_bulk_elem_start(eq->ring, sizeof(*ev), 1, &zc, NULL) == 0) {
+		return false;
+	}
+	memcpy(ev, zc.ptr1, sizeof(*ev));
+	rte_ring_dequeue_zc_elem_finish(eq->ring, 1);
+	return true;
 }
 
 /* One event from the first non-empty queue; 1, 0 (none) or -EOVERFLOW. */
@@ -73,7 +97,7 @@ lnet_eq_take(struct lnet_eq **eqs, int neq, struct lnet_event *event, int *which
 	for (i = 0; i < neq; i++) {
 		uint64_t dropped = __atomic_load_n(&eqs[i]->dropped, __ATOMIC_RELAXED);
 
-		if (rte_ring_dequeue_elem(eqs[i]->ring, event, sizeof(*event)) != 0) {
+		if (!lnet_eq_dequeue(eqs[i], event)) {
 			continue;
 		}
 		if (which != NULL) {
