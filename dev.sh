@@ -37,7 +37,7 @@ setup() { # <dir> <meson options...>
 }
 
 build() {
-	setup build
+	setup build -Db_lto=true # whole-program inlining across lib/rt, lib/lnet and the LNDs
 	ninja -C build
 }
 
