@@ -88,5 +88,13 @@ unsigned int rt_rcu_reclaim(struct rt_runtime *rt);
 void rt_rcu_free_all(struct rt_runtime *rt);
 void rt_pollers_free(struct rt_lcore *lc);
 void rt_idle_backoff(unsigned int *idle);
+int rt_lcore_call_inline(struct rt_lcore *lc, rt_call_fn fn, void *ctx);
+
+/* A counter only its lcore writes: a plain add, no locked instruction; readers load it relaxed. */
+static inline void
+rt_stat_add(uint64_t *counter, uint64_t n)
+{
+	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
 
 #endif /* RT_INTERNAL_H */

@@ -179,6 +179,19 @@ rt_lcore_ctx(const struct rt_lcore *lc)
 	return lc->ctx;
 }
 
+/* Run fn(ctx) on this thread as @p lc (POLLED mode: this thread is every lcore). */
+int
+rt_lcore_call_inline(struct rt_lcore *lc, rt_call_fn fn, void *ctx)
+{
+	struct rt_lcore *prev = t_rt_self;
+	int rc;
+
+	t_rt_self = lc;
+	rc = fn(ctx);
+	t_rt_self = prev;
+	return rc;
+}
+
 unsigned int
 rt_lcore_poll(struct rt_lcore *lc)
 {
@@ -194,9 +207,9 @@ rt_lcore_poll(struct rt_lcore *lc)
 	}
 	/* End of an iteration: nothing published earlier is referenced any more. */
 	rte_rcu_qsbr_quiescent(lc->rt->qsbr, lc->id);
-	__atomic_fetch_add(&lc->stats.loops, 1, __ATOMIC_RELAXED);
+	rt_stat_add(&lc->stats.loops, 1);
 	if (work != 0) {
-		__atomic_fetch_add(&lc->stats.busy_loops, 1, __ATOMIC_RELAXED);
+		rt_stat_add(&lc->stats.busy_loops, 1);
 	}
 	t_rt_self = prev;
 	return work;

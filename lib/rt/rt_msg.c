@@ -38,7 +38,7 @@ rt_msgs_run(struct rt_lcore *lc)
 		msgs[i].fn(msgs[i].ctx);
 	}
 	if (n != 0) {
-		__atomic_fetch_add(&lc->stats.msgs, n, __ATOMIC_RELAXED);
+		rt_stat_add(&lc->stats.msgs, n);
 	}
 	return n;
 }
@@ -81,6 +81,10 @@ rt_lcore_call(struct rt_lcore *dst, rt_call_fn fn, void *ctx)
 	if (self != NULL) {
 		/* Waiting here would stall this lcore's loop (and deadlock on one worker). */
 		return -EDEADLK;
+	}
+	if (dst->rt->mode == RT_MODE_POLLED && rte_ring_empty(dst->ring)) {
+		/* This thread runs every lcore, and nothing it sent dst is still queued. */
+		return rt_lcore_call_inline(dst, fn, ctx);
 	}
 	rc = rt_lcore_send_msg(dst, rt_call_run, &c);
 	if (rc != 0) {

@@ -145,7 +145,7 @@ rt_timers_run(struct rt_lcore *lc)
 		n++;
 	}
 	if (n != 0) {
-		__atomic_fetch_add(&lc->stats.timers, n, __ATOMIC_RELAXED);
+		rt_stat_add(&lc->stats.timers, n);
 	}
 	return n;
 }
