@@ -281,6 +281,8 @@ struct lnet_eq {
 	unsigned int size;
 	uint64_t dropped;         /* atomic: events lost to overflow */
 	uint64_t reported;        /* atomic: drops already reported */
+	int evfd;                 /* written after an enqueue when a poller sleeps */
+	int sleepers;             /* atomic: LNetEQPoll callers asleep on evfd */
 };
 
 /* ---- the node ------------------------------------------------------------ */

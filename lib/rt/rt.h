@@ -101,6 +101,7 @@ struct rt_lcore_stats {
 	uint64_t msgs;        /**< messages executed */
 	uint64_t timers;      /**< timers fired */
 	uint64_t send_full;   /**< rt_lcore_send_msg() failures (ring full) */
+	uint64_t sleeps;      /**< idle sleeps of the thread that runs it (THREADS) */
 };
 
 /**
@@ -218,6 +219,15 @@ LNP_API struct rt_poller *rt_poller_register(struct rt_lcore *lc, rt_poller_fn f
 
 /** Unregister and free a poller (on its lcore); sets *p to NULL. */
 LNP_API void rt_poller_unregister(struct rt_poller **p);
+
+/**
+ * @p fd becomes readable (EPOLLIN) whenever @p p has work, e.g. an epoll
+ * set of sockets: an idle THREADS-mode loop sleeps on it instead of polling
+ * (otherwise it wakes at least every millisecond to poll @p p). Call on the
+ * poller's lcore; unregister the poller before closing @p fd.
+ * @return 0, -EINVAL (bad argument or a fd already set), -errno from epoll
+ */
+LNP_API int rt_poller_set_wait_fd(struct rt_poller *p, int fd);
 
 /** Initialise a timer (once, before first arm). */
 LNP_API void rt_timer_init(struct rt_timer *t, rt_timer_fn fn, void *arg);

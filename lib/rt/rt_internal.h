@@ -23,9 +23,16 @@
 #define RT_MSG_BATCH 32U
 #define RT_RING_DEFAULT 4096U
 #define RT_SIM_EPOCH_US 1000000ULL
-/* Idle back-off: spin, then sleep up to this long, so a message waits at most that. */
+/*
+ * Idle loops poll on for this long after their last work, then sleep
+ * (rt_idle.c) until woken, at most RT_IDLE_SLEEP_MAX_NS: only a poller
+ * without a wait fd needs the cap. Waiting threads spin RT_IDLE_SPINS times.
+ */
+#define RT_IDLE_SPIN_US 50U
 #define RT_IDLE_SPINS 1000U
-#define RT_IDLE_SLEEP_MAX_NS 100000L
+#define RT_IDLE_SLEEP_MAX_NS 1000000L
+/* A thread that is not a loop, waiting on one (rt_wait_until), sleeps at most this long. */
+#define RT_WAIT_SLEEP_MAX_NS 100000L
 
 /* A message: 16 bytes in the ring. */
 struct rt_msg {
@@ -40,7 +47,16 @@ struct rt_poller {
 	void *arg;
 	uint64_t period_us;
 	uint64_t next_us;
+	int wait_fd;                /* readable when fn has work; -1: none */
 	char name[32];
+};
+
+/* Where a THREADS-mode loop thread sleeps when idle (rt_idle.c). */
+struct rt_waiter {
+	int epfd;                   /* evfd + its lcores' pollers' wait fds */
+	int evfd;                   /* written by senders when sleeping */
+	int sleeping;               /* atomic */
+	uint64_t sleeps;            /* written by its thread only */
 };
 
 struct rt_lcore {
@@ -51,6 +67,7 @@ struct rt_lcore {
 	struct rte_ring *ring;
 	void *ctx;
 	struct rt_poller *pollers;
+	struct rt_waiter *waiter;   /* THREADS: its loop thread's; else NULL */
 	struct rt_timer **heap;     /* min-heap on expire_us */
 	unsigned int nheap;
 	unsigned int heap_cap;
@@ -78,6 +95,8 @@ struct rt_runtime {
 	bool started;
 	unsigned int workers[RTE_MAX_LCORE];
 	unsigned int nworkers;
+	struct rt_waiter *waiters;  /* [nworkers] the workers', then the main thread's */
+	unsigned int nwaiters;
 };
 
 void *rt_zalloc_aligned(size_t size);
@@ -89,6 +108,13 @@ void rt_rcu_free_all(struct rt_runtime *rt);
 void rt_pollers_free(struct rt_lcore *lc);
 void rt_idle_backoff(unsigned int *idle);
 int rt_lcore_call_inline(struct rt_lcore *lc, rt_call_fn fn, void *ctx);
+int rt_idle_init(struct rt_runtime *rt, const unsigned int *thread_of_lcore, unsigned int nthreads);
+void rt_idle_fini(struct rt_runtime *rt);
+int rt_idle_poller_watch(struct rt_poller *p);
+void rt_idle_poller_unwatch(struct rt_poller *p);
+void rt_idle_wake(struct rt_lcore *lc);
+void rt_idle_wake_all(struct rt_runtime *rt);
+void rt_idle_sleep(struct rt_runtime *rt, struct rt_waiter *w);
 
 /* A counter only its lcore writes: a plain add, no locked instruction; readers load it relaxed. */
 static inline void

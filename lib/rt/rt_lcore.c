@@ -4,6 +4,7 @@
  * iteration, and the THREADS backend on EAL worker lcores.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -102,6 +103,9 @@ rt_runtime_destroy(struct rt_runtime *rt)
 		return;
 	}
 	rt_rcu_free_all(rt);
+	if (rt->lcores != NULL) {
+		rt_idle_fini(rt);
+	}
 	for (i = 0; rt->lcores != NULL && i < rt->n; i++) {
 		rt_pollers_free(&rt->lcores[i]);
 		free(rt->lcores[i].heap);
@@ -243,21 +247,31 @@ rt_lcore_stats_get(const struct rt_lcore *lc, struct rt_lcore_stats *out)
 	out->msgs = __atomic_load_n(&lc->stats.msgs, __ATOMIC_RELAXED);
 	out->timers = __atomic_load_n(&lc->stats.timers, __ATOMIC_RELAXED);
 	out->send_full = __atomic_load_n(&lc->stats.send_full, __ATOMIC_RELAXED);
+	out->sleeps = lc->waiter != NULL ? __atomic_load_n(&lc->waiter->sleeps, __ATOMIC_RELAXED) : 0;
 }
 
-/* Spin a little, then sleep longer and longer, never beyond the cap. */
+/*
+ * A thread that is not a loop waiting on one: spin, then yield (on a busy
+ * machine the lcore it waits for may share its CPU), then sleep longer and
+ * longer up to 100 us.
+ */
 void
 rt_idle_backoff(unsigned int *idle)
 {
 	struct timespec ts = { 0, 0 };
 
-	if (++(*idle) < RT_IDLE_SPINS) {
+	++(*idle);
+	if (*idle < RT_IDLE_SPINS) {
 		rte_pause();
 		return;
 	}
-	ts.tv_nsec = (long)(*idle - RT_IDLE_SPINS + 1) * 1000;
-	if (ts.tv_nsec > RT_IDLE_SLEEP_MAX_NS) {
-		ts.tv_nsec = RT_IDLE_SLEEP_MAX_NS;
+	if (*idle < 2 * RT_IDLE_SPINS) {
+		sched_yield();
+		return;
+	}
+	ts.tv_nsec = (long)(*idle - 2 * RT_IDLE_SPINS + 1) * 1000;
+	if (ts.tv_nsec > RT_WAIT_SLEEP_MAX_NS) {
+		ts.tv_nsec = RT_WAIT_SLEEP_MAX_NS;
 	}
 	nanosleep(&ts, NULL);
 }
@@ -273,13 +287,73 @@ rt_lcore_runs_on(const struct rt_runtime *rt, unsigned int i, unsigned int worke
 	return rt->workers[(i - first) % rt->nworkers] == worker;
 }
 
+static struct rt_waiter *
+rt_worker_waiter(struct rt_runtime *rt, unsigned int worker)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->nworkers; i++) {
+		if (rt->workers[i] == worker) {
+			return &rt->waiters[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * After an iteration that did @p work: keep polling for RT_IDLE_SPIN_US after
+ * the last work (an answer often comes that soon), then sleep until woken.
+ * Time, not iterations: an iteration that makes system calls takes
+ * microseconds, and a loop spinning for milliseconds starves whatever shares
+ * its CPU, such as the peer it waits for.
+ */
+static void
+rt_loop_idle(struct rt_runtime *rt, struct rt_waiter *w, unsigned int work, uint64_t *last_work_us)
+{
+	uint64_t now = rt_now_us(rt);
+
+	if (work != 0) {
+		*last_work_us = now;
+	} else if (now - *last_work_us < RT_IDLE_SPIN_US) {
+		rte_pause();
+	} else {
+		rt_idle_sleep(rt, w);
+	}
+}
+
+/* Which thread runs each logical lcore: worker slots first, then the main thread. */
+static int
+rt_runtime_assign_threads(struct rt_runtime *rt)
+{
+	unsigned int *thread_of = calloc(rt->n, sizeof(*thread_of));
+	unsigned int main_slot = rt->nworkers;
+	unsigned int first = rt->mgmt_on_main ? 1 : 0;
+	unsigned int i;
+	int rc;
+
+	if (thread_of == NULL) {
+		return -ENOMEM;
+	}
+	for (i = 0; i < rt->n; i++) {
+		if (i < first || rt->nworkers == 0) {
+			thread_of[i] = main_slot;
+		} else {
+			thread_of[i] = (i - first) % rt->nworkers;
+		}
+	}
+	rc = rt_idle_init(rt, thread_of, rt->nworkers + 1);
+	free(thread_of);
+	return rc;
+}
+
 /* One EAL worker: runs its share of logical lcores until stop. */
 static int
 rt_worker_main(void *arg)
 {
 	struct rt_runtime *rt = arg;
 	unsigned int me = rte_lcore_id();
-	unsigned int idle = 0;
+	struct rt_waiter *me_waiter = rt_worker_waiter(rt, me);
+	uint64_t last_work_us = rt_now_us(rt);
 
 	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
 		unsigned int work = 0;
@@ -290,11 +364,7 @@ rt_worker_main(void *arg)
 				work += rt_lcore_poll(&rt->lcores[i]);
 			}
 		}
-		if (work != 0) {
-			idle = 0;
-		} else {
-			rt_idle_backoff(&idle);
-		}
+		rt_loop_idle(rt, me_waiter, work, &last_work_us);
 	}
 	return 0;
 }
@@ -318,6 +388,9 @@ rt_runtime_start(struct rt_runtime *rt)
 	if (rt->nworkers == 0 && !rt->mgmt_on_main) {
 		RT_LOG(ERR, "threads mode needs an EAL worker lcore or mgmt_on_main");
 		return -ENODEV;
+	}
+	if (rt->waiters == NULL && rt_runtime_assign_threads(rt) != 0) {
+		return -ENOMEM;
 	}
 	__atomic_store_n(&rt->stop, 0, __ATOMIC_SEQ_CST);
 	rt->started = true;
@@ -349,7 +422,7 @@ rt_main_poll(struct rt_runtime *rt)
 int
 rt_runtime_run_main(struct rt_runtime *rt)
 {
-	unsigned int idle = 0;
+	uint64_t last_work_us = rt_now_us(rt);
 
 	if (rt->mode != RT_MODE_THREADS || !rt->mgmt_on_main || !rt->started) {
 		return -EINVAL;
@@ -357,11 +430,7 @@ rt_runtime_run_main(struct rt_runtime *rt)
 	/* seq_cst pairs with rt_runtime_stop(): one of us sees the other's store. */
 	__atomic_store_n(&rt->main_running, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&rt->stop, __ATOMIC_SEQ_CST)) {
-		if (rt_main_poll(rt) != 0) {
-			idle = 0;
-		} else {
-			rt_idle_backoff(&idle);
-		}
+		rt_loop_idle(rt, &rt->waiters[rt->nworkers], rt_main_poll(rt), &last_work_us);
 	}
 	/* Tells rt_runtime_stop() the mgmt lcore is free to be drained. */
 	__atomic_store_n(&rt->main_running, 0, __ATOMIC_RELEASE);
@@ -410,6 +479,7 @@ rt_runtime_stop(struct rt_runtime *rt)
 		return;
 	}
 	__atomic_store_n(&rt->stop, 1, __ATOMIC_SEQ_CST);
+	rt_idle_wake_all(rt);
 	for (i = 0; i < rt->nworkers; i++) {
 		rte_eal_wait_lcore(rt->workers[i]);
 	}

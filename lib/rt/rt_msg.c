@@ -22,6 +22,7 @@ rt_lcore_send_msg(struct rt_lcore *dst, rt_msg_fn fn, void *ctx)
 		__atomic_fetch_add(&dst->stats.send_full, 1, __ATOMIC_RELAXED);
 		return -ENOBUFS;
 	}
+	rt_idle_wake(dst);
 	return 0;
 }
 

@@ -28,6 +28,7 @@ rt_poller_register(struct rt_lcore *lc, rt_poller_fn fn, void *arg, uint64_t per
 	p->arg = arg;
 	p->period_us = period_us;
 	p->next_us = rt_now_us(lc->rt) + period_us;
+	p->wait_fd = -1;
 	snprintf(p->name, sizeof(p->name), "%s", name != NULL ? name : "");
 	/* Registration order is call order. */
 	for (tail = &lc->pollers; *tail != NULL; tail = &(*tail)->next) {
@@ -45,6 +46,7 @@ rt_poller_unregister(struct rt_poller **pp)
 	if (p == NULL) {
 		return;
 	}
+	rt_idle_poller_unwatch(p);
 	for (it = &p->lc->pollers; *it != NULL; it = &(*it)->next) {
 		if (*it == p) {
 			*it = p->next;
@@ -53,6 +55,16 @@ rt_poller_unregister(struct rt_poller **pp)
 	}
 	free(p);
 	*pp = NULL;
+}
+
+int
+rt_poller_set_wait_fd(struct rt_poller *p, int fd)
+{
+	if (p == NULL || fd < 0 || p->wait_fd >= 0) {
+		return -EINVAL;
+	}
+	p->wait_fd = fd;
+	return rt_idle_poller_watch(p);
 }
 
 void

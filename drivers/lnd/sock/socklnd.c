@@ -21,11 +21,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_log.h>
+
 #include "cfs.h"
 #include "lnet_lnd.h"
 #include "rt.h"
 #include "sock_addr.h"
 #include "socklnd_internal.h"
+
+RTE_LOG_REGISTER_DEFAULT(socklnd_logtype, NOTICE);
+#define SOCK_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, socklnd_logtype, "socklnd: " fmt "\n", ##__VA_ARGS__)
 
 #define SOCKLND_EPOLL_BATCH 32
 #define SOCKLND_SWEEP_US 1000000ULL
@@ -655,6 +661,11 @@ socklnd_start_polling(void *arg)
 
 	s->rt = rt_lcore_runtime(rt_lcore_self());
 	s->poller = rt_poller_register(rt_lcore_self(), socklnd_poll, s, 0, "socklnd");
+	/* Idle, the lcore sleeps until a socket (or the listener) is ready. */
+	if (s->poller != NULL && rt_poller_set_wait_fd(s->poller, s->epfd) != 0) {
+		SOCK_LOG(WARNING, "%s: sockets polled without idle sleep",
+			 libcfs_nidstr(lnet_ni_nid(s->ni)));
+	}
 	rt_timer_init(&s->sweep, socklnd_sweep, s);
 	rt_timer_arm(&s->sweep, SOCKLND_SWEEP_US);
 }

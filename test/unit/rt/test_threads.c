@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* THREADS mode on real EAL workers: message counts, calls, pollers, stop drains. */
 #include <pthread.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 
@@ -169,6 +171,67 @@ test_threads_wait_timeout_and_wakeup(void **state)
 	rt_runtime_destroy(rt);
 }
 
+static bool
+polls_reached(void *arg)
+{
+	return __atomic_load_n(&g_polls, __ATOMIC_RELAXED) >= *(int *)arg;
+}
+
+static int
+read_evfd(void *arg)
+{
+	int fd = *(int *)arg;
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v)) {
+		__atomic_fetch_add(&g_polls, 1, __ATOMIC_RELAXED);
+		return RT_POLLER_BUSY;
+	}
+	return RT_POLLER_IDLE;
+}
+
+/*
+ * An idle worker sleeps instead of spinning, and wakes for a message and for
+ * its poller's wait fd. Spinning through the 100 ms would be millions of
+ * loop iterations; sleeping (1 ms at most between polls) is about a hundred
+ * plus the 50 us spins after each wake-up.
+ */
+static void
+test_threads_idle_sleep_and_wake(void **state)
+{
+	struct rt_runtime_opts o = { .opts_size = sizeof(o), .mode = RT_MODE_THREADS, .n_data = 1 };
+	struct rt_runtime *rt = NULL;
+	struct rt_lcore_stats before;
+	struct rt_lcore_stats after;
+	struct rt_poller *p;
+	uint64_t ran = 0;
+	uint64_t one = 1;
+	int want = 1;
+	int fd = eventfd(0, EFD_NONBLOCK);
+
+	(void)state;
+	assert_true(fd >= 0);
+	g_polls = 0;
+	assert_int_equal(rt_runtime_create(&o, &rt), 0);
+	p = rt_poller_register(rt_data_lcore(rt, 0), read_evfd, &fd, 0, "evfd");
+	assert_int_equal(rt_poller_set_wait_fd(p, fd), 0);
+	assert_int_equal(rt_poller_set_wait_fd(p, fd), -EINVAL); /* one fd per poller */
+	assert_int_equal(rt_runtime_start(rt), 0);
+	assert_false(rt_wait_until(rt, never, NULL, 20000));
+	rt_lcore_stats_get(rt_data_lcore(rt, 0), &before);
+	assert_false(rt_wait_until(rt, never, NULL, 100000));
+	rt_lcore_stats_get(rt_data_lcore(rt, 0), &after);
+	assert_true(after.sleeps > before.sleeps);
+	assert_true(after.loops - before.loops < 200000);
+	assert_int_equal(rt_lcore_send_msg(rt_data_lcore(rt, 0), stamp_msg, &ran), 0);
+	assert_true(rt_wait_until(rt, stamped, &ran, 1000000));
+	assert_int_equal(write(fd, &one, sizeof(one)), (ssize_t)sizeof(one));
+	assert_true(rt_wait_until(rt, polls_reached, &want, 1000000));
+	rt_runtime_stop(rt);
+	rt_runtime_destroy(rt);
+	close(fd);
+}
+
 int
 main(void)
 {
@@ -177,6 +240,7 @@ main(void)
 		cmocka_unit_test(test_threads_mgmt_on_main),
 		cmocka_unit_test(test_threads_run_main_needs_opt),
 		cmocka_unit_test(test_threads_wait_timeout_and_wakeup),
+		cmocka_unit_test(test_threads_idle_sleep_and_wake),
 	};
 	struct lnp_test_eal_args a;
 	int rc;
