@@ -242,6 +242,11 @@ rt_runtime_poll_until_idle(struct rt_runtime *rt, unsigned int max_rounds)
 void
 rt_lcore_stats_get(const struct rt_lcore *lc, struct rt_lcore_stats *out)
 {
+	if (lc == NULL) {
+		/* rt_data_lcore() out of range; also tells LTO the loads below are not of NULL. */
+		memset(out, 0, sizeof(*out));
+		return;
+	}
 	out->loops = __atomic_load_n(&lc->stats.loops, __ATOMIC_RELAXED);
 	out->busy_loops = __atomic_load_n(&lc->stats.busy_loops, __ATOMIC_RELAXED);
 	out->msgs = __atomic_load_n(&lc->stats.msgs, __ATOMIC_RELAXED);

@@ -27,6 +27,7 @@
  *       type|payload_length|portal|match_bits|offset|sink_length (- for a PUT)
  */
 #include <errno.h>
+#include <sched.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -99,22 +100,52 @@ node_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * EAL lcores on the CPUs of our affinity: one each, or with one CPU the main
+ * lcore and a worker sharing it (threads mode needs a worker).
+ */
+static void
+node_lcores_of_affinity(char *out, size_t len)
+{
+	cpu_set_t set;
+	int first = -1;
+	int count = 0;
+	size_t used;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+		snprintf(out, len, "-l 0-1");
+		return;
+	}
+	used = (size_t)snprintf(out, len, "--lcores ");
+	for (cpu = 0; cpu < CPU_SETSIZE && used < len; cpu++) {
+		if (CPU_ISSET(cpu, &set)) {
+			used += (size_t)snprintf(out + used, len - used, "%s%d@%d", count > 0 ? "," : "",
+						 count, cpu);
+			first = first < 0 ? cpu : first;
+			count++;
+		}
+	}
+	if (count == 1) {
+		snprintf(out, len, "--lcores 0@%d,1@%d", first, first);
+	}
+}
+
 static int
 node_up(struct node *n)
 {
 	struct socklnd_opts opts = SOCKLND_OPTS_DEFAULT;
 	struct lnet_ctl_ni_tunables tun = { 180, 8, 0, 256 };
 	struct lnet_init_opts lo = { .opts_size = sizeof(lo), .mode = n->exec };
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	char all[32];
-	char eal[160];
+	char mine[64];
+	char eal[192];
 	char err[256] = "";
 	int rc;
 
-	/* Our own EAL: every CPU as an lcore (workers run LNet's lcores), no shared files. */
-	snprintf(all, sizeof(all), "0-%ld", ncpu > 1 ? ncpu - 1 : 1);
-	snprintf(eal, sizeof(eal), "--no-huge -m 256 --no-pci --no-shconf --no-telemetry -l %s",
-		 n->lcores != NULL ? n->lcores : all);
+	/* Our own EAL, no shared files; its lcores on the CPUs we may run on (taskset holds). */
+	node_lcores_of_affinity(mine, sizeof(mine));
+	snprintf(eal, sizeof(eal), "--no-huge -m 256 --no-pci --no-shconf --no-telemetry %s%s",
+		 n->lcores != NULL ? "-l " : "", n->lcores != NULL ? n->lcores : mine);
 	lo.eal_args = eal;
 	lo.no_eal = n->exec == LNET_EXEC_POLLED; /* one thread: nothing of EAL's is needed */
 	opts.port = n->port;
