@@ -26,10 +26,12 @@
 /*
  * Idle loops poll on for this long after their last work, then sleep
  * (rt_idle.c) until woken, at most RT_IDLE_SLEEP_MAX_NS: only a poller
- * without a wait fd needs the cap. Waiting threads spin RT_IDLE_SPINS times.
+ * without a wait fd needs the cap. Threads waiting on a loop spin
+ * RT_WAIT_SPINS times, then yield RT_IDLE_SPINS times, then sleep.
  */
 #define RT_IDLE_SPIN_US 50U
 #define RT_IDLE_SPINS 1000U
+#define RT_WAIT_SPINS 100U
 #define RT_IDLE_SLEEP_MAX_NS 1000000L
 /* A thread that is not a loop, waiting on one (rt_wait_until), sleeps at most this long. */
 #define RT_WAIT_SLEEP_MAX_NS 100000L

@@ -266,15 +266,15 @@ rt_idle_backoff(unsigned int *idle)
 	struct timespec ts = { 0, 0 };
 
 	++(*idle);
-	if (*idle < RT_IDLE_SPINS) {
+	if (*idle < RT_WAIT_SPINS) {
 		rte_pause();
 		return;
 	}
-	if (*idle < 2 * RT_IDLE_SPINS) {
+	if (*idle < RT_WAIT_SPINS + RT_IDLE_SPINS) {
 		sched_yield();
 		return;
 	}
-	ts.tv_nsec = (long)(*idle - 2 * RT_IDLE_SPINS + 1) * 1000;
+	ts.tv_nsec = (long)(*idle - RT_WAIT_SPINS - RT_IDLE_SPINS + 1) * 1000;
 	if (ts.tv_nsec > RT_WAIT_SLEEP_MAX_NS) {
 		ts.tv_nsec = RT_WAIT_SLEEP_MAX_NS;
 	}
@@ -320,7 +320,7 @@ rt_loop_idle(struct rt_runtime *rt, struct rt_waiter *w, unsigned int work, uint
 	if (work != 0) {
 		*last_work_us = now;
 	} else if (now - *last_work_us < RT_IDLE_SPIN_US) {
-		rte_pause();
+		sched_yield(); /* a thread sharing our CPU (the application's) goes first */
 	} else {
 		rt_idle_sleep(rt, w);
 	}
