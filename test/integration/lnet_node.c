@@ -55,6 +55,7 @@ struct node_slot {
 	unsigned int size;
 	unsigned int events;       /* SEND + ACK, or SEND + REPLY */
 	bool failed;
+	bool on_idle;              /* on the node's idle stack */
 	uint8_t *tx;
 	uint8_t *rx;
 };
@@ -76,6 +77,8 @@ struct node {
 	FILE *log;
 	struct lnet_eq *eq;
 	struct node_slot slots[NODE_SLOTS];
+	unsigned int idle[NODE_SLOTS];  /* indexes of the idle slots: a stack */
+	unsigned int nidle;
 	uint64_t started, verified, failed, mismatched;
 	uint64_t bytes;
 	double first_error_at;
@@ -217,6 +220,16 @@ node_serve(struct node *n)
 	return 0;
 }
 
+static void
+node_slot_idle(struct node *n, struct node_slot *s)
+{
+	s->phase = SLOT_IDLE;
+	if (!s->on_idle) { /* a failed start, then its MD's last event: once only */
+		s->on_idle = true;
+		n->idle[n->nidle++] = s->index;
+	}
+}
+
 /* The pattern of operation @p op: no two operations look alike. */
 static void
 node_fill(uint8_t *p, unsigned int len, uint64_t op)
@@ -314,7 +327,7 @@ node_get(struct node *n, struct node_slot *s)
 	}
 	if (rc != 0) {
 		node_fail(n, s);
-		s->phase = SLOT_IDLE;
+		node_slot_idle(n, s);
 	}
 }
 
@@ -346,7 +359,7 @@ node_start(struct node *n, struct node_slot *s)
 	}
 	if (rc != 0) {
 		node_fail(n, s);
-		s->phase = SLOT_IDLE;
+		node_slot_idle(n, s);
 	}
 }
 
@@ -365,13 +378,13 @@ node_event(struct node *n, const struct lnet_event *ev)
 		return;
 	}
 	if (s->failed) {
-		s->phase = SLOT_IDLE;
+		node_slot_idle(n, s);
 		return;
 	}
 	if (s->phase == SLOT_PUT && n->put_only) {
 		n->verified++; /* ACKed with the length sent: all a PUT-only run checks */
 		n->bytes += s->size;
-		s->phase = SLOT_IDLE;
+		node_slot_idle(n, s);
 		return;
 	}
 	if (s->phase == SLOT_PUT) {
@@ -381,7 +394,7 @@ node_event(struct node *n, const struct lnet_event *ev)
 	if (n->get_only) {
 		n->verified++; /* REPLYed with the length asked for */
 		n->bytes += s->size;
-		s->phase = SLOT_IDLE;
+		node_slot_idle(n, s);
 		return;
 	}
 	if (memcmp(s->tx, s->rx, s->size) != 0) {
@@ -391,20 +404,13 @@ node_event(struct node *n, const struct lnet_event *ev)
 		n->verified++;
 		n->bytes += 2ULL * s->size;
 	}
-	s->phase = SLOT_IDLE;
+	node_slot_idle(n, s);
 }
 
 static bool
 node_busy(const struct node *n)
 {
-	unsigned int i;
-
-	for (i = 0; i < n->inflight; i++) {
-		if (n->slots[i].phase != SLOT_IDLE) {
-			return true;
-		}
-	}
-	return false;
+	return n->nidle < n->inflight;
 }
 
 static int
@@ -417,6 +423,7 @@ node_client(struct node *n)
 	n->eq = LNetEQAlloc(4 * NODE_SLOTS);
 	for (i = 0; i < n->inflight; i++) {
 		n->slots[i].index = i;
+		node_slot_idle(n, &n->slots[i]);
 		n->slots[i].tx = malloc(NODE_SLOT);
 		n->slots[i].rx = malloc(NODE_SLOT);
 		if (n->slots[i].tx == NULL || n->slots[i].rx == NULL) {
@@ -427,10 +434,11 @@ node_client(struct node *n)
 		struct lnet_event ev;
 		bool stopping = g_stop || (n->stop_on_error && n->failed > 0);
 
-		for (i = 0; i < n->inflight && !stopping && n->started < n->count; i++) {
-			if (n->slots[i].phase == SLOT_IDLE) {
-				node_start(n, &n->slots[i]);
-			}
+		while (n->nidle > 0 && !stopping && n->started < n->count) {
+			struct node_slot *s = &n->slots[n->idle[--n->nidle]];
+
+			s->on_idle = false;
+			node_start(n, s);
 		}
 		if (!node_busy(n) && (stopping || n->started == n->count)) {
 			break;

@@ -34,6 +34,8 @@ RTE_LOG_REGISTER_DEFAULT(socklnd_logtype, NOTICE);
 	rte_log(RTE_LOG_##level, socklnd_logtype, "socklnd: " fmt "\n", ##__VA_ARGS__)
 
 #define SOCKLND_EPOLL_BATCH 32
+/* Freed txs kept per NI for reuse: enough for a full window of every peer's credits. */
+#define SOCKLND_TX_CACHE_MAX 1024U
 #define SOCKLND_SWEEP_US 1000000ULL
 
 /* ---- connections ---- */
@@ -105,7 +107,7 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 		if (tx->cookie != NULL) {
 			lnet_finalize(tx->cookie, status);
 		}
-		free(tx);
+		socklnd_tx_free(c->sni, tx);
 	}
 	/* A message waiting for its payload ends with the connection. */
 	if (c->rx.state == SOCK_RX_PAYLOAD && c->rx.cookie != NULL) {
@@ -168,7 +170,7 @@ socklnd_conn_flush(struct socklnd_conn *c)
 			if (tx->cookie != NULL) {
 				lnet_finalize(tx->cookie, 0);
 			}
-			free(tx);
+			socklnd_tx_free(c->sni, tx);
 		}
 	}
 	socklnd_conn_want(c, rc == 0);
@@ -228,16 +230,55 @@ socklnd_on_noop(void *ctx, const struct ksock_msg *km)
 	}
 }
 
+/* A tx from the NI's cache (sock_tx_prepare() sets every field it uses). */
+struct sock_tx *
+socklnd_tx_alloc(struct socklnd_ni *s)
+{
+	struct sock_tx *tx = TAILQ_FIRST(&s->tx_cache);
+
+	if (tx == NULL) {
+		return calloc(1, sizeof(*tx));
+	}
+	TAILQ_REMOVE(&s->tx_cache, tx, link);
+	s->ntx_cache--;
+	return tx;
+}
+
+void
+socklnd_tx_free(struct socklnd_ni *s, struct sock_tx *tx)
+{
+	if (s->ntx_cache < SOCKLND_TX_CACHE_MAX) {
+		TAILQ_INSERT_HEAD(&s->tx_cache, tx, link);
+		s->ntx_cache++;
+		return;
+	}
+	free(tx);
+}
+
+void
+socklnd_tx_cache_destroy(struct socklnd_ni *s)
+{
+	struct sock_tx *tx;
+
+	while ((tx = TAILQ_FIRST(&s->tx_cache)) != NULL) {
+		TAILQ_REMOVE(&s->tx_cache, tx, link);
+		free(tx);
+	}
+	s->ntx_cache = 0;
+}
+
 /* Queue a NOOP {cookie0, cookie1}: a ZC-ACK, or a keepalive ({0, 1}). */
 int
 socklnd_conn_noop(struct socklnd_conn *c, uint64_t cookie0, uint64_t cookie1)
 {
 	struct ksock_msg noop = { KSOCK_MSG_NOOP, 0, { cookie0, cookie1 } };
-	struct sock_tx *tx = calloc(1, sizeof(*tx));
+	struct sock_tx *tx = socklnd_tx_alloc(c->sni);
 
-	if (tx == NULL ||
-	    sock_tx_prepare(tx, c->hs.proto, &noop, NULL, NULL, 0, 0, 0, NULL) != 0) {
-		free(tx);
+	if (tx == NULL) {
+		return -ENOMEM;
+	}
+	if (sock_tx_prepare(tx, c->hs.proto, &noop, NULL, NULL, 0, 0, 0, NULL) != 0) {
+		socklnd_tx_free(c->sni, tx);
 		return -ENOMEM;
 	}
 	socklnd_conn_queue(c, tx);
@@ -719,6 +760,7 @@ socklnd_startup(struct lnet_ni *ni)
 	TAILQ_INIT(&s->conns);
 	TAILQ_INIT(&s->flushq);
 	TAILQ_INIT(&s->rxq);
+	TAILQ_INIT(&s->tx_cache);
 	TAILQ_INIT(&s->peers);
 	/* One incarnation per NI lifetime (trap 8): wall-clock ns at start. */
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -778,6 +820,7 @@ socklnd_shutdown(struct lnet_ni *ni)
 	}
 	close(s->listen_fd);
 	close(s->epfd);
+	socklnd_tx_cache_destroy(s);
 	free(s);
 	lnet_ni_set_lnd_data(ni, NULL);
 }
@@ -883,18 +926,18 @@ socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 		return -EHOSTUNREACH;
 	}
 	lnet_msg_payload(msg, &niov, &iov, &off, &len);
-	tx = calloc(1, sizeof(*tx));
+	tx = socklnd_tx_alloc(s);
 	if (tx == NULL) {
 		return -ENOMEM;
 	}
 	if (sock_tx_prepare(tx, sock_addr_proto(&h->dest_nid), NULL, h, iov, niov, off, len, msg) != 0) {
-		free(tx);
+		socklnd_tx_free(s, tx);
 		return -EINVAL;
 	}
 	rc = socklnd_peer_send(s, &h->dest_nid, tx);
 	if (rc != 0) {
 		s->stats.no_conn++;
-		free(tx);
+		socklnd_tx_free(s, tx);
 	}
 	return rc;
 }

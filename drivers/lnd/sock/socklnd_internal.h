@@ -104,6 +104,8 @@ struct socklnd_ni {
 	struct socklnd_conn_list conns;
 	struct socklnd_conn_list flushq; /* connections given messages since the last poll */
 	struct socklnd_conn_list rxq;    /* sink set later, payload already staged: read it */
+	struct sock_tx_list tx_cache;    /* freed txs, reused: no malloc per message */
+	unsigned int ntx_cache;
 	struct socklnd_peer_list peers;
 	struct rt_poller *poller;
 	struct rt_runtime *rt;
@@ -118,6 +120,9 @@ struct socklnd_ni {
 int socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type);
 void socklnd_conn_close(struct socklnd_conn *c, int status);
 void socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx);
+struct sock_tx *socklnd_tx_alloc(struct socklnd_ni *s);
+void socklnd_tx_free(struct socklnd_ni *s, struct sock_tx *tx);
+void socklnd_tx_cache_destroy(struct socklnd_ni *s);
 int socklnd_conn_noop(struct socklnd_conn *c, uint64_t cookie0, uint64_t cookie1);
 bool socklnd_conn_carries(const struct socklnd_conn *c);
 

@@ -122,7 +122,7 @@ socklnd_peer_pick(struct socklnd_peer *p, unsigned int min_bulk, size_t size)
 }
 
 static void
-socklnd_txq_fail(struct sock_tx_list *q, int status)
+socklnd_txq_fail(struct socklnd_ni *s, struct sock_tx_list *q, int status)
 {
 	struct sock_tx *tx;
 
@@ -131,7 +131,7 @@ socklnd_txq_fail(struct sock_tx_list *q, int status)
 		if (tx->cookie != NULL) {
 			lnet_finalize(tx->cookie, status);
 		}
-		free(tx);
+		socklnd_tx_free(s, tx);
 	}
 }
 
@@ -172,7 +172,7 @@ socklnd_peer_give_up(struct socklnd_ni *s, struct socklnd_peer *p)
 	p->retry_at_us = now + (uint64_t)p->backoff_ms * 1000;
 	p->backoff_ms = p->backoff_ms * 2 > (unsigned int)s->opts.max_reconnectms ?
 				(unsigned int)s->opts.max_reconnectms : p->backoff_ms * 2;
-	socklnd_txq_fail(&p->txq, -EHOSTUNREACH);
+	socklnd_txq_fail(s, &p->txq, -EHOSTUNREACH);
 }
 
 int
@@ -378,7 +378,7 @@ socklnd_peers_destroy(struct socklnd_ni *s, int status)
 
 	while ((p = TAILQ_FIRST(&s->peers)) != NULL) {
 		TAILQ_REMOVE(&s->peers, p, link);
-		socklnd_txq_fail(&p->txq, status);
+		socklnd_txq_fail(s, &p->txq, status);
 		free(p);
 	}
 }
