@@ -121,11 +121,11 @@ lnet_md_attach_on_cpt(void *arg)
 	struct lnet_libmd *md;
 	int rc;
 
-	rc = lnet_md_build(a->umd, a->unlink, c->cpt, &md);
+	rc = lnet_md_build(&c->mds, a->umd, a->unlink, c->cpt, &md);
 	if (rc == 0) {
 		rc = lnet_md_insert(c, md);
 		if (rc != 0) {
-			free(md);
+			lnet_md_recycle(&c->mds, md);
 		}
 	}
 	if (rc != 0) {

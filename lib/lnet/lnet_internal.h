@@ -32,6 +32,7 @@ extern int lnet_logtype;
 #define LNET_MT_HASH_SIZE (1U << LNET_MT_HASH_BITS)
 #define LNET_PEER_HASH_SIZE 1024U
 #define LNET_MSG_CACHE_MAX 1024U
+#define LNET_MD_CACHE_MAX 1024U
 #define LNET_OLD_PING_BUFS 64U
 #define LNET_MD_CPT_BITS 8
 #define LNET_MD_IDX_BITS 24
@@ -67,6 +68,7 @@ struct lnet_libmd {
 	uint64_t rsp_deadline_us;
 	TAILQ_ENTRY(lnet_libmd) rsp_link;
 	unsigned int niov;
+	struct lnet_libmd *next_cached; /* on the table's cache */
 	struct iovec iov[];       /* one fragment unless LNET_MD_KIOV */
 };
 
@@ -82,6 +84,8 @@ struct lnet_md_table {
 	uint32_t cap;
 	uint32_t free_head;       /* UINT32_MAX: none */
 	uint32_t nactive;
+	struct lnet_libmd *cache; /* freed one-fragment MDs, reused: no malloc per MD */
+	uint32_t ncache;
 };
 
 /* ---- match entries and portals ---------------------------------------- */
@@ -326,8 +330,9 @@ int lnet_call_on_cpt(struct lnet *ln, unsigned int cpt, rt_call_fn fn, void *ctx
 unsigned int lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid);
 
 /* lnet_md.c */
-int lnet_md_build(const struct lnet_md *umd, enum lnet_unlink unlink, uint16_t cpt,
-		  struct lnet_libmd **out);
+void lnet_md_recycle(struct lnet_md_table *t, struct lnet_libmd *md);
+int lnet_md_build(struct lnet_md_table *t, const struct lnet_md *umd, enum lnet_unlink unlink,
+		  uint16_t cpt, struct lnet_libmd **out);
 int lnet_md_table_init(struct lnet_md_table *t);
 void lnet_md_table_fini(struct lnet_md_table *t);
 int lnet_md_insert(struct lnet_cpt *c, struct lnet_libmd *md);

@@ -81,9 +81,35 @@ lnet_md_validate(const struct lnet_md *umd, size_t *total, unsigned int *niov)
 	return 0;
 }
 
+/* MDs of one fragment (the common LNetMDBind case) are kept and reused. */
+static struct lnet_libmd *
+lnet_md_from_cache(struct lnet_md_table *t)
+{
+	struct lnet_libmd *md = t->cache;
+
+	if (md != NULL) {
+		t->cache = md->next_cached;
+		t->ncache--;
+		memset(md, 0, sizeof(*md) + sizeof(struct iovec));
+	}
+	return md;
+}
+
+void
+lnet_md_recycle(struct lnet_md_table *t, struct lnet_libmd *md)
+{
+	if (md->niov == 1 && t->ncache < LNET_MD_CACHE_MAX) {
+		md->next_cached = t->cache;
+		t->cache = md;
+		t->ncache++;
+		return;
+	}
+	free(md);
+}
+
 int
-lnet_md_build(const struct lnet_md *umd, enum lnet_unlink unlink, uint16_t cpt,
-	      struct lnet_libmd **out)
+lnet_md_build(struct lnet_md_table *t, const struct lnet_md *umd, enum lnet_unlink unlink,
+	      uint16_t cpt, struct lnet_libmd **out)
 {
 	struct lnet_libmd *md;
 	unsigned int niov;
@@ -94,7 +120,10 @@ lnet_md_build(const struct lnet_md *umd, enum lnet_unlink unlink, uint16_t cpt,
 	if (rc != 0) {
 		return rc;
 	}
-	md = calloc(1, sizeof(*md) + niov * sizeof(struct iovec));
+	md = niov == 1 ? lnet_md_from_cache(t) : NULL;
+	if (md == NULL) {
+		md = calloc(1, sizeof(*md) + niov * sizeof(struct iovec));
+	}
 	if (md == NULL) {
 		return -ENOMEM;
 	}
@@ -139,6 +168,12 @@ lnet_md_table_fini(struct lnet_md_table *t)
 		}
 	}
 	free(t->slots);
+	while (t->cache != NULL) {
+		struct lnet_libmd *md = t->cache;
+
+		t->cache = md->next_cached;
+		free(md);
+	}
 	memset(t, 0, sizeof(*t));
 }
 
@@ -218,7 +253,7 @@ lnet_md_free(struct lnet_cpt *c, struct lnet_libmd *md)
 	t->free_head = slot;
 	t->nactive--;
 	free(md->me);
-	free(md);
+	lnet_md_recycle(t, md);
 }
 
 bool
