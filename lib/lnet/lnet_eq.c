@@ -15,6 +15,7 @@
  * application at once instead of at the end of a timed sleep.
  */
 #include <poll.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -210,7 +211,7 @@ lnet_eq_wait_threads(struct lnet *ln, struct lnet_eq_wait *w, int timeout_ms)
 	}
 	while (!lnet_eq_any_ready(w) && now - start < limit) {
 		if (now - start < LNET_EQ_SPIN_US) {
-			rte_pause();
+			sched_yield(); /* the lcore that posts our event may share our CPU */
 		} else {
 			lnet_eq_sleep(w, RTE_MIN(limit - (now - start), LNET_EQ_SLEEP_MAX_US));
 		}

@@ -24,14 +24,20 @@
 #define RT_RING_DEFAULT 4096U
 #define RT_SIM_EPOCH_US 1000000ULL
 /*
- * Idle loops poll on for this long after their last work, then sleep
- * (rt_idle.c) until woken, at most RT_IDLE_SLEEP_MAX_NS: only a poller
- * without a wait fd needs the cap. Threads waiting on a loop spin
- * RT_WAIT_SPINS times, then yield RT_IDLE_SPINS times, then sleep.
+ * Idle loops poll on for RT_IDLE_SPIN_US after their last work (a burst of
+ * requests, an answer, often come that soon; waking a sleeper costs tens of
+ * microseconds in a VM), then sleep (rt_idle.c) until woken, at most
+ * RT_IDLE_SLEEP_MAX_NS: only a poller without a wait fd needs the cap.
+ * Threads waiting on a loop spin RT_WAIT_SPIN_US, then sleep: on an eventfd
+ * for rt_lcore_call() and LNetEQPoll(), else with a growing nanosleep.
+ * Spinning is sched_yield(), bounded in time: a thread sharing the CPU (an
+ * application thread and a worker pinned together) runs at once, and the
+ * bound keeps a spinner from holding a CPU for whole scheduler slices.
  */
-#define RT_IDLE_SPIN_US 50U
-#define RT_IDLE_SPINS 1000U
-#define RT_WAIT_SPINS 100U
+#define RT_IDLE_SPIN_US 200U
+#define RT_WAIT_SPIN_US 50U
+/* Bounds one sleep of rt_lcore_call()'s caller, should a wake-up ever be missed. */
+#define RT_CALL_SLEEP_MAX_MS 10
 #define RT_IDLE_SLEEP_MAX_NS 1000000L
 /* A thread that is not a loop, waiting on one (rt_wait_until), sleeps at most this long. */
 #define RT_WAIT_SLEEP_MAX_NS 100000L
@@ -108,7 +114,7 @@ unsigned int rt_timers_run(struct rt_lcore *lc);
 unsigned int rt_rcu_reclaim(struct rt_runtime *rt);
 void rt_rcu_free_all(struct rt_runtime *rt);
 void rt_pollers_free(struct rt_lcore *lc);
-void rt_idle_backoff(unsigned int *idle);
+void rt_idle_backoff(unsigned int *idle, uint64_t waited_us);
 int rt_lcore_call_inline(struct rt_lcore *lc, rt_call_fn fn, void *ctx);
 int rt_idle_init(struct rt_runtime *rt, const unsigned int *thread_of_lcore, unsigned int nthreads);
 void rt_idle_fini(struct rt_runtime *rt);

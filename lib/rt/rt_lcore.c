@@ -256,25 +256,20 @@ rt_lcore_stats_get(const struct rt_lcore *lc, struct rt_lcore_stats *out)
 }
 
 /*
- * A thread that is not a loop waiting on one: spin, then yield (on a busy
- * machine the lcore it waits for may share its CPU), then sleep longer and
- * longer up to 100 us.
+ * A thread that is not a loop, waiting on one with nothing to wake it: spin
+ * RT_WAIT_SPIN_US, then sleep longer and longer up to RT_WAIT_SLEEP_MAX_NS.
  */
 void
-rt_idle_backoff(unsigned int *idle)
+rt_idle_backoff(unsigned int *idle, uint64_t waited_us)
 {
 	struct timespec ts = { 0, 0 };
 
-	++(*idle);
-	if (*idle < RT_WAIT_SPINS) {
+	if (waited_us < RT_WAIT_SPIN_US) {
 		rte_pause();
 		return;
 	}
-	if (*idle < RT_WAIT_SPINS + RT_IDLE_SPINS) {
-		sched_yield();
-		return;
-	}
-	ts.tv_nsec = (long)(*idle - RT_WAIT_SPINS - RT_IDLE_SPINS + 1) * 1000;
+	++(*idle);
+	ts.tv_nsec = (long)*idle * 1000;
 	if (ts.tv_nsec > RT_WAIT_SLEEP_MAX_NS) {
 		ts.tv_nsec = RT_WAIT_SLEEP_MAX_NS;
 	}
@@ -490,7 +485,7 @@ rt_runtime_stop(struct rt_runtime *rt)
 	}
 	/* The mgmt loop on the main thread must have left before we touch its lcore. */
 	while (__atomic_load_n(&rt->main_running, __ATOMIC_SEQ_CST) != 0) {
-		rt_idle_backoff(&idle);
+		rt_idle_backoff(&idle, RT_WAIT_SPIN_US); /* no hurry: sleep at once */
 	}
 	rt->started = false;
 	rt_runtime_drain(rt);

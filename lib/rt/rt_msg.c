@@ -4,8 +4,14 @@
  * application threads, waiting, and fan-out to every data lcore.
  */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
+#include <rte_pause.h>
 #include <rte_ring_elem.h>
 
 #include "rt_internal.h"
@@ -44,21 +50,102 @@ rt_msgs_run(struct rt_lcore *lc)
 	return n;
 }
 
+/*
+ * Where a thread that is not a lcore sleeps while its rt_lcore_call() runs.
+ * One per thread, never freed: a thread that exits gives it back to a pool
+ * for the next, since the lcore that ran its last call may still look at
+ * it (at worst, a spurious wake-up of the next owner).
+ */
+struct rt_caller {
+	int fd;                   /* eventfd */
+	int sleeping;             /* atomic */
+	struct rt_caller *next;   /* in the pool */
+};
+
+static pthread_mutex_t g_callers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_caller *g_callers_pool;
+static pthread_key_t g_caller_key;
+static pthread_once_t g_caller_once = PTHREAD_ONCE_INIT;
+static bool g_caller_key_ok;
+static __thread struct rt_caller *t_caller;
+
+static void
+rt_caller_release(void *p)
+{
+	struct rt_caller *w = p;
+
+	pthread_mutex_lock(&g_callers_lock);
+	w->next = g_callers_pool;
+	g_callers_pool = w;
+	pthread_mutex_unlock(&g_callers_lock);
+}
+
+static void
+rt_caller_key_create(void)
+{
+	g_caller_key_ok = pthread_key_create(&g_caller_key, rt_caller_release) == 0;
+}
+
+/* This thread's sleeping place, or NULL (it then spins). */
+static struct rt_caller *
+rt_caller_self(void)
+{
+	struct rt_caller *w;
+
+	if (t_caller != NULL) {
+		return t_caller;
+	}
+	pthread_once(&g_caller_once, rt_caller_key_create);
+	if (!g_caller_key_ok) {
+		return NULL;
+	}
+	pthread_mutex_lock(&g_callers_lock);
+	w = g_callers_pool;
+	if (w != NULL) {
+		g_callers_pool = w->next;
+	}
+	pthread_mutex_unlock(&g_callers_lock);
+	if (w == NULL) {
+		w = calloc(1, sizeof(*w));
+		if (w == NULL) {
+			return NULL;
+		}
+		w->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (w->fd < 0) {
+			free(w);
+			return NULL;
+		}
+	}
+	if (pthread_setspecific(g_caller_key, w) != 0) {
+		rt_caller_release(w);
+		return NULL;
+	}
+	t_caller = w;
+	return w;
+}
+
 /* A call waited on by a thread that is not a logical lcore. */
 struct rt_call {
 	rt_call_fn fn;
 	void *ctx;
 	int rc;
 	int done;
+	struct rt_caller *caller;  /* NULL: the caller only spins */
 };
 
 static void
 rt_call_run(void *arg)
 {
 	struct rt_call *c = arg;
+	struct rt_caller *w = c->caller; /* c is the caller's: gone once done is seen */
+	uint64_t one = 1;
 
 	c->rc = c->fn(c->ctx);
-	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->done, 1, __ATOMIC_SEQ_CST); /* done before our look at sleeping */
+	if (w != NULL && __atomic_load_n(&w->sleeping, __ATOMIC_SEQ_CST) != 0 &&
+	    write(w->fd, &one, sizeof(one)) < 0) {
+		(void)errno; /* EAGAIN: already signalled */
+	}
 }
 
 static bool
@@ -69,10 +156,36 @@ rt_call_done(void *arg)
 	return __atomic_load_n(&c->done, __ATOMIC_ACQUIRE) != 0;
 }
 
+/* THREADS: spin RT_WAIT_SPIN_US, then sleep until rt_call_run() writes our eventfd. */
+static void
+rt_call_wait(struct rt_runtime *rt, struct rt_call *c)
+{
+	struct rt_caller *w = c->caller;
+	uint64_t start = rt_now_us(rt);
+	uint64_t drained;
+
+	while (__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) == 0) {
+		struct pollfd pfd = { .fd = w != NULL ? w->fd : -1, .events = POLLIN };
+
+		if (w == NULL || rt_now_us(rt) - start < RT_WAIT_SPIN_US) {
+			sched_yield(); /* the lcore we wait for may share our CPU */
+			continue;
+		}
+		__atomic_store_n(&w->sleeping, 1, __ATOMIC_SEQ_CST); /* before our look at done */
+		if (__atomic_load_n(&c->done, __ATOMIC_SEQ_CST) == 0) {
+			poll(&pfd, 1, RT_CALL_SLEEP_MAX_MS);
+		}
+		__atomic_store_n(&w->sleeping, 0, __ATOMIC_RELAXED);
+		if (read(w->fd, &drained, sizeof(drained)) < 0) {
+			(void)errno; /* EAGAIN: not written */
+		}
+	}
+}
+
 int
 rt_lcore_call(struct rt_lcore *dst, rt_call_fn fn, void *ctx)
 {
-	struct rt_call c = { fn, ctx, 0, 0 };
+	struct rt_call c = { fn, ctx, 0, 0, NULL };
 	struct rt_lcore *self = rt_lcore_self();
 	int rc;
 
@@ -87,11 +200,18 @@ rt_lcore_call(struct rt_lcore *dst, rt_call_fn fn, void *ctx)
 		/* This thread runs every lcore, and nothing it sent dst is still queued. */
 		return rt_lcore_call_inline(dst, fn, ctx);
 	}
+	if (dst->rt->mode == RT_MODE_THREADS) {
+		c.caller = rt_caller_self();
+	}
 	rc = rt_lcore_send_msg(dst, rt_call_run, &c);
 	if (rc != 0) {
 		return rc;
 	}
-	rt_wait_until(dst->rt, rt_call_done, &c, UINT64_MAX);
+	if (dst->rt->mode == RT_MODE_THREADS) {
+		rt_call_wait(dst->rt, &c);
+	} else {
+		rt_wait_until(dst->rt, rt_call_done, &c, UINT64_MAX);
+	}
 	return c.rc;
 }
 
@@ -117,7 +237,7 @@ rt_wait_until(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg, uint64_
 			/* This thread is every lcore: it spins on them, as SPDK's reactor does. */
 			rt_runtime_poll_until_idle(rt, 1);
 		} else {
-			rt_idle_backoff(&idle);
+			rt_idle_backoff(&idle, rt_now_us(rt) - start);
 		}
 	}
 	return true;
