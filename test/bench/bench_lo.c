@@ -203,7 +203,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	b.eq = LNetEQAlloc(64);
-	printf("bench_lo:\n    size: %u\n    cpts: %u\n    mode: inline\n", b.size, b.ncpts);
+	printf("bench_lo:\n    size: %u\n    cpts: %u\n    mode: polled\n", b.size, b.ncpts);
 	if (b.eq == NULL || setup_target(&b) != 0) {
 		rc = 1;
 	}
