@@ -96,7 +96,8 @@ fuzz)
 	;;
 bench)
 	deps; build
-	./test/bench/run.sh build
+	shift
+	exec ./usertools/lnet-bench --build build "$@"
 	;;
 *)
 	echo "usage: $0 run|test|deps|build|demo|conformance|fuzz|bench" >&2

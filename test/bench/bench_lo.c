@@ -7,7 +7,7 @@
  *
  *   bench_lo [--iters N] [--size BYTES] [--cpts N] [--only put|get|memcpy]
  *
- * For instruction counts, test/bench/run.sh runs this under callgrind at two
+ * For instruction counts, usertools/lnet-bench (--figures inproc) runs this under callgrind at two
  * iteration counts and divides the difference.
  */
 #include <getopt.h>
