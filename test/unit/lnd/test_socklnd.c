@@ -157,6 +157,23 @@ kernel_read_frames(int fd, struct frame *f, unsigned int max)
 	return n;
 }
 
+/* A PUT from the kernel peer to us on UT_PORTAL; the caller sets its ack_wmd. */
+static struct lnet_hdr
+kernel_put_hdr(unsigned int len, uint64_t bits)
+{
+	struct lnet_hdr put;
+
+	memset(&put, 0, sizeof(put));
+	put.type = LNET_MSG_PUT;
+	put.src_nid = lnp_tcp_nid(PEER_ADDR);
+	put.dest_nid = lnp_tcp_nid(OUR_ADDR);
+	put.src_pid = put.dest_pid = LNET_PID_LUSTRE;
+	put.payload_length = len;
+	put.msg.put.match_bits = bits;
+	put.msg.put.ptl_index = UT_PORTAL;
+	return put;
+}
+
 static void
 kernel_send(int fd, const struct ksock_msg *km, const struct lnet_hdr *h, const void *payload,
 	    unsigned int len)
@@ -201,16 +218,9 @@ test_kernel_peer_puts_and_pings(void **state)
 	assert_int_equal(answer.dst_incarnation, 42);
 
 	/* A PUT asking for an ACK and a zero-copy ACK (cookie 5). */
-	memset(&put, 0, sizeof(put));
-	put.type = LNET_MSG_PUT;
-	put.src_nid = lnp_tcp_nid(PEER_ADDR);
-	put.dest_nid = lnp_tcp_nid(OUR_ADDR);
-	put.src_pid = put.dest_pid = LNET_PID_LUSTRE;
-	put.payload_length = 11;
+	put = kernel_put_hdr(11, 0x99);
 	put.msg.put.ack_wmd.wh_interface_cookie = 0xabc;
 	put.msg.put.ack_wmd.wh_object_cookie = 0xdef;
-	put.msg.put.match_bits = 0x99;
-	put.msg.put.ptl_index = UT_PORTAL;
 	kernel_send(fd, &zc, &put, "from kernel", 11);
 	n = kernel_read_frames(fd, f, 4);
 	ev = ut_event();
@@ -788,15 +798,8 @@ test_lazy_put_staged_payload(void **state)
 	fd = kernel_connect(&answer);
 	/* Nagle would hold the second PUT back for an ACK; inline mode does not wait. */
 	assert_int_equal(setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)), 0);
-	memset(&put, 0, sizeof(put));
-	put.type = LNET_MSG_PUT;
-	put.src_nid = lnp_tcp_nid(PEER_ADDR);
-	put.dest_nid = lnp_tcp_nid(OUR_ADDR);
-	put.src_pid = put.dest_pid = LNET_PID_LUSTRE;
-	put.payload_length = 12;
+	put = kernel_put_hdr(12, 0x55);
 	memset(&put.msg.put.ack_wmd, 0xff, sizeof(put.msg.put.ack_wmd)); /* no ACK */
-	put.msg.put.match_bits = 0x55;
-	put.msg.put.ptl_index = UT_PORTAL;
 	kernel_send(fd, &km, &put, "staged bytes", 12);
 	put.msg.put.match_bits = 0x56;
 	kernel_send(fd, &km, &put, "second put..", 12);
