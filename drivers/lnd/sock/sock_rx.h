@@ -112,6 +112,13 @@ sock_rx_staged(const struct sock_rx *rx)
 	return rx->stage_off < rx->stage_len;
 }
 
+/** In the middle of a payload large enough to be read straight into LNet's buffer. */
+static inline bool
+sock_rx_in_bulk(const struct sock_rx *rx)
+{
+	return rx->state == SOCK_RX_PAYLOAD && rx->rlen - rx->done >= SOCK_RX_STAGE / 2;
+}
+
 /**
  * LNet's answer for the current message: @p mlen bytes of its @p rlen into
  * (@p iov, @p niov) at @p offset, the rest discarded; @p cookie comes back

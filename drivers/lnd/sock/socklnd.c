@@ -36,6 +36,9 @@ RTE_LOG_REGISTER_DEFAULT(socklnd_logtype, NOTICE);
 #define SOCKLND_EPOLL_BATCH 32
 /* Freed txs kept per NI for reuse: enough for a full window of every peer's credits. */
 #define SOCKLND_TX_CACHE_MAX 1024U
+/* Up to this many connections an NI reads them directly, with epoll_wait every SOCKLND_EPOLL_EVERY polls. */
+#define SOCKLND_DIRECT_MAX 4U
+#define SOCKLND_EPOLL_EVERY 64U
 #define SOCKLND_SWEEP_US 1000000ULL
 
 /* ---- connections ---- */
@@ -99,6 +102,7 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 		close(c->fd);
 	}
 	c->state = SOCKLND_CONN_DEAD;
+	c->sni->nup -= was == SOCKLND_CONN_UP;
 	socklnd_flush_unlink(c);
 	socklnd_rx_unlink(c);
 	lnd_capture_fin(c->sni->cap, &c->flow);
@@ -357,6 +361,7 @@ socklnd_conn_up(struct socklnd_conn *c)
 	sock_rx_init(&c->rx, c->hs.proto, c->hs.peer.swapped, &ops);
 	c->rx.tap = &c->tap;
 	c->sni->stats.conns_up++;
+	c->sni->nup++;
 	socklnd_peer_conn_up(c);
 }
 
@@ -641,14 +646,75 @@ socklnd_rx_staged(struct socklnd_ni *s)
 	return n;
 }
 
+/*
+ * With a few connections, read (and flush) them directly: that saves the
+ * epoll_wait that would say a socket is readable, a system call and the
+ * kernel's epoll work per message (8 B one-way on loopback, polled: 9.4 ->
+ * 8.3 us). epoll_wait still runs every SOCKLND_EPOLL_EVERY polls, for the
+ * listener, connects and hang-ups; an NI with more connections, or one
+ * waiting for room in a socket buffer, uses only it.
+ */
+/*
+ * Bulk in either direction: epoll says when a full socket buffer drains or
+ * the next part of a large payload is in; a recv or sendmsg tried on every
+ * poll instead takes smaller pieces and contends with the kernel's receive
+ * path for the socket (1 MiB PUTs: -13% bandwidth).
+ */
+static bool
+socklnd_any_wants_out(const struct socklnd_ni *s)
+{
+	const struct socklnd_conn *c;
+
+	TAILQ_FOREACH(c, &s->conns, link) {
+		if (c->want_out || sock_rx_in_bulk(&c->rx)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool
+socklnd_poll_direct(struct socklnd_ni *s, unsigned int *busy)
+{
+	uint64_t writes = s->stats.tx_writes;
+	uint64_t reads = s->stats.rx_reads;
+	struct socklnd_conn *c;
+
+	if (s->nup == 0 || s->nup > SOCKLND_DIRECT_MAX || ++s->poll_tick >= SOCKLND_EPOLL_EVERY ||
+	    socklnd_any_wants_out(s)) {
+		s->poll_tick = 0;
+		return false;
+	}
+	TAILQ_FOREACH(c, &s->conns, link) {
+		uint64_t last_io = c->last_io_us;
+		uint64_t w = s->stats.tx_writes;
+		uint64_t r = s->stats.rx_reads;
+
+		if (c->state != SOCKLND_CONN_UP) {
+			continue;
+		}
+		socklnd_conn_event(c, EPOLLIN);
+		if (s->stats.tx_writes == w && s->stats.rx_reads == r) {
+			c->last_io_us = last_io; /* a look is not progress: sock_timeout still counts */
+		}
+	}
+	*busy = (s->stats.tx_writes != writes) + (s->stats.rx_reads != reads);
+	return true;
+}
+
 static int
 socklnd_poll(void *arg)
 {
 	struct socklnd_ni *s = arg;
 	struct epoll_event evs[SOCKLND_EPOLL_BATCH];
-	int n = epoll_wait(s->epfd, evs, SOCKLND_EPOLL_BATCH, 0);
+	unsigned int direct_busy = 0;
 	unsigned int flushed;
+	int n = 0;
 	int i;
+
+	if (!socklnd_poll_direct(s, &direct_busy)) {
+		n = epoll_wait(s->epfd, evs, SOCKLND_EPOLL_BATCH, 0);
+	}
 
 	for (i = 0; i < n; i++) {
 		if (evs[i].data.ptr == NULL) {
@@ -659,7 +725,7 @@ socklnd_poll(void *arg)
 	}
 	flushed = socklnd_flush_queued(s) + socklnd_rx_staged(s);
 	socklnd_conn_free_dead(s);
-	return n > 0 || flushed > 0 ? RT_POLLER_BUSY : RT_POLLER_IDLE;
+	return n > 0 || flushed > 0 || direct_busy > 0 ? RT_POLLER_BUSY : RT_POLLER_IDLE;
 }
 
 /* ---- LND ops ---- */

@@ -105,6 +105,8 @@ struct socklnd_ni {
 	struct socklnd_conn_list flushq; /* connections given messages since the last poll */
 	struct socklnd_conn_list rxq;    /* sink set later, payload already staged: read it */
 	struct sock_tx_list tx_cache;    /* freed txs, reused: no malloc per message */
+	unsigned int nup;                /* connections UP */
+	unsigned int poll_tick;          /* polls since the last epoll_wait */
 	unsigned int ntx_cache;
 	struct socklnd_peer_list peers;
 	struct rt_poller *poller;
