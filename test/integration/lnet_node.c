@@ -19,6 +19,7 @@
  *       pattern, no GET, no compare): the message rate and bandwidth
  *       workloads of benchmarks; --inflight 1 with 8 bytes is the
  *       ping-pong (the ACK is the pong). --get-only: a GET and its REPLY.
+ *       --warmup N runs N operations before the clock starts.
  *   Both: --exec threads (default: LNet's lcores on EAL worker threads,
  *   --lcores LIST for EAL's -l, default every CPU) or --exec polled (no
  *   thread but the application's: it runs LNet inside LNetEQPoll).
@@ -67,6 +68,7 @@ struct node {
 	unsigned int sizes[NODE_MAX_SIZES];
 	unsigned int nsizes;
 	uint64_t count;
+	uint64_t warmup;
 	unsigned int inflight;
 	int timeout;
 	bool stop_on_error;
@@ -413,10 +415,50 @@ node_busy(const struct node *n)
 	return n->nidle < n->inflight;
 }
 
+/* Run operations until @p count have started and none is in flight (or stopping). */
+static void
+node_run(struct node *n, uint64_t count)
+{
+	for (;;) {
+		struct lnet_event ev;
+		bool stopping = g_stop || (n->stop_on_error && n->failed > 0);
+
+		while (n->nidle > 0 && !stopping && n->started < count) {
+			struct node_slot *s = &n->slots[n->idle[--n->nidle]];
+
+			s->on_idle = false;
+			node_start(n, s);
+		}
+		if (!node_busy(n) && (stopping || n->started == count)) {
+			break;
+		}
+		if (LNetEQPoll(&n->eq, 1, 1000, &ev, NULL) == 1) {
+			node_event(n, &ev);
+		}
+	}
+}
+
+/*
+ * --warmup N: N operations before the clock starts (the connection is made,
+ * caches are warm), as tcpbench and ucx_perftest warm up. A failure there
+ * counts like any other.
+ */
+static void
+node_warm_up(struct node *n)
+{
+	if (n->warmup == 0) {
+		return;
+	}
+	node_run(n, n->warmup);
+	if (n->failed == 0) {
+		n->started = n->verified = n->bytes = 0;
+	}
+}
+
 static int
 node_client(struct node *n)
 {
-	double t0 = node_now();
+	double t0;
 	double drained = 0;
 	unsigned int i;
 
@@ -430,22 +472,10 @@ node_client(struct node *n)
 			return 1;
 		}
 	}
-	for (;;) {
-		struct lnet_event ev;
-		bool stopping = g_stop || (n->stop_on_error && n->failed > 0);
-
-		while (n->nidle > 0 && !stopping && n->started < n->count) {
-			struct node_slot *s = &n->slots[n->idle[--n->nidle]];
-
-			s->on_idle = false;
-			node_start(n, s);
-		}
-		if (!node_busy(n) && (stopping || n->started == n->count)) {
-			break;
-		}
-		if (LNetEQPoll(&n->eq, 1, 1000, &ev, NULL) == 1) {
-			node_event(n, &ev);
-		}
+	node_warm_up(n);
+	t0 = node_now();
+	if (n->failed == 0) {
+		node_run(n, n->count);
 	}
 	if (n->failed > 0) {
 		drained = node_now() - n->first_error_at;
@@ -518,6 +548,7 @@ main(int argc, char **argv)
 		{ "stop-on-error", no_argument, NULL, 'e' }, { "log", required_argument, NULL, 'l' },
 		{ "put-only", no_argument, NULL, 'o' }, { "get-only", no_argument, NULL, 'g' },
 		{ "exec", required_argument, NULL, 'x' }, { "lcores", required_argument, NULL, 'L' },
+		{ "warmup", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct node n = { .port = 988, .count = 100, .inflight = 8, .nsizes = 4,
@@ -548,6 +579,7 @@ main(int argc, char **argv)
 		case 'g': n.get_only = true; break;
 		case 'x': rc = node_exec_mode(&n, optarg); break;
 		case 'L': n.lcores = optarg; break;
+		case 'w': n.warmup = strtoull(optarg, NULL, 10); break;
 		case 'l':
 			n.log = fopen(optarg, "w");
 			rc = n.log == NULL ? -errno : 0;
