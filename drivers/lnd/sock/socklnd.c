@@ -521,12 +521,29 @@ socklnd_conn_hand_off(struct socklnd_conn *c)
 	socklnd_conn_close(c, -EXDEV);
 }
 
+/*
+ * Bytes moved on an UP connection: sock_timeout counts from now, and what
+ * came in says the peer is alive. Being polled is not progress: a direct
+ * read that finds nothing (socklnd_poll_direct) leaves both alone.
+ */
+static void
+socklnd_conn_progress(struct socklnd_conn *c, bool received)
+{
+	c->last_io_us = rt_now_us(c->sni->rt);
+	if (received && c->peer != NULL) {
+		c->peer->last_alive_us = c->last_io_us;
+	}
+}
+
 static void
 socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 {
+	uint64_t writes = c->sni->stats.tx_writes;
 	int rc;
 
-	c->last_io_us = rt_now_us(c->sni->rt);
+	if (c->state != SOCKLND_CONN_UP) {
+		c->last_io_us = rt_now_us(c->sni->rt); /* connecting or in the hello: its socket woke us */
+	}
 	if (c->state == SOCKLND_CONN_CONNECTING) {
 		int err = 0;
 		socklen_t len = sizeof(err);
@@ -572,8 +589,8 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 		c->in_rx = true;
 		rc = sock_rx_poll(&c->rx, c->fd);
 		c->in_rx = false;
-		if (rc > 0 && c->peer != NULL) {
-			c->peer->last_alive_us = c->last_io_us;
+		if (rc > 0 || c->sni->stats.tx_writes != writes) {
+			socklnd_conn_progress(c, rc > 0);
 		}
 		c->sni->stats.csum_checked += c->rx.csum_checked;
 		c->sni->stats.rx_reads += c->rx.recvs;
@@ -652,7 +669,8 @@ socklnd_rx_staged(struct socklnd_ni *s)
  * kernel's epoll work per message (8 B one-way on loopback, polled: 9.4 ->
  * 8.3 us). epoll_wait still runs every SOCKLND_EPOLL_EVERY polls, for the
  * listener, connects and hang-ups; an NI with more connections, or one
- * waiting for room in a socket buffer, uses only it.
+ * in bulk, uses only it. A look that moves nothing is not progress
+ * (socklnd_conn_progress), so sock_timeout still counts.
  */
 /*
  * Bulk in either direction: epoll says when a full socket buffer drains or
@@ -686,16 +704,8 @@ socklnd_poll_direct(struct socklnd_ni *s, unsigned int *busy)
 		return false;
 	}
 	TAILQ_FOREACH(c, &s->conns, link) {
-		uint64_t last_io = c->last_io_us;
-		uint64_t w = s->stats.tx_writes;
-		uint64_t r = s->stats.rx_reads;
-
-		if (c->state != SOCKLND_CONN_UP) {
-			continue;
-		}
-		socklnd_conn_event(c, EPOLLIN);
-		if (s->stats.tx_writes == w && s->stats.rx_reads == r) {
-			c->last_io_us = last_io; /* a look is not progress: sock_timeout still counts */
+		if (c->state == SOCKLND_CONN_UP) {
+			socklnd_conn_event(c, EPOLLIN);
 		}
 	}
 	*busy = (s->stats.tx_writes != writes) + (s->stats.rx_reads != reads);
