@@ -163,15 +163,6 @@ lnet_eq_any_ready(void *arg)
 	return false;
 }
 
-static uint64_t
-lnet_eq_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* Sleep on every queue's eventfd until one is written or @p us pass. */
 static void
 lnet_eq_sleep(const struct lnet_eq_wait *w, uint64_t us)
@@ -201,7 +192,7 @@ lnet_eq_sleep(const struct lnet_eq_wait *w, uint64_t us)
 static void
 lnet_eq_wait_threads(struct lnet *ln, struct lnet_eq_wait *w, int timeout_ms)
 {
-	uint64_t start = lnet_eq_now_us();
+	uint64_t start = rt_now_us(ln->rt);
 	uint64_t limit = timeout_ms < 0 ? UINT64_MAX : (uint64_t)timeout_ms * 1000;
 	uint64_t now = start;
 
@@ -215,7 +206,7 @@ lnet_eq_wait_threads(struct lnet *ln, struct lnet_eq_wait *w, int timeout_ms)
 		} else {
 			lnet_eq_sleep(w, RTE_MIN(limit - (now - start), LNET_EQ_SLEEP_MAX_US));
 		}
-		now = lnet_eq_now_us();
+		now = rt_now_us(ln->rt);
 	}
 }
 
