@@ -312,6 +312,18 @@ node_fail(struct node *n, struct node_slot *s)
 	}
 }
 
+/* After binding and LNetPut/LNetGet (@p rc): log what went out, or the slot failed. */
+static void
+node_posted(struct node *n, struct node_slot *s, bool put, int rc)
+{
+	if (rc == 0) {
+		node_log(n, put, s);
+		return;
+	}
+	node_fail(n, s);
+	node_slot_idle(n, s);
+}
+
 static void
 node_get(struct node *n, struct node_slot *s)
 {
@@ -324,13 +336,7 @@ node_get(struct node *n, struct node_slot *s)
 	if (rc == 0) {
 		rc = LNetGet(NULL, h, &n->peer, NODE_PORTAL, 0, node_remote_offset(n, s), false);
 	}
-	if (rc == 0) {
-		node_log(n, false, s);
-	}
-	if (rc != 0) {
-		node_fail(n, s);
-		node_slot_idle(n, s);
-	}
+	node_posted(n, s, false, rc);
 }
 
 static void
@@ -356,13 +362,7 @@ node_start(struct node *n, struct node_slot *s)
 	if (rc == 0) {
 		rc = LNetPut(NULL, h, LNET_ACK_REQ, &n->peer, NODE_PORTAL, 0, node_remote_offset(n, s), 0);
 	}
-	if (rc == 0) {
-		node_log(n, true, s);
-	}
-	if (rc != 0) {
-		node_fail(n, s);
-		node_slot_idle(n, s);
-	}
+	node_posted(n, s, true, rc);
 }
 
 /* One event of a slot's MD; the MD is done after its "unlinked" event. */
