@@ -86,9 +86,9 @@ demo_attach_target(struct demo *d, void *buf, unsigned int len)
 {
 	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
 	struct lnet_md md = {
-		.start = buf, .length = len, .threshold = LNET_MD_THRESH_INF,
-		.options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE,
-		.eq_handle = d->eq,
+		.umd_start = buf, .umd_length = len, .umd_threshold = LNET_MD_THRESH_INF,
+		.umd_options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE,
+		.umd_eq_handle = d->eq,
 	};
 	struct lnet_handle_md h;
 	struct lnet_me *me;
@@ -104,7 +104,7 @@ static int
 demo_bind(struct demo *d, void *buf, unsigned int len, struct lnet_handle_md *h)
 {
 	struct lnet_md md = {
-		.start = buf, .length = len, .threshold = 2, .eq_handle = d->eq,
+		.umd_start = buf, .umd_length = len, .umd_threshold = 2, .umd_eq_handle = d->eq,
 	};
 
 	return LNetMDBind(&md, LNET_UNLINK, h);

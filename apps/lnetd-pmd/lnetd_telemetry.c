@@ -522,8 +522,8 @@ lnetd_ping_one(const struct lnet_processid *id, int timeout_ms, void *buf, unsig
 {
 	struct lnet_eq *eq = LNetEQAlloc(8);
 	struct lnet_md md = {
-		.start = buf, .length = LNETD_PING_BUF, .threshold = 2,
-		.options = LNET_MD_TRUNCATE, .eq_handle = eq,
+		.umd_start = buf, .umd_length = LNETD_PING_BUF, .umd_threshold = 2,
+		.umd_options = LNET_MD_TRUNCATE, .umd_eq_handle = eq,
 	};
 	struct lnet_handle_md h;
 	struct lnet_event ev;

@@ -8,7 +8,7 @@
  *
  * Threading: every call may be made from any application thread. A call
  * that touches state owned by a data lcore (an MD, a portal) runs there: the
- * caller waits for it. Event handlers (struct lnet_md.handler) run on the data
+ * caller waits for it. Event handlers (struct lnet_md.umd_handler) run on the data
  * lcore that owns the MD and must not block; LNetEQPoll() is the blocking
  * interface for application threads.
  *
@@ -142,7 +142,7 @@ LNP_API int LNetClearLazyPortal(int portal);
 
 /**
  * Allocate a polled event queue of @p count events (rounded up to a power of 2).
- * Point struct lnet_md.eq_handle at it.
+ * Point struct lnet_md.umd_eq_handle at it.
  * @return the queue, or NULL with errno (EINVAL, ENOMEM)
  */
 LNP_API struct lnet_eq *LNetEQAlloc(unsigned int count);

@@ -155,7 +155,7 @@ LNetMDAttach(struct lnet_me *me, const struct lnet_md *md, enum lnet_unlink unli
 	}
 	/* As in kernel LNet, a failed attach consumes the ME. */
 	if (ln == NULL || md == NULL || handle == NULL ||
-	    (md->options & (LNET_MD_OP_PUT | LNET_MD_OP_GET)) == 0) {
+	    (md->umd_options & (LNET_MD_OP_PUT | LNET_MD_OP_GET)) == 0) {
 		if (ln != NULL && md != NULL && handle != NULL) {
 			LNET_LOG(ERR, "LNetMDAttach: MD accepts neither PUT nor GET");
 		}
@@ -178,7 +178,7 @@ LNetMDBind(const struct lnet_md *md, enum lnet_unlink unlink, struct lnet_handle
 	if (md == NULL || handle == NULL) {
 		return -EINVAL;
 	}
-	if ((md->options & (LNET_MD_OP_PUT | LNET_MD_OP_GET)) != 0) {
+	if ((md->umd_options & (LNET_MD_OP_PUT | LNET_MD_OP_GET)) != 0) {
 		LNET_LOG(ERR, "LNetMDBind: OP_PUT/OP_GET are for attached MDs only");
 		return -EINVAL;
 	}

@@ -37,14 +37,14 @@ lnet_cookie_make(uint32_t gen, uint32_t slot, unsigned int cpt)
 static int
 lnet_md_count_kiov(const struct lnet_md *umd, size_t *total)
 {
-	const struct iovec *iov = umd->start;
+	const struct iovec *iov = umd->umd_start;
 	unsigned int i;
 
-	if (umd->length == 0 || umd->length > LNET_MAX_MD_FRAGS || iov == NULL) {
+	if (umd->umd_length == 0 || umd->umd_length > LNET_MAX_MD_FRAGS || iov == NULL) {
 		return -EINVAL;
 	}
 	*total = 0;
-	for (i = 0; i < umd->length; i++) {
+	for (i = 0; i < umd->umd_length; i++) {
 		if (iov[i].iov_len != 0 && iov[i].iov_base == NULL) {
 			return -EINVAL;
 		}
@@ -58,24 +58,24 @@ lnet_md_validate(const struct lnet_md *umd, size_t *total, unsigned int *niov)
 {
 	int rc = 0;
 
-	if ((umd->options & LNET_MD_KIOV) != 0) {
+	if ((umd->umd_options & LNET_MD_KIOV) != 0) {
 		rc = lnet_md_count_kiov(umd, total);
-		*niov = umd->length;
+		*niov = umd->umd_length;
 	} else {
-		if (umd->start == NULL && umd->length != 0) {
+		if (umd->umd_start == NULL && umd->umd_length != 0) {
 			rc = -EINVAL;
 		}
-		*total = umd->length;
+		*total = umd->umd_length;
 		*niov = 1;
 	}
 	if (rc != 0) {
 		return rc;
 	}
-	if (umd->threshold < 0 && umd->threshold != LNET_MD_THRESH_INF) {
+	if (umd->umd_threshold < 0 && umd->umd_threshold != LNET_MD_THRESH_INF) {
 		return -EINVAL;
 	}
-	if ((umd->options & LNET_MD_MAX_SIZE) != 0 &&
-	    (umd->max_size <= 0 || (size_t)umd->max_size > *total)) {
+	if ((umd->umd_options & LNET_MD_MAX_SIZE) != 0 &&
+	    (umd->umd_max_size <= 0 || (size_t)umd->umd_max_size > *total)) {
 		return -EINVAL;
 	}
 	return 0;
@@ -127,22 +127,22 @@ lnet_md_build(struct lnet_md_table *t, const struct lnet_md *umd, enum lnet_unli
 	if (md == NULL) {
 		return -ENOMEM;
 	}
-	md->start = umd->start;
+	md->start = umd->umd_start;
 	md->length = (unsigned int)total;
-	md->threshold = umd->threshold;
-	md->max_size = (umd->options & LNET_MD_MAX_SIZE) != 0 ? (unsigned int)umd->max_size : 0;
-	md->options = umd->options;
+	md->threshold = umd->umd_threshold;
+	md->max_size = (umd->umd_options & LNET_MD_MAX_SIZE) != 0 ? (unsigned int)umd->umd_max_size : 0;
+	md->options = umd->umd_options;
 	md->flags = unlink == LNET_UNLINK ? LNET_MD_FLAG_AUTO_UNLINK : 0;
-	md->user_ptr = umd->user_ptr;
-	md->handler = umd->handler;
-	md->eq = umd->eq_handle;
+	md->user_ptr = umd->umd_user_ptr;
+	md->handler = umd->umd_handler;
+	md->eq = umd->umd_eq_handle;
 	md->cpt = cpt;
 	md->niov = niov;
-	if ((umd->options & LNET_MD_KIOV) != 0) {
-		memcpy(md->iov, umd->start, niov * sizeof(struct iovec));
+	if ((umd->umd_options & LNET_MD_KIOV) != 0) {
+		memcpy(md->iov, umd->umd_start, niov * sizeof(struct iovec));
 	} else {
-		md->iov[0].iov_base = umd->start;
-		md->iov[0].iov_len = umd->length;
+		md->iov[0].iov_base = umd->umd_start;
+		md->iov[0].iov_len = umd->umd_length;
 	}
 	*out = md;
 	return 0;

@@ -81,10 +81,10 @@ lnet_ping_target_init(struct lnet *ln)
 		return rc != 0 ? rc : -errno;
 	}
 	memset(&md, 0, sizeof(md));
-	md.start = a.buf;
-	md.length = (unsigned int)a.len;
-	md.threshold = LNET_MD_THRESH_INF;
-	md.options = LNET_MD_OP_GET | LNET_MD_TRUNCATE | LNET_MD_MANAGE_REMOTE;
+	md.umd_start = a.buf;
+	md.umd_length = (unsigned int)a.len;
+	md.umd_threshold = LNET_MD_THRESH_INF;
+	md.umd_options = LNET_MD_OP_GET | LNET_MD_TRUNCATE | LNET_MD_MANAGE_REMOTE;
 	rc = LNetMDAttach(me, &md, LNET_RETAIN, &ln->ping_mdh);
 	if (rc != 0) {
 		free(a.buf);

@@ -35,7 +35,7 @@ struct lnet_handle_md {
 /** True for an invalid handle. */
 #define LNetMDHandleIsInvalid(h) ((h).cookie == UINT64_MAX)
 
-/** MD option bits (struct lnet_md.options). */
+/** MD option bits (struct lnet_md.umd_options). */
 #define LNET_MD_OP_PUT (1U << 0)       /**< accept PUTs */
 #define LNET_MD_OP_GET (1U << 1)       /**< accept GETs */
 #define LNET_MD_MANAGE_REMOTE (1U << 2) /**< initiator chooses the offset */
@@ -103,16 +103,16 @@ typedef void (*lnet_handler_t)(struct lnet_event *event);
 
 /** A memory descriptor, as given to LNetMDAttach()/LNetMDBind(). */
 struct lnet_md {
-	void *start;            /**< buffer, or struct iovec[] with LNET_MD_KIOV */
-	unsigned int length;    /**< bytes, or number of fragments with LNET_MD_KIOV */
-	int threshold;          /**< operations before inactive; LNET_MD_THRESH_INF */
-	int max_size;           /**< with LNET_MD_MAX_SIZE: bytes per message */
-	unsigned int options;   /**< LNET_MD_* bits */
-	void *user_ptr;         /**< returned in events */
-	lnet_handler_t handler; /**< event callback on the owning lcore, or NULL */
-	struct lnet_handle_md bulk_handle; /**< with LNET_MD_BULK_HANDLE */
+	void *umd_start;            /**< buffer, or struct iovec[] with LNET_MD_KIOV */
+	unsigned int umd_length;    /**< bytes, or number of fragments with LNET_MD_KIOV */
+	int umd_threshold;          /**< operations before inactive; LNET_MD_THRESH_INF */
+	int umd_max_size;           /**< with LNET_MD_MAX_SIZE: bytes per message */
+	unsigned int umd_options;   /**< LNET_MD_* bits */
+	void *umd_user_ptr;         /**< returned in events */
+	lnet_handler_t umd_handler; /**< event callback on the owning lcore, or NULL */
+	struct lnet_handle_md umd_bulk_handle; /**< with LNET_MD_BULK_HANDLE */
 	/** lnet-pmd extension: events are also queued here for LNetEQPoll(); NULL = none. */
-	struct lnet_eq *eq_handle;
+	struct lnet_eq *umd_eq_handle;
 };
 
 /** An event delivered to an MD's handler or event queue. */

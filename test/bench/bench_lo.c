@@ -64,9 +64,9 @@ setup_target(struct bench *b)
 {
 	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
 	struct lnet_md md = {
-		.start = b->dst, .length = b->size, .threshold = LNET_MD_THRESH_INF,
-		.options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE,
-		.eq_handle = b->eq,
+		.umd_start = b->dst, .umd_length = b->size, .umd_threshold = LNET_MD_THRESH_INF,
+		.umd_options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE,
+		.umd_eq_handle = b->eq,
 	};
 	struct lnet_me *me = LNetMEAttach(BENCH_PORTAL, &any, BENCH_BITS, 0, LNET_RETAIN,
 					  LNET_INS_AFTER);
@@ -125,13 +125,13 @@ bench_memcpy(struct bench *b)
 static int
 bench_lnet(struct bench *b, bool put, double floor_ops)
 {
-	struct lnet_md md = { .start = b->src, .length = b->size,
-			      .threshold = LNET_MD_THRESH_INF, .eq_handle = b->eq };
+	struct lnet_md md = { .umd_start = b->src, .umd_length = b->size,
+			      .umd_threshold = LNET_MD_THRESH_INF, .umd_eq_handle = b->eq };
 	struct lnet_handle_md h;
 	double t0;
 
 	if (!put) {
-		md.start = b->sink;
+		md.umd_start = b->sink;
 	}
 	if (LNetMDBind(&md, LNET_UNLINK, &h) != 0) {
 		return -1;

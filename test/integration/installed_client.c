@@ -39,7 +39,7 @@ next_event(struct lnet_eq *eq)
 static struct lnet_handle_md
 bind_md(struct lnet_eq *eq, void *buf, unsigned int len)
 {
-	struct lnet_md md = { .start = buf, .length = len, .threshold = 2, .eq_handle = eq };
+	struct lnet_md md = { .umd_start = buf, .umd_length = len, .umd_threshold = 2, .umd_eq_handle = eq };
 	struct lnet_handle_md h;
 
 	CHECK(LNetMDBind(&md, LNET_UNLINK, &h) == 0);
@@ -66,10 +66,10 @@ main(void)
 	CHECK(eq != NULL);
 	me = LNetMEAttach(PORTAL, &any, BITS, 0, LNET_UNLINK, LNET_INS_AFTER);
 	CHECK(me != NULL);
-	struct lnet_md tmd = { .start = target, .length = sizeof(target),
-			       .threshold = LNET_MD_THRESH_INF,
-			       .options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE,
-			       .eq_handle = eq };
+	struct lnet_md tmd = { .umd_start = target, .umd_length = sizeof(target),
+			       .umd_threshold = LNET_MD_THRESH_INF,
+			       .umd_options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE,
+			       .umd_eq_handle = eq };
 	CHECK(LNetMDAttach(me, &tmd, LNET_UNLINK, &th) == 0);
 
 	CHECK(LNetPut(NULL, bind_md(eq, data, sizeof(data)), LNET_ACK_REQ, &self, PORTAL, BITS, 0,

@@ -204,10 +204,10 @@ node_serve(struct node *n)
 	if (buf == NULL) {
 		return 1;
 	}
-	md.start = buf;
-	md.length = NODE_SLOTS * NODE_SLOT;
-	md.threshold = LNET_MD_THRESH_INF;
-	md.options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE;
+	md.umd_start = buf;
+	md.umd_length = NODE_SLOTS * NODE_SLOT;
+	md.umd_threshold = LNET_MD_THRESH_INF;
+	md.umd_options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE;
 	me = LNetMEAttach(NODE_PORTAL, &any, 0, ~0ULL, LNET_UNLINK, LNET_INS_AFTER);
 	if (me == NULL || LNetMDAttach(me, &md, LNET_RETAIN, &mdh) != 0) {
 		fprintf(stderr, "lnet_node: cannot expose the buffer\n");
@@ -287,11 +287,11 @@ node_bind(struct node *n, struct node_slot *s, void *buf, struct lnet_handle_md 
 {
 	struct lnet_md md = { 0 };
 
-	md.start = buf;
-	md.length = s->size;
-	md.threshold = 2; /* the send, then its ACK or REPLY */
-	md.user_ptr = s;
-	md.eq_handle = n->eq;
+	md.umd_start = buf;
+	md.umd_length = s->size;
+	md.umd_threshold = 2; /* the send, then its ACK or REPLY */
+	md.umd_user_ptr = s;
+	md.umd_eq_handle = n->eq;
 	return LNetMDBind(&md, LNET_UNLINK, h);
 }
 

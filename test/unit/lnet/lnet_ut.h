@@ -106,8 +106,8 @@ static inline struct lnet_md
 ut_md(void *buf, unsigned int len, int threshold, unsigned int options)
 {
 	struct lnet_md md = {
-		.start = buf, .length = len, .threshold = threshold, .options = options,
-		.eq_handle = g_ut.eq,
+		.umd_start = buf, .umd_length = len, .umd_threshold = threshold, .umd_options = options,
+		.umd_eq_handle = g_ut.eq,
 	};
 
 	return md;

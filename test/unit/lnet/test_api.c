@@ -350,11 +350,11 @@ test_bad_arguments(void **state)
 	assert_null(LNetMEAttach(LNET_MAX_PORTALS, &any, 0, 0, LNET_UNLINK, LNET_INS_AFTER));
 	assert_int_equal(errno, EINVAL);
 	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), -EINVAL); /* OP_PUT on a bound MD */
-	md.options = 0;
-	md.threshold = -5;
+	md.umd_options = 0;
+	md.umd_threshold = -5;
 	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), -EINVAL);
-	md.threshold = 1;
-	md.start = NULL;
+	md.umd_threshold = 1;
+	md.umd_start = NULL;
 	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), -EINVAL);
 	assert_int_equal(ut_put(bogus, LNET_ACK_REQ, 0, 0), -ENOENT);
 	assert_int_equal(ut_get(bogus, 0, 0), -ENOENT);
@@ -402,7 +402,7 @@ test_eq_overflow(void **state)
 	assert_non_null(small);
 	for (i = 0; i < 4; i++) {
 		md = ut_md(buf[i % 2], 4, 1, 0);
-		md.eq_handle = small;
+		md.umd_eq_handle = small;
 		assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h[i]), 0);
 	}
 	for (i = 0; i < 4; i++) {
@@ -541,9 +541,9 @@ test_handler_runs_on_owner_lcore(void **state)
 
 	(void)state;
 	memset(&g_hlog, 0, sizeof(g_hlog));
-	tmd.handler = record_event;
-	tmd.eq_handle = NULL;
-	smd.handler = record_event;
+	tmd.umd_handler = record_event;
+	tmd.umd_eq_handle = NULL;
+	smd.umd_handler = record_event;
 	th = ut_attach(&tmd, 5, 0, LNET_INS_AFTER, LNET_UNLINK);
 	assert_int_equal(LNetMDBind(&smd, LNET_UNLINK, &sh), 0);
 	assert_int_equal(ut_put(sh, LNET_ACK_REQ, 5, 0), 0);

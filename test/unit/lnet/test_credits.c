@@ -371,8 +371,8 @@ test_shutdown_completes_everything(void **state)
 		struct lnet_md md = ut_md(data[i], 3, 1, 0);
 		struct lnet_handle_md h;
 
-		md.handler = count_send;
-		md.eq_handle = NULL;
+		md.umd_handler = count_send;
+		md.umd_eq_handle = NULL;
 		assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
 		assert_int_equal(LNetPut(NULL, h, LNET_NOACK_REQ, &peer, UT_PORTAL, 0, 0, 0), 0);
 	}
@@ -406,8 +406,8 @@ put_counted(char *data, const struct lnet_processid *peer)
 	struct lnet_md md = ut_md(data, 3, 1, 0);
 	struct lnet_handle_md h;
 
-	md.handler = count_del;
-	md.eq_handle = NULL;
+	md.umd_handler = count_del;
+	md.umd_eq_handle = NULL;
 	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
 	assert_int_equal(LNetPut(NULL, h, LNET_NOACK_REQ, peer, UT_PORTAL, 0, 0, 0), 0);
 }

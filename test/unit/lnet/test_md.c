@@ -98,7 +98,7 @@ test_max_size_many_messages(void **state)
 	struct lnet_event ev;
 
 	(void)state;
-	md.max_size = 4;
+	md.umd_max_size = 4;
 	memset(dst, '.', sizeof(dst));
 	h = ut_attach(&md, 1, 0, LNET_INS_AFTER, LNET_UNLINK);
 	ev = put_and_get_target_event("aaa", 3, 0);
@@ -123,12 +123,12 @@ test_max_size_bounds_one_message(void **state)
 	struct lnet_event ev;
 
 	(void)state;
-	md.max_size = 4;
+	md.umd_max_size = 4;
 	ut_attach(&md, 1, 0, LNET_INS_AFTER, LNET_UNLINK);
 	ev = put_and_get_target_event("too long", 8, 0);
 	assert_int_equal(ev.type, 0); /* larger than max_size and no TRUNCATE */
-	md.options |= LNET_MD_TRUNCATE;
-	md.max_size = 17;
+	md.umd_options |= LNET_MD_TRUNCATE;
+	md.umd_max_size = 17;
 	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &(struct lnet_handle_md){ 0 }), -EINVAL);
 }
 
@@ -176,9 +176,9 @@ test_kiov_fragments(void **state)
 	assert_memory_equal(b, "DEFGH", 5);
 	assert_memory_equal(c, "IJKL", 4);
 	/* Invalid fragment lists */
-	smd.length = 0;
+	smd.umd_length = 0;
 	assert_int_equal(LNetMDBind(&smd, LNET_UNLINK, &sh), -EINVAL);
-	smd.length = LNET_MAX_MD_FRAGS + 1;
+	smd.umd_length = LNET_MAX_MD_FRAGS + 1;
 	assert_int_equal(LNetMDBind(&smd, LNET_UNLINK, &sh), -EINVAL);
 }
 
