@@ -467,13 +467,16 @@ lnet_ping_decode_large(const struct lnet_ping_reader *r, size_t off, size_t end,
 				       -LNET_WIRE_ENID : -LNET_WIRE_ESIZE;
 		}
 		memcpy(&nid, r->buf + off + 4, lnet_nid_bytes(&nid));
-		if (out->nnis_total >= max_nis) {
+		/* max_nis counts 0@lo too, as the header's NI count does. */
+		if (out->nnis_total + 1 >= max_nis) {
 			return -LNET_WIRE_ENNIS;
 		}
-		if (first && (out->features & LNET_PING_FEAT_PRIMARY_LARGE) != 0) {
+		/* The kernel's rule: the first NID that does not fit nid4 is the primary. */
+		if (first && !lnet_nid_is_nid4(&nid) &&
+		    (out->features & LNET_PING_FEAT_PRIMARY_LARGE) != 0) {
 			out->primary = nid;
+			first = false;
 		}
-		first = false;
 		lnet_ping_add(out, nis, cap, &nid, status);
 		off += lnet_large_record_size(&nid);
 	}
@@ -517,8 +520,8 @@ lnet_ping_info_decode(const void *buf, size_t len, unsigned int max_nis,
 		if (!lnet_nid4_decode(lnet_rd64(&r, off), &nid) || lnet_nid_is_any(&nid)) {
 			return -LNET_WIRE_ENID;
 		}
-		if (i == 1 && (out->features & LNET_PING_FEAT_PRIMARY_LARGE) == 0) {
-			out->primary = nid;
+		if (i == 1) {
+			out->primary = nid; /* a large one replaces it under PRIMARY_LARGE */
 		}
 		lnet_ping_add(out, nis, nis_cap, &nid, lnet_rd32(&r, off + 8));
 	}

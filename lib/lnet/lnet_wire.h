@@ -132,13 +132,15 @@ struct lnet_ping_decoded {
 	uint32_t seqno;
 	bool swapped;             /**< the sender's byte order differs from ours */
 	size_t info_size;         /**< total size the sender declared or implies */
-	struct lnet_nid primary;  /**< first NI (large if PRIMARY_LARGE) */
+	struct lnet_nid primary;  /**< with PRIMARY_LARGE the first NID that does not fit nid4,
+				       else (or if there is none) the first after 0@lo */
 	unsigned int nnis_total;  /**< NIs after 0@lo, nid4 and large */
 };
 
 /**
  * Validate and decode ping info (either byte order). Fills up to @p nis_cap
- * entries of @p nis (0@lo excluded). When the buffer is shorter than the
+ * entries of @p nis (0@lo excluded). At most @p max_nis entries, 0@lo
+ * included, in the nid4 and large sections together (-LNET_WIRE_ENNIS). When the buffer is shorter than the
  * declared size, returns -LNET_WIRE_ESHORT with out->info_size set so the
  * caller can retry with a bigger buffer, as discovery does.
  */

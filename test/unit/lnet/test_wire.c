@@ -408,6 +408,89 @@ test_ping_large_addrs(void **state)
 	assert_int_equal(lnet_ping_info_decode(b, n, 16, &d, out, 3), -LNET_WIRE_ENID);
 }
 
+/* A large record with a nid4-sized NID: the kernel accepts it, and PRIMARY_LARGE skips it. */
+static size_t
+put_large_record(uint8_t *p, const struct lnet_nid *nid, uint32_t status)
+{
+	size_t rec = (4 + 8 + nid->nid_size + 3) & ~3U;
+
+	memset(p, 0, rec);
+	memcpy(p, &status, 4);
+	memcpy(p + 4, nid, 8 + nid->nid_size);
+	return rec;
+}
+
+static void
+test_ping_primary_large_skips_nid4_records(void **state)
+{
+	struct lnet_nid n4 = tcp(0x0a000001, 0);
+	struct lnet_nid n6 = tcp6("2001:db8::1");
+	struct lnet_ping_entry out[4];
+	struct lnet_ping_decoded d;
+	uint8_t b[128];
+	uint32_t feat;
+	size_t n = 32;
+
+	(void)state;
+	memcpy(b, kernel_ping_info, 32); /* header and 0@lo */
+	feat = rd32(b + 4) | LNET_PING_FEAT_LARGE_ADDR | LNET_PING_FEAT_PRIMARY_LARGE;
+	memcpy(b + 4, &feat, 4);
+	b[12] = 1; /* nid4 section: 0@lo only */
+	n += put_large_record(b + n, &n4, LNET_NI_STATUS_UP);
+	n += put_large_record(b + n, &n6, LNET_NI_STATUS_UP);
+	memcpy(b + 28, &(uint32_t){ (uint32_t)n }, 4);
+	assert_int_equal(lnet_ping_info_decode(b, n, 16, &d, out, 4), 0);
+	assert_int_equal(d.nnis_total, 2);
+	assert_true(lnet_nid_same(&d.primary, &n6));
+	/* no large NID, no nid4 NI after 0@lo: no primary, as the kernel finds none */
+	n = 32 + put_large_record(b + 32, &n4, LNET_NI_STATUS_UP);
+	memcpy(b + 28, &(uint32_t){ (uint32_t)n }, 4);
+	assert_int_equal(lnet_ping_info_decode(b, n, 16, &d, out, 4), 0);
+	assert_true(lnet_nid_is_any(&d.primary));
+}
+
+/*
+ * The limit counts every entry, 0@lo included, whichever section it is in:
+ * once it counted the large section without 0@lo, so a buffer it accepted
+ * re-encoded (nid4 NIDs move to the nid4 section) into one it refused
+ * (../shared/findings/fuzz_lnet_ping-roundtrip-1.bin).
+ */
+static void
+test_ping_nis_limit_is_the_same_in_both_sections(void **state)
+{
+	struct lnet_ping_entry nis[3];
+	struct lnet_ping_entry out[3];
+	struct lnet_ping_decoded d;
+	uint8_t b[128];
+	uint32_t feat;
+	unsigned int i;
+	size_t n = 32;
+
+	(void)state;
+	memcpy(b, kernel_ping_info, 32);
+	feat = rd32(b + 4) | LNET_PING_FEAT_LARGE_ADDR;
+	memcpy(b + 4, &feat, 4);
+	b[12] = 1;
+	for (i = 0; i < 3; i++) {
+		nis[i].nid = tcp(0x0a000001 + i, 0);
+		nis[i].status = LNET_NI_STATUS_UP;
+		n += put_large_record(b + n, &nis[i].nid, nis[i].status);
+	}
+	memcpy(b + 28, &(uint32_t){ (uint32_t)n }, 4);
+	/* 0@lo + 3 entries: a limit of 3 refuses it, as it refuses 4 nid4 entries */
+	assert_int_equal(lnet_ping_info_decode(b, n, 3, &d, out, 3), -LNET_WIRE_ENNIS);
+	assert_int_equal(lnet_ping_info_decode(b, n, 4, &d, out, 3), 0);
+	{
+		struct lnet_ping_src src = { .pid = d.pid, .seqno = d.seqno, .nis = out, .nnis = 3 };
+		uint8_t again[128];
+		size_t m;
+
+		assert_int_equal(lnet_ping_info_encode(&src, again, sizeof(again), &m), 0);
+		assert_int_equal(lnet_ping_info_decode(again, m, 3, &d, NULL, 0), -LNET_WIRE_ENNIS);
+		assert_int_equal(lnet_ping_info_decode(again, m, 4, &d, NULL, 0), 0);
+	}
+}
+
 static void
 swap_ping(uint8_t *b, size_t nentries)
 {
@@ -537,6 +620,8 @@ main(void)
 		cmocka_unit_test(test_ping_encode_matches_kernel),
 		cmocka_unit_test(test_ping_round_trip_sizes),
 		cmocka_unit_test(test_ping_large_addrs),
+		cmocka_unit_test(test_ping_primary_large_skips_nid4_records),
+		cmocka_unit_test(test_ping_nis_limit_is_the_same_in_both_sections),
 		cmocka_unit_test(test_ping_byte_swapped_sender),
 		cmocka_unit_test(test_ping_errors),
 		cmocka_unit_test(test_ping_encode_errors),
