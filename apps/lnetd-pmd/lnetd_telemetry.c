@@ -512,6 +512,29 @@ lnetd_ping_event(struct lnet_eq *eq, int timeout_ms, struct lnet_event *ev)
 	return LNetEQPoll(&eq, 1, timeout_ms, ev, NULL) >= 1;
 }
 
+/* Bounds the wait for an unlinked MD's last event (an LND gives up on a send within lnd_timeout). */
+#define LNETD_PING_UNLINK_WAIT_MS 60000
+
+/*
+ * End the ping MD's life before its queue goes: the queue cannot be freed
+ * while the MD can still post to it (LNetEQFree answers -EBUSY). If the last
+ * event never comes, the queue is left allocated rather than freed under it.
+ */
+static void
+lnetd_ping_finish(struct lnet_eq *eq, struct lnet_handle_md h, bool unlinked)
+{
+	struct lnet_event ev;
+
+	if (!unlinked) {
+		LNetMDUnlink(h);
+		while (lnetd_ping_event(eq, LNETD_PING_UNLINK_WAIT_MS, &ev) && !ev.unlinked) {
+		}
+	}
+	if (LNetEQFree(eq) != 0) {
+		fprintf(stderr, "lnetd-pmd: ping: an MD still holds its event queue; left allocated\n");
+	}
+}
+
 /*
  * GET the target's ping info (lnet-facts §3.1) from this telemetry thread,
  * which may wait: the lcores do the work.
@@ -527,33 +550,34 @@ lnetd_ping_one(const struct lnet_processid *id, int timeout_ms, void *buf, unsig
 	};
 	struct lnet_handle_md h;
 	struct lnet_event ev;
-	int rc = eq == NULL ? -ENOMEM : LNetMDBind(&md, LNET_UNLINK, &h);
+	bool unlinked = false;
+	int rc;
 
-	if (rc == 0) {
-		rc = LNetGet(NULL, h, id, LNET_RESERVED_PORTAL, LNET_PROTO_PING_MATCHBITS, 0, false);
-	}
 	*len = 0;
-	while (rc == 0) {
+	if (eq == NULL) {
+		return -ENOMEM;
+	}
+	rc = LNetMDBind(&md, LNET_UNLINK, &h);
+	if (rc != 0) {
+		LNetEQFree(eq);
+		return rc;
+	}
+	rc = LNetGet(NULL, h, id, LNET_RESERVED_PORTAL, LNET_PROTO_PING_MATCHBITS, 0, false);
+	while (rc == 0 && !unlinked) {
 		if (!lnetd_ping_event(eq, timeout_ms, &ev)) {
 			snprintf(err, errlen, "no reply within %d ms", timeout_ms);
 			rc = -ETIMEDOUT;
-			LNetMDUnlink(h);
-			/* The MD's last event must land before the queue goes. */
-			while (lnetd_ping_event(eq, 60000, &ev) && !ev.unlinked) {
-			}
 			break;
 		}
+		unlinked = ev.unlinked;
 		if (ev.status != 0) {
 			snprintf(err, errlen, "%s", strerror(-ev.status));
 			rc = ev.status;
 		} else if (ev.type == LNET_EVENT_REPLY) {
 			*len = ev.mlength;
 		}
-		if (ev.unlinked) {
-			break;
-		}
 	}
-	LNetEQFree(eq);
+	lnetd_ping_finish(eq, h, unlinked);
 	return rc;
 }
 

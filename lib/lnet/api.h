@@ -148,8 +148,9 @@ LNP_API int LNetClearLazyPortal(int portal);
 LNP_API struct lnet_eq *LNetEQAlloc(unsigned int count);
 
 /**
- * Free an event queue (no MD may still reference it).
- * @return 0 or -EINVAL
+ * Free an event queue. Every MD that posts to it must be gone first: its
+ * last event (unlinked set) was delivered, or LNet was shut down.
+ * @return 0, -EBUSY (an MD still posts to it; nothing is freed), -EINVAL
  */
 LNP_API int LNetEQFree(struct lnet_eq *eq);
 

@@ -69,16 +69,67 @@ LNetEQAlloc(unsigned int count)
 	return eq;
 }
 
-int
-LNetEQFree(struct lnet_eq *eq)
+/*
+ * An MD holds its queue from LNetMDAttach/LNetMDBind until it is freed, so
+ * a queue outlives every event that can still be posted to it (a response
+ * timer's UNLINK included).
+ */
+void
+lnet_eq_get(struct lnet_eq *eq)
 {
-	if (eq == NULL) {
-		return -EINVAL;
-	}
+	__atomic_fetch_add(&eq->refs, 1, __ATOMIC_RELAXED);
+}
+
+void
+lnet_eq_put(struct lnet_eq *eq)
+{
+	__atomic_fetch_sub(&eq->refs, 1, __ATOMIC_RELEASE);
+}
+
+static void
+lnet_eq_destroy(void *obj)
+{
+	struct lnet_eq *eq = obj;
+
 	close(eq->evfd);
 	free(eq->ring);
 	free(eq);
-	return 0;
+}
+
+struct lnet_eq_retire_args {
+	struct lnet *ln;
+	struct lnet_eq *eq;
+};
+
+static int
+lnet_eq_retire_on_mgmt(void *arg)
+{
+	struct lnet_eq_retire_args *a = arg;
+
+	return rt_rcu_retire(a->ln->rt, a->eq, lnet_eq_destroy);
+}
+
+/*
+ * The last event an MD posts drops its reference before it is published,
+ * so whoever has seen it may free the queue at once; the lcore may still be
+ * inside that enqueue (the wake-up), so the memory goes through RCU.
+ */
+int
+LNetEQFree(struct lnet_eq *eq)
+{
+	struct lnet_eq_retire_args a = { lnet_instance(), eq };
+
+	if (eq == NULL) {
+		return -EINVAL;
+	}
+	if (__atomic_load_n(&eq->refs, __ATOMIC_ACQUIRE) != 0) {
+		return -EBUSY;
+	}
+	if (a.ln == NULL) {
+		lnet_eq_destroy(eq);
+		return 0;
+	}
+	return rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_eq_retire_on_mgmt, &a);
 }
 
 void

@@ -287,6 +287,7 @@ struct lnet_eq {
 	uint64_t reported;        /* atomic: drops already reported */
 	int evfd;                 /* written after an enqueue when a poller sleeps */
 	int sleepers;             /* atomic: LNetEQPoll callers asleep on evfd */
+	int refs;                 /* atomic: MDs that post here; LNetEQFree waits for 0 */
 };
 
 /* ---- the node ------------------------------------------------------------ */
@@ -419,6 +420,8 @@ void lnet_peer_dir_destroy(struct lnet *ln);
 
 /* lnet_eq.c */
 void lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev);
+void lnet_eq_get(struct lnet_eq *eq);
+void lnet_eq_put(struct lnet_eq *eq);
 
 /* lnet_rsp.c: response tracking */
 void lnet_rsp_init(struct lnet_cpt *c);

@@ -98,6 +98,10 @@ lnet_md_from_cache(struct lnet_md_table *t)
 void
 lnet_md_recycle(struct lnet_md_table *t, struct lnet_libmd *md)
 {
+	if (md->eq != NULL) {
+		lnet_eq_put(md->eq);
+		md->eq = NULL;
+	}
 	if (md->niov == 1 && t->ncache < LNET_MD_CACHE_MAX) {
 		md->next_cached = t->cache;
 		t->cache = md;
@@ -136,6 +140,9 @@ lnet_md_build(struct lnet_md_table *t, const struct lnet_md *umd, enum lnet_unli
 	md->user_ptr = umd->umd_user_ptr;
 	md->handler = umd->umd_handler;
 	md->eq = umd->umd_eq_handle;
+	if (md->eq != NULL) {
+		lnet_eq_get(md->eq);
+	}
 	md->cpt = cpt;
 	md->niov = niov;
 	if ((umd->umd_options & LNET_MD_KIOV) != 0) {
@@ -164,7 +171,8 @@ lnet_md_table_fini(struct lnet_md_table *t)
 	for (i = 0; i < t->nslots; i++) {
 		if (t->slots[i].md != NULL) {
 			free(t->slots[i].md->me);
-			free(t->slots[i].md);
+			t->slots[i].md->me = NULL;
+			lnet_md_recycle(t, t->slots[i].md);
 		}
 	}
 	free(t->slots);
@@ -335,6 +343,13 @@ lnet_md_deliver_event(struct lnet_cpt *c, struct lnet_libmd *md, struct lnet_eve
 		md->handler(ev);
 	}
 	if (md->eq != NULL) {
-		lnet_eq_enqueue(md->eq, ev);
+		struct lnet_eq *eq = md->eq;
+
+		if (ev->unlinked) {
+			/* The MD's last event: whoever sees it may free the queue (LNetEQFree). */
+			md->eq = NULL;
+			lnet_eq_put(eq);
+		}
+		lnet_eq_enqueue(eq, ev);
 	}
 }

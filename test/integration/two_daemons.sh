@@ -58,6 +58,16 @@ check "capture into a directory that does not exist: refused" fails_with -5 --na
 check "both count the messages" sh -c \
 	"'$ctl' --name '$a' stats show | grep -qx '    recv_count: [1-9][0-9]*' && '$ctl' --name '$b' stats show | grep -qx '    send_count: [1-9][0-9]*'"
 check "pinging an address nobody listens on: -113" fails_with -113 --name "$a" ping "$ipnobody@tcp"
+# The failed ping's MD and response timer outlive its event queue by nothing:
+# once transaction_timeout has passed the daemon still serves (it once
+# crashed there, posting to the freed queue: kernel-vs-pmd/52-crash-repro).
+check "transaction_timeout 2" "$ctl" --name "$a" set transaction_timeout 2
+check "a ping to nobody, with a short timeout" fails_with -113 --name "$a" ping "$ipnobody@tcp" --timeout 500
+sleep 4
+check "after transaction_timeout $a still serves pings" ping_is "$b" "$ipa"
+check "$a counts no response timeout for a request that never left" sh -c \
+	"'$ctl' --name '$a' stats show | grep -qx '    response_timeout_count: 0'"
+check "transaction_timeout back to 150" "$ctl" --name "$a" set transaction_timeout 150
 check "net add twice: refused" fails_with -17 --name "$a" net add --net tcp --nid "$ipa@tcp"
 check "net add on an unknown interface: refused" fails_with -19 --name "$a" net add --net tcp --if nosuch0
 check "net add without --if or --nid: refused" fails_with -22 --name "$a" net add --net tcp

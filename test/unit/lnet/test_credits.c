@@ -495,6 +495,88 @@ test_missing_ack_and_reply_time_out(void **state)
 	assert_int_equal(ut_counters().response_timeout_count, 2);
 }
 
+/* Completes held message @p i with @p status, as a failed LND send does. */
+static int
+fail_on_lcore(void *arg)
+{
+	lnet_finalize(arg, -ECONNREFUSED);
+	return 0;
+}
+
+/*
+ * The lifetime rule (captures/kernel-vs-pmd/52-crash-repro.pcap: a ping's
+ * queue was freed, then its response timer posted to it): a queue cannot be
+ * freed while an MD can still post to it. A GET whose send failed keeps its
+ * response timer, as the kernel's does (lnet_msg_detach_md detaches it only
+ * from an unlinked MD), so the MD still gets its last event at the deadline.
+ */
+static void
+test_failed_get_and_eq_lifetime(void **state)
+{
+	static char sink[16];
+	struct lnet_processid dst = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(0x0a000002) };
+	struct lnet_eq *eq = LNetEQAlloc(8);
+	struct lnet_md md = ut_md(sink, sizeof(sink), 2, LNET_MD_TRUNCATE);
+	struct lnet_handle_md h;
+	struct lnet_event ev;
+	struct lnet_msg *msg;
+
+	(void)state;
+	md.umd_eq_handle = eq;
+	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
+	assert_int_equal(LNetGet(NULL, h, &dst, UT_PORTAL, 5, 0, false), 0);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	assert_int_equal(g_hold.nheld, 1);
+	msg = g_hold.held[--g_hold.nheld];
+	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, 0), fail_on_lcore, msg),
+			 0);
+	assert_int_equal(LNetEQPoll(&eq, 1, 0, &ev, NULL), 1);
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -ECONNREFUSED);
+	assert_int_equal(ev.unlinked, 0); /* one operation left: the MD lives on */
+	assert_int_equal(LNetEQFree(eq), -EBUSY);
+
+	/* transaction_timeout passes: the timer ends the MD, into the queue that is still there */
+	rt_sim_advance_us(lnet_instance()->rt, 151ULL * 1000000);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	assert_int_equal(LNetEQPoll(&eq, 1, 0, &ev, NULL), 1);
+	assert_int_equal(ev.type, LNET_EVENT_UNLINK);
+	assert_int_equal(ev.status, -ETIMEDOUT);
+	assert_int_equal(ev.unlinked, 1);
+	assert_int_equal(ut_counters().response_timeout_count, 1);
+	assert_int_equal(LNetMDUnlink(h), -ENOENT);
+	assert_int_equal(LNetEQFree(eq), 0);
+}
+
+/* The MD goes before its response timer's deadline: the timer finds nothing to post to. */
+static void
+test_rsp_timer_after_md_unlinked(void **state)
+{
+	static char sink[16];
+	struct lnet_processid dst = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(0x0a000002) };
+	struct lnet_eq *eq = LNetEQAlloc(8);
+	struct lnet_md md = ut_md(sink, sizeof(sink), 2, 0);
+	struct lnet_handle_md h;
+	struct lnet_event ev;
+
+	(void)state;
+	md.umd_eq_handle = eq;
+	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
+	assert_int_equal(LNetGet(NULL, h, &dst, UT_PORTAL, 6, 0, false), 0);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	hold_complete(0);
+	assert_int_equal(LNetEQPoll(&eq, 1, 0, &ev, NULL), 1);
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(LNetMDUnlink(h), 0);
+	assert_int_equal(LNetEQPoll(&eq, 1, 0, &ev, NULL), 1);
+	assert_int_equal(ev.unlinked, 1);
+	assert_int_equal(LNetEQFree(eq), 0);
+	rt_sim_advance_us(lnet_instance()->rt, 151ULL * 1000000);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	assert_int_equal(ut_counters().response_timeout_count, 0);
+	ut_no_event();
+}
+
 int
 main(void)
 {
@@ -508,6 +590,8 @@ main(void)
 		cmocka_unit_test(test_shutdown_completes_everything),
 		cmocka_unit_test_setup_teardown(test_ni_del_completes_everything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_ack_and_reply_time_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_get_and_eq_lifetime, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rsp_timer_after_md_unlinked, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
