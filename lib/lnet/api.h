@@ -12,10 +12,12 @@
  * lcore that owns the MD and must not block; LNetEQPoll() is the blocking
  * interface for application threads.
  *
- * LNetNIInit() brings up DPDK's EAL if the application has not (options from
- * the LNET_EAL_ARGS environment variable, default "--no-huge -m 256 --no-pci
- * --no-shconf --no-telemetry"), one data lcore per CPU partition, a management
- * lcore and the loopback NI 0@lo. lnet_init_opts_set() chooses otherwise.
+ * LNetNIInit() brings up one data lcore per CPU partition, a management lcore
+ * and the loopback NI 0@lo, on the real clock: on EAL worker threads if the
+ * application runs EAL with workers, or gave EAL arguments (eal_args, or the
+ * LNET_EAL_ARGS environment variable) for LNet to start it with; otherwise
+ * polled on the application's thread inside LNet calls and LNetEQPoll().
+ * lnet_init_opts_set() chooses otherwise.
  */
 #ifndef LNET_API_H
 #define LNET_API_H
@@ -29,7 +31,8 @@ LNP_BEGIN_DECLS
 
 /** How the runtime executes its lcores. */
 enum lnet_exec_mode {
-	LNET_EXEC_AUTO = 0,    /**< threads on EAL workers if any, else inline */
+	LNET_EXEC_AUTO = 0,    /**< threads on EAL workers if any (or EAL arguments given),
+				    else polled */
 	LNET_EXEC_THREADS = 1, /**< lcores on EAL worker threads */
 	LNET_EXEC_INLINE = 2,  /**< no threads, virtual clock: callers drive lcores (unit tests) */
 	LNET_EXEC_POLLED = 3,  /**< no threads, real clock: the application's thread runs every
@@ -44,7 +47,7 @@ struct lnet_init_opts {
 	unsigned int ncpts;          /**< CPTs (data lcores); 0 = from libnuma / cpu_pattern */
 	const char *cpu_pattern;     /**< e.g. "0[0,1] 1[2,3]"; NULL = libnuma */
 	const char *eal_args;        /**< EAL arguments if LNet starts EAL; NULL = default */
-	bool no_eal;                 /**< never start EAL (INLINE mode only) */
+	bool no_eal;                 /**< never start EAL (-EINVAL with eal_args or THREADS) */
 };
 
 /**
@@ -156,7 +159,8 @@ LNP_API int LNetEQFree(struct lnet_eq *eq);
 
 /**
  * Wait for an event on any of @p eqs.
- * @param timeout_ms 0 = do not wait, -1 = forever
+ * @param timeout_ms 0 = do not wait, -1 = forever; honoured in every mode (inline:
+ *        in virtual time, where "forever" ends once nothing more can happen)
  * @param event receives the event
  * @param which receives the index of the queue it came from
  * @return 1 (event), 0 (timeout), -EOVERFLOW (event returned, but events

@@ -4,6 +4,7 @@
  * or inline), the loopback NI; plus the node-wide queries of the API.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,6 +25,8 @@
  */
 static struct lnet *g_lnet;
 static int g_lnet_refcount;
+/* Serialises LNetNIInit/LNetNIFini and the options: any application thread may call them. */
+static pthread_mutex_t g_lnet_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lnet_init_opts g_lnet_opts = { .opts_size = sizeof(struct lnet_init_opts) };
 
 /*
@@ -46,17 +49,22 @@ lnet_instance(void)
 int
 lnet_init_opts_set(const struct lnet_init_opts *opts)
 {
+	int rc = 0;
+
 	if (opts == NULL || opts->opts_size == 0 || opts->opts_size > sizeof(g_lnet_opts) ||
 	    opts->mode > LNET_EXEC_POLLED) {
 		return -EINVAL;
 	}
+	pthread_mutex_lock(&g_lnet_init_lock);
 	if (g_lnet != NULL) {
-		return -EBUSY;
+		rc = -EBUSY;
+	} else {
+		memset(&g_lnet_opts, 0, sizeof(g_lnet_opts));
+		memcpy(&g_lnet_opts, opts, opts->opts_size);
+		g_lnet_opts.opts_size = sizeof(g_lnet_opts);
 	}
-	memset(&g_lnet_opts, 0, sizeof(g_lnet_opts));
-	memcpy(&g_lnet_opts, opts, opts->opts_size);
-	g_lnet_opts.opts_size = sizeof(g_lnet_opts);
-	return 0;
+	pthread_mutex_unlock(&g_lnet_init_lock);
+	return rc;
 }
 
 /* Start EAL with @p args (space separated); the node then owns it. */
@@ -89,32 +97,47 @@ lnet_eal_start(const char *args)
 	return 0;
 }
 
-/* Threads when EAL runs with worker lcores, else inline. */
+/*
+ * AUTO runs on the real clock: threads when EAL runs (or is asked for) with a
+ * worker lcore, else polled on the application's thread. The virtual clock
+ * (INLINE) is for tests and only ever chosen by name.
+ */
 static int
 lnet_choose_mode(struct lnet *ln, const struct lnet_init_opts *o)
 {
 	const char *args = o->eal_args != NULL ? o->eal_args : getenv("LNET_EAL_ARGS");
 	int rc;
 
-	if (!o->no_eal && args != NULL && rte_lcore_count() == 0) {
+	if (o->no_eal && (o->eal_args != NULL || o->mode == LNET_EXEC_THREADS)) {
+		LNET_LOG(ERR, "no_eal contradicts %s", o->eal_args != NULL ? "eal_args" :
+					    "threads mode");
+		return -EINVAL;
+	}
+	if (!o->no_eal && args != NULL && rte_lcore_count() == 0 &&
+	    (o->mode == LNET_EXEC_AUTO || o->mode == LNET_EXEC_THREADS)) {
 		rc = lnet_eal_start(args);
 		if (rc != 0) {
 			return rc;
 		}
 		ln->owns_eal = true;
 	}
-	if (o->mode == LNET_EXEC_POLLED) {
-		ln->mode = LNET_EXEC_POLLED;
-	} else if (o->mode == LNET_EXEC_INLINE || rte_lcore_count() < 2) {
-		if (o->mode == LNET_EXEC_THREADS) {
-			LNET_LOG(ERR, "threads mode needs EAL with a worker lcore");
+	switch (o->mode) {
+	case LNET_EXEC_INLINE:
+	case LNET_EXEC_POLLED:
+		ln->mode = o->mode;
+		return 0;
+	case LNET_EXEC_THREADS:
+		if (rte_lcore_count() < 2) {
+			LNET_LOG(ERR, "threads mode needs EAL with a worker lcore "
+				      "(eal_args or LNET_EAL_ARGS, e.g. \"-l 0,1 --no-huge --no-pci\")");
 			return -ENODEV;
 		}
-		ln->mode = LNET_EXEC_INLINE;
-	} else {
 		ln->mode = LNET_EXEC_THREADS;
+		return 0;
+	default:
+		ln->mode = rte_lcore_count() >= 2 ? LNET_EXEC_THREADS : LNET_EXEC_POLLED;
+		return 0;
 	}
-	return 0;
 }
 
 static int
@@ -233,8 +256,10 @@ lnet_destroy(struct lnet *ln)
 	free(ln);
 }
 
-int
-LNetNIInit(lnet_pid_t requested_pid)
+static int lnet_ni_fini_locked(void);
+
+static int
+lnet_ni_init_locked(lnet_pid_t requested_pid)
 {
 	struct lnet *ln;
 	int rc;
@@ -268,7 +293,7 @@ LNetNIInit(lnet_pid_t requested_pid)
 	rc = lnet_ping_target_init(ln);
 	if (rc != 0) {
 		LNET_LOG(ERR, "ping target: %s", strerror(-rc));
-		LNetNIFini();
+		lnet_ni_fini_locked();
 		return rc;
 	}
 	LNET_LOG(INFO, "up: %u CPT(s), %s mode, pid %u", ln->ncpts,
@@ -295,8 +320,8 @@ lnet_cpt_quiesce(void *arg)
 	return 0;
 }
 
-int
-LNetNIFini(void)
+static int
+lnet_ni_fini_locked(void)
 {
 	struct lnet *ln = g_lnet;
 	unsigned int i;
@@ -320,6 +345,28 @@ LNetNIFini(void)
 	g_lnet = NULL;
 	lnet_destroy(ln);
 	return 0;
+}
+
+int
+LNetNIInit(lnet_pid_t requested_pid)
+{
+	int rc;
+
+	pthread_mutex_lock(&g_lnet_init_lock);
+	rc = lnet_ni_init_locked(requested_pid);
+	pthread_mutex_unlock(&g_lnet_init_lock);
+	return rc;
+}
+
+int
+LNetNIFini(void)
+{
+	int rc;
+
+	pthread_mutex_lock(&g_lnet_init_lock);
+	rc = lnet_ni_fini_locked();
+	pthread_mutex_unlock(&g_lnet_init_lock);
+	return rc;
 }
 
 int

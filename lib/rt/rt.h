@@ -8,7 +8,7 @@
  * A logical lcore (struct rt_lcore) owns state; only code running on it
  * touches that state. Other threads and lcores reach it with messages.
  *
- * Two backends share this API:
+ * Three backends share this API:
  *  - RT_MODE_THREADS: logical lcores run on DPDK EAL worker lcores
  *    (several logical lcores share one worker when there are fewer workers);
  *    optionally the management lcore runs on the caller's thread via
@@ -194,7 +194,10 @@ LNP_API int rt_lcore_call(struct rt_lcore *dst, rt_call_fn fn, void *ctx);
 /**
  * Wait from an external thread until cond(arg) is true or @p timeout_us
  * passes (UINT64_MAX = forever, 0 = check once). SIM: polls all lcores while
- * waiting. @return true if cond became true.
+ * waiting; when they are idle a finite timeout is spent in virtual time,
+ * jumping the clock from one due timer to the next (so timers fire as they
+ * would on the real clock), and "forever" ends when nothing more can move.
+ * @return true if cond became true.
  */
 LNP_API bool rt_wait_until(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg,
 			   uint64_t timeout_us);

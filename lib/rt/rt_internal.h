@@ -112,6 +112,7 @@ unsigned int rt_msgs_run(struct rt_lcore *lc);
 unsigned int rt_pollers_run(struct rt_lcore *lc);
 unsigned int rt_timers_run(struct rt_lcore *lc);
 unsigned int rt_rcu_reclaim(struct rt_runtime *rt);
+bool rt_sim_skip_to_next_due(struct rt_runtime *rt, uint64_t end);
 void rt_rcu_free_all(struct rt_runtime *rt);
 void rt_pollers_free(struct rt_lcore *lc);
 void rt_idle_backoff(unsigned int *idle, uint64_t waited_us);

@@ -223,9 +223,11 @@ rt_wait_until(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg, uint64_
 
 	while (!cond(arg)) {
 		if (rt->mode == RT_MODE_SIM) {
-			/* Only polling moves things; a round with no work changes nothing more. */
+			/* Only polling moves things, then only time (a finite wait spends it). */
 			if (rt_runtime_poll_until_idle(rt, 1) == 1 && !cond(arg) &&
-			    rt_runtime_poll_until_idle(rt, 1) == 1) {
+			    rt_runtime_poll_until_idle(rt, 1) == 1 &&
+			    (timeout_us == UINT64_MAX ||
+			     !rt_sim_skip_to_next_due(rt, start + timeout_us))) {
 				return cond(arg);
 			}
 			continue;

@@ -26,6 +26,51 @@ rt_sim_advance_us(struct rt_runtime *rt, uint64_t us)
 	__atomic_fetch_add(&rt->sim_now_us, us, __ATOMIC_RELAXED);
 }
 
+/* The earliest timer or periodic poller of any lcore; UINT64_MAX if none. */
+static uint64_t
+rt_next_due_us(const struct rt_runtime *rt)
+{
+	uint64_t due = UINT64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < rt->n; i++) {
+		const struct rt_lcore *lc = &rt->lcores[i];
+		const struct rt_poller *p;
+
+		if (lc->nheap > 0 && lc->heap[0]->expire_us < due) {
+			due = lc->heap[0]->expire_us;
+		}
+		for (p = lc->pollers; p != NULL; p = p->next) {
+			if (p->period_us != 0 && p->next_us < due) {
+				due = p->next_us;
+			}
+		}
+	}
+	return due;
+}
+
+/*
+ * SIM, every lcore idle: move the virtual clock to the next due timer if it
+ * is before @p end, else to @p end. False once @p end is reached.
+ */
+bool
+rt_sim_skip_to_next_due(struct rt_runtime *rt, uint64_t end)
+{
+	uint64_t now = rt_now_us(rt);
+	uint64_t due = rt_next_due_us(rt);
+
+	if (now >= end) {
+		return false;
+	}
+	if (due > end) {
+		due = end;
+	}
+	if (due > now) {
+		rt_sim_advance_us(rt, due - now);
+	}
+	return true;
+}
+
 static void
 rt_heap_set(struct rt_lcore *lc, unsigned int i, struct rt_timer *t)
 {

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* LNet API over 0@lo: init, ids, PUT/ACK, GET/REPLY, events, counters, errors. */
+#include <time.h>
+
 #include "lnet_ut.h"
 
 static void
@@ -558,11 +560,68 @@ test_handler_runs_on_owner_lcore(void **state)
 	}
 }
 
+/* Inline mode honours LNetEQPoll's timeout in virtual time, and timers due within it fire. */
+static void
+test_eq_poll_timeout_spends_virtual_time(void **state)
+{
+	struct rt_runtime *rt = lnet_instance()->rt;
+	struct lnet_event ev;
+	uint64_t t0 = rt_now_us(rt);
+
+	(void)state;
+	assert_int_equal(LNetEQPoll(&g_ut.eq, 1, 300, &ev, NULL), 0);
+	assert_int_equal(rt_now_us(rt) - t0, 300000);
+	assert_int_equal(LNetEQPoll(&g_ut.eq, 1, 0, &ev, NULL), 0);
+	assert_int_equal(rt_now_us(rt) - t0, 300000);
+}
+
+/*
+ * With no options and no EAL, LNet runs on the real clock (polled on the
+ * caller's thread): a 300 ms wait takes 300 ms, and the wrong combinations
+ * fail loudly.
+ */
+static void
+test_default_mode_is_the_real_clock(void **state)
+{
+	struct lnet_init_opts o = { .opts_size = sizeof(o) };
+	struct lnet_eq *eq = LNetEQAlloc(4);
+	struct lnet_event ev;
+	struct timespec a, b;
+	long ms;
+
+	(void)state;
+	assert_int_equal(lnet_init_opts_set(&o), 0);
+	assert_int_equal(LNetNIInit(LNET_PID_LUSTRE), 0);
+	assert_int_equal(lnet_instance()->mode, LNET_EXEC_POLLED);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(LNetEQPoll(&eq, 1, 300, &ev, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+	assert_true(ms >= 300);
+	assert_int_equal(LNetNIFini(), 0);
+	assert_int_equal(LNetEQFree(eq), 0);
+
+	o.no_eal = true;
+	o.mode = LNET_EXEC_THREADS;
+	assert_int_equal(lnet_init_opts_set(&o), 0);
+	assert_int_equal(LNetNIInit(LNET_PID_LUSTRE), -EINVAL);
+	o.mode = LNET_EXEC_AUTO;
+	o.eal_args = "-l 0,1";
+	assert_int_equal(lnet_init_opts_set(&o), 0);
+	assert_int_equal(LNetNIInit(LNET_PID_LUSTRE), -EINVAL);
+	assert_null(lnet_instance());
+	o = (struct lnet_init_opts){ .opts_size = sizeof(o) };
+	assert_int_equal(lnet_init_opts_set(&o), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_init_refcount_and_ids, ut_setup1, ut_teardown),
+		cmocka_unit_test(test_default_mode_is_the_real_clock),
+		cmocka_unit_test_setup_teardown(test_eq_poll_timeout_spends_virtual_time, ut_setup1,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_opts_rejected_while_up, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_put_ack_events, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_put_noack, ut_setup1, ut_teardown),
