@@ -15,13 +15,11 @@
 
 #include "cfs_nid.h"
 #include "lnp_api.h"
+#include "nidstr.h" /* LNET_NIDSTR_SIZE, libcfs_nidstr(_r), libcfs_strnid */
 
 LNP_BEGIN_DECLS
 
-/** Enough for any NID, net or process id string. */
-#define LNET_NIDSTR_SIZE 64
-
-/* ---- NID and net strings (cfs_nidstr.c) ---- */
+/* ---- NID and net strings (cfs_nidstr.c; the exported ones are in nidstr.h) ---- */
 
 /** Name of LND type @p lnd ("tcp", "o2ib", "lo", ...), NULL if unknown. */
 LNP_API const char *libcfs_lnd2str(int lnd);
@@ -34,21 +32,16 @@ LNP_API bool cfs_lnd_is_ip(int lnd);
 LNP_API char *libcfs_net2str_r(uint32_t net, char *buf, size_t len);
 /** A 64-bit NID as a string; "<?>" for LNET_NID_ANY. */
 LNP_API char *libcfs_nid2str_r(lnet_nid_t nid, char *buf, size_t len);
-/** A large NID as a string (IPv6 per RFC 5952); "<?>" for ANY. */
-LNP_API char *libcfs_nidstr_r(const struct lnet_nid *nid, char *buf, size_t len);
 /** "[U]<pid>-<nid>": U when LNET_PID_USERFLAG is set. */
 LNP_API char *libcfs_idstr_r(const struct lnet_processid *id, char *buf, size_t len);
 
 /** Convenience forms for logs: a small per-thread ring of buffers. */
 LNP_API const char *libcfs_net2str(uint32_t net);
 LNP_API const char *libcfs_nid2str(lnet_nid_t nid);
-LNP_API const char *libcfs_nidstr(const struct lnet_nid *nid);
 LNP_API const char *libcfs_idstr(const struct lnet_processid *id);
 
 /** Parse a net ("tcp" == "tcp0"); LNET_NET_ANY when malformed. */
 LNP_API uint32_t libcfs_str2net(const char *str);
-/** Parse a NID (IPv4/IPv6 for IP LNDs, a number otherwise). 0 or -EINVAL. */
-LNP_API int libcfs_strnid(struct lnet_nid *nid, const char *str);
 /** As libcfs_strnid(), writing what is wrong into @p err (may be NULL). */
 LNP_API int libcfs_strnid_err(struct lnet_nid *nid, const char *str, char *err, size_t errlen);
 /** Parse a NID that fits 64 bits; LNET_NID_ANY when malformed or larger. */

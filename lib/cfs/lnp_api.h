@@ -6,7 +6,13 @@
 #ifndef LNP_API_H
 #define LNP_API_H
 
-/** Marks a symbol exported from liblnet.so (everything else is hidden). */
+/**
+ * Gives a symbol default visibility (everything else is hidden), so that
+ * liblnet.so can export it. It exports only what lib/version.map lists (the
+ * functions of the installed application headers), plus lib/version_sdk.map
+ * with -Denable_driver_sdk=true; in-tree programs reach the rest by linking
+ * the static libraries.
+ */
 #define LNP_API __attribute__((visibility("default")))
 
 #ifdef __cplusplus

@@ -4,16 +4,24 @@
  * `pkg-config --libs liblnet`: PUT to itself over 0@lo with SEND, PUT and
  * ACK events, GET the data back with REPLY, and a mismatched PUT that is
  * dropped and counted. Exit 0 only if all of it happened.
+ *
+ * It names things as code written against Lustre 2.17's lnet/api.h and
+ * lnet-types.h does: the target MD sets every struct lnet_md field by its
+ * Lustre name (umd_start ... umd_bulk_handle), and its handler sees the
+ * events; umd_eq_handle is our extension. NIDs print with <lnet/nidstr.h>.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <lnet/api.h>
+#include <lnet/nidstr.h>
 
 #define PORTAL 7
 #define BITS 0xC0FFEEULL
 
 static int g_failures;
+static int g_handled; /* events seen by the target MD's umd_handler */
+static int g_user;    /* its umd_user_ptr */
 
 #define CHECK(cond)                                                           \
 	do {                                                                  \
@@ -23,6 +31,15 @@ static int g_failures;
 			g_failures++;                                         \
 		}                                                             \
 	} while (0)
+
+/* Runs on the data lcore that owns the MD, before the event is queued. */
+static void
+target_handler(struct lnet_event *ev)
+{
+	if (ev->md_user_ptr == &g_user) {
+		__atomic_fetch_add(&g_handled, 1, __ATOMIC_RELEASE);
+	}
+}
 
 static struct lnet_event
 next_event(struct lnet_eq *eq)
@@ -51,6 +68,8 @@ main(void)
 {
 	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
 	struct lnet_processid self;
+	struct lnet_nid parsed;
+	char nidbuf[LNET_NIDSTR_SIZE];
 	char target[32];
 	char data[] = "installed headers work";
 	char back[sizeof(data)];
@@ -62,14 +81,21 @@ main(void)
 
 	CHECK(LNetNIInit(LNET_PID_LUSTRE) == 0);
 	CHECK(LNetGetId(0, &self, true) == 0);
+	CHECK(strcmp(libcfs_nidstr_r(&self.nid, nidbuf, sizeof(nidbuf)), "0@lo") == 0);
+	CHECK(strcmp(libcfs_nidstr(&self.nid), "0@lo") == 0);
+	CHECK(libcfs_strnid(&parsed, "0@lo") == 0 && memcmp(&parsed, &self.nid, sizeof(parsed)) == 0);
 	eq = LNetEQAlloc(16);
 	CHECK(eq != NULL);
 	me = LNetMEAttach(PORTAL, &any, BITS, 0, LNET_UNLINK, LNET_INS_AFTER);
 	CHECK(me != NULL);
 	struct lnet_md tmd = { .umd_start = target, .umd_length = sizeof(target),
 			       .umd_threshold = LNET_MD_THRESH_INF,
+			       .umd_max_size = 0, /* no LNET_MD_MAX_SIZE */
 			       .umd_options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE,
+			       .umd_user_ptr = &g_user,
+			       .umd_handler = target_handler,
 			       .umd_eq_handle = eq };
+	LNetInvalidateMDHandle(&tmd.umd_bulk_handle); /* no LNET_MD_BULK_HANDLE */
 	CHECK(LNetMDAttach(me, &tmd, LNET_UNLINK, &th) == 0);
 
 	CHECK(LNetPut(NULL, bind_md(eq, data, sizeof(data)), LNET_ACK_REQ, &self, PORTAL, BITS, 0,
@@ -78,7 +104,7 @@ main(void)
 	CHECK(ev.type == LNET_EVENT_SEND && ev.mlength == sizeof(data));
 	ev = next_event(eq);
 	CHECK(ev.type == LNET_EVENT_PUT && ev.mlength == sizeof(data) && ev.match_bits == BITS);
-	CHECK(ev.rlength == sizeof(data) && ev.hdr_data == 42);
+	CHECK(ev.rlength == sizeof(data) && ev.hdr_data == 42 && ev.md_user_ptr == &g_user);
 	ev = next_event(eq);
 	CHECK(ev.type == LNET_EVENT_ACK && ev.mlength == sizeof(data) && ev.match_bits == BITS);
 	CHECK(memcmp(target, data, sizeof(data)) == 0);
@@ -102,6 +128,7 @@ main(void)
 
 	CHECK(LNetMDUnlink(th) == 0);
 	CHECK(next_event(eq).type == LNET_EVENT_UNLINK);
+	CHECK(__atomic_load_n(&g_handled, __ATOMIC_ACQUIRE) == 3); /* PUT, GET, UNLINK */
 	CHECK(LNetNIFini() == 0);
 	CHECK(LNetEQFree(eq) == 0);
 	printf("installed client: %s\n", g_failures == 0 ? "ok" : "FAILED");
