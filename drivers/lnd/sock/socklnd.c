@@ -192,6 +192,9 @@ socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx)
 	if (c->sni->opts.enable_csum && c->hs.proto->version == KSOCK_PROTO_V2 && tx->sent == 0) {
 		sock_tx_checksum(tx);
 	}
+	if (TAILQ_EMPTY(&c->txq)) {
+		c->tx_io_us = rt_now_us(c->sni->rt); /* the first queued starts the send clock */
+	}
 	TAILQ_INSERT_TAIL(&c->txq, tx, link);
 	c->nqueued++;
 	if (!c->flush_pending && !c->want_out) {
@@ -356,6 +359,7 @@ socklnd_conn_up(struct socklnd_conn *c)
 	struct sock_rx_ops ops = { socklnd_on_noop, socklnd_on_lnet, socklnd_on_payload, c };
 
 	c->state = SOCKLND_CONN_UP;
+	c->rx_io_us = c->tx_io_us = rt_now_us(c->sni->rt);
 	c->type = c->hs.local.ctype;
 	c->peer_nid = c->hs.peer.src_nid;
 	sock_rx_init(&c->rx, c->hs.proto, c->hs.peer.swapped, &ops);
@@ -522,16 +526,24 @@ socklnd_conn_hand_off(struct socklnd_conn *c)
 }
 
 /*
- * Bytes moved on an UP connection: sock_timeout counts from now, and what
+ * Bytes moved on an UP connection: sock_timeout counts from now in that
+ * direction only (ksocklnd's ksnc_rx_deadline and ksnc_tx_deadline: our
+ * keepalives going out do not excuse a message stuck coming in), and what
  * came in says the peer is alive. Being polled is not progress: a direct
  * read that finds nothing (socklnd_poll_direct) leaves both alone.
  */
 static void
-socklnd_conn_progress(struct socklnd_conn *c, bool received)
+socklnd_conn_progress(struct socklnd_conn *c, bool received, bool sent)
 {
 	c->last_io_us = rt_now_us(c->sni->rt);
-	if (received && c->peer != NULL) {
-		c->peer->last_alive_us = c->last_io_us;
+	if (sent) {
+		c->tx_io_us = c->last_io_us;
+	}
+	if (received) {
+		c->rx_io_us = c->last_io_us;
+		if (c->peer != NULL) {
+			c->peer->last_alive_us = c->last_io_us;
+		}
 	}
 }
 
@@ -590,7 +602,7 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 		rc = sock_rx_poll(&c->rx, c->fd);
 		c->in_rx = false;
 		if (rc > 0 || c->sni->stats.tx_writes != writes) {
-			socklnd_conn_progress(c, rc > 0);
+			socklnd_conn_progress(c, rc > 0, c->sni->stats.tx_writes != writes);
 		}
 		c->sni->stats.csum_checked += c->rx.csum_checked;
 		c->sni->stats.rx_reads += c->rx.recvs;
@@ -614,19 +626,32 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 
 /*
  * sock_timeout: a connection still connecting or in its handshake, or one
- * with bytes owed in either direction (a queued tx, a message half read),
- * that has seen no progress for that long is closed; what it held
- * completes with -ETIMEDOUT. Idle connections stay (TCP keepalive watches
- * them). Waiting on LNet (WAIT_SINK) is not the peer's fault.
+ * with bytes owed in either direction (a queued tx, a message begun and
+ * not finished), that has seen no progress for that long is closed; what
+ * it held completes with -ETIMEDOUT. Idle connections stay (TCP keepalive
+ * watches them). A message LNet holds (lazy portal, WAIT_SINK) counts as
+ * begun, as ksocklnd's ksnc_rx_deadline does: else one message nobody
+ * takes stalls the connection for good.
  */
 static bool
-socklnd_conn_owes(const struct socklnd_conn *c)
+socklnd_conn_rx_begun(const struct socklnd_conn *c)
 {
-	if (c->state != SOCKLND_CONN_UP) {
-		return c->state != SOCKLND_CONN_DEAD;
-	}
-	return !TAILQ_EMPTY(&c->txq) || c->rx.state == SOCK_RX_LNET_HDR ||
+	return c->rx.state == SOCK_RX_LNET_HDR || c->rx.state == SOCK_RX_WAIT_SINK ||
 	       c->rx.state == SOCK_RX_PAYLOAD || (c->rx.state == SOCK_RX_KSOCK_HDR && c->rx.have > 0);
+}
+
+static bool
+socklnd_conn_timed_out(const struct socklnd_conn *c, uint64_t now, uint64_t limit)
+{
+	switch (c->state) {
+	case SOCKLND_CONN_UP:
+		return (socklnd_conn_rx_begun(c) && now - c->rx_io_us > limit) ||
+		       (!TAILQ_EMPTY(&c->txq) && now - c->tx_io_us > limit);
+	case SOCKLND_CONN_DEAD:
+		return false;
+	default:
+		return now - c->last_io_us > limit;
+	}
 }
 
 static void
@@ -638,7 +663,7 @@ socklnd_sweep(void *arg)
 	struct socklnd_conn *c;
 
 	TAILQ_FOREACH(c, &s->conns, link) {
-		if (limit > 0 && socklnd_conn_owes(c) && now - c->last_io_us > limit) {
+		if (limit > 0 && socklnd_conn_timed_out(c, now, limit)) {
 			s->stats.timeouts++;
 			socklnd_conn_close(c, -ETIMEDOUT);
 		}
@@ -1026,7 +1051,7 @@ socklnd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned i
 
 	(void)ni;
 	if (c->state == SOCKLND_CONN_DEAD) {
-		c->rx.state = SOCK_RX_FAILED; /* nothing waits on it any more: free it */
+		sock_rx_abort(&c->rx, -ECONNRESET); /* nothing waits on it any more: free it */
 		return -ECONNRESET;
 	}
 	/* The poll loop (now, or at the next readable event) reads the payload. */

@@ -52,6 +52,8 @@ struct socklnd_conn {
 	bool want_out;
 	bool active;
 	uint64_t last_io_us;             /* opened, or last readiness on the socket */
+	uint64_t rx_io_us;               /* UP: last bytes in */
+	uint64_t tx_io_us;               /* UP: last bytes out, or the first tx queued on an empty txq */
 	struct sock_tap tap;             /* its bytes, to the NI's capture */
 	struct lnet_nid handoff;         /* the other NI its connection request named */
 	struct lnd_capture_flow flow;    /* how the capture frames them */
