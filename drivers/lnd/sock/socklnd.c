@@ -551,9 +551,10 @@ static void
 socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 {
 	uint64_t writes = c->sni->stats.tx_writes;
+	enum sock_conn_state hs_was = c->hs.state;
 	int rc;
 
-	if (c->state != SOCKLND_CONN_UP) {
+	if (c->active && c->state != SOCKLND_CONN_UP) {
 		c->last_io_us = rt_now_us(c->sni->rt); /* connecting or in the hello: its socket woke us */
 	}
 	if (c->state == SOCKLND_CONN_CONNECTING) {
@@ -574,6 +575,9 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 	}
 	if (c->state == SOCKLND_CONN_HANDSHAKE) {
 		rc = sock_conn_progress(&c->hs);
+		if (!c->active && c->hs.state != hs_was) {
+			c->last_io_us = rt_now_us(c->sni->rt); /* a handshake message is in (or out) */
+		}
 		if (rc == -EXDEV) {
 			socklnd_conn_hand_off(c);
 			return;
@@ -654,6 +658,20 @@ socklnd_conn_timed_out(const struct socklnd_conn *c, uint64_t now, uint64_t limi
 	}
 }
 
+/*
+ * The passive handshake: the kernel's acceptor gives each read of the
+ * connection request and of the hello accept_timeout (5 s), whatever
+ * sock_timeout is. Here each handshake message (request, hello, our hello
+ * out) gets that long from the previous one: a client that connects and
+ * stalls is dropped in seconds, not after sock_timeout.
+ */
+static bool
+socklnd_accept_timed_out(const struct socklnd_conn *c, uint64_t now)
+{
+	return !c->active && c->state == SOCKLND_CONN_HANDSHAKE &&
+	       now - c->last_io_us > SOCKLND_ACCEPT_TIMEOUT_US;
+}
+
 static void
 socklnd_sweep(void *arg)
 {
@@ -663,9 +681,15 @@ socklnd_sweep(void *arg)
 	struct socklnd_conn *c;
 
 	TAILQ_FOREACH(c, &s->conns, link) {
-		if (limit > 0 && socklnd_conn_timed_out(c, now, limit)) {
-			s->stats.timeouts++;
+		if (socklnd_accept_timed_out(c, now)) {
+			s->stats.handshake_timeouts++;
+			lnet_ni_count_error(s->ni);
 			socklnd_conn_close(c, -ETIMEDOUT);
+		} else if (c->state != SOCKLND_CONN_HANDSHAKE || c->active) {
+			if (limit > 0 && socklnd_conn_timed_out(c, now, limit)) {
+				s->stats.timeouts++;
+				socklnd_conn_close(c, -ETIMEDOUT);
+			}
 		}
 	}
 	socklnd_peer_tick(s, now);
@@ -1117,7 +1141,7 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "tx_msgs", st->tx_msgs }, { "tx_writes", st->tx_writes }, { "zc_acks", st->zc_acks },
 		{ "no_conn", st->no_conn }, { "races_won", st->races_won },
 		{ "duplicates", st->duplicates }, { "stale_conns", st->stale_conns }, { "keepalives", st->keepalives },
-		{ "handed_off", st->handed_off },
+		{ "handed_off", st->handed_off }, { "handshake_timeouts", st->handshake_timeouts },
 		{ "csum_checked", st->csum_checked }, { "csum_errors", st->csum_errors },
 	};
 	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;

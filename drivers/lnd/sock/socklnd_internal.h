@@ -119,6 +119,7 @@ struct socklnd_ni {
 };
 
 #define SOCKLND_MAX_REFUSED 3             /* SOCKNAL_MAX_RETRIES */
+#define SOCKLND_ACCEPT_TIMEOUT_US 5000000ULL /* the kernel acceptor's accept_timeout (5 s) */
 
 /* socklnd.c: the connections */
 int socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type);

@@ -852,6 +852,71 @@ test_lazy_put_held_times_out(void **state)
 	close(fd);
 }
 
+/* A raw client connected to our acceptor that sends @p n bytes of @p b, then stalls. */
+static int
+client_stalls_after(const uint8_t *b, size_t n)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(g_port),
+				  .sin_addr.s_addr = htonl(g_our) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	if (n > 0) {
+		assert_int_equal(write(fd, b, n), (ssize_t)n);
+	}
+	return fd;
+}
+
+/*
+ * The kernel's acceptor reads the request and the hello with accept_timeout
+ * (5 s), not sock_timeout (50 s): a client that sends nothing, half the
+ * request (magic and version) or half a hello is closed after 5 s and
+ * counted; a peer that completes its handshake meanwhile is served.
+ */
+static void
+test_stalled_handshake_accept_timeout(void **state)
+{
+	struct lnet_nid target = lnp_tcp_nid(OUR_ADDR);
+	struct ksock_hello me = { .version = KSOCK_PROTO_V3, .src_pid = LNET_PID_LUSTRE,
+				  .src_incarnation = 42, .ctype = SOCKLND_CONN_CONTROL };
+	struct ksock_hello answer;
+	uint8_t b[128];
+	size_t n = 0;
+	size_t h = 0;
+	int fds[3];
+	int good;
+	unsigned int i;
+
+	(void)state;
+	me.src_nid = lnp_tcp_nid(PEER_ADDR);
+	me.dst_nid = target;
+	assert_int_equal(ksock_connreq_encode(&target, b, sizeof(b), &n), 0);
+	assert_int_equal(ksock_proto_v3.hello_encode(&me, b + n, sizeof(b) - n, &h), 0);
+	fds[0] = client_stalls_after(b, 0);         /* nothing */
+	fds[1] = client_stalls_after(b, 8);         /* the acceptor magic and version */
+	fds[2] = client_stalls_after(b, n + h / 2); /* the request and half a hello */
+	pump();
+	rt_sim_advance_us(lnet_instance()->rt, 4ULL * 1000000);
+	pump();
+	for (i = 0; i < 3; i++) {
+		assert_false(closed_by_node(fds[i])); /* not before accept_timeout */
+	}
+	good = kernel_connect(&answer); /* others are served meanwhile */
+	assert_int_equal(answer.ctype, SOCKLND_CONN_CONTROL);
+	rt_sim_advance_us(lnet_instance()->rt, 2ULL * 1000000);
+	for (i = 0; i < 3; i++) {
+		assert_true(closed_by_node(fds[i]));
+		close(fds[i]);
+	}
+	assert_false(closed_by_node(good)); /* a finished handshake is not timed */
+	assert_int_equal(sock_stats().handshake_timeouts, 3);
+	assert_int_equal(sock_stats().timeouts, 0);
+	assert_int_equal(sock_stats().conns_up, 1);
+	close(good);
+}
+
 int
 main(void)
 {
@@ -869,6 +934,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_two_conns_per_peer, setup_two_per_peer, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_lazy_put_staged_payload, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_lazy_put_held_times_out, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_stalled_handshake_accept_timeout, setup, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
