@@ -100,6 +100,7 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	if (c->fd >= 0) {
 		epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 		close(c->fd);
+		c->fd = -1; /* its number may serve a new connection at once */
 	}
 	c->state = SOCKLND_CONN_DEAD;
 	c->sni->nup -= was == SOCKLND_CONN_UP;
@@ -108,6 +109,10 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	lnd_capture_fin(c->sni->cap, &c->flow);
 	while ((tx = TAILQ_FIRST(&c->txq)) != NULL) {
 		TAILQ_REMOVE(&c->txq, tx, link);
+		c->nqueued--;
+		if (socklnd_peer_requeue(c, tx, status)) {
+			continue;
+		}
 		if (tx->cookie != NULL) {
 			lnet_finalize(tx->cookie, status);
 		}
@@ -119,6 +124,22 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	}
 	c->sni->stats.conns_closed++;
 	socklnd_peer_conn_gone(c, was, status);
+}
+
+/*
+ * The connection failed (the peer reset it, broke the protocol, went
+ * silent): as ksocknal_close_conn_and_siblings, its peer's other
+ * connections go with it, so the next message opens new ones instead of
+ * going down another dead one.
+ */
+static void
+socklnd_conn_fail(struct socklnd_conn *c, int status)
+{
+	if (c->state == SOCKLND_CONN_UP && c->peer != NULL) {
+		socklnd_peer_close_siblings(c, status);
+		return;
+	}
+	socklnd_conn_close(c, status);
 }
 
 static void
@@ -161,7 +182,7 @@ socklnd_conn_flush(struct socklnd_conn *c)
 
 		rc = sock_txq_send(&c->txq, c->fd, &c->tap, &done);
 		if (rc < 0) {
-			socklnd_conn_close(c, rc);
+			socklnd_conn_fail(c, rc);
 			return rc;
 		}
 		c->sni->stats.tx_writes++;
@@ -554,6 +575,9 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 	enum sock_conn_state hs_was = c->hs.state;
 	int rc;
 
+	if (c->state == SOCKLND_CONN_DEAD) {
+		return; /* closed earlier in this batch of events (a sibling's error) */
+	}
 	if (c->active && c->state != SOCKLND_CONN_UP) {
 		c->last_io_us = rt_now_us(c->sni->rt); /* connecting or in the hello: its socket woke us */
 	}
@@ -618,7 +642,7 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 				c->sni->stats.csum_errors += rc == -EBADMSG;
 				lnet_ni_count_error(c->sni->ni);
 			}
-			socklnd_conn_close(c, rc);
+			socklnd_conn_fail(c, rc);
 			return;
 		}
 		/* Replies (ACK, ZC-ACK) may have been queued while receiving. */
@@ -688,7 +712,7 @@ socklnd_sweep(void *arg)
 		} else if (c->state != SOCKLND_CONN_HANDSHAKE || c->active) {
 			if (limit > 0 && socklnd_conn_timed_out(c, now, limit)) {
 				s->stats.timeouts++;
-				socklnd_conn_close(c, -ETIMEDOUT);
+				socklnd_conn_fail(c, -ETIMEDOUT);
 			}
 		}
 	}
@@ -1142,6 +1166,7 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "no_conn", st->no_conn }, { "races_won", st->races_won },
 		{ "duplicates", st->duplicates }, { "stale_conns", st->stale_conns }, { "keepalives", st->keepalives },
 		{ "handed_off", st->handed_off }, { "handshake_timeouts", st->handshake_timeouts },
+		{ "sibling_closes", st->sibling_closes }, { "tx_requeued", st->tx_requeued },
 		{ "csum_checked", st->csum_checked }, { "csum_errors", st->csum_errors },
 	};
 	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;

@@ -94,6 +94,8 @@ struct socklnd_stats {
 	uint64_t duplicates;         /**< peer's connects refused: that type is already up */
 	uint64_t stale_conns;        /**< times a new incarnation closed a peer's connections */
 	uint64_t handed_off;         /**< accepted connections whose request named another NI */
+	uint64_t sibling_closes;     /**< a peer's error on one connection closed its others */
+	uint64_t tx_requeued;        /**< messages moved off a dead connection, unsent, to the next */
 	uint64_t handshake_timeouts; /**< accepted connections closed for stalling in the handshake (accept_timeout) */
 	uint64_t keepalives;         /**< keepalive NOOPs sent to quiet peers */
 	uint64_t csum_checked;       /**< received messages whose ksm_csum matched */

@@ -91,6 +91,8 @@ struct socklnd_peer {
 	unsigned int backoff_ms;         /* min_reconnectms doubling to max_reconnectms */
 	uint64_t last_alive_us;          /* last bytes from it */
 	uint64_t keepalive_at_us;        /* no keepalive NOOP before this */
+	int error;                       /* why the last attempt to connect failed: 0, -errno */
+	bool closing;                    /* closing a set of its connections (socklnd_peer_close_set) */
 };
 
 #define SOCKLND_KEEPALIVE_RETRY_US 10000000ULL /* keepalive NOOPs at most every 10 s */
@@ -143,6 +145,9 @@ int socklnd_peer_send(struct socklnd_ni *s, const struct lnet_nid *nid, struct s
 int socklnd_peer_accept(struct socklnd_conn *c, const struct ksock_hello *hello);
 void socklnd_peer_conn_up(struct socklnd_conn *c);
 void socklnd_peer_conn_gone(struct socklnd_conn *c, enum socklnd_conn_state was, int status);
+void socklnd_peer_reconsider(struct socklnd_ni *s, struct socklnd_peer *p);
+void socklnd_peer_close_siblings(struct socklnd_conn *c, int status);
+bool socklnd_peer_requeue(struct socklnd_conn *c, struct sock_tx *tx, int status);
 void socklnd_peer_tick(struct socklnd_ni *s, uint64_t now_us);
 void socklnd_peers_destroy(struct socklnd_ni *s, int status);
 

@@ -28,6 +28,7 @@ static uint16_t g_port;
 static uint32_t g_our = OUR_ADDR;   /* our NI's address; the race tests move it */
 static uint32_t g_peer = PEER_ADDR; /* the fake kernel's */
 static int g_conns_per_peer = 1;
+static int g_tx_buffer;             /* SO_SNDBUF of our sockets; 0: the system's */
 
 static int
 add_sock_ni(void *arg)
@@ -41,6 +42,7 @@ add_sock_ni(void *arg)
 	opts.port = g_port;
 	opts.accept = SOCKLND_ACCEPT_ALL; /* the test connects from an unprivileged port */
 	opts.conns_per_peer = g_conns_per_peer;
+	opts.tx_buffer_size = g_tx_buffer;
 	return lnet_ni_add(lnet_instance(), &nid, socklnd_lnd_ops(), &tun, &opts, 0, &g_sni);
 }
 
@@ -62,6 +64,7 @@ setup(void **state)
 	g_our = OUR_ADDR;
 	g_peer = PEER_ADDR;
 	g_conns_per_peer = 1;
+	g_tx_buffer = 0;
 	g_port = (uint16_t)(20000 + getpid() % 20000);
 	ut_up(1);
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
@@ -315,25 +318,22 @@ test_stats_and_no_conn(void **state)
 	pump();
 	ev = ut_event();
 	assert_int_equal(ev.type, LNET_EVENT_SEND);
-	assert_int_equal(ev.status, -EHOSTUNREACH);
+	assert_int_equal(ev.status, -ECONNREFUSED); /* as the kernel reports it, not -EHOSTUNREACH */
 	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
 	assert_int_equal(st.connects, 3);
 	assert_int_equal(st.connect_failures, 3);
-	/* A peer on another net is not ours to reach. */
+	/* Another peer on our net where nobody listens (127.0.0.4@tcp): refused too. */
 	assert_int_equal(LNetPut(NULL, ut_bind("y", 2, 1), LNET_NOACK_REQ,
 				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(0x7f000004) }, 3, 7, 0,
 				 0), 0);
 	pump();
-	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+	assert_int_equal(ut_event().status, -ECONNREFUSED);
 }
 
-/* The kernel side of an accepted connection: read connreq + hello, answer (or refuse). */
+/* The kernel side of an accepted connection: accept, read connreq + our hello into @p h. */
 static int
-kernel_accept_answer(int lfd, int *ctype, bool refuse)
+kernel_accept_read(int lfd, struct ksock_hello *hp)
 {
-	struct ksock_hello h;
-	struct ksock_hello me = { .version = KSOCK_PROTO_V3, .src_pid = LNET_PID_LUSTRE,
-				  .src_incarnation = 7 };
 	struct ksock_connreq cr;
 	uint8_t b[128];
 	size_t got = 0;
@@ -357,8 +357,22 @@ kernel_accept_answer(int lfd, int *ctype, bool refuse)
 	assert_int_equal(got, 72);
 	assert_int_equal(ksock_connreq_decode(b, 16, &cr, &n), 0);
 	assert_int_equal(lnet_nid_to_nid4(&cr.nid), LNET_MKNID(LNET_MKNET(2, 0), g_peer));
-	assert_int_equal(ksock_proto_v3.hello_decode(b + 16, 56, &h, &n), 0);
-	assert_int_equal(lnet_nid_to_nid4(&h.src_nid), LNET_MKNID(LNET_MKNET(2, 0), g_our));
+	assert_int_equal(ksock_proto_v3.hello_decode(b + 16, 56, hp, &n), 0);
+	assert_int_equal(lnet_nid_to_nid4(&hp->src_nid), LNET_MKNID(LNET_MKNET(2, 0), g_our));
+	return fd;
+}
+
+/* The kernel side of an accepted connection: read connreq + hello, answer (or refuse). */
+static int
+kernel_accept_answer(int lfd, int *ctype, bool refuse)
+{
+	struct ksock_hello h;
+	struct ksock_hello me = { .version = KSOCK_PROTO_V3, .src_pid = LNET_PID_LUSTRE,
+				  .src_incarnation = 7 };
+	uint8_t b[128];
+	size_t n;
+	int fd = kernel_accept_read(lfd, &h);
+
 	*ctype = h.ctype;
 	me.src_nid = lnp_tcp_nid(g_peer);
 	me.dst_nid = h.src_nid;
@@ -431,11 +445,14 @@ test_stalled_peer_times_out(void **state)
 	uint8_t half[30] = { 0xc1, 0, 0, 0 };
 	uint8_t ka[64];
 	struct ksock_msg km;
-	int idle = kernel_connect(&answer);
+	int idle;
 	int stalled = kernel_connect_type(&answer, SOCKLND_CONN_BULK_OUT);
 	char c;
 
 	(void)state;
+	g_peer = 0x7f000005U; /* another peer: a timeout closes the stalled one's siblings */
+	idle = kernel_connect(&answer);
+	g_peer = PEER_ADDR;
 	assert_int_equal(write(stalled, half, sizeof(half)), (ssize_t)sizeof(half));
 	pump();
 	rt_sim_advance_us(lnet_instance()->rt, 49ULL * 1000000);
@@ -622,7 +639,7 @@ test_reconnect_backoff(void **state)
 	(void)state;
 	assert_int_equal(LNetPut(NULL, ut_bind("a", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
 	pump();
-	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+	assert_int_equal(ut_event().status, -ECONNREFUSED);
 	assert_int_equal(sock_stats().connects, 3);
 	assert_int_equal(LNetPut(NULL, ut_bind("b", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
 	pump();
@@ -631,7 +648,7 @@ test_reconnect_backoff(void **state)
 	rt_sim_advance_us(lnet_instance()->rt, 1100000);
 	assert_int_equal(LNetPut(NULL, ut_bind("c", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
 	pump();
-	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+	assert_int_equal(ut_event().status, -ECONNREFUSED);
 	assert_int_equal(sock_stats().connects, 6); /* 1 s passed: tried again */
 	rt_sim_advance_us(lnet_instance()->rt, 1100000);
 	assert_int_equal(LNetPut(NULL, ut_bind("d", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
@@ -917,6 +934,277 @@ test_stalled_handshake_accept_timeout(void **state)
 	close(good);
 }
 
+/*
+ * A kernel node's reply hello, as captured (kernel-vs-pmd/61, frame 35:
+ * 192.0.2.11@tcp answering 192.0.2.21@tcp after `rmmod lnet` and reload):
+ * V3, pid 12345, dst_pid 0, its new incarnation 0x18eb0dab313282eb,
+ * dst_incarnation 0, CONTROL, no IPs. Replayed with our test NIDs and the
+ * type asked for patched in.
+ */
+static const uint8_t kernel_reply_61_35[56] = {
+	0x63, 0x69, 0x72, 0x45, 0x03, 0x00, 0x00, 0x00, 0x0b, 0x02, 0x00, 0xc0, 0x00, 0x00,
+	0x02, 0x00, 0x15, 0x02, 0x00, 0xc0, 0x00, 0x00, 0x02, 0x00, 0x39, 0x30, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0xeb, 0x82, 0x32, 0x31, 0xab, 0x0d, 0xeb, 0x18, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+};
+#define KERNEL_NEW_INCARNATION 0x18eb0dab313282ebULL
+
+/* Accept one of our connects and leave it waiting for the kernel's reply: @return its fd. */
+static int
+kernel_accept_pending(int lfd, int *ctype)
+{
+	struct ksock_hello h;
+	int fd = kernel_accept_read(lfd, &h);
+
+	*ctype = h.ctype;
+	return fd;
+}
+
+/* Answer a pending connection with the captured kernel hello (NIDs, type patched). */
+static void
+kernel_reply_captured(int fd, int ctype)
+{
+	uint8_t b[56];
+	uint64_t src = lnet_nid_to_nid4(&(struct lnet_nid){ 0 });
+	uint64_t dst;
+	uint32_t t = (uint32_t)ksock_conn_type_invert(ctype);
+	struct ksock_hello h;
+	size_t n;
+
+	memcpy(b, kernel_reply_61_35, sizeof(b));
+	src = LNET_MKNID(LNET_MKNET(2, 0), g_peer);
+	dst = LNET_MKNID(LNET_MKNET(2, 0), g_our);
+	memcpy(b + 8, &src, 8);
+	memcpy(b + 16, &dst, 8);
+	memcpy(b + 48, &t, 4);
+	assert_int_equal(ksock_proto_v3.hello_decode(b, sizeof(b), &h, &n), 0);
+	assert_int_equal(h.src_incarnation, KERNEL_NEW_INCARNATION);
+	assert_int_equal(write(fd, b, sizeof(b)), (ssize_t)sizeof(b));
+}
+
+/* Accept our three connects (kernel_accept_one answers with incarnation 7): CONTROL's fd in @p fds[0]. */
+static void
+kernel_accept_three(int lfd, int fds[3])
+{
+	int t;
+	int k = 1;
+
+	for (unsigned int i = 0; i < 3; i++) {
+		int fd = kernel_accept_one(lfd, &t);
+
+		fds[t == SOCKLND_CONN_CONTROL ? 0 : k++] = fd;
+	}
+}
+
+/*
+ * The kernel peer reloaded LNet (capture 61): it closed our connections,
+ * and our next message opens three new ones. Its first reply carries its
+ * new incarnation; the two connects whose replies have not come yet are
+ * of no known incarnation and must not be closed (lnetd-pmd FIN'd them,
+ * frames 37-38, then RST them as the replies came). All three come up.
+ */
+static void
+test_new_incarnation_spares_pending_connects(void **state)
+{
+	static struct frame f[2];
+	int lfd = kernel_listen(PEER_ADDR);
+	struct lnet_processid peer = { LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) };
+	int old[3];
+	int fds[3];
+	int types[3];
+	int control = -1;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	kernel_accept_three(lfd, old); /* incarnation 7 */
+	assert_int_equal(kernel_read_frames(old[0], f, 2), 1);
+	assert_int_equal(ut_event().status, 0);
+	for (i = 0; i < 3; i++) {
+		close(old[i]); /* rmmod */
+	}
+	pump();
+	assert_int_equal(LNetPut(NULL, ut_bind("after", 6, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	for (i = 0; i < 3; i++) {
+		fds[i] = kernel_accept_pending(lfd, &types[i]);
+		control = types[i] == SOCKLND_CONN_CONTROL ? (int)i : control;
+	}
+	assert_true(control >= 0);
+	kernel_reply_captured(fds[control], types[control]); /* the new incarnation, first */
+	pump();
+	for (i = 0; i < 3; i++) {
+		if ((int)i != control) {
+			assert_false(closed_by_node(fds[i])); /* pending: not stale */
+			kernel_reply_captured(fds[i], types[i]);
+		}
+	}
+	assert_int_equal(kernel_read_frames(fds[control], f, 2), 1);
+	assert_memory_equal(f[0].payload, "after", 6);
+	assert_int_equal(ut_event().status, 0);
+	for (i = 0; i < 3; i++) {
+		assert_false(closed_by_node(fds[i]));
+	}
+	for (i = 0; i < 3; i++) {
+		close(fds[i]);
+	}
+	assert_int_equal(sock_stats().conns_up, 6);
+	assert_int_equal(sock_stats().stale_conns, 0); /* the old ones had closed on their EOF */
+	close(lfd);
+}
+
+/*
+ * The kernel peer crashed and rebooted (capture 62): our connections to
+ * it are dead and we do not know. The first message on one of them is
+ * answered with a reset; its siblings must go with it (ksocknal_close_
+ * conn_and_siblings), so the next message opens new connections instead
+ * of going down another dead one (lnetd-pmd's did, frames 16-19). The new
+ * connections take the rebooted node's new incarnation.
+ */
+static void
+test_reset_closes_siblings_after_crash(void **state)
+{
+	static struct frame f[2];
+	int lfd = kernel_listen(PEER_ADDR);
+	struct lnet_processid peer = { LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) };
+	struct linger rst = { 1, 0 };
+	int old[3];
+	int fds[3];
+	int types[3];
+	int control = -1;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	kernel_accept_three(lfd, old);
+	assert_int_equal(kernel_read_frames(old[0], f, 2), 1);
+	assert_int_equal(ut_event().status, 0);
+	/* The crash: the CONTROL connection answers with a reset. */
+	assert_int_equal(setsockopt(old[0], SOL_SOCKET, SO_LINGER, &rst, sizeof(rst)), 0);
+	close(old[0]);
+	pump();
+	assert_true(closed_by_node(old[1])); /* the siblings went with it */
+	assert_true(closed_by_node(old[2]));
+	assert_int_equal(sock_stats().sibling_closes, 1);
+	assert_int_equal(LNetPut(NULL, ut_bind("after", 6, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	for (i = 0; i < 3; i++) {
+		fds[i] = kernel_accept_pending(lfd, &types[i]);
+		control = types[i] == SOCKLND_CONN_CONTROL ? (int)i : control;
+		kernel_reply_captured(fds[i], types[i]);
+	}
+	assert_true(control >= 0);
+	assert_int_equal(kernel_read_frames(fds[control], f, 2), 1);
+	assert_memory_equal(f[0].payload, "after", 6);
+	assert_int_equal(ut_event().status, 0);
+	for (i = 0; i < 3; i++) {
+		close(fds[i]);
+		close(old[i == 0 ? 1 : i]);
+	}
+	close(lfd);
+}
+
+/* Read one LNET frame of @p len payload bytes from @p fd into @p payload, pumping LNet. */
+static void
+kernel_read_big(int fd, uint8_t *payload, size_t len)
+{
+	static uint8_t buf[24 + 72 + (256 << 10)];
+	size_t want = 24 + 72 + len;
+	size_t have = 0;
+	unsigned int i;
+
+	assert_true(want <= sizeof(buf));
+	for (i = 0; i < 2000 && have < want; i++) {
+		ssize_t r;
+
+		pump();
+		r = read(fd, buf + have, want - have);
+		have += r > 0 ? (size_t)r : 0;
+	}
+	assert_int_equal(have, want);
+	memcpy(payload, buf + 24 + 72, len);
+}
+
+static int
+setup_small_sndbuf(void **state)
+{
+	setup(state);
+	ut_teardown(state);
+	g_tx_buffer = 4096;
+	ut_up(1);
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
+	pump();
+	return 0;
+}
+
+/*
+ * The peer crashes while a large PUT is half written and a second one
+ * waits behind it, not a byte of it sent. The reset closes the peer's
+ * connections; the first PUT fails, the second goes on the connection the
+ * next incarnation accepts (LNet would resend it, the kernel's
+ * REMOTE_DROPPED; ours does not, so the LND moves it, once).
+ */
+static void
+test_unsent_message_moves_to_new_connection(void **state)
+{
+	static uint8_t big1[128 << 10];
+	static uint8_t big2[128 << 10];
+	static uint8_t got[128 << 10];
+	struct lnet_processid peer = { LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) };
+	static struct frame f[2];
+	struct linger rst = { 1, 0 };
+	int small = 2048;
+	int lfd = kernel_listen(PEER_ADDR);
+	struct lnet_event ev;
+	int old[3];
+	int fds[3];
+	int types[3];
+	struct pollfd pf[3];
+	int carrier = -1;
+	unsigned int i;
+
+	(void)state;
+	memset(big1, 'a', sizeof(big1));
+	memset(big2, 'b', sizeof(big2));
+	assert_int_equal(setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	kernel_accept_three(lfd, old);
+	assert_int_equal(kernel_read_frames(old[0], f, 2), 1);
+	assert_int_equal(ut_event().status, 0);
+	assert_int_equal(LNetPut(NULL, ut_bind(big1, sizeof(big1), 1), LNET_NOACK_REQ, &peer, 3, 7,
+				 0, 0), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind(big2, sizeof(big2), 1), LNET_NOACK_REQ, &peer, 3, 7,
+				 0, 0), 0);
+	pump();
+	ut_no_event(); /* the socket is full: neither is out */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(setsockopt(old[i], SOL_SOCKET, SO_LINGER, &rst, sizeof(rst)), 0);
+		close(old[i]); /* the crash */
+	}
+	pump();
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_true(ev.status == -ECONNRESET || ev.status == -EPIPE); /* half sent: lost */
+	assert_int_equal(sock_stats().tx_requeued, 1);
+	for (i = 0; i < 3; i++) {
+		fds[i] = kernel_accept_pending(lfd, &types[i]);
+		kernel_reply_captured(fds[i], types[i]);
+		pf[i] = (struct pollfd){ fds[i], POLLIN, 0 };
+	}
+	pump();
+	assert_int_equal(poll(pf, 3, 1000), 1); /* on whichever new connection came up first */
+	for (i = 0; i < 3; i++) {
+		carrier = pf[i].revents != 0 ? (int)i : carrier;
+	}
+	kernel_read_big(fds[carrier], got, sizeof(got));
+	assert_memory_equal(got, big2, sizeof(big2));
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, 0);
+	for (i = 0; i < 3; i++) {
+		close(fds[i]);
+	}
+	close(lfd);
+}
+
 int
 main(void)
 {
@@ -935,6 +1223,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lazy_put_staged_payload, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_lazy_put_held_times_out, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_handshake_accept_timeout, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_new_incarnation_spares_pending_connects, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_reset_closes_siblings_after_crash, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_unsent_message_moves_to_new_connection, setup_small_sndbuf,
+						ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
