@@ -41,7 +41,69 @@ RTE_LOG_REGISTER_DEFAULT(socklnd_logtype, NOTICE);
 #define SOCKLND_EPOLL_EVERY 64U
 #define SOCKLND_SWEEP_US 1000000ULL
 
+_Static_assert(SOCKLND_STATS_HS_STATES == SOCK_CONN_NSTATES, "hs_entered[] has a slot per state");
+_Static_assert(SOCKLND_STATS_CONN_STATES == SOCKLND_CONN_NSTATES, "conn_entered[] has a slot per state");
+
 /* ---- connections ---- */
+
+#define NONE (-1)
+
+/* Columns: connect, tcp_up, hs_done, close (see socklnd_internal.h). */
+static const int8_t socklnd_conn_table[SOCKLND_CONN_NSTATES][SOCKLND_CONN_NEVENTS] = {
+	[SOCKLND_CONN_NEW] = { SOCKLND_CONN_CONNECTING, SOCKLND_CONN_HANDSHAKE, NONE, SOCKLND_CONN_DEAD },
+	[SOCKLND_CONN_CONNECTING] = { NONE, SOCKLND_CONN_HANDSHAKE, NONE, SOCKLND_CONN_DEAD },
+	[SOCKLND_CONN_HANDSHAKE] = { NONE, NONE, SOCKLND_CONN_UP, SOCKLND_CONN_DEAD },
+	[SOCKLND_CONN_UP] = { NONE, NONE, NONE, SOCKLND_CONN_DEAD },
+	[SOCKLND_CONN_DEAD] = { NONE, NONE, NONE, NONE },
+};
+
+int
+socklnd_conn_transition(enum socklnd_conn_state from, enum socklnd_conn_event ev)
+{
+	if ((unsigned int)from >= SOCKLND_CONN_NSTATES || (unsigned int)ev >= SOCKLND_CONN_NEVENTS) {
+		return NONE;
+	}
+	return socklnd_conn_table[from][ev];
+}
+
+const char *
+socklnd_conn_state_str(enum socklnd_conn_state s)
+{
+	static const char *const names[SOCKLND_CONN_NSTATES] = {
+		"new", "connecting", "handshake", "up", "dead",
+	};
+
+	return (unsigned int)s < SOCKLND_CONN_NSTATES ? names[s] : "?";
+}
+
+const char *
+socklnd_conn_event_str(enum socklnd_conn_event ev)
+{
+	static const char *const names[SOCKLND_CONN_NEVENTS] = {
+		"connect", "tcp_up", "hs_done", "close",
+	};
+
+	return (unsigned int)ev < SOCKLND_CONN_NEVENTS ? names[ev] : "?";
+}
+
+/* The one place a connection's state changes: by the table, logged and counted. */
+int
+socklnd_conn_set_state(struct socklnd_conn *c, enum socklnd_conn_event ev)
+{
+	int next = socklnd_conn_transition(c->state, ev);
+
+	if (next == NONE) {
+		SOCK_LOG(DEBUG, "conn %p fd %d: %s refused in %s", (void *)c, c->fd,
+			 socklnd_conn_event_str(ev), socklnd_conn_state_str(c->state));
+		return -EINVAL;
+	}
+	SOCK_LOG(DEBUG, "conn %p fd %d: %s -%s-> %s", (void *)c, c->fd,
+		 socklnd_conn_state_str(c->state), socklnd_conn_event_str(ev),
+		 socklnd_conn_state_str((enum socklnd_conn_state)next));
+	c->state = (enum socklnd_conn_state)next;
+	c->sni->stats.conn_entered[next]++;
+	return 0;
+}
 
 /* Every byte a connection moves, to the NI's capture when one runs. */
 static void
@@ -102,7 +164,7 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 		close(c->fd);
 		c->fd = -1; /* its number may serve a new connection at once */
 	}
-	c->state = SOCKLND_CONN_DEAD;
+	socklnd_conn_set_state(c, SOCKLND_CONN_EV_CLOSE);
 	c->sni->nup -= was == SOCKLND_CONN_UP;
 	socklnd_flush_unlink(c);
 	socklnd_rx_unlink(c);
@@ -379,7 +441,7 @@ socklnd_conn_up(struct socklnd_conn *c)
 {
 	struct sock_rx_ops ops = { socklnd_on_noop, socklnd_on_lnet, socklnd_on_payload, c };
 
-	c->state = SOCKLND_CONN_UP;
+	socklnd_conn_set_state(c, SOCKLND_CONN_EV_HS_DONE);
 	c->rx_io_us = c->tx_io_us = rt_now_us(c->sni->rt);
 	c->type = c->hs.local.ctype;
 	c->peer_nid = c->hs.peer.src_nid;
@@ -460,10 +522,10 @@ socklnd_accept_fd(struct socklnd_ni *s, int fd, const uint8_t *pre, size_t n)
 	c->sni = s;
 	c->fd = fd;
 	c->last_io_us = rt_now_us(s->rt);
-	c->state = SOCKLND_CONN_HANDSHAKE;
+	socklnd_conn_set_state(c, SOCKLND_CONN_EV_TCP_UP);
 	TAILQ_INIT(&c->txq);
 	pol.ctx = c;
-	sock_conn_init_passive(&c->hs, fd, &local, &pol);
+	sock_conn_init_passive(&c->hs, fd, &local, &pol, s->stats.hs_entered);
 	if (n > 0) {
 		sock_conn_prefill(&c->hs, pre, n);
 	}
@@ -594,7 +656,7 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 			socklnd_conn_close(c, -err);
 			return;
 		}
-		c->state = SOCKLND_CONN_HANDSHAKE;
+		socklnd_conn_set_state(c, SOCKLND_CONN_EV_TCP_UP);
 		socklnd_conn_flow(c);
 	}
 	if (c->state == SOCKLND_CONN_HANDSHAKE) {
@@ -1042,10 +1104,10 @@ socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	c->peer_nid = *peer;
 	c->peer = p;
 	c->type = type;
-	c->state = SOCKLND_CONN_CONNECTING;
+	socklnd_conn_set_state(c, SOCKLND_CONN_EV_CONNECT);
 	TAILQ_INIT(&c->txq);
 	/* IPv4 peers speak V3, IPv6 ones V4 (lnet-facts §4.2). */
-	sock_conn_init_active(&c->hs, fd, sock_addr_proto(peer), peer, &local);
+	sock_conn_init_active(&c->hs, fd, sock_addr_proto(peer), peer, &local, s->stats.hs_entered);
 	ev = (struct epoll_event){ .events = EPOLLIN | EPOLLOUT, .data.ptr = c };
 	c->want_out = true;
 	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);

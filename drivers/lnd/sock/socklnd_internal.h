@@ -21,11 +21,28 @@
 #include "sock_tx.h"
 #include "socklnd.h"
 
+/*
+ * A connection's life (socklnd_conn_set_state() is the only writer):
+ *
+ *   NEW -connect-> CONNECTING -tcp_up-> HANDSHAKE -hs_done-> UP
+ *   NEW -tcp_up-> HANDSHAKE (accepted)
+ *   any but DEAD -close-> DEAD;  every other pair is refused
+ */
 enum socklnd_conn_state {
-	SOCKLND_CONN_CONNECTING = 0,    /* active: TCP connect in progress */
+	SOCKLND_CONN_NEW = 0,           /* allocated, no socket state yet */
+	SOCKLND_CONN_CONNECTING,        /* active: TCP connect in progress */
 	SOCKLND_CONN_HANDSHAKE,
 	SOCKLND_CONN_UP,
 	SOCKLND_CONN_DEAD,              /* closed; freed once LNet lets go of it */
+	SOCKLND_CONN_NSTATES,
+};
+
+enum socklnd_conn_event {
+	SOCKLND_CONN_EV_CONNECT = 0,    /* active: connect() started */
+	SOCKLND_CONN_EV_TCP_UP,         /* accepted, or connect() completed */
+	SOCKLND_CONN_EV_HS_DONE,        /* the handshake established it */
+	SOCKLND_CONN_EV_CLOSE,
+	SOCKLND_CONN_NEVENTS,
 };
 
 struct socklnd_ni;
@@ -125,6 +142,10 @@ struct socklnd_ni {
 
 /* socklnd.c: the connections */
 int socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type);
+int socklnd_conn_transition(enum socklnd_conn_state from, enum socklnd_conn_event ev);
+int socklnd_conn_set_state(struct socklnd_conn *c, enum socklnd_conn_event ev);
+const char *socklnd_conn_state_str(enum socklnd_conn_state s);
+const char *socklnd_conn_event_str(enum socklnd_conn_event ev);
 void socklnd_conn_close(struct socklnd_conn *c, int status);
 void socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx);
 struct sock_tx *socklnd_tx_alloc(struct socklnd_ni *s);

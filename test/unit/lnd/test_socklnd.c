@@ -16,6 +16,7 @@
 
 #include "lnet_ut.h"
 #include "socklnd.h"
+#include "socklnd_internal.h"
 #include "sock_rx.h"
 #include "sock_tx.h"
 #include "lnp_test_nid.h"
@@ -1205,11 +1206,94 @@ test_unsent_message_moves_to_new_connection(void **state)
 	close(lfd);
 }
 
+/*
+ * Every (state, event) pair of the connection FSM, against the
+ * transitions written out here: moved and counted in the NI's
+ * conn_entered[], or refused with the state and counts untouched.
+ */
+static void
+test_conn_fsm_every_pair(void **state)
+{
+	static const struct {
+		enum socklnd_conn_state from;
+		enum socklnd_conn_event ev;
+		enum socklnd_conn_state to;
+	} allowed[] = {
+		{ SOCKLND_CONN_NEW, SOCKLND_CONN_EV_CONNECT, SOCKLND_CONN_CONNECTING },
+		{ SOCKLND_CONN_NEW, SOCKLND_CONN_EV_TCP_UP, SOCKLND_CONN_HANDSHAKE },
+		{ SOCKLND_CONN_NEW, SOCKLND_CONN_EV_CLOSE, SOCKLND_CONN_DEAD },
+		{ SOCKLND_CONN_CONNECTING, SOCKLND_CONN_EV_TCP_UP, SOCKLND_CONN_HANDSHAKE },
+		{ SOCKLND_CONN_CONNECTING, SOCKLND_CONN_EV_CLOSE, SOCKLND_CONN_DEAD },
+		{ SOCKLND_CONN_HANDSHAKE, SOCKLND_CONN_EV_HS_DONE, SOCKLND_CONN_UP },
+		{ SOCKLND_CONN_HANDSHAKE, SOCKLND_CONN_EV_CLOSE, SOCKLND_CONN_DEAD },
+		{ SOCKLND_CONN_UP, SOCKLND_CONN_EV_CLOSE, SOCKLND_CONN_DEAD },
+	};
+	static struct socklnd_ni s;
+	static struct socklnd_conn c;
+	unsigned int pairs = 0;
+
+	(void)state;
+	for (int st = 0; st < SOCKLND_CONN_NSTATES; st++) {
+		assert_string_not_equal(socklnd_conn_state_str((enum socklnd_conn_state)st), "?");
+		for (int ev = 0; ev < SOCKLND_CONN_NEVENTS; ev++) {
+			int want = -1;
+
+			memset(&s, 0, sizeof(s));
+			memset(&c, 0, sizeof(c));
+			c.sni = &s;
+			c.fd = -1;
+			c.state = (enum socklnd_conn_state)st;
+			for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+				if ((int)allowed[i].from == st && (int)allowed[i].ev == ev) {
+					want = (int)allowed[i].to;
+				}
+			}
+			assert_int_equal(socklnd_conn_transition(c.state, (enum socklnd_conn_event)ev), want);
+			if (want < 0) {
+				assert_int_equal(socklnd_conn_set_state(&c, (enum socklnd_conn_event)ev), -EINVAL);
+				assert_int_equal(c.state, st);
+				for (int k = 0; k < SOCKLND_CONN_NSTATES; k++) {
+					assert_int_equal(s.stats.conn_entered[k], 0);
+				}
+			} else {
+				assert_int_equal(socklnd_conn_set_state(&c, (enum socklnd_conn_event)ev), 0);
+				assert_int_equal(c.state, want);
+				assert_int_equal(s.stats.conn_entered[want], 1);
+			}
+			pairs++;
+		}
+	}
+	assert_int_equal(pairs, SOCKLND_CONN_NSTATES * SOCKLND_CONN_NEVENTS);
+	assert_string_equal(socklnd_conn_event_str(SOCKLND_CONN_EV_HS_DONE), "hs_done");
+}
+
+/* A connection's life in the counters: an accepted one, up and closed. */
+static void
+test_conn_states_counted(void **state)
+{
+	struct ksock_hello answer;
+	int fd;
+
+	(void)state;
+	fd = kernel_connect(&answer);
+	close(fd);
+	pump();
+	assert_int_equal(sock_stats().conn_entered[SOCKLND_CONN_DEAD], 1);
+	assert_int_equal(sock_stats().conn_entered[SOCKLND_CONN_HANDSHAKE], 1);
+	assert_int_equal(sock_stats().conn_entered[SOCKLND_CONN_UP], 1);
+	assert_int_equal(sock_stats().conn_entered[SOCKLND_CONN_CONNECTING], 0);
+	assert_int_equal(sock_stats().hs_entered[SOCK_CONN_RECV_CONNREQ], 1);
+	assert_int_equal(sock_stats().hs_entered[SOCK_CONN_SEND_HELLO], 1);
+	assert_int_equal(sock_stats().hs_entered[SOCK_CONN_ESTABLISHED], 1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_module_params),
+		cmocka_unit_test(test_conn_fsm_every_pair),
+		cmocka_unit_test_setup_teardown(test_conn_states_counted, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_active_connects, setup, ut_teardown),
