@@ -4,10 +4,15 @@
  * connections through the handshake state machine, framing through
  * sock_rx/sock_tx, all polled with epoll by the data lcore that owns the NI.
  *
- * This first part serves connections that peers open to us (the kernel's
- * usual pattern: the active side opens CONTROL + BULK_IN + BULK_OUT and
- * both ends use them); sending to a peer with no connection up fails with
- * -EHOSTUNREACH until active connects are built.
+ * Connections come both ways: a peer's, accepted (passive handshake
+ * bounded by accept_timeout), and ours: a message for a peer with no
+ * connection up waits on the peer while CONTROL + BULK_IN + BULK_OUT are
+ * opened (socklnd_peer.c: races, duplicates, incarnations, backoff). It
+ * goes out on the first that carries it; if every attempt fails it fails
+ * with why (-ECONNREFUSED, else -EHOSTUNREACH), and for the backoff that
+ * follows new messages fail at once with -EHOSTUNREACH. Both kinds of
+ * connection go through two explicit FSMs: the handshake (sock_conn.c)
+ * and the connection's life (socklnd_conn_set_state()).
  */
 #include <arpa/inet.h>
 #include <errno.h>
