@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A misbehaving ksocklnd peer for the bad-input tests, and a telemetry reader.
 
-  bad_peer.py attack CASE HOST PORT DST_NID SRC_NID  -> exit 0 if the node closed us
+  bad_peer.py attack CASE HOST PORT DST_NID SRC_NID [WAIT [OPEN]]
+      -> exit 0 if the node closed us within WAIT s (default 3), and not in the first OPEN s
   bad_peer.py telemetry NAME COMMAND                 -> the reply's value as JSON
 
 Wire layouts: lnet-facts §4.1-4.6 (acceptor request, V3 hello, ksock_msg).
@@ -101,9 +102,13 @@ def handshake(s, src, dst):
         raise SystemExit("unexpected hello reply %x v%d" % (magic, version))
 
 
-def attack(case, host, port, dst, src, wait):
+def attack(case, host, port, dst, src, wait, stay_open=0.0):
     s = connect(host, port)
-    if case == "garbage":
+    if case == "silent":
+        pass  # connect, then nothing
+    elif case == "half-connreq":
+        s.sendall(connreq(dst)[:8])  # the acceptor magic and version, then stall
+    elif case == "garbage":
         s.sendall(os.urandom(64))
     elif case == "wrong-magic":
         s.sendall(struct.pack("<IIQ", 0x12345678, 1, nid4(dst)))
@@ -127,7 +132,11 @@ def attack(case, host, port, dst, src, wait):
         s.sendall(lnet_put(src, dst, 0)[:40])  # then stall
     else:
         raise SystemExit("unknown case " + case)
-    ok = closed_by_peer(s, wait)
+    if stay_open > 0 and closed_by_peer(s, stay_open):
+        print("%s: closed within %.1f s, too early" % (case, stay_open), file=sys.stderr)
+        s.close()
+        return False
+    ok = closed_by_peer(s, wait - stay_open)
     s.close()
     return ok
 
@@ -153,7 +162,8 @@ def main():
     if sys.argv[1] == "attack":
         case, host, port, dst, src = sys.argv[2:7]
         wait = float(sys.argv[7]) if len(sys.argv) > 7 else 3.0
-        sys.exit(0 if attack(case, host, int(port), dst, src, wait) else 1)
+        stay_open = float(sys.argv[8]) if len(sys.argv) > 8 else 0.0
+        sys.exit(0 if attack(case, host, int(port), dst, src, wait, stay_open) else 1)
     if sys.argv[1] == "telemetry":
         print(json.dumps(telemetry(sys.argv[2], sys.argv[3])))
         return

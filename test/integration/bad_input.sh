@@ -4,7 +4,10 @@
 # a hello for another NID, an impossible payload length, a bad checksum and
 # a stalled half message (and a PUT with a good checksum, which is kept). Each connection is closed, counted (stats show errors, the
 # socklnd's counters on telemetry), and another node keeps pinging through
-# it all. The stalls are closed by sock_timeout (3 s here, from YAML).
+# it all. A stall after the handshake is closed by sock_timeout (3 s here,
+# from YAML); a client stalled in the handshake (silent, half a connection
+# request, half a hello) by the acceptor's accept_timeout, 5 s, also on a
+# node whose sock_timeout is the default 50 s.
 #   bad_input.sh BUILD_DIR SRC_DIR
 set -u
 build=$1 src=$2
@@ -47,16 +50,30 @@ for case in garbage wrong-magic other-nid huge-payload bad-checksum; do
 done
 check "good-checksum: a PUT with a right ksm_csum keeps its connection" \
 	sh -c "! $peer attack good-checksum '$ipa' '$port' '$ipa@tcp' '$ipb@tcp' 2"
-for case in truncated-hello half-message; do
-	check "$case: closed by sock_timeout" $peer attack "$case" "$ipa" "$port" "$ipa@tcp" "$ipb@tcp" 7
-	check "$case: the other node still pings through" pings
+check "half-message: closed by sock_timeout" $peer attack half-message "$ipa" "$port" "$ipa@tcp" "$ipb@tcp" 7
+check "half-message: the other node still pings through" pings
+
+# Three clients stall in $b's handshake at once (its sock_timeout is 50 s):
+# each is still open after 2 s and closed by accept_timeout within 12 s,
+# while $a and $b keep pinging each other.
+for case in silent half-connreq truncated-hello; do
+	$peer attack "$case" "$ipb" "$port" "$ipb@tcp" "$ipa@tcp" 12 2 >"$work/$case.out" 2>&1 &
+	eval "stall_$(echo $case | tr - _)=\$!"
 done
+sleep 1
+check "pings while three clients stall in $b's handshake" pings
+for case in silent half-connreq truncated-hello; do
+	eval "p=\$stall_$(echo $case | tr - _)"
+	check "$case: closed by accept_timeout (5 s), not sock_timeout" wait "$p"
+done
+check "the two still ping each other" pings
+check "handshake timeouts counted on $b" at_least "$(counter "$b" handshake_timeouts)" 3
 
 check "handshake failures counted (garbage, magic, other NID)" at_least "$(counter "$a" handshake_failures)" 3
 check "protocol errors counted (the impossible length)" at_least "$(counter "$a" proto_errors)" 1
 check "checksums: one matched, one did not" sh -c \
 	"[ $(counter "$a" csum_checked) -eq 1 ] && [ $(counter "$a" csum_errors) -eq 1 ]"
-check "timeouts counted (the two stalls)" at_least "$(counter "$a" timeouts)" 2
+check "timeouts counted (the half message)" at_least "$(counter "$a" timeouts)" 1
 check "stats show counts them as errors" sh -c \
 	"'$ctl' --name '$a' stats show | grep -q '^    errors: [5-9]'"
 check "SIGTERM: $a exits 0" stop_daemon "$pid_a"

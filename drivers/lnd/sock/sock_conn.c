@@ -7,8 +7,81 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <rte_log.h>
+
 #include "cfs.h"
 #include "sock_conn.h"
+
+#define NONE (-1)
+
+/*
+ * The handshake's transitions (see sock_conn.h), NONE: refused. Columns:
+ * start_active, start_passive, sent, connreq, reply, hello, fail.
+ */
+static const int8_t sock_conn_table[SOCK_CONN_NSTATES][SOCK_CONN_NEVENTS] = {
+	[SOCK_CONN_IDLE] = { SOCK_CONN_SEND_CONNREQ_HELLO, SOCK_CONN_RECV_CONNREQ, NONE, NONE, NONE,
+			     NONE, SOCK_CONN_FAILED },
+	[SOCK_CONN_SEND_CONNREQ_HELLO] = { NONE, NONE, SOCK_CONN_RECV_HELLO, NONE, NONE, NONE,
+					   SOCK_CONN_FAILED },
+	[SOCK_CONN_RECV_CONNREQ] = { NONE, NONE, NONE, SOCK_CONN_RECV_HELLO, NONE, NONE,
+				     SOCK_CONN_FAILED },
+	[SOCK_CONN_RECV_HELLO] = { NONE, NONE, NONE, NONE, SOCK_CONN_ESTABLISHED, SOCK_CONN_SEND_HELLO,
+				   SOCK_CONN_FAILED },
+	[SOCK_CONN_SEND_HELLO] = { NONE, NONE, SOCK_CONN_ESTABLISHED, NONE, NONE, NONE,
+				   SOCK_CONN_FAILED },
+	[SOCK_CONN_ESTABLISHED] = { NONE, NONE, NONE, NONE, NONE, NONE, NONE },
+	[SOCK_CONN_FAILED] = { NONE, NONE, NONE, NONE, NONE, NONE, NONE },
+};
+
+int
+sock_conn_transition(enum sock_conn_state from, enum sock_conn_event ev)
+{
+	if ((unsigned int)from >= SOCK_CONN_NSTATES || (unsigned int)ev >= SOCK_CONN_NEVENTS) {
+		return NONE;
+	}
+	return sock_conn_table[from][ev];
+}
+
+const char *
+sock_conn_state_str(enum sock_conn_state s)
+{
+	static const char *const names[SOCK_CONN_NSTATES] = {
+		"idle", "send_connreq_hello", "recv_connreq", "recv_hello", "send_hello",
+		"established", "failed",
+	};
+
+	return (unsigned int)s < SOCK_CONN_NSTATES ? names[s] : "?";
+}
+
+const char *
+sock_conn_event_str(enum sock_conn_event ev)
+{
+	static const char *const names[SOCK_CONN_NEVENTS] = {
+		"start_active", "start_passive", "sent", "connreq", "reply", "hello", "fail",
+	};
+
+	return (unsigned int)ev < SOCK_CONN_NEVENTS ? names[ev] : "?";
+}
+
+int
+sock_conn_set_state(struct sock_conn *c, enum sock_conn_event ev)
+{
+	int next = sock_conn_transition(c->state, ev);
+
+	if (next == NONE) {
+		rte_log(RTE_LOG_DEBUG, socklnd_logtype, "socklnd: handshake fd %d: %s refused in %s\n",
+			c->fd, sock_conn_event_str(ev), sock_conn_state_str(c->state));
+		return -EINVAL;
+	}
+	rte_log(RTE_LOG_DEBUG, socklnd_logtype, "socklnd: handshake fd %d: %s -%s-> %s\n", c->fd,
+		sock_conn_state_str(c->state), sock_conn_event_str(ev),
+		sock_conn_state_str((enum sock_conn_state)next));
+	c->state = (enum sock_conn_state)next;
+	if (c->counts != NULL) {
+		c->counts[next]++;
+	}
+	return 0;
+}
 
 static int __attribute__((format(printf, 3, 4)))
 sock_conn_fail(struct sock_conn *c, int err, const char *fmt, ...)
@@ -18,7 +91,7 @@ sock_conn_fail(struct sock_conn *c, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(c->why, sizeof(c->why), fmt, ap);
 	va_end(ap);
-	c->state = SOCK_CONN_FAILED;
+	sock_conn_set_state(c, SOCK_CONN_EV_FAIL);
 	c->error = err;
 	return err;
 }
@@ -78,13 +151,15 @@ sock_conn_consume(struct sock_conn *c, size_t n)
 
 int
 sock_conn_init_active(struct sock_conn *c, int fd, const struct ksock_proto *proto,
-		      const struct lnet_nid *target, const struct ksock_hello *local)
+		      const struct lnet_nid *target, const struct ksock_hello *local,
+		      uint64_t *counts)
 {
 	size_t n = 0;
 	size_t h = 0;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
+	c->counts = counts;
 	c->fd = fd;
 	c->active = true;
 	c->proto = proto;
@@ -103,20 +178,19 @@ sock_conn_init_active(struct sock_conn *c, int fd, const struct ksock_proto *pro
 				      ksock_strerror(rc));
 	}
 	c->txlen = n + h;
-	c->state = SOCK_CONN_SEND_CONNREQ_HELLO;
-	return 0;
+	return sock_conn_set_state(c, SOCK_CONN_EV_START_ACTIVE);
 }
 
 int
 sock_conn_init_passive(struct sock_conn *c, int fd, const struct ksock_hello *local,
-		       const struct sock_conn_policy *policy)
+		       const struct sock_conn_policy *policy, uint64_t *counts)
 {
 	memset(c, 0, sizeof(*c));
+	c->counts = counts;
 	c->fd = fd;
 	c->local = *local;
 	c->policy = *policy;
-	c->state = SOCK_CONN_RECV_CONNREQ;
-	return 0;
+	return sock_conn_set_state(c, SOCK_CONN_EV_START_PASSIVE);
 }
 
 int
@@ -177,8 +251,7 @@ sock_conn_recv_connreq(struct sock_conn *c)
 	}
 	c->local.src_nid = cr.nid;
 	sock_conn_consume(c, used);
-	c->state = SOCK_CONN_RECV_HELLO;
-	return 0;
+	return sock_conn_set_state(c, SOCK_CONN_EV_CONNREQ);
 }
 
 static int
@@ -233,8 +306,7 @@ sock_conn_check_reply(struct sock_conn *c)
 		return sock_conn_fail(c, -EPROTO, "peer answered type %d to type %d",
 				      c->peer.ctype, c->local.ctype);
 	}
-	c->state = SOCK_CONN_ESTABLISHED;
-	return 1;
+	return sock_conn_set_state(c, SOCK_CONN_EV_REPLY) == 0 ? 1 : -EINVAL;
 }
 
 /* Passive: answer with the inverse type, or refuse. */
@@ -258,8 +330,7 @@ sock_conn_answer(struct sock_conn *c)
 	}
 	c->txlen = n;
 	c->txoff = 0;
-	c->state = SOCK_CONN_SEND_HELLO;
-	return 0;
+	return sock_conn_set_state(c, SOCK_CONN_EV_HELLO);
 }
 
 static int
@@ -271,7 +342,7 @@ sock_conn_step(struct sock_conn *c)
 	case SOCK_CONN_SEND_CONNREQ_HELLO:
 		rc = sock_conn_flush(c);
 		if (rc == 1) {
-			c->state = SOCK_CONN_RECV_HELLO;
+			return sock_conn_set_state(c, SOCK_CONN_EV_SENT);
 		}
 		return rc < 0 ? rc : 0;
 	case SOCK_CONN_RECV_CONNREQ:
@@ -291,12 +362,13 @@ sock_conn_step(struct sock_conn *c)
 			return sock_conn_fail(c, -EALREADY, "refused %s (race or duplicate)",
 					      libcfs_nidstr(&c->peer.src_nid));
 		}
-		c->state = SOCK_CONN_ESTABLISHED;
-		return 1;
+		return sock_conn_set_state(c, SOCK_CONN_EV_SENT) == 0 ? 1 : -EINVAL;
 	case SOCK_CONN_ESTABLISHED:
 		return 1;
 	case SOCK_CONN_FAILED:
 		return c->error;
+	default:
+		break;
 	}
 	return -EINVAL;
 }

@@ -6,9 +6,13 @@
  * sock_conn_progress() moves as far as the socket allows and says whether
  * the connection is up, still going, or failed (with the reason).
  *
- * Active side:  SEND_CONNREQ_HELLO -> RECV_HELLO -> ESTABLISHED
- * Passive side: RECV_CONNREQ -> RECV_HELLO -> SEND_HELLO -> ESTABLISHED
- * Any side:     -> FAILED (refused, protocol error, peer closed)
+ * Active side:  IDLE -start_active-> SEND_CONNREQ_HELLO -sent-> RECV_HELLO
+ *               -reply-> ESTABLISHED
+ * Passive side: IDLE -start_passive-> RECV_CONNREQ -connreq-> RECV_HELLO
+ *               -hello-> SEND_HELLO -sent-> ESTABLISHED
+ * Any state but the last two: -fail-> FAILED (refused, protocol error,
+ * peer closed). Only sock_conn_set_state() moves it, by this table
+ * (sock_conn_transition()); every other pair is refused.
  */
 #ifndef SOCK_CONN_H
 #define SOCK_CONN_H
@@ -21,13 +25,29 @@
 #include "sock_tap.h"
 
 enum sock_conn_state {
-	SOCK_CONN_SEND_CONNREQ_HELLO = 0, /**< active: connreq and hello going out */
+	SOCK_CONN_IDLE = 0,               /**< not started */
+	SOCK_CONN_SEND_CONNREQ_HELLO,     /**< active: connreq and hello going out */
 	SOCK_CONN_RECV_CONNREQ,           /**< passive: waiting for the connreq */
 	SOCK_CONN_RECV_HELLO,             /**< waiting for the peer's hello */
 	SOCK_CONN_SEND_HELLO,             /**< passive: our hello (or refusal) going out */
 	SOCK_CONN_ESTABLISHED,
 	SOCK_CONN_FAILED,
+	SOCK_CONN_NSTATES,
 };
+
+enum sock_conn_event {
+	SOCK_CONN_EV_START_ACTIVE = 0,  /**< our request and hello are framed */
+	SOCK_CONN_EV_START_PASSIVE,     /**< accepted: wait for the request */
+	SOCK_CONN_EV_SENT,              /**< what was framed is all out */
+	SOCK_CONN_EV_CONNREQ,           /**< passive: a request for one of our NIs is in */
+	SOCK_CONN_EV_REPLY,             /**< active: the peer's valid answer is in */
+	SOCK_CONN_EV_HELLO,             /**< passive: the peer's hello is in, our answer framed */
+	SOCK_CONN_EV_FAIL,
+	SOCK_CONN_NEVENTS,
+};
+
+/** socklnd.c's log type: FSM transitions are logged there at DEBUG. */
+extern int socklnd_logtype;
 
 /** Decisions the passive side asks its owner for. */
 struct sock_conn_policy {
@@ -61,6 +81,7 @@ struct sock_conn {
 	struct ksock_hello peer;        /**< what the peer sent */
 	struct sock_conn_policy policy; /**< passive side */
 	const struct sock_tap *tap;     /**< the owner's, or NULL: set after init */
+	uint64_t *counts;               /**< the owner's: entries per state, or NULL */
 	uint8_t tx[160];
 	size_t txlen;
 	size_t txoff;
@@ -73,14 +94,28 @@ struct sock_conn {
  * @p local has our NID, pid, incarnation and the connection type we want.
  */
 int sock_conn_init_active(struct sock_conn *c, int fd, const struct ksock_proto *proto,
-			  const struct lnet_nid *target, const struct ksock_hello *local);
+			  const struct lnet_nid *target, const struct ksock_hello *local,
+			  uint64_t *counts);
 
 /**
  * Start the passive side on an accepted non-blocking socket. @p local has
  * our pid and incarnation; the NID answered with is the connreq's target.
  */
 int sock_conn_init_passive(struct sock_conn *c, int fd, const struct ksock_hello *local,
-			   const struct sock_conn_policy *policy);
+			   const struct sock_conn_policy *policy, uint64_t *counts);
+
+/** The state @p ev moves @p from to, or -1: the table refuses that pair. */
+int sock_conn_transition(enum sock_conn_state from, enum sock_conn_event ev);
+
+/**
+ * The one place the handshake's state changes: by the table, with a DEBUG
+ * line and the owner's count of entries. @return 0, or -EINVAL (refused:
+ * the state stays).
+ */
+int sock_conn_set_state(struct sock_conn *c, enum sock_conn_event ev);
+
+const char *sock_conn_state_str(enum sock_conn_state s);
+const char *sock_conn_event_str(enum sock_conn_event ev);
 
 /**
  * Move the handshake on. @return 1 established, 0 in progress (wait for

@@ -29,6 +29,12 @@ sock_rx_fail(struct sock_rx *rx, int err, const char *why)
 	return err;
 }
 
+void
+sock_rx_abort(struct sock_rx *rx, int err)
+{
+	sock_rx_fail(rx, err, "connection closed");
+}
+
 /* recv() into @p p; >0 bytes, 0 would block, <0 error/closed. */
 static ssize_t
 sock_rx_recv(struct sock_rx *rx, int fd, void *p, size_t n)

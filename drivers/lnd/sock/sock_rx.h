@@ -127,4 +127,7 @@ sock_rx_in_bulk(const struct sock_rx *rx)
 void sock_rx_set_sink(struct sock_rx *rx, const struct iovec *iov, unsigned int niov,
 		      unsigned int offset, unsigned int mlen, unsigned int rlen, void *cookie);
 
+/** The connection is gone: stop framing (FAILED with @p err); nothing waits on LNet any more. */
+void sock_rx_abort(struct sock_rx *rx, int err);
+
 #endif /* SOCK_RX_H */

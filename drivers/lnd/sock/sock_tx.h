@@ -9,6 +9,7 @@
 #ifndef SOCK_TX_H
 #define SOCK_TX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -30,6 +31,7 @@ struct sock_tx {
 	unsigned int len;
 	size_t sent;                 /* bytes of hdr + payload already written */
 	void *cookie;                /* the LNet message */
+	bool requeued;               /* its connection died before a byte went: moved once already */
 };
 
 TAILQ_HEAD(sock_tx_list, sock_tx);

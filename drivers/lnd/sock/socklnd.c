@@ -4,10 +4,15 @@
  * connections through the handshake state machine, framing through
  * sock_rx/sock_tx, all polled with epoll by the data lcore that owns the NI.
  *
- * This first part serves connections that peers open to us (the kernel's
- * usual pattern: the active side opens CONTROL + BULK_IN + BULK_OUT and
- * both ends use them); sending to a peer with no connection up fails with
- * -EHOSTUNREACH until active connects are built.
+ * Connections come both ways: a peer's, accepted (passive handshake
+ * bounded by accept_timeout), and ours: a message for a peer with no
+ * connection up waits on the peer while CONTROL + BULK_IN + BULK_OUT are
+ * opened (socklnd_peer.c: races, duplicates, incarnations, backoff). It
+ * goes out on the first that carries it; if every attempt fails it fails
+ * with why (-ECONNREFUSED, else -EHOSTUNREACH), and for the backoff that
+ * follows new messages fail at once with -EHOSTUNREACH. Both kinds of
+ * connection go through two explicit FSMs: the handshake (sock_conn.c)
+ * and the connection's life (socklnd_conn_set_state()).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -41,7 +46,69 @@ RTE_LOG_REGISTER_DEFAULT(socklnd_logtype, NOTICE);
 #define SOCKLND_EPOLL_EVERY 64U
 #define SOCKLND_SWEEP_US 1000000ULL
 
+_Static_assert(SOCKLND_STATS_HS_STATES == SOCK_CONN_NSTATES, "hs_entered[] has a slot per state");
+_Static_assert(SOCKLND_STATS_CONN_STATES == SOCKLND_CONN_NSTATES, "conn_entered[] has a slot per state");
+
 /* ---- connections ---- */
+
+#define NONE (-1)
+
+/* Columns: connect, tcp_up, hs_done, close (see socklnd_internal.h). */
+static const int8_t socklnd_conn_table[SOCKLND_CONN_NSTATES][SOCKLND_CONN_NEVENTS] = {
+	[SOCKLND_CONN_NEW] = { SOCKLND_CONN_CONNECTING, SOCKLND_CONN_HANDSHAKE, NONE, SOCKLND_CONN_DEAD },
+	[SOCKLND_CONN_CONNECTING] = { NONE, SOCKLND_CONN_HANDSHAKE, NONE, SOCKLND_CONN_DEAD },
+	[SOCKLND_CONN_HANDSHAKE] = { NONE, NONE, SOCKLND_CONN_UP, SOCKLND_CONN_DEAD },
+	[SOCKLND_CONN_UP] = { NONE, NONE, NONE, SOCKLND_CONN_DEAD },
+	[SOCKLND_CONN_DEAD] = { NONE, NONE, NONE, NONE },
+};
+
+int
+socklnd_conn_transition(enum socklnd_conn_state from, enum socklnd_conn_event ev)
+{
+	if ((unsigned int)from >= SOCKLND_CONN_NSTATES || (unsigned int)ev >= SOCKLND_CONN_NEVENTS) {
+		return NONE;
+	}
+	return socklnd_conn_table[from][ev];
+}
+
+const char *
+socklnd_conn_state_str(enum socklnd_conn_state s)
+{
+	static const char *const names[SOCKLND_CONN_NSTATES] = {
+		"new", "connecting", "handshake", "up", "dead",
+	};
+
+	return (unsigned int)s < SOCKLND_CONN_NSTATES ? names[s] : "?";
+}
+
+const char *
+socklnd_conn_event_str(enum socklnd_conn_event ev)
+{
+	static const char *const names[SOCKLND_CONN_NEVENTS] = {
+		"connect", "tcp_up", "hs_done", "close",
+	};
+
+	return (unsigned int)ev < SOCKLND_CONN_NEVENTS ? names[ev] : "?";
+}
+
+/* The one place a connection's state changes: by the table, logged and counted. */
+int
+socklnd_conn_set_state(struct socklnd_conn *c, enum socklnd_conn_event ev)
+{
+	int next = socklnd_conn_transition(c->state, ev);
+
+	if (next == NONE) {
+		SOCK_LOG(DEBUG, "conn %p fd %d: %s refused in %s", (void *)c, c->fd,
+			 socklnd_conn_event_str(ev), socklnd_conn_state_str(c->state));
+		return -EINVAL;
+	}
+	SOCK_LOG(DEBUG, "conn %p fd %d: %s -%s-> %s", (void *)c, c->fd,
+		 socklnd_conn_state_str(c->state), socklnd_conn_event_str(ev),
+		 socklnd_conn_state_str((enum socklnd_conn_state)next));
+	c->state = (enum socklnd_conn_state)next;
+	c->sni->stats.conn_entered[next]++;
+	return 0;
+}
 
 /* Every byte a connection moves, to the NI's capture when one runs. */
 static void
@@ -100,14 +167,19 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	if (c->fd >= 0) {
 		epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 		close(c->fd);
+		c->fd = -1; /* its number may serve a new connection at once */
 	}
-	c->state = SOCKLND_CONN_DEAD;
+	socklnd_conn_set_state(c, SOCKLND_CONN_EV_CLOSE);
 	c->sni->nup -= was == SOCKLND_CONN_UP;
 	socklnd_flush_unlink(c);
 	socklnd_rx_unlink(c);
 	lnd_capture_fin(c->sni->cap, &c->flow);
 	while ((tx = TAILQ_FIRST(&c->txq)) != NULL) {
 		TAILQ_REMOVE(&c->txq, tx, link);
+		c->nqueued--;
+		if (socklnd_peer_requeue(c, tx, status)) {
+			continue;
+		}
 		if (tx->cookie != NULL) {
 			lnet_finalize(tx->cookie, status);
 		}
@@ -119,6 +191,22 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	}
 	c->sni->stats.conns_closed++;
 	socklnd_peer_conn_gone(c, was, status);
+}
+
+/*
+ * The connection failed (the peer reset it, broke the protocol, went
+ * silent): as ksocknal_close_conn_and_siblings, its peer's other
+ * connections go with it, so the next message opens new ones instead of
+ * going down another dead one.
+ */
+static void
+socklnd_conn_fail(struct socklnd_conn *c, int status)
+{
+	if (c->state == SOCKLND_CONN_UP && c->peer != NULL) {
+		socklnd_peer_close_siblings(c, status);
+		return;
+	}
+	socklnd_conn_close(c, status);
 }
 
 static void
@@ -161,7 +249,7 @@ socklnd_conn_flush(struct socklnd_conn *c)
 
 		rc = sock_txq_send(&c->txq, c->fd, &c->tap, &done);
 		if (rc < 0) {
-			socklnd_conn_close(c, rc);
+			socklnd_conn_fail(c, rc);
 			return rc;
 		}
 		c->sni->stats.tx_writes++;
@@ -191,6 +279,9 @@ socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx)
 	/* ksocklnd checksums only on V2 connections (V3 peers rely on TCP's). */
 	if (c->sni->opts.enable_csum && c->hs.proto->version == KSOCK_PROTO_V2 && tx->sent == 0) {
 		sock_tx_checksum(tx);
+	}
+	if (TAILQ_EMPTY(&c->txq)) {
+		c->tx_io_us = rt_now_us(c->sni->rt); /* the first queued starts the send clock */
 	}
 	TAILQ_INSERT_TAIL(&c->txq, tx, link);
 	c->nqueued++;
@@ -355,7 +446,8 @@ socklnd_conn_up(struct socklnd_conn *c)
 {
 	struct sock_rx_ops ops = { socklnd_on_noop, socklnd_on_lnet, socklnd_on_payload, c };
 
-	c->state = SOCKLND_CONN_UP;
+	socklnd_conn_set_state(c, SOCKLND_CONN_EV_HS_DONE);
+	c->rx_io_us = c->tx_io_us = rt_now_us(c->sni->rt);
 	c->type = c->hs.local.ctype;
 	c->peer_nid = c->hs.peer.src_nid;
 	sock_rx_init(&c->rx, c->hs.proto, c->hs.peer.swapped, &ops);
@@ -435,10 +527,10 @@ socklnd_accept_fd(struct socklnd_ni *s, int fd, const uint8_t *pre, size_t n)
 	c->sni = s;
 	c->fd = fd;
 	c->last_io_us = rt_now_us(s->rt);
-	c->state = SOCKLND_CONN_HANDSHAKE;
+	socklnd_conn_set_state(c, SOCKLND_CONN_EV_TCP_UP);
 	TAILQ_INIT(&c->txq);
 	pol.ctx = c;
-	sock_conn_init_passive(&c->hs, fd, &local, &pol);
+	sock_conn_init_passive(&c->hs, fd, &local, &pol, s->stats.hs_entered);
 	if (n > 0) {
 		sock_conn_prefill(&c->hs, pre, n);
 	}
@@ -522,16 +614,24 @@ socklnd_conn_hand_off(struct socklnd_conn *c)
 }
 
 /*
- * Bytes moved on an UP connection: sock_timeout counts from now, and what
+ * Bytes moved on an UP connection: sock_timeout counts from now in that
+ * direction only (ksocklnd's ksnc_rx_deadline and ksnc_tx_deadline: our
+ * keepalives going out do not excuse a message stuck coming in), and what
  * came in says the peer is alive. Being polled is not progress: a direct
  * read that finds nothing (socklnd_poll_direct) leaves both alone.
  */
 static void
-socklnd_conn_progress(struct socklnd_conn *c, bool received)
+socklnd_conn_progress(struct socklnd_conn *c, bool received, bool sent)
 {
 	c->last_io_us = rt_now_us(c->sni->rt);
-	if (received && c->peer != NULL) {
-		c->peer->last_alive_us = c->last_io_us;
+	if (sent) {
+		c->tx_io_us = c->last_io_us;
+	}
+	if (received) {
+		c->rx_io_us = c->last_io_us;
+		if (c->peer != NULL) {
+			c->peer->last_alive_us = c->last_io_us;
+		}
 	}
 }
 
@@ -539,9 +639,13 @@ static void
 socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 {
 	uint64_t writes = c->sni->stats.tx_writes;
+	enum sock_conn_state hs_was = c->hs.state;
 	int rc;
 
-	if (c->state != SOCKLND_CONN_UP) {
+	if (c->state == SOCKLND_CONN_DEAD) {
+		return; /* closed earlier in this batch of events (a sibling's error) */
+	}
+	if (c->active && c->state != SOCKLND_CONN_UP) {
 		c->last_io_us = rt_now_us(c->sni->rt); /* connecting or in the hello: its socket woke us */
 	}
 	if (c->state == SOCKLND_CONN_CONNECTING) {
@@ -557,11 +661,14 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 			socklnd_conn_close(c, -err);
 			return;
 		}
-		c->state = SOCKLND_CONN_HANDSHAKE;
+		socklnd_conn_set_state(c, SOCKLND_CONN_EV_TCP_UP);
 		socklnd_conn_flow(c);
 	}
 	if (c->state == SOCKLND_CONN_HANDSHAKE) {
 		rc = sock_conn_progress(&c->hs);
+		if (!c->active && c->hs.state != hs_was) {
+			c->last_io_us = rt_now_us(c->sni->rt); /* a handshake message is in (or out) */
+		}
 		if (rc == -EXDEV) {
 			socklnd_conn_hand_off(c);
 			return;
@@ -590,7 +697,7 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 		rc = sock_rx_poll(&c->rx, c->fd);
 		c->in_rx = false;
 		if (rc > 0 || c->sni->stats.tx_writes != writes) {
-			socklnd_conn_progress(c, rc > 0);
+			socklnd_conn_progress(c, rc > 0, c->sni->stats.tx_writes != writes);
 		}
 		c->sni->stats.csum_checked += c->rx.csum_checked;
 		c->sni->stats.rx_reads += c->rx.recvs;
@@ -602,7 +709,7 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 				c->sni->stats.csum_errors += rc == -EBADMSG;
 				lnet_ni_count_error(c->sni->ni);
 			}
-			socklnd_conn_close(c, rc);
+			socklnd_conn_fail(c, rc);
 			return;
 		}
 		/* Replies (ACK, ZC-ACK) may have been queued while receiving. */
@@ -614,19 +721,46 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 
 /*
  * sock_timeout: a connection still connecting or in its handshake, or one
- * with bytes owed in either direction (a queued tx, a message half read),
- * that has seen no progress for that long is closed; what it held
- * completes with -ETIMEDOUT. Idle connections stay (TCP keepalive watches
- * them). Waiting on LNet (WAIT_SINK) is not the peer's fault.
+ * with bytes owed in either direction (a queued tx, a message begun and
+ * not finished), that has seen no progress for that long is closed; what
+ * it held completes with -ETIMEDOUT. Idle connections stay (TCP keepalive
+ * watches them). A message LNet holds (lazy portal, WAIT_SINK) counts as
+ * begun, as ksocklnd's ksnc_rx_deadline does: else one message nobody
+ * takes stalls the connection for good.
  */
 static bool
-socklnd_conn_owes(const struct socklnd_conn *c)
+socklnd_conn_rx_begun(const struct socklnd_conn *c)
 {
-	if (c->state != SOCKLND_CONN_UP) {
-		return c->state != SOCKLND_CONN_DEAD;
-	}
-	return !TAILQ_EMPTY(&c->txq) || c->rx.state == SOCK_RX_LNET_HDR ||
+	return c->rx.state == SOCK_RX_LNET_HDR || c->rx.state == SOCK_RX_WAIT_SINK ||
 	       c->rx.state == SOCK_RX_PAYLOAD || (c->rx.state == SOCK_RX_KSOCK_HDR && c->rx.have > 0);
+}
+
+static bool
+socklnd_conn_timed_out(const struct socklnd_conn *c, uint64_t now, uint64_t limit)
+{
+	switch (c->state) {
+	case SOCKLND_CONN_UP:
+		return (socklnd_conn_rx_begun(c) && now - c->rx_io_us > limit) ||
+		       (!TAILQ_EMPTY(&c->txq) && now - c->tx_io_us > limit);
+	case SOCKLND_CONN_DEAD:
+		return false;
+	default:
+		return now - c->last_io_us > limit;
+	}
+}
+
+/*
+ * The passive handshake: the kernel's acceptor gives each read of the
+ * connection request and of the hello accept_timeout (5 s), whatever
+ * sock_timeout is. Here each handshake message (request, hello, our hello
+ * out) gets that long from the previous one: a client that connects and
+ * stalls is dropped in seconds, not after sock_timeout.
+ */
+static bool
+socklnd_accept_timed_out(const struct socklnd_conn *c, uint64_t now)
+{
+	return !c->active && c->state == SOCKLND_CONN_HANDSHAKE &&
+	       now - c->last_io_us > SOCKLND_ACCEPT_TIMEOUT_US;
 }
 
 static void
@@ -638,9 +772,15 @@ socklnd_sweep(void *arg)
 	struct socklnd_conn *c;
 
 	TAILQ_FOREACH(c, &s->conns, link) {
-		if (limit > 0 && socklnd_conn_owes(c) && now - c->last_io_us > limit) {
-			s->stats.timeouts++;
+		if (socklnd_accept_timed_out(c, now)) {
+			s->stats.handshake_timeouts++;
+			lnet_ni_count_error(s->ni);
 			socklnd_conn_close(c, -ETIMEDOUT);
+		} else if (c->state != SOCKLND_CONN_HANDSHAKE || c->active) {
+			if (limit > 0 && socklnd_conn_timed_out(c, now, limit)) {
+				s->stats.timeouts++;
+				socklnd_conn_fail(c, -ETIMEDOUT);
+			}
 		}
 	}
 	socklnd_peer_tick(s, now);
@@ -969,10 +1109,10 @@ socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	c->peer_nid = *peer;
 	c->peer = p;
 	c->type = type;
-	c->state = SOCKLND_CONN_CONNECTING;
+	socklnd_conn_set_state(c, SOCKLND_CONN_EV_CONNECT);
 	TAILQ_INIT(&c->txq);
 	/* IPv4 peers speak V3, IPv6 ones V4 (lnet-facts §4.2). */
-	sock_conn_init_active(&c->hs, fd, sock_addr_proto(peer), peer, &local);
+	sock_conn_init_active(&c->hs, fd, sock_addr_proto(peer), peer, &local, s->stats.hs_entered);
 	ev = (struct epoll_event){ .events = EPOLLIN | EPOLLOUT, .data.ptr = c };
 	c->want_out = true;
 	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
@@ -1026,7 +1166,7 @@ socklnd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned i
 
 	(void)ni;
 	if (c->state == SOCKLND_CONN_DEAD) {
-		c->rx.state = SOCK_RX_FAILED; /* nothing waits on it any more: free it */
+		sock_rx_abort(&c->rx, -ECONNRESET); /* nothing waits on it any more: free it */
 		return -ECONNRESET;
 	}
 	/* The poll loop (now, or at the next readable event) reads the payload. */
@@ -1092,7 +1232,8 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "tx_msgs", st->tx_msgs }, { "tx_writes", st->tx_writes }, { "zc_acks", st->zc_acks },
 		{ "no_conn", st->no_conn }, { "races_won", st->races_won },
 		{ "duplicates", st->duplicates }, { "stale_conns", st->stale_conns }, { "keepalives", st->keepalives },
-		{ "handed_off", st->handed_off },
+		{ "handed_off", st->handed_off }, { "handshake_timeouts", st->handshake_timeouts },
+		{ "sibling_closes", st->sibling_closes }, { "tx_requeued", st->tx_requeued },
 		{ "csum_checked", st->csum_checked }, { "csum_errors", st->csum_errors },
 	};
 	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;

@@ -74,6 +74,9 @@ unsigned int socklnd_params_list(const struct socklnd_opts *o, struct socklnd_pa
 /** Check NI options: -EINVAL when out of range. */
 int socklnd_opts_check(const struct socklnd_opts *o);
 
+#define SOCKLND_STATS_HS_STATES 7     /* sock_conn.h's SOCK_CONN_NSTATES */
+#define SOCKLND_STATS_CONN_STATES 5  /* socklnd_internal.h's SOCKLND_CONN_NSTATES */
+
 struct socklnd_stats {
 	uint64_t accepted;
 	uint64_t refused;
@@ -94,9 +97,14 @@ struct socklnd_stats {
 	uint64_t duplicates;         /**< peer's connects refused: that type is already up */
 	uint64_t stale_conns;        /**< times a new incarnation closed a peer's connections */
 	uint64_t handed_off;         /**< accepted connections whose request named another NI */
+	uint64_t sibling_closes;     /**< a peer's error on one connection closed its others */
+	uint64_t tx_requeued;        /**< messages moved off a dead connection, unsent, to the next */
+	uint64_t handshake_timeouts; /**< accepted connections closed for stalling in the handshake (accept_timeout) */
 	uint64_t keepalives;         /**< keepalive NOOPs sent to quiet peers */
 	uint64_t csum_checked;       /**< received messages whose ksm_csum matched */
 	uint64_t csum_errors;        /**< ... that did not: connection closed */
+	uint64_t hs_entered[SOCKLND_STATS_HS_STATES];     /**< handshakes entering each sock_conn_state */
+	uint64_t conn_entered[SOCKLND_STATS_CONN_STATES]; /**< connections entering each state */
 };
 
 /** The socklnd's ops table (registered at start-up as LND "tcp"). */

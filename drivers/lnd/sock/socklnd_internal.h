@@ -21,11 +21,28 @@
 #include "sock_tx.h"
 #include "socklnd.h"
 
+/*
+ * A connection's life (socklnd_conn_set_state() is the only writer):
+ *
+ *   NEW -connect-> CONNECTING -tcp_up-> HANDSHAKE -hs_done-> UP
+ *   NEW -tcp_up-> HANDSHAKE (accepted)
+ *   any but DEAD -close-> DEAD;  every other pair is refused
+ */
 enum socklnd_conn_state {
-	SOCKLND_CONN_CONNECTING = 0,    /* active: TCP connect in progress */
+	SOCKLND_CONN_NEW = 0,           /* allocated, no socket state yet */
+	SOCKLND_CONN_CONNECTING,        /* active: TCP connect in progress */
 	SOCKLND_CONN_HANDSHAKE,
 	SOCKLND_CONN_UP,
 	SOCKLND_CONN_DEAD,              /* closed; freed once LNet lets go of it */
+	SOCKLND_CONN_NSTATES,
+};
+
+enum socklnd_conn_event {
+	SOCKLND_CONN_EV_CONNECT = 0,    /* active: connect() started */
+	SOCKLND_CONN_EV_TCP_UP,         /* accepted, or connect() completed */
+	SOCKLND_CONN_EV_HS_DONE,        /* the handshake established it */
+	SOCKLND_CONN_EV_CLOSE,
+	SOCKLND_CONN_NEVENTS,
 };
 
 struct socklnd_ni;
@@ -52,6 +69,8 @@ struct socklnd_conn {
 	bool want_out;
 	bool active;
 	uint64_t last_io_us;             /* opened, or last readiness on the socket */
+	uint64_t rx_io_us;               /* UP: last bytes in */
+	uint64_t tx_io_us;               /* UP: last bytes out, or the first tx queued on an empty txq */
 	struct sock_tap tap;             /* its bytes, to the NI's capture */
 	struct lnet_nid handoff;         /* the other NI its connection request named */
 	struct lnd_capture_flow flow;    /* how the capture frames them */
@@ -89,6 +108,8 @@ struct socklnd_peer {
 	unsigned int backoff_ms;         /* min_reconnectms doubling to max_reconnectms */
 	uint64_t last_alive_us;          /* last bytes from it */
 	uint64_t keepalive_at_us;        /* no keepalive NOOP before this */
+	int error;                       /* why the last attempt to connect failed: 0, -errno */
+	bool closing;                    /* closing a set of its connections (socklnd_peer_close_set) */
 };
 
 #define SOCKLND_KEEPALIVE_RETRY_US 10000000ULL /* keepalive NOOPs at most every 10 s */
@@ -117,9 +138,14 @@ struct socklnd_ni {
 };
 
 #define SOCKLND_MAX_REFUSED 3             /* SOCKNAL_MAX_RETRIES */
+#define SOCKLND_ACCEPT_TIMEOUT_US 5000000ULL /* the kernel acceptor's accept_timeout (5 s) */
 
 /* socklnd.c: the connections */
 int socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type);
+int socklnd_conn_transition(enum socklnd_conn_state from, enum socklnd_conn_event ev);
+int socklnd_conn_set_state(struct socklnd_conn *c, enum socklnd_conn_event ev);
+const char *socklnd_conn_state_str(enum socklnd_conn_state s);
+const char *socklnd_conn_event_str(enum socklnd_conn_event ev);
 void socklnd_conn_close(struct socklnd_conn *c, int status);
 void socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx);
 struct sock_tx *socklnd_tx_alloc(struct socklnd_ni *s);
@@ -140,6 +166,9 @@ int socklnd_peer_send(struct socklnd_ni *s, const struct lnet_nid *nid, struct s
 int socklnd_peer_accept(struct socklnd_conn *c, const struct ksock_hello *hello);
 void socklnd_peer_conn_up(struct socklnd_conn *c);
 void socklnd_peer_conn_gone(struct socklnd_conn *c, enum socklnd_conn_state was, int status);
+void socklnd_peer_reconsider(struct socklnd_ni *s, struct socklnd_peer *p);
+void socklnd_peer_close_siblings(struct socklnd_conn *c, int status);
+bool socklnd_peer_requeue(struct socklnd_conn *c, struct sock_tx *tx, int status);
 void socklnd_peer_tick(struct socklnd_ni *s, uint64_t now_us);
 void socklnd_peers_destroy(struct socklnd_ni *s, int status);
 

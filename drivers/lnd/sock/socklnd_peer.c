@@ -5,7 +5,10 @@
  * conns_per_peer each of BULK_IN and BULK_OUT; when both sides connect at once, the higher NID's outgoing
  * connections win (the passive side refuses with CONN_NONE); a connection
  * of a type the peer already has enough of is a duplicate; a new incarnation means
- * the peer restarted, and every older connection to it goes.
+ * the peer restarted, and its connections known to be of the old life go
+ * (those whose hello has not come yet are judged when it does); a peer's
+ * error on one connection (reset, timeout) closes its siblings, as
+ * ksocknal_close_conn_and_siblings does.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -150,8 +153,11 @@ socklnd_peer_launch(struct socklnd_ni *s, struct socklnd_peer *p, uint8_t only)
 		}
 		have = socklnd_peer_count(p, t, true) + socklnd_peer_count(p, t, false);
 		for (; have < socklnd_peer_wants(s, t); have++) {
-			if (socklnd_connect_one(s, p, t) != 0) {
+			int rc = socklnd_connect_one(s, p, t);
+
+			if (rc != 0) {
 				s->stats.connect_failures++;
+				p->error = rc;
 			}
 		}
 	}
@@ -161,18 +167,23 @@ socklnd_peer_launch(struct socklnd_ni *s, struct socklnd_peer *p, uint8_t only)
 #define SOCKLND_ALL_TYPES ((uint8_t)((1u << SOCKLND_CONN_ANY) | (1u << SOCKLND_CONN_CONTROL) | \
 				     (1u << SOCKLND_CONN_BULK_IN) | (1u << SOCKLND_CONN_BULK_OUT)))
 
-/* No attempt left and nothing to carry messages: they fail, and the peer backs off. */
+/*
+ * No attempt left and nothing to carry messages: they fail with why the
+ * last attempt failed (-ECONNREFUSED as the kernel reports it, else
+ * -EHOSTUNREACH), and the peer backs off.
+ */
 static void
 socklnd_peer_give_up(struct socklnd_ni *s, struct socklnd_peer *p)
 {
 	uint64_t now = rt_now_us(s->rt);
+	int why = p->error != 0 ? p->error : -EHOSTUNREACH;
 
 	p->state = SOCKLND_PEER_BACKOFF;
 	p->retry_types = 0;
 	p->retry_at_us = now + (uint64_t)p->backoff_ms * 1000;
 	p->backoff_ms = p->backoff_ms * 2 > (unsigned int)s->opts.max_reconnectms ?
 				(unsigned int)s->opts.max_reconnectms : p->backoff_ms * 2;
-	socklnd_txq_fail(s, &p->txq, -EHOSTUNREACH);
+	socklnd_txq_fail(s, &p->txq, why);
 }
 
 int
@@ -199,34 +210,83 @@ socklnd_peer_send(struct socklnd_ni *s, const struct lnet_nid *nid, struct sock_
 		if (socklnd_peer_attempts(p) == 0) {
 			TAILQ_REMOVE(&p->txq, tx, link);
 			socklnd_peer_give_up(s, p);
-			return -EHOSTUNREACH;
+			return p->error != 0 ? p->error : -EHOSTUNREACH;
 		}
 	}
 	return 0;
 }
 
-/* Every connection of @p p but @p keep goes: the peer restarted. */
-static void
-socklnd_peer_close_all(struct socklnd_peer *p, const struct socklnd_conn *keep, int status)
+/*
+ * The peer's incarnation as @p c knows it: an UP connection's, or a
+ * passive one's (on the peer's list only once its hello is read). An
+ * active connection still waiting for the reply knows none yet.
+ */
+static bool
+socklnd_conn_incarnation(const struct socklnd_conn *c, uint64_t *inc)
 {
-	struct socklnd_conn *c;
-
-	TAILQ_FOREACH(c, &p->conns, plink) {
-		if (c != keep) {
-			socklnd_conn_close(c, status);
-		}
+	if (c->state == SOCKLND_CONN_UP || (!c->active && c->state == SOCKLND_CONN_HANDSHAKE)) {
+		*inc = c->hs.peer.src_incarnation;
+		return true;
 	}
+	return false;
 }
 
+/*
+ * Close @p p's connections but @p keep, as one event: the peer's queue is
+ * looked at once, after the last, so that no message moves onto a
+ * connection about to close. @p stale_of: only those known to be of
+ * another incarnation than this one (NULL: all that are not DEAD).
+ */
+static unsigned int
+socklnd_peer_close_set(struct socklnd_peer *p, const struct socklnd_conn *keep,
+		       const uint64_t *stale_of, int status)
+{
+	struct socklnd_conn *c;
+	unsigned int n = 0;
+	uint64_t inc;
+
+	p->closing = true;
+	TAILQ_FOREACH(c, &p->conns, plink) {
+		if (c == keep || c->state == SOCKLND_CONN_DEAD) {
+			continue;
+		}
+		if (stale_of != NULL && !(socklnd_conn_incarnation(c, &inc) && inc != *stale_of)) {
+			continue;
+		}
+		socklnd_conn_close(c, status);
+		n++;
+	}
+	p->closing = false;
+	return n;
+}
+
+/*
+ * A hello says the peer's incarnation is @p inc: its connections known to
+ * be of another one are stale (the peer restarted); those still opening
+ * are judged when their hello comes.
+ */
 static void
 socklnd_peer_incarnation(struct socklnd_peer *p, const struct socklnd_conn *c, uint64_t inc)
 {
-	if (p->have_incarnation && p->incarnation != inc) {
+	if (p->have_incarnation && p->incarnation != inc &&
+	    socklnd_peer_close_set(p, c, &inc, -ESTALE) > 0) {
 		c->sni->stats.stale_conns++;
-		socklnd_peer_close_all(p, c, -ESTALE);
+		if (c->state == SOCKLND_CONN_UP) {
+			socklnd_peer_reconsider(c->sni, p); /* else its own hello's outcome decides */
+		}
 	}
 	p->have_incarnation = true;
 	p->incarnation = inc;
+}
+
+/* @p c failed with the peer's error: it and its siblings go (ksocknal_close_conn_and_siblings). */
+void
+socklnd_peer_close_siblings(struct socklnd_conn *c, int status)
+{
+	if (socklnd_peer_close_set(c->peer, NULL, NULL, status) > 1) {
+		c->sni->stats.sibling_closes++;
+	}
+	socklnd_peer_reconsider(c->sni, c->peer);
 }
 
 /*
@@ -259,12 +319,48 @@ socklnd_peer_accept(struct socklnd_conn *c, const struct ksock_hello *hello)
 	return type;
 }
 
+/* Messages waiting for a connection go on those that carry. */
+static void
+socklnd_peer_drain(struct socklnd_ni *s, struct socklnd_peer *p)
+{
+	struct sock_tx *tx;
+
+	while ((tx = TAILQ_FIRST(&p->txq)) != NULL) {
+		struct socklnd_conn *c = socklnd_peer_pick(p, (unsigned int)s->opts.min_bulk,
+							   tx->hdr_len + tx->len);
+
+		if (c == NULL) {
+			return;
+		}
+		TAILQ_REMOVE(&p->txq, tx, link);
+		socklnd_conn_queue(c, tx);
+	}
+}
+
+/*
+ * A message of a connection that died before a byte of it went (its
+ * peer reset it, or restarted): back to the peer's queue, once, for the
+ * next connection. LNet would resend it (the kernel's REMOTE_DROPPED);
+ * ours does not, so the LND does. @return false: fail it.
+ */
+bool
+socklnd_peer_requeue(struct socklnd_conn *c, struct sock_tx *tx, int status)
+{
+	if (c->peer == NULL || tx->sent != 0 || tx->requeued || tx->cookie == NULL ||
+	    (status != -ECONNRESET && status != -EPIPE && status != -ESTALE)) {
+		return false;
+	}
+	tx->requeued = true;
+	TAILQ_INSERT_TAIL(&c->peer->txq, tx, link);
+	c->sni->stats.tx_requeued++;
+	return true;
+}
+
 /* A connection is up: messages waiting for one go now. */
 void
 socklnd_peer_conn_up(struct socklnd_conn *c)
 {
 	struct socklnd_peer *p = c->peer;
-	struct sock_tx *tx;
 
 	if (c->active) {
 		socklnd_peer_incarnation(p, c, c->hs.peer.src_incarnation);
@@ -275,13 +371,9 @@ socklnd_peer_conn_up(struct socklnd_conn *c)
 	p->state = SOCKLND_PEER_UP;
 	p->last_alive_us = c->last_io_us;
 	p->refused_rounds = 0;
+	p->error = 0;
 	p->backoff_ms = (unsigned int)c->sni->opts.min_reconnectms;
-	while ((tx = TAILQ_FIRST(&p->txq)) != NULL) {
-		TAILQ_REMOVE(&p->txq, tx, link);
-		socklnd_conn_queue(socklnd_peer_pick(p, (unsigned int)c->sni->opts.min_bulk,
-						     tx->hdr_len + tx->len),
-				   tx);
-	}
+	socklnd_peer_drain(c->sni, p);
 }
 
 /* An active attempt was refused: the peer's own connection of that type may serve. */
@@ -310,9 +402,21 @@ socklnd_peer_conn_gone(struct socklnd_conn *c, enum socklnd_conn_state was, int 
 	}
 	if (c->active && was != SOCKLND_CONN_UP && status == -EALREADY) {
 		socklnd_peer_refused(s, p, c->type);
+	} else if (c->active && was != SOCKLND_CONN_UP && status < 0) {
+		p->error = status; /* what its messages fail with if none gets through */
 	}
+	if (!p->closing) {
+		socklnd_peer_reconsider(s, p);
+	}
+}
+
+/* After connections closed: use what is left, or open new ones, or give up. */
+void
+socklnd_peer_reconsider(struct socklnd_ni *s, struct socklnd_peer *p)
+{
 	if (socklnd_peer_pick(p, 0, 0) != NULL) {
-		return; /* still reachable */
+		socklnd_peer_drain(s, p); /* still reachable */
+		return;
 	}
 	if (p->state == SOCKLND_PEER_UP) {
 		p->state = SOCKLND_PEER_IDLE;

@@ -90,9 +90,9 @@ test_active_passive_establish(void **state)
 
 	(void)state;
 	pair(fds);
-	assert_int_equal(sock_conn_init_active(&a, fds[0], &ksock_proto_v3, &ps.local, &me), 0);
+	assert_int_equal(sock_conn_init_active(&a, fds[0], &ksock_proto_v3, &ps.local, &me, NULL), 0);
 	assert_true(sock_conn_wants_write(&a));
-	assert_int_equal(sock_conn_init_passive(&p, fds[1], &them, &pol), 0);
+	assert_int_equal(sock_conn_init_passive(&p, fds[1], &them, &pol, NULL), 0);
 	run(&a, &p, &ra, &rp);
 	assert_int_equal(ra, 1);
 	assert_int_equal(rp, 1);
@@ -137,7 +137,7 @@ test_passive_answers_kernel_byte_at_a_time(void **state)
 
 	(void)state;
 	pair(fds);
-	assert_int_equal(sock_conn_init_passive(&p, fds[1], &me, &pol), 0);
+	assert_int_equal(sock_conn_init_passive(&p, fds[1], &me, &pol, NULL), 0);
 	for (i = 0; i < sizeof(kernel_open); i++) {
 		assert_int_equal(write(fds[0], &kernel_open[i], 1), 1);
 		assert_int_equal(sock_conn_progress(&p), i + 1 < sizeof(kernel_open) ? 0 : 1);
@@ -171,8 +171,8 @@ test_refusal_both_sides(void **state)
 
 	(void)state;
 	pair(fds);
-	sock_conn_init_active(&a, fds[0], &ksock_proto_v3, &ps.local, &me);
-	sock_conn_init_passive(&p, fds[1], &them, &pol);
+	sock_conn_init_active(&a, fds[0], &ksock_proto_v3, &ps.local, &me, NULL);
+	sock_conn_init_passive(&p, fds[1], &them, &pol, NULL);
 	run(&a, &p, &ra, &rp);
 	assert_int_equal(ra, -EALREADY);
 	assert_int_equal(rp, -EALREADY);
@@ -199,8 +199,8 @@ test_wrong_target_probe_and_garbage(void **state)
 
 	(void)state;
 	pair(fds); /* a connreq for a NID that is not ours */
-	sock_conn_init_active(&a, fds[0], &ksock_proto_v3, &other, &me);
-	sock_conn_init_passive(&p, fds[1], &them, &pol);
+	sock_conn_init_active(&a, fds[0], &ksock_proto_v3, &other, &me, NULL);
+	sock_conn_init_passive(&p, fds[1], &them, &pol, NULL);
 	run(&a, &p, &ra, &rp);
 	assert_int_equal(rp, -EHOSTUNREACH);
 	assert_non_null(strstr(p.why, "not a local NI"));
@@ -209,7 +209,7 @@ test_wrong_target_probe_and_garbage(void **state)
 
 	pair(fds); /* a version probe gets our version, then the conn ends */
 	assert_int_equal(write(fds[0], &probe, 4), 4);
-	sock_conn_init_passive(&p, fds[1], &them, &pol);
+	sock_conn_init_passive(&p, fds[1], &them, &pol, NULL);
 	assert_int_equal(sock_conn_progress(&p), -EPROTO);
 	assert_int_equal(read(fds[0], &answer, sizeof(answer)), (ssize_t)sizeof(answer));
 	assert_int_equal(answer.acr_magic, LNET_PROTO_ACCEPTOR_MAGIC);
@@ -219,7 +219,7 @@ test_wrong_target_probe_and_garbage(void **state)
 
 	pair(fds); /* garbage */
 	assert_int_equal(write(fds[0], "GET / HTTP/1.0\r\n", 16), 16);
-	sock_conn_init_passive(&p, fds[1], &them, &pol);
+	sock_conn_init_passive(&p, fds[1], &them, &pol, NULL);
 	assert_int_equal(sock_conn_progress(&p), -EPROTO);
 	assert_non_null(strstr(p.why, "unknown magic"));
 	close(fds[0]);
@@ -229,7 +229,7 @@ test_wrong_target_probe_and_garbage(void **state)
 	assert_int_equal(write(fds[0], kernel_open, 30), 30);
 	close(fds[0]);
 	ps.local = lnp_tcp_nid(0xc000020c);
-	sock_conn_init_passive(&p, fds[1], &them, &pol);
+	sock_conn_init_passive(&p, fds[1], &them, &pol, NULL);
 	assert_int_equal(sock_conn_progress(&p), -ECONNRESET);
 	close(fds[1]);
 }
@@ -251,12 +251,115 @@ test_active_rejects_impostor(void **state)
 	/* The passive side answers with a type that is not the inverse. */
 	ps.answer = SOCKLND_CONN_BULK_IN;
 	pair(fds);
-	sock_conn_init_active(&a, fds[0], &ksock_proto_v3, &ps.local, &me);
-	sock_conn_init_passive(&p, fds[1], &them, &pol);
+	sock_conn_init_active(&a, fds[0], &ksock_proto_v3, &ps.local, &me, NULL);
+	sock_conn_init_passive(&p, fds[1], &them, &pol, NULL);
 	run(&a, &p, &ra, &rp);
 	assert_int_equal(rp, 1);
 	assert_int_equal(ra, -EPROTO);
 	assert_non_null(strstr(a.why, "answered type"));
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/*
+ * Every (state, event) pair of the handshake FSM, against the transitions
+ * written out here independently of the driver's table: the pair moves to
+ * the state listed (counted once, in the owner's array) or is refused
+ * (-EINVAL, state and counts untouched).
+ */
+static void
+test_handshake_fsm_every_pair(void **state)
+{
+	static const struct {
+		enum sock_conn_state from;
+		enum sock_conn_event ev;
+		enum sock_conn_state to;
+	} allowed[] = {
+		{ SOCK_CONN_IDLE, SOCK_CONN_EV_START_ACTIVE, SOCK_CONN_SEND_CONNREQ_HELLO },
+		{ SOCK_CONN_IDLE, SOCK_CONN_EV_START_PASSIVE, SOCK_CONN_RECV_CONNREQ },
+		{ SOCK_CONN_IDLE, SOCK_CONN_EV_FAIL, SOCK_CONN_FAILED },
+		{ SOCK_CONN_SEND_CONNREQ_HELLO, SOCK_CONN_EV_SENT, SOCK_CONN_RECV_HELLO },
+		{ SOCK_CONN_SEND_CONNREQ_HELLO, SOCK_CONN_EV_FAIL, SOCK_CONN_FAILED },
+		{ SOCK_CONN_RECV_CONNREQ, SOCK_CONN_EV_CONNREQ, SOCK_CONN_RECV_HELLO },
+		{ SOCK_CONN_RECV_CONNREQ, SOCK_CONN_EV_FAIL, SOCK_CONN_FAILED },
+		{ SOCK_CONN_RECV_HELLO, SOCK_CONN_EV_REPLY, SOCK_CONN_ESTABLISHED },
+		{ SOCK_CONN_RECV_HELLO, SOCK_CONN_EV_HELLO, SOCK_CONN_SEND_HELLO },
+		{ SOCK_CONN_RECV_HELLO, SOCK_CONN_EV_FAIL, SOCK_CONN_FAILED },
+		{ SOCK_CONN_SEND_HELLO, SOCK_CONN_EV_SENT, SOCK_CONN_ESTABLISHED },
+		{ SOCK_CONN_SEND_HELLO, SOCK_CONN_EV_FAIL, SOCK_CONN_FAILED },
+	};
+	unsigned int pairs = 0;
+
+	(void)state;
+	for (int s = 0; s < SOCK_CONN_NSTATES; s++) {
+		assert_string_not_equal(sock_conn_state_str((enum sock_conn_state)s), "?");
+		for (int ev = 0; ev < SOCK_CONN_NEVENTS; ev++) {
+			uint64_t counts[SOCK_CONN_NSTATES] = { 0 };
+			struct sock_conn c;
+			int want = -1;
+
+			memset(&c, 0, sizeof(c));
+			c.fd = -1;
+			c.counts = counts;
+			c.state = (enum sock_conn_state)s;
+			for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+				if ((int)allowed[i].from == s && (int)allowed[i].ev == ev) {
+					want = (int)allowed[i].to;
+				}
+			}
+			assert_int_equal(sock_conn_transition(c.state, (enum sock_conn_event)ev), want);
+			if (want < 0) {
+				assert_int_equal(sock_conn_set_state(&c, (enum sock_conn_event)ev), -EINVAL);
+				assert_int_equal(c.state, s);
+				for (int k = 0; k < SOCK_CONN_NSTATES; k++) {
+					assert_int_equal(counts[k], 0);
+				}
+			} else {
+				assert_int_equal(sock_conn_set_state(&c, (enum sock_conn_event)ev), 0);
+				assert_int_equal(c.state, want);
+				assert_int_equal(counts[want], 1);
+			}
+			pairs++;
+		}
+	}
+	assert_int_equal(pairs, SOCK_CONN_NSTATES * SOCK_CONN_NEVENTS);
+	assert_string_equal(sock_conn_state_str(SOCK_CONN_NSTATES), "?");
+	assert_string_equal(sock_conn_event_str(SOCK_CONN_EV_HELLO), "hello");
+	assert_int_equal(sock_conn_transition(SOCK_CONN_NSTATES, SOCK_CONN_EV_FAIL), -1);
+}
+
+/* A whole handshake counts each state it enters once, on each side. */
+static void
+test_handshake_counts_states(void **state)
+{
+	struct policy_state ps = { .local = lnp_tcp_nid(0xc000020c) };
+	struct sock_conn_policy pol = { nid_is_local, accept_hello, NULL, &ps };
+	struct ksock_hello me = hello_of(0xc000020b, 1, SOCKLND_CONN_CONTROL);
+	struct ksock_hello them = hello_of(0, 2, 0);
+	uint64_t ca[SOCK_CONN_NSTATES] = { 0 };
+	uint64_t cp[SOCK_CONN_NSTATES] = { 0 };
+	struct sock_conn a;
+	struct sock_conn p;
+	int fds[2];
+	int ra;
+	int rp;
+
+	(void)state;
+	pair(fds);
+	sock_conn_init_active(&a, fds[0], &ksock_proto_v3, &ps.local, &me, ca);
+	sock_conn_init_passive(&p, fds[1], &them, &pol, cp);
+	run(&a, &p, &ra, &rp);
+	assert_int_equal(ra, 1);
+	assert_int_equal(rp, 1);
+	assert_int_equal(ca[SOCK_CONN_SEND_CONNREQ_HELLO], 1);
+	assert_int_equal(ca[SOCK_CONN_RECV_HELLO], 1);
+	assert_int_equal(ca[SOCK_CONN_ESTABLISHED], 1);
+	assert_int_equal(ca[SOCK_CONN_RECV_CONNREQ] + ca[SOCK_CONN_SEND_HELLO] + ca[SOCK_CONN_FAILED], 0);
+	assert_int_equal(cp[SOCK_CONN_RECV_CONNREQ], 1);
+	assert_int_equal(cp[SOCK_CONN_RECV_HELLO], 1);
+	assert_int_equal(cp[SOCK_CONN_SEND_HELLO], 1);
+	assert_int_equal(cp[SOCK_CONN_ESTABLISHED], 1);
+	assert_int_equal(cp[SOCK_CONN_SEND_CONNREQ_HELLO] + cp[SOCK_CONN_FAILED], 0);
 	close(fds[0]);
 	close(fds[1]);
 }
@@ -270,6 +373,8 @@ main(void)
 		cmocka_unit_test(test_refusal_both_sides),
 		cmocka_unit_test(test_wrong_target_probe_and_garbage),
 		cmocka_unit_test(test_active_rejects_impostor),
+		cmocka_unit_test(test_handshake_fsm_every_pair),
+		cmocka_unit_test(test_handshake_counts_states),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

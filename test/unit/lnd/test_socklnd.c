@@ -16,6 +16,7 @@
 
 #include "lnet_ut.h"
 #include "socklnd.h"
+#include "socklnd_internal.h"
 #include "sock_rx.h"
 #include "sock_tx.h"
 #include "lnp_test_nid.h"
@@ -28,6 +29,7 @@ static uint16_t g_port;
 static uint32_t g_our = OUR_ADDR;   /* our NI's address; the race tests move it */
 static uint32_t g_peer = PEER_ADDR; /* the fake kernel's */
 static int g_conns_per_peer = 1;
+static int g_tx_buffer;             /* SO_SNDBUF of our sockets; 0: the system's */
 
 static int
 add_sock_ni(void *arg)
@@ -41,6 +43,7 @@ add_sock_ni(void *arg)
 	opts.port = g_port;
 	opts.accept = SOCKLND_ACCEPT_ALL; /* the test connects from an unprivileged port */
 	opts.conns_per_peer = g_conns_per_peer;
+	opts.tx_buffer_size = g_tx_buffer;
 	return lnet_ni_add(lnet_instance(), &nid, socklnd_lnd_ops(), &tun, &opts, 0, &g_sni);
 }
 
@@ -62,6 +65,7 @@ setup(void **state)
 	g_our = OUR_ADDR;
 	g_peer = PEER_ADDR;
 	g_conns_per_peer = 1;
+	g_tx_buffer = 0;
 	g_port = (uint16_t)(20000 + getpid() % 20000);
 	ut_up(1);
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
@@ -315,25 +319,22 @@ test_stats_and_no_conn(void **state)
 	pump();
 	ev = ut_event();
 	assert_int_equal(ev.type, LNET_EVENT_SEND);
-	assert_int_equal(ev.status, -EHOSTUNREACH);
+	assert_int_equal(ev.status, -ECONNREFUSED); /* as the kernel reports it, not -EHOSTUNREACH */
 	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
 	assert_int_equal(st.connects, 3);
 	assert_int_equal(st.connect_failures, 3);
-	/* A peer on another net is not ours to reach. */
+	/* Another peer on our net where nobody listens (127.0.0.4@tcp): refused too. */
 	assert_int_equal(LNetPut(NULL, ut_bind("y", 2, 1), LNET_NOACK_REQ,
 				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(0x7f000004) }, 3, 7, 0,
 				 0), 0);
 	pump();
-	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+	assert_int_equal(ut_event().status, -ECONNREFUSED);
 }
 
-/* The kernel side of an accepted connection: read connreq + hello, answer (or refuse). */
+/* The kernel side of an accepted connection: accept, read connreq + our hello into @p h. */
 static int
-kernel_accept_answer(int lfd, int *ctype, bool refuse)
+kernel_accept_read(int lfd, struct ksock_hello *hp)
 {
-	struct ksock_hello h;
-	struct ksock_hello me = { .version = KSOCK_PROTO_V3, .src_pid = LNET_PID_LUSTRE,
-				  .src_incarnation = 7 };
 	struct ksock_connreq cr;
 	uint8_t b[128];
 	size_t got = 0;
@@ -357,8 +358,22 @@ kernel_accept_answer(int lfd, int *ctype, bool refuse)
 	assert_int_equal(got, 72);
 	assert_int_equal(ksock_connreq_decode(b, 16, &cr, &n), 0);
 	assert_int_equal(lnet_nid_to_nid4(&cr.nid), LNET_MKNID(LNET_MKNET(2, 0), g_peer));
-	assert_int_equal(ksock_proto_v3.hello_decode(b + 16, 56, &h, &n), 0);
-	assert_int_equal(lnet_nid_to_nid4(&h.src_nid), LNET_MKNID(LNET_MKNET(2, 0), g_our));
+	assert_int_equal(ksock_proto_v3.hello_decode(b + 16, 56, hp, &n), 0);
+	assert_int_equal(lnet_nid_to_nid4(&hp->src_nid), LNET_MKNID(LNET_MKNET(2, 0), g_our));
+	return fd;
+}
+
+/* The kernel side of an accepted connection: read connreq + hello, answer (or refuse). */
+static int
+kernel_accept_answer(int lfd, int *ctype, bool refuse)
+{
+	struct ksock_hello h;
+	struct ksock_hello me = { .version = KSOCK_PROTO_V3, .src_pid = LNET_PID_LUSTRE,
+				  .src_incarnation = 7 };
+	uint8_t b[128];
+	size_t n;
+	int fd = kernel_accept_read(lfd, &h);
+
 	*ctype = h.ctype;
 	me.src_nid = lnp_tcp_nid(g_peer);
 	me.dst_nid = h.src_nid;
@@ -431,11 +446,14 @@ test_stalled_peer_times_out(void **state)
 	uint8_t half[30] = { 0xc1, 0, 0, 0 };
 	uint8_t ka[64];
 	struct ksock_msg km;
-	int idle = kernel_connect(&answer);
+	int idle;
 	int stalled = kernel_connect_type(&answer, SOCKLND_CONN_BULK_OUT);
 	char c;
 
 	(void)state;
+	g_peer = 0x7f000005U; /* another peer: a timeout closes the stalled one's siblings */
+	idle = kernel_connect(&answer);
+	g_peer = PEER_ADDR;
 	assert_int_equal(write(stalled, half, sizeof(half)), (ssize_t)sizeof(half));
 	pump();
 	rt_sim_advance_us(lnet_instance()->rt, 49ULL * 1000000);
@@ -474,11 +492,11 @@ static bool
 closed_by_node(int fd)
 {
 	unsigned int i;
-	char c;
+	char c[64];
 
 	for (i = 0; i < 20; i++) {
 		pump();
-		if (read(fd, &c, 1) == 0) {
+		if (read(fd, c, sizeof(c)) == 0) { /* a keepalive NOOP may come first */
 			return true;
 		}
 	}
@@ -622,7 +640,7 @@ test_reconnect_backoff(void **state)
 	(void)state;
 	assert_int_equal(LNetPut(NULL, ut_bind("a", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
 	pump();
-	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+	assert_int_equal(ut_event().status, -ECONNREFUSED);
 	assert_int_equal(sock_stats().connects, 3);
 	assert_int_equal(LNetPut(NULL, ut_bind("b", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
 	pump();
@@ -631,7 +649,7 @@ test_reconnect_backoff(void **state)
 	rt_sim_advance_us(lnet_instance()->rt, 1100000);
 	assert_int_equal(LNetPut(NULL, ut_bind("c", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
 	pump();
-	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+	assert_int_equal(ut_event().status, -ECONNREFUSED);
 	assert_int_equal(sock_stats().connects, 6); /* 1 s passed: tried again */
 	rt_sim_advance_us(lnet_instance()->rt, 1100000);
 	assert_int_equal(LNetPut(NULL, ut_bind("d", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
@@ -820,11 +838,462 @@ test_lazy_put_staged_payload(void **state)
 	close(fd);
 }
 
+/*
+ * A PUT held by a lazy portal (LNet has not called recv): the kernel's
+ * ksnc_rx_deadline closes the connection after sock_timeout with no
+ * progress; it must not stall forever. LNet lets go of it afterwards.
+ */
+static void
+test_lazy_put_held_times_out(void **state)
+{
+	struct ksock_hello answer;
+	struct ksock_msg km = { KSOCK_MSG_LNET, 0, { 0, 0 } };
+	struct lnet_hdr put;
+	int fd;
+
+	(void)state;
+	assert_int_equal(LNetSetLazyPortal(UT_PORTAL), 0);
+	fd = kernel_connect(&answer);
+	put = kernel_put_hdr(12, 0x55);
+	memset(&put.msg.put.ack_wmd, 0xff, sizeof(put.msg.put.ack_wmd));
+	kernel_send(fd, &km, &put, "held forever", 12);
+	pump();
+	rt_sim_advance_us(lnet_instance()->rt, 49ULL * 1000000);
+	pump();
+	assert_int_equal(sock_stats().timeouts, 0); /* not yet: sock_timeout is 50 s */
+	assert_false(closed_by_node(fd));
+	rt_sim_advance_us(lnet_instance()->rt, 3ULL * 1000000);
+	assert_true(closed_by_node(fd));
+	assert_int_equal(sock_stats().timeouts, 1);
+	assert_int_equal(LNetClearLazyPortal(UT_PORTAL), 0); /* drops it: the connection is freed */
+	pump();
+	close(fd);
+}
+
+/* A raw client connected to our acceptor that sends @p n bytes of @p b, then stalls. */
+static int
+client_stalls_after(const uint8_t *b, size_t n)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(g_port),
+				  .sin_addr.s_addr = htonl(g_our) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	if (n > 0) {
+		assert_int_equal(write(fd, b, n), (ssize_t)n);
+	}
+	return fd;
+}
+
+/*
+ * The kernel's acceptor reads the request and the hello with accept_timeout
+ * (5 s), not sock_timeout (50 s): a client that sends nothing, half the
+ * request (magic and version) or half a hello is closed after 5 s and
+ * counted; a peer that completes its handshake meanwhile is served.
+ */
+static void
+test_stalled_handshake_accept_timeout(void **state)
+{
+	struct lnet_nid target = lnp_tcp_nid(OUR_ADDR);
+	struct ksock_hello me = { .version = KSOCK_PROTO_V3, .src_pid = LNET_PID_LUSTRE,
+				  .src_incarnation = 42, .ctype = SOCKLND_CONN_CONTROL };
+	struct ksock_hello answer;
+	uint8_t b[128];
+	size_t n = 0;
+	size_t h = 0;
+	int fds[3];
+	int good;
+	unsigned int i;
+
+	(void)state;
+	me.src_nid = lnp_tcp_nid(PEER_ADDR);
+	me.dst_nid = target;
+	assert_int_equal(ksock_connreq_encode(&target, b, sizeof(b), &n), 0);
+	assert_int_equal(ksock_proto_v3.hello_encode(&me, b + n, sizeof(b) - n, &h), 0);
+	fds[0] = client_stalls_after(b, 0);         /* nothing */
+	fds[1] = client_stalls_after(b, 8);         /* the acceptor magic and version */
+	fds[2] = client_stalls_after(b, n + h / 2); /* the request and half a hello */
+	pump();
+	rt_sim_advance_us(lnet_instance()->rt, 4ULL * 1000000);
+	pump();
+	for (i = 0; i < 3; i++) {
+		assert_false(closed_by_node(fds[i])); /* not before accept_timeout */
+	}
+	good = kernel_connect(&answer); /* others are served meanwhile */
+	assert_int_equal(answer.ctype, SOCKLND_CONN_CONTROL);
+	rt_sim_advance_us(lnet_instance()->rt, 2ULL * 1000000);
+	for (i = 0; i < 3; i++) {
+		assert_true(closed_by_node(fds[i]));
+		close(fds[i]);
+	}
+	assert_false(closed_by_node(good)); /* a finished handshake is not timed */
+	assert_int_equal(sock_stats().handshake_timeouts, 3);
+	assert_int_equal(sock_stats().timeouts, 0);
+	assert_int_equal(sock_stats().conns_up, 1);
+	close(good);
+}
+
+/*
+ * A kernel node's reply hello, as captured (kernel-vs-pmd/61, frame 35:
+ * 192.0.2.11@tcp answering 192.0.2.21@tcp after `rmmod lnet` and reload):
+ * V3, pid 12345, dst_pid 0, its new incarnation 0x18eb0dab313282eb,
+ * dst_incarnation 0, CONTROL, no IPs. Replayed with our test NIDs and the
+ * type asked for patched in.
+ */
+static const uint8_t kernel_reply_61_35[56] = {
+	0x63, 0x69, 0x72, 0x45, 0x03, 0x00, 0x00, 0x00, 0x0b, 0x02, 0x00, 0xc0, 0x00, 0x00,
+	0x02, 0x00, 0x15, 0x02, 0x00, 0xc0, 0x00, 0x00, 0x02, 0x00, 0x39, 0x30, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0xeb, 0x82, 0x32, 0x31, 0xab, 0x0d, 0xeb, 0x18, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+};
+#define KERNEL_NEW_INCARNATION 0x18eb0dab313282ebULL
+
+/* Accept one of our connects and leave it waiting for the kernel's reply: @return its fd. */
+static int
+kernel_accept_pending(int lfd, int *ctype)
+{
+	struct ksock_hello h;
+	int fd = kernel_accept_read(lfd, &h);
+
+	*ctype = h.ctype;
+	return fd;
+}
+
+/* Answer a pending connection with the captured kernel hello (NIDs, type patched). */
+static void
+kernel_reply_captured(int fd, int ctype)
+{
+	uint8_t b[56];
+	uint64_t src = lnet_nid_to_nid4(&(struct lnet_nid){ 0 });
+	uint64_t dst;
+	uint32_t t = (uint32_t)ksock_conn_type_invert(ctype);
+	struct ksock_hello h;
+	size_t n;
+
+	memcpy(b, kernel_reply_61_35, sizeof(b));
+	src = LNET_MKNID(LNET_MKNET(2, 0), g_peer);
+	dst = LNET_MKNID(LNET_MKNET(2, 0), g_our);
+	memcpy(b + 8, &src, 8);
+	memcpy(b + 16, &dst, 8);
+	memcpy(b + 48, &t, 4);
+	assert_int_equal(ksock_proto_v3.hello_decode(b, sizeof(b), &h, &n), 0);
+	assert_int_equal(h.src_incarnation, KERNEL_NEW_INCARNATION);
+	assert_int_equal(write(fd, b, sizeof(b)), (ssize_t)sizeof(b));
+}
+
+/* Accept our three connects (kernel_accept_one answers with incarnation 7): CONTROL's fd in @p fds[0]. */
+static void
+kernel_accept_three(int lfd, int fds[3])
+{
+	int t;
+	int k = 1;
+
+	for (unsigned int i = 0; i < 3; i++) {
+		int fd = kernel_accept_one(lfd, &t);
+
+		fds[t == SOCKLND_CONN_CONTROL ? 0 : k++] = fd;
+	}
+}
+
+/*
+ * The kernel peer reloaded LNet (capture 61): it closed our connections,
+ * and our next message opens three new ones. Its first reply carries its
+ * new incarnation; the two connects whose replies have not come yet are
+ * of no known incarnation and must not be closed (lnetd-pmd FIN'd them,
+ * frames 37-38, then RST them as the replies came). All three come up.
+ */
+static void
+test_new_incarnation_spares_pending_connects(void **state)
+{
+	static struct frame f[2];
+	int lfd = kernel_listen(PEER_ADDR);
+	struct lnet_processid peer = { LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) };
+	int old[3];
+	int fds[3];
+	int types[3];
+	int control = -1;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	kernel_accept_three(lfd, old); /* incarnation 7 */
+	assert_int_equal(kernel_read_frames(old[0], f, 2), 1);
+	assert_int_equal(ut_event().status, 0);
+	for (i = 0; i < 3; i++) {
+		close(old[i]); /* rmmod */
+	}
+	pump();
+	assert_int_equal(LNetPut(NULL, ut_bind("after", 6, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	for (i = 0; i < 3; i++) {
+		fds[i] = kernel_accept_pending(lfd, &types[i]);
+		control = types[i] == SOCKLND_CONN_CONTROL ? (int)i : control;
+	}
+	assert_true(control >= 0);
+	kernel_reply_captured(fds[control], types[control]); /* the new incarnation, first */
+	pump();
+	for (i = 0; i < 3; i++) {
+		if ((int)i != control) {
+			assert_false(closed_by_node(fds[i])); /* pending: not stale */
+			kernel_reply_captured(fds[i], types[i]);
+		}
+	}
+	assert_int_equal(kernel_read_frames(fds[control], f, 2), 1);
+	assert_memory_equal(f[0].payload, "after", 6);
+	assert_int_equal(ut_event().status, 0);
+	for (i = 0; i < 3; i++) {
+		assert_false(closed_by_node(fds[i]));
+	}
+	for (i = 0; i < 3; i++) {
+		close(fds[i]);
+	}
+	assert_int_equal(sock_stats().conns_up, 6);
+	assert_int_equal(sock_stats().stale_conns, 0); /* the old ones had closed on their EOF */
+	close(lfd);
+}
+
+/*
+ * The kernel peer crashed and rebooted (capture 62): our connections to
+ * it are dead and we do not know. The first message on one of them is
+ * answered with a reset; its siblings must go with it (ksocknal_close_
+ * conn_and_siblings), so the next message opens new connections instead
+ * of going down another dead one (lnetd-pmd's did, frames 16-19). The new
+ * connections take the rebooted node's new incarnation.
+ */
+static void
+test_reset_closes_siblings_after_crash(void **state)
+{
+	static struct frame f[2];
+	int lfd = kernel_listen(PEER_ADDR);
+	struct lnet_processid peer = { LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) };
+	struct linger rst = { 1, 0 };
+	int old[3];
+	int fds[3];
+	int types[3];
+	int control = -1;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	kernel_accept_three(lfd, old);
+	assert_int_equal(kernel_read_frames(old[0], f, 2), 1);
+	assert_int_equal(ut_event().status, 0);
+	/* The crash: the CONTROL connection answers with a reset. */
+	assert_int_equal(setsockopt(old[0], SOL_SOCKET, SO_LINGER, &rst, sizeof(rst)), 0);
+	close(old[0]);
+	pump();
+	assert_true(closed_by_node(old[1])); /* the siblings went with it */
+	assert_true(closed_by_node(old[2]));
+	assert_int_equal(sock_stats().sibling_closes, 1);
+	assert_int_equal(LNetPut(NULL, ut_bind("after", 6, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	for (i = 0; i < 3; i++) {
+		fds[i] = kernel_accept_pending(lfd, &types[i]);
+		control = types[i] == SOCKLND_CONN_CONTROL ? (int)i : control;
+		kernel_reply_captured(fds[i], types[i]);
+	}
+	assert_true(control >= 0);
+	assert_int_equal(kernel_read_frames(fds[control], f, 2), 1);
+	assert_memory_equal(f[0].payload, "after", 6);
+	assert_int_equal(ut_event().status, 0);
+	for (i = 0; i < 3; i++) {
+		close(fds[i]);
+		close(old[i == 0 ? 1 : i]);
+	}
+	close(lfd);
+}
+
+/* Read one LNET frame of @p len payload bytes from @p fd into @p payload, pumping LNet. */
+static void
+kernel_read_big(int fd, uint8_t *payload, size_t len)
+{
+	static uint8_t buf[24 + 72 + (256 << 10)];
+	size_t want = 24 + 72 + len;
+	size_t have = 0;
+	unsigned int i;
+
+	assert_true(want <= sizeof(buf));
+	for (i = 0; i < 2000 && have < want; i++) {
+		ssize_t r;
+
+		pump();
+		r = read(fd, buf + have, want - have);
+		have += r > 0 ? (size_t)r : 0;
+	}
+	assert_int_equal(have, want);
+	memcpy(payload, buf + 24 + 72, len);
+}
+
+static int
+setup_small_sndbuf(void **state)
+{
+	setup(state);
+	ut_teardown(state);
+	g_tx_buffer = 4096;
+	ut_up(1);
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
+	pump();
+	return 0;
+}
+
+/*
+ * The peer crashes while a large PUT is half written and a second one
+ * waits behind it, not a byte of it sent. The reset closes the peer's
+ * connections; the first PUT fails, the second goes on the connection the
+ * next incarnation accepts (LNet would resend it, the kernel's
+ * REMOTE_DROPPED; ours does not, so the LND moves it, once).
+ */
+static void
+test_unsent_message_moves_to_new_connection(void **state)
+{
+	static uint8_t big1[128 << 10];
+	static uint8_t big2[128 << 10];
+	static uint8_t got[128 << 10];
+	struct lnet_processid peer = { LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) };
+	static struct frame f[2];
+	struct linger rst = { 1, 0 };
+	int small = 2048;
+	int lfd = kernel_listen(PEER_ADDR);
+	struct lnet_event ev;
+	int old[3];
+	int fds[3];
+	int types[3];
+	struct pollfd pf[3];
+	int carrier = -1;
+	unsigned int i;
+
+	(void)state;
+	memset(big1, 'a', sizeof(big1));
+	memset(big2, 'b', sizeof(big2));
+	assert_int_equal(setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	kernel_accept_three(lfd, old);
+	assert_int_equal(kernel_read_frames(old[0], f, 2), 1);
+	assert_int_equal(ut_event().status, 0);
+	assert_int_equal(LNetPut(NULL, ut_bind(big1, sizeof(big1), 1), LNET_NOACK_REQ, &peer, 3, 7,
+				 0, 0), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind(big2, sizeof(big2), 1), LNET_NOACK_REQ, &peer, 3, 7,
+				 0, 0), 0);
+	pump();
+	ut_no_event(); /* the socket is full: neither is out */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(setsockopt(old[i], SOL_SOCKET, SO_LINGER, &rst, sizeof(rst)), 0);
+		close(old[i]); /* the crash */
+	}
+	pump();
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_true(ev.status == -ECONNRESET || ev.status == -EPIPE); /* half sent: lost */
+	assert_int_equal(sock_stats().tx_requeued, 1);
+	for (i = 0; i < 3; i++) {
+		fds[i] = kernel_accept_pending(lfd, &types[i]);
+		kernel_reply_captured(fds[i], types[i]);
+		pf[i] = (struct pollfd){ fds[i], POLLIN, 0 };
+	}
+	pump();
+	assert_int_equal(poll(pf, 3, 1000), 1); /* on whichever new connection came up first */
+	for (i = 0; i < 3; i++) {
+		carrier = pf[i].revents != 0 ? (int)i : carrier;
+	}
+	kernel_read_big(fds[carrier], got, sizeof(got));
+	assert_memory_equal(got, big2, sizeof(big2));
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, 0);
+	for (i = 0; i < 3; i++) {
+		close(fds[i]);
+	}
+	close(lfd);
+}
+
+/*
+ * Every (state, event) pair of the connection FSM, against the
+ * transitions written out here: moved and counted in the NI's
+ * conn_entered[], or refused with the state and counts untouched.
+ */
+static void
+test_conn_fsm_every_pair(void **state)
+{
+	static const struct {
+		enum socklnd_conn_state from;
+		enum socklnd_conn_event ev;
+		enum socklnd_conn_state to;
+	} allowed[] = {
+		{ SOCKLND_CONN_NEW, SOCKLND_CONN_EV_CONNECT, SOCKLND_CONN_CONNECTING },
+		{ SOCKLND_CONN_NEW, SOCKLND_CONN_EV_TCP_UP, SOCKLND_CONN_HANDSHAKE },
+		{ SOCKLND_CONN_NEW, SOCKLND_CONN_EV_CLOSE, SOCKLND_CONN_DEAD },
+		{ SOCKLND_CONN_CONNECTING, SOCKLND_CONN_EV_TCP_UP, SOCKLND_CONN_HANDSHAKE },
+		{ SOCKLND_CONN_CONNECTING, SOCKLND_CONN_EV_CLOSE, SOCKLND_CONN_DEAD },
+		{ SOCKLND_CONN_HANDSHAKE, SOCKLND_CONN_EV_HS_DONE, SOCKLND_CONN_UP },
+		{ SOCKLND_CONN_HANDSHAKE, SOCKLND_CONN_EV_CLOSE, SOCKLND_CONN_DEAD },
+		{ SOCKLND_CONN_UP, SOCKLND_CONN_EV_CLOSE, SOCKLND_CONN_DEAD },
+	};
+	static struct socklnd_ni s;
+	static struct socklnd_conn c;
+	unsigned int pairs = 0;
+
+	(void)state;
+	for (int st = 0; st < SOCKLND_CONN_NSTATES; st++) {
+		assert_string_not_equal(socklnd_conn_state_str((enum socklnd_conn_state)st), "?");
+		for (int ev = 0; ev < SOCKLND_CONN_NEVENTS; ev++) {
+			int want = -1;
+
+			memset(&s, 0, sizeof(s));
+			memset(&c, 0, sizeof(c));
+			c.sni = &s;
+			c.fd = -1;
+			c.state = (enum socklnd_conn_state)st;
+			for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+				if ((int)allowed[i].from == st && (int)allowed[i].ev == ev) {
+					want = (int)allowed[i].to;
+				}
+			}
+			assert_int_equal(socklnd_conn_transition(c.state, (enum socklnd_conn_event)ev), want);
+			if (want < 0) {
+				assert_int_equal(socklnd_conn_set_state(&c, (enum socklnd_conn_event)ev), -EINVAL);
+				assert_int_equal(c.state, st);
+				for (int k = 0; k < SOCKLND_CONN_NSTATES; k++) {
+					assert_int_equal(s.stats.conn_entered[k], 0);
+				}
+			} else {
+				assert_int_equal(socklnd_conn_set_state(&c, (enum socklnd_conn_event)ev), 0);
+				assert_int_equal(c.state, want);
+				assert_int_equal(s.stats.conn_entered[want], 1);
+			}
+			pairs++;
+		}
+	}
+	assert_int_equal(pairs, SOCKLND_CONN_NSTATES * SOCKLND_CONN_NEVENTS);
+	assert_string_equal(socklnd_conn_event_str(SOCKLND_CONN_EV_HS_DONE), "hs_done");
+}
+
+/* A connection's life in the counters: an accepted one, up and closed. */
+static void
+test_conn_states_counted(void **state)
+{
+	struct ksock_hello answer;
+	int fd;
+
+	(void)state;
+	fd = kernel_connect(&answer);
+	close(fd);
+	pump();
+	assert_int_equal(sock_stats().conn_entered[SOCKLND_CONN_DEAD], 1);
+	assert_int_equal(sock_stats().conn_entered[SOCKLND_CONN_HANDSHAKE], 1);
+	assert_int_equal(sock_stats().conn_entered[SOCKLND_CONN_UP], 1);
+	assert_int_equal(sock_stats().conn_entered[SOCKLND_CONN_CONNECTING], 0);
+	assert_int_equal(sock_stats().hs_entered[SOCK_CONN_RECV_CONNREQ], 1);
+	assert_int_equal(sock_stats().hs_entered[SOCK_CONN_SEND_HELLO], 1);
+	assert_int_equal(sock_stats().hs_entered[SOCK_CONN_ESTABLISHED], 1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_module_params),
+		cmocka_unit_test(test_conn_fsm_every_pair),
+		cmocka_unit_test_setup_teardown(test_conn_states_counted, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_active_connects, setup, ut_teardown),
@@ -836,6 +1305,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_reconnect_backoff, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_conns_per_peer, setup_two_per_peer, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_lazy_put_staged_payload, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_lazy_put_held_times_out, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_stalled_handshake_accept_timeout, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_new_incarnation_spares_pending_connects, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_reset_closes_siblings_after_crash, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_unsent_message_moves_to_new_connection, setup_small_sndbuf,
+						ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
