@@ -9,9 +9,15 @@
  * lnet-types.h does: the target MD sets every struct lnet_md field by its
  * Lustre name (umd_start ... umd_bulk_handle), and its handler sees the
  * events; umd_eq_handle is our extension. NIDs print with <lnet/nidstr.h>.
+ *
+ * It sets no options, so LNet runs as any application gets it: on the real
+ * clock. A 300 ms LNetEQPoll takes 300 ms, and a PUT to a peer this node
+ * cannot reach completes with an error event.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <lnet/api.h>
 #include <lnet/nidstr.h>
@@ -51,6 +57,30 @@ next_event(struct lnet_eq *eq)
 		memset(&ev, 0, sizeof(ev));
 	}
 	return ev;
+}
+
+static long
+elapsed_ms(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000 + (now.tv_nsec - since->tv_nsec) / 1000000;
+}
+
+/* No event comes: the wait lasts the timeout, on the real clock. */
+static void
+check_real_clock_timeout(struct lnet_eq *eq)
+{
+	struct lnet_event ev;
+	struct timespec t0;
+	long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(LNetEQPoll(&eq, 1, 300, &ev, NULL) == 0);
+	ms = elapsed_ms(&t0);
+	CHECK(ms >= 300 && ms < 5000);
+	printf("installed client: LNetEQPoll(300 ms) returned after %ld ms\n", ms);
 }
 
 static struct lnet_handle_md
@@ -125,6 +155,20 @@ main(void)
 	CHECK(lnet_counters_get(&c) == 0);
 	CHECK(c.drop_count == 1 && c.drop_length == sizeof(data));
 	CHECK(c.send_count == 5 && c.recv_count == 4); /* PUT ACK GET REPLY PUT */
+
+	check_real_clock_timeout(eq);
+	{
+		struct lnet_processid far = { .pid = LNET_PID_LUSTRE };
+		struct lnet_handle_md fh = bind_md(eq, data, sizeof(data));
+
+		CHECK(libcfs_strnid(&far.nid, "127.0.0.77@tcp") == 0); /* no tcp NI: no route */
+		CHECK(LNetPut(NULL, fh, LNET_ACK_REQ, &far, PORTAL, BITS, 0, 0) == 0);
+		ev = next_event(eq);
+		CHECK(ev.type == LNET_EVENT_SEND && ev.status == -EHOSTUNREACH);
+		CHECK(LNetMDUnlink(fh) == 0);
+		ev = next_event(eq);
+		CHECK(ev.type == LNET_EVENT_UNLINK && ev.unlinked);
+	}
 
 	CHECK(LNetMDUnlink(th) == 0);
 	CHECK(next_event(eq).type == LNET_EVENT_UNLINK);
