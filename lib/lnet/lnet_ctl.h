@@ -137,8 +137,9 @@ struct lnet_ctl_ni_tunables {
 /**
  * Add a NI on the LND its NID's type names, on interface @p ifname (NULL
  * or "": none), owned by CPT @p cpt, with LND-specific @p lnd_opts (NULL:
- * the LND's defaults). The ping target is re-posted with the new NI set.
- * Call from a thread that is not an lcore.
+ * the LND's defaults). The ping target is re-posted with the new NI set, in
+ * the same operation on the management lcore (concurrent adds and deletes
+ * run one after the other). Call from a thread that is not an lcore.
  */
 LNP_API int lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
 			    const struct lnet_ctl_ni_tunables *tun, const void *lnd_opts,
@@ -147,9 +148,9 @@ LNP_API int lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
 /**
  * Delete a NI (net del): its connections close, every message still
  * queued on it completes with -ENETDOWN, and the ping target is re-posted
- * without it. 0@lo cannot be deleted. Call from a thread that is not an
- * lcore; returns once no message uses the NI (or after 5 s, keeping it
- * until shutdown).
+ * without it, as one operation on the management lcore. 0@lo cannot be
+ * deleted. Call from a thread that is not an lcore. The NI's memory is
+ * freed (after an RCU grace period) once no message references it.
  */
 LNP_API int lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen);
 
