@@ -174,6 +174,25 @@ LNP_API int lnet_ctl_ni_capture(const struct lnet_nid *nid, void *cap);
  */
 LNP_API int lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen);
 
+/** The push target's counters and the last push taken (telemetry /lnet/push_show). */
+struct lnet_ctl_push {
+	uint64_t received;        /**< pushes matched (each ACKed if the peer asked) */
+	uint64_t accepted;        /**< whole, valid ping info of a Multi-Rail peer */
+	uint64_t truncated;       /**< bigger than the target, which then grows */
+	uint64_t invalid;         /**< not ping info, or not from a Multi-Rail peer */
+	uint64_t errors;          /**< completed with an error */
+	unsigned int target_bytes;/**< room for one push (the kernel's push target size) */
+	bool has_last;            /**< the last_* fields describe an accepted push */
+	struct lnet_nid last_src;
+	struct lnet_nid last_primary;
+	uint32_t last_seqno;
+	uint32_t last_features;
+	unsigned int last_nnis;   /**< NIs after 0@lo */
+};
+
+/** A snapshot of the push target's counters, read on the lcore that owns it. */
+LNP_API int lnet_ctl_push_get(struct lnet_ctl_push *out);
+
 /** Number of CPTs. */
 LNP_API int lnet_ctl_ncpts(void);
 

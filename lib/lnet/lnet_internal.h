@@ -209,6 +209,7 @@ struct lnet_ping_buf {
 	uint8_t data[];
 };
 LIST_HEAD(lnet_ping_buf_list, lnet_ping_buf);
+struct lnet_push_target;
 
 #define LNET_NI_REF_STRIDE 8      /* one 64-byte line per CPT */
 
@@ -349,6 +350,7 @@ struct lnet {
 	struct lnet_ping_buf *ping_buf;       /* mgmt: the posted ping target's */
 	struct lnet_ping_buf_list ping_bufs;  /* mgmt: posted or draining, not retired */
 	struct lnet_handle_md ping_mdh;       /* mgmt */
+	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
 };
 
 /* lnet_init.c */
@@ -465,6 +467,10 @@ int lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_l
 int lnet_ping_target_init(struct lnet *ln);
 void lnet_ping_target_rebuild(struct lnet *ln, void (*cb)(void *arg, int rc), void *arg);
 void lnet_ping_target_fini(struct lnet *ln);
+
+/* lnet_push.c: the push target (portal 0, PUT, ping match bits) */
+int lnet_push_target_init(struct lnet *ln);
+void lnet_push_target_fini(struct lnet *ln);
 
 /* lnet_peer_dir.c */
 void lnet_peer_dir_destroy(struct lnet *ln);

@@ -192,16 +192,17 @@ lnet_ping_init_start(struct lnet_mgmt_op *op)
 }
 
 /*
- * At start-up, from a thread that is not a logical lcore. Portal 0 is
- * lazy, as pushes must wait for their MD.
+ * At start-up, from a thread that is not a logical lcore: the ping target
+ * and the push target. Portal 0 is not lazy (the kernel's is, see
+ * lnet_push.c): both MDs are always posted, so nothing sent there waits.
  */
 int
 lnet_ping_target_init(struct lnet *ln)
 {
 	struct lnet_ping_init_op o = { .op.start = lnet_ping_init_start };
-	int rc = LNetSetLazyPortal(LNET_RESERVED_PORTAL);
+	int rc = lnet_mgmt_op_run(ln, &o.op);
 
-	return rc != 0 ? rc : lnet_mgmt_op_run(ln, &o.op);
+	return rc != 0 ? rc : lnet_push_target_init(ln);
 }
 
 /* At shutdown, after the lcores stopped: the MDs went with their tables. */
@@ -210,6 +211,7 @@ lnet_ping_target_fini(struct lnet *ln)
 {
 	struct lnet_ping_buf *pbuf;
 
+	lnet_push_target_fini(ln);
 	while ((pbuf = LIST_FIRST(&ln->ping_bufs)) != NULL) {
 		LIST_REMOVE(pbuf, link);
 		free(pbuf);
