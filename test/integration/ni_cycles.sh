@@ -39,7 +39,9 @@ both() { # two lnetctl command lines (quoted), run at the same time: both must s
 
 rss_kb() { sed -n 's/^VmRSS:[^0-9]*\([0-9]*\) kB/\1/p' "/proc/$1/status"; }
 
-check "daemon $a starts" start_daemon "$a" --accept-port "$port" --accept all
+# Two CPTs on $a: net del visits the NI's lcore and both CPTs' before it is done.
+check "daemon $a starts, two CPTs" start_daemon "$a" --accept-port "$port" --accept all \
+	--cpu-pattern "0[0] 1[1]"
 pid_a=$pid
 check "daemon $b starts" start_daemon "$b" --accept-port "$port" --accept all
 pid_b=$pid
@@ -50,8 +52,8 @@ check "$b pings $a: one NI" pings_exactly "$b" "$net.51@tcp" "$net.51@tcp"
 r=0
 while [ $r -lt 10 ]; do
 	check "round $r: two net adds at once" both \
-		"'$ctl' --name '$a' net add --net tcp1 --nid '$net.53@tcp1'" \
-		"'$ctl' --name '$a' net add --net tcp2 --nid '$net.54@tcp2'"
+		"'$ctl' --name '$a' net add --net tcp1 --nid '$net.53@tcp1' --cpt 1" \
+		"'$ctl' --name '$a' net add --net tcp2 --nid '$net.54@tcp2' --cpt 0"
 	check "round $r: $b's ping lists the three NIs" \
 		pings_exactly "$b" "$net.51@tcp" "$net.51@tcp" "$net.53@tcp1" "$net.54@tcp2"
 	check "round $r: two net dels at once" both \
