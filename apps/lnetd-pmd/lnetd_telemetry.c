@@ -644,6 +644,42 @@ lnetd_ping(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * /lnet/push_show: the push target's counters (pushes received, accepted,
+ * truncated, invalid, failed), its size, and the last push accepted; the
+ * kernel's lnetctl has no such view.
+ */
+static int
+lnetd_push_show(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct lnet_ctl_push p;
+	char nid[LNET_NIDSTR_SIZE];
+	int rc = lnet_ctl_push_get(&p);
+
+	(void)cmd;
+	(void)params;
+	if (rc != 0) {
+		return rc;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "received", p.received);
+	rte_tel_data_add_dict_u64(d, "accepted", p.accepted);
+	rte_tel_data_add_dict_u64(d, "truncated", p.truncated);
+	rte_tel_data_add_dict_u64(d, "invalid", p.invalid);
+	rte_tel_data_add_dict_u64(d, "errors", p.errors);
+	rte_tel_data_add_dict_int(d, "target_bytes", (int)p.target_bytes);
+	if (p.has_last) {
+		rte_tel_data_add_dict_string(d, "last_src",
+					     libcfs_nidstr_r(&p.last_src, nid, sizeof(nid)));
+		rte_tel_data_add_dict_string(d, "last_primary_nid",
+					     libcfs_nidstr_r(&p.last_primary, nid, sizeof(nid)));
+		rte_tel_data_add_dict_u64(d, "last_seqno", p.last_seqno);
+		rte_tel_data_add_dict_u64(d, "last_features", p.last_features);
+		rte_tel_data_add_dict_u64(d, "last_nnis", p.last_nnis);
+	}
+	return 0;
+}
+
 /* /lnet/cpt_of_nid,nid=NID -> {cpt: N}: where LNet keeps that peer NI's state. */
 static int
 lnetd_cpt_of_nid(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -805,6 +841,8 @@ lnetd_telemetry_register(void)
 		  "Delete NIs. Params: net=NET and/or nid=NID, if=IFACE" },
 		{ "/lnet/cpt_of_nid", lnetd_cpt_of_nid, "The CPT of a NID. Params: nid=NID" },
 		{ "/lnet/ping", lnetd_ping, "Ping a NID. Params: nid=[PID-]NID, timeout=MS" },
+		{ "/lnet/push_show", lnetd_push_show,
+		  "Pushes received from Multi-Rail peers: counters and the last one" },
 		{ "/lnet/peer_show", lnetd_peer_show,
 		  "Peers, paged. Params: start=CURSOR, detail=N, nid=NID" },
 	};

@@ -128,72 +128,53 @@ lnet_ctl_ncpts(void)
 	return ln == NULL ? -ENETDOWN : (int)ln->ncpts;
 }
 
-struct lnet_ctl_ni_add_args {
-	struct lnet *ln;
-	const struct lnet_nid *nid;
-	const char *ifname;
-	const struct lnet_lnd_ops *lnd;
-	struct lnet_ni_tunables tun;
-	const void *lnd_opts;
-	unsigned int cpt;
-};
-
-static int
-lnet_ctl_ni_add_on_mgmt(void *arg)
-{
-	struct lnet_ctl_ni_add_args *a = arg;
-	struct lnet_ni *ni;
-	int rc = lnet_ni_add(a->ln, a->nid, a->lnd, &a->tun, a->lnd_opts, a->cpt, &ni);
-
-	if (rc == 0 && a->ifname != NULL) {
-		snprintf(ni->ifname, sizeof(ni->ifname), "%s", a->ifname);
-	}
-	return rc;
-}
-
 int
 lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
 		const struct lnet_ctl_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
 		char *err, size_t errlen)
 {
-	struct lnet_ctl_ni_add_args a = { lnet_instance(), nid, ifname, NULL, { 0 }, lnd_opts, cpt };
+	struct lnet *ln = lnet_instance();
+	struct lnet_ni_req req = {
+		.add = true, .nid = nid, .lnd_opts = lnd_opts, .cpt = cpt,
+		.ifname = ifname != NULL && ifname[0] != '\0' ? ifname : NULL,
+	};
 	char s[LNET_NIDSTR_SIZE];
 	int rc;
 
-	if (a.ln == NULL) {
+	if (ln == NULL) {
 		return -ENETDOWN;
 	}
-	a.lnd = lnet_lnd_find(nid->nid_type);
-	if (a.lnd == NULL || nid->nid_type == LNET_LND_LO) {
+	req.lnd = lnet_lnd_find(nid->nid_type);
+	if (req.lnd == NULL || nid->nid_type == LNET_LND_LO) {
 		snprintf(err, errlen, "no LND for %s in this build", libcfs_nidstr_r(nid, s, sizeof(s)));
 		return -EOPNOTSUPP;
 	}
-	if (cpt >= a.ln->ncpts) {
-		snprintf(err, errlen, "CPT %u does not exist (%u CPTs)", cpt, a.ln->ncpts);
+	if (cpt >= ln->ncpts) {
+		snprintf(err, errlen, "CPT %u does not exist (%u CPTs)", cpt, ln->ncpts);
 		return -EINVAL;
 	}
-	a.tun.peer_timeout = tun->peer_timeout;
-	a.tun.peer_tx_credits = tun->peer_credits;
-	a.tun.peer_rtr_credits = tun->peer_buffer_credits;
-	a.tun.max_tx_credits = tun->credits;
-	rc = rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_ctl_ni_add_on_mgmt, &a);
+	req.tun.peer_timeout = tun->peer_timeout;
+	req.tun.peer_tx_credits = tun->peer_credits;
+	req.tun.peer_rtr_credits = tun->peer_buffer_credits;
+	req.tun.max_tx_credits = tun->credits;
+	rc = lnet_ni_config(ln, &req);
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot add %s: %s", libcfs_nidstr_r(nid, s, sizeof(s)),
 			 strerror(-rc));
 		return rc;
 	}
-	rc = lnet_ping_target_update(a.ln);
-	if (rc != 0) {
+	if (req.ping_rc != 0) {
 		snprintf(err, errlen, "%s added, but the ping target was not updated: %s",
-			 libcfs_nidstr_r(nid, s, sizeof(s)), strerror(-rc));
+			 libcfs_nidstr_r(nid, s, sizeof(s)), strerror(-req.ping_rc));
 	}
-	return rc;
+	return req.ping_rc;
 }
 
 int
 lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen)
 {
 	struct lnet *ln = lnet_instance();
+	struct lnet_ni_req req = { .add = false, .nid = nid };
 	char s[LNET_NIDSTR_SIZE];
 	int rc;
 
@@ -201,23 +182,18 @@ lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen)
 		return -ENETDOWN;
 	}
 	libcfs_nidstr_r(nid, s, sizeof(s));
-	rc = lnet_ni_del(ln, nid);
+	rc = lnet_ni_config(ln, &req);
 	if (rc == -ENOENT) {
 		snprintf(err, errlen, "%s is not a local NI", s);
 	} else if (rc == -EPERM) {
 		snprintf(err, errlen, "%s cannot be deleted", s);
 	} else if (rc != 0) {
 		snprintf(err, errlen, "cannot delete %s: %s", s, strerror(-rc));
-	}
-	if (rc != 0) {
-		return rc;
-	}
-	rc = lnet_ping_target_update(ln);
-	if (rc != 0) {
+	} else if (req.ping_rc != 0) {
 		snprintf(err, errlen, "%s deleted, but the ping target was not updated: %s", s,
-			 strerror(-rc));
+			 strerror(-req.ping_rc));
 	}
-	return rc;
+	return rc != 0 ? rc : req.ping_rc;
 }
 
 typedef int (*lnet_ctl_ni_fn)(struct lnet_ni *ni, void *arg);

@@ -137,8 +137,9 @@ struct lnet_ctl_ni_tunables {
 /**
  * Add a NI on the LND its NID's type names, on interface @p ifname (NULL
  * or "": none), owned by CPT @p cpt, with LND-specific @p lnd_opts (NULL:
- * the LND's defaults). The ping target is re-posted with the new NI set.
- * Call from a thread that is not an lcore.
+ * the LND's defaults). The ping target is re-posted with the new NI set, in
+ * the same operation on the management lcore (concurrent adds and deletes
+ * run one after the other). Call from a thread that is not an lcore.
  */
 LNP_API int lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
 			    const struct lnet_ctl_ni_tunables *tun, const void *lnd_opts,
@@ -147,9 +148,9 @@ LNP_API int lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
 /**
  * Delete a NI (net del): its connections close, every message still
  * queued on it completes with -ENETDOWN, and the ping target is re-posted
- * without it. 0@lo cannot be deleted. Call from a thread that is not an
- * lcore; returns once no message uses the NI (or after 5 s, keeping it
- * until shutdown).
+ * without it, as one operation on the management lcore. 0@lo cannot be
+ * deleted. Call from a thread that is not an lcore. The NI's memory is
+ * freed (after an RCU grace period) once no message references it.
  */
 LNP_API int lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen);
 
@@ -172,6 +173,25 @@ LNP_API int lnet_ctl_ni_capture(const struct lnet_nid *nid, void *cap);
  * -EOPNOTSUPP.
  */
 LNP_API int lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen);
+
+/** The push target's counters and the last push taken (telemetry /lnet/push_show). */
+struct lnet_ctl_push {
+	uint64_t received;        /**< pushes matched (each ACKed if the peer asked) */
+	uint64_t accepted;        /**< whole, valid ping info of a Multi-Rail peer */
+	uint64_t truncated;       /**< bigger than the target, which then grows */
+	uint64_t invalid;         /**< not ping info, or not from a Multi-Rail peer */
+	uint64_t errors;          /**< completed with an error */
+	unsigned int target_bytes;/**< room for one push (the kernel's push target size) */
+	bool has_last;            /**< the last_* fields describe an accepted push */
+	struct lnet_nid last_src;
+	struct lnet_nid last_primary;
+	uint32_t last_seqno;
+	uint32_t last_features;
+	unsigned int last_nnis;   /**< NIs after 0@lo */
+};
+
+/** A snapshot of the push target's counters, read on the lcore that owns it. */
+LNP_API int lnet_ctl_push_get(struct lnet_ctl_push *out);
 
 /** Number of CPTs. */
 LNP_API int lnet_ctl_ncpts(void);

@@ -33,7 +33,6 @@ extern int lnet_logtype;
 #define LNET_PEER_HASH_SIZE 1024U
 #define LNET_MSG_CACHE_MAX 1024U
 #define LNET_MD_CACHE_MAX 1024U
-#define LNET_OLD_PING_BUFS 64U
 #define LNET_MD_CPT_BITS 8
 #define LNET_MD_IDX_BITS 24
 
@@ -176,6 +175,42 @@ struct lnet_ni {
 	struct lnet_ni *next_zombie; /* deleted but still referenced */
 };
 
+/*
+ * A message to another lcore that a full ring cannot lose: the sending
+ * lcore retries from a timer. One hop in flight per struct at a time.
+ */
+struct lnet_hop {
+	struct rt_timer retry;
+	struct rt_lcore *dst;
+	rt_msg_fn fn;
+	void *ctx;
+};
+
+/*
+ * A configuration operation (net add/del with its ping target rebuild):
+ * run on the management lcore one at a time, in submission order, while
+ * the submitting thread waits for done.
+ */
+struct lnet_mgmt_op {
+	TAILQ_ENTRY(lnet_mgmt_op) link;
+	struct lnet *ln;
+	void (*start)(struct lnet_mgmt_op *op); /* on mgmt, when its turn comes */
+	int rc;
+	int done;                 /* atomic, set last: the submitter owns op again */
+};
+TAILQ_HEAD(lnet_mgmt_op_list, lnet_mgmt_op);
+
+/* A ping target's buffer (lnet_ping.c). */
+struct lnet_ping_buf {
+	LIST_ENTRY(lnet_ping_buf) link;   /* ln->ping_bufs, mgmt's */
+	struct lnet *ln;
+	struct lnet_hop hop;              /* the drained buffer's way back to mgmt */
+	size_t len;
+	uint8_t data[];
+};
+LIST_HEAD(lnet_ping_buf_list, lnet_ping_buf);
+struct lnet_push_target;
+
 #define LNET_NI_REF_STRIDE 8      /* one 64-byte line per CPT */
 
 /* The published set of local NIs; replaced whole, retired with RCU. */
@@ -305,15 +340,18 @@ struct lnet {
 	struct lnet_ni_table *ni_table;  /* RCU-published */
 	struct lnet_ctl_global tunables; /* global show's settings; management lcore */
 	struct lnet_ni *loni;
-	struct lnet_ni *zombie_nis;      /* deleted, still referenced; freed at shutdown */
+	struct lnet_ni *zombie_nis;      /* mgmt: deleted, retired once unreferenced */
+	struct rt_timer zombie_timer;    /* mgmt: looks at zombie_nis' references */
+	unsigned int zombie_checks;
+	struct lnet_mgmt_op_list ops;    /* mgmt: configuration operations, head runs */
 	struct cfs_cpt_table *cpt_table;
 	unsigned int bind_rotor;  /* atomic: CPT for LNetMDBind from foreign threads */
 	struct lnet_peer_dir *peer_dir; /* configured peers; management lcore */
 	uint32_t ping_seqno;      /* bumped when the ping buffer is rebuilt (mgmt) */
-	void *ping_buf;           /* the ping target MD's buffer */
-	void *old_ping_bufs[LNET_OLD_PING_BUFS]; /* replaced buffers, freed at shutdown */
-	unsigned int nold_ping_bufs;
-	struct lnet_handle_md ping_mdh;
+	struct lnet_ping_buf *ping_buf;       /* mgmt: the posted ping target's */
+	struct lnet_ping_buf_list ping_bufs;  /* mgmt: posted or draining, not retired */
+	struct lnet_handle_md ping_mdh;       /* mgmt */
+	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
 };
 
 /* lnet_init.c */
@@ -360,6 +398,7 @@ unsigned int lnet_ptl_match_cpt_first(const struct lnet *ln, const struct lnet_m
 void lnet_ptl_match(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_ptl_rematch(struct lnet_cpt *c, unsigned int portal);
 void lnet_ptl_drop_delayed(struct lnet_cpt *c, unsigned int portal);
+void lnet_ptl_drop_delayed_ni(struct lnet_cpt *c, const struct lnet_ni *ni);
 
 /* lnet_msg.c */
 struct lnet_msg *lnet_msg_alloc(struct lnet_cpt *c);
@@ -406,14 +445,33 @@ void lnet_msg_set_txni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni 
 void lnet_msg_set_rxni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni *ni);
 void lnet_msg_put_nis(struct lnet_cpt *c, struct lnet_msg *msg);
 int lnet_ni_del(struct lnet *ln, const struct lnet_nid *nid);
+/* net add/del and the ping target rebuild as one management operation. */
+struct lnet_ni_req {
+	bool add;
+	const struct lnet_nid *nid;
+	const struct lnet_lnd_ops *lnd;       /* add */
+	struct lnet_ni_tunables tun;          /* add */
+	const void *lnd_opts;                 /* add */
+	unsigned int cpt;                     /* add */
+	const char *ifname;                   /* add; NULL: none */
+	int ping_rc;                          /* out: the ping target rebuild's */
+};
+int lnet_ni_config(struct lnet *ln, struct lnet_ni_req *req);
+int lnet_mgmt_op_run(struct lnet *ln, struct lnet_mgmt_op *op);
+void lnet_mgmt_op_done(struct lnet_mgmt_op *op, int rc);
+void lnet_hop_send(struct lnet_hop *hop, struct rt_lcore *dst, rt_msg_fn fn, void *ctx);
 int lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
 		const struct lnet_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
 		struct lnet_ni **out);
 
 /* lnet_ping.c */
 int lnet_ping_target_init(struct lnet *ln);
-int lnet_ping_target_update(struct lnet *ln);
+void lnet_ping_target_rebuild(struct lnet *ln, void (*cb)(void *arg, int rc), void *arg);
 void lnet_ping_target_fini(struct lnet *ln);
+
+/* lnet_push.c: the push target (portal 0, PUT, ping match bits) */
+int lnet_push_target_init(struct lnet *ln);
+void lnet_push_target_fini(struct lnet *ln);
 
 /* lnet_peer_dir.c */
 void lnet_peer_dir_destroy(struct lnet *ln);

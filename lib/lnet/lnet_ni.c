@@ -5,10 +5,10 @@
  * without locks. Per-NI mutable state (tx credits) belongs to the NI's CPT.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lnet_internal.h"
 
@@ -224,10 +224,10 @@ lnet_ni_table_remove(struct lnet *ln, const struct lnet_ni *ni)
  * Add and start an NI. Configuration: call on the management lcore, or
  * before data lcores run.
  */
-int
-lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
-	    const struct lnet_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
-	    struct lnet_ni **out)
+static int
+lnet_ni_add_named(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
+		  const struct lnet_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
+		  const char *ifname, struct lnet_ni **out)
 {
 	struct lnet_ni *ni;
 	int rc;
@@ -238,6 +238,9 @@ lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_o
 	ni = lnet_ni_alloc(ln, nid, lnd, tun, cpt);
 	if (ni == NULL) {
 		return -ENOMEM;
+	}
+	if (ifname != NULL) {
+		snprintf(ni->ifname, sizeof(ni->ifname), "%s", ifname);
 	}
 	ni->lnd_opts = lnd_opts;
 	rc = lnd->startup(ni);
@@ -260,6 +263,16 @@ lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_o
 }
 
 int
+lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
+	    const struct lnet_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
+	    struct lnet_ni **out)
+{
+	return lnet_ni_add_named(ln, nid, lnd, tun, lnd_opts, cpt, NULL, out);
+}
+
+static void lnet_ni_zombie_check(void *arg);
+
+int
 lnet_ni_table_create(struct lnet *ln)
 {
 	const struct lnet_lnd_ops *lolnd = lnet_lnd_find(LNET_LND_LO);
@@ -270,6 +283,10 @@ lnet_ni_table_create(struct lnet *ln)
 		LNET_LOG(ERR, "the loopback LND is not linked in");
 		return -ENODEV;
 	}
+	/* On the management lcore, before any configuration operation can come. */
+	TAILQ_INIT(&ln->ops);
+	LIST_INIT(&ln->ping_bufs);
+	rt_timer_init(&ln->zombie_timer, lnet_ni_zombie_check, ln);
 	lnet_nid_set_lo0(&lo);
 	return lnet_ni_add(ln, &lo, lolnd, &tun, NULL, 0, &ln->loni);
 }
@@ -365,101 +382,261 @@ lnet_ni_set_lnd_data(struct lnet_ni *ni, void *data)
 	ni->lnd_data = data;
 }
 
-/* ---- net del ---- */
+/* ---- messages between lcores that a full ring cannot lose ---- */
 
-struct lnet_ni_del_args {
-	struct lnet *ln;
-	const struct lnet_nid *nid;
-	struct lnet_ni *ni;
-};
-
-/* On the management lcore: unpublish the NI; new messages cannot pick it. */
-static int
-lnet_ni_unpublish_on_mgmt(void *arg)
+static void
+lnet_hop_retry(void *arg)
 {
-	struct lnet_ni_del_args *a = arg;
-	struct lnet_ni *ni = lnet_ni_find_by_nid(a->ln, a->nid);
+	struct lnet_hop *hop = arg;
 
-	if (ni == NULL) {
-		return -ENOENT;
+	if (rt_lcore_send_msg(hop->dst, hop->fn, hop->ctx) != 0) {
+		rt_timer_arm(&hop->retry, 100);
 	}
-	if (ni == a->ln->loni) {
-		return -EPERM;
+}
+
+/* From a logical lcore: run fn(ctx) on @p dst, retrying while its ring is full. */
+void
+lnet_hop_send(struct lnet_hop *hop, struct rt_lcore *dst, rt_msg_fn fn, void *ctx)
+{
+	hop->dst = dst;
+	hop->fn = fn;
+	hop->ctx = ctx;
+	if (rt_lcore_send_msg(dst, fn, ctx) != 0) {
+		rt_timer_init(&hop->retry, lnet_hop_retry, hop);
+		rt_timer_arm(&hop->retry, 100);
 	}
-	a->ni = ni;
-	ni->status = LNET_NI_STATUS_DOWN;
-	return lnet_ni_table_remove(a->ln, ni);
 }
 
-/* On each data lcore: messages queued for credits on the NI fail now. */
-static int
-lnet_ni_abort_on_cpt(void *arg)
+/* ---- configuration operations on the management lcore ---- */
+
+static void
+lnet_mgmt_op_submit(void *arg)
 {
-	struct lnet_ni_del_args *a = arg;
+	struct lnet_mgmt_op *op = arg;
+	struct lnet *ln = op->ln;
+	bool idle = TAILQ_EMPTY(&ln->ops);
 
-	lnet_credits_abort_ni(lnet_cpt_self(a->ln), a->ni, -ENETDOWN);
-	return 0;
+	TAILQ_INSERT_TAIL(&ln->ops, op, link);
+	if (idle) {
+		op->start(op);
+	}
 }
 
-static int
-lnet_ni_bury_on_mgmt(void *arg)
+/* On the management lcore: @p op is over; the next one starts. */
+void
+lnet_mgmt_op_done(struct lnet_mgmt_op *op, int rc)
 {
-	struct lnet_ni_del_args *a = arg;
+	struct lnet *ln = op->ln;
+	struct lnet_mgmt_op *next;
 
-	a->ni->next_zombie = a->ln->zombie_nis;
-	a->ln->zombie_nis = a->ni;
-	return 0;
+	TAILQ_REMOVE(&ln->ops, op, link);
+	op->rc = rc;
+	__atomic_store_n(&op->done, 1, __ATOMIC_RELEASE); /* op is the submitter's from here */
+	next = TAILQ_FIRST(&ln->ops);
+	if (next != NULL) {
+		next->start(next);
+	}
 }
 
-/* Wait up to @p ms for the messages still holding @p ni to complete. */
 static bool
-lnet_ni_wait_unreferenced(struct lnet *ln, const struct lnet_ni *ni, unsigned int ms)
+lnet_mgmt_op_is_done(void *arg)
 {
-	struct timespec tick = { 0, 1000000 };
-	unsigned int waited;
+	const struct lnet_mgmt_op *op = arg;
 
-	for (waited = 0; lnet_ni_refs(ni) != 0; waited++) {
-		if (waited == ms) {
-			return false;
-		}
-		if (rt_runtime_caller_polls(ln->rt)) {
-			rt_runtime_poll_until_idle(ln->rt, 64);
-		} else {
-			nanosleep(&tick, NULL);
-		}
-	}
-	return true;
+	return __atomic_load_n(&op->done, __ATOMIC_ACQUIRE) != 0;
 }
 
 /*
- * Delete a NI (net del), from a thread that is not an lcore. The NI leaves
- * the published table first; after one pass over every data lcore (a grace
- * period: no step still holds a pointer read from the old table) nothing
- * new can take it. Its LND then closes what it owns on the NI's lcore, and
- * every message queued on it completes with -ENETDOWN. The NI is freed
- * once no message references it; one that never lets go (a message parked
- * on a lazy portal) keeps it as a zombie until shutdown.
+ * From a thread that is not a logical lcore (telemetry's, the application's):
+ * queue @p op on the management lcore and wait until it is over, as an SPDK
+ * RPC waits for its reactor. Operations run one at a time.
  */
+int
+lnet_mgmt_op_run(struct lnet *ln, struct lnet_mgmt_op *op)
+{
+	struct rt_lcore *mgmt = rt_mgmt_lcore(ln->rt);
+
+	if (rt_lcore_self() != NULL) {
+		return -EDEADLK; /* an lcore would wait on itself or stall its loop */
+	}
+	op->ln = ln;
+	op->rc = 0;
+	op->done = 0;
+	while (rt_lcore_send_msg(mgmt, lnet_mgmt_op_submit, op) != 0) {
+		if (rt_runtime_caller_polls(ln->rt)) {
+			rt_runtime_poll_until_idle(ln->rt, 1);
+		} else {
+			sched_yield();
+		}
+	}
+	while (!rt_wait_until(ln->rt, lnet_mgmt_op_is_done, op, UINT64_MAX)) {
+		/* SIM only: idle means a timer waits for the clock, which this thread moves. */
+		if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
+			rt_sim_advance_us(ln->rt, 1000);
+		}
+	}
+	return op->rc;
+}
+
+/* ---- net add / net del ---- */
+
+struct lnet_ni_op {
+	struct lnet_mgmt_op op;
+	struct lnet_ni_req *req;
+	struct lnet_ni *ni;
+	struct lnet_hop hop;
+	unsigned int step;        /* net del: 0 the NI's lcore, then CPT step - 1 */
+};
+
+static void
+lnet_ni_free_retired(void *arg)
+{
+	lnet_ni_free(arg);
+}
+
+/* Mgmt: retire zombies nothing references any more; look again later if some remain. */
+static void
+lnet_ni_zombie_check(void *arg)
+{
+	struct lnet *ln = arg;
+	struct lnet_ni **pp = &ln->zombie_nis;
+
+	while (*pp != NULL) {
+		struct lnet_ni *ni = *pp;
+
+		if (lnet_ni_refs(ni) != 0 || rt_rcu_retire(ln->rt, ni, lnet_ni_free_retired) != 0) {
+			pp = &ni->next_zombie;
+			continue;
+		}
+		*pp = ni->next_zombie;
+	}
+	if (ln->zombie_nis == NULL) {
+		ln->zombie_checks = 0;
+		return;
+	}
+	/* Messages in flight finish within a few loop turns; a stuck one is polled slowly. */
+	ln->zombie_checks++;
+	rt_timer_arm(&ln->zombie_timer, ln->zombie_checks < 64 ? 0 : 10000);
+}
+
+/* Mgmt: @p ni is unpublished and stopped; it is freed after a grace period once unreferenced. */
+static void
+lnet_ni_bury(struct lnet *ln, struct lnet_ni *ni)
+{
+	ni->next_zombie = ln->zombie_nis;
+	ln->zombie_nis = ni;
+	if (!rt_timer_pending(&ln->zombie_timer)) {
+		ln->zombie_checks = 0;
+		lnet_ni_zombie_check(ln);
+	}
+}
+
+static void
+lnet_ni_op_pinged(void *arg, int rc)
+{
+	struct lnet_ni_op *o = arg;
+
+	o->req->ping_rc = rc;
+	if (!o->req->add) {
+		lnet_ni_bury(o->op.ln, o->ni);
+	}
+	lnet_mgmt_op_done(&o->op, 0);
+}
+
+static void
+lnet_ni_op_back_on_mgmt(void *arg)
+{
+	struct lnet_ni_op *o = arg;
+
+	lnet_ping_target_rebuild(o->op.ln, lnet_ni_op_pinged, o);
+}
+
+/*
+ * net del, on each data lcore in turn: first the NI's own (its LND closes
+ * what it owns and completes what it holds), then every CPT (messages
+ * queued for the NI's credits fail with -ENETDOWN, and messages it
+ * received that wait on a lazy portal are dropped), then back to mgmt.
+ */
+static void
+lnet_ni_del_visit(void *arg)
+{
+	struct lnet_ni_op *o = arg;
+	struct lnet *ln = o->op.ln;
+
+	if (o->step == 0) {
+		lnet_ni_shutdown_on_cpt(o->ni);
+	} else {
+		struct lnet_cpt *c = lnet_cpt_self(ln);
+
+		lnet_credits_abort_ni(c, o->ni, -ENETDOWN);
+		lnet_ptl_drop_delayed_ni(c, o->ni);
+	}
+	o->step++;
+	if (o->step <= ln->ncpts) {
+		lnet_hop_send(&o->hop, ln->cpts[o->step - 1]->lcore, lnet_ni_del_visit, o);
+	} else {
+		lnet_hop_send(&o->hop, rt_mgmt_lcore(ln->rt), lnet_ni_op_back_on_mgmt, o);
+	}
+}
+
+static void
+lnet_ni_op_start(struct lnet_mgmt_op *op)
+{
+	struct lnet_ni_op *o = (struct lnet_ni_op *)op;
+	struct lnet_ni_req *r = o->req;
+	struct lnet *ln = op->ln;
+	int rc;
+
+	if (r->add) {
+		rc = lnet_ni_add_named(ln, r->nid, r->lnd, &r->tun, r->lnd_opts, r->cpt, r->ifname,
+				       &o->ni);
+		if (rc != 0) {
+			lnet_mgmt_op_done(op, rc);
+			return;
+		}
+		lnet_ping_target_rebuild(ln, lnet_ni_op_pinged, o);
+		return;
+	}
+	o->ni = lnet_ni_find_by_nid(ln, r->nid);
+	rc = o->ni == NULL ? -ENOENT : o->ni == ln->loni ? -EPERM : 0;
+	if (rc == 0) {
+		/* Unpublished first: after this, no new message can pick it. */
+		o->ni->status = LNET_NI_STATUS_DOWN;
+		rc = lnet_ni_table_remove(ln, o->ni);
+	}
+	if (rc != 0) {
+		lnet_mgmt_op_done(op, rc);
+		return;
+	}
+	o->step = 0;
+	lnet_hop_send(&o->hop, lnet_ni_lcore(o->ni), lnet_ni_del_visit, o);
+}
+
+/*
+ * net add or net del with the ping target rebuilt for the new NI set, as
+ * one operation on the management lcore; from a thread that is not an
+ * lcore. net add starts the NI's LND and publishes the NI; net del
+ * unpublishes the NI, has its LND close what it owns on the NI's lcore,
+ * fails what is queued on it with -ENETDOWN, and retires it (RCU) once no
+ * message references it. Either way the new ping buffer is posted before
+ * the old one is unlinked; the old one is retired once its last REPLY is
+ * done. req->ping_rc says whether the rebuild failed.
+ */
+int
+lnet_ni_config(struct lnet *ln, struct lnet_ni_req *req)
+{
+	struct lnet_ni_op o = { .req = req };
+
+	o.op.start = lnet_ni_op_start;
+	req->ping_rc = 0;
+	return lnet_mgmt_op_run(ln, &o.op);
+}
+
+/* net del (tests and the control plane): 0, -ENOENT, -EPERM (0@lo). */
 int
 lnet_ni_del(struct lnet *ln, const struct lnet_nid *nid)
 {
-	struct lnet_ni_del_args a = { ln, nid, NULL };
-	unsigned int i;
-	int rc;
+	struct lnet_ni_req req = { .add = false, .nid = nid };
 
-	rc = rt_lcore_call(rt_mgmt_lcore(ln->rt), lnet_ni_unpublish_on_mgmt, &a);
-	if (rc != 0) {
-		return rc;
-	}
-	lnet_call_on_cpt(ln, a.ni->cpt, lnet_ni_shutdown_on_cpt, a.ni);
-	for (i = 0; i < ln->ncpts; i++) {
-		lnet_call_on_cpt(ln, i, lnet_ni_abort_on_cpt, &a);
-	}
-	if (lnet_ni_wait_unreferenced(ln, a.ni, 5000)) {
-		lnet_ni_free(a.ni);
-		return 0;
-	}
-	LNET_LOG(WARNING, "NI deleted with %lld message(s) still holding it; kept until shutdown",
-		 (long long)lnet_ni_refs(a.ni));
-	return rt_lcore_call(rt_mgmt_lcore(ln->rt), lnet_ni_bury_on_mgmt, &a);
+	return lnet_ni_config(ln, &req);
 }

@@ -3,8 +3,13 @@
  * The ping target (lnet-facts §3.1): a GET-only, TRUNCATE, MANAGE_REMOTE
  * MD of infinite threshold on the reserved portal 0 with the ping match
  * bits, over a buffer holding this node's ping info: 0@lo first with the
- * sequence number, then every other NI, the primary first. Portal 0 is
- * lazy, as pushes must wait for their MD.
+ * sequence number, then every other NI, the primary first.
+ *
+ * The management lcore builds the buffer from the published NI table; the
+ * MD is posted on portal 0's home CPT, the new one before the old one is
+ * unlinked, so a ping always finds one. A buffer is retired (RCU) once its
+ * MD is unlinked and no REPLY reads it any more: the MD's handler sees the
+ * last event and tells the management lcore.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,23 +22,54 @@
 	(LNET_PING_FEAT_NI_STATUS | LNET_PING_FEAT_RTE_DISABLED | LNET_PING_FEAT_MULTI_RAIL | \
 	 LNET_PING_FEAT_DISCOVERY)
 
-struct lnet_ping_buffer_args {
+/* One rebuild: mgmt -> portal 0's home CPT -> mgmt. */
+struct lnet_ping_post {
 	struct lnet *ln;
-	void *buf;
-	size_t len;
+	struct lnet_ping_buf *pbuf;
+	struct lnet_me *me;
+	struct lnet_handle_md old;
+	struct lnet_handle_md mdh;
+	int rc;
+	struct lnet_hop hop;
+	void (*cb)(void *arg, int rc);
+	void *arg;
 };
 
-/* On the management lcore: encode the ping info from the published NI table. */
-static int
-lnet_ping_buffer_on_mgmt(void *arg)
+/* Mgmt: no MD reads @p pbuf any more; free it after a grace period. */
+static void
+lnet_ping_buf_retire(void *arg)
 {
-	struct lnet_ping_buffer_args *a = arg;
-	const struct lnet_ni_table *t = lnet_ni_table_get(a->ln);
+	struct lnet_ping_buf *pbuf = arg;
+
+	LIST_REMOVE(pbuf, link);
+	if (rt_rcu_retire(pbuf->ln->rt, pbuf, free) != 0) {
+		free(pbuf); /* unreferenced already; the grace period is extra care */
+	}
+}
+
+/* On the MD's lcore: every GET, and the MD's last event once unlinked. */
+static void
+lnet_ping_md_handler(struct lnet_event *ev)
+{
+	struct lnet_ping_buf *pbuf = ev->md_user_ptr;
+
+	if (ev->unlinked) {
+		lnet_hop_send(&pbuf->hop, rt_mgmt_lcore(pbuf->ln->rt), lnet_ping_buf_retire, pbuf);
+	}
+}
+
+/* Mgmt: encode the ping info of the published NI table into a new buffer. */
+static int
+lnet_ping_buf_build(struct lnet *ln, struct lnet_ping_buf **out)
+{
+	const struct lnet_ni_table *t = lnet_ni_table_get(ln);
 	struct lnet_ping_entry *nis = calloc(t->nnis, sizeof(*nis));
 	struct lnet_ping_src src = {
-		.features = LNET_PING_FEATURES, .pid = a->ln->pid, .seqno = ++a->ln->ping_seqno,
+		.features = LNET_PING_FEATURES, .pid = ln->pid, .seqno = ln->ping_seqno + 1,
 		.nis = nis,
 	};
+	struct lnet_ping_buf *pbuf = NULL;
+	size_t len = 0;
 	unsigned int i;
 	int rc;
 
@@ -41,92 +77,144 @@ lnet_ping_buffer_on_mgmt(void *arg)
 		return -ENOMEM;
 	}
 	for (i = 0; i < t->nnis; i++) {
-		if (t->nis[i] != a->ln->loni) {
+		if (t->nis[i] != ln->loni) {
 			nis[src.nnis].nid = t->nis[i]->nid;
 			nis[src.nnis++].status = t->nis[i]->status;
 		}
 	}
-	rc = lnet_ping_info_size(&src, &a->len);
-	a->buf = rc == 0 ? calloc(1, a->len) : NULL;
-	if (rc == 0 && a->buf == NULL) {
-		rc = -ENOMEM;
-	}
+	rc = lnet_ping_info_size(&src, &len) == 0 ? 0 : -EINVAL;
 	if (rc == 0) {
-		rc = lnet_ping_info_encode(&src, a->buf, a->len, &a->len);
+		pbuf = calloc(1, sizeof(*pbuf) + len);
+		rc = pbuf == NULL ? -ENOMEM : 0;
+	}
+	if (rc == 0 && lnet_ping_info_encode(&src, pbuf->data, len, &pbuf->len) != 0) {
+		rc = -EINVAL;
 	}
 	free(nis);
-	return rc == 0 ? 0 : -EINVAL;
-}
-
-/* Post the ping target; called from a thread that is not a logical lcore. */
-int
-lnet_ping_target_init(struct lnet *ln)
-{
-	struct lnet_ping_buffer_args a = { ln, NULL, 0 };
-	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
-	struct lnet_md md;
-	struct lnet_me *me;
-	int rc;
-
-	rc = rt_lcore_call(rt_mgmt_lcore(ln->rt), lnet_ping_buffer_on_mgmt, &a);
 	if (rc != 0) {
+		free(pbuf);
 		return rc;
 	}
-	rc = LNetSetLazyPortal(LNET_RESERVED_PORTAL);
-	me = rc == 0 ? LNetMEAttach(LNET_RESERVED_PORTAL, &any, LNET_PROTO_PING_MATCHBITS, 0,
-				    LNET_UNLINK, LNET_INS_AFTER) :
-		       NULL;
-	if (me == NULL) {
-		free(a.buf);
-		return rc != 0 ? rc : -errno;
-	}
-	memset(&md, 0, sizeof(md));
-	md.umd_start = a.buf;
-	md.umd_length = (unsigned int)a.len;
-	md.umd_threshold = LNET_MD_THRESH_INF;
-	md.umd_options = LNET_MD_OP_GET | LNET_MD_TRUNCATE | LNET_MD_MANAGE_REMOTE;
-	rc = LNetMDAttach(me, &md, LNET_RETAIN, &ln->ping_mdh);
-	if (rc != 0) {
-		free(a.buf);
-		return rc;
-	}
-	if (ln->ping_buf != NULL) {
-		/* A REPLY may still read the old buffer: keep it until shutdown. */
-		ln->old_ping_bufs[ln->nold_ping_bufs++ % LNET_OLD_PING_BUFS] = ln->ping_buf;
-	}
-	ln->ping_buf = a.buf;
+	ln->ping_seqno++;
+	pbuf->ln = ln;
+	*out = pbuf;
 	return 0;
 }
 
-/*
- * The NIs changed: post a new ping target with a new sequence number, then
- * unlink the old one (lnet-facts §3.2: seqno changes with the NI set).
- */
-int
-lnet_ping_target_update(struct lnet *ln)
+static void
+lnet_ping_post_done(void *arg)
 {
-	struct lnet_handle_md old = ln->ping_mdh;
-	int rc;
+	struct lnet_ping_post *p = arg;
+	struct lnet *ln = p->ln;
 
-	if (ln->nold_ping_bufs >= LNET_OLD_PING_BUFS) {
-		return -ENOSPC; /* bounded memory for old buffers */
+	if (p->rc == 0) {
+		ln->ping_mdh = p->mdh;
+		ln->ping_buf = p->pbuf;
+	} else {
+		LIST_REMOVE(p->pbuf, link);
+		free(p->pbuf);
+		LNET_LOG(ERR, "ping target not updated: %s", strerror(-p->rc));
 	}
-	rc = lnet_ping_target_init(ln);
-	if (rc == 0) {
-		rc = LNetMDUnlink(old);
-	}
-	return rc;
+	p->cb(p->arg, p->rc);
+	free(p);
 }
 
-/* At shutdown, after the lcores stopped: the MD went with its table. */
+/* On portal 0's home CPT: post the new MD, then unlink the old one. */
+static void
+lnet_ping_post_on_cpt(void *arg)
+{
+	struct lnet_ping_post *p = arg;
+	struct lnet_md md;
+
+	memset(&md, 0, sizeof(md));
+	md.umd_start = p->pbuf->data;
+	md.umd_length = (unsigned int)p->pbuf->len;
+	md.umd_threshold = LNET_MD_THRESH_INF;
+	md.umd_options = LNET_MD_OP_GET | LNET_MD_TRUNCATE | LNET_MD_MANAGE_REMOTE;
+	md.umd_user_ptr = p->pbuf;
+	md.umd_handler = lnet_ping_md_handler;
+	p->rc = LNetMDAttach(p->me, &md, LNET_RETAIN, &p->mdh);
+	if (p->rc == 0 && p->old.cookie != LNET_WIRE_HANDLE_COOKIE_NONE) {
+		LNetMDUnlink(p->old);
+	}
+	lnet_hop_send(&p->hop, rt_mgmt_lcore(p->ln->rt), lnet_ping_post_done, p);
+}
+
+/*
+ * Mgmt: post a ping target for the NIs published now, with the next
+ * sequence number (lnet-facts §3.2), and unlink the previous one; then
+ * cb(arg, rc) on the management lcore.
+ */
+void
+lnet_ping_target_rebuild(struct lnet *ln, void (*cb)(void *arg, int rc), void *arg)
+{
+	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
+	struct lnet_ping_post *p = calloc(1, sizeof(*p));
+	int rc = p == NULL ? -ENOMEM : lnet_ping_buf_build(ln, &p->pbuf);
+
+	if (rc == 0) {
+		p->me = LNetMEAttach(LNET_RESERVED_PORTAL, &any, LNET_PROTO_PING_MATCHBITS, 0,
+				     LNET_UNLINK, LNET_INS_AFTER);
+		rc = p->me == NULL ? -errno : 0;
+		if (rc != 0) {
+			free(p->pbuf);
+		}
+	}
+	if (rc != 0) {
+		free(p);
+		LNET_LOG(ERR, "ping target not updated: %s", strerror(-rc));
+		cb(arg, rc);
+		return;
+	}
+	LIST_INSERT_HEAD(&ln->ping_bufs, p->pbuf, link);
+	p->ln = ln;
+	p->old = ln->ping_buf != NULL ? ln->ping_mdh :
+					(struct lnet_handle_md){ LNET_WIRE_HANDLE_COOKIE_NONE };
+	p->cb = cb;
+	p->arg = arg;
+	lnet_hop_send(&p->hop, ln->cpts[p->me->cpt]->lcore, lnet_ping_post_on_cpt, p);
+}
+
+struct lnet_ping_init_op {
+	struct lnet_mgmt_op op;
+};
+
+static void
+lnet_ping_init_done(void *arg, int rc)
+{
+	lnet_mgmt_op_done(arg, rc);
+}
+
+static void
+lnet_ping_init_start(struct lnet_mgmt_op *op)
+{
+	lnet_ping_target_rebuild(op->ln, lnet_ping_init_done, op);
+}
+
+/*
+ * At start-up, from a thread that is not a logical lcore: the ping target
+ * and the push target. Portal 0 is not lazy (the kernel's is, see
+ * lnet_push.c): both MDs are always posted, so nothing sent there waits.
+ */
+int
+lnet_ping_target_init(struct lnet *ln)
+{
+	struct lnet_ping_init_op o = { .op.start = lnet_ping_init_start };
+	int rc = lnet_mgmt_op_run(ln, &o.op);
+
+	return rc != 0 ? rc : lnet_push_target_init(ln);
+}
+
+/* At shutdown, after the lcores stopped: the MDs went with their tables. */
 void
 lnet_ping_target_fini(struct lnet *ln)
 {
-	unsigned int i;
+	struct lnet_ping_buf *pbuf;
 
-	for (i = 0; i < ln->nold_ping_bufs && i < LNET_OLD_PING_BUFS; i++) {
-		free(ln->old_ping_bufs[i]);
+	lnet_push_target_fini(ln);
+	while ((pbuf = LIST_FIRST(&ln->ping_bufs)) != NULL) {
+		LIST_REMOVE(pbuf, link);
+		free(pbuf);
 	}
-	free(ln->ping_buf);
 	ln->ping_buf = NULL;
 }

@@ -344,3 +344,26 @@ lnet_ptl_drop_delayed(struct lnet_cpt *c, unsigned int portal)
 		lnet_drop_rx(c, msg, "lazy portal cleared");
 	}
 }
+
+/* net del: messages received on @p ni that wait on a lazy portal are dropped. */
+void
+lnet_ptl_drop_delayed_ni(struct lnet_cpt *c, const struct lnet_ni *ni)
+{
+	unsigned int p;
+
+	for (p = 0; p < LNET_MAX_PORTALS; p++) {
+		struct lnet_match_table *mt = &c->mt[p];
+		struct lnet_msg *msg = TAILQ_FIRST(&mt->delayed);
+
+		while (msg != NULL) {
+			struct lnet_msg *next = TAILQ_NEXT(msg, link);
+
+			if (msg->rxni == ni) {
+				TAILQ_REMOVE(&mt->delayed, msg, link);
+				mt->ndelayed--;
+				lnet_drop_rx(c, msg, "its NI was deleted");
+			}
+			msg = next;
+		}
+	}
+}

@@ -124,7 +124,7 @@ def attack(case, host, port, dst, src, wait, stay_open=0.0):
     elif case in ("bad-checksum", "good-checksum"):
         handshake(s, src, dst)
         # Portal 5: nothing there, so LNet drops it and its payload is read
-        # (and summed) at once; portal 0 is lazy and would hold it.
+        # (and summed) at once.
         s.sendall(with_csum(lnet_put(src, dst, 16, 5) + b"0123456789abcdef",
                             case == "bad-checksum"))
     elif case == "half-message":

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net add / net del as one operation on the management lcore with the ping
+ * target rebuild (lnet_ni.c, lnet_ping.c): the ping lists exactly the NIs
+ * configured, and old ping buffers and deleted NIs are retired, so a
+ * thousand cycles leave nothing behind.
+ */
+#include "lnet_ut.h"
+#include "lnp_test_nid.h"
+
+static int
+t_startup(struct lnet_ni *ni)
+{
+	(void)ni;
+	return 0;
+}
+
+static void
+t_shutdown(struct lnet_ni *ni)
+{
+	(void)ni;
+}
+
+static int
+t_send(struct lnet_ni *ni, struct lnet_msg *msg)
+{
+	(void)ni;
+	lnet_finalize(msg, 0);
+	return 0;
+}
+
+static int
+t_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,
+       const struct iovec *iov, unsigned int offset, unsigned int mlen, unsigned int rlen)
+{
+	(void)ni;
+	(void)private;
+	(void)niov;
+	(void)iov;
+	(void)offset;
+	(void)mlen;
+	(void)rlen;
+	if (msg != NULL) {
+		lnet_finalize(msg, 0);
+	}
+	return 0;
+}
+
+static const struct lnet_lnd_ops t_ops = {
+	.name = "cfg", .type = 0xfc, .startup = t_startup, .shutdown = t_shutdown,
+	.send = t_send, .recv = t_recv,
+};
+LNET_LND_REGISTER(t_ops)
+
+/* <addr>@ on t_ops' network type: lnet_ctl_ni_add() finds the LND by it. */
+static struct lnet_nid
+t_nid(uint32_t addr)
+{
+	struct lnet_nid nid = lnp_tcp_nid(addr);
+
+	nid.nid_type = 0xfc;
+	return nid;
+}
+
+static int
+ctl_add(const struct lnet_nid *nid, unsigned int cpt)
+{
+	struct lnet_ctl_ni_tunables tun = { 180, 8, 0, 64 };
+	char err[256] = "";
+	int rc = lnet_ctl_ni_add(nid, NULL, &tun, NULL, cpt, err, sizeof(err));
+
+	if (rc != 0) {
+		print_message("net add: %s\n", err);
+	}
+	return rc;
+}
+
+static int
+ctl_del(const struct lnet_nid *nid)
+{
+	char err[256] = "";
+	int rc = lnet_ctl_ni_del(nid, err, sizeof(err));
+
+	if (rc != 0) {
+		print_message("net del: %s\n", err);
+	}
+	return rc;
+}
+
+/* GET 0@lo's ping info; returns the NIs listed after 0@lo. */
+static unsigned int
+ping_self(struct lnet_ping_entry *nis, unsigned int cap, uint32_t *seqno)
+{
+	static uint8_t sink[4096];
+	struct lnet_md md = ut_md(sink, sizeof(sink), 2, LNET_MD_TRUNCATE);
+	struct lnet_ping_decoded d;
+	struct lnet_handle_md h;
+	struct lnet_event ev;
+
+	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
+	assert_int_equal(LNetGet(NULL, h, &g_ut.self, LNET_RESERVED_PORTAL,
+				 LNET_PROTO_PING_MATCHBITS, 0, false), 0);
+	ev = ut_event();
+	if (ev.type == LNET_EVENT_SEND) {
+		ev = ut_event();
+	} else {
+		assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	}
+	assert_int_equal(ev.type, LNET_EVENT_REPLY);
+	assert_int_equal(lnet_ping_info_decode(sink, ev.mlength, 16, &d, nis, cap), 0);
+	*seqno = d.seqno;
+	return d.nnis_total;
+}
+
+static unsigned int
+ping_bufs(void)
+{
+	struct lnet_ping_buf *b;
+	unsigned int n = 0;
+
+	LIST_FOREACH(b, &lnet_instance()->ping_bufs, link) {
+		n++;
+	}
+	return n;
+}
+
+/*
+ * net add / net del 1,000 times: each is one operation with its ping target
+ * rebuild; old ping buffers and deleted NIs are retired, so nothing grows;
+ * the ping lists exactly the NIs configured, with a new sequence number.
+ */
+static void
+test_ni_cycles_bounded(void **state)
+{
+	struct lnet *ln = lnet_instance();
+	struct lnet_nid nid = t_nid(0x0a000063);
+	struct lnet_nid nid0 = t_nid(0x0a000062);
+	struct lnet_ni_req add = {
+		.add = true, .nid = &nid, .lnd = &t_ops,
+		.tun = { .peer_tx_credits = 8, .max_tx_credits = 64 }, .cpt = 0,
+	};
+	struct lnet_ping_entry nis[4];
+	uint32_t seq0;
+	uint32_t seq;
+	uint32_t active = ln->cpts[0]->mds.nactive;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(ctl_add(&nid0, ln->ncpts - 1), 0);
+	assert_int_equal(ping_self(nis, 4, &seq0), 1);
+	for (i = 0; i < 1000; i++) {
+		assert_int_equal(ctl_add(&nid, i % ln->ncpts), 0);
+		assert_int_equal(ctl_del(&nid), 0);
+		rt_runtime_poll_until_idle(ln->rt, 100);
+		assert_true(ping_bufs() <= 2);
+		assert_null(ln->zombie_nis);
+		assert_true(rt_rcu_pending(ln->rt) <= 4);
+	}
+	assert_int_equal(ln->cpts[0]->mds.nactive, active);
+	assert_int_equal(ping_self(nis, 4, &seq), 1);
+	assert_true(lnet_nid_same(&nis[0].nid, &nid0));
+	assert_int_equal(seq, seq0 + 2000);
+	assert_int_equal(lnet_ni_config(ln, &add), 0);
+	assert_int_equal(ping_self(nis, 4, &seq), 2);
+	assert_true(lnet_nid_same(&nis[1].nid, &nid));
+	assert_int_equal(lnet_ni_del(ln, &ln->loni->nid), -EPERM);
+	assert_int_equal(lnet_ni_del(ln, &nid), 0);
+	assert_int_equal(lnet_ni_del(ln, &nid), -ENOENT);
+	assert_int_equal(lnet_ni_config(ln, &add), 0);
+	add.ping_rc = 1;
+	assert_int_equal(lnet_ni_config(ln, &add), -EEXIST);
+	assert_int_equal(add.ping_rc, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_ni_cycles_bounded, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_ni_cycles_bounded, ut_setup2, ut_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
