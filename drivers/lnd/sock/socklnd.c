@@ -35,8 +35,6 @@
 #include "socklnd_internal.h"
 
 RTE_LOG_REGISTER_DEFAULT(socklnd_logtype, NOTICE);
-#define SOCK_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_##level, socklnd_logtype, "socklnd: " fmt "\n", ##__VA_ARGS__)
 
 #define SOCKLND_EPOLL_BATCH 32
 /* Freed txs kept per NI for reuse: enough for a full window of every peer's credits. */

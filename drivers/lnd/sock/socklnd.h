@@ -76,6 +76,7 @@ int socklnd_opts_check(const struct socklnd_opts *o);
 
 #define SOCKLND_STATS_HS_STATES 7     /* sock_conn.h's SOCK_CONN_NSTATES */
 #define SOCKLND_STATS_CONN_STATES 5  /* socklnd_internal.h's SOCKLND_CONN_NSTATES */
+#define SOCKLND_STATS_PEER_STATES 4  /* socklnd_internal.h's SOCKLND_PEER_NSTATES */
 
 struct socklnd_stats {
 	uint64_t accepted;
@@ -105,6 +106,7 @@ struct socklnd_stats {
 	uint64_t csum_errors;        /**< ... that did not: connection closed */
 	uint64_t hs_entered[SOCKLND_STATS_HS_STATES];     /**< handshakes entering each sock_conn_state */
 	uint64_t conn_entered[SOCKLND_STATS_CONN_STATES]; /**< connections entering each state */
+	uint64_t peer_entered[SOCKLND_STATS_PEER_STATES]; /**< peers entering each state */
 };
 
 /** The socklnd's ops table (registered at start-up as LND "tcp"). */

@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include <rte_log.h>
+
+#include "cfs.h"
 #include "lnd_capture.h"
 #include "lnet_lnd.h"
 #include "rt.h"
@@ -20,6 +23,9 @@
 #include "sock_rx.h"
 #include "sock_tx.h"
 #include "socklnd.h"
+
+#define SOCK_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, socklnd_logtype, "socklnd: " fmt "\n", ##__VA_ARGS__)
 
 /*
  * A connection's life (socklnd_conn_set_state() is the only writer):
@@ -79,19 +85,29 @@ struct socklnd_conn {
 TAILQ_HEAD(socklnd_conn_list, socklnd_conn);
 
 /*
- * A peer's connection state (ksocklnd's peer_ni and routes):
+ * A peer's connection state (ksocklnd's peer_ni and routes); written only by
+ * socklnd_peer_set_state(), by the table in socklnd_peer.c:
  *
  *   IDLE --send--> CONNECTING --a connection that carries messages is up--> UP
  *   CONNECTING --every attempt failed, none to retry--> BACKOFF (its messages fail)
  *   BACKOFF --send after retry_at--> CONNECTING;  before: -EHOSTUNREACH at once
  *   UP --its last such connection closes--> IDLE (or CONNECTING with messages waiting)
- *   any --the peer connects to us--> UP
+ *   any --the peer connects to us--> UP;  UP --a missing type is retried--> UP
  */
 enum socklnd_peer_state {
 	SOCKLND_PEER_IDLE = 0,
 	SOCKLND_PEER_CONNECTING,
 	SOCKLND_PEER_UP,
 	SOCKLND_PEER_BACKOFF,
+	SOCKLND_PEER_NSTATES,
+};
+
+enum socklnd_peer_event {
+	SOCKLND_PEER_EV_LAUNCH = 0,     /* connection attempts started */
+	SOCKLND_PEER_EV_CARRIER_UP,     /* a connection that carries messages is up */
+	SOCKLND_PEER_EV_GIVE_UP,        /* no attempt left, nothing to carry messages */
+	SOCKLND_PEER_EV_CARRIERS_GONE,  /* its last carrying connection closed */
+	SOCKLND_PEER_NEVENTS,
 };
 
 struct socklnd_peer {
@@ -142,6 +158,10 @@ struct socklnd_ni {
 
 /* socklnd.c: the connections */
 int socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type);
+int socklnd_peer_transition(enum socklnd_peer_state from, enum socklnd_peer_event ev);
+int socklnd_peer_set_state(struct socklnd_ni *s, struct socklnd_peer *p, enum socklnd_peer_event ev);
+const char *socklnd_peer_state_str(enum socklnd_peer_state st);
+const char *socklnd_peer_event_str(enum socklnd_peer_event ev);
 int socklnd_conn_transition(enum socklnd_conn_state from, enum socklnd_conn_event ev);
 int socklnd_conn_set_state(struct socklnd_conn *c, enum socklnd_conn_event ev);
 const char *socklnd_conn_state_str(enum socklnd_conn_state s);

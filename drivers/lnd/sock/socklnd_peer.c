@@ -20,6 +20,71 @@
 static const int socklnd_types[SOCKLND_NTYPES] = { SOCKLND_CONN_ANY, SOCKLND_CONN_CONTROL,
 						   SOCKLND_CONN_BULK_IN, SOCKLND_CONN_BULK_OUT };
 
+_Static_assert(SOCKLND_STATS_PEER_STATES == SOCKLND_PEER_NSTATES,
+	       "peer_entered[] has a slot per state");
+
+#define NONE (-1)
+static const int socklnd_peer_table[SOCKLND_PEER_NSTATES][SOCKLND_PEER_NEVENTS] = {
+	/*                          launch                   carrier_up         give_up                carriers_gone */
+	[SOCKLND_PEER_IDLE] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, NONE, NONE },
+	[SOCKLND_PEER_CONNECTING] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, SOCKLND_PEER_BACKOFF,
+				      NONE },
+	[SOCKLND_PEER_UP] = { SOCKLND_PEER_UP, SOCKLND_PEER_UP, NONE, SOCKLND_PEER_IDLE },
+	[SOCKLND_PEER_BACKOFF] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, NONE, NONE },
+};
+
+int
+socklnd_peer_transition(enum socklnd_peer_state from, enum socklnd_peer_event ev)
+{
+	if ((unsigned int)from >= SOCKLND_PEER_NSTATES || (unsigned int)ev >= SOCKLND_PEER_NEVENTS) {
+		return NONE;
+	}
+	return socklnd_peer_table[from][ev];
+}
+
+const char *
+socklnd_peer_state_str(enum socklnd_peer_state st)
+{
+	static const char *const names[SOCKLND_PEER_NSTATES] = {
+		"idle", "connecting", "up", "backoff",
+	};
+
+	return (unsigned int)st < SOCKLND_PEER_NSTATES ? names[st] : "?";
+}
+
+const char *
+socklnd_peer_event_str(enum socklnd_peer_event ev)
+{
+	static const char *const names[SOCKLND_PEER_NEVENTS] = {
+		"launch", "carrier_up", "give_up", "carriers_gone",
+	};
+
+	return (unsigned int)ev < SOCKLND_PEER_NEVENTS ? names[ev] : "?";
+}
+
+/* The one place a peer's state changes; a change is logged and counted, a stay is not. */
+int
+socklnd_peer_set_state(struct socklnd_ni *s, struct socklnd_peer *p, enum socklnd_peer_event ev)
+{
+	char nid[LNET_NIDSTR_SIZE];
+	int next = socklnd_peer_transition(p->state, ev);
+
+	if (next == NONE) {
+		SOCK_LOG(DEBUG, "peer %s: %s refused in %s",
+			 libcfs_nidstr_r(&p->nid, nid, sizeof(nid)), socklnd_peer_event_str(ev),
+			 socklnd_peer_state_str(p->state));
+		return -EINVAL;
+	}
+	if (next != (int)p->state) {
+		SOCK_LOG(DEBUG, "peer %s: %s -%s-> %s", libcfs_nidstr_r(&p->nid, nid, sizeof(nid)),
+			 socklnd_peer_state_str(p->state), socklnd_peer_event_str(ev),
+			 socklnd_peer_state_str((enum socklnd_peer_state)next));
+		p->state = (enum socklnd_peer_state)next;
+		s->stats.peer_entered[next]++;
+	}
+	return 0;
+}
+
 struct socklnd_peer *
 socklnd_peer_get(struct socklnd_ni *s, const struct lnet_nid *nid)
 {
@@ -161,7 +226,7 @@ socklnd_peer_launch(struct socklnd_ni *s, struct socklnd_peer *p, uint8_t only)
 			}
 		}
 	}
-	p->state = SOCKLND_PEER_CONNECTING;
+	socklnd_peer_set_state(s, p, SOCKLND_PEER_EV_LAUNCH);
 }
 
 #define SOCKLND_ALL_TYPES ((uint8_t)((1u << SOCKLND_CONN_ANY) | (1u << SOCKLND_CONN_CONTROL) | \
@@ -178,7 +243,7 @@ socklnd_peer_give_up(struct socklnd_ni *s, struct socklnd_peer *p)
 	uint64_t now = rt_now_us(s->rt);
 	int why = p->error != 0 ? p->error : -EHOSTUNREACH;
 
-	p->state = SOCKLND_PEER_BACKOFF;
+	socklnd_peer_set_state(s, p, SOCKLND_PEER_EV_GIVE_UP);
 	p->retry_types = 0;
 	p->retry_at_us = now + (uint64_t)p->backoff_ms * 1000;
 	p->backoff_ms = p->backoff_ms * 2 > (unsigned int)s->opts.max_reconnectms ?
@@ -368,7 +433,7 @@ socklnd_peer_conn_up(struct socklnd_conn *c)
 	if (!socklnd_conn_carries(c)) {
 		return;
 	}
-	p->state = SOCKLND_PEER_UP;
+	socklnd_peer_set_state(c->sni, p, SOCKLND_PEER_EV_CARRIER_UP);
 	p->last_alive_us = c->last_io_us;
 	p->refused_rounds = 0;
 	p->error = 0;
@@ -419,7 +484,7 @@ socklnd_peer_reconsider(struct socklnd_ni *s, struct socklnd_peer *p)
 		return;
 	}
 	if (p->state == SOCKLND_PEER_UP) {
-		p->state = SOCKLND_PEER_IDLE;
+		socklnd_peer_set_state(s, p, SOCKLND_PEER_EV_CARRIERS_GONE);
 	}
 	if (!TAILQ_EMPTY(&p->txq) && p->state != SOCKLND_PEER_CONNECTING) {
 		socklnd_peer_launch(s, p, SOCKLND_ALL_TYPES);

@@ -656,6 +656,10 @@ test_reconnect_backoff(void **state)
 	pump();
 	assert_int_equal(ut_event().status, -EHOSTUNREACH);
 	assert_int_equal(sock_stats().connects, 6); /* now it waits 2 s */
+	/* the peer went idle -> connecting -> backoff, twice */
+	assert_int_equal(sock_stats().peer_entered[SOCKLND_PEER_CONNECTING], 2);
+	assert_int_equal(sock_stats().peer_entered[SOCKLND_PEER_BACKOFF], 2);
+	assert_int_equal(sock_stats().peer_entered[SOCKLND_PEER_UP], 0);
 }
 
 static int
@@ -1267,6 +1271,59 @@ test_conn_fsm_every_pair(void **state)
 	assert_string_equal(socklnd_conn_event_str(SOCKLND_CONN_EV_HS_DONE), "hs_done");
 }
 
+/* The peer FSM: every (state, event) pair against the transitions written out here. */
+static void
+test_peer_fsm_every_pair(void **state)
+{
+	static const struct {
+		enum socklnd_peer_state from;
+		enum socklnd_peer_event ev;
+		enum socklnd_peer_state to;
+	} allowed[] = {
+		{ SOCKLND_PEER_IDLE, SOCKLND_PEER_EV_LAUNCH, SOCKLND_PEER_CONNECTING },
+		{ SOCKLND_PEER_IDLE, SOCKLND_PEER_EV_CARRIER_UP, SOCKLND_PEER_UP },
+		{ SOCKLND_PEER_CONNECTING, SOCKLND_PEER_EV_LAUNCH, SOCKLND_PEER_CONNECTING },
+		{ SOCKLND_PEER_CONNECTING, SOCKLND_PEER_EV_CARRIER_UP, SOCKLND_PEER_UP },
+		{ SOCKLND_PEER_CONNECTING, SOCKLND_PEER_EV_GIVE_UP, SOCKLND_PEER_BACKOFF },
+		{ SOCKLND_PEER_UP, SOCKLND_PEER_EV_LAUNCH, SOCKLND_PEER_UP },
+		{ SOCKLND_PEER_UP, SOCKLND_PEER_EV_CARRIER_UP, SOCKLND_PEER_UP },
+		{ SOCKLND_PEER_UP, SOCKLND_PEER_EV_CARRIERS_GONE, SOCKLND_PEER_IDLE },
+		{ SOCKLND_PEER_BACKOFF, SOCKLND_PEER_EV_LAUNCH, SOCKLND_PEER_CONNECTING },
+		{ SOCKLND_PEER_BACKOFF, SOCKLND_PEER_EV_CARRIER_UP, SOCKLND_PEER_UP },
+	};
+	static struct socklnd_ni s;
+	static struct socklnd_peer p;
+	unsigned int pairs = 0;
+
+	(void)state;
+	for (int st = 0; st < SOCKLND_PEER_NSTATES; st++) {
+		assert_string_not_equal(socklnd_peer_state_str((enum socklnd_peer_state)st), "?");
+		for (int ev = 0; ev < SOCKLND_PEER_NEVENTS; ev++) {
+			int want = -1;
+
+			memset(&s, 0, sizeof(s));
+			memset(&p, 0, sizeof(p));
+			p.state = (enum socklnd_peer_state)st;
+			for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+				if ((int)allowed[i].from == st && (int)allowed[i].ev == ev) {
+					want = (int)allowed[i].to;
+				}
+			}
+			assert_int_equal(socklnd_peer_transition(p.state, (enum socklnd_peer_event)ev), want);
+			assert_int_equal(socklnd_peer_set_state(&s, &p, (enum socklnd_peer_event)ev),
+					 want < 0 ? -EINVAL : 0);
+			assert_int_equal(p.state, want < 0 ? st : want);
+			for (int k = 0; k < SOCKLND_PEER_NSTATES; k++) {
+				/* counted only when the state changes */
+				assert_int_equal(s.stats.peer_entered[k], want >= 0 && want != st && k == want);
+			}
+			pairs++;
+		}
+	}
+	assert_int_equal(pairs, SOCKLND_PEER_NSTATES * SOCKLND_PEER_NEVENTS);
+	assert_string_equal(socklnd_peer_event_str(SOCKLND_PEER_EV_CARRIERS_GONE), "carriers_gone");
+}
+
 /* A connection's life in the counters: an accepted one, up and closed. */
 static void
 test_conn_states_counted(void **state)
@@ -1293,6 +1350,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_module_params),
 		cmocka_unit_test(test_conn_fsm_every_pair),
+		cmocka_unit_test(test_peer_fsm_every_pair),
 		cmocka_unit_test_setup_teardown(test_conn_states_counted, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
