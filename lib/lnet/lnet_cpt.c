@@ -12,6 +12,64 @@
 
 RTE_LOG_REGISTER_DEFAULT(lnet_logtype, NOTICE);
 
+/* Retry messages that found a destination ring full; keeps their order. */
+static int
+lnet_outbox_poll(void *arg)
+{
+	struct lnet_outbox *o = arg;
+	unsigned int dst;
+	int busy = RT_POLLER_IDLE;
+
+	for (dst = 0; dst < o->n; dst++) {
+		struct lnet_msg *msg;
+
+		while ((msg = TAILQ_FIRST(&o->q[dst])) != NULL) {
+			struct rt_lcore *lc = o->ln->cpts[dst]->lcore;
+
+			if (rt_lcore_send_msg(lc, lnet_msg_run_step, msg) != 0) {
+				break;
+			}
+			TAILQ_REMOVE(&o->q[dst], msg, link);
+			busy = RT_POLLER_BUSY;
+		}
+	}
+	return busy;
+}
+
+/* An outbox polled by @p lc; call on @p lc or before the runtime starts. */
+int
+lnet_outbox_init(struct lnet_outbox *o, struct lnet *ln, struct rt_lcore *lc)
+{
+	unsigned int i;
+
+	o->ln = ln;
+	o->n = ln->ncpts;
+	o->q = calloc(ln->ncpts, sizeof(*o->q));
+	if (o->q == NULL) {
+		return -ENOMEM;
+	}
+	for (i = 0; i < o->n; i++) {
+		TAILQ_INIT(&o->q[i]);
+	}
+	o->poller = rt_poller_register(lc, lnet_outbox_poll, o, 0, "lnet-outbox");
+	if (o->poller == NULL) {
+		free(o->q);
+		o->q = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+lnet_outbox_fini(struct lnet_outbox *o)
+{
+	if (o->poller != NULL) {
+		rt_poller_unregister(&o->poller);
+	}
+	free(o->q);
+	o->q = NULL;
+}
+
 static void
 lnet_cpt_free(struct lnet_cpt *c)
 {
@@ -20,41 +78,14 @@ lnet_cpt_free(struct lnet_cpt *c)
 	if (c == NULL) {
 		return;
 	}
-	if (c->outbox_poller != NULL) {
-		rt_poller_unregister(&c->outbox_poller);
-	}
+	lnet_outbox_fini(&c->outbox);
 	for (i = 0; i < LNET_MAX_PORTALS; i++) {
 		lnet_mt_fini(c, &c->mt[i]);
 	}
 	lnet_peer_table_fini(&c->peers);
 	lnet_md_table_fini(&c->mds);
 	lnet_msg_cache_drain(c);
-	free(c->outbox);
 	free(c);
-}
-
-/* Retry messages that found a destination ring full; keeps their order. */
-static int
-lnet_outbox_poll(void *arg)
-{
-	struct lnet_cpt *c = arg;
-	unsigned int dst;
-	int busy = RT_POLLER_IDLE;
-
-	for (dst = 0; dst < c->noutbox; dst++) {
-		struct lnet_msg *msg;
-
-		while ((msg = TAILQ_FIRST(&c->outbox[dst])) != NULL) {
-			struct rt_lcore *lc = c->ln->cpts[dst]->lcore;
-
-			if (rt_lcore_send_msg(lc, lnet_msg_run_step, msg) != 0) {
-				break;
-			}
-			TAILQ_REMOVE(&c->outbox[dst], msg, link);
-			busy = RT_POLLER_BUSY;
-		}
-	}
-	return busy;
 }
 
 static int
@@ -72,9 +103,7 @@ lnet_cpt_create(struct lnet *ln, unsigned int cpt, struct lnet_cpt **out)
 	c->lcore = rt_data_lcore(ln->rt, cpt);
 	TAILQ_INIT(&c->msg_cache);
 	lnet_rsp_init(c);
-	c->noutbox = ln->ncpts;
-	c->outbox = calloc(ln->ncpts, sizeof(*c->outbox));
-	rc = c->outbox == NULL ? -ENOMEM : lnet_md_table_init(&c->mds);
+	rc = lnet_md_table_init(&c->mds);
 	if (rc == 0) {
 		rc = lnet_peer_table_init(&c->peers);
 	}
@@ -85,14 +114,11 @@ lnet_cpt_create(struct lnet *ln, unsigned int cpt, struct lnet_cpt **out)
 		lnet_cpt_free(c);
 		return rc;
 	}
-	for (i = 0; i < ln->ncpts; i++) {
-		TAILQ_INIT(&c->outbox[i]);
-	}
 	rt_lcore_set_ctx(c->lcore, c);
-	c->outbox_poller = rt_poller_register(c->lcore, lnet_outbox_poll, c, 0, "lnet-outbox");
-	if (c->outbox_poller == NULL) {
+	rc = lnet_outbox_init(&c->outbox, ln, c->lcore);
+	if (rc != 0) {
 		lnet_cpt_free(c);
-		return -ENOMEM;
+		return rc;
 	}
 	*out = c;
 	return 0;
@@ -115,7 +141,11 @@ lnet_cpts_create(struct lnet *ln)
 			return rc;
 		}
 	}
-	return 0;
+	rc = lnet_outbox_init(&ln->mgmt_outbox, ln, rt_mgmt_lcore(ln->rt));
+	if (rc != 0) {
+		lnet_cpts_destroy(ln);
+	}
+	return rc;
 }
 
 void
@@ -126,6 +156,7 @@ lnet_cpts_destroy(struct lnet *ln)
 	if (ln->cpts == NULL) {
 		return;
 	}
+	lnet_outbox_fini(&ln->mgmt_outbox);
 	for (i = 0; i < ln->ncpts; i++) {
 		lnet_cpt_free(ln->cpts[i]);
 	}
@@ -137,6 +168,19 @@ struct lnet_cpt *
 lnet_cpt_get(struct lnet *ln, unsigned int cpt)
 {
 	return ln->cpts[cpt];
+}
+
+/* The management lcore's outbox when called on it, else NULL. */
+static struct lnet_outbox *
+lnet_mgmt_outbox(struct lnet *ln)
+{
+	struct rt_lcore *lc = rt_lcore_self();
+
+	if (lc == NULL || rt_lcore_runtime(lc) != ln->rt || lc != rt_mgmt_lcore(ln->rt) ||
+	    ln->mgmt_outbox.q == NULL) {
+		return NULL;
+	}
+	return &ln->mgmt_outbox;
 }
 
 /* The CPT of the calling data lcore, or NULL on any other thread. */
@@ -218,24 +262,25 @@ lnet_msg_dispatch(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt,
 {
 	struct lnet_cpt *self = lnet_cpt_self(ln);
 	struct lnet_cpt *dst = ln->cpts[dst_cpt];
+	struct lnet_outbox *o = self != NULL ? &self->outbox : lnet_mgmt_outbox(ln);
 
 	msg->step = step;
 	if (self == dst) {
 		lnet_msg_step_on(dst, msg);
 		return;
 	}
-	if (self != NULL && !TAILQ_EMPTY(&self->outbox[dst_cpt])) {
-		TAILQ_INSERT_TAIL(&self->outbox[dst_cpt], msg, link);
+	if (o != NULL && !TAILQ_EMPTY(&o->q[dst_cpt])) {
+		TAILQ_INSERT_TAIL(&o->q[dst_cpt], msg, link);
 		return;
 	}
 	if (rt_lcore_send_msg(dst->lcore, lnet_msg_run_step, msg) == 0) {
 		return;
 	}
-	if (self != NULL) {
-		TAILQ_INSERT_TAIL(&self->outbox[dst_cpt], msg, link);
+	if (o != NULL) {
+		TAILQ_INSERT_TAIL(&o->q[dst_cpt], msg, link);
 		return;
 	}
-	/* Not on a data lcore: only API entry points get here, and they use
+	/* A thread that is no lcore: API entry points run on lcores through
 	 * lnet_call_on_cpt(), so a full ring here is a bug. */
 	LNET_LOG(ERR, "message lost: ring of CPT %u full from a foreign thread", dst_cpt);
 	abort();

@@ -295,6 +295,18 @@ struct lnet_msg {
 
 /* ---- per-CPT state --------------------------------------------------- */
 
+/*
+ * Messages for other CPTs whose rings were full, per destination, retried in
+ * order by a poller on the lcore that owns the outbox (a data lcore, or the
+ * management lcore when it finalizes messages), so no hand-off is lost.
+ */
+struct lnet_outbox {
+	struct lnet *ln;
+	struct lnet_msg_list *q;        /* [destination CPT] */
+	unsigned int n;
+	struct rt_poller *poller;
+};
+
 struct lnet_cpt {
 	struct lnet *ln;
 	uint16_t cpt;
@@ -304,9 +316,7 @@ struct lnet_cpt {
 	struct lnet_peer_table peers;
 	struct lnet_msg_list msg_cache;
 	unsigned int nmsg_cache;
-	struct lnet_msg_list *outbox;   /* per destination CPT, when a ring is full */
-	unsigned int noutbox;
-	struct rt_poller *outbox_poller;
+	struct lnet_outbox outbox;
 	struct lnet_counters counters;
 	uint64_t ev_seq;
 	TAILQ_HEAD(, lnet_libmd) rsp_list;  /* MDs waiting for an ACK/REPLY, by deadline */
@@ -350,7 +360,8 @@ struct lnet {
 	uint32_t ping_seqno;      /* bumped when the ping buffer is rebuilt (mgmt) */
 	struct lnet_ping_buf *ping_buf;       /* mgmt: the posted ping target's */
 	struct lnet_ping_buf_list ping_bufs;  /* mgmt: posted or draining, not retired */
-	struct lnet_handle_md ping_mdh;       /* mgmt */
+	struct lnet_handle_md ping_mdh;
+	struct lnet_outbox mgmt_outbox;  /* the management lcore's hand-offs to full rings */       /* mgmt */
 	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
 };
 
@@ -359,6 +370,8 @@ struct lnet *lnet_instance(void);
 
 /* lnet_cpt.c: per-CPT state and messages between CPTs */
 int lnet_cpts_create(struct lnet *ln);
+int lnet_outbox_init(struct lnet_outbox *o, struct lnet *ln, struct rt_lcore *lc);
+void lnet_outbox_fini(struct lnet_outbox *o);
 void lnet_cpts_destroy(struct lnet *ln);
 struct lnet_cpt *lnet_cpt_self(struct lnet *ln);
 struct lnet_cpt *lnet_cpt_get(struct lnet *ln, unsigned int cpt);

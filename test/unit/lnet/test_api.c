@@ -614,12 +614,67 @@ test_default_mode_is_the_real_clock(void **state)
 	assert_int_equal(lnet_init_opts_set(&o), 0);
 }
 
+#define OUTBOX_MSGS 5000U /* more than a data lcore's ring holds (4096) */
+
+struct outbox_test {
+	struct lnet_msg *msgs[OUTBOX_MSGS];
+};
+
+static int
+outbox_alloc_on_cpt0(void *arg)
+{
+	struct outbox_test *t = arg;
+	unsigned int i;
+
+	for (i = 0; i < OUTBOX_MSGS; i++) {
+		t->msgs[i] = lnet_msg_alloc(lnet_cpt_get(lnet_instance(), 0));
+		assert_non_null(t->msgs[i]);
+	}
+	return 0;
+}
+
+/* On the management lcore: hand every message back to CPT 0 at once. */
+static int
+outbox_free_on_mgmt(void *arg)
+{
+	struct outbox_test *t = arg;
+	unsigned int i;
+
+	for (i = 0; i < OUTBOX_MSGS; i++) {
+		lnet_msg_free(t->msgs[i]);
+	}
+	return 0;
+}
+
+/*
+ * The management lcore hands more messages to a data lcore than its ring
+ * holds (as net del finalizing a long queue does): the rest wait in its
+ * outbox and all arrive; nothing aborts, nothing is lost.
+ */
+static void
+test_mgmt_handoff_survives_a_full_ring(void **state)
+{
+	static struct outbox_test t;
+	struct lnet *ln = lnet_instance();
+
+	(void)state;
+	assert_int_equal(lnet_call_on_cpt(ln, 0, outbox_alloc_on_cpt0, &t), 0);
+	assert_int_equal(ut_counters().msgs_alloc, OUTBOX_MSGS);
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(ln->rt), outbox_free_on_mgmt, &t), 0);
+	assert_false(TAILQ_EMPTY(&ln->mgmt_outbox.q[0])); /* the ring filled up */
+	rt_runtime_poll_until_idle(ln->rt, UINT32_MAX);
+	assert_true(TAILQ_EMPTY(&ln->mgmt_outbox.q[0]));
+	assert_int_equal(ut_counters().msgs_alloc, 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_init_refcount_and_ids, ut_setup1, ut_teardown),
 		cmocka_unit_test(test_default_mode_is_the_real_clock),
+		cmocka_unit_test_setup_teardown(test_mgmt_handoff_survives_a_full_ring, ut_setup2,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_eq_poll_timeout_spends_virtual_time, ut_setup1,
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_opts_rejected_while_up, ut_setup1, ut_teardown),
