@@ -12,7 +12,7 @@
 #include "cfs.h"
 #include "sock_conn.h"
 
-#define NONE (-1)
+#define NONE RT_FSM_NONE
 
 /*
  * The handshake's transitions (see sock_conn.h), NONE: refused. Columns:
@@ -33,53 +33,32 @@ static const int8_t sock_conn_table[SOCK_CONN_NSTATES][SOCK_CONN_NEVENTS] = {
 	[SOCK_CONN_FAILED] = { NONE, NONE, NONE, NONE, NONE, NONE, NONE },
 };
 
-int
-sock_conn_transition(enum sock_conn_state from, enum sock_conn_event ev)
-{
-	if ((unsigned int)from >= SOCK_CONN_NSTATES || (unsigned int)ev >= SOCK_CONN_NEVENTS) {
-		return NONE;
-	}
-	return sock_conn_table[from][ev];
-}
+static const char *const sock_conn_states[SOCK_CONN_NSTATES] = {
+	"idle", "send_connreq_hello", "recv_connreq", "recv_hello", "send_hello",
+	"established", "failed",
+};
 
-const char *
-sock_conn_state_str(enum sock_conn_state s)
-{
-	static const char *const names[SOCK_CONN_NSTATES] = {
-		"idle", "send_connreq_hello", "recv_connreq", "recv_hello", "send_hello",
-		"established", "failed",
-	};
+static const char *const sock_conn_events[SOCK_CONN_NEVENTS] = {
+	"start_active", "start_passive", "sent", "connreq", "reply", "hello", "fail",
+};
 
-	return (unsigned int)s < SOCK_CONN_NSTATES ? names[s] : "?";
-}
-
-const char *
-sock_conn_event_str(enum sock_conn_event ev)
-{
-	static const char *const names[SOCK_CONN_NEVENTS] = {
-		"start_active", "start_passive", "sent", "connreq", "reply", "hello", "fail",
-	};
-
-	return (unsigned int)ev < SOCK_CONN_NEVENTS ? names[ev] : "?";
-}
+const struct rt_fsm sock_conn_fsm = {
+	.name = "socklnd: handshake", .nstates = SOCK_CONN_NSTATES, .nevents = SOCK_CONN_NEVENTS,
+	.table = &sock_conn_table[0][0], .states = sock_conn_states, .events = sock_conn_events,
+};
 
 int
 sock_conn_set_state(struct sock_conn *c, enum sock_conn_event ev)
 {
-	int next = sock_conn_transition(c->state, ev);
+	char who[16];
+	int next;
 
-	if (next == NONE) {
-		rte_log(RTE_LOG_DEBUG, socklnd_logtype, "socklnd: handshake fd %d: %s refused in %s\n",
-			c->fd, sock_conn_event_str(ev), sock_conn_state_str(c->state));
+	snprintf(who, sizeof(who), "fd %d", c->fd);
+	next = rt_fsm_step(&sock_conn_fsm, socklnd_logtype, who, c->state, ev, c->counts);
+	if (next == RT_FSM_NONE) {
 		return -EINVAL;
 	}
-	rte_log(RTE_LOG_DEBUG, socklnd_logtype, "socklnd: handshake fd %d: %s -%s-> %s\n", c->fd,
-		sock_conn_state_str(c->state), sock_conn_event_str(ev),
-		sock_conn_state_str((enum sock_conn_state)next));
 	c->state = (enum sock_conn_state)next;
-	if (c->counts != NULL) {
-		c->counts[next]++;
-	}
 	return 0;
 }
 

@@ -11,8 +11,8 @@
  * Passive side: IDLE -start_passive-> RECV_CONNREQ -connreq-> RECV_HELLO
  *               -hello-> SEND_HELLO -sent-> ESTABLISHED
  * Any state but the last two: -fail-> FAILED (refused, protocol error,
- * peer closed). Only sock_conn_set_state() moves it, by this table
- * (sock_conn_transition()); every other pair is refused.
+ * peer closed). Only sock_conn_set_state() moves it, by sock_conn_fsm's
+ * table; every other pair is refused.
  */
 #ifndef SOCK_CONN_H
 #define SOCK_CONN_H
@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "ksock_proto.h"
+#include "rt_fsm.h"
 #include "sock_tap.h"
 
 enum sock_conn_state {
@@ -104,8 +105,8 @@ int sock_conn_init_active(struct sock_conn *c, int fd, const struct ksock_proto 
 int sock_conn_init_passive(struct sock_conn *c, int fd, const struct ksock_hello *local,
 			   const struct sock_conn_policy *policy, uint64_t *counts);
 
-/** The state @p ev moves @p from to, or -1: the table refuses that pair. */
-int sock_conn_transition(enum sock_conn_state from, enum sock_conn_event ev);
+/** The handshake's table and names (rt_fsm_next(), rt_fsm_state_str()). */
+extern const struct rt_fsm sock_conn_fsm;
 
 /**
  * The one place the handshake's state changes: by the table, with a DEBUG
@@ -113,9 +114,6 @@ int sock_conn_transition(enum sock_conn_state from, enum sock_conn_event ev);
  * the state stays).
  */
 int sock_conn_set_state(struct sock_conn *c, enum sock_conn_event ev);
-
-const char *sock_conn_state_str(enum sock_conn_state s);
-const char *sock_conn_event_str(enum sock_conn_event ev);
 
 /**
  * Move the handshake on. @return 1 established, 0 in progress (wait for

@@ -49,7 +49,7 @@ _Static_assert(SOCKLND_STATS_CONN_STATES == SOCKLND_CONN_NSTATES, "conn_entered[
 
 /* ---- connections ---- */
 
-#define NONE (-1)
+#define NONE RT_FSM_NONE
 
 /* Columns: connect, tcp_up, hs_done, close (see socklnd_internal.h). */
 static const int8_t socklnd_conn_table[SOCKLND_CONN_NSTATES][SOCKLND_CONN_NEVENTS] = {
@@ -60,51 +60,34 @@ static const int8_t socklnd_conn_table[SOCKLND_CONN_NSTATES][SOCKLND_CONN_NEVENT
 	[SOCKLND_CONN_DEAD] = { NONE, NONE, NONE, NONE },
 };
 
-int
-socklnd_conn_transition(enum socklnd_conn_state from, enum socklnd_conn_event ev)
-{
-	if ((unsigned int)from >= SOCKLND_CONN_NSTATES || (unsigned int)ev >= SOCKLND_CONN_NEVENTS) {
-		return NONE;
-	}
-	return socklnd_conn_table[from][ev];
-}
+static const char *const socklnd_conn_states[SOCKLND_CONN_NSTATES] = {
+	"new", "connecting", "handshake", "up", "dead",
+};
 
-const char *
-socklnd_conn_state_str(enum socklnd_conn_state s)
-{
-	static const char *const names[SOCKLND_CONN_NSTATES] = {
-		"new", "connecting", "handshake", "up", "dead",
-	};
+static const char *const socklnd_conn_events[SOCKLND_CONN_NEVENTS] = {
+	"connect", "tcp_up", "hs_done", "close",
+};
 
-	return (unsigned int)s < SOCKLND_CONN_NSTATES ? names[s] : "?";
-}
-
-const char *
-socklnd_conn_event_str(enum socklnd_conn_event ev)
-{
-	static const char *const names[SOCKLND_CONN_NEVENTS] = {
-		"connect", "tcp_up", "hs_done", "close",
-	};
-
-	return (unsigned int)ev < SOCKLND_CONN_NEVENTS ? names[ev] : "?";
-}
+const struct rt_fsm socklnd_conn_fsm = {
+	.name = "socklnd: conn", .nstates = SOCKLND_CONN_NSTATES, .nevents = SOCKLND_CONN_NEVENTS,
+	.table = &socklnd_conn_table[0][0], .states = socklnd_conn_states,
+	.events = socklnd_conn_events,
+};
 
 /* The one place a connection's state changes: by the table, logged and counted. */
 int
 socklnd_conn_set_state(struct socklnd_conn *c, enum socklnd_conn_event ev)
 {
-	int next = socklnd_conn_transition(c->state, ev);
+	char who[32];
+	int next;
 
-	if (next == NONE) {
-		SOCK_LOG(DEBUG, "conn %p fd %d: %s refused in %s", (void *)c, c->fd,
-			 socklnd_conn_event_str(ev), socklnd_conn_state_str(c->state));
+	snprintf(who, sizeof(who), "%p fd %d", (void *)c, c->fd);
+	next = rt_fsm_step(&socklnd_conn_fsm, socklnd_logtype, who, c->state, ev,
+			   c->sni->stats.conn_entered);
+	if (next == RT_FSM_NONE) {
 		return -EINVAL;
 	}
-	SOCK_LOG(DEBUG, "conn %p fd %d: %s -%s-> %s", (void *)c, c->fd,
-		 socklnd_conn_state_str(c->state), socklnd_conn_event_str(ev),
-		 socklnd_conn_state_str((enum socklnd_conn_state)next));
 	c->state = (enum socklnd_conn_state)next;
-	c->sni->stats.conn_entered[next]++;
 	return 0;
 }
 

@@ -158,14 +158,10 @@ struct socklnd_ni {
 
 /* socklnd.c: the connections */
 int socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type);
-int socklnd_peer_transition(enum socklnd_peer_state from, enum socklnd_peer_event ev);
+extern const struct rt_fsm socklnd_peer_fsm;
 int socklnd_peer_set_state(struct socklnd_ni *s, struct socklnd_peer *p, enum socklnd_peer_event ev);
-const char *socklnd_peer_state_str(enum socklnd_peer_state st);
-const char *socklnd_peer_event_str(enum socklnd_peer_event ev);
-int socklnd_conn_transition(enum socklnd_conn_state from, enum socklnd_conn_event ev);
+extern const struct rt_fsm socklnd_conn_fsm;
 int socklnd_conn_set_state(struct socklnd_conn *c, enum socklnd_conn_event ev);
-const char *socklnd_conn_state_str(enum socklnd_conn_state s);
-const char *socklnd_conn_event_str(enum socklnd_conn_event ev);
 void socklnd_conn_close(struct socklnd_conn *c, int status);
 void socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx);
 struct sock_tx *socklnd_tx_alloc(struct socklnd_ni *s);

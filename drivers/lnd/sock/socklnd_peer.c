@@ -23,9 +23,10 @@ static const int socklnd_types[SOCKLND_NTYPES] = { SOCKLND_CONN_ANY, SOCKLND_CON
 _Static_assert(SOCKLND_STATS_PEER_STATES == SOCKLND_PEER_NSTATES,
 	       "peer_entered[] has a slot per state");
 
-#define NONE (-1)
-static const int socklnd_peer_table[SOCKLND_PEER_NSTATES][SOCKLND_PEER_NEVENTS] = {
-	/*                          launch                   carrier_up         give_up                carriers_gone */
+#define NONE RT_FSM_NONE
+
+/* Columns: launch, carrier_up, give_up, carriers_gone (see socklnd_internal.h). */
+static const int8_t socklnd_peer_table[SOCKLND_PEER_NSTATES][SOCKLND_PEER_NEVENTS] = {
 	[SOCKLND_PEER_IDLE] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, NONE, NONE },
 	[SOCKLND_PEER_CONNECTING] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, SOCKLND_PEER_BACKOFF,
 				      NONE },
@@ -33,55 +34,33 @@ static const int socklnd_peer_table[SOCKLND_PEER_NSTATES][SOCKLND_PEER_NEVENTS] 
 	[SOCKLND_PEER_BACKOFF] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, NONE, NONE },
 };
 
-int
-socklnd_peer_transition(enum socklnd_peer_state from, enum socklnd_peer_event ev)
-{
-	if ((unsigned int)from >= SOCKLND_PEER_NSTATES || (unsigned int)ev >= SOCKLND_PEER_NEVENTS) {
-		return NONE;
-	}
-	return socklnd_peer_table[from][ev];
-}
+static const char *const socklnd_peer_states[SOCKLND_PEER_NSTATES] = {
+	"idle", "connecting", "up", "backoff",
+};
 
-const char *
-socklnd_peer_state_str(enum socklnd_peer_state st)
-{
-	static const char *const names[SOCKLND_PEER_NSTATES] = {
-		"idle", "connecting", "up", "backoff",
-	};
+static const char *const socklnd_peer_events[SOCKLND_PEER_NEVENTS] = {
+	"launch", "carrier_up", "give_up", "carriers_gone",
+};
 
-	return (unsigned int)st < SOCKLND_PEER_NSTATES ? names[st] : "?";
-}
+const struct rt_fsm socklnd_peer_fsm = {
+	.name = "socklnd: peer", .nstates = SOCKLND_PEER_NSTATES, .nevents = SOCKLND_PEER_NEVENTS,
+	.table = &socklnd_peer_table[0][0], .states = socklnd_peer_states,
+	.events = socklnd_peer_events,
+};
 
-const char *
-socklnd_peer_event_str(enum socklnd_peer_event ev)
-{
-	static const char *const names[SOCKLND_PEER_NEVENTS] = {
-		"launch", "carrier_up", "give_up", "carriers_gone",
-	};
-
-	return (unsigned int)ev < SOCKLND_PEER_NEVENTS ? names[ev] : "?";
-}
-
-/* The one place a peer's state changes; a change is logged and counted, a stay is not. */
+/* The one place a peer's state changes: by the table, a change logged and counted. */
 int
 socklnd_peer_set_state(struct socklnd_ni *s, struct socklnd_peer *p, enum socklnd_peer_event ev)
 {
 	char nid[LNET_NIDSTR_SIZE];
-	int next = socklnd_peer_transition(p->state, ev);
+	int next = rt_fsm_step(&socklnd_peer_fsm, socklnd_logtype,
+			       libcfs_nidstr_r(&p->nid, nid, sizeof(nid)), p->state, ev,
+			       s->stats.peer_entered);
 
-	if (next == NONE) {
-		SOCK_LOG(DEBUG, "peer %s: %s refused in %s",
-			 libcfs_nidstr_r(&p->nid, nid, sizeof(nid)), socklnd_peer_event_str(ev),
-			 socklnd_peer_state_str(p->state));
+	if (next == RT_FSM_NONE) {
 		return -EINVAL;
 	}
-	if (next != (int)p->state) {
-		SOCK_LOG(DEBUG, "peer %s: %s -%s-> %s", libcfs_nidstr_r(&p->nid, nid, sizeof(nid)),
-			 socklnd_peer_state_str(p->state), socklnd_peer_event_str(ev),
-			 socklnd_peer_state_str((enum socklnd_peer_state)next));
-		p->state = (enum socklnd_peer_state)next;
-		s->stats.peer_entered[next]++;
-	}
+	p->state = (enum socklnd_peer_state)next;
 	return 0;
 }
 
