@@ -158,17 +158,16 @@ struct lnet_msg_stats {
 
 _Static_assert(sizeof(struct lnet_msg_stats) == 64, "one cache line per CPT");
 
-/* Count one message of wire type @p type in CPT @p cpt's slot (on that CPT's lcore). */
+/*
+ * Count one message of wire type @p type (< LNET_STATS_NTYPES: a validated
+ * header's) in CPT @p cpt's slot, on that CPT's lcore.
+ */
 static inline void
 lnet_stats_incr(struct lnet_msg_stats *slots, unsigned int cpt, enum lnet_stats_kind kind,
 		uint32_t type)
 {
-	uint32_t *p;
+	uint32_t *p = &slots[cpt].n[kind][type];
 
-	if (slots == NULL || type >= LNET_STATS_NTYPES) {
-		return;
-	}
-	p = &slots[cpt].n[kind][type];
 	/* Single writer: a load and a store (a plain add), atomic only so readers may sum. */
 	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }

@@ -148,17 +148,20 @@ lnet_msg_count(struct lnet_cpt *c, struct lnet_msg *msg)
 		return;
 	}
 	if (msg->tx) {
+		/* What is sent counts as the message it answers: ACK as PUT, REPLY as GET. */
+		static const uint8_t sent_as[LNET_STATS_NTYPES] = {
+			[LNET_MSG_ACK] = LNET_MSG_PUT, [LNET_MSG_PUT] = LNET_MSG_PUT,
+			[LNET_MSG_GET] = LNET_MSG_GET, [LNET_MSG_REPLY] = LNET_MSG_GET,
+			[LNET_MSG_HELLO] = LNET_MSG_HELLO,
+		};
+
 		ctr->send_count++;
-		if (type == LNET_MSG_ACK) {
-			type = LNET_MSG_PUT;
-		} else if (type == LNET_MSG_REPLY) {
-			type = LNET_MSG_GET;
-		}
-		if (msg->is_reply_to_get) {
-			ctr->send_length += msg->wanted;
-		} else if (type == LNET_MSG_PUT && msg->hdr.type == LNET_MSG_PUT) {
+		if (type == LNET_MSG_PUT) {
 			ctr->send_length += msg->hdr.payload_length;
+		} else if (msg->is_reply_to_get) {
+			ctr->send_length += msg->wanted;
 		}
+		type = sent_as[type];
 		if (msg->txni != NULL) {
 			lnet_stats_incr(msg->txni->stats, c->cpt, LNET_STATS_SEND, type);
 		}
