@@ -6,13 +6,11 @@
 # our NIDs (send 3, recv 3: two GETs and the REPLY to B's GET counted as
 # sent, two REPLYs and B's GET as received); each side's tcp NI counts the
 # same 3/3 in `net show -v`, and its recv_count is the node's (`stats show`).
+# Once with one CPT, once with two.
 #   counts.sh BUILD_DIR SRC_DIR
 set -u
 build=$1 src=$2
 . "$src/harness.sh"
-a=lnetd-cnt-a-$$ b=lnetd-cnt-b-$$
-ipa=127.0.$(( $$ % 200 + 20 )).21
-ipb=127.0.$(( $$ % 200 + 20 )).22
 
 # The statistics block of NI $2 in `net show -v` of daemon $1, one line.
 ni_stats() {
@@ -42,30 +40,50 @@ recv_agrees() { # daemon nid
 	[ -n "$ni" ] && [ "$ni" = "$node" ] || { echo "$1: NI recv_count $ni, node $node"; return 1; }
 }
 
-check "daemon $a starts" start_daemon "$a"
-pid_a=$pid
-check "daemon $b starts" start_daemon "$b"
-pid_b=$pid
-check "net add on $a" "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp"
-check "net add on $b" "$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp"
-check "fresh: $a's tcp NI counts nothing" ni_is "$a" "$ipa@tcp" "send_count: 0 recv_count: 0 drop_count: 0"
-check "$a pings $b" sh -c "'$ctl' --name '$a' ping '$ipb@tcp' >/dev/null"
-check "$b pings $a" sh -c "'$ctl' --name '$b' ping '$ipa@tcp' >/dev/null"
-check "$a pings $b again" sh -c "'$ctl' --name '$a' ping '$ipb@tcp' >/dev/null"
-sed "s/192\.0\.2\.12@tcp/$ipb@tcp/" "$src/expected/kernel_s2_01_nodeA_peer_show_v.yaml" >"$work/want"
-check "$a's peer show -v is the kernel's after the same 3 pings (s2_01 nodeA)" sh -c \
-	"'$ctl' --name '$a' peer show -v >'$work/got' && diff '$work/want' '$work/got'"
-check "$b's peer NI $ipa@tcp: send 3 (REPLY, GET, REPLY), recv 3" peer_is "$b" "$ipa@tcp" 3 3 0
-check "$a's tcp NI: send 3, recv 3" ni_is "$a" "$ipa@tcp" "send_count: 3 recv_count: 3 drop_count: 0"
-check "$b's tcp NI: send 3, recv 3" ni_is "$b" "$ipb@tcp" "send_count: 3 recv_count: 3 drop_count: 0"
-check "$a: the NI's recv_count is the node's" recv_agrees "$a" "$ipa@tcp"
-check "$b: the NI's recv_count is the node's" recv_agrees "$b" "$ipb@tcp"
-check "$a: 0@lo counted nothing" sh -c \
-	"'$ctl' --name '$a' net show -v --net lo | tr -d '\n' | grep -q 'statistics: *send_count: 0 *recv_count: 0 *drop_count: 0'"
-check "$a pings itself on 0@lo" sh -c "'$ctl' --name '$a' ping 0@lo >/dev/null"
-check "$a: one 0@lo, send 2 recv 2 (GET and REPLY-as-get out, GET and REPLY in)" sh -c \
-	"'$ctl' --name '$a' net show -v --net lo | tr -d '\n' >'$work/lo' && [ \$(grep -o 'nid: 0@lo' '$work/lo' | wc -l) -eq 1 ] && grep -q 'statistics: *send_count: 2 *recv_count: 2 *drop_count: 0' '$work/lo'"
-check "SIGTERM: $a exits 0" stop_daemon "$pid_a"
-check "SIGTERM: $b exits 0" stop_daemon "$pid_b"
-check "no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"
+# One session: fresh daemons (daemon options in "$@"), the three pings, the checks.
+session() { # tag ipa ipb [daemon options...]
+	tag=$1 ipa=$2 ipb=$3
+	shift 3
+	a=lnetd-cnt-a$tag-$$ b=lnetd-cnt-b$tag-$$
+	check "[$tag] daemon $a starts" start_daemon "$a" "$@"
+	pid_a=$pid
+	check "[$tag] daemon $b starts" start_daemon "$b" "$@"
+	pid_b=$pid
+	check "[$tag] net add on $a" "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp" ${cpta:+--cpt "$cpta"}
+	check "[$tag] net add on $b" "$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp" ${cptb:+--cpt "$cptb"}
+	if [ -n "$cptb" ]; then
+		check "[$tag] $b's tcp NI is served by CPT $cptb" sh -c \
+			"'$ctl' --name '$b' net show -v --net tcp | grep -q 'CPT: \"\\[$cptb\\]\"'"
+	fi
+	check "[$tag] fresh: $a's tcp NI counts nothing" ni_is "$a" "$ipa@tcp" "send_count: 0 recv_count: 0 drop_count: 0"
+	check "[$tag] $a pings $b" sh -c "'$ctl' --name '$a' ping '$ipb@tcp' >/dev/null"
+	check "[$tag] $b pings $a" sh -c "'$ctl' --name '$b' ping '$ipa@tcp' >/dev/null"
+	check "[$tag] $a pings $b again" sh -c "'$ctl' --name '$a' ping '$ipb@tcp' >/dev/null"
+	sed "s/192\.0\.2\.12@tcp/$ipb@tcp/" "$src/expected/kernel_s2_01_nodeA_peer_show_v.yaml" >"$work/want"
+	check "[$tag] $a's peer show -v is the kernel's after the same 3 pings (s2_01 nodeA)" sh -c \
+		"'$ctl' --name '$a' peer show -v >'$work/got' && diff '$work/want' '$work/got'"
+	check "[$tag] $b's peer NI $ipa@tcp: send 3 (REPLY, GET, REPLY), recv 3" peer_is "$b" "$ipa@tcp" 3 3 0
+	check "[$tag] $a's tcp NI: send 3, recv 3" ni_is "$a" "$ipa@tcp" "send_count: 3 recv_count: 3 drop_count: 0"
+	check "[$tag] $b's tcp NI: send 3, recv 3" ni_is "$b" "$ipb@tcp" "send_count: 3 recv_count: 3 drop_count: 0"
+	check "[$tag] $a: the NI's recv_count is the node's" recv_agrees "$a" "$ipa@tcp"
+	check "[$tag] $b: the NI's recv_count is the node's" recv_agrees "$b" "$ipb@tcp"
+	check "[$tag] $a: 0@lo counted nothing" sh -c \
+		"'$ctl' --name '$a' net show -v --net lo | tr -d '\n' | grep -q 'statistics: *send_count: 0 *recv_count: 0 *drop_count: 0'"
+	check "[$tag] $a pings itself on 0@lo, twice" sh -c \
+		"'$ctl' --name '$a' ping 0@lo >/dev/null && '$ctl' --name '$a' ping 0@lo >/dev/null"
+	check "[$tag] $a: one 0@lo, send 4 recv 4 (GETs and REPLYs-as-get out, GETs and REPLYs in)" sh -c \
+		"'$ctl' --name '$a' net show -v --net lo | tr -d '\n' >'$work/lo' && [ \$(grep -o 'nid: 0@lo' '$work/lo' | wc -l) -eq 1 ] && grep -q 'statistics: *send_count: 4 *recv_count: 4 *drop_count: 0' '$work/lo'"
+	check "[$tag] SIGTERM: $a exits 0" stop_daemon "$pid_a"
+	check "[$tag] SIGTERM: $b exits 0" stop_daemon "$pid_b"
+	check "[$tag] no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"
+}
+
+net=127.0.$(( $$ % 200 + 20 ))
+cpta="" cptb=""
+session 1cpt "$net.21" "$net.22"
+# Two CPTs: A's NI on CPT 0, B's on CPT 1, so on one side at least the peer
+# NI's shard is not the NI's (received messages hop to it), and MDs of both
+# CPTs count in their own slots, summed when shown.
+cpta=0 cptb=1
+session 2cpts "$net.23" "$net.24" --cpu-pattern '0[0] 1[1]'
 finish counts
