@@ -214,6 +214,9 @@ lnet_msg_step_on(struct lnet_cpt *c, struct lnet_msg *msg)
 	case LNET_STEP_SEND_NI:
 		lnet_send_ni_step(c, msg);
 		break;
+	case LNET_STEP_RX_PEER:
+		lnet_rx_peer_step(c, msg);
+		break;
 	case LNET_STEP_RX_MATCH:
 		lnet_ptl_match(c, msg);
 		break;

@@ -41,23 +41,28 @@ lnet_ctl_by_type(const uint64_t *by_type, uint64_t *out)
 	unsigned int i;
 
 	for (i = 0; i < 5; i++) {
-		out[i] = __atomic_load_n(&by_type[order[i]], __ATOMIC_RELAXED);
+		out[i] = by_type[order[i]];
 	}
 }
 
+/* The NI's counts: the sum of every CPT's slot (lo's are written by all of them). */
 static void
 lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ctl_ni *o)
 {
+	uint64_t by_type[LNET_STATS_KINDS][LNET_STATS_NTYPES];
+	uint64_t total[LNET_STATS_KINDS];
+
 	memset(o, 0, sizeof(*o));
 	o->nid = ni->nid;
 	o->net = ni->net_id;
 	o->up = ni->status == LNET_NI_STATUS_UP;
-	o->send_count = __atomic_load_n(&ni->stats.send_count, __ATOMIC_RELAXED);
-	o->recv_count = __atomic_load_n(&ni->stats.recv_count, __ATOMIC_RELAXED);
-	o->drop_count = __atomic_load_n(&ni->stats.drop_count, __ATOMIC_RELAXED);
-	lnet_ctl_by_type(ni->stats.sent, o->sent);
-	lnet_ctl_by_type(ni->stats.received, o->received);
-	lnet_ctl_by_type(ni->stats.dropped, o->dropped);
+	lnet_stats_sum(ni->stats, ln->ncpts, by_type, total);
+	o->send_count = total[LNET_STATS_SEND];
+	o->recv_count = total[LNET_STATS_RECV];
+	o->drop_count = total[LNET_STATS_DROP];
+	lnet_ctl_by_type(by_type[LNET_STATS_SEND], o->sent);
+	lnet_ctl_by_type(by_type[LNET_STATS_RECV], o->received);
+	lnet_ctl_by_type(by_type[LNET_STATS_DROP], o->dropped);
 	o->health_value = ni->health_value;
 	o->peer_timeout = ni->tun.peer_timeout;
 	o->peer_credits = ni->tun.peer_tx_credits;

@@ -138,15 +138,45 @@ struct lnet_tx_queue {
 	struct lnet_msg_list queue;
 };
 
-/* Per-NI counters: lo's are bumped from every lcore, so always atomically. */
-struct lnet_ni_stats {
-	uint64_t send_count;
-	uint64_t recv_count;
-	uint64_t drop_count;
-	uint64_t sent[LNET_MSG_HELLO + 1];     /* by enum lnet_msg_type */
-	uint64_t received[LNET_MSG_HELLO + 1];
-	uint64_t dropped[LNET_MSG_HELLO + 1];
+/* Message counts of an NI or a peer NI, by kind and by wire type (the kernel's lnet_element_stats). */
+enum lnet_stats_kind {
+	LNET_STATS_SEND = 0,
+	LNET_STATS_RECV,
+	LNET_STATS_DROP,
+	LNET_STATS_KINDS,
 };
+#define LNET_STATS_NTYPES (LNET_MSG_HELLO + 1)
+
+/*
+ * One CPT's slot of those counts: one cache line, written only by that
+ * CPT's lcore with plain adds (no atomic RMW, no line shared with another
+ * writer); readers sum the slots of every CPT. 32 bits, as the kernel's.
+ */
+struct lnet_msg_stats {
+	uint32_t n[LNET_STATS_KINDS][LNET_STATS_NTYPES];
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct lnet_msg_stats) == 64, "one cache line per CPT");
+
+/*
+ * Count one message of wire type @p type (< LNET_STATS_NTYPES: a validated
+ * header's) in CPT @p cpt's slot, on that CPT's lcore.
+ */
+static inline void
+lnet_stats_incr(struct lnet_msg_stats *slots, unsigned int cpt, enum lnet_stats_kind kind,
+		uint32_t type)
+{
+	uint32_t *p = &slots[cpt].n[kind][type];
+
+	/* Single writer: a load and a store (a plain add), atomic only so readers may sum. */
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
+struct lnet_msg_stats *lnet_stats_alloc(unsigned int ncpts);
+void lnet_stats_free(struct lnet_msg_stats *slots);
+/* Sum of every CPT's slot: out[kind][type]; *total[kind] over the types. */
+void lnet_stats_sum(const struct lnet_msg_stats *slots, unsigned int ncpts,
+		    uint64_t out[LNET_STATS_KINDS][LNET_STATS_NTYPES], uint64_t total[LNET_STATS_KINDS]);
 
 struct lnet_ni {
 	struct lnet *ln;
@@ -156,13 +186,18 @@ struct lnet_ni {
 	uint16_t cpt;             /* owning data lcore; any for lo */
 	bool credits_enabled;     /* false for lo: no credit accounting */
 	bool started;
-	bool any_cpt;             /* lo: driven by whichever lcore sends */
+	/*
+	 * lo: driven by whichever lcore sends, so everything of it that
+	 * messages write (stats, refs) is per CPT, and it has no credits or
+	 * queue: in effect one instance per CPT, summed when shown.
+	 */
+	bool any_cpt;
 	uint32_t status;          /* LNET_NI_STATUS_* */
 	int health_value;         /* health issue: lo 0, others LNET_MAX_HEALTH_VALUE */
 	struct lnet_ni_tunables tun;
 	char ifname[LNET_CTL_IFNAMSIZ];
 	struct lnet_tx_queue tq;  /* owned by cpt */
-	struct lnet_ni_stats stats;
+	struct lnet_msg_stats *stats; /* ncpts slots, slot i written by CPT i only */
 	void *lnd_data;
 	const void *lnd_opts;     /* valid during startup() only */
 	/*
@@ -226,9 +261,12 @@ struct lnet_peer_ni {
 	int mintxcredits;
 	uint64_t txqnob;
 	struct lnet_msg_list txq;
-	uint64_t send_count;
-	uint64_t recv_count;
-	uint64_t drop_count;
+	/*
+	 * Counts of messages to and from this peer NI, one slot per CPT: a
+	 * message is counted where it completes (its MD's CPT), which need
+	 * not be the shard's; the slot is that CPT's, so no line is shared.
+	 */
+	struct lnet_msg_stats *stats;
 };
 
 struct lnet_peer_table {
@@ -243,6 +281,7 @@ enum lnet_msg_step {
 	LNET_STEP_SEND_MD = 0,    /* on the MD's CPT: attach, build header */
 	LNET_STEP_SEND_PEER,      /* on the peer's CPT: peer NI, peer credits */
 	LNET_STEP_SEND_NI,        /* on the NI's CPT: NI credits, LND send */
+	LNET_STEP_RX_PEER,        /* on the sender's peer CPT: find or create its peer NI */
 	LNET_STEP_RX_MATCH,       /* on a match table's CPT: portal matching */
 	LNET_STEP_RX_MD,          /* on the MD's CPT: ACK / REPLY */
 	LNET_STEP_RX_RECV,        /* on the NI's CPT: the LND's recv() */
@@ -276,6 +315,7 @@ struct lnet_msg {
 	struct lnet_ni *txni;
 	struct lnet_ni *rxni;
 	struct lnet_peer_ni *txpeer;
+	struct lnet_peer_ni *rxpeer;    /* rx: the last hop's peer NI (NULL on lo) */
 	void *lnd_private;        /* rx: the LND's cookie for recv() */
 	struct lnet_libmd *md;
 	unsigned int offset;      /* in the MD */
@@ -289,7 +329,6 @@ struct lnet_msg {
 	bool txcredit;            /* holds an NI tx credit */
 	bool peertxcredit;        /* holds a peer NI tx credit */
 	bool is_reply_to_get;     /* REPLY built from a received GET */
-	bool counted;
 	struct lnet_event ev;
 };
 
@@ -436,6 +475,7 @@ void lnet_ni_send(struct lnet_cpt *c, struct lnet_msg *msg);
 /* lnet_recv.c */
 void lnet_rx_md_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_rx_peer_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action action);
 
 /* lnet_peer.c */

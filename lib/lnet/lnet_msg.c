@@ -87,30 +87,99 @@ lnet_finalize(struct lnet_msg *msg, int status)
 	}
 }
 
+/* ---- counts: per-CPT slots of the NI and the peer NI (lnet_internal.h) ---- */
+
+struct lnet_msg_stats *
+lnet_stats_alloc(unsigned int ncpts)
+{
+	size_t len = (size_t)ncpts * sizeof(struct lnet_msg_stats);
+	struct lnet_msg_stats *slots = aligned_alloc(_Alignof(struct lnet_msg_stats), len);
+
+	if (slots != NULL) {
+		memset(slots, 0, len);
+	}
+	return slots;
+}
+
+void
+lnet_stats_free(struct lnet_msg_stats *slots)
+{
+	free(slots);
+}
+
+void
+lnet_stats_sum(const struct lnet_msg_stats *slots, unsigned int ncpts,
+	       uint64_t out[LNET_STATS_KINDS][LNET_STATS_NTYPES], uint64_t total[LNET_STATS_KINDS])
+{
+	unsigned int cpt;
+	unsigned int k;
+	unsigned int t;
+
+	memset(out, 0, sizeof(uint64_t) * LNET_STATS_KINDS * LNET_STATS_NTYPES);
+	memset(total, 0, sizeof(uint64_t) * LNET_STATS_KINDS);
+	for (cpt = 0; slots != NULL && cpt < ncpts; cpt++) {
+		for (k = 0; k < LNET_STATS_KINDS; k++) {
+			for (t = 0; t < LNET_STATS_NTYPES; t++) {
+				uint32_t v = __atomic_load_n(&slots[cpt].n[k][t], __ATOMIC_RELAXED);
+
+				out[k][t] += v;
+				total[k] += v;
+			}
+		}
+	}
+}
+
+/*
+ * Count a completed message as the kernel does (lnet_msg_decommit_tx/rx):
+ * only when it succeeded; on its NI and peer NI by wire type, except that
+ * an ACK we send counts as a PUT and a REPLY we send as a GET (the message
+ * they answer); a REPLY we send completes the received GET, which is then
+ * counted as received. Runs on the CPT that finalizes it, in that CPT's
+ * slots: no atomic read-modify-write, no line another lcore writes.
+ */
 static void
 lnet_msg_count(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	struct lnet_counters *ctr = &c->counters;
+	uint32_t type = msg->hdr.type;
 
 	if (msg->status != 0) {
 		ctr->errors++;
 		return;
 	}
 	if (msg->tx) {
+		/* What is sent counts as the message it answers: ACK as PUT, REPLY as GET. */
+		static const uint8_t sent_as[LNET_STATS_NTYPES] = {
+			[LNET_MSG_ACK] = LNET_MSG_PUT, [LNET_MSG_PUT] = LNET_MSG_PUT,
+			[LNET_MSG_GET] = LNET_MSG_GET, [LNET_MSG_REPLY] = LNET_MSG_GET,
+			[LNET_MSG_HELLO] = LNET_MSG_HELLO,
+		};
+
 		ctr->send_count++;
-		ctr->send_length += msg->wanted;
+		if (type == LNET_MSG_PUT) {
+			ctr->send_length += msg->hdr.payload_length;
+		} else if (msg->is_reply_to_get) {
+			ctr->send_length += msg->wanted;
+		}
+		type = sent_as[type];
 		if (msg->txni != NULL) {
-			__atomic_fetch_add(&msg->txni->stats.send_count, 1, __ATOMIC_RELAXED);
-			__atomic_fetch_add(&msg->txni->stats.sent[msg->hdr.type], 1, __ATOMIC_RELAXED);
+			lnet_stats_incr(msg->txni->stats, c->cpt, LNET_STATS_SEND, type);
 		}
-	} else {
-		ctr->recv_count++;
+		if (msg->txpeer != NULL) {
+			lnet_stats_incr(msg->txpeer->stats, c->cpt, LNET_STATS_SEND, type);
+		}
+		if (!msg->is_reply_to_get) {
+			return;
+		}
+	} else if (type == LNET_MSG_PUT || type == LNET_MSG_REPLY) {
 		ctr->recv_length += msg->wanted;
-		if (msg->rxni != NULL) {
-			__atomic_fetch_add(&msg->rxni->stats.recv_count, 1, __ATOMIC_RELAXED);
-			__atomic_fetch_add(&msg->rxni->stats.received[msg->hdr.type], 1,
-					   __ATOMIC_RELAXED);
-		}
+	}
+	ctr->recv_count++;
+	if (msg->rxni != NULL) {
+		lnet_stats_incr(msg->rxni->stats, c->cpt, LNET_STATS_RECV, type);
+	}
+	if (msg->rxpeer != NULL) {
+		lnet_stats_incr(msg->rxpeer->stats, c->cpt, LNET_STATS_RECV, type);
 	}
 }
 
@@ -159,9 +228,7 @@ lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	bool send_ack;
 
-	if (!msg->counted) {
-		lnet_msg_count(c, msg);
-	}
+	lnet_msg_count(c, msg);
 	send_ack = !msg->tx && msg->ack_pending && msg->status == 0;
 	if (msg->md != NULL) {
 		lnet_msg_detach_md(c, msg);
@@ -182,8 +249,7 @@ lnet_drop_rx(struct lnet_cpt *c, struct lnet_msg *msg, const char *why)
 	c->counters.drop_count++;
 	c->counters.drop_length += msg->hdr.payload_length;
 	if (msg->rxni != NULL) {
-		__atomic_fetch_add(&msg->rxni->stats.drop_count, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&msg->rxni->stats.dropped[msg->hdr.type], 1, __ATOMIC_RELAXED);
+		lnet_stats_incr(msg->rxni->stats, c->cpt, LNET_STATS_DROP, msg->hdr.type);
 	}
 	LNET_LOG(DEBUG, "dropping %s from %s: %s",
 		 lnet_msg_type_str(msg->hdr.type),

@@ -82,7 +82,10 @@ lnet_ni_alloc(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd
 		return NULL;
 	}
 	ni->refs = calloc((size_t)ln->ncpts * LNET_NI_REF_STRIDE, sizeof(ni->refs[0]));
-	if (ni->refs == NULL) {
+	ni->stats = lnet_stats_alloc(ln->ncpts);
+	if (ni->refs == NULL || ni->stats == NULL) {
+		lnet_stats_free(ni->stats);
+		free(ni->refs);
 		free(ni);
 		return NULL;
 	}
@@ -106,6 +109,7 @@ lnet_ni_alloc(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd
 static void
 lnet_ni_free(struct lnet_ni *ni)
 {
+	lnet_stats_free(ni->stats);
 	free(ni->refs);
 	free(ni);
 }

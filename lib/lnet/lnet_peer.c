@@ -37,6 +37,7 @@ lnet_peer_table_fini(struct lnet_peer_table *pt)
 	for (i = 0; i < LNET_PEER_HASH_SIZE; i++) {
 		while ((lpni = TAILQ_FIRST(&pt->hash[i])) != NULL) {
 			TAILQ_REMOVE(&pt->hash[i], lpni, link);
+			lnet_stats_free(lpni->stats);
 			free(lpni);
 		}
 	}
@@ -81,6 +82,11 @@ lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid, stru
 	}
 	lpni = calloc(1, sizeof(*lpni));
 	if (lpni == NULL) {
+		return NULL;
+	}
+	lpni->stats = lnet_stats_alloc(c->ln->ncpts);
+	if (lpni->stats == NULL) {
+		free(lpni);
 		return NULL;
 	}
 	lpni->nid = *nid;

@@ -520,9 +520,20 @@ lnet_peer_ni_state_on_cpt(void *arg)
 	o->txqnob = lpni != NULL ? lpni->txqnob : 0;
 	o->rtr_credits = rtr;
 	o->min_rtr_credits = rtr;
-	o->send_count = lpni != NULL ? lpni->send_count : 0;
-	o->recv_count = lpni != NULL ? lpni->recv_count : 0;
-	o->drop_count = lpni != NULL ? lpni->drop_count : 0;
+	if (lpni != NULL) {
+		uint64_t by_type[LNET_STATS_KINDS][LNET_STATS_NTYPES];
+		uint64_t total[LNET_STATS_KINDS];
+
+		/* Every CPT that completed a message of this peer NI counted it in its slot. */
+		lnet_stats_sum(lpni->stats, a->ln->ncpts, by_type, total);
+		o->send_count = total[LNET_STATS_SEND];
+		o->recv_count = total[LNET_STATS_RECV];
+		o->drop_count = total[LNET_STATS_DROP];
+	} else {
+		o->send_count = 0;
+		o->recv_count = 0;
+		o->drop_count = 0;
+	}
 	return 0;
 }
 

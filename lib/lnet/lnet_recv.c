@@ -147,6 +147,31 @@ lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 	lnet_msg_dispatch(ln, msg, msg->md_cpt, LNET_STEP_RX_MD);
 }
 
+/*
+ * On the CPT owning the sender's peer NI (the last hop's): find or create
+ * it, as the kernel does for every message it receives, so the message's
+ * counts land on it; then on to matching.
+ */
+void
+lnet_rx_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	msg->rxpeer = lnet_peer_ni_find_or_create(c, &msg->from, msg->rxni);
+	if (msg->rxpeer == NULL) {
+		lnet_drop_rx(c, msg, "no memory for the sender's peer NI");
+		return;
+	}
+	lnet_rx_dispatch(c, msg);
+}
+
+/* A message dropped before it has a struct lnet_msg: counted on the node and the NI. */
+static void
+lnet_parse_drop(struct lnet_cpt *c, struct lnet_ni *ni, const struct lnet_hdr *hdr)
+{
+	c->counters.drop_count++;
+	c->counters.drop_length += hdr->payload_length;
+	lnet_stats_incr(ni->stats, c->cpt, LNET_STATS_DROP, hdr->type);
+}
+
 int
 lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid *from,
 	   void *private)
@@ -168,14 +193,13 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 			c->counters.errors++;
 			return -EPROTO;
 		}
-		c->counters.drop_count++;
-		c->counters.drop_length += hdr->payload_length;
+		lnet_parse_drop(c, ni, hdr);
 		ni->lnd->recv(ni, private, NULL, 0, NULL, 0, 0, hdr->payload_length);
 		return 0; /* routing is not enabled: dropped quietly */
 	}
 	msg = lnet_msg_alloc(c);
 	if (msg == NULL) {
-		c->counters.drop_count++;
+		lnet_parse_drop(c, ni, hdr);
 		ni->lnd->recv(ni, private, NULL, 0, NULL, 0, 0, hdr->payload_length);
 		return 0;
 	}
@@ -185,6 +209,10 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 	msg->lnd_private = private;
 	msg->len = hdr->payload_length;
 	lnet_rx_event_source(msg);
-	lnet_rx_dispatch(c, msg);
+	if (ni->any_cpt) {
+		lnet_rx_dispatch(c, msg); /* lo: no peer NI, as the kernel's lo sends have none */
+		return 0;
+	}
+	lnet_msg_dispatch(ln, msg, lnet_cpt_of_nid(ln, from), LNET_STEP_RX_PEER);
 	return 0;
 }

@@ -211,7 +211,7 @@ lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg)
 	struct lnet_handle_wire wmd = h->msg.get.return_wmd;
 	struct lnet_nid src = msg->rxni->nid;
 
-	c->counters.recv_count++;
+	/* The GET counts as received once its REPLY is sent (lnet_msg_count). */
 	lnet_msg_turn_around(c, msg);
 	msg->is_reply_to_get = true;
 	h->type = LNET_MSG_REPLY;

@@ -170,7 +170,11 @@ void socklnd_tx_cache_destroy(struct socklnd_ni *s);
 int socklnd_conn_noop(struct socklnd_conn *c, uint64_t cookie0, uint64_t cookie1);
 bool socklnd_conn_carries(const struct socklnd_conn *c);
 
-/* socklnd_registry.c: every socklnd NI of the process, for connection requests naming another */
+/*
+ * socklnd_registry.c: every socklnd NI of the process, for connection
+ * requests naming another; an RCU-published table, read lock-free. add on
+ * the management lcore, del on the NI's lcore (or mgmt if start fails).
+ */
 int socklnd_registry_add(struct socklnd_ni *s, struct rt_lcore *lcore);
 void socklnd_registry_del(struct socklnd_ni *s);
 struct rt_lcore *socklnd_registry_lcore(const struct lnet_nid *nid);

@@ -1211,6 +1211,56 @@ test_unsent_message_moves_to_new_connection(void **state)
 	close(lfd);
 }
 
+struct registry_here_args {
+	struct lnet_nid nid;
+	struct socklnd_ni *s;
+};
+
+static int
+registry_here_on_lcore(void *arg)
+{
+	struct registry_here_args *a = arg;
+
+	a->s = socklnd_registry_here(&a->nid);
+	return 0;
+}
+
+/*
+ * The NID -> lcore table (RCU, no lock): published on net add, gone on net
+ * del, published again when the NID comes back; only the owner lcore gets
+ * its socklnd_ni from it. Tables and gone entries are freed after a grace
+ * period (LeakSanitizer sees the rest).
+ */
+static void
+test_registry_published_and_gone(void **state)
+{
+	struct lnet *ln = lnet_instance();
+	struct registry_here_args a = { .nid = lnp_tcp_nid(g_our) };
+	struct lnet_nid other = lnp_tcp_nid(g_our + 1);
+	unsigned int i;
+
+	(void)state;
+	assert_ptr_equal(socklnd_registry_lcore(&a.nid), rt_data_lcore(ln->rt, 0));
+	assert_null(socklnd_registry_lcore(&other));
+	assert_null(socklnd_registry_here(&a.nid)); /* not on its lcore */
+	assert_int_equal(rt_lcore_call(rt_data_lcore(ln->rt, 0), registry_here_on_lcore, &a), 0);
+	assert_ptr_equal(a.s, lnet_ni_lnd_data(g_sni));
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(lnet_ni_del(ln, &a.nid), 0);
+		pump();
+		assert_null(socklnd_registry_lcore(&a.nid));
+		assert_int_equal(rt_lcore_call(rt_data_lcore(ln->rt, 0), registry_here_on_lcore, &a),
+				 0);
+		assert_null(a.s);
+		assert_int_equal(rt_lcore_call(rt_mgmt_lcore(ln->rt), add_sock_ni, NULL), 0);
+		pump();
+		assert_ptr_equal(socklnd_registry_lcore(&a.nid), rt_data_lcore(ln->rt, 0));
+		assert_int_equal(rt_lcore_call(rt_data_lcore(ln->rt, 0), registry_here_on_lcore, &a),
+				 0);
+		assert_ptr_equal(a.s, lnet_ni_lnd_data(g_sni));
+	}
+}
+
 /*
  * Every (state, event) pair of the connection FSM, against the
  * transitions written out here: moved and counted in the NI's
@@ -1335,6 +1385,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_stalled_handshake_accept_timeout, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_new_incarnation_spares_pending_connects, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_reset_closes_siblings_after_crash, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_registry_published_and_gone, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_unsent_message_moves_to_new_connection, setup_small_sndbuf,
 						ut_teardown),
 	};

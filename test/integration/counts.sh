@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Message counts as the kernel keeps them, after the kernel captures' s2_01
+# session (fresh nodes, no discovery): A pings B, B pings A, A pings B.
+# A's `peer show -v` is then the kernel's s2_01.nodeA.peer_show_v.yaml with
+# our NIDs (send 3, recv 3: two GETs and the REPLY to B's GET counted as
+# sent, two REPLYs and B's GET as received); each side's tcp NI counts the
+# same 3/3 in `net show -v`, and its recv_count is the node's (`stats show`).
+# Once with one CPT, once with two.
+#   counts.sh BUILD_DIR SRC_DIR
+set -u
+build=$1 src=$2
+. "$src/harness.sh"
+
+# The statistics block of NI $2 in `net show -v` of daemon $1, one line.
+ni_stats() {
+	"$ctl" --name "$1" net show -v --net tcp | tr -d '\n' |
+		sed -n "s/.*nid: $2 .*statistics: *\(send_count: [0-9]*\) *\(recv_count: [0-9]*\) *\(drop_count: [0-9]*\).*/\1 \2 \3/p"
+}
+
+node_stat() { # daemon key
+	"$ctl" --name "$1" stats show | sed -n "s/^    $2: //p"
+}
+
+ni_is() { # daemon nid want
+	got=$(ni_stats "$1" "$2")
+	[ "$got" = "$3" ] || { echo "$1 $2: got '$got', want '$3'"; return 1; }
+}
+
+peer_is() { # daemon peer-nid send recv drop
+	"$ctl" --name "$1" peer show -v --nid "$2" | tr -d '\n' >"$work/peer"
+	grep -q "statistics: *send_count: $3 *recv_count: $4 *drop_count: $5" "$work/peer" ||
+		{ cat "$work/peer"; echo; return 1; }
+}
+
+# The NI's recv_count equals the node's: nothing but this traffic since start.
+recv_agrees() { # daemon nid
+	ni=$(ni_stats "$1" "$2" | sed -n 's/.*recv_count: \([0-9]*\).*/\1/p')
+	node=$(node_stat "$1" recv_count)
+	[ -n "$ni" ] && [ "$ni" = "$node" ] || { echo "$1: NI recv_count $ni, node $node"; return 1; }
+}
+
+# One session: fresh daemons (daemon options in "$@"), the three pings, the checks.
+session() { # tag ipa ipb [daemon options...]
+	tag=$1 ipa=$2 ipb=$3
+	shift 3
+	a=lnetd-cnt-a$tag-$$ b=lnetd-cnt-b$tag-$$
+	check "[$tag] daemon $a starts" start_daemon "$a" "$@"
+	pid_a=$pid
+	check "[$tag] daemon $b starts" start_daemon "$b" "$@"
+	pid_b=$pid
+	check "[$tag] net add on $a" "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp" ${cpta:+--cpt "$cpta"}
+	check "[$tag] net add on $b" "$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp" ${cptb:+--cpt "$cptb"}
+	if [ -n "$cptb" ]; then
+		check "[$tag] $b's tcp NI is served by CPT $cptb" sh -c \
+			"'$ctl' --name '$b' net show -v --net tcp | grep -q 'CPT: \"\\[$cptb\\]\"'"
+	fi
+	check "[$tag] fresh: $a's tcp NI counts nothing" ni_is "$a" "$ipa@tcp" "send_count: 0 recv_count: 0 drop_count: 0"
+	check "[$tag] $a pings $b" sh -c "'$ctl' --name '$a' ping '$ipb@tcp' >/dev/null"
+	check "[$tag] $b pings $a" sh -c "'$ctl' --name '$b' ping '$ipa@tcp' >/dev/null"
+	check "[$tag] $a pings $b again" sh -c "'$ctl' --name '$a' ping '$ipb@tcp' >/dev/null"
+	sed "s/192\.0\.2\.12@tcp/$ipb@tcp/" "$src/expected/kernel_s2_01_nodeA_peer_show_v.yaml" >"$work/want"
+	check "[$tag] $a's peer show -v is the kernel's after the same 3 pings (s2_01 nodeA)" sh -c \
+		"'$ctl' --name '$a' peer show -v >'$work/got' && diff '$work/want' '$work/got'"
+	check "[$tag] $b's peer NI $ipa@tcp: send 3 (REPLY, GET, REPLY), recv 3" peer_is "$b" "$ipa@tcp" 3 3 0
+	check "[$tag] $a's tcp NI: send 3, recv 3" ni_is "$a" "$ipa@tcp" "send_count: 3 recv_count: 3 drop_count: 0"
+	check "[$tag] $b's tcp NI: send 3, recv 3" ni_is "$b" "$ipb@tcp" "send_count: 3 recv_count: 3 drop_count: 0"
+	check "[$tag] $a: the NI's recv_count is the node's" recv_agrees "$a" "$ipa@tcp"
+	check "[$tag] $b: the NI's recv_count is the node's" recv_agrees "$b" "$ipb@tcp"
+	check "[$tag] $a: 0@lo counted nothing" sh -c \
+		"'$ctl' --name '$a' net show -v --net lo | tr -d '\n' | grep -q 'statistics: *send_count: 0 *recv_count: 0 *drop_count: 0'"
+	check "[$tag] $a pings itself on 0@lo, twice" sh -c \
+		"'$ctl' --name '$a' ping 0@lo >/dev/null && '$ctl' --name '$a' ping 0@lo >/dev/null"
+	check "[$tag] $a: one 0@lo, send 4 recv 4 (GETs and REPLYs-as-get out, GETs and REPLYs in)" sh -c \
+		"'$ctl' --name '$a' net show -v --net lo | tr -d '\n' >'$work/lo' && [ \$(grep -o 'nid: 0@lo' '$work/lo' | wc -l) -eq 1 ] && grep -q 'statistics: *send_count: 4 *recv_count: 4 *drop_count: 0' '$work/lo'"
+	check "[$tag] SIGTERM: $a exits 0" stop_daemon "$pid_a"
+	check "[$tag] SIGTERM: $b exits 0" stop_daemon "$pid_b"
+	check "[$tag] no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"
+}
+
+net=127.0.$(( $$ % 200 + 20 ))
+cpta="" cptb=""
+session 1cpt "$net.21" "$net.22"
+# Two CPTs: A's NI on CPT 0, B's on CPT 1, so on one side at least the peer
+# NI's shard is not the NI's (received messages hop to it), and MDs of both
+# CPTs count in their own slots, summed when shown.
+cpta=0 cptb=1
+session 2cpts "$net.23" "$net.24" --cpu-pattern '0[0] 1[1]'
+finish counts

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Message counts as the kernel keeps them (lib-msg.c lnet_msg_decommit_tx/
+ * rx): per NI and per peer NI, by wire type, a sent ACK under put and a sent
+ * REPLY under get, the NI's recv_count equal to the node's for the same
+ * traffic; lo's counts summed over the CPTs that drive it. Two CPTs, so
+ * messages complete on a CPT other than the NI's or the peer shard's.
+ *
+ * The "echo" LND plays the remote peer 10.0.0.2@tcp: it ACKs our PUTs and
+ * answers our GETs at once, through lnet_parse, as a network LND would.
+ */
+#include "lnet_ut.h"
+#include "lnp_test_nid.h"
+
+#define ECHO_SELF 0x0a000001
+#define ECHO_PEER 0x0a000002
+
+static struct lnet_ni *g_ni;
+static unsigned int g_rx_cookie;
+
+static int
+echo_startup(struct lnet_ni *ni)
+{
+	(void)ni;
+	return 0;
+}
+
+static void
+echo_shutdown(struct lnet_ni *ni)
+{
+	(void)ni;
+}
+
+/* The peer's answer to what we sent, if it needs one. */
+static bool
+echo_answer(const struct lnet_hdr *tx, struct lnet_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->src_nid = tx->dest_nid;
+	h->dest_nid = tx->src_nid;
+	h->src_pid = tx->dest_pid;
+	h->dest_pid = tx->src_pid;
+	if (tx->type == LNET_MSG_PUT &&
+	    tx->msg.put.ack_wmd.wh_object_cookie != LNET_WIRE_HANDLE_COOKIE_NONE) {
+		h->type = LNET_MSG_ACK;
+		h->msg.ack.dst_wmd = tx->msg.put.ack_wmd;
+		h->msg.ack.match_bits = tx->msg.put.match_bits;
+		h->msg.ack.mlength = tx->payload_length;
+		return true;
+	}
+	if (tx->type == LNET_MSG_GET) {
+		h->type = LNET_MSG_REPLY;
+		h->msg.reply.dst_wmd = tx->msg.get.return_wmd;
+		h->payload_length = tx->msg.get.sink_length;
+		return true;
+	}
+	return false;
+}
+
+static int
+echo_send(struct lnet_ni *ni, struct lnet_msg *msg)
+{
+	struct lnet_hdr answer;
+	bool answers = echo_answer(lnet_msg_hdr(msg), &answer);
+	struct lnet_nid from = answer.src_nid;
+
+	lnet_finalize(msg, 0);
+	if (answers) {
+		assert_int_equal(lnet_parse(ni, &answer, &from, &g_rx_cookie), 0);
+	}
+	return 0;
+}
+
+static int
+echo_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,
+	  const struct iovec *iov, unsigned int offset, unsigned int mlen, unsigned int rlen)
+{
+	(void)ni;
+	(void)private;
+	(void)niov;
+	(void)iov;
+	(void)offset;
+	(void)mlen;
+	(void)rlen;
+	if (msg != NULL) {
+		lnet_finalize(msg, 0); /* the payload "arrived" */
+	}
+	return 0;
+}
+
+static const struct lnet_lnd_ops echo_ops = {
+	.name = "echo", .type = 0xfd, .startup = echo_startup, .shutdown = echo_shutdown,
+	.send = echo_send, .recv = echo_recv,
+};
+
+static int
+add_ni_on_mgmt(void *arg)
+{
+	struct lnet_ni_tunables tun = { .peer_tx_credits = 8, .max_tx_credits = 16 };
+	struct lnet_nid nid = lnp_tcp_nid(ECHO_SELF);
+
+	(void)arg;
+	return lnet_ni_add(lnet_instance(), &nid, &echo_ops, &tun, NULL, 0, &g_ni);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	ut_up(2);
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_ni_on_mgmt, NULL),
+			 0);
+	return 0;
+}
+
+static void
+settle(void)
+{
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 1000);
+}
+
+/* Events of the traffic, all successful. */
+static void
+drain_events(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct lnet_event ev = ut_event();
+
+		assert_int_not_equal(ev.type, 0);
+		assert_int_equal(ev.status, 0);
+	}
+	ut_no_event();
+}
+
+static struct lnet_ctl_ni
+ni_counts(const struct lnet_nid *nid)
+{
+	struct lnet_ctl_ni nis[4];
+	int n = lnet_ctl_ni_list(nis, 4);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (lnet_nid_same(&nis[i].nid, nid)) {
+			return nis[i];
+		}
+	}
+	fail_msg("no such NI");
+	return nis[0];
+}
+
+static struct lnet_ctl_peer_ni
+peer_counts(uint32_t addr)
+{
+	struct lnet_nid nid = lnp_tcp_nid(addr);
+	struct lnet_ctl_peer_ni st;
+
+	assert_int_equal(lnet_ctl_peer_ni_state(&nid, &st), 0);
+	return st;
+}
+
+/* sent/received/dropped arrays are in lnetctl's order: put, get, reply, ack, hello. */
+enum { T_PUT = 0, T_GET, T_REPLY, T_ACK, T_HELLO };
+
+static void
+send_puts_gets(const struct lnet_processid *peer, unsigned int nput, unsigned int nget)
+{
+	static char buf[8][32];
+	unsigned int i;
+
+	for (i = 0; i < nput + nget; i++) {
+		struct lnet_handle_md h = ut_bind(buf[i], sizeof(buf[i]), 2);
+
+		if (i < nput) {
+			assert_int_equal(LNetPut(NULL, h, LNET_ACK_REQ, peer, UT_PORTAL, 1, 0, 0), 0);
+		} else {
+			assert_int_equal(LNetGet(NULL, h, peer, UT_PORTAL, 1, 0, false), 0);
+		}
+		settle();
+	}
+}
+
+struct parse_args {
+	struct lnet_hdr hdr;
+	struct lnet_nid from;
+	int rc;
+};
+
+static int
+parse_on_lcore(void *arg)
+{
+	struct parse_args *a = arg;
+
+	a->rc = lnet_parse(g_ni, &a->hdr, &a->from, &g_rx_cookie);
+	return 0;
+}
+
+/* The peer sends us @p type (PUT asking for an ACK, or GET) on UT_PORTAL. */
+static void
+inject(uint32_t type, uint64_t md_cookie)
+{
+	struct parse_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.hdr.type = type;
+	a.hdr.src_nid = lnp_tcp_nid(ECHO_PEER);
+	a.hdr.dest_nid = lnp_tcp_nid(ECHO_SELF);
+	a.hdr.src_pid = LNET_PID_LUSTRE;
+	a.hdr.dest_pid = LNET_PID_LUSTRE;
+	a.from = a.hdr.src_nid;
+	if (type == LNET_MSG_PUT) {
+		a.hdr.payload_length = 8;
+		a.hdr.msg.put.ack_wmd.wh_interface_cookie = 0x1122334455667788ULL;
+		a.hdr.msg.put.ack_wmd.wh_object_cookie = 0x99aabbccddeeff00ULL;
+		a.hdr.msg.put.match_bits = 7;
+		a.hdr.msg.put.ptl_index = UT_PORTAL;
+	} else if (type == LNET_MSG_GET) {
+		a.hdr.msg.get.return_wmd.wh_interface_cookie = 0x1122334455667788ULL;
+		a.hdr.msg.get.return_wmd.wh_object_cookie = 0x99aabbccddeeff01ULL;
+		a.hdr.msg.get.match_bits = 7;
+		a.hdr.msg.get.ptl_index = UT_PORTAL;
+		a.hdr.msg.get.sink_length = 8;
+	} else {
+		/* An ACK for an MD of ours that does not exist. */
+		a.hdr.msg.ack.dst_wmd.wh_interface_cookie = lnet_instance()->interface_cookie;
+		a.hdr.msg.ack.dst_wmd.wh_object_cookie = md_cookie;
+	}
+	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, g_ni->cpt),
+				       parse_on_lcore, &a), 0);
+	assert_int_equal(a.rc, 0);
+	settle();
+}
+
+/*
+ * 3 PUTs (ACKed) and 2 GETs from us, 2 PUTs (ACKed by us) and 1 GET from
+ * the peer: the kernel counts, on the NI and on the peer NI alike, sent put
+ * 3 + 2 ACKs, get 2 + 1 REPLY; received put 2, get 1, ack 3, reply 2.
+ */
+static void
+test_ni_and_peer_ni_counts_as_the_kernel(void **state)
+{
+	struct lnet_processid peer = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(ECHO_PEER) };
+	static char sink[16];
+	struct lnet_md md = ut_md(sink, sizeof(sink), LNET_MD_THRESH_INF,
+				  LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE);
+	struct lnet_counters before = ut_counters();
+	struct lnet_counters after;
+	struct lnet_ctl_peer_ni p;
+	struct lnet_ctl_ni ni;
+
+	(void)state;
+	ut_attach(&md, 7, 0, LNET_INS_AFTER, LNET_RETAIN);
+	send_puts_gets(&peer, 3, 2);
+	inject(LNET_MSG_PUT, 0);
+	inject(LNET_MSG_PUT, 0);
+	inject(LNET_MSG_GET, 0);
+	/* SEND+ACK x3, SEND+REPLY x2, PUT x2, GET x1 */
+	drain_events(3 * 2 + 2 * 2 + 2 + 1);
+	after = ut_counters();
+
+	ni = ni_counts(&g_ni->nid);
+	assert_int_equal(ni.sent[T_PUT], 5);
+	assert_int_equal(ni.sent[T_GET], 3);
+	assert_int_equal(ni.sent[T_REPLY], 0);
+	assert_int_equal(ni.sent[T_ACK], 0);
+	assert_int_equal(ni.received[T_PUT], 2);
+	assert_int_equal(ni.received[T_GET], 1);
+	assert_int_equal(ni.received[T_REPLY], 2);
+	assert_int_equal(ni.received[T_ACK], 3);
+	assert_int_equal(ni.send_count, 8);
+	assert_int_equal(ni.recv_count, 8);
+	assert_int_equal(ni.drop_count, 0);
+	/* The node's counts agree with the NI's for the same traffic. */
+	assert_int_equal(after.send_count - before.send_count, ni.send_count);
+	assert_int_equal(after.recv_count - before.recv_count, ni.recv_count);
+	assert_int_equal(after.drop_count - before.drop_count, 0);
+
+	p = peer_counts(ECHO_PEER);
+	assert_int_equal(p.send_count, 8);
+	assert_int_equal(p.recv_count, 8);
+	assert_int_equal(p.drop_count, 0);
+	assert_int_equal(after.msgs_alloc, 0);
+}
+
+/* A received message the node drops counts on the NI (by type) and the node, not the peer NI. */
+static void
+test_rx_drop_counts_on_the_ni(void **state)
+{
+	struct lnet_counters before = ut_counters();
+	struct lnet_counters after;
+	struct lnet_ctl_peer_ni p;
+	struct lnet_ctl_ni ni;
+
+	(void)state;
+	inject(LNET_MSG_ACK, 0x12345678ULL << 8); /* CPT 0's table, no such MD */
+	after = ut_counters();
+	ni = ni_counts(&g_ni->nid);
+	assert_int_equal(ni.drop_count, 1);
+	assert_int_equal(ni.dropped[T_ACK], 1);
+	assert_int_equal(ni.recv_count, 0);
+	assert_int_equal(after.drop_count - before.drop_count, 1);
+	assert_int_equal(after.recv_count - before.recv_count, 0);
+	p = peer_counts(ECHO_PEER);
+	assert_int_equal(p.recv_count, 0);
+	assert_int_equal(p.drop_count, 0);
+	ut_no_event();
+}
+
+/* A peer that only sends to us has a peer NI with the counts (kernel: created on receive). */
+static void
+test_receive_only_peer_is_counted(void **state)
+{
+	static char sink[16];
+	struct lnet_md md = ut_md(sink, sizeof(sink), LNET_MD_THRESH_INF,
+				  LNET_MD_OP_PUT | LNET_MD_MANAGE_REMOTE);
+	struct lnet_nid nid = lnp_tcp_nid(ECHO_PEER);
+	struct lnet_ctl_peer_ni p;
+	struct parse_args a;
+
+	(void)state;
+	ut_attach(&md, 7, 0, LNET_INS_AFTER, LNET_RETAIN);
+	memset(&a, 0, sizeof(a));
+	a.hdr.type = LNET_MSG_PUT;
+	a.hdr.src_nid = nid;
+	a.hdr.dest_nid = g_ni->nid;
+	a.hdr.src_pid = LNET_PID_LUSTRE;
+	a.hdr.dest_pid = LNET_PID_LUSTRE;
+	a.hdr.msg.put.ptl_index = UT_PORTAL;
+	a.hdr.msg.put.match_bits = 7;
+	memset(&a.hdr.msg.put.ack_wmd, 0xff, sizeof(a.hdr.msg.put.ack_wmd)); /* no ACK */
+	a.from = nid;
+	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, g_ni->cpt),
+				       parse_on_lcore, &a), 0);
+	settle();
+	drain_events(1);
+	p = peer_counts(ECHO_PEER);
+	assert_int_equal(p.recv_count, 1);
+	assert_int_equal(p.send_count, 0);
+	assert_int_equal(ni_counts(&g_ni->nid).received[T_PUT], 1);
+}
+
+/*
+ * 0@lo, driven from both CPTs (MDs on each): a PUT with its ACK and a GET
+ * with its REPLY, twice. lo's counts are kept per CPT (both slots written)
+ * and `net show` gives one 0@lo with their sum, as the kernel counts them.
+ */
+static void
+test_lo_counts_summed_over_cpts(void **state)
+{
+	static char src[4][8];
+	static char sink[16];
+	struct lnet_md md = ut_md(sink, sizeof(sink), LNET_MD_THRESH_INF,
+				  LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE);
+	struct lnet_nid lo;
+	struct lnet_counters before = ut_counters();
+	struct lnet_counters after;
+	struct lnet_ctl_ni nis[4];
+#ifdef LNET_STATS_NTYPES
+	const struct lnet_msg_stats *slots = lnet_instance()->loni->stats;
+	unsigned int used = 0;
+#endif
+	unsigned int i;
+	int n;
+
+	(void)state;
+	lnet_nid_set_lo0(&lo);
+	ut_attach(&md, 1, 0, LNET_INS_AFTER, LNET_RETAIN);
+	for (i = 0; i < 4; i++) {
+		struct lnet_handle_md h = ut_bind(src[i], sizeof(src[i]), 2);
+
+		if (i % 2 == 0) {
+			assert_int_equal(ut_put(h, LNET_ACK_REQ, 1, 0), 0);
+		} else {
+			assert_int_equal(ut_get(h, 1, 0), 0);
+		}
+		settle();
+	}
+	drain_events(4 * 3);
+	after = ut_counters();
+	n = lnet_ctl_ni_list(nis, 4);
+	assert_true(n >= 1);
+	assert_true(lnet_nid_same(&nis[0].nid, &lo));
+	for (i = 1; i < (unsigned int)n; i++) {
+		assert_false(lnet_nid_same(&nis[i].nid, &lo)); /* one 0@lo */
+	}
+	assert_int_equal(nis[0].sent[T_PUT], 4);     /* 2 PUTs, 2 ACKs */
+	assert_int_equal(nis[0].sent[T_GET], 4);     /* 2 GETs, 2 REPLYs */
+	assert_int_equal(nis[0].sent[T_ACK], 0);
+	assert_int_equal(nis[0].sent[T_REPLY], 0);
+	assert_int_equal(nis[0].received[T_PUT], 2);
+	assert_int_equal(nis[0].received[T_ACK], 2);
+	assert_int_equal(nis[0].received[T_GET], 2);
+	assert_int_equal(nis[0].received[T_REPLY], 2);
+	assert_int_equal(nis[0].send_count, 8);
+	assert_int_equal(nis[0].recv_count, 8);
+	assert_int_equal(after.send_count - before.send_count, 8);
+	assert_int_equal(after.recv_count - before.recv_count, 8);
+#ifdef LNET_STATS_NTYPES
+	/* Both CPTs drove lo, each in its own slot. */
+	for (i = 0; i < lnet_instance()->ncpts; i++) {
+		used += slots[i].n[LNET_STATS_SEND][LNET_MSG_PUT] +
+				slots[i].n[LNET_STATS_SEND][LNET_MSG_GET] != 0;
+	}
+	assert_int_equal(used, 2);
+#endif
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_ni_and_peer_ni_counts_as_the_kernel, setup,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_rx_drop_counts_on_the_ni, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_receive_only_peer_is_counted, setup,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_lo_counts_summed_over_cpts, setup, ut_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
