@@ -75,15 +75,32 @@ LNetEQAlloc(unsigned int count)
  * timer's UNLINK included).
  */
 void
-lnet_eq_get(struct lnet_eq *eq)
+lnet_eq_get(struct lnet_eq *eq, unsigned int cpt)
 {
-	__atomic_fetch_add(&eq->refs, 1, __ATOMIC_RELAXED);
+	int64_t *r = &eq->refs[cpt * LNET_EQ_REF_STRIDE];
+
+	__atomic_store_n(r, *r + 1, __ATOMIC_RELAXED);
 }
 
+/* Release: whoever sees the event posted after this also sees the count. */
 void
-lnet_eq_put(struct lnet_eq *eq)
+lnet_eq_put(struct lnet_eq *eq, unsigned int cpt)
 {
-	__atomic_fetch_sub(&eq->refs, 1, __ATOMIC_RELEASE);
+	int64_t *r = &eq->refs[cpt * LNET_EQ_REF_STRIDE];
+
+	__atomic_store_n(r, *r - 1, __ATOMIC_RELEASE);
+}
+
+static int64_t
+lnet_eq_refs(const struct lnet_eq *eq)
+{
+	int64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < LNP_MAX_CPTS; i++) {
+		sum += __atomic_load_n(&eq->refs[i * LNET_EQ_REF_STRIDE], __ATOMIC_ACQUIRE);
+	}
+	return sum;
 }
 
 static void
@@ -122,7 +139,7 @@ LNetEQFree(struct lnet_eq *eq)
 	if (eq == NULL) {
 		return -EINVAL;
 	}
-	if (__atomic_load_n(&eq->refs, __ATOMIC_ACQUIRE) != 0) {
+	if (lnet_eq_refs(eq) != 0) {
 		return -EBUSY;
 	}
 	if (a.ln == NULL) {

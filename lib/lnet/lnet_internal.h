@@ -16,6 +16,7 @@
 #include <rte_log.h>
 
 #include "api.h"
+#include "lnp_build_config.h"
 #include "cfs.h"
 #include "lnet_ctl.h"
 #include "lnet_idl.h"
@@ -364,6 +365,8 @@ struct lnet_cpt {
 
 /* ---- event queues ------------------------------------------------------- */
 
+#define LNET_EQ_REF_STRIDE 8      /* one 64-byte line per CPT */
+
 struct lnet_eq {
 	struct rte_ring *ring;
 	unsigned int size;
@@ -371,7 +374,12 @@ struct lnet_eq {
 	uint64_t reported;        /* atomic: drops already reported */
 	int evfd;                 /* written after an enqueue when a poller sleeps */
 	int sleepers;             /* atomic: LNetEQPoll callers asleep on evfd */
-	int refs;                 /* atomic: MDs that post here; LNetEQFree waits for 0 */
+	/*
+	 * MDs that post here, counted on their CPT: refs[cpt * LNET_EQ_REF_STRIDE]
+	 * is written only by that CPT's lcore (no shared line between data
+	 * lcores); LNetEQFree sums them.
+	 */
+	int64_t refs[LNP_MAX_CPTS * LNET_EQ_REF_STRIDE];
 };
 
 /* ---- the node ------------------------------------------------------------ */
@@ -531,8 +539,8 @@ void lnet_peer_dir_destroy(struct lnet *ln);
 
 /* lnet_eq.c */
 void lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev);
-void lnet_eq_get(struct lnet_eq *eq);
-void lnet_eq_put(struct lnet_eq *eq);
+void lnet_eq_get(struct lnet_eq *eq, unsigned int cpt);
+void lnet_eq_put(struct lnet_eq *eq, unsigned int cpt);
 
 /* lnet_rsp.c: response tracking */
 void lnet_rsp_init(struct lnet_cpt *c);

@@ -99,7 +99,7 @@ void
 lnet_md_recycle(struct lnet_md_table *t, struct lnet_libmd *md)
 {
 	if (md->eq != NULL) {
-		lnet_eq_put(md->eq);
+		lnet_eq_put(md->eq, md->cpt);
 		md->eq = NULL;
 	}
 	if (md->niov == 1 && t->ncache < LNET_MD_CACHE_MAX) {
@@ -141,7 +141,7 @@ lnet_md_build(struct lnet_md_table *t, const struct lnet_md *umd, enum lnet_unli
 	md->handler = umd->umd_handler;
 	md->eq = umd->umd_eq_handle;
 	if (md->eq != NULL) {
-		lnet_eq_get(md->eq);
+		lnet_eq_get(md->eq, cpt);
 	}
 	md->cpt = cpt;
 	md->niov = niov;
@@ -348,7 +348,7 @@ lnet_md_deliver_event(struct lnet_cpt *c, struct lnet_libmd *md, struct lnet_eve
 		if (ev->unlinked) {
 			/* The MD's last event: whoever sees it may free the queue (LNetEQFree). */
 			md->eq = NULL;
-			lnet_eq_put(eq);
+			lnet_eq_put(eq, md->cpt);
 		}
 		lnet_eq_enqueue(eq, ev);
 	}
