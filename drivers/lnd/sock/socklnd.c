@@ -44,6 +44,15 @@ RTE_LOG_REGISTER_DEFAULT(socklnd_logtype, NOTICE);
 /* Up to this many connections an NI reads them directly, with epoll_wait every SOCKLND_EPOLL_EVERY polls. */
 #define SOCKLND_DIRECT_MAX 4U
 #define SOCKLND_EPOLL_EVERY 64U
+/*
+ * Of those, only connections that received in their last SOCKLND_HOT_POLLS
+ * polls (or came up then) are read directly; the others wait for epoll_wait,
+ * every SOCKLND_EPOLL_EVERY_COLD polls while there are any. ksocklnd's typed
+ * connections (control, bulk in, bulk out) carry small messages on one: a
+ * recv of each on every poll was three system calls where one finds data.
+ */
+#define SOCKLND_HOT_POLLS 4096U
+#define SOCKLND_EPOLL_EVERY_COLD 16U
 #define SOCKLND_SWEEP_US 1000000ULL
 
 _Static_assert(SOCKLND_STATS_HS_STATES == SOCK_CONN_NSTATES, "hs_entered[] has a slot per state");
@@ -454,6 +463,7 @@ socklnd_conn_up(struct socklnd_conn *c)
 	c->rx.tap = &c->tap;
 	c->sni->stats.conns_up++;
 	c->sni->nup++;
+	c->hot_until = c->sni->polls + SOCKLND_HOT_POLLS;
 	socklnd_peer_conn_up(c);
 }
 
@@ -699,6 +709,9 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 		if (rc > 0 || c->sni->stats.tx_writes != writes) {
 			socklnd_conn_progress(c, rc > 0, c->sni->stats.tx_writes != writes);
 		}
+		if (rc > 0) {
+			c->hot_until = c->sni->polls + SOCKLND_HOT_POLLS;
+		}
 		c->sni->stats.csum_checked += c->rx.csum_checked;
 		c->sni->stats.rx_reads += c->rx.recvs;
 		c->rx.csum_checked = 0;
@@ -838,16 +851,25 @@ socklnd_poll_direct(struct socklnd_ni *s, unsigned int *busy)
 	uint64_t reads = s->stats.rx_reads;
 	struct socklnd_conn *c;
 
-	if (s->nup == 0 || s->nup > SOCKLND_DIRECT_MAX || ++s->poll_tick >= SOCKLND_EPOLL_EVERY ||
+	bool any_cold = false;
+
+	if (s->nup == 0 || s->nup > SOCKLND_DIRECT_MAX ||
+	    ++s->poll_tick >= (s->any_cold ? SOCKLND_EPOLL_EVERY_COLD : SOCKLND_EPOLL_EVERY) ||
 	    socklnd_any_wants_out(s)) {
 		s->poll_tick = 0;
 		return false;
 	}
 	TAILQ_FOREACH(c, &s->conns, link) {
-		if (c->state == SOCKLND_CONN_UP) {
+		if (c->state != SOCKLND_CONN_UP) {
+			continue;
+		}
+		if (c->hot_until > s->polls) {
 			socklnd_conn_event(c, EPOLLIN);
+		} else {
+			any_cold = true;
 		}
 	}
+	s->any_cold = any_cold;
 	*busy = (s->stats.tx_writes != writes) + (s->stats.rx_reads != reads);
 	return true;
 }
@@ -862,6 +884,7 @@ socklnd_poll(void *arg)
 	int n = 0;
 	int i;
 
+	s->polls++;
 	if (!socklnd_poll_direct(s, &direct_busy)) {
 		n = epoll_wait(s->epfd, evs, SOCKLND_EPOLL_BATCH, 0);
 	}

@@ -68,6 +68,7 @@ struct socklnd_conn {
 	TAILQ_ENTRY(socklnd_conn) rlink; /* on the NI's rxq */
 	bool want_out;
 	bool active;
+	uint64_t hot_until;              /* read directly until the NI's polls reach this */
 	uint64_t last_io_us;             /* opened, or last readiness on the socket */
 	uint64_t rx_io_us;               /* UP: last bytes in */
 	uint64_t tx_io_us;               /* UP: last bytes out, or the first tx queued on an empty txq */
@@ -128,6 +129,8 @@ struct socklnd_ni {
 	struct sock_tx_list tx_cache;    /* freed txs, reused: no malloc per message */
 	unsigned int nup;                /* connections UP */
 	unsigned int poll_tick;          /* polls since the last epoll_wait */
+	uint64_t polls;                  /* socklnd_poll calls */
+	bool any_cold;                   /* an UP connection the last direct poll left to epoll */
 	unsigned int ntx_cache;
 	struct socklnd_peer_list peers;
 	struct rt_poller *poller;
