@@ -885,6 +885,13 @@ socklnd_poll(void *arg)
 	int i;
 
 	s->polls++;
+	/*
+	 * What LNet gave us since the last poll goes out first: a PUT the
+	 * application just posted leaves before this poll's reads (an EAGAIN
+	 * recv on an idle connection), not after. Whatever the reads queue is
+	 * flushed below.
+	 */
+	flushed = socklnd_flush_queued(s);
 	if (!socklnd_poll_direct(s, &direct_busy)) {
 		n = epoll_wait(s->epfd, evs, SOCKLND_EPOLL_BATCH, 0);
 	}
@@ -896,7 +903,7 @@ socklnd_poll(void *arg)
 			socklnd_conn_event(evs[i].data.ptr, evs[i].events);
 		}
 	}
-	flushed = socklnd_flush_queued(s) + socklnd_rx_staged(s);
+	flushed += socklnd_flush_queued(s) + socklnd_rx_staged(s);
 	socklnd_conn_free_dead(s);
 	return n > 0 || flushed > 0 || direct_busy > 0 ? RT_POLLER_BUSY : RT_POLLER_IDLE;
 }
