@@ -69,6 +69,7 @@ struct socklnd_conn {
 	bool want_out;
 	bool active;
 	uint64_t hot_until;              /* read directly until the NI's polls reach this */
+	bool in_epoll;                   /* its fd is in the NI's epoll set */
 	uint64_t last_io_us;             /* opened, or last readiness on the socket */
 	uint64_t rx_io_us;               /* UP: last bytes in */
 	uint64_t tx_io_us;               /* UP: last bytes out, or the first tx queued on an empty txq */
@@ -131,6 +132,7 @@ struct socklnd_ni {
 	unsigned int poll_tick;          /* polls since the last epoll_wait */
 	uint64_t polls;                  /* socklnd_poll calls */
 	bool any_cold;                   /* an UP connection the last direct poll left to epoll */
+	unsigned int nout;               /* connections whose fd is out of epfd (read directly) */
 	unsigned int ntx_cache;
 	struct socklnd_peer_list peers;
 	struct rt_poller *poller;
@@ -139,6 +141,17 @@ struct socklnd_ni {
 	struct lnd_capture *cap;         /* lnetctl capture: NULL when off */
 	struct socklnd_stats stats;
 };
+
+/*
+ * Of an NI's connections read directly (socklnd_poll_direct), only those
+ * that received in their last SOCKLND_HOT_POLLS polls (or came up then) are
+ * read; the others wait for epoll_wait, every SOCKLND_EPOLL_EVERY_COLD
+ * polls while there are any. ksocklnd's typed
+ * connections (control, bulk in, bulk out) carry small messages on one: a
+ * recv of each on every poll was three system calls where one finds data.
+ */
+#define SOCKLND_HOT_POLLS 4096U
+#define SOCKLND_EPOLL_EVERY_COLD 16U
 
 #define SOCKLND_MAX_REFUSED 3             /* SOCKNAL_MAX_RETRIES */
 #define SOCKLND_ACCEPT_TIMEOUT_US 5000000ULL /* the kernel acceptor's accept_timeout (5 s) */
