@@ -133,6 +133,7 @@ struct socklnd_ni {
 	uint64_t polls;                  /* socklnd_poll calls */
 	bool any_cold;                   /* an UP connection the last direct poll left to epoll */
 	unsigned int nout;               /* connections whose fd is out of epfd (read directly) */
+	unsigned int direct_streak;      /* polls in a row that read directly (capped) */
 	unsigned int ntx_cache;
 	struct socklnd_peer_list peers;
 	struct rt_poller *poller;
@@ -142,6 +143,9 @@ struct socklnd_ni {
 	struct socklnd_stats stats;
 };
 
+/* Up to this many connections an NI reads them directly, with epoll_wait every SOCKLND_EPOLL_EVERY polls. */
+#define SOCKLND_DIRECT_MAX 4U
+#define SOCKLND_EPOLL_EVERY 64U
 /*
  * Of an NI's connections read directly (socklnd_poll_direct), only those
  * that received in their last SOCKLND_HOT_POLLS polls (or came up then) are
