@@ -264,7 +264,10 @@ LNP_API unsigned int rt_lcore_poll(struct rt_lcore *lc);
 
 /**
  * SIM: poll every lcore round-robin until a full round does no work or
- * @p max_rounds pass. @return rounds executed.
+ * @p max_rounds pass. @return rounds executed. Each round reads the clock
+ * once for all its lcores. POLLED: a round leaves out a lcore with nothing
+ * due (empty ring, no timer or periodic poller due, no poller without a
+ * period), but polls each at least every 64th round.
  */
 LNP_API unsigned int rt_runtime_poll_until_idle(struct rt_runtime *rt, unsigned int max_rounds);
 

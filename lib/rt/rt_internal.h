@@ -22,6 +22,15 @@
 
 #define RT_MSG_BATCH 32U
 #define RT_RING_DEFAULT 4096U
+/*
+ * POLLED mode: a lcore with nothing to do (empty ring, no timer or periodic
+ * poller due, no every-iteration poller, nothing retired for RCU) is skipped
+ * in a round, but polled at least every RT_POLLED_SKIP_MAX rounds. In
+ * practice this is the management lcore: it holds only timers and control
+ * work, and the round trip of an 8 B message spent ~1,200 instructions on
+ * polling it for nothing.
+ */
+#define RT_POLLED_SKIP_MAX 64U
 #define RT_SIM_EPOCH_US 1000000ULL
 /*
  * Idle loops poll on for RT_IDLE_SPIN_US after their last work (a burst of
@@ -79,6 +88,7 @@ struct rt_lcore {
 	struct rt_timer **heap;     /* min-heap on expire_us */
 	unsigned int nheap;
 	unsigned int heap_cap;
+	unsigned int skipped;       /* POLLED: rounds skipped since last polled */
 	struct rt_lcore_stats stats;
 };
 
@@ -109,8 +119,10 @@ struct rt_runtime {
 
 void *rt_zalloc_aligned(size_t size);
 unsigned int rt_msgs_run(struct rt_lcore *lc);
-unsigned int rt_pollers_run(struct rt_lcore *lc);
-unsigned int rt_timers_run(struct rt_lcore *lc);
+unsigned int rt_pollers_run(struct rt_lcore *lc, uint64_t now);
+unsigned int rt_timers_run(struct rt_lcore *lc, uint64_t now);
+unsigned int rt_lcore_poll_at(struct rt_lcore *lc, uint64_t now);
+unsigned int rt_runtime_poll_round(struct rt_runtime *rt, uint64_t now);
 unsigned int rt_rcu_reclaim(struct rt_runtime *rt);
 bool rt_sim_skip_to_next_due(struct rt_runtime *rt, uint64_t end);
 void rt_rcu_free_all(struct rt_runtime *rt);

@@ -196,16 +196,17 @@ rt_lcore_call_inline(struct rt_lcore *lc, rt_call_fn fn, void *ctx)
 	return rc;
 }
 
+/* One iteration of @p lc's loop; @p now is the clock as the caller read it for this iteration. */
 unsigned int
-rt_lcore_poll(struct rt_lcore *lc)
+rt_lcore_poll_at(struct rt_lcore *lc, uint64_t now)
 {
 	struct rt_lcore *prev = t_rt_self;
 	unsigned int work;
 
 	t_rt_self = lc;
 	work = rt_msgs_run(lc);
-	work += rt_pollers_run(lc);
-	work += rt_timers_run(lc);
+	work += rt_pollers_run(lc, now);
+	work += rt_timers_run(lc, now);
 	if (lc->role == RT_ROLE_MGMT) {
 		work += rt_rcu_reclaim(lc->rt);
 	}
@@ -220,17 +221,68 @@ rt_lcore_poll(struct rt_lcore *lc)
 }
 
 unsigned int
+rt_lcore_poll(struct rt_lcore *lc)
+{
+	return rt_lcore_poll_at(lc, rt_now_us(lc->rt));
+}
+
+/*
+ * POLLED: true if polling @p lc now would find nothing to do, so a round may
+ * leave it out. Every poller without a period makes a lcore always due (the
+ * data lcores: the LND and the outbox).
+ */
+static bool
+rt_lcore_nothing_due(const struct rt_lcore *lc, uint64_t now)
+{
+	const struct rt_poller *p;
+
+	if (!rte_ring_empty(lc->ring) || (lc->nheap > 0 && lc->heap[0]->expire_us <= now) ||
+	    (lc->role == RT_ROLE_MGMT && lc->rt->nretired > 0)) {
+		return false;
+	}
+	for (p = lc->pollers; p != NULL; p = p->next) {
+		if (p->period_us == 0 || p->next_us <= now) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * One round: every lcore polled once, all with one reading of the clock
+ * (@p now; timers and periodic pollers due by then run, the rest a round
+ * later). POLLED mode leaves out a lcore with nothing due, at most
+ * RT_POLLED_SKIP_MAX - 1 rounds in a row, so its RCU quiescent state and
+ * anything the check cannot see still come round.
+ */
+unsigned int
+rt_runtime_poll_round(struct rt_runtime *rt, uint64_t now)
+{
+	unsigned int work = 0;
+	unsigned int i;
+
+	for (i = 0; i < rt->n; i++) {
+		struct rt_lcore *lc = &rt->lcores[i];
+
+		if (rt->mode == RT_MODE_POLLED) {
+			if (++lc->skipped < RT_POLLED_SKIP_MAX && rt_lcore_nothing_due(lc, now)) {
+				continue;
+			}
+			lc->skipped = 0;
+		}
+		work += rt_lcore_poll_at(lc, now);
+	}
+	return work;
+}
+
+unsigned int
 rt_runtime_poll_until_idle(struct rt_runtime *rt, unsigned int max_rounds)
 {
 	unsigned int rounds = 0;
 
 	while (rounds < max_rounds) {
-		unsigned int work = 0;
-		unsigned int i;
+		unsigned int work = rt_runtime_poll_round(rt, rt_now_us(rt));
 
-		for (i = 0; i < rt->n; i++) {
-			work += rt_lcore_poll(&rt->lcores[i]);
-		}
 		rounds++;
 		if (work == 0) {
 			break;

@@ -218,10 +218,18 @@ rt_lcore_call(struct rt_lcore *dst, rt_call_fn fn, void *ctx)
 bool
 rt_wait_until(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg, uint64_t timeout_us)
 {
-	uint64_t start = rt_now_us(rt);
+	uint64_t start = 0;
+	bool first = true;
 	unsigned int idle = 0;
+	uint64_t now;
 
 	while (!cond(arg)) {
+		/* One clock reading per iteration, none when cond holds at once. */
+		now = rt_now_us(rt);
+		if (first) {
+			start = now;
+			first = false;
+		}
 		if (rt->mode == RT_MODE_SIM) {
 			/* Only polling moves things, then only time (a finite wait spends it). */
 			if (rt_runtime_poll_until_idle(rt, 1) == 1 && !cond(arg) &&
@@ -232,14 +240,17 @@ rt_wait_until(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg, uint64_
 			}
 			continue;
 		}
-		if (timeout_us != UINT64_MAX && rt_now_us(rt) - start >= timeout_us) {
+		if (timeout_us != UINT64_MAX && now - start >= timeout_us) {
 			return cond(arg);
 		}
 		if (rt->mode == RT_MODE_POLLED) {
-			/* This thread is every lcore: it spins on them, as SPDK's reactor does. */
-			rt_runtime_poll_until_idle(rt, 1);
+			/*
+			 * This thread is every lcore: it spins on them, as SPDK's
+			 * reactor does, with the one reading of the clock above.
+			 */
+			rt_runtime_poll_round(rt, now);
 		} else {
-			rt_idle_backoff(&idle, rt_now_us(rt) - start);
+			rt_idle_backoff(&idle, now - start);
 		}
 	}
 	return true;

@@ -78,10 +78,10 @@ rt_pollers_free(struct rt_lcore *lc)
 	}
 }
 
+/* @p now: the clock as this loop iteration read it (one read per iteration). */
 unsigned int
-rt_pollers_run(struct rt_lcore *lc)
+rt_pollers_run(struct rt_lcore *lc, uint64_t now)
 {
-	uint64_t now;
 	struct rt_poller *p;
 	struct rt_poller *next;
 	unsigned int busy = 0;
@@ -89,7 +89,6 @@ rt_pollers_run(struct rt_lcore *lc)
 	if (lc->pollers == NULL) {
 		return 0;
 	}
-	now = rt_now_us(lc->rt);
 	for (p = lc->pollers; p != NULL; p = next) {
 		next = p->next; /* a poller may unregister itself */
 		if (p->period_us != 0) {

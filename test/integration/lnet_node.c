@@ -151,8 +151,8 @@ node_up(struct node *n)
 	node_lcores_of_affinity(mine, sizeof(mine));
 	snprintf(eal, sizeof(eal), "--no-huge -m 256 --no-pci --no-shconf --no-telemetry %s%s",
 		 n->lcores != NULL ? "-l " : "", n->lcores != NULL ? n->lcores : mine);
-	lo.eal_args = eal;
 	lo.no_eal = n->exec == LNET_EXEC_POLLED; /* one thread: nothing of EAL's is needed */
+	lo.eal_args = lo.no_eal ? NULL : eal;    /* lnet_init refuses both */
 	opts.port = n->port;
 	opts.accept = SOCKLND_ACCEPT_ALL;
 	rc = lnet_init_opts_set(&lo);

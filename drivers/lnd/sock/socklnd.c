@@ -39,9 +39,6 @@ RTE_LOG_REGISTER_DEFAULT(socklnd_logtype, NOTICE);
 #define SOCKLND_EPOLL_BATCH 32
 /* Freed txs kept per NI for reuse: enough for a full window of every peer's credits. */
 #define SOCKLND_TX_CACHE_MAX 1024U
-/* Up to this many connections an NI reads them directly, with epoll_wait every SOCKLND_EPOLL_EVERY polls. */
-#define SOCKLND_DIRECT_MAX 4U
-#define SOCKLND_EPOLL_EVERY 64U
 #define SOCKLND_SWEEP_US 1000000ULL
 
 _Static_assert(SOCKLND_STATS_HS_STATES == SOCK_CONN_NSTATES, "hs_entered[] has a slot per state");
@@ -145,6 +142,10 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	if (c->state == SOCKLND_CONN_DEAD) {
 		return;
 	}
+	if (!c->in_epoll) {
+		c->sni->nout--;
+		c->in_epoll = true; /* counted once; its fd goes below */
+	}
 	if (c->fd >= 0) {
 		epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 		close(c->fd);
@@ -208,11 +209,37 @@ socklnd_conn_free_dead(struct socklnd_ni *s)
 	}
 }
 
+/*
+ * Put @p c's fd in the NI's epoll set or take it out. Out only when the
+ * runtime's caller polls (POLLED, SIM: nothing sleeps on the set) and the
+ * connection is read directly on every poll: a socket in an epoll set makes
+ * every segment that arrives run the epoll callback (a lock, the ready list)
+ * in the sender's send path, which is the round trip's critical path.
+ */
+static void
+socklnd_conn_epoll_set(struct socklnd_conn *c, bool in)
+{
+	struct epoll_event ev = { .events = EPOLLIN | (c->want_out ? EPOLLOUT : 0), .data.ptr = c };
+
+	if (c->in_epoll != in &&
+	    epoll_ctl(c->sni->epfd, in ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->fd, in ? &ev : NULL) == 0) {
+		c->in_epoll = in;
+		c->sni->nout += in ? -1U : 1U;
+	}
+}
+
 static void
 socklnd_conn_want(struct socklnd_conn *c, bool out)
 {
 	struct epoll_event ev = { .events = EPOLLIN | (out ? EPOLLOUT : 0), .data.ptr = c };
 
+	if (!c->in_epoll) {
+		c->want_out = out;
+		if (out) {
+			socklnd_conn_epoll_set(c, true); /* epoll says when the socket drains */
+		}
+		return;
+	}
 	if (c->want_out != out) {
 		c->want_out = out;
 		epoll_ctl(c->sni->epfd, EPOLL_CTL_MOD, c->fd, &ev);
@@ -435,6 +462,7 @@ socklnd_conn_up(struct socklnd_conn *c)
 	c->rx.tap = &c->tap;
 	c->sni->stats.conns_up++;
 	c->sni->nup++;
+	c->hot_until = c->sni->polls + SOCKLND_HOT_POLLS;
 	socklnd_peer_conn_up(c);
 }
 
@@ -518,6 +546,7 @@ socklnd_accept_fd(struct socklnd_ni *s, int fd, const uint8_t *pre, size_t n)
 	socklnd_conn_flow(c);
 	ev = (struct epoll_event){ .events = EPOLLIN, .data.ptr = c };
 	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+	c->in_epoll = true;
 	TAILQ_INSERT_TAIL(&s->conns, c, link);
 	if (n > 0) {
 		socklnd_conn_event(c, EPOLLIN); /* the hello may be in already: no new event for it */
@@ -680,6 +709,9 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 		if (rc > 0 || c->sni->stats.tx_writes != writes) {
 			socklnd_conn_progress(c, rc > 0, c->sni->stats.tx_writes != writes);
 		}
+		if (rc > 0) {
+			c->hot_until = c->sni->polls + SOCKLND_HOT_POLLS;
+		}
 		c->sni->stats.csum_checked += c->rx.csum_checked;
 		c->sni->stats.rx_reads += c->rx.recvs;
 		c->rx.csum_checked = 0;
@@ -791,7 +823,10 @@ socklnd_rx_staged(struct socklnd_ni *s)
  * 8.3 us). epoll_wait still runs every SOCKLND_EPOLL_EVERY polls, for the
  * listener, connects and hang-ups; an NI with more connections, or one
  * in bulk, uses only it. A look that moves nothing is not progress
- * (socklnd_conn_progress), so sock_timeout still counts.
+ * (socklnd_conn_progress), so sock_timeout still counts. When the caller
+ * polls (POLLED, SIM), a connection read directly leaves the epoll set
+ * (socklnd_conn_epoll_set) and comes back when it goes cold, wants
+ * EPOLLOUT, or the NI stops reading directly.
  */
 /*
  * Bulk in either direction: epoll says when a full socket buffer drains or
@@ -812,25 +847,68 @@ socklnd_any_wants_out(const struct socklnd_ni *s)
 	return false;
 }
 
+/* Connections taken out of the epoll set go back in (the NI now polls with epoll only). */
+static void
+socklnd_epoll_all(struct socklnd_ni *s)
+{
+	struct socklnd_conn *c;
+
+	if (s->nout == 0) {
+		return;
+	}
+	TAILQ_FOREACH(c, &s->conns, link) {
+		if (!c->in_epoll) {
+			socklnd_conn_epoll_set(c, true); /* ADD reports one already readable */
+		}
+	}
+}
+
+/* Read the hot connections directly; true if this poll must (also) run epoll_wait. */
 static bool
 socklnd_poll_direct(struct socklnd_ni *s, unsigned int *busy)
 {
 	uint64_t writes = s->stats.tx_writes;
 	uint64_t reads = s->stats.rx_reads;
+	bool caller_polls = rt_runtime_caller_polls(s->rt);
 	struct socklnd_conn *c;
+	bool any_cold = false;
 
-	if (s->nup == 0 || s->nup > SOCKLND_DIRECT_MAX || ++s->poll_tick >= SOCKLND_EPOLL_EVERY ||
-	    socklnd_any_wants_out(s)) {
+	if (s->nup == 0 || s->nup > SOCKLND_DIRECT_MAX || socklnd_any_wants_out(s)) {
 		s->poll_tick = 0;
-		return false;
+		s->direct_streak = 0;
+		socklnd_epoll_all(s);
+		return true;
 	}
+	/*
+	 * Out of the epoll set only after SOCKLND_EPOLL_EVERY direct polls in
+	 * a row: 1 MiB PUTs go in and out of bulk once a message, and an
+	 * epoll_ctl pair per message cost them ~6% of their bandwidth.
+	 */
+	if (s->direct_streak < SOCKLND_EPOLL_EVERY) {
+		s->direct_streak++;
+	}
+	caller_polls = caller_polls && s->direct_streak >= SOCKLND_EPOLL_EVERY;
 	TAILQ_FOREACH(c, &s->conns, link) {
-		if (c->state == SOCKLND_CONN_UP) {
+		if (c->state != SOCKLND_CONN_UP) {
+			continue;
+		}
+		if (c->hot_until > s->polls) {
+			if (caller_polls && c->in_epoll && !c->want_out) {
+				socklnd_conn_epoll_set(c, false);
+			}
 			socklnd_conn_event(c, EPOLLIN);
+		} else {
+			socklnd_conn_epoll_set(c, true);
+			any_cold = true;
 		}
 	}
+	s->any_cold = any_cold;
 	*busy = (s->stats.tx_writes != writes) + (s->stats.rx_reads != reads);
-	return true;
+	if (++s->poll_tick >= (any_cold ? SOCKLND_EPOLL_EVERY_COLD : SOCKLND_EPOLL_EVERY)) {
+		s->poll_tick = 0;
+		return true; /* the listener, connects, hang-ups, cold connections */
+	}
+	return false;
 }
 
 static int
@@ -843,7 +921,15 @@ socklnd_poll(void *arg)
 	int n = 0;
 	int i;
 
-	if (!socklnd_poll_direct(s, &direct_busy)) {
+	s->polls++;
+	/*
+	 * What LNet gave us since the last poll goes out first: a PUT the
+	 * application just posted leaves before this poll's reads (an EAGAIN
+	 * recv on an idle connection), not after. Whatever the reads queue is
+	 * flushed below.
+	 */
+	flushed = socklnd_flush_queued(s);
+	if (socklnd_poll_direct(s, &direct_busy)) {
 		n = epoll_wait(s->epfd, evs, SOCKLND_EPOLL_BATCH, 0);
 	}
 
@@ -854,7 +940,7 @@ socklnd_poll(void *arg)
 			socklnd_conn_event(evs[i].data.ptr, evs[i].events);
 		}
 	}
-	flushed = socklnd_flush_queued(s) + socklnd_rx_staged(s);
+	flushed += socklnd_flush_queued(s) + socklnd_rx_staged(s);
 	socklnd_conn_free_dead(s);
 	return n > 0 || flushed > 0 || direct_busy > 0 ? RT_POLLER_BUSY : RT_POLLER_IDLE;
 }
@@ -1097,6 +1183,7 @@ socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	ev = (struct epoll_event){ .events = EPOLLIN | EPOLLOUT, .data.ptr = c };
 	c->want_out = true;
 	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+	c->in_epoll = true;
 	TAILQ_INSERT_TAIL(&s->conns, c, link);
 	TAILQ_INSERT_TAIL(&p->conns, c, plink);
 	s->stats.connects++;

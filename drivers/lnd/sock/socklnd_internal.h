@@ -74,6 +74,8 @@ struct socklnd_conn {
 	TAILQ_ENTRY(socklnd_conn) rlink; /* on the NI's rxq */
 	bool want_out;
 	bool active;
+	uint64_t hot_until;              /* read directly until the NI's polls reach this */
+	bool in_epoll;                   /* its fd is in the NI's epoll set */
 	uint64_t last_io_us;             /* opened, or last readiness on the socket */
 	uint64_t rx_io_us;               /* UP: last bytes in */
 	uint64_t tx_io_us;               /* UP: last bytes out, or the first tx queued on an empty txq */
@@ -144,6 +146,10 @@ struct socklnd_ni {
 	struct sock_tx_list tx_cache;    /* freed txs, reused: no malloc per message */
 	unsigned int nup;                /* connections UP */
 	unsigned int poll_tick;          /* polls since the last epoll_wait */
+	uint64_t polls;                  /* socklnd_poll calls */
+	bool any_cold;                   /* an UP connection the last direct poll left to epoll */
+	unsigned int nout;               /* connections whose fd is out of epfd (read directly) */
+	unsigned int direct_streak;      /* polls in a row that read directly (capped) */
 	unsigned int ntx_cache;
 	struct socklnd_peer_list peers;
 	struct rt_poller *poller;
@@ -152,6 +158,20 @@ struct socklnd_ni {
 	struct lnd_capture *cap;         /* lnetctl capture: NULL when off */
 	struct socklnd_stats stats;
 };
+
+/* Up to this many connections an NI reads them directly, with epoll_wait every SOCKLND_EPOLL_EVERY polls. */
+#define SOCKLND_DIRECT_MAX 4U
+#define SOCKLND_EPOLL_EVERY 64U
+/*
+ * Of an NI's connections read directly (socklnd_poll_direct), only those
+ * that received in their last SOCKLND_HOT_POLLS polls (or came up then) are
+ * read; the others wait for epoll_wait, every SOCKLND_EPOLL_EVERY_COLD
+ * polls while there are any. ksocklnd's typed
+ * connections (control, bulk in, bulk out) carry small messages on one: a
+ * recv of each on every poll was three system calls where one finds data.
+ */
+#define SOCKLND_HOT_POLLS 4096U
+#define SOCKLND_EPOLL_EVERY_COLD 16U
 
 #define SOCKLND_MAX_REFUSED 3             /* SOCKNAL_MAX_RETRIES */
 #define SOCKLND_ACCEPT_TIMEOUT_US 5000000ULL /* the kernel acceptor's accept_timeout (5 s) */

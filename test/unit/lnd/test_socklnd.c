@@ -1362,6 +1362,88 @@ test_conn_states_counted(void **state)
 	assert_int_equal(sock_stats().hs_entered[SOCK_CONN_ESTABLISHED], 1);
 }
 
+/* Our side of the only connection: is it read directly (hot), is its fd in the epoll set. */
+struct conn_look {
+	bool hot;
+	bool in_epoll;
+};
+
+static int
+conn_look_on_lcore(void *arg)
+{
+	struct socklnd_ni *s = lnet_ni_lnd_data(g_sni);
+	struct socklnd_conn *c = TAILQ_FIRST(&s->conns);
+	struct conn_look *l = arg;
+
+	assert_non_null(c);
+	assert_int_equal(c->state, SOCKLND_CONN_UP);
+	l->hot = c->hot_until > s->polls;
+	l->in_epoll = c->in_epoll;
+	return 0;
+}
+
+static struct conn_look
+conn_look(void)
+{
+	struct conn_look l;
+
+	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, conn_look_on_lcore, &l), 0);
+	return l;
+}
+
+/*
+ * A connection read directly leaves the epoll set (SIM: the caller polls,
+ * nothing sleeps on it); after SOCKLND_HOT_POLLS polls without a byte it
+ * goes back in and waits for epoll_wait, and a message then still arrives
+ * and makes it hot again.
+ */
+static void
+test_cold_connection_still_receives(void **state)
+{
+	char dst[64];
+	struct lnet_md md = ut_md(dst, sizeof(dst), LNET_MD_THRESH_INF, LNET_MD_OP_PUT);
+	struct ksock_hello answer;
+	struct lnet_hdr put = kernel_put_hdr(5, 0x99);
+	struct conn_look l;
+	struct lnet_event ev;
+	unsigned int i;
+	int fd;
+
+	(void)state;
+	ut_attach(&md, 0x99, 0, LNET_INS_AFTER, LNET_RETAIN);
+	fd = kernel_connect(&answer);
+	kernel_send(fd, NULL, &put, "first", 5);
+	pump();
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_PUT);
+	assert_memory_equal(dst, "first", 5);
+	for (i = 0; i < 2 * SOCKLND_EPOLL_EVERY; i++) { /* out after a streak of direct polls */
+		rt_runtime_poll_until_idle(lnet_instance()->rt, 1);
+	}
+	l = conn_look();
+	assert_true(l.hot);
+	assert_false(l.in_epoll);
+	for (i = 0; i < SOCKLND_HOT_POLLS + 2 * SOCKLND_EPOLL_EVERY_COLD; i++) {
+		rt_runtime_poll_until_idle(lnet_instance()->rt, 1);
+	}
+	l = conn_look();
+	assert_false(l.hot);
+	assert_true(l.in_epoll);
+	kernel_send(fd, NULL, &put, "again", 5);
+	pump();
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_PUT);
+	assert_memory_equal(dst + 5, "again", 5); /* the MD's offset moved on */
+	for (i = 0; i < 2 * SOCKLND_EPOLL_EVERY; i++) {
+		rt_runtime_poll_until_idle(lnet_instance()->rt, 1);
+	}
+	l = conn_look();
+	assert_true(l.hot);
+	assert_false(l.in_epoll);
+	close(fd);
+	pump();
+}
+
 int
 main(void)
 {
@@ -1372,6 +1454,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_conn_states_counted, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_cold_connection_still_receives, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_active_connects, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_peer_times_out, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_refused, setup, ut_teardown),

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Logical lcores in SIM mode: roles, accessors, the loop iteration, stats. */
+/*
+ * Logical lcores in SIM mode: roles, accessors, the loop iteration, stats;
+ * and POLLED mode's rounds, which leave out a lcore with nothing due.
+ */
+#include "rt_internal.h" /* RT_POLLED_SKIP_MAX */
 #include "rt_ut.h"
 
 static void
@@ -157,6 +161,176 @@ test_poll_until_idle(void **state)
 	rt_runtime_destroy(rt);
 }
 
+static struct rt_runtime *
+ut_polled(unsigned int n_data)
+{
+	struct rt_runtime_opts o = { .opts_size = sizeof(o), .mode = RT_MODE_POLLED, .n_data = n_data };
+	struct rt_runtime *rt = NULL;
+
+	assert_int_equal(rt_runtime_create(&o, &rt), 0);
+	return rt;
+}
+
+static uint64_t
+ut_loops(struct rt_lcore *lc)
+{
+	struct rt_lcore_stats st;
+
+	rt_lcore_stats_get(lc, &st);
+	return st.loops;
+}
+
+static int
+idle_poller(void *arg)
+{
+	(*(unsigned int *)arg)++;
+	return RT_POLLER_IDLE;
+}
+
+/*
+ * POLLED: a lcore with nothing due is left out of a round, but polled once
+ * every RT_POLLED_SKIP_MAX rounds; one with an every-iteration poller is
+ * polled in every round.
+ */
+static void
+test_polled_skip_bounded(void **state)
+{
+	struct rt_runtime *rt = ut_polled(1);
+	struct rt_lcore *mgmt = rt_mgmt_lcore(rt);
+	struct rt_lcore *d0 = rt_data_lcore(rt, 0);
+	unsigned int rounds = 10 * RT_POLLED_SKIP_MAX;
+	unsigned int calls = 0;
+	struct rt_poller *p;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < rounds; i++) {
+		assert_int_equal(rt_runtime_poll_until_idle(rt, 1), 1);
+	}
+	assert_int_equal(ut_loops(mgmt), rounds / RT_POLLED_SKIP_MAX);
+	assert_int_equal(ut_loops(d0), rounds / RT_POLLED_SKIP_MAX);
+	p = rt_poller_register(mgmt, idle_poller, &calls, 0, "every");
+	assert_non_null(p);
+	for (i = 0; i < rounds; i++) {
+		rt_runtime_poll_until_idle(rt, 1);
+	}
+	assert_int_equal(calls, rounds);
+	assert_int_equal(ut_loops(mgmt), rounds / RT_POLLED_SKIP_MAX + rounds);
+	assert_int_equal(ut_loops(d0), 2 * (rounds / RT_POLLED_SKIP_MAX));
+	rt_poller_unregister(&p);
+	rt_runtime_destroy(rt);
+}
+
+struct stamp {
+	struct rt_timer t;
+	struct rt_runtime *rt;
+	unsigned int fired;
+	uint64_t delay_us;
+	uint64_t armed_at;
+	uint64_t fired_at;
+	struct rt_lcore *on;
+};
+
+static void
+stamp_fire(void *arg)
+{
+	struct stamp *s = arg;
+
+	s->fired++;
+	s->fired_at = rt_now_us(s->rt);
+	s->on = rt_lcore_self();
+}
+
+static int
+stamp_arm(void *ctx)
+{
+	struct stamp *s = ctx;
+
+	s->armed_at = rt_now_us(s->rt);
+	rt_timer_arm(&s->t, s->delay_us);
+	return 0;
+}
+
+static bool
+stamp_fired(void *arg)
+{
+	return ((struct stamp *)arg)->fired != 0;
+}
+
+static void
+msg_ran(void *ctx)
+{
+	(*(unsigned int *)ctx)++;
+}
+
+/*
+ * POLLED: the management lcore, left out of rounds while it has nothing due,
+ * still runs its message and a due timer in the very next round, and a
+ * timer armed for later fires (never before its time) while the caller waits.
+ */
+static void
+test_polled_mgmt_timers_and_msgs(void **state)
+{
+	struct rt_runtime *rt = ut_polled(1);
+	struct rt_lcore *mgmt = rt_mgmt_lcore(rt);
+	struct stamp s = { .rt = rt };
+	unsigned int ran = 0;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		rt_runtime_poll_until_idle(rt, 1); /* part-way into a run of skips */
+	}
+	assert_int_equal(rt_lcore_send_msg(mgmt, msg_ran, &ran), 0);
+	rt_runtime_poll_until_idle(rt, 1);
+	assert_int_equal(ran, 1);
+	/* Due at once: the next round polls mgmt and fires it. */
+	rt_timer_init(&s.t, stamp_fire, &s);
+	assert_int_equal(rt_lcore_call(mgmt, stamp_arm, &s), 0);
+	assert_true(rt_timer_pending(&s.t));
+	rt_runtime_poll_until_idle(rt, 1);
+	assert_int_equal(s.fired, 1);
+	assert_ptr_equal(s.on, mgmt);
+	/* 3 ms later, while the caller spins: fires, and not early. */
+	s.fired = 0;
+	s.delay_us = 3000;
+	assert_int_equal(rt_lcore_call(mgmt, stamp_arm, &s), 0);
+	assert_true(rt_wait_until(rt, stamp_fired, &s, 60 * 1000000ULL));
+	assert_int_equal(s.fired, 1);
+	assert_true(s.fired_at - s.armed_at >= 3000);
+	assert_false(rt_timer_pending(&s.t));
+	rt_runtime_destroy(rt);
+}
+
+static int
+count_periodic(void *arg)
+{
+	(*(unsigned int *)arg)++;
+	return RT_POLLER_IDLE;
+}
+
+static bool
+twice(void *arg)
+{
+	return *(unsigned int *)arg >= 2;
+}
+
+/* POLLED: a periodic poller on a lcore otherwise skipped still runs when its period is up. */
+static void
+test_polled_periodic_poller(void **state)
+{
+	struct rt_runtime *rt = ut_polled(1);
+	unsigned int calls = 0;
+	struct rt_poller *p = rt_poller_register(rt_mgmt_lcore(rt), count_periodic, &calls, 2000,
+						 "periodic");
+
+	(void)state;
+	assert_non_null(p);
+	assert_true(rt_wait_until(rt, twice, &calls, 60 * 1000000ULL));
+	rt_poller_unregister(&p);
+	rt_runtime_destroy(rt);
+}
+
 int
 main(void)
 {
@@ -166,6 +340,9 @@ main(void)
 		cmocka_unit_test(test_self_nested_poll),
 		cmocka_unit_test(test_batch_and_stats),
 		cmocka_unit_test(test_poll_until_idle),
+		cmocka_unit_test(test_polled_skip_bounded),
+		cmocka_unit_test(test_polled_mgmt_timers_and_msgs),
+		cmocka_unit_test(test_polled_periodic_poller),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
