@@ -115,6 +115,9 @@ check "PUT and GET of 0 B, 1 B, 4 KiB, 1 MiB: 200 operations, every byte compare
 	client --sizes 0,1,4096,1048576 --count 200 --inflight 16
 check "10,000 operations, 64 in flight, all verified" client --sizes 0,1,4096 --count 10000 --inflight 64
 check "... and the summary says so" [ "$(value verified)" = 10000 ]
+check "a polled client (one thread, no EAL, the real clock) verifies 1,000 operations" \
+	client --exec polled --sizes 0,1,4096,1048576 --count 1000 --inflight 16
+check "... all of them" [ "$(value verified)" = 1000 ]
 check "daemon A pings S, the application" ping_ok a "$ips"
 
 # Kill S while 64 operations are in flight.
