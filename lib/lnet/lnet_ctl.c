@@ -278,7 +278,7 @@ lnet_ctl_capture_on_ni(struct lnet_ni *ni, void *cap)
 }
 
 int
-lnet_ctl_ni_capture(const struct lnet_nid *nid, void *cap)
+lnet_ctl_ni_capture(const struct lnet_nid *nid, struct lnet_pcap *cap)
 {
 	return lnet_ctl_on_ni(nid, lnet_ctl_capture_on_ni, cap);
 }

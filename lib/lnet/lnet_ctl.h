@@ -161,11 +161,14 @@ LNP_API int lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen
 LNP_API int lnet_ctl_lnd_counters(const struct lnet_nid *nid, struct lnet_ctl_lnd_counter *out,
 				  unsigned int max);
 
+struct lnet_pcap;
+
 /**
- * Start (@p cap: a struct lnd_capture) or stop (NULL) recording local NI
- * @p nid's traffic, on its data lcore. -EOPNOTSUPP when its LND cannot.
+ * Start (@p cap: a capture opened with lnet_pcap_open(), lib/pcap) or stop
+ * (NULL) recording local NI @p nid's traffic, on its data lcore.
+ * -EOPNOTSUPP when its LND cannot.
  */
-LNP_API int lnet_ctl_ni_capture(const struct lnet_nid *nid, void *cap);
+LNP_API int lnet_ctl_ni_capture(const struct lnet_nid *nid, struct lnet_pcap *cap);
 
 /**
  * Set a global tunable (lnetctl set). Only those with behaviour:

@@ -25,6 +25,7 @@ LNP_BEGIN_DECLS
 
 struct lnet_ni;
 struct lnet_msg;
+struct lnet_pcap;
 
 /** Operations of one LND. */
 struct lnet_lnd_ops {
@@ -66,10 +67,11 @@ struct lnet_lnd_ops {
 	unsigned int (*counters)(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out,
 				 unsigned int max);
 	/**
-	 * Optional: record the NI's traffic into @p cap (a struct lnd_capture,
-	 * drivers/common/capture), or stop with NULL. On the NI's data lcore.
+	 * Optional: record the NI's traffic into @p cap (lib/pcap), or stop
+	 * with NULL. On the NI's data lcore; the LND must not touch @p cap
+	 * once it returned from the call that stops it.
 	 */
-	int (*capture)(struct lnet_ni *ni, void *cap);
+	int (*capture)(struct lnet_ni *ni, struct lnet_pcap *cap);
 };
 
 /** Register an LND (called from a constructor; the table must be static). */

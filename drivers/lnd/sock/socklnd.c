@@ -117,7 +117,7 @@ socklnd_tap(void *ctx, bool out, bool boundary, const struct iovec *iov, int iov
 	struct socklnd_conn *c = ctx;
 
 	if (c->sni->cap != NULL) {
-		lnd_capture_stream(c->sni->cap, &c->flow, out, boundary, iov, iovcnt, n);
+		lnet_pcap_stream(c->sni->cap, &c->flow, out, boundary, iov, iovcnt, n);
 	}
 }
 
@@ -127,7 +127,7 @@ socklnd_conn_flow(struct socklnd_conn *c)
 {
 	c->tap = (struct sock_tap){ socklnd_tap, c };
 	c->hs.tap = &c->tap;
-	lnd_capture_flow_init(c->sni->cap, &c->flow, c->fd, c->active, c->sni->cap != NULL);
+	lnet_pcap_flow_init(c->sni->cap, &c->flow, c->fd, c->active, c->sni->cap != NULL);
 }
 
 /* Can it carry LNet messages? BULK_IN (our view) carries only ZC-ACKs. */
@@ -173,7 +173,7 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	c->sni->nup -= was == SOCKLND_CONN_UP;
 	socklnd_flush_unlink(c);
 	socklnd_rx_unlink(c);
-	lnd_capture_fin(c->sni->cap, &c->flow);
+	lnet_pcap_fin(c->sni->cap, &c->flow);
 	while ((tx = TAILQ_FIRST(&c->txq)) != NULL) {
 		TAILQ_REMOVE(&c->txq, tx, link);
 		c->nqueued--;
@@ -1185,7 +1185,7 @@ socklnd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned i
  * their next message on; new ones from their SYN.
  */
 static int
-socklnd_capture(struct lnet_ni *ni, void *cap)
+socklnd_capture(struct lnet_ni *ni, struct lnet_pcap *cap)
 {
 	struct socklnd_ni *s = lnet_ni_lnd_data(ni);
 	struct socklnd_conn *c;
