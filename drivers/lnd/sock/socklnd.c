@@ -936,7 +936,7 @@ int
 socklnd_opts_check(const struct socklnd_opts *o)
 {
 	static const struct socklnd_opts defaults = SOCKLND_OPTS_DEFAULT;
-	struct socklnd_param_value want[32];
+	struct lnet_lnd_param want[32];
 	unsigned int n = socklnd_params_list(o, want, 32);
 	struct socklnd_opts probe = defaults;
 	char err[128];
@@ -955,8 +955,6 @@ socklnd_opts_check(const struct socklnd_opts *o)
 static int
 socklnd_startup(struct lnet_ni *ni)
 {
-	static const struct socklnd_opts defaults = SOCKLND_OPTS_DEFAULT;
-	const struct socklnd_opts *opts = lnet_ni_lnd_opts(ni);
 	struct socklnd_ni *s = calloc(1, sizeof(*s));
 	struct timespec ts;
 	int rc;
@@ -965,8 +963,8 @@ socklnd_startup(struct lnet_ni *ni)
 		return -ENOMEM;
 	}
 	s->ni = ni;
-	s->opts = opts != NULL ? *opts : defaults;
-	rc = socklnd_opts_check(&s->opts);
+	/* The module parameters, then the NI's lnd tunables (socklnd_params.c). */
+	rc = socklnd_ni_opts(lnet_ni_lnd_tunables(ni), &s->opts, NULL, 0);
 	if (rc != 0) {
 		free(s);
 		return rc;
@@ -1252,6 +1250,9 @@ static const struct lnet_lnd_ops socklnd_ops = {
 	.tunables = socklnd_tunables,
 	.counters = socklnd_counters,
 	.capture = socklnd_capture,
+	.params_set = socklnd_params_set,
+	.params_get = socklnd_params_get,
+	.ni_check = socklnd_ni_check,
 };
 
 LNET_LND_REGISTER(socklnd_ops)
