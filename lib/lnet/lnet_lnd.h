@@ -31,7 +31,7 @@ struct lnet_pcap;
 /**
  * @name LND capabilities (lnet_lnd_ops.caps)
  * What the core and the daemon ask of an LND, instead of asking which LND
- * it is (as DPDK's RTE_ETH_DEV_CAPA_*). The loopback LND has all four.
+ * it is (as DPDK's RTE_ETH_DEV_CAPA_*). All four describe the loopback LND.
  * @{
  */
 /** Its NIs have no owning data lcore: send and recv run on whichever lcore sends. */
