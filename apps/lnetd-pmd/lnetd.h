@@ -15,9 +15,6 @@ struct lnetd_opts {
 	const char *config;   /* --config FILE; NULL: the embedded default */
 	const char *name;     /* --name NAME: EAL file prefix, lnetctl --name */
 	const char *cpu_pattern; /* --cpu-pattern "0[0,1] 1[2,3]": CPTs; NULL: libnuma */
-	int accept_port;      /* --accept-port: the socklnd acceptor's port */
-	int accept;           /* --accept: enum socklnd_accept */
-	bool enable_csum;     /* --enable-csum: ksocklnd's enable_csum */
 };
 
 /* lnetd_config.c: apply a YAML configuration (lnetctl export format). */
@@ -39,10 +36,11 @@ int lnetd_capture_register(void);
 void lnetd_capture_shutdown(void);
 
 /* lnetd_nets.c: NIs from the configuration model. */
-struct socklnd_param_value;
-void lnetd_socklnd_opts_set(uint16_t port, int accept, bool enable_csum);
-int lnetd_socklnd_params(const char *list, char *err, size_t errlen);
-unsigned int lnetd_socklnd_params_list(struct socklnd_param_value *out, unsigned int max);
+struct lnet_lnd_ops;
+/* The LND of net type @p type_name ("tcp"); NULL with @p err naming the type. */
+const struct lnet_lnd_ops *lnetd_lnd_by_name(const char *type_name, char *err, size_t errlen);
+/* Module parameters "NAME=VALUE,..." for the LND of net type @p type_name (its params_set). */
+int lnetd_lnd_params(const char *type_name, const char *list, char *err, size_t errlen);
 int lnetd_if_nid(const char *ifname, uint32_t net, struct lnet_nid *nid);
 int lnetd_ni_add(const struct lnetcfg_ni *spec, char *err, size_t errlen);
 /* What lnetd_ni_add() would refuse, without changing anything. */

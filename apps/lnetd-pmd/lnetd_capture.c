@@ -16,15 +16,15 @@
 #include <rte_telemetry.h>
 
 #include "cfs.h"
-#include "lnd_capture.h"
 #include "lnet_ctl.h"
+#include "lnet_pcap.h"
 #include "lnetd.h"
 
 #define LNETD_CAPTURE_NIS 64
 
 struct lnetd_capture {
 	pthread_mutex_t lock;
-	struct lnd_capture *cap;      /* NULL: no capture runs */
+	struct lnet_pcap *cap;        /* NULL: no capture runs */
 	char file[PATH_MAX];
 	struct lnet_nid nis[LNETD_CAPTURE_NIS];
 	unsigned int nnis;
@@ -34,7 +34,7 @@ static struct lnetd_capture g_lnetd_capture = { .lock = PTHREAD_MUTEX_INITIALIZE
 
 static void
 lnetd_capture_reply(struct rte_tel_data *d, const struct lnetd_capture *lc,
-		    const struct lnd_capture_stats *st)
+		    const struct lnet_pcap_stats *st)
 {
 	char nid[LNET_NIDSTR_SIZE];
 	char key[16];
@@ -87,14 +87,14 @@ lnetd_capture_attach(struct lnetd_capture *lc, uint32_t net, const struct lnet_n
 
 /* Detach every NI, then close: nothing can enqueue once each lcore let go. */
 static void
-lnetd_capture_end(struct lnetd_capture *lc, struct lnd_capture_stats *st)
+lnetd_capture_end(struct lnetd_capture *lc, struct lnet_pcap_stats *st)
 {
 	unsigned int i;
 
 	for (i = 0; i < lc->nnis; i++) {
 		lnet_ctl_ni_capture(&lc->nis[i], NULL); /* a NI deleted meanwhile is fine */
 	}
-	lnd_capture_close(lc->cap, st);
+	lnet_pcap_close(lc->cap, st);
 	lc->cap = NULL;
 }
 
@@ -104,7 +104,7 @@ struct lnetd_capture_req {
 	struct lnet_nid nid;
 	bool has_nid;
 	uint64_t max_bytes;
-	enum lnd_capture_format format;
+	enum lnet_pcap_format format;
 };
 
 static int
@@ -139,7 +139,7 @@ lnetd_capture_params(const char *params, char *file, size_t flen, struct lnetd_c
 			snprintf(err, errlen, "--format %s: pcapng or pcap", val);
 			return -EINVAL;
 		}
-		rq->format = strcmp(val, "pcap") == 0 ? LND_CAPTURE_PCAP : LND_CAPTURE_PCAPNG;
+		rq->format = strcmp(val, "pcap") == 0 ? LNET_PCAP_PCAP : LNET_PCAP_PCAPNG;
 	}
 	return 0;
 }
@@ -148,8 +148,8 @@ static int
 lnetd_capture_start(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct lnetd_capture *lc = &g_lnetd_capture;
-	struct lnd_capture_stats st;
-	struct lnetd_capture_req rq = { .net = LNET_NET_ANY, .format = LND_CAPTURE_PCAPNG };
+	struct lnet_pcap_stats st;
+	struct lnetd_capture_req rq = { .net = LNET_NET_ANY, .format = LNET_PCAP_PCAPNG };
 	char err[PATH_MAX + 64] = "";
 	int rc;
 
@@ -161,20 +161,20 @@ lnetd_capture_start(const char *cmd, const char *params, struct rte_tel_data *d)
 		rc = -EALREADY;
 	}
 	if (rc == 0) {
-		rc = lnd_capture_open(lc->file, rq.format, "LNet traffic of lnetd-pmd's tcp NIs",
-				      rq.max_bytes, &lc->cap, err, sizeof(err));
-	}
-	if (rc == 0) {
-		lc->nnis = 0;
-		rc = lnetd_capture_attach(lc, rq.net, rq.has_nid ? &rq.nid : NULL, err, sizeof(err));
-		if (rc != 0) {
-			lnetd_capture_end(lc, &st);
-			remove(lc->file);
-		}
-	}
-	lnetd_reply_status(d, rc, err);
-	if (rc == 0) {
-		lnd_capture_stats_get(lc->cap, &st);
+		rc = lnet_pcap_open(lc->file, rq.format, "LNet traffic of lnetd-pmd's tcp NIs",
+				    rq.max_bytes, &lc->cap, err, sizeof(err));
+      }
+      if (rc == 0) {
+	      lc->nnis = 0;
+	      rc = lnetd_capture_attach(lc, rq.net, rq.has_nid ? &rq.nid : NULL, err, sizeof(err));
+	      if (rc != 0) {
+		      lnetd_capture_end(lc, &st);
+		      remove(lc->file);
+	      }
+      }
+      lnetd_reply_status(d, rc, err);
+      if (rc == 0) {
+		lnet_pcap_stats_get(lc->cap, &st);
 		lnetd_capture_reply(d, lc, &st);
 	}
 	pthread_mutex_unlock(&lc->lock);
@@ -186,7 +186,7 @@ static int
 lnetd_capture_report(struct rte_tel_data *d, bool stop)
 {
 	struct lnetd_capture *lc = &g_lnetd_capture;
-	struct lnd_capture_stats st;
+	struct lnet_pcap_stats st;
 
 	pthread_mutex_lock(&lc->lock);
 	if (lc->cap == NULL) {
@@ -196,7 +196,7 @@ lnetd_capture_report(struct rte_tel_data *d, bool stop)
 	if (stop) {
 		lnetd_capture_end(lc, &st);
 	} else {
-		lnd_capture_stats_get(lc->cap, &st);
+		lnet_pcap_stats_get(lc->cap, &st);
 	}
 	lnetd_reply_status(d, 0, "");
 	lnetd_capture_reply(d, lc, &st);

@@ -36,16 +36,58 @@ lnetd_usage(FILE *f)
 		   "                         (default %s)\n"
 		   "  --cpu-pattern PATTERN  CPU partitions, as the kernel's cpu_pattern:\n"
 		   "                         \"0[0,1] 1[2,3]\" or \"N 0[0] 1[1]\" (default: NUMA nodes)\n"
-		   "  --accept-port PORT     socklnd acceptor port (default 988)\n"
-		   "  --accept POLICY        secure (privileged source ports, default), all, none\n"
-		   "  --enable-csum          checksum what goes on V2 connections (ksocklnd's\n"
-		   "                         enable_csum); received checksums are always checked\n"
+		   "  --lnd-params TYPE:NAME=VALUE[,NAME=VALUE...]\n"
+		   "                         module parameters of the LND of net type TYPE, by\n"
+		   "                         the kernel module's names; the LND checks them\n"
 		   "  --socklnd NAME=VALUE[,NAME=VALUE...]\n"
-		   "                         ksocklnd module parameters, by their kernel names\n"
+		   "                         --lnd-params tcp:...: ksocklnd module parameters\n"
 		   "                         (sock_timeout, conns_per_peer, tos, typed_conns, nagle,\n"
 		   "                         keepalive*, min/max_reconnectms, min_bulk, enable_csum,\n"
-		   "                         tx/rx_buffer_size): defaults of every tcp NI\n",
+		   "                         tx/rx_buffer_size, accept_port, accept): defaults of\n"
+		   "                         every tcp NI\n"
+		   "  --accept-port PORT     --socklnd accept_port=PORT (default 988)\n"
+		   "  --accept POLICY        --socklnd accept=POLICY: secure (privileged source\n"
+		   "                         ports, default), all, none\n"
+		   "  --enable-csum          --socklnd enable_csum=1: checksum what goes on V2\n"
+		   "                         connections; received checksums are always checked\n",
 		LNETD_DEFAULT_NAME);
+}
+
+/*
+ * Module parameters @p prefix@p value for the LND of net type @p lnd_type,
+ * from option --@p opt: the LND parses and checks them.
+ */
+static int
+lnetd_opt_lnd_params(const char *opt, const char *lnd_type, const char *prefix, const char *value)
+{
+	char err[256];
+	char *list = NULL;
+	int rc = asprintf(&list, "%s%s", prefix, value) < 0 ? -ENOMEM : 0;
+
+	if (rc == 0) {
+		rc = lnetd_lnd_params(lnd_type, list, err, sizeof(err));
+	}
+	if (rc != 0) {
+		fprintf(stderr, "lnetd-pmd: --%s: %s\n", opt, rc == -ENOMEM ? strerror(ENOMEM) : err);
+	}
+	free(list);
+	return rc;
+}
+
+/* --lnd-params TYPE:NAME=VALUE[,...] */
+static int
+lnetd_opt_lnd_spec(const char *spec)
+{
+	const char *colon = strchr(spec, ':');
+	char type[16];
+
+	if (colon == NULL || colon == spec || (size_t)(colon - spec) >= sizeof(type)) {
+		fprintf(stderr, "lnetd-pmd: --lnd-params: TYPE:NAME=VALUE[,NAME=VALUE...] expected, "
+			"as --lnd-params tcp:sock_timeout=20\n");
+		return -EINVAL;
+	}
+	snprintf(type, sizeof(type), "%.*s", (int)(colon - spec), spec);
+	return lnetd_opt_lnd_params("lnd-params", type, "", colon + 1);
 }
 
 /* Options after "--". Returns 0, 1 (help shown) or -1. */
@@ -60,13 +102,15 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 		{ "accept", required_argument, NULL, 'a' },
 		{ "enable-csum", no_argument, NULL, 'C' },
 		{ "socklnd", required_argument, NULL, 'S' },
+		{ "lnd-params", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int rc = 0;
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:L:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			o->config = optarg;
@@ -77,38 +121,29 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 		case 'p':
 			o->cpu_pattern = optarg;
 			break;
-		case 'P':
-			o->accept_port = atoi(optarg);
-			if (o->accept_port <= 0 || o->accept_port > 65535) {
-				fprintf(stderr, "lnetd-pmd: bad --accept-port\n");
-				return -1;
-			}
+		case 'P': /* the socklnd's options of old, as its parameters */
+			rc = lnetd_opt_lnd_params("accept-port", "tcp", "accept_port=", optarg);
 			break;
 		case 'a':
-			o->accept = strcmp(optarg, "secure") == 0 ? 0 : strcmp(optarg, "all") == 0 ? 1 :
-				    strcmp(optarg, "none") == 0 ? 2 : -1;
-			if (o->accept < 0) {
-				fprintf(stderr, "lnetd-pmd: --accept is secure, all or none\n");
-				return -1;
-			}
+			rc = lnetd_opt_lnd_params("accept", "tcp", "accept=", optarg);
 			break;
 		case 'C':
-			o->enable_csum = true;
+			rc = lnetd_opt_lnd_params("enable-csum", "tcp", "enable_csum=1", "");
 			break;
-		case 'S': {
-			char err[160];
-
-			if (lnetd_socklnd_params(optarg, err, sizeof(err)) != 0) {
-				fprintf(stderr, "lnetd-pmd: --socklnd: %s\n", err);
-				return -1;
-			}
+		case 'S':
+			rc = lnetd_opt_lnd_params("socklnd", "tcp", "", optarg);
 			break;
-		}
+		case 'L':
+			rc = lnetd_opt_lnd_spec(optarg);
+			break;
 		case 'h':
 			lnetd_usage(stdout);
 			return 1;
 		default:
 			lnetd_usage(stderr);
+			return -1;
+		}
+		if (rc != 0) {
 			return -1;
 		}
 	}
@@ -168,7 +203,6 @@ lnetd_run(const struct lnetd_opts *o)
 	int sig = 0;
 	int rc;
 
-	lnetd_socklnd_opts_set((uint16_t)o->accept_port, o->accept, o->enable_csum);
 	rc = lnet_init_opts_set(&lo);
 	if (rc == 0) {
 		rc = LNetNIInit(LNET_PID_LUSTRE);
@@ -207,7 +241,7 @@ lnetd_run(const struct lnetd_opts *o)
 int
 main(int argc, char **argv)
 {
-	struct lnetd_opts o = { .config = NULL, .name = LNETD_DEFAULT_NAME, .accept_port = 988 };
+	struct lnetd_opts o = { .config = NULL, .name = LNETD_DEFAULT_NAME };
 	char *eal_argv[LNETD_MAX_ARGS];
 	char prefix[128];
 	int n_eal = argc;

@@ -2,7 +2,10 @@
 /*
  * Local NIs from the configuration model: the one place that turns a
  * `net add` request or a config file's NI into a running NI, and a
- * `net del` into deleted ones. Defaults are ksocklnd's (lnet-facts §4.9).
+ * `net del` into deleted ones. What an LND takes (its module parameters,
+ * its lnd tunables, their defaults and ranges) is the LND's own business:
+ * the daemon finds the LND registered for a net's type and hands it the
+ * strings and values it was given (lnet_lnd_ops.params_set, ni_check).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,33 +15,40 @@
 
 #include "cfs.h"
 #include "lnet_ctl.h"
+#include "lnet_lnd.h"
 #include "lnetd.h"
-#include "socklnd.h"
 
 #define LNETD_MAX_NIS 64
 
-/* socklnd options every tcp NI starts from (daemon options --accept-port, --accept, --enable-csum). */
-static struct socklnd_opts g_lnetd_socklnd = SOCKLND_OPTS_DEFAULT;
-
-void
-lnetd_socklnd_opts_set(uint16_t port, int accept, bool enable_csum)
+const struct lnet_lnd_ops *
+lnetd_lnd_by_name(const char *type_name, char *err, size_t errlen)
 {
-	g_lnetd_socklnd.port = port;
-	g_lnetd_socklnd.accept = (enum socklnd_accept)accept;
-	g_lnetd_socklnd.enable_csum = enable_csum ? 1 : g_lnetd_socklnd.enable_csum;
+	int type = libcfs_str2lnd(type_name);
+	const struct lnet_lnd_ops *lnd = type < 0 ? NULL : lnet_lnd_find((uint32_t)type);
+
+	if (type < 0) {
+		snprintf(err, errlen, "\"%s\" is not a net type (tcp, o2ib, ...)", type_name);
+	} else if (lnd == NULL) {
+		snprintf(err, errlen, "net type %s is not supported: no such LND in this build",
+			 type_name);
+	}
+	return lnd;
 }
 
-/* --socklnd: ksocklnd module parameters; tcp NIs added later start from them. */
+/* --lnd-params TYPE:LIST, --socklnd LIST: module parameters of the LND of net type TYPE. */
 int
-lnetd_socklnd_params(const char *list, char *err, size_t errlen)
+lnetd_lnd_params(const char *type_name, const char *list, char *err, size_t errlen)
 {
-	return socklnd_params_parse(&g_lnetd_socklnd, list, err, errlen);
-}
+	const struct lnet_lnd_ops *lnd = lnetd_lnd_by_name(type_name, err, errlen);
 
-unsigned int
-lnetd_socklnd_params_list(struct socklnd_param_value *out, unsigned int max)
-{
-	return socklnd_params_list(&g_lnetd_socklnd, out, max);
+	if (lnd == NULL) {
+		return libcfs_str2lnd(type_name) < 0 ? -EINVAL : -EOPNOTSUPP;
+	}
+	if (lnd->params_set == NULL) {
+		snprintf(err, errlen, "the %s LND takes no parameters", lnd->name);
+		return -EOPNOTSUPP;
+	}
+	return lnd->params_set(list, err, errlen);
 }
 
 static bool
@@ -116,6 +126,17 @@ lnetd_or(int v, int dflt)
 	return v == LNETCFG_UNSET || (v == 0 && dflt > 0) ? dflt : v;
 }
 
+/* An lnd tunable given in the configuration, by the key `net show -v` prints. */
+static void
+lnetd_lnd_tunable(struct lnet_ctl_lnd_tunables *t, const char *key, int v)
+{
+	if (v != LNETCFG_UNSET && t->n < LNET_CTL_LND_TUNABLES) {
+		t->t[t->n].key = key;
+		t->t[t->n].value = v;
+		t->n++;
+	}
+}
+
 static int
 lnetd_ni_resolve(const struct lnetcfg_ni *spec, struct lnet_nid *nid, char *ifname, size_t len,
 		 char *err, size_t errlen)
@@ -143,19 +164,44 @@ struct lnetd_ni_plan {
 	struct lnet_nid nid;
 	char ifname[LNET_CTL_IFNAMSIZ];
 	struct lnet_ctl_ni_tunables tun;
-	struct socklnd_opts opts;
+	struct lnet_ctl_lnd_tunables lnd_tun;
 	unsigned int cpt;
 };
+
+/*
+ * The LND of @p net's type, one net add can add NIs to; NULL with @p err
+ * saying why not (no such LND in this build: the net type is named).
+ */
+static const struct lnet_lnd_ops *
+lnetd_ni_lnd(uint32_t net, char *err, size_t errlen)
+{
+	const char *type = libcfs_lnd2str((int)LNET_NETTYP(net));
+	const struct lnet_lnd_ops *lnd = lnet_lnd_find(LNET_NETTYP(net));
+
+	if (lnd == NULL) {
+		if (type != NULL) {
+			snprintf(err, errlen, "net %s: net type %s is not supported: no such LND in this "
+				 "build", libcfs_net2str(net), type);
+		} else {
+			snprintf(err, errlen, "net %s: net type %u is not supported: no such LND in this "
+				 "build", libcfs_net2str(net), LNET_NETTYP(net));
+		}
+	} else if ((lnd->caps & LNET_LND_CAP_BUILTIN) != 0) {
+		snprintf(err, errlen, "net %s: its one NI is built in: it cannot be added",
+			 libcfs_net2str(net));
+		lnd = NULL;
+	}
+	return lnd;
+}
 
 static int
 lnetd_ni_plan(const struct lnetcfg_ni *spec, struct lnetd_ni_plan *p, char *err, size_t errlen)
 {
+	const struct lnet_lnd_ops *lnd = lnetd_ni_lnd(spec->net, err, errlen);
 	int ncpts = lnet_ctl_ncpts();
 	int rc;
 
-	if (LNET_NETTYP(spec->net) != LNET_LND_SOCK) {
-		snprintf(err, errlen, "net %s: no such LND in this build (only tcp)",
-			 libcfs_net2str(spec->net));
+	if (lnd == NULL) {
 		return -EOPNOTSUPP;
 	}
 	if (ncpts < 0) {
@@ -169,16 +215,20 @@ lnetd_ni_plan(const struct lnetcfg_ni *spec, struct lnetd_ni_plan *p, char *err,
 	p->tun.peer_credits = lnetd_or(spec->peer_credits, 8);
 	p->tun.peer_buffer_credits = lnetd_or(spec->peer_buffer_credits, 0);
 	p->tun.credits = lnetd_or(spec->credits, 256);
-	p->opts = g_lnetd_socklnd;
-	/* lnd tunables not given: the module parameters' (--socklnd) */
-	p->opts.conns_per_peer = lnetd_or(spec->conns_per_peer, g_lnetd_socklnd.conns_per_peer);
-	p->opts.timeout = lnetd_or(spec->lnd_timeout, g_lnetd_socklnd.timeout);
-	p->opts.tos = spec->tos == LNETCFG_UNSET ? g_lnetd_socklnd.tos : spec->tos;
-	rc = socklnd_opts_check(&p->opts);
-	if (rc != 0) {
-		snprintf(err, errlen, "lnd tunables out of range (conns_per_peer 0-127, timeout >= 0, "
-			 "tos -1-255)");
-		return rc;
+	/* lnd tunables not given: the LND's module parameters' (--socklnd) */
+	memset(&p->lnd_tun, 0, sizeof(p->lnd_tun));
+	lnetd_lnd_tunable(&p->lnd_tun, "conns_per_peer", spec->conns_per_peer);
+	lnetd_lnd_tunable(&p->lnd_tun, "timeout", spec->lnd_timeout);
+	lnetd_lnd_tunable(&p->lnd_tun, "tos", spec->tos);
+	if (lnd->ni_check != NULL) {
+		rc = lnd->ni_check(&p->lnd_tun, err, errlen);
+		if (rc != 0) {
+			return rc;
+		}
+	} else if (p->lnd_tun.n > 0) {
+		snprintf(err, errlen, "net %s: the %s LND takes no lnd tunables",
+			 libcfs_net2str(spec->net), lnd->name);
+		return -EINVAL;
 	}
 	p->cpt = spec->cpt == LNETCFG_UNSET ? lnet_nid_cpt_hash(&p->nid, (unsigned int)ncpts) :
 					      (unsigned int)spec->cpt;
@@ -203,7 +253,7 @@ lnetd_ni_add(const struct lnetcfg_ni *spec, char *err, size_t errlen)
 	struct lnetd_ni_plan p;
 	int rc = lnetd_ni_plan(spec, &p, err, errlen);
 
-	return rc != 0 ? rc : lnet_ctl_ni_add(&p.nid, p.ifname, &p.tun, &p.opts, p.cpt, err,
+	return rc != 0 ? rc : lnet_ctl_ni_add(&p.nid, p.ifname, &p.tun, &p.lnd_tun, p.cpt, err,
 					      errlen);
 }
 

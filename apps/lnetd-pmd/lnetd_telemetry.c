@@ -17,8 +17,8 @@
 #include "api.h"
 #include "cfs.h"
 #include "lnet_ctl.h"
+#include "lnet_lnd.h"
 #include "lnet_wire.h"
-#include "socklnd.h"
 #include "lnetd.h"
 
 #define LNETD_MAX_NIS 64
@@ -156,24 +156,53 @@ lnetd_net_show(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 /*
- * /lnet/socklnd_params: the ksocklnd module parameters tcp NIs start from
- * (lnetd-pmd --socklnd), by their kernel names, as the kernel shows them
- * under /sys/module/ksocklnd/parameters.
+ * /lnet/lnd_params,lnd=TYPE: the module parameters the NIs of an LND start
+ * from (lnetd-pmd --lnd-params TYPE:...), by their kernel names, as the
+ * kernel shows them under /sys/module/<lnd>/parameters; each LND lists its
+ * own (lnet_lnd_ops.params_get). /lnet/socklnd_params is lnd=tcp's.
  */
+static int
+lnetd_lnd_params_reply(const char *type, struct rte_tel_data *d)
+{
+	struct lnet_lnd_param v[64];
+	char err[128] = "";
+	const struct lnet_lnd_ops *lnd = lnetd_lnd_by_name(type, err, sizeof(err));
+	unsigned int n;
+	unsigned int i;
+
+	if (lnd == NULL) {
+		return lnetd_reply_status(d, -EOPNOTSUPP, err);
+	}
+	n = lnd->params_get != NULL ? lnd->params_get(v, 64) : 0;
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < n; i++) {
+		if (v[i].str != NULL) {
+			rte_tel_data_add_dict_string(d, v[i].name, v[i].str);
+		} else {
+			rte_tel_data_add_dict_int(d, v[i].name, v[i].value);
+		}
+	}
+	return 0;
+}
+
+static int
+lnetd_lnd_params_show(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char type[16];
+
+	(void)cmd;
+	if (!lnetd_param(params, "lnd", type, sizeof(type)) || type[0] == '\0') {
+		return lnetd_reply_status(d, -EINVAL, "lnd=TYPE is required (lnd=tcp)");
+	}
+	return lnetd_lnd_params_reply(type, d);
+}
+
 static int
 lnetd_socklnd_params_show(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct socklnd_param_value v[32];
-	unsigned int n = lnetd_socklnd_params_list(v, 32);
-	unsigned int i;
-
 	(void)cmd;
 	(void)params;
-	rte_tel_data_start_dict(d);
-	for (i = 0; i < n; i++) {
-		rte_tel_data_add_dict_int(d, v[i].name, v[i].value);
-	}
-	return 0;
+	return lnetd_lnd_params_reply("tcp", d);
 }
 
 /*
@@ -826,6 +855,8 @@ lnetd_telemetry_register(void)
 		{ "/lnet/stats_show", lnetd_stats_show, "LNet counters (lnetctl stats show)" },
 		{ "/lnet/socklnd_params", lnetd_socklnd_params_show,
 		  "ksocklnd module parameters new tcp NIs start from (lnetd-pmd --socklnd)" },
+		{ "/lnet/lnd_params", lnetd_lnd_params_show,
+		  "Module parameters new NIs of an LND start from. Params: lnd=TYPE (tcp)" },
 		{ "/lnet/lnd_stats", lnetd_lnd_stats,
 		  "Each NI's LND counters: connections, handshake failures, protocol errors" },
 		{ "/lnet/stats_reset", lnetd_stats_reset, "Zero the LNet counters (lnetctl stats reset)" },

@@ -135,12 +135,12 @@ lnet_ctl_ncpts(void)
 
 int
 lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
-		const struct lnet_ctl_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
-		char *err, size_t errlen)
+		const struct lnet_ctl_ni_tunables *tun, const struct lnet_ctl_lnd_tunables *lnd_tun,
+		unsigned int cpt, char *err, size_t errlen)
 {
 	struct lnet *ln = lnet_instance();
 	struct lnet_ni_req req = {
-		.add = true, .nid = nid, .lnd_opts = lnd_opts, .cpt = cpt,
+		.add = true, .nid = nid, .lnd_tun = lnd_tun, .cpt = cpt,
 		.ifname = ifname != NULL && ifname[0] != '\0' ? ifname : NULL,
 	};
 	char s[LNET_NIDSTR_SIZE];
@@ -283,7 +283,7 @@ lnet_ctl_capture_on_ni(struct lnet_ni *ni, void *cap)
 }
 
 int
-lnet_ctl_ni_capture(const struct lnet_nid *nid, void *cap)
+lnet_ctl_ni_capture(const struct lnet_nid *nid, struct lnet_pcap *cap)
 {
 	return lnet_ctl_on_ni(nid, lnet_ctl_capture_on_ni, cap);
 }

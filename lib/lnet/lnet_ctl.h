@@ -28,6 +28,17 @@ struct lnet_ctl_lnd_tunable {
 
 #define LNET_CTL_LND_TUNABLES 8
 
+/**
+ * The LND tunables given to a new NI (net add --conns-per-peer, YAML "lnd
+ * tunables"), by the keys `net show -v` prints under "lnd tunables"; the
+ * LND's module parameters give the others. Which keys an LND takes is its
+ * own business (lnet_lnd_ops.ni_check).
+ */
+struct lnet_ctl_lnd_tunables {
+	unsigned int n;
+	struct lnet_ctl_lnd_tunable t[LNET_CTL_LND_TUNABLES];
+};
+
 /** One counter of a NI's LND (telemetry /lnet/lnd_stats). */
 struct lnet_ctl_lnd_counter {
 	const char *key;          /**< static */
@@ -136,14 +147,15 @@ struct lnet_ctl_ni_tunables {
 
 /**
  * Add a NI on the LND its NID's type names, on interface @p ifname (NULL
- * or "": none), owned by CPT @p cpt, with LND-specific @p lnd_opts (NULL:
- * the LND's defaults). The ping target is re-posted with the new NI set, in
+ * or "": none), owned by CPT @p cpt, with LND tunables @p lnd_tun (NULL:
+ * none given, the LND's module parameters give them all). The ping target is re-posted with the new NI set, in
  * the same operation on the management lcore (concurrent adds and deletes
  * run one after the other). Call from a thread that is not an lcore.
  */
 LNP_API int lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
-			    const struct lnet_ctl_ni_tunables *tun, const void *lnd_opts,
-			    unsigned int cpt, char *err, size_t errlen);
+			    const struct lnet_ctl_ni_tunables *tun,
+			    const struct lnet_ctl_lnd_tunables *lnd_tun, unsigned int cpt, char *err,
+			    size_t errlen);
 
 /**
  * Delete a NI (net del): its connections close, every message still
@@ -161,11 +173,14 @@ LNP_API int lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen
 LNP_API int lnet_ctl_lnd_counters(const struct lnet_nid *nid, struct lnet_ctl_lnd_counter *out,
 				  unsigned int max);
 
+struct lnet_pcap;
+
 /**
- * Start (@p cap: a struct lnd_capture) or stop (NULL) recording local NI
- * @p nid's traffic, on its data lcore. -EOPNOTSUPP when its LND cannot.
+ * Start (@p cap: a capture opened with lnet_pcap_open(), lib/pcap) or stop
+ * (NULL) recording local NI @p nid's traffic, on its data lcore.
+ * -EOPNOTSUPP when its LND cannot.
  */
-LNP_API int lnet_ctl_ni_capture(const struct lnet_nid *nid, void *cap);
+LNP_API int lnet_ctl_ni_capture(const struct lnet_nid *nid, struct lnet_pcap *cap);
 
 /**
  * Set a global tunable (lnetctl set). Only those with behaviour:

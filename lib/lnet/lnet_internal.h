@@ -200,7 +200,7 @@ struct lnet_ni {
 	struct lnet_tx_queue tq;  /* owned by cpt */
 	struct lnet_msg_stats *stats; /* ncpts slots, slot i written by CPT i only */
 	void *lnd_data;
-	const void *lnd_opts;     /* valid during startup() only */
+	const struct lnet_ctl_lnd_tunables *lnd_tun; /* valid during startup() only */
 	/*
 	 * Messages holding this NI (txni/rxni), counted per CPT: refs[cpt *
 	 * LNET_NI_REF_STRIDE] is written only by that CPT's lcore, so taking a
@@ -512,7 +512,7 @@ struct lnet_ni_req {
 	const struct lnet_nid *nid;
 	const struct lnet_lnd_ops *lnd;       /* add */
 	struct lnet_ni_tunables tun;          /* add */
-	const void *lnd_opts;                 /* add */
+	const struct lnet_ctl_lnd_tunables *lnd_tun; /* add; NULL: none */
 	unsigned int cpt;                     /* add */
 	const char *ifname;                   /* add; NULL: none */
 	int ping_rc;                          /* out: the ping target rebuild's */
@@ -522,8 +522,8 @@ int lnet_mgmt_op_run(struct lnet *ln, struct lnet_mgmt_op *op);
 void lnet_mgmt_op_done(struct lnet_mgmt_op *op, int rc);
 void lnet_hop_send(struct lnet_hop *hop, struct rt_lcore *dst, rt_msg_fn fn, void *ctx);
 int lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
-		const struct lnet_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
-		struct lnet_ni **out);
+		const struct lnet_ni_tunables *tun, const struct lnet_ctl_lnd_tunables *lnd_tun,
+		unsigned int cpt, struct lnet_ni **out);
 
 /* lnet_ping.c */
 int lnet_ping_target_init(struct lnet *ln);

@@ -13,6 +13,7 @@
 #ifndef LNET_LND_H
 #define LNET_LND_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
@@ -25,11 +26,36 @@ LNP_BEGIN_DECLS
 
 struct lnet_ni;
 struct lnet_msg;
+struct lnet_pcap;
+
+/**
+ * @name LND capabilities (lnet_lnd_ops.caps)
+ * What the core and the daemon ask of an LND, instead of asking which LND
+ * it is (as DPDK's RTE_ETH_DEV_CAPA_*). All four describe the loopback LND.
+ * @{
+ */
+/** Its NIs have no owning data lcore: send and recv run on whichever lcore sends. */
+#define LNET_LND_CAP_ANY_CPT    (1u << 0)
+/** No NI or peer NI tx credits: what it sends never waits for a wire. */
+#define LNET_LND_CAP_NO_CREDITS (1u << 1)
+/** Its NIs have no health (shown as 0): they cannot fail. */
+#define LNET_LND_CAP_NO_HEALTH  (1u << 2)
+/** Its one NI lives as long as LNet: never added or deleted by net add/del. */
+#define LNET_LND_CAP_BUILTIN    (1u << 3)
+/** @} */
+
+/** One module parameter of an LND and its current value (lnet_lnd_ops.params_get). */
+struct lnet_lnd_param {
+	const char *name;  /**< static: the kernel module's name ("sock_timeout") */
+	int value;
+	const char *str;   /**< static; non-NULL for a named value ("secure"), shown instead */
+};
 
 /** Operations of one LND. */
 struct lnet_lnd_ops {
 	const char *name;  /**< "lo", "tcp", "o2ib" */
 	uint32_t type;     /**< enum lnet_lnd_type */
+	uint32_t caps;     /**< LNET_LND_CAP_* */
 	/** Bring up @p ni (its NID, credits and tunables are set). 0 or -errno. */
 	int (*startup)(struct lnet_ni *ni);
 	/**
@@ -66,10 +92,35 @@ struct lnet_lnd_ops {
 	unsigned int (*counters)(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out,
 				 unsigned int max);
 	/**
-	 * Optional: record the NI's traffic into @p cap (a struct lnd_capture,
-	 * drivers/common/capture), or stop with NULL. On the NI's data lcore.
+	 * Optional: record the NI's traffic into @p cap (lib/pcap), or stop
+	 * with NULL. On the NI's data lcore; the LND must not touch @p cap
+	 * once it returned from the call that stops it.
 	 */
-	int (*capture)(struct lnet_ni *ni, void *cap);
+	int (*capture)(struct lnet_ni *ni, struct lnet_pcap *cap);
+	/**
+	 * Optional: set the LND's module parameters, the defaults every NI
+	 * added later starts from, from "NAME=VALUE[,NAME=VALUE...]" by the
+	 * kernel module's parameter names (ksocklnd's sock_timeout,
+	 * conns_per_peer, ...), as DPDK drivers parse their devargs. All or
+	 * nothing. From a thread that is not an lcore, while no NI of this LND
+	 * is being added (at start-up).
+	 * @return 0; -ENOENT no such parameter; -EINVAL a malformed item or a
+	 *         bad or out-of-range value; -EOPNOTSUPP a kernel parameter with
+	 *         no meaning here. @p err says which and why.
+	 */
+	int (*params_set)(const char *list, char *err, size_t errlen);
+	/**
+	 * Optional: the module parameters and their current values, in a fixed
+	 * order. Any thread. @return the number filled (at most @p max).
+	 */
+	unsigned int (*params_get)(struct lnet_lnd_param *out, unsigned int max);
+	/**
+	 * Optional: check a new NI's LND tunables (net add --conns-per-peer,
+	 * YAML "lnd tunables") as startup would, over the current module
+	 * parameters, without adding anything. Any thread. An LND without it
+	 * takes no LND tunables. 0, or -errno with @p err saying why.
+	 */
+	int (*ni_check)(const struct lnet_ctl_lnd_tunables *tun, char *err, size_t errlen);
 };
 
 /** Register an LND (called from a constructor; the table must be static). */
@@ -118,8 +169,11 @@ LNP_API void lnet_msg_payload(const struct lnet_msg *msg, unsigned int *niov,
 /** The NID of @p ni. */
 LNP_API const struct lnet_nid *lnet_ni_nid(const struct lnet_ni *ni);
 
-/** The LND options given when @p ni was added (NULL: the LND's defaults). */
-LNP_API const void *lnet_ni_lnd_opts(const struct lnet_ni *ni);
+/**
+ * The LND tunables given when @p ni was added (NULL: none, the LND's module
+ * parameters give them all). Valid during startup() only.
+ */
+LNP_API const struct lnet_ctl_lnd_tunables *lnet_ni_lnd_tunables(const struct lnet_ni *ni);
 
 struct rt_lcore;
 /** The data lcore that drives @p ni (where send/recv/shutdown run). */

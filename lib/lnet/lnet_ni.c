@@ -230,8 +230,8 @@ lnet_ni_table_remove(struct lnet *ln, const struct lnet_ni *ni)
  */
 static int
 lnet_ni_add_named(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
-		  const struct lnet_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
-		  const char *ifname, struct lnet_ni **out)
+		  const struct lnet_ni_tunables *tun, const struct lnet_ctl_lnd_tunables *lnd_tun,
+		  unsigned int cpt, const char *ifname, struct lnet_ni **out)
 {
 	struct lnet_ni *ni;
 	int rc;
@@ -246,9 +246,9 @@ lnet_ni_add_named(struct lnet *ln, const struct lnet_nid *nid, const struct lnet
 	if (ifname != NULL) {
 		snprintf(ni->ifname, sizeof(ni->ifname), "%s", ifname);
 	}
-	ni->lnd_opts = lnd_opts;
+	ni->lnd_tun = lnd_tun;
 	rc = lnd->startup(ni);
-	ni->lnd_opts = NULL;
+	ni->lnd_tun = NULL;
 	if (rc != 0) {
 		lnet_ni_free(ni);
 		return rc;
@@ -268,10 +268,10 @@ lnet_ni_add_named(struct lnet *ln, const struct lnet_nid *nid, const struct lnet
 
 int
 lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
-	    const struct lnet_ni_tunables *tun, const void *lnd_opts, unsigned int cpt,
-	    struct lnet_ni **out)
+	    const struct lnet_ni_tunables *tun, const struct lnet_ctl_lnd_tunables *lnd_tun,
+	    unsigned int cpt, struct lnet_ni **out)
 {
-	return lnet_ni_add_named(ln, nid, lnd, tun, lnd_opts, cpt, NULL, out);
+	return lnet_ni_add_named(ln, nid, lnd, tun, lnd_tun, cpt, NULL, out);
 }
 
 static void lnet_ni_zombie_check(void *arg);
@@ -332,10 +332,10 @@ lnet_ni_count_error(struct lnet_ni *ni)
 	}
 }
 
-const void *
-lnet_ni_lnd_opts(const struct lnet_ni *ni)
+const struct lnet_ctl_lnd_tunables *
+lnet_ni_lnd_tunables(const struct lnet_ni *ni)
 {
-	return ni->lnd_opts;
+	return ni->lnd_tun;
 }
 
 struct rt_lcore *
@@ -592,7 +592,7 @@ lnet_ni_op_start(struct lnet_mgmt_op *op)
 	int rc;
 
 	if (r->add) {
-		rc = lnet_ni_add_named(ln, r->nid, r->lnd, &r->tun, r->lnd_opts, r->cpt, r->ifname,
+		rc = lnet_ni_add_named(ln, r->nid, r->lnd, &r->tun, r->lnd_tun, r->cpt, r->ifname,
 				       &o->ni);
 		if (rc != 0) {
 			lnet_mgmt_op_done(op, rc);

@@ -40,7 +40,7 @@
 #include "api.h"
 #include "cfs.h"
 #include "lnet_ctl.h"
-#include "socklnd.h"
+#include "lnet_lnd.h"
 
 #define NODE_PORTAL 40
 #define NODE_SLOT (1u << 20)
@@ -139,8 +139,9 @@ node_lcores_of_affinity(char *out, size_t len)
 static int
 node_up(struct node *n)
 {
-	struct socklnd_opts opts = SOCKLND_OPTS_DEFAULT;
+	const struct lnet_lnd_ops *sock = lnet_lnd_find(LNET_LND_SOCK);
 	struct lnet_ctl_ni_tunables tun = { 180, 8, 0, 256 };
+	char params[64];
 	struct lnet_init_opts lo = { .opts_size = sizeof(lo), .mode = n->exec };
 	char mine[64];
 	char eal[192];
@@ -153,14 +154,18 @@ node_up(struct node *n)
 		 n->lcores != NULL ? "-l " : "", n->lcores != NULL ? n->lcores : mine);
 	lo.no_eal = n->exec == LNET_EXEC_POLLED; /* one thread: nothing of EAL's is needed */
 	lo.eal_args = lo.no_eal ? NULL : eal;    /* lnet_init refuses both */
-	opts.port = n->port;
-	opts.accept = SOCKLND_ACCEPT_ALL;
-	rc = lnet_init_opts_set(&lo);
+	/* The socklnd's module parameters, which its NIs start from. */
+	snprintf(params, sizeof(params), "accept_port=%u,accept=all", n->port);
+	rc = sock == NULL || sock->params_set == NULL ? -EOPNOTSUPP :
+							sock->params_set(params, err, sizeof(err));
+	if (rc == 0) {
+		rc = lnet_init_opts_set(&lo);
+	}
 	if (rc == 0) {
 		rc = LNetNIInit(LNET_PID_LUSTRE);
 	}
 	if (rc == 0) {
-		rc = lnet_ctl_ni_add(&n->nid, NULL, &tun, &opts, 0, err, sizeof(err));
+		rc = lnet_ctl_ni_add(&n->nid, NULL, &tun, NULL, 0, err, sizeof(err));
 	}
 	if (rc == 0 && n->timeout > 0) {
 		rc = lnet_ctl_global_set("transaction_timeout", n->timeout, err, sizeof(err));

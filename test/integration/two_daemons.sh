@@ -73,6 +73,10 @@ check "net add twice: refused" fails_with -17 --name "$a" net add --net tcp --ni
 check "net add on an unknown interface: refused" fails_with -19 --name "$a" net add --net tcp --if nosuch0
 check "net add without --if or --nid: refused" fails_with -22 --name "$a" net add --net tcp
 check "net add o2ib: no LND in this build" fails_with -95 --name "$a" net add --net o2ib --nid 10.0.0.1@o2ib
+check "... the error names the net type: not supported" \
+	grep -q 'net type o2ib is not supported: no such LND in this build' "$work/err"
+check "net add gni3: not supported either" sh -c \
+	"! '$ctl' --name '$a' net add --net gni3 --nid 12@gni3 >'$work/e' 2>&1 && grep -q 'errno: -95' '$work/e' && grep -q 'net type gni is not supported' '$work/e'"
 check "net add NID off the net: refused" fails_with -22 --name "$a" net add --net tcp1 --nid "$ipa@tcp"
 check "net add --bogus: usage" fails_with -22 --name "$a" net add --bogus 1
 # net del while $b keeps pinging $a: the NI goes, every ping ends (no hang),
@@ -102,15 +106,40 @@ check "$b notices and keeps serving" sh -c "'$ctl' --name '$b' net show >/dev/nu
 
 # ksocklnd module parameters: a daemon C with one untyped connection per peer.
 c=lnetd-2d-c-$$ ipc=127.0.$(( $$ % 200 + 20 )).14
-check "--socklnd nscheds=2: not supported, with the reason" sh -c \
-	"'$daemon' -- --name x$$ --socklnd nscheds=2 2>&1 | grep -q 'not supported: no scheduler threads'"
-check "--socklnd typed_conns=5: out of range" sh -c \
-	"'$daemon' -- --name x$$ --socklnd typed_conns=5 2>&1 | grep -q 'out of range 0-1'"
+refused() { # what stderr says, then daemon options: exit 2 (bad options), that line
+	want=$1; shift
+	"$daemon" -- --name "x$$" "$@" >"$work/refused" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] && grep -qF -e "$want" "$work/refused" || { echo "exit $rc:"; cat "$work/refused"; return 1; }
+}
+check "--socklnd nscheds=2: not supported, with the reason" \
+	refused '--socklnd: socklnd parameter nscheds is not supported: no scheduler threads' --socklnd nscheds=2
+check "--socklnd typed_conns=5: out of range" \
+	refused 'lnetd-pmd: --socklnd: socklnd parameter typed_conns: 5 is out of range 0-1' --socklnd typed_conns=5
+check "--socklnd bogus=1: no such parameter" refused 'no socklnd parameter bogus' --socklnd bogus=1
+check "--socklnd nagle=yes: not a number" refused 'nagle: "yes" is not a number' --socklnd nagle=yes
+check "--lnd-params tcp:typed_conns=5: the same, through the generic option" \
+	refused 'lnetd-pmd: --lnd-params: socklnd parameter typed_conns: 5 is out of range 0-1' \
+	--lnd-params tcp:typed_conns=5
+check "--lnd-params o2ib:...: net type o2ib not supported" \
+	refused 'lnetd-pmd: --lnd-params: net type o2ib is not supported: no such LND in this build' \
+	--lnd-params o2ib:peercredits_hiw=4
+check "--lnd-params nosuch:...: not a net type" refused '"nosuch" is not a net type' --lnd-params nosuch:x=1
+check "--accept maybe: the socklnd says which values" \
+	refused 'accept: "maybe" is not one of secure, all, none' --accept maybe
+check "--accept-port 0: out of range" refused 'accept_port: 0 is out of range 1-65535' --accept-port 0
+printf 'net:\n    - net type: o2ib\n      local NI(s):\n        - nid: 10.0.0.1@o2ib\n' >"$work/o2ib.yaml"
+check "--config with an o2ib net: refused, the net type not supported" sh -c \
+	"! '$daemon' -- --name x$$ --config '$work/o2ib.yaml' >'$work/e' 2>&1 && grep -q 'net type o2ib is not supported' '$work/e'"
 check "daemon $c with --socklnd typed_conns=0,keepalive=0,nagle=1,sock_timeout=20" \
 	start_daemon "$c" --socklnd typed_conns=0,keepalive=0,nagle=1,sock_timeout=20
 pid_c=$pid
 check "/lnet/socklnd_params shows them" sh -c \
 	"telemetry() { python3 '$(dirname "$0")/../common/bad_peer.py' telemetry \"\$@\"; }; telemetry '$c' /lnet/socklnd_params | grep -q '\"typed_conns\": 0, \"nagle\": 1'"
+check "/lnet/lnd_params,lnd=tcp: the same, with the acceptor's (accept by name)" sh -c \
+	"telemetry() { python3 '$(dirname "$0")/../common/bad_peer.py' telemetry \"\$@\"; }; telemetry '$c' /lnet/lnd_params,lnd=tcp | grep '\"typed_conns\": 0, \"nagle\": 1' | grep -q '\"accept_port\": 988, \"accept\": \"secure\"'"
+check "/lnet/lnd_params,lnd=o2ib: not supported" sh -c \
+	"telemetry() { python3 '$(dirname "$0")/../common/bad_peer.py' telemetry \"\$@\"; }; telemetry '$c' /lnet/lnd_params,lnd=o2ib | grep -q 'net type o2ib is not supported'"
 check "$c's tcp NI takes sock_timeout 20 as its lnd timeout" sh -c \
 	"'$ctl' --name '$c' net add --net tcp --nid '$ipc@tcp' && '$ctl' --name '$c' net show -v --net tcp | grep -q '      timeout: 20'"
 check "$c pings $b" ping_is "$c" "$ipb"

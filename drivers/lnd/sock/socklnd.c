@@ -95,7 +95,7 @@ socklnd_tap(void *ctx, bool out, bool boundary, const struct iovec *iov, int iov
 	struct socklnd_conn *c = ctx;
 
 	if (c->sni->cap != NULL) {
-		lnd_capture_stream(c->sni->cap, &c->flow, out, boundary, iov, iovcnt, n);
+		lnet_pcap_stream(c->sni->cap, &c->flow, out, boundary, iov, iovcnt, n);
 	}
 }
 
@@ -105,7 +105,7 @@ socklnd_conn_flow(struct socklnd_conn *c)
 {
 	c->tap = (struct sock_tap){ socklnd_tap, c };
 	c->hs.tap = &c->tap;
-	lnd_capture_flow_init(c->sni->cap, &c->flow, c->fd, c->active, c->sni->cap != NULL);
+	lnet_pcap_flow_init(c->sni->cap, &c->flow, c->fd, c->active, c->sni->cap != NULL);
 }
 
 /* Can it carry LNet messages? BULK_IN (our view) carries only ZC-ACKs. */
@@ -155,7 +155,7 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	c->sni->nup -= was == SOCKLND_CONN_UP;
 	socklnd_flush_unlink(c);
 	socklnd_rx_unlink(c);
-	lnd_capture_fin(c->sni->cap, &c->flow);
+	lnet_pcap_fin(c->sni->cap, &c->flow);
 	while ((tx = TAILQ_FIRST(&c->txq)) != NULL) {
 		TAILQ_REMOVE(&c->txq, tx, link);
 		c->nqueued--;
@@ -1003,7 +1003,7 @@ int
 socklnd_opts_check(const struct socklnd_opts *o)
 {
 	static const struct socklnd_opts defaults = SOCKLND_OPTS_DEFAULT;
-	struct socklnd_param_value want[32];
+	struct lnet_lnd_param want[32];
 	unsigned int n = socklnd_params_list(o, want, 32);
 	struct socklnd_opts probe = defaults;
 	char err[128];
@@ -1022,8 +1022,6 @@ socklnd_opts_check(const struct socklnd_opts *o)
 static int
 socklnd_startup(struct lnet_ni *ni)
 {
-	static const struct socklnd_opts defaults = SOCKLND_OPTS_DEFAULT;
-	const struct socklnd_opts *opts = lnet_ni_lnd_opts(ni);
 	struct socklnd_ni *s = calloc(1, sizeof(*s));
 	struct timespec ts;
 	int rc;
@@ -1032,8 +1030,8 @@ socklnd_startup(struct lnet_ni *ni)
 		return -ENOMEM;
 	}
 	s->ni = ni;
-	s->opts = opts != NULL ? *opts : defaults;
-	rc = socklnd_opts_check(&s->opts);
+	/* The module parameters, then the NI's lnd tunables (socklnd_params.c). */
+	rc = socklnd_ni_opts(lnet_ni_lnd_tunables(ni), &s->opts, NULL, 0);
 	if (rc != 0) {
 		free(s);
 		return rc;
@@ -1253,7 +1251,7 @@ socklnd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned i
  * their next message on; new ones from their SYN.
  */
 static int
-socklnd_capture(struct lnet_ni *ni, void *cap)
+socklnd_capture(struct lnet_ni *ni, struct lnet_pcap *cap)
 {
 	struct socklnd_ni *s = lnet_ni_lnd_data(ni);
 	struct socklnd_conn *c;
@@ -1320,6 +1318,9 @@ static const struct lnet_lnd_ops socklnd_ops = {
 	.tunables = socklnd_tunables,
 	.counters = socklnd_counters,
 	.capture = socklnd_capture,
+	.params_set = socklnd_params_set,
+	.params_get = socklnd_params_get,
+	.ni_check = socklnd_ni_check,
 };
 
 LNET_LND_REGISTER(socklnd_ops)

@@ -19,10 +19,15 @@ enum socklnd_accept {
 	SOCKLND_ACCEPT_NONE,       /**< refuse every connection */
 };
 
-/* ksocklnd's module parameters (lnet-facts §4.9) that this LND honours. */
+/*
+ * ksocklnd's module parameters (lnet-facts §4.9) that this LND honours, and
+ * LNet's acceptor parameters accept_port and accept (the acceptor is the
+ * socklnd's here): the LND's defaults (socklnd_params_set()), then each
+ * NI's own, with its lnd tunables applied.
+ */
 struct socklnd_opts {
-	uint16_t port;                 /**< accept_port, 988 */
-	enum socklnd_accept accept;
+	int port;                      /**< accept_port, 988 */
+	int accept;                    /**< enum socklnd_accept */
 	int min_bulk;                  /**< bytes; smaller messages go on CONTROL */
 	int conns_per_peer;            /**< 0: auto (1 below 10 Gb/s) */
 	int timeout;                   /**< sock_timeout, seconds */
@@ -59,20 +64,40 @@ struct socklnd_opts {
 int socklnd_param_set(struct socklnd_opts *o, const char *name, long value, char *err,
 		      size_t errlen);
 
-/** "name=value[,name=value...]", as modprobe takes them: all or nothing. */
+/**
+ * "name=value[,name=value...]" into @p o, as modprobe takes them (accept
+ * by name: secure, all, none): all or nothing.
+ */
 int socklnd_params_parse(struct socklnd_opts *o, const char *list, char *err, size_t errlen);
 
-struct socklnd_param_value {
-	const char *name;
-	int value;
-};
-
 /** The parameters this LND honours and their values in @p o; @return how many (<= @p max). */
-unsigned int socklnd_params_list(const struct socklnd_opts *o, struct socklnd_param_value *out,
+unsigned int socklnd_params_list(const struct socklnd_opts *o, struct lnet_lnd_param *out,
 				 unsigned int max);
 
 /** Check NI options: -EINVAL when out of range. */
 int socklnd_opts_check(const struct socklnd_opts *o);
+
+/**
+ * The LND's module parameters (lnet_lnd_ops.params_set/params_get): the
+ * defaults of every tcp NI started later. lnetd-pmd --socklnd sets them; an
+ * application embedding the socklnd sets them before it adds NIs.
+ */
+int socklnd_params_set(const char *list, char *err, size_t errlen);
+unsigned int socklnd_params_get(struct lnet_lnd_param *out, unsigned int max);
+/** Reset the module parameters to ksocklnd's defaults (tests). */
+void socklnd_params_reset(void);
+
+/**
+ * A NI's options: the module parameters, then its lnd tunables @p tun
+ * (NULL: none): conns_per_peer, timeout and tos, as `net show -v` names
+ * them; conns_per_peer 0 and timeout 0 take the module parameter's value.
+ * 0, or -ENOENT (a key it does not take) / -EINVAL (out of range), @p err
+ * saying which (may be NULL).
+ */
+int socklnd_ni_opts(const struct lnet_ctl_lnd_tunables *tun, struct socklnd_opts *out, char *err,
+		    size_t errlen);
+/** lnet_lnd_ops.ni_check: socklnd_ni_opts() without keeping the result. */
+int socklnd_ni_check(const struct lnet_ctl_lnd_tunables *tun, char *err, size_t errlen);
 
 #define SOCKLND_STATS_HS_STATES 7     /* sock_conn.h's SOCK_CONN_NSTATES */
 #define SOCKLND_STATS_CONN_STATES 5  /* socklnd_internal.h's SOCKLND_CONN_NSTATES */

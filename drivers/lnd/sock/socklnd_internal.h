@@ -16,8 +16,8 @@
 #include <rte_log.h>
 
 #include "cfs.h"
-#include "lnd_capture.h"
 #include "lnet_lnd.h"
+#include "lnet_pcap.h"
 #include "rt.h"
 #include "sock_conn.h"
 #include "sock_rx.h"
@@ -81,7 +81,7 @@ struct socklnd_conn {
 	uint64_t tx_io_us;               /* UP: last bytes out, or the first tx queued on an empty txq */
 	struct sock_tap tap;             /* its bytes, to the NI's capture */
 	struct lnet_nid handoff;         /* the other NI its connection request named */
-	struct lnd_capture_flow flow;    /* how the capture frames them */
+	struct lnet_pcap_flow flow;      /* how the capture frames them */
 };
 
 TAILQ_HEAD(socklnd_conn_list, socklnd_conn);
@@ -155,7 +155,7 @@ struct socklnd_ni {
 	struct rt_poller *poller;
 	struct rt_runtime *rt;
 	struct rt_timer sweep;           /* timeouts and retries: once a second */
-	struct lnd_capture *cap;         /* lnetctl capture: NULL when off */
+	struct lnet_pcap *cap;           /* lnetctl capture: NULL when off */
 	struct socklnd_stats stats;
 };
 

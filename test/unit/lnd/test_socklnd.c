@@ -35,17 +35,19 @@ static int g_tx_buffer;             /* SO_SNDBUF of our sockets; 0: the system's
 static int
 add_sock_ni(void *arg)
 {
-	struct socklnd_opts opts = SOCKLND_OPTS_DEFAULT;
 	struct lnet_ni_tunables tun = { .peer_tx_credits = 8, .max_tx_credits = 256,
 					.peer_timeout = 180 };
 	struct lnet_nid nid = lnp_tcp_nid(g_our);
+	char params[160];
+	char err[160];
 
 	(void)arg;
-	opts.port = g_port;
-	opts.accept = SOCKLND_ACCEPT_ALL; /* the test connects from an unprivileged port */
-	opts.conns_per_peer = g_conns_per_peer;
-	opts.tx_buffer_size = g_tx_buffer;
-	return lnet_ni_add(lnet_instance(), &nid, socklnd_lnd_ops(), &tun, &opts, 0, &g_sni);
+	/* accept=all: the test connects from an unprivileged port */
+	snprintf(params, sizeof(params), "accept_port=%u,accept=all,conns_per_peer=%d,tx_buffer_size=%d",
+		 g_port, g_conns_per_peer, g_tx_buffer);
+	socklnd_params_reset();
+	assert_int_equal(socklnd_params_set(params, err, sizeof(err)), 0);
+	return lnet_ni_add(lnet_instance(), &nid, socklnd_lnd_ops(), &tun, NULL, 0, &g_sni);
 }
 
 static void
@@ -755,7 +757,7 @@ test_module_params(void **state)
 {
 	static const struct socklnd_opts defaults = SOCKLND_OPTS_DEFAULT;
 	struct socklnd_opts o = SOCKLND_OPTS_DEFAULT;
-	struct socklnd_param_value v[32];
+	struct lnet_lnd_param v[32];
 	char err[160];
 	unsigned int n;
 	unsigned int i;
@@ -778,7 +780,7 @@ test_module_params(void **state)
 	assert_int_equal(socklnd_params_parse(&o, "min_reconnectms=9000,max_reconnectms=100", err,
 					      sizeof(err)), -EINVAL);
 	{
-		struct socklnd_param_value now[32];
+		struct lnet_lnd_param now[32];
 
 		n = socklnd_params_list(&defaults, v, 32);
 		assert_int_equal(socklnd_params_list(&o, now, 32), n);
@@ -796,6 +798,116 @@ test_module_params(void **state)
 			assert_int_equal(v[i].value, 50);
 		}
 	}
+}
+
+/* The value of module parameter @p name as the LND lists it (params_get). */
+static const struct lnet_lnd_param *
+lnd_param(const struct lnet_lnd_ops *lnd, const char *name)
+{
+	static struct lnet_lnd_param v[64];
+	unsigned int n = lnd->params_get(v, 64);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(v[i].name, name) == 0) {
+			return &v[i];
+		}
+	}
+	fail_msg("no parameter %s", name);
+	return NULL;
+}
+
+/* "NAME=VALUE,..." refused: @p rc, an error naming @p why, nothing changed. */
+static void
+refused(const struct lnet_lnd_ops *lnd, const char *list, int rc, const char *why)
+{
+	struct lnet_lnd_param before[64];
+	struct lnet_lnd_param after[64];
+	unsigned int n = lnd->params_get(before, 64);
+	char err[160] = "";
+	unsigned int i;
+
+	assert_int_equal(lnd->params_set(list, err, sizeof(err)), rc);
+	if (strstr(err, why) == NULL) {
+		fail_msg("\"%s\": error \"%s\" does not say \"%s\"", list, err, why);
+	}
+	assert_int_equal(lnd->params_get(after, 64), n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(after[i].value, before[i].value);
+	}
+}
+
+/*
+ * The socklnd parses its own module parameters through the LND contract
+ * (lnet_lnd_ops.params_set/params_get/ni_check), as the daemon reaches it
+ * by net type: accepted ones become the defaults of NIs started later;
+ * bad names, bad values, values out of range and malformed items are
+ * refused as a whole, with an error that names the parameter.
+ */
+static void
+test_lnd_params(void **state)
+{
+	const struct lnet_lnd_ops *lnd = lnet_lnd_find(LNET_LND_SOCK);
+	struct lnet_ctl_lnd_tunables tun = { 0 };
+	struct socklnd_opts o;
+	char err[160] = "";
+
+	(void)state;
+	assert_non_null(lnd);
+	assert_non_null(lnd->params_set);
+	assert_non_null(lnd->params_get);
+	assert_non_null(lnd->ni_check);
+	socklnd_params_reset();
+	assert_int_equal(lnd_param(lnd, "sock_timeout")->value, 50);
+	assert_int_equal(lnd_param(lnd, "accept_port")->value, 988);
+	assert_string_equal(lnd_param(lnd, "accept")->str, "secure");
+	assert_null(lnd_param(lnd, "nagle")->str);
+
+	refused(lnd, "bogus=1", -ENOENT, "no socklnd parameter bogus");
+	refused(lnd, "nagle=1,bogus=1", -ENOENT, "no socklnd parameter bogus"); /* all or nothing */
+	refused(lnd, "nscheds=4", -EOPNOTSUPP, "nscheds is not supported: no scheduler threads");
+	refused(lnd, "nagle=yes", -EINVAL, "nagle: \"yes\" is not a number");
+	refused(lnd, "sock_timeout=", -EINVAL, "NAME=VALUE expected");
+	refused(lnd, "nagle", -EINVAL, "\"nagle\": NAME=VALUE expected");
+	refused(lnd, "=1", -EINVAL, "NAME=VALUE expected");
+	refused(lnd, "", -EINVAL, "NAME=VALUE");
+	refused(lnd, "typed_conns=5", -EINVAL, "typed_conns: 5 is out of range 0-1");
+	refused(lnd, "sock_timeout=-1", -EINVAL, "sock_timeout: -1 is out of range 0-3600");
+	refused(lnd, "accept_port=0", -EINVAL, "accept_port: 0 is out of range 1-65535");
+	refused(lnd, "accept_port=70000", -EINVAL, "accept_port: 70000 is out of range 1-65535");
+	refused(lnd, "accept=maybe", -EINVAL, "accept: \"maybe\" is not one of secure, all, none");
+	refused(lnd, "min_reconnectms=9000,max_reconnectms=100", -EINVAL,
+		"min_reconnectms above max_reconnectms");
+
+	assert_int_equal(lnd->params_set("sock_timeout=20,accept=all,accept_port=1988,nagle=1", err,
+					 sizeof(err)), 0);
+	assert_int_equal(lnd_param(lnd, "sock_timeout")->value, 20);
+	assert_int_equal(lnd_param(lnd, "accept_port")->value, 1988);
+	assert_string_equal(lnd_param(lnd, "accept")->str, "all");
+	assert_int_equal(lnd_param(lnd, "nagle")->value, 1);
+
+	/* A NI's lnd tunables over them: 0 keeps the module's; others are checked. */
+	assert_int_equal(socklnd_ni_opts(NULL, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.timeout, 20);
+	assert_int_equal(o.port, 1988);
+	assert_int_equal(o.accept, SOCKLND_ACCEPT_ALL);
+	tun.n = 3;
+	tun.t[0] = (struct lnet_ctl_lnd_tunable){ "conns_per_peer", 4 };
+	tun.t[1] = (struct lnet_ctl_lnd_tunable){ "timeout", 0 };
+	tun.t[2] = (struct lnet_ctl_lnd_tunable){ "tos", 16 };
+	assert_int_equal(lnd->ni_check(&tun, err, sizeof(err)), 0);
+	assert_int_equal(socklnd_ni_opts(&tun, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.conns_per_peer, 4);
+	assert_int_equal(o.timeout, 20);
+	assert_int_equal(o.tos, 16);
+	tun.t[0].value = 128;
+	assert_int_equal(lnd->ni_check(&tun, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "lnd tunable conns_per_peer: 128 is out of range 0-127"));
+	tun.t[0] = (struct lnet_ctl_lnd_tunable){ "peercredits_hiw", 4 }; /* an o2iblnd tunable */
+	assert_int_equal(lnd->ni_check(&tun, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "no lnd tunable peercredits_hiw"));
+	socklnd_params_reset();
+	assert_int_equal(lnd_param(lnd, "sock_timeout")->value, 50);
 }
 
 /*
@@ -1449,6 +1561,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_module_params),
+		cmocka_unit_test(test_lnd_params),
 		cmocka_unit_test(test_conn_fsm_every_pair),
 		cmocka_unit_test(test_peer_fsm_every_pair),
 		cmocka_unit_test_setup_teardown(test_conn_states_counted, setup, ut_teardown),

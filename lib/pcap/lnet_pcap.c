@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* pcap capture of LND byte streams, framed as Ethernet/IPv4/TCP (see lnd_capture.h). */
+/* pcap capture of LND byte streams, framed as Ethernet/IPv4/TCP (see lnet_pcap.h). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -14,7 +14,7 @@
 #include <pcap/pcap.h>
 #include <rte_ring.h>
 
-#include "lnd_capture.h"
+#include "lnet_pcap.h"
 
 #define CAP_RING_SIZE 8192             /* records in flight to the writer */
 #define CAP_SNAPLEN 65535
@@ -39,13 +39,13 @@
 #define TCP_PSH 0x08
 #define TCP_ACK 0x10
 
-struct lnd_capture_rec {
+struct lnet_pcap_rec {
 	struct pcap_pkthdr h;
 	uint8_t data[];
 };
 
-struct lnd_capture {
-	enum lnd_capture_format format;
+struct lnet_pcap {
+	enum lnet_pcap_format format;
 	pcap_t *dead;             /* classic pcap: libpcap's dumper */
 	pcap_dumper_t *dumper;
 	FILE *ng;                 /* pcapng: our own blocks */
@@ -71,9 +71,9 @@ pcapng_pad4(size_t n)
 
 /* A record's size in the file: what --max-bytes counts. */
 static uint64_t
-lnd_capture_rec_size(const struct lnd_capture *cap, size_t frame)
+lnet_pcap_rec_size(const struct lnet_pcap *cap, size_t frame)
 {
-	return cap->format == LND_CAPTURE_PCAPNG ? PCAPNG_EPB_FIXED + pcapng_pad4(frame) :
+	return cap->format == LNET_PCAP_PCAPNG ? PCAPNG_EPB_FIXED + pcapng_pad4(frame) :
 						   CAP_PCAP_REC_HDR + frame;
 }
 
@@ -106,7 +106,7 @@ pcapng_option(uint8_t *b, size_t off, uint16_t code, const char *text)
 
 /* Section header, then the one interface: Ethernet, named, described by @p comment. */
 static int
-pcapng_start(struct lnd_capture *cap, const char *comment)
+pcapng_start(struct lnet_pcap *cap, const char *comment)
 {
 	uint8_t b[PCAPNG_SHB_LEN + PCAPNG_IDB_MAX];
 	char desc[256];
@@ -136,10 +136,10 @@ pcapng_start(struct lnd_capture *cap, const char *comment)
 }
 
 static void
-pcapng_packet(struct lnd_capture *cap, const struct pcap_pkthdr *h, const uint8_t *data)
+pcapng_packet(struct lnet_pcap *cap, const struct pcap_pkthdr *h, const uint8_t *data)
 {
 	uint64_t us = (uint64_t)h->ts.tv_sec * 1000000ULL + (uint64_t)h->ts.tv_usec;
-	uint32_t total = (uint32_t)lnd_capture_rec_size(cap, h->caplen);
+	uint32_t total = (uint32_t)lnet_pcap_rec_size(cap, h->caplen);
 	uint8_t head[28];
 	static const uint8_t zero[4];
 	size_t off;
@@ -160,9 +160,9 @@ pcapng_packet(struct lnd_capture *cap, const struct pcap_pkthdr *h, const uint8_
 /* ---- the writer ---- */
 
 static void
-lnd_capture_write(struct lnd_capture *cap, const struct lnd_capture_rec *r)
+lnet_pcap_write(struct lnet_pcap *cap, const struct lnet_pcap_rec *r)
 {
-	if (cap->format == LND_CAPTURE_PCAPNG) {
+	if (cap->format == LNET_PCAP_PCAPNG) {
 		pcapng_packet(cap, &r->h, r->data);
 	} else {
 		pcap_dump((u_char *)cap->dumper, &r->h, r->data);
@@ -170,18 +170,18 @@ lnd_capture_write(struct lnd_capture *cap, const struct lnd_capture_rec *r)
 }
 
 static unsigned int
-lnd_capture_drain(struct lnd_capture *cap)
+lnet_pcap_drain(struct lnet_pcap *cap)
 {
 	void *recs[64];
 	unsigned int n = rte_ring_sc_dequeue_burst(cap->ring, recs, 64, NULL);
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		struct lnd_capture_rec *r = recs[i];
+		struct lnet_pcap_rec *r = recs[i];
 
-		lnd_capture_write(cap, r);
+		lnet_pcap_write(cap, r);
 		__atomic_fetch_add(&cap->packets, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&cap->bytes, lnd_capture_rec_size(cap, r->h.caplen),
+		__atomic_fetch_add(&cap->bytes, lnet_pcap_rec_size(cap, r->h.caplen),
 				   __ATOMIC_RELAXED);
 		free(r);
 	}
@@ -189,9 +189,9 @@ lnd_capture_drain(struct lnd_capture *cap)
 }
 
 static void
-lnd_capture_flush(struct lnd_capture *cap)
+lnet_pcap_flush(struct lnet_pcap *cap)
 {
-	if (cap->format == LND_CAPTURE_PCAPNG) {
+	if (cap->format == LNET_PCAP_PCAPNG) {
 		fflush(cap->ng);
 	} else {
 		pcap_dump_flush(cap->dumper);
@@ -199,14 +199,14 @@ lnd_capture_flush(struct lnd_capture *cap)
 }
 
 static void *
-lnd_capture_writer(void *arg)
+lnet_pcap_writer(void *arg)
 {
-	struct lnd_capture *cap = arg;
+	struct lnet_pcap *cap = arg;
 	struct timespec idle = { 0, 1000000 };
 	bool dirty = false;
 
 	for (;;) {
-		if (lnd_capture_drain(cap) > 0) {
+		if (lnet_pcap_drain(cap) > 0) {
 			dirty = true;
 			continue;
 		}
@@ -214,22 +214,22 @@ lnd_capture_writer(void *arg)
 			break;
 		}
 		if (dirty) {
-			lnd_capture_flush(cap); /* readable while it runs */
+			lnet_pcap_flush(cap); /* readable while it runs */
 			dirty = false;
 		}
 		nanosleep(&idle, NULL);
 	}
-	while (lnd_capture_drain(cap) > 0) {
+	while (lnet_pcap_drain(cap) > 0) {
 	}
 	return NULL;
 }
 
 /* The file, its header written: libpcap's dumper, or our pcapng stream. */
 static int
-lnd_capture_file_open(struct lnd_capture *cap, const char *file, const char *comment, char *err,
-		      size_t errlen)
+lnet_pcap_file_open(struct lnet_pcap *cap, const char *file, const char *comment, char *err,
+		    size_t errlen)
 {
-	if (cap->format == LND_CAPTURE_PCAP) {
+	if (cap->format == LNET_PCAP_PCAP) {
 		cap->dumper = pcap_dump_open(cap->dead, file);
 		if (cap->dumper == NULL) {
 			snprintf(err, errlen, "%s", pcap_geterr(cap->dead));
@@ -253,7 +253,7 @@ lnd_capture_file_open(struct lnd_capture *cap, const char *file, const char *com
 }
 
 static void
-lnd_capture_file_close(struct lnd_capture *cap)
+lnet_pcap_file_close(struct lnet_pcap *cap)
 {
 	if (cap->dumper != NULL) {
 		pcap_dump_close(cap->dumper);
@@ -264,10 +264,10 @@ lnd_capture_file_close(struct lnd_capture *cap)
 }
 
 int
-lnd_capture_open(const char *file, enum lnd_capture_format format, const char *comment,
-		 uint64_t max_bytes, struct lnd_capture **out, char *err, size_t errlen)
+lnet_pcap_open(const char *file, enum lnet_pcap_format format, const char *comment,
+		 uint64_t max_bytes, struct lnet_pcap **out, char *err, size_t errlen)
 {
-	struct lnd_capture *cap = calloc(1, sizeof(*cap));
+	struct lnet_pcap *cap = calloc(1, sizeof(*cap));
 	ssize_t rsz = rte_ring_get_memsize(CAP_RING_SIZE);
 
 	if (cap == NULL || rsz < 0) {
@@ -280,16 +280,16 @@ lnd_capture_open(const char *file, enum lnd_capture_format format, const char *c
 	cap->ring = aligned_alloc(64, ((size_t)rsz + 63) & ~(size_t)63);
 	cap->dead = pcap_open_dead(DLT_EN10MB, CAP_SNAPLEN);
 	if (cap->ring == NULL || cap->dead == NULL ||
-	    rte_ring_init(cap->ring, "lnd_capture", CAP_RING_SIZE, RING_F_SC_DEQ) != 0) {
+	    rte_ring_init(cap->ring, "lnet_pcap", CAP_RING_SIZE, RING_F_SC_DEQ) != 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (lnd_capture_file_open(cap, file, comment, err, errlen) != 0) {
+	if (lnet_pcap_file_open(cap, file, comment, err, errlen) != 0) {
 		goto fail;
 	}
 	cap->reserved = cap->file_hdr;
-	if (pthread_create(&cap->writer, NULL, lnd_capture_writer, cap) != 0) {
-		lnd_capture_file_close(cap);
+	if (pthread_create(&cap->writer, NULL, lnet_pcap_writer, cap) != 0) {
+		lnet_pcap_file_close(cap);
 		snprintf(err, errlen, "cannot start the capture writer");
 		goto fail;
 	}
@@ -305,7 +305,7 @@ fail:
 }
 
 void
-lnd_capture_stats_get(const struct lnd_capture *cap, struct lnd_capture_stats *out)
+lnet_pcap_stats_get(const struct lnet_pcap *cap, struct lnet_pcap_stats *out)
 {
 	out->packets = __atomic_load_n(&cap->packets, __ATOMIC_RELAXED);
 	out->bytes = cap->file_hdr + __atomic_load_n(&cap->bytes, __ATOMIC_RELAXED);
@@ -314,14 +314,14 @@ lnd_capture_stats_get(const struct lnd_capture *cap, struct lnd_capture_stats *o
 }
 
 void
-lnd_capture_close(struct lnd_capture *cap, struct lnd_capture_stats *stats)
+lnet_pcap_close(struct lnet_pcap *cap, struct lnet_pcap_stats *stats)
 {
 	__atomic_store_n(&cap->stop, true, __ATOMIC_RELEASE);
 	pthread_join(cap->writer, NULL);
-	lnd_capture_file_close(cap);
+	lnet_pcap_file_close(cap);
 	pcap_close(cap->dead);
 	if (stats != NULL) {
-		lnd_capture_stats_get(cap, stats);
+		lnet_pcap_stats_get(cap, stats);
 	}
 	free(cap->ring);
 	free(cap);
@@ -330,7 +330,7 @@ lnd_capture_close(struct lnd_capture *cap, struct lnd_capture_stats *stats)
 /* ---- frames ---- */
 
 static uint32_t
-lnd_capture_sum(uint32_t sum, const uint8_t *p, size_t n)
+lnet_pcap_sum(uint32_t sum, const uint8_t *p, size_t n)
 {
 	size_t i;
 
@@ -344,7 +344,7 @@ lnd_capture_sum(uint32_t sum, const uint8_t *p, size_t n)
 }
 
 static uint16_t
-lnd_capture_fold(uint32_t sum)
+lnet_pcap_fold(uint32_t sum)
 {
 	while (sum >> 16) {
 		sum = (sum & 0xffff) + (sum >> 16);
@@ -353,22 +353,22 @@ lnd_capture_fold(uint32_t sum)
 }
 
 static void
-lnd_capture_put16(uint8_t *p, uint16_t v)
+lnet_pcap_put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
 }
 
 static void
-lnd_capture_put32(uint8_t *p, uint32_t v)
+lnet_pcap_put32(uint8_t *p, uint32_t v)
 {
-	lnd_capture_put16(p, (uint16_t)(v >> 16));
-	lnd_capture_put16(p + 2, (uint16_t)v);
+	lnet_pcap_put16(p, (uint16_t)(v >> 16));
+	lnet_pcap_put16(p + 2, (uint16_t)v);
 }
 
 /* A locally administered MAC made of the address's last 4 bytes, so each host keeps one. */
 static void
-lnd_capture_mac(uint8_t *p, const uint8_t *ip, bool v6)
+lnet_pcap_mac(uint8_t *p, const uint8_t *ip, bool v6)
 {
 	p[0] = 0x02;
 	p[1] = 0x00;
@@ -377,7 +377,7 @@ lnd_capture_mac(uint8_t *p, const uint8_t *ip, bool v6)
 
 /* Copy @p len bytes from @p iov starting @p skip bytes in. */
 static void
-lnd_capture_gather(uint8_t *dst, const struct iovec *iov, int cnt, size_t skip, size_t len)
+lnet_pcap_gather(uint8_t *dst, const struct iovec *iov, int cnt, size_t skip, size_t len)
 {
 	int i;
 
@@ -397,7 +397,7 @@ lnd_capture_gather(uint8_t *dst, const struct iovec *iov, int cnt, size_t skip, 
 	}
 }
 
-struct lnd_capture_seg {
+struct lnet_pcap_seg {
 	bool v6;
 	const uint8_t *src_ip, *dst_ip; /* network order: 4 or 16 bytes */
 	uint16_t src_port, dst_port;
@@ -406,77 +406,77 @@ struct lnd_capture_seg {
 };
 
 static size_t
-lnd_capture_hdrs(const struct lnd_capture_seg *s)
+lnet_pcap_hdrs(const struct lnet_pcap_seg *s)
 {
 	return s->v6 ? CAP_HDRS6 : CAP_HDRS4;
 }
 
 /* The IP header at @p ip; @return the TCP pseudo-header sum. */
 static uint32_t
-lnd_capture_ip(struct lnd_capture *cap, uint8_t *ip, const struct lnd_capture_seg *s, size_t len)
+lnet_pcap_ip(struct lnet_pcap *cap, uint8_t *ip, const struct lnet_pcap_seg *s, size_t len)
 {
 	if (s->v6) {
-		lnd_capture_put32(ip, 0x60000000); /* version 6, no traffic class or flow label */
-		lnd_capture_put16(ip + 4, (uint16_t)(20 + len));
+		lnet_pcap_put32(ip, 0x60000000); /* version 6, no traffic class or flow label */
+		lnet_pcap_put16(ip + 4, (uint16_t)(20 + len));
 		ip[6] = IPPROTO_TCP;
 		ip[7] = 64;
 		memcpy(ip + 8, s->src_ip, 16);
 		memcpy(ip + 24, s->dst_ip, 16);
-		return lnd_capture_sum(0, ip + 8, 32) + IPPROTO_TCP + (uint32_t)(20 + len);
+		return lnet_pcap_sum(0, ip + 8, 32) + IPPROTO_TCP + (uint32_t)(20 + len);
 	}
 	ip[0] = 0x45;
 	ip[1] = 0;
-	lnd_capture_put16(ip + 2, (uint16_t)(40 + len));
-	lnd_capture_put16(ip + 4, (uint16_t)__atomic_fetch_add(&cap->ip_id, 1, __ATOMIC_RELAXED));
-	lnd_capture_put16(ip + 6, 0x4000); /* don't fragment */
+	lnet_pcap_put16(ip + 2, (uint16_t)(40 + len));
+	lnet_pcap_put16(ip + 4, (uint16_t)__atomic_fetch_add(&cap->ip_id, 1, __ATOMIC_RELAXED));
+	lnet_pcap_put16(ip + 6, 0x4000); /* don't fragment */
 	ip[8] = 64;
 	ip[9] = IPPROTO_TCP;
-	lnd_capture_put16(ip + 10, 0);
+	lnet_pcap_put16(ip + 10, 0);
 	memcpy(ip + 12, s->src_ip, 4);
 	memcpy(ip + 16, s->dst_ip, 4);
-	lnd_capture_put16(ip + 10, lnd_capture_fold(lnd_capture_sum(0, ip, 20)));
-	return lnd_capture_sum(0, ip + 12, 8) + IPPROTO_TCP + (uint32_t)(20 + len);
+	lnet_pcap_put16(ip + 10, lnet_pcap_fold(lnet_pcap_sum(0, ip, 20)));
+	return lnet_pcap_sum(0, ip + 12, 8) + IPPROTO_TCP + (uint32_t)(20 + len);
 }
 
 static void
-lnd_capture_headers(struct lnd_capture *cap, uint8_t *d, const struct lnd_capture_seg *s,
-		    const uint8_t *payload, size_t len)
+lnet_pcap_headers(struct lnet_pcap *cap, uint8_t *d, const struct lnet_pcap_seg *s,
+		  const uint8_t *payload, size_t len)
 {
 	uint8_t *ip = d + 14;
-	uint8_t *tcp = d + lnd_capture_hdrs(s) - 20;
+	uint8_t *tcp = d + lnet_pcap_hdrs(s) - 20;
 	uint32_t sum;
 
-	lnd_capture_mac(d, s->dst_ip, s->v6);
-	lnd_capture_mac(d + 6, s->src_ip, s->v6);
-	lnd_capture_put16(d + 12, s->v6 ? 0x86dd : 0x0800);
-	sum = lnd_capture_ip(cap, ip, s, len);
+	lnet_pcap_mac(d, s->dst_ip, s->v6);
+	lnet_pcap_mac(d + 6, s->src_ip, s->v6);
+	lnet_pcap_put16(d + 12, s->v6 ? 0x86dd : 0x0800);
+	sum = lnet_pcap_ip(cap, ip, s, len);
 	memcpy(tcp, &s->src_port, 2);
 	memcpy(tcp + 2, &s->dst_port, 2);
-	lnd_capture_put32(tcp + 4, s->seq);
-	lnd_capture_put32(tcp + 8, (s->flags & TCP_ACK) != 0 ? s->ack : 0);
+	lnet_pcap_put32(tcp + 4, s->seq);
+	lnet_pcap_put32(tcp + 8, (s->flags & TCP_ACK) != 0 ? s->ack : 0);
 	tcp[12] = 5 << 4;
 	tcp[13] = s->flags;
-	lnd_capture_put16(tcp + 14, 65535);
-	lnd_capture_put16(tcp + 16, 0);
-	lnd_capture_put16(tcp + 18, 0);
+	lnet_pcap_put16(tcp + 14, 65535);
+	lnet_pcap_put16(tcp + 16, 0);
+	lnet_pcap_put16(tcp + 18, 0);
 	/* pseudo header, TCP header, payload */
-	sum = lnd_capture_sum(sum, tcp, 20);
-	sum = lnd_capture_sum(sum, payload, len);
-	lnd_capture_put16(tcp + 16, lnd_capture_fold(sum));
+	sum = lnet_pcap_sum(sum, tcp, 20);
+	sum = lnet_pcap_sum(sum, payload, len);
+	lnet_pcap_put16(tcp + 16, lnet_pcap_fold(sum));
 }
 
 /* One segment of @p len payload bytes (from @p iov, @p skip in): reserve, build, enqueue. */
 static void
-lnd_capture_segment(struct lnd_capture *cap, const struct lnd_capture_seg *s,
-		    const struct iovec *iov, int cnt, size_t skip, size_t len)
+lnet_pcap_segment(struct lnet_pcap *cap, const struct lnet_pcap_seg *s,
+		  const struct iovec *iov, int cnt, size_t skip, size_t len)
 {
-	size_t hdrs = lnd_capture_hdrs(s);
+	size_t hdrs = lnet_pcap_hdrs(s);
 	size_t frame = hdrs + len;
-	struct lnd_capture_rec *r;
+	struct lnet_pcap_rec *r;
 	struct timeval tv;
 
 	if (cap->max_bytes != 0 &&
-	    __atomic_add_fetch(&cap->reserved, lnd_capture_rec_size(cap, frame), __ATOMIC_RELAXED) >
+	    __atomic_add_fetch(&cap->reserved, lnet_pcap_rec_size(cap, frame), __ATOMIC_RELAXED) >
 		    cap->max_bytes) {
 		__atomic_fetch_add(&cap->dropped, 1, __ATOMIC_RELAXED);
 		return;
@@ -490,18 +490,18 @@ lnd_capture_segment(struct lnd_capture *cap, const struct lnd_capture_seg *s,
 	r->h.ts = tv;
 	r->h.caplen = (bpf_u_int32)frame;
 	r->h.len = (bpf_u_int32)frame;
-	lnd_capture_gather(r->data + hdrs, iov, cnt, skip, len);
-	lnd_capture_headers(cap, r->data, s, r->data + hdrs, len);
+	lnet_pcap_gather(r->data + hdrs, iov, cnt, skip, len);
+	lnet_pcap_headers(cap, r->data, s, r->data + hdrs, len);
 	if (rte_ring_mp_enqueue(cap->ring, r) != 0) {
 		free(r);
 		__atomic_fetch_add(&cap->dropped, 1, __ATOMIC_RELAXED);
 	}
 }
 
-static struct lnd_capture_seg
-lnd_capture_dir(const struct lnd_capture_flow *f, bool out, uint8_t flags)
+static struct lnet_pcap_seg
+lnet_pcap_dir(const struct lnet_pcap_flow *f, bool out, uint8_t flags)
 {
-	struct lnd_capture_seg s = {
+	struct lnet_pcap_seg s = {
 		.v6 = f->v6,
 		.src_ip = out ? f->local_ip : f->remote_ip,
 		.dst_ip = out ? f->remote_ip : f->local_ip,
@@ -516,12 +516,12 @@ lnd_capture_dir(const struct lnd_capture_flow *f, bool out, uint8_t flags)
 }
 
 void
-lnd_capture_flow_init(struct lnd_capture *cap, struct lnd_capture_flow *f, int fd, bool active,
-		      bool opened_now)
+lnet_pcap_flow_init(struct lnet_pcap *cap, struct lnet_pcap_flow *f, int fd, bool active,
+		    bool opened_now)
 {
 	struct sockaddr_storage local, remote;
 	socklen_t ll = sizeof(local), rl = sizeof(remote);
-	struct lnd_capture_seg s;
+	struct lnet_pcap_seg s;
 
 	memset(f, 0, sizeof(*f));
 	if (getsockname(fd, (struct sockaddr *)&local, &ll) != 0 ||
@@ -555,21 +555,21 @@ lnd_capture_flow_init(struct lnd_capture *cap, struct lnd_capture_flow *f, int f
 		return;
 	}
 	/* The three-way handshake, from whichever side opened it. */
-	s = lnd_capture_dir(f, active, TCP_SYN);
-	lnd_capture_segment(cap, &s, NULL, 0, 0, 0);
-	s = lnd_capture_dir(f, !active, TCP_SYN | TCP_ACK);
+	s = lnet_pcap_dir(f, active, TCP_SYN);
+	lnet_pcap_segment(cap, &s, NULL, 0, 0, 0);
+	s = lnet_pcap_dir(f, !active, TCP_SYN | TCP_ACK);
 	s.ack = s.ack + 1;
-	lnd_capture_segment(cap, &s, NULL, 0, 0, 0);
+	lnet_pcap_segment(cap, &s, NULL, 0, 0, 0);
 	f->seq_out++;
 	f->seq_in++;
-	s = lnd_capture_dir(f, active, TCP_ACK);
-	lnd_capture_segment(cap, &s, NULL, 0, 0, 0);
+	s = lnet_pcap_dir(f, active, TCP_ACK);
+	lnet_pcap_segment(cap, &s, NULL, 0, 0, 0);
 	f->synced = true;
 }
 
 void
-lnd_capture_stream(struct lnd_capture *cap, struct lnd_capture_flow *f, bool out, bool boundary,
-		   const struct iovec *iov, int iovcnt, size_t n)
+lnet_pcap_stream(struct lnet_pcap *cap, struct lnet_pcap_flow *f, bool out, bool boundary,
+		 const struct iovec *iov, int iovcnt, size_t n)
 {
 	size_t done;
 
@@ -584,9 +584,9 @@ lnd_capture_stream(struct lnd_capture *cap, struct lnd_capture_flow *f, bool out
 	}
 	for (done = 0; done < n;) {
 		size_t len = n - done < CAP_SEG_MAX ? n - done : CAP_SEG_MAX;
-		struct lnd_capture_seg s = lnd_capture_dir(f, out, TCP_PSH | TCP_ACK);
+		struct lnet_pcap_seg s = lnet_pcap_dir(f, out, TCP_PSH | TCP_ACK);
 
-		lnd_capture_segment(cap, &s, iov, iovcnt, done, len);
+		lnet_pcap_segment(cap, &s, iov, iovcnt, done, len);
 		if (out) {
 			f->seq_out += (uint32_t)len;
 		} else {
@@ -597,20 +597,20 @@ lnd_capture_stream(struct lnd_capture *cap, struct lnd_capture_flow *f, bool out
 }
 
 void
-lnd_capture_fin(struct lnd_capture *cap, struct lnd_capture_flow *f)
+lnet_pcap_fin(struct lnet_pcap *cap, struct lnet_pcap_flow *f)
 {
-	struct lnd_capture_seg s;
+	struct lnet_pcap_seg s;
 
 	if (cap == NULL || !f->known || !f->synced) {
 		return;
 	}
-	s = lnd_capture_dir(f, true, TCP_FIN | TCP_ACK);
-	lnd_capture_segment(cap, &s, NULL, 0, 0, 0);
+	s = lnet_pcap_dir(f, true, TCP_FIN | TCP_ACK);
+	lnet_pcap_segment(cap, &s, NULL, 0, 0, 0);
 	f->seq_out++;
-	s = lnd_capture_dir(f, false, TCP_FIN | TCP_ACK);
-	lnd_capture_segment(cap, &s, NULL, 0, 0, 0);
+	s = lnet_pcap_dir(f, false, TCP_FIN | TCP_ACK);
+	lnet_pcap_segment(cap, &s, NULL, 0, 0, 0);
 	f->seq_in++;
-	s = lnd_capture_dir(f, true, TCP_ACK);
-	lnd_capture_segment(cap, &s, NULL, 0, 0, 0);
+	s = lnet_pcap_dir(f, true, TCP_ACK);
+	lnet_pcap_segment(cap, &s, NULL, 0, 0, 0);
 	f->synced = false;
 }

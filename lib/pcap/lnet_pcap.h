@@ -10,9 +10,15 @@
  * lockless ring; a writer thread of the capture's own does the file I/O.
  * Nothing blocks and nothing waits: a full ring or the size bound drops
  * records and counts them.
+ *
+ * A library of the tree, not of the installed package: the daemon opens and
+ * closes a capture (lnetctl capture) and hands it to NIs through
+ * lnet_ctl_ni_capture(); an LND's capture op records its streams into it.
+ * Open, close and stats_get: any thread that is not an lcore. flow_init,
+ * stream and fin: the lcore that owns the flow (they never block).
  */
-#ifndef LND_CAPTURE_H
-#define LND_CAPTURE_H
+#ifndef LNET_PCAP_H
+#define LNET_PCAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,18 +29,21 @@
 
 LNP_BEGIN_DECLS
 
-struct lnd_capture;
+/** A running capture: one file, its writer thread and the ring to it. */
+struct lnet_pcap;
 
-struct lnd_capture_stats {
+/** A capture's totals. */
+struct lnet_pcap_stats {
 	uint64_t packets;         /**< frames written */
 	uint64_t bytes;           /**< bytes written to the file (with pcap headers) */
 	uint64_t dropped;         /**< frames not written: ring full or size bound */
 	uint64_t max_bytes;       /**< the bound; 0: none */
 };
 
-enum lnd_capture_format {
-	LND_CAPTURE_PCAPNG = 0,   /**< one section, one Ethernet interface, enhanced packet blocks */
-	LND_CAPTURE_PCAP,         /**< classic libpcap format */
+/** The file format. */
+enum lnet_pcap_format {
+	LNET_PCAP_PCAPNG = 0,   /**< one section, one Ethernet interface, enhanced packet blocks */
+	LNET_PCAP_PCAP,         /**< classic libpcap format */
 };
 
 /**
@@ -42,18 +51,18 @@ enum lnd_capture_format {
  * names what is captured: pcapng keeps it as the interface's description.
  * 0 or -errno (@p err says why).
  */
-LNP_API int lnd_capture_open(const char *file, enum lnd_capture_format format,
-			     const char *comment, uint64_t max_bytes, struct lnd_capture **out,
-			     char *err, size_t errlen);
+LNP_API int lnet_pcap_open(const char *file, enum lnet_pcap_format format,
+			   const char *comment, uint64_t max_bytes, struct lnet_pcap **out,
+			   char *err, size_t errlen);
 /**
  * Stop: once no LND can still enqueue (every NI detached on its lcore),
  * write what is queued, close the file and free. @p stats gets the totals.
  */
-LNP_API void lnd_capture_close(struct lnd_capture *cap, struct lnd_capture_stats *stats);
-LNP_API void lnd_capture_stats_get(const struct lnd_capture *cap, struct lnd_capture_stats *out);
+LNP_API void lnet_pcap_close(struct lnet_pcap *cap, struct lnet_pcap_stats *stats);
+LNP_API void lnet_pcap_stats_get(const struct lnet_pcap *cap, struct lnet_pcap_stats *out);
 
 /** One TCP connection as the capture shows it (addresses and ports in network order). */
-struct lnd_capture_flow {
+struct lnet_pcap_flow {
 	bool v6;                  /**< IPv6: 16-byte addresses; else IPv4 in the first 4 */
 	uint8_t local_ip[16];
 	uint8_t remote_ip[16];
@@ -66,8 +75,8 @@ struct lnd_capture_flow {
 };
 
 /** Fill @p f from a connected socket; @p opened_now: the SYN exchange is recorded too. */
-LNP_API void lnd_capture_flow_init(struct lnd_capture *cap, struct lnd_capture_flow *f, int fd,
-				   bool active, bool opened_now);
+LNP_API void lnet_pcap_flow_init(struct lnet_pcap *cap, struct lnet_pcap_flow *f, int fd,
+				 bool active, bool opened_now);
 
 /**
  * @p n bytes of @p f's stream went out (@p out) or came in, as @p iov
@@ -75,12 +84,12 @@ LNP_API void lnd_capture_flow_init(struct lnd_capture *cap, struct lnd_capture_f
  * the capture may start being recorded here (Wireshark's LNet dissector
  * reads a message from the start of a segment).
  */
-LNP_API void lnd_capture_stream(struct lnd_capture *cap, struct lnd_capture_flow *f, bool out,
-				bool boundary, const struct iovec *iov, int iovcnt, size_t n);
+LNP_API void lnet_pcap_stream(struct lnet_pcap *cap, struct lnet_pcap_flow *f, bool out,
+			      bool boundary, const struct iovec *iov, int iovcnt, size_t n);
 
 /** The connection closed: a FIN each way. */
-LNP_API void lnd_capture_fin(struct lnd_capture *cap, struct lnd_capture_flow *f);
+LNP_API void lnet_pcap_fin(struct lnet_pcap *cap, struct lnet_pcap_flow *f);
 
 LNP_END_DECLS
 
-#endif /* LND_CAPTURE_H */
+#endif /* LNET_PCAP_H */
