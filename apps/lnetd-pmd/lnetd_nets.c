@@ -261,15 +261,17 @@ int
 lnetd_ni_del(uint32_t net, const char *ifname, const struct lnet_nid *nid, char *err,
 	     size_t errlen)
 {
+	const struct lnet_lnd_ops *lnd = lnet_lnd_find(LNET_NETTYP(net));
 	struct lnet_ctl_ni *nis = calloc(LNETD_MAX_NIS, sizeof(*nis));
 	int n = nis != NULL ? lnet_ctl_ni_list(nis, LNETD_MAX_NIS) : -ENOMEM;
 	int deleted = 0;
 	int rc = 0;
 	int i;
 
-	if (LNET_NETTYP(net) == LNET_LND_LO) {
+	if (lnd != NULL && (lnd->caps & LNET_LND_CAP_BUILTIN) != 0) {
 		free(nis);
-		snprintf(err, errlen, "the loopback network cannot be deleted");
+		snprintf(err, errlen, "the %s network cannot be deleted: it lives as long as LNet",
+			 lnd->name);
 		return -EINVAL;
 	}
 	for (i = 0; i < n && rc == 0; i++) {

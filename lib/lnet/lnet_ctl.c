@@ -150,7 +150,7 @@ lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
 		return -ENETDOWN;
 	}
 	req.lnd = lnet_lnd_find(nid->nid_type);
-	if (req.lnd == NULL || nid->nid_type == LNET_LND_LO) {
+	if (req.lnd == NULL || (req.lnd->caps & LNET_LND_CAP_BUILTIN) != 0) {
 		snprintf(err, errlen, "no LND for %s in this build", libcfs_nidstr_r(nid, s, sizeof(s)));
 		return -EOPNOTSUPP;
 	}

@@ -95,13 +95,13 @@ lnet_ni_alloc(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd
 	ni->lnd = lnd;
 	ni->cpt = (uint16_t)cpt;
 	ni->tun = *tun;
-	ni->credits_enabled = lnd->type != LNET_LND_LO;
-	ni->any_cpt = lnd->type == LNET_LND_LO;
+	ni->credits_enabled = (lnd->caps & LNET_LND_CAP_NO_CREDITS) == 0;
+	ni->any_cpt = (lnd->caps & LNET_LND_CAP_ANY_CPT) != 0;
 	ni->tq.credits = tun->max_tx_credits;
 	ni->tq.mincredits = tun->max_tx_credits;
 	ni->status = LNET_NI_STATUS_UP;
 	/* As the kernel shows it: lo has no health, other NIs start healthy. */
-	ni->health_value = lnd->type == LNET_LND_LO ? 0 : 1000;
+	ni->health_value = (lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0 ? 0 : 1000;
 	TAILQ_INIT(&ni->tq.queue);
 	return ni;
 }

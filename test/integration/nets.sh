@@ -70,6 +70,7 @@ check "net show -v --net tcp: credits as given" sh -c \
 check "net add --ip2net matching nothing: -2" fails_with -2 --name "$a" net add --ip2net "tcp3 10.255.255.*"
 check "net add --ip2net with a bad rule: -22" fails_with -22 --name "$a" net add --ip2net "tcp3(lo) 300.1.1.1"
 check "net add twice: -17" fails_with -17 --name "$a" net add --net tcp --nid "$ip@tcp"
+check "net del of the loopback net: -22, it lives as long as LNet" fails_with -22 --name "$a" net del --net lo
 check "net add --conns-per-peer 128: out of range" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --conns-per-peer 128
 check "net add --tos 300: out of range" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --tos 300
 check "net add --peer-credits x: usage" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --peer-credits x

@@ -55,6 +55,8 @@ lolnd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *rx, unsigned int 
 static const struct lnet_lnd_ops lolnd_ops = {
 	.name = "lo",
 	.type = LNET_LND_LO,
+	.caps = LNET_LND_CAP_ANY_CPT | LNET_LND_CAP_NO_CREDITS | LNET_LND_CAP_NO_HEALTH |
+		LNET_LND_CAP_BUILTIN,
 	.startup = lolnd_startup,
 	.shutdown = lolnd_shutdown,
 	.send = lolnd_send,
