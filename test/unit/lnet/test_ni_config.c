@@ -29,26 +29,9 @@ t_send(struct lnet_ni *ni, struct lnet_msg *msg)
 	return 0;
 }
 
-static int
-t_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,
-       const struct iovec *iov, unsigned int offset, unsigned int mlen, unsigned int rlen)
-{
-	(void)ni;
-	(void)private;
-	(void)niov;
-	(void)iov;
-	(void)offset;
-	(void)mlen;
-	(void)rlen;
-	if (msg != NULL) {
-		lnet_finalize(msg, 0);
-	}
-	return 0;
-}
-
 static const struct lnet_lnd_ops t_ops = {
 	.name = "cfg", .type = 0xfc, .startup = t_startup, .shutdown = t_shutdown,
-	.send = t_send, .recv = t_recv,
+	.send = t_send, .recv = ut_lnd_recv_arrived,
 };
 LNET_LND_REGISTER(t_ops)
 
