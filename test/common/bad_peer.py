@@ -141,7 +141,8 @@ def attack(case, host, port, dst, src, wait, stay_open=0.0):
     return ok
 
 
-def telemetry(name, command):
+def telemetry_connect(name):
+    """A connection to instance NAME's telemetry socket, past its greeting."""
     paths = ["/var/run/dpdk/%s/dpdk_telemetry.v2" % name]
     if os.environ.get("XDG_RUNTIME_DIR"):
         paths.append("%s/dpdk/%s/dpdk_telemetry.v2" % (os.environ["XDG_RUNTIME_DIR"], name))
@@ -151,11 +152,20 @@ def telemetry(name, command):
             s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             s.connect(path)
             json.loads(s.recv(16384))  # the greeting
-            s.send(command.encode())
-            reply = json.loads(s.recv(1 << 20))
-            s.close()
-            return reply[command.split(",")[0]]
+            return s
     raise SystemExit("no telemetry socket for " + name)
+
+
+def telemetry_call(s, command):
+    s.send(command.encode())
+    return json.loads(s.recv(1 << 20))[command.split(",")[0]]
+
+
+def telemetry(name, command):
+    s = telemetry_connect(name)
+    reply = telemetry_call(s, command)
+    s.close()
+    return reply
 
 
 def main():
