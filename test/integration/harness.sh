@@ -10,6 +10,9 @@ fails=0 checks=0 pids="" on_exit=""
 
 harness_cleanup() {
 	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+	# What ignores TERM (an application still waiting for its operations) goes anyway.
+	sleep 0.5
+	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
 	[ -z "$on_exit" ] || eval "$on_exit"
 	if [ -n "${LNP_KEEP_WORK:-}" ]; then echo "kept: $work"; else rm -rf "$work"; fi
 }

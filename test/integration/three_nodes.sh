@@ -124,6 +124,7 @@ check "daemon A pings S, the application" ping_ok a "$ips"
 $(where c) "$node" client --nid "$ipk@tcp" --peer "$ips@tcp" --port "$port" --sizes 4096,65536 \
 	--count 2000000 --inflight 64 --timeout 5 --stop-on-error >"$work/c.out" 2>&1 &
 cpid=$!
+pids="$pids $cpid"
 sleep 2
 kill -9 "$spid"
 t0=$(date +%s)
