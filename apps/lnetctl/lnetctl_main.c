@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lnetctl.h"
+#include "lnp_build_config.h"
 
 #define LNETCTL_MAX_ARGS 64
 
@@ -502,14 +503,14 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	{ "lnet", "configure", lnetctl_lnet_configure_cmd, "configure lnet [--all] [--large]" },
 	{ "lnet", "unconfigure", lnetctl_lnet_unconfigure_cmd,
 	  "delete every network but lo (the daemon keeps running)" },
+	{ "route", "add", NULL, "add a route" },
+	{ "route", "del", NULL, "delete a route" },
+	{ "route", "show", NULL, "show routes" },
 	{ "net", "add", lnetctl_net_add_cmd,
 	  "add a network --net NET (--if IFACE[,...] | --nid NID) | --ip2net RULES ..." },
 	{ "net", "del", lnetctl_net_del_cmd, "delete a network --net NET [--if IFACE] | --nid NID" },
 	{ "net", "show", lnetctl_net_show_cmd, "show networks [--net NET] [-v [N]]" },
 	{ "net", "set", NULL, "set network parameters" },
-	{ "route", "add", NULL, "add a route" },
-	{ "route", "del", NULL, "delete a route" },
-	{ "route", "show", NULL, "show routes" },
 	{ "routing", "show", NULL, "show routing information" },
 	{ "set", NULL, lnetctl_set_cmd, "set a global tunable: set <tunable> <value>" },
 	{ "import", NULL, lnetctl_import_cmd,
@@ -527,11 +528,14 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	{ "peer", "set", NULL, "set peer parameters" },
 	{ "ping", NULL, lnetctl_ping_cmd, "ping NIDs: NID[,NID...] [--timeout SECONDS]" },
 	{ "discover", NULL, NULL, "discover peers" },
+	{ "service-id", NULL, NULL, "calculate the IB Lustre service ID" },
 	{ "udsp", "add", NULL, "add a selection policy" },
 	{ "udsp", "del", NULL, "delete a selection policy" },
 	{ "udsp", "show", NULL, "show selection policies" },
 	{ "fault", "drop", NULL, "drop rules" },
 	{ "fault", "delay", NULL, "delay rules" },
+	{ "setup-mrrouting", NULL, NULL, "set up Linux routing tables" },
+	{ "setup-sysctl", NULL, NULL, "set up Linux sysctl parameters for large systems" },
 	{ "cpt-of-nid", NULL, lnetctl_cpt_of_nid_cmd, "show the CPT of NIDs: NID[,NID...]" },
 	{ "capture", "start", lnetctl_capture_start_cmd,
 	  "record tcp traffic to pcap: --file F [--net NET] [--nid NID] [--max-bytes N]" },
@@ -553,6 +557,50 @@ lnetctl_help(FILE *f)
 			lnetctl_cmds[i].sub != NULL ? lnetctl_cmds[i].sub : "", lnetctl_cmds[i].help,
 			lnetctl_cmds[i].fn == NULL ? " (not supported yet)" : "");
 	}
+	fprintf(f, "  %-23s the kernel lnetctl followed, and lnet-pmd's version\n"
+		   "  %-23s the commands, as the kernel's lnetctl lists them\n",
+		"version, --version", "list-commands");
+}
+
+/*
+ * The kernel's `lnetctl --list-commands`: each top-level command once, in
+ * table order, four to a line in columns of 20.
+ */
+static void
+lnetctl_list_commands(void)
+{
+	unsigned int col = 0;
+	unsigned int i;
+
+	for (i = 0; i < LNETCTL_NCMDS; i++) {
+		if (i > 0 && strcmp(lnetctl_cmds[i].name, lnetctl_cmds[i - 1].name) == 0) {
+			continue;
+		}
+		printf("%-19s ", lnetctl_cmds[i].name);
+		if (++col == 4) {
+			printf("\n");
+			col = 0;
+		}
+	}
+	if (col != 0) {
+		printf("\n");
+	}
+}
+
+/* The words the kernel's parser answers itself, before any command. */
+static bool
+lnetctl_parser_word(const char *word, int *rc)
+{
+	if (strcmp(word, "version") == 0 || strcmp(word, "--version") == 0) {
+		/* The lnetctl of Lustre 2.17, as this tool's commands and YAML are. */
+		printf("lnetctl 2.17.0 (lnet-pmd %s)\n", LNP_VERSION);
+	} else if (strcmp(word, "list-commands") == 0 || strcmp(word, "--list-commands") == 0) {
+		lnetctl_list_commands();
+	} else {
+		return false;
+	}
+	*rc = 0;
+	return true;
 }
 
 static const struct lnetctl_cmd *
@@ -591,11 +639,19 @@ lnetctl_run(struct lnetctl_ctx *ctx, int argc, char **argv)
 		lnetctl_help(stdout);
 		return 0;
 	}
+	if (lnetctl_parser_word(argv[0], &skip)) {
+		return skip;
+	}
 	cmd = lnetctl_find(argc, argv, &known);
+	if (!known) {
+		/* The kernel's parser: one line on stderr, and main() returns -1. */
+		fprintf(stderr, "lnetctl: '%s' is not a valid command. See 'lnetctl --list-commands'.\n",
+			argv[0]);
+		return 255;
+	}
 	if (cmd == NULL) {
 		snprintf(descr, sizeof(descr), "%s: %s", argv[0],
-			 known ? (argc > 1 ? "unknown subcommand" : "missing subcommand") :
-				 "unknown command");
+			 argc > 1 ? "unknown subcommand" : "missing subcommand");
 		lnetctl_print_error(argv[0], argc > 1 ? argv[1] : argv[0], -EINVAL, descr);
 		return 1;
 	}
