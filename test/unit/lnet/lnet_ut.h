@@ -149,6 +149,33 @@ ut_lnd_recv_arrived(struct lnet_ni *ni, void *private, struct lnet_msg *msg, uns
 	return 0;
 }
 
+struct ut_parse {
+	struct lnet_ni *ni;
+	struct lnet_hdr hdr;
+	struct lnet_nid from;
+	void *cookie;
+	int rc;
+};
+
+static inline int
+ut_parse_on_lcore(void *arg)
+{
+	struct ut_parse *a = arg;
+
+	a->rc = lnet_parse(a->ni, &a->hdr, &a->from, a->cookie);
+	return 0;
+}
+
+/* As an LND's receive path: @p hdr arrives on @p ni from @p from; lnet_parse()'s result. */
+static inline int
+ut_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid *from, void *cookie)
+{
+	struct ut_parse a = { ni, *hdr, *from, cookie, 0 };
+
+	assert_int_equal(rt_lcore_call(lnet_ni_lcore(ni), ut_parse_on_lcore, &a), 0);
+	return a.rc;
+}
+
 static inline struct lnet_handle_md
 ut_bind(void *buf, unsigned int len, int threshold)
 {

@@ -164,26 +164,11 @@ send_puts_gets(const struct lnet_processid *peer, unsigned int nput, unsigned in
 	}
 }
 
-struct parse_args {
-	struct lnet_hdr hdr;
-	struct lnet_nid from;
-	int rc;
-};
-
-static int
-parse_on_lcore(void *arg)
-{
-	struct parse_args *a = arg;
-
-	a->rc = lnet_parse(g_ni, &a->hdr, &a->from, &g_rx_cookie);
-	return 0;
-}
-
 /* The peer sends us @p type (PUT asking for an ACK, or GET) on UT_PORTAL. */
 static void
 inject(uint32_t type, uint64_t md_cookie)
 {
-	struct parse_args a;
+	struct ut_parse a;
 
 	memset(&a, 0, sizeof(a));
 	a.hdr.type = type;
@@ -209,9 +194,7 @@ inject(uint32_t type, uint64_t md_cookie)
 		a.hdr.msg.ack.dst_wmd.wh_interface_cookie = lnet_instance()->interface_cookie;
 		a.hdr.msg.ack.dst_wmd.wh_object_cookie = md_cookie;
 	}
-	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, g_ni->cpt),
-				       parse_on_lcore, &a), 0);
-	assert_int_equal(a.rc, 0);
+	assert_int_equal(ut_parse(g_ni, &a.hdr, &a.from, &g_rx_cookie), 0);
 	settle();
 }
 
@@ -299,7 +282,7 @@ test_receive_only_peer_is_counted(void **state)
 				  LNET_MD_OP_PUT | LNET_MD_MANAGE_REMOTE);
 	struct lnet_nid nid = lnp_tcp_nid(ECHO_PEER);
 	struct lnet_ctl_peer_ni p;
-	struct parse_args a;
+	struct ut_parse a;
 
 	(void)state;
 	ut_attach(&md, 7, 0, LNET_INS_AFTER, LNET_RETAIN);
@@ -313,8 +296,7 @@ test_receive_only_peer_is_counted(void **state)
 	a.hdr.msg.put.match_bits = 7;
 	memset(&a.hdr.msg.put.ack_wmd, 0xff, sizeof(a.hdr.msg.put.ack_wmd)); /* no ACK */
 	a.from = nid;
-	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, g_ni->cpt),
-				       parse_on_lcore, &a), 0);
+	assert_int_equal(ut_parse(g_ni, &a.hdr, &a.from, &g_rx_cookie), 0);
 	settle();
 	drain_events(1);
 	p = peer_counts(ECHO_PEER);

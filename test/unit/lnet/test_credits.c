@@ -211,31 +211,15 @@ test_lnd_send_error_completes_with_status(void **state)
 	assert_int_equal(ut_counters().local_error_count, 1);
 }
 
-struct parse_args {
-	struct lnet_hdr hdr;
-	struct lnet_nid from;
-	int rc;
-};
-
-static int
-parse_on_lcore(void *arg)
-{
-	struct parse_args *a = arg;
-
-	a->rc = lnet_parse(g_ni, &a->hdr, &a->from, (void *)0x1);
-	return 0;
-}
-
 static int
 inject(struct lnet_hdr *h)
 {
-	struct parse_args a = { .hdr = *h, .from = h->src_nid };
+	int rc;
 
 	g_hold.rx.called = false;
-	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, 0), parse_on_lcore, &a),
-			 0);
+	rc = ut_parse(g_ni, h, &h->src_nid, (void *)0x1);
 	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
-	return a.rc;
+	return rc;
 }
 
 static struct lnet_hdr

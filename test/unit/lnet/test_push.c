@@ -106,28 +106,15 @@ static const struct lnet_lnd_ops k_ops = {
 	.send = k_send, .recv = k_recv,
 };
 
-struct parse_args {
-	struct lnet_hdr hdr;
-	struct lnet_nid from;
-};
-
-static int
-parse_on_cpt(void *arg)
-{
-	struct parse_args *a = arg;
-
-	return lnet_parse(g_k.ni, &a->hdr, &a->from, NULL);
-}
-
 /* As the socklnd would: @p hdr and its payload arrive on our NI; then everything runs. */
 static void
 k_deliver(const struct lnet_hdr *hdr, const uint8_t *payload, unsigned int len)
 {
-	struct parse_args a = { *hdr, lnp_tcp_nid(K_PEER) };
+	struct lnet_nid from = lnp_tcp_nid(K_PEER);
 
 	g_k.rx = payload;
 	g_k.rx_len = len;
-	assert_int_equal(rt_lcore_call(lnet_ni_lcore(g_k.ni), parse_on_cpt, &a), 0);
+	assert_int_equal(ut_parse(g_k.ni, hdr, &from, NULL), 0);
 	rt_runtime_poll_until_idle(lnet_instance()->rt, 1000);
 }
 
