@@ -157,20 +157,13 @@ rt_idle_timeout_us(struct rt_runtime *rt, const struct rt_waiter *w, uint64_t no
 	unsigned int i;
 
 	for (i = 0; i < rt->n; i++) {
-		const struct rt_lcore *lc = &rt->lcores[i];
-		const struct rt_poller *p;
+		uint64_t due;
 
-		if (lc->waiter != w) {
+		if (rt->lcores[i].waiter != w) {
 			continue;
 		}
-		if (lc->nheap > 0 && lc->heap[0]->expire_us < until) {
-			until = lc->heap[0]->expire_us;
-		}
-		for (p = lc->pollers; p != NULL; p = p->next) {
-			if (p->period_us != 0 && p->next_us < until) {
-				until = p->next_us;
-			}
-		}
+		due = rt_lcore_next_due_us(&rt->lcores[i]);
+		until = due < until ? due : until;
 	}
 	return until > now ? until - now : 0;
 }

@@ -125,6 +125,7 @@ unsigned int rt_lcore_poll_at(struct rt_lcore *lc, uint64_t now);
 unsigned int rt_runtime_poll_round(struct rt_runtime *rt, uint64_t now);
 unsigned int rt_rcu_reclaim(struct rt_runtime *rt);
 bool rt_sim_skip_to_next_due(struct rt_runtime *rt, uint64_t end);
+uint64_t rt_lcore_next_due_us(const struct rt_lcore *lc);
 void rt_rcu_free_all(struct rt_runtime *rt);
 void rt_pollers_free(struct rt_lcore *lc);
 void rt_idle_backoff(unsigned int *idle, uint64_t waited_us);

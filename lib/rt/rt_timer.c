@@ -26,7 +26,22 @@ rt_sim_advance_us(struct rt_runtime *rt, uint64_t us)
 	__atomic_fetch_add(&rt->sim_now_us, us, __ATOMIC_RELAXED);
 }
 
-/* The earliest timer or periodic poller of any lcore; UINT64_MAX if none. */
+/* When @p lc's earliest timer or periodic poller is due; UINT64_MAX if none. */
+uint64_t
+rt_lcore_next_due_us(const struct rt_lcore *lc)
+{
+	uint64_t due = lc->nheap > 0 ? lc->heap[0]->expire_us : UINT64_MAX;
+	const struct rt_poller *p;
+
+	for (p = lc->pollers; p != NULL; p = p->next) {
+		if (p->period_us != 0 && p->next_us < due) {
+			due = p->next_us;
+		}
+	}
+	return due;
+}
+
+/* The earliest of every lcore's. */
 static uint64_t
 rt_next_due_us(const struct rt_runtime *rt)
 {
@@ -34,17 +49,9 @@ rt_next_due_us(const struct rt_runtime *rt)
 	unsigned int i;
 
 	for (i = 0; i < rt->n; i++) {
-		const struct rt_lcore *lc = &rt->lcores[i];
-		const struct rt_poller *p;
+		uint64_t d = rt_lcore_next_due_us(&rt->lcores[i]);
 
-		if (lc->nheap > 0 && lc->heap[0]->expire_us < due) {
-			due = lc->heap[0]->expire_us;
-		}
-		for (p = lc->pollers; p != NULL; p = p->next) {
-			if (p->period_us != 0 && p->next_us < due) {
-				due = p->next_us;
-			}
-		}
+		due = d < due ? d : due;
 	}
 	return due;
 }
