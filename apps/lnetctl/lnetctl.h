@@ -17,6 +17,28 @@ struct lnetctl_conn {
 	char path[256];
 };
 
+/*
+ * One run of lnetctl: which daemon, and the connection opened on the
+ * first command that needs it.
+ */
+struct lnetctl_ctx {
+	const char *name;
+	struct lnetctl_conn conn;
+	bool connected;
+};
+
+/*
+ * A command's entry point, called as the kernel calls its jt_* functions:
+ * argv[0] is the subcommand word ("add" of "net add"), or the command word
+ * for a command without subcommands, so getopt_long() can run on argv as
+ * is. Returns 0 or a negative errno; lnetctl exits with it as the kernel's
+ * does.
+ */
+typedef int (*lnetctl_fn)(struct lnetctl_ctx *ctx, int argc, char **argv);
+
+/* Connect to the daemon once per run; prints the error itself. */
+int lnetctl_need_conn(struct lnetctl_ctx *ctx);
+
 /* lnetctl_client.c */
 int lnetctl_connect(const char *name, struct lnetctl_conn *c, char *err, size_t errlen);
 void lnetctl_close(struct lnetctl_conn *c);
@@ -75,5 +97,16 @@ int lnetctl_export(struct lnetctl_conn *c, bool backup);
 int lnetctl_import(struct lnetctl_conn *c, const char *file, bool del);
 /* Delete every NI but 0@lo. */
 int lnetctl_unconfigure(struct lnetctl_conn *c);
+
+/* Command entry points (lnetctl_fn), by the file of their concern. */
+int lnetctl_peer_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_peer_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_peer_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_net_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_net_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 
 #endif /* LNETCTL_H */

@@ -257,3 +257,140 @@ lnetctl_unconfigure(struct lnetctl_conn *c)
 	}
 	return rc;
 }
+
+/*
+ * set <tunable> <value>: the kernel's tunables and ranges (lnet-facts
+ * §12.1). Those with behaviour here (transaction_timeout) go to the
+ * daemon; a valid request for any other answers "not supported" rather
+ * than pretending.
+ */
+int
+lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
+	static const struct {
+		const char *name;
+		long lo;
+		long hi;
+	} tunables[] = {
+		{ "tiny_buffers", 0, 1L << 30 }, { "small_buffers", 0, 1L << 30 },
+		{ "large_buffers", 0, 1L << 30 }, { "routing", 0, 1 },
+		{ "numa_range", 0, 1L << 30 }, { "max_interfaces", 16, 1L << 30 },
+		{ "discovery", 0, 1 }, { "drop_asym_route", 0, 1 },
+		{ "retry_count", 0, 1L << 30 }, { "transaction_timeout", 1, 1L << 30 },
+		{ "health_sensitivity", 0, 1000 }, { "recovery_interval", 1, 1L << 30 },
+		{ "router_sensitivity", 0, 100 }, { "response_tracking", 0, 3 },
+		{ "recovery_limit", 0, 1L << 30 }, { "max_recovery_ping_interval", 1, 1L << 30 },
+	};
+	char descr[160];
+	char *end = NULL;
+	unsigned int i;
+	long v;
+
+	(void)ctx;
+	if (argc != 2) {
+		return lnetctl_usage_error("set", "tunable", "usage: set <tunable> <value>");
+	}
+	for (i = 0; i < sizeof(tunables) / sizeof(tunables[0]); i++) {
+		if (strcmp(tunables[i].name, argv[0]) == 0) {
+			break;
+		}
+	}
+	if (i == sizeof(tunables) / sizeof(tunables[0])) {
+		snprintf(descr, sizeof(descr), "set %s: no such tunable", argv[0]);
+		return lnetctl_usage_error("set", "tunable", descr);
+	}
+	v = strtol(argv[1], &end, 10);
+	if (argv[1][0] == '\0' || *end != '\0' || v < tunables[i].lo || v > tunables[i].hi) {
+		snprintf(descr, sizeof(descr), "set %s: a number from %ld to %ld", argv[0],
+			 tunables[i].lo, tunables[i].hi);
+		return lnetctl_usage_error("set", "tunable", descr);
+	}
+	if (lnetcfg_global_settable(argv[0])) {
+		char params[128];
+		yaml_document_t doc;
+		yaml_node_t *val;
+		int rc = lnetctl_need_conn(ctx);
+
+		snprintf(params, sizeof(params), "key=%s,value=%ld", argv[0], v);
+		if (rc == 0) {
+			rc = lnetctl_request_status(&ctx->conn, "/lnet/global_set", params, &doc, &val,
+						    "set", "tunable");
+		}
+		if (rc == 0) {
+			yaml_document_delete(&doc);
+		}
+		return rc;
+	}
+	snprintf(descr, sizeof(descr), "set %s: not supported yet by lnetd-pmd", argv[0]);
+	lnetctl_print_error("set", "tunable", -EOPNOTSUPP, descr);
+	return -EOPNOTSUPP;
+}
+
+/* export [--backup] [FILE] */
+int
+lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	const char *file = NULL;
+	bool backup = false;
+	int i;
+	int rc;
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--backup") == 0 || strcmp(argv[i], "-b") == 0) {
+			backup = true;
+		} else if (argv[i][0] != '-' && file == NULL) {
+			file = argv[i];
+		} else {
+			lnetctl_print_error("export", "config", -EINVAL, "usage: export [--backup] [FILE]");
+			return -EINVAL;
+		}
+	}
+	rc = lnetctl_need_conn(ctx);
+	if (rc == 0 && file != NULL && freopen(file, "w", stdout) == NULL) {
+		fprintf(stderr, "lnetctl: %s: %s\n", file, strerror(errno));
+		return -errno;
+	}
+	return rc != 0 ? rc : lnetctl_export(&ctx->conn, backup);
+}
+
+/* import [--add|--del] [FILE]  (stdin when no file) */
+int
+lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	const char *file = "-";
+	bool del = false;
+	int i;
+	int rc;
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--add") == 0 || strcmp(argv[i], "--del") == 0) {
+			del = argv[i][2] == 'd';
+			continue;
+		}
+		if (strcmp(argv[i], "--show") == 0 || strcmp(argv[i], "--exec") == 0) {
+			lnetctl_print_error("import", "config", -EOPNOTSUPP,
+					    "import --show/--exec: not supported yet");
+			return -EOPNOTSUPP;
+		}
+		if (argv[i][0] == '-' || strcmp(file, "-") != 0) {
+			lnetctl_print_error("import", "config", -EINVAL,
+					    "usage: import [--add|--del] [FILE]");
+			return -EINVAL;
+		}
+		file = argv[i];
+	}
+	rc = lnetctl_need_conn(ctx);
+	return rc != 0 ? rc : lnetctl_import(&ctx->conn, file, del);
+}

@@ -17,14 +17,6 @@
 
 #define LNETCTL_MAX_ARGS 64
 
-struct lnetctl_ctx {
-	const char *name;
-	struct lnetctl_conn conn;
-	bool connected;
-};
-
-typedef int (*lnetctl_fn)(struct lnetctl_ctx *ctx, int argc, char **argv);
-
 struct lnetctl_cmd {
 	const char *name;
 	const char *sub;   /* NULL: the command takes no subcommand */
@@ -32,7 +24,7 @@ struct lnetctl_cmd {
 	const char *help;
 };
 
-static int
+int
 lnetctl_need_conn(struct lnetctl_ctx *ctx)
 {
 	char err[512];
@@ -48,32 +40,6 @@ lnetctl_need_conn(struct lnetctl_ctx *ctx)
 	return 0;
 }
 
-/* "-v" / "--verbose" with an optional level in the next word; "--net NET". */
-static int
-lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	const char *net = NULL;
-	int detail = 0;
-	int i;
-	int rc;
-
-	for (i = 0; i < argc; i++) {
-		if ((strcmp(argv[i], "--net") == 0) && i + 1 < argc) {
-			net = argv[++i];
-		} else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
-			detail = 1;
-			if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
-				detail = atoi(argv[++i]);
-			}
-		} else {
-			lnetctl_print_error("show", "net", -EINVAL, "unknown option");
-			return -EINVAL;
-		}
-	}
-	rc = lnetctl_need_conn(ctx);
-	return rc != 0 ? rc : lnetctl_net_show(&ctx->conn, net, detail);
-}
-
 static int
 lnetctl_no_args(const char *object, int argc)
 {
@@ -87,7 +53,11 @@ lnetctl_no_args(const char *object, int argc)
 static int
 lnetctl_stats_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
-	int rc = lnetctl_no_args("statistics", argc);
+	int rc = lnetctl_no_args("statistics", argc - 1);
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
 
 	(void)argv;
 	if (rc == 0) {
@@ -102,7 +72,11 @@ lnetctl_stats_reset_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	yaml_document_t doc;
 	yaml_node_t *v;
-	int rc = lnetctl_no_args("statistics", argc);
+	int rc = lnetctl_no_args("statistics", argc - 1);
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
 
 	(void)argv;
 	if (rc == 0) {
@@ -121,7 +95,11 @@ lnetctl_stats_reset_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 static int
 lnetctl_global_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
-	int rc = lnetctl_no_args("global", argc);
+	int rc = lnetctl_no_args("global", argc - 1);
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
 
 	(void)argv;
 	if (rc == 0) {
@@ -137,74 +115,6 @@ lnetctl_usage_error(const char *verb, const char *object, const char *usage)
 	return -EINVAL;
 }
 
-/* peer add|del --prim_nid NID [--nid LIST] [--non_mr]; a first --nid is the primary */
-static int
-lnetctl_peer_change_cmd(struct lnetctl_ctx *ctx, int argc, char **argv, bool add)
-{
-	const char *usage = add ? "usage: peer add --prim_nid NID [--nid NIDLIST] [--non_mr]" :
-				  "usage: peer del --prim_nid NID [--nid NIDLIST]";
-	const char *prim = NULL;
-	const char *nids = NULL;
-	bool non_mr = false;
-	int i;
-	int rc;
-
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--prim_nid") == 0 && i + 1 < argc && prim == NULL) {
-			prim = argv[++i];
-		} else if (strcmp(argv[i], "--nid") == 0 && i + 1 < argc && nids == NULL) {
-			nids = argv[++i];
-		} else if (add && strcmp(argv[i], "--non_mr") == 0) {
-			non_mr = true;
-		} else {
-			return lnetctl_usage_error(add ? "add" : "del", "peer", usage);
-		}
-	}
-	if (prim == NULL) {
-		return lnetctl_usage_error(add ? "add" : "del", "peer", usage);
-	}
-	rc = lnetctl_need_conn(ctx);
-	return rc != 0 ? rc : lnetctl_peer_change(&ctx->conn, add, prim, nids, non_mr);
-}
-
-static int
-lnetctl_peer_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	return lnetctl_peer_change_cmd(ctx, argc, argv, true);
-}
-
-static int
-lnetctl_peer_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	return lnetctl_peer_change_cmd(ctx, argc, argv, false);
-}
-
-/* peer show [--nid NID] [-v [N]] */
-static int
-lnetctl_peer_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	const char *nid = NULL;
-	int detail = 0;
-	int i;
-	int rc;
-
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--nid") == 0 && i + 1 < argc) {
-			nid = argv[++i];
-		} else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
-			detail = 1;
-			if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
-				detail = atoi(argv[++i]);
-			}
-		} else {
-			return lnetctl_usage_error("show", "peer",
-						   "usage: peer show [--nid NID] [-v [N]]");
-		}
-	}
-	rc = lnetctl_need_conn(ctx);
-	return rc != 0 ? rc : lnetctl_peer_show(&ctx->conn, nid, detail);
-}
-
 /* ping NID[,NID...] [--timeout SECONDS] */
 static int
 lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -213,6 +123,10 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	int timeout = 1;
 	int i;
 	int rc;
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
 
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
@@ -248,6 +162,10 @@ lnetctl_lnet_configure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	int i;
 	int rc;
 
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
+
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--all") != 0 && strcmp(argv[i], "--large") != 0) {
 			return lnetctl_usage_error("configure", "lnet",
@@ -276,6 +194,10 @@ lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	char *tok;
 	bool open = false;
 	int rc;
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
 
 	if (argc != 1) {
 		return lnetctl_usage_error("cpt-of-nid", "nid", "usage: cpt-of-nid NID[,NID...]");
@@ -319,27 +241,15 @@ lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
-static int
-lnetctl_net_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	int rc = lnetctl_need_conn(ctx);
-
-	return rc != 0 ? rc : lnetctl_net_add(&ctx->conn, argc, argv);
-}
-
-static int
-lnetctl_net_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	int rc = lnetctl_need_conn(ctx);
-
-	return rc != 0 ? rc : lnetctl_net_del(&ctx->conn, argc, argv);
-}
-
 /* lnet unconfigure: every network but 0@lo goes; the daemon keeps running. */
 static int
 lnetctl_lnet_unconfigure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	int rc;
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
 
 	(void)argv;
 	if (argc != 0) {
@@ -349,78 +259,14 @@ lnetctl_lnet_unconfigure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc != 0 ? rc : lnetctl_unconfigure(&ctx->conn);
 }
 
-/*
- * set <tunable> <value>: the kernel's tunables and ranges (lnet-facts
- * §12.1). Those with behaviour here (transaction_timeout) go to the
- * daemon; a valid request for any other answers "not supported" rather
- * than pretending.
- */
-static int
-lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	static const struct {
-		const char *name;
-		long lo;
-		long hi;
-	} tunables[] = {
-		{ "tiny_buffers", 0, 1L << 30 }, { "small_buffers", 0, 1L << 30 },
-		{ "large_buffers", 0, 1L << 30 }, { "routing", 0, 1 },
-		{ "numa_range", 0, 1L << 30 }, { "max_interfaces", 16, 1L << 30 },
-		{ "discovery", 0, 1 }, { "drop_asym_route", 0, 1 },
-		{ "retry_count", 0, 1L << 30 }, { "transaction_timeout", 1, 1L << 30 },
-		{ "health_sensitivity", 0, 1000 }, { "recovery_interval", 1, 1L << 30 },
-		{ "router_sensitivity", 0, 100 }, { "response_tracking", 0, 3 },
-		{ "recovery_limit", 0, 1L << 30 }, { "max_recovery_ping_interval", 1, 1L << 30 },
-	};
-	char descr[160];
-	char *end = NULL;
-	unsigned int i;
-	long v;
-
-	(void)ctx;
-	if (argc != 2) {
-		return lnetctl_usage_error("set", "tunable", "usage: set <tunable> <value>");
-	}
-	for (i = 0; i < sizeof(tunables) / sizeof(tunables[0]); i++) {
-		if (strcmp(tunables[i].name, argv[0]) == 0) {
-			break;
-		}
-	}
-	if (i == sizeof(tunables) / sizeof(tunables[0])) {
-		snprintf(descr, sizeof(descr), "set %s: no such tunable", argv[0]);
-		return lnetctl_usage_error("set", "tunable", descr);
-	}
-	v = strtol(argv[1], &end, 10);
-	if (argv[1][0] == '\0' || *end != '\0' || v < tunables[i].lo || v > tunables[i].hi) {
-		snprintf(descr, sizeof(descr), "set %s: a number from %ld to %ld", argv[0],
-			 tunables[i].lo, tunables[i].hi);
-		return lnetctl_usage_error("set", "tunable", descr);
-	}
-	if (lnetcfg_global_settable(argv[0])) {
-		char params[128];
-		yaml_document_t doc;
-		yaml_node_t *val;
-		int rc = lnetctl_need_conn(ctx);
-
-		snprintf(params, sizeof(params), "key=%s,value=%ld", argv[0], v);
-		if (rc == 0) {
-			rc = lnetctl_request_status(&ctx->conn, "/lnet/global_set", params, &doc, &val,
-						    "set", "tunable");
-		}
-		if (rc == 0) {
-			yaml_document_delete(&doc);
-		}
-		return rc;
-	}
-	snprintf(descr, sizeof(descr), "set %s: not supported yet by lnetd-pmd", argv[0]);
-	lnetctl_print_error("set", "tunable", -EOPNOTSUPP, descr);
-	return -EOPNOTSUPP;
-}
-
 static int
 lnetctl_capture_start_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	int rc = lnetctl_need_conn(ctx);
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
 
 	return rc != 0 ? rc : lnetctl_capture(&ctx->conn, "start", argc, argv);
 }
@@ -430,6 +276,10 @@ lnetctl_capture_stop_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	int rc = lnetctl_need_conn(ctx);
 
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
+
 	return rc != 0 ? rc : lnetctl_capture(&ctx->conn, "stop", argc, argv);
 }
 
@@ -438,64 +288,11 @@ lnetctl_capture_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	int rc = lnetctl_need_conn(ctx);
 
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
+
 	return rc != 0 ? rc : lnetctl_capture(&ctx->conn, "show", argc, argv);
-}
-
-/* export [--backup] [FILE] */
-static int
-lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	const char *file = NULL;
-	bool backup = false;
-	int i;
-	int rc;
-
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--backup") == 0 || strcmp(argv[i], "-b") == 0) {
-			backup = true;
-		} else if (argv[i][0] != '-' && file == NULL) {
-			file = argv[i];
-		} else {
-			lnetctl_print_error("export", "config", -EINVAL, "usage: export [--backup] [FILE]");
-			return -EINVAL;
-		}
-	}
-	rc = lnetctl_need_conn(ctx);
-	if (rc == 0 && file != NULL && freopen(file, "w", stdout) == NULL) {
-		fprintf(stderr, "lnetctl: %s: %s\n", file, strerror(errno));
-		return -errno;
-	}
-	return rc != 0 ? rc : lnetctl_export(&ctx->conn, backup);
-}
-
-/* import [--add|--del] [FILE]  (stdin when no file) */
-static int
-lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	const char *file = "-";
-	bool del = false;
-	int i;
-	int rc;
-
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--add") == 0 || strcmp(argv[i], "--del") == 0) {
-			del = argv[i][2] == 'd';
-			continue;
-		}
-		if (strcmp(argv[i], "--show") == 0 || strcmp(argv[i], "--exec") == 0) {
-			lnetctl_print_error("import", "config", -EOPNOTSUPP,
-					    "import --show/--exec: not supported yet");
-			return -EOPNOTSUPP;
-		}
-		if (argv[i][0] == '-' || strcmp(file, "-") != 0) {
-			lnetctl_print_error("import", "config", -EINVAL,
-					    "usage: import [--add|--del] [FILE]");
-			return -EINVAL;
-		}
-		file = argv[i];
-	}
-	rc = lnetctl_need_conn(ctx);
-	return rc != 0 ? rc : lnetctl_import(&ctx->conn, file, del);
 }
 
 /* The kernel lnetctl's tree (lnet-facts §12.1). */
@@ -662,7 +459,7 @@ lnetctl_run(struct lnetctl_ctx *ctx, int argc, char **argv)
 				    descr);
 		return 1;
 	}
-	skip = cmd->sub != NULL ? 2 : 1;
+	skip = cmd->sub != NULL ? 1 : 0;
 	return cmd->fn(ctx, argc - skip, argv + skip) == 0 ? 0 : 1;
 }
 

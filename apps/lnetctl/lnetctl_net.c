@@ -341,3 +341,57 @@ lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv)
 	}
 	return lnetctl_ni_request(c, &ni, false);
 }
+
+/* "-v" / "--verbose" with an optional level in the next word; "--net NET". */
+int
+lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	const char *net = NULL;
+	int detail = 0;
+	int i;
+	int rc;
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
+
+	for (i = 0; i < argc; i++) {
+		if ((strcmp(argv[i], "--net") == 0) && i + 1 < argc) {
+			net = argv[++i];
+		} else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
+			detail = 1;
+			if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
+				detail = atoi(argv[++i]);
+			}
+		} else {
+			lnetctl_print_error("show", "net", -EINVAL, "unknown option");
+			return -EINVAL;
+		}
+	}
+	rc = lnetctl_need_conn(ctx);
+	return rc != 0 ? rc : lnetctl_net_show(&ctx->conn, net, detail);
+}
+
+int
+lnetctl_net_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	int rc = lnetctl_need_conn(ctx);
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
+
+	return rc != 0 ? rc : lnetctl_net_add(&ctx->conn, argc, argv);
+}
+
+int
+lnetctl_net_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	int rc = lnetctl_need_conn(ctx);
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
+
+	return rc != 0 ? rc : lnetctl_net_del(&ctx->conn, argc, argv);
+}

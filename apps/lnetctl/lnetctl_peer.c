@@ -229,3 +229,77 @@ lnetctl_peer_show(struct lnetctl_conn *c, const char *nid, int detail)
 	}
 	return cursor < 0 ? (int)cursor : (s.o.failed ? -EIO : 0);
 }
+
+/* peer add|del --prim_nid NID [--nid LIST] [--non_mr]; a first --nid is the primary */
+static int
+lnetctl_peer_change_cmd(struct lnetctl_ctx *ctx, int argc, char **argv, bool add)
+{
+	const char *usage = add ? "usage: peer add --prim_nid NID [--nid NIDLIST] [--non_mr]" :
+				  "usage: peer del --prim_nid NID [--nid NIDLIST]";
+	const char *prim = NULL;
+	const char *nids = NULL;
+	bool non_mr = false;
+	int i;
+	int rc;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--prim_nid") == 0 && i + 1 < argc && prim == NULL) {
+			prim = argv[++i];
+		} else if (strcmp(argv[i], "--nid") == 0 && i + 1 < argc && nids == NULL) {
+			nids = argv[++i];
+		} else if (add && strcmp(argv[i], "--non_mr") == 0) {
+			non_mr = true;
+		} else {
+			return lnetctl_usage_error(add ? "add" : "del", "peer", usage);
+		}
+	}
+	if (prim == NULL) {
+		return lnetctl_usage_error(add ? "add" : "del", "peer", usage);
+	}
+	rc = lnetctl_need_conn(ctx);
+	return rc != 0 ? rc : lnetctl_peer_change(&ctx->conn, add, prim, nids, non_mr);
+}
+
+int
+lnetctl_peer_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	/* argv[0] is the (sub)command word */
+	return lnetctl_peer_change_cmd(ctx, argc - 1, argv + 1, true);
+}
+
+int
+lnetctl_peer_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	/* argv[0] is the (sub)command word */
+	return lnetctl_peer_change_cmd(ctx, argc - 1, argv + 1, false);
+}
+
+/* peer show [--nid NID] [-v [N]] */
+int
+lnetctl_peer_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	const char *nid = NULL;
+	int detail = 0;
+	int i;
+	int rc;
+
+	/* argv[0] is the (sub)command word */
+	argc--;
+	argv++;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--nid") == 0 && i + 1 < argc) {
+			nid = argv[++i];
+		} else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
+			detail = 1;
+			if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
+				detail = atoi(argv[++i]);
+			}
+		} else {
+			return lnetctl_usage_error("show", "peer",
+						   "usage: peer show [--nid NID] [-v [N]]");
+		}
+	}
+	rc = lnetctl_need_conn(ctx);
+	return rc != 0 ? rc : lnetctl_peer_show(&ctx->conn, nid, detail);
+}
