@@ -24,7 +24,7 @@ lnetctl_export(struct lnetctl_conn *c, bool backup)
 	rc = lnetctl_net_show(c, NULL, backup ? -1 : 2);
 	fflush(stdout);
 	if (rc == 0) {
-		rc = lnetctl_peer_show(c, NULL, backup ? -1 : 1);
+		rc = lnetctl_peer_show(c, NULL, backup ? -1 : 3); /* the kernel's export: -v 3 */
 	}
 	fflush(stdout);
 	return rc != 0 ? rc : lnetctl_global_show(c);

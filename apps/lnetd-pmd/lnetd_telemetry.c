@@ -331,6 +331,7 @@ lnetd_global_show(const char *cmd, const char *params, struct rte_tel_data *d)
 /* A reply is at most 16 KiB: NI entries per page by detail level. */
 #define LNETD_PEER_NIS_BRIEF 100
 #define LNETD_PEER_NIS_DETAIL 30
+#define LNETD_PEER_NIS_STATS 12 /* -v 2 and more: by-type and health stats */
 
 /* "a;b;c" -> NIDs (ranges were expanded by lnetctl). */
 static int
@@ -396,7 +397,7 @@ lnetd_stats_reset(const char *cmd, const char *params, struct rte_tel_data *d)
 	return lnetd_reply_status(d, rc, rc == 0 ? "" : "LNet is not running");
 }
 
-/* /lnet/peer_add,prim_nid=NID[,nid=A;B][,non_mr=1] (and peer_del without non_mr) */
+/* /lnet/peer_add,prim_nid=NID[,nid=A;B][,non_mr=1][,lock_prim=1] (peer_del: [,force=1] for non_mr) */
 static int
 lnetd_peer_change(const char *params, struct rte_tel_data *d, bool add)
 {
@@ -406,6 +407,7 @@ lnetd_peer_change(const char *params, struct rte_tel_data *d, bool add)
 	char err[256] = "";
 	int n = 0;
 	bool mr = true;
+	bool lock_or_force;
 	int rc;
 
 	if (!lnetd_param(params, "prim_nid", val, sizeof(val)) ||
@@ -421,8 +423,12 @@ lnetd_peer_change(const char *params, struct rte_tel_data *d, bool add)
 	if (lnetd_param(params, "non_mr", val, sizeof(val))) {
 		mr = strcmp(val, "1") != 0;
 	}
-	rc = add ? lnet_ctl_peer_add(&prim, nids, (unsigned int)n, mr, err, sizeof(err)) :
-		   lnet_ctl_peer_del(&prim, nids, (unsigned int)n, err, sizeof(err));
+	lock_or_force = lnetd_param(params, add ? "lock_prim" : "force", val, sizeof(val)) &&
+			strcmp(val, "1") == 0;
+	rc = add ? lnet_ctl_peer_add_lock(&prim, nids, (unsigned int)n, mr, lock_or_force, err,
+					  sizeof(err)) :
+		   lnet_ctl_peer_del_force(&prim, nids, (unsigned int)n, lock_or_force, err,
+					   sizeof(err));
 	return lnetd_reply_status(d, rc, err);
 }
 
@@ -440,6 +446,31 @@ lnetd_peer_del(const char *cmd, const char *params, struct rte_tel_data *d)
 	return lnetd_peer_change(params, d, false);
 }
 
+/* -v 2: the peer NI's messages by type and its health, flattened as <section>_<key>. */
+static void
+lnetd_peer_ni_stats(struct rte_tel_data *e, const struct lnet_ctl_peer_ni *st)
+{
+	static const char *const types[5] = { "put", "get", "reply", "ack", "hello" };
+	char key[48];
+	unsigned int i;
+
+	for (i = 0; i < 5; i++) {
+		snprintf(key, sizeof(key), "sent_%s", types[i]);
+		rte_tel_data_add_dict_u64(e, key, st->sent[i]);
+		snprintf(key, sizeof(key), "received_%s", types[i]);
+		rte_tel_data_add_dict_u64(e, key, st->received[i]);
+		snprintf(key, sizeof(key), "dropped_%s", types[i]);
+		rte_tel_data_add_dict_u64(e, key, st->dropped[i]);
+	}
+	rte_tel_data_add_dict_int(e, "health_value", st->health_value);
+	rte_tel_data_add_dict_u64(e, "health_dropped", st->hs_dropped);
+	rte_tel_data_add_dict_u64(e, "health_timeout", st->hs_timeout);
+	rte_tel_data_add_dict_u64(e, "health_error", st->hs_error);
+	rte_tel_data_add_dict_u64(e, "health_network_timeout", st->hs_network_timeout);
+	rte_tel_data_add_dict_u64(e, "ping_count", st->ping_count);
+	rte_tel_data_add_dict_int(e, "next_ping", (int)st->next_ping); /* 0 until recovery pings */
+}
+
 static int
 lnetd_peer_ni_entry(struct rte_tel_data *d, unsigned int k, const struct lnet_ctl_peer *p,
 		    unsigned int i, int detail)
@@ -454,6 +485,7 @@ lnetd_peer_ni_entry(struct rte_tel_data *d, unsigned int k, const struct lnet_ct
 	rte_tel_data_start_dict(e);
 	rte_tel_data_add_dict_string(e, "primary_nid", libcfs_nidstr_r(&p->nis[0], buf, sizeof(buf)));
 	rte_tel_data_add_dict_string(e, "multi_rail", p->mr ? "true" : "false");
+	rte_tel_data_add_dict_u64(e, "peer_state", p->state);
 	rte_tel_data_add_dict_string(e, "nid", libcfs_nidstr_r(&p->nis[i], buf, sizeof(buf)));
 	rte_tel_data_add_dict_string(e, "state", "NA"); /* aliveness tracking: routers */
 	if (detail > 0) {
@@ -473,6 +505,9 @@ lnetd_peer_ni_entry(struct rte_tel_data *d, unsigned int k, const struct lnet_ct
 		rte_tel_data_add_dict_u64(e, "send_count", st.send_count);
 		rte_tel_data_add_dict_u64(e, "recv_count", st.recv_count);
 		rte_tel_data_add_dict_u64(e, "drop_count", st.drop_count);
+		if (detail > 1) {
+			lnetd_peer_ni_stats(e, &st);
+		}
 	}
 	snprintf(key, sizeof(key), "n%u", k);
 	return rte_tel_data_add_dict_container(d, key, e, 0);
@@ -512,7 +547,8 @@ lnetd_peer_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (n < 0) {
 		return n;
 	}
-	budget = detail > 0 ? LNETD_PEER_NIS_DETAIL : LNETD_PEER_NIS_BRIEF;
+	budget = detail > 1 ? LNETD_PEER_NIS_STATS :
+		 detail > 0 ? LNETD_PEER_NIS_DETAIL : LNETD_PEER_NIS_BRIEF;
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < n; i++) {
 		unsigned int j;

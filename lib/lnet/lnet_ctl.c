@@ -31,20 +31,6 @@ lnet_ctl_cpts_str(const struct lnet *ln, const struct lnet_ni *ni, char *buf, si
 	}
 }
 
-/* Wire-type order (ACK, PUT, GET, REPLY, HELLO) to lnetctl's (put, get, reply, ack, hello). */
-static void
-lnet_ctl_by_type(const uint64_t *by_type, uint64_t *out)
-{
-	static const unsigned int order[5] = {
-		LNET_MSG_PUT, LNET_MSG_GET, LNET_MSG_REPLY, LNET_MSG_ACK, LNET_MSG_HELLO,
-	};
-	unsigned int i;
-
-	for (i = 0; i < 5; i++) {
-		out[i] = by_type[order[i]];
-	}
-}
-
 /* The NI's counts: the sum of every CPT's slot (lo's are written by all of them). */
 static void
 lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ctl_ni *o)
@@ -60,9 +46,9 @@ lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ct
 	o->send_count = total[LNET_STATS_SEND];
 	o->recv_count = total[LNET_STATS_RECV];
 	o->drop_count = total[LNET_STATS_DROP];
-	lnet_ctl_by_type(by_type[LNET_STATS_SEND], o->sent);
-	lnet_ctl_by_type(by_type[LNET_STATS_RECV], o->received);
-	lnet_ctl_by_type(by_type[LNET_STATS_DROP], o->dropped);
+	lnet_stats_by_type(by_type[LNET_STATS_SEND], o->sent);
+	lnet_stats_by_type(by_type[LNET_STATS_RECV], o->received);
+	lnet_stats_by_type(by_type[LNET_STATS_DROP], o->dropped);
 	o->health_value = ni->health_value;
 	o->peer_timeout = ni->tun.peer_timeout;
 	o->peer_credits = ni->tun.peer_tx_credits;

@@ -97,7 +97,16 @@ struct lnet_ctl_peer {
 	unsigned int nnis;        /**< in nis[] */
 	unsigned int nnis_total;  /**< the peer's NIDs */
 	struct lnet_nid nis[LNET_CTL_PEER_MAX_NIS];
+	uint32_t state;           /**< the kernel's lp_state bits we keep (LNET_CTL_PEER_*) */
 };
+
+/*
+ * The kernel's peer state bits (lp_state, `peer show -v 3` "peer state")
+ * this node keeps: discovery's bits come with discovery.
+ */
+#define LNET_CTL_PEER_MULTI_RAIL   0x1U
+#define LNET_CTL_PEER_CONFIGURED   0x8U
+#define LNET_CTL_PEER_LOCK_PRIMARY 0x100000U
 
 /** Runtime state of one peer NI (lnet-facts §12.4). */
 struct lnet_ctl_peer_ni {
@@ -110,6 +119,16 @@ struct lnet_ctl_peer_ni {
 	uint64_t send_count;
 	uint64_t recv_count;
 	uint64_t drop_count;
+	uint64_t sent[5];         /**< put, get, reply, ack, hello (sent_stats order) */
+	uint64_t received[5];
+	uint64_t dropped[5];
+	int health_value;         /**< the kernel's maximum, 1000, until health lands */
+	uint32_t hs_dropped;      /**< health stats: remote dropped, timeout, error */
+	uint32_t hs_timeout;
+	uint32_t hs_error;
+	uint32_t hs_network_timeout;
+	uint32_t ping_count;      /**< recovery pings (peer NI recovery lands with health) */
+	int64_t next_ping;
 };
 
 /**
@@ -121,6 +140,20 @@ LNP_API int lnet_ctl_peer_add(const struct lnet_nid *prim, const struct lnet_nid
 /** Delete a peer, or only some of its secondary NIDs. */
 LNP_API int lnet_ctl_peer_del(const struct lnet_nid *prim, const struct lnet_nid *nids,
 			      unsigned int n, char *err, size_t errlen);
+/**
+ * lnet_ctl_peer_add() that can also lock the primary NID (peer add
+ * --lock_prim): nothing but a forced delete removes that NID from the peer.
+ */
+LNP_API int lnet_ctl_peer_add_lock(const struct lnet_nid *prim, const struct lnet_nid *nids,
+				   unsigned int n, bool mr, bool lock_prim, char *err,
+				   size_t errlen);
+/**
+ * lnet_ctl_peer_del() as the kernel deletes with and without --force: a
+ * peer whose primary is locked keeps it (only its other NIDs go) unless
+ * @p force.
+ */
+LNP_API int lnet_ctl_peer_del_force(const struct lnet_nid *prim, const struct lnet_nid *nids,
+				    unsigned int n, bool force, char *err, size_t errlen);
 /**
  * Up to @p max peers from @p cursor (0: the first) in insertion order, or
  * the one peer owning @p only. *next is the cursor of the following page,

@@ -178,6 +178,8 @@ void lnet_stats_free(struct lnet_msg_stats *slots);
 /* Sum of every CPT's slot: out[kind][type]; *total[kind] over the types. */
 void lnet_stats_sum(const struct lnet_msg_stats *slots, unsigned int ncpts,
 		    uint64_t out[LNET_STATS_KINDS][LNET_STATS_NTYPES], uint64_t total[LNET_STATS_KINDS]);
+/* One kind's counts from wire-type order (ACK, PUT, GET, REPLY, HELLO) to lnetctl's (put, get, reply, ack, hello). */
+void lnet_stats_by_type(const uint64_t by_type[LNET_STATS_NTYPES], uint64_t out[5]);
 
 struct lnet_ni {
 	struct lnet *ln;

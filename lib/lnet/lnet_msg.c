@@ -129,6 +129,19 @@ lnet_stats_sum(const struct lnet_msg_stats *slots, unsigned int ncpts,
 	}
 }
 
+void
+lnet_stats_by_type(const uint64_t by_type[LNET_STATS_NTYPES], uint64_t out[5])
+{
+	static const unsigned int order[5] = {
+		LNET_MSG_PUT, LNET_MSG_GET, LNET_MSG_REPLY, LNET_MSG_ACK, LNET_MSG_HELLO,
+	};
+	unsigned int i;
+
+	for (i = 0; i < 5; i++) {
+		out[i] = by_type[order[i]];
+	}
+}
+
 /*
  * Count a completed message as the kernel does (lnet_msg_decommit_tx/rx):
  * only when it succeeded; on its NI and peer NI by wire type, except that

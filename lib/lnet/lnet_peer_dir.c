@@ -15,11 +15,14 @@
 #include "lnet_internal.h"
 
 #define LNET_PEER_DIR_MIN_BUCKETS 1024U
+#define LNET_PEER_NI_MAX_HEALTH 1000 /* the kernel's LNET_MAX_HEALTH_VALUE */
 
 struct lnet_peer {
 	TAILQ_ENTRY(lnet_peer) link;
 	uint64_t seq;             /* position for paging, increasing */
 	bool mr;
+	bool configured;          /* added by peer add / import, not learned from traffic */
+	bool locked;              /* primary NID locked (peer add --lock_prim) */
 	unsigned int nnis;
 	unsigned int cap;
 	struct lnet_nid *nis;     /* nis[0] is the primary NID */
@@ -212,6 +215,7 @@ struct lnet_peer_add_args {
 	const struct lnet_nid *nids;
 	unsigned int n;
 	bool mr;
+	bool lock_or_force;       /* add: lock the primary; del: delete a locked one too */
 	char *err;
 	size_t errlen;
 };
@@ -276,6 +280,7 @@ lnet_peer_add_on_mgmt(void *arg)
 		}
 		p->mr = a->mr;
 		p->seq = d->next_seq++;
+		p->configured = true;
 		rc = lnet_peer_append_nid(d, p, a->prim);
 		if (rc != 0) {
 			free(p);
@@ -284,6 +289,8 @@ lnet_peer_add_on_mgmt(void *arg)
 		TAILQ_INSERT_TAIL(&d->peers, p, link);
 		d->npeers++;
 	}
+	p->configured = true; /* configuring a peer traffic created makes it configured, as the kernel's */
+	p->locked = p->locked || a->lock_or_force;
 	for (i = 0; i < a->n; i++) {
 		rc = lnet_peer_append_nid(d, p, &a->nids[i]);
 		if (rc != 0) {
@@ -346,7 +353,14 @@ int
 lnet_ctl_peer_add(const struct lnet_nid *prim, const struct lnet_nid *nids, unsigned int n,
 		  bool mr, char *err, size_t errlen)
 {
-	struct lnet_peer_add_args a = { lnet_instance(), prim, nids, n, mr, err, errlen };
+	return lnet_ctl_peer_add_lock(prim, nids, n, mr, false, err, errlen);
+}
+
+int
+lnet_ctl_peer_add_lock(const struct lnet_nid *prim, const struct lnet_nid *nids, unsigned int n,
+		       bool mr, bool lock_prim, char *err, size_t errlen)
+{
+	struct lnet_peer_add_args a = { lnet_instance(), prim, nids, n, mr, lock_prim, err, errlen };
 
 	if (a.ln == NULL) {
 		return -ENETDOWN;
@@ -382,10 +396,23 @@ lnet_peer_del_on_mgmt(void *arg)
 	unsigned int i;
 	unsigned int j;
 
-	if (p == NULL || !lnet_nid_same(&p->nis[0], a->prim)) {
+	if (p == NULL) {
 		snprintf(a->err, a->errlen, "no peer with primary NID %s",
 			 libcfs_nidstr_r(a->prim, s, sizeof(s)));
 		return -ENOENT;
+	}
+	if (!lnet_nid_same(&p->nis[0], a->prim)) {
+		/* The kernel's answer to a NID that is not its peer's primary. */
+		snprintf(a->err, a->errlen, "%s is not the primary NID of peer %s",
+			 libcfs_nidstr_r(a->prim, s, sizeof(s)), libcfs_nidstr(&p->nis[0]));
+		return -ENODEV;
+	}
+	if (a->n == 0 && p->locked && !a->lock_or_force) {
+		/* The kernel keeps a locked primary: only the other NIDs go. */
+		while (p->nnis > 1) {
+			lnet_dir_unindex(d, &p->nis[--p->nnis]);
+		}
+		return 0;
 	}
 	if (a->n == 0) {
 		lnet_peer_free(d, p);
@@ -414,7 +441,14 @@ int
 lnet_ctl_peer_del(const struct lnet_nid *prim, const struct lnet_nid *nids, unsigned int n,
 		  char *err, size_t errlen)
 {
-	struct lnet_peer_add_args a = { lnet_instance(), prim, nids, n, false, err, errlen };
+	return lnet_ctl_peer_del_force(prim, nids, n, false, err, errlen);
+}
+
+int
+lnet_ctl_peer_del_force(const struct lnet_nid *prim, const struct lnet_nid *nids, unsigned int n,
+			bool force, char *err, size_t errlen)
+{
+	struct lnet_peer_add_args a = { lnet_instance(), prim, nids, n, false, force, err, errlen };
 
 	if (a.ln == NULL) {
 		return -ENETDOWN;
@@ -445,6 +479,9 @@ lnet_peer_export(const struct lnet_peer *p, struct lnet_ctl_peer *o)
 	o->nnis = n;
 	o->nnis_total = p->nnis;
 	memcpy(o->nis, p->nis, n * sizeof(o->nis[0]));
+	o->state = (p->mr ? LNET_CTL_PEER_MULTI_RAIL : 0) |
+		   (p->configured ? LNET_CTL_PEER_CONFIGURED : 0) |
+		   (p->locked ? LNET_CTL_PEER_LOCK_PRIMARY : 0);
 }
 
 /* Peers whose sequence is >= cursor, in order; next = 0 when done. */
@@ -514,6 +551,7 @@ lnet_peer_ni_state_on_cpt(void *arg)
 			       0;
 	struct lnet_ctl_peer_ni *o = a->out;
 
+	memset(o, 0, sizeof(*o));
 	o->max_tx_credits = credits;
 	o->tx_credits = lpni != NULL ? lpni->txcredits : credits;
 	o->min_tx_credits = lpni != NULL ? lpni->mintxcredits : credits;
@@ -529,11 +567,12 @@ lnet_peer_ni_state_on_cpt(void *arg)
 		o->send_count = total[LNET_STATS_SEND];
 		o->recv_count = total[LNET_STATS_RECV];
 		o->drop_count = total[LNET_STATS_DROP];
-	} else {
-		o->send_count = 0;
-		o->recv_count = 0;
-		o->drop_count = 0;
+		lnet_stats_by_type(by_type[LNET_STATS_SEND], o->sent);
+		lnet_stats_by_type(by_type[LNET_STATS_RECV], o->received);
+		lnet_stats_by_type(by_type[LNET_STATS_DROP], o->dropped);
 	}
+	/* No peer NI health yet: the kernel's value for a healthy one, nothing counted. */
+	o->health_value = LNET_PEER_NI_MAX_HEALTH;
 	return 0;
 }
 

@@ -246,6 +246,17 @@ test_ni_and_peer_ni_counts_as_the_kernel(void **state)
 	assert_int_equal(p.send_count, 8);
 	assert_int_equal(p.recv_count, 8);
 	assert_int_equal(p.drop_count, 0);
+	/* The peer NI's by type, as `peer show -v 2` prints them: the same rules as the NI's. */
+	assert_int_equal(p.sent[T_PUT], 5);   /* 3 PUTs and the 2 ACKs we sent */
+	assert_int_equal(p.sent[T_GET], 3);   /* 2 GETs and the REPLY we sent */
+	assert_int_equal(p.sent[T_REPLY], 0);
+	assert_int_equal(p.sent[T_ACK], 0);
+	assert_int_equal(p.received[T_PUT], 2);
+	assert_int_equal(p.received[T_GET], 1);
+	assert_int_equal(p.received[T_REPLY], 2);
+	assert_int_equal(p.received[T_ACK], 3);
+	assert_int_equal(p.dropped[T_PUT] + p.dropped[T_GET] + p.dropped[T_ACK], 0);
+	assert_int_equal(p.health_value, 1000);
 	assert_int_equal(after.msgs_alloc, 0);
 }
 

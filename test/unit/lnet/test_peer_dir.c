@@ -39,7 +39,7 @@ test_add_del_rules(void **state)
 	assert_int_equal(out[0].nnis, 2);
 	assert_int_equal(lnet_ctl_peer_del(&p, &s[0], 1, err, sizeof(err)), -ENOENT);
 	assert_int_equal(lnet_ctl_peer_del(&p, &p, 1, err, sizeof(err)), -ENOENT);
-	assert_int_equal(lnet_ctl_peer_del(&s[1], NULL, 0, err, sizeof(err)), -ENOENT);
+	assert_int_equal(lnet_ctl_peer_del(&s[1], NULL, 0, err, sizeof(err)), -ENODEV); /* not its primary */
 	assert_int_equal(lnet_ctl_peer_del(&p, NULL, 0, err, sizeof(err)), 0);
 	assert_int_equal(lnet_ctl_peer_list(0, &p, out, 4, &next), 0);
 	/* its NIDs are free again */
@@ -48,6 +48,38 @@ test_add_del_rules(void **state)
 	assert_int_equal(lnet_ctl_peer_ni_state(&s[0], &st), 0);
 	assert_int_equal(st.max_tx_credits, 0);
 	assert_int_equal(st.send_count, 0);
+}
+
+/* peer add --lock_prim / peer del [--force], and "peer state" (the kernel's lp_state bits). */
+static void
+test_lock_prim_and_force(void **state)
+{
+	struct lnet_nid p = lnp_tcp_nid(0x0c000001);
+	struct lnet_nid s[2] = { lnp_tcp_nid(0x0c000002), lnp_tcp_nid(0x0c000003) };
+	struct lnet_nid q = lnp_tcp_nid(0x0c000009);
+	struct lnet_ctl_peer out[2];
+	uint64_t next;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(lnet_ctl_peer_add_lock(&p, s, 2, true, true, err, sizeof(err)), 0);
+	assert_int_equal(lnet_ctl_peer_list(0, &p, out, 2, &next), 1);
+	assert_int_equal(out[0].state, 0x1 | 0x8 | 0x100000); /* MULTI_RAIL|CONFIGURED|LOCK_PRIMARY */
+	/* without --force the locked primary stays, its other NIDs go */
+	assert_int_equal(lnet_ctl_peer_del_force(&p, NULL, 0, false, err, sizeof(err)), 0);
+	assert_int_equal(lnet_ctl_peer_list(0, &p, out, 2, &next), 1);
+	assert_int_equal(out[0].nnis, 1);
+	assert_true(lnet_nid_same(&out[0].nis[0], &p));
+	assert_int_equal(lnet_ctl_peer_list(0, &s[0], out, 2, &next), 0); /* free again */
+	/* --force deletes it */
+	assert_int_equal(lnet_ctl_peer_del_force(&p, NULL, 0, true, err, sizeof(err)), 0);
+	assert_int_equal(lnet_ctl_peer_list(0, &p, out, 2, &next), 0);
+	/* an unlocked non-MR peer: CONFIGURED only; plain del removes it */
+	assert_int_equal(lnet_ctl_peer_add(&q, NULL, 0, false, err, sizeof(err)), 0);
+	assert_int_equal(lnet_ctl_peer_list(0, &q, out, 2, &next), 1);
+	assert_int_equal(out[0].state, 0x8);
+	assert_int_equal(lnet_ctl_peer_del(&q, NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(lnet_ctl_peer_list(0, &q, out, 2, &next), 0);
 }
 
 static void
@@ -102,6 +134,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_add_del_rules, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_lock_prim_and_force, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_paging_100k, ut_setup1, ut_teardown),
 	};
 
