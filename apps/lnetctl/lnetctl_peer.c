@@ -65,14 +65,14 @@ lnetctl_expand_nids(const char *list, struct lnet_nid **nids, char *err, size_t 
  * errno, as the kernel's lnetctl does.
  */
 static int
-lnetctl_peer_request(struct lnetctl_conn *c, const char *verb, const char *params)
+lnetctl_peer_request(struct lnetctl_conn *c, bool add, const char *verb, const char *params)
 {
 	char cmd[32];
 	yaml_document_t doc;
 	yaml_node_t *v;
 	int rc;
 
-	snprintf(cmd, sizeof(cmd), "/lnet/peer_%s", strcmp(verb, "add") == 0 ? "add" : "del");
+	snprintf(cmd, sizeof(cmd), "/lnet/peer_%s", add ? "add" : "del");
 	rc = lnetctl_request_status(c, cmd, params, &doc, &v, verb, "peer");
 	if (rc == 0) {
 		yaml_document_delete(&doc);
@@ -120,7 +120,7 @@ lnetctl_peer_send(struct lnetctl_conn *c, const struct lnetctl_peer_req *r, cons
 						k == 0 ? ",nid=" : ";",
 						libcfs_nidstr_r(&nids[i], nidstr, sizeof(nidstr)));
 		}
-		rc = lnetctl_peer_request(c, r->verb, params);
+		rc = lnetctl_peer_request(c, r->add, r->verb, params);
 	} while (rc == 0 && i < n);
 	free(nids);
 	return rc;
