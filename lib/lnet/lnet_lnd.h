@@ -176,6 +176,15 @@ LNP_API const struct lnet_nid *lnet_ni_nid(const struct lnet_ni *ni);
 LNP_API const struct lnet_ctl_lnd_tunables *lnet_ni_lnd_tunables(const struct lnet_ni *ni);
 
 struct rt_lcore;
+/**
+ * The NI's credits and peer_credits (its net tunables), and a new
+ * peer_credits: an LND's startup() adjusts them as its kernel module does
+ * (ksocklnd clamps peer_credits to credits). Before any peer NI exists.
+ */
+LNP_API int lnet_ni_credits(const struct lnet_ni *ni);
+LNP_API int lnet_ni_peer_credits(const struct lnet_ni *ni);
+LNP_API void lnet_ni_set_peer_credits(struct lnet_ni *ni, int peer_credits);
+
 /** The data lcore that drives @p ni (where send/recv/shutdown run). */
 LNP_API struct rt_lcore *lnet_ni_lcore(const struct lnet_ni *ni);
 

@@ -332,6 +332,24 @@ lnet_ni_count_error(struct lnet_ni *ni)
 	}
 }
 
+int
+lnet_ni_credits(const struct lnet_ni *ni)
+{
+	return ni->tun.max_tx_credits;
+}
+
+int
+lnet_ni_peer_credits(const struct lnet_ni *ni)
+{
+	return ni->tun.peer_tx_credits;
+}
+
+void
+lnet_ni_set_peer_credits(struct lnet_ni *ni, int peer_credits)
+{
+	ni->tun.peer_tx_credits = peer_credits;
+}
+
 const struct lnet_ctl_lnd_tunables *
 lnet_ni_lnd_tunables(const struct lnet_ni *ni)
 {

@@ -1030,6 +1030,10 @@ socklnd_startup(struct lnet_ni *ni)
 		return -ENOMEM;
 	}
 	s->ni = ni;
+	/* As ksocklnd sets up the net's tunables: no more credits per peer than in all (silently). */
+	if (lnet_ni_peer_credits(ni) > lnet_ni_credits(ni)) {
+		lnet_ni_set_peer_credits(ni, lnet_ni_credits(ni));
+	}
 	/* The module parameters, then the NI's lnd tunables (socklnd_params.c). */
 	rc = socklnd_ni_opts(lnet_ni_lnd_tunables(ni), &s->opts, NULL, 0);
 	if (rc != 0) {

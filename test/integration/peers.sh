@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The peer commands as the kernel's lnetctl takes them (jt_peer_nid_common,
+# jt_show_peer, jt_list_peer, set_value_helper): each option in its short,
+# long and --opt=value form; --lock_prim and --force with the kernel's
+# semantics (a locked primary survives a plain delete, its other NIDs go);
+# "peer state" bits; peer list; the error blocks (keys, nesting, errno)
+# as the only output; peer_credits clamped to credits as
+# ksocklnd clamps it.
+#   peers.sh BUILD_DIR SRC_DIR
+set -u
+build=$1 src=$2
+. "$src/harness.sh"
+
+d=lnetd-peers-$$
+net=127.0.$(( $$ % 200 + 20 ))
+run() { "$ctl" --name "$d" "$@"; }
+
+# A failing command: exit status not 0, and as its only output the block
+# "$1:\n-   $2:\n        errno: $3\n        descr: ..." ($4: a word of descr).
+# Which stream carries it is lnetctl_print_error's (the kernel: stderr).
+fails_block() { # top item errno descr-word -- command...
+	top=$1 item=$2 errno=$3 word=$4
+	shift 5
+	run "$@" >"$work/err" 2>&1 && { echo "exit 0"; return 1; }
+	[ "$(wc -l <"$work/err")" -eq 4 ] && [ "$(sed -n 1p "$work/err")" = "$top:" ] &&
+		[ "$(sed -n 2p "$work/err")" = "-   $item:" ] &&
+		[ "$(sed -n 3p "$work/err")" = "        errno: $errno" ] &&
+		sed -n 4p "$work/err" | grep -q "^        descr: .*$word" || { cat "$work/err"; return 1; }
+}
+
+nis_of() { # peer: its NIDs in peer show, space-separated
+	run peer show --nid "$1" | sed -n 's/^      -     nid: //p' | tr '\n' ' '
+}
+
+state_of() { # peer: its "peer state" at -v 3
+	run peer show -v 3 --nid "$1" | sed -n 's/^      peer state: //p'
+}
+
+has_stats() { # peer show options...: whether the -v 2 blocks are printed
+	run peer show "$@" | grep -q '^            sent_stats:$'
+}
+
+check "daemon $d starts" start_daemon "$d"
+pid_d=$pid
+
+# ksocklnd's net tunables: peer_credits above credits is brought down to credits.
+check "net add --peer-credits 16 --credits 8" run net add --net tcp --nid "$net.1@tcp" \
+	--peer-credits 16 --credits 8
+check "net show -v: peer_credits clamped to credits (8)" sh -c \
+	"'$ctl' --name '$d' net show -v --net tcp | grep -qx '                  peer_credits: 8'"
+check "a peer NI gets the clamped credits" sh -c \
+	"'$ctl' --name '$d' peer add --prim_nid $net.9@tcp && '$ctl' --name '$d' peer show -v --nid $net.9@tcp | grep -qx '            max_ni_tx_credits: 8'"
+
+# add: -k/-n/-l short forms; the locked, configured Multi-Rail peer's state.
+check "peer add -k P -n S1,S2 -l" run peer add -k "$net.2@tcp" -n "$net.3@tcp,$net.4@tcp" -l
+check "its NIDs: primary first" [ "$(nis_of "$net.2@tcp")" = "$net.2@tcp $net.3@tcp $net.4@tcp " ]
+check "peer state: MULTI_RAIL|CONFIGURED|LOCK_PRIMARY (0x100009)" [ "$(state_of "$net.2@tcp")" = 1048585 ]
+check "del of a NID that is not the peer's primary: -ENODEV" \
+	fails_block del peer -19 "not the primary" -- peer del --prim_nid "$net.3@tcp"
+check "plain del of a locked peer: exit 0" run peer del --prim_nid "$net.2@tcp"
+check "the locked primary stays, its other NIDs are gone" [ "$(nis_of "$net.2@tcp")" = "$net.2@tcp " ]
+check "--prim_nid=P --force deletes it" run peer del "--prim_nid=$net.2@tcp" --force
+check "peer show --nid of a deleted peer: the kernel's error, nothing else" \
+	fails_block show peer -2 "cannot find peer" -- peer show --nid "$net.2@tcp"
+
+# --opt=value forms, --non_mr; an unlocked peer goes with a plain del.
+check "peer add --prim_nid=Q --non_mr" run peer add "--prim_nid=$net.5@tcp" --non_mr
+check "non-MR configured peer: state CONFIGURED (8), Multi-Rail: false" sh -c \
+	"[ \"\$('$ctl' --name '$d' peer show -v 3 --nid $net.5@tcp | sed -n 's/^      peer state: //p')\" = 8 ] && '$ctl' --name '$d' peer show --nid=$net.5@tcp | grep -qx '      Multi-Rail: false'"
+check "peer add --prim_nid R --nid=S (MR)" run peer add --prim_nid "$net.6@tcp" "--nid=$net.7@tcp"
+check "peer del --prim_nid R --nid S: the secondary only" sh -c \
+	"'$ctl' --name '$d' peer del --prim_nid $net.6@tcp --nid $net.7@tcp"
+check "R keeps its primary" [ "$(nis_of "$net.6@tcp")" = "$net.6@tcp " ]
+check "peer del --prim_nid R (not locked): gone" sh -c \
+	"'$ctl' --name '$d' peer del --prim_nid $net.6@tcp && ! '$ctl' --name '$d' peer show --nid $net.6@tcp 2>/dev/null"
+
+# peer list: the primary NIDs, in the kernel's layout.
+printf 'peer list:\n-     nid: %s\n-     nid: %s\n' "$net.9@tcp" "$net.5@tcp" >"$work/list_want"
+check "peer list" sh -c "'$ctl' --name '$d' peer list | diff '$work/list_want' -"
+
+# show -v: the level is the next word (-v 2); -v2 and --verbose=2 are level 1, as the kernel's.
+check "peer show -v 2: the by-type and health blocks" has_stats -v 2
+check "peer show --verbose 2: the same" has_stats --verbose 2
+check "peer show -v2: level 1 (as the kernel's)" sh -c "! '$ctl' --name '$d' peer show -v2 | grep -q sent_stats"
+check "peer show --verbose=2: level 1 (as the kernel's)" sh -c \
+	"! '$ctl' --name '$d' peer show --verbose=2 | grep -q sent_stats && '$ctl' --name '$d' peer show --verbose=2 | grep -q 'max_ni_tx_credits'"
+check "peer show -v 4 -n Q: udsp info before state" sh -c \
+	"'$ctl' --name '$d' peer show -v 4 -n $net.5@tcp | tr -d '\\n' | grep -q 'nid: $net.5@tcp *udsp info: *net priority: -1 *nid priority: -1 *state: NA'"
+
+# Error blocks as the kernel builds them.
+check "peer del --non_mr: the kernel's parser block (peer: / - del:)" \
+	fails_block peer del -22 "Unrecognized option '-m'" -- peer del --prim_nid "$net.5@tcp" --non_mr
+check "peer add --lock_prim refused: the kernel names the block by its request flags (show:)" \
+	fails_block show peer -17 "already belongs" -- peer add --prim_nid "$net.8@tcp" --nid "$net.5@tcp" --lock_prim
+check "peer add refused without flags: add:" \
+	fails_block add peer -17 "already belongs" -- peer add --prim_nid "$net.8@tcp" --nid "$net.5@tcp"
+check "peer set --nid Q --health 500: not supported" \
+	fails_block set peer -95 "not supported" -- peer set --nid "$net.5@tcp" --health 500
+check "peer set -a -s 1: not supported" \
+	fails_block set peer -95 "cannot be set" -- peer set -a -s 1
+# getopt_long's own line first, as the kernel's (opterr is on), then the block.
+bogus_set() {
+	run peer set --bogus >"$work/err" 2>&1 && return 1
+	[ "$(sed -n 1p "$work/err")" = "set: unrecognized option '--bogus'" ] &&
+		sed 1d "$work/err" | tr -d '\n' | grep -qx 'net:-   set:        errno: -22        descr: "Invalid option or missing argument"' ||
+		{ cat "$work/err"; return 1; }
+}
+check "peer set --bogus: getopt's line, then the kernel's block (net: / - set:)" bogus_set
+
+check "SIGTERM: exits 0" stop_daemon "$pid_d"
+check "no sanitizer report" sh -c "! grep -q Sanitizer '$work/$d.err'"
+finish peers
