@@ -490,15 +490,14 @@ lnetctl_peer_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc != 0 ? rc : lnetctl_peer_stream_all(&ctx->conn, &s, nid);
 }
 
-/* peer list: the primary NID of every peer. */
+/* peer list: the primary NID of every peer. Other words are ignored, as the kernel's. */
 int
 lnetctl_peer_list_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	struct lnetctl_peer_stream s = { .detail = 0, .list = true };
 	int rc;
 
-	(void)argv;
-	if (argc > 1) {
+	if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		printf("usage: peer list\n");
 		return 0;
 	}
