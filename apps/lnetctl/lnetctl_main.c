@@ -460,7 +460,7 @@ lnetctl_run(struct lnetctl_ctx *ctx, int argc, char **argv)
 		return 1;
 	}
 	skip = cmd->sub != NULL ? 1 : 0;
-	return cmd->fn(ctx, argc - skip, argv + skip) == 0 ? 0 : 1;
+	return cmd->fn(ctx, argc - skip, argv + skip); /* the negative errno, as the kernel exits */
 }
 
 /* Interactive prompt, as the kernel lnetctl opens without arguments. */

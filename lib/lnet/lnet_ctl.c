@@ -295,23 +295,92 @@ struct lnet_ctl_global_set_args {
 };
 
 /* lnd_timeout follows (transaction_timeout - 1) / (retry_count + 1), at least 1 (lnet-facts §8.1). */
+static void
+lnet_ctl_lnd_timeout_update(struct lnet_ctl_global *t)
+{
+	int lnd = (t->transaction_timeout - 1) / (t->retry_count + 1);
+
+	__atomic_store_n(&t->lnd_timeout, lnd < 1 ? 1 : lnd, __ATOMIC_RELAXED);
+}
+
+static void
+lnet_ctl_store(int *field, int value)
+{
+	__atomic_store_n(field, value, __ATOMIC_RELAXED);
+}
+
+/*
+ * The kernel's checks on each setting (its module parameters' setters):
+ * retry_count and transaction_timeout bound each other, a health
+ * sensitivity of 0 turns retries off, a too small max_interfaces falls
+ * back to the default, the deprecated recovery_interval changes nothing.
+ * Settings without behaviour here yet are stored, shown as stored.
+ */
+static int
+lnet_ctl_global_check_store(struct lnet_ctl_global *t, const char *key, int v)
+{
+	if (strcmp(key, "transaction_timeout") == 0) {
+		if (v <= 0 || v <= t->retry_count) {
+			return -EINVAL;
+		}
+		lnet_ctl_store(&t->transaction_timeout, v);
+	} else if (strcmp(key, "retry_count") == 0) {
+		if (v < 0 || (t->health_sensitivity == 0 && v > 0) || v > t->transaction_timeout) {
+			return -EINVAL;
+		}
+		lnet_ctl_store(&t->retry_count, v);
+	} else if (strcmp(key, "health_sensitivity") == 0) {
+		if (v < 0 || v > 1000) {
+			return -EINVAL;
+		}
+		if (t->health_sensitivity != 0 && v == 0) {
+			lnet_ctl_store(&t->retry_count, 0);
+		}
+		lnet_ctl_store(&t->health_sensitivity, v);
+	} else if (strcmp(key, "numa_range") == 0 || strcmp(key, "recovery_limit") == 0) {
+		if (v < 0) {
+			return -EINVAL;
+		}
+		lnet_ctl_store(key[0] == 'n' ? &t->numa_range : &t->recovery_limit, v);
+	} else if (strcmp(key, "max_interfaces") == 0) {
+		lnet_ctl_store(&t->max_interfaces, v < LNET_CTL_INTERFACES_MIN ?
+				LNET_CTL_INTERFACES_DEFAULT : v);
+	} else if (strcmp(key, "discovery") == 0) {
+		lnet_ctl_store(&t->discovery, v != 0);
+	} else if (strcmp(key, "drop_asym_route") == 0) {
+		lnet_ctl_store(&t->drop_asym_route, v != 0);
+	} else if (strcmp(key, "router_sensitivity") == 0) {
+		if (v < 0 || v > 100) {
+			return -EINVAL;
+		}
+		lnet_ctl_store(&t->router_sensitivity, v);
+	} else if (strcmp(key, "response_tracking") == 0) {
+		if (v < 0 || v > 3) {
+			return -EINVAL;
+		}
+		lnet_ctl_store(&t->response_tracking, v);
+	} else if (strcmp(key, "max_recovery_ping_interval") == 0) {
+		if (v <= 0) {
+			return -EINVAL;
+		}
+		lnet_ctl_store(&t->max_recovery_ping_interval, v);
+	} else if (strcmp(key, "recovery_interval") != 0) {
+		return -EOPNOTSUPP; /* lnd_timeout is derived; the rest are not settings */
+	}
+	return 0;
+}
+
 static int
 lnet_ctl_global_set_on_mgmt(void *arg)
 {
 	struct lnet_ctl_global_set_args *a = arg;
 	struct lnet_ctl_global *t = &a->ln->tunables;
-	int lnd;
+	int rc = lnet_ctl_global_check_store(t, a->key, a->value);
 
-	if (strcmp(a->key, "transaction_timeout") != 0) {
-		return -EOPNOTSUPP;
+	if (rc == 0) {
+		lnet_ctl_lnd_timeout_update(t);
 	}
-	if (a->value < 1) {
-		return -EINVAL;
-	}
-	__atomic_store_n(&t->transaction_timeout, a->value, __ATOMIC_RELAXED);
-	lnd = (a->value - 1) / (t->retry_count + 1);
-	__atomic_store_n(&t->lnd_timeout, lnd < 1 ? 1 : lnd, __ATOMIC_RELAXED);
-	return 0;
+	return rc;
 }
 
 int
@@ -325,9 +394,9 @@ lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen)
 	}
 	rc = rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_ctl_global_set_on_mgmt, &a);
 	if (rc == -EOPNOTSUPP) {
-		snprintf(err, errlen, "%s: not supported yet", key);
+		snprintf(err, errlen, "%s: not a setting", key);
 	} else if (rc == -EINVAL) {
-		snprintf(err, errlen, "%s: %d is out of range", key, value);
+		snprintf(err, errlen, "%s: %s", key, strerror(EINVAL));
 	}
 	return rc;
 }

@@ -182,10 +182,17 @@ struct lnet_pcap;
  */
 LNP_API int lnet_ctl_ni_capture(const struct lnet_nid *nid, struct lnet_pcap *cap);
 
+/** max_interfaces below this minimum falls back to the default (the kernel's). */
+#define LNET_CTL_INTERFACES_MIN 16
+#define LNET_CTL_INTERFACES_DEFAULT 200
+
 /**
- * Set a global tunable (lnetctl set). Only those with behaviour:
- * transaction_timeout (seconds, >= 1; lnd_timeout follows). Others:
- * -EOPNOTSUPP.
+ * Set a global tunable (lnetctl set, import, --config) with the kernel's
+ * checks: -EINVAL for a value it refuses (@p err says which), -EOPNOTSUPP
+ * for a key that is not a setting (lnd_timeout is derived). Each one of
+ * `global show` is stored and shown; transaction_timeout and
+ * response_tracking have behaviour, the others are kept for the
+ * capabilities that use them (health, discovery, routing).
  */
 LNP_API int lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen);
 
