@@ -140,7 +140,7 @@ lnetcfg_int(struct lnetcfg_doc *d, const yaml_node_t *n, const char *what, long 
 	long x;
 
 	errno = 0;
-	x = v != NULL ? strtol(v, &end, 10) : 0;
+	x = v != NULL ? strtol(v, &end, 0) : 0; /* any base strtol reads, as the kernel's parse_long */
 	if (v == NULL || *v == '\0' || *end != '\0' || errno != 0) {
 		LNETCFG_ERR(d, n, "%s must be an integer", what);
 		return false;

@@ -107,6 +107,7 @@ int lnetctl_peer_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_net_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_net_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_net_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);

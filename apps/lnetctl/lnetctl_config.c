@@ -413,6 +413,9 @@ lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "bh", opts, NULL)) != -1) {
+		if (opt == '?') {
+			return lnetctl_usage_error("export", "config", "usage: export [--backup] [FILE]");
+		}
 		if (opt != 'b') {
 			printf("export [--backup] [FILE]: the configuration as YAML\n"
 			       "\t--backup: only what re-creates the configuration\n"
@@ -420,6 +423,10 @@ lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 			return 0;
 		}
 		backup = true;
+	}
+	if (optind + 1 < argc) {
+		/* the kernel would take the first and drop the rest: refused instead */
+		return lnetctl_usage_error("export", "config", "usage: export [--backup] [FILE]");
 	}
 	if (optind < argc) {
 		file = argv[optind];
@@ -450,6 +457,10 @@ lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "adseh", opts, NULL)) != -1) {
+		if (opt == '?') {
+			return lnetctl_usage_error("import", "config",
+						   "usage: import [--add|--del] [FILE]");
+		}
 		if (opt == 'a' || opt == 'd') {
 			del = opt == 'd';
 		} else if (opt == 's' || opt == 'e') {
@@ -466,6 +477,10 @@ lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 			       "\t--help: display this help\n");
 			return 0;
 		}
+	}
+	if (optind + 1 < argc) {
+		/* the kernel would read stdin then: refused instead */
+		return lnetctl_usage_error("import", "config", "usage: import [--add|--del] [FILE]");
 	}
 	if (optind < argc) {
 		file = argv[optind];

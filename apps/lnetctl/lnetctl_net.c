@@ -496,3 +496,144 @@ lnetctl_net_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	/* argv[0] is "del", as getopt_long wants it */
 	return rc != 0 ? rc : lnetctl_net_del(&ctx->conn, argc, argv);
 }
+
+/* What net set was asked; -1: not given (the kernel's defaults). */
+struct lnetctl_net_set_args {
+	bool all;
+	const char *nid;
+	long health;
+	long conns_per_peer;
+	int lnd_timeout;
+	bool net;
+};
+
+/* One option of net set into @p a; 0, or -EINVAL with @p err set. */
+static int
+lnetctl_net_set_opt(struct lnetctl_net_set_args *a, int opt, const char *val, char *err,
+		    size_t errlen)
+{
+	char *end = NULL;
+
+	switch (opt) {
+	case 'a':
+		a->all = true;
+		break;
+	case 'i':
+		if (libcfs_str2net(val) == LNET_NET_ANY) {
+			snprintf(err, errlen, "Invalid network type: %s", val);
+			return -EINVAL;
+		}
+		a->net = true;
+		break;
+	case 'l':
+		a->lnd_timeout = atoi(val);
+		if (a->lnd_timeout < 0) {
+			snprintf(err, errlen, "Invalid LND timeout value '%s', must be >= 0", val);
+			return -EINVAL;
+		}
+		break;
+	case 'm':
+	case 't':
+		/* the kernel ignores a value it cannot parse */
+		*(opt == 'm' ? &a->conns_per_peer : &a->health) = strtol(val, &end, 0);
+		if (*end != '\0') {
+			*(opt == 'm' ? &a->conns_per_peer : &a->health) = -1;
+		}
+		break;
+	case 'n':
+		a->nid = val;
+		break;
+	case 's':
+		break; /* --state is for peer NIs */
+	default:
+		snprintf(err, errlen, "Invalid option or missing argument");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The request net set makes of @p a: health of one NI or all of them; the rest is refused. */
+static int
+lnetctl_net_set_apply(struct lnetctl_ctx *ctx, const struct lnetctl_net_set_args *a, char *err,
+		      size_t errlen)
+{
+	char params[160];
+	yaml_document_t doc;
+	yaml_node_t *v;
+	int rc;
+
+	if (a->lnd_timeout >= 0) {
+		snprintf(err, errlen, "--lnd-timeout: not supported by lnetd-pmd yet "
+			 "(an NI's sock_timeout is set when it is added)");
+		return -EOPNOTSUPP;
+	}
+	if (a->conns_per_peer >= 0) {
+		snprintf(err, errlen, "--conns-per-peer: not supported by lnetd-pmd yet "
+			 "(an NI's conns_per_peer is set when it is added)");
+		return -EOPNOTSUPP;
+	}
+	if (a->health < 0) {
+		return 0; /* nothing to set, as the kernel's */
+	}
+	if (a->nid != NULL && strchr(a->nid, '@') == NULL) {
+		snprintf(err, errlen, "%s: not a NID", a->nid);
+		return -EINVAL;
+	}
+	rc = lnetctl_need_conn(ctx);
+	if (rc != 0) {
+		return rc;
+	}
+	snprintf(params, sizeof(params), "health=%ld%s%s", a->health, a->nid != NULL ? ",nid=" : "",
+		 a->nid != NULL ? a->nid : "");
+	rc = lnetctl_request_status(&ctx->conn, "/lnet/net_set", params, &doc, &v, "net", "set");
+	if (rc == 0) {
+		yaml_document_delete(&doc);
+	}
+	return rc; /* the daemon's refusal is printed already (err stays empty) */
+}
+
+/*
+ * net set [--all|-a] [--nid|-n NID] [--health|-t V] [--conns-per-peer|-m N]
+ * [--lnd-timeout|-l N --net|-i NET]  (argv[0] = "set"): the health value
+ * of one NI or of every NI; errors as the kernel's "net:"/"set:" block.
+ */
+int
+lnetctl_net_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "net", required_argument, NULL, 'i' },
+		{ "lnd-timeout", required_argument, NULL, 'l' },
+		{ "conns-per-peer", required_argument, NULL, 'm' },
+		{ "nid", required_argument, NULL, 'n' },
+		{ "state", required_argument, NULL, 's' },
+		{ "health", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lnetctl_net_set_args a = { .health = -1, .conns_per_peer = -1, .lnd_timeout = -1 };
+	char err[256] = "";
+	int opt;
+	int rc = 0;
+
+	optind = 0;
+	opterr = 0;
+	while (rc == 0 && (opt = getopt_long(argc, argv, "ai:l:m:n:s:t:", opts, NULL)) != -1) {
+		rc = lnetctl_net_set_opt(&a, opt, optarg, err, sizeof(err));
+	}
+	opterr = 1;
+	if (rc == 0 && a.lnd_timeout >= 0 && !a.net) {
+		snprintf(err, sizeof(err), "Specified --lnd-timeout without --net option");
+		rc = -EINVAL;
+	}
+	if (rc == 0 && a.all && a.nid != NULL) {
+		snprintf(err, sizeof(err), "--all and --nid together");
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		rc = lnetctl_net_set_apply(ctx, &a, err, sizeof(err));
+	}
+	if (rc != 0 && err[0] != '\0') {
+		lnetctl_print_error("net", "set", rc, err);
+	}
+	return rc;
+}

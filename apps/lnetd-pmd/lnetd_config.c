@@ -19,6 +19,7 @@ struct lnetd_cfg_errors {
 	char *buf;
 	size_t len;
 	size_t used;
+	const struct lnetcfg *cfg;  /* a file that is not YAML: libyaml's words, after its name */
 };
 
 static void
@@ -30,7 +31,9 @@ lnetd_cfg_report(void *arg, const char *msg)
 	if (e->used >= e->len) {
 		return;
 	}
-	w = snprintf(e->buf + e->used, e->len - e->used, "%s%s", e->used > 0 ? "\n" : "", msg);
+	w = snprintf(e->buf + e->used, e->len - e->used, "%s%s%s%s", e->used > 0 ? "\n" : "",
+		     e->cfg != NULL && e->cfg->syntax ? e->cfg->origin : "",
+		     e->cfg != NULL && e->cfg->syntax ? ": " : "", msg);
 	e->used += w > 0 ? (size_t)w : 0;
 }
 
@@ -141,7 +144,7 @@ int
 lnetd_config_apply_text(const char *text, size_t len, const char *origin, char *err,
 			size_t errlen)
 {
-	struct lnetd_cfg_errors e = { err, errlen, 0 };
+	struct lnetd_cfg_errors e = { err, errlen, 0, NULL };
 	struct lnetcfg cfg;
 
 	if (errlen > 0) {
@@ -149,13 +152,14 @@ lnetd_config_apply_text(const char *text, size_t len, const char *origin, char *
 	}
 	lnetcfg_init(&cfg, origin, lnetd_cfg_report, &e);
 	cfg.warn = lnetd_cfg_warn;
+	e.cfg = &cfg;
 	return lnetd_config_run(&cfg, lnetcfg_parse(&cfg, text, len));
 }
 
 int
 lnetd_config_apply_file(const char *path, char *err, size_t errlen)
 {
-	struct lnetd_cfg_errors e = { err, errlen, 0 };
+	struct lnetd_cfg_errors e = { err, errlen, 0, NULL };
 	struct lnetcfg cfg;
 
 	if (errlen > 0) {
@@ -163,5 +167,6 @@ lnetd_config_apply_file(const char *path, char *err, size_t errlen)
 	}
 	lnetcfg_init(&cfg, path, lnetd_cfg_report, &e);
 	cfg.warn = lnetd_cfg_warn;
+	e.cfg = &cfg;
 	return lnetd_config_run(&cfg, lnetcfg_parse_file(&cfg, path));
 }

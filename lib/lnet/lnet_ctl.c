@@ -201,6 +201,56 @@ lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen)
 	return rc != 0 ? rc : req.ping_rc;
 }
 
+struct lnet_ctl_health_args {
+	struct lnet *ln;
+	const struct lnet_nid *nid;
+	int value;
+};
+
+/* Every NI named (each with health when @p nid is NULL); lo has none to set. */
+static int
+lnet_ctl_ni_health_on_mgmt(void *arg)
+{
+	struct lnet_ctl_health_args *a = arg;
+	const struct lnet_ni_table *t = lnet_ni_table_get(a->ln);
+	unsigned int i;
+	int found = 0;
+
+	for (i = 0; t != NULL && i < t->nnis; i++) {
+		struct lnet_ni *ni = t->nis[i];
+
+		if ((a->nid != NULL && !lnet_nid_same(&ni->nid, a->nid)) ||
+		    (ni->lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0) {
+			continue;
+		}
+		__atomic_store_n(&ni->health_value, a->value, __ATOMIC_RELAXED);
+		found++;
+	}
+	return a->nid != NULL && found == 0 ? -ENOENT : 0;
+}
+
+int
+lnet_ctl_ni_health_set(const struct lnet_nid *nid, int value, char *err, size_t errlen)
+{
+	struct lnet_ctl_health_args a = { lnet_instance(), nid, value };
+	char s[LNET_NIDSTR_SIZE];
+	int rc;
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
+	}
+	if (value < 0 || value > LNET_CTL_MAX_HEALTH) {
+		snprintf(err, errlen, "health value %d: from 0 to %d", value, LNET_CTL_MAX_HEALTH);
+		return -EINVAL;
+	}
+	rc = rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_ctl_ni_health_on_mgmt, &a);
+	if (rc == -ENOENT) {
+		snprintf(err, errlen, "%s is not a local NI with a health value",
+			 libcfs_nidstr_r(nid, s, sizeof(s)));
+	}
+	return rc;
+}
+
 typedef int (*lnet_ctl_ni_fn)(struct lnet_ni *ni, void *arg);
 
 struct lnet_ctl_on_ni_args {

@@ -196,6 +196,17 @@ LNP_API int lnet_ctl_ni_capture(const struct lnet_nid *nid, struct lnet_pcap *ca
  */
 LNP_API int lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen);
 
+/** The highest health value (the kernel's LNET_MAX_HEALTH_VALUE). */
+#define LNET_CTL_MAX_HEALTH 1000
+
+/**
+ * Set the health value of local NI @p nid, or of every NI that has one
+ * (@p nid NULL: lnetctl net set --all). -ENOENT: no such NI; -EINVAL: out
+ * of 0..LNET_CTL_MAX_HEALTH.
+ */
+LNP_API int lnet_ctl_ni_health_set(const struct lnet_nid *nid, int value, char *err,
+				   size_t errlen);
+
 /** The push target's counters and the last push taken (telemetry /lnet/push_show). */
 struct lnet_ctl_push {
 	uint64_t received;        /**< pushes matched (each ACKed if the peer asked) */

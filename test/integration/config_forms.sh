@@ -9,7 +9,8 @@
 # key" warning on stderr), the derived lnd_timeout (ignored). Then `set` of
 # every tunable, `export --backup`, and the backup into fresh daemons both
 # ways: the same global show and net show. Errors: the kernel's blocks on
-# stderr only (keys, nesting, errno) and its exit status. Needs root.
+# stderr only (keys, nesting, errno) and its exit status. Option forms
+# (short letters, --opt=value) and net set --health. Needs root.
 #   config_forms.sh BUILD_DIR
 set -u
 build=$1
@@ -302,4 +303,37 @@ check "export -b: the backup form" sh -c \
 	"'$ctl' --name '$d' export -b >'$work/b' && ! grep -q 'net type: lo' '$work/b' && grep -q 'global:' '$work/b'"
 check "import -d: deletes" sh -c \
 	"'$ctl' --name '$d' export -b >'$work/b' && '$ctl' --name '$d' import -d '$work/b' && ! '$ctl' --name '$d' net show | grep -q '@tcp'"
+
+# --- net set: the health value of one NI or of all ------------------------
+health_of() { # daemon nid: its NI's health value (net show -v 2)
+	"$ctl" --name "$1" net show -v 2 | python3 -c '
+import sys, yaml
+for net in yaml.safe_load(sys.stdin)["net"]:
+    for ni in net["local NI(s)"]:
+        if ni["nid"] == sys.argv[1]:
+            print(ni["health stats"]["health value"])' "$2"
+}
+health_is() { # daemon, then "nid value" pairs
+	d_=$1; shift
+	while [ $# -gt 1 ]; do
+		h=$(health_of "$d_" "$1")
+		[ "$h" = "$2" ] || { echo "$1: health $h, want $2"; return 1; }
+		shift 2
+	done
+}
+check "net add two NIs again for net set" sh -c \
+	"$inns '$ctl' --name '$d' net add -n tcp -i eth0 && $inns '$ctl' --name '$d' net add -n tcp1 -i eth1"
+check "net set --nid NID --health 300" "$ctl" --name "$d" net set --nid 10.77.1.1@tcp --health 300
+check "net set --nid: that NI only" health_is "$d" 10.77.1.1@tcp 300 10.77.2.1@tcp1 1000
+check "net set -a -t 700" "$ctl" --name "$d" net set -a -t 700
+check "net set --all: every NI (lo has none)" health_is "$d" 10.77.1.1@tcp 700 10.77.2.1@tcp1 700 0@lo 0
+check "net set: a NID that is not local: net:/set: -2" fails_block 254 net set -2 \
+	"10.77.9.9@tcp is not a local NI with a health value" -- \
+	--name "$d" net set --nid 10.77.9.9@tcp --health 3
+check "net set --lnd-timeout without --net: net:/set: -22" fails_block 234 net set -22 \
+	"Specified --lnd-timeout without --net option" -- --name "$d" net set --lnd-timeout 5
+check "net set --health 2000: out of range, -22" fails_block 234 net set -22 \
+	"health value 2000: from 0 to 1000" -- --name "$d" net set --all --health 2000
+check "net set --conns-per-peer: not supported here, -95" sh -c \
+	"! '$ctl' --name '$d' net set --all --conns-per-peer=2 >'$work/out' 2>'$work/err' && [ ! -s '$work/out' ] && grep -q 'errno: -95' '$work/err'"
 finish config_forms
