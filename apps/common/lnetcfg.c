@@ -460,6 +460,24 @@ lnetcfg_net(struct lnetcfg_doc *d, const yaml_node_t *item)
 	}
 }
 
+/*
+ * One word of a rule: no blank, separator or comment, and commas only in
+ * an interface's CPT list ("eth0[0,1]") or a range's brackets.
+ */
+static bool
+lnetcfg_rule_word(const char *v)
+{
+	int depth = 0;
+
+	for (; *v != '\0'; v++) {
+		if (strchr(" \t;#()", *v) != NULL || (*v == ',' && depth == 0)) {
+			return false;
+		}
+		depth += *v == '[' ? 1 : *v == ']' ? -1 : 0;
+	}
+	return depth == 0;
+}
+
 /* "ip-range: {0: 192.168.1.*}" appended to a rule as " 192.168.1.*"; false after reporting. */
 static bool
 lnetcfg_rule_add(struct lnetcfg_doc *d, const yaml_node_t *m, const char *what, char *rule,
@@ -476,8 +494,7 @@ lnetcfg_rule_add(struct lnetcfg_doc *d, const yaml_node_t *m, const char *what, 
 		const yaml_node_t *vn = lnetcfg_node(d, p->value);
 		const char *v = lnetcfg_scalar(vn);
 
-		if (v == NULL || v[0] == '\0' || strpbrk(v, " \t;#(),") != NULL ||
-		    off + strlen(v) + 2 >= len) {
+		if (v == NULL || v[0] == '\0' || !lnetcfg_rule_word(v) || off + strlen(v) + 2 >= len) {
 			LNETCFG_ERR(d, vn, "%s: bad value", what);
 			return false;
 		}
@@ -597,6 +614,9 @@ lnetcfg_ip2net_apply(struct lnetcfg *cfg, const struct lnetcfg_ip2net *r,
 		}
 		*slot = r->base;
 		snprintf(slot->ifname, sizeof(slot->ifname), "%s", m[i].ifname);
+		if (slot->cpt == LNETCFG_UNSET && m[i].cpts[0] == '[') {
+			slot->cpt = (int)strtol(m[i].cpts + 1, NULL, 10); /* "eth0[1,2]": its first CPT */
+		}
 	}
 	return n;
 }

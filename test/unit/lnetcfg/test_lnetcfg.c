@@ -194,6 +194,19 @@ test_ip2nets(void **state)
 	assert_non_null(strstr(s.errors, "no rule matches"));
 	lnetcfg_fini(&cfg);
 
+	/* an interface's CPTs and a range's brackets keep their commas */
+	assert_int_equal(parse(&cfg, &s, "ip2nets:\n  - net-spec: tcp\n    interfaces: {0: 'eth1[0,1]'}\n"
+				  "    ip-range: {0: '10.77.[1,2].*'}\n"), 0);
+	assert_int_equal(lnetcfg_ip2nets_resolve(&cfg, ifs, 2), 0);
+	assert_int_equal(cfg.nnis, 1);
+	assert_ni(&cfg.nis[0], "tcp", "eth1", LNETCFG_UNSET);
+	assert_int_equal(cfg.nis[0].cpt, 0);
+	lnetcfg_fini(&cfg);
+	assert_int_equal(parse(&cfg, &s, "ip2nets:\n  - net-spec: tcp\n    interfaces: {0: 'eth1,eth0'}\n"),
+			 -EINVAL);
+	assert_non_null(strstr(s.errors, "interfaces: bad value"));
+	lnetcfg_fini(&cfg);
+
 	assert_int_equal(parse(&cfg, &s, "ip2nets:\n  - net type: tcp\n"), -EINVAL);
 	assert_non_null(strstr(s.errors, "missing \"net-spec\""));
 	lnetcfg_fini(&cfg);
