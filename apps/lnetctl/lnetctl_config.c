@@ -310,8 +310,10 @@ lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
 		lnetctl_print_error(del ? "del" : "add", "import", rc, errs.first);
 	}
 	for (i = 0; rc == 0 && !del && i < cfg.nglobals; i++) {
-		rc = lnetctl_tunable_set(c, lnetctl_tunable_find(cfg.globals[i].key),
-					 cfg.globals[i].value);
+		const struct lnetctl_tunable *t = lnetctl_tunable_find(cfg.globals[i].key);
+
+		/* lnetcfg gives global show's names, lnd_timeout (derived) left out */
+		rc = t != NULL ? lnetctl_tunable_set(c, t, cfg.globals[i].value) : -EINVAL;
 	}
 	for (i = 0; rc == 0 && !del && i < cfg.nnis; i++) {
 		rc = lnetctl_ni_request_as(c, &cfg.nis[i], true, "add", "import");
