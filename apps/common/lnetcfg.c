@@ -21,11 +21,7 @@ const char *const lnetcfg_global_keys[] = {
 const unsigned int lnetcfg_nglobal_keys =
 	sizeof(lnetcfg_global_keys) / sizeof(lnetcfg_global_keys[0]);
 
-bool
-lnetcfg_global_settable(const char *key)
-{
-	return strcmp(key, "transaction_timeout") == 0;
-}
+#define LNETCFG_MAX_IFS 16 /* interfaces of one NI block */
 
 /* The parse in progress: the document and where errors go. */
 struct lnetcfg_doc {
@@ -47,9 +43,11 @@ lnetcfg_fini(struct lnetcfg *cfg)
 {
 	free(cfg->nis);
 	free(cfg->peers);
+	free(cfg->ip2nets);
 	cfg->nis = NULL;
 	cfg->peers = NULL;
-	cfg->nnis = cfg->npeers = cfg->nglobals = 0;
+	cfg->ip2nets = NULL;
+	cfg->nnis = cfg->npeers = cfg->nglobals = cfg->nip2nets = 0;
 }
 
 void
@@ -83,6 +81,18 @@ lnetcfg_at(const yaml_node_t *n)
 		struct lnetcfg_loc _l = lnetcfg_at(node);             \
 		lnetcfg_error((d)->cfg, &_l, __VA_ARGS__);            \
 	} while (0)
+
+/* A key the kernel's import skips with a warning, in its words. */
+static void
+lnetcfg_warn_ignored(struct lnetcfg_doc *d, const char *key, const char *section)
+{
+	char msg[160];
+
+	if (d->cfg->warn != NULL) {
+		snprintf(msg, sizeof(msg), "Ignoring unrecognized key '%s' for '%s'", key, section);
+		d->cfg->warn(d->cfg->arg, msg);
+	}
+}
 
 const char *
 lnetcfg_scalar(const yaml_node_t *n)
@@ -130,7 +140,7 @@ lnetcfg_int(struct lnetcfg_doc *d, const yaml_node_t *n, const char *what, long 
 	long x;
 
 	errno = 0;
-	x = v != NULL ? strtol(v, &end, 10) : 0;
+	x = v != NULL ? strtol(v, &end, 0) : 0; /* any base strtol reads, as the kernel's parse_long */
 	if (v == NULL || *v == '\0' || *end != '\0' || errno != 0) {
 		LNETCFG_ERR(d, n, "%s must be an integer", what);
 		return false;
@@ -191,8 +201,10 @@ lnetcfg_ints(struct lnetcfg_doc *d, const yaml_node_t *m, const char *section,
 
 		for (i = 0; k != NULL && i < n && strcmp(keys[i], k) != 0; i++) {
 		}
-		if (k == NULL || i == n) {
-			LNETCFG_ERR(d, kn, "%s: unknown setting \"%s\"", section, k != NULL ? k : "?");
+		if (k == NULL) {
+			LNETCFG_ERR(d, kn, "%s: keys must be scalars", section);
+		} else if (i == n) {
+			lnetcfg_warn_ignored(d, k, section);
 		} else if (lnetcfg_int(d, lnetcfg_node(d, p->value), k, lo[i], hi[i], &x)) {
 			*vals[i] = (int)x;
 		}
@@ -225,26 +237,34 @@ lnetcfg_lnd_tunables(struct lnetcfg_doc *d, const yaml_node_t *m, struct lnetcfg
 	lnetcfg_ints(d, m, "lnd tunables", keys, vals, 3, lo, hi);
 }
 
-/* interfaces: {0: eth0}; one interface per NI. */
+/* The names of an interface list {0: eth0, 1: eth1}, the kernel's one NI per interface. */
+struct lnetcfg_ifs {
+	unsigned int n;
+	char names[LNETCFG_MAX_IFS][LNETCFG_IFNAMSIZ];
+};
+
 static void
-lnetcfg_interfaces(struct lnetcfg_doc *d, const yaml_node_t *m, struct lnetcfg_ni *ni)
+lnetcfg_interfaces(struct lnetcfg_doc *d, const yaml_node_t *m, struct lnetcfg_ifs *ifs)
 {
-	const char *name;
+	yaml_node_pair_t *p;
 
 	if (m->type != YAML_MAPPING_NODE || m->data.mapping.pairs.top == m->data.mapping.pairs.start) {
 		LNETCFG_ERR(d, m, "interfaces: expected a mapping such as \"0: eth0\"");
 		return;
 	}
-	if (m->data.mapping.pairs.top - m->data.mapping.pairs.start > 1) {
-		LNETCFG_ERR(d, m, "interfaces: one interface per NI (list each NI separately)");
-		return;
+	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+		const yaml_node_t *vn = lnetcfg_node(d, p->value);
+		const char *name = lnetcfg_scalar(vn);
+
+		if (name == NULL || name[0] == '\0' || strlen(name) >= LNETCFG_IFNAMSIZ) {
+			LNETCFG_ERR(d, vn, "interfaces: bad interface name");
+		} else if (ifs->n == LNETCFG_MAX_IFS) {
+			LNETCFG_ERR(d, vn, "interfaces: more than %d in one NI", LNETCFG_MAX_IFS);
+			return;
+		} else {
+			snprintf(ifs->names[ifs->n++], LNETCFG_IFNAMSIZ, "%s", name);
+		}
 	}
-	name = lnetcfg_scalar(lnetcfg_node(d, m->data.mapping.pairs.start->value));
-	if (name == NULL || name[0] == '\0' || strlen(name) >= sizeof(ni->ifname)) {
-		LNETCFG_ERR(d, m, "interfaces: bad interface name");
-		return;
-	}
-	snprintf(ni->ifname, sizeof(ni->ifname), "%s", name);
 }
 
 /* CPT: "[0,1]": the NI is served by the first listed CPT. */
@@ -269,24 +289,6 @@ lnetcfg_cpt(struct lnetcfg_doc *d, const yaml_node_t *n, struct lnetcfg_ni *ni)
 	ni->cpt = (int)x;
 }
 
-/* Keys of a local NI item that describe the running NI: export prints them, import skips them. */
-static bool
-lnetcfg_runtime_key(const char *k)
-{
-	static const char *const keys[] = {
-		"status", "statistics", "sent_stats", "received_stats", "dropped_stats",
-		"health stats", "dev cpt", "udsp info",
-	};
-	unsigned int i;
-
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (strcmp(keys[i], k) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
 /* One more element of a growing array: doubles from @p first; NULL when out of memory. */
 static void *
 lnetcfg_grow(void *arr_p, unsigned int *n, unsigned int *cap, size_t elem, unsigned int first)
@@ -306,11 +308,61 @@ lnetcfg_grow(void *arr_p, unsigned int *n, unsigned int *cap, size_t elem, unsig
 	return (char *)*arr + (size_t)(*n)++ * elem;
 }
 
+/* One NI of @p ni per interface of @p ifs, or @p ni itself when it has a NID and no interface. */
+static void
+lnetcfg_add_nis(struct lnetcfg_doc *d, const yaml_node_t *at, const struct lnetcfg_ni *ni,
+		const struct lnetcfg_ifs *ifs)
+{
+	unsigned int i;
+
+	if (!ni->has_nid && ifs->n == 0) {
+		LNETCFG_ERR(d, at, "local NI(s): each NI needs \"interfaces\" or a \"nid\"");
+		return;
+	}
+	if (ni->has_nid && ifs->n > 1) {
+		LNETCFG_ERR(d, at, "nid: one NID names one interface, not %u", ifs->n);
+		return;
+	}
+	for (i = 0; i < (ifs->n > 0 ? ifs->n : 1); i++) {
+		struct lnetcfg_ni *slot = lnetcfg_grow(&d->cfg->nis, &d->cfg->nnis,
+						       &d->cfg->nis_cap, sizeof(*slot), 8);
+
+		if (slot == NULL) {
+			LNETCFG_ERR(d, at, "out of memory");
+			return;
+		}
+		*slot = *ni;
+		if (ifs->n > 0) {
+			snprintf(slot->ifname, sizeof(slot->ifname), "%s", ifs->names[i]);
+		}
+	}
+}
+
+/*
+ * Keys of an NI block both forms share: interfaces, tunables, CPT. The
+ * others (nid apart) describe the running NI in an export (status,
+ * statistics...): the kernel's import skips them, so does this one.
+ */
+static void
+lnetcfg_ni_key(struct lnetcfg_doc *d, const char *k, const yaml_node_t *vn,
+	       struct lnetcfg_ni *ni, struct lnetcfg_ifs *ifs)
+{
+	if (strcmp(k, "interfaces") == 0) {
+		lnetcfg_interfaces(d, vn, ifs);
+	} else if (strcmp(k, "tunables") == 0) {
+		lnetcfg_tunables(d, vn, ni);
+	} else if (strcmp(k, "lnd tunables") == 0) {
+		lnetcfg_lnd_tunables(d, vn, ni);
+	} else if (strcmp(k, "CPT") == 0) {
+		lnetcfg_cpt(d, vn, ni);
+	}
+}
+
 static void
 lnetcfg_local_ni(struct lnetcfg_doc *d, const yaml_node_t *item, const struct lnetcfg_ni *base)
 {
 	struct lnetcfg_ni ni = *base;
-	struct lnetcfg_ni *slot;
+	struct lnetcfg_ifs ifs = { 0 };
 	yaml_node_pair_t *p;
 
 	ni.at = lnetcfg_at(item);
@@ -331,37 +383,43 @@ lnetcfg_local_ni(struct lnetcfg_doc *d, const yaml_node_t *item, const struct ln
 				LNETCFG_ERR(d, vn, "nid: not on the item's net type");
 				ni.has_nid = false;
 			}
-		} else if (strcmp(k, "interfaces") == 0) {
-			lnetcfg_interfaces(d, vn, &ni);
-		} else if (strcmp(k, "tunables") == 0) {
-			lnetcfg_tunables(d, vn, &ni);
-		} else if (strcmp(k, "lnd tunables") == 0) {
-			lnetcfg_lnd_tunables(d, vn, &ni);
-		} else if (strcmp(k, "CPT") == 0) {
-			lnetcfg_cpt(d, vn, &ni);
-		} else if (!lnetcfg_runtime_key(k)) {
-			LNETCFG_ERR(d, kn, "local NI(s): unknown key \"%s\"", k);
+		} else {
+			lnetcfg_ni_key(d, k, vn, &ni, &ifs);
 		}
 	}
-	if (!ni.has_nid && ni.ifname[0] == '\0') {
-		LNETCFG_ERR(d, item, "local NI(s): each NI needs \"interfaces\" or a \"nid\"");
-		return;
-	}
-	slot = lnetcfg_grow(&d->cfg->nis, &d->cfg->nnis, &d->cfg->nis_cap, sizeof(ni), 8);
-	if (slot == NULL) {
-		LNETCFG_ERR(d, item, "out of memory");
-		return;
-	}
-	*slot = ni;
+	lnetcfg_add_nis(d, item, &ni, &ifs);
 }
 
+/* A net type / net-spec value: the net, or LNET_NET_ANY after reporting. */
+static uint32_t
+lnetcfg_net_id(struct lnetcfg_doc *d, const yaml_node_t *item, const char *key)
+{
+	const yaml_node_t *type = lnetcfg_map_get(d, item, key);
+	const char *name = lnetcfg_scalar(type);
+	uint32_t net;
+
+	if (name == NULL) {
+		LNETCFG_ERR(d, type != NULL ? type : item, "missing \"%s\"", key);
+		return LNET_NET_ANY;
+	}
+	net = libcfs_str2net(name);
+	if (net == LNET_NET_ANY) {
+		LNETCFG_ERR(d, type, "%s \"%s\": not a network", key, name);
+	}
+	return net;
+}
+
+/*
+ * net: items, in both forms the kernel's import reads: the export's
+ * ("local NI(s)": a list of NIs) and the flat one (interfaces, tunables
+ * and CPT beside "net type"). Net-level settings apply to every NI of the
+ * item; each interface of an "interfaces" list is one NI.
+ */
 static void
 lnetcfg_net(struct lnetcfg_doc *d, const yaml_node_t *item)
 {
-	const yaml_node_t *type = lnetcfg_map_get(d, item, "net type");
 	const yaml_node_t *list = lnetcfg_map_get(d, item, "local NI(s)");
-	const yaml_node_t *n;
-	const char *name = lnetcfg_scalar(type);
+	struct lnetcfg_ifs ifs = { 0 };
 	struct lnetcfg_ni base;
 	yaml_node_pair_t *p;
 	yaml_node_item_t *it;
@@ -371,43 +429,223 @@ lnetcfg_net(struct lnetcfg_doc *d, const yaml_node_t *item)
 		LNETCFG_ERR(d, item, "net: each item must be a mapping");
 		return;
 	}
-	if (name == NULL) {
-		LNETCFG_ERR(d, item, "net: missing \"net type\"");
-		return;
-	}
-	net = libcfs_str2net(name);
-	if (net == LNET_NET_ANY) {
-		LNETCFG_ERR(d, type, "net type \"%s\": not a network", name);
-		return;
-	}
-	for (p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
-		const char *k = lnetcfg_scalar(lnetcfg_node(d, p->key));
-
-		if (k == NULL || (strcmp(k, "net type") != 0 && strcmp(k, "local NI(s)") != 0 &&
-				  strcmp(k, "tunables") != 0 && strcmp(k, "lnd tunables") != 0)) {
-			LNETCFG_ERR(d, lnetcfg_node(d, p->key), "net: unknown key \"%s\"",
-				    k != NULL ? k : "?");
-		}
-	}
-	if (LNET_NETTYP(net) == LNET_LND_LO) {
+	net = lnetcfg_net_id(d, item, "net type");
+	if (net == LNET_NET_ANY || LNET_NETTYP(net) == LNET_LND_LO) {
 		return; /* 0@lo is always there, with fixed settings */
 	}
 	lnetcfg_ni_init(&base, net);
-	/* Import also takes tunables at the net level, for every NI of the item. */
-	if ((n = lnetcfg_map_get(d, item, "tunables")) != NULL) {
-		lnetcfg_tunables(d, n, &base);
+	base.at = lnetcfg_at(item);
+	for (p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
+		const char *k = lnetcfg_scalar(lnetcfg_node(d, p->key));
+
+		if (k != NULL) {
+			lnetcfg_ni_key(d, k, lnetcfg_node(d, p->value), &base, &ifs);
+		}
 	}
-	if ((n = lnetcfg_map_get(d, item, "lnd tunables")) != NULL) {
-		lnetcfg_lnd_tunables(d, n, &base);
+	if (ifs.n > 0) {
+		lnetcfg_add_nis(d, item, &base, &ifs);
 	}
-	if (list == NULL || list->type != YAML_SEQUENCE_NODE) {
-		LNETCFG_ERR(d, list != NULL ? list : item, "net %s: \"local NI(s)\" must be a list",
-			    name);
+	if (list == NULL) {
+		if (ifs.n == 0) {
+			LNETCFG_ERR(d, item, "net: needs \"local NI(s)\" or \"interfaces\"");
+		}
+		return;
+	}
+	if (list->type != YAML_SEQUENCE_NODE) {
+		LNETCFG_ERR(d, list, "net: \"local NI(s)\" must be a list");
 		return;
 	}
 	for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
 		lnetcfg_local_ni(d, lnetcfg_node(d, *it), &base);
 	}
+}
+
+/*
+ * One word of a rule: no blank, separator or comment, and commas only in
+ * an interface's CPT list ("eth0[0,1]") or a range's brackets.
+ */
+static bool
+lnetcfg_rule_word(const char *v)
+{
+	int depth = 0;
+
+	for (; *v != '\0'; v++) {
+		if (strchr(" \t;#()", *v) != NULL || (*v == ',' && depth == 0)) {
+			return false;
+		}
+		depth += *v == '[' ? 1 : *v == ']' ? -1 : 0;
+	}
+	return depth == 0;
+}
+
+/* "ip-range: {0: 192.168.1.*}" appended to a rule as " 192.168.1.*"; false after reporting. */
+static bool
+lnetcfg_rule_add(struct lnetcfg_doc *d, const yaml_node_t *m, const char *what, char *rule,
+		 size_t len, const char *sep)
+{
+	yaml_node_pair_t *p;
+	size_t off = strlen(rule);
+
+	if (m->type != YAML_MAPPING_NODE || m->data.mapping.pairs.top == m->data.mapping.pairs.start) {
+		LNETCFG_ERR(d, m, "%s: expected a mapping such as \"0: ...\"", what);
+		return false;
+	}
+	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+		const yaml_node_t *vn = lnetcfg_node(d, p->value);
+		const char *v = lnetcfg_scalar(vn);
+
+		if (v == NULL || v[0] == '\0' || !lnetcfg_rule_word(v) || off + strlen(v) + 2 >= len) {
+			LNETCFG_ERR(d, vn, "%s: bad value", what);
+			return false;
+		}
+		off += (size_t)snprintf(rule + off, len - off, "%s%s",
+					p == m->data.mapping.pairs.start ? "" : sep, v);
+	}
+	return true;
+}
+
+/*
+ * ip2nets: items (net-spec, interfaces, ip-range, tunables, CPT) become
+ * cfs_ip2nets rules, checked now and matched against the node's
+ * interfaces by lnetcfg_ip2nets_resolve().
+ */
+static void
+lnetcfg_ip2net_item(struct lnetcfg_doc *d, const yaml_node_t *item)
+{
+	const yaml_node_t *ifs = lnetcfg_map_get(d, item, "interfaces");
+	const yaml_node_t *range = lnetcfg_map_get(d, item, "ip-range");
+	struct lnetcfg_ifs unused = { 0 };
+	struct lnetcfg_ip2net r;
+	struct lnetcfg_ip2net *slot;
+	struct cfs_ip2nets *parsed = NULL;
+	yaml_node_pair_t *p;
+	char why[256];
+	uint32_t net;
+
+	if (item->type != YAML_MAPPING_NODE) {
+		LNETCFG_ERR(d, item, "ip2nets: each item must be a mapping");
+		return;
+	}
+	if (lnetcfg_map_get(d, item, "local NI(s)") != NULL) {
+		LNETCFG_ERR(d, item, "ip2nets: \"local NI(s)\" is not valid here");
+		return;
+	}
+	net = lnetcfg_net_id(d, item, "net-spec");
+	if (net == LNET_NET_ANY) {
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	lnetcfg_ni_init(&r.base, net);
+	r.base.at = lnetcfg_at(item);
+	for (p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
+		const char *k = lnetcfg_scalar(lnetcfg_node(d, p->key));
+
+		if (k != NULL && strcmp(k, "interfaces") != 0) {
+			lnetcfg_ni_key(d, k, lnetcfg_node(d, p->value), &r.base, &unused);
+		}
+	}
+	libcfs_net2str_r(net, r.rule, sizeof(r.rule));
+	if (ifs != NULL) {
+		strcat(r.rule, "(");
+		if (!lnetcfg_rule_add(d, ifs, "interfaces", r.rule, sizeof(r.rule) - 1, ",")) {
+			return;
+		}
+		strcat(r.rule, ")");
+	}
+	strcat(r.rule, " ");
+	if (range == NULL) {
+		strcat(r.rule, "*.*.*.*"); /* the named interfaces, whatever their address */
+	} else if (!lnetcfg_rule_add(d, range, "ip-range", r.rule, sizeof(r.rule), " ")) {
+		return;
+	}
+	if (cfs_ip2nets_parse(r.rule, &parsed, why, sizeof(why)) < 0) {
+		LNETCFG_ERR(d, item, "ip2nets: %s", why);
+		return;
+	}
+	cfs_ip2nets_free(parsed);
+	slot = lnetcfg_grow(&d->cfg->ip2nets, &d->cfg->nip2nets, &d->cfg->ip2nets_cap,
+			    sizeof(*slot), 4);
+	if (slot == NULL) {
+		LNETCFG_ERR(d, item, "out of memory");
+		return;
+	}
+	*slot = r;
+}
+
+static bool
+lnetcfg_net_configured(const struct lnetcfg *cfg, unsigned int from, uint32_t net)
+{
+	unsigned int i;
+
+	for (i = from; i < cfg->nnis; i++) {
+		if (cfg->nis[i].net == net) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* One ip2nets item's matches as NIs; the number added, or -errno after reporting. */
+static int
+lnetcfg_ip2net_apply(struct lnetcfg *cfg, const struct lnetcfg_ip2net *r,
+		     const struct cfs_ifaddr *ifs, unsigned int nifs)
+{
+	struct cfs_ip2nets_match m[LNETCFG_MAX_IFS];
+	struct cfs_ip2nets *rules = NULL;
+	char why[256] = "";
+	int n = cfs_ip2nets_parse(r->rule, &rules, why, sizeof(why));
+	int i;
+
+	if (n >= 0) {
+		n = cfs_ip2nets_match(rules, ifs, nifs, m, LNETCFG_MAX_IFS, why, sizeof(why));
+	}
+	cfs_ip2nets_free(rules);
+	if (n < 0) {
+		lnetcfg_error(cfg, &r->base.at, "ip2nets: %s", why);
+		return n;
+	}
+	for (i = 0; i < n; i++) {
+		struct lnetcfg_ni *slot = lnetcfg_grow(&cfg->nis, &cfg->nnis, &cfg->nis_cap,
+						       sizeof(*slot), 8);
+
+		if (slot == NULL) {
+			lnetcfg_error(cfg, &r->base.at, "out of memory");
+			return -ENOMEM;
+		}
+		*slot = r->base;
+		snprintf(slot->ifname, sizeof(slot->ifname), "%s", m[i].ifname);
+		if (slot->cpt == LNETCFG_UNSET && m[i].cpts[0] == '[') {
+			slot->cpt = (int)strtol(m[i].cpts + 1, NULL, 10); /* "eth0[1,2]": its first CPT */
+		}
+	}
+	return n;
+}
+
+int
+lnetcfg_ip2nets_resolve(struct lnetcfg *cfg, const struct cfs_ifaddr *ifs, unsigned int nifs)
+{
+	unsigned int first = cfg->nnis;
+	unsigned int i;
+	int added = 0;
+
+	for (i = 0; i < cfg->nip2nets; i++) {
+		int n;
+
+		if (lnetcfg_net_configured(cfg, first, cfg->ip2nets[i].base.net)) {
+			continue; /* a later rule for a net already configured is skipped */
+		}
+		n = lnetcfg_ip2net_apply(cfg, &cfg->ip2nets[i], ifs, nifs);
+		if (n < 0) {
+			return -EINVAL;
+		}
+		added += n;
+	}
+	if (cfg->nip2nets > 0 && added == 0) {
+		lnetcfg_error(cfg, &cfg->ip2nets[0].base.at,
+			      "ip2nets: no rule matches an interface of this node");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static void
@@ -472,6 +710,28 @@ lnetcfg_peer(struct lnetcfg_doc *d, const yaml_node_t *item)
 	}
 }
 
+/* A global: key's name in global show ("max_intf" is the kernel's other name), or NULL. */
+static const char *
+lnetcfg_global_name(const char *k)
+{
+	unsigned int i;
+
+	if (strcmp(k, "max_intf") == 0) {
+		return "max_interfaces";
+	}
+	for (i = 0; i < lnetcfg_nglobal_keys; i++) {
+		if (strcmp(lnetcfg_global_keys[i], k) == 0) {
+			return lnetcfg_global_keys[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * global: every setting of global show, checked by whoever applies it
+ * (the daemon's checks are the kernel's). lnd_timeout is derived from
+ * transaction_timeout and retry_count: the kernel's import skips it.
+ */
 static void
 lnetcfg_global(struct lnetcfg_doc *d, const yaml_node_t *g)
 {
@@ -484,25 +744,24 @@ lnetcfg_global(struct lnetcfg_doc *d, const yaml_node_t *g)
 	for (p = g->data.mapping.pairs.start; p < g->data.mapping.pairs.top; p++) {
 		const yaml_node_t *kn = lnetcfg_node(d, p->key);
 		const char *k = lnetcfg_scalar(kn);
+		const char *name = k != NULL ? lnetcfg_global_name(k) : NULL;
 		struct lnetcfg_global *gl;
-		unsigned int i;
 		long x;
 
-		for (i = 0; k != NULL && i < lnetcfg_nglobal_keys; i++) {
-			if (strcmp(lnetcfg_global_keys[i], k) == 0) {
-				break;
-			}
-		}
-		if (k == NULL || i == lnetcfg_nglobal_keys) {
-			LNETCFG_ERR(d, kn, "global: unknown setting \"%s\"", k != NULL ? k : "?");
+		if (name == NULL) {
+			LNETCFG_ERR(d, kn, "invalid key '%s'", k != NULL ? k : "?");
 			continue;
 		}
-		if (!lnetcfg_int(d, lnetcfg_node(d, p->value), k, -1, 1000000000L, &x) ||
-		    d->cfg->nglobals == LNETCFG_MAX_GLOBALS) {
+		if (!lnetcfg_int(d, lnetcfg_node(d, p->value), k, INT_MIN + 1L, INT_MAX, &x) ||
+		    strcmp(name, "lnd_timeout") == 0) {
 			continue;
+		}
+		if (d->cfg->nglobals == LNETCFG_MAX_GLOBALS) {
+			LNETCFG_ERR(d, kn, "global: more than %d settings", LNETCFG_MAX_GLOBALS);
+			return;
 		}
 		gl = &d->cfg->globals[d->cfg->nglobals++];
-		snprintf(gl->key, sizeof(gl->key), "%s", k);
+		snprintf(gl->key, sizeof(gl->key), "%s", name);
 		gl->value = x;
 		gl->at = lnetcfg_at(lnetcfg_node(d, p->value));
 	}
@@ -547,14 +806,43 @@ lnetcfg_top(struct lnetcfg_doc *d, const yaml_node_t *root)
 			lnetcfg_list(d, vn, "net", lnetcfg_net);
 		} else if (strcmp(k, "peer") == 0) {
 			lnetcfg_list(d, vn, "peer", lnetcfg_peer);
+		} else if (strcmp(k, "ip2nets") == 0) {
+			lnetcfg_list(d, vn, "ip2nets", lnetcfg_ip2net_item);
 		} else if (strcmp(k, "global") == 0) {
 			lnetcfg_global(d, vn);
 		} else if (strcmp(k, "route") == 0 || strcmp(k, "routing") == 0 ||
-			   strcmp(k, "buffers") == 0 || strcmp(k, "udsp") == 0) {
-			LNETCFG_ERR(d, kn, "%s: not supported yet", k);
+			   strcmp(k, "buffers") == 0 || strcmp(k, "udsp") == 0 ||
+			   strcmp(k, "numa") == 0) {
+			LNETCFG_ERR(d, kn, "%s: not supported by lnetd-pmd yet", k);
 		} else {
-			LNETCFG_ERR(d, kn, "unknown section \"%s\"", k);
+			/* the kernel reads any other key as a global setting */
+			LNETCFG_ERR(d, kn, "invalid key '%s'", k);
 		}
+	}
+}
+
+/* libyaml's complaint as the kernel's lnetctl words it: "Parser error: ... at line L, column C". */
+static void
+lnetcfg_syntax_error(struct lnetcfg *cfg, const yaml_parser_t *parser)
+{
+	const char *kind = parser->error == YAML_SCANNER_ERROR ? "Scanner" :
+			   parser->error == YAML_PARSER_ERROR ? "Parser" : "Reader";
+	const char *problem = parser->problem != NULL ? parser->problem : "malformed YAML";
+	char msg[512];
+
+	if (parser->context != NULL) {
+		snprintf(msg, sizeof(msg), "%s error: %s at line %zu, column %zu\n%s at line %zu, column %zu",
+			 kind, parser->context, parser->context_mark.line + 1,
+			 parser->context_mark.column + 1, problem, parser->problem_mark.line + 1,
+			 parser->problem_mark.column + 1);
+	} else {
+		snprintf(msg, sizeof(msg), "%s error: %s at line %zu, column %zu", kind, problem,
+			 parser->problem_mark.line + 1, parser->problem_mark.column + 1);
+	}
+	cfg->nerrors++;
+	cfg->syntax = true;
+	if (cfg->report != NULL) {
+		cfg->report(cfg->arg, msg);
 	}
 }
 
@@ -567,11 +855,7 @@ lnetcfg_parse(struct lnetcfg *cfg, const char *text, size_t len)
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &d.doc)) {
-		struct lnetcfg_loc at = { parser.problem_mark.line + 1,
-					  parser.problem_mark.column + 1 };
-
-		lnetcfg_error(cfg, &at, "%s", parser.problem != NULL ? parser.problem :
-								       "malformed YAML");
+		lnetcfg_syntax_error(cfg, &parser);
 		yaml_parser_delete(&parser);
 		return -EINVAL;
 	}

@@ -23,6 +23,7 @@
 #define LNETCFG_IFNAMSIZ 16
 #define LNETCFG_PEER_NIS 64
 #define LNETCFG_MAX_GLOBALS 32
+#define LNETCFG_RULE_LEN 512     /* one ip2nets item as a cfs_ip2nets rule */
 
 struct lnetcfg_loc {
 	size_t line;
@@ -60,13 +61,26 @@ struct lnetcfg_global {
 	struct lnetcfg_loc at;
 };
 
+/*
+ * One ip2nets: item, as the cfs_ip2nets rule "net(if,...) range ...": it
+ * becomes NIs (with @p base's tunables) on the interfaces of this node it
+ * matches, when lnetcfg_ip2nets_resolve() is given them.
+ */
+struct lnetcfg_ip2net {
+	char rule[LNETCFG_RULE_LEN];
+	struct lnetcfg_ni base;
+};
+
 typedef void (*lnetcfg_report_fn)(void *arg, const char *msg);
 
 struct lnetcfg {
 	const char *origin;             /* file name in messages */
 	lnetcfg_report_fn report;       /* each error, "origin:line:col: what" */
 	void *arg;
+	/* Keys the kernel's import ignores with a warning ("Ignoring unrecognized key ..."). */
+	lnetcfg_report_fn warn;
 	unsigned int nerrors;
+	bool syntax;                    /* the file is not YAML: report() had libyaml's words */
 	struct lnetcfg_ni *nis;         /* non-lo NIs; lo is always there */
 	unsigned int nnis;
 	unsigned int nis_cap;
@@ -75,10 +89,10 @@ struct lnetcfg {
 	unsigned int peers_cap;
 	struct lnetcfg_global globals[LNETCFG_MAX_GLOBALS];
 	unsigned int nglobals;
+	struct lnetcfg_ip2net *ip2nets;
+	unsigned int nip2nets;
+	unsigned int ip2nets_cap;
 };
-
-/* Globals that can change at run time (the others only restate their value). */
-bool lnetcfg_global_settable(const char *key);
 
 /* The global settings a file may name, in `global show` order. */
 extern const char *const lnetcfg_global_keys[];
@@ -92,6 +106,14 @@ int lnetcfg_parse_file(struct lnetcfg *cfg, const char *path);
 void lnetcfg_error(struct lnetcfg *cfg, const struct lnetcfg_loc *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void lnetcfg_fini(struct lnetcfg *cfg);
+/*
+ * The ip2nets: items against this node's interfaces: each matching
+ * interface becomes one more NI (an item's net already configured by an
+ * earlier item is skipped, as the kernel does). 0, or -EINVAL after
+ * reporting (no item matches anything).
+ */
+struct cfs_ifaddr;
+int lnetcfg_ip2nets_resolve(struct lnetcfg *cfg, const struct cfs_ifaddr *ifs, unsigned int nifs);
 /* An NI with nothing set: every field LNETCFG_UNSET. */
 void lnetcfg_ni_init(struct lnetcfg_ni *ni, uint32_t net);
 

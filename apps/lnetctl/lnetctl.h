@@ -82,10 +82,12 @@ int lnetctl_peer_show(struct lnetctl_conn *c, const char *nid, int detail);
 /* lnetctl_ping.c */
 int lnetctl_ping(struct lnetctl_conn *c, const char *nids, int timeout_s);
 
-/* lnetctl_net.c: argv after "net add" / "net del" */
+/* lnetctl_net.c: argv[0] = "add" / "del" */
 int lnetctl_net_add(struct lnetctl_conn *c, int argc, char **argv);
 int lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv);
 int lnetctl_ni_request(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add);
+int lnetctl_ni_request_as(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add,
+			  const char *verb, const char *object);
 /* The kernel's error block with errno -EINVAL; returns -EINVAL. */
 int lnetctl_usage_error(const char *verb, const char *object, const char *usage);
 
@@ -107,6 +109,7 @@ int lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_net_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_net_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_net_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);

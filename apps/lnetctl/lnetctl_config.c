@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * export and import. export prints what `net show -v 2` and `global show`
- * print, in the kernel's section order (lnet-facts §12.9); import checks a
- * whole file against what this daemon can configure before changing
- * anything, and reports every error with file:line:column.
+ * set, export and import. export prints what `net show -v 2` and `global
+ * show` print, in the kernel's section order (lnet-facts §12.9); import
+ * checks a whole file against this daemon before changing anything. Errors
+ * are the kernel's blocks on stderr (set: "add:" under the tunable's name,
+ * "parser:" for a value that is not a number; import: "add:"/"del:" under
+ * "import"), one block per run, and the kernel's negative errno.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <getopt.h>
+#include <limits.h>
 #include <string.h>
 
 #include "cfs.h"
@@ -30,12 +34,27 @@ lnetctl_export(struct lnetctl_conn *c, bool backup)
 	return rc != 0 ? rc : lnetctl_global_show(c);
 }
 
-/* Import errors: each one the kernel's error block. */
+/* The first error of an import (the kernel's import stops at its first). */
+struct lnetctl_import_errs {
+	char first[512];
+	unsigned int n;
+};
+
 static void
 lnetctl_import_report(void *arg, const char *msg)
 {
+	struct lnetctl_import_errs *e = arg;
+
+	if (e->n++ == 0) {
+		snprintf(e->first, sizeof(e->first), "%s", msg);
+	}
+}
+
+static void
+lnetctl_import_warn(void *arg, const char *msg)
+{
 	(void)arg;
-	lnetctl_print_error("import", "config", -EINVAL, msg);
+	fprintf(stderr, "%s\n", msg);
 }
 
 /* The daemon's NIs (/lnet/net_show detail 0): net, nid, interface. */
@@ -45,14 +64,15 @@ struct lnetctl_cur_nis {
 };
 
 static int
-lnetctl_cur_nis_get(struct lnetctl_conn *c, struct lnetctl_cur_nis *cur, const char *verb)
+lnetctl_cur_nis_get(struct lnetctl_conn *c, struct lnetctl_cur_nis *cur, const char *verb,
+		    const char *object)
 {
 	yaml_node_t *root;
 	char err[256];
 	int rc = lnetctl_request(c, "/lnet/net_show", "detail=0", &cur->doc, err, sizeof(err));
 
 	if (rc != 0) {
-		lnetctl_print_error(verb, "net", rc, err);
+		lnetctl_print_error(verb, object, rc, err);
 		return rc;
 	}
 	root = yaml_document_get_root_node(&cur->doc);
@@ -95,7 +115,7 @@ lnetctl_import_check_nis(struct lnetctl_conn *c, struct lnetcfg *cfg, bool del)
 {
 	struct lnetctl_cur_nis cur;
 	unsigned int i;
-	int rc = lnetctl_cur_nis_get(c, &cur, "import");
+	int rc = lnetctl_cur_nis_get(c, &cur, del ? "del" : "add", "import");
 
 	if (rc != 0) {
 		return rc;
@@ -112,34 +132,25 @@ lnetctl_import_check_nis(struct lnetctl_conn *c, struct lnetcfg *cfg, bool del)
 	return 0;
 }
 
-/* Globals can only restate what runs until their behaviour is built. */
-static int
-lnetctl_import_check_globals(struct lnetctl_conn *c, struct lnetcfg *cfg)
+/* ip2nets: items against this host's interfaces (lnetctl runs where its daemon runs). */
+static void
+lnetctl_import_ip2nets(struct lnetcfg *cfg)
 {
-	yaml_document_t doc;
-	yaml_node_t *g;
-	char err[256];
-	unsigned int i;
-	int rc = lnetctl_request(c, "/lnet/global_show", NULL, &doc, err, sizeof(err));
+	struct cfs_ifaddr *ifs = NULL;
+	unsigned int nifs = 0;
+	int rc;
 
+	if (cfg->nip2nets == 0) {
+		return;
+	}
+	rc = cfs_ifaddrs_get(&ifs, &nifs);
 	if (rc != 0) {
-		lnetctl_print_error("import", "config", rc, err);
-		return rc;
+		lnetcfg_error(cfg, &cfg->ip2nets[0].base.at, "ip2nets: cannot list interfaces: %s",
+			      strerror(-rc));
+		return;
 	}
-	g = yaml_document_get_node(&doc,
-				   yaml_document_get_root_node(&doc)->data.mapping.pairs.start->value);
-	for (i = 0; i < cfg->nglobals; i++) {
-		const char *now = lnetctl_scalar(lnetctl_map_get(&doc, g, cfg->globals[i].key));
-
-		if (now == NULL ||
-		    (atol(now) != cfg->globals[i].value && !lnetcfg_global_settable(cfg->globals[i].key))) {
-			lnetcfg_error(cfg, &cfg->globals[i].at,
-				      "global: setting %s is not supported yet (it is %s)",
-				      cfg->globals[i].key, now != NULL ? now : "?");
-		}
-	}
-	yaml_document_delete(&doc);
-	return 0;
+	lnetcfg_ip2nets_resolve(cfg, ifs, nifs);
+	free(ifs);
 }
 
 static int
@@ -169,62 +180,149 @@ lnetctl_import_peer(struct lnetctl_conn *c, const struct lnetcfg_peer *p, bool d
 	return rc;
 }
 
-/* A global that can change is set (the others were checked to restate their value). */
+/* What lnetctl set says it failed to configure, as the kernel names each tunable. */
+struct lnetctl_tunable {
+	const char *name;
+	const char *what;       /* "cannot configure <what>: ..." */
+	long min;               /* checked before the daemon is asked (the kernel's library checks) */
+	const char *below_min;  /* descr when under min, or NULL: no such check */
+};
+
+static const struct lnetctl_tunable lnetctl_tunables[] = {
+	{ "numa_range", "numa_range", 0, NULL },
+	{ "max_interfaces", "max interfaces", 0, NULL },
+	{ "discovery", "discovery", 0, NULL },
+	{ "drop_asym_route", "drop asym route", 0, NULL },
+	{ "retry_count", "retry count", 0, NULL },
+	{ "transaction_timeout", "transaction timeout", 0, NULL },
+	{ "health_sensitivity", "health sensitivity", 0, NULL },
+	{ "recovery_interval", "recovery interval", 0, NULL },
+	{ "router_sensitivity", "router health sensitivity", 0, NULL },
+	{ "response_tracking", "response tracking", 0, "Valid values are: 0, 1, 2, or 3" },
+	{ "recovery_limit", "recovery limit", 0, "Must be greater than or equal to 0" },
+	{ "max_recovery_ping_interval", "maximum recovery ping interval", 1,
+	  "must be strictly positive" },
+};
+
+static const struct lnetctl_tunable *
+lnetctl_tunable_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(lnetctl_tunables) / sizeof(lnetctl_tunables[0]); i++) {
+		if (strcmp(lnetctl_tunables[i].name, name) == 0) {
+			return &lnetctl_tunables[i];
+		}
+	}
+	return NULL;
+}
+
+/* /lnet/global_set: the daemon's status, its descr in @p descr when it refuses. */
 static int
-lnetctl_import_global(struct lnetctl_conn *c, const struct lnetcfg_global *g)
+lnetctl_global_request(struct lnetctl_conn *c, const char *key, long value, char *descr,
+		       size_t len)
 {
 	char params[128];
 	yaml_document_t doc;
 	yaml_node_t *v;
+	const char *status;
+	const char *d;
 	int rc;
 
-	if (!lnetcfg_global_settable(g->key)) {
+	snprintf(params, sizeof(params), "key=%s,value=%ld", key, value);
+	rc = lnetctl_request(c, "/lnet/global_set", params, &doc, descr, len);
+	if (rc != 0) {
+		return rc;
+	}
+	v = yaml_document_get_node(&doc, yaml_document_get_root_node(&doc)->data.mapping.pairs.start->value);
+	status = lnetctl_scalar(lnetctl_map_get(&doc, v, "status"));
+	d = lnetctl_scalar(lnetctl_map_get(&doc, v, "descr"));
+	rc = status != NULL ? atoi(status) : -EPROTO;
+	snprintf(descr, len, "%s", d != NULL ? d : "");
+	yaml_document_delete(&doc);
+	return rc;
+}
+
+/*
+ * One tunable to the daemon, its refusal as the kernel's block: "add:"
+ * under the tunable's name; the kernel's library refuses some values
+ * itself (-EINVAL), the others are refused where it writes them, which it
+ * reports as -ENODATA with the write's reason.
+ */
+static int
+lnetctl_tunable_set(struct lnetctl_conn *c, const struct lnetctl_tunable *t, long value)
+{
+	char descr[256];
+	int rc;
+
+	if (t->below_min != NULL && (value < t->min || (strcmp(t->name, "response_tracking") == 0 &&
+							value > 3))) {
+		lnetctl_print_error("add", t->name, -EINVAL, t->below_min);
+		return -EINVAL;
+	}
+	if (value < INT_MIN || value > INT_MAX) {
+		rc = -ERANGE;
+	} else {
+		rc = lnetctl_global_request(c, t->name, value, descr, sizeof(descr));
+	}
+	if (rc == 0) {
 		return 0;
 	}
-	snprintf(params, sizeof(params), "key=%s,value=%ld", g->key, g->value);
-	rc = lnetctl_request_status(c, "/lnet/global_set", params, &doc, &v, "import", "config");
-	if (rc == 0) {
-		yaml_document_delete(&doc);
+	if (strcmp(t->name, "numa_range") == 0) {
+		snprintf(descr, sizeof(descr), "cannot configure numa_range to %ld: %s", value,
+			 strerror(-rc));
+	} else {
+		snprintf(descr, sizeof(descr), "cannot configure %s: %s", t->what, strerror(-rc));
+		rc = -ENODATA;
 	}
+	lnetctl_print_error("add", t->name, rc, descr);
 	return rc;
 }
 
 /*
  * The whole file is checked first, against the daemon too; an invalid one
- * changes nothing. Then one request per item: NIs then peers (add), or
- * peers then NIs (--del). A request the daemon refuses stops the import
+ * changes nothing. Then one request per item: globals, NIs, peers (add),
+ * or peers then NIs (--del). A request the daemon refuses stops the import
  * there with its error.
  */
 int
 lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
 {
+	struct lnetctl_import_errs errs = { .n = 0 };
 	struct lnetcfg cfg;
 	unsigned int i;
 	int rc;
 
-	lnetcfg_init(&cfg, file, lnetctl_import_report, NULL);
-	/* Even a file with errors is checked on: every error is reported at once. */
+	lnetcfg_init(&cfg, file, lnetctl_import_report, &errs);
+	cfg.warn = lnetctl_import_warn;
+	/* Even a file with errors is checked on: the first error is the one shown. */
 	rc = lnetcfg_parse_file(&cfg, file);
-	if (rc == 0 || rc == -EINVAL) {
+	if (rc == 0 || (rc == -EINVAL && !cfg.syntax)) {
+		lnetctl_import_ip2nets(&cfg);
 		rc = lnetctl_import_check_nis(c, &cfg, del);
-	}
-	if (rc == 0 && !del) {
-		rc = lnetctl_import_check_globals(c, &cfg);
 	}
 	if (rc == 0 && cfg.nerrors > 0) {
 		rc = -EINVAL;
 	}
+	if (errs.n > 0 && cfg.syntax) {
+		fprintf(stderr, "%s\n", errs.first); /* libyaml's words, as the kernel prints them */
+	} else if (errs.n > 0) {
+		lnetctl_print_error(del ? "del" : "add", "import", rc, errs.first);
+	}
 	for (i = 0; rc == 0 && !del && i < cfg.nglobals; i++) {
-		rc = lnetctl_import_global(c, &cfg.globals[i]);
+		const struct lnetctl_tunable *t = lnetctl_tunable_find(cfg.globals[i].key);
+
+		/* lnetcfg gives global show's names, lnd_timeout (derived) left out */
+		rc = t != NULL ? lnetctl_tunable_set(c, t, cfg.globals[i].value) : -EINVAL;
 	}
 	for (i = 0; rc == 0 && !del && i < cfg.nnis; i++) {
-		rc = lnetctl_ni_request(c, &cfg.nis[i], true);
+		rc = lnetctl_ni_request_as(c, &cfg.nis[i], true, "add", "import");
 	}
 	for (i = 0; rc == 0 && i < cfg.npeers; i++) {
 		rc = lnetctl_import_peer(c, &cfg.peers[i], del);
 	}
 	for (i = 0; rc == 0 && del && i < cfg.nnis; i++) {
-		rc = lnetctl_ni_request(c, &cfg.nis[i], false);
+		rc = lnetctl_ni_request_as(c, &cfg.nis[i], false, "del", "import");
 	}
 	lnetcfg_fini(&cfg);
 	return rc;
@@ -235,7 +333,7 @@ lnetctl_unconfigure(struct lnetctl_conn *c)
 {
 	struct lnetctl_cur_nis cur = { .value = NULL };
 	yaml_node_pair_t *p;
-	int rc = lnetctl_cur_nis_get(c, &cur, "unconfigure");
+	int rc = lnetctl_cur_nis_get(c, &cur, "unconfigure", "net");
 
 	for (p = rc == 0 ? cur.value->data.mapping.pairs.start : NULL;
 	     p != NULL && p < cur.value->data.mapping.pairs.top && rc == 0; p++) {
@@ -259,104 +357,86 @@ lnetctl_unconfigure(struct lnetctl_conn *c)
 }
 
 /*
- * set <tunable> <value>: the kernel's tunables and ranges (lnet-facts
- * §12.1). Those with behaviour here (transaction_timeout) go to the
- * daemon; a valid request for any other answers "not supported" rather
- * than pretending.
+ * set <tunable> <value>: the kernel's tunables, its number parsing (any
+ * base strtol reads) and its checks (lnet-facts §12.1), each stored in
+ * the daemon: global show and export print it. Routing and its buffers
+ * wait for routing (issue 16).
  */
 int
 lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
-
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-	static const struct {
-		const char *name;
-		long lo;
-		long hi;
-	} tunables[] = {
-		{ "tiny_buffers", 0, 1L << 30 }, { "small_buffers", 0, 1L << 30 },
-		{ "large_buffers", 0, 1L << 30 }, { "routing", 0, 1 },
-		{ "numa_range", 0, 1L << 30 }, { "max_interfaces", 16, 1L << 30 },
-		{ "discovery", 0, 1 }, { "drop_asym_route", 0, 1 },
-		{ "retry_count", 0, 1L << 30 }, { "transaction_timeout", 1, 1L << 30 },
-		{ "health_sensitivity", 0, 1000 }, { "recovery_interval", 1, 1L << 30 },
-		{ "router_sensitivity", 0, 100 }, { "response_tracking", 0, 3 },
-		{ "recovery_limit", 0, 1L << 30 }, { "max_recovery_ping_interval", 1, 1L << 30 },
-	};
+	const struct lnetctl_tunable *t;
 	char descr[160];
 	char *end = NULL;
-	unsigned int i;
 	long v;
+	int rc;
 
-	(void)ctx;
-	if (argc != 2) {
+	/* argv[0] is "set" */
+	if (argc < 3) {
 		return lnetctl_usage_error("set", "tunable", "usage: set <tunable> <value>");
 	}
-	for (i = 0; i < sizeof(tunables) / sizeof(tunables[0]); i++) {
-		if (strcmp(tunables[i].name, argv[0]) == 0) {
-			break;
-		}
-	}
-	if (i == sizeof(tunables) / sizeof(tunables[0])) {
-		snprintf(descr, sizeof(descr), "set %s: no such tunable", argv[0]);
+	t = lnetctl_tunable_find(argv[1]);
+	if (t == NULL && strcmp(argv[1], "routing") != 0 && strstr(argv[1], "_buffers") == NULL) {
+		snprintf(descr, sizeof(descr), "set %s: no such tunable", argv[1]);
 		return lnetctl_usage_error("set", "tunable", descr);
 	}
-	v = strtol(argv[1], &end, 10);
-	if (argv[1][0] == '\0' || *end != '\0' || v < tunables[i].lo || v > tunables[i].hi) {
-		snprintf(descr, sizeof(descr), "set %s: a number from %ld to %ld", argv[0],
-			 tunables[i].lo, tunables[i].hi);
-		return lnetctl_usage_error("set", "tunable", descr);
+	errno = 0;
+	v = strtol(argv[2], &end, 0);
+	if (*end != '\0' || (strcmp(argv[1], "routing") == 0 && v != 0 && v != 1)) {
+		snprintf(descr, sizeof(descr), "cannot parse %s value", argv[1]);
+		lnetctl_print_error("parser", "set", -1, descr);
+		return -1;
 	}
-	if (lnetcfg_global_settable(argv[0])) {
-		char params[128];
-		yaml_document_t doc;
-		yaml_node_t *val;
-		int rc = lnetctl_need_conn(ctx);
-
-		snprintf(params, sizeof(params), "key=%s,value=%ld", argv[0], v);
-		if (rc == 0) {
-			rc = lnetctl_request_status(&ctx->conn, "/lnet/global_set", params, &doc, &val,
-						    "set", "tunable");
-		}
-		if (rc == 0) {
-			yaml_document_delete(&doc);
-		}
-		return rc;
+	if (t == NULL) {
+		snprintf(descr, sizeof(descr), "%s: not supported by lnetd-pmd yet (no routing)",
+			 argv[1]);
+		lnetctl_print_error(strcmp(argv[1], "routing") == 0 && v == 0 ? "del" : "add",
+				    strcmp(argv[1], "routing") == 0 ? "routing" : "buf", -EOPNOTSUPP,
+				    descr);
+		return -EOPNOTSUPP;
 	}
-	snprintf(descr, sizeof(descr), "set %s: not supported yet by lnetd-pmd", argv[0]);
-	lnetctl_print_error("set", "tunable", -EOPNOTSUPP, descr);
-	return -EOPNOTSUPP;
+	rc = lnetctl_need_conn(ctx);
+	return rc != 0 ? rc : lnetctl_tunable_set(&ctx->conn, t, v);
 }
 
-/* export [--backup] [FILE] */
+/* export [--backup|-b] [FILE] */
 int
 lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "backup", no_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *file = NULL;
 	bool backup = false;
-	int i;
+	int opt;
 	int rc;
 
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--backup") == 0 || strcmp(argv[i], "-b") == 0) {
-			backup = true;
-		} else if (argv[i][0] != '-' && file == NULL) {
-			file = argv[i];
-		} else {
-			lnetctl_print_error("export", "config", -EINVAL, "usage: export [--backup] [FILE]");
-			return -EINVAL;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "bh", opts, NULL)) != -1) {
+		if (opt == '?') {
+			return lnetctl_usage_error("export", "config", "usage: export [--backup] [FILE]");
 		}
+		if (opt != 'b') {
+			printf("export [--backup] [FILE]: the configuration as YAML\n"
+			       "\t--backup: only what re-creates the configuration\n"
+			       "\t--help: display this help\n");
+			return 0;
+		}
+		backup = true;
+	}
+	if (optind + 1 < argc) {
+		/* the kernel would take the first and drop the rest: refused instead */
+		return lnetctl_usage_error("export", "config", "usage: export [--backup] [FILE]");
+	}
+	if (optind < argc) {
+		file = argv[optind];
 	}
 	rc = lnetctl_need_conn(ctx);
 	if (rc == 0 && file != NULL && freopen(file, "w", stdout) == NULL) {
-		fprintf(stderr, "lnetctl: %s: %s\n", file, strerror(errno));
-		return -errno;
+		fprintf(stderr, "cannot open '%s': %s\n", file, strerror(errno));
+		return -1;
 	}
 	return rc != 0 ? rc : lnetctl_export(&ctx->conn, backup);
 }
@@ -365,31 +445,57 @@ lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 int
 lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "add", no_argument, NULL, 'a' },  { "del", no_argument, NULL, 'd' },
+		{ "show", no_argument, NULL, 's' }, { "exec", no_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
 	const char *file = "-";
 	bool del = false;
-	int i;
+	char descr[320];
+	FILE *f;
+	int opt;
 	int rc;
 
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--add") == 0 || strcmp(argv[i], "--del") == 0) {
-			del = argv[i][2] == 'd';
-			continue;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "adseh", opts, NULL)) != -1) {
+		if (opt == '?') {
+			return lnetctl_usage_error("import", "config",
+						   "usage: import [--add|--del] [FILE]");
 		}
-		if (strcmp(argv[i], "--show") == 0 || strcmp(argv[i], "--exec") == 0) {
-			lnetctl_print_error("import", "config", -EOPNOTSUPP,
-					    "import --show/--exec: not supported yet");
+		if (opt == 'a' || opt == 'd') {
+			del = opt == 'd';
+		} else if (opt == 's' || opt == 'e') {
+			lnetctl_print_error(opt == 's' ? "show" : "add", "import", -EOPNOTSUPP,
+					    "import --show/--exec: not supported by lnetd-pmd yet");
 			return -EOPNOTSUPP;
+		} else {
+			printf("import FILE\n"
+			       "import < FILE: configure what FILE describes\n"
+			       "\t--add: add the configuration (the default)\n"
+			       "\t--del: delete the configuration\n"
+			       "\t--show: show the configuration\n"
+			       "\t--exec: run the file's commands\n"
+			       "\t--help: display this help\n");
+			return 0;
 		}
-		if (argv[i][0] == '-' || strcmp(file, "-") != 0) {
-			lnetctl_print_error("import", "config", -EINVAL,
-					    "usage: import [--add|--del] [FILE]");
-			return -EINVAL;
+	}
+	if (optind + 1 < argc) {
+		/* the kernel would read stdin then: refused instead */
+		return lnetctl_usage_error("import", "config", "usage: import [--add|--del] [FILE]");
+	}
+	if (optind < argc) {
+		file = argv[optind];
+	}
+	if (strcmp(file, "-") != 0) {
+		f = fopen(file, "rb");
+		if (f == NULL) {
+			rc = -errno;
+			snprintf(descr, sizeof(descr), "cannot open '%s': %s", file, strerror(errno));
+			lnetctl_print_error("yaml", "builder", -1, descr);
+			return rc;
 		}
-		file = argv[i];
+		fclose(f);
 	}
 	rc = lnetctl_need_conn(ctx);
 	return rc != 0 ? rc : lnetctl_import(&ctx->conn, file, del);

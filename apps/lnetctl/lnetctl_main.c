@@ -307,7 +307,7 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	  "add a network --net NET (--if IFACE[,...] | --nid NID) | --ip2net RULES ..." },
 	{ "net", "del", lnetctl_net_del_cmd, "delete a network --net NET [--if IFACE] | --nid NID" },
 	{ "net", "show", lnetctl_net_show_cmd, "show networks [--net NET] [-v [N]]" },
-	{ "net", "set", NULL, "set network parameters" },
+	{ "net", "set", lnetctl_net_set_cmd, "set network parameters" },
 	{ "routing", "show", NULL, "show routing information" },
 	{ "set", NULL, lnetctl_set_cmd, "set a global tunable: set <tunable> <value>" },
 	{ "import", NULL, lnetctl_import_cmd,
@@ -460,7 +460,7 @@ lnetctl_run(struct lnetctl_ctx *ctx, int argc, char **argv)
 		return 1;
 	}
 	skip = cmd->sub != NULL ? 1 : 0;
-	return cmd->fn(ctx, argc - skip, argv + skip) == 0 ? 0 : 1;
+	return cmd->fn(ctx, argc - skip, argv + skip); /* the negative errno, as the kernel exits */
 }
 
 /* Interactive prompt, as the kernel lnetctl opens without arguments. */

@@ -6,6 +6,7 @@
  * kernel's lnetctl does before it configures anything.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,14 @@ lnetctl_ni_params(const struct lnetcfg_ni *ni, bool add, char *buf, size_t len)
 int
 lnetctl_ni_request(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add)
 {
+	return lnetctl_ni_request_as(c, ni, add, add ? "add" : "del", "net");
+}
+
+/* One NI to the daemon; its refusal is the error block @p verb / @p object. */
+int
+lnetctl_ni_request_as(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add,
+		      const char *verb, const char *object)
+{
 	yaml_document_t doc;
 	yaml_node_t *v;
 	char params[512];
@@ -61,7 +70,7 @@ lnetctl_ni_request(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add
 
 	lnetctl_ni_params(ni, add, params, sizeof(params));
 	rc = lnetctl_request_status(c, add ? "/lnet/net_add" : "/lnet/net_del", params, &doc, &v,
-				    add ? "add" : "del", "net");
+				    verb, object);
 	if (rc == 0) {
 		yaml_document_delete(&doc);
 	}
@@ -171,28 +180,46 @@ static const char lnetctl_net_add_usage[] =
 	"[--peer-timeout N] [--peer-credits N] [--peer-buffer-credits N] [--credits N] "
 	"[--cpt CPT] [--conns-per-peer N] [--tos N]";
 
-/* Integer options of net add, and where each goes in the NI. */
+/* The kernel's net add options: its short letters; --nid and --tos are long only. */
+static const struct option lnetctl_net_add_opts[] = {
+	{ "auth-key", required_argument, NULL, 'a' },
+	{ "peer-buffer-credits", required_argument, NULL, 'b' },
+	{ "peer-credits", required_argument, NULL, 'c' },
+	{ "if", required_argument, NULL, 'i' },
+	{ "skip-mr-route-setup", no_argument, NULL, 'k' },
+	{ "conns-per-peer", required_argument, NULL, 'm' },
+	{ "net", required_argument, NULL, 'n' },
+	{ "nid", required_argument, NULL, 'N' },
+	{ "ip2net", required_argument, NULL, 'p' },
+	{ "credits", required_argument, NULL, 'r' },
+	{ "cpt", required_argument, NULL, 's' },
+	{ "peer-timeout", required_argument, NULL, 't' },
+	{ "traffic-class", required_argument, NULL, 'T' },
+	{ "tos", required_argument, NULL, 'S' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Integer options of net add, by option letter, and where each goes in the NI. */
 static int *
-lnetctl_net_add_int(struct lnetcfg_ni *ni, const char *opt, int *lo, int *hi)
+lnetctl_net_add_int(struct lnetcfg_ni *ni, int opt, int *lo, int *hi)
 {
 	static const struct {
-		const char *opt;
+		int opt;
 		size_t off;
 		int lo;
 		int hi;
 	} ints[] = {
-		{ "--peer-timeout", offsetof(struct lnetcfg_ni, peer_timeout), 0, 1000000 },
-		{ "--peer-credits", offsetof(struct lnetcfg_ni, peer_credits), 0, 1000000 },
-		{ "--peer-buffer-credits", offsetof(struct lnetcfg_ni, peer_buffer_credits), 0,
-		  1000000 },
-		{ "--credits", offsetof(struct lnetcfg_ni, credits), 0, 1000000 },
-		{ "--conns-per-peer", offsetof(struct lnetcfg_ni, conns_per_peer), 0, 127 },
-		{ "--tos", offsetof(struct lnetcfg_ni, tos), -1, 255 },
+		{ 't', offsetof(struct lnetcfg_ni, peer_timeout), 0, 1000000 },
+		{ 'c', offsetof(struct lnetcfg_ni, peer_credits), 0, 1000000 },
+		{ 'b', offsetof(struct lnetcfg_ni, peer_buffer_credits), 0, 1000000 },
+		{ 'r', offsetof(struct lnetcfg_ni, credits), 0, 1000000 },
+		{ 'm', offsetof(struct lnetcfg_ni, conns_per_peer), 0, 127 },
+		{ 'S', offsetof(struct lnetcfg_ni, tos), -1, 255 },
 	};
 	unsigned int i;
 
 	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		if (strcmp(ints[i].opt, opt) == 0) {
+		if (ints[i].opt == opt) {
 			*lo = ints[i].lo;
 			*hi = ints[i].hi;
 			return (int *)((char *)ni + ints[i].off);
@@ -201,87 +228,131 @@ lnetctl_net_add_int(struct lnetcfg_ni *ni, const char *opt, int *lo, int *hi)
 	return NULL;
 }
 
-/* Options named in the kernel's net add that this daemon does not do yet. */
+/* What net add was asked: the NI template and where its NIs come from. */
+struct lnetctl_net_add_args {
+	struct lnetcfg_ni tmpl;
+	const char *net;
+	const char *ifs;
+	const char *nid;
+	const char *ip2net;
+};
+
+/* One option into @p a; false with @p err set when it is refused. */
 static bool
-lnetctl_net_add_unsupported(const char *opt)
+lnetctl_net_add_opt(struct lnetctl_net_add_args *a, int opt, const char *val, char *err,
+		    size_t errlen)
 {
-	return strcmp(opt, "--skip-mr-route-setup") == 0 || strcmp(opt, "--auth-key") == 0 ||
-	       strcmp(opt, "--traffic-class") == 0;
+	const char **str = opt == 'n' ? &a->net : opt == 'i' ? &a->ifs : opt == 'N' ? &a->nid :
+			   opt == 'p' ? &a->ip2net : NULL;
+	int lo = 0, hi = 0;
+	int *slot = lnetctl_net_add_int(&a->tmpl, opt, &lo, &hi);
+
+	if (opt == 'a' || opt == 'k' || opt == 'T') {
+		snprintf(err, errlen, "--%s: not supported by lnetd-pmd yet",
+			 opt == 'a' ? "auth-key" : opt == 'k' ? "skip-mr-route-setup" :
+			 "traffic-class");
+		return false;
+	}
+	if (slot != NULL) {
+		if (*slot != LNETCFG_UNSET || !lnetctl_opt_int(val, lo, hi, slot)) {
+			snprintf(err, errlen, "%s: an integer from %d to %d, once", val, lo, hi);
+			return false;
+		}
+	} else if (opt == 's') {
+		if (a->tmpl.cpt != LNETCFG_UNSET || !lnetctl_opt_cpt(val, &a->tmpl.cpt)) {
+			snprintf(err, errlen, "--cpt: a CPT number or list such as \"[0]\"");
+			return false;
+		}
+	} else if (str == NULL || *str != NULL) {
+		snprintf(err, errlen, "%s", lnetctl_net_add_usage);
+		return false;
+	} else {
+		*str = val;
+	}
+	return true;
 }
 
+/* The NIs @p a names: --ip2net's matches, one per --if interface, or the --nid one. */
+static int
+lnetctl_net_add_nis(struct lnetctl_net_add_args *a, struct lnetcfg_ni *nis, char *err,
+		    size_t errlen)
+{
+	if (a->ip2net != NULL) {
+		if (a->net != NULL || a->ifs != NULL || a->nid != NULL) {
+			snprintf(err, errlen, "--ip2net replaces --net, --if and --nid");
+			return -EINVAL;
+		}
+		return lnetctl_ip2net(a->ip2net, &a->tmpl, nis, LNETCTL_MAX_NEW_NIS, err, errlen);
+	}
+	if ((a->ifs == NULL) == (a->nid == NULL)) {
+		snprintf(err, errlen, "%s", a->net == NULL && a->ifs == NULL ?
+			 lnetctl_net_add_usage : "one of --if and --nid is needed");
+		return -EINVAL;
+	}
+	if (a->nid != NULL) {
+		if (libcfs_strnid_err(&a->tmpl.nid, a->nid, err, errlen) != 0) {
+			return -EINVAL;
+		}
+		a->tmpl.has_nid = true;
+		a->tmpl.net = lnet_nid_net(&a->tmpl.nid);
+	}
+	if (a->net != NULL) {
+		uint32_t net = libcfs_str2net(a->net);
+
+		if (net == LNET_NET_ANY || (a->nid != NULL && net != a->tmpl.net)) {
+			snprintf(err, errlen, net == LNET_NET_ANY ? "--net: not a network" :
+				 "--nid is not on --net");
+			return -EINVAL;
+		}
+		a->tmpl.net = net;
+	} else if (a->nid == NULL) {
+		snprintf(err, errlen, "%s", lnetctl_net_add_usage);
+		return -EINVAL;
+	}
+	if (a->nid != NULL) {
+		nis[0] = a->tmpl;
+		return 1;
+	}
+	return lnetctl_if_list(a->ifs, &a->tmpl, nis, LNETCTL_MAX_NEW_NIS, err, errlen);
+}
+
+/* argv[0] = "add": getopt_long with the kernel's options. */
 int
 lnetctl_net_add(struct lnetctl_conn *c, int argc, char **argv)
 {
-	struct lnetcfg_ni tmpl;
+	struct lnetctl_net_add_args a = { .net = NULL };
 	struct lnetcfg_ni nis[LNETCTL_MAX_NEW_NIS];
-	const char *net = NULL, *ifs = NULL, *nid = NULL, *ip2net = NULL;
 	char err[256] = "";
-	int n = 0;
+	int opt;
+	int n;
 	int i;
 	int rc = 0;
 
-	lnetcfg_ni_init(&tmpl, LNET_NET_ANY);
-	for (i = 0; i < argc; i++) {
-		const char *o = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int lo = 0, hi = 0;
-		int *slot = lnetctl_net_add_int(&tmpl, o, &lo, &hi);
-
-		if (lnetctl_net_add_unsupported(o)) {
-			snprintf(err, sizeof(err), "net add %s: not supported yet", o);
-			lnetctl_print_error("add", "net", -EOPNOTSUPP, err);
-			return -EOPNOTSUPP;
+	lnetcfg_ni_init(&a.tmpl, LNET_NET_ANY);
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "a:b:c:i:k:m:n:p:r:s:t:T:", lnetctl_net_add_opts,
+				  NULL)) != -1) {
+		if (opt == '?' || opt == ':') {
+			opterr = 1;
+			return lnetctl_usage_error("add", "net", lnetctl_net_add_usage);
 		}
-		if (val == NULL) {
-			break;
-		}
-		i++;
-		if (slot != NULL) {
-			if (*slot != LNETCFG_UNSET || !lnetctl_opt_int(val, lo, hi, slot)) {
-				snprintf(err, sizeof(err), "%s: an integer from %d to %d, once", o, lo, hi);
-				break;
+		if (!lnetctl_net_add_opt(&a, opt, optarg, err, sizeof(err))) {
+			opterr = 1;
+			if (strstr(err, "not supported") != NULL) {
+				lnetctl_print_error("add", "net", -EOPNOTSUPP, err);
+				return -EOPNOTSUPP;
 			}
-		} else if (strcmp(o, "--cpt") == 0 && tmpl.cpt == LNETCFG_UNSET) {
-			if (!lnetctl_opt_cpt(val, &tmpl.cpt)) {
-				snprintf(err, sizeof(err), "--cpt: a CPT number or list such as \"[0]\"");
-				break;
-			}
-		} else if (strcmp(o, "--net") == 0 && net == NULL) {
-			net = val;
-		} else if (strcmp(o, "--if") == 0 && ifs == NULL) {
-			ifs = val;
-		} else if (strcmp(o, "--nid") == 0 && nid == NULL) {
-			nid = val;
-		} else if (strcmp(o, "--ip2net") == 0 && ip2net == NULL) {
-			ip2net = val;
-		} else {
-			break;
+			return lnetctl_usage_error("add", "net", err);
 		}
 	}
-	if (i < argc || err[0] != '\0') {
-		return lnetctl_usage_error("add", "net", err[0] != '\0' ? err : lnetctl_net_add_usage);
+	opterr = 1;
+	if (optind < argc) {
+		return lnetctl_usage_error("add", "net", lnetctl_net_add_usage);
 	}
-	if (ip2net != NULL) {
-		if (net != NULL || ifs != NULL || nid != NULL) {
-			return lnetctl_usage_error("add", "net", "--ip2net replaces --net, --if and --nid");
-		}
-		n = lnetctl_ip2net(ip2net, &tmpl, nis, LNETCTL_MAX_NEW_NIS, err, sizeof(err));
-	} else if (net == NULL || (tmpl.net = libcfs_str2net(net)) == LNET_NET_ANY) {
-		return lnetctl_usage_error("add", "net", net == NULL ? lnetctl_net_add_usage :
-								     "--net: not a network");
-	} else if ((ifs == NULL) == (nid == NULL)) {
-		return lnetctl_usage_error("add", "net", "one of --if and --nid is needed");
-	} else if (nid != NULL) {
-		char why[160];
-
-		if (libcfs_strnid_err(&tmpl.nid, nid, why, sizeof(why)) != 0) {
-			return lnetctl_usage_error("add", "net", why);
-		}
-		tmpl.has_nid = true;
-		nis[0] = tmpl;
-		n = 1;
-	} else {
-		n = lnetctl_if_list(ifs, &tmpl, nis, LNETCTL_MAX_NEW_NIS, err, sizeof(err));
+	n = lnetctl_net_add_nis(&a, nis, err, sizeof(err));
+	if (n == -EINVAL) {
+		return lnetctl_usage_error("add", "net", err);
 	}
 	if (n < 0) {
 		lnetctl_print_error("add", "net", n, err);
@@ -293,28 +364,36 @@ lnetctl_net_add(struct lnetctl_conn *c, int argc, char **argv)
 	return rc;
 }
 
-/* net del --net NET [--if IFACE] | --nid NID */
+/* net del --net NET [--if IFACE] | --nid NID  (argv[0] = "del") */
 int
 lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv)
 {
 	static const char usage[] = "usage: net del --net NET [--if IFACE] | --nid NID";
+	static const struct option opts[] = {
+		{ "net", required_argument, NULL, 'n' },
+		{ "if", required_argument, NULL, 'i' },
+		{ "nid", required_argument, NULL, 'N' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct lnetcfg_ni ni;
 	const char *net = NULL, *ifname = NULL, *nid = NULL;
-	int i;
+	int opt;
 
 	lnetcfg_ni_init(&ni, LNET_NET_ANY);
-	for (i = 0; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--net") == 0 && net == NULL) {
-			net = argv[i + 1];
-		} else if (strcmp(argv[i], "--if") == 0 && ifname == NULL) {
-			ifname = argv[i + 1];
-		} else if (strcmp(argv[i], "--nid") == 0 && nid == NULL) {
-			nid = argv[i + 1];
-		} else {
-			break;
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "n:i:", opts, NULL)) != -1) {
+		const char **slot = opt == 'n' ? &net : opt == 'i' ? &ifname : opt == 'N' ? &nid :
+				    NULL;
+
+		if (slot == NULL || *slot != NULL) {
+			opterr = 1;
+			return lnetctl_usage_error("del", "net", usage);
 		}
+		*slot = optarg;
 	}
-	if (i < argc || (net == NULL && nid == NULL) || (ifname != NULL && net == NULL) ||
+	opterr = 1;
+	if (optind < argc || (net == NULL && nid == NULL) || (ifname != NULL && net == NULL) ||
 	    (ifname != NULL && strlen(ifname) >= sizeof(ni.ifname))) {
 		return lnetctl_usage_error("del", "net", usage);
 	}
@@ -342,31 +421,59 @@ lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv)
 	return lnetctl_ni_request(c, &ni, false);
 }
 
-/* "-v" / "--verbose" with an optional level in the next word; "--net NET". */
+/* -v's level: attached (--verbose=2, -v2) or the next word when it is a number, as the kernel reads it. */
+static int
+lnetctl_verbose_level(int argc, char **argv)
+{
+	const char *lvl = optarg;
+	char *end = NULL;
+	long x;
+
+	if (lvl == NULL && optind < argc && argv[optind][0] != '-') {
+		lvl = argv[optind];
+	}
+	if (lvl == NULL) {
+		return 1;
+	}
+	x = strtol(lvl, &end, 0);
+	if (lvl[0] == '\0' || *end != '\0') {
+		return 1; /* not a level: -v alone */
+	}
+	if (optarg == NULL) {
+		optind++;
+	}
+	return (int)x;
+}
+
+/* net show [--net|-n NET] [--verbose|-v [LEVEL]] */
 int
 lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "net", required_argument, NULL, 'n' },
+		{ "verbose", optional_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *net = NULL;
 	int detail = 0;
-	int i;
+	int opt;
 	int rc;
 
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
-	for (i = 0; i < argc; i++) {
-		if ((strcmp(argv[i], "--net") == 0) && i + 1 < argc) {
-			net = argv[++i];
-		} else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
-			detail = 1;
-			if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
-				detail = atoi(argv[++i]);
-			}
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "n:v::", opts, NULL)) != -1) {
+		if (opt == 'n') {
+			net = optarg;
+		} else if (opt == 'v') {
+			detail = lnetctl_verbose_level(argc, argv);
 		} else {
-			lnetctl_print_error("show", "net", -EINVAL, "unknown option");
-			return -EINVAL;
+			break;
 		}
+	}
+	opterr = 1;
+	if (opt != -1 || optind < argc) {
+		lnetctl_print_error("show", "net", -EINVAL, "unknown option");
+		return -EINVAL;
 	}
 	rc = lnetctl_need_conn(ctx);
 	return rc != 0 ? rc : lnetctl_net_show(&ctx->conn, net, detail);
@@ -377,10 +484,7 @@ lnetctl_net_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	int rc = lnetctl_need_conn(ctx);
 
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
+	/* argv[0] is "add", as getopt_long wants it */
 	return rc != 0 ? rc : lnetctl_net_add(&ctx->conn, argc, argv);
 }
 
@@ -389,9 +493,147 @@ lnetctl_net_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	int rc = lnetctl_need_conn(ctx);
 
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
+	/* argv[0] is "del", as getopt_long wants it */
 	return rc != 0 ? rc : lnetctl_net_del(&ctx->conn, argc, argv);
+}
+
+/* What net set was asked; -1: not given (the kernel's defaults). */
+struct lnetctl_net_set_args {
+	bool all;
+	const char *nid;
+	long health;
+	long conns_per_peer;
+	int lnd_timeout;
+	bool net;
+};
+
+/* One option of net set into @p a; 0, or -EINVAL with @p err set. */
+static int
+lnetctl_net_set_opt(struct lnetctl_net_set_args *a, int opt, const char *val, char *err,
+		    size_t errlen)
+{
+	char *end = NULL;
+
+	switch (opt) {
+	case 'a':
+		a->all = true;
+		break;
+	case 'i':
+		if (libcfs_str2net(val) == LNET_NET_ANY) {
+			snprintf(err, errlen, "Invalid network type: %s", val);
+			return -EINVAL;
+		}
+		a->net = true;
+		break;
+	case 'l':
+		a->lnd_timeout = atoi(val);
+		if (a->lnd_timeout < 0) {
+			snprintf(err, errlen, "Invalid LND timeout value '%s', must be >= 0", val);
+			return -EINVAL;
+		}
+		break;
+	case 'm':
+	case 't':
+		/* the kernel ignores a value it cannot parse */
+		*(opt == 'm' ? &a->conns_per_peer : &a->health) = strtol(val, &end, 0);
+		if (*end != '\0') {
+			*(opt == 'm' ? &a->conns_per_peer : &a->health) = -1;
+		}
+		break;
+	case 'n':
+		a->nid = val;
+		break;
+	case 's':
+		break; /* --state is for peer NIs */
+	default:
+		snprintf(err, errlen, "Invalid option or missing argument");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The request net set makes of @p a: health of one NI or all of them; the rest is refused. */
+static int
+lnetctl_net_set_apply(struct lnetctl_ctx *ctx, const struct lnetctl_net_set_args *a, char *err,
+		      size_t errlen)
+{
+	char params[160];
+	yaml_document_t doc;
+	yaml_node_t *v;
+	int rc;
+
+	if (a->lnd_timeout >= 0) {
+		snprintf(err, errlen, "--lnd-timeout: not supported by lnetd-pmd yet "
+			 "(an NI's sock_timeout is set when it is added)");
+		return -EOPNOTSUPP;
+	}
+	if (a->conns_per_peer >= 0) {
+		snprintf(err, errlen, "--conns-per-peer: not supported by lnetd-pmd yet "
+			 "(an NI's conns_per_peer is set when it is added)");
+		return -EOPNOTSUPP;
+	}
+	if (a->health < 0) {
+		return 0; /* nothing to set, as the kernel's */
+	}
+	if (a->nid != NULL && strchr(a->nid, '@') == NULL) {
+		snprintf(err, errlen, "%s: not a NID", a->nid);
+		return -EINVAL;
+	}
+	rc = lnetctl_need_conn(ctx);
+	if (rc != 0) {
+		return rc;
+	}
+	snprintf(params, sizeof(params), "health=%ld%s%s", a->health, a->nid != NULL ? ",nid=" : "",
+		 a->nid != NULL ? a->nid : "");
+	rc = lnetctl_request_status(&ctx->conn, "/lnet/net_set", params, &doc, &v, "net", "set");
+	if (rc == 0) {
+		yaml_document_delete(&doc);
+	}
+	return rc; /* the daemon's refusal is printed already (err stays empty) */
+}
+
+/*
+ * net set [--all|-a] [--nid|-n NID] [--health|-t V] [--conns-per-peer|-m N]
+ * [--lnd-timeout|-l N --net|-i NET]  (argv[0] = "set"): the health value
+ * of one NI or of every NI; errors as the kernel's "net:"/"set:" block.
+ */
+int
+lnetctl_net_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "net", required_argument, NULL, 'i' },
+		{ "lnd-timeout", required_argument, NULL, 'l' },
+		{ "conns-per-peer", required_argument, NULL, 'm' },
+		{ "nid", required_argument, NULL, 'n' },
+		{ "state", required_argument, NULL, 's' },
+		{ "health", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lnetctl_net_set_args a = { .health = -1, .conns_per_peer = -1, .lnd_timeout = -1 };
+	char err[256] = "";
+	int opt;
+	int rc = 0;
+
+	optind = 0;
+	opterr = 0;
+	while (rc == 0 && (opt = getopt_long(argc, argv, "ai:l:m:n:s:t:", opts, NULL)) != -1) {
+		rc = lnetctl_net_set_opt(&a, opt, optarg, err, sizeof(err));
+	}
+	opterr = 1;
+	if (rc == 0 && a.lnd_timeout >= 0 && !a.net) {
+		snprintf(err, sizeof(err), "Specified --lnd-timeout without --net option");
+		rc = -EINVAL;
+	}
+	if (rc == 0 && a.all && a.nid != NULL) {
+		snprintf(err, sizeof(err), "--all and --nid together");
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		rc = lnetctl_net_set_apply(ctx, &a, err, sizeof(err));
+	}
+	if (rc != 0 && err[0] != '\0') {
+		lnetctl_print_error("net", "set", rc, err);
+	}
+	return rc;
 }

@@ -25,6 +25,8 @@ lnetctl_emit(struct lnetctl_out *o, yaml_event_t *ev)
 	}
 }
 
+static FILE *lnetctl_out_file; /* stdout unless an error block is being printed */
+
 void
 lnetctl_out_begin(struct lnetctl_out *o, int indent)
 {
@@ -32,7 +34,7 @@ lnetctl_out_begin(struct lnetctl_out *o, int indent)
 
 	o->failed = false;
 	yaml_emitter_initialize(&o->em);
-	yaml_emitter_set_output_file(&o->em, stdout);
+	yaml_emitter_set_output_file(&o->em, lnetctl_out_file != NULL ? lnetctl_out_file : stdout);
 	yaml_emitter_set_indent(&o->em, indent);
 	yaml_emitter_set_width(&o->em, -1);
 	yaml_emitter_set_unicode(&o->em, 1);
@@ -127,7 +129,10 @@ lnetctl_print_error(const char *verb, const char *object, int err, const char *d
 	char num[16];
 
 	snprintf(num, sizeof(num), "%d", err);
+	fflush(stdout);
+	lnetctl_out_file = stderr; /* the kernel prints its error blocks on stderr */
 	lnetctl_out_begin(&o, 4);
+	lnetctl_out_file = NULL;
 	lnetctl_out_map_begin(&o);
 	lnetctl_out_scalar(&o, verb);
 	lnetctl_out_seq_begin(&o);

@@ -2,11 +2,12 @@
 /*
  * --config FILE and the embedded default: the lnetctl export model
  * (apps/common/lnetcfg), checked whole against this node before anything
- * changes, then applied: NIs, then peers. Globals can only restate what
- * runs until their behaviour is built.
+ * changes (ip2nets: items matched against this host's interfaces), then
+ * applied: globals, NIs, then peers.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cfs.h"
@@ -18,6 +19,7 @@ struct lnetd_cfg_errors {
 	char *buf;
 	size_t len;
 	size_t used;
+	const struct lnetcfg *cfg;  /* a file that is not YAML: libyaml's words, after its name */
 };
 
 static void
@@ -29,36 +31,39 @@ lnetd_cfg_report(void *arg, const char *msg)
 	if (e->used >= e->len) {
 		return;
 	}
-	w = snprintf(e->buf + e->used, e->len - e->used, "%s%s", e->used > 0 ? "\n" : "", msg);
+	w = snprintf(e->buf + e->used, e->len - e->used, "%s%s%s%s", e->used > 0 ? "\n" : "",
+		     e->cfg != NULL && e->cfg->syntax ? e->cfg->origin : "",
+		     e->cfg != NULL && e->cfg->syntax ? ": " : "", msg);
 	e->used += w > 0 ? (size_t)w : 0;
 }
 
+/* The ip2nets: items against this host's interfaces, as more NIs to check and add. */
 static void
-lnetd_check_globals(struct lnetcfg *cfg)
+lnetd_resolve_ip2nets(struct lnetcfg *cfg)
 {
-	struct lnet_ctl_global cur;
-	const int *vals = (const int *)&cur;
-	unsigned int i;
-	unsigned int k;
+	struct cfs_ifaddr *ifs = NULL;
+	unsigned int nifs = 0;
+	int rc;
 
-	_Static_assert(sizeof(cur) / sizeof(int) == 13, "global show has 13 settings");
-	if (lnet_ctl_global_get(&cur) != 0) {
-		lnetcfg_error(cfg, NULL, "global: LNet is not running");
+	if (cfg->nip2nets == 0) {
 		return;
 	}
-	for (i = 0; i < cfg->nglobals; i++) {
-		for (k = 0; k < lnetcfg_nglobal_keys; k++) {
-			if (strcmp(lnetcfg_global_keys[k], cfg->globals[i].key) == 0) {
-				break;
-			}
-		}
-		if (k < lnetcfg_nglobal_keys && cfg->globals[i].value != vals[k] &&
-		    !lnetcfg_global_settable(cfg->globals[i].key)) {
-			lnetcfg_error(cfg, &cfg->globals[i].at,
-				      "global: setting %s is not supported yet (it stays %d)",
-				      cfg->globals[i].key, vals[k]);
-		}
+	rc = cfs_ifaddrs_get(&ifs, &nifs);
+	if (rc != 0) {
+		lnetcfg_error(cfg, &cfg->ip2nets[0].base.at, "ip2nets: cannot list interfaces: %s",
+			      strerror(-rc));
+		return;
 	}
+	lnetcfg_ip2nets_resolve(cfg, ifs, nifs);
+	free(ifs);
+}
+
+/* Warnings (keys the kernel's import ignores) on stderr, as lnetctl import prints them. */
+static void
+lnetd_cfg_warn(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s\n", msg);
 }
 
 static void
@@ -90,11 +95,11 @@ lnetd_apply(struct lnetcfg *cfg)
 {
 	unsigned int i;
 
+	/* Globals first, in file order, with the checks of lnetctl set. */
 	for (i = 0; i < cfg->nglobals; i++) {
 		char why[256] = "";
 
-		if (lnetcfg_global_settable(cfg->globals[i].key) &&
-		    lnet_ctl_global_set(cfg->globals[i].key, (int)cfg->globals[i].value, why,
+		if (lnet_ctl_global_set(cfg->globals[i].key, (int)cfg->globals[i].value, why,
 					sizeof(why)) != 0) {
 			lnetcfg_error(cfg, &cfg->globals[i].at, "global: %s", why);
 			return -EINVAL;
@@ -127,7 +132,7 @@ lnetd_config_run(struct lnetcfg *cfg, int parsed)
 
 	/* Even a file with errors is checked on: every error is reported at once. */
 	if (rc == 0 || rc == -EINVAL) {
-		lnetd_check_globals(cfg);
+		lnetd_resolve_ip2nets(cfg);
 		lnetd_check_nis(cfg);
 		rc = cfg->nerrors > 0 ? -EINVAL : lnetd_apply(cfg);
 	}
@@ -139,25 +144,29 @@ int
 lnetd_config_apply_text(const char *text, size_t len, const char *origin, char *err,
 			size_t errlen)
 {
-	struct lnetd_cfg_errors e = { err, errlen, 0 };
+	struct lnetd_cfg_errors e = { err, errlen, 0, NULL };
 	struct lnetcfg cfg;
 
 	if (errlen > 0) {
 		err[0] = '\0';
 	}
 	lnetcfg_init(&cfg, origin, lnetd_cfg_report, &e);
+	cfg.warn = lnetd_cfg_warn;
+	e.cfg = &cfg;
 	return lnetd_config_run(&cfg, lnetcfg_parse(&cfg, text, len));
 }
 
 int
 lnetd_config_apply_file(const char *path, char *err, size_t errlen)
 {
-	struct lnetd_cfg_errors e = { err, errlen, 0 };
+	struct lnetd_cfg_errors e = { err, errlen, 0, NULL };
 	struct lnetcfg cfg;
 
 	if (errlen > 0) {
 		err[0] = '\0';
 	}
 	lnetcfg_init(&cfg, path, lnetd_cfg_report, &e);
+	cfg.warn = lnetd_cfg_warn;
+	e.cfg = &cfg;
 	return lnetd_config_run(&cfg, lnetcfg_parse_file(&cfg, path));
 }

@@ -878,6 +878,32 @@ lnetd_net_del(const char *cmd, const char *params, struct rte_tel_data *d)
 						  by_nid ? &nid : NULL, err, sizeof(err)), err);
 }
 
+/* /lnet/net_set,health=V[,nid=NID] (lnetctl net set; no nid: every NI) */
+static int
+lnetd_net_set(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char val[128];
+	char err[256] = "";
+	struct lnet_nid nid;
+	bool by_nid = lnetd_param(params, "nid", val, sizeof(val));
+	char *end = NULL;
+	long v;
+
+	(void)cmd;
+	if (by_nid && libcfs_strnid_err(&nid, val, err, sizeof(err)) != 0) {
+		return lnetd_reply_status(d, -EINVAL, err);
+	}
+	if (!lnetd_param(params, "health", val, sizeof(val))) {
+		return lnetd_reply_status(d, -EINVAL, "health is required");
+	}
+	v = strtol(val, &end, 10);
+	if (val[0] == '\0' || *end != '\0' || v < INT_MIN || v > INT_MAX) {
+		return lnetd_reply_status(d, -EINVAL, "health: not a number");
+	}
+	return lnetd_reply_status(d, lnet_ctl_ni_health_set(by_nid ? &nid : NULL, (int)v, err,
+							    sizeof(err)), err);
+}
+
 int
 lnetd_telemetry_register(void)
 {
@@ -898,6 +924,8 @@ lnetd_telemetry_register(void)
 		{ "/lnet/stats_reset", lnetd_stats_reset, "Zero the LNet counters (lnetctl stats reset)" },
 		{ "/lnet/global_show", lnetd_global_show, "Global settings (lnetctl global show)" },
 		{ "/lnet/global_set", lnetd_global_set, "Set a global. Params: key=K, value=N" },
+		{ "/lnet/net_set", lnetd_net_set,
+		  "Set NI health (lnetctl net set). Params: health=V, nid=NID (none: every NI)" },
 		{ "/lnet/peer_add", lnetd_peer_add,
 		  "Add a peer or NIDs. Params: prim_nid=NID, nid=A;B, non_mr=1" },
 		{ "/lnet/peer_del", lnetd_peer_del,

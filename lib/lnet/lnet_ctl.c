@@ -187,6 +187,56 @@ lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen)
 	return rc != 0 ? rc : req.ping_rc;
 }
 
+struct lnet_ctl_health_args {
+	struct lnet *ln;
+	const struct lnet_nid *nid;
+	int value;
+};
+
+/* Every NI named (each with health when @p nid is NULL); lo has none to set. */
+static int
+lnet_ctl_ni_health_on_mgmt(void *arg)
+{
+	struct lnet_ctl_health_args *a = arg;
+	const struct lnet_ni_table *t = lnet_ni_table_get(a->ln);
+	unsigned int i;
+	int found = 0;
+
+	for (i = 0; t != NULL && i < t->nnis; i++) {
+		struct lnet_ni *ni = t->nis[i];
+
+		if ((a->nid != NULL && !lnet_nid_same(&ni->nid, a->nid)) ||
+		    (ni->lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0) {
+			continue;
+		}
+		__atomic_store_n(&ni->health_value, a->value, __ATOMIC_RELAXED);
+		found++;
+	}
+	return a->nid != NULL && found == 0 ? -ENOENT : 0;
+}
+
+int
+lnet_ctl_ni_health_set(const struct lnet_nid *nid, int value, char *err, size_t errlen)
+{
+	struct lnet_ctl_health_args a = { lnet_instance(), nid, value };
+	char s[LNET_NIDSTR_SIZE];
+	int rc;
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
+	}
+	if (value < 0 || value > LNET_CTL_MAX_HEALTH) {
+		snprintf(err, errlen, "health value %d: from 0 to %d", value, LNET_CTL_MAX_HEALTH);
+		return -EINVAL;
+	}
+	rc = rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_ctl_ni_health_on_mgmt, &a);
+	if (rc == -ENOENT) {
+		snprintf(err, errlen, "%s is not a local NI with a health value",
+			 libcfs_nidstr_r(nid, s, sizeof(s)));
+	}
+	return rc;
+}
+
 typedef int (*lnet_ctl_ni_fn)(struct lnet_ni *ni, void *arg);
 
 struct lnet_ctl_on_ni_args {
@@ -281,23 +331,92 @@ struct lnet_ctl_global_set_args {
 };
 
 /* lnd_timeout follows (transaction_timeout - 1) / (retry_count + 1), at least 1 (lnet-facts §8.1). */
+static void
+lnet_ctl_lnd_timeout_update(struct lnet_ctl_global *t)
+{
+	int lnd = (t->transaction_timeout - 1) / (t->retry_count + 1);
+
+	__atomic_store_n(&t->lnd_timeout, lnd < 1 ? 1 : lnd, __ATOMIC_RELAXED);
+}
+
+static void
+lnet_ctl_store(int *field, int value)
+{
+	__atomic_store_n(field, value, __ATOMIC_RELAXED);
+}
+
+/*
+ * The kernel's checks on each setting (its module parameters' setters):
+ * retry_count and transaction_timeout bound each other, a health
+ * sensitivity of 0 turns retries off, a too small max_interfaces falls
+ * back to the default, the deprecated recovery_interval changes nothing.
+ * Settings without behaviour here yet are stored, shown as stored.
+ */
+static int
+lnet_ctl_global_check_store(struct lnet_ctl_global *t, const char *key, int v)
+{
+	if (strcmp(key, "transaction_timeout") == 0) {
+		if (v <= 0 || v <= t->retry_count) {
+			return -EINVAL;
+		}
+		lnet_ctl_store(&t->transaction_timeout, v);
+	} else if (strcmp(key, "retry_count") == 0) {
+		if (v < 0 || (t->health_sensitivity == 0 && v > 0) || v > t->transaction_timeout) {
+			return -EINVAL;
+		}
+		lnet_ctl_store(&t->retry_count, v);
+	} else if (strcmp(key, "health_sensitivity") == 0) {
+		if (v < 0 || v > 1000) {
+			return -EINVAL;
+		}
+		if (t->health_sensitivity != 0 && v == 0) {
+			lnet_ctl_store(&t->retry_count, 0);
+		}
+		lnet_ctl_store(&t->health_sensitivity, v);
+	} else if (strcmp(key, "numa_range") == 0 || strcmp(key, "recovery_limit") == 0) {
+		if (v < 0) {
+			return -EINVAL;
+		}
+		lnet_ctl_store(key[0] == 'n' ? &t->numa_range : &t->recovery_limit, v);
+	} else if (strcmp(key, "max_interfaces") == 0) {
+		lnet_ctl_store(&t->max_interfaces, v < LNET_CTL_INTERFACES_MIN ?
+				LNET_CTL_INTERFACES_DEFAULT : v);
+	} else if (strcmp(key, "discovery") == 0) {
+		lnet_ctl_store(&t->discovery, v != 0);
+	} else if (strcmp(key, "drop_asym_route") == 0) {
+		lnet_ctl_store(&t->drop_asym_route, v != 0);
+	} else if (strcmp(key, "router_sensitivity") == 0) {
+		if (v < 0 || v > 100) {
+			return -EINVAL;
+		}
+		lnet_ctl_store(&t->router_sensitivity, v);
+	} else if (strcmp(key, "response_tracking") == 0) {
+		if (v < 0 || v > 3) {
+			return -EINVAL;
+		}
+		lnet_ctl_store(&t->response_tracking, v);
+	} else if (strcmp(key, "max_recovery_ping_interval") == 0) {
+		if (v <= 0) {
+			return -EINVAL;
+		}
+		lnet_ctl_store(&t->max_recovery_ping_interval, v);
+	} else if (strcmp(key, "recovery_interval") != 0) {
+		return -EOPNOTSUPP; /* lnd_timeout is derived; the rest are not settings */
+	}
+	return 0;
+}
+
 static int
 lnet_ctl_global_set_on_mgmt(void *arg)
 {
 	struct lnet_ctl_global_set_args *a = arg;
 	struct lnet_ctl_global *t = &a->ln->tunables;
-	int lnd;
+	int rc = lnet_ctl_global_check_store(t, a->key, a->value);
 
-	if (strcmp(a->key, "transaction_timeout") != 0) {
-		return -EOPNOTSUPP;
+	if (rc == 0) {
+		lnet_ctl_lnd_timeout_update(t);
 	}
-	if (a->value < 1) {
-		return -EINVAL;
-	}
-	__atomic_store_n(&t->transaction_timeout, a->value, __ATOMIC_RELAXED);
-	lnd = (a->value - 1) / (t->retry_count + 1);
-	__atomic_store_n(&t->lnd_timeout, lnd < 1 ? 1 : lnd, __ATOMIC_RELAXED);
-	return 0;
+	return rc;
 }
 
 int
@@ -311,9 +430,9 @@ lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen)
 	}
 	rc = rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_ctl_global_set_on_mgmt, &a);
 	if (rc == -EOPNOTSUPP) {
-		snprintf(err, errlen, "%s: not supported yet", key);
+		snprintf(err, errlen, "%s: not a setting", key);
 	} else if (rc == -EINVAL) {
-		snprintf(err, errlen, "%s: %d is out of range", key, value);
+		snprintf(err, errlen, "%s: %s", key, strerror(EINVAL));
 	}
 	return rc;
 }

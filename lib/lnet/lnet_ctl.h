@@ -215,12 +215,30 @@ struct lnet_pcap;
  */
 LNP_API int lnet_ctl_ni_capture(const struct lnet_nid *nid, struct lnet_pcap *cap);
 
+/** max_interfaces below this minimum falls back to the default (the kernel's). */
+#define LNET_CTL_INTERFACES_MIN 16
+#define LNET_CTL_INTERFACES_DEFAULT 200
+
 /**
- * Set a global tunable (lnetctl set). Only those with behaviour:
- * transaction_timeout (seconds, >= 1; lnd_timeout follows). Others:
- * -EOPNOTSUPP.
+ * Set a global tunable (lnetctl set, import, --config) with the kernel's
+ * checks: -EINVAL for a value it refuses (@p err says which), -EOPNOTSUPP
+ * for a key that is not a setting (lnd_timeout is derived). Each one of
+ * `global show` is stored and shown; transaction_timeout and
+ * response_tracking have behaviour, the others are kept for the
+ * capabilities that use them (health, discovery, routing).
  */
 LNP_API int lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen);
+
+/** The highest health value (the kernel's LNET_MAX_HEALTH_VALUE). */
+#define LNET_CTL_MAX_HEALTH 1000
+
+/**
+ * Set the health value of local NI @p nid, or of every NI that has one
+ * (@p nid NULL: lnetctl net set --all). -ENOENT: no such NI; -EINVAL: out
+ * of 0..LNET_CTL_MAX_HEALTH.
+ */
+LNP_API int lnet_ctl_ni_health_set(const struct lnet_nid *nid, int value, char *err,
+				   size_t errlen);
 
 /** The push target's counters and the last push taken (telemetry /lnet/push_show). */
 struct lnet_ctl_push {
