@@ -146,6 +146,7 @@ node_up(struct node *n)
 	char mine[64];
 	char eal[192];
 	char err[256] = "";
+	struct lnet_ctl_global g;
 	int rc;
 
 	/* Our own EAL, no shared files; its lcores on the CPUs we may run on (taskset holds). */
@@ -166,6 +167,10 @@ node_up(struct node *n)
 	}
 	if (rc == 0) {
 		rc = lnet_ctl_ni_add(&n->nid, NULL, &tun, NULL, 0, err, sizeof(err));
+	}
+	/* As the kernel, LNet refuses a timeout not above retry_count: fewer retries then. */
+	if (rc == 0 && n->timeout > 0 && lnet_ctl_global_get(&g) == 0 && n->timeout <= g.retry_count) {
+		rc = lnet_ctl_global_set("retry_count", n->timeout - 1, err, sizeof(err));
 	}
 	if (rc == 0 && n->timeout > 0) {
 		rc = lnet_ctl_global_set("transaction_timeout", n->timeout, err, sizeof(err));
