@@ -648,6 +648,26 @@ lnetcfg_ip2nets_resolve(struct lnetcfg *cfg, const struct cfs_ifaddr *ifs, unsig
 	return 0;
 }
 
+void
+lnetcfg_ip2nets_resolve_here(struct lnetcfg *cfg)
+{
+	struct cfs_ifaddr *ifs = NULL;
+	unsigned int nifs = 0;
+	int rc;
+
+	if (cfg->nip2nets == 0) {
+		return;
+	}
+	rc = cfs_ifaddrs_get(&ifs, &nifs);
+	if (rc != 0) {
+		lnetcfg_error(cfg, &cfg->ip2nets[0].base.at, "ip2nets: cannot list interfaces: %s",
+			      strerror(-rc));
+		return;
+	}
+	lnetcfg_ip2nets_resolve(cfg, ifs, nifs);
+	free(ifs);
+}
+
 static void
 lnetcfg_peer_nis(struct lnetcfg_doc *d, const yaml_node_t *list, struct lnetcfg_peer *p)
 {

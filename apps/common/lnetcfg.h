@@ -114,6 +114,8 @@ void lnetcfg_fini(struct lnetcfg *cfg);
  */
 struct cfs_ifaddr;
 int lnetcfg_ip2nets_resolve(struct lnetcfg *cfg, const struct cfs_ifaddr *ifs, unsigned int nifs);
+/* The same against the interfaces of the host this runs on (both programs run on the node). */
+void lnetcfg_ip2nets_resolve_here(struct lnetcfg *cfg);
 /* An NI with nothing set: every field LNETCFG_UNSET. */
 void lnetcfg_ni_init(struct lnetcfg_ni *ni, uint32_t net);
 

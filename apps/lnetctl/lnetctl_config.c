@@ -132,27 +132,6 @@ lnetctl_import_check_nis(struct lnetctl_conn *c, struct lnetcfg *cfg, bool del)
 	return 0;
 }
 
-/* ip2nets: items against this host's interfaces (lnetctl runs where its daemon runs). */
-static void
-lnetctl_import_ip2nets(struct lnetcfg *cfg)
-{
-	struct cfs_ifaddr *ifs = NULL;
-	unsigned int nifs = 0;
-	int rc;
-
-	if (cfg->nip2nets == 0) {
-		return;
-	}
-	rc = cfs_ifaddrs_get(&ifs, &nifs);
-	if (rc != 0) {
-		lnetcfg_error(cfg, &cfg->ip2nets[0].base.at, "ip2nets: cannot list interfaces: %s",
-			      strerror(-rc));
-		return;
-	}
-	lnetcfg_ip2nets_resolve(cfg, ifs, nifs);
-	free(ifs);
-}
-
 static int
 lnetctl_import_peer(struct lnetctl_conn *c, const struct lnetcfg_peer *p, bool del)
 {
@@ -298,7 +277,7 @@ lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
 	/* Even a file with errors is checked on: the first error is the one shown. */
 	rc = lnetcfg_parse_file(&cfg, file);
 	if (rc == 0 || (rc == -EINVAL && !cfg.syntax)) {
-		lnetctl_import_ip2nets(&cfg);
+		lnetcfg_ip2nets_resolve_here(&cfg);
 		rc = lnetctl_import_check_nis(c, &cfg, del);
 	}
 	if (rc == 0 && cfg.nerrors > 0) {

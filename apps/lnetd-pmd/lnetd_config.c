@@ -37,27 +37,6 @@ lnetd_cfg_report(void *arg, const char *msg)
 	e->used += w > 0 ? (size_t)w : 0;
 }
 
-/* The ip2nets: items against this host's interfaces, as more NIs to check and add. */
-static void
-lnetd_resolve_ip2nets(struct lnetcfg *cfg)
-{
-	struct cfs_ifaddr *ifs = NULL;
-	unsigned int nifs = 0;
-	int rc;
-
-	if (cfg->nip2nets == 0) {
-		return;
-	}
-	rc = cfs_ifaddrs_get(&ifs, &nifs);
-	if (rc != 0) {
-		lnetcfg_error(cfg, &cfg->ip2nets[0].base.at, "ip2nets: cannot list interfaces: %s",
-			      strerror(-rc));
-		return;
-	}
-	lnetcfg_ip2nets_resolve(cfg, ifs, nifs);
-	free(ifs);
-}
-
 /* Warnings (keys the kernel's import ignores) on stderr, as lnetctl import prints them. */
 static void
 lnetd_cfg_warn(void *arg, const char *msg)
@@ -132,7 +111,7 @@ lnetd_config_run(struct lnetcfg *cfg, int parsed)
 
 	/* Even a file with errors is checked on: every error is reported at once. */
 	if (rc == 0 || rc == -EINVAL) {
-		lnetd_resolve_ip2nets(cfg);
+		lnetcfg_ip2nets_resolve_here(cfg);
 		lnetd_check_nis(cfg);
 		rc = cfg->nerrors > 0 ? -EINVAL : lnetd_apply(cfg);
 	}

@@ -43,9 +43,10 @@ lnetd_param(const char *params, const char *key, char *val, size_t len)
 	return false;
 }
 
-/* -v 2: messages by type and health, flattened as <section>_<key>. */
+/* Messages by type (sent_stats order), flattened as <section>_<type>. */
 static void
-lnetd_ni_detail2(struct rte_tel_data *d, const struct lnet_ctl_ni *ni)
+lnetd_by_type(struct rte_tel_data *d, const uint64_t sent[5], const uint64_t received[5],
+	      const uint64_t dropped[5])
 {
 	static const char *const types[5] = { "put", "get", "reply", "ack", "hello" };
 	char key[48];
@@ -53,12 +54,19 @@ lnetd_ni_detail2(struct rte_tel_data *d, const struct lnet_ctl_ni *ni)
 
 	for (i = 0; i < 5; i++) {
 		snprintf(key, sizeof(key), "sent_%s", types[i]);
-		rte_tel_data_add_dict_u64(d, key, ni->sent[i]);
+		rte_tel_data_add_dict_u64(d, key, sent[i]);
 		snprintf(key, sizeof(key), "received_%s", types[i]);
-		rte_tel_data_add_dict_u64(d, key, ni->received[i]);
+		rte_tel_data_add_dict_u64(d, key, received[i]);
 		snprintf(key, sizeof(key), "dropped_%s", types[i]);
-		rte_tel_data_add_dict_u64(d, key, ni->dropped[i]);
+		rte_tel_data_add_dict_u64(d, key, dropped[i]);
 	}
+}
+
+/* -v 2: messages by type and health, flattened as <section>_<key>. */
+static void
+lnetd_ni_detail2(struct rte_tel_data *d, const struct lnet_ctl_ni *ni)
+{
+	lnetd_by_type(d, ni->sent, ni->received, ni->dropped);
 	/* Health counters arrive with the health issue; the value is real. */
 	rte_tel_data_add_dict_int(d, "health_value", ni->health_value);
 }
@@ -450,18 +458,7 @@ lnetd_peer_del(const char *cmd, const char *params, struct rte_tel_data *d)
 static void
 lnetd_peer_ni_stats(struct rte_tel_data *e, const struct lnet_ctl_peer_ni *st)
 {
-	static const char *const types[5] = { "put", "get", "reply", "ack", "hello" };
-	char key[48];
-	unsigned int i;
-
-	for (i = 0; i < 5; i++) {
-		snprintf(key, sizeof(key), "sent_%s", types[i]);
-		rte_tel_data_add_dict_u64(e, key, st->sent[i]);
-		snprintf(key, sizeof(key), "received_%s", types[i]);
-		rte_tel_data_add_dict_u64(e, key, st->received[i]);
-		snprintf(key, sizeof(key), "dropped_%s", types[i]);
-		rte_tel_data_add_dict_u64(e, key, st->dropped[i]);
-	}
+	lnetd_by_type(e, st->sent, st->received, st->dropped);
 	rte_tel_data_add_dict_int(e, "health_value", st->health_value);
 	rte_tel_data_add_dict_u64(e, "health_dropped", st->hs_dropped);
 	rte_tel_data_add_dict_u64(e, "health_timeout", st->hs_timeout);
