@@ -66,8 +66,16 @@ void lnetctl_out_seq_end(struct lnetctl_out *o);
 void lnetctl_out_scalar(struct lnetctl_out *o, const char *s);
 void lnetctl_out_quoted(struct lnetctl_out *o, const char *s);
 void lnetctl_out_kv(struct lnetctl_out *o, const char *key, const char *value);
-/* The kernel's error block: "<verb>:\n    - <object>:\n          errno: N\n          descr: ..." */
+/*
+ * The kernel's error block on stderr, as cYAML prints it:
+ * "<verb>:\n    - <object>:\n          errno: N\n          descr: \"...\"".
+ * Errors of one run under the same verb share one block (one document).
+ */
 void lnetctl_print_error(const char *verb, const char *object, int err, const char *descr);
+/* The same with descr printed as is (the kernel's texts that have no quotes). */
+void lnetctl_print_error_raw(const char *verb, const char *object, int err, const char *descr);
+/* A new command (at the prompt): its errors start their own block. */
+void lnetctl_error_reset(void);
 
 /* lnetctl_show.c */
 int lnetctl_net_show(struct lnetctl_conn *c, const char *net, int detail);
@@ -79,8 +87,10 @@ int lnetctl_peer_change(struct lnetctl_conn *c, bool add, const char *prim, cons
 			bool non_mr);
 int lnetctl_peer_show(struct lnetctl_conn *c, const char *nid, int detail);
 
-/* lnetctl_ping.c */
-int lnetctl_ping(struct lnetctl_conn *c, const char *nids, int timeout_s);
+/* lnetctl_cmds.c: NID arguments as the kernel's ping takes them (commas, ranges, several words). */
+int lnetctl_nid_args(int argc, char **argv, char (**nids)[64], unsigned int *n, const char **why);
+/* lnetctl_main.c: "<cmd> <sub>: <help>" for one subcommand, or every one when @p sub is NULL. */
+void lnetctl_print_cmd_help(const char *cmd, const char *sub);
 
 /* lnetctl_net.c: argv after "net add" / "net del" */
 int lnetctl_net_add(struct lnetctl_conn *c, int argc, char **argv);
@@ -108,5 +118,15 @@ int lnetctl_net_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_stats_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_stats_reset_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_global_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_lnet_configure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_lnet_unconfigure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_debug_nidlist_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_not_applicable_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_capture_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 
 #endif /* LNETCTL_H */

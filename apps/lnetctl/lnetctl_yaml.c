@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* YAML in and out with libyaml, shaped like the kernel lnetctl's output. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lnetctl.h"
@@ -120,26 +121,64 @@ lnetctl_out_kv(struct lnetctl_out *o, const char *key, const char *value)
 	lnetctl_out_scalar(o, value != NULL ? value : "");
 }
 
+/*
+ * The verb whose block is open on stderr in this run: the kernel collects a
+ * run's errors in one cYAML tree, so a second error under the same verb is
+ * one more item of its sequence, not a repeated top-level key.
+ */
+static char lnetctl_err_verb[64];
+
+void
+lnetctl_error_reset(void)
+{
+	lnetctl_err_verb[0] = '\0';
+}
+
+/* "key: value" lines as cYAML prints a string: a newline continues under the value. */
+static void
+lnetctl_err_string(const char *key, const char *value, int indent)
+{
+	const char *nl;
+	int cont = indent + (int)strlen(key) + 2;
+
+	fprintf(stderr, "%*s%s: ", indent, "", key);
+	while ((nl = strchr(value, '\n')) != NULL) {
+		fprintf(stderr, "%.*s\n%*s", (int)(nl - value), value, cont, "");
+		value = nl + 1;
+	}
+	fprintf(stderr, "%s\n", value);
+}
+
+/*
+ * cYAML's error tree as cYAML_print_tree2file lays it out: the verb at
+ * column 0, "- <object>:" at 4, errno and descr at 10. The descr prints as
+ * given: the kernel's own texts carry their quotes when they have any.
+ */
+void
+lnetctl_print_error_raw(const char *verb, const char *object, int err, const char *descr)
+{
+	if (strcmp(lnetctl_err_verb, verb) != 0) {
+		fprintf(stderr, "%s:\n", verb);
+		snprintf(lnetctl_err_verb, sizeof(lnetctl_err_verb), "%s", verb);
+	}
+	fprintf(stderr, "    - %s:\n", object);
+	fprintf(stderr, "          errno: %d\n", err);
+	lnetctl_err_string("descr", descr, 10);
+	fflush(stderr);
+}
+
+/* Most of the kernel's descr texts are written with their double quotes. */
 void
 lnetctl_print_error(const char *verb, const char *object, int err, const char *descr)
 {
-	struct lnetctl_out o;
-	char num[16];
+	size_t len = strlen(descr) + 3;
+	char *quoted = malloc(len);
 
-	snprintf(num, sizeof(num), "%d", err);
-	lnetctl_out_begin(&o, 4);
-	lnetctl_out_map_begin(&o);
-	lnetctl_out_scalar(&o, verb);
-	lnetctl_out_seq_begin(&o);
-	lnetctl_out_map_begin(&o);
-	lnetctl_out_scalar(&o, object);
-	lnetctl_out_map_begin(&o);
-	lnetctl_out_kv(&o, "errno", num);
-	lnetctl_out_scalar(&o, "descr");
-	lnetctl_out_quoted(&o, descr);
-	lnetctl_out_map_end(&o);
-	lnetctl_out_map_end(&o);
-	lnetctl_out_seq_end(&o);
-	lnetctl_out_map_end(&o);
-	lnetctl_out_end(&o);
+	if (quoted == NULL) {
+		lnetctl_print_error_raw(verb, object, err, descr);
+		return;
+	}
+	snprintf(quoted, len, "\"%s\"", descr);
+	lnetctl_print_error_raw(verb, object, err, quoted);
+	free(quoted);
 }
