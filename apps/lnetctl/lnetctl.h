@@ -74,6 +74,11 @@ void lnetctl_out_kv(struct lnetctl_out *o, const char *key, const char *value);
 void lnetctl_print_error(const char *verb, const char *object, int err, const char *descr);
 /* The same with descr printed as is (the kernel's texts that have no quotes). */
 void lnetctl_print_error_raw(const char *verb, const char *object, int err, const char *descr);
+/*
+ * The error block of the kernel's netlink-based commands (ping, discover,
+ * cpt-of-nid): libyaml's layout, "---" to "...", descr double-quoted.
+ */
+void lnetctl_print_nl_error(const char *verb, const char *object, int err, const char *descr);
 /* A new command (at the prompt): its errors start their own block. */
 void lnetctl_error_reset(void);
 
@@ -99,8 +104,8 @@ int lnetctl_ni_request(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool
 /* The kernel's error block with errno -EINVAL; returns -EINVAL. */
 int lnetctl_usage_error(const char *verb, const char *object, const char *usage);
 
-/* lnetctl_capture.c: capture start|stop|show (@p sub), argv after it */
-int lnetctl_capture(struct lnetctl_conn *c, const char *sub, int argc, char **argv);
+/* lnetctl_capture.c: capture start|stop|show, argv[0] = that word */
+int lnetctl_capture(struct lnetctl_conn *c, int argc, char **argv);
 
 /* lnetctl_config.c */
 int lnetctl_export(struct lnetctl_conn *c, bool backup);
@@ -119,6 +124,7 @@ int lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_discover_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_stats_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_stats_reset_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_global_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);

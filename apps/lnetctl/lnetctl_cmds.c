@@ -153,19 +153,19 @@ lnetctl_nid_token(struct lnetctl_nid_list *l, const char *tok, const char **why)
 
 	if (strchr(tok, '[') == NULL) {
 		if (libcfs_strnid(&nid, tok) != 0) {
-			*why = "Unable to parse nidlist: invalid NID in nidstr";
+			*why = "\"Unable to parse nidlist: invalid NID in nidstr\"";
 			return -EINVAL;
 		}
 		return lnetctl_nid_list_add(l, &nid);
 	}
 	if (cfs_parse_nidlist(tok, strlen(tok), &nl) != 0) {
-		*why = "Unable to parse nidlist: invalid NID range";
+		*why = "\"Unable to parse nidlist: invalid NID range\"";
 		return -EINVAL;
 	}
 	n = cfs_nidlist_expand(nl, LNETCTL_MAX_NIDS, &nids);
 	cfs_free_nidlist(nl);
 	if (n < 0) {
-		*why = "Unable to parse nidlist: the range names too many NIDs";
+		*why = "\"Unable to parse nidlist: the range names too many NIDs\"";
 		return n;
 	}
 	for (i = 0; i < n && lnetctl_nid_list_add(l, &nids[i]) == 0; i++) {
@@ -191,7 +191,7 @@ lnetctl_nid_arg(struct lnetctl_nid_list *l, const char *arg, const char **why)
 		return -EINVAL;
 	}
 	if (strchr(arg, '@') == NULL) {
-		*why = "Unable to parse nidlist: no valid NIDs in string";
+		*why = "\"Unable to parse nidlist: no valid NIDs in string\"";
 		return -EINVAL;
 	}
 	for (; rc == 0; arg++) {
@@ -208,7 +208,7 @@ lnetctl_nid_arg(struct lnetctl_nid_list *l, const char *arg, const char **why)
 		}
 		depth += *arg == '[' ? 1 : *arg == ']' ? -1 : 0;
 		if (len + 1 >= sizeof(tok)) {
-			*why = "Unable to parse nidlist: a NID is too long";
+			*why = "\"Unable to parse nidlist: a NID is too long\"";
 			return -EINVAL;
 		}
 		tok[len++] = *arg;
@@ -308,7 +308,7 @@ lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	opterr = 1;
 	rc = lnetctl_nid_args(argc - optind, argv + optind, &nids, &n, &why);
 	if (rc != 0) {
-		lnetctl_print_error_raw("show", "cpt-of-nid", rc, why);
+		lnetctl_print_nl_error("show", "cpt-of-nid", rc, why);
 		return rc;
 	}
 	rc = lnetctl_need_conn(ctx);
@@ -416,5 +416,5 @@ lnetctl_capture_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	int rc = lnetctl_need_conn(ctx);
 
-	return rc != 0 ? rc : lnetctl_capture(&ctx->conn, argv[0], argc - 1, argv + 1);
+	return rc != 0 ? rc : lnetctl_capture(&ctx->conn, argc, argv);
 }

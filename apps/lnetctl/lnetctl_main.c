@@ -72,7 +72,7 @@ static const struct lnetctl_top lnetctl_tops[] = {
 	{ "global", false, NULL, "global {show | help}" },
 	{ "peer", false, NULL, "peer {add | del | show | list | set | help}" },
 	{ "ping", true, lnetctl_ping_cmd, "ping nid,[nid,...]" },
-	{ "discover", true, NULL, "discover nid[,nid,...]" },
+	{ "discover", true, lnetctl_discover_cmd, "discover nid[,nid,...]" },
 	{ "service-id", true, lnetctl_not_applicable_cmd,
 	  "Work out the IB Lustre service ID (o2ib only)\n" },
 	{ "udsp", false, NULL, "udsp {add | del | show | help}" },

@@ -167,18 +167,93 @@ lnetctl_print_error_raw(const char *verb, const char *object, int err, const cha
 	fflush(stderr);
 }
 
-/* Most of the kernel's descr texts are written with their double quotes. */
+/*
+ * Most of the kernel's descr texts are written with their double quotes;
+ * a quote or backslash inside is escaped so that the block stays YAML.
+ */
 void
 lnetctl_print_error(const char *verb, const char *object, int err, const char *descr)
 {
-	size_t len = strlen(descr) + 3;
-	char *quoted = malloc(len);
+	char *quoted = malloc(2 * strlen(descr) + 3);
+	char *q = quoted;
 
 	if (quoted == NULL) {
 		lnetctl_print_error_raw(verb, object, err, descr);
 		return;
 	}
-	snprintf(quoted, len, "\"%s\"", descr);
+	*q++ = '"';
+	for (; *descr != '\0'; descr++) {
+		if (*descr == '"' || *descr == '\\') {
+			*q++ = '\\';
+		}
+		*q++ = *descr;
+	}
+	*q++ = '"';
+	*q = '\0';
 	lnetctl_print_error_raw(verb, object, err, quoted);
 	free(quoted);
+}
+
+static void
+lnetctl_nl_scalar(yaml_emitter_t *em, bool *ok, const char *s, yaml_scalar_style_t style)
+{
+	yaml_event_t ev;
+
+	yaml_scalar_event_initialize(&ev, NULL, NULL, (const yaml_char_t *)s, (int)strlen(s), 1, 1,
+				     style);
+	*ok = *ok && yaml_emitter_emit(em, &ev);
+}
+
+/*
+ * The error block of the kernel's netlink commands (its
+ * yaml_lnet_print_error): libyaml with indent 6 on stderr, an explicit
+ * document ("---" ... "..."), the object's key empty beside errno and a
+ * double-quoted descr.
+ */
+void
+lnetctl_print_nl_error(const char *verb, const char *object, int err, const char *descr)
+{
+	yaml_emitter_t em;
+	yaml_event_t ev;
+	char num[16];
+	bool ok = true;
+
+	snprintf(num, sizeof(num), "%d", err);
+	fflush(stderr);
+	yaml_emitter_initialize(&em);
+	yaml_emitter_set_indent(&em, 6);
+	yaml_emitter_set_width(&em, -1);
+	yaml_emitter_set_output_file(&em, stderr);
+	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 0);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_ANY_MAPPING_STYLE);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	lnetctl_nl_scalar(&em, &ok, verb, YAML_PLAIN_SCALAR_STYLE);
+	yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_ANY_SEQUENCE_STYLE);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_ANY_MAPPING_STYLE);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	lnetctl_nl_scalar(&em, &ok, object, YAML_PLAIN_SCALAR_STYLE);
+	lnetctl_nl_scalar(&em, &ok, "", YAML_PLAIN_SCALAR_STYLE);
+	lnetctl_nl_scalar(&em, &ok, "errno", YAML_PLAIN_SCALAR_STYLE);
+	lnetctl_nl_scalar(&em, &ok, num, YAML_PLAIN_SCALAR_STYLE);
+	lnetctl_nl_scalar(&em, &ok, "descr", YAML_PLAIN_SCALAR_STYLE);
+	lnetctl_nl_scalar(&em, &ok, descr, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+	yaml_mapping_end_event_initialize(&ev);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	yaml_sequence_end_event_initialize(&ev);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	yaml_mapping_end_event_initialize(&ev);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	yaml_document_end_event_initialize(&ev, 0);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	yaml_stream_end_event_initialize(&ev);
+	ok = ok && yaml_emitter_emit(&em, &ev);
+	yaml_emitter_flush(&em);
+	yaml_emitter_delete(&em);
+	if (!ok) {
+		fprintf(stderr, "%s: %s: %s\n", verb, object, descr);
+	}
 }
