@@ -97,7 +97,7 @@ lnetctl_lnet_configure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		char descr[300];
 
 		snprintf(descr, sizeof(descr), "LNet configure error: %s", err);
-		lnetctl_print_error("configure", "lnet", rc, descr);
+		lnetctl_print_nl_error("configure", "lnet", rc, descr);
 		return rc;
 	}
 	yaml_document_delete(&doc);

@@ -439,17 +439,18 @@ lnetctl_parser_help(const char *cmd, int argc, char **argv)
 }
 
 /*
- * The kernel's --list-commands: every word of the top level, the parser's
- * own first, four to a line in columns of 20.
+ * The kernel's --list-commands: every word of the level it is typed at
+ * (the top, or after a command: its subcommands), the parser's own first,
+ * four to a line in columns of 20.
  */
 static void
-lnetctl_list_commands(void)
+lnetctl_list_commands(const char *cmd)
 {
 	const char *help;
 	const char *name;
 	unsigned int i;
 
-	for (i = 0; (name = lnetctl_level_name(NULL, i, &help)) != NULL; i++) {
+	for (i = 0; (name = lnetctl_level_name(cmd, i, &help)) != NULL; i++) {
 		printf("%-19s %s", name, i % 4 == 3 ? "\n" : "");
 	}
 	if (i % 4 != 0) {
@@ -473,7 +474,7 @@ lnetctl_run_override(struct lnetctl_parser *p, const char *cmd, enum lnetctl_wor
 		printf("lnetctl 2.17.0 (lnet-pmd %s)\n", LNP_VERSION);
 		return 0;
 	case LW_LIST:
-		lnetctl_list_commands();
+		lnetctl_list_commands(cmd);
 		return 0;
 	case LW_IGNORE:
 		p->ignore_errors = true;
@@ -509,15 +510,19 @@ lnetctl_wants_help(int argc, char **argv)
 	return help;
 }
 
+/* The verb of the kernel's error block for a subcommand: what it does. */
 static const char *
 lnetctl_unsupported_verb(const char *sub)
 {
-	static const char *const verbs[] = { "add", "del", "show", "set", "reset" };
+	static const char *const verbs[][2] = {
+		{ "add", "add" }, { "del", "del" }, { "show", "show" }, { "set", "set" },
+		{ "reset", "reset" }, { "recovery", "show" }, { "peer", "show" }, { "list", "show" },
+	};
 	unsigned int i;
 
 	for (i = 0; sub != NULL && i < sizeof(verbs) / sizeof(verbs[0]); i++) {
-		if (strcmp(sub, verbs[i]) == 0) {
-			return verbs[i];
+		if (strcmp(sub, verbs[i][0]) == 0) {
+			return verbs[i][1];
 		}
 	}
 	return "manage";
@@ -696,9 +701,13 @@ main(int argc, char **argv)
 	if (ctx.name == NULL) {
 		ctx.name = LNETCTL_DEFAULT_NAME;
 	}
+	/* Ours, before the kernel's words: --name NAME or --name=NAME. */
 	if (argc > 2 && strcmp(argv[1], "--name") == 0) {
 		ctx.name = argv[2];
 		first = 3;
+	} else if (argc > 1 && strncmp(argv[1], "--name=", 7) == 0) {
+		ctx.name = argv[1] + 7;
+		first = 2;
 	}
 	rc = first >= argc ? lnetctl_interactive(&p) : lnetctl_run(&p, argc - first, argv + first);
 	if (ctx.connected) {

@@ -74,6 +74,18 @@ check "discover --force RANGE: parsed, then not supported yet (161)" out_err 161
 check "cpt-of-nid alone: its help, exit 234" sh -c \
 	"'$ctl' cpt-of-nid >'$work/o'; [ \$? -eq 234 ] && head -1 '$work/o' | grep -q '^ cpt-of-nid: '"
 
+printf '%-19s %-19s %-19s %-19s \n' quit exit help --help version --version list-commands \
+	--list-commands --ignore_errors ignore_errors add del >"$work/nl"
+printf '%-19s %-19s \n' show set >>"$work/nl"
+check "net list-commands: the words of that level, as the kernel's nested parser lists them" sh -c \
+	"'$ctl' net list-commands | cmp -s - '$work/nl' || { '$ctl' net list-commands | diff '$work/nl' -; exit 1; }"
+# Every command not built yet: its block is valid YAML on stderr, nothing on stdout, exit 161.
+for c in "route add" "route del" "route show" "routing show" "debug recovery --local" \
+	"debug peer --nid 1.2.3.4@tcp" "udsp add" "udsp del" "udsp show" "fault drop add" "fault delay show"; do
+	# shellcheck disable=SC2086
+	check "$c: not supported, valid YAML, exit 161" sh -c \
+		"'$ctl' $c >'$work/o' 2>'$work/e'; [ \$? -eq 161 ] && [ ! -s '$work/o' ] && grep -q 'errno: -95' '$work/e' && python3 -c 'import yaml,sys; list(yaml.safe_load_all(sys.stdin))' <'$work/e'"
+done
 # debug nidlist: the kernel's plain lines
 printf 'nidlist parsed to: 192.168.0.[1-3]@tcp\n192.168.0.2@tcp matches nidlist 192.168.0.[1-3]@tcp\n' >"$work/nl"
 check "debug nidlist RANGE NID: parsed and matched" out_err 0 "$work/nl" "$work/empty" debug nidlist "192.168.0.[1-3]@tcp" 192.168.0.2@tcp
@@ -106,6 +118,9 @@ check "prompt: an unknown word prints the usage, EOF ends with 0" sh -c \
 check "prompt: an ambiguous prefix is named on stderr" sh -c \
 	"printf 's\n' | '$ctl' --name '$a' 2>&1 >/dev/null | grep -qx 'Ambiguous command .s.'"
 
+check "--name=NAME works as --name NAME" sh -c "'$ctl' --name='$a' global show | grep -q '^global:'"
+check "prompt: help net answers on stderr" sh -c \
+	"printf 'help net\n' | '$ctl' --name '$a' 2>&1 >/dev/null | grep -qx 'net: net {add | del | show | set | help}'"
 # cpt-of-nid: space-separated, commas, ranges
 check "cpt-of-nid N1 N2,N3 10.0.0.[4-5]@tcp: five NIDs" sh -c \
 	"'$ctl' --name '$a' cpt-of-nid 10.0.0.1@tcp 10.0.0.2@tcp,10.0.0.3@tcp '10.0.0.[4-5]@tcp' >'$work/o' && grep -c '^-   nid: 10.0.0.[1-5]@tcp$' '$work/o' | grep -qx 5"
