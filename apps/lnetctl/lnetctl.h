@@ -8,6 +8,7 @@
 #include <yaml.h>
 
 #include "lnetcfg.h"
+#include "nidstr.h"
 
 #define LNETCTL_DEFAULT_NAME "lnetd"
 
@@ -93,7 +94,8 @@ int lnetctl_peer_change(struct lnetctl_conn *c, bool add, const char *prim, cons
 int lnetctl_peer_show(struct lnetctl_conn *c, const char *nid, int detail);
 
 /* lnetctl_cmds.c: NID arguments as the kernel's ping takes them (commas, ranges, several words). */
-int lnetctl_nid_args(int argc, char **argv, char (**nids)[64], unsigned int *n, const char **why);
+int lnetctl_nid_args(int argc, char **argv, char (**nids)[LNET_NIDSTR_SIZE], unsigned int *n,
+		     const char **why);
 /* lnetctl_main.c: "<cmd> <sub>: <help>" for one subcommand, or every one when @p sub is NULL. */
 void lnetctl_print_cmd_help(const char *cmd, const char *sub);
 

@@ -115,7 +115,7 @@ lnetctl_lnet_unconfigure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc != 0 ? rc : lnetctl_unconfigure(&ctx->conn);
 }
 
-/* One NID of a list, as text: "a.b.c.d@net". */
+/* The NIDs of a command line, as text ("a.b.c.d@net"), in the order given. */
 struct lnetctl_nid_list {
 	char (*nid)[LNET_NIDSTR_SIZE];
 	unsigned int n;
@@ -168,7 +168,10 @@ lnetctl_nid_token(struct lnetctl_nid_list *l, const char *tok, const char **why)
 		*why = "\"Unable to parse nidlist: the range names too many NIDs\"";
 		return n;
 	}
-	for (i = 0; i < n && lnetctl_nid_list_add(l, &nids[i]) == 0; i++) {
+	for (i = 0; i < n; i++) {
+		if (lnetctl_nid_list_add(l, &nids[i]) != 0) {
+			break;
+		}
 	}
 	free(nids);
 	return i == n ? 0 : -ENOMEM;
