@@ -23,7 +23,7 @@
 struct lnetctl_cmd {
 	const char *name;
 	const char *sub;
-	lnetctl_fn fn;     /* NULL: not supported yet (or, under set, help only) */
+	lnetctl_fn fn;     /* NULL: not supported yet (under set: the command's fn runs) */
 	const char *help;
 };
 
@@ -46,11 +46,16 @@ lnetctl_need_conn(struct lnetctl_ctx *ctx)
 /* Not built yet: the help's last line says so. */
 #define LNETCTL_LATER "\t(lnetd-pmd: not supported yet)\n"
 
-/* Top-level commands, in the kernel's order; leaf: no subcommand word. */
+/*
+ * Top-level commands, in the kernel's order; leaf: no subcommand word.
+ * A command with subcommands and an fn (set) is one function for all of
+ * them: the dispatcher checks the subcommand word and its help as the
+ * kernel's parser does, then calls fn with the whole line (argv[0] "set").
+ */
 struct lnetctl_top {
 	const char *name;
 	bool leaf;
-	lnetctl_fn fn; /* leaf only; NULL: not supported yet */
+	lnetctl_fn fn; /* NULL: not supported yet, or one function per subcommand */
 	const char *help;
 };
 
@@ -59,7 +64,7 @@ static const struct lnetctl_top lnetctl_tops[] = {
 	{ "route", false, NULL, "route {add | del | show | help}" },
 	{ "net", false, NULL, "net {add | del | show | set | help}" },
 	{ "routing", false, NULL, "routing {show | help}" },
-	{ "set", true, lnetctl_set_cmd,
+	{ "set", false, lnetctl_set_cmd,
 	  "set {tiny_buffers | small_buffers | large_buffers | routing | numa_range"
 	  " | max_interfaces | discovery | drop_asym_route | retry_count"
 	  " | transaction_timeout | health_sensitivity | recovery_interval"
@@ -539,6 +544,23 @@ lnetctl_unsupported(const char *cmd, const char *sub)
 	return -EOPNOTSUPP;
 }
 
+/*
+ * "set TUNABLE VALUE": the kernel's check_cmd with two words at least
+ * (the tunable alone prints its help and fails -EINVAL), then the
+ * command's one function with the whole line.
+ */
+static int
+lnetctl_run_whole(struct lnetctl_parser *p, const struct lnetctl_top *top,
+		  const struct lnetctl_cmd *c, int argc, char **argv)
+{
+	if (argc - 1 < 2) {
+		lnetctl_print_cmd_help(c->name, c->sub);
+		return -EINVAL;
+	}
+	optind = 0;
+	return top->fn(p->ctx, argc, argv);
+}
+
 /* "net show ...": argv[0] is the command word as typed. */
 static int
 lnetctl_run_sub(struct lnetctl_parser *p, const struct lnetctl_top *top, int argc, char **argv)
@@ -568,6 +590,9 @@ lnetctl_run_sub(struct lnetctl_parser *p, const struct lnetctl_top *top, int arg
 		if (lnetctl_wants_help(argc - 1, argv + 1)) {
 			lnetctl_print_cmd_help(c->name, c->sub);
 			return 1;
+		}
+		if (top->fn != NULL) {
+			return lnetctl_run_whole(p, top, c, argc, argv);
 		}
 		if (c->fn == NULL) {
 			return lnetctl_unsupported(c->name, c->sub);

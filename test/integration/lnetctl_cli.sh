@@ -51,6 +51,15 @@ check "net show -h: 'net show: <help>' alone, exit 1" out_err 1 "$work/net_show"
 check "net show --help: the same" out_err 1 "$work/net_show" "$work/empty" net show --help
 check "net frob: the parser's line, exit 255" out_err 255 "$work/empty" "$work/frob" net frob
 check "stats alone: exit 234" sh -c "'$ctl' stats >/dev/null; [ \$? -eq 234 ]"
+# set is the kernel's command with one subcommand per tunable.
+check "set alone: the 16 tunables' help on stdout, exit 234" sh -c \
+	"'$ctl' set >'$work/set_all' 2>'$work/e'; [ \$? -eq 234 ] && [ ! -s '$work/e' ] && [ \$(grep -c '^set [a-z_]*: ' '$work/set_all') -eq 16 ]"
+check "set -h: the same, exit 1" out_err 1 "$work/set_all" "$work/empty" set -h
+printf '%s\n' "lnetctl: 'bogus' is not a valid command. See 'lnetctl --list-commands'." >"$work/bogus"
+check "set bogus 1: the parser's line, exit 255" out_err 255 "$work/empty" "$work/bogus" set bogus 1
+sed -n '/^set retry_count: /,/^$/p' "$work/set_all" >"$work/rc_help"
+check "set retry_count (no value): its help, exit 234" out_err 234 "$work/rc_help" "$work/empty" set retry_count
+check "set retry_count -h: its help, exit 1" out_err 1 "$work/rc_help" "$work/empty" set retry_count --help
 printf 'add:\n    - route:\n          errno: -95\n          descr: "route add: not supported by lnetd-pmd yet"\n' >"$work/route_add"
 check "route add: the kernel's error block, byte for byte, exit 161" out_err 161 "$work/empty" "$work/route_add" route add --net tcp1 --gateway 10.0.0.1@tcp
 check "route add -h: its help, marked not supported, exit 1" sh -c \
