@@ -18,7 +18,7 @@
 #include "lnetctl.h"
 #include "lnp_build_config.h"
 
-#define LNETCTL_MAX_ARGS 64
+#define LNETCTL_MAX_ARGS 512 /* the kernel parser's MAXARGS */
 
 struct lnetctl_cmd {
 	const char *name;
