@@ -8,6 +8,7 @@
 #include <yaml.h>
 
 #include "lnetcfg.h"
+#include "nidstr.h"
 
 #define LNETCTL_DEFAULT_NAME "lnetd"
 
@@ -66,8 +67,21 @@ void lnetctl_out_seq_end(struct lnetctl_out *o);
 void lnetctl_out_scalar(struct lnetctl_out *o, const char *s);
 void lnetctl_out_quoted(struct lnetctl_out *o, const char *s);
 void lnetctl_out_kv(struct lnetctl_out *o, const char *key, const char *value);
-/* The kernel's error block: "<verb>:\n    - <object>:\n          errno: N\n          descr: ..." */
+/*
+ * The kernel's error block on stderr, as cYAML prints it:
+ * "<verb>:\n    - <object>:\n          errno: N\n          descr: \"...\"".
+ * Errors of one run under the same verb share one block (one document).
+ */
 void lnetctl_print_error(const char *verb, const char *object, int err, const char *descr);
+/* The same with descr printed as is (the kernel's texts that have no quotes). */
+void lnetctl_print_error_raw(const char *verb, const char *object, int err, const char *descr);
+/*
+ * The error block of the kernel's netlink-based commands (ping, discover,
+ * cpt-of-nid): libyaml's layout, "---" to "...", descr double-quoted.
+ */
+void lnetctl_print_nl_error(const char *verb, const char *object, int err, const char *descr);
+/* A new command (at the prompt): its errors start their own block. */
+void lnetctl_error_reset(void);
 
 /* lnetctl_show.c */
 int lnetctl_net_show(struct lnetctl_conn *c, const char *net, int detail);
@@ -79,8 +93,11 @@ int lnetctl_peer_change(struct lnetctl_conn *c, bool add, const char *prim, cons
 			bool non_mr);
 int lnetctl_peer_show(struct lnetctl_conn *c, const char *nid, int detail);
 
-/* lnetctl_ping.c */
-int lnetctl_ping(struct lnetctl_conn *c, const char *nids, int timeout_s);
+/* lnetctl_cmds.c: NID arguments as the kernel's ping takes them (commas, ranges, several words). */
+int lnetctl_nid_args(int argc, char **argv, char (**nids)[LNET_NIDSTR_SIZE], unsigned int *n,
+		     const char **why);
+/* lnetctl_main.c: "<cmd> <sub>: <help>" for one subcommand, or every one when @p sub is NULL. */
+void lnetctl_print_cmd_help(const char *cmd, const char *sub);
 
 /* lnetctl_net.c: argv[0] = "add" / "del" */
 int lnetctl_net_add(struct lnetctl_conn *c, int argc, char **argv);
@@ -91,8 +108,8 @@ int lnetctl_ni_request_as(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, b
 /* The kernel's error block with errno -EINVAL; returns -EINVAL. */
 int lnetctl_usage_error(const char *verb, const char *object, const char *usage);
 
-/* lnetctl_capture.c: capture start|stop|show (@p sub), argv after it */
-int lnetctl_capture(struct lnetctl_conn *c, const char *sub, int argc, char **argv);
+/* lnetctl_capture.c: capture start|stop|show, argv[0] = that word */
+int lnetctl_capture(struct lnetctl_conn *c, int argc, char **argv);
 
 /* lnetctl_config.c */
 int lnetctl_export(struct lnetctl_conn *c, bool backup);
@@ -113,5 +130,16 @@ int lnetctl_net_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_export_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_discover_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_stats_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_stats_reset_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_global_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_lnet_configure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_lnet_unconfigure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_debug_nidlist_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_not_applicable_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_capture_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 
 #endif /* LNETCTL_H */

@@ -6,6 +6,7 @@
  * stop and show print a mapping under "capture:".
  */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,33 +71,59 @@ lnetctl_capture_print(yaml_document_t *doc, yaml_node_t *v)
 	lnetctl_out_end(&o);
 }
 
+/*
+ * capture start's options, getopt_long as the kernel's commands parse
+ * theirs (--file F or --file=F); a value may not hold a comma, which
+ * separates the daemon's request parameters.
+ */
+static int
+lnetctl_capture_opts(int argc, char **argv, const char *slot[5])
+{
+	static const struct option opts[] = {
+		{ .name = "file", .has_arg = required_argument, .val = 0 },
+		{ .name = "net", .has_arg = required_argument, .val = 1 },
+		{ .name = "nid", .has_arg = required_argument, .val = 2 },
+		{ .name = "max-bytes", .has_arg = required_argument, .val = 3 },
+		{ .name = "format", .has_arg = required_argument, .val = 4 },
+		{ .name = "help", .has_arg = no_argument, .val = 'h' },
+		{ .name = NULL },
+	};
+	int opt;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			lnetctl_print_cmd_help("capture", "start");
+			return 1;
+		}
+		if (opt < 0 || opt > 4 || slot[opt] != NULL || strchr(optarg, ',') != NULL) {
+			return -EINVAL;
+		}
+		slot[opt] = optarg;
+	}
+	return optind < argc || slot[0] == NULL ? -EINVAL : 0;
+}
+
 static int
 lnetctl_capture_start(struct lnetctl_conn *c, int argc, char **argv)
 {
 	char path[PATH_MAX];
 	char params[PATH_MAX + 256];
 	size_t off;
-	const char *file = NULL, *net = NULL, *nid = NULL, *max = NULL, *format = NULL;
+	const char *slot[5] = { NULL };
+	const char *file, *net, *nid, *max, *format;
 	yaml_document_t doc;
 	yaml_node_t *v;
-	int i;
-	int rc;
+	int rc = lnetctl_capture_opts(argc, argv, slot);
 
-	for (i = 0; i + 1 < argc; i += 2) {
-		const char **slot = strcmp(argv[i], "--file") == 0      ? &file :
-				    strcmp(argv[i], "--net") == 0       ? &net :
-				    strcmp(argv[i], "--nid") == 0       ? &nid :
-				    strcmp(argv[i], "--max-bytes") == 0 ? &max :
-				    strcmp(argv[i], "--format") == 0    ? &format : NULL;
-
-		if (slot == NULL || *slot != NULL || strchr(argv[i + 1], ',') != NULL) {
-			break;
-		}
-		*slot = argv[i + 1];
+	if (rc != 0) {
+		return rc > 0 ? 0 : lnetctl_usage_error("start", "capture", lnetctl_capture_usage);
 	}
-	if (i < argc || file == NULL) {
-		return lnetctl_usage_error("start", "capture", lnetctl_capture_usage);
-	}
+	file = slot[0];
+	net = slot[1];
+	nid = slot[2];
+	max = slot[3];
+	format = slot[4];
 	rc = lnetctl_abs_path(file, path, sizeof(path));
 	if (rc != 0) {
 		lnetctl_print_error("start", "capture", rc, "the file's path is too long");
@@ -122,9 +149,11 @@ lnetctl_capture_start(struct lnetctl_conn *c, int argc, char **argv)
 	return rc;
 }
 
+/* @p argv[0] is the subcommand word (start, stop, show). */
 int
-lnetctl_capture(struct lnetctl_conn *c, const char *sub, int argc, char **argv)
+lnetctl_capture(struct lnetctl_conn *c, int argc, char **argv)
 {
+	const char *sub = argv[0];
 	yaml_document_t doc;
 	yaml_node_t *v;
 	int rc;
@@ -132,7 +161,7 @@ lnetctl_capture(struct lnetctl_conn *c, const char *sub, int argc, char **argv)
 	if (strcmp(sub, "start") == 0) {
 		return lnetctl_capture_start(c, argc, argv);
 	}
-	if (argc != 0) {
+	if (argc != 1) {
 		return lnetctl_usage_error(sub, "capture", lnetctl_capture_usage);
 	}
 	rc = lnetctl_request_status(c, strcmp(sub, "stop") == 0 ? "/lnet/capture_stop" :

@@ -135,9 +135,10 @@ lnetctl_request(struct lnetctl_conn *c, const char *cmd, const char *params,
 	value = yaml_document_get_node(doc, yaml_document_get_root_node(doc)
 						    ->data.mapping.pairs.start->value);
 	if (value == NULL || value->type == YAML_SCALAR_NODE) {
-		/* {"/cmd": null}: unknown command or the daemon refused it */
+		/* {"/cmd": null}: a daemon without this request, or one that failed it outright */
 		yaml_document_delete(doc);
-		snprintf(err, errlen, "lnetd-pmd refused %s", cmd);
+		snprintf(err, errlen, "lnetd-pmd could not carry this out (a daemon older than "
+				      "this lnetctl, or short of memory)");
 		return -EINVAL;
 	}
 	return 0;

@@ -8,19 +8,22 @@
  *   lnetctl [--name NAME]            (interactive prompt)
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "lnetctl.h"
 #include "lnp_build_config.h"
 
-#define LNETCTL_MAX_ARGS 64
+#define LNETCTL_MAX_ARGS 512 /* the kernel parser's MAXARGS */
 
 struct lnetctl_cmd {
 	const char *name;
-	const char *sub;   /* NULL: the command takes no subcommand */
-	lnetctl_fn fn;     /* NULL: not supported yet */
+	const char *sub;
+	lnetctl_fn fn;     /* NULL: not supported yet (under set: the command's fn runs) */
 	const char *help;
 };
 
@@ -40,478 +43,701 @@ lnetctl_need_conn(struct lnetctl_ctx *ctx)
 	return 0;
 }
 
-static int
-lnetctl_no_args(const char *object, int argc)
-{
-	if (argc > 0) {
-		lnetctl_print_error("show", object, -EINVAL, "this command takes no options");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int
-lnetctl_stats_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	int rc = lnetctl_no_args("statistics", argc - 1);
-
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
-	(void)argv;
-	if (rc == 0) {
-		rc = lnetctl_need_conn(ctx);
-	}
-	return rc != 0 ? rc : lnetctl_stats_show(&ctx->conn);
-}
-
-/* stats reset: as the kernel's, silent on success. */
-static int
-lnetctl_stats_reset_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	yaml_document_t doc;
-	yaml_node_t *v;
-	int rc = lnetctl_no_args("statistics", argc - 1);
-
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
-	(void)argv;
-	if (rc == 0) {
-		rc = lnetctl_need_conn(ctx);
-	}
-	if (rc == 0) {
-		rc = lnetctl_request_status(&ctx->conn, "/lnet/stats_reset", NULL, &doc, &v, "reset",
-					    "statistics");
-	}
-	if (rc == 0) {
-		yaml_document_delete(&doc);
-	}
-	return rc;
-}
-
-static int
-lnetctl_global_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	int rc = lnetctl_no_args("global", argc - 1);
-
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
-	(void)argv;
-	if (rc == 0) {
-		rc = lnetctl_need_conn(ctx);
-	}
-	return rc != 0 ? rc : lnetctl_global_show(&ctx->conn);
-}
-
-int
-lnetctl_usage_error(const char *verb, const char *object, const char *usage)
-{
-	lnetctl_print_error(verb, object, -EINVAL, usage);
-	return -EINVAL;
-}
-
-/* ping NID[,NID...] [--timeout SECONDS] */
-static int
-lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	const char *nids = NULL;
-	int timeout = 1;
-	int i;
-	int rc;
-
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
-			timeout = atoi(argv[++i]);
-		} else if (strcmp(argv[i], "--source") == 0) {
-			lnetctl_print_error("manage", "ping", -EOPNOTSUPP,
-					    "ping --source: not supported yet");
-			return -EOPNOTSUPP;
-		} else if (argv[i][0] != '-' && nids == NULL) {
-			nids = argv[i];
-		} else {
-			return lnetctl_usage_error("manage", "ping",
-						   "usage: ping NID[,NID...] [--timeout SECONDS]");
-		}
-	}
-	if (nids == NULL || timeout <= 0) {
-		return lnetctl_usage_error("manage", "ping",
-					   "usage: ping NID[,NID...] [--timeout SECONDS]");
-	}
-	rc = lnetctl_need_conn(ctx);
-	return rc != 0 ? rc : lnetctl_ping(&ctx->conn, nids, timeout);
-}
+/* Not built yet: the help's last line says so. */
+#define LNETCTL_LATER "\t(lnetd-pmd: not supported yet)\n"
 
 /*
- * lnet configure [--all] [--large]: LNet runs for as long as the daemon
- * does, so this only confirms it answers (the kernel's is idempotent too).
+ * Top-level commands, in the kernel's order; leaf: no subcommand word.
+ * A command with subcommands and an fn (set) is one function for all of
+ * them: the dispatcher checks the subcommand word and its help as the
+ * kernel's parser does, then calls fn with the whole line (argv[0] "set").
  */
-static int
-lnetctl_lnet_configure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	yaml_document_t doc;
-	char err[256];
-	int i;
-	int rc;
+struct lnetctl_top {
+	const char *name;
+	bool leaf;
+	lnetctl_fn fn; /* NULL: not supported yet, or one function per subcommand */
+	const char *help;
+};
 
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
+static const struct lnetctl_top lnetctl_tops[] = {
+	{ "lnet", false, NULL, "lnet {configure | unconfigure} [--all|--large]" },
+	{ "route", false, NULL, "route {add | del | show | help}" },
+	{ "net", false, NULL, "net {add | del | show | set | help}" },
+	{ "routing", false, NULL, "routing {show | help}" },
+	{ "set", false, lnetctl_set_cmd,
+	  "set {tiny_buffers | small_buffers | large_buffers | routing | numa_range"
+	  " | max_interfaces | discovery | drop_asym_route | retry_count"
+	  " | transaction_timeout | health_sensitivity | recovery_interval"
+	  " | router_sensitivity | response_tracking | recovery_limit"
+	  " | max_recovery_ping_interval}" },
+	{ "import", true, lnetctl_import_cmd, "import FILE.yaml" },
+	{ "export", true, lnetctl_export_cmd, "export FILE.yaml" },
+	{ "stats", false, NULL, "stats {show | reset | help}" },
+	{ "debug", false, NULL, "debug {recovery {local | peer} | peer | nidlist}" },
+	{ "global", false, NULL, "global {show | help}" },
+	{ "peer", false, NULL, "peer {add | del | show | list | set | help}" },
+	{ "ping", true, lnetctl_ping_cmd, "ping nid,[nid,...]" },
+	{ "discover", true, lnetctl_discover_cmd, "discover nid[,nid,...]" },
+	{ "service-id", true, lnetctl_not_applicable_cmd,
+	  "Work out the IB Lustre service ID (o2ib only)\n" },
+	{ "udsp", false, NULL, "udsp {add | del | show | help}" },
+	{ "fault", false, NULL, "{drop | delay | help}" },
+	{ "setup-mrrouting", true, lnetctl_not_applicable_cmd,
+	  "set up the Linux routing tables for Multi-Rail (kernel nodes only)\n" },
+	{ "setup-sysctl", true, lnetctl_not_applicable_cmd,
+	  "set the Linux sysctls large systems need (kernel nodes only)\n" },
+	{ "cpt-of-nid", true, lnetctl_cpt_of_nid_cmd,
+	  "Give the CPT each NID hashes to\n usage:\n\tlnetctl cpt-of-nid nid[ nid ...]\n" },
+	{ "capture", false, NULL, "capture {start | stop | show}" },
+};
 
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--all") != 0 && strcmp(argv[i], "--large") != 0) {
-			return lnetctl_usage_error("configure", "lnet",
-						   "usage: lnet configure [--all] [--large]");
-		}
-	}
-	rc = lnetctl_need_conn(ctx);
-	if (rc == 0) {
-		rc = lnetctl_request(&ctx->conn, "/lnet/global_show", NULL, &doc, err, sizeof(err));
-		if (rc != 0) {
-			lnetctl_print_error("configure", "lnet", rc, err);
-			return rc;
-		}
-		yaml_document_delete(&doc);
-	}
-	return rc;
-}
+#define LNETCTL_NTOPS (sizeof(lnetctl_tops) / sizeof(lnetctl_tops[0]))
 
-/* cpt-of-nid NID[,NID...]: "cpt-of-nid:" then "- nid: / cpt:" per NID (§12.11) */
-static int
-lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	struct lnetctl_out o;
-	char *save = NULL;
-	char *copy;
-	char *tok;
-	bool open = false;
-	int rc;
-
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
-	if (argc != 1) {
-		return lnetctl_usage_error("cpt-of-nid", "nid", "usage: cpt-of-nid NID[,NID...]");
-	}
-	rc = lnetctl_need_conn(ctx);
-	copy = rc == 0 ? strdup(argv[0]) : NULL;
-	if (copy == NULL) {
-		return rc != 0 ? rc : -ENOMEM;
-	}
-	for (tok = strtok_r(copy, ",", &save); tok != NULL && rc == 0;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char params[160];
-		yaml_document_t doc;
-		yaml_node_t *v;
-
-		snprintf(params, sizeof(params), "nid=%s", tok);
-		rc = lnetctl_request_status(&ctx->conn, "/lnet/cpt_of_nid", params, &doc, &v,
-					    "cpt-of-nid", "nid");
-		if (rc != 0) {
-			break;
-		}
-		if (!open) {
-			lnetctl_out_begin(&o, 4);
-			lnetctl_out_map_begin(&o);
-			lnetctl_out_scalar(&o, "cpt-of-nid");
-			lnetctl_out_seq_begin(&o);
-			open = true;
-		}
-		lnetctl_out_map_begin(&o);
-		lnetctl_out_kv(&o, "nid", tok);
-		lnetctl_out_kv(&o, "cpt", lnetctl_scalar(lnetctl_map_get(&doc, v, "cpt")));
-		lnetctl_out_map_end(&o);
-		yaml_document_delete(&doc);
-	}
-	if (open) {
-		lnetctl_out_seq_end(&o);
-		lnetctl_out_map_end(&o);
-		lnetctl_out_end(&o);
-	}
-	free(copy);
-	return rc;
-}
-
-/* lnet unconfigure: every network but 0@lo goes; the daemon keeps running. */
-static int
-lnetctl_lnet_unconfigure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	int rc;
-
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
-	(void)argv;
-	if (argc != 0) {
-		return lnetctl_usage_error("unconfigure", "lnet", "usage: lnet unconfigure");
-	}
-	rc = lnetctl_need_conn(ctx);
-	return rc != 0 ? rc : lnetctl_unconfigure(&ctx->conn);
-}
-
-static int
-lnetctl_capture_start_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	int rc = lnetctl_need_conn(ctx);
-
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
-	return rc != 0 ? rc : lnetctl_capture(&ctx->conn, "start", argc, argv);
-}
-
-static int
-lnetctl_capture_stop_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	int rc = lnetctl_need_conn(ctx);
-
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
-	return rc != 0 ? rc : lnetctl_capture(&ctx->conn, "stop", argc, argv);
-}
-
-static int
-lnetctl_capture_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	int rc = lnetctl_need_conn(ctx);
-
-	/* argv[0] is the (sub)command word */
-	argc--;
-	argv++;
-
-	return rc != 0 ? rc : lnetctl_capture(&ctx->conn, "show", argc, argv);
-}
-
-/* The kernel lnetctl's tree (lnet-facts §12.1). */
+/* Subcommands, grouped by command in the kernel's order; help in its layout. */
 static const struct lnetctl_cmd lnetctl_cmds[] = {
-	{ "lnet", "configure", lnetctl_lnet_configure_cmd, "configure lnet [--all] [--large]" },
+	{ "lnet", "configure", lnetctl_lnet_configure_cmd,
+	  "start LNet (lnetd-pmd: it runs while the daemon does)\n"
+	  "\t--all: also bring up the NIs of the module parameters\n"
+	  "\t--large: use large NIDs\n" },
 	{ "lnet", "unconfigure", lnetctl_lnet_unconfigure_cmd,
-	  "delete every network but lo (the daemon keeps running)" },
-	{ "route", "add", NULL, "add a route" },
-	{ "route", "del", NULL, "delete a route" },
-	{ "route", "show", NULL, "show routes" },
+	  "stop LNet (lnetd-pmd: every NI but 0@lo goes, the daemon stays)\n" },
+	{ "route", "add", NULL,
+	  "add a route\n"
+	  "\t--net: the remote network (e.g. tcp1)\n"
+	  "\t--gateway: the router's NID (e.g. 10.1.1.2@tcp)\n"
+	  "\t--hop|hop-count: hops to the final network (1 to 255)\n"
+	  "\t--priority: the route's priority (0 is the highest)\n"
+	  "\t--health_sensitivity: how fast the gateway's health drops (>= 1)\n" LNETCTL_LATER },
+	{ "route", "del", NULL,
+	  "delete a route\n"
+	  "\t--net: the remote network (e.g. tcp1)\n"
+	  "\t--gateway: the router's NID (e.g. 10.1.1.2@tcp)\n" LNETCTL_LATER },
+	{ "route", "show", NULL,
+	  "show routes\n"
+	  "\t--net: only routes to this network (e.g. tcp1)\n"
+	  "\t--gateway: only routes through this NID\n"
+	  "\t--hop|hop-count: only routes of this hop count\n"
+	  "\t--priority: only routes of this priority\n"
+	  "\t--verbose: print each route in detail\n" LNETCTL_LATER },
 	{ "net", "add", lnetctl_net_add_cmd,
-	  "add a network --net NET (--if IFACE[,...] | --nid NID) | --ip2net RULES ..." },
-	{ "net", "del", lnetctl_net_del_cmd, "delete a network --net NET [--if IFACE] | --nid NID" },
-	{ "net", "show", lnetctl_net_show_cmd, "show networks [--net NET] [-v [N]]" },
-	{ "net", "set", lnetctl_net_set_cmd, "set network parameters" },
-	{ "routing", "show", NULL, "show routing information" },
-	{ "set", NULL, lnetctl_set_cmd, "set a global tunable: set <tunable> <value>" },
-	{ "import", NULL, lnetctl_import_cmd,
-	  "import configuration from YAML [--add|--del] [FILE]" },
-	{ "export", NULL, lnetctl_export_cmd, "export configuration as YAML [--backup] [FILE]" },
-	{ "stats", "show", lnetctl_stats_show_cmd, "show LNet statistics" },
-	{ "stats", "reset", lnetctl_stats_reset_cmd, "reset LNet statistics" },
-	{ "debug", "recovery", NULL, "show recovery queues" },
-	{ "debug", "peer", NULL, "show peer debug information" },
-	{ "global", "show", lnetctl_global_show_cmd, "show global settings" },
-	{ "peer", "add", lnetctl_peer_add_cmd, "add a peer --prim_nid NID [--nid LIST] [--non_mr]" },
-	{ "peer", "del", lnetctl_peer_del_cmd, "delete a peer --prim_nid NID [--nid LIST]" },
-	{ "peer", "show", lnetctl_peer_show_cmd, "show peers [--nid NID] [-v [N]]" },
-	{ "peer", "list", lnetctl_peer_list_cmd, "list peers" },
-	{ "peer", "set", lnetctl_peer_set_cmd, "set peer parameters" },
-	{ "ping", NULL, lnetctl_ping_cmd, "ping NIDs: NID[,NID...] [--timeout SECONDS]" },
-	{ "discover", NULL, NULL, "discover peers" },
-	{ "service-id", NULL, NULL, "calculate the IB Lustre service ID" },
-	{ "udsp", "add", NULL, "add a selection policy" },
-	{ "udsp", "del", NULL, "delete a selection policy" },
-	{ "udsp", "show", NULL, "show selection policies" },
-	{ "fault", "drop", NULL, "drop rules" },
-	{ "fault", "delay", NULL, "delay rules" },
-	{ "setup-mrrouting", NULL, NULL, "set up Linux routing tables" },
-	{ "setup-sysctl", NULL, NULL, "set up Linux sysctl parameters for large systems" },
-	{ "cpt-of-nid", NULL, lnetctl_cpt_of_nid_cmd, "show the CPT of NIDs: NID[,NID...]" },
-	{ "capture", "start", lnetctl_capture_start_cmd,
-	  "record tcp traffic to pcap: --file F [--net NET] [--nid NID] [--max-bytes N]" },
-	{ "capture", "stop", lnetctl_capture_stop_cmd, "stop recording; print the totals" },
-	{ "capture", "show", lnetctl_capture_show_cmd, "the running capture's totals" },
+	  "add a network\n"
+	  "\t--net: network name (e.g. tcp0)\n"
+	  "\t--if: interface(s) to use (e.g. eth0 or eth0,eth1)\n"
+	  "\t--nid: bring up the NI that has this NID's address\n"
+	  "\t--ip2net: networks chosen by IP address patterns\n"
+	  "\t--peer-timeout: seconds before a silent peer is declared dead\n"
+	  "\t--peer-credits: messages in flight to one peer at most\n"
+	  "\t--peer-buffer-credits: router buffer credits of each peer\n"
+	  "\t--credits: messages in flight on the NI at most\n"
+	  "\t--cpt: CPU partitions the NI uses (e.g. [0,1])\n"
+	  "\t--conns-per-peer: connections to open to each peer\n"
+	  "\t--skip-mr-route-setup: do not add a Linux route for the NI\n"
+	  "\t--auth-key: authorization key (kfilnd only)\n"
+	  "\t--traffic-class: traffic class (kfilnd only)\n"
+	  "\t--tos: IP Type of Service of the NI's connections\n" },
+	{ "net", "del", lnetctl_net_del_cmd,
+	  "delete a network\n"
+	  "\t--net: network name (e.g. tcp0)\n"
+	  "\t--nid: shut down the NI that has this NID's address\n"
+	  "\t--if: only this interface of the network (e.g. eth0)\n" },
+	{ "net", "show", lnetctl_net_show_cmd,
+	  "show networks\n"
+	  "\t--net: only this network (e.g. tcp0)\n"
+	  "\t--verbose: each NI in detail. An optional level of 2 adds message statistics\n" },
+	{ "net", "set", lnetctl_net_set_cmd,
+	  "set a parameter of local NIs\n"
+	  "\t--nid: the NI to set it on\n"
+	  "\t--net: the network to set it on (e.g. tcp)\n"
+	  "\t--lnd-timeout: the LND timeout of --net's LND, in seconds (lnetd-pmd: not yet)\n"
+	  "\t--health: the health value to set\n"
+	  "\t--conns-per-peer: connections to open to each peer (lnetd-pmd: not yet)\n"
+	  "\t--all: set it on every NI\n" },
+	{ "routing", "show", NULL, "show routing information\n" LNETCTL_LATER },
+	{ "set", "tiny_buffers", NULL, "set the tiny router buffers\n\tVALUE must be above 0\n" },
+	{ "set", "small_buffers", NULL, "set the small router buffers\n\tVALUE must be above 0\n" },
+	{ "set", "large_buffers", NULL, "set the large router buffers\n\tVALUE must be above 0\n" },
+	{ "set", "routing", NULL, "turn routing on or off\n\t0 - off\n\t1 - on\n" },
+	{ "set", "numa_range", NULL, "set the NUMA range of NI selection\n\tVALUE must be 0 or more\n" },
+	{ "set", "max_interfaces", NULL,
+	  "set the default number of interfaces at most\n\tVALUE must be above 16\n" },
+	{ "set", "discovery", NULL,
+	  "turn peer discovery on or off\n\t0 - off\n\t1 - on (the default)\n" },
+	{ "set", "drop_asym_route", NULL,
+	  "drop or accept messages that came over an asymmetric route\n"
+	  "\t0 - accept them (the default)\n\t1 - drop them\n" },
+	{ "set", "retry_count", NULL, "how many times to resend\n\t0 - never\n\t>0 - that many times\n" },
+	{ "set", "transaction_timeout", NULL,
+	  "message and response timeout\n\t>0 - timeout in seconds\n" },
+	{ "set", "health_sensitivity", NULL,
+	  "how much a failure lowers health\n\t0 - no health evaluation\n"
+	  "\t>0 - the decrement, 1000 at most\n" },
+	{ "set", "recovery_interval", NULL,
+	  "how often to ping interfaces in recovery (1 second at least)\n"
+	  "\t>0 - seconds between pings\n" },
+	{ "set", "router_sensitivity", NULL,
+	  "router sensitivity %\n\t100 - a router's interfaces are used only when fully healthy\n"
+	  "\t<100 - they are used below full health too\n" },
+	{ "set", "response_tracking", NULL,
+	  "which messages get response tracking\n"
+	  "\t0 - only LNet pings and discovery pushes\n"
+	  "\t1 - GETs too\n"
+	  "\t2 - PUTs too\n"
+	  "\t3 - both PUTs and GETs (the default)\n"
+	  "\tNote: pings and discovery pushes are always tracked\n" },
+	{ "set", "recovery_limit", NULL,
+	  "how long to try recovering an unhealthy interface\n"
+	  "\t0 - for ever (the default)\n"
+	  "\t>0 - that many seconds\n" },
+	{ "set", "max_recovery_ping_interval", NULL,
+	  "the longest interval between recovery pings\n\t>0 - seconds\n" },
+	{ "stats", "show", lnetctl_stats_show_cmd, "show LNet statistics\n" },
+	{ "stats", "reset", lnetctl_stats_reset_cmd, "reset LNet statistics\n" },
+	{ "debug", "recovery", NULL,
+	  "list the recovery queues\n"
+	  "\t--local : the local NIs' queue\n"
+	  "\t--peer : the peer NIs' queue\n" LNETCTL_LATER },
+	{ "debug", "peer", NULL, "show a peer's debug information\n\t--nid: the peer's NID\n" LNETCTL_LATER },
+	{ "debug", "nidlist", lnetctl_debug_nidlist_cmd,
+	  "parse a NID list and print it back: nidlist NIDLIST [NID to match]\n" },
+	{ "global", "show", lnetctl_global_show_cmd, "show the global settings\n" },
+	{ "peer", "add", lnetctl_peer_add_cmd,
+	  "add a peer NID\n"
+	  "\t--prim_nid: the peer's primary NID\n"
+	  "\t--nid: one or more NIDs of the peer\n"
+	  "\t--non_mr: the peer is not Multi-Rail\n"
+	  "\t--ip2nets: NIDs of the peer as an ip2nets range\n"
+	  "\t--lock_prim: lock the primary NID\n" },
+	{ "peer", "del", lnetctl_peer_del_cmd,
+	  "delete a peer NID\n"
+	  "\t--prim_nid: the peer's primary NID\n"
+	  "\t--nid: the NIDs to remove; without it the whole\n"
+	  "\t       peer goes\n"
+	  "\t--ip2nets: NIDs of the peer as an ip2nets range\n"
+	  "\t--force: delete a locked primary NID too\n" },
+	{ "peer", "show", lnetctl_peer_show_cmd,
+	  "show peers\n"
+	  "\t--nid: only the peer with this NID\n"
+	  "\t--verbose: each peer in detail. An optional level of 2 adds message statistics\n" },
+	{ "peer", "list", lnetctl_peer_list_cmd, "list every peer\n" },
+	{ "peer", "set", lnetctl_peer_set_cmd,
+	  "set a parameter of peer NIs\n"
+	  "\t--nid: the peer NI to set it on\n"
+	  "\t--health: the health value to set (lnetd-pmd: not yet)\n"
+	  "\t--all: set it on every peer NI\n"
+	  "\t--state: set the peer's state (for tests and debugging only; lnetd-pmd: not yet)" },
+	{ "udsp", "add", NULL,
+	  "add a selection policy rule\n"
+	  "\t--src nid|net: local NID or network to match (ip2nets syntax).\n"
+	  "\t--dst nid:     remote NID to match (ip2nets syntax).\n"
+	  "\t--rte nid:     router NID to match (ip2nets syntax).\n"
+	  "\t--priority p:  priority p, p >= 0.\n"
+	  "\t               0 is the highest.\n"
+	  "\t--idx n:       put the rule at position n of the list.\n"
+	  "\t               Without it the rule goes last.\n" LNETCTL_LATER },
+	{ "udsp", "del", NULL,
+	  "delete selection policy rules\n"
+	  "\t--all:   every rule.\n"
+	  "\t--idx n: the rule at position n.\n" LNETCTL_LATER },
+	{ "udsp", "show", NULL,
+	  "show selection policy rules\n"
+	  "\t--idx n: only the rule at position n.\n"
+	  "\t         Without it every rule.\n" LNETCTL_LATER },
+	{ "fault", "drop", NULL,
+	  "drop rules\n"
+	  "usage: lnetctl fault drop add [<options>] -r <rate>|-i <interval> -s <src> -d <dest>\n"
+	  "   or: lnetctl fault drop del -s <src> -d <dest>\n"
+	  "   or: lnetctl fault drop show\n"
+	  "   or: lnetctl fault drop reset\n" LNETCTL_LATER },
+	{ "fault", "delay", NULL,
+	  "delay rules\n"
+	  "usage: lnetctl fault delay add [<options>] -r <rate>|-i <interval> -s <src> -d <dest>\n"
+	  "   or: lnetctl fault delay del -s <src> -d <dest>\n"
+	  "   or: lnetctl fault delay show\n"
+	  "   or: lnetctl fault delay reset\n" LNETCTL_LATER },
+	{ "capture", "start", lnetctl_capture_cmd,
+	  "record the traffic of tcp NIs to a pcapng file (lnetd-pmd only)\n"
+	  "\t--file: the file to write\n"
+	  "\t--net: only this network's NIs\n"
+	  "\t--nid: only traffic to or from this peer NID\n"
+	  "\t--max-bytes: stop after this many bytes\n"
+	  "\t--format: pcapng (the default) or pcap\n" },
+	{ "capture", "stop", lnetctl_capture_cmd, "stop recording and print the totals\n" },
+	{ "capture", "show", lnetctl_capture_cmd, "print the running capture's totals\n" },
 };
 
 #define LNETCTL_NCMDS (sizeof(lnetctl_cmds) / sizeof(lnetctl_cmds[0]))
 
-static void
-lnetctl_help(FILE *f)
-{
-	unsigned int i;
+/* What the kernel's parser answers itself, at every level. */
+enum lnetctl_word { LW_QUIT, LW_HELP, LW_VERSION, LW_LIST, LW_IGNORE };
 
-	fprintf(f, "usage: lnetctl [--name NAME] <command> [<subcommand>] [options]\n"
-		   "commands:\n");
-	for (i = 0; i < LNETCTL_NCMDS; i++) {
-		fprintf(f, "  %-10s %-12s %s%s\n", lnetctl_cmds[i].name,
-			lnetctl_cmds[i].sub != NULL ? lnetctl_cmds[i].sub : "", lnetctl_cmds[i].help,
-			lnetctl_cmds[i].fn == NULL ? " (not supported yet)" : "");
-	}
-	fprintf(f, "  %-23s the kernel lnetctl followed, and lnet-pmd's version\n"
-		   "  %-23s the commands, as the kernel's lnetctl lists them\n",
-		"version, --version", "list-commands");
-}
+struct lnetctl_override {
+	const char *name;
+	enum lnetctl_word word;
+	const char *help;
+};
+
+static const struct lnetctl_override lnetctl_overrides[] = {
+	{ "quit", LW_QUIT, "quit" },
+	{ "exit", LW_QUIT, "exit" },
+	{ "help", LW_HELP, "print the help of a command" },
+	{ "--help", LW_HELP, "print the help of a command" },
+	{ "version", LW_VERSION, "print the version" },
+	{ "--version", LW_VERSION, "print the version" },
+	{ "list-commands", LW_LIST, "list the commands" },
+	{ "--list-commands", LW_LIST, "list the commands" },
+	{ "--ignore_errors", LW_IGNORE, "go on after a failed command of a script" },
+	{ "ignore_errors", LW_IGNORE, "go on after a failed command of a script" },
+};
+
+#define LNETCTL_NOVERRIDES (sizeof(lnetctl_overrides) / sizeof(lnetctl_overrides[0]))
+
+/* The parser's state over one run: the prompt's quit and ignore_errors. */
+struct lnetctl_parser {
+	struct lnetctl_ctx *ctx;
+	bool done;
+	bool ignore_errors;
+};
 
 /*
- * The kernel's `lnetctl --list-commands`: each top-level command once, in
- * table order, four to a line in columns of 20.
+ * A level of the tree as the kernel's parser sees it: its own words, then
+ * the commands (top level, @p cmd NULL) or one command's subcommands.
+ * Entry i names one of them; NULL past the end.
  */
-static void
-lnetctl_list_commands(void)
+static const char *
+lnetctl_level_name(const char *cmd, unsigned int i, const char **help)
 {
-	unsigned int col = 0;
-	unsigned int i;
+	unsigned int j;
 
-	for (i = 0; i < LNETCTL_NCMDS; i++) {
-		if (i > 0 && strcmp(lnetctl_cmds[i].name, lnetctl_cmds[i - 1].name) == 0) {
-			continue;
-		}
-		printf("%-19s ", lnetctl_cmds[i].name);
-		if (++col == 4) {
-			printf("\n");
-			col = 0;
-		}
+	if (i < LNETCTL_NOVERRIDES) {
+		*help = lnetctl_overrides[i].help;
+		return lnetctl_overrides[i].name;
 	}
-	if (col != 0) {
-		printf("\n");
-	}
-}
-
-/* The words the kernel's parser answers itself, before any command. */
-static bool
-lnetctl_parser_word(const char *word, int *rc)
-{
-	if (strcmp(word, "version") == 0 || strcmp(word, "--version") == 0) {
-		/* The lnetctl of Lustre 2.17, as this tool's commands and YAML are. */
-		printf("lnetctl 2.17.0 (lnet-pmd %s)\n", LNP_VERSION);
-	} else if (strcmp(word, "list-commands") == 0 || strcmp(word, "--list-commands") == 0) {
-		lnetctl_list_commands();
-	} else {
-		return false;
-	}
-	*rc = 0;
-	return true;
-}
-
-static const struct lnetctl_cmd *
-lnetctl_find(int argc, char **argv, bool *known_command)
-{
-	unsigned int i;
-
-	*known_command = false;
-	for (i = 0; i < LNETCTL_NCMDS; i++) {
-		if (strcmp(lnetctl_cmds[i].name, argv[0]) != 0) {
-			continue;
+	i -= LNETCTL_NOVERRIDES;
+	if (cmd == NULL) {
+		if (i >= LNETCTL_NTOPS) {
+			return NULL;
 		}
-		*known_command = true;
-		if (lnetctl_cmds[i].sub == NULL ||
-		    (argc > 1 && strcmp(lnetctl_cmds[i].sub, argv[1]) == 0)) {
-			return &lnetctl_cmds[i];
+		*help = lnetctl_tops[i].help;
+		return lnetctl_tops[i].name;
+	}
+	for (j = 0; j < LNETCTL_NCMDS; j++) {
+		if (strcmp(lnetctl_cmds[j].name, cmd) == 0 && i-- == 0) {
+			*help = lnetctl_cmds[j].help;
+			return lnetctl_cmds[j].sub;
 		}
 	}
 	return NULL;
 }
 
-/* Run one command line; returns the process exit code for it. */
-static int
-lnetctl_run(struct lnetctl_ctx *ctx, int argc, char **argv)
-{
-	const struct lnetctl_cmd *cmd;
-	char descr[160];
-	bool known;
-	int skip;
+enum lnetctl_match { LM_NONE, LM_ONE, LM_AMBIG };
 
+/*
+ * The kernel's find_cmd/process: a word names the first entry it is a
+ * case-insensitive prefix of; the exact name wins; two prefixes are
+ * ambiguous.
+ */
+static enum lnetctl_match
+lnetctl_level_find(const char *cmd, const char *word, unsigned int *found)
+{
+	size_t len = strlen(word);
+	const char *help;
+	const char *name;
+	unsigned int n = 0;
+	unsigned int i;
+
+	for (i = 0; (name = lnetctl_level_name(cmd, i, &help)) != NULL; i++) {
+		if (len == 0 || strncasecmp(word, name, len) != 0) {
+			continue;
+		}
+		if (strcasecmp(word, name) == 0) {
+			*found = i;
+			return LM_ONE;
+		}
+		if (n++ == 0) {
+			*found = i;
+		}
+	}
+	return n == 0 ? LM_NONE : n == 1 ? LM_ONE : LM_AMBIG;
+}
+
+static void
+lnetctl_print_ambiguous(const char *cmd, const char *word)
+{
+	size_t len = strlen(word);
+	const char *help;
+	const char *name;
+	unsigned int i;
+
+	fprintf(stderr, "Ambiguous command '%s'\nOptions: ", word);
+	for (i = 0; (name = lnetctl_level_name(cmd, i, &help)) != NULL; i++) {
+		if (strncasecmp(word, name, len) == 0) {
+			fprintf(stderr, "%s ", name);
+		}
+	}
+	fprintf(stderr, "\n");
+}
+
+static void
+lnetctl_not_valid(const char *word)
+{
+	fprintf(stderr, "lnetctl: '%s' is not a valid command. See 'lnetctl --list-commands'.\n",
+		word);
+}
+
+void
+lnetctl_print_cmd_help(const char *cmd, const char *sub)
+{
+	unsigned int i;
+
+	for (i = 0; i < LNETCTL_NCMDS; i++) {
+		if (strcmp(lnetctl_cmds[i].name, cmd) == 0 &&
+		    (sub == NULL || strcmp(lnetctl_cmds[i].sub, sub) == 0)) {
+			printf("%s %s: %s\n", cmd, lnetctl_cmds[i].sub, lnetctl_cmds[i].help);
+		}
+	}
+	/* A command without subcommands prints its own help, after "" as the kernel's. */
+	for (i = 0; sub == NULL && i < LNETCTL_NTOPS; i++) {
+		if (lnetctl_tops[i].leaf && strcmp(lnetctl_tops[i].name, cmd) == 0) {
+			printf(" %s: %s\n", cmd, lnetctl_tops[i].help);
+		}
+	}
+}
+
+/*
+ * help [WORDS]: alone, the usage on stdout; with words, they are joined
+ * without spaces as the kernel's parser joins them and looked up at this
+ * level, the answer on stderr. Always 0, as the kernel's.
+ */
+static int
+lnetctl_parser_help(const char *cmd, int argc, char **argv)
+{
+	char line[1024] = "";
+	const char *help = "";
+	unsigned int found = 0;
+	int i;
+
+	if (argc <= 1) {
+		printf("usage: lnetctl [COMMAND] [OPTIONS]... [ARGS]\n"
+		       "With no arguments, lnetctl reads commands at a prompt\n"
+		       "See 'lnetctl help <COMMAND>', or 'lnetctl --list-commands' for the commands.\n");
+		return 0;
+	}
+	for (i = 1; i < argc; i++) {
+		if (strlen(argv[i]) >= sizeof(line) - strlen(line) - 1) {
+			return -E2BIG;
+		}
+		strncat(line, argv[i], sizeof(line) - strlen(line) - 1);
+	}
+	switch (lnetctl_level_find(cmd, line, &found)) {
+	case LM_ONE:
+		lnetctl_level_name(cmd, found, &help);
+		fprintf(stderr, "%s: %s\n", line, help);
+		break;
+	case LM_NONE:
+		lnetctl_not_valid(line);
+		break;
+	case LM_AMBIG:
+		lnetctl_print_ambiguous(cmd, line);
+		break;
+	}
+	return 0;
+}
+
+/*
+ * The kernel's --list-commands: every word of the level it is typed at
+ * (the top, or after a command: its subcommands), the parser's own first,
+ * four to a line in columns of 20.
+ */
+static void
+lnetctl_list_commands(const char *cmd)
+{
+	const char *help;
+	const char *name;
+	unsigned int i;
+
+	for (i = 0; (name = lnetctl_level_name(cmd, i, &help)) != NULL; i++) {
+		printf("%-19s %s", name, i % 4 == 3 ? "\n" : "");
+	}
+	if (i % 4 != 0) {
+		printf("\n");
+	}
+}
+
+/* The parser's own words; @p cmd is the level they were typed at. */
+static int
+lnetctl_run_override(struct lnetctl_parser *p, const char *cmd, enum lnetctl_word w, int argc,
+		     char **argv)
+{
+	switch (w) {
+	case LW_QUIT:
+		p->done = true;
+		return 0;
+	case LW_HELP:
+		return lnetctl_parser_help(cmd, argc, argv);
+	case LW_VERSION:
+		/* The lnetctl of Lustre 2.17, as this tool's commands and YAML are. */
+		printf("lnetctl 2.17.0 (lnet-pmd %s)\n", LNP_VERSION);
+		return 0;
+	case LW_LIST:
+		lnetctl_list_commands(cmd);
+		return 0;
+	case LW_IGNORE:
+		p->ignore_errors = true;
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * The kernel's check_cmd(): with one word at most after the command, a
+ * -h/--help among them (getopt's forms: -h, --help, --he...) prints the help.
+ */
+static bool
+lnetctl_wants_help(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ .name = "help", .has_arg = no_argument, .val = 'h' },
+		{ .name = NULL },
+	};
+	bool help = false;
+	int opt;
+
+	if (argc > 2) {
+		return false;
+	}
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		help = help || opt == 'h';
+	}
+	opterr = 1;
+	optind = 0;
+	return help;
+}
+
+/* The verb of the kernel's error block for a subcommand: what it does. */
+static const char *
+lnetctl_unsupported_verb(const char *sub)
+{
+	static const char *const verbs[][2] = {
+		{ "add", "add" }, { "del", "del" }, { "show", "show" }, { "set", "set" },
+		{ "reset", "reset" }, { "recovery", "show" }, { "peer", "show" }, { "list", "show" },
+	};
+	unsigned int i;
+
+	for (i = 0; sub != NULL && i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		if (strcmp(sub, verbs[i][0]) == 0) {
+			return verbs[i][1];
+		}
+	}
+	return "manage";
+}
+
+static int
+lnetctl_unsupported(const char *cmd, const char *sub)
+{
+	char descr[160];
+
+	snprintf(descr, sizeof(descr), "%s%s%s: not supported by lnetd-pmd yet", cmd,
+		 sub != NULL ? " " : "", sub != NULL ? sub : "");
+	lnetctl_print_error(lnetctl_unsupported_verb(sub), cmd, -EOPNOTSUPP, descr);
+	return -EOPNOTSUPP;
+}
+
+/*
+ * "set TUNABLE VALUE": the kernel's check_cmd with two words at least
+ * (the tunable alone prints its help and fails -EINVAL), then the
+ * command's one function with the whole line.
+ */
+static int
+lnetctl_run_whole(struct lnetctl_parser *p, const struct lnetctl_top *top,
+		  const struct lnetctl_cmd *c, int argc, char **argv)
+{
+	if (argc - 1 < 2) {
+		lnetctl_print_cmd_help(c->name, c->sub);
+		return -EINVAL;
+	}
+	optind = 0;
+	return top->fn(p->ctx, argc, argv);
+}
+
+/* "net show ...": argv[0] is the command word as typed. */
+static int
+lnetctl_run_sub(struct lnetctl_parser *p, const struct lnetctl_top *top, int argc, char **argv)
+{
+	unsigned int i;
+
+	if (argc < 2) {
+		lnetctl_print_cmd_help(top->name, NULL);
+		return -EINVAL;
+	}
+	if (lnetctl_wants_help(argc, argv)) {
+		lnetctl_print_cmd_help(top->name, NULL);
+		return 1;
+	}
+	for (i = 0; i < LNETCTL_NOVERRIDES; i++) {
+		if (strcmp(argv[1], lnetctl_overrides[i].name) == 0) {
+			return lnetctl_run_override(p, top->name, lnetctl_overrides[i].word, argc - 1,
+						    argv + 1);
+		}
+	}
+	for (i = 0; i < LNETCTL_NCMDS; i++) {
+		const struct lnetctl_cmd *c = &lnetctl_cmds[i];
+
+		if (strcmp(c->name, top->name) != 0 || strcmp(c->sub, argv[1]) != 0) {
+			continue;
+		}
+		if (lnetctl_wants_help(argc - 1, argv + 1)) {
+			lnetctl_print_cmd_help(c->name, c->sub);
+			return 1;
+		}
+		if (top->fn != NULL) {
+			return lnetctl_run_whole(p, top, c, argc, argv);
+		}
+		if (c->fn == NULL) {
+			return lnetctl_unsupported(c->name, c->sub);
+		}
+		optind = 0;
+		return c->fn(p->ctx, argc - 1, argv + 1);
+	}
+	lnetctl_not_valid(argv[1]);
+	return -1;
+}
+
+static int
+lnetctl_run_top(struct lnetctl_parser *p, const struct lnetctl_top *top, int argc, char **argv)
+{
+	lnetctl_error_reset();
+	if (!top->leaf) {
+		return lnetctl_run_sub(p, top, argc, argv);
+	}
+	if (top->fn == NULL) {
+		return lnetctl_unsupported(top->name, NULL);
+	}
+	optind = 0;
+	return top->fn(p->ctx, argc, argv);
+}
+
+/* One command line from the shell: words are matched exactly, as the kernel's. */
+static int
+lnetctl_run(struct lnetctl_parser *p, int argc, char **argv)
+{
+	unsigned int i;
+
+	for (i = 0; i < LNETCTL_NOVERRIDES; i++) {
+		if (strcmp(argv[0], lnetctl_overrides[i].name) == 0) {
+			return lnetctl_run_override(p, NULL, lnetctl_overrides[i].word, argc, argv);
+		}
+	}
+	for (i = 0; i < LNETCTL_NTOPS; i++) {
+		if (strcmp(argv[0], lnetctl_tops[i].name) == 0) {
+			return lnetctl_run_top(p, &lnetctl_tops[i], argc, argv);
+		}
+	}
+	lnetctl_not_valid(argv[0]);
+	return -1;
+}
+
+/*
+ * One line at the prompt: its first word may be a unique prefix
+ * ("ne show"); a word that names nothing prints the usage, as the
+ * kernel's execute_line.
+ */
+static int
+lnetctl_execute_line(struct lnetctl_parser *p, char *line)
+{
+	char *argv[LNETCTL_MAX_ARGS];
+	char *save = NULL;
+	char *tok;
+	unsigned int found = 0;
+	int argc = 0;
+
+	for (tok = strtok_r(line, " \t", &save); tok != NULL && argc < LNETCTL_MAX_ARGS;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		argv[argc++] = tok;
+	}
 	if (argc == 0) {
 		return 0;
 	}
-	if (strcmp(argv[0], "help") == 0 || strcmp(argv[0], "--help") == 0 ||
-	    strcmp(argv[0], "-h") == 0) {
-		lnetctl_help(stdout);
+	switch (lnetctl_level_find(NULL, argv[0], &found)) {
+	case LM_NONE:
+		return lnetctl_parser_help(NULL, 1, NULL);
+	case LM_AMBIG:
+		lnetctl_print_ambiguous(NULL, argv[0]);
 		return 0;
+	case LM_ONE:
+		break;
 	}
-	if (lnetctl_parser_word(argv[0], &skip)) {
-		return skip;
+	if (found < LNETCTL_NOVERRIDES) {
+		return lnetctl_run_override(p, NULL, lnetctl_overrides[found].word, argc, argv);
 	}
-	cmd = lnetctl_find(argc, argv, &known);
-	if (!known) {
-		/* The kernel's parser: one line on stderr, and main() returns -1. */
-		fprintf(stderr, "lnetctl: '%s' is not a valid command. See 'lnetctl --list-commands'.\n",
-			argv[0]);
-		return 255;
-	}
-	if (cmd == NULL) {
-		snprintf(descr, sizeof(descr), "%s: %s", argv[0],
-			 argc > 1 ? "unknown subcommand" : "missing subcommand");
-		lnetctl_print_error(argv[0], argc > 1 ? argv[1] : argv[0], -EINVAL, descr);
-		return 1;
-	}
-	if (cmd->fn == NULL) {
-		snprintf(descr, sizeof(descr), "%s%s%s: not supported yet by lnetd-pmd", cmd->name,
-			 cmd->sub != NULL ? " " : "", cmd->sub != NULL ? cmd->sub : "");
-		lnetctl_print_error(cmd->sub != NULL ? cmd->sub : cmd->name, cmd->name, -EOPNOTSUPP,
-				    descr);
-		return 1;
-	}
-	skip = cmd->sub != NULL ? 1 : 0;
-	return cmd->fn(ctx, argc - skip, argv + skip); /* the negative errno, as the kernel exits */
+	return lnetctl_run_top(p, &lnetctl_tops[found - LNETCTL_NOVERRIDES], argc, argv);
 }
 
-/* Interactive prompt, as the kernel lnetctl opens without arguments. */
+/*
+ * The prompt, as the kernel's lnetctl opens without arguments: "> " when
+ * stdin is a terminal, nothing otherwise; a script stops at its first
+ * failing line (unless ignore_errors) and lnetctl exits with that error.
+ */
 static int
-lnetctl_interactive(struct lnetctl_ctx *ctx)
+lnetctl_interactive(struct lnetctl_parser *p)
 {
-	char line[1024];
-	int last = 0;
+	bool tty = isatty(STDIN_FILENO);
+	char line[4096];
+	int saved = 0;
+	int rc = 0;
 
-	for (;;) {
-		char *argv[LNETCTL_MAX_ARGS];
-		char *save = NULL;
-		char *tok;
-		int argc = 0;
+	while (!p->done) {
+		char *nl;
 
-		printf("lnetctl > ");
-		fflush(stdout);
+		if (tty) {
+			printf("> ");
+			fflush(stdout);
+		}
 		if (fgets(line, sizeof(line), stdin) == NULL) {
-			printf("\n");
-			return last;
+			break;
 		}
-		for (tok = strtok_r(line, " \t\n", &save); tok != NULL && argc < LNETCTL_MAX_ARGS;
-		     tok = strtok_r(NULL, " \t\n", &save)) {
-			argv[argc++] = tok;
+		nl = strchr(line, '\n');
+		if (nl != NULL) {
+			*nl = '\0';
 		}
-		if (argc > 0 && (strcmp(argv[0], "quit") == 0 || strcmp(argv[0], "exit") == 0 ||
-				 strcmp(argv[0], "q") == 0)) {
-			return last;
+		rc = lnetctl_execute_line(p, line);
+		fflush(stdout);
+		if (rc != 0 && !tty) {
+			saved = saved == 0 ? rc : saved;
+			p->done = !p->ignore_errors;
 		}
-		last = lnetctl_run(ctx, argc, argv);
 	}
+	return saved != 0 ? saved : rc;
 }
 
+/*
+ * lnetctl exits with its command's return value, as the kernel's main
+ * returns cfs_parser's: a negative errno becomes (256 + rc) & 255.
+ */
 int
 main(int argc, char **argv)
 {
 	struct lnetctl_ctx ctx = { .name = getenv("LNETCTL_NAME"), .conn = { .fd = -1 } };
+	struct lnetctl_parser p = { .ctx = &ctx };
 	int first = 1;
 	int rc;
 
 	if (ctx.name == NULL) {
 		ctx.name = LNETCTL_DEFAULT_NAME;
 	}
+	/* Ours, before the kernel's words: --name NAME or --name=NAME. */
 	if (argc > 2 && strcmp(argv[1], "--name") == 0) {
 		ctx.name = argv[2];
 		first = 3;
+	} else if (argc > 1 && strncmp(argv[1], "--name=", 7) == 0) {
+		ctx.name = argv[1] + 7;
+		first = 2;
 	}
-	rc = first >= argc ? lnetctl_interactive(&ctx) :
-			     lnetctl_run(&ctx, argc - first, argv + first);
+	rc = first >= argc ? lnetctl_interactive(&p) : lnetctl_run(&p, argc - first, argv + first);
 	if (ctx.connected) {
 		lnetctl_close(&ctx.conn);
 	}
+	fflush(stdout);
 	return rc;
 }

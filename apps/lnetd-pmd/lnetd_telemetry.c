@@ -602,8 +602,8 @@ lnetd_ping_finish(struct lnet_eq *eq, struct lnet_handle_md h, bool unlinked)
  * which may wait: the lcores do the work.
  */
 static int
-lnetd_ping_one(const struct lnet_processid *id, int timeout_ms, void *buf, unsigned int *len,
-	       char *err, size_t errlen)
+lnetd_ping_one(const struct lnet_nid *src, const struct lnet_processid *id, int timeout_ms,
+	       void *buf, unsigned int *len, char *err, size_t errlen)
 {
 	struct lnet_eq *eq = LNetEQAlloc(8);
 	struct lnet_md md = {
@@ -624,7 +624,7 @@ lnetd_ping_one(const struct lnet_processid *id, int timeout_ms, void *buf, unsig
 		LNetEQFree(eq);
 		return rc;
 	}
-	rc = LNetGet(NULL, h, id, LNET_RESERVED_PORTAL, LNET_PROTO_PING_MATCHBITS, 0, false);
+	rc = LNetGet(src, h, id, LNET_RESERVED_PORTAL, LNET_PROTO_PING_MATCHBITS, 0, false);
 	while (rc == 0 && !unlinked) {
 		if (!lnetd_ping_event(eq, timeout_ms, &ev)) {
 			snprintf(err, errlen, "no reply within %d ms", timeout_ms);
@@ -643,12 +643,35 @@ lnetd_ping_one(const struct lnet_processid *id, int timeout_ms, void *buf, unsig
 	return rc;
 }
 
-/* /lnet/ping,nid=NID[,timeout=MS] -> {status, primary_nid, multi_rail, nid0..} */
+/* A ping's source must be one of this node's NIs: -EINVAL otherwise. */
+static int
+lnetd_ping_source(const char *str, struct lnet_nid *src)
+{
+	struct lnet_processid id;
+	unsigned int i;
+
+	if (libcfs_strnid(src, str) != 0) {
+		return -EINVAL;
+	}
+	for (i = 0; LNetGetId(i, &id, true) == 0; i++) {
+		if (lnet_nid_same(&id.nid, src)) {
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/*
+ * /lnet/ping,nid=NID[,timeout=MS][,source=NID] -> {status, primary_nid,
+ * multi_rail, nid0..}; source: the local NI the GET leaves from, as the
+ * kernel's ping --source.
+ */
 static int
 lnetd_ping(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct lnet_ping_entry nis[LNETD_PING_NIS];
 	struct lnet_processid id = { .pid = LNET_PID_LUSTRE };
+	struct lnet_nid src = LNET_ANY_NID;
 	struct lnet_ping_decoded pd;
 	struct lnet_ctl_peer peer;
 	char val[128];
@@ -673,7 +696,18 @@ lnetd_ping(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (lnetd_param(params, "timeout", val, sizeof(val))) {
 		timeout = atoi(val) > 0 ? atoi(val) : timeout;
 	}
-	rc = lnetd_ping_one(&id, timeout, buf, &len, err, sizeof(err));
+	if (lnetd_param(params, "source", val, sizeof(val))) {
+		rc = lnetd_ping_source(val, &src);
+		if (rc != 0) {
+			char descr[192];
+
+			free(buf);
+			snprintf(descr, sizeof(descr), "source NID %s is not a NID of this node", val);
+			return lnetd_reply_status(d, rc, descr);
+		}
+	}
+	rc = lnetd_ping_one(lnet_nid_is_any(&src) ? NULL : &src, &id, timeout, buf, &len, err,
+			    sizeof(err));
 	if (rc == 0 && lnet_ping_info_decode(buf, len, LNETD_PING_NIS, &pd, nis,
 					     LNETD_PING_NIS) != 0) {
 		snprintf(err, sizeof(err), "bad ping reply");

@@ -29,8 +29,7 @@ check "stats show is the kernel's bytes on a fresh node" same "$exp/stats_show.y
 check "net show --net tcp: no such net" fails_with -2 --name "$a" net show --net tcp
 check "net show --net bogus99: refused" fails_with -22 --name "$a" net show --net bogus99
 check "net show --frob: unknown option" fails_with -22 --name "$a" net show --frob
-check "stats show extra: refused" fails_with -22 --name "$a" stats show extra
-check "net frob: unknown subcommand" fails_with -22 --name "$a" net frob
+check "stats show extra: ignored, as the kernel's" same "$exp/stats_show.yaml" "$ctl" --name "$a" stats show extra
 # The kernel's parser (libcfs/util/parser.c): an unknown command is one line on
 # stderr and exit status 255 (main returns -1); version and list-commands.
 not_a_command() {
@@ -41,15 +40,16 @@ not_a_command() {
 check "frob: not a valid command, the kernel's line on stderr, exit 255" not_a_command
 check "--version and version: lnetctl 2.17.0" sh -c \
 	"'$ctl' --version | grep -qx 'lnetctl 2.17.0 (lnet-pmd .*)' && '$ctl' version | grep -q '^lnetctl 2.17.0 '"
-list_commands_are_the_kernels() { # its 19 commands in its order, four to a line, then ours
-	printf '%-19s %-19s %-19s %-19s \n' lnet route net routing set import export stats \
-		debug global peer ping discover service-id udsp fault >"$work/want"
-	printf '%-19s %-19s %-19s %-19s \n' setup-mrrouting setup-sysctl cpt-of-nid capture >>"$work/want"
+list_commands_are_the_kernels() { # the parser's words, its 19 commands in its order, then ours
+	printf '%-19s %-19s %-19s %-19s \n' quit exit help --help version --version list-commands \
+		--list-commands --ignore_errors ignore_errors lnet route net routing set import \
+		export stats debug global peer ping discover service-id udsp fault \
+		setup-mrrouting setup-sysctl >"$work/want"
+	printf '%-19s %-19s \n' cpt-of-nid capture >>"$work/want"
 	"$ctl" --list-commands >"$work/got" && cmp -s "$work/want" "$work/got" &&
 		"$ctl" list-commands | cmp -s "$work/want" -
 }
 check "--list-commands: the kernel's list, in its layout" list_commands_are_the_kernels
-check "net: missing subcommand" fails_with -22 --name "$a" net
 for cmd in \
 	"route add --net tcp1 --gateway 10.0.0.1@tcp" "routing show" \
 	"discover 0@lo" "udsp show" "debug recovery --local" \
@@ -93,12 +93,11 @@ check "the first error of a file is reported (the kernel's import stops there), 
 	"printf 'global:\\n    retry_count: 7\\n    bogus: 1\\npeer: 5\\n' >'$m/multi.yaml'; ! '$ctl' --name '$a' import '$m/multi.yaml' >'$work/e' 2>&1; [ \$(grep -c 'errno:' '$work/e') -eq 1 ] && grep -q \"invalid key 'bogus'\" '$work/e'"
 check "configuration unchanged after refused imports" same "$exp/export_lo.yaml" "$ctl" --name "$a" export
 
-# Nineteen malformed command lines: each an error block (or usage) and exit 1
-# (an unknown command is the parser's one line, above).
-for cmd in "net" "net frob" "net show --net" "net show --frob" "net show -x" "net show --net bogus9" \
-	"stats" "stats show now" "global" "global show -v" "export --frob" "export a b" \
-	"import --frob" "import a b" "import /nonexistent/file.yaml" "peer" "route" \
-	"lnet" "udsp"; do
+# Malformed command lines: each an error block and a failing exit (a
+# command without its subcommand, or an unknown one, is the parser's: see
+# lnetctl_cli.sh).
+for cmd in "net show --net" "net show --frob" "net show -x" "net show --net bogus9" \
+	"export --frob" "export a b" "import --frob" "import a b" "import /nonexistent/file.yaml"; do
 	# shellcheck disable=SC2086
 	check "bad command line: $cmd" sh -c "! '$ctl' --name '$a' $cmd >'$work/e' 2>&1 && grep -q 'errno: ' '$work/e'"
 done
@@ -110,16 +109,17 @@ check "capture on a node with only lo: nothing to capture, -2" fails_with -2 --n
 check "capture show with none running: -2" fails_with -2 --name "$a" capture show
 check "cpt-of-nid bad NID: refused" fails_with -22 --name "$a" cpt-of-nid 10.0.0.300@tcp
 check "lnet configure: LNet is up, exit 0, no output" sh -c "[ -z \"\$('$ctl' --name '$a' lnet configure)\" ]"
-check "lnet configure --bogus: usage" fails_with -22 --name "$a" lnet configure --bogus
+check "lnet configure --bogus: getopt's complaint, exit 0 as the kernel's" sh -c \
+	"'$ctl' --name '$a' lnet configure --bogus 2>'$work/e' && grep -q 'unrecognized option' '$work/e'"
 check "ping 0@lo: the node's own ping target answers" same "$exp/ping_lo.yaml" "$ctl" --name "$a" ping 0@lo
 check "ping a net with no local NI: errno -113" fails_with -113 --name "$a" ping 10.0.0.1@tcp
 check "ping without a NID: usage" fails_with -22 --name "$a" ping
-check "ping --source: not supported yet" fails_with -95 --name "$a" ping 0@lo --source 0@lo
+check "ping --source not a local NID: -22" fails_with -22 --name "$a" ping 0@lo --source 10.9.9.9@tcp
 check "stats count the ping (GET and REPLY sent and received)" sh -c \
 	"'$ctl' --name '$a' stats show | grep -qx '    send_count: [1-9][0-9]*'"
 check "stats reset: silent, exit 0" sh -c "[ -z \"\$('$ctl' --name '$a' stats reset)\" ]"
 check "stats show after reset is a fresh node's" same "$exp/stats_show.yaml" "$ctl" --name "$a" stats show
-check "stats reset extra: refused" fails_with -22 --name "$a" stats reset extra
+check "stats reset extra: ignored, as the kernel's" "$ctl" --name "$a" stats reset extra
 check "set transaction_timeout 10: lnd_timeout follows ((10 - 1) / 3 = 3)" sh -c \
 	"'$ctl' --name '$a' set transaction_timeout 10 && '$ctl' --name '$a' global show | grep -qx '    transaction_timeout: 10' && '$ctl' --name '$a' global show | grep -qx '    lnd_timeout: 3'"
 check "import restores transaction_timeout 150 (and lnd_timeout 49)" sh -c \
@@ -130,7 +130,7 @@ check "set retry_count 3: stored (then 2 again)" sh -c \
 check "unreachable daemon: one line on stderr, exit 1" sh -c \
 	"! '$ctl' --name nobody-$$ net show >'$work/o' 2>'$work/e' && [ ! -s '$work/o' ] && [ \$(wc -l <'$work/e') -eq 1 ]"
 check "interactive prompt runs commands until quit" sh -c \
-	"printf 'global show\nquit\n' | '$ctl' --name '$a' | grep -q 'max_interfaces: 200'"
+	"printf 'global show\nquit\nnet show\n' | '$ctl' --name '$a' >'$work/o' && grep -q 'max_interfaces: 200' '$work/o' && ! grep -q 'net:' '$work/o'"
 
 check "second daemon $b beside the first" start_daemon "$b"
 pid_b=$pid

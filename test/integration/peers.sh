@@ -17,16 +17,17 @@ net=127.0.$(( $$ % 200 + 20 ))
 run() { "$ctl" --name "$d" "$@"; }
 
 # A failing command: exit status not 0, and as its only output the block
-# "$1:\n-   $2:\n        errno: $3\n        descr: ..." ($4: a word of descr).
-# Which stream carries it is lnetctl_print_error's (the kernel: stderr).
+# "$1:\n    - $2:\n          errno: $3\n          descr: ..." ($4: a word of
+# descr), cYAML's layout, on stderr as the kernel prints it.
 fails_block() { # top item errno descr-word -- command...
 	top=$1 item=$2 errno=$3 word=$4
 	shift 5
-	run "$@" >"$work/err" 2>&1 && { echo "exit 0"; return 1; }
+	run "$@" >"$work/out" 2>"$work/err" && { echo "exit 0"; return 1; }
+	[ ! -s "$work/out" ] || { echo "stdout:"; cat "$work/out"; return 1; }
 	[ "$(wc -l <"$work/err")" -eq 4 ] && [ "$(sed -n 1p "$work/err")" = "$top:" ] &&
-		[ "$(sed -n 2p "$work/err")" = "-   $item:" ] &&
-		[ "$(sed -n 3p "$work/err")" = "        errno: $errno" ] &&
-		sed -n 4p "$work/err" | grep -q "^        descr: .*$word" || { cat "$work/err"; return 1; }
+		[ "$(sed -n 2p "$work/err")" = "    - $item:" ] &&
+		[ "$(sed -n 3p "$work/err")" = "          errno: $errno" ] &&
+		sed -n 4p "$work/err" | grep -q "^          descr: .*$word" || { cat "$work/err"; return 1; }
 }
 
 nis_of() { # peer: its NIDs in peer show, space-separated
@@ -103,7 +104,7 @@ check "peer set -a -s 1: not supported" \
 bogus_set() {
 	run peer set --bogus >"$work/err" 2>&1 && return 1
 	[ "$(sed -n 1p "$work/err")" = "set: unrecognized option '--bogus'" ] &&
-		sed 1d "$work/err" | tr -d '\n' | grep -qx 'net:-   set:        errno: -22        descr: "Invalid option or missing argument"' ||
+		sed 1d "$work/err" | tr -d '\n' | grep -qx 'net:    - set:          errno: -22          descr: "Invalid option or missing argument"' ||
 		{ cat "$work/err"; return 1; }
 }
 check "peer set --bogus: getopt's line, then the kernel's block (net: / - set:)" bogus_set

@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The commands outside net, peer and config: lnet, stats, global,
+ * cpt-of-nid, debug nidlist, capture, and those that do not apply to a
+ * userspace node. Each is called as the kernel's jt_* functions are
+ * (argv[0] = the command or subcommand word); -h/--help alone is answered
+ * by the dispatcher before they run, as the kernel's check_cmd() does.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfs.h"
+#include "lnetctl.h"
+#include "nidstr.h"
+
+int
+lnetctl_usage_error(const char *verb, const char *object, const char *usage)
+{
+	lnetctl_print_error(verb, object, -EINVAL, usage);
+	return -EINVAL;
+}
+
+/* stats show: as the kernel's, extra words are ignored. */
+int
+lnetctl_stats_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	int rc = lnetctl_need_conn(ctx);
+
+	(void)argc;
+	(void)argv;
+	return rc != 0 ? rc : lnetctl_stats_show(&ctx->conn);
+}
+
+/* stats reset: as the kernel's, silent on success. */
+int
+lnetctl_stats_reset_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	yaml_document_t doc;
+	yaml_node_t *v;
+	int rc = lnetctl_need_conn(ctx);
+
+	(void)argc;
+	(void)argv;
+	if (rc == 0) {
+		rc = lnetctl_request_status(&ctx->conn, "/lnet/stats_reset", NULL, &doc, &v, "reset",
+					    "statistics");
+	}
+	if (rc == 0) {
+		yaml_document_delete(&doc);
+	}
+	return rc;
+}
+
+int
+lnetctl_global_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	int rc = lnetctl_need_conn(ctx);
+
+	(void)argc;
+	(void)argv;
+	return rc != 0 ? rc : lnetctl_global_show(&ctx->conn);
+}
+
+/*
+ * lnet configure [-a|--all] [-l|--large]: LNet runs for as long as the
+ * daemon does, so this confirms it answers (the kernel's is idempotent).
+ * As the kernel's getopt loop, an unknown option ends the command with 0.
+ */
+int
+lnetctl_lnet_configure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ .name = "all", .has_arg = no_argument, .val = 'a' },
+		{ .name = "large", .has_arg = no_argument, .val = 'l' },
+		{ .name = NULL },
+	};
+	yaml_document_t doc;
+	char err[256];
+	int opt;
+	int rc;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "al", opts, NULL)) != -1) {
+		if (opt != 'a' && opt != 'l') {
+			return 0;
+		}
+	}
+	rc = lnetctl_need_conn(ctx);
+	if (rc != 0) {
+		return rc;
+	}
+	rc = lnetctl_request(&ctx->conn, "/lnet/global_show", NULL, &doc, err, sizeof(err));
+	if (rc != 0) {
+		char descr[300];
+
+		snprintf(descr, sizeof(descr), "LNet configure error: %s", err);
+		lnetctl_print_nl_error("configure", "lnet", rc, descr);
+		return rc;
+	}
+	yaml_document_delete(&doc);
+	return 0;
+}
+
+/* lnet unconfigure: every network but 0@lo goes; the daemon keeps running. */
+int
+lnetctl_lnet_unconfigure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	int rc = lnetctl_need_conn(ctx);
+
+	(void)argc;
+	(void)argv;
+	return rc != 0 ? rc : lnetctl_unconfigure(&ctx->conn);
+}
+
+/* The NIDs of a command line, as text ("a.b.c.d@net"), in the order given. */
+struct lnetctl_nid_list {
+	char (*nid)[LNET_NIDSTR_SIZE];
+	unsigned int n;
+	unsigned int max;
+};
+
+#define LNETCTL_MAX_NIDS 1024
+
+static int
+lnetctl_nid_list_add(struct lnetctl_nid_list *l, const struct lnet_nid *nid)
+{
+	if (l->n == l->max) {
+		unsigned int max = l->max == 0 ? 16 : l->max * 2;
+		void *grown = realloc(l->nid, max * sizeof(*l->nid));
+
+		if (grown == NULL) {
+			return -ENOMEM;
+		}
+		l->nid = grown;
+		l->max = max;
+	}
+	libcfs_nidstr_r(nid, l->nid[l->n++], LNET_NIDSTR_SIZE);
+	return 0;
+}
+
+/* One NID or one range ("10.0.0.[1-3]@tcp"), expanded as the kernel unrolls it. */
+static int
+lnetctl_nid_token(struct lnetctl_nid_list *l, const char *tok, const char **why)
+{
+	struct cfs_nidlist *nl = NULL;
+	struct lnet_nid *nids = NULL;
+	struct lnet_nid nid;
+	int n;
+	int i;
+
+	if (strchr(tok, '[') == NULL) {
+		if (libcfs_strnid(&nid, tok) != 0) {
+			*why = "\"Unable to parse nidlist: invalid NID in nidstr\"";
+			return -EINVAL;
+		}
+		return lnetctl_nid_list_add(l, &nid);
+	}
+	if (cfs_parse_nidlist(tok, strlen(tok), &nl) != 0) {
+		*why = "\"Unable to parse nidlist: invalid NID range\"";
+		return -EINVAL;
+	}
+	n = cfs_nidlist_expand(nl, LNETCTL_MAX_NIDS, &nids);
+	cfs_free_nidlist(nl);
+	if (n < 0) {
+		*why = "\"Unable to parse nidlist: the range names too many NIDs\"";
+		return n;
+	}
+	for (i = 0; i < n; i++) {
+		if (lnetctl_nid_list_add(l, &nids[i]) != 0) {
+			break;
+		}
+	}
+	free(nids);
+	return i == n ? 0 : -ENOMEM;
+}
+
+/*
+ * One argument: NIDs separated by commas outside brackets, so that
+ * "10.0.0.[1,3]@tcp,10.0.1.2@tcp" is a range and a NID.
+ */
+static int
+lnetctl_nid_arg(struct lnetctl_nid_list *l, const char *arg, const char **why)
+{
+	char tok[256];
+	size_t len = 0;
+	int depth = 0;
+	int rc = 0;
+
+	if (strchr(arg, '*') != NULL) {
+		*why = "asterisk not allowed in nidstring";
+		return -EINVAL;
+	}
+	if (strchr(arg, '@') == NULL) {
+		*why = "\"Unable to parse nidlist: no valid NIDs in string\"";
+		return -EINVAL;
+	}
+	for (; rc == 0; arg++) {
+		if (*arg == '\0' || (*arg == ',' && depth == 0)) {
+			tok[len] = '\0';
+			if (len > 0) {
+				rc = lnetctl_nid_token(l, tok, why);
+			}
+			len = 0;
+			if (*arg == '\0') {
+				break;
+			}
+			continue;
+		}
+		depth += *arg == '[' ? 1 : *arg == ']' ? -1 : 0;
+		if (len + 1 >= sizeof(tok)) {
+			*why = "\"Unable to parse nidlist: a NID is too long\"";
+			return -EINVAL;
+		}
+		tok[len++] = *arg;
+	}
+	return rc;
+}
+
+int
+lnetctl_nid_args(int argc, char **argv, char (**nids)[LNET_NIDSTR_SIZE], unsigned int *n,
+		 const char **why)
+{
+	struct lnetctl_nid_list l = { 0 };
+	int rc = 0;
+	int i;
+
+	for (i = 0; i < argc && rc == 0; i++) {
+		rc = lnetctl_nid_arg(&l, argv[i], why);
+	}
+	if (rc != 0) {
+		free(l.nid);
+		return rc;
+	}
+	*nids = l.nid;
+	*n = l.n;
+	return 0;
+}
+
+/* cpt-of-nid NID[ NID...]: "cpt-of-nid:" then "- nid: / cpt:" per NID (§12.11) */
+static int
+lnetctl_cpt_of_nids(struct lnetctl_ctx *ctx, char (*nids)[LNET_NIDSTR_SIZE], unsigned int n)
+{
+	struct lnetctl_out o;
+	bool open = false;
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++) {
+		char params[160];
+		yaml_document_t doc;
+		yaml_node_t *v;
+
+		snprintf(params, sizeof(params), "nid=%s", nids[i]);
+		rc = lnetctl_request_status(&ctx->conn, "/lnet/cpt_of_nid", params, &doc, &v,
+					    "show", "cpt-of-nid");
+		if (rc != 0) {
+			break;
+		}
+		if (!open) {
+			lnetctl_out_begin(&o, 4);
+			lnetctl_out_map_begin(&o);
+			lnetctl_out_scalar(&o, "cpt-of-nid");
+			lnetctl_out_seq_begin(&o);
+			open = true;
+		}
+		lnetctl_out_map_begin(&o);
+		lnetctl_out_kv(&o, "nid", nids[i]);
+		lnetctl_out_kv(&o, "cpt", lnetctl_scalar(lnetctl_map_get(&doc, v, "cpt")));
+		lnetctl_out_map_end(&o);
+		yaml_document_delete(&doc);
+	}
+	if (open) {
+		lnetctl_out_seq_end(&o);
+		lnetctl_out_map_end(&o);
+		lnetctl_out_end(&o);
+	}
+	return rc;
+}
+
+/*
+ * As the kernel's: without a NID it prints its help and fails -EINVAL
+ * (check_cmd with two words at least); any option prints the help and
+ * returns 0.
+ */
+int
+lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ .name = "help", .val = 'h' },
+		{ .name = NULL },
+	};
+	char (*nids)[LNET_NIDSTR_SIZE] = NULL;
+	const char *why = "";
+	unsigned int n = 0;
+	int rc;
+
+	if (argc < 2) {
+		lnetctl_print_cmd_help("cpt-of-nid", NULL);
+		return -EINVAL;
+	}
+	optind = 0;
+	opterr = 0;
+	if (getopt_long(argc, argv, "h", opts, NULL) != -1) {
+		opterr = 1;
+		lnetctl_print_cmd_help("cpt-of-nid", NULL);
+		return 0;
+	}
+	opterr = 1;
+	rc = lnetctl_nid_args(argc - optind, argv + optind, &nids, &n, &why);
+	if (rc != 0) {
+		lnetctl_print_nl_error("show", "cpt-of-nid", rc, why);
+		return rc;
+	}
+	rc = lnetctl_need_conn(ctx);
+	if (rc == 0) {
+		rc = lnetctl_cpt_of_nids(ctx, nids, n);
+	}
+	free(nids);
+	return rc;
+}
+
+/* The kernel's answer for a NID list that does not parse. */
+static int
+lnetctl_nidlist_bad(const char *nidstr)
+{
+	fprintf(stderr, "Unable to parse nidlist from: %s\n", nidstr);
+	return -EINVAL;
+}
+
+/*
+ * debug nidlist NIDLIST [NID]: the list as parsed, and whether NID
+ * matches it; plain lines as the kernel's lustre_lnet_debug_nidlist.
+ */
+static int
+lnetctl_debug_nidlist_one(const char *nidstr, const char *match)
+{
+	struct cfs_nidlist *nl = NULL;
+	struct lnet_nid nid;
+	size_t size = 2 * strlen(nidstr) + 64;
+	char *buf;
+	int rc = -EINVAL;
+
+	if (cfs_parse_nidlist(nidstr, strlen(nidstr), &nl) != 0) {
+		return lnetctl_nidlist_bad(nidstr);
+	}
+	buf = malloc(size);
+	if (buf == NULL) {
+		cfs_free_nidlist(nl);
+		fprintf(stderr, "Cannot allocate memory for buffer\n");
+		return -ENOMEM;
+	}
+	/* As the kernel, print it when it fits. */
+	if (cfs_nidlist_print(buf, size, nl) > 0) {
+		printf("nidlist parsed to: %s\n", buf);
+	}
+	if (match == NULL) {
+		rc = 0;
+	} else if (libcfs_strnid(&nid, match) != 0) {
+		fprintf(stderr, "Invalid nid for matching %s\n", match);
+	} else {
+		printf("%s %s nidlist %s\n", match,
+		       cfs_match_nid(&nid, nl) ? "matches" : "does not match", nidstr);
+		rc = 0;
+	}
+	free(buf);
+	cfs_free_nidlist(nl);
+	return rc;
+}
+
+int
+lnetctl_debug_nidlist_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	if (argc < 2) {
+		fprintf(stderr, "Missing nidlist argument\n");
+		return -EINVAL;
+	}
+	if (argc > 3) {
+		fprintf(stderr, "Too many arguments\n");
+		return -EINVAL;
+	}
+	return lnetctl_debug_nidlist_one(argv[1], argc == 3 ? argv[2] : NULL);
+}
+
+/*
+ * Commands that configure the Linux host or an InfiniBand port: the node
+ * is a process over DPDK ports, so there is nothing for them to set.
+ */
+int
+lnetctl_not_applicable_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	char descr[256];
+
+	(void)ctx;
+	(void)argc;
+	if (strcmp(argv[0], "service-id") == 0) {
+		snprintf(descr, sizeof(descr),
+			 "service-id: the IB service ID belongs to the o2ib LND; lnetd-pmd has "
+			 "only the socket LND");
+	} else if (strcmp(argv[0], "setup-mrrouting") == 0) {
+		snprintf(descr, sizeof(descr),
+			 "setup-mrrouting: lnetd-pmd sends from each NI's own DPDK port, so the "
+			 "kernel's routing tables play no part");
+	} else {
+		snprintf(descr, sizeof(descr),
+			 "%s: lnetd-pmd runs in userspace; its NIs do not use the kernel's "
+			 "network sysctls",
+			 argv[0]);
+	}
+	lnetctl_print_error("manage", argv[0], -EOPNOTSUPP, descr);
+	return -EOPNOTSUPP;
+}
+
+int
+lnetctl_capture_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	int rc = lnetctl_need_conn(ctx);
+
+	return rc != 0 ? rc : lnetctl_capture(&ctx->conn, argc, argv);
+}

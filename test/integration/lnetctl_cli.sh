@@ -1,0 +1,171 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# lnetctl's command line as the kernel's parser and jt_* functions take it
+# (libcfs/util/parser.c, lnet/utils/lnetctl.c): help paths and their exit
+# statuses, option forms (-x v, --xx v, --xx=v), the stdout/stderr split,
+# error blocks byte for byte in cYAML's layout, the prompt fed from stdin,
+# NID lists and ranges, debug nidlist, and ping --source between two
+# daemons (A with two NIs, B with one).
+#   lnetctl_cli.sh BUILD_DIR SRC_DIR
+set -u
+build=$1 src=$2
+. "$src/harness.sh"
+
+# out_err WANT_RC WANT_STDOUT_FILE WANT_STDERR_FILE lnetctl-args...: exact bytes on each stream.
+out_err() {
+	rc=$1 o=$2 e=$3
+	shift 3
+	"$ctl" "$@" >"$work/o" 2>"$work/e"
+	got=$?
+	[ "$got" -eq "$rc" ] || { echo "exit $got, want $rc"; cat "$work/o" "$work/e"; return 1; }
+	cmp -s "$o" "$work/o" || { echo "stdout:"; diff "$o" "$work/o"; return 1; }
+	cmp -s "$e" "$work/e" || { echo "stderr:"; diff "$e" "$work/e"; return 1; }
+}
+: >"$work/empty"
+yaml_ok() { python3 -c 'import yaml,sys; list(yaml.safe_load_all(sys.stdin))' <"$1"; }
+
+# --- the parser's paths, no daemon needed ---
+printf '%s\n' "lnetctl: 'frob' is not a valid command. See 'lnetctl --list-commands'." >"$work/frob"
+check "unknown command: one line on stderr, exit 255" out_err 255 "$work/empty" "$work/frob" frob
+printf '%s\n' "lnetctl: '-h' is not a valid command. See 'lnetctl --list-commands'." >"$work/dash_h"
+check "-h is no top-level word of the kernel's parser: exit 255" out_err 255 "$work/empty" "$work/dash_h" -h
+"$ctl" help >"$work/usage"
+check "help: three lines of usage on stdout, exit 0" sh -c \
+	"[ \$(wc -l <'$work/usage') -eq 3 ] && grep -q '^usage: lnetctl \[COMMAND\] \[OPTIONS\]... \[ARGS\]$' '$work/usage'"
+check "--help is help" out_err 0 "$work/usage" "$work/empty" --help
+printf 'net: net {add | del | show | set | help}\n' >"$work/help_net"
+check "help net: the command's line on stderr, exit 0" out_err 0 "$work/empty" "$work/help_net" help net
+printf '%s\n' "lnetctl: 'netshow' is not a valid command. See 'lnetctl --list-commands'." >"$work/netshow"
+check "help net show: the words joined as the kernel joins them" out_err 0 "$work/empty" "$work/netshow" help net show
+"$ctl" net >"$work/net_all" 2>"$work/e"
+check "net alone: every subcommand's help on stdout, exit -EINVAL (234)" sh -c \
+	"[ ! -s '$work/e' ] && grep -c '^net [a-z]*: ' '$work/net_all' | grep -qx 4"
+"$ctl" net >/dev/null 2>&1
+check "net alone exits 234" [ $? -eq 234 ]
+check "net -h: the same help, exit 1" out_err 1 "$work/net_all" "$work/empty" net -h
+check "net --help: the same" out_err 1 "$work/net_all" "$work/empty" net --help
+check "net --he (getopt's prefix of --help): the same" out_err 1 "$work/net_all" "$work/empty" net --he
+check "net help: the usage, exit 0" out_err 0 "$work/usage" "$work/empty" net help
+sed -n '/^net show: /,/^$/p' "$work/net_all" >"$work/net_show"
+check "net show -h: 'net show: <help>' alone, exit 1" out_err 1 "$work/net_show" "$work/empty" net show -h
+check "net show --help: the same" out_err 1 "$work/net_show" "$work/empty" net show --help
+check "net frob: the parser's line, exit 255" out_err 255 "$work/empty" "$work/frob" net frob
+check "stats alone: exit 234" sh -c "'$ctl' stats >/dev/null; [ \$? -eq 234 ]"
+# set is the kernel's command with one subcommand per tunable.
+check "set alone: the 16 tunables' help on stdout, exit 234" sh -c \
+	"'$ctl' set >'$work/set_all' 2>'$work/e'; [ \$? -eq 234 ] && [ ! -s '$work/e' ] && [ \$(grep -c '^set [a-z_]*: ' '$work/set_all') -eq 16 ]"
+check "set -h: the same, exit 1" out_err 1 "$work/set_all" "$work/empty" set -h
+printf '%s\n' "lnetctl: 'bogus' is not a valid command. See 'lnetctl --list-commands'." >"$work/bogus"
+check "set bogus 1: the parser's line, exit 255" out_err 255 "$work/empty" "$work/bogus" set bogus 1
+sed -n '/^set retry_count: /,/^$/p' "$work/set_all" >"$work/rc_help"
+check "set retry_count (no value): its help, exit 234" out_err 234 "$work/rc_help" "$work/empty" set retry_count
+check "set retry_count -h: its help, exit 1" out_err 1 "$work/rc_help" "$work/empty" set retry_count --help
+printf 'add:\n    - route:\n          errno: -95\n          descr: "route add: not supported by lnetd-pmd yet"\n' >"$work/route_add"
+check "route add: the kernel's error block, byte for byte, exit 161" out_err 161 "$work/empty" "$work/route_add" route add --net tcp1 --gateway 10.0.0.1@tcp
+check "route add -h: its help, marked not supported, exit 1" sh -c \
+	"'$ctl' route add -h >'$work/o'; [ \$? -eq 1 ] && head -1 '$work/o' | grep -qx 'route add: add a route' && grep -q 'not supported yet' '$work/o'"
+printf 'manage:\n    - setup-sysctl:\n          errno: -95\n          descr: "setup-sysctl: lnetd-pmd runs in userspace; its NIs do not use the kernel'"'"'s network sysctls"\n' >"$work/sysctl"
+check "setup-sysctl: a clear reason, exit 161" out_err 161 "$work/empty" "$work/sysctl" setup-sysctl
+for c in setup-mrrouting service-id discover; do
+	check "$c: an error block that is valid YAML, exit 161" sh -c \
+		"'$ctl' $c 10.0.0.1@tcp 2>'$work/e' >/dev/null; [ \$? -eq 161 ] && grep -q 'errno: -95' '$work/e'" &&
+		check "$c: valid YAML" yaml_ok "$work/e"
+done
+printf 'Missing nid argument\n' >"$work/dm"
+check "discover alone: the kernel's line on stdout, exit 255" out_err 255 "$work/dm" "$work/empty" discover
+check "discover -h: its help, exit 0" sh -c "'$ctl' discover -h | head -1 | grep -qx 'discover nid\[,nid,...\]'"
+# NID lists are parsed as the kernel's netlink commands do; their errors in
+# its yaml_lnet_print_error layout (libyaml, indent 6, "---" to "...").
+printf -- '---\nmanage:\n-     discover:\n      errno: -22\n      descr: "asterisk not allowed in nidstring"\n...\n' >"$work/ds"
+check "discover with an asterisk: parsed and refused as the kernel's, -22" out_err 234 "$work/empty" "$work/ds" discover -f '10.0.0.*@tcp'
+printf 'manage:\n    - discover:\n          errno: -95\n          descr: "discover: not supported by lnetd-pmd yet"\n' >"$work/ds"
+check "discover --force RANGE: parsed, then not supported yet (161)" out_err 161 "$work/empty" "$work/ds" discover --force '10.0.0.[1-2]@tcp'
+check "cpt-of-nid alone: its help, exit 234" sh -c \
+	"'$ctl' cpt-of-nid >'$work/o'; [ \$? -eq 234 ] && head -1 '$work/o' | grep -q '^ cpt-of-nid: '"
+
+printf '%-19s %-19s %-19s %-19s \n' quit exit help --help version --version list-commands \
+	--list-commands --ignore_errors ignore_errors add del >"$work/nl"
+printf '%-19s %-19s \n' show set >>"$work/nl"
+check "net list-commands: the words of that level, as the kernel's nested parser lists them" sh -c \
+	"'$ctl' net list-commands | cmp -s - '$work/nl' || { '$ctl' net list-commands | diff '$work/nl' -; exit 1; }"
+# Every command not built yet: its block is valid YAML on stderr, nothing on stdout, exit 161.
+for c in "route add" "route del" "route show" "routing show" "debug recovery --local" \
+	"debug peer --nid 1.2.3.4@tcp" "udsp add" "udsp del" "udsp show" "fault drop add" "fault delay show"; do
+	# shellcheck disable=SC2086
+	check "$c: not supported, valid YAML, exit 161" sh -c \
+		"'$ctl' $c >'$work/o' 2>'$work/e'; [ \$? -eq 161 ] && [ ! -s '$work/o' ] && grep -q 'errno: -95' '$work/e' && python3 -c 'import yaml,sys; list(yaml.safe_load_all(sys.stdin))' <'$work/e'"
+done
+# debug nidlist: the kernel's plain lines
+printf 'nidlist parsed to: 192.168.0.[1-3]@tcp\n192.168.0.2@tcp matches nidlist 192.168.0.[1-3]@tcp\n' >"$work/nl"
+check "debug nidlist RANGE NID: parsed and matched" out_err 0 "$work/nl" "$work/empty" debug nidlist "192.168.0.[1-3]@tcp" 192.168.0.2@tcp
+printf 'nidlist parsed to: 192.168.0.[1-3]@tcp\n192.168.0.9@tcp does not match nidlist 192.168.0.[1-3]@tcp\n' >"$work/nl"
+check "debug nidlist RANGE other: does not match" out_err 0 "$work/nl" "$work/empty" debug nidlist "192.168.0.[1-3]@tcp" 192.168.0.9@tcp
+printf 'Unable to parse nidlist from: 1.2.3@@tcp\n' >"$work/nl"
+check "debug nidlist bad: stderr, exit 234" out_err 234 "$work/empty" "$work/nl" debug nidlist 1.2.3@@tcp
+printf 'Missing nidlist argument\n' >"$work/nl"
+check "debug nidlist alone: exit 234" out_err 234 "$work/empty" "$work/nl" debug nidlist
+
+# --- with a daemon ---
+a=lnetd-cli-a-$$ b=lnetd-cli-b-$$
+ipa1=127.0.$(( $$ % 200 + 20 )).31
+ipa2=127.0.$(( $$ % 200 + 20 )).32
+ipb=127.0.$(( $$ % 200 + 20 )).33
+check "daemon $a starts" start_daemon "$a"
+pid_a=$pid
+check "daemon $b starts" start_daemon "$b"
+pid_b=$pid
+
+# The prompt fed from stdin: no prompt text off a terminal, prefixes, quit.
+check "prompt: 'gl sh' runs global show, 'quit' ends, exit 0" sh -c \
+	"printf 'gl show\nquit\nnet show\n' | '$ctl' --name '$a' >'$work/o' 2>'$work/e' && grep -q '^global:' '$work/o' && ! grep -q '^net:' '$work/o' && ! grep -q '> ' '$work/o'"
+check "prompt: a script stops at its first failing line with its exit status" sh -c \
+	"printf 'route show\nglobal show\n' | '$ctl' --name '$a' >'$work/o' 2>/dev/null; [ \$? -eq 161 ] && [ ! -s '$work/o' ]"
+check "prompt: ignore_errors goes on" sh -c \
+	"printf 'ignore_errors\nroute show\nglobal show\n' | '$ctl' --name '$a' >'$work/o' 2>/dev/null; [ \$? -eq 161 ] && grep -q '^global:' '$work/o'"
+check "prompt: an unknown word prints the usage, EOF ends with 0" sh -c \
+	"printf 'frob\n' | '$ctl' --name '$a' | grep -q '^usage: lnetctl'"
+check "prompt: an ambiguous prefix is named on stderr" sh -c \
+	"printf 's\n' | '$ctl' --name '$a' 2>&1 >/dev/null | grep -qx 'Ambiguous command .s.'"
+
+check "--name=NAME works as --name NAME" sh -c "'$ctl' --name='$a' global show | grep -q '^global:'"
+check "prompt: help net answers on stderr" sh -c \
+	"printf 'help net\n' | '$ctl' --name '$a' 2>&1 >/dev/null | grep -qx 'net: net {add | del | show | set | help}'"
+# cpt-of-nid: space-separated, commas, ranges
+check "cpt-of-nid N1 N2,N3 10.0.0.[4-5]@tcp: five NIDs" sh -c \
+	"'$ctl' --name '$a' cpt-of-nid 10.0.0.1@tcp 10.0.0.2@tcp,10.0.0.3@tcp '10.0.0.[4-5]@tcp' >'$work/o' && grep -c '^-   nid: 10.0.0.[1-5]@tcp$' '$work/o' | grep -qx 5"
+printf -- '---\nshow:\n-     cpt-of-nid:\n      errno: -22\n      descr: "\\"Unable to parse nidlist: invalid NID in nidstr\\""\n...\n' >"$work/cb"
+check "cpt-of-nid a bad NID: the netlink error block, -22" out_err 234 "$work/empty" "$work/cb" cpt-of-nid 10.0.0.1@tcp 1.2.3@tcp
+check "that block is valid YAML" yaml_ok "$work/cb"
+check "cpt-of-nid -h: help, exit 0" sh -c "'$ctl' --name '$a' cpt-of-nid -h | grep -q '^ cpt-of-nid: '"
+
+# Two NIs on A (same net), one on B; ping from each of A's NIs with --source.
+check "net add on $a: $ipa1" "$ctl" --name "$a" net add --net tcp --nid "$ipa1@tcp"
+check "net add on $a: $ipa2" "$ctl" --name "$a" net add --net tcp --nid "$ipa2@tcp"
+check "net add on $b: $ipb" "$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp"
+check "ping -s $ipa2@tcp (short option)" sh -c \
+	"'$ctl' --name '$a' ping -s '$ipa2@tcp' '$ipb@tcp' 2>'$work/e' | grep -q 'primary nid: $ipb@tcp' && [ ! -s '$work/e' ]"
+check "B knows A by $ipa2 only: the GET left from that NI" sh -c \
+	"'$ctl' --name '$b' peer show >'$work/o' && grep -q '$ipa2@tcp' '$work/o' && ! grep -q '$ipa1@tcp' '$work/o'"
+check "ping --source=$ipa1@tcp --timeout=2 (the = forms)" sh -c \
+	"'$ctl' --name '$a' ping --source='$ipa1@tcp' --timeout=2 '$ipb@tcp' | grep -q 'primary nid: $ipb@tcp'"
+check "B now knows $ipa1 too" sh -c "'$ctl' --name '$b' peer show | grep -q '$ipa1@tcp'"
+check "ping --source NID --timeout S (separate words)" sh -c \
+	"'$ctl' --name '$a' ping --source '$ipa1@tcp' --timeout 2 '$ipb@tcp' | grep -q 'primary nid: $ipb@tcp'"
+# The kernel's ping prints its failures with its results on stdout, under
+# "manage:", one document, and returns -1 when a NID failed.
+check "ping -t 1 a dead NID: its failure on stdout, nothing on stderr, exit 255" sh -c \
+	"'$ctl' --name '$a' ping -t 1 127.0.0.254@tcp >'$work/o' 2>'$work/e'; [ \$? -eq 255 ] && [ ! -s '$work/e' ] && grep -qx 'manage:' '$work/o' && grep -qx -- '- ping:' '$work/o' && grep -qx \"  descr: 'failed to ping 127.0.0.254@tcp: Connection refused'\" '$work/o'"
+check "that output is valid YAML" yaml_ok "$work/o"
+check "ping a range and a NID: the reply under ping:, both failures under manage:, one document" sh -c \
+	"'$ctl' --name '$a' ping -t 1 '127.0.0.[253-254]@tcp' '$ipb@tcp' >'$work/o' 2>'$work/e'; [ \$? -eq 255 ] && [ ! -s '$work/e' ] && [ \$(grep -c '^ping:' '$work/o') -eq 1 ] && [ \$(grep -c '^manage:' '$work/o') -eq 1 ] && [ \$(grep -c '^- ping:' '$work/o') -eq 2 ] && [ \$(grep -c '^- primary nid: $ipb@tcp' '$work/o') -eq 1 ] && [ \$(sed -n '/^manage:/=' '$work/o') -gt \$(sed -n '/^ping:/=' '$work/o') ]"
+check "that output is valid YAML too" yaml_ok "$work/o"
+printf -- '---\nmanage:\n-     ping:\n      errno: -22\n      descr: "source NID 10.9.9.9@tcp is not a NID of this node"\n...\n' >"$work/src"
+check "ping --source a NID not local: the request fails, its block on stderr, exit 234" out_err 234 "$work/empty" "$work/src" --name "$a" ping --source 10.9.9.9@tcp "$ipb@tcp"
+check "ping -h: its help on stdout, exit 0" sh -c "'$ctl' ping -h | head -1 | grep -qx 'ping nid\[,nid,...\]'"
+check "ping a NID with an asterisk: -22" fails_with -22 --name "$a" ping '10.0.0.*@tcp'
+check "capture start --file=F --net=tcp (the = forms), then stop" sh -c \
+	"'$ctl' --name '$a' capture start --file='$work/c.pcapng' --net=tcp && '$ctl' --name '$a' capture stop | grep -q 'file: $work/c.pcapng'"
+check "capture start --bogus: -22" fails_with -22 --name "$a" capture start --file "$work/d.pcapng" --bogus
+check "SIGTERM: $b exits 0" stop_daemon "$pid_b"
+check "SIGTERM: $a exits 0" stop_daemon "$pid_a"
+finish lnetctl_cli
