@@ -81,6 +81,61 @@ LNP_API int LNetNIFini(void);
 LNP_API int LNetGetId(unsigned int index, struct lnet_processid *id, bool large_nids);
 
 /**
+ * Distance to @p dstnid, as the kernel's LNetDist (its local_nid_dist_zero default).
+ * @param srcnid if not NULL, receives the local NID that reaches @p dstnid
+ *        (may be @p dstnid itself)
+ * @param order if not NULL, receives the kernel's order: 0 for 0@lo, 1 for
+ *        another local NID, else 2 + the position (0@lo first, NIs grouped by
+ *        net in the order the nets were added) of the first NI on its net
+ * @return 0 (one of our NIDs), 1 (on a local net), -EHOSTUNREACH (no local
+ *         NI on its net: routes come with routing), -EINVAL, -ENETDOWN
+ */
+LNP_API int LNetDist(const struct lnet_nid *dstnid, struct lnet_nid *srcnid, uint32_t *order);
+
+/**
+ * Replace @p nid by the primary NID of the peer it belongs to; left as it
+ * is for 0@lo, a NID no peer has, or when LNet is down. The kernel first
+ * discovers a peer that is not up to date (when discovery is on); this node
+ * answers with the primary it knows now.
+ */
+LNP_API void LNetPrimaryNID(struct lnet_nid *nid);
+
+/**
+ * Set @p nid to this node's primary NID: the first NI that is not 0@lo
+ * (first net added, its first NI), through LNetPrimaryNID(); left as it is
+ * when only 0@lo is up or LNet is down.
+ */
+LNP_API void LNetLocalPrimaryNID(struct lnet_nid *nid);
+
+/** True when @p nid is the NID of one of our NIs (0@lo included). */
+LNP_API bool LNetIsPeerLocal(const struct lnet_nid *nid);
+
+/**
+ * Whether the peer of @p nid is discovered, with the kernel's answers:
+ * @return 1 (discovered, or 0@lo), -EAGAIN (not yet: the peer is not up to
+ *         date), -EALREADY (being discovered), -EHOSTUNREACH (its ping
+ *         failed), -ENETRESET (LNet is down), -EINVAL (@p nid NULL)
+ */
+LNP_API int LNetPeerDiscovered(const struct lnet_nid *nid);
+
+/**
+ * The global discovery setting (lnetctl set discovery).
+ * @return 1 on, 0 off, -ENETDOWN when LNet is down
+ */
+LNP_API int LNetGetPeerDiscoveryStatus(void);
+
+/**
+ * Add peers for @p nids as the kernel's LNetAddPeer (what Lustre calls with
+ * a server's NIDs): 0@lo is skipped; with discovery off, so is every NID on
+ * a net we have no NI on, and each remaining NID becomes a non-Multi-Rail
+ * peer with its primary locked; with discovery on, the first NID becomes a
+ * Multi-Rail peer with its primary locked and each other NID a Multi-Rail
+ * peer of its own, for discovery to merge. A NID another peer has is left
+ * to that peer. Failures are logged (the kernel's call returns nothing).
+ */
+LNP_API void LNetAddPeer(const struct lnet_nid *nids, int num_nids);
+
+/**
  * Create a match entry (not yet in a match list: LNetMDAttach() inserts it).
  * @return the ME, or NULL with errno EINVAL (bad portal, or a unique match on
  *         a wildcard portal and vice versa: EPERM), ENOMEM, ENETDOWN
