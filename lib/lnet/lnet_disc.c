@@ -13,6 +13,7 @@
 #include "lnet_internal.h"
 
 #define NONE RT_FSM_NONE
+#define NO RT_FSM_NONE /* in the table, to keep its columns aligned */
 #define U LNET_DISC_UNDISCOVERED
 #define PG LNET_DISC_PING_SENT
 #define W LNET_DISC_WORK
@@ -23,18 +24,22 @@
 #define X LNET_DISC_DELETED
 #define M LNET_DISC_MERGED
 
-/* Rows are states; columns the events in enum lnet_disc_event's order. */
+/*
+ * Rows are states, columns the events in enum lnet_disc_event's order: send,
+ * discover, force, reply, reply_trunc, push, push_bad, ack, fail, timeout,
+ * local_ni, disc_off, disc_on, needs_push, uptodate, adopt, delete, merged.
+ */
 static const int8_t lnet_disc_table[LNET_DISC_NSTATES][LNET_DISC_NEVENTS] = {
-	/*            SEND  DISC  FORCE REPLY TRUNC PUSH  PBAD  ACK   FAIL  TMO   LNI   OFF   ON    NPUSH UPTD  ADOPT DEL   MERGED */
-	[U]  = {      PG,   PG,   PG,   NONE, NONE, W,    PG,   NONE, NONE, NONE, U,    N,    NONE, NONE, NONE, PG,   X,    M },
-	[PG] = {      PG,   PG,   NONE, W,    PG,   PG,   PG,   NONE, E,    E,    PG,   N,    NONE, NONE, NONE, PG,   X,    M },
-	[W]  = {      NONE, NONE, PG,   NONE, NONE, NONE, NONE, NONE, E,    NONE, NONE, N,    NONE, PS,   D,    NONE, NONE, NONE },
-	[PS] = {      PS,   PS,   NONE, NONE, NONE, PS,   PS,   W,    E,    E,    PS,   N,    NONE, NONE, NONE, PS,   X,    M },
-	[D]  = {      D,    D,    PG,   NONE, NONE, W,    PG,   NONE, NONE, NONE, W,    N,    NONE, NONE, NONE, D,    X,    M },
-	[N]  = {      N,    PG,   PG,   NONE, NONE, N,    NONE, NONE, NONE, NONE, N,    N,    U,    NONE, NONE, N,    X,    M },
-	[E]  = {      PG,   PG,   PG,   NONE, NONE, W,    PG,   NONE, NONE, NONE, E,    N,    NONE, NONE, NONE, PG,   X,    M },
-	[X]  = {      NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE },
-	[M]  = {      NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE },
+	/*       snd dsc frc rpl trn psh pbd ack fai tmo lni off on  npu upt adp del mrg */
+	[U]  = { PG, PG, PG, NO, NO, W,  PG, NO, NO, NO, U,  N,  NO, NO, NO, PG, X,  M  },
+	[PG] = { PG, PG, NO, W,  PG, PG, PG, NO, E,  E,  PG, N,  NO, NO, NO, PG, X,  M  },
+	[W]  = { NO, NO, PG, NO, NO, NO, NO, NO, E,  NO, NO, N,  NO, PS, D,  NO, NO, NO },
+	[PS] = { PS, PS, NO, NO, NO, PS, PS, W,  E,  E,  PS, N,  NO, NO, NO, PS, X,  M  },
+	[D]  = { D,  D,  PG, NO, NO, W,  PG, NO, NO, NO, W,  N,  NO, NO, NO, D,  X,  M  },
+	[N]  = { N,  PG, PG, NO, NO, N,  NO, NO, NO, NO, N,  N,  U,  NO, NO, N,  X,  M  },
+	[E]  = { PG, PG, PG, NO, NO, W,  PG, NO, NO, NO, E,  N,  NO, NO, NO, PG, X,  M  },
+	[X]  = { NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO },
+	[M]  = { NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO },
 };
 
 static const char *const lnet_disc_states[LNET_DISC_NSTATES] = {
@@ -270,7 +275,7 @@ disc_on_push(struct lnet_disc *d, enum lnet_disc_state from, const struct lnet_d
 
 	if (from == LNET_DISC_PING_SENT || from == LNET_DISC_PUSH_SENT ||
 	    from == LNET_DISC_NO_DISCOVERY) {
-		/* the step in flight (or nothing, discovery off) goes on; a refused push is re-pinged */
+		/* the step in flight goes on; a refused push means a re-ping after it */
 		if (next != NONE) {
 			d->reping = from != LNET_DISC_NO_DISCOVERY;
 		}

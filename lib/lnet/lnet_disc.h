@@ -139,7 +139,7 @@ struct lnet_disc;
 
 /** What the machine does; all called on the management lcore. */
 struct lnet_disc_ops {
-	/** GET the peer's ping info into a @p size byte buffer; the REPLY comes back with @p token. */
+	/** GET the peer's ping info into @p size bytes; its REPLY comes back with @p token. */
 	int (*send_ping)(struct lnet_disc *d, uint32_t token, uint32_t size);
 	/** PUT our ping info (seqno @p seqno) to the peer, ACK wanted, tagged @p token. */
 	int (*send_push)(struct lnet_disc *d, uint32_t token, uint32_t seqno);
@@ -206,8 +206,8 @@ struct lnet_disc_arg {
 
 extern const struct rt_fsm lnet_disc_fsm;
 
-void lnet_disc_node_init(struct lnet_disc_node *n, const struct lnet_disc_ops *ops,
-				 void *arg, uint64_t timeout);
+void lnet_disc_node_init(struct lnet_disc_node *n, const struct lnet_disc_ops *ops, void *arg,
+			 uint64_t timeout);
 void lnet_disc_init(struct lnet_disc_node *n, struct lnet_disc *d, void *peer);
 
 /** The one place a peer's discovery state changes: by the table, logged, counted. */
@@ -217,16 +217,16 @@ int lnet_disc_set_state(struct lnet_disc *d, enum lnet_disc_event ev);
  * Apply @p ev and its actions, then the decisions they lead to.
  * @return 0, or -EINVAL when the table refuses @p ev in the current state
  */
-int lnet_disc_fire(struct lnet_disc *d, enum lnet_disc_event ev,
-			   const struct lnet_disc_arg *a, uint64_t now);
+int lnet_disc_fire(struct lnet_disc *d, enum lnet_disc_event ev, const struct lnet_disc_arg *a,
+		   uint64_t now);
 
 /** A message wants the peer: LNET_DISC_PASS, LNET_DISC_HOLD or -errno (fail it). */
 int lnet_disc_send(struct lnet_disc *d, uint64_t now);
 /** `lnetctl discover` (@p force: ping even a discovered peer); -EBUSY while one runs. */
 int lnet_disc_discover(struct lnet_disc *d, bool force, uint64_t now);
-/** The REPLY of ping @p token: @p status < 0 (error event) or validated @p data. -ESTALE when late. */
+/** REPLY of ping @p token: @p status < 0 (error event) or validated @p data; -ESTALE if late. */
 int lnet_disc_reply(struct lnet_disc *d, uint32_t token, int status,
-			    const struct lnet_disc_data *data, uint64_t now);
+		    const struct lnet_disc_data *data, uint64_t now);
 /** A push from the peer: validated @p data, or NULL when it was corrupt or truncated. */
 int lnet_disc_push(struct lnet_disc *d, const struct lnet_disc_data *data, uint64_t now);
 /** The ACK (status 0) or failure of our push @p token; -ESTALE when none is in flight. */

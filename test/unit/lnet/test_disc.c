@@ -165,7 +165,7 @@ put_in(struct lnet_disc *d, enum lnet_disc_state st)
 #define X LNET_DISC_DELETED
 #define M LNET_DISC_MERGED
 
-/* One transition cell: the table's next state, where the decisions end, and the actions in order. */
+/* A transition cell: the table's next state, where the decisions end, the actions in order. */
 struct cell {
 	int from;
 	int ev;
@@ -308,7 +308,7 @@ cell_of(unsigned int st, unsigned int ev)
 	return NULL;
 }
 
-/* Every cell through lnet_disc_fire: the actions in order and the end state; refusals do nothing. */
+/* Every cell through lnet_disc_fire: actions in order and the end state; refusals do nothing. */
 static void
 test_every_cell_actions(void **state)
 {
@@ -627,7 +627,7 @@ test_race_discovery_off_while_discovering(void **state)
 	assert_string_equal(g.log, "ping:272 arm:1017");
 }
 
-/* Data the peer table refuses (NIDs of another peer, ...) fails the discovery, table untouched after. */
+/* Data the peer table refuses (NIDs of another peer...) fails the discovery. */
 static void
 test_merge_refused_fails(void **state)
 {
