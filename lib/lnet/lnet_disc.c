@@ -144,6 +144,7 @@ disc_ping(struct lnet_disc *d, uint64_t now, struct lnet_disc_arg *follow)
 
 	d->ping_token = disc_token(d->node);
 	d->reping = false;
+	d->push_during_ping = false;
 	rc = d->node->ops->send_ping(d, d->ping_token, d->ping_size);
 	if (rc < 0) {
 		d->ping_token = 0;
@@ -187,14 +188,19 @@ disc_fail(struct lnet_disc *d, int error)
 	d->node->ops->fail_held(d, error);
 }
 
-/* A reply older than what a push gave is ignored; a push must be newer. */
+/*
+ * Which data is newer: a push is always taken as new (a peer that rebooted
+ * starts its seqno again, as the kernel assumes); a ping's reply loses only
+ * to a push merged while that ping was out with a seqno at least as high --
+ * the reply was built before the push.
+ */
 static bool
 disc_data_is_new(const struct lnet_disc *d, const struct lnet_disc_data *data, bool push)
 {
-	if (!d->have_peer_seqno) {
+	if (push || !d->push_during_ping) {
 		return true;
 	}
-	return push ? data->seqno > d->peer_seqno : data->seqno >= d->peer_seqno;
+	return data->seqno > d->peer_seqno;
 }
 
 /*
@@ -218,8 +224,13 @@ disc_merge(struct lnet_disc *d, const struct lnet_disc_data *data, bool push,
 		follow->error = rc;
 		return LNET_DISC_EV_FAIL;
 	}
+	if (d->have_peer_seqno && data->seqno < d->peer_seqno) {
+		LNET_LOG(DEBUG, "discovery %s: seqno %u after %u, peer restarted?", d->name,
+			 data->seqno, d->peer_seqno);
+	}
 	d->peer_seqno = data->seqno;
 	d->have_peer_seqno = true;
+	d->push_during_ping = push; /* sending a ping clears it */
 	return NONE;
 }
 

@@ -29,9 +29,9 @@
  *   SEND        U,E->PG ping+arm (hold) | PG,PS hold | D,N pass
  *   DISCOVER    U,E,N->PG ping+arm | PG,PS,D stay
  *   FORCE       U,E,N,D->PG ping+arm | W->PG ping+arm (decision)
- *   REPLY       PG->W cancel, merge if not older   (then W decides)
+ *   REPLY       PG->W cancel, merge unless a newer push came (then W decides)
  *   REPLY_TRUNC PG->PG cancel, ping(size the reply announced)+arm
- *   PUSH        U,D,E->W merge if newer | PG,PS,N stay, merge if newer
+ *   PUSH        U,D,E->W merge | PG,PS,N stay, merge
  *   PUSH_BAD    U,D,E->PG ping+arm | PG,PS stay, re-ping after
  *   ACK         PS->W cancel, note the seqno the peer now has
  *   FAIL        PG,PS->E cancel, fail held | W->E fail held (merge refused)
@@ -44,9 +44,10 @@
  *   ADOPT       U,E->PG ping+arm | PG,PS stay | D,N release
  *   DELETE      U,PG,PS,D,N,E->X cancel, fail held (-EHOSTUNREACH)
  *   MERGED      U,PG,PS,D,N,E->M cancel, move held to the survivor
- * Sequence numbers: a push not newer than the peer data we hold is ignored,
- * a reply older than it too (the ping still completes): a push that arrives
- * during a ping wins over the ping's older reply.
+ * Sequence numbers: a push that arrives during a ping wins over that ping's
+ * reply when the reply's seqno is not higher (the reply is ignored, the ping
+ * still completes). Otherwise the last data received is merged, even with a
+ * lower seqno: the peer restarted (the kernel does the same).
  *
  * Wiring (everything here runs on the management lcore, which owns every
  * lnet_disc; data lcores hand it what they see and never call in):
@@ -158,7 +159,7 @@ struct lnet_disc_stats {
 	uint64_t stale_reply;  /**< REPLY of no ping in flight (late, or of an earlier ping) */
 	uint64_t stale_ack;    /**< ACK of no push in flight */
 	uint64_t stale_timer;  /**< timer with nothing armed, or before its deadline */
-	uint64_t old_data;     /**< ping/push data not newer than what was merged */
+	uint64_t old_data;     /**< ping replies older than a push received during the ping */
 	uint64_t too_big;      /**< reply announcing more than ping_max bytes */
 };
 
@@ -187,6 +188,7 @@ struct lnet_disc {
 	uint32_t node_seqno;       /**< our seqno the peer has ACKed */
 	uint32_t pushed_seqno;     /**< our seqno in the push in flight */
 	bool have_peer_seqno;
+	bool push_during_ping;     /**< peer_seqno came from a push while the ping was out */
 	bool multi_rail;           /**< the peer said MULTI_RAIL */
 	bool peer_discovery;       /**< the peer said DISCOVERY */
 	bool reping;               /**< ping again once the step in flight ends */

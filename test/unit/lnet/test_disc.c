@@ -451,11 +451,70 @@ test_race_push_during_ping(void **state)
 	assert_string_equal(g.log, "cancel push:1 arm:1012");
 	assert_int_equal(node.stats.old_data, 1);
 	assert_int_equal(peer_a.peer_seqno, 8);
-	/* a push repeating what we have is ignored too */
+	/* a reply with the push's own seqno is no newer either */
+	assert_int_equal(lnet_disc_ack(&peer_a, g.last_push_token, 0, NOW + 3), 0);
+	assert_int_equal(lnet_disc_discover(&peer_a, true, NOW + 4), 0);
+	lnet_disc_push(&peer_a, &push, NOW + 5);
+	clear_log();
+	assert_int_equal(lnet_disc_reply(&peer_a, g.last_ping_token, 0, &push, NOW + 6), 0);
+	assert_string_equal(g.log, "cancel release");
+	assert_int_equal(node.stats.old_data, 2);
+	/* outside a ping, a push is always merged (the kernel takes every push as new) */
 	clear_log();
 	assert_int_equal(lnet_disc_push(&peer_a, &push, NOW + 3), 0);
-	assert_string_equal(g.log, "");
+	assert_string_equal(g.log, "merge:8 release");
 	assert_int_equal(node.stats.old_data, 2);
+}
+
+/* A reply built after the push (higher seqno) is the newer one: merged. */
+static void
+test_reply_newer_than_push_during_ping(void **state)
+{
+	struct lnet_disc_data push = mr7;
+	struct lnet_disc_data reply = mr7;
+
+	(void)state;
+	push.seqno = 8;
+	reply.seqno = 9;
+	lnet_disc_send(&peer_a, NOW);
+	lnet_disc_push(&peer_a, &push, NOW + 1);
+	clear_log();
+	assert_int_equal(lnet_disc_reply(&peer_a, g.last_ping_token, 0, &reply, NOW + 2), 0);
+	assert_string_equal(g.log, "cancel merge:9 push:1 arm:1012");
+	assert_int_equal(node.stats.old_data, 0);
+	assert_int_equal(peer_a.peer_seqno, 9);
+}
+
+/* The peer restarted: its seqno starts again lower, and its data is still taken. */
+static void
+test_peer_restart_lower_seqno(void **state)
+{
+	struct lnet_disc_data before = mr7;
+	struct lnet_disc_data after = mr7;
+
+	(void)state;
+	before.seqno = 40;
+	after.seqno = 2;
+	lnet_disc_send(&peer_a, NOW);
+	lnet_disc_reply(&peer_a, g.last_ping_token, 0, &before, NOW);
+	lnet_disc_ack(&peer_a, g.last_push_token, 0, NOW);
+	assert_int_equal(peer_a.peer_seqno, 40);
+	lnet_disc_discover(&peer_a, true, NOW + 1);
+	clear_log();
+	assert_int_equal(lnet_disc_reply(&peer_a, g.last_ping_token, 0, &after, NOW + 2), 0);
+	assert_string_equal(g.log, "cancel merge:2 release");
+	assert_int_equal(peer_a.peer_seqno, 2);
+	clear_log();
+	after.seqno = 1;
+	assert_int_equal(lnet_disc_push(&peer_a, &after, NOW + 3), 0);
+	assert_string_equal(g.log, "merge:1 release");
+	assert_int_equal(peer_a.peer_seqno, 1);
+	/* that push came before the next ping: its reply is merged even at the same seqno */
+	assert_int_equal(lnet_disc_discover(&peer_a, true, NOW + 4), 0);
+	clear_log();
+	assert_int_equal(lnet_disc_reply(&peer_a, g.last_ping_token, 0, &after, NOW + 5), 0);
+	assert_string_equal(g.log, "cancel merge:1 release");
+	assert_int_equal(node.stats.old_data, 0);
 }
 
 /* Seed 002: the reply comes after its timeout: ignored; the next message pings anew. */
@@ -743,6 +802,8 @@ main(void)
 		cmocka_unit_test_setup(test_non_mr_peer_no_push, setup),
 		cmocka_unit_test_setup(test_local_change_pushes_mr_peer, setup),
 		cmocka_unit_test_setup(test_race_push_during_ping, setup),
+		cmocka_unit_test_setup(test_reply_newer_than_push_during_ping, setup),
+		cmocka_unit_test_setup(test_peer_restart_lower_seqno, setup),
 		cmocka_unit_test_setup(test_race_reply_after_timeout, setup),
 		cmocka_unit_test_setup(test_race_truncated_reply_repings, setup),
 		cmocka_unit_test_setup(test_race_two_peers_merged, setup),
