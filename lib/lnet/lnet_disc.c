@@ -217,7 +217,8 @@ disc_merge(struct lnet_disc *d, const struct lnet_disc_data *data, bool push,
 		d->node->stats.old_data++;
 		return NONE;
 	}
-	d->multi_rail = data->multi_rail;
+	/* lnet-facts §9.3: Multi-Rail only when both ends run discovery */
+	d->multi_rail = data->multi_rail && data->discovery && d->node->enabled;
 	d->peer_discovery = data->discovery;
 	rc = d->node->ops->merge(d, data);
 	if (rc < 0) {
@@ -238,8 +239,7 @@ disc_merge(struct lnet_disc *d, const struct lnet_disc_data *data, bool push,
 static bool
 disc_needs_push(const struct lnet_disc *d)
 {
-	return d->multi_rail && d->peer_discovery && d->node->enabled &&
-	       d->node_seqno < d->node->local_seqno;
+	return d->multi_rail && d->node->enabled && d->node_seqno < d->node->local_seqno;
 }
 
 /* The discovery loop's choice after a step, in the kernel's order. */

@@ -68,6 +68,21 @@
  * release_held() resends the queued messages (selection runs again with the
  * new NIDs); fail_held() finalizes them with the error; move_held() splices
  * one peer's queue onto the survivor's.
+ *
+ * Verification: a peer made by `peer add` starts in U like one met by
+ * traffic when discovery is on; its first message or `discover` pings it,
+ * and the caller's merge() applies the configured-peer rules of seed 000 /
+ * lnet-facts §9.4 (configured NIDs kept, primary locked, a configured
+ * non-MR flag kept: merge() may clear d->multi_rail, set from the data just
+ * before: Multi-Rail only when the data says so, both ends run discovery).
+ * Bad data (wrong magic, impossible count, repeated NIDs...) is refused by
+ * the caller's validation before any call here: a bad reply is reported as
+ * status < 0, a bad push as NULL data; merge() returning < 0 (NIDs of
+ * another peer) fails the discovery without touching the state of others.
+ * Tokens: the caller keeps the token with the ping's or push's MD
+ * (user_ptr) and hands it back with the event, so a late REPLY or ACK is
+ * told from the current one; timers need no token (lnet_disc_timer checks
+ * the deadline and that one is armed).
  */
 #ifndef LNET_DISC_H
 #define LNET_DISC_H

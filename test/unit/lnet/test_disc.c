@@ -32,7 +32,7 @@ static struct {
 	struct lnet_disc *moved_to;
 } g;
 
-static void
+static void __attribute__((format(printf, 1, 2)))
 logf_(const char *fmt, ...)
 {
 	size_t len = strlen(g.log);
@@ -404,6 +404,26 @@ test_non_mr_peer_no_push(void **state)
 	assert_int_equal(peer_a.state, D);
 }
 
+/* A Multi-Rail peer that runs without discovery is not taken as Multi-Rail, nor pushed. */
+static void
+test_peer_without_discovery_not_mr(void **state)
+{
+	struct lnet_disc_data nodisc = mr7;
+
+	(void)state;
+	nodisc.discovery = false;
+	lnet_disc_send(&peer_a, NOW);
+	clear_log();
+	assert_int_equal(lnet_disc_reply(&peer_a, g.last_ping_token, 0, &nodisc, NOW), 0);
+	assert_string_equal(g.log, "cancel merge:7 release");
+	assert_false(peer_a.multi_rail);
+	assert_false(peer_a.peer_discovery);
+	lnet_disc_node_local_changed(&node, 2);
+	clear_log();
+	assert_int_equal(lnet_disc_local_changed(&peer_a, NOW), 0);
+	assert_string_equal(g.log, "release");
+}
+
 /* s1_04/s1_05: our NI list changes, every discovered MR peer is pushed the new seqno. */
 static void
 test_local_change_pushes_mr_peer(void **state)
@@ -677,6 +697,7 @@ test_race_discovery_off_while_discovering(void **state)
 	assert_int_equal(lnet_disc_reply(&peer_b, g.last_ping_token, 0, &mr7, NOW + 5), 0);
 	assert_string_equal(g.log, "cancel merge:7 release");
 	assert_int_equal(peer_b.state, N);
+	assert_false(peer_b.multi_rail); /* discovery off here: not Multi-Rail (s2_01) */
 	/* on again (s2_02): the next message discovers */
 	lnet_disc_node_enable(&node, true);
 	assert_int_equal(lnet_disc_enable(&peer_a, true, NOW + 6), 0);
@@ -800,6 +821,7 @@ main(void)
 		cmocka_unit_test_setup(test_every_cell_actions, setup),
 		cmocka_unit_test_setup(test_first_message_mr_peer, setup),
 		cmocka_unit_test_setup(test_non_mr_peer_no_push, setup),
+		cmocka_unit_test_setup(test_peer_without_discovery_not_mr, setup),
 		cmocka_unit_test_setup(test_local_change_pushes_mr_peer, setup),
 		cmocka_unit_test_setup(test_race_push_during_ping, setup),
 		cmocka_unit_test_setup(test_reply_newer_than_push_during_ping, setup),
