@@ -344,6 +344,10 @@ static void
 disc_on_merged(struct lnet_disc *d, struct lnet_disc *survivor)
 {
 	disc_end_step(d);
+	if (survivor == NULL) { /* no one to take the messages */
+		disc_fail(d, -EHOSTUNREACH);
+		return;
+	}
 	survivor->held += d->held;
 	d->held = 0;
 	d->node->ops->move_held(d, survivor);
@@ -357,13 +361,12 @@ static int
 disc_act(struct lnet_disc *d, enum lnet_disc_state from, enum lnet_disc_event ev,
 	 const struct lnet_disc_arg *a, uint64_t now, struct lnet_disc_arg *follow)
 {
-	bool starts_ping = from == U || from == E || from == D || from == N || from == W;
-
 	switch (ev) {
 	case LNET_DISC_EV_SEND:
 	case LNET_DISC_EV_DISCOVER:
 	case LNET_DISC_EV_FORCE:
-		return d->state == PG && starts_ping ? disc_ping(d, now, follow) : NONE;
+		/* into PG from elsewhere: a new ping; PG to PG: the one out goes on */
+		return d->state == PG && from != PG ? disc_ping(d, now, follow) : NONE;
 	case LNET_DISC_EV_REPLY:
 		return disc_on_reply(d, a, follow);
 	case LNET_DISC_EV_REPLY_TRUNC:

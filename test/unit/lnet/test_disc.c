@@ -624,6 +624,11 @@ test_race_two_peers_merged(void **state)
 	assert_string_equal(g.log, "");
 	assert_int_equal(lnet_disc_merge(&peer_b, &peer_a, NOW + 4), -EINVAL);
 	assert_int_equal(lnet_disc_merge(&peer_b, &peer_b, NOW + 4), -EINVAL);
+	/* merged with no survivor named: its messages fail rather than vanish */
+	clear_log();
+	assert_int_equal(lnet_disc_fire(&peer_b, LNET_DISC_EV_MERGED, NULL, NOW + 5), 0);
+	assert_string_equal(g.log, "fail:-113");
+	assert_int_equal(peer_b.state, M);
 }
 
 /* Merged into a survivor still under discovery: the messages wait for its end. */
