@@ -258,19 +258,6 @@ lnet_merge_in_peer(const struct lnet_merge_peer *peer, const struct lnet_nid *ni
 	return false;
 }
 
-static bool
-lnet_merge_listed(const struct lnet_merge_proposal *p, const struct lnet_nid *nid)
-{
-	unsigned int i;
-
-	for (i = 0; i < p->nnids; i++) {
-		if (lnet_nid_same(&p->nids[i].nid, nid)) {
-			return true;
-		}
-	}
-	return false;
-}
-
 /* Ops so far of @type taken from peer @from. */
 static unsigned int
 lnet_merge_count_from(const struct lnet_merge_ctx *c, enum lnet_merge_op_type type,
@@ -285,14 +272,37 @@ lnet_merge_count_from(const struct lnet_merge_ctx *c, enum lnet_merge_op_type ty
 	return n;
 }
 
-/* NIDs the peer has on @nid's net now or once the ops so far are applied. */
+static bool
+lnet_merge_listed(const struct lnet_merge_proposal *p, const struct lnet_nid *nid)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nnids; i++) {
+		if (lnet_nid_same(&p->nids[i].nid, nid)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The peer keeps a NID on @nid's net once the plan is applied. Unlike the
+ * kernel (which adds before it deletes, so a NID about to go still blocks
+ * its net for a round), NIDs the data no longer lists do not count, except
+ * the primary, which stays: one round of discovery settles the peer.
+ */
 static bool
 lnet_merge_has_net(const struct lnet_merge_ctx *c, const struct lnet_nid *nid)
 {
 	unsigned int i;
 
 	for (i = 0; i < c->peer->nnids; i++) {
-		if (lnet_nid_same_net(&c->peer->nids[i], nid)) {
+		const struct lnet_nid *have = &c->peer->nids[i];
+
+		if (!lnet_merge_listed(c->p, have) && !lnet_nid_same(have, &c->plan->primary)) {
+			continue;
+		}
+		if (lnet_nid_same_net(have, nid)) {
 			return true;
 		}
 	}

@@ -802,6 +802,50 @@ test_plan_non_mr_one_nid_per_net(void **state)
 	assert_int_equal(pl.cnt.not_mr_peer, 1);
 }
 
+static struct lnet_nid
+tcp1(uint32_t addr)
+{
+	struct lnet_nid nid;
+
+	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(LNET_LND_SOCK, 1), addr), &nid);
+	return nid;
+}
+
+/*
+ * A non-MR peer's NID on tcp1 replaced by another one: the one going does
+ * not block its net (the kernel adds before it deletes and needs a second
+ * round for this).
+ */
+static void
+test_plan_non_mr_net_freed_by_removal(void **state)
+{
+	struct lnet_ping_entry nis[2] = {
+		{ .nid = lnp_tcp_nid(A12), .status = LNET_NI_STATUS_UP },
+		{ .nid = tcp1(B12), .status = LNET_NI_STATUS_UP },
+	};
+	struct lnet_ping_src src = { LNET_PING_FEAT_DISCOVERY, 12345, 4, nis, 2 };
+	struct table t = { 0 };
+	struct prop pr = { 0 };
+	struct planned pl = { 0 };
+	struct tpeer *p = table_add(&t, 1, A12, 0);
+	struct lnet_merge_peer v;
+	uint8_t b[64];
+	size_t n;
+
+	(void)state;
+	p->nids[p->n++] = tcp1(C13);
+	v = view(p);
+	assert_int_equal(lnet_ping_info_encode(&src, b, sizeof(b), &n), 0);
+	proposal_of(&pr, b, n);
+	assert_int_equal(plan_for(&pl, &pr, &v, &t), 0);
+	assert_int_equal(pl.plan.nops, 3);
+	assert_op(&pl, 0, LNET_MERGE_OP_UPDATE, A12);
+	assert_int_equal(pl.ops[1].type, LNET_MERGE_OP_ADD);
+	assert_true(lnet_nid_same(&pl.ops[1].nid, &nis[1].nid));
+	assert_int_equal(pl.ops[2].type, LNET_MERGE_OP_REMOVE);
+	assert_int_equal(pl.cnt.non_mr_net, 0);
+}
+
 /* The peer of this node (primary 0@lo) takes the data's primary. */
 static void
 test_plan_self_peer(void **state)
@@ -898,6 +942,7 @@ main(void)
 		cmocka_unit_test(test_plan_own_locked_primary_stays),
 		cmocka_unit_test(test_plan_discovery_off_status_only),
 		cmocka_unit_test(test_plan_non_mr_one_nid_per_net),
+		cmocka_unit_test(test_plan_non_mr_net_freed_by_removal),
 		cmocka_unit_test(test_plan_self_peer),
 		cmocka_unit_test(test_plan_want_primary),
 		cmocka_unit_test(test_plan_no_room),
