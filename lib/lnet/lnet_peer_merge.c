@@ -15,7 +15,7 @@
 static const char *const lnet_merge_errs[LNET_MERGE_EMAX] = {
 	[LNET_MERGE_OK] = "ok",
 	[LNET_MERGE_TRUNCATED] = "truncated: re-ping with a bigger buffer",
-	[LNET_MERGE_ESHORT] = "shorter than a ping info header",
+	[LNET_MERGE_ESHORT] = "shorter than a ping info header or than it declares",
 	[LNET_MERGE_EMAGIC] = "bad ping info magic",
 	[LNET_MERGE_EFEATURES] = "NI_STATUS feature missing or unknown feature bit",
 	[LNET_MERGE_ENNIS] = "NID count or size beyond the limit",
@@ -179,12 +179,13 @@ lnet_merge_propose(const struct lnet_merge_input *in, struct lnet_merge_proposal
 	p->nnids = 0;
 	p->need = 0;
 	p->primary = LNET_ANY_NID;
-	if (p->cap > LNET_INTERFACES_MAX_DEFAULT) {
+	if (p->nids == NULL) {
+		p->cap = 0; /* no room: any NID is too many */
+	} else if (p->cap > LNET_INTERFACES_MAX_DEFAULT) {
 		p->cap = LNET_INTERFACES_MAX_DEFAULT; /* more would not fit a ping buffer */
 	}
 	max_nis = p->cap + 1; /* the decoder counts 0@lo */
-	wrc = lnet_ping_info_decode(in->buf, in->mlength, max_nis, &d,
-				    p->cap != 0 ? p->nids : NULL, p->nids != NULL ? p->cap : 0);
+	wrc = lnet_ping_info_decode(in->buf, in->mlength, max_nis, &d, p->nids, p->cap);
 	if (wrc != 0 && wrc != -LNET_WIRE_ESHORT && wrc != -LNET_WIRE_ESIZE) {
 		return lnet_merge_count(cnt, lnet_merge_from_wire(wrc));
 	}
@@ -194,9 +195,6 @@ lnet_merge_propose(const struct lnet_merge_input *in, struct lnet_merge_proposal
 	}
 	if (wrc != 0) {
 		return lnet_merge_count(cnt, lnet_merge_from_wire(wrc));
-	}
-	if (p->nids == NULL && d.nnis_total != 0) {
-		return lnet_merge_count(cnt, LNET_MERGE_ENNIS); /* no room at all */
 	}
 	lnet_merge_fill(p, &d);
 	rc = lnet_merge_check_nids(p);
