@@ -20,6 +20,15 @@
  *
  * The management lcore applies a plan; nothing here changes the table.
  * Every refusal has a reason and a counter in the caller's struct.
+ *
+ * Applying a plan (the wiring's part): ops in order (TAKE_PEER deletes
+ * peer `from` with all its NIDs, then attaches the NID); then the primary
+ * (first peer net, first peer NI, as the kernel orders them), the lock and
+ * its timestamp, Multi-Rail; BAD_CONFIG on both peers when bad_config. On
+ * HANDOFF: the target peer inherits MULTI_RAIL and clears NO_DISCOVERY if
+ * this peer has them, then is planned with handed_off set. STATUS_ONLY
+ * plans may still hold the ops that take the data's primary (the kernel's
+ * set_primary_nid runs before it looks at discovery).
  */
 #ifndef LNET_PEER_MERGE_H
 #define LNET_PEER_MERGE_H
