@@ -149,6 +149,40 @@ ut_lnd_recv_arrived(struct lnet_ni *ni, void *private, struct lnet_msg *msg, uns
 	return 0;
 }
 
+/*
+ * An LND that needs no wire: startup and shutdown do nothing and a send
+ * completes at once. For tests of configuration (several NIs on one net).
+ */
+static inline int
+ut_lnd_startup_nothing(struct lnet_ni *ni)
+{
+	(void)ni;
+	return 0;
+}
+
+static inline void
+ut_lnd_shutdown_nothing(struct lnet_ni *ni)
+{
+	(void)ni;
+}
+
+static inline int
+ut_lnd_send_done(struct lnet_ni *ni, struct lnet_msg *msg)
+{
+	(void)ni;
+	lnet_finalize(msg, 0);
+	return 0;
+}
+
+/* Defines and registers @p ops, such an LND named @p name of network type @p type. */
+#define UT_LND_NO_WIRE(ops, lnd_name, lnd_type)                                                   \
+	static const struct lnet_lnd_ops ops = {                                                   \
+		.name = (lnd_name), .type = (lnd_type), .startup = ut_lnd_startup_nothing,         \
+		.shutdown = ut_lnd_shutdown_nothing, .send = ut_lnd_send_done,                     \
+		.recv = ut_lnd_recv_arrived,                                                       \
+	};                                                                                         \
+	LNET_LND_REGISTER(ops)
+
 struct ut_parse {
 	struct lnet_ni *ni;
 	struct lnet_hdr hdr;

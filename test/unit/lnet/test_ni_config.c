@@ -8,32 +8,7 @@
 #include "lnet_ut.h"
 #include "lnp_test_nid.h"
 
-static int
-t_startup(struct lnet_ni *ni)
-{
-	(void)ni;
-	return 0;
-}
-
-static void
-t_shutdown(struct lnet_ni *ni)
-{
-	(void)ni;
-}
-
-static int
-t_send(struct lnet_ni *ni, struct lnet_msg *msg)
-{
-	(void)ni;
-	lnet_finalize(msg, 0);
-	return 0;
-}
-
-static const struct lnet_lnd_ops t_ops = {
-	.name = "cfg", .type = 0xfc, .startup = t_startup, .shutdown = t_shutdown,
-	.send = t_send, .recv = ut_lnd_recv_arrived,
-};
-LNET_LND_REGISTER(t_ops)
+UT_LND_NO_WIRE(t_ops, "cfg", 0xfc)
 
 /* <addr>@ on t_ops' network type: lnet_ctl_ni_add() finds the LND by it. */
 static struct lnet_nid
