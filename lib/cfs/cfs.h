@@ -172,6 +172,15 @@ LNP_API int cfs_cpt_table_print(const struct cfs_cpt_table *t, char *buf, size_t
 /** "0\t: 0:10 1:20\n...": length or -ENOSPC. */
 LNP_API int cfs_cpt_distance_print(const struct cfs_cpt_table *t, char *buf, size_t len);
 
+/**
+ * NUMA node of network interface @p ifname's device, as the kernel's
+ * dev_to_node() gives it: <sysfs>/class/net/IF/device/numa_node, -1 when
+ * the interface has no device (veth, lo, dummy, bridges), the node is not
+ * known, or the file cannot be read. @p sysfs: NULL for "/sys" (tests give
+ * a tree of their own).
+ */
+LNP_API int cfs_if_numa_node(const char *sysfs, const char *ifname);
+
 /** CPT a NID belongs to among @p ncpts (0 when ncpts <= 1). Deterministic. */
 LNP_API unsigned int lnet_nid_cpt_hash(const struct lnet_nid *nid, unsigned int ncpts);
 

@@ -508,3 +508,42 @@ lnet_nid_cpt_hash(const struct lnet_nid *nid, unsigned int ncpts)
 	}
 	return (unsigned int)((key >> 32) % ncpts);
 }
+
+/* An interface name that cannot climb out of class/net (no '/', not "." or ".."). */
+static bool
+cfs_ifname_is_plain(const char *ifname)
+{
+	return ifname != NULL && ifname[0] != '\0' && strchr(ifname, '/') == NULL &&
+	       strcmp(ifname, ".") != 0 && strcmp(ifname, "..") != 0;
+}
+
+int
+cfs_if_numa_node(const char *sysfs, const char *ifname)
+{
+	char path[512];
+	char line[32];
+	char *end;
+	long node;
+	FILE *f;
+
+	if (!cfs_ifname_is_plain(ifname) ||
+	    (size_t)snprintf(path, sizeof(path), "%s/class/net/%s/device/numa_node",
+			     sysfs != NULL ? sysfs : "/sys", ifname) >= sizeof(path)) {
+		return -1;
+	}
+	f = fopen(path, "r");
+	if (f == NULL) {
+		return -1; /* no device behind it: a virtual interface */
+	}
+	if (fgets(line, sizeof(line), f) == NULL) {
+		line[0] = '\0';
+	}
+	fclose(f);
+	errno = 0;
+	node = strtol(line, &end, 10);
+	if (end == line || (*end != '\0' && *end != '\n') || errno != 0 || node < -1 ||
+	    node > 4096) {
+		return -1;
+	}
+	return (int)node;
+}

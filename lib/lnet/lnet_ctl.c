@@ -54,7 +54,7 @@ lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ct
 	o->peer_credits = ni->tun.peer_tx_credits;
 	o->peer_buffer_credits = ni->tun.peer_rtr_credits;
 	o->credits = ni->tun.max_tx_credits;
-	o->dev_cpt = ni->any_cpt ? 0 : -1;
+	o->dev_cpt = ni->any_cpt ? 0 : ni->dev_cpt;
 	lnet_ctl_cpts_str(ln, ni, o->cpts, sizeof(o->cpts));
 	memcpy(o->ifname, ni->ifname, sizeof(o->ifname));
 	if (ni->lnd->tunables != NULL && ni->started) {

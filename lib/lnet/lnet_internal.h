@@ -199,6 +199,7 @@ struct lnet_ni {
 	int health_value;         /* health issue: lo 0, others LNET_MAX_HEALTH_VALUE */
 	struct lnet_ni_tunables tun;
 	char ifname[LNET_CTL_IFNAMSIZ];
+	int dev_cpt;              /* CPT of the device's NUMA node, -1 (CFS_CPT_ANY) unknown */
 	struct lnet_tx_queue tq;  /* owned by cpt */
 	struct lnet_msg_stats *stats; /* ncpts slots, slot i written by CPT i only */
 	void *lnd_data;
@@ -502,6 +503,13 @@ void lnet_ni_table_destroy(struct lnet *ln);
 void lnet_ni_shutdown_all(struct lnet *ln);
 int lnet_ni_shutdown_on_cpt(void *ni);
 struct lnet_ni *lnet_ni_find_by_net(struct lnet *ln, uint32_t net);
+/*
+ * NUMA distance from CPT @p md_cpt (where a message's memory is) to @p
+ * ni's device, as selection ranks local NIs: the largest distance when
+ * either CPT is unknown, and every distance below numa_range counted as
+ * numa_range, so NIs within range are equal.
+ */
+unsigned int lnet_ni_distance(const struct lnet *ln, const struct lnet_ni *ni, int md_cpt);
 struct lnet_ni *lnet_ni_find_by_nid(struct lnet *ln, const struct lnet_nid *nid);
 const struct lnet_ni_table *lnet_ni_table_get(struct lnet *ln);
 void lnet_msg_set_txni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni *ni);

@@ -185,6 +185,17 @@ LNP_API int lnet_ni_credits(const struct lnet_ni *ni);
 LNP_API int lnet_ni_peer_credits(const struct lnet_ni *ni);
 LNP_API void lnet_ni_set_peer_credits(struct lnet_ni *ni, int peer_credits);
 
+/** The interface @p ni was added on ("" when none). */
+LNP_API const char *lnet_ni_ifname(const struct lnet_ni *ni);
+
+/**
+ * As an LND's startup() reports where @p ni's device is: @p numa_node (-1:
+ * no device or not known, as the kernel's dev_to_node()) becomes the NI's
+ * "dev cpt", the CPT of that node, or -1 (CFS_CPT_ANY) when no CPT has it.
+ * Selection prefers NIs whose device is close to the message's memory.
+ */
+LNP_API void lnet_ni_set_dev_node(struct lnet_ni *ni, int numa_node);
+
 /** The data lcore that drives @p ni (where send/recv/shutdown run). */
 LNP_API struct rt_lcore *lnet_ni_lcore(const struct lnet_ni *ni);
 

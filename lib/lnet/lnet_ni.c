@@ -100,6 +100,7 @@ lnet_ni_alloc(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd
 	ni->tq.credits = tun->max_tx_credits;
 	ni->tq.mincredits = tun->max_tx_credits;
 	ni->status = LNET_NI_STATUS_UP;
+	ni->dev_cpt = CFS_CPT_ANY; /* until the LND says where its device is */
 	/* As the kernel shows it: lo has no health, other NIs start healthy. */
 	ni->health_value = (lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0 ? 0 : 1000;
 	TAILQ_INIT(&ni->tq.queue);
@@ -225,6 +226,21 @@ lnet_ni_table_remove(struct lnet *ln, const struct lnet_ni *ni)
 }
 
 /*
+ * The kernel's bound on local NIs (lnet_interfaces_max, `set
+ * max_interfaces`): a new NI is refused with -ENOSPC once the NIs already
+ * up, 0@lo included, reach max_interfaces - 1, so that the ping and push
+ * data this node sends never list more NIDs than its peers accept.
+ */
+static bool
+lnet_ni_room_for_one_more(const struct lnet *ln)
+{
+	const struct lnet_ni_table *t = ln->ni_table;
+	int max = __atomic_load_n(&ln->tunables.max_interfaces, __ATOMIC_RELAXED);
+
+	return t == NULL || (int)t->nnis < max - 1;
+}
+
+/*
  * Add and start an NI. Configuration: call on the management lcore, or
  * before data lcores run.
  */
@@ -238,6 +254,10 @@ lnet_ni_add_named(struct lnet *ln, const struct lnet_nid *nid, const struct lnet
 
 	if (cpt >= ln->ncpts || lnet_ni_find_by_nid(ln, nid) != NULL) {
 		return cpt >= ln->ncpts ? -EINVAL : -EEXIST;
+	}
+	if (!lnet_ni_room_for_one_more(ln)) {
+		LNET_LOG(ERR, "too many NIs: max_interfaces is %d", ln->tunables.max_interfaces);
+		return -ENOSPC;
 	}
 	ni = lnet_ni_alloc(ln, nid, lnd, tun, cpt);
 	if (ni == NULL) {
@@ -348,6 +368,35 @@ void
 lnet_ni_set_peer_credits(struct lnet_ni *ni, int peer_credits)
 {
 	ni->tun.peer_tx_credits = peer_credits;
+}
+
+const char *
+lnet_ni_ifname(const struct lnet_ni *ni)
+{
+	return ni->ifname;
+}
+
+void
+lnet_ni_set_dev_node(struct lnet_ni *ni, int numa_node)
+{
+	const struct cfs_cpt_table *t = ni->ln->cpt_table;
+
+	/* CPTs given by number alone have no node map: where the device is stays unknown. */
+	ni->dev_cpt = t == NULL || numa_node < 0 ? CFS_CPT_ANY : cfs_cpt_of_node(t, numa_node);
+}
+
+unsigned int
+lnet_ni_distance(const struct lnet *ln, const struct lnet_ni *ni, int md_cpt)
+{
+	int range = __atomic_load_n(&ln->tunables.numa_range, __ATOMIC_RELAXED);
+	unsigned int floor = range > 0 ? (unsigned int)range : 0;
+	unsigned int d;
+
+	if (ln->cpt_table == NULL) {
+		return floor; /* no topology: every NI is as close as any other */
+	}
+	d = cfs_cpt_distance(ln->cpt_table, md_cpt, ni->dev_cpt);
+	return d < floor ? floor : d;
 }
 
 const struct lnet_ctl_lnd_tunables *

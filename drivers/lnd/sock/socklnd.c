@@ -1050,6 +1050,8 @@ socklnd_startup(struct lnet_ni *ni)
 	/* One incarnation per NI lifetime (trap 8): wall-clock ns at start. */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->incarnation = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	/* As ksocklnd: dev cpt is the CPT of the interface's device's NUMA node. */
+	lnet_ni_set_dev_node(ni, cfs_if_numa_node(NULL, lnet_ni_ifname(ni)));
 	rc = socklnd_listen(s);
 	if (rc == 0) {
 		rc = socklnd_registry_add(s, lnet_ni_lcore(ni));
