@@ -9,7 +9,8 @@
 # the ping target of each lists both NIDs; `net del --net tcp --if eth1` on
 # B leaves eth0 working and B's ping target without eth1's NID, B's eth1
 # NID stops answering; added back, it answers again and the ping target
-# lists both. The daemons exit 0 on SIGTERM, with no sanitizer report.
+# lists both. export --backup, net del of the net and import give A its
+# two NIs back, exported the same. The daemons exit 0 on SIGTERM, with no sanitizer report.
 #   multi_ni.sh BUILD_DIR SRC_DIR     (needs root and iproute2)
 set -u
 build=$1 src=$2
@@ -82,6 +83,14 @@ tcp_nis() { # LETTER COUNT: net show lists COUNT NIs on tcp
 	[ "$("$ctl" --name "$tag$1" net show --net tcp | grep -c 'nid: ')" -eq "$2" ]
 }
 
+del_net_a() {
+	"$ctl" --name "${tag}a" net del --net tcp && ! "$ctl" --name "${tag}a" net show --net tcp 2>/dev/null | grep -q 'nid: '
+}
+
+import_a() {
+	"$ctl" --name "${tag}a" import "$work/bk1.yaml" && tcp_nis a 2
+}
+
 every_pair_pings() { # FROM-LETTER, then its NIDs, "--", then the other's NIDs
 	from=$1
 	shift
@@ -127,6 +136,13 @@ check "B: net add --net tcp --if eth1 again" "$ctl" --name "${tag}b" net add --n
 check "B's net show: two NIs on tcp again" tcp_nis b 2
 check "B's ping target lists both NIDs again, eth1's last" ping_lists a "$b0@tcp" "$b0@tcp" "$b1@tcp"
 check "the re-added NI answers again, from both of A's NIs" every_pair_pings a "$a0" "$a1" -- "$b1"
+check "A: export --backup lists both interfaces of tcp" sh -c \
+	"'$ctl' --name ${tag}a export --backup >'$work/bk1.yaml' && grep -q '0: eth0' '$work/bk1.yaml' && grep -q '0: eth1' '$work/bk1.yaml'"
+check "A: net del --net tcp takes both NIs" del_net_a
+check "A: import of the backup brings both NIs back" import_a
+check "A: the export after the import is the one before" sh -c \
+	"'$ctl' --name ${tag}a export --backup >'$work/bk2.yaml' && cmp '$work/bk1.yaml' '$work/bk2.yaml'"
+check "A's imported NIs answer B" every_pair_pings b "$b0" "$b1" -- "$a0" "$a1"
 check "SIGTERM: A exits 0" stop_daemon "$pid_a"
 check "SIGTERM: B exits 0" stop_daemon "$pid_b"
 check "no sanitizer report" sh -c "! grep -q Sanitizer '$work'/*.err 2>/dev/null"
