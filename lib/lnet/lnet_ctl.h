@@ -224,8 +224,10 @@ LNP_API int lnet_ctl_ni_capture(const struct lnet_nid *nid, struct lnet_pcap *ca
  * checks: -EINVAL for a value it refuses (@p err says which), -EOPNOTSUPP
  * for a key that is not a setting (lnd_timeout is derived). Each one of
  * `global show` is stored and shown; transaction_timeout and
- * response_tracking have behaviour, the others are kept for the
- * capabilities that use them (health, discovery, routing).
+ * response_tracking have behaviour, max_interfaces bounds the local NIs (a
+ * net add beyond it fails with -ENOSPC), numa_range flattens the NUMA
+ * distances local NI selection ranks (lnet_ni_distance), the others are
+ * kept for the capabilities that use them (health, discovery, routing).
  */
 LNP_API int lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen);
 
