@@ -239,14 +239,15 @@ best_peer_net(const struct lnet_sel_local *l, const struct lnet_sel_peer *p, int
 
 /* ---- the send cases (§7.1) ---- */
 
+/* The path, with the nets of its NIs (looked up when the caller has none). */
 static void
-result_set(struct lnet_sel_result *res, const struct lnet_sel_local *l, int ni,
-	   const struct lnet_sel_peer *p, int pni)
+result_set(struct lnet_sel_result *res, const struct lnet_sel_local *l, int net, int ni,
+	   const struct lnet_sel_peer *p, int pnet, int pni)
 {
 	res->ni = ni;
-	res->net = local_net_of_ni(l, ni);
+	res->net = net != NONE ? net : local_net_of_ni(l, ni);
 	res->peer_ni = pni;
-	res->peer_net = peer_net_of_ni(p, pni);
+	res->peer_net = pnet != NONE ? pnet : peer_net_of_ni(p, pni);
 	res->stamp_seq = true;
 }
 
@@ -267,7 +268,7 @@ send_spec_local(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 
 	if (dst == NONE)
 		return -EFAULT;
-	result_set(res, l, src, p, dst);
+	result_set(res, l, NONE, src, p, NONE, dst);
 	if (res->send_case & LNET_SEL_NMR_DST)
 		res->record_pref = should_record_pref(p, dst, m);
 	return 0;
@@ -294,7 +295,7 @@ send_any_local_nmr(const struct lnet_sel_local *l, const struct lnet_sel_peer *p
 		   const struct lnet_sel_msg *m, struct lnet_sel_result *res)
 {
 	int dst = peer_ni_find(p, &m->dst);
-	int pnet, ni = NONE;
+	int pnet, net = NONE, ni = NONE;
 
 	if (dst == NONE)
 		return -EFAULT;
@@ -304,14 +305,13 @@ send_any_local_nmr(const struct lnet_sel_local *l, const struct lnet_sel_peer *p
 	if (!m->reserved)
 		ni = sticky_ni(l, p, pnet);
 	if (ni == NONE) {
-		int net = local_net_find(l, p->nets[pnet].net_id);
-
+		net = local_net_find(l, p->nets[pnet].net_id);
 		if (net != NONE)
 			ni = best_ni_on_net(l, net, p, pnet, m->md_cpt);
 	}
 	if (ni == NONE)
 		return -EHOSTUNREACH;
-	result_set(res, l, ni, p, dst);
+	result_set(res, l, net, ni, p, pnet, dst);
 	res->record_pref = should_record_pref(p, dst, m);
 	return 0;
 }
@@ -333,7 +333,7 @@ send_any_mr_resp(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 	ni = net == NONE ? NONE : best_ni_on_net(l, net, p, pnet, m->md_cpt);
 	if (ni == NONE)
 		return -EHOSTUNREACH;
-	result_set(res, l, ni, p, dst);
+	result_set(res, l, net, ni, p, pnet, dst);
 	return 0;
 }
 
@@ -362,7 +362,7 @@ send_any_mr(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 		return -EHOSTUNREACH;
 	res->send_case &= ~(unsigned int)LNET_SEL_REMOTE_DST;
 	res->send_case |= LNET_SEL_LOCAL_DST;
-	result_set(res, l, ni, p, pni);
+	result_set(res, l, net, ni, p, pnet, pni);
 	return 0;
 }
 

@@ -765,6 +765,254 @@ test_net_not_local_skipped(void **state)
 	assert_int_equal(w.res.peer_ni, Z);
 }
 
+/* ---- the rules as tuples, against random views ---- */
+
+#define RN 4 /* nets per side */
+#define RI 4 /* NIs per net */
+
+struct rworld {
+	struct lnet_sel_net nets[RN];
+	struct lnet_sel_ni nis[RN * RI];
+	struct lnet_sel_peer_net pnets[RN];
+	struct lnet_sel_peer_ni pnis[RN * RI];
+	struct lnet_nid pref;
+	uint16_t dist[4];
+	struct lnet_sel_local local;
+	struct lnet_sel_peer peer;
+};
+
+static uint32_t
+rnd(uint32_t *s, uint32_t n)
+{
+	*s = *s * 1103515245U + 12345U;
+	return (*s >> 16) % n;
+}
+
+/* Local nets tcp0,2,4,6, the peer's tcp0,3,6,9 or tcp1,4,7,10 (some only
+ * on one side); values from small ranges so that ties are frequent and
+ * every rule gets to decide. */
+static void
+rworld_fill(struct rworld *w, uint32_t *s)
+{
+	static const uint32_t prios[] = {LNET_SEL_PRIO_NONE, 1, 2};
+	unsigned int n_ni = 0, n_pni = 0, shift = rnd(s, 2);
+
+	memset(w, 0, sizeof(*w));
+	w->local.nr_nets = (uint16_t)(1 + rnd(s, RN));
+	w->peer.nr_nets = (uint16_t)(1 + rnd(s, RN));
+	for (unsigned int i = 0; i < w->local.nr_nets; i++) {
+		unsigned int k = 1 + rnd(s, RI);
+
+		w->nets[i] = (struct lnet_sel_net){LNET_MKNET(LNET_LND_SOCK, i * 2), 1000 - 100 * rnd(s, 2),
+						   prios[rnd(s, 3)], rnd(s, 3), (uint16_t)n_ni, (uint16_t)k};
+		for (unsigned int j = 0; j < k; j++, n_ni++) {
+			ni_init(&w->nis[n_ni], nid_on(w->nets[i].net_id, 1 + n_ni));
+			w->nis[n_ni].health = 1000 - 100 * (int)rnd(s, 2);
+			w->nis[n_ni].sel_prio = prios[rnd(s, 3)];
+			w->nis[n_ni].dev_cpt = (int)rnd(s, 3) - 1;
+			w->nis[n_ni].tx_credits = (int)rnd(s, 4) - 2;
+			w->nis[n_ni].seq = rnd(s, 3);
+			w->nis[n_ni].fatal = rnd(s, 6) == 0;
+		}
+	}
+	for (unsigned int i = 0; i < w->peer.nr_nets; i++) {
+		unsigned int k = 1 + rnd(s, RI);
+
+		w->pnets[i] = (struct lnet_sel_peer_net){LNET_MKNET(LNET_LND_SOCK, i * 3 + shift),
+							 1000 - 100 * rnd(s, 2), prios[rnd(s, 3)],
+							 rnd(s, 3), (uint16_t)n_pni, (uint16_t)k};
+		for (unsigned int j = 0; j < k; j++, n_pni++) {
+			pni_init(&w->pnis[n_pni], nid_on(w->pnets[i].net_id, 100 + n_pni));
+			w->pnis[n_pni].health = 1000 - 100 * (int)rnd(s, 2);
+			w->pnis[n_pni].sel_prio = prios[rnd(s, 3)];
+			w->pnis[n_pni].tx_credits = (int)rnd(s, 4) - 2;
+			w->pnis[n_pni].seq = rnd(s, 3);
+		}
+	}
+	/* A UDSP preference for local NI 0 now and then. */
+	w->pref = w->nis[0].nid;
+	for (unsigned int i = 0; i < n_pni; i++) {
+		if (rnd(s, 4) == 0) {
+			w->pnis[i].pref_nids = &w->pref;
+			w->pnis[i].nr_pref_nids = 1;
+		}
+	}
+	w->dist[0] = 10; w->dist[1] = 20; w->dist[2] = 20; w->dist[3] = 10;
+	w->local.nets = w->nets;
+	w->local.nis = w->nis;
+	w->local.nr_nis = (uint16_t)n_ni;
+	w->local.dist = w->dist;
+	w->local.ncpts = 2;
+	w->local.dist_far = 30;
+	w->local.numa_range = 5 * rnd(s, 5);
+	w->peer.nets = w->pnets;
+	w->peer.nis = w->pnis;
+	w->peer.nr_nis = (uint16_t)n_pni;
+	w->peer.multi_rail = true;
+}
+
+/* Lexicographic: negative when key a ranks first. Lower is better. */
+static int
+key_cmp(const int64_t *a, const int64_t *b, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+static int
+rlocal_net(const struct rworld *w, uint32_t net_id)
+{
+	for (int i = 0; i < w->local.nr_nets; i++) {
+		if (w->nets[i].net_id == net_id)
+			return i;
+	}
+	return -1;
+}
+
+static void
+net_key(const struct rworld *w, int pn, int64_t k[6])
+{
+	const struct lnet_sel_net *n = &w->nets[rlocal_net(w, w->pnets[pn].net_id)];
+
+	k[0] = -w->pnets[pn].health;
+	k[1] = w->pnets[pn].sel_prio;
+	k[2] = -n->health;
+	k[3] = n->sel_prio;
+	k[4] = w->pnets[pn].seq;
+	k[5] = n->seq;
+}
+
+static void
+ni_key(const struct rworld *w, int i, int md_cpt, int64_t k[6])
+{
+	const struct lnet_sel_ni *ni = &w->nis[i];
+	int64_t d = ni->dev_cpt < 0 ? 30 : w->dist[md_cpt * 2 + ni->dev_cpt];
+
+	k[0] = ni->fatal;
+	k[1] = -ni->health;
+	k[2] = ni->sel_prio;
+	k[3] = d < w->local.numa_range ? w->local.numa_range : d;
+	k[4] = -ni->tx_credits;
+	k[5] = ni->seq;
+}
+
+static void
+pni_key(const struct rworld *w, int i, const struct lnet_nid *local, int64_t k[5])
+{
+	const struct lnet_sel_peer_ni *p = &w->pnis[i];
+
+	k[0] = -p->health;
+	k[1] = p->sel_prio;
+	k[2] = !(p->nr_pref_nids == 1 && lnet_nid_same(&p->pref_nids[0], local));
+	k[3] = -p->tx_credits;
+	k[4] = p->seq;
+}
+
+/* Key of element @i in @ctx's terms: at most 6 values, lower ranks first. */
+typedef void (*key_fn)(const void *ctx, int i, int64_t *k);
+
+/* The first (by index) of the minimal keys in [first, first + n). */
+static int
+first_best(int first, int n, key_fn key, unsigned int len, const void *ctx)
+{
+	int64_t kb[6], kc[6];
+	int best = first;
+
+	key(ctx, first, kb);
+	for (int i = first + 1; i < first + n; i++) {
+		key(ctx, i, kc);
+		if (key_cmp(kc, kb, len) < 0) {
+			best = i;
+			memcpy(kb, kc, sizeof(kb));
+		}
+	}
+	return best;
+}
+
+static void
+ni_key_cpt0(const void *ctx, int i, int64_t *k)
+{
+	ni_key(ctx, i, 0, k);
+}
+
+struct pni_ctx {
+	const struct rworld *w;
+	const struct lnet_nid *local;
+};
+
+static void
+pni_key_from(const void *ctx, int i, int64_t *k)
+{
+	const struct pni_ctx *c = ctx;
+
+	pni_key(c->w, i, c->local, k);
+}
+
+/* The expected path, rule tuples in the kernel's order; -1 if none. */
+static void
+rworld_expect(const struct rworld *w, int *ni, int *pni)
+{
+	int64_t kb[6], kc[6];
+	int best = -1;
+
+	*ni = *pni = -1;
+	for (int i = 0; i < w->peer.nr_nets; i++) {
+		if (rlocal_net(w, w->pnets[i].net_id) < 0)
+			continue;
+		net_key(w, i, kc);
+		if (best < 0 || key_cmp(kc, kb, 6) < 0) {
+			best = i;
+			memcpy(kb, kc, sizeof(kb));
+		}
+	}
+	if (best < 0)
+		return;
+	const struct lnet_sel_net *n = &w->nets[rlocal_net(w, w->pnets[best].net_id)];
+
+	*ni = first_best(n->first_ni, n->nr_nis, ni_key_cpt0, 6, w);
+	struct pni_ctx pc = {w, &w->nis[*ni].nid};
+
+	*pni = first_best(w->pnets[best].first_ni, w->pnets[best].nr_nis, pni_key_from, 5, &pc);
+}
+
+static void
+test_random_views_follow_the_rule_tuples(void **state)
+{
+	uint32_t seed = 13;
+	unsigned int found = 0;
+
+	(void)state;
+	for (int iter = 0; iter < 20000; iter++) {
+		struct rworld w;
+		struct lnet_sel_msg m;
+		struct lnet_sel_result res;
+		int ni, pni, rc;
+
+		rworld_fill(&w, &seed);
+		m = (struct lnet_sel_msg){.src = LNET_ANY_NID, .dst = w.pnis[0].nid, .md_cpt = 0};
+		rc = lnet_select(&w.local, &w.peer, &m, &res);
+		rworld_expect(&w, &ni, &pni);
+		if (ni < 0) {
+			assert_int_equal(rc, -EHOSTUNREACH);
+			continue;
+		}
+		found++;
+		assert_int_equal(rc, 0);
+		assert_int_equal(res.ni, ni);
+		assert_int_equal(res.peer_ni, pni);
+		assert_int_equal(w.nets[res.net].net_id, w.pnets[res.peer_net].net_id);
+		assert_true(res.ni >= w.nets[res.net].first_ni &&
+			    res.ni < w.nets[res.net].first_ni + w.nets[res.net].nr_nis);
+		assert_true(res.peer_ni >= w.pnets[res.peer_net].first_ni &&
+			    res.peer_ni < w.pnets[res.peer_net].first_ni + w.pnets[res.peer_net].nr_nis);
+	}
+	/* Both outcomes were exercised. */
+	assert_true(found > 2000 && found < 19000);
+}
+
 static void
 test_case_str(void **state)
 {
@@ -820,6 +1068,7 @@ main(void)
 		cmocka_unit_test(test_net_peer_prio_beats_local_health),
 		cmocka_unit_test(test_net_peer_health_beats_peer_prio),
 		cmocka_unit_test(test_net_not_local_skipped),
+		cmocka_unit_test(test_random_views_follow_the_rule_tuples),
 		cmocka_unit_test(test_case_str),
 	};
 
