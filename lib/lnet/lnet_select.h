@@ -31,7 +31,12 @@
  * and peer NI's seq = peer send_seq; node net_seq++, then the chosen local
  * net's and NI's seq = net_seq (lnet_sel_stamp() does it on plain counters).
  * When record_pref is set it records local->nis[ni].nid as the peer NI's
- * preferred NID (management lcore: it is part of the composition).
+ * preferred NID (management lcore: it is part of the composition); when a
+ * peer turns Multi-Rail those preferences go (the kernel's
+ * lnet_peer_clr_non_mr_pref_nids). md_cpt: the caller's CPT when the MD
+ * has none, as the kernel does. Cost (gcc -O2, callgrind): a PUT's
+ * selection plus its ACK's is about 410 instructions with one NI and one
+ * peer NI, 530 with two of each.
  *
  * Not here yet: routes (issue 16: every routed case answers -EHOSTUNREACH,
  * forwarding as a router is not modelled), GPU device priority, health and

@@ -220,6 +220,8 @@ test_spec_src_not_local_is_einval(void **state)
 	world_init(&w);
 	w.msg.src = nid_on(TCP, 0x0a0000ffU);
 	assert_int_equal(sel(&w), -EINVAL);
+	assert_false(w.res.stamp_seq);
+	assert_int_equal(w.res.ni, -1);
 	/* Checked before the route: a foreign source on another net too. */
 	w.msg.src = nid_on(TCP9, 0x0a0000ffU);
 	assert_int_equal(sel(&w), -EINVAL);
