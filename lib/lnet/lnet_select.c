@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Multi-Rail path selection (lnet_select.h): the send cases of lnet-facts
+ * §7.1 and the comparisons of §7.2-7.4 in the kernel's order. Each
+ * comparison returns <0 (candidate loses), >0 (candidate wins) or 0 (look
+ * at the next rule), so the order of the rules reads top to bottom.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "lnet_select.h"
+
+#define NONE (-1)
+
+/* -1, 0 or 1: which of two values the rule prefers (higher or lower). */
+static inline int
+prefer_higher(int cand, int best)
+{
+	return (cand > best) - (cand < best);
+}
+
+static inline int
+prefer_lower(uint32_t cand, uint32_t best)
+{
+	return (cand < best) - (cand > best);
+}
+
+/* ---- lookups over the small views ---- */
+
+static int
+local_net_find(const struct lnet_sel_local *l, uint32_t net_id)
+{
+	for (int i = 0; i < l->nr_nets; i++) {
+		if (l->nets[i].net_id == net_id)
+			return i;
+	}
+	return NONE;
+}
+
+static int
+local_ni_find(const struct lnet_sel_local *l, const struct lnet_nid *nid)
+{
+	for (int i = 0; i < l->nr_nis; i++) {
+		if (lnet_nid_same(&l->nis[i].nid, nid))
+			return i;
+	}
+	return NONE;
+}
+
+/* Local net index of local NI @ni (NIs are grouped by net). */
+static int
+local_net_of_ni(const struct lnet_sel_local *l, int ni)
+{
+	for (int i = 0; i < l->nr_nets; i++) {
+		if (ni >= l->nets[i].first_ni && ni < l->nets[i].first_ni + l->nets[i].nr_nis)
+			return i;
+	}
+	return NONE;
+}
+
+static int
+peer_ni_find(const struct lnet_sel_peer *p, const struct lnet_nid *nid)
+{
+	for (int i = 0; i < p->nr_nis; i++) {
+		if (lnet_nid_same(&p->nis[i].nid, nid))
+			return i;
+	}
+	return NONE;
+}
+
+static int
+peer_net_of_ni(const struct lnet_sel_peer *p, int pni)
+{
+	for (int i = 0; i < p->nr_nets; i++) {
+		if (pni >= p->nets[i].first_ni && pni < p->nets[i].first_ni + p->nets[i].nr_nis)
+			return i;
+	}
+	return NONE;
+}
+
+static bool
+peer_ni_prefers(const struct lnet_sel_peer_ni *pni, const struct lnet_nid *nid)
+{
+	for (int i = 0; i < pni->nr_pref_nids; i++) {
+		if (lnet_nid_same(&pni->pref_nids[i], nid))
+			return true;
+	}
+	return false;
+}
+
+/* ---- §7.3: the best local NI of one net ---- */
+
+/* The distance row of @md_cpt, or NULL when every NI is dist_far away. */
+static const uint16_t *
+distance_row(const struct lnet_sel_local *l, int md_cpt)
+{
+	if (l->dist == NULL || md_cpt < 0 || md_cpt >= l->ncpts)
+		return NULL;
+	return l->dist + (unsigned int)md_cpt * l->ncpts;
+}
+
+/* Distance from the MD to @ni's device, with numa_range flattening. */
+static uint32_t
+ni_distance(const struct lnet_sel_local *l, const uint16_t *row, const struct lnet_sel_ni *ni)
+{
+	uint32_t d;
+
+	if (l->dist == NULL)
+		d = 0;
+	else if (row == NULL || ni->dev_cpt < 0 || ni->dev_cpt >= l->ncpts)
+		d = l->dist_far;
+	else
+		d = row[ni->dev_cpt];
+	return d < l->numa_range ? l->numa_range : d;
+}
+
+/* >0 when @c beats @b, in the order of the kernel's lnet_get_best_ni. */
+static int
+ni_compare(const struct lnet_sel_ni *c, uint32_t c_dist, const struct lnet_sel_ni *b,
+	   uint32_t b_dist)
+{
+	int r;
+
+	if ((r = prefer_lower(c->fatal, b->fatal)) != 0)
+		return r;
+	if ((r = prefer_higher(c->health, b->health)) != 0)
+		return r;
+	if ((r = prefer_lower(c->sel_prio, b->sel_prio)) != 0)
+		return r;
+	if ((r = prefer_lower(c_dist, b_dist)) != 0)
+		return r;
+	if ((r = prefer_higher(c->tx_credits, b->tx_credits)) != 0)
+		return r;
+	/* Round robin: the one used longest ago; the earlier one on a tie. */
+	return c->seq < b->seq ? 1 : -1;
+}
+
+/* Best NI of local net @net for peer net @pnet (NONE if it has no peer NI). */
+static int
+best_ni_on_net(const struct lnet_sel_local *l, int net, const struct lnet_sel_peer *p, int pnet,
+	       int md_cpt)
+{
+	const struct lnet_sel_net *n = &l->nets[net];
+	const uint16_t *row = distance_row(l, md_cpt);
+	uint32_t best_dist = 0;
+	int best = NONE;
+
+	if (p->nets[pnet].nr_nis == 0)
+		return NONE;
+	for (int i = n->first_ni; i < n->first_ni + n->nr_nis; i++) {
+		uint32_t d = ni_distance(l, row, &l->nis[i]);
+
+		if (best == NONE || ni_compare(&l->nis[i], d, &l->nis[best], best_dist) > 0) {
+			best = i;
+			best_dist = d;
+		}
+	}
+	return best;
+}
+
+/* ---- §7.4: the best peer NI of one peer net ---- */
+
+static int
+peer_ni_compare(const struct lnet_sel_peer_ni *c, bool c_pref, const struct lnet_sel_peer_ni *b,
+		bool b_pref)
+{
+	int r;
+
+	if ((r = prefer_higher(c->health, b->health)) != 0)
+		return r;
+	if ((r = prefer_lower(c->sel_prio, b->sel_prio)) != 0)
+		return r;
+	if ((r = prefer_higher(c_pref, b_pref)) != 0)
+		return r;
+	if ((r = prefer_higher(c->tx_credits, b->tx_credits)) != 0)
+		return r;
+	return c->seq < b->seq ? 1 : -1;
+}
+
+static int
+best_peer_ni_on_net(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *local_nid)
+{
+	const struct lnet_sel_peer_net *pn = &p->nets[pnet];
+	bool best_pref = false;
+	int best = NONE;
+
+	for (int i = pn->first_ni; i < pn->first_ni + pn->nr_nis; i++) {
+		bool pref = peer_ni_prefers(&p->nis[i], local_nid);
+
+		if (best == NONE || peer_ni_compare(&p->nis[i], pref, &p->nis[best], best_pref) > 0) {
+			best = i;
+			best_pref = pref;
+		}
+	}
+	return best;
+}
+
+/* ---- §7.2: the best local net among the peer's nets ---- */
+
+static int
+net_compare(const struct lnet_sel_peer_net *cp, const struct lnet_sel_net *cn,
+	    const struct lnet_sel_peer_net *bp, const struct lnet_sel_net *bn)
+{
+	int r;
+
+	if ((r = prefer_higher(cp->health, bp->health)) != 0)
+		return r;
+	if ((r = prefer_lower(cp->sel_prio, bp->sel_prio)) != 0)
+		return r;
+	if ((r = prefer_higher(cn->health, bn->health)) != 0)
+		return r;
+	if ((r = prefer_lower(cn->sel_prio, bn->sel_prio)) != 0)
+		return r;
+	if ((r = prefer_lower(cp->seq, bp->seq)) != 0)
+		return r;
+	return cn->seq < bn->seq ? 1 : -1;
+}
+
+/* Best peer net that is one of our nets; its local net in *net. */
+static int
+best_peer_net(const struct lnet_sel_local *l, const struct lnet_sel_peer *p, int *net)
+{
+	int best = NONE;
+
+	*net = NONE;
+	for (int i = 0; i < p->nr_nets; i++) {
+		int n = local_net_find(l, p->nets[i].net_id);
+
+		if (n == NONE)
+			continue;
+		if (best == NONE ||
+		    net_compare(&p->nets[i], &l->nets[n], &p->nets[best], &l->nets[*net]) > 0) {
+			best = i;
+			*net = n;
+		}
+	}
+	return best;
+}
+
+/* ---- the send cases (§7.1) ---- */
+
+/* The path, with the nets of its NIs (looked up when the caller has none). */
+static void
+result_set(struct lnet_sel_result *res, const struct lnet_sel_local *l, int net, int ni,
+	   const struct lnet_sel_peer *p, int pnet, int pni)
+{
+	res->ni = ni;
+	res->net = net != NONE ? net : local_net_of_ni(l, ni);
+	res->peer_ni = pni;
+	res->peer_net = pnet != NONE ? pnet : peer_net_of_ni(p, pni);
+	res->stamp_seq = true;
+}
+
+/* The kernel's lnet_set_non_mr_pref_nid: the first local NI a non-MR peer
+ * NI hears from (other than by a response) stays its source. */
+static bool
+should_record_pref(const struct lnet_sel_peer *p, int pni, const struct lnet_sel_msg *m)
+{
+	return !p->multi_rail && !m->response && p->nis[pni].nr_pref_nids == 0;
+}
+
+/* Source given, destination on its net: that NI to that exact NID. */
+static int
+send_spec_local(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+		const struct lnet_sel_msg *m, int src, struct lnet_sel_result *res)
+{
+	int dst = peer_ni_find(p, &m->dst);
+
+	if (dst == NONE)
+		return -EFAULT;
+	result_set(res, l, NONE, src, p, NONE, dst);
+	if (res->send_case & LNET_SEL_NMR_DST)
+		res->record_pref = should_record_pref(p, dst, m);
+	return 0;
+}
+
+/* A non-MR peer NI keeps the local NI it was first sent from, unless the
+ * message is LNet's own (reserved portal) or the NI is gone. */
+static int
+sticky_ni(const struct lnet_sel_local *l, const struct lnet_sel_peer *p, int pnet)
+{
+	const struct lnet_sel_peer_net *pn = &p->nets[pnet];
+
+	for (int i = pn->first_ni; i < pn->first_ni + pn->nr_nis; i++) {
+		if (p->nis[i].nr_pref_nids != 0)
+			return local_ni_find(l, &p->nis[i].pref_nids[0]);
+	}
+	return NONE;
+}
+
+/* No source, local destination, non-MR peer: the exact NID from its
+ * sticky local NI (chosen and recorded the first time). */
+static int
+send_any_local_nmr(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+		   const struct lnet_sel_msg *m, struct lnet_sel_result *res)
+{
+	int dst = peer_ni_find(p, &m->dst);
+	int pnet, net = NONE, ni = NONE;
+
+	if (dst == NONE)
+		return -EFAULT;
+	pnet = peer_net_of_ni(p, dst);
+	if (pnet == NONE)
+		return -EFAULT;
+	if (!m->reserved)
+		ni = sticky_ni(l, p, pnet);
+	if (ni == NONE) {
+		net = local_net_find(l, p->nets[pnet].net_id);
+		if (net != NONE)
+			ni = best_ni_on_net(l, net, p, pnet, m->md_cpt);
+	}
+	if (ni == NONE)
+		return -EHOSTUNREACH;
+	result_set(res, l, net, ni, p, pnet, dst);
+	res->record_pref = should_record_pref(p, dst, m);
+	return 0;
+}
+
+/* No source, MR peer, response: the exact NID from the best NI of its net. */
+static int
+send_any_mr_resp(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+		 const struct lnet_sel_msg *m, struct lnet_sel_result *res)
+{
+	int dst = peer_ni_find(p, &m->dst);
+	int pnet, net, ni;
+
+	if (dst == NONE)
+		return -EFAULT;
+	pnet = peer_net_of_ni(p, dst);
+	if (pnet == NONE)
+		return -EFAULT;
+	net = local_net_find(l, p->nets[pnet].net_id);
+	ni = net == NONE ? NONE : best_ni_on_net(l, net, p, pnet, m->md_cpt);
+	if (ni == NONE)
+		return -EHOSTUNREACH;
+	result_set(res, l, net, ni, p, pnet, dst);
+	return 0;
+}
+
+/* No source, MR peer: best local net, its best NI, then the best peer NI
+ * there. A peer reachable on a local net is sent to directly even when the
+ * NID given is on a remote net. */
+static int
+send_any_mr(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+	    const struct lnet_sel_msg *m, struct lnet_sel_result *res)
+{
+	int net, pnet, ni, pni;
+
+	if (res->send_case & LNET_SEL_RESP) {
+		if (res->send_case & LNET_SEL_REMOTE_DST)
+			return -EHOSTUNREACH;
+		return send_any_mr_resp(l, p, m, res);
+	}
+	pnet = best_peer_net(l, p, &net);
+	if (pnet == NONE)
+		return -EHOSTUNREACH;
+	ni = best_ni_on_net(l, net, p, pnet, m->md_cpt);
+	if (ni == NONE)
+		return -EHOSTUNREACH;
+	pni = best_peer_ni_on_net(p, pnet, &l->nis[ni].nid);
+	if (pni == NONE)
+		return -EHOSTUNREACH;
+	res->send_case &= ~(unsigned int)LNET_SEL_REMOTE_DST;
+	res->send_case |= LNET_SEL_LOCAL_DST;
+	result_set(res, l, net, ni, p, pnet, pni);
+	return 0;
+}
+
+static unsigned int
+classify(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+	 const struct lnet_sel_msg *m)
+{
+	uint32_t dst_net = lnet_nid_net(&m->dst);
+	unsigned int c;
+
+	if (lnet_nid_is_any(&m->src)) {
+		c = LNET_SEL_SRC_ANY;
+		c |= local_net_find(l, dst_net) != NONE ? LNET_SEL_LOCAL_DST : LNET_SEL_REMOTE_DST;
+	} else {
+		c = LNET_SEL_SRC_SPEC;
+		c |= lnet_nid_net(&m->src) == dst_net ? LNET_SEL_LOCAL_DST : LNET_SEL_REMOTE_DST;
+	}
+	c |= !p->multi_rail || m->recovery ? LNET_SEL_NMR_DST : LNET_SEL_MR_DST;
+	if (m->response)
+		c |= LNET_SEL_RESP;
+	return c;
+}
+
+int
+lnet_select(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+	    const struct lnet_sel_msg *m, struct lnet_sel_result *res)
+{
+	*res = (struct lnet_sel_result){.net = NONE, .ni = NONE, .peer_net = NONE, .peer_ni = NONE};
+	if (lnet_nid_is_lo0(&m->dst)) {
+		res->send_case = LNET_SEL_LOOPBACK;
+		return 0;
+	}
+	res->send_case = classify(l, p, m);
+	if (res->send_case & LNET_SEL_SRC_SPEC) {
+		int src = local_ni_find(l, &m->src);
+
+		if (src == NONE)
+			return -EINVAL;
+		if (res->send_case & LNET_SEL_REMOTE_DST)
+			return -EHOSTUNREACH;
+		return send_spec_local(l, p, m, src, res);
+	}
+	if (res->send_case & LNET_SEL_MR_DST)
+		return send_any_mr(l, p, m, res);
+	if (res->send_case & LNET_SEL_REMOTE_DST)
+		return -EHOSTUNREACH;
+	return send_any_local_nmr(l, p, m, res);
+}
+
+const char *
+lnet_sel_case_str(unsigned int c, char *buf, unsigned int len)
+{
+	if (c & LNET_SEL_LOOPBACK) {
+		snprintf(buf, len, "LOOPBACK");
+		return buf;
+	}
+	snprintf(buf, len, "%s %s %s%s", c & LNET_SEL_SRC_SPEC ? "SRC_SPEC" : "SRC_ANY",
+		 c & LNET_SEL_LOCAL_DST ? "LOCAL" : "REMOTE", c & LNET_SEL_MR_DST ? "MR" : "NMR",
+		 c & LNET_SEL_RESP ? " RESP" : "");
+	return buf;
+}
+
+void
+lnet_sel_stamp(struct lnet_sel_seqs *s, const struct lnet_sel_result *res)
+{
+	if (!res->stamp_seq)
+		return;
+	s->peer_send_seq++;
+	s->peer_net_seq[res->peer_net] = s->peer_send_seq;
+	s->peer_ni_seq[res->peer_ni] = s->peer_send_seq;
+	s->node_net_seq++;
+	s->net_seq[res->net] = s->node_net_seq;
+	s->ni_seq[res->ni] = s->node_net_seq;
+}

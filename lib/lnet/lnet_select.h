@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Multi-Rail path selection as a pure function (lnet-facts §7, seed 000's
+ * selection): which local NI sends a message, to which NID of the peer.
+ * No allocation, no lock, no division, no state: read-only views in, a
+ * choice out. The rules and tie-breaks are the kernel's (2.17 lib-move.c)
+ * in the same order, so two nodes with the same inputs pick the same path.
+ *
+ * Filling the views (the wiring's part, on the data lcore):
+ *   - struct lnet_sel_local: the local nets and their NIs from the
+ *     RCU-published NI table, NIs grouped by net (net.first_ni, net.nr_nis);
+ *     health, tx credits, seq and fatal flag read from the NIs' counters;
+ *     net.health is the best health among its NIs (the kernel's
+ *     lnet_get_net_healthv_locked); the CPT distance matrix and numa_range
+ *     are set once at configuration. Loopback (0@lo) is not in the view.
+ *   - struct lnet_sel_peer: the peer's composition as published by the
+ *     management lcore (nets and NIs, peer NIs grouped by peer net in the
+ *     kernel's order, primary first), with the peer NIs' credits and seqs
+ *     from this lcore's shard. pref_nids is the kernel's lpni_pref list: the
+ *     sticky local NID of a non-Multi-Rail peer NI, or UDSP preferred NIDs.
+ *   - struct lnet_sel_msg: the caller's source NID (ANY or given: ACKs and
+ *     REPLYs are sent with the NID they arrived on, as the kernel does, so
+ *     they leave on that NI and go to the exact NID), destination, MD's CPT.
+ *     A destination that is one of our own NIs is the caller's loopback
+ *     before it gets here; only 0@lo is recognised.
+ *
+ * Using the result (struct lnet_sel_result): send from local->nis[ni] to
+ * peer->nis[peer_ni] (0@lo through the loopback NI when LNET_SEL_LOOPBACK).
+ * The counters are the caller's, per CPT; when stamp_seq is set it does as
+ * the kernel's lnet_handle_send: peer send_seq++, then the chosen peer net's
+ * and peer NI's seq = peer send_seq; node net_seq++, then the chosen local
+ * net's and NI's seq = net_seq (lnet_sel_stamp() does it on plain counters).
+ * When record_pref is set it records local->nis[ni].nid as the peer NI's
+ * preferred NID (management lcore: it is part of the composition); when a
+ * peer turns Multi-Rail those preferences go (the kernel's
+ * lnet_peer_clr_non_mr_pref_nids). md_cpt: the caller's CPT when the MD
+ * has none, as the kernel does. Cost (gcc -O2, callgrind): a PUT's
+ * selection plus its ACK's is about 410 instructions with one NI and one
+ * peer NI, 530 with two of each.
+ *
+ * Not here yet: routes (issue 16: every routed case answers -EHOSTUNREACH,
+ * forwarding as a router is not modelled), GPU device priority, health and
+ * UDSP values (the fields exist; neutral values make them no-ops).
+ */
+#ifndef LNET_SELECT_H
+#define LNET_SELECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfs_nid.h"
+
+/* Send-case bits, as the kernel's lnet_select_pathway classifies. */
+enum lnet_sel_case {
+	LNET_SEL_SRC_ANY = 1u << 0,
+	LNET_SEL_SRC_SPEC = 1u << 1,
+	LNET_SEL_LOCAL_DST = 1u << 2,
+	LNET_SEL_REMOTE_DST = 1u << 3,
+	LNET_SEL_MR_DST = 1u << 4,
+	LNET_SEL_NMR_DST = 1u << 5,
+	LNET_SEL_RESP = 1u << 6,      /* ACK or REPLY: to the exact NID */
+	LNET_SEL_LOOPBACK = 1u << 7,  /* 0@lo: no selection */
+};
+
+/* The largest health value; UDSP priority when no rule applies (lowest). */
+#define LNET_SEL_MAX_HEALTH 1000
+#define LNET_SEL_PRIO_NONE UINT32_MAX
+
+/* One local NI. */
+struct lnet_sel_ni {
+	struct lnet_nid nid;
+	int health;        /* 0..LNET_SEL_MAX_HEALTH, higher is better */
+	uint32_t sel_prio; /* UDSP, lower is better */
+	int dev_cpt;       /* CPT of the device; CFS_CPT_ANY (-1) if unknown */
+	int tx_credits;    /* may be negative (messages queued) */
+	uint32_t seq;      /* round robin: lower goes first */
+	bool fatal;        /* the LND reported a fatal error */
+};
+
+/* One local net; its NIs are nis[first_ni .. first_ni + nr_nis). */
+struct lnet_sel_net {
+	uint32_t net_id;
+	int health;
+	uint32_t sel_prio;
+	uint32_t seq;
+	uint16_t first_ni;
+	uint16_t nr_nis;
+};
+
+struct lnet_sel_local {
+	const struct lnet_sel_net *nets;
+	const struct lnet_sel_ni *nis;
+	uint16_t nr_nets;
+	uint16_t nr_nis;
+	/* Distance between CPTs: dist[a * ncpts + b]; NULL: all equal. A CPT
+	 * outside 0..ncpts-1 (CFS_CPT_ANY) is at dist_far from everything. */
+	const uint16_t *dist;
+	uint16_t ncpts;
+	uint16_t dist_far;
+	uint32_t numa_range; /* distances below it count as equal (default 0) */
+};
+
+/* One peer NI. */
+struct lnet_sel_peer_ni {
+	struct lnet_nid nid;
+	int health;
+	uint32_t sel_prio;
+	int tx_credits;
+	uint32_t seq;
+	const struct lnet_nid *pref_nids; /* the kernel's lpni_pref */
+	uint16_t nr_pref_nids;
+};
+
+/* One peer net; its NIs are nis[first_ni .. first_ni + nr_nis). */
+struct lnet_sel_peer_net {
+	uint32_t net_id;
+	int health;
+	uint32_t sel_prio;
+	uint32_t seq;
+	uint16_t first_ni;
+	uint16_t nr_nis;
+};
+
+struct lnet_sel_peer {
+	const struct lnet_sel_peer_net *nets;
+	const struct lnet_sel_peer_ni *nis;
+	uint16_t nr_nets;
+	uint16_t nr_nis;
+	bool multi_rail;
+};
+
+struct lnet_sel_msg {
+	struct lnet_nid src; /* LNET_ANY_NID or a local NID */
+	struct lnet_nid dst;
+	int md_cpt;          /* CPT of the MD's memory (the current CPT if none) */
+	bool response;       /* ACK or REPLY */
+	bool recovery;       /* health recovery ping: this peer NI, as non-MR */
+	bool reserved;       /* on the reserved portal (ping, push): no stickiness */
+};
+
+struct lnet_sel_result {
+	unsigned int send_case; /* enum lnet_sel_case bits */
+	int net;                /* index in local->nets, -1 for loopback */
+	int ni;                 /* index in local->nis, -1 for loopback */
+	int peer_net;           /* index in peer->nets, -1 for loopback */
+	int peer_ni;            /* index in peer->nis, -1 for loopback */
+	bool stamp_seq;         /* advance the round-robin counters (above) */
+	bool record_pref;       /* record nis[ni].nid as peer NI's preferred */
+};
+
+/*
+ * Choose the path for @msg to @peer. 0 and @res filled, or:
+ * -EINVAL a source NID that is not a local NI; -EHOSTUNREACH no local net
+ * reaches the peer (routes are issue 16); -EFAULT the destination NID is
+ * missing from @peer (the caller's view is wrong).
+ */
+int lnet_select(const struct lnet_sel_local *local, const struct lnet_sel_peer *peer,
+		const struct lnet_sel_msg *msg, struct lnet_sel_result *res);
+
+/* Text of a send case, e.g. "SRC_ANY LOCAL MR", for logs and tests. */
+const char *lnet_sel_case_str(unsigned int send_case, char *buf, unsigned int len);
+
+/* Plain round-robin counters, for callers that keep them in arrays indexed
+ * like the views (and for tests): applies a result as the kernel does. */
+struct lnet_sel_seqs {
+	uint32_t *net_seq;      /* [local nr_nets] */
+	uint32_t *ni_seq;       /* [local nr_nis] */
+	uint32_t *peer_net_seq; /* [peer nr_nets] */
+	uint32_t *peer_ni_seq;  /* [peer nr_nis] */
+	uint32_t node_net_seq;  /* the kernel's ln_net_seq */
+	uint32_t peer_send_seq; /* the kernel's lp_send_seq */
+};
+
+void lnet_sel_stamp(struct lnet_sel_seqs *s, const struct lnet_sel_result *res);
+
+#endif /* LNET_SELECT_H */

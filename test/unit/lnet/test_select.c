@@ -1,0 +1,1078 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lnet_select.c: every send case of lnet-facts §7.1 and every rule of
+ * §7.2-7.4 in the kernel's order, each rule shown beating the next one;
+ * round robin checked for exact alternation with the counters stamped as
+ * the wiring will; non-MR stickiness; responses on the arrival NI; 0@lo.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lnet_select.h"
+#include "lnp_test_nid.h"
+
+/* Local: tcp 10.0.0.1 (A) and 10.0.1.1 (B); tcp1 10.1.0.1 (C).
+ * Peer:  tcp 10.0.0.2 (X) and 10.0.1.2 (Y); tcp1 10.1.0.2 (Z). */
+#define NA 0x0a000001U
+#define NB 0x0a000101U
+#define NC 0x0a010001U
+#define PX 0x0a000002U
+#define PY 0x0a000102U
+#define PZ 0x0a010002U
+#define TCP LNET_MKNET(LNET_LND_SOCK, 0)
+#define TCP1 LNET_MKNET(LNET_LND_SOCK, 1)
+#define TCP9 LNET_MKNET(LNET_LND_SOCK, 9)
+
+enum { A, B, C };
+enum { X, Y, Z };
+
+static struct lnet_nid
+nid_on(uint32_t net, uint32_t addr)
+{
+	struct lnet_nid nid;
+
+	lnet_nid4_to_nid(LNET_MKNID(net, addr), &nid);
+	return nid;
+}
+
+struct world {
+	struct lnet_sel_net nets[2];
+	struct lnet_sel_ni nis[3];
+	struct lnet_sel_peer_net pnets[2];
+	struct lnet_sel_peer_ni pnis[3];
+	struct lnet_nid pref[3];
+	uint16_t dist[4]; /* two CPTs: 10 near, 20 far */
+	struct lnet_sel_local local;
+	struct lnet_sel_peer peer;
+	struct lnet_sel_msg msg;
+	struct lnet_sel_result res;
+};
+
+static void
+ni_init(struct lnet_sel_ni *ni, struct lnet_nid nid)
+{
+	*ni = (struct lnet_sel_ni){.nid = nid, .health = LNET_SEL_MAX_HEALTH,
+				   .sel_prio = LNET_SEL_PRIO_NONE, .dev_cpt = 0, .tx_credits = 8};
+}
+
+static void
+pni_init(struct lnet_sel_peer_ni *p, struct lnet_nid nid)
+{
+	*p = (struct lnet_sel_peer_ni){.nid = nid, .health = LNET_SEL_MAX_HEALTH,
+				       .sel_prio = LNET_SEL_PRIO_NONE, .tx_credits = 8};
+}
+
+/* Both sides with all NIs; the peer Multi-Rail; message SRC_ANY to X. */
+static void
+world_init(struct world *w)
+{
+	memset(w, 0, sizeof(*w));
+	ni_init(&w->nis[A], nid_on(TCP, NA));
+	ni_init(&w->nis[B], nid_on(TCP, NB));
+	ni_init(&w->nis[C], nid_on(TCP1, NC));
+	w->nets[0] = (struct lnet_sel_net){TCP, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 2};
+	w->nets[1] = (struct lnet_sel_net){TCP1, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 2, 1};
+	pni_init(&w->pnis[X], nid_on(TCP, PX));
+	pni_init(&w->pnis[Y], nid_on(TCP, PY));
+	pni_init(&w->pnis[Z], nid_on(TCP1, PZ));
+	w->pnets[0] = (struct lnet_sel_peer_net){TCP, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 2};
+	w->pnets[1] = (struct lnet_sel_peer_net){TCP1, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 2, 1};
+	w->dist[0] = 10; w->dist[1] = 20; w->dist[2] = 20; w->dist[3] = 10;
+	w->local = (struct lnet_sel_local){.nets = w->nets, .nis = w->nis, .nr_nets = 2,
+					   .nr_nis = 3, .dist = w->dist, .ncpts = 2,
+					   .dist_far = 30, .numa_range = 0};
+	w->peer = (struct lnet_sel_peer){.nets = w->pnets, .nis = w->pnis, .nr_nets = 2,
+					 .nr_nis = 3, .multi_rail = true};
+	w->msg = (struct lnet_sel_msg){.src = LNET_ANY_NID, .dst = w->pnis[X].nid, .md_cpt = 0};
+}
+
+/* Only net tcp on both sides (A, B and X, Y). */
+static void
+world_one_net(struct world *w)
+{
+	world_init(w);
+	w->local.nr_nets = 1;
+	w->local.nr_nis = 2;
+	w->peer.nr_nets = 1;
+	w->peer.nr_nis = 2;
+}
+
+static int
+sel(struct world *w)
+{
+	return lnet_select(&w->local, &w->peer, &w->msg, &w->res);
+}
+
+/* Select and expect success from local NI @ni to peer NI @pni. */
+static void
+expect_path(struct world *w, int ni, int pni)
+{
+	assert_int_equal(sel(w), 0);
+	assert_int_equal(w->res.ni, ni);
+	assert_int_equal(w->res.peer_ni, pni);
+}
+
+/* The counters as the wiring keeps them, written back into the views. */
+struct seqs {
+	uint32_t net[2], ni[3], pnet[2], pni[3];
+	struct lnet_sel_seqs s;
+};
+
+static void
+seqs_init(struct seqs *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->s = (struct lnet_sel_seqs){q->net, q->ni, q->pnet, q->pni, 0, 0};
+}
+
+static void
+seqs_apply(struct seqs *q, struct world *w)
+{
+	lnet_sel_stamp(&q->s, &w->res);
+	for (int i = 0; i < 2; i++) {
+		w->nets[i].seq = q->net[i];
+		w->pnets[i].seq = q->pnet[i];
+	}
+	for (int i = 0; i < 3; i++) {
+		w->nis[i].seq = q->ni[i];
+		w->pnis[i].seq = q->pni[i];
+	}
+}
+
+/* What the management lcore does with record_pref. */
+static void
+pref_apply(struct world *w)
+{
+	if (!w->res.record_pref)
+		return;
+	w->pref[w->res.peer_ni] = w->nis[w->res.ni].nid;
+	w->pnis[w->res.peer_ni].pref_nids = &w->pref[w->res.peer_ni];
+	w->pnis[w->res.peer_ni].nr_pref_nids = 1;
+}
+
+/* ---- §7.1 send cases ---- */
+
+static void
+test_lo0_is_loopback(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	lnet_nid_set_lo0(&w.msg.dst);
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.send_case, LNET_SEL_LOOPBACK);
+	assert_int_equal(w.res.ni, -1);
+	assert_int_equal(w.res.peer_ni, -1);
+	assert_false(w.res.stamp_seq);
+	assert_false(w.res.record_pref);
+}
+
+static void
+test_spec_local_mr_uses_src_and_exact_dst(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	/* B and Y would win the selection; the source and NID given rule. */
+	w.nis[B].tx_credits = 100;
+	w.pnis[Y].tx_credits = 100;
+	w.msg.src = w.nis[A].nid;
+	expect_path(&w, A, X);
+	assert_int_equal(w.res.send_case, LNET_SEL_SRC_SPEC | LNET_SEL_LOCAL_DST | LNET_SEL_MR_DST);
+	assert_int_equal(w.res.net, 0);
+	assert_int_equal(w.res.peer_net, 0);
+	assert_true(w.res.stamp_seq);
+	assert_false(w.res.record_pref);
+}
+
+static void
+test_spec_local_nmr_records_pref(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.peer.multi_rail = false;
+	w.msg.src = w.nis[B].nid;
+	expect_path(&w, B, X);
+	assert_int_equal(w.res.send_case, LNET_SEL_SRC_SPEC | LNET_SEL_LOCAL_DST | LNET_SEL_NMR_DST);
+	assert_true(w.res.record_pref);
+	/* Once recorded, not again. */
+	pref_apply(&w);
+	expect_path(&w, B, X);
+	assert_false(w.res.record_pref);
+}
+
+static void
+test_spec_src_not_local_is_einval(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.msg.src = nid_on(TCP, 0x0a0000ffU);
+	assert_int_equal(sel(&w), -EINVAL);
+	assert_false(w.res.stamp_seq);
+	assert_int_equal(w.res.ni, -1);
+	/* Checked before the route: a foreign source on another net too. */
+	w.msg.src = nid_on(TCP9, 0x0a0000ffU);
+	assert_int_equal(sel(&w), -EINVAL);
+}
+
+static void
+test_spec_remote_is_unreachable(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	/* Source on tcp1, destination X on tcp: the kernel routes this. */
+	w.msg.src = w.nis[C].nid;
+	assert_int_equal(sel(&w), -EHOSTUNREACH);
+	assert_int_equal(w.res.send_case, LNET_SEL_SRC_SPEC | LNET_SEL_REMOTE_DST | LNET_SEL_MR_DST);
+}
+
+static void
+test_any_remote_nmr_is_unreachable(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.peer.multi_rail = false;
+	w.pnis[X].nid = nid_on(TCP9, PX);
+	w.msg.dst = w.pnis[X].nid;
+	assert_int_equal(sel(&w), -EHOSTUNREACH);
+	assert_int_equal(w.res.send_case, LNET_SEL_SRC_ANY | LNET_SEL_REMOTE_DST | LNET_SEL_NMR_DST);
+}
+
+static void
+test_any_remote_mr_goes_local_when_it_can(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	/* The NID given is on tcp9 (not ours) but the peer is also on tcp1. */
+	w.pnets[0].net_id = TCP9;
+	w.pnis[X].nid = nid_on(TCP9, PX);
+	w.pnis[Y].nid = nid_on(TCP9, PY);
+	w.msg.dst = w.pnis[X].nid;
+	expect_path(&w, C, Z);
+	assert_int_equal(w.res.send_case, LNET_SEL_SRC_ANY | LNET_SEL_LOCAL_DST | LNET_SEL_MR_DST);
+	/* Without tcp1 on the peer there is no local way: a route is needed. */
+	w.peer.nr_nets = 1;
+	w.peer.nr_nis = 2;
+	assert_int_equal(sel(&w), -EHOSTUNREACH);
+}
+
+static void
+test_any_local_mr_full_selection(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.nis[B].tx_credits = 9;
+	w.pnis[Y].tx_credits = 9;
+	/* Destination X, yet the best pair is B -> Y. */
+	expect_path(&w, B, Y);
+	assert_int_equal(w.res.send_case, LNET_SEL_SRC_ANY | LNET_SEL_LOCAL_DST | LNET_SEL_MR_DST);
+	assert_false(w.res.record_pref);
+}
+
+static void
+test_recovery_ping_is_nmr(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.pnis[Y].tx_credits = 100;
+	w.msg.recovery = true;
+	/* The peer NI being recovered, not the better Y. */
+	expect_path(&w, A, X);
+	assert_true(w.res.send_case & LNET_SEL_NMR_DST);
+	/* The peer is MR: nothing to make sticky. */
+	assert_false(w.res.record_pref);
+}
+
+static void
+test_dst_missing_from_view_is_efault(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.peer.multi_rail = false;
+	w.msg.dst = nid_on(TCP, 0x0a0000eeU);
+	assert_int_equal(sel(&w), -EFAULT);
+	w.msg.src = w.nis[A].nid;
+	assert_int_equal(sel(&w), -EFAULT);
+}
+
+/* ---- non-MR stickiness ---- */
+
+static void
+test_nmr_always_same_ni(void **state)
+{
+	struct world w;
+	struct seqs q;
+	int first;
+
+	(void)state;
+	world_one_net(&w);
+	seqs_init(&q);
+	w.peer.multi_rail = false;
+	expect_path(&w, A, X);
+	assert_true(w.res.record_pref);
+	first = w.res.ni;
+	pref_apply(&w);
+	seqs_apply(&q, &w);
+	for (int i = 0; i < 200; i++) {
+		/* B gets better and better: it must not matter. */
+		w.nis[B].tx_credits = 8 + i;
+		expect_path(&w, first, X);
+		assert_false(w.res.record_pref);
+		seqs_apply(&q, &w);
+	}
+}
+
+static void
+test_nmr_sticky_per_peer_net(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.peer.multi_rail = false;
+	/* Y was first sent to from B: X, on the same peer net, uses B too. */
+	w.pref[Y] = w.nis[B].nid;
+	w.pnis[Y].pref_nids = &w.pref[Y];
+	w.pnis[Y].nr_pref_nids = 1;
+	expect_path(&w, B, X);
+	assert_true(w.res.record_pref);
+}
+
+static void
+test_nmr_reserved_portal_not_sticky(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.peer.multi_rail = false;
+	w.pref[X] = w.nis[A].nid;
+	w.pnis[X].pref_nids = &w.pref[X];
+	w.pnis[X].nr_pref_nids = 1;
+	w.nis[B].tx_credits = 9;
+	w.msg.reserved = true;
+	expect_path(&w, B, X);
+	w.msg.reserved = false;
+	expect_path(&w, A, X);
+}
+
+static void
+test_nmr_sticky_ni_gone_reselects(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.peer.multi_rail = false;
+	w.pref[X] = nid_on(TCP, 0x0a000009U); /* an NI deleted since */
+	w.pnis[X].pref_nids = &w.pref[X];
+	w.pnis[X].nr_pref_nids = 1;
+	w.nis[B].tx_credits = 9;
+	expect_path(&w, B, X);
+	/* The kernel keeps the old preference: nothing recorded. */
+	assert_false(w.res.record_pref);
+}
+
+static void
+test_nmr_no_local_net_unreachable(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.peer.multi_rail = false;
+	w.local.nr_nets = 1; /* tcp1 gone locally */
+	w.local.nr_nis = 2;
+	w.msg.src = LNET_ANY_NID;
+	w.msg.dst = w.pnis[Z].nid;
+	assert_int_equal(sel(&w), -EHOSTUNREACH);
+}
+
+/* ---- responses ---- */
+
+static void
+test_response_leaves_on_arrival_ni(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.nis[A].tx_credits = 100;
+	w.pnis[X].tx_credits = 100;
+	/* The request came from Y to B: the ACK goes back B -> Y. */
+	w.msg.response = true;
+	w.msg.src = w.nis[B].nid;
+	w.msg.dst = w.pnis[Y].nid;
+	expect_path(&w, B, Y);
+	assert_true(w.res.send_case & LNET_SEL_RESP);
+	/* And to a non-MR peer it records nothing. */
+	w.peer.multi_rail = false;
+	expect_path(&w, B, Y);
+	assert_false(w.res.record_pref);
+}
+
+static void
+test_response_any_src_goes_to_exact_nid(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.msg.response = true;
+	w.msg.dst = w.pnis[Y].nid;
+	w.pnis[X].tx_credits = 100;
+	w.nis[B].tx_credits = 9;
+	w.nets[1].seq = 0;
+	w.nets[0].seq = 5; /* the MR net choice would not matter either */
+	expect_path(&w, B, Y);
+	assert_int_equal(w.res.send_case,
+			 LNET_SEL_SRC_ANY | LNET_SEL_LOCAL_DST | LNET_SEL_MR_DST | LNET_SEL_RESP);
+	/* A response to a NID on a net we do not have needs a route. */
+	w.pnis[Y].nid = nid_on(TCP9, PY);
+	w.msg.dst = w.pnis[Y].nid;
+	assert_int_equal(sel(&w), -EHOSTUNREACH);
+}
+
+/* ---- §7.3 best local NI, rule by rule ---- */
+
+static void
+test_ni_round_robin_alternates(void **state)
+{
+	struct world w;
+	struct seqs q;
+	unsigned int count[2] = {0, 0};
+
+	(void)state;
+	world_one_net(&w);
+	seqs_init(&q);
+	for (int i = 0; i < 1000; i++) {
+		/* Both NIs and both peer NIs in turn: A->X, B->Y, A->X... */
+		expect_path(&w, i % 2 == 0 ? A : B, i % 2 == 0 ? X : Y);
+		count[w.res.ni]++;
+		seqs_apply(&q, &w);
+	}
+	assert_int_equal(count[A], 500);
+	assert_int_equal(count[B], 500);
+	assert_int_equal(q.s.node_net_seq, 1000);
+	assert_int_equal(q.s.peer_send_seq, 1000);
+}
+
+static void
+test_ni_credits_beat_round_robin(void **state)
+{
+	struct world w;
+	struct seqs q;
+
+	(void)state;
+	world_one_net(&w);
+	seqs_init(&q);
+	w.nis[B].tx_credits = 9;
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(sel(&w), 0);
+		assert_int_equal(w.res.ni, B);
+		seqs_apply(&q, &w);
+	}
+	/* Negative credits compare as numbers: -1 beats -3. */
+	w.nis[A].tx_credits = -1;
+	w.nis[B].tx_credits = -3;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.ni, A);
+}
+
+static void
+test_ni_numa_beats_credits(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.nis[A].dev_cpt = 1; /* 20 from the MD on CPT 0 */
+	w.nis[A].tx_credits = 100;
+	w.nis[B].dev_cpt = 0; /* 10 */
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.ni, B);
+	/* From CPT 1 it is the other way round. */
+	w.msg.md_cpt = 1;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.ni, A);
+	/* An unknown device CPT is far (30) from everything. */
+	w.msg.md_cpt = 0;
+	w.nis[B].dev_cpt = -1;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.ni, A);
+}
+
+static void
+test_ni_numa_range(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.nis[A].dev_cpt = 1;
+	w.nis[A].tx_credits = 100;
+	/* Range 15: 10 counts as 15, 20 stays 20: B still nearer. */
+	w.local.numa_range = 15;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.ni, B);
+	/* Range 20: 10 counts as 20, equal to A's: credits decide. */
+	w.local.numa_range = 20;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.ni, A);
+	/* No distance table: all equal. */
+	w.local.numa_range = 0;
+	w.local.dist = NULL;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.ni, A);
+}
+
+static void
+test_ni_prio_beats_numa(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.nis[A].dev_cpt = 1;
+	w.nis[A].sel_prio = 1;
+	w.nis[B].sel_prio = 2;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.ni, A);
+}
+
+static void
+test_ni_health_beats_prio_and_credits(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.nis[A].health = 900;
+	w.nis[A].tx_credits = 100;
+	w.nis[A].sel_prio = 0;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.ni, B);
+}
+
+static void
+test_ni_fatal_beats_health(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.nis[A].fatal = true;
+	w.nis[B].health = 100;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.ni, B);
+}
+
+/* ---- §7.4 best peer NI, rule by rule ---- */
+
+static void
+test_peer_ni_credits_beat_round_robin(void **state)
+{
+	struct world w;
+	struct seqs q;
+
+	(void)state;
+	world_one_net(&w);
+	seqs_init(&q);
+	w.pnis[Y].tx_credits = 9;
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(sel(&w), 0);
+		assert_int_equal(w.res.peer_ni, Y);
+		seqs_apply(&q, &w);
+	}
+	w.pnis[X].tx_credits = -2;
+	w.pnis[Y].tx_credits = -5;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.peer_ni, X);
+}
+
+static void
+test_peer_ni_preferred_beats_credits(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.pnis[X].tx_credits = 100;
+	/* Y prefers A (UDSP), A is the NI chosen: Y wins. */
+	w.pref[Y] = w.nis[A].nid;
+	w.pnis[Y].pref_nids = &w.pref[Y];
+	w.pnis[Y].nr_pref_nids = 1;
+	expect_path(&w, A, Y);
+	/* Y prefers B, but A is chosen: credits decide. */
+	w.pref[Y] = w.nis[B].nid;
+	w.nis[B].seq = 1;
+	expect_path(&w, A, X);
+}
+
+static void
+test_peer_ni_prio_beats_preferred(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.pref[Y] = w.nis[A].nid;
+	w.pnis[Y].pref_nids = &w.pref[Y];
+	w.pnis[Y].nr_pref_nids = 1;
+	w.pnis[X].sel_prio = 1;
+	expect_path(&w, A, X);
+}
+
+static void
+test_peer_ni_health_beats_prio(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.pnis[X].sel_prio = 1;
+	w.pnis[X].tx_credits = 100;
+	w.pnis[Y].health = LNET_SEL_MAX_HEALTH;
+	w.pnis[X].health = 999;
+	expect_path(&w, A, Y);
+}
+
+/* ---- §7.2 best local net, rule by rule ---- */
+
+static void
+test_net_round_robin(void **state)
+{
+	struct world w;
+	struct seqs q;
+	int nets[6];
+
+	(void)state;
+	world_init(&w);
+	seqs_init(&q);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(sel(&w), 0);
+		nets[i] = w.res.net;
+		seqs_apply(&q, &w);
+	}
+	/* tcp, tcp1, tcp, tcp1...: the peer net used longest ago goes first. */
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(nets[i], i % 2);
+}
+
+static void
+test_net_local_seq_breaks_peer_seq_tie(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.nets[0].seq = 7;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.net, 1);
+	/* The peer net seq is looked at first. */
+	w.pnets[1].seq = 1;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.net, 0);
+}
+
+static void
+test_net_local_prio_beats_seq(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.pnets[0].seq = 3;
+	w.nets[0].sel_prio = 1;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.net, 0);
+}
+
+static void
+test_net_local_health_beats_local_prio(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.nets[0].sel_prio = 1;
+	w.nets[0].health = 500;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.net, 1);
+	assert_int_equal(w.res.ni, C);
+	assert_int_equal(w.res.peer_ni, Z);
+}
+
+static void
+test_net_peer_prio_beats_local_health(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.nets[1].health = 500;
+	w.pnets[1].sel_prio = 1;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.net, 1);
+}
+
+static void
+test_net_peer_health_beats_peer_prio(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.pnets[1].sel_prio = 1;
+	w.pnets[1].health = 900;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.net, 0);
+}
+
+static void
+test_net_not_local_skipped(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	/* tcp (first, otherwise equal) is not ours: tcp1 it is. */
+	w.nets[0].net_id = TCP9;
+	assert_int_equal(sel(&w), 0);
+	assert_int_equal(w.res.net, 1);
+	assert_int_equal(w.res.peer_ni, Z);
+}
+
+/* ---- the rules as tuples, against random views ---- */
+
+#define RN 4 /* nets per side */
+#define RI 4 /* NIs per net */
+
+struct rworld {
+	struct lnet_sel_net nets[RN];
+	struct lnet_sel_ni nis[RN * RI];
+	struct lnet_sel_peer_net pnets[RN];
+	struct lnet_sel_peer_ni pnis[RN * RI];
+	struct lnet_nid pref;
+	uint16_t dist[4];
+	struct lnet_sel_local local;
+	struct lnet_sel_peer peer;
+};
+
+static uint32_t
+rnd(uint32_t *s, uint32_t n)
+{
+	*s = *s * 1103515245U + 12345U;
+	return (*s >> 16) % n;
+}
+
+/* Local nets tcp0,2,4,6, the peer's tcp0,3,6,9 or tcp1,4,7,10 (some only
+ * on one side); values from small ranges so that ties are frequent and
+ * every rule gets to decide. */
+static void
+rworld_fill(struct rworld *w, uint32_t *s)
+{
+	static const uint32_t prios[] = {LNET_SEL_PRIO_NONE, 1, 2};
+	unsigned int n_ni = 0, n_pni = 0, shift = rnd(s, 2);
+
+	memset(w, 0, sizeof(*w));
+	w->local.nr_nets = (uint16_t)(1 + rnd(s, RN));
+	w->peer.nr_nets = (uint16_t)(1 + rnd(s, RN));
+	for (unsigned int i = 0; i < w->local.nr_nets; i++) {
+		unsigned int k = 1 + rnd(s, RI);
+
+		w->nets[i] = (struct lnet_sel_net){LNET_MKNET(LNET_LND_SOCK, i * 2), 1000 - 100 * rnd(s, 2),
+						   prios[rnd(s, 3)], rnd(s, 3), (uint16_t)n_ni, (uint16_t)k};
+		for (unsigned int j = 0; j < k; j++, n_ni++) {
+			ni_init(&w->nis[n_ni], nid_on(w->nets[i].net_id, 1 + n_ni));
+			w->nis[n_ni].health = 1000 - 100 * (int)rnd(s, 2);
+			w->nis[n_ni].sel_prio = prios[rnd(s, 3)];
+			w->nis[n_ni].dev_cpt = (int)rnd(s, 3) - 1;
+			w->nis[n_ni].tx_credits = (int)rnd(s, 4) - 2;
+			w->nis[n_ni].seq = rnd(s, 3);
+			w->nis[n_ni].fatal = rnd(s, 6) == 0;
+		}
+	}
+	for (unsigned int i = 0; i < w->peer.nr_nets; i++) {
+		unsigned int k = 1 + rnd(s, RI);
+
+		w->pnets[i] = (struct lnet_sel_peer_net){LNET_MKNET(LNET_LND_SOCK, i * 3 + shift),
+							 1000 - 100 * rnd(s, 2), prios[rnd(s, 3)],
+							 rnd(s, 3), (uint16_t)n_pni, (uint16_t)k};
+		for (unsigned int j = 0; j < k; j++, n_pni++) {
+			pni_init(&w->pnis[n_pni], nid_on(w->pnets[i].net_id, 100 + n_pni));
+			w->pnis[n_pni].health = 1000 - 100 * (int)rnd(s, 2);
+			w->pnis[n_pni].sel_prio = prios[rnd(s, 3)];
+			w->pnis[n_pni].tx_credits = (int)rnd(s, 4) - 2;
+			w->pnis[n_pni].seq = rnd(s, 3);
+		}
+	}
+	/* A UDSP preference for local NI 0 now and then. */
+	w->pref = w->nis[0].nid;
+	for (unsigned int i = 0; i < n_pni; i++) {
+		if (rnd(s, 4) == 0) {
+			w->pnis[i].pref_nids = &w->pref;
+			w->pnis[i].nr_pref_nids = 1;
+		}
+	}
+	w->dist[0] = 10; w->dist[1] = 20; w->dist[2] = 20; w->dist[3] = 10;
+	w->local.nets = w->nets;
+	w->local.nis = w->nis;
+	w->local.nr_nis = (uint16_t)n_ni;
+	w->local.dist = w->dist;
+	w->local.ncpts = 2;
+	w->local.dist_far = 30;
+	w->local.numa_range = 5 * rnd(s, 5);
+	w->peer.nets = w->pnets;
+	w->peer.nis = w->pnis;
+	w->peer.nr_nis = (uint16_t)n_pni;
+	w->peer.multi_rail = true;
+}
+
+/* Lexicographic: negative when key a ranks first. Lower is better. */
+static int
+key_cmp(const int64_t *a, const int64_t *b, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+static int
+rlocal_net(const struct rworld *w, uint32_t net_id)
+{
+	for (int i = 0; i < w->local.nr_nets; i++) {
+		if (w->nets[i].net_id == net_id)
+			return i;
+	}
+	return -1;
+}
+
+static void
+net_key(const struct rworld *w, int pn, int64_t k[6])
+{
+	const struct lnet_sel_net *n = &w->nets[rlocal_net(w, w->pnets[pn].net_id)];
+
+	k[0] = -w->pnets[pn].health;
+	k[1] = w->pnets[pn].sel_prio;
+	k[2] = -n->health;
+	k[3] = n->sel_prio;
+	k[4] = w->pnets[pn].seq;
+	k[5] = n->seq;
+}
+
+static void
+ni_key(const struct rworld *w, int i, int md_cpt, int64_t k[6])
+{
+	const struct lnet_sel_ni *ni = &w->nis[i];
+	int64_t d = ni->dev_cpt < 0 ? 30 : w->dist[md_cpt * 2 + ni->dev_cpt];
+
+	k[0] = ni->fatal;
+	k[1] = -ni->health;
+	k[2] = ni->sel_prio;
+	k[3] = d < w->local.numa_range ? w->local.numa_range : d;
+	k[4] = -ni->tx_credits;
+	k[5] = ni->seq;
+}
+
+static void
+pni_key(const struct rworld *w, int i, const struct lnet_nid *local, int64_t k[5])
+{
+	const struct lnet_sel_peer_ni *p = &w->pnis[i];
+
+	k[0] = -p->health;
+	k[1] = p->sel_prio;
+	k[2] = !(p->nr_pref_nids == 1 && lnet_nid_same(&p->pref_nids[0], local));
+	k[3] = -p->tx_credits;
+	k[4] = p->seq;
+}
+
+/* Key of element @i in @ctx's terms: at most 6 values, lower ranks first. */
+typedef void (*key_fn)(const void *ctx, int i, int64_t *k);
+
+/* The first (by index) of the minimal keys in [first, first + n). */
+static int
+first_best(int first, int n, key_fn key, unsigned int len, const void *ctx)
+{
+	int64_t kb[6], kc[6];
+	int best = first;
+
+	key(ctx, first, kb);
+	for (int i = first + 1; i < first + n; i++) {
+		key(ctx, i, kc);
+		if (key_cmp(kc, kb, len) < 0) {
+			best = i;
+			memcpy(kb, kc, sizeof(kb));
+		}
+	}
+	return best;
+}
+
+static void
+ni_key_cpt0(const void *ctx, int i, int64_t *k)
+{
+	ni_key(ctx, i, 0, k);
+}
+
+struct pni_ctx {
+	const struct rworld *w;
+	const struct lnet_nid *local;
+};
+
+static void
+pni_key_from(const void *ctx, int i, int64_t *k)
+{
+	const struct pni_ctx *c = ctx;
+
+	pni_key(c->w, i, c->local, k);
+}
+
+/* The expected path, rule tuples in the kernel's order; -1 if none. */
+static void
+rworld_expect(const struct rworld *w, int *ni, int *pni)
+{
+	int64_t kb[6], kc[6];
+	int best = -1;
+
+	*ni = *pni = -1;
+	for (int i = 0; i < w->peer.nr_nets; i++) {
+		if (rlocal_net(w, w->pnets[i].net_id) < 0)
+			continue;
+		net_key(w, i, kc);
+		if (best < 0 || key_cmp(kc, kb, 6) < 0) {
+			best = i;
+			memcpy(kb, kc, sizeof(kb));
+		}
+	}
+	if (best < 0)
+		return;
+	const struct lnet_sel_net *n = &w->nets[rlocal_net(w, w->pnets[best].net_id)];
+
+	*ni = first_best(n->first_ni, n->nr_nis, ni_key_cpt0, 6, w);
+	struct pni_ctx pc = {w, &w->nis[*ni].nid};
+
+	*pni = first_best(w->pnets[best].first_ni, w->pnets[best].nr_nis, pni_key_from, 5, &pc);
+}
+
+static void
+test_random_views_follow_the_rule_tuples(void **state)
+{
+	uint32_t seed = 13;
+	unsigned int found = 0;
+
+	(void)state;
+	for (int iter = 0; iter < 20000; iter++) {
+		struct rworld w;
+		struct lnet_sel_msg m;
+		struct lnet_sel_result res;
+		int ni, pni, rc;
+
+		rworld_fill(&w, &seed);
+		m = (struct lnet_sel_msg){.src = LNET_ANY_NID, .dst = w.pnis[0].nid, .md_cpt = 0};
+		rc = lnet_select(&w.local, &w.peer, &m, &res);
+		rworld_expect(&w, &ni, &pni);
+		if (ni < 0) {
+			assert_int_equal(rc, -EHOSTUNREACH);
+			continue;
+		}
+		found++;
+		assert_int_equal(rc, 0);
+		assert_int_equal(res.ni, ni);
+		assert_int_equal(res.peer_ni, pni);
+		assert_int_equal(w.nets[res.net].net_id, w.pnets[res.peer_net].net_id);
+		assert_true(res.ni >= w.nets[res.net].first_ni &&
+			    res.ni < w.nets[res.net].first_ni + w.nets[res.net].nr_nis);
+		assert_true(res.peer_ni >= w.pnets[res.peer_net].first_ni &&
+			    res.peer_ni < w.pnets[res.peer_net].first_ni + w.pnets[res.peer_net].nr_nis);
+	}
+	/* Both outcomes were exercised. */
+	assert_true(found > 2000 && found < 19000);
+}
+
+static void
+test_case_str(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(lnet_sel_case_str(LNET_SEL_LOOPBACK, buf, sizeof(buf)), "LOOPBACK");
+	assert_string_equal(lnet_sel_case_str(LNET_SEL_SRC_ANY | LNET_SEL_LOCAL_DST | LNET_SEL_MR_DST,
+					      buf, sizeof(buf)),
+			    "SRC_ANY LOCAL MR");
+	assert_string_equal(lnet_sel_case_str(LNET_SEL_SRC_SPEC | LNET_SEL_REMOTE_DST |
+						      LNET_SEL_NMR_DST | LNET_SEL_RESP,
+					      buf, sizeof(buf)),
+			    "SRC_SPEC REMOTE NMR RESP");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lo0_is_loopback),
+		cmocka_unit_test(test_spec_local_mr_uses_src_and_exact_dst),
+		cmocka_unit_test(test_spec_local_nmr_records_pref),
+		cmocka_unit_test(test_spec_src_not_local_is_einval),
+		cmocka_unit_test(test_spec_remote_is_unreachable),
+		cmocka_unit_test(test_any_remote_nmr_is_unreachable),
+		cmocka_unit_test(test_any_remote_mr_goes_local_when_it_can),
+		cmocka_unit_test(test_any_local_mr_full_selection),
+		cmocka_unit_test(test_recovery_ping_is_nmr),
+		cmocka_unit_test(test_dst_missing_from_view_is_efault),
+		cmocka_unit_test(test_nmr_always_same_ni),
+		cmocka_unit_test(test_nmr_sticky_per_peer_net),
+		cmocka_unit_test(test_nmr_reserved_portal_not_sticky),
+		cmocka_unit_test(test_nmr_sticky_ni_gone_reselects),
+		cmocka_unit_test(test_nmr_no_local_net_unreachable),
+		cmocka_unit_test(test_response_leaves_on_arrival_ni),
+		cmocka_unit_test(test_response_any_src_goes_to_exact_nid),
+		cmocka_unit_test(test_ni_round_robin_alternates),
+		cmocka_unit_test(test_ni_credits_beat_round_robin),
+		cmocka_unit_test(test_ni_numa_beats_credits),
+		cmocka_unit_test(test_ni_numa_range),
+		cmocka_unit_test(test_ni_prio_beats_numa),
+		cmocka_unit_test(test_ni_health_beats_prio_and_credits),
+		cmocka_unit_test(test_ni_fatal_beats_health),
+		cmocka_unit_test(test_peer_ni_credits_beat_round_robin),
+		cmocka_unit_test(test_peer_ni_preferred_beats_credits),
+		cmocka_unit_test(test_peer_ni_prio_beats_preferred),
+		cmocka_unit_test(test_peer_ni_health_beats_prio),
+		cmocka_unit_test(test_net_round_robin),
+		cmocka_unit_test(test_net_local_seq_breaks_peer_seq_tie),
+		cmocka_unit_test(test_net_local_prio_beats_seq),
+		cmocka_unit_test(test_net_local_health_beats_local_prio),
+		cmocka_unit_test(test_net_peer_prio_beats_local_health),
+		cmocka_unit_test(test_net_peer_health_beats_peer_prio),
+		cmocka_unit_test(test_net_not_local_skipped),
+		cmocka_unit_test(test_random_views_follow_the_rule_tuples),
+		cmocka_unit_test(test_case_str),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
