@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""One kernel node of a capture, replayed toward lnetd-pmd playing the other.
+
+  kernel_standin.py --play nodeB --ctl LNETCTL --name DAEMON --out DIR
+                    [--expected DIR] PHASE...
+
+PHASE: a capture of shared/captures/kernel/ by its timeline name
+(s2_01_ping_discovery_off); several are replayed in order on the same
+connections, as their session ran them. Runs in the network namespace whose
+addresses are those of the node played (--play); the daemon, in the other
+one, owns the other node's addresses (192.0.2.11/.12, 198.51.100.11/.12).
+
+The capture's units (ksock_capture.py) and the timeline's commands are put
+in one time order and walked:
+  - a command of the daemon's node is given to our lnetctl (ping, discover
+    and net add/del in the background, peer show -v waited for and kept);
+    commands of the node played are already in its units;
+  - a unit the daemon's node sent is waited for (its kind, counted);
+  - a unit the node played sent is sent: a connection opened where the
+    capture opened one, hellos as captured, LNet messages as captured but a
+    REPLY or ACK rewritten to the cookie the daemon's own GET or PUT carried.
+Everything the daemon sends is decoded and kept. At the end, per phase, the
+daemon's units are compared with the kernel's field by field (cookies,
+incarnations and times aside): LNet messages in order, connection requests
+and hellos as a set, and each `peer show -v` with the kernel's for that step
+(tool-output/PHASE.NODE.peer_show_v*.yaml). Unified diffs are printed; the
+exit status is 0 when nothing differs.
+"""
+import argparse
+import difflib
+import glob
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ksock_capture as kc  # noqa: E402
+
+CAPTURES = os.environ.get("LNP_KERNEL_CAPTURES") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "../../../shared/captures/kernel")
+NODE_IPS = {"nodeA": ("192.0.2.11", "198.51.100.11"), "nodeB": ("192.0.2.12", "198.51.100.12")}
+# Fields that differ between any two runs, never compared.
+VOLATILE = ("time", "conn", "raw", "frm", "to", "ack_wmd", "return_wmd", "dst_wmd",
+            "src_incarnation", "dst_incarnation")
+WAIT = 10.0
+
+
+class Wire:
+    """The stand-in's connections with the daemon, and every unit it sent us."""
+
+    def __init__(self):
+        self.lock = threading.Condition()
+        self.received = []        # units from the daemon, arrival order
+        self.socks = []           # [sock, local ip, remote ip, hello the daemon sent or None]
+        self.by_conn = {}         # capture connection -> sock entry
+
+    def listen(self, ip):
+        ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        ls.bind((ip, 988))
+        ls.listen(16)
+        threading.Thread(target=self.accepting, args=(ls,), daemon=True).start()
+
+    def accepting(self, ls):
+        while True:
+            s, peer = ls.accept()
+            self.adopt(s, s.getsockname()[0], peer[0], "connreq")
+
+    def connect(self, src_ip, dst_ip):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        for p in range(1023, 511, -1):  # a privileged port, as ksocklnd connects from
+            try:
+                s.bind((src_ip, p))
+                break
+            except OSError:
+                continue
+        s.settimeout(WAIT)
+        s.connect((dst_ip, 988))
+        s.settimeout(None)
+        return self.adopt(s, src_ip, dst_ip, "hello")
+
+    def adopt(self, s, local, remote, stage):
+        entry = [s, local, remote, None]
+        with self.lock:
+            self.socks.append(entry)
+        threading.Thread(target=self.reading, args=(entry, stage), daemon=True).start()
+        return entry
+
+    def reading(self, entry, stage):
+        st = kc.Stream(None, initiator=stage == "connreq")
+        st.stage, st.next_seq = stage, 0
+        while True:
+            try:
+                data = entry[0].recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                return
+            st.buf += data
+            for u in st.units():
+                if u["kind"] == "NOOP":
+                    continue
+                u.update(frm=entry[2], to=entry[1], time=time.time())
+                with self.lock:
+                    if u["kind"] == "HELLO":
+                        entry[3] = u
+                    self.received.append(u)
+                    self.lock.notify_all()
+
+    def wait_for(self, kind, count):
+        """True once the daemon sent @count units of @kind (LNET: any LNet message)."""
+        deadline = time.time() + WAIT
+        with self.lock:
+            while len(self.of_kind(kind)) < count:
+                left = deadline - time.time()
+                if left <= 0:
+                    return False
+                self.lock.wait(left)
+            return True
+
+    def of_kind(self, kind):
+        return [u for u in self.received if unit_class(u) == kind]
+
+
+def unit_class(u):
+    return u["kind"] if u["kind"] in ("CONNREQ", "HELLO") else "LNET"
+
+
+class Replay:
+    def __init__(self, args):
+        self.args, self.wire = args, Wire()
+        self.ours = "nodeA" if args.play == "nodeB" else "nodeB"
+        self.our_ips, self.my_ips = NODE_IPS[self.ours], NODE_IPS[args.play]
+        self.commands, self.shows, self.notes = [], [], []
+        self.expected = []        # the daemon's node's units in the capture, in order
+        for ip in self.my_ips:
+            try:
+                self.wire.listen(ip)
+            except OSError as e:
+                self.notes.append("cannot listen on %s:988: %s" % (ip, e))
+
+    # --- the daemon's commands -------------------------------------------------
+
+    def command(self, phase, cmd):
+        words = cmd.split()
+        if words[:2] == ["rmmod", "lnet_selftest"]:
+            return True  # no selftest module here: nothing to unload
+        if words[0] != "lnetctl":
+            self.notes.append("%s: '%s' has no lnetctl form here; replay stops" % (phase, cmd))
+            return False
+        argv = [self.args.ctl, "--name", self.args.name] + words[1:]
+        if words[1:4] == ["peer", "show", "-v"]:
+            self.settle()
+            out = subprocess.run(argv, capture_output=True, text=True)
+            self.shows.append((phase, out.stdout + out.stderr))
+            return True
+        self.commands.append((cmd, subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                                    stderr=subprocess.STDOUT, text=True)))
+        return True
+
+    def settle(self):
+        for cmd, p in self.commands:
+            try:
+                out, _ = p.communicate(timeout=WAIT * 2)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                out, _ = p.communicate()
+            if p.returncode != 0:
+                self.notes.append("'%s' exited %d: %s" % (cmd, p.returncode, out.strip()))
+        self.commands = []
+
+    # --- the node played ---------------------------------------------------------
+
+    def sock_for(self, u):
+        """The connection a unit of the node played goes on, opened if it is the first."""
+        w = self.wire
+        if u["kind"] == "CONNREQ":
+            entry = w.connect(u["frm"], u["to"])
+            w.by_conn[u["conn"]] = entry
+            return entry
+        if u["conn"] in w.by_conn:
+            return w.by_conn[u["conn"]]
+        if u["kind"] == "HELLO":  # the reply on a connection the daemon opened
+            want = self.capture_hello_type(u["conn"])
+            with w.lock:
+                free = [e for e in w.socks if e[3] is not None and e not in w.by_conn.values()
+                        and e[1] == u["frm"]]
+            for e in free:
+                if e[3]["conn_type"] == want:
+                    break
+            else:
+                e = free[0] if free else None
+            if e is None:
+                raise ReplayStop("no connection from the daemon to answer the hello on")
+            w.by_conn[u["conn"]] = e
+            return e
+        with w.lock:  # opened before the capture: any live one between the two addresses
+            same = [e for e in w.socks if e[1] == u["frm"] and e[2] == u["to"] and e[3]]
+        if same:
+            return same[0]
+        entry = w.connect(u["frm"], u["to"])
+        entry[0].sendall(kc_connreq(u["to"]) + kc_hello(u["frm"], u["to"]))
+        return entry
+
+    def capture_hello_type(self, conn):
+        for e in self.expected:
+            if e.get("conn") == conn and e["kind"] == "HELLO":
+                return e["conn_type"]
+        return None
+
+    def send(self, u):
+        entry = self.sock_for(u)
+        if u["kind"] == "CONNREQ":
+            raw = struct.pack("<IIQ", kc.ACCEPTOR_MAGIC, 1, nid4(u["dst"]))
+        elif u["kind"] == "HELLO":
+            raw = kc_hello(u["src"], u["dst"], u["src_incarnation"], u["dst_incarnation"],
+                           u["conn_type"])
+        else:
+            raw = struct.pack("<IIQQ", kc.KSOCK_MSG_LNET, 0, 0, 0) + self.rewritten(u)
+        entry[0].sendall(raw)
+
+    def rewritten(self, u):
+        """A REPLY or ACK with the cookie of the daemon's GET or PUT it answers."""
+        raw = bytearray(u["raw"])
+        if u["kind"] not in ("REPLY", "ACK"):
+            return bytes(raw)
+        key = "return_wmd" if u["kind"] == "REPLY" else "ack_wmd"
+        lnet = [e for e in self.expected if unit_class(e) == "LNET"]
+        for i, e in enumerate(lnet):
+            if e.get(key) == u["dst_wmd"]:
+                got = self.wire.of_kind("LNET")
+                if i < len(got) and key in got[i]:
+                    raw[32:48] = bytes.fromhex(got[i][key])
+                else:
+                    self.notes.append("%s answers the daemon's message %d, which has no %s"
+                                      % (u["kind"], i + 1, key))
+                break
+        return bytes(raw)
+
+    # --- one phase ---------------------------------------------------------------
+
+    def phase(self, name):
+        session = "s" + name[1]
+        timeline = json.load(open(os.path.join(CAPTURES, "timeline-%s.json" % session)))
+        ph = next(p for p in timeline if p["name"] == name)
+        pcap = glob.glob(os.path.join(CAPTURES, name + ".pcap*"))[0]
+        events = [(st["t_start"], 0, "cmd", st) for st in ph["steps"]]
+        events += [(u["time"], 1, "unit", u) for u in kc.conversation(pcap) if u["kind"] != "NOOP"]
+        events.sort(key=lambda e: (e[0], e[1]))
+        first = len(self.expected)
+        start = len(self.wire.received)
+        counts = {"CONNREQ": 0, "HELLO": 0, "LNET": 0}
+        for k in counts:
+            counts[k] = len(self.wire.of_kind(k))
+        try:
+            for _, _, what, x in events:
+                if what == "cmd":
+                    if x["node"] == self.ours and not self.command(name, x["cmd"]):
+                        break
+                    continue
+                if x["frm"] in self.our_ips:
+                    self.expected.append(x)
+                    counts[unit_class(x)] += 1
+                    if not self.wire.wait_for(unit_class(x), counts[unit_class(x)]):
+                        raise ReplayStop("the daemon did not send its %s #%d (%s) within %d s"
+                                         % (unit_class(x), counts[unit_class(x)], x["kind"], WAIT))
+                else:
+                    self.send(x)
+        except ReplayStop as e:
+            self.notes.append("%s: %s" % (name, e))
+        self.settle()
+        time.sleep(0.5)  # what the daemon sends unasked after the last step
+        with self.wire.lock:
+            got = self.wire.received[start:]
+        return self.expected[first:], got
+
+
+class ReplayStop(Exception):
+    pass
+
+
+def nid4(s):
+    addr, net = s.split("@")
+    return (((2 << 16) | int(net[3:] or 0)) << 32) | struct.unpack("!I", socket.inet_aton(addr))[0]
+
+
+def kc_connreq(dst):
+    return struct.pack("<IIQ", kc.ACCEPTOR_MAGIC, 1, nid4(dst))
+
+
+def kc_hello(src, dst, sinc=None, dinc=0, ctype="CONTROL"):
+    types = {v: k for k, v in kc.CONN_TYPES.items()}
+    return struct.pack("<IIQQIIQQII", kc.PROTO_MAGIC, 3, nid4(src), nid4(dst), 12345, 0,
+                       sinc if sinc is not None else time.time_ns(), dinc, types[ctype], 0)
+
+
+def lines(units):
+    """The comparable text of units: one line per field, LNet messages in order,
+    connection requests and hellos sorted (their order across connections is a race)."""
+    conns, msgs = [], []
+    for u in units:
+        fields = {k: v for k, v in u.items() if k not in VOLATILE}
+        text = " ".join("%s=%s" % (k, json.dumps(fields[k], sort_keys=True)) for k in sorted(fields)
+                        if k not in ("kind", "ping"))
+        one = ["%s %s" % (u["kind"], text)]
+        if "ping" in fields:
+            p = fields["ping"]
+            one.append("  ping " + " ".join("%s=%s" % (k, p[k]) for k in sorted(p) if k != "nids"))
+            one += ["  ping nid %s status %s" % (n["nid"], n["status"]) for n in p.get("nids", [])]
+        (conns if unit_class(u) != "LNET" else msgs).append(one)
+    return ["connections:"] + sorted(l for one in conns for l in one) + \
+        ["messages:"] + [l for one in msgs for l in one]
+
+
+def diff(want, got, what):
+    d = list(difflib.unified_diff(want, got, "kernel: " + what, "lnetd-pmd: " + what, lineterm=""))
+    for line in d:
+        print(line)
+    return not d
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--play", choices=NODE_IPS, required=True)
+    ap.add_argument("--ctl", required=True)
+    ap.add_argument("--name", required=True)
+    ap.add_argument("--expected", help="expected-data directory (default: the captures')")
+    ap.add_argument("--compare", action="append", default=[],
+                    help="phase whose result counts (default: all given)")
+    ap.add_argument("phases", nargs="+")
+    args = ap.parse_args()
+    r = Replay(args)
+    ok = True
+    for name in args.phases:
+        want, got = r.phase(name)
+        if args.compare and name not in args.compare:
+            continue
+        same = diff(lines(want), lines(got), "%s, %s's units" % (name, r.ours))
+        print("%s: %s's units: %s (%d kernel, %d ours)" %
+              (name, r.ours, "same" if same else "DIFFER", len(want), len(got)))
+        ok &= same
+        ok &= compare_shows(r, name, args.expected)
+    for n in r.notes:
+        print("note: " + n)
+    sys.exit(0 if ok else 1)
+
+
+def compare_shows(r, name, expected):
+    base = expected or os.path.join(CAPTURES, "tool-output")
+    files = sorted(glob.glob(os.path.join(base, "%s.%s.peer_show_v*.yaml" % (name[:5], r.ours))))
+    shows = [text for ph, text in r.shows if ph == name]
+    ok = True
+    for i, path in enumerate(files):
+        got = shows[i].splitlines() if i < len(shows) else ["(no peer show -v was run)"]
+        want = open(path).read().splitlines()
+        same = diff(want, got, os.path.basename(path))
+        print("%s: %s: %s" % (name, os.path.basename(path), "same" if same else "DIFFER"))
+        ok &= same
+    return ok
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Conformance by replay: lnetd-pmd put in place of one kernel node of the
+# kernel captures (shared/captures/kernel), fed the other node's messages by
+# kernel_standin.py, must send the LNet messages the kernel sent (types,
+# portals, match bits, ping contents, feature bits; cookies, incarnations and
+# times aside) and show the kernel's `peer show -v` for the step. Each run
+# gets fresh namespaces with the capture's own addresses (192.0.2.11/.12 on
+# eth0, 198.51.100.11/.12 on eth1: they exist only inside them) and a fresh
+# daemon; the stand-in runs in the other namespace and prints a unified diff
+# of whatever differs.
+#   replay_kernel.sh BUILD_DIR SRC_DIR [OURS PLAY PHASE...]  (root, iproute2)
+# With phases given, only that run (a look at a scenario not gated yet).
+set -u
+build=$1 src=$2
+shift 2
+. "$src/harness.sh"
+command -v ip >/dev/null 2>&1 || { echo "replay_kernel: needs ip; skipped"; exit 77; }
+[ "$(id -u)" -eq 0 ] || { echo "replay_kernel: needs root; skipped"; exit 77; }
+LNP_KERNEL_CAPTURES=${LNP_KERNEL_CAPTURES:-$src/../../../shared/captures/kernel}
+export LNP_KERNEL_CAPTURES
+[ -f "$LNP_KERNEL_CAPTURES/timeline-s2.json" ] ||
+	{ echo "replay_kernel: no kernel captures at $LNP_KERNEL_CAPTURES; skipped"; exit 77; }
+standin="$src/../common/kernel_standin.py"
+
+tag=lrp$$ nss=""
+on_exit='for n in $nss; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$n" 2>/dev/null; done'
+
+veth() { # name A-address B-address
+	ip -n "${tag}A" link add "$1" type veth peer name "$1" netns "${tag}B" &&
+		ip -n "${tag}A" addr add "$2/24" dev "$1" && ip -n "${tag}B" addr add "$3/24" dev "$1" &&
+		ip -n "${tag}A" link set "$1" up && ip -n "${tag}B" link set "$1" up
+}
+
+# The capture's two nodes, both interfaces of each up with their addresses
+# (eth1 stays up even when it is not an NI, as in the captures).
+topology() {
+	ip netns add "${tag}A" && nss="${tag}A" && ip netns add "${tag}B" && nss="$nss ${tag}B" &&
+		ip -n "${tag}A" link set lo up && ip -n "${tag}B" link set lo up &&
+		veth eth0 192.0.2.11 192.0.2.12 && veth eth1 198.51.100.11 198.51.100.12 &&
+		sleep 1 # veths up, no duplicate-address wait: IPv4 only
+}
+
+teardown() {
+	eval "$on_exit"
+	nss=""
+}
+
+# The session's configuration, as the captures' README says each boot ran it.
+configure() { # daemon session
+	case $2 in
+	s3) "$ctl" --name "$1" net add --net tcp --if eth0,eth1 ;;
+	*) "$ctl" --name "$1" net add --net tcp --if eth0 ;;
+	esac || return 1
+	case $2 in
+	s2) "$ctl" --name "$1" set discovery 0 ;;
+	esac
+}
+
+# replay OURS PLAY PHASE...: our daemon as node OURS (A or B), the stand-in
+# as PLAY; the phases replayed in order, each compared; the output kept in
+# $work/replay.out.
+replay() {
+	ours=$1 play=$2
+	shift 2
+	name=$tag-$ours
+	topology || { teardown; return 1; }
+	DAEMON_PREFIX="ip netns exec $tag$ours" start_daemon "$name" || { teardown; return 1; }
+	dpid=$pid
+	session=$(echo "$1" | cut -c1-2)
+	configure "$name" "$session" || { stop_daemon "$dpid"; teardown; return 1; }
+	ip netns exec "$tag$play" python3 "$standin" --play "node$play" --ctl "$ctl" --name "$name" \
+		"$@" >"$work/replay.out" 2>&1
+	rc=$?
+	stop_daemon "$dpid" || rc=1
+	grep -q Sanitizer "$work/$name.err" && { cat "$work/$name.err"; rc=1; }
+	teardown
+	cat "$work/replay.out"
+	return $rc
+}
+
+if [ $# -gt 0 ]; then
+	replay "$@"
+	exit $?
+fi
+
+# Gated: what matches the kernel exactly today.
+check "s2_01 (pings, discovery off): ours as node A, the stand-in as B" \
+	replay A B s2_01_ping_discovery_off
+check "s2_01 (pings, discovery off): ours as node B, the stand-in as A" \
+	replay B A s2_01_ping_discovery_off
+
+# Added when discovery is wired (issue 13); run one by hand with
+#   replay_kernel.sh BUILD_DIR SRC_DIR A B s1_01_first_ping_discovery_on
+#   s1_01_first_ping_discovery_on   (A B and B A)
+#   s1_02_discover                  (after s1_01; A B)
+#   s1_04_multirail_add_ni          (after s1_01 s1_02; A B)
+#   s1_05_net_del_readd             (after s1_01 s1_02 s1_04; B A)
+#   s3_01_multirail_from_boot       (A B, up to its first lst command)
+finish replay_kernel
