@@ -139,6 +139,7 @@ class Replay:
         self.our_ips, self.my_ips = NODE_IPS[self.ours], NODE_IPS[args.play]
         self.commands, self.shows, self.notes = [], [], []
         self.expected = []        # the daemon's node's units in the capture, in order
+        self.stopped, self.phase_first, self.phase_start = False, 0, 0
         for ip in self.my_ips:
             try:
                 self.wire.listen(ip)
@@ -152,7 +153,7 @@ class Replay:
         if words[:2] == ["rmmod", "lnet_selftest"]:
             return True  # no selftest module here: nothing to unload
         if words[0] != "lnetctl":
-            self.notes.append("%s: '%s' has no lnetctl form here; replay stops" % (phase, cmd))
+            self.notes.append("%s: '%s' has no lnetctl form here; nothing more sent" % (phase, cmd))
             return False
         argv = [self.args.ctl, "--name", self.args.name] + words[1:]
         if words[1:4] == ["peer", "show", "-v"]:
@@ -225,16 +226,24 @@ class Replay:
             raw = struct.pack("<IIQQ", kc.KSOCK_MSG_LNET, 0, 0, 0) + self.rewritten(u)
         entry[0].sendall(raw)
 
+    def send_or_stop(self, name, u):
+        try:
+            self.send(u)
+        except (ReplayStop, OSError) as e:
+            self.notes.append("%s: cannot send the %s: %s; nothing more sent" % (name, u["kind"], e))
+            self.stopped = True
+
     def rewritten(self, u):
         """A REPLY or ACK with the cookie of the daemon's GET or PUT it answers."""
         raw = bytearray(u["raw"])
         if u["kind"] not in ("REPLY", "ACK"):
             return bytes(raw)
         key = "return_wmd" if u["kind"] == "REPLY" else "ack_wmd"
-        lnet = [e for e in self.expected if unit_class(e) == "LNET"]
+        lnet = [e for e in self.expected[self.phase_first:] if unit_class(e) == "LNET"]
         for i, e in enumerate(lnet):
             if e.get(key) == u["dst_wmd"]:
-                got = self.wire.of_kind("LNET")
+                with self.wire.lock:
+                    got = [g for g in self.wire.received[self.phase_start:] if unit_class(g) == "LNET"]
                 if i < len(got) and key in got[i]:
                     raw[32:48] = bytes.fromhex(got[i][key])
                 else:
@@ -258,22 +267,26 @@ class Replay:
         counts = {"CONNREQ": 0, "HELLO": 0, "LNET": 0}
         for k in counts:
             counts[k] = len(self.wire.of_kind(k))
-        try:
-            for _, _, what, x in events:
-                if what == "cmd":
-                    if x["node"] == self.ours and not self.command(name, x["cmd"]):
-                        break
-                    continue
-                if x["frm"] in self.our_ips:
-                    self.expected.append(x)
-                    counts[unit_class(x)] += 1
-                    if not self.wire.wait_for(unit_class(x), counts[unit_class(x)]):
-                        raise ReplayStop("the daemon did not send its %s #%d (%s) within %d s"
-                                         % (unit_class(x), counts[unit_class(x)], x["kind"], WAIT))
-                else:
-                    self.send(x)
-        except ReplayStop as e:
-            self.notes.append("%s: %s" % (name, e))
+        self.stopped, self.phase_first, self.phase_start = False, first, start
+        stopped = False  # once the daemon missed a unit: the kernel's rest kept, ours run
+        for _, _, what, x in events:
+            if what == "cmd":
+                if x["node"] == self.ours and not self.command(name, x["cmd"]):
+                    stopped = True  # its units cannot be played; later lnetctl steps still run
+                continue
+            if x["frm"] not in self.our_ips:
+                if not stopped:
+                    self.send_or_stop(name, x)
+                    stopped = self.stopped
+                continue
+            self.expected.append(x)
+            kind = unit_class(x)
+            counts[kind] += 1
+            if not stopped and not self.wire.wait_for(kind, counts[kind]):
+                self.notes.append("%s: the daemon did not send its %s #%d (%s) within %d s; "
+                                  "nothing more sent to it" % (name, kind, counts[kind],
+                                                                x["kind"], WAIT))
+                stopped = True
         self.settle()
         time.sleep(0.5)  # what the daemon sends unasked after the last step
         with self.wire.lock:
