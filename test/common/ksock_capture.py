@@ -9,7 +9,7 @@ every TCP stream to or from port 988 is reassembled by sequence number and
 cut into the units ksocklnd sends (lnet-facts §4.1-4.6): the 16-byte acceptor
 request, the 56-byte V3 hello (plus 4 bytes per listed IP), then ksock_msg:
 a 24-byte ksock header, for an LNet message a 72-byte lnet_hdr and its
-payload. Each unit keeps the time of the packet that completed it, so units
+payload; a FIN or RST is a CLOSE unit of the side that sent it. Each unit keeps the time of the packet that completed it, so units
 of all streams can be put in one order.
 """
 import gzip
@@ -82,7 +82,7 @@ class Stream:
 
     def __init__(self, key, initiator):
         self.key, self.initiator = key, initiator
-        self.next_seq, self.buf, self.pending = None, b"", {}
+        self.next_seq, self.buf, self.pending, self.closed = None, b"", {}, False
         self.stage = "connreq" if initiator else "hello"
 
     def add(self, seq, flags, data):
@@ -168,10 +168,16 @@ def decode_lnet(hdr, payload):
         m.update(dst_wmd=wmd.hex(), match_bits="0x%x" % bits, mlength=mlength)
     elif mtype == 3:  # REPLY: dst wmd
         m.update(dst_wmd=body[:16].hex())
-    if payload and (mtype == 3 or (mtype == 1 and m["match_bits"] == "0x%x" % PING_BITS)):
+    if payload and (looks_like_ping(payload) or
+                    (mtype == 1 and m["match_bits"] == "0x%x" % PING_BITS)):
         m["ping"] = decode_ping(payload)
     m["raw"] = hdr + payload
     return m
+
+
+def looks_like_ping(p):
+    """A REPLY carries ping info only if it answers a ping: known by its magic, either order."""
+    return len(p) >= 4 and struct.unpack_from("<I", p)[0] in (PING_MAGIC, 0x676E6970)
 
 
 def decode_ping(p):
@@ -208,7 +214,11 @@ def conversation(path):
         st = streams[key]
         st.add(seq, flags, data)
         conn = min(key, (dst, dport, src, sport)) + (max(gens.get(key, 0), gens.get((dst, dport, src, sport), 0)),)
-        for unit in st.units():
+        units = st.units()
+        if flags & 0x05 and not st.closed:  # FIN or RST: this side is done
+            st.closed = True
+            units.append({"kind": "CLOSE"})
+        for unit in units:
             unit.update(time=t, conn=conn, frm=src, to=dst)
             out.append(unit)
     left = [k for k, s in streams.items() if s.buf]

@@ -9,7 +9,7 @@
 # eth0, 198.51.100.11/.12 on eth1: they exist only inside them) and a fresh
 # daemon; the stand-in runs in the other namespace and prints a unified diff
 # of whatever differs.
-#   replay_kernel.sh BUILD_DIR SRC_DIR [OURS PLAY PHASE...]  (root, iproute2)
+#   replay_kernel.sh BUILD_DIR SRC_DIR [OURS PLAY [--mask-counts] PHASE...]  (root, iproute2)
 # With phases given, only that run (a look at a scenario not gated yet).
 set -u
 build=$1 src=$2
@@ -67,7 +67,8 @@ replay() {
 	topology || { teardown; return 1; }
 	DAEMON_PREFIX="ip netns exec $tag$ours" start_daemon "$name" || { teardown; return 1; }
 	dpid=$pid
-	session=$(echo "$1" | cut -c1-2)
+	eval last=\${$#}
+	session=$(echo "$last" | cut -c1-2)
 	configure "$name" "$session" || { stop_daemon "$dpid"; teardown; return 1; }
 	ip netns exec "$tag$play" python3 "$standin" --play "node$play" --ctl "$ctl" --name "$name" \
 		"$@" >"$work/replay.out" 2>&1
@@ -112,7 +113,8 @@ check "s2_01 (pings, discovery off): ours as node B, the stand-in as A: as kept"
 #   replay_kernel.sh BUILD_DIR SRC_DIR A B s1_01_first_ping_discovery_on
 #   s1_01_first_ping_discovery_on   (A B and B A)
 #   s1_02_discover                  (after s1_01; A B)
-#   s1_04_multirail_add_ni          (after s1_01 s1_02; A B)
-#   s1_05_net_del_readd             (after s1_01 s1_02 s1_04; B A)
-#   s3_01_multirail_from_boot       (A B, up to its first lst command)
+#   s1_04_multirail_add_ni          (after s1_01 s1_02; A B; --mask-counts:
+#                                    the kernel's counts include s1_03's selftest)
+#   s1_05_net_del_readd             (after s1_01 s1_02 s1_04; B A; --mask-counts)
+#   s3_01_multirail_from_boot       (A B, up to its first lst command; --mask-counts)
 finish replay_kernel
