@@ -59,6 +59,8 @@ class Wire:
         self.received = []        # units from the daemon, arrival order
         self.socks = []           # [sock, local ip, remote ip, hello the daemon sent or None]
         self.by_conn = {}         # capture connection -> sock entry
+        self.autoreply = None     # once the replay stopped: answers the daemon's hellos
+        self.accepted = []        # the entries of connections the daemon opened
 
     def listen(self, ip):
         ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -89,6 +91,8 @@ class Wire:
         entry = [s, local, remote, None]
         with self.lock:
             self.socks.append(entry)
+            if stage == "connreq":
+                self.accepted.append(entry)
         threading.Thread(target=self.reading, args=(entry, stage), daemon=True).start()
         return entry
 
@@ -116,6 +120,8 @@ class Wire:
                         entry[3] = u
                     self.received.append(u)
                     self.lock.notify_all()
+                    if u["kind"] == "HELLO" and stage == "connreq" and self.autoreply:
+                        self.autoreply(entry)
 
     def wait_for(self, kind, count):
         """True once the daemon sent @count units of @kind (LNET: any LNet message)."""
@@ -157,7 +163,8 @@ class Replay:
         if words[:2] == ["rmmod", "lnet_selftest"]:
             return True  # no selftest module here: nothing to unload
         if words[0] != "lnetctl":
-            self.notes.append("%s: '%s' has no lnetctl form here; nothing more sent" % (phase, cmd))
+            self.notes.append("%s: '%s' and what follows it have no lnetctl form here; the "
+                              "capture is compared up to it" % (phase, words[0]))
             return False
         argv = [self.args.ctl, "--name", self.args.name] + words[1:]
         if words[1:4] == ["peer", "show", "-v"]:
@@ -246,29 +253,52 @@ class Replay:
             raw = struct.pack("<IIQQ", kc.KSOCK_MSG_LNET, 0, 0, 0) + self.rewritten(u)
         entry[0].sendall(raw)
 
+    def answer_hello(self, entry):
+        """The replay stopped: a connection the daemon opens still comes up (its
+        hello answered as ksocklnd would), so later steps show what it sends."""
+        if entry in self.wire.by_conn.values() or "answered" in entry:
+            return
+        h = entry[3]
+        peer_type = {"BULK_IN": "BULK_OUT", "BULK_OUT": "BULK_IN"}.get(h["conn_type"], h["conn_type"])
+        entry.append("answered")
+        try:
+            entry[0].sendall(kc_hello(h["dst"], h["src"], None, 0, peer_type))
+        except OSError:
+            pass
+
+    def stop(self):
+        """Nothing more of the capture is sent; hellos waiting and to come are answered."""
+        self.stopped = True
+        with self.wire.lock:
+            waiting = [e for e in self.wire.accepted if e[3] is not None]
+            self.wire.autoreply = self.answer_hello
+        for e in waiting:
+            self.answer_hello(e)
+
     def send_or_stop(self, name, u):
         try:
             self.send(u)
         except (ReplayStop, OSError) as e:
             self.notes.append("%s: cannot send the %s: %s; nothing more sent" % (name, u["kind"], e))
-            self.stopped = True
+            self.stop()
 
     def rewritten(self, u):
-        """A REPLY or ACK with the cookie of the daemon's GET or PUT it answers."""
+        """A REPLY or ACK with the cookie of the daemon's GET or PUT it answers: the
+        capture's Nth GET (PUT) of the daemon's node in this phase is the daemon's Nth."""
         raw = bytearray(u["raw"])
         if u["kind"] not in ("REPLY", "ACK"):
             return bytes(raw)
-        key = "return_wmd" if u["kind"] == "REPLY" else "ack_wmd"
-        lnet = [e for e in self.expected[self.phase_first:] if unit_class(e) == "LNET"]
-        for i, e in enumerate(lnet):
-            if e.get(key) == u["dst_wmd"]:
-                with self.wire.lock:
-                    got = [g for g in self.wire.received[self.phase_start:] if unit_class(g) == "LNET"]
-                if i < len(got) and key in got[i]:
-                    raw[32:48] = bytes.fromhex(got[i][key])
+        asked, key = ("GET", "return_wmd") if u["kind"] == "REPLY" else ("PUT", "ack_wmd")
+        theirs = [e for e in self.expected[self.phase_first:] if e["kind"] == asked]
+        with self.wire.lock:
+            ours = [g for g in self.wire.received[self.phase_start:] if g["kind"] == asked]
+        for i, e in enumerate(theirs):
+            if e[key] == u["dst_wmd"]:
+                if i < len(ours):
+                    raw[32:48] = bytes.fromhex(ours[i][key])
                 else:
-                    self.notes.append("%s answers the daemon's message %d, which has no %s"
-                                      % (u["kind"], i + 1, key))
+                    self.notes.append("the %s answers the daemon's %s #%d, never sent"
+                                      % (u["kind"], asked, i + 1))
                 break
         return bytes(raw)
 
@@ -288,11 +318,18 @@ class Replay:
         for k in counts:
             counts[k] = len(self.wire.of_kind(k))
         self.stopped, self.phase_first, self.phase_start = False, first, start
+        self.wire.autoreply = None
+        cut = False
         stopped = False  # once the daemon missed a unit: the kernel's rest kept, ours run
         for _, _, what, x in events:
             if what == "cmd":
                 if x["node"] == self.ours and not self.command(name, x["cmd"]):
-                    stopped = True  # its units cannot be played; later lnetctl steps still run
+                    # Its units cannot be played nor asked of the daemon: the kernel's
+                    # units from here on are not compared; later lnetctl steps still run.
+                    stopped = cut = True
+                    self.stop()
+                continue
+            if cut:
                 continue
             if x["frm"] not in self.our_ips:
                 if not stopped:
@@ -307,6 +344,7 @@ class Replay:
                                   "nothing more sent to it" % (name, kind, counts[kind],
                                                                 x["kind"], WAIT))
                 stopped = True
+                self.stop()
         self.settle()
         time.sleep(0.5)  # what the daemon sends unasked after the last step
         with self.wire.lock:
@@ -382,7 +420,7 @@ def main():
               (name, r.ours, "same" if same else "DIFFER", len(want), len(got)))
         ok &= same
         ok &= compare_shows(r, name, args.expected, args.mask_counts)
-    for n in r.notes:
+    for n in dict.fromkeys(r.notes):  # each once, in order
         print("note: " + n)
     sys.exit(0 if ok else 1)
 
