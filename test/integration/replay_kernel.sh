@@ -117,4 +117,6 @@ check "s2_01 (pings, discovery off): ours as node B, the stand-in as A: as kept"
 #                                    the kernel's counts include s1_03's selftest)
 #   s1_05_net_del_readd             (after s1_01 s1_02 s1_04; B A; --mask-counts)
 #   s3_01_multirail_from_boot       (A B, up to its first lst command; --mask-counts)
+#   s2_02_enable_discovery          (after s2_01; A B)
+#   s1_07_unconfigure               (after s1_01..s1_05: the kernel closes 9 connections)
 finish replay_kernel
