@@ -298,8 +298,9 @@ sock_conn_answer(struct sock_conn *c)
 
 	c->local.version = c->proto->version;
 	c->local.dst_nid = c->peer.src_nid;
-	c->local.dst_pid = c->peer.src_pid;
-	c->local.dst_incarnation = c->peer.src_incarnation;
+	/* As the kernel's reply, which reuses the hello it received: its dst slots go back as they came. */
+	c->local.dst_pid = c->peer.dst_pid;
+	c->local.dst_incarnation = c->peer.dst_incarnation;
 	c->local.ctype = ctype;
 	c->local.nips = 0;
 	rc = c->proto->hello_encode(&c->local, c->tx, sizeof(c->tx), &n);
