@@ -328,6 +328,7 @@ struct lnet_ctl_global_set_args {
 	struct lnet *ln;
 	const char *key;
 	int value;
+	bool discovery_changed;   /* the ping target's features follow it */
 };
 
 /* lnd_timeout follows (transaction_timeout - 1) / (retry_count + 1), at least 1 (lnet-facts §8.1). */
@@ -411,7 +412,10 @@ lnet_ctl_global_set_on_mgmt(void *arg)
 {
 	struct lnet_ctl_global_set_args *a = arg;
 	struct lnet_ctl_global *t = &a->ln->tunables;
+	int was = t->discovery;
 	int rc = lnet_ctl_global_check_store(t, a->key, a->value);
+
+	a->discovery_changed = t->discovery != was;
 
 	if (rc == 0) {
 		lnet_ctl_lnd_timeout_update(t);
@@ -422,13 +426,16 @@ lnet_ctl_global_set_on_mgmt(void *arg)
 int
 lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen)
 {
-	struct lnet_ctl_global_set_args a = { lnet_instance(), key, value };
+	struct lnet_ctl_global_set_args a = { lnet_instance(), key, value, false };
 	int rc;
 
 	if (a.ln == NULL) {
 		return -ENETDOWN;
 	}
 	rc = rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_ctl_global_set_on_mgmt, &a);
+	if (rc == 0 && a.discovery_changed) {
+		rc = lnet_ping_target_features_update(a.ln);
+	}
 	if (rc == -EOPNOTSUPP) {
 		snprintf(err, errlen, "%s: not a setting", key);
 	} else if (rc == -EINVAL) {

@@ -538,6 +538,8 @@ int lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_l
 /* lnet_ping.c */
 int lnet_ping_target_init(struct lnet *ln);
 void lnet_ping_target_rebuild(struct lnet *ln, void (*cb)(void *arg, int rc), void *arg);
+/* After the discovery setting changed: the ping target with its features (blocks). */
+int lnet_ping_target_features_update(struct lnet *ln);
 void lnet_ping_target_fini(struct lnet *ln);
 
 /* lnet_push.c: the push target (portal 0, PUT, ping match bits) */

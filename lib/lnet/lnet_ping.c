@@ -58,15 +58,27 @@ lnet_ping_md_handler(struct lnet_event *ev)
 	}
 }
 
-/* Mgmt: encode the ping info of the published NI table into a new buffer. */
+/* The features advertised now: the kernel clears DISCOVERY while discovery is off (s2_01). */
+static uint32_t
+lnet_ping_features(const struct lnet *ln)
+{
+	return ln->tunables.discovery != 0 ? LNET_PING_FEATURES :
+					     LNET_PING_FEATURES & ~LNET_PING_FEAT_DISCOVERY;
+}
+
+/*
+ * Mgmt: encode the ping info of the published NI table into a new buffer,
+ * with the next sequence number, or the same one when only the features
+ * change (the kernel flips the bit in place, without a new number).
+ */
 static int
-lnet_ping_buf_build(struct lnet *ln, struct lnet_ping_buf **out)
+lnet_ping_buf_build(struct lnet *ln, bool next_seqno, struct lnet_ping_buf **out)
 {
 	const struct lnet_ni_table *t = lnet_ni_table_get(ln);
 	struct lnet_ping_entry *nis = calloc(t->nnis, sizeof(*nis));
 	struct lnet_ping_src src = {
-		.features = LNET_PING_FEATURES, .pid = ln->pid, .seqno = ln->ping_seqno + 1,
-		.nis = nis,
+		.features = lnet_ping_features(ln), .pid = ln->pid,
+		.seqno = ln->ping_seqno + (next_seqno ? 1 : 0), .nis = nis,
 	};
 	struct lnet_ping_buf *pbuf = NULL;
 	size_t len = 0;
@@ -95,7 +107,7 @@ lnet_ping_buf_build(struct lnet *ln, struct lnet_ping_buf **out)
 		free(pbuf);
 		return rc;
 	}
-	ln->ping_seqno++;
+	ln->ping_seqno = src.seqno;
 	pbuf->ln = ln;
 	*out = pbuf;
 	return 0;
@@ -145,12 +157,12 @@ lnet_ping_post_on_cpt(void *arg)
  * sequence number (lnet-facts §3.2), and unlink the previous one; then
  * cb(arg, rc) on the management lcore.
  */
-void
-lnet_ping_target_rebuild(struct lnet *ln, void (*cb)(void *arg, int rc), void *arg)
+static void
+lnet_ping_target_post(struct lnet *ln, bool next_seqno, void (*cb)(void *arg, int rc), void *arg)
 {
 	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
 	struct lnet_ping_post *p = calloc(1, sizeof(*p));
-	int rc = p == NULL ? -ENOMEM : lnet_ping_buf_build(ln, &p->pbuf);
+	int rc = p == NULL ? -ENOMEM : lnet_ping_buf_build(ln, next_seqno, &p->pbuf);
 
 	if (rc == 0) {
 		p->me = LNetMEAttach(LNET_RESERVED_PORTAL, &any, LNET_PROTO_PING_MATCHBITS, 0,
@@ -175,6 +187,12 @@ lnet_ping_target_rebuild(struct lnet *ln, void (*cb)(void *arg, int rc), void *a
 	lnet_hop_send(&p->hop, ln->cpts[p->me->cpt]->lcore, lnet_ping_post_on_cpt, p);
 }
 
+void
+lnet_ping_target_rebuild(struct lnet *ln, void (*cb)(void *arg, int rc), void *arg)
+{
+	lnet_ping_target_post(ln, true, cb, arg);
+}
+
 struct lnet_ping_init_op {
 	struct lnet_mgmt_op op;
 };
@@ -189,6 +207,25 @@ static void
 lnet_ping_init_start(struct lnet_mgmt_op *op)
 {
 	lnet_ping_target_rebuild(op->ln, lnet_ping_init_done, op);
+}
+
+static void
+lnet_ping_features_start(struct lnet_mgmt_op *op)
+{
+	lnet_ping_target_post(op->ln, false, lnet_ping_init_done, op);
+}
+
+/*
+ * From a thread that is not a logical lcore, after `set discovery`: the
+ * same NIs and sequence number, the features of the new setting. No push
+ * yet: pushing to Multi-Rail peers comes with discovery (issue 13).
+ */
+int
+lnet_ping_target_features_update(struct lnet *ln)
+{
+	struct lnet_ping_init_op o = { .op.start = lnet_ping_features_start };
+
+	return lnet_mgmt_op_run(ln, &o.op);
 }
 
 /*

@@ -98,13 +98,13 @@ gated() {
 }
 
 # Gated: the pings of s2_01 (discovery off) both ways. Today the peer show -v
-# of node A is the kernel's; two fields of our node differ, kept in the .out:
-#   - features 0x1e in its ping info with discovery off: the kernel clears
-#     LNET_PING_FEAT_DISCOVERY (0x10) there (0xe), lnet_ping.c always sets it;
+# of node A is the kernel's; one field of our node differs, kept in the .out:
 #   - sink_length 8192 of `lnetctl ping`'s GET (LNETD_PING_BUF in
 #     lnetd_telemetry.c) where the kernel's lnetctl ping asks 3960.
-# (The hello a passive connection answers had dst_pid 12345 where the
-# kernel's reply, the hello it received reused, sends 0: fixed.)
+# (Fixed since: the hello a passive connection answers had dst_pid 12345
+# where the kernel's reply, the hello it received reused, sends 0; the ping
+# info said features 0x1e with discovery off, where the kernel clears
+# LNET_PING_FEAT_DISCOVERY and sends 0xe.)
 check "s2_01 (pings, discovery off): ours as node A, the stand-in as B: as kept" \
 	gated A B s2_01_ping_discovery_off
 check "s2_01 (pings, discovery off): ours as node B, the stand-in as A: as kept" \

@@ -45,9 +45,9 @@ ctl_del(const struct lnet_nid *nid)
 	return rc;
 }
 
-/* GET 0@lo's ping info; returns the NIs listed after 0@lo. */
+/* GET 0@lo's ping info into @p d; returns the NIs listed after 0@lo. */
 static unsigned int
-ping_self(struct lnet_ping_entry *nis, unsigned int cap, uint32_t *seqno)
+ping_self_decoded(struct lnet_ping_entry *nis, unsigned int cap, struct lnet_ping_decoded *out)
 {
 	static uint8_t sink[4096];
 	struct lnet_md md = ut_md(sink, sizeof(sink), 2, LNET_MD_TRUNCATE);
@@ -66,8 +66,18 @@ ping_self(struct lnet_ping_entry *nis, unsigned int cap, uint32_t *seqno)
 	}
 	assert_int_equal(ev.type, LNET_EVENT_REPLY);
 	assert_int_equal(lnet_ping_info_decode(sink, ev.mlength, 16, &d, nis, cap), 0);
-	*seqno = d.seqno;
+	*out = d;
 	return d.nnis_total;
+}
+
+static unsigned int
+ping_self(struct lnet_ping_entry *nis, unsigned int cap, uint32_t *seqno)
+{
+	struct lnet_ping_decoded d;
+	unsigned int n = ping_self_decoded(nis, cap, &d);
+
+	*seqno = d.seqno;
+	return n;
 }
 
 static unsigned int
@@ -130,12 +140,48 @@ test_ni_cycles_bounded(void **state)
 	assert_int_equal(add.ping_rc, 0);
 }
 
+/*
+ * set discovery 0 clears the DISCOVERY feature of the ping target and 1
+ * sets it again, with the same sequence number, as the kernel flips the
+ * bit in place (s2_01 shows features 0xe); setting the same value again
+ * rebuilds nothing.
+ */
+static void
+test_discovery_feature_follows_setting(void **state)
+{
+	struct lnet_ping_entry nis[4];
+	struct lnet_ping_decoded d;
+	char err[128];
+	unsigned int bufs;
+	uint32_t seq;
+
+	(void)state;
+	ping_self_decoded(nis, 4, &d);
+	assert_int_equal(d.features & LNET_PING_FEAT_DISCOVERY, LNET_PING_FEAT_DISCOVERY);
+	seq = d.seqno;
+	assert_int_equal(lnet_ctl_global_set("discovery", 0, err, sizeof(err)), 0);
+	ping_self_decoded(nis, 4, &d);
+	assert_int_equal(d.features & LNET_PING_FEAT_DISCOVERY, 0);
+	assert_int_equal(d.features, LNET_PING_FEAT_NI_STATUS | LNET_PING_FEAT_RTE_DISABLED |
+					     LNET_PING_FEAT_MULTI_RAIL);
+	assert_int_equal(d.seqno, seq);
+	bufs = ping_bufs();
+	assert_int_equal(lnet_ctl_global_set("discovery", 0, err, sizeof(err)), 0);
+	assert_true(ping_bufs() <= bufs);
+	assert_int_equal(lnet_ctl_global_set("discovery", 1, err, sizeof(err)), 0);
+	ping_self_decoded(nis, 4, &d);
+	assert_int_equal(d.features & LNET_PING_FEAT_DISCOVERY, LNET_PING_FEAT_DISCOVERY);
+	assert_int_equal(d.seqno, seq);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ni_cycles_bounded, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_ni_cycles_bounded, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_discovery_feature_follows_setting, ut_setup1,
+						ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
