@@ -130,6 +130,32 @@ ut_attach(const struct lnet_md *md, uint64_t bits, uint64_t ignore, enum lnet_in
 	return h;
 }
 
+/*
+ * GET 0@lo's ping info (the node's own ping target) into @p d, its first
+ * @p cap NIs after 0@lo into @p nis; returns how many NIs it lists after 0@lo.
+ */
+static inline unsigned int
+ut_ping_self(struct lnet_ping_entry *nis, unsigned int cap, struct lnet_ping_decoded *d)
+{
+	static uint8_t sink[8192];
+	struct lnet_md md = ut_md(sink, sizeof(sink), 2, LNET_MD_TRUNCATE);
+	struct lnet_handle_md h;
+	struct lnet_event ev;
+
+	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
+	assert_int_equal(LNetGet(NULL, h, &g_ut.self, LNET_RESERVED_PORTAL,
+				 LNET_PROTO_PING_MATCHBITS, 0, false), 0);
+	ev = ut_event();
+	if (ev.type == LNET_EVENT_SEND) {
+		ev = ut_event();
+	} else {
+		assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	}
+	assert_int_equal(ev.type, LNET_EVENT_REPLY);
+	assert_int_equal(lnet_ping_info_decode(sink, ev.mlength, 256, d, nis, cap), 0);
+	return d->nnis_total;
+}
+
 /* A fake LND's recv(): the payload "arrived" at once (nothing to copy). */
 static inline int
 ut_lnd_recv_arrived(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,

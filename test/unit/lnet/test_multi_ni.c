@@ -95,28 +95,13 @@ del_ok(const struct lnet_nid *nid)
 	assert_int_equal(rc, 0);
 }
 
-/* GET 0@lo's ping info: the NIs listed after 0@lo. */
+/* The NIs 0@lo's ping info lists after 0@lo. */
 static unsigned int
 ping_self(struct lnet_ping_entry *nis, unsigned int cap)
 {
-	static uint8_t sink[8192];
-	struct lnet_md md = ut_md(sink, sizeof(sink), 2, LNET_MD_TRUNCATE);
 	struct lnet_ping_decoded d;
-	struct lnet_handle_md h;
-	struct lnet_event ev;
 
-	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
-	assert_int_equal(LNetGet(NULL, h, &g_ut.self, LNET_RESERVED_PORTAL,
-				 LNET_PROTO_PING_MATCHBITS, 0, false), 0);
-	ev = ut_event();
-	if (ev.type == LNET_EVENT_SEND) {
-		ev = ut_event();
-	} else {
-		assert_int_equal(ut_event().type, LNET_EVENT_SEND);
-	}
-	assert_int_equal(ev.type, LNET_EVENT_REPLY);
-	assert_int_equal(lnet_ping_info_decode(sink, ev.mlength, 256, &d, nis, cap), 0);
-	return d.nnis_total;
+	return ut_ping_self(nis, cap, &d);
 }
 
 /* The NI of @p nid as `net show -v` shows it; fails the test if absent. */

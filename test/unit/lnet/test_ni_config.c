@@ -45,36 +45,11 @@ ctl_del(const struct lnet_nid *nid)
 	return rc;
 }
 
-/* GET 0@lo's ping info into @p d; returns the NIs listed after 0@lo. */
-static unsigned int
-ping_self_decoded(struct lnet_ping_entry *nis, unsigned int cap, struct lnet_ping_decoded *out)
-{
-	static uint8_t sink[4096];
-	struct lnet_md md = ut_md(sink, sizeof(sink), 2, LNET_MD_TRUNCATE);
-	struct lnet_ping_decoded d;
-	struct lnet_handle_md h;
-	struct lnet_event ev;
-
-	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
-	assert_int_equal(LNetGet(NULL, h, &g_ut.self, LNET_RESERVED_PORTAL,
-				 LNET_PROTO_PING_MATCHBITS, 0, false), 0);
-	ev = ut_event();
-	if (ev.type == LNET_EVENT_SEND) {
-		ev = ut_event();
-	} else {
-		assert_int_equal(ut_event().type, LNET_EVENT_SEND);
-	}
-	assert_int_equal(ev.type, LNET_EVENT_REPLY);
-	assert_int_equal(lnet_ping_info_decode(sink, ev.mlength, 16, &d, nis, cap), 0);
-	*out = d;
-	return d.nnis_total;
-}
-
 static unsigned int
 ping_self(struct lnet_ping_entry *nis, unsigned int cap, uint32_t *seqno)
 {
 	struct lnet_ping_decoded d;
-	unsigned int n = ping_self_decoded(nis, cap, &d);
+	unsigned int n = ut_ping_self(nis, cap, &d);
 
 	*seqno = d.seqno;
 	return n;
@@ -156,11 +131,11 @@ test_discovery_feature_follows_setting(void **state)
 	uint32_t seq;
 
 	(void)state;
-	ping_self_decoded(nis, 4, &d);
+	ut_ping_self(nis, 4, &d);
 	assert_int_equal(d.features & LNET_PING_FEAT_DISCOVERY, LNET_PING_FEAT_DISCOVERY);
 	seq = d.seqno;
 	assert_int_equal(lnet_ctl_global_set("discovery", 0, err, sizeof(err)), 0);
-	ping_self_decoded(nis, 4, &d);
+	ut_ping_self(nis, 4, &d);
 	assert_int_equal(d.features & LNET_PING_FEAT_DISCOVERY, 0);
 	assert_int_equal(d.features, LNET_PING_FEAT_NI_STATUS | LNET_PING_FEAT_RTE_DISABLED |
 					     LNET_PING_FEAT_MULTI_RAIL);
@@ -169,7 +144,7 @@ test_discovery_feature_follows_setting(void **state)
 	assert_int_equal(lnet_ctl_global_set("discovery", 0, err, sizeof(err)), 0);
 	assert_true(ping_bufs() <= bufs);
 	assert_int_equal(lnet_ctl_global_set("discovery", 1, err, sizeof(err)), 0);
-	ping_self_decoded(nis, 4, &d);
+	ut_ping_self(nis, 4, &d);
 	assert_int_equal(d.features & LNET_PING_FEAT_DISCOVERY, LNET_PING_FEAT_DISCOVERY);
 	assert_int_equal(d.seqno, seq);
 }
