@@ -180,7 +180,7 @@ peer_ni_compare(const struct lnet_sel_peer_ni *c, bool c_pref, const struct lnet
 static int
 best_peer_ni_on_net(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *local_nid)
 {
-	const struct lnet_sel_peer_net *pn = &p->nets[pnet];
+	const struct lnet_sel_net *pn = &p->nets[pnet];
 	bool best_pref = false;
 	int best = NONE;
 
@@ -198,8 +198,8 @@ best_peer_ni_on_net(const struct lnet_sel_peer *p, int pnet, const struct lnet_n
 /* ---- §7.2: the best local net among the peer's nets ---- */
 
 static int
-net_compare(const struct lnet_sel_peer_net *cp, const struct lnet_sel_net *cn,
-	    const struct lnet_sel_peer_net *bp, const struct lnet_sel_net *bn)
+net_compare(const struct lnet_sel_net *cp, const struct lnet_sel_net *cn,
+	    const struct lnet_sel_net *bp, const struct lnet_sel_net *bn)
 {
 	int r;
 
@@ -279,7 +279,7 @@ send_spec_local(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 static int
 sticky_ni(const struct lnet_sel_local *l, const struct lnet_sel_peer *p, int pnet)
 {
-	const struct lnet_sel_peer_net *pn = &p->nets[pnet];
+	const struct lnet_sel_net *pn = &p->nets[pnet];
 
 	for (int i = pn->first_ni; i < pn->first_ni + pn->nr_nis; i++) {
 		if (p->nis[i].nr_pref_nids != 0)

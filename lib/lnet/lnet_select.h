@@ -77,7 +77,7 @@ struct lnet_sel_ni {
 	bool fatal;        /* the LND reported a fatal error */
 };
 
-/* One local net; its NIs are nis[first_ni .. first_ni + nr_nis). */
+/* One net, local or the peer's; its NIs are nis[first_ni .. first_ni + nr_nis). */
 struct lnet_sel_net {
 	uint32_t net_id;
 	int health;
@@ -111,18 +111,8 @@ struct lnet_sel_peer_ni {
 	uint16_t nr_pref_nids;
 };
 
-/* One peer net; its NIs are nis[first_ni .. first_ni + nr_nis). */
-struct lnet_sel_peer_net {
-	uint32_t net_id;
-	int health;
-	uint32_t sel_prio;
-	uint32_t seq;
-	uint16_t first_ni;
-	uint16_t nr_nis;
-};
-
 struct lnet_sel_peer {
-	const struct lnet_sel_peer_net *nets;
+	const struct lnet_sel_net *nets;
 	const struct lnet_sel_peer_ni *nis;
 	uint16_t nr_nets;
 	uint16_t nr_nis;

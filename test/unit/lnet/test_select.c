@@ -44,7 +44,7 @@ nid_on(uint32_t net, uint32_t addr)
 struct world {
 	struct lnet_sel_net nets[2];
 	struct lnet_sel_ni nis[3];
-	struct lnet_sel_peer_net pnets[2];
+	struct lnet_sel_net pnets[2];
 	struct lnet_sel_peer_ni pnis[3];
 	struct lnet_nid pref[3];
 	uint16_t dist[4]; /* two CPTs: 10 near, 20 far */
@@ -81,8 +81,8 @@ world_init(struct world *w)
 	pni_init(&w->pnis[X], nid_on(TCP, PX));
 	pni_init(&w->pnis[Y], nid_on(TCP, PY));
 	pni_init(&w->pnis[Z], nid_on(TCP1, PZ));
-	w->pnets[0] = (struct lnet_sel_peer_net){TCP, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 2};
-	w->pnets[1] = (struct lnet_sel_peer_net){TCP1, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 2, 1};
+	w->pnets[0] = (struct lnet_sel_net){TCP, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 2};
+	w->pnets[1] = (struct lnet_sel_net){TCP1, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 2, 1};
 	w->dist[0] = 10; w->dist[1] = 20; w->dist[2] = 20; w->dist[3] = 10;
 	w->local = (struct lnet_sel_local){.nets = w->nets, .nis = w->nis, .nr_nets = 2,
 					   .nr_nis = 3, .dist = w->dist, .ncpts = 2,
@@ -775,7 +775,7 @@ test_net_not_local_skipped(void **state)
 struct rworld {
 	struct lnet_sel_net nets[RN];
 	struct lnet_sel_ni nis[RN * RI];
-	struct lnet_sel_peer_net pnets[RN];
+	struct lnet_sel_net pnets[RN];
 	struct lnet_sel_peer_ni pnis[RN * RI];
 	struct lnet_nid pref;
 	uint16_t dist[4];
@@ -820,7 +820,7 @@ rworld_fill(struct rworld *w, uint32_t *s)
 	for (unsigned int i = 0; i < w->peer.nr_nets; i++) {
 		unsigned int k = 1 + rnd(s, RI);
 
-		w->pnets[i] = (struct lnet_sel_peer_net){LNET_MKNET(LNET_LND_SOCK, i * 3 + shift),
+		w->pnets[i] = (struct lnet_sel_net){LNET_MKNET(LNET_LND_SOCK, i * 3 + shift),
 							 1000 - 100 * rnd(s, 2), prios[rnd(s, 3)],
 							 rnd(s, 3), (uint16_t)n_pni, (uint16_t)k};
 		for (unsigned int j = 0; j < k; j++, n_pni++) {
