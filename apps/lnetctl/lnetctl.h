@@ -2,6 +2,7 @@
 #ifndef LNETCTL_H
 #define LNETCTL_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -141,5 +142,9 @@ int lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_debug_nidlist_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_not_applicable_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_capture_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+
+/* lnetctl_net.c: net set's and peer set's options (the kernel's set_value_helper). */
+#define LNETCTL_SET_VALUE_SHORTOPTS "ai:l:m:n:s:t:"
+extern const struct option lnetctl_set_value_opts[];
 
 #endif /* LNETCTL_H */

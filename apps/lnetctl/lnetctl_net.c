@@ -592,6 +592,18 @@ lnetctl_net_set_apply(struct lnetctl_ctx *ctx, const struct lnetctl_net_set_args
 	return rc; /* the daemon's refusal is printed already (err stays empty) */
 }
 
+/* The options net set and peer set share, as the kernel's set_value_helper takes them. */
+const struct option lnetctl_set_value_opts[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ "net", required_argument, NULL, 'i' },
+	{ "lnd-timeout", required_argument, NULL, 'l' },
+	{ "conns-per-peer", required_argument, NULL, 'm' },
+	{ "nid", required_argument, NULL, 'n' },
+	{ "state", required_argument, NULL, 's' },
+	{ "health", required_argument, NULL, 't' },
+	{ NULL, 0, NULL, 0 },
+};
+
 /*
  * net set [--all|-a] [--nid|-n NID] [--health|-t V] [--conns-per-peer|-m N]
  * [--lnd-timeout|-l N --net|-i NET]  (argv[0] = "set"): the health value
@@ -600,16 +612,6 @@ lnetctl_net_set_apply(struct lnetctl_ctx *ctx, const struct lnetctl_net_set_args
 int
 lnetctl_net_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "all", no_argument, NULL, 'a' },
-		{ "net", required_argument, NULL, 'i' },
-		{ "lnd-timeout", required_argument, NULL, 'l' },
-		{ "conns-per-peer", required_argument, NULL, 'm' },
-		{ "nid", required_argument, NULL, 'n' },
-		{ "state", required_argument, NULL, 's' },
-		{ "health", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lnetctl_net_set_args a = { .health = -1, .conns_per_peer = -1, .lnd_timeout = -1 };
 	char err[256] = "";
 	int opt;
@@ -617,7 +619,8 @@ lnetctl_net_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while (rc == 0 && (opt = getopt_long(argc, argv, "ai:l:m:n:s:t:", opts, NULL)) != -1) {
+	while (rc == 0 && (opt = getopt_long(argc, argv, LNETCTL_SET_VALUE_SHORTOPTS,
+					     lnetctl_set_value_opts, NULL)) != -1) {
 		rc = lnetctl_net_set_opt(&a, opt, optarg, err, sizeof(err));
 	}
 	opterr = 1;

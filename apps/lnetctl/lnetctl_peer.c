@@ -513,23 +513,14 @@ lnetctl_peer_list_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 int
 lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
-	static const struct option long_opts[] = {
-		{ .val = 'a', .name = "all", .has_arg = no_argument },
-		{ .val = 'i', .name = "net", .has_arg = required_argument },
-		{ .val = 'l', .name = "lnd-timeout", .has_arg = required_argument },
-		{ .val = 'm', .name = "conns-per-peer", .has_arg = required_argument },
-		{ .val = 'n', .name = "nid", .has_arg = required_argument },
-		{ .val = 's', .name = "state", .has_arg = required_argument },
-		{ .val = 't', .name = "health", .has_arg = required_argument },
-		{ .name = NULL },
-	};
 	bool health = false;
 	bool state = false;
 	int opt;
 
 	(void)ctx;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "ai:l:m:n:s:t:", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, LNETCTL_SET_VALUE_SHORTOPTS, lnetctl_set_value_opts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			state = true;
@@ -553,5 +544,5 @@ lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	lnetctl_print_error("set", "peer", -EOPNOTSUPP,
 			    state ? "peer state cannot be set: this node keeps no settable peer state yet"
 				  : "peer NI health is not supported yet");
-	return -EINVAL;
+	return -EOPNOTSUPP;
 }

@@ -100,6 +100,8 @@ check "peer set --nid Q --health 500: not supported" \
 	fails_block set peer -95 "not supported" -- peer set --nid "$net.5@tcp" --health 500
 check "peer set -a -s 1: not supported" \
 	fails_block set peer -95 "cannot be set" -- peer set -a -s 1
+check "peer set: exit status 161 (-EOPNOTSUPP), as the block says" sh -c \
+	"'$ctl' --name '$d' peer set -a -t 500 2>/dev/null; [ \$? -eq 161 ]"
 # getopt_long's own line first, as the kernel's (opterr is on), then the block.
 bogus_set() {
 	run peer set --bogus >"$work/err" 2>&1 && return 1
