@@ -105,7 +105,15 @@ struct lnet_ctl_peer {
  * this node keeps: discovery's bits come with discovery.
  */
 #define LNET_CTL_PEER_MULTI_RAIL   0x1U
+#define LNET_CTL_PEER_NO_DISCOVERY 0x2U
 #define LNET_CTL_PEER_CONFIGURED   0x8U
+#define LNET_CTL_PEER_DISCOVERED   0x10U
+#define LNET_CTL_PEER_DISCOVERING  0x40U
+#define LNET_CTL_PEER_DATA_PRESENT 0x80U
+#define LNET_CTL_PEER_NIDS_UPTODATE 0x100U
+#define LNET_CTL_PEER_PING_SENT    0x200U
+#define LNET_CTL_PEER_PUSH_SENT    0x400U
+#define LNET_CTL_PEER_PING_FAILED  0x800U
 #define LNET_CTL_PEER_LOCK_PRIMARY 0x100000U
 
 /** Runtime state of one peer NI (lnet-facts §12.4). */
@@ -162,6 +170,15 @@ LNP_API int lnet_ctl_peer_del_force(const struct lnet_nid *prim, const struct ln
 LNP_API int lnet_ctl_peer_list(uint64_t cursor, const struct lnet_nid *only,
 			       struct lnet_ctl_peer *out, unsigned int max, uint64_t *next);
 /** Runtime state of a peer NI, read on the data lcore that owns it. */
+/**
+ * `lnetctl discover [--force] NID`: discover the peer owning @p nid (made if
+ * unknown) and wait until its discovery ends; @p force pings a peer already
+ * discovered. 0 and @p out filled (the peer as discovery left it), or
+ * -errno with @p err: -ETIMEDOUT / -EHOSTUNREACH when the ping failed,
+ * -EOPNOTSUPP when discovery is off (`set discovery 0`), as the kernel's.
+ */
+LNP_API int lnet_ctl_discover(const struct lnet_nid *nid, bool force, struct lnet_ctl_peer *out,
+			      char *err, size_t errlen);
 LNP_API int lnet_ctl_peer_ni_state(const struct lnet_nid *nid, struct lnet_ctl_peer_ni *out);
 
 /** Local NIs, lo first, in configuration order. @return count (up to @p max) or -errno. */

@@ -587,3 +587,14 @@ lnet_ctl_peer_ni_state(const struct lnet_nid *nid, struct lnet_ctl_peer_ni *out)
 	return rt_lcore_call(a.ln->cpts[lnet_cpt_of_nid(a.ln, nid)]->lcore,
 			     lnet_peer_ni_state_on_cpt, &a);
 }
+
+int
+lnet_ctl_discover(const struct lnet_nid *nid, bool force, struct lnet_ctl_peer *out, char *err,
+		  size_t errlen)
+{
+	(void)nid;
+	(void)force;
+	(void)out;
+	snprintf(err, errlen, "discover: not supported by lnetd-pmd yet");
+	return -EOPNOTSUPP;
+}
