@@ -24,9 +24,11 @@ lnet_outbox_poll(void *arg)
 		struct lnet_msg *msg;
 
 		while ((msg = TAILQ_FIRST(&o->q[dst])) != NULL) {
-			struct rt_lcore *lc = o->ln->cpts[dst]->lcore;
+			bool mgmt = dst == o->ln->ncpts;
+			struct rt_lcore *lc = mgmt ? rt_mgmt_lcore(o->ln->rt) : o->ln->cpts[dst]->lcore;
 
-			if (rt_lcore_send_msg(lc, lnet_msg_run_step, msg) != 0) {
+			if (rt_lcore_send_msg(lc, mgmt ? lnet_discovery_msg_on_mgmt : lnet_msg_run_step,
+					      msg) != 0) {
 				break;
 			}
 			TAILQ_REMOVE(&o->q[dst], msg, link);
@@ -43,8 +45,8 @@ lnet_outbox_init(struct lnet_outbox *o, struct lnet *ln, struct rt_lcore *lc)
 	unsigned int i;
 
 	o->ln = ln;
-	o->n = ln->ncpts;
-	o->q = calloc(ln->ncpts, sizeof(*o->q));
+	o->n = ln->ncpts + 1; /* and the management lcore, for discovery */
+	o->q = calloc(o->n, sizeof(*o->q));
 	if (o->q == NULL) {
 		return -ENOMEM;
 	}
@@ -83,7 +85,9 @@ lnet_cpt_free(struct lnet_cpt *c)
 		lnet_mt_fini(c, &c->mt[i]);
 	}
 	lnet_peer_table_fini(&c->peers);
+	lnet_sel_cache_free(c->sel);
 	lnet_md_table_fini(&c->mds);
+	lnet_discovery_cpt_fini(c);
 	lnet_msg_cache_drain(c);
 	free(c);
 }
@@ -208,6 +212,9 @@ lnet_msg_step_on(struct lnet_cpt *c, struct lnet_msg *msg)
 	case LNET_STEP_SEND_MD:
 		lnet_send_md_step(c, msg);
 		break;
+	case LNET_STEP_SEND_SELECT:
+		lnet_send_select_step(c, msg);
+		break;
 	case LNET_STEP_SEND_PEER:
 		lnet_send_peer_step(c, msg);
 		break;
@@ -287,6 +294,19 @@ lnet_msg_dispatch(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt,
 	 * lnet_call_on_cpt(), so a full ring here is a bug. */
 	LNET_LOG(ERR, "message lost: ring of CPT %u full from a foreign thread", dst_cpt);
 	abort();
+}
+
+void
+lnet_msg_to_mgmt(struct lnet *ln, struct lnet_msg *msg)
+{
+	struct lnet_cpt *self = lnet_cpt_self(ln);
+	struct lnet_msg_list *q = &self->outbox.q[ln->ncpts];
+
+	if (TAILQ_EMPTY(q) &&
+	    rt_lcore_send_msg(rt_mgmt_lcore(ln->rt), lnet_discovery_msg_on_mgmt, msg) == 0) {
+		return;
+	}
+	TAILQ_INSERT_TAIL(q, msg, link);
 }
 
 /*

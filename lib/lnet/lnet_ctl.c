@@ -420,6 +420,9 @@ lnet_ctl_global_set_on_mgmt(void *arg)
 	if (rc == 0) {
 		lnet_ctl_lnd_timeout_update(t);
 	}
+	if (a->discovery_changed) {
+		lnet_discovery_set_enabled(a->ln, t->discovery != 0);
+	}
 	return rc;
 }
 

@@ -21,6 +21,7 @@
 #include "lnet_ctl.h"
 #include "lnet_idl.h"
 #include "lnet_lnd.h"
+#include "lnet_select.h"
 #include "lnet_types.h"
 #include "lnet_wire.h"
 #include "rt.h"
@@ -254,13 +255,47 @@ struct lnet_push_target;
 
 /* The published set of local NIs; replaced whole, retired with RCU. */
 struct lnet_ni_table {
+	uint64_t gen;             /* one more than the table it replaced */
 	unsigned int nnis;
 	struct lnet_ni *nis[];    /* nis[0] is 0@lo */
+};
+
+/*
+ * A peer as the data lcores see it: its NIDs grouped by net (primary's net
+ * first, primary first), Multi-Rail or not, and whether messages must wait
+ * for discovery. Built and replaced whole by the management lcore, which
+ * publishes it in the peer NI of each of its NIDs (RCU); never changed once
+ * published, so selection reads it with no lock.
+ */
+struct lnet_peer_comp_ni {
+	struct lnet_nid nid;
+	/* Its shard's peer NI once the management lcore knows it (credits are
+	 * read from there, relaxed); peer NIs live until shutdown. */
+	struct lnet_peer_ni *lpni;
+};
+
+struct lnet_peer_comp {
+	struct lnet_nid primary;
+	bool multi_rail;
+	bool gated;               /* discovery is not up to date: messages go to mgmt */
+	uint16_t nnets;
+	uint16_t nnis;
+	struct lnet_sel_net *nets;        /* first_ni/nr_nis index nis[] */
+	struct lnet_peer_comp_ni *nis;
 };
 
 struct lnet_peer_ni {
 	TAILQ_ENTRY(lnet_peer_ni) link;
 	struct lnet_nid nid;
+	struct lnet_peer_comp *comp; /* RCU: written by mgmt; NULL until it knows the NID */
+	/* When this NID is a send's destination (selection runs in its shard):
+	 * round robin over the peer's nets and NIs, and the local NID a
+	 * non-Multi-Rail peer is always sent from (the kernel's lpni_pref). */
+	uint32_t *rr;             /* [rr_cap]: nets' seqs, then NIs' */
+	uint16_t rr_cap;
+	uint32_t send_seq;
+	struct lnet_nid pref;
+	bool has_pref;
 	int txcredits;
 	int mintxcredits;
 	uint64_t txqnob;
@@ -283,6 +318,7 @@ struct lnet_peer_table {
 /* Which owner's step runs next; a message crosses lcores between steps. */
 enum lnet_msg_step {
 	LNET_STEP_SEND_MD = 0,    /* on the MD's CPT: attach, build header */
+	LNET_STEP_SEND_SELECT,    /* on the destination NID's CPT: discovery gate, path */
 	LNET_STEP_SEND_PEER,      /* on the peer's CPT: peer NI, peer credits */
 	LNET_STEP_SEND_NI,        /* on the NI's CPT: NI credits, LND send */
 	LNET_STEP_RX_PEER,        /* on the sender's peer CPT: find or create its peer NI */
@@ -314,7 +350,8 @@ struct lnet_msg {
 	uint16_t match_cpt;       /* wildcard matching: CPT being searched */
 	uint16_t match_tries;
 	struct lnet_hdr hdr;
-	struct lnet_processid target;   /* tx: where it goes */
+	struct lnet_processid target;   /* tx: where it goes (the caller's NID) */
+	struct lnet_nid src_param;      /* tx: the caller's source NID, or ANY */
 	struct lnet_nid from;           /* rx: last hop */
 	struct lnet_ni *txni;
 	struct lnet_ni *rxni;
@@ -333,6 +370,8 @@ struct lnet_msg {
 	bool txcredit;            /* holds an NI tx credit */
 	bool peertxcredit;        /* holds a peer NI tx credit */
 	bool is_reply_to_get;     /* REPLY built from a received GET */
+	bool disc_passed;         /* discovery let it through: no second gate */
+	struct lnet_peer_ni *dst_lpni; /* tx, to discovery: the destination NID's peer NI */
 	struct lnet_event ev;
 };
 
@@ -350,6 +389,9 @@ struct lnet_outbox {
 	struct rt_poller *poller;
 };
 
+struct lnet_sel_cache;
+struct lnet_disc_io;
+
 struct lnet_cpt {
 	struct lnet *ln;
 	uint16_t cpt;
@@ -364,6 +406,8 @@ struct lnet_cpt {
 	uint64_t ev_seq;
 	TAILQ_HEAD(, lnet_libmd) rsp_list;  /* MDs waiting for an ACK/REPLY, by deadline */
 	struct rt_timer rsp_timer;
+	struct lnet_sel_cache *sel;         /* lnet_send_mr.c: the local NIs as selection sees them */
+	LIST_HEAD(, lnet_disc_io) disc_ios; /* lnet_discovery.c: pings and pushes in flight here */
 };
 
 /* ---- event queues ------------------------------------------------------- */
@@ -483,6 +527,29 @@ void lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_send_start(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_ni_send(struct lnet_cpt *c, struct lnet_msg *msg);
 
+void lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg);
+
+/* lnet_send_mr.c: Multi-Rail selection in the destination NID's shard */
+int lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_ni *lpni,
+			const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst);
+void lnet_sel_cache_free(struct lnet_sel_cache *sc);
+
+/* A PUT or GET on the reserved portal (ping, push): never held by discovery. */
+static inline bool
+lnet_msg_is_reserved(const struct lnet_msg *msg)
+{
+	return (msg->hdr.type == LNET_MSG_PUT && msg->hdr.msg.put.ptl_index == LNET_RESERVED_PORTAL) ||
+	       (msg->hdr.type == LNET_MSG_GET && msg->hdr.msg.get.ptl_index == LNET_RESERVED_PORTAL);
+}
+
+/* The kernel's lnet_msg_discovery(): what waits for a peer's discovery. */
+static inline bool
+lnet_msg_wants_discovery(const struct lnet_msg *msg)
+{
+	return (msg->hdr.type == LNET_MSG_PUT || msg->hdr.type == LNET_MSG_GET) &&
+	       !lnet_msg_is_reserved(msg);
+}
+
 /* lnet_recv.c */
 void lnet_rx_md_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg);
@@ -492,7 +559,7 @@ void lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action 
 /* lnet_peer.c */
 int lnet_peer_table_init(struct lnet_peer_table *pt);
 void lnet_peer_table_fini(struct lnet_peer_table *pt);
-void lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid);
+void lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid, struct lnet_peer_ni *lpni);
 struct lnet_peer_ni *lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid,
 						 struct lnet_ni *ni);
 struct lnet_peer_ni *lnet_peer_ni_find(struct lnet_cpt *c, const struct lnet_nid *nid);
@@ -548,6 +615,17 @@ void lnet_push_target_fini(struct lnet *ln);
 
 /* lnet_peer_dir.c */
 void lnet_peer_dir_destroy(struct lnet *ln);
+
+/* lnet_discovery.c (management lcore unless said) */
+/* Data lcore: hand @p msg (dst_lpni set) to discovery, in order, never lost. */
+void lnet_msg_to_mgmt(struct lnet *ln, struct lnet_msg *msg);
+void lnet_discovery_msg_on_mgmt(void *msg);
+/* The push target's CPT: a push from @p src (whole or truncated) for discovery. */
+void lnet_discovery_push_received(struct lnet *ln, const struct lnet_nid *src, const void *data,
+				  size_t mlength, size_t rlength);
+void lnet_discovery_local_changed(struct lnet *ln);
+void lnet_discovery_cpt_fini(struct lnet_cpt *c);
+void lnet_discovery_set_enabled(struct lnet *ln, bool on);
 
 /* lnet_eq.c */
 void lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev);

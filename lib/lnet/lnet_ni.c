@@ -177,6 +177,7 @@ lnet_ni_table_replace(struct lnet *ln, struct lnet_ni_table *t)
 {
 	struct lnet_ni_table *old = ln->ni_table;
 
+	t->gen = old != NULL ? old->gen + 1 : 1;
 	rt_rcu_publish((void **)&ln->ni_table, t);
 	if (old != NULL && rt_rcu_retire(ln->rt, old, free) != 0) {
 		/* Cannot defer: leak it rather than free under a reader. */

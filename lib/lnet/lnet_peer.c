@@ -38,6 +38,7 @@ lnet_peer_table_fini(struct lnet_peer_table *pt)
 		while ((lpni = TAILQ_FIRST(&pt->hash[i])) != NULL) {
 			TAILQ_REMOVE(&pt->hash[i], lpni, link);
 			lnet_stats_free(lpni->stats);
+			free(lpni->rr);
 			free(lpni);
 		}
 	}
@@ -96,7 +97,7 @@ lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid, stru
 	TAILQ_INSERT_HEAD(&c->peers.hash[lnet_peer_hash(nid)], lpni, link);
 	c->peers.npeer_nis++;
 	if (!lnet_nid_is_lo0(nid)) {
-		lnet_peer_dir_learn(c->ln, nid);
+		lnet_peer_dir_learn(c->ln, nid, lpni);
 	}
 	return lpni;
 }

@@ -13,39 +13,11 @@
 
 #include "lnet_ctl.h"
 #include "lnet_internal.h"
+#include "lnet_peer_dir.h"
 
 #define LNET_PEER_DIR_MIN_BUCKETS 1024U
 #define LNET_PEER_NI_MAX_HEALTH 1000 /* the kernel's LNET_MAX_HEALTH_VALUE */
-
-struct lnet_peer {
-	TAILQ_ENTRY(lnet_peer) link;
-	uint64_t seq;             /* position for paging, increasing */
-	bool mr;
-	bool configured;          /* added by peer add / import, not learned from traffic */
-	bool locked;              /* primary NID locked (peer add --lock_prim) */
-	unsigned int nnis;
-	unsigned int cap;
-	struct lnet_nid *nis;     /* nis[0] is the primary NID */
-};
-
-TAILQ_HEAD(lnet_peer_list, lnet_peer);
-
-/* NID -> peer, open addressing with linear probing; resized at 50% load. */
-struct lnet_nid_slot {
-	struct lnet_nid nid;
-	struct lnet_peer *peer;   /* NULL: empty; LNET_PEER_TOMB: deleted */
-};
-
 #define LNET_PEER_TOMB ((struct lnet_peer *)1)
-
-struct lnet_peer_dir {
-	struct lnet_peer_list peers;
-	uint64_t next_seq;
-	unsigned int npeers;
-	struct lnet_nid_slot *slots;
-	unsigned int nslots;
-	unsigned int used;        /* live + tombstones */
-};
 
 static uint64_t
 lnet_nid_hash64(const struct lnet_nid *nid)
@@ -144,8 +116,10 @@ lnet_dir_find(struct lnet_peer_dir *d, const struct lnet_nid *nid)
 	return s == NULL ? NULL : s->peer;
 }
 
-static struct lnet_peer_dir *
-lnet_dir_get(struct lnet *ln)
+static void lnet_peer_reap(void *arg);
+
+struct lnet_peer_dir *
+lnet_peer_dir_get(struct lnet *ln)
 {
 	struct lnet_peer_dir *d = ln->peer_dir;
 
@@ -156,18 +130,92 @@ lnet_dir_get(struct lnet *ln)
 	if (d == NULL) {
 		return NULL;
 	}
+	d->ln = ln;
 	TAILQ_INIT(&d->peers);
 	d->next_seq = 1;
+	d->next_lock_ts = 1;
 	d->slots = calloc(LNET_PEER_DIR_MIN_BUCKETS, sizeof(*d->slots));
 	if (d->slots == NULL) {
 		free(d);
 		return NULL;
 	}
 	d->nslots = LNET_PEER_DIR_MIN_BUCKETS;
+	rt_timer_init(&d->reaper, lnet_peer_reap, d);
+	lnet_discovery_node_init(d);
 	ln->peer_dir = d;
 	return d;
 }
 
+struct lnet_peer *
+lnet_peer_find(struct lnet_peer_dir *d, const struct lnet_nid *nid)
+{
+	return lnet_dir_find(d, nid);
+}
+
+struct lnet_peer *
+lnet_peer_by_seq(struct lnet_peer_dir *d, uint64_t seq)
+{
+	struct lnet_peer *p;
+
+	TAILQ_FOREACH(p, &d->peers, link) {
+		if (p->seq == seq) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static void
+lnet_peer_free(struct lnet_peer *p)
+{
+	free(p->comp); /* unpublished and past its grace period, or never published */
+	free(p->lpnis);
+	free(p->nis);
+	free(p);
+}
+
+/* Dead peers, once nothing that fired on them is still running. */
+static void
+lnet_peer_reap(void *arg)
+{
+	struct lnet_peer_dir *d = arg;
+	struct lnet_peer *p;
+
+	while ((p = d->dead) != NULL) {
+		d->dead = p->next_dead;
+		if (p->comp != NULL && rt_rcu_retire(d->ln->rt, p->comp, free) == 0) {
+			p->comp = NULL;
+		} else if (p->comp != NULL) {
+			p->comp = NULL; /* cannot defer: leak it rather than free under a reader */
+		}
+		lnet_peer_free(p);
+	}
+}
+
+static int lnet_peer_append_nid(struct lnet_peer_dir *d, struct lnet_peer *p,
+				const struct lnet_nid *nid);
+
+struct lnet_peer *
+lnet_peer_create(struct lnet_peer_dir *d, const struct lnet_nid *nid)
+{
+	struct lnet_peer *p = calloc(1, sizeof(*p));
+
+	if (p == NULL) {
+		return NULL;
+	}
+	p->seq = d->next_seq++;
+	TAILQ_INIT(&p->held);
+	if (lnet_peer_append_nid(d, p, nid) != 0) {
+		lnet_peer_free(p);
+		return NULL;
+	}
+	TAILQ_INSERT_TAIL(&d->peers, p, link);
+	d->npeers++;
+	lnet_discovery_peer_init(d, p);
+	return p;
+}
+
+/* At shutdown, after the lcores stopped: held messages went with their CPTs. */
 void
 lnet_peer_dir_destroy(struct lnet *ln)
 {
@@ -179,8 +227,11 @@ lnet_peer_dir_destroy(struct lnet *ln)
 	}
 	while ((p = TAILQ_FIRST(&d->peers)) != NULL) {
 		TAILQ_REMOVE(&d->peers, p, link);
-		free(p->nis);
-		free(p);
+		lnet_peer_free(p);
+	}
+	while ((p = d->dead) != NULL) {
+		d->dead = p->next_dead;
+		lnet_peer_free(p);
 	}
 	free(d->slots);
 	free(d);
@@ -195,18 +246,169 @@ lnet_peer_append_nid(struct lnet_peer_dir *d, struct lnet_peer *p, const struct 
 	if (p->nnis == p->cap) {
 		unsigned int cap = p->cap == 0 ? 2 : p->cap * 2;
 		struct lnet_nid *n = realloc(p->nis, cap * sizeof(*n));
+		struct lnet_peer_ni **l;
 
 		if (n == NULL) {
 			return -ENOMEM;
 		}
 		p->nis = n;
+		l = realloc(p->lpnis, cap * sizeof(*l));
+		if (l == NULL) {
+			return -ENOMEM;
+		}
+		p->lpnis = l;
 		p->cap = cap;
 	}
 	rc = lnet_dir_index(d, nid, p);
 	if (rc == 0) {
+		p->lpnis[p->nnis] = NULL;
 		p->nis[p->nnis++] = *nid;
 	}
 	return rc;
+}
+
+int
+lnet_peer_nid_add(struct lnet_peer_dir *d, struct lnet_peer *p, const struct lnet_nid *nid)
+{
+	return lnet_peer_append_nid(d, p, nid);
+}
+
+/* Withdraw the composition from the peer NI of a NID the peer no longer has. */
+static void
+lnet_peer_ni_unpublish(struct lnet_peer_ni *lpni)
+{
+	if (lpni != NULL) {
+		rt_rcu_publish((void **)&lpni->comp, NULL);
+	}
+}
+
+void
+lnet_peer_nid_remove(struct lnet_peer_dir *d, struct lnet_peer *p, const struct lnet_nid *nid)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nnis; i++) {
+		if (lnet_nid_same(&p->nis[i], nid)) {
+			break;
+		}
+	}
+	if (i == p->nnis) {
+		return;
+	}
+	lnet_dir_unindex(d, nid);
+	lnet_peer_ni_unpublish(p->lpnis[i]);
+	/* Order is kept: the primary stays first, the others as they came. */
+	memmove(&p->nis[i], &p->nis[i + 1], (p->nnis - i - 1) * sizeof(p->nis[0]));
+	memmove(&p->lpnis[i], &p->lpnis[i + 1], (p->nnis - i - 1) * sizeof(p->lpnis[0]));
+	p->nnis--;
+}
+
+void
+lnet_peer_set_primary(struct lnet_peer *p, const struct lnet_nid *nid)
+{
+	struct lnet_peer_ni *lpni;
+	struct lnet_nid n;
+	unsigned int i;
+
+	for (i = 1; i < p->nnis; i++) {
+		if (lnet_nid_same(&p->nis[i], nid)) {
+			n = p->nis[i];
+			lpni = p->lpnis[i];
+			memmove(&p->nis[1], &p->nis[0], i * sizeof(p->nis[0]));
+			memmove(&p->lpnis[1], &p->lpnis[0], i * sizeof(p->lpnis[0]));
+			p->nis[0] = n;
+			p->lpnis[0] = lpni;
+			return;
+		}
+	}
+}
+
+/* The composition of @p p: its NIDs by net, the primary's net and the primary first. */
+static struct lnet_peer_comp *
+lnet_peer_comp_build(const struct lnet_peer *p)
+{
+	size_t len = sizeof(struct lnet_peer_comp) + p->nnis * sizeof(struct lnet_sel_net) +
+		     p->nnis * sizeof(struct lnet_peer_comp_ni);
+	struct lnet_peer_comp *c = calloc(1, len);
+	unsigned int i;
+	unsigned int j;
+
+	if (c == NULL) {
+		return NULL;
+	}
+	c->nis = (struct lnet_peer_comp_ni *)(c + 1); /* the 8-aligned array first */
+	c->nets = (struct lnet_sel_net *)(c->nis + p->nnis);
+	c->primary = p->nis[0];
+	c->multi_rail = p->mr;
+	c->gated = !lnet_disc_uptodate(&p->disc);
+	for (i = 0; i < p->nnis; i++) {
+		uint32_t net = lnet_nid_net(&p->nis[i]);
+
+		for (j = 0; j < c->nnets && c->nets[j].net_id != net; j++) {
+		}
+		if (j == c->nnets) {
+			c->nets[c->nnets++] = (struct lnet_sel_net){
+				.net_id = net, .health = LNET_SEL_MAX_HEALTH,
+				.sel_prio = LNET_SEL_PRIO_NONE };
+		}
+	}
+	for (j = 0; j < c->nnets; j++) {
+		c->nets[j].first_ni = c->nnis;
+		for (i = 0; i < p->nnis; i++) {
+			if (lnet_nid_net(&p->nis[i]) == c->nets[j].net_id) {
+				c->nis[c->nnis++] = (struct lnet_peer_comp_ni){ p->nis[i], p->lpnis[i] };
+				c->nets[j].nr_nis++;
+			}
+		}
+	}
+	return c;
+}
+
+void
+lnet_peer_publish(struct lnet_peer_dir *d, struct lnet_peer *p)
+{
+	struct lnet_peer_comp *c = lnet_peer_comp_build(p);
+	struct lnet_peer_comp *old = p->comp;
+	unsigned int i;
+
+	if (c == NULL) {
+		LNET_LOG(WARNING, "peer %s: no memory to publish its NIDs; the old ones stay",
+			 libcfs_nidstr(&p->nis[0]));
+		return;
+	}
+	p->comp = c;
+	for (i = 0; i < p->nnis; i++) {
+		if (p->lpnis[i] != NULL) {
+			rt_rcu_publish((void **)&p->lpnis[i]->comp, c);
+		}
+	}
+	if (old != NULL && rt_rcu_retire(d->ln->rt, old, free) != 0) {
+		LNET_LOG(WARNING, "peer composition retire failed; old one kept");
+	}
+}
+
+void
+lnet_peer_delete(struct lnet_peer_dir *d, struct lnet_peer *p, int error)
+{
+	unsigned int i;
+
+	if (p->dead) {
+		return;
+	}
+	lnet_discovery_peer_fini(d, p, error);
+	for (i = 0; i < p->nnis; i++) {
+		lnet_dir_unindex(d, &p->nis[i]);
+		lnet_peer_ni_unpublish(p->lpnis[i]);
+	}
+	p->nnis = 0;
+	TAILQ_REMOVE(&d->peers, p, link);
+	d->npeers--;
+	p->dead = true;
+	p->next_dead = d->dead;
+	d->dead = p;
+	if (!rt_timer_pending(&d->reaper)) {
+		rt_timer_arm(&d->reaper, 0);
+	}
 }
 
 struct lnet_peer_add_args {
@@ -260,7 +462,7 @@ static int
 lnet_peer_add_on_mgmt(void *arg)
 {
 	struct lnet_peer_add_args *a = arg;
-	struct lnet_peer_dir *d = lnet_dir_get(a->ln);
+	struct lnet_peer_dir *d = lnet_peer_dir_get(a->ln);
 	struct lnet_peer *p;
 	unsigned int i;
 	int rc;
@@ -274,57 +476,65 @@ lnet_peer_add_on_mgmt(void *arg)
 		return rc;
 	}
 	if (p == NULL) {
-		p = calloc(1, sizeof(*p));
+		p = lnet_peer_create(d, a->prim);
 		if (p == NULL) {
 			return -ENOMEM;
 		}
 		p->mr = a->mr;
-		p->seq = d->next_seq++;
-		p->configured = true;
-		rc = lnet_peer_append_nid(d, p, a->prim);
-		if (rc != 0) {
-			free(p);
-			return rc;
-		}
-		TAILQ_INSERT_TAIL(&d->peers, p, link);
-		d->npeers++;
 	}
 	p->configured = true; /* configuring a peer traffic created makes it configured, as the kernel's */
-	p->locked = p->locked || a->lock_or_force;
-	for (i = 0; i < a->n; i++) {
-		rc = lnet_peer_append_nid(d, p, &a->nids[i]);
-		if (rc != 0) {
-			return rc;
-		}
+	if (a->lock_or_force && !p->locked) {
+		p->locked = true;
+		p->lock_ts = d->next_lock_ts++;
 	}
-	return 0;
+	for (i = 0; i < a->n && rc == 0; i++) {
+		rc = lnet_peer_append_nid(d, p, &a->nids[i]);
+	}
+	lnet_peer_publish(d, p);
+	lnet_peer_want_lpnis(d, p);
+	return rc;
 }
 
-/* A NID traffic met for the first time, on its way to the management lcore. */
+/* A peer NI a shard made (traffic, or asked by lnet_peer_want_lpnis), told to mgmt. */
 struct lnet_peer_learn {
 	struct lnet *ln;
 	struct lnet_nid nid;
+	struct lnet_peer_ni *lpni;
 };
 
-/* Known already (configured, or learned on another CPT): nothing to do. */
+/* Record where @p lpni is, so the peer's composition reaches it and lists its credits. */
+void
+lnet_peer_learn_lpni(struct lnet_peer_dir *d, const struct lnet_nid *nid, struct lnet_peer_ni *lpni)
+{
+	struct lnet_peer *p = lnet_dir_find(d, nid);
+	unsigned int i;
+
+	if (p == NULL) {
+		p = lnet_peer_create(d, nid);
+		if (p == NULL) {
+			return; /* unlisted; its messages still come here and try again */
+		}
+	}
+	for (i = 0; i < p->nnis; i++) {
+		if (lnet_nid_same(&p->nis[i], nid) && p->lpnis[i] != lpni) {
+			p->lpnis[i] = lpni;
+			lnet_peer_publish(d, p);
+			return;
+		}
+	}
+	if (p->comp == NULL) {
+		lnet_peer_publish(d, p);
+	}
+}
+
 static void
 lnet_peer_learn_on_mgmt(void *arg)
 {
 	struct lnet_peer_learn *l = arg;
-	struct lnet_peer_dir *d = lnet_dir_get(l->ln);
-	struct lnet_peer *p;
+	struct lnet_peer_dir *d = lnet_peer_dir_get(l->ln);
 
-	if (d != NULL && lnet_dir_find(d, &l->nid) == NULL) {
-		p = calloc(1, sizeof(*p));
-		if (p != NULL) {
-			p->seq = d->next_seq++;
-			if (lnet_peer_append_nid(d, p, &l->nid) == 0) {
-				TAILQ_INSERT_TAIL(&d->peers, p, link);
-				d->npeers++;
-			} else {
-				free(p);
-			}
-		}
+	if (d != NULL) {
+		lnet_peer_learn_lpni(d, &l->nid, l->lpni);
 	}
 	free(l);
 }
@@ -332,10 +542,11 @@ lnet_peer_learn_on_mgmt(void *arg)
 /*
  * A data lcore created a peer NI for @p nid: as in the kernel, a peer with
  * that NID as its primary (not Multi-Rail until discovery says so) appears
- * in the directory, so peer show lists the peers traffic created.
+ * in the directory, so peer show lists the peers traffic created, and the
+ * peer NI gets the peer's composition.
  */
 void
-lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid)
+lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid, struct lnet_peer_ni *lpni)
 {
 	struct lnet_peer_learn *l = malloc(sizeof(*l));
 
@@ -344,8 +555,48 @@ lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid)
 	}
 	l->ln = ln;
 	l->nid = *nid;
+	l->lpni = lpni;
 	if (rt_lcore_send_msg(rt_mgmt_lcore(ln->rt), lnet_peer_learn_on_mgmt, l) != 0) {
-		free(l); /* the ring is full: this peer goes unlisted (its traffic is unaffected) */
+		/* The ring is full: this peer goes unlisted until a message is sent to it. */
+		free(l);
+	}
+}
+
+/* On the NID's shard: make its peer NI, which lnet_peer_dir_learn reports. */
+static void
+lnet_peer_ni_ensure_on_cpt(void *arg)
+{
+	struct lnet_peer_learn *l = arg;
+	struct lnet_cpt *c = lnet_cpt_self(l->ln);
+	struct lnet_ni *ni = lnet_ni_find_by_net(l->ln, lnet_nid_net(&l->nid));
+
+	if (ni != NULL && lnet_peer_ni_find(c, &l->nid) == NULL) {
+		lnet_peer_ni_find_or_create(c, &l->nid, ni);
+	}
+	free(l);
+}
+
+/* Ask the shards for the peer NIs of @p p's NIDs that mgmt has not seen yet. */
+void
+lnet_peer_want_lpnis(struct lnet_peer_dir *d, struct lnet_peer *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nnis; i++) {
+		struct lnet_peer_learn *l;
+
+		if (p->lpnis[i] != NULL || lnet_ni_find_by_net(d->ln, lnet_nid_net(&p->nis[i])) == NULL) {
+			continue;
+		}
+		l = malloc(sizeof(*l));
+		if (l == NULL) {
+			return;
+		}
+		*l = (struct lnet_peer_learn){ d->ln, p->nis[i], NULL };
+		if (rt_lcore_send_msg(d->ln->cpts[lnet_cpt_of_nid(d->ln, &p->nis[i])]->lcore,
+				      lnet_peer_ni_ensure_on_cpt, l) != 0) {
+			free(l); /* made when traffic first goes there instead */
+		}
 	}
 }
 
@@ -372,29 +623,14 @@ lnet_ctl_peer_add_lock(const struct lnet_nid *prim, const struct lnet_nid *nids,
 	return rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_peer_add_on_mgmt, &a);
 }
 
-static void
-lnet_peer_free(struct lnet_peer_dir *d, struct lnet_peer *p)
-{
-	unsigned int i;
-
-	for (i = 0; i < p->nnis; i++) {
-		lnet_dir_unindex(d, &p->nis[i]);
-	}
-	TAILQ_REMOVE(&d->peers, p, link);
-	d->npeers--;
-	free(p->nis);
-	free(p);
-}
-
 static int
 lnet_peer_del_on_mgmt(void *arg)
 {
 	struct lnet_peer_add_args *a = arg;
-	struct lnet_peer_dir *d = lnet_dir_get(a->ln);
+	struct lnet_peer_dir *d = lnet_peer_dir_get(a->ln);
 	char s[LNET_NIDSTR_SIZE];
 	struct lnet_peer *p = d == NULL ? NULL : lnet_dir_find(d, a->prim);
 	unsigned int i;
-	unsigned int j;
 
 	if (p == NULL) {
 		snprintf(a->err, a->errlen, "no peer with primary NID %s",
@@ -410,12 +646,13 @@ lnet_peer_del_on_mgmt(void *arg)
 	if (a->n == 0 && p->locked && !a->lock_or_force) {
 		/* The kernel keeps a locked primary: only the other NIDs go. */
 		while (p->nnis > 1) {
-			lnet_dir_unindex(d, &p->nis[--p->nnis]);
+			lnet_peer_nid_remove(d, p, &p->nis[p->nnis - 1]);
 		}
+		lnet_peer_publish(d, p);
 		return 0;
 	}
 	if (a->n == 0) {
-		lnet_peer_free(d, p);
+		lnet_peer_delete(d, p, -EHOSTUNREACH);
 		return 0;
 	}
 	for (i = 0; i < a->n; i++) {
@@ -426,14 +663,9 @@ lnet_peer_del_on_mgmt(void *arg)
 		}
 	}
 	for (i = 0; i < a->n; i++) {
-		lnet_dir_unindex(d, &a->nids[i]);
-		for (j = 1; j < p->nnis; j++) {
-			if (lnet_nid_same(&p->nis[j], &a->nids[i])) {
-				p->nis[j] = p->nis[--p->nnis];
-				break;
-			}
-		}
+		lnet_peer_nid_remove(d, p, &a->nids[i]);
 	}
+	lnet_peer_publish(d, p);
 	return 0;
 }
 
@@ -469,7 +701,7 @@ struct lnet_peer_list_args {
 	uint64_t next;
 };
 
-static void
+void
 lnet_peer_export(const struct lnet_peer *p, struct lnet_ctl_peer *o)
 {
 	unsigned int n = p->nnis < LNET_CTL_PEER_MAX_NIS ? p->nnis : LNET_CTL_PEER_MAX_NIS;
@@ -479,9 +711,7 @@ lnet_peer_export(const struct lnet_peer *p, struct lnet_ctl_peer *o)
 	o->nnis = n;
 	o->nnis_total = p->nnis;
 	memcpy(o->nis, p->nis, n * sizeof(o->nis[0]));
-	o->state = (p->mr ? LNET_CTL_PEER_MULTI_RAIL : 0) |
-		   (p->configured ? LNET_CTL_PEER_CONFIGURED : 0) |
-		   (p->locked ? LNET_CTL_PEER_LOCK_PRIMARY : 0);
+	o->state = lnet_discovery_state_bits(p);
 }
 
 /* Peers whose sequence is >= cursor, in order; next = 0 when done. */
@@ -588,13 +818,3 @@ lnet_ctl_peer_ni_state(const struct lnet_nid *nid, struct lnet_ctl_peer_ni *out)
 			     lnet_peer_ni_state_on_cpt, &a);
 }
 
-int
-lnet_ctl_discover(const struct lnet_nid *nid, bool force, struct lnet_ctl_peer *out, char *err,
-		  size_t errlen)
-{
-	(void)nid;
-	(void)force;
-	(void)out;
-	snprintf(err, errlen, "discover: not supported by lnetd-pmd yet");
-	return -EOPNOTSUPP;
-}

@@ -146,6 +146,9 @@ lnet_push_received(struct lnet_push_target *pt, struct lnet_push_buf *pb,
 	}
 	rc = lnet_ping_info_decode(pb->data + ev->offset, ev->mlength, LNET_INTERFACES_MAX_DEFAULT,
 				   &pd, NULL, 0);
+	/* Discovery takes it from here: merged, or (truncated, bad) a re-ping. */
+	lnet_discovery_push_received(pt->ln, &ev->source.nid, pb->data + ev->offset, ev->mlength,
+				     ev->rlength);
 	if (ev->mlength < ev->rlength) {
 		size_t want = ev->rlength > pd.info_size ? ev->rlength : pd.info_size;
 

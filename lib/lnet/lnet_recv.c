@@ -155,10 +155,17 @@ lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 void
 lnet_rx_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
+	const struct lnet_peer_comp *comp;
+
 	msg->rxpeer = lnet_peer_ni_find_or_create(c, &msg->from, msg->rxni);
 	if (msg->rxpeer == NULL) {
 		lnet_drop_rx(c, msg, "no memory for the sender's peer NI");
 		return;
+	}
+	/* Multi-Rail: the initiator is the sender's peer, named by its primary NID. */
+	comp = rt_rcu_read((void *const *)&msg->rxpeer->comp);
+	if (comp != NULL && lnet_nid_same(&msg->from, &msg->hdr.src_nid)) {
+		msg->ev.initiator.nid = comp->primary;
 	}
 	lnet_rx_dispatch(c, msg);
 }

@@ -31,49 +31,22 @@ lnet_send_fail(struct lnet_cpt *c, struct lnet_msg *msg, int rc, const char *why
 	lnet_finalize(msg, rc);
 }
 
-/* Pick the local NI: loopback for local destinations, else one on the net. */
-static int
-lnet_select_ni(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_nid *src)
-{
-	struct lnet *ln = c->ln;
-	struct lnet_ni *ni;
+static void lnet_send_addressed(struct lnet_cpt *c, struct lnet_msg *msg);
 
-	if (lnet_dest_is_local(ln, &msg->target.nid)) {
-		lnet_msg_set_txni(c, msg, ln->loni);
-		msg->hdr.src_nid = msg->target.nid;
-		msg->hdr.dest_nid = msg->target.nid;
-		return 0;
-	}
-	if (src != NULL && !lnet_nid_is_any(src)) {
-		ni = lnet_ni_find_by_nid(ln, src);
-		if (ni == NULL || ni->net_id != lnet_nid_net(&msg->target.nid)) {
-			return -EHOSTUNREACH;
-		}
-	} else {
-		ni = lnet_ni_find_by_net(ln, lnet_nid_net(&msg->target.nid));
-	}
-	if (ni == NULL) {
-		return -EHOSTUNREACH;
-	}
-	lnet_msg_set_txni(c, msg, ni);
-	msg->hdr.src_nid = ni->nid;
+/* A message to one of our own NIDs (or 0@lo): through the loopback NI. */
+static void
+lnet_send_loopback(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	lnet_msg_set_txni(c, msg, c->ln->loni);
+	msg->hdr.src_nid = msg->target.nid;
 	msg->hdr.dest_nid = msg->target.nid;
-	return 0;
+	lnet_send_addressed(c, msg);
 }
 
-/*
- * Start sending a prepared message from the lcore it is on: select the NI
- * (src: the NI the caller asked for, or NULL) and move to the peer shard.
- */
+/* NI and destination NID are chosen: on to the peer NI's shard (or the LND for lo). */
 static void
-lnet_send_select(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_nid *src)
+lnet_send_addressed(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	int rc = lnet_select_ni(c, msg, src);
-
-	if (rc != 0) {
-		lnet_send_fail(c, msg, rc, "no local NI on the destination's net");
-		return;
-	}
 	msg->hdr.dest_pid = msg->target.pid;
 	msg->hdr.src_pid = c->ln->pid;
 	if (msg->md != NULL && !msg->is_reply_to_get) {
@@ -85,29 +58,109 @@ lnet_send_select(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_nid
 		lnet_ni_send(c, msg);
 		return;
 	}
-	msg->peer_cpt = (uint16_t)lnet_cpt_of_nid(c->ln, &msg->target.nid);
+	msg->peer_cpt = (uint16_t)lnet_cpt_of_nid(c->ln, &msg->hdr.dest_nid);
 	lnet_msg_dispatch(c->ln, msg, msg->peer_cpt, LNET_STEP_SEND_PEER);
+}
+
+/*
+ * Start sending a prepared PUT or GET from the lcore it is on: loopback,
+ * or on to the destination NID's shard, where discovery and selection run.
+ */
+static void
+lnet_send_route(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	if (lnet_dest_is_local(c->ln, &msg->target.nid)) {
+		lnet_send_loopback(c, msg);
+		return;
+	}
+	lnet_msg_dispatch(c->ln, msg, lnet_cpt_of_nid(c->ln, &msg->target.nid),
+			  LNET_STEP_SEND_SELECT);
 }
 
 void
 lnet_send_start(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	lnet_send_select(c, msg, NULL);
+	msg->src_param = LNET_ANY_NID;
+	lnet_send_route(c, msg);
 }
 
 /* Runs on the MD's CPT for LNetPut/LNetGet: the source NID was recorded. */
 void
 lnet_send_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	struct lnet_nid src = msg->hdr.src_nid;
+	msg->src_param = msg->hdr.src_nid;
+	lnet_send_route(c, msg);
+}
 
-	lnet_send_select(c, msg, &src);
+/*
+ * In the destination NID's shard: a message to a peer discovery has not
+ * brought up to date goes to the management lcore, which holds it or lets
+ * it through; otherwise the path is chosen here (lnet_send_mr.c).
+ */
+void
+lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_ni *net_ni = lnet_ni_find_by_net(c->ln, lnet_nid_net(&msg->target.nid));
+	const struct lnet_peer_comp *comp;
+	struct lnet_peer_ni *lpni;
+	struct lnet_nid dst;
+	struct lnet_ni *ni;
+	int rc;
+
+	if (net_ni == NULL) {
+		lnet_send_fail(c, msg, -EHOSTUNREACH, "no local NI on the destination's net");
+		return;
+	}
+	lpni = lnet_peer_ni_find_or_create(c, &msg->target.nid, net_ni);
+	if (lpni == NULL) {
+		lnet_send_fail(c, msg, -ENOMEM, "no memory for the peer");
+		return;
+	}
+	comp = rt_rcu_read((void *const *)&lpni->comp);
+	if (!msg->disc_passed && (comp == NULL || (comp->gated && lnet_msg_wants_discovery(msg)))) {
+		msg->dst_lpni = lpni;
+		lnet_msg_to_mgmt(c->ln, msg);
+		return;
+	}
+	rc = lnet_send_mr_select(c, msg, lpni, comp, &ni, &dst);
+	if (rc != 0) {
+		lnet_send_fail(c, msg, rc, "no path to the peer");
+		return;
+	}
+	lnet_msg_set_txni(c, msg, ni);
+	msg->hdr.src_nid = ni->nid;
+	msg->hdr.dest_nid = dst;
+	lnet_send_addressed(c, msg);
+}
+
+/*
+ * ACK or REPLY: from the NI the request arrived on (@p src) to the exact
+ * NID it came from, as the kernel sends responses.
+ */
+static void
+lnet_send_response(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_nid *src)
+{
+	struct lnet_ni *ni;
+
+	if (lnet_dest_is_local(c->ln, &msg->target.nid)) {
+		lnet_send_loopback(c, msg);
+		return;
+	}
+	ni = lnet_ni_find_by_nid(c->ln, src);
+	if (ni == NULL || ni->net_id != lnet_nid_net(&msg->target.nid)) {
+		lnet_send_fail(c, msg, -EHOSTUNREACH, "the NI the request came on is gone");
+		return;
+	}
+	lnet_msg_set_txni(c, msg, ni);
+	msg->hdr.src_nid = ni->nid;
+	msg->hdr.dest_nid = msg->target.nid;
+	lnet_send_addressed(c, msg);
 }
 
 void
 lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	struct lnet_peer_ni *lpni = lnet_peer_ni_find_or_create(c, &msg->target.nid, msg->txni);
+	struct lnet_peer_ni *lpni = lnet_peer_ni_find_or_create(c, &msg->hdr.dest_nid, msg->txni);
 
 	if (lpni == NULL) {
 		lnet_send_fail(c, msg, -ENOMEM, "no memory for the peer");
@@ -200,7 +253,7 @@ lnet_send_ack(struct lnet_cpt *c, struct lnet_msg *msg)
 	h->msg.ack.match_bits = match_bits;
 	h->msg.ack.mlength = msg->wanted;
 	msg->wanted = 0;
-	lnet_send_select(c, msg, &src);
+	lnet_send_response(c, msg, &src);
 }
 
 /* A matched GET: send the MD's region back; the GET event follows its completion. */
@@ -218,5 +271,5 @@ lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg)
 	h->payload_length = msg->wanted;
 	memset(&h->msg, 0, sizeof(h->msg));
 	h->msg.reply.dst_wmd = wmd;
-	lnet_send_select(c, msg, &src);
+	lnet_send_response(c, msg, &src);
 }

@@ -45,6 +45,19 @@ ut_up(unsigned int ncpts)
 	lnet_nid_set_lo0(&g_ut.self.nid);
 }
 
+/*
+ * `set discovery @p on`: tests of other mechanics (credits, counts, the push
+ * target) turn it off, so a first message to a peer is not held behind a
+ * discovery ping nobody answers.
+ */
+static inline void
+ut_discovery(int on)
+{
+	char err[128];
+
+	assert_int_equal(lnet_ctl_global_set("discovery", on, err, sizeof(err)), 0);
+}
+
 static inline void
 ut_down(void)
 {

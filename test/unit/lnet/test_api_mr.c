@@ -300,7 +300,7 @@ test_add_peer_existing(void **state)
 	assert_int_equal(out.nnis, 2);
 
 	/* a peer traffic created becomes the locked Multi-Rail peer */
-	lnet_peer_dir_learn(lnet_instance(), &t);
+	lnet_peer_dir_learn(lnet_instance(), &t, NULL);
 	assert_int_equal(peer_of(&t, &out), 1);
 	assert_int_equal(out.state, 0);
 	LNetAddPeer(&t, 1);

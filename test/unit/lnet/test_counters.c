@@ -93,6 +93,7 @@ setup(void **state)
 	ut_up(2);
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_ni_on_mgmt, NULL),
 			 0);
+	ut_discovery(0);
 	return 0;
 }
 

@@ -96,6 +96,7 @@ setup(void **state)
 	ut_up(1);
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_ni_on_mgmt, NULL),
 			 0);
+	ut_discovery(0);
 	return 0;
 }
 
@@ -336,21 +337,21 @@ count_send(struct lnet_event *ev)
 	}
 }
 
-/* Shutdown with messages held by the LND and queued for credits: every one completes. */
+/* Five PUTs to one peer, with discovery on or off; then shutdown. */
 static void
-test_shutdown_completes_everything(void **state)
+shutdown_with_puts(int discovery, unsigned int held_by_lnd)
 {
 	static char data[5][4] = { "S1", "S2", "S3", "S4", "S5" };
 	struct lnet_processid peer = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(0x0a000002) };
 	unsigned int i;
 
-	(void)state;
 	memset(&g_hold, 0, sizeof(g_hold));
 	g_shutdown_events = 0;
 	g_other_events = 0;
 	ut_up(1);
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_ni_on_mgmt, NULL),
 			 0);
+	ut_discovery(discovery);
 	for (i = 0; i < 5; i++) {
 		struct lnet_md md = ut_md(data[i], 3, 1, 0);
 		struct lnet_handle_md h;
@@ -361,13 +362,29 @@ test_shutdown_completes_everything(void **state)
 		assert_int_equal(LNetPut(NULL, h, LNET_NOACK_REQ, &peer, UT_PORTAL, 0, 0, 0), 0);
 	}
 	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
-	assert_int_equal(g_hold.nheld, 2); /* 3 wait for peer credits */
+	assert_int_equal(g_hold.nheld, held_by_lnd);
 	assert_int_equal(g_shutdown_events, 0);
 	assert_int_equal(LNetNIFini(), 0);
 	assert_int_equal(g_shutdown_events, 5);
 	assert_int_equal(g_other_events, 0);
 	assert_int_equal(LNetEQFree(g_ut.eq), 0);
 	g_ut.eq = NULL;
+}
+
+/* Shutdown with messages held by the LND and queued for credits: every one completes. */
+static void
+test_shutdown_completes_everything(void **state)
+{
+	(void)state;
+	shutdown_with_puts(0, 2); /* 3 wait for peer credits */
+}
+
+/* Shutdown while the PUTs wait for the peer's discovery (its ping is with the LND). */
+static void
+test_shutdown_completes_held_by_discovery(void **state)
+{
+	(void)state;
+	shutdown_with_puts(1, 1);
 }
 
 static unsigned int g_netdown_events;
@@ -572,6 +589,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_remote_put_delivers_and_acks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_rejects_and_drops, setup, teardown),
 		cmocka_unit_test(test_shutdown_completes_everything),
+		cmocka_unit_test(test_shutdown_completes_held_by_discovery),
 		cmocka_unit_test_setup_teardown(test_ni_del_completes_everything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_ack_and_reply_time_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_get_and_eq_lifetime, setup, teardown),

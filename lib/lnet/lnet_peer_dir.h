@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The peer directory of the management lcore: every peer (primary NID,
+ * Multi-Rail or not, its NIDs, configured or met by traffic), its discovery
+ * and the messages held behind it. A peer's composition reaches the data
+ * lcores as a struct lnet_peer_comp published in the peer NI of each of
+ * its NIDs (lnet_peer_publish); they never read this directory.
+ */
+#ifndef LNET_PEER_DIR_H
+#define LNET_PEER_DIR_H
+
+#include "lnet_disc.h"
+#include "lnet_internal.h"
+#include "lnet_peer_merge.h"
+
+struct lnet_peer {
+	TAILQ_ENTRY(lnet_peer) link;
+	uint64_t seq;             /* position for paging, increasing; also its merge id */
+	bool mr;
+	bool configured;          /* added by peer add / import, not learned from traffic */
+	bool locked;              /* primary NID locked (peer add --lock_prim) */
+	bool no_discovery;        /* the peer said it runs no discovery */
+	bool bad_config;
+	bool dead;                /* deleted or merged: freed by the reaper */
+	uint64_t lock_ts;
+	unsigned int nnis;
+	unsigned int cap;
+	struct lnet_nid *nis;     /* nis[0] is the primary NID */
+	struct lnet_peer_ni **lpnis; /* [cap]: each NID's peer NI in its shard, NULL unknown */
+	struct lnet_peer_comp *comp; /* published in each known peer NI */
+	struct lnet_disc disc;
+	struct lnet_msg_list held;   /* messages waiting for discovery */
+	struct rt_timer disc_timer;
+	uint64_t merge_into;      /* emptied by a merge: seq of the peer that took its NIDs */
+	struct lnet_peer *next_dead;
+};
+
+TAILQ_HEAD(lnet_peer_list, lnet_peer);
+
+/* NID -> peer, open addressing with linear probing; resized at 50% load. */
+struct lnet_nid_slot {
+	struct lnet_nid nid;
+	struct lnet_peer *peer;   /* NULL: empty; LNET_PEER_TOMB: deleted */
+};
+
+struct lnet_peer_dir {
+	struct lnet *ln;
+	struct lnet_peer_list peers;
+	uint64_t next_seq;
+	uint64_t next_lock_ts;
+	unsigned int npeers;
+	struct lnet_nid_slot *slots;
+	unsigned int nslots;
+	unsigned int used;        /* live + tombstones */
+	struct lnet_disc_node disc;
+	struct lnet_merge_counters merge;
+	unsigned int merges_pending; /* peers with merge_into set */
+	struct lnet_peer *dead;   /* waiting for the reaper */
+	struct rt_timer reaper;
+};
+
+/* The directory, made on first use (management lcore); NULL without memory. */
+struct lnet_peer_dir *lnet_peer_dir_get(struct lnet *ln);
+struct lnet_peer *lnet_peer_find(struct lnet_peer_dir *d, const struct lnet_nid *nid);
+struct lnet_peer *lnet_peer_by_seq(struct lnet_peer_dir *d, uint64_t seq);
+/* A peer with @p nid as its only NID, as traffic or discover makes one. */
+struct lnet_peer *lnet_peer_create(struct lnet_peer_dir *d, const struct lnet_nid *nid);
+int lnet_peer_nid_add(struct lnet_peer_dir *d, struct lnet_peer *p, const struct lnet_nid *nid);
+void lnet_peer_nid_remove(struct lnet_peer_dir *d, struct lnet_peer *p, const struct lnet_nid *nid);
+void lnet_peer_set_primary(struct lnet_peer *p, const struct lnet_nid *nid);
+/* Publish @p p's composition to the data lcores (after any change to it). */
+void lnet_peer_publish(struct lnet_peer_dir *d, struct lnet_peer *p);
+/* Remove @p p from the directory; its held messages fail with @p error. */
+void lnet_peer_delete(struct lnet_peer_dir *d, struct lnet_peer *p, int error);
+
+/* Record @p lpni, the shard's peer NI of @p nid (a peer is made for an unknown NID). */
+void lnet_peer_learn_lpni(struct lnet_peer_dir *d, const struct lnet_nid *nid,
+			  struct lnet_peer_ni *lpni);
+/* Ask the shards for the peer NIs of @p p's NIDs not known yet. */
+void lnet_peer_want_lpnis(struct lnet_peer_dir *d, struct lnet_peer *p);
+void lnet_peer_export(const struct lnet_peer *p, struct lnet_ctl_peer *o);
+
+/* lnet_discovery.c: the discovery of each peer, driven by lnet_disc. */
+void lnet_discovery_node_init(struct lnet_peer_dir *d);
+void lnet_discovery_peer_init(struct lnet_peer_dir *d, struct lnet_peer *p);
+void lnet_discovery_peer_fini(struct lnet_peer_dir *d, struct lnet_peer *p, int error);
+/* After an lnet_disc call on @p p: publish what changed, start held messages. */
+void lnet_discovery_settle(struct lnet_peer_dir *d, struct lnet_peer *p);
+/* The kernel's lp_state bits of @p p (peer show's "peer state"). */
+uint32_t lnet_discovery_state_bits(const struct lnet_peer *p);
+void lnet_discovery_report_on_mgmt(void *arg);
+
+#endif /* LNET_PEER_DIR_H */

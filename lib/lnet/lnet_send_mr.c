@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Multi-Rail selection on the data path: the views lnet_select() reads and
+ * the round-robin counters it advances. The local view is this CPT's copy
+ * of the published NI table, rebuilt only when the table changes; the peer
+ * view is the destination's published composition with the credits of its
+ * peer NIs read as they are now. It runs in the destination NID's shard,
+ * which owns that NID's peer NI and so its round robin over the peer's NIs
+ * and the local NID a non-Multi-Rail peer is always sent from.
+ *
+ * Nothing here allocates or locks on a send, except the first time a view
+ * grows (a bigger NI table, a peer with more NIDs than any before).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lnet_internal.h"
+
+struct lnet_sel_cache {
+	bool built;
+	uint64_t gen;                 /* of the NI table the view is built from */
+	struct lnet_sel_local view;
+	struct lnet_sel_net *nets;    /* local nets; their seq is this CPT's */
+	struct lnet_sel_ni *nis;
+	struct lnet_ni **ni;          /* nis[i]'s NI */
+	uint16_t *dist;
+	unsigned int cap;             /* of nets, nis and ni */
+	uint32_t node_net_seq;
+	/* scratch for the peer's view */
+	struct lnet_sel_net *pnets;
+	struct lnet_sel_peer_ni *pnis;
+	unsigned int pcap;
+};
+
+void
+lnet_sel_cache_free(struct lnet_sel_cache *sc)
+{
+	if (sc == NULL) {
+		return;
+	}
+	free(sc->nets);
+	free(sc->nis);
+	free(sc->ni);
+	free(sc->dist);
+	free(sc->pnets);
+	free(sc->pnis);
+	free(sc);
+}
+
+static int
+lnet_sel_cache_grow(struct lnet_sel_cache *sc, unsigned int n)
+{
+	struct lnet_sel_net *nets;
+	struct lnet_sel_ni *nis;
+	struct lnet_ni **ni;
+
+	if (n <= sc->cap) {
+		return 0;
+	}
+	nets = realloc(sc->nets, n * sizeof(*nets));
+	if (nets != NULL) {
+		sc->nets = nets;
+	}
+	nis = realloc(sc->nis, n * sizeof(*nis));
+	if (nis != NULL) {
+		sc->nis = nis;
+	}
+	ni = realloc(sc->ni, n * sizeof(*ni));
+	if (ni != NULL) {
+		sc->ni = ni;
+	}
+	if (nets == NULL || nis == NULL || ni == NULL) {
+		return -ENOMEM;
+	}
+	sc->cap = n;
+	return 0;
+}
+
+/* The CPT distance matrix of the node's topology, once: it does not change. */
+static int
+lnet_sel_cache_dist(struct lnet_sel_cache *sc, const struct lnet *ln)
+{
+	unsigned int n;
+	unsigned int a;
+	unsigned int b;
+	uint16_t far = 0;
+
+	if (sc->dist != NULL || ln->cpt_table == NULL) {
+		return 0;
+	}
+	n = cfs_cpt_number(ln->cpt_table);
+	sc->dist = calloc((size_t)n * n, sizeof(*sc->dist));
+	if (sc->dist == NULL) {
+		return -ENOMEM;
+	}
+	for (a = 0; a < n; a++) {
+		for (b = 0; b < n; b++) {
+			unsigned int d = cfs_cpt_distance(ln->cpt_table, (int)a, (int)b);
+
+			sc->dist[a * n + b] = (uint16_t)(d > UINT16_MAX ? UINT16_MAX : d);
+			far = sc->dist[a * n + b] > far ? sc->dist[a * n + b] : far;
+		}
+	}
+	sc->view.dist = sc->dist;
+	sc->view.ncpts = (uint16_t)n;
+	sc->view.dist_far = far;
+	return 0;
+}
+
+/* One entry per local net in table order, its NIs contiguous (lo left out). */
+static void
+lnet_sel_cache_fill(struct lnet_sel_cache *sc, const struct lnet_ni_table *t)
+{
+	unsigned int nnets = 0;
+	unsigned int nnis = 0;
+	unsigned int i;
+	unsigned int j;
+
+	for (i = 1; i < t->nnis; i++) {
+		uint32_t net = t->nis[i]->net_id;
+
+		for (j = 0; j < nnets && sc->nets[j].net_id != net; j++) {
+		}
+		if (j == nnets) {
+			sc->nets[nnets++] = (struct lnet_sel_net){ .net_id = net,
+								   .sel_prio = LNET_SEL_PRIO_NONE };
+		}
+	}
+	for (j = 0; j < nnets; j++) {
+		struct lnet_sel_net *net = &sc->nets[j];
+
+		net->first_ni = (uint16_t)nnis;
+		for (i = 1; i < t->nnis; i++) {
+			struct lnet_ni *ni = t->nis[i];
+
+			if (ni->net_id != net->net_id) {
+				continue;
+			}
+			sc->ni[nnis] = ni;
+			sc->nis[nnis++] = (struct lnet_sel_ni){
+				.nid = ni->nid,
+				.health = ni->health_value,
+				.sel_prio = LNET_SEL_PRIO_NONE,
+				.dev_cpt = ni->dev_cpt,
+			};
+			net->health = ni->health_value > net->health ? ni->health_value : net->health;
+			net->nr_nis++;
+		}
+	}
+	sc->view.nets = sc->nets;
+	sc->view.nis = sc->nis;
+	sc->view.nr_nets = (uint16_t)nnets;
+	sc->view.nr_nis = (uint16_t)nnis;
+}
+
+/* This CPT's local view, current with the published NI table. */
+static struct lnet_sel_cache *
+lnet_sel_cache_get(struct lnet_cpt *c)
+{
+	const struct lnet_ni_table *t = lnet_ni_table_get(c->ln);
+	struct lnet_sel_cache *sc = c->sel;
+
+	if (sc == NULL) {
+		sc = calloc(1, sizeof(*sc));
+		if (sc == NULL) {
+			return NULL;
+		}
+		c->sel = sc;
+	}
+	if (!sc->built || sc->gen != t->gen) {
+		if (lnet_sel_cache_grow(sc, t->nnis) != 0 || lnet_sel_cache_dist(sc, c->ln) != 0) {
+			return NULL;
+		}
+		lnet_sel_cache_fill(sc, t);
+		sc->gen = t->gen;
+		sc->built = true;
+	}
+	return sc;
+}
+
+static int
+lnet_sel_peer_grow(struct lnet_sel_cache *sc, unsigned int n)
+{
+	struct lnet_sel_net *nets;
+	struct lnet_sel_peer_ni *nis;
+
+	if (n <= sc->pcap) {
+		return 0;
+	}
+	nets = realloc(sc->pnets, n * sizeof(*nets));
+	if (nets != NULL) {
+		sc->pnets = nets;
+	}
+	nis = realloc(sc->pnis, n * sizeof(*nis));
+	if (nis != NULL) {
+		sc->pnis = nis;
+	}
+	if (nets == NULL || nis == NULL) {
+		return -ENOMEM;
+	}
+	sc->pcap = n;
+	return 0;
+}
+
+/* Room in the destination peer NI for the round robin of a peer of @n nets + NIs. */
+static uint32_t *
+lnet_sel_rr(struct lnet_peer_ni *lpni, unsigned int n)
+{
+	uint32_t *rr;
+
+	if (n <= lpni->rr_cap) {
+		return lpni->rr;
+	}
+	rr = realloc(lpni->rr, n * sizeof(*rr));
+	if (rr == NULL) {
+		return NULL;
+	}
+	memset(rr + lpni->rr_cap, 0, (n - lpni->rr_cap) * sizeof(*rr));
+	lpni->rr = rr;
+	lpni->rr_cap = (uint16_t)n;
+	return rr;
+}
+
+/* Credits of a peer NI: its shard's, read as they are; a new one starts full. */
+static int
+lnet_sel_peer_credits(const struct lnet_sel_cache *sc, const struct lnet_peer_comp_ni *cni)
+{
+	uint32_t net = lnet_nid_net(&cni->nid);
+	unsigned int i;
+
+	if (cni->lpni != NULL) {
+		return __atomic_load_n(&cni->lpni->txcredits, __ATOMIC_RELAXED);
+	}
+	for (i = 0; i < sc->view.nr_nis; i++) {
+		if (sc->ni[i]->net_id == net) {
+			return sc->ni[i]->tun.peer_tx_credits;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The peer's view from @p comp (NULL: a peer the management lcore has not
+ * published yet, seen as its one NID, not Multi-Rail).
+ */
+static int
+lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
+		   const struct lnet_peer_comp *comp, uint32_t *rr, struct lnet_sel_peer *view)
+{
+	struct lnet_peer_comp_ni one = { lpni->nid, lpni };
+	struct lnet_sel_net one_net = { .net_id = lnet_nid_net(&lpni->nid), .nr_nis = 1,
+					.health = LNET_SEL_MAX_HEALTH,
+					.sel_prio = LNET_SEL_PRIO_NONE };
+	const struct lnet_peer_comp_ni *nis = comp != NULL ? comp->nis : &one;
+	const struct lnet_sel_net *nets = comp != NULL ? comp->nets : &one_net;
+	unsigned int nnets = comp != NULL ? comp->nnets : 1;
+	unsigned int nnis = comp != NULL ? comp->nnis : 1;
+	bool mr = comp != NULL && comp->multi_rail;
+	unsigned int i;
+
+	if (lnet_sel_peer_grow(sc, nnets > nnis ? nnets : nnis) != 0) {
+		return -ENOMEM;
+	}
+	for (i = 0; i < nnets; i++) {
+		sc->pnets[i] = nets[i];
+		sc->pnets[i].seq = rr != NULL ? rr[i] : 0;
+	}
+	for (i = 0; i < nnis; i++) {
+		bool pref = !mr && lpni->has_pref && lnet_nid_same(&nis[i].nid, &lpni->nid);
+
+		sc->pnis[i] = (struct lnet_sel_peer_ni){
+			.nid = nis[i].nid,
+			.health = LNET_SEL_MAX_HEALTH,
+			.sel_prio = LNET_SEL_PRIO_NONE,
+			.tx_credits = lnet_sel_peer_credits(sc, &nis[i]),
+			.seq = rr != NULL ? rr[nnets + i] : 0,
+			.pref_nids = pref ? &lpni->pref : NULL,
+			.nr_pref_nids = pref ? 1 : 0,
+		};
+	}
+	*view = (struct lnet_sel_peer){ sc->pnets, sc->pnis, (uint16_t)nnets, (uint16_t)nnis, mr };
+	return 0;
+}
+
+/* The kernel's lnet_handle_send bookkeeping, on this CPT's and this peer NI's counters. */
+static void
+lnet_sel_apply(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni, uint32_t *rr,
+	       unsigned int nnets, const struct lnet_sel_result *res)
+{
+	if (res->stamp_seq) {
+		lpni->send_seq++;
+		if (rr != NULL) {
+			rr[res->peer_net] = lpni->send_seq;
+			rr[nnets + (unsigned int)res->peer_ni] = lpni->send_seq;
+		}
+		sc->node_net_seq++;
+		sc->nets[res->net].seq = sc->node_net_seq;
+		sc->nis[res->ni].seq = sc->node_net_seq;
+	}
+	if (res->record_pref) {
+		lpni->pref = sc->nis[res->ni].nid;
+		lpni->has_pref = true;
+	}
+}
+
+int
+lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_ni *lpni,
+		    const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst)
+{
+	struct lnet_sel_cache *sc = lnet_sel_cache_get(c);
+	unsigned int nnets = comp != NULL ? comp->nnets : 1;
+	unsigned int nnis = comp != NULL ? comp->nnis : 1;
+	struct lnet_sel_peer peer;
+	struct lnet_sel_result res;
+	struct lnet_sel_msg m;
+	uint32_t *rr;
+	unsigned int i;
+	int rc;
+
+	if (sc == NULL) {
+		return -ENOMEM;
+	}
+	rr = lnet_sel_rr(lpni, nnets + nnis);
+	if (lnet_sel_peer_view(sc, lpni, comp, rr, &peer) != 0) {
+		return -ENOMEM;
+	}
+	for (i = 0; i < sc->view.nr_nis; i++) {
+		sc->nis[i].tx_credits = __atomic_load_n(&sc->ni[i]->tq.credits, __ATOMIC_RELAXED);
+	}
+	sc->view.numa_range = (uint32_t)__atomic_load_n(&c->ln->tunables.numa_range,
+						       __ATOMIC_RELAXED);
+	m = (struct lnet_sel_msg){
+		.src = msg->src_param,
+		.dst = msg->target.nid,
+		.md_cpt = msg->md != NULL ? msg->md->cpt : c->cpt,
+		.reserved = lnet_msg_is_reserved(msg),
+	};
+	rc = lnet_select(&sc->view, &peer, &m, &res);
+	if (rc != 0) {
+		return rc == -EINVAL || rc == -EFAULT ? -EHOSTUNREACH : rc;
+	}
+	lnet_sel_apply(sc, lpni, rr, nnets, &res);
+	*ni = sc->ni[res.ni];
+	*dst = peer.nis[res.peer_ni].nid;
+	return 0;
+}
