@@ -10,7 +10,10 @@
 # -v 3 and the full export add the peer state, -v 4 the udsp info, in the
 # kernel's shape. Then three PUTs from an application to a portal B never
 # posted: B drops them as the kernel does (the NI's dropped put, the node's
-# drop_count), the sender's peer NI counts nothing.
+# drop_count), the sender's peer NI counts no drop. Discovery is on, so the
+# application's first PUT waits for its discovery of B, as the kernel's
+# would: its ping (GET, REPLY), its push (PUT, ACK) and B's push back (PUT,
+# ACK): 3 more sent and received on B's NI and its peer NI for the sender.
 # Once with one CPT, once with two.
 #   counts.sh BUILD_DIR SRC_DIR
 set -u
@@ -140,11 +143,11 @@ session() { # tag ipa ipb [daemon options...]
 	check "[$tag] 3 PUTs to $b's unposted portal: none verified" sh -c "grep -q 'failed: 3' '$work/client.out' || { cat '$work/client.out'; false; }"
 	check "[$tag] $b's tcp NI: 3 dropped PUTs" \
 		by_type_is "$b" net dropped_stats "put: 3 get: 0 reply: 0 ack: 0 hello: 0"
-	check "[$tag] $b's tcp NI: drop_count 3 (send and recv as before)" \
-		ni_is "$b" "$ipb@tcp" "send_count: 3 recv_count: 3 drop_count: 3"
+	check "[$tag] $b's tcp NI: drop_count 3 (and discovery's 3 more each way)" \
+		ni_is "$b" "$ipb@tcp" "send_count: 6 recv_count: 6 drop_count: 3"
 	check "[$tag] $b: the node's drop_count 3, drop_length 24" node_drops_are "$b" 3 24
 	check "[$tag] $b: the sender's peer NI counts no drop (the kernel counts rx drops on the NI)" \
-		peer_is "$b" "$ipc@tcp" 0 0 0
+		peer_is "$b" "$ipc@tcp" 3 3 0
 	check "[$tag] SIGTERM: $a exits 0" stop_daemon "$pid_a"
 	check "[$tag] SIGTERM: $b exits 0" stop_daemon "$pid_b"
 	check "[$tag] no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"

@@ -11,7 +11,8 @@
 #     bytes balanced against PDU sizes per stream and direction;
 #   - A's LNet headers in the capture command's file equal the wire's;
 #   - every PUT and GET header the client logged as it sent it is on the
-#     wire with the same values, and nothing else came from it.
+#     wire with the same values, and nothing else came from it but its
+#     discovery of the server (one ping, one push).
 #   tshark_veth.sh BUILD_DIR SRC_DIR     (needs root, iproute2, tcpdump, tshark)
 set -u
 build=$1 src=$2
@@ -62,11 +63,19 @@ daemon_headers() {
 	tshark_headers "$1" | awk -F'|' -v a="$ipa" -v b="$ipb" '$7 == a || $7 == b'
 }
 
+# Besides what it logged, the client's LNet discovered the server's first, as
+# a kernel node would: one ping (GET of 272 bytes) and one push (PUT of its
+# 48-byte ping info), both on portal 0 with the ping match bits, and the ACK
+# of the server's push back.
 client_sent_what_it_logged() {
-	tshark_headers "$work/wire.pcap" --src "$ipk" | cut -d'|' -f1-6 | sort >"$work/wire.client"
+	tshark_headers "$work/wire.pcap" --src "$ipk" | cut -d'|' -f1-6 | sort >"$work/wire.all"
+	grep -v '^[0-9]*|[0-9]*|[-0]|0x8000000000000000|' "$work/wire.all" >"$work/wire.client"
+	grep '^[0-9]*|[0-9]*|[-0]|0x8000000000000000|' "$work/wire.all" >"$work/wire.disc"
 	sort "$work/client.log" >"$work/logged"
-	[ "$(wc -l <"$work/logged")" -eq 80 ] && cmp -s "$work/logged" "$work/wire.client" ||
-		{ diff "$work/logged" "$work/wire.client" | head; return 1; }
+	printf '0|0|-|0x8000000000000000|-|-\n1|48|0|0x8000000000000000|0|-\n2|0|0|0x8000000000000000|0|272\n' >"$work/disc.want"
+	[ "$(wc -l <"$work/logged")" -eq 80 ] && cmp -s "$work/logged" "$work/wire.client" &&
+		cmp -s "$work/disc.want" "$work/wire.disc" ||
+		{ diff "$work/logged" "$work/wire.client" | head; diff "$work/disc.want" "$work/wire.disc"; return 1; }
 }
 
 check "topology: two namespaces joined by a veth pair" topology
@@ -93,6 +102,6 @@ check "the daemons' LNet headers: the capture command's equal the wire's" sh -c 
 	"[ -s '$work/h.ours' ] && cmp '$work/h.wire' '$work/h.ours'"
 check "3 GETs and 3 REPLYs of ping between the daemons" sh -c \
 	"[ \$(grep -c '^2|' '$work/h.wire') -eq 3 ] && [ \$(grep -c '^3|' '$work/h.wire') -eq 3 ]"
-check "every PUT and GET header the client logged is on the wire, and nothing else" \
+check "every PUT and GET header the client logged is on the wire, and only its discovery else" \
 	client_sent_what_it_logged
 finish tshark_veth
