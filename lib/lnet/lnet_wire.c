@@ -17,7 +17,7 @@ static const char *const lnet_wire_errs[LNET_WIRE_EMAX] = {
 	[LNET_WIRE_ESRCANY] = "source NID is the ANY wildcard",
 	[LNET_WIRE_ENID4] = "NID does not fit a 64-bit NID",
 	[LNET_WIRE_EMAGIC] = "bad ping info magic",
-	[LNET_WIRE_EFEATURES] = "ping info features invalid (NI_STATUS missing or unknown bit)",
+	[LNET_WIRE_EFEATURES] = "ping info features without NI_STATUS",
 	[LNET_WIRE_ENNIS] = "ping info NI count out of range",
 	[LNET_WIRE_ELO] = "ping info entry 0 is not 0@lo",
 	[LNET_WIRE_ESIZE] = "ping info size inconsistent with its contents",
@@ -404,8 +404,9 @@ lnet_ping_decode_header(struct lnet_ping_reader *r, unsigned int max_nis,
 	out->features = lnet_rd32(r, 4);
 	out->pid = lnet_rd32(r, 8);
 	*nnis4 = lnet_rd32(r, 12);
-	if ((out->features & LNET_PING_FEAT_NI_STATUS) == 0 ||
-	    (out->features & ~LNET_PING_FEAT_MASK) != 0) {
+	/* As the kernel's lnet_ping_info_validate(): only NI_STATUS is required;
+	 * bits it does not know (a newer sender's) pass. */
+	if ((out->features & LNET_PING_FEAT_NI_STATUS) == 0) {
 		return -LNET_WIRE_EFEATURES;
 	}
 	if (*nnis4 < 1 || *nnis4 > max_nis) {

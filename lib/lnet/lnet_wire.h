@@ -71,7 +71,7 @@ enum lnet_wire_err {
 	LNET_WIRE_ESRCANY,   /**< source NID is the ANY wildcard */
 	LNET_WIRE_ENID4,     /**< NID not representable in a 64-bit NID format */
 	LNET_WIRE_EMAGIC,    /**< bad ping info magic */
-	LNET_WIRE_EFEATURES, /**< ping features: NI_STATUS missing or unknown bits */
+	LNET_WIRE_EFEATURES, /**< ping features: NI_STATUS missing (unknown bits pass) */
 	LNET_WIRE_ENNIS,     /**< ping NI count out of range */
 	LNET_WIRE_ELO,       /**< ping entry 0 is not 0@lo */
 	LNET_WIRE_ESIZE,     /**< declared size inconsistent with the contents */
