@@ -88,14 +88,15 @@ lnetctl_ping_failed(struct lnetctl_ping_run *r, const char *group, const char *n
 }
 
 /*
- * One ping: 0 and the reply document, or the daemon's status. -EINVAL is
- * the request itself (a NID or source the daemon cannot use): the whole
- * command fails with an error block on stderr, as the kernel's netlink
- * request does; other failures are the NID's result.
+ * One ping: 0 and the reply document, or the daemon's status. *stop: the
+ * request itself failed (no daemon, no status, or -EINVAL: a NID or source
+ * the daemon cannot use): the whole command fails with an error block on
+ * stderr, as the kernel's netlink request does. Other failures, -EPROTO
+ * for a bad reply among them, are the NID's result.
  */
 static int
 lnetctl_ping_nid(struct lnetctl_conn *c, const char *nid, const char *src, int timeout_s,
-		 yaml_document_t *doc, yaml_node_t **v)
+		 yaml_document_t *doc, yaml_node_t **v, bool *stop)
 {
 	char params[256];
 	char err[256];
@@ -106,6 +107,7 @@ lnetctl_ping_nid(struct lnetctl_conn *c, const char *nid, const char *src, int t
 	snprintf(params, sizeof(params), "nid=%s,timeout=%d%s%s", nid, timeout_s * 1000,
 		 src != NULL ? ",source=" : "", src != NULL ? src : "");
 	rc = lnetctl_request(c, "/lnet/ping", params, doc, err, sizeof(err));
+	*stop = rc != 0;
 	if (rc != 0) {
 		lnetctl_print_error("manage", "ping", rc, err);
 		return rc;
@@ -114,6 +116,7 @@ lnetctl_ping_nid(struct lnetctl_conn *c, const char *nid, const char *src, int t
 				    yaml_document_get_root_node(doc)->data.mapping.pairs.start->value);
 	status = lnetctl_scalar(lnetctl_map_get(doc, *v, "status"));
 	rc = status != NULL ? atoi(status) : -EPROTO;
+	*stop = status == NULL || rc == -EINVAL;
 	if (rc == -EINVAL) {
 		descr = lnetctl_scalar(lnetctl_map_get(doc, *v, "descr"));
 		lnetctl_print_nl_error("manage", "ping", rc, descr != NULL ? descr : "");
@@ -145,9 +148,10 @@ lnetctl_ping(struct lnetctl_conn *c, char (*nids)[LNET_NIDSTR_SIZE], unsigned in
 	for (i = 0; i < n && rc == 0; i++) {
 		yaml_document_t doc;
 		yaml_node_t *v;
+		bool stop = false;
 
-		errs[i] = lnetctl_ping_nid(c, nids[i], src, timeout_s, &doc, &v);
-		if (errs[i] == -EINVAL || errs[i] == -ECONNRESET || errs[i] == -EPROTO) {
+		errs[i] = lnetctl_ping_nid(c, nids[i], src, timeout_s, &doc, &v, &stop);
+		if (stop) {
 			rc = errs[i];
 		} else if (errs[i] != 0) {
 			failed++;

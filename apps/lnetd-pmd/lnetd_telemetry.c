@@ -564,9 +564,6 @@ lnetd_peer_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-#define LNETD_PING_BUF 8192
-#define LNETD_PING_NIS 64
-
 /* Wait for the next event of a ping; false on timeout. */
 static bool
 lnetd_ping_event(struct lnet_eq *eq, int timeout_ms, struct lnet_event *ev)
@@ -603,11 +600,11 @@ lnetd_ping_finish(struct lnet_eq *eq, struct lnet_handle_md h, bool unlinked)
  */
 static int
 lnetd_ping_one(const struct lnet_nid *src, const struct lnet_processid *id, int timeout_ms,
-	       void *buf, unsigned int *len, char *err, size_t errlen)
+	       void *buf, size_t bufsize, unsigned int *len, char *err, size_t errlen)
 {
 	struct lnet_eq *eq = LNetEQAlloc(8);
 	struct lnet_md md = {
-		.umd_start = buf, .umd_length = LNETD_PING_BUF, .umd_threshold = 2,
+		.umd_start = buf, .umd_length = (unsigned int)bufsize, .umd_threshold = 2,
 		.umd_options = LNET_MD_TRUNCATE, .umd_eq_handle = eq,
 	};
 	struct lnet_handle_md h;
@@ -661,82 +658,98 @@ lnetd_ping_source(const char *str, struct lnet_nid *src)
 	return -EINVAL;
 }
 
-/*
- * /lnet/ping,nid=NID[,timeout=MS][,source=NID] -> {status, primary_nid,
- * multi_rail, nid0..}; source: the local NI the GET leaves from, as the
- * kernel's ping --source.
- */
-static int
-lnetd_ping(const char *cmd, const char *params, struct rte_tel_data *d)
+/* The reply of a ping that answered: primary, Multi-Rail, then every NID read. */
+static void
+lnetd_ping_reply(struct rte_tel_data *d, const struct lnet_processid *id,
+		 struct lnet_ping_decoded *pd, const struct lnet_ping_entry *nis, unsigned int cap)
 {
-	struct lnet_ping_entry nis[LNETD_PING_NIS];
-	struct lnet_processid id = { .pid = LNET_PID_LUSTRE };
-	struct lnet_nid src = LNET_ANY_NID;
-	struct lnet_ping_decoded pd;
 	struct lnet_ctl_peer peer;
-	char val[128];
-	char err[160] = "";
 	char nid[LNET_NIDSTR_SIZE];
-	void *buf = malloc(LNETD_PING_BUF);
-	unsigned int len = 0;
 	uint64_t next;
-	int timeout = 1000;
 	unsigned int i;
-	int rc;
 
-	(void)cmd;
-	if (buf == NULL) {
-		return -ENOMEM;
-	}
-	if (!lnetd_param(params, "nid", val, sizeof(val)) ||
-	    libcfs_strid(&id, val) != 0 || lnet_nid_is_any(&id.nid)) {
-		free(buf);
-		return lnetd_reply_status(d, -EINVAL, "a NID to ping is required");
-	}
-	if (lnetd_param(params, "timeout", val, sizeof(val))) {
-		timeout = atoi(val) > 0 ? atoi(val) : timeout;
-	}
-	if (lnetd_param(params, "source", val, sizeof(val))) {
-		rc = lnetd_ping_source(val, &src);
-		if (rc != 0) {
-			char descr[192];
-
-			free(buf);
-			snprintf(descr, sizeof(descr), "source NID %s is not a NID of this node", val);
-			return lnetd_reply_status(d, rc, descr);
-		}
-	}
-	rc = lnetd_ping_one(lnet_nid_is_any(&src) ? NULL : &src, &id, timeout, buf, &len, err,
-			    sizeof(err));
-	if (rc == 0 && lnet_ping_info_decode(buf, len, LNETD_PING_NIS, &pd, nis,
-					     LNETD_PING_NIS) != 0) {
-		snprintf(err, sizeof(err), "bad ping reply");
-		rc = -EPROTO;
-	}
-	if (rc != 0) {
-		char descr[256];
-
-		free(buf);
-		snprintf(descr, sizeof(descr), "failed to ping %s: %s", libcfs_nidstr(&id.nid), err);
-		return lnetd_reply_status(d, rc, descr);
-	}
 	lnetd_reply_status(d, 0, "");
 	/* No NI but 0@lo: the pinged NID stands as the primary. */
-	if (lnet_nid_is_any(&pd.primary)) {
-		pd.primary = id.nid;
+	if (lnet_nid_is_any(&pd->primary)) {
+		pd->primary = id->nid;
 	}
-	rte_tel_data_add_dict_string(d, "primary_nid", libcfs_nidstr_r(&pd.primary, nid, sizeof(nid)));
+	rte_tel_data_add_dict_string(d, "primary_nid", libcfs_nidstr_r(&pd->primary, nid, sizeof(nid)));
 	/* Multi-Rail as this node knows the peer: only discovery (later) or config says so. */
 	rte_tel_data_add_dict_string(d, "multi_rail",
-				     lnet_ctl_peer_list(0, &pd.primary, &peer, 1, &next) == 1 &&
+				     lnet_ctl_peer_list(0, &pd->primary, &peer, 1, &next) == 1 &&
 						     peer.mr ? "true" : "false");
-	for (i = 0; i < pd.nnis_total && i < LNETD_PING_NIS; i++) {
+	for (i = 0; i < pd->nnis_total && i < cap; i++) {
 		char key[16];
 
 		snprintf(key, sizeof(key), "nid%u", i);
 		rte_tel_data_add_dict_string(d, key, libcfs_nidstr_r(&nis[i].nid, nid, sizeof(nid)));
 	}
+}
+
+/*
+ * /lnet/ping,nid=NID[,timeout=MS][,source=NID] -> {status, primary_nid,
+ * multi_rail, nid0..}; source: the local NI the GET leaves from, as the
+ * kernel's ping --source. The GET asks for what the kernel's lnet_ping()
+ * asks (3960 bytes at max_interfaces 200); a reply cut by that buffer lists
+ * every NID that came whole (at most 245: the dict holds 256), a bad or
+ * short one is -EPROTO, as there.
+ */
+static int
+lnetd_ping(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct lnet_processid id = { .pid = LNET_PID_LUSTRE };
+	struct lnet_nid src = LNET_ANY_NID;
+	struct lnet_ctl_global g = { .max_interfaces = 0 };
+	struct lnet_ping_decoded pd;
+	struct lnet_ping_entry *nis;
+	char val[128];
+	char err[160] = "";
+	char descr[256];
+	size_t bufsize;
+	unsigned int cap;
+	unsigned int len = 0;
+	int timeout = 1000;
+	void *buf;
+	int rc;
+
+	(void)cmd;
+	if (!lnetd_param(params, "nid", val, sizeof(val)) ||
+	    libcfs_strid(&id, val) != 0 || lnet_nid_is_any(&id.nid)) {
+		return lnetd_reply_status(d, -EINVAL, "a NID to ping is required");
+	}
+	if (lnetd_param(params, "timeout", val, sizeof(val))) {
+		timeout = atoi(val) > 0 ? atoi(val) : timeout;
+	}
+	if (lnetd_param(params, "source", val, sizeof(val)) &&
+	    (rc = lnetd_ping_source(val, &src)) != 0) {
+		snprintf(descr, sizeof(descr), "source NID %s is not a NID of this node", val);
+		return lnetd_reply_status(d, rc, descr);
+	}
+	(void)lnet_ctl_global_get(&g);
+	bufsize = lnet_ping_reply_bufsize(g.max_interfaces);
+	cap = bufsize / sizeof(struct lnet_ni_status); /* more entries than can come whole */
+	buf = calloc(1, bufsize);
+	nis = calloc(cap, sizeof(*nis));
+	if (buf == NULL || nis == NULL) {
+		free(buf);
+		free(nis);
+		return -ENOMEM;
+	}
+	rc = lnetd_ping_one(lnet_nid_is_any(&src) ? NULL : &src, &id, timeout, buf, bufsize, &len,
+			    err, sizeof(err));
+	if (rc == 0 && (rc = lnet_ping_reply_read(buf, len, bufsize, g.max_interfaces, &pd, nis,
+						  cap)) != 0) {
+		snprintf(err, sizeof(err), "%s (%u bytes)", lnet_wire_strerror(rc), len);
+		rc = -EPROTO;
+	}
+	if (rc != 0) {
+		snprintf(descr, sizeof(descr), "failed to ping %s: %s", libcfs_nidstr(&id.nid), err);
+		lnetd_reply_status(d, rc, descr);
+	} else {
+		lnetd_ping_reply(d, &id, &pd, nis, cap);
+	}
 	free(buf);
+	free(nis);
 	return 0;
 }
 

@@ -133,7 +133,7 @@ struct lnet_ping_info {
 #define LNET_PING_FEAT_LARGE_ADDR (1U << 5)
 #define LNET_PING_FEAT_PRIMARY_LARGE (1U << 6)
 #define LNET_PING_FEAT_METADATA (1U << 7)
-#define LNET_PING_FEAT_MASK 0xffU
+#define LNET_PING_FEAT_MASK 0xffU /* the bits 2.17 knows; a received ping may carry more */
 
 #define LNET_INTERFACES_MIN 16U
 #define LNET_INTERFACES_NUM 16U

@@ -45,7 +45,7 @@ enum lnet_merge_rc {
 	LNET_MERGE_TRUNCATED,   /* shorter than the sender's data: re-ping with need bytes */
 	LNET_MERGE_ESHORT,      /* shorter than a header, or than it declares (not cut by us) */
 	LNET_MERGE_EMAGIC,      /* magic neither "ping" nor swapped */
-	LNET_MERGE_EFEATURES,   /* NI_STATUS missing or an unknown feature bit */
+	LNET_MERGE_EFEATURES,   /* NI_STATUS missing (unknown bits pass, as in the kernel) */
 	LNET_MERGE_ENNIS,       /* NID count (or declared size) beyond max_nids */
 	LNET_MERGE_ELO,         /* entry 0 not 0@lo, or 0@lo listed again */
 	LNET_MERGE_ESIZE,       /* declared size inconsistent with the entries */

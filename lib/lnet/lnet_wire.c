@@ -4,6 +4,7 @@
  * copied with memcpy: wire buffers are never assumed aligned.
  */
 #include <endian.h>
+#include <limits.h>
 #include <string.h>
 
 #include "lnet_wire.h"
@@ -17,7 +18,7 @@ static const char *const lnet_wire_errs[LNET_WIRE_EMAX] = {
 	[LNET_WIRE_ESRCANY] = "source NID is the ANY wildcard",
 	[LNET_WIRE_ENID4] = "NID does not fit a 64-bit NID",
 	[LNET_WIRE_EMAGIC] = "bad ping info magic",
-	[LNET_WIRE_EFEATURES] = "ping info features invalid (NI_STATUS missing or unknown bit)",
+	[LNET_WIRE_EFEATURES] = "ping info features without NI_STATUS",
 	[LNET_WIRE_ENNIS] = "ping info NI count out of range",
 	[LNET_WIRE_ELO] = "ping info entry 0 is not 0@lo",
 	[LNET_WIRE_ESIZE] = "ping info size inconsistent with its contents",
@@ -404,8 +405,9 @@ lnet_ping_decode_header(struct lnet_ping_reader *r, unsigned int max_nis,
 	out->features = lnet_rd32(r, 4);
 	out->pid = lnet_rd32(r, 8);
 	*nnis4 = lnet_rd32(r, 12);
-	if ((out->features & LNET_PING_FEAT_NI_STATUS) == 0 ||
-	    (out->features & ~LNET_PING_FEAT_MASK) != 0) {
+	/* As the kernel's lnet_ping_info_validate(): only NI_STATUS is required;
+	 * bits it does not know (a newer sender's) pass. */
+	if ((out->features & LNET_PING_FEAT_NI_STATUS) == 0) {
 		return -LNET_WIRE_EFEATURES;
 	}
 	if (*nnis4 < 1 || *nnis4 > max_nis) {
@@ -444,8 +446,9 @@ lnet_ping_add(struct lnet_ping_decoded *out, struct lnet_ping_entry *nis, unsign
 	out->nnis_total++;
 }
 
+/* The large section from off to end; cut: end is where a reply was cut, a record it splits ends it. */
 static int
-lnet_ping_decode_large(const struct lnet_ping_reader *r, size_t off, size_t end,
+lnet_ping_decode_large(const struct lnet_ping_reader *r, size_t off, size_t end, bool cut,
 		       unsigned int max_nis, struct lnet_ping_decoded *out,
 		       struct lnet_ping_entry *nis, unsigned int cap)
 {
@@ -456,15 +459,16 @@ lnet_ping_decode_large(const struct lnet_ping_reader *r, size_t off, size_t end,
 		uint32_t status;
 
 		if (end - off < 12) {
-			return -LNET_WIRE_ESIZE;
+			return cut ? 0 : -LNET_WIRE_ESIZE;
 		}
 		memset(&nid, 0, sizeof(nid));
 		status = lnet_rd32(r, off);
 		memcpy(&nid, r->buf + off + 4, 8);
-		if (nid.nid_size > 12 || nid.nid_size % 4 != 0 || nid.nid_type == 0xff ||
-		    end - off < lnet_large_record_size(&nid)) {
-			return nid.nid_size > 12 || nid.nid_size % 4 != 0 || nid.nid_type == 0xff ?
-				       -LNET_WIRE_ENID : -LNET_WIRE_ESIZE;
+		if (nid.nid_size > 12 || nid.nid_size % 4 != 0 || nid.nid_type == 0xff) {
+			return -LNET_WIRE_ENID;
+		}
+		if (end - off < lnet_large_record_size(&nid)) {
+			return cut ? 0 : -LNET_WIRE_ESIZE;
 		}
 		memcpy(&nid, r->buf + off + 4, lnet_nid_bytes(&nid));
 		/* max_nis counts 0@lo too, as the header's NI count does. */
@@ -483,15 +487,40 @@ lnet_ping_decode_large(const struct lnet_ping_reader *r, size_t off, size_t end,
 	return 0;
 }
 
-int
-lnet_ping_info_decode(const void *buf, size_t len, unsigned int max_nis,
-		      struct lnet_ping_decoded *out, struct lnet_ping_entry *nis,
-		      unsigned int nis_cap)
+/* The nid4 entries after 0@lo that end by end (all of them unless a reply was cut). */
+static int
+lnet_ping_decode_nid4(const struct lnet_ping_reader *r, unsigned int nnis4, size_t end,
+		      struct lnet_ping_decoded *out, struct lnet_ping_entry *nis, unsigned int cap)
+{
+	unsigned int i;
+
+	for (i = 1; i < nnis4; i++) {
+		size_t off = LNET_PING_INFO_HDR_SIZE + (size_t)i * sizeof(struct lnet_ni_status);
+		struct lnet_nid nid;
+
+		if (off + sizeof(struct lnet_ni_status) > end) {
+			break;
+		}
+		if (!lnet_nid4_decode(lnet_rd64(r, off), &nid) || lnet_nid_is_any(&nid)) {
+			return -LNET_WIRE_ENID;
+		}
+		if (i == 1) {
+			out->primary = nid; /* a large one replaces it under PRIMARY_LARGE */
+		}
+		lnet_ping_add(out, nis, cap, &nid, lnet_rd32(r, off + 8));
+	}
+	return 0;
+}
+
+/* Whole ping info (fit false), or the entries that fit in len (fit true). */
+static int
+lnet_ping_decode(const void *buf, size_t len, unsigned int max_nis, bool fit,
+		 struct lnet_ping_decoded *out, struct lnet_ping_entry *nis, unsigned int nis_cap)
 {
 	struct lnet_ping_reader r = { buf, len, false };
 	unsigned int nnis4 = 0;
-	unsigned int i;
 	size_t size;
+	size_t end;
 	int rc;
 
 	if (out == NULL || (nis == NULL && nis_cap != 0)) {
@@ -510,23 +539,50 @@ lnet_ping_info_decode(const void *buf, size_t len, unsigned int max_nis,
 		return rc;
 	}
 	out->info_size = size;
-	if (len < size) {
+	if (len < size && !fit) {
 		return -LNET_WIRE_ESHORT;
 	}
-	for (i = 1; i < nnis4; i++) {
-		size_t off = LNET_PING_INFO_HDR_SIZE + (size_t)i * sizeof(struct lnet_ni_status);
-		struct lnet_nid nid;
-
-		if (!lnet_nid4_decode(lnet_rd64(&r, off), &nid) || lnet_nid_is_any(&nid)) {
-			return -LNET_WIRE_ENID;
-		}
-		if (i == 1) {
-			out->primary = nid; /* a large one replaces it under PRIMARY_LARGE */
-		}
-		lnet_ping_add(out, nis, nis_cap, &nid, lnet_rd32(&r, off + 8));
+	end = len < size ? len : size;
+	rc = lnet_ping_decode_nid4(&r, nnis4, end, out, nis, nis_cap);
+	if (rc != 0) {
+		return rc;
 	}
 	return lnet_ping_decode_large(&r,
 				      LNET_PING_INFO_HDR_SIZE +
 					      (size_t)nnis4 * sizeof(struct lnet_ni_status),
-				      size, max_nis, out, nis, nis_cap);
+				      end, len < size, max_nis, out, nis, nis_cap);
+}
+
+int
+lnet_ping_info_decode(const void *buf, size_t len, unsigned int max_nis,
+		      struct lnet_ping_decoded *out, struct lnet_ping_entry *nis,
+		      unsigned int nis_cap)
+{
+	return lnet_ping_decode(buf, len, max_nis, false, out, nis, nis_cap);
+}
+
+size_t
+lnet_ping_reply_bufsize(int n_ids)
+{
+	size_t n = sizeof(struct lnet_ni_status) +
+		   (size_t)(n_ids > 0 ? n_ids : 1) * sizeof(struct lnet_ni_large_status);
+
+	return n < LNET_PING_REPLY_MAX ? n : LNET_PING_REPLY_MAX;
+}
+
+int
+lnet_ping_reply_read(const void *buf, size_t len, size_t bufsize, int n_ids,
+		     struct lnet_ping_decoded *out, struct lnet_ping_entry *nis,
+		     unsigned int nis_cap)
+{
+	size_t need;
+	int rc = lnet_ping_decode(buf, len < bufsize ? len : bufsize, UINT_MAX, true, out, nis,
+				  nis_cap);
+
+	if (rc != 0) {
+		return rc;
+	}
+	/* lnet_ping(): fewer entries than asked for must be all there are. */
+	need = (int64_t)out->nnis_total + 1 < n_ids ? out->info_size : bufsize;
+	return len < need ? -LNET_WIRE_ESHORT : 0;
 }

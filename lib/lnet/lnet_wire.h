@@ -71,7 +71,7 @@ enum lnet_wire_err {
 	LNET_WIRE_ESRCANY,   /**< source NID is the ANY wildcard */
 	LNET_WIRE_ENID4,     /**< NID not representable in a 64-bit NID format */
 	LNET_WIRE_EMAGIC,    /**< bad ping info magic */
-	LNET_WIRE_EFEATURES, /**< ping features: NI_STATUS missing or unknown bits */
+	LNET_WIRE_EFEATURES, /**< ping features: NI_STATUS missing (unknown bits pass) */
 	LNET_WIRE_ENNIS,     /**< ping NI count out of range */
 	LNET_WIRE_ELO,       /**< ping entry 0 is not 0@lo */
 	LNET_WIRE_ESIZE,     /**< declared size inconsistent with the contents */
@@ -147,6 +147,30 @@ struct lnet_ping_decoded {
 LNP_API int lnet_ping_info_decode(const void *buf, size_t len, unsigned int max_nis,
 				  struct lnet_ping_decoded *out, struct lnet_ping_entry *nis,
 				  unsigned int nis_cap);
+
+/** The kernel's LNET_PING_BUFFER_MAX (api-ni.c): no ping reply buffer is bigger. */
+#define LNET_PING_REPLY_MAX 3960U
+
+/**
+ * The reply buffer, so the GET's sink_length, the kernel's lnet_ping()
+ * posts for @p n_ids NIs (lnet_interfaces_max): 16 bytes and a largest
+ * (24-byte) entry per NI, at most LNET_PING_REPLY_MAX (3960 for 200).
+ */
+LNP_API size_t lnet_ping_reply_bufsize(int n_ids);
+
+/**
+ * Read a ping reply of @p len bytes that landed in a @p bufsize buffer as
+ * the kernel's lnet_ping() does: the header checks of
+ * lnet_ping_info_decode() without its NI count bound, then every entry
+ * that came whole. A reply the buffer cut stands when that is @p n_ids
+ * entries or more, 0@lo included (all are read, even past @p n_ids);
+ * fewer, or a reply short of the size it declares, is -LNET_WIRE_ESHORT.
+ * As in the kernel, a whole reply of @p n_ids entries or more that leaves
+ * the buffer unfilled is -LNET_WIRE_ESHORT too.
+ */
+LNP_API int lnet_ping_reply_read(const void *buf, size_t len, size_t bufsize, int n_ids,
+				 struct lnet_ping_decoded *out, struct lnet_ping_entry *nis,
+				 unsigned int nis_cap);
 
 LNP_END_DECLS
 

@@ -97,14 +97,13 @@ gated() {
 	diff -u "$want" "$work/replay.out"
 }
 
-# Gated: the pings of s2_01 (discovery off) both ways. Today the peer show -v
-# of node A is the kernel's; one field of our node differs, kept in the .out:
-#   - sink_length 8192 of `lnetctl ping`'s GET (LNETD_PING_BUF in
-#     lnetd_telemetry.c) where the kernel's lnetctl ping asks 3960.
+# Gated: the pings of s2_01 (discovery off) both ways. Today both nodes'
+# messages and node A's peer show -v are the kernel's: the .out says "same".
 # (Fixed since: the hello a passive connection answers had dst_pid 12345
 # where the kernel's reply, the hello it received reused, sends 0; the ping
 # info said features 0x1e with discovery off, where the kernel clears
-# LNET_PING_FEAT_DISCOVERY and sends 0xe.)
+# LNET_PING_FEAT_DISCOVERY and sends 0xe; `lnetctl ping`'s GET had
+# sink_length 8192 where the kernel's lnet_ping() asks 3960.)
 check "s2_01 (pings, discovery off): ours as node A, the stand-in as B: as kept" \
 	gated A B s2_01_ping_discovery_off
 check "s2_01 (pings, discovery off): ours as node B, the stand-in as A: as kept" \

@@ -146,6 +146,39 @@ check "$c's tcp NI takes sock_timeout 20 as its lnd timeout" sh -c \
 check "$c pings $b" ping_is "$c" "$ipb"
 check "... over one connection of type ANY" sh -c \
 	"telemetry() { python3 '$(dirname "$0")/../common/bad_peer.py' telemetry \"\$@\"; }; telemetry '$c' /lnet/lnd_stats | grep -q '\"connects\": 1,'"
+# Replies read as the kernel's lnet_ping() reads them: at max_interfaces 16
+# $c asks 16 + 24 * 16 = 400 bytes. $b with 15 NIs sends 272 (0@lo and 15
+# entries of 16): 16 entries, not fewer than 16, so lnet_ping() wants the
+# buffer full, and the ping fails -EPROTO (the kernel's quirk). With 25 NIs
+# $b sends 432; the 24 entries that came whole are at least 16, so the
+# ping stands with the 23 NIDs after 0@lo.
+more_nis() { # first last: $b's NIs .(100 + first) to .(100 + last)
+	i=$1
+	while [ $i -le $2 ]; do
+		"$ctl" --name "$b" net add --net tcp --nid "${ipb%.*}.$((100 + i))@tcp" || return 1
+		i=$((i + 1))
+	done
+}
+ping_cut() {
+	{
+		printf 'ping:\n- primary nid: %s@tcp\n  Multi-Rail: false\n  peer_ni:\n  - nid: %s@tcp\n' \
+			"$ipb" "$ipb"
+		i=1
+		while [ $i -le 22 ]; do
+			printf '  - nid: %s.%d@tcp\n' "${ipb%.*}" $((100 + i))
+			i=$((i + 1))
+		done
+	} >"$work/want"
+	"$ctl" --name "$c" ping "$ipb@tcp" >"$work/got" 2>&1 && cmp -s "$work/want" "$work/got" ||
+		{ diff "$work/want" "$work/got"; return 1; }
+}
+check "$b gets 14 more NIs on tcp" more_nis 1 14
+check "$c: max_interfaces 16" "$ctl" --name "$c" set max_interfaces 16
+check "$c pings $b: 16 entries in a reply that leaves the 400 bytes unfilled, -71 as the kernel" \
+	sh -c "! '$ctl' --name '$c' ping '$ipb@tcp' >'$work/got' 2>&1 && grep -qx '  errno: -71' '$work/got' && grep -qx \"  descr: 'failed to ping $ipb@tcp: Protocol error'\" '$work/got' && grep -qx 'manage:' '$work/got' || { cat '$work/got'; exit 1; }"
+check "$b gets 10 more NIs on tcp" more_nis 15 24
+check "$c pings $b: the reply cut at 400 bytes lists the 23 NIDs that came whole" ping_cut
+check "$c: max_interfaces 200 again" "$ctl" --name "$c" set max_interfaces 200
 check "SIGTERM: $c exits 0" stop "$pid_c"
 check "SIGTERM: $b exits 0" stop "$pid_b"
 check "no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"

@@ -245,6 +245,32 @@ test_bad_features(void **state)
 	ASSERT_ONLY_COUNTED(pr.cnt, bad_features);
 }
 
+/* A newer sender's feature bits: the kernel's validation ignores them, so do we. */
+static void
+test_unknown_features_pass(void **state)
+{
+	uint8_t b[sizeof(k_reply_two)];
+	struct prop pr = { 0 };
+
+	(void)state;
+	memcpy(b, k_reply_two, sizeof(b));
+	b[5] = 0x01; /* 0x11e: bit 8, unknown to 2.17 */
+	b[7] = 0x80; /* and the top bit */
+	assert_int_equal(propose(&pr, LNET_MERGE_PING_REPLY, b, sizeof(b)), LNET_MERGE_OK);
+	assert_int_equal(pr.p.features, 0x8000011e);
+	assert_true(pr.p.multi_rail);
+	assert_true(pr.p.discovery);
+	assert_int_equal(pr.p.nnids, 2);
+	assert_nid(&pr.nids[1].nid, B12);
+	ASSERT_ONLY_COUNTED(pr.cnt, accepted);
+	memset(&pr.cnt, 0, sizeof(pr.cnt));
+	memcpy(b, k_push_two, sizeof(b));
+	b[5] = 0x01;
+	assert_int_equal(propose(&pr, LNET_MERGE_PUSH, b, sizeof(b)), LNET_MERGE_OK);
+	assert_int_equal(pr.p.features, 0x11e);
+	ASSERT_ONLY_COUNTED(pr.cnt, accepted);
+}
+
 /* Zero, huge, or more than this node's max_interfaces: refused, even when truncated. */
 static void
 test_impossible_counts(void **state)
@@ -920,6 +946,7 @@ main(void)
 		cmocka_unit_test(test_short_data),
 		cmocka_unit_test(test_bad_magic),
 		cmocka_unit_test(test_bad_features),
+		cmocka_unit_test(test_unknown_features_pass),
 		cmocka_unit_test(test_impossible_counts),
 		cmocka_unit_test(test_impossible_declared_size),
 		cmocka_unit_test(test_lo_rules),

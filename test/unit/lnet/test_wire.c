@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -408,6 +409,108 @@ test_ping_large_addrs(void **state)
 	assert_int_equal(lnet_ping_info_decode(b, n, 16, &d, out, 3), -LNET_WIRE_ENID);
 }
 
+/* The kernel's lnet_ping() buffer: 16 + 24 per NI, capped at its LNET_PING_BUFFER_MAX. */
+static void
+test_ping_reply_bufsize(void **state)
+{
+	(void)state;
+	assert_int_equal(lnet_ping_reply_bufsize(200), 3960); /* the default: `lnetctl ping`'s GET */
+	assert_int_equal(lnet_ping_reply_bufsize(4096), 3960);
+	assert_int_equal(lnet_ping_reply_bufsize(165), 3960);
+	assert_int_equal(lnet_ping_reply_bufsize(164), 16 + 24 * 164);
+	assert_int_equal(lnet_ping_reply_bufsize(16), 400);
+}
+
+/* Ping info of 0@lo and n nid4 NIs 10.0.0.1.. (n + 1 entries); its size. */
+static size_t
+ping_nid4s(uint8_t *buf, size_t len, unsigned int n)
+{
+	struct lnet_ping_entry *nis = calloc(n + 1, sizeof(*nis));
+	struct lnet_ping_src src = { .pid = 12345, .seqno = 2, .nis = nis, .nnis = n };
+	unsigned int i;
+	size_t got = 0;
+
+	for (i = 0; i < n; i++) {
+		nis[i].nid = tcp(0x0a000001 + i, 0);
+		nis[i].status = LNET_NI_STATUS_UP;
+	}
+	assert_int_equal(lnet_ping_info_encode(&src, buf, len, &got), 0);
+	free(nis);
+	return got;
+}
+
+/*
+ * A reply cut by the buffer, read as lnet_ping() reads it: at the default
+ * (n_ids 200, 3960 bytes) a 300-NI node's reply lists the 245 NIs that came
+ * whole, past n_ids; with fewer whole entries than n_ids it is refused.
+ */
+static void
+test_ping_reply_cut(void **state)
+{
+	struct lnet_ping_entry *out = calloc(300, sizeof(*out));
+	uint8_t *b = malloc(16 + 16 * 301);
+	struct lnet_ping_decoded d;
+	size_t n = ping_nid4s(b, 16 + 16 * 301, 300);
+
+	(void)state;
+	assert_int_equal(n, 16 + 16 * 301);
+	assert_int_equal(lnet_ping_reply_read(b, 3960, 3960, 200, &d, out, 300), 0);
+	assert_int_equal(d.nnis_total, 245); /* (3960 - 16) / 16 = 246 entries, 0@lo aside */
+	assert_int_equal(d.info_size, n);
+	assert_int_equal(lnet_nid_to_nid4(&out[244].nid),
+			 LNET_MKNID(LNET_MKNET(2, 0), 0x0a000001 + 244));
+	assert_true(lnet_nid_same(&d.primary, &out[0].nid));
+	/* n_ids 250 (set max_interfaces 250): 246 whole entries are too few */
+	assert_int_equal(lnet_ping_reply_read(b, 3960, 3960, 250, &d, out, 300),
+			 -LNET_WIRE_ESHORT);
+	/* a reply short of its declared size that did not fill the buffer */
+	assert_int_equal(lnet_ping_reply_read(b, 3000, 3960, 200, &d, out, 300),
+			 -LNET_WIRE_ESHORT);
+	/* whole replies: below n_ids entries they stand; 200 or more must fill the buffer */
+	n = ping_nid4s(b, 16 + 16 * 301, 198);
+	assert_int_equal(lnet_ping_reply_read(b, n, 3960, 200, &d, out, 300), 0);
+	assert_int_equal(d.nnis_total, 198);
+	n = ping_nid4s(b, 16 + 16 * 301, 199);
+	assert_int_equal(lnet_ping_reply_read(b, n, 3960, 200, &d, out, 300), -LNET_WIRE_ESHORT);
+	/* the header checks stay */
+	b[0] ^= 1;
+	assert_int_equal(lnet_ping_reply_read(b, n, 3960, 200, &d, out, 300), -LNET_WIRE_EMAGIC);
+	assert_int_equal(lnet_ping_reply_read(b, 31, 3960, 200, &d, out, 300), -LNET_WIRE_ESHORT);
+	free(out);
+	free(b);
+}
+
+/* Large records cut mid-record: only whole ones count (24 bytes each for IPv6). */
+static void
+test_ping_reply_cut_large(void **state)
+{
+	struct lnet_ping_entry nis[20];
+	struct lnet_ping_src src = { .pid = 12345, .seqno = 2, .nis = nis, .nnis = 20 };
+	struct lnet_ping_entry out[20];
+	struct lnet_ping_decoded d;
+	char s[48];
+	uint8_t b[16 + 16 + 24 * 20];
+	size_t n;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		snprintf(s, sizeof(s), "2001:db8::%x", i + 1);
+		nis[i].nid = tcp6(s);
+		nis[i].status = LNET_NI_STATUS_UP;
+	}
+	assert_int_equal(lnet_ping_info_encode(&src, b, sizeof(b), &n), 0);
+	assert_int_equal(n, sizeof(b));
+	/* n_ids 16: a 400-byte buffer, 0@lo + 15 whole records + 8 bytes of the 16th */
+	assert_int_equal(lnet_ping_reply_bufsize(16), 400);
+	assert_int_equal(lnet_ping_reply_read(b, 400, 400, 16, &d, out, 20), 0);
+	assert_int_equal(d.nnis_total, 15);
+	assert_true(lnet_nid_same(&out[14].nid, &nis[14].nid));
+	assert_true(lnet_nid_same(&d.primary, &nis[0].nid));
+	/* n_ids 17 with the same cut: 16 entries are too few */
+	assert_int_equal(lnet_ping_reply_read(b, 400, 400, 17, &d, out, 20), -LNET_WIRE_ESHORT);
+}
+
 /* A large record with a nid4-sized NID: the kernel accepts it, and PRIMARY_LARGE skips it. */
 static size_t
 put_large_record(uint8_t *p, const struct lnet_nid *nid, uint32_t status)
@@ -559,9 +662,12 @@ test_ping_errors(void **state)
 	v = htole32(LNET_PING_FEAT_MULTI_RAIL); /* no NI_STATUS */
 	memcpy(b + 4, &v, 4);
 	assert_int_equal(lnet_ping_info_decode(b, 48, 16, &d, NULL, 0), -LNET_WIRE_EFEATURES);
-	v = htole32(LNET_PING_FEAT_NI_STATUS | 0x100);
+	/* Bits the kernel does not know pass, as its lnet_ping_info_validate() lets them. */
+	v = htole32(LNET_PING_FEAT_NI_STATUS | 0x100 | 0x80000000U);
 	memcpy(b + 4, &v, 4);
-	assert_int_equal(lnet_ping_info_decode(b, 48, 16, &d, NULL, 0), -LNET_WIRE_EFEATURES);
+	assert_int_equal(lnet_ping_info_decode(b, 48, 16, &d, NULL, 0), 0);
+	assert_int_equal(d.features, LNET_PING_FEAT_NI_STATUS | 0x100 | 0x80000000U);
+	assert_int_equal(d.nnis_total, 1);
 	memcpy(b, kernel_ping_info, 48);
 	v = 0;
 	memcpy(b + 12, &v, 4);
@@ -624,6 +730,9 @@ main(void)
 		cmocka_unit_test(test_ping_nis_limit_is_the_same_in_both_sections),
 		cmocka_unit_test(test_ping_byte_swapped_sender),
 		cmocka_unit_test(test_ping_errors),
+		cmocka_unit_test(test_ping_reply_bufsize),
+		cmocka_unit_test(test_ping_reply_cut),
+		cmocka_unit_test(test_ping_reply_cut_large),
 		cmocka_unit_test(test_ping_encode_errors),
 	};
 
