@@ -92,6 +92,35 @@ printf -- '---\nmanage:\n-     discover:\n      errno: -22\n      descr: "\\"Una
 check "discover 1.2.3.4@bogus: the kernel's 'invalid NID' block, -22" out_err 234 "$work/empty" "$work/ds" --name nobody-$$ discover --force 1.2.3.4@bogus
 check "discover NID with no daemon: the connection's error block on stderr, nothing on stdout" sh -c \
 	"'$ctl' --name nobody-$$ discover 10.0.0.1@tcp >'$work/o' 2>'$work/e'; [ \$? -ne 0 ] && [ ! -s '$work/o' ] && grep -q 'cannot reach lnetd-pmd' '$work/e'"
+# A discovery that succeeded, rendered from a stand-in telemetry socket
+# (fake_discover.py) until the library discovers: the kernel's netlink reply
+# (s1_02/s1_04 of the kernel captures: indent 2, "primary nid", "Multi-Rail",
+# "peer_ni"), failures after it under "manage:", and --force sent as force=1.
+fake=fake-dc-$$
+mkdir -p "$work/xdg"
+python3 "$src/fake_discover.py" "$work/xdg/dpdk/$fake/dpdk_telemetry.v2" "$work/fake.log" >"$work/fake.out" 2>&1 &
+pids="$pids $!"
+i=0
+while [ $i -lt 100 ] && ! grep -q ready "$work/fake.out"; do sleep 0.1; i=$((i + 1)); done
+printf '#!/bin/sh\nXDG_RUNTIME_DIR=%s exec %s --name %s "$@"\n' "$work/xdg" "$ctl" "$fake" >"$work/fakectl"
+chmod +x "$work/fakectl"
+real_ctl=$ctl ctl=$work/fakectl
+printf 'discover:\n- primary nid: 10.1.0.1@tcp\n  Multi-Rail: true\n  peer_ni:\n  - nid: 10.1.0.1@tcp\n  - nid: 10.1.0.2@tcp\n' >"$work/dmr"
+check "discover a Multi-Rail peer: the kernel's YAML, byte for byte, exit 0" out_err 0 "$work/dmr" "$work/empty" discover 10.1.0.1@tcp
+check "discover sent nid= alone" grep -qx '/lnet/discover,nid=10.1.0.1@tcp' "$work/fake.log"
+check "discover -f: the same output" out_err 0 "$work/dmr" "$work/empty" discover -f 10.1.0.2@tcp
+check "discover -f sent force=1" grep -qx '/lnet/discover,nid=10.1.0.2@tcp,force=1' "$work/fake.log"
+printf 'discover:\n- primary nid: 10.1.0.9@tcp\n  Multi-Rail: false\n  peer_ni:\n  - nid: 10.1.0.9@tcp\n' >"$work/dnmr"
+check "discover a peer that is not Multi-Rail: Multi-Rail: false" out_err 0 "$work/dnmr" "$work/empty" discover --force 10.1.0.9@tcp
+{
+	cat "$work/dmr"
+	sed -n '2,$p' "$work/dnmr"
+	printf "manage:\n- discover:\n  errno: -113\n  descr: 'failed to discover 10.1.0.5@tcp: No route to host'\n"
+} >"$work/dmix"
+check "discover two peers and a dead NID: both under discover:, the failure under manage:, exit 255" \
+	out_err 255 "$work/dmix" "$work/empty" discover 10.1.0.1@tcp,10.1.0.5@tcp 10.1.0.9@tcp
+check "that output is valid YAML" yaml_ok "$work/o"
+ctl=$real_ctl
 check "cpt-of-nid alone: its help, exit 234" sh -c \
 	"'$ctl' cpt-of-nid >'$work/o'; [ \$? -eq 234 ] && head -1 '$work/o' | grep -q '^ cpt-of-nid: '"
 
