@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* lnetctl ping: the daemon GETs each target's ping info; print as §12.10 shows. */
+/*
+ * lnetctl ping and discover: the daemon GETs each target's ping info, or
+ * discovers its peer; both print as the kernel's netlink replies (§12.10).
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -71,7 +74,7 @@ lnetctl_ping_run_end(struct lnetctl_ping_run *r)
 	}
 }
 
-/* A NID that did not answer: the kernel's "failed to ping NID: <strerror>". */
+/* A NID that failed: the kernel's "failed to <ping|discover> NID: <strerror>". */
 static void
 lnetctl_ping_failed(struct lnetctl_ping_run *r, const char *group, const char *nid, int err)
 {
@@ -88,38 +91,52 @@ lnetctl_ping_failed(struct lnetctl_ping_run *r, const char *group, const char *n
 }
 
 /*
- * One ping: 0 and the reply document, or the daemon's status. *stop: the
- * request itself failed (no daemon, no status, or -EINVAL: a NID or source
- * the daemon cannot use): the whole command fails with an error block on
- * stderr, as the kernel's netlink request does. Other failures, -EPROTO
- * for a bad reply among them, are the NID's result.
+ * What differs between ping and discover: the group word (the telemetry
+ * request /lnet/<group>, the YAML section, "failed to <group> NID"), the
+ * parameters each NID's request adds, and whether the daemon's -EINVAL
+ * refuses the whole request.
+ */
+struct lnetctl_ping_req {
+	const char *group;
+	const char *extra;        /* "k=v[,k=v]" after nid=, or NULL */
+	bool einval_stops;
+};
+
+/*
+ * One NID: 0 and the reply document, or the daemon's status. A daemon
+ * that cannot be asked or answers with no status, and for ping its -EINVAL
+ * (a NID or source it cannot use), set *stop: the whole command fails with
+ * an error block on stderr, as the kernel's netlink request does; other
+ * failures (-EPROTO for a bad reply among them) are the NID's result.
  */
 static int
-lnetctl_ping_nid(struct lnetctl_conn *c, const char *nid, const char *src, int timeout_s,
+lnetctl_ping_nid(struct lnetctl_conn *c, const struct lnetctl_ping_req *q, const char *nid,
 		 yaml_document_t *doc, yaml_node_t **v, bool *stop)
 {
+	char cmd[32];
 	char params[256];
 	char err[256];
 	const char *status;
 	const char *descr;
 	int rc;
 
-	snprintf(params, sizeof(params), "nid=%s,timeout=%d%s%s", nid, timeout_s * 1000,
-		 src != NULL ? ",source=" : "", src != NULL ? src : "");
-	rc = lnetctl_request(c, "/lnet/ping", params, doc, err, sizeof(err));
-	*stop = rc != 0;
+	snprintf(cmd, sizeof(cmd), "/lnet/%s", q->group);
+	snprintf(params, sizeof(params), "nid=%s%s%s", nid, q->extra != NULL ? "," : "",
+		 q->extra != NULL ? q->extra : "");
+	rc = lnetctl_request(c, cmd, params, doc, err, sizeof(err));
 	if (rc != 0) {
-		lnetctl_print_error("manage", "ping", rc, err);
+		lnetctl_print_error("manage", q->group, rc, err);
+		*stop = true;
 		return rc;
 	}
 	*v = yaml_document_get_node(doc,
 				    yaml_document_get_root_node(doc)->data.mapping.pairs.start->value);
 	status = lnetctl_scalar(lnetctl_map_get(doc, *v, "status"));
 	rc = status != NULL ? atoi(status) : -EPROTO;
-	*stop = status == NULL || rc == -EINVAL;
-	if (rc == -EINVAL) {
+	*stop = status == NULL || (rc == -EINVAL && q->einval_stops);
+	if (rc == -EINVAL && q->einval_stops) {
 		descr = lnetctl_scalar(lnetctl_map_get(doc, *v, "descr"));
-		lnetctl_print_nl_error("manage", "ping", rc, descr != NULL ? descr : "");
+		lnetctl_print_nl_error("manage", q->group, rc, descr != NULL ? descr : "");
 	}
 	if (rc != 0) {
 		yaml_document_delete(doc);
@@ -133,8 +150,8 @@ lnetctl_ping_nid(struct lnetctl_conn *c, const char *nid, const char *src, int t
  * a refused request stops it with its errno.
  */
 static int
-lnetctl_ping(struct lnetctl_conn *c, char (*nids)[LNET_NIDSTR_SIZE], unsigned int n,
-	     const char *src, int timeout_s)
+lnetctl_ping(struct lnetctl_conn *c, const struct lnetctl_ping_req *q,
+	     char (*nids)[LNET_NIDSTR_SIZE], unsigned int n)
 {
 	struct lnetctl_ping_run r = { .doc_open = false };
 	int *errs = calloc(n, sizeof(*errs));
@@ -150,14 +167,14 @@ lnetctl_ping(struct lnetctl_conn *c, char (*nids)[LNET_NIDSTR_SIZE], unsigned in
 		yaml_node_t *v;
 		bool stop = false;
 
-		errs[i] = lnetctl_ping_nid(c, nids[i], src, timeout_s, &doc, &v, &stop);
+		errs[i] = lnetctl_ping_nid(c, q, nids[i], &doc, &v, &stop);
 		if (stop) {
 			rc = errs[i];
 		} else if (errs[i] != 0) {
 			failed++;
 		} else {
 			if (!r.seq_open) {
-				lnetctl_ping_section(&r, "ping");
+				lnetctl_ping_section(&r, q->group);
 			}
 			lnetctl_ping_out(&r.o, &doc, v);
 			yaml_document_delete(&doc);
@@ -167,7 +184,7 @@ lnetctl_ping(struct lnetctl_conn *c, char (*nids)[LNET_NIDSTR_SIZE], unsigned in
 		lnetctl_ping_section(&r, "manage");
 		for (i = 0; i < n; i++) {
 			if (errs[i] != 0) {
-				lnetctl_ping_failed(&r, "ping", nids[i], errs[i]);
+				lnetctl_ping_failed(&r, q->group, nids[i], errs[i]);
 			}
 		}
 		rc = -1;
@@ -242,7 +259,12 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	}
 	rc = lnetctl_need_conn(ctx);
 	if (rc == 0) {
-		rc = lnetctl_ping(&ctx->conn, nids, n, src, timeout);
+		char extra[128];
+		struct lnetctl_ping_req q = { .group = "ping", .extra = extra, .einval_stops = true };
+
+		snprintf(extra, sizeof(extra), "timeout=%d%s%s", timeout * 1000,
+			 src != NULL ? ",source=" : "", src != NULL ? src : "");
+		rc = lnetctl_ping(&ctx->conn, &q, nids, n);
 	}
 	free(nids);
 	return rc;
@@ -252,14 +274,19 @@ static void
 lnetctl_discover_help(void)
 {
 	printf("discover nid[,nid,...]\n"
-	       "\t -f|--force: discover again a peer already discovered\n"
-	       "\t -h|--help: print this help\n");
+	       "\t --force: force discovery\n"
+	       "\t --help: display this help\n");
 }
 
 /*
- * discover [-f|--force] NID[,NID...] [NID...]: parsed as the kernel's
- * jt_discover (help, "Missing nid argument", NID lists and ranges); peer
- * discovery itself is not built yet, so valid NIDs get -EOPNOTSUPP.
+ * discover [-f|--force] NID[,NID...] [NID...]: the kernel's jt_discover.
+ * -h prints its help and an unknown option ends with 0; no NID prints
+ * "Missing nid argument" and returns -1; NID lists and ranges as ping's.
+ * Each NID is discovered in turn (the daemon waits for the end of its
+ * discovery) and printed as the kernel's netlink reply: the peers under
+ * "discover:", then each NID that failed under "manage:" as "failed to
+ * discover NID: <strerror>", and -1 when one failed. Every failure the
+ * daemon reports is the NID's, as lnet_discover()'s are in the kernel.
  */
 int
 lnetctl_discover_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -269,16 +296,18 @@ lnetctl_discover_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		{ .name = "help", .has_arg = no_argument, .val = 'h' },
 		{ .name = NULL },
 	};
+	struct lnetctl_ping_req q = { .group = "discover", .extra = NULL, .einval_stops = false };
 	char (*nids)[LNET_NIDSTR_SIZE] = NULL;
 	const char *why = "";
 	unsigned int n = 0;
 	int opt;
 	int rc;
 
-	(void)ctx;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
-		if (opt != 'f') {
+		if (opt == 'f') {
+			q.extra = "force=1";
+		} else {
 			if (opt == 'h') {
 				lnetctl_discover_help();
 			}
@@ -294,8 +323,10 @@ lnetctl_discover_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		lnetctl_print_nl_error("manage", "discover", rc, why);
 		return rc;
 	}
+	rc = lnetctl_need_conn(ctx);
+	if (rc == 0) {
+		rc = lnetctl_ping(&ctx->conn, &q, nids, n);
+	}
 	free(nids);
-	lnetctl_print_error("manage", "discover", -EOPNOTSUPP,
-			    "discover: not supported by lnetd-pmd yet");
-	return -EOPNOTSUPP;
+	return rc;
 }

@@ -754,6 +754,60 @@ lnetd_ping(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 /*
+ * /lnet/discover,nid=NID[,force=1] -> {status, primary_nid, multi_rail,
+ * peer_state, nid0..}: the peer as discovery left it, in /lnet/ping's
+ * shape, or {status: -errno, descr}. lnet_ctl_discover() blocks until
+ * discovery ends (up to the discovery timeout): DPDK runs each telemetry
+ * client on its own thread, so only this lnetctl waits, as /lnet/ping does.
+ */
+static int
+lnetd_discover(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct lnet_processid id = { .pid = LNET_PID_LUSTRE };
+	struct lnet_ctl_peer *peer;
+	char val[128];
+	char err[256] = "";
+	char nid[LNET_NIDSTR_SIZE];
+	bool force;
+	unsigned int i;
+	unsigned int k = 0;
+	int rc;
+
+	(void)cmd;
+	if (!lnetd_param(params, "nid", val, sizeof(val)) || libcfs_strid(&id, val) != 0 ||
+	    lnet_nid_is_any(&id.nid)) {
+		return lnetd_reply_status(d, -EINVAL, "a NID to discover is required");
+	}
+	force = lnetd_param(params, "force", val, sizeof(val)) && strcmp(val, "1") == 0;
+	peer = malloc(sizeof(*peer)); /* 64 NIDs: kept off the telemetry thread's stack */
+	if (peer == NULL) {
+		return -ENOMEM;
+	}
+	rc = lnet_ctl_discover(&id.nid, force, peer, err, sizeof(err));
+	if (rc != 0) {
+		free(peer);
+		return lnetd_reply_status(d, rc, err);
+	}
+	lnetd_reply_status(d, 0, "");
+	rte_tel_data_add_dict_string(d, "primary_nid",
+				     libcfs_nidstr_r(peer->nnis > 0 ? &peer->nis[0] : &id.nid, nid,
+						     sizeof(nid)));
+	rte_tel_data_add_dict_string(d, "multi_rail", peer->mr ? "true" : "false");
+	rte_tel_data_add_dict_u64(d, "peer_state", peer->state);
+	for (i = 0; i < peer->nnis; i++) {
+		char key[16];
+
+		if (lnet_nid_is_lo0(&peer->nis[i])) {
+			continue; /* the kernel does not list 0@lo */
+		}
+		snprintf(key, sizeof(key), "nid%u", k++);
+		rte_tel_data_add_dict_string(d, key, libcfs_nidstr_r(&peer->nis[i], nid, sizeof(nid)));
+	}
+	free(peer);
+	return 0;
+}
+
+/*
  * /lnet/push_show: the push target's counters (pushes received, accepted,
  * truncated, invalid, failed), its size, and the last push accepted; the
  * kernel's lnetctl has no such view.
@@ -980,6 +1034,8 @@ lnetd_telemetry_register(void)
 		  "Delete NIs. Params: net=NET and/or nid=NID, if=IFACE" },
 		{ "/lnet/cpt_of_nid", lnetd_cpt_of_nid, "The CPT of a NID. Params: nid=NID" },
 		{ "/lnet/ping", lnetd_ping, "Ping a NID. Params: nid=[PID-]NID, timeout=MS" },
+		{ "/lnet/discover", lnetd_discover,
+		  "Discover a peer and wait for the end (lnetctl discover). Params: nid=NID, force=1" },
 		{ "/lnet/push_show", lnetd_push_show,
 		  "Pushes received from Multi-Rail peers: counters and the last one" },
 		{ "/lnet/peer_show", lnetd_peer_show,

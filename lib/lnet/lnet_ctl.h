@@ -172,10 +172,11 @@ LNP_API int lnet_ctl_peer_list(uint64_t cursor, const struct lnet_nid *only,
 /** Runtime state of a peer NI, read on the data lcore that owns it. */
 /**
  * `lnetctl discover [--force] NID`: discover the peer owning @p nid (made if
- * unknown) and wait until its discovery ends; @p force pings a peer already
- * discovered. 0 and @p out filled (the peer as discovery left it), or
- * -errno with @p err: -ETIMEDOUT / -EHOSTUNREACH when the ping failed,
- * -EOPNOTSUPP when discovery is off (`set discovery 0`), as the kernel's.
+ * unknown) and wait until its discovery ends. As the kernel's, it pings the
+ * peer even when discovered already or when discovery is off (`set
+ * discovery 0`: one ping, no push); @p force also pushes to it. 0 and @p
+ * out filled (the peer as discovery left it), or -errno with @p err
+ * (-ETIMEDOUT, -EHOSTUNREACH... when the ping failed).
  */
 LNP_API int lnet_ctl_discover(const struct lnet_nid *nid, bool force, struct lnet_ctl_peer *out,
 			      char *err, size_t errlen);

@@ -414,7 +414,6 @@ lnet_disc_apply(struct lnet_peer_dir *d, struct lnet_peer *p,
 		p->locked = plan.lock_primary;
 		p->lock_ts = plan.lock_ts;
 		p->mr = p->mr || plan.multi_rail;
-		p->no_discovery = !prop->discovery;
 		p->bad_config = p->bad_config || plan.bad_config;
 		lnet_peer_publish(d, p);
 		lnet_peer_want_lpnis(d, p);
@@ -423,10 +422,30 @@ lnet_disc_apply(struct lnet_peer_dir *d, struct lnet_peer *p,
 	return rc;
 }
 
+/*
+ * What the data says of the peer before its NIDs are merged, as the
+ * kernel's reply and push handlers set it: NO_DISCOVERY from the DISCOVERY
+ * feature; Multi-Rail when the data says so, unless configuration said not
+ * (kept), or discovery is off here or there (set, never cleared).
+ */
+static void
+lnet_disc_take_flags(struct lnet_peer_dir *d, struct lnet_peer *p,
+		     const struct lnet_merge_proposal *prop)
+{
+	p->no_discovery = !prop->discovery;
+	if (prop->multi_rail && !p->mr && !p->configured && d->disc.enabled && !p->no_discovery) {
+		p->mr = true;
+	}
+}
+
 static int
 lnet_disc_merge_op(struct lnet_disc *dd, const struct lnet_disc_data *data)
 {
-	return lnet_disc_apply(dd->node->arg, lnet_disc_peer(dd), data->info, false);
+	struct lnet_peer *p = lnet_disc_peer(dd);
+	struct lnet_peer_dir *d = dd->node->arg;
+
+	lnet_disc_take_flags(d, p, data->info);
+	return lnet_disc_apply(d, p, data->info, false);
 }
 
 static const struct lnet_disc_ops lnet_discovery_ops = {
@@ -736,10 +755,6 @@ lnet_discover_start_on_mgmt(void *arg)
 	if (d == NULL) {
 		return -ENOMEM;
 	}
-	if (!d->disc.enabled) {
-		snprintf(a->err, a->errlen, "discovery is disabled (set discovery 1)");
-		return -EOPNOTSUPP;
-	}
 	p = lnet_peer_find(d, &a->nid);
 	if (p == NULL) {
 		p = lnet_peer_create(d, &a->nid);
@@ -749,7 +764,15 @@ lnet_discover_start_on_mgmt(void *arg)
 		lnet_peer_publish(d, p);
 		lnet_peer_want_lpnis(d, p);
 	}
-	rc = lnet_disc_discover(&p->disc, a->force, lnet_disc_now(d));
+	/*
+	 * As the kernel's: discover pings even a peer already discovered (and
+	 * one while discovery is off); --force pushes to it as well, whatever
+	 * sequence number it has of ours.
+	 */
+	if (a->force) {
+		p->disc.node_seqno = 0;
+	}
+	rc = lnet_disc_discover(&p->disc, true, lnet_disc_now(d));
 	lnet_discovery_settle(d, p);
 	return rc == -EBUSY ? 0 : rc;
 }

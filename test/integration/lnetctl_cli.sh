@@ -4,7 +4,8 @@
 # (libcfs/util/parser.c, lnet/utils/lnetctl.c): help paths and their exit
 # statuses, option forms (-x v, --xx v, --xx=v), the stdout/stderr split,
 # error blocks byte for byte in cYAML's layout, the prompt fed from stdin,
-# NID lists and ranges, debug nidlist, and ping --source between two
+# NID lists and ranges, debug nidlist, discover's options and its failed
+# NIDs as the kernel prints them, and ping --source between two
 # daemons (A with two NIs, B with one).
 #   lnetctl_cli.sh BUILD_DIR SRC_DIR
 set -u
@@ -66,20 +67,60 @@ check "route add -h: its help, marked not supported, exit 1" sh -c \
 	"'$ctl' route add -h >'$work/o'; [ \$? -eq 1 ] && head -1 '$work/o' | grep -qx 'route add: add a route' && grep -q 'not supported yet' '$work/o'"
 printf 'manage:\n    - setup-sysctl:\n          errno: -95\n          descr: "setup-sysctl: lnetd-pmd runs in userspace; its NIs do not use the kernel'"'"'s network sysctls"\n' >"$work/sysctl"
 check "setup-sysctl: a clear reason, exit 161" out_err 161 "$work/empty" "$work/sysctl" setup-sysctl
-for c in setup-mrrouting service-id discover; do
+for c in setup-mrrouting service-id; do
 	check "$c: an error block that is valid YAML, exit 161" sh -c \
 		"'$ctl' $c 10.0.0.1@tcp 2>'$work/e' >/dev/null; [ \$? -eq 161 ] && grep -q 'errno: -95' '$work/e'" &&
 		check "$c: valid YAML" yaml_ok "$work/e"
 done
+# discover: the kernel's jt_discover options, before any daemon is asked.
 printf 'Missing nid argument\n' >"$work/dm"
 check "discover alone: the kernel's line on stdout, exit 255" out_err 255 "$work/dm" "$work/empty" discover
-check "discover -h: its help, exit 0" sh -c "'$ctl' discover -h | head -1 | grep -qx 'discover nid\[,nid,...\]'"
+check "discover -f alone: the same" out_err 255 "$work/dm" "$work/empty" discover -f
+check "discover --force alone: the same" out_err 255 "$work/dm" "$work/empty" discover --force
+printf 'discover nid[,nid,...]\n\t --force: force discovery\n\t --help: display this help\n' >"$work/dh"
+check "discover -h: the kernel's help, byte for byte, exit 0" out_err 0 "$work/dh" "$work/empty" discover -h
+check "discover --help NID: the help, nothing asked, exit 0" out_err 0 "$work/dh" "$work/empty" discover --help 10.0.0.1@tcp
+check "discover --bogus NID: getopt's complaint, nothing asked, exit 0 (the kernel's default: case)" sh -c \
+	"'$ctl' discover --bogus 10.0.0.1@tcp >'$work/o' 2>'$work/e'; [ \$? -eq 0 ] && [ ! -s '$work/o' ] && grep -q \"unrecognized option '--bogus'\" '$work/e'"
 # NID lists are parsed as the kernel's netlink commands do; their errors in
 # its yaml_lnet_print_error layout (libyaml, indent 6, "---" to "...").
 printf -- '---\nmanage:\n-     discover:\n      errno: -22\n      descr: "asterisk not allowed in nidstring"\n...\n' >"$work/ds"
 check "discover with an asterisk: parsed and refused as the kernel's, -22" out_err 234 "$work/empty" "$work/ds" discover -f '10.0.0.*@tcp'
-printf 'manage:\n    - discover:\n          errno: -95\n          descr: "discover: not supported by lnetd-pmd yet"\n' >"$work/ds"
-check "discover --force RANGE: parsed, then not supported yet (161)" out_err 161 "$work/empty" "$work/ds" discover --force '10.0.0.[1-2]@tcp'
+printf -- '---\nmanage:\n-     discover:\n      errno: -22\n      descr: "\\"Unable to parse nidlist: no valid NIDs in string\\""\n...\n' >"$work/ds"
+check "discover notanid: the kernel's 'no valid NIDs' block, -22" out_err 234 "$work/empty" "$work/ds" discover notanid
+printf -- '---\nmanage:\n-     discover:\n      errno: -22\n      descr: "\\"Unable to parse nidlist: invalid NID in nidstr\\""\n...\n' >"$work/ds"
+check "discover 1.2.3.4@bogus: the kernel's 'invalid NID' block, -22" out_err 234 "$work/empty" "$work/ds" --name nobody-$$ discover --force 1.2.3.4@bogus
+check "discover NID with no daemon: the connection's error block on stderr, nothing on stdout" sh -c \
+	"'$ctl' --name nobody-$$ discover 10.0.0.1@tcp >'$work/o' 2>'$work/e'; [ \$? -ne 0 ] && [ ! -s '$work/o' ] && grep -q 'cannot reach lnetd-pmd' '$work/e'"
+# A discovery that succeeded, rendered from a stand-in telemetry socket
+# (fake_discover.py) until the library discovers: the kernel's netlink reply
+# (s1_02/s1_04 of the kernel captures: indent 2, "primary nid", "Multi-Rail",
+# "peer_ni"), failures after it under "manage:", and --force sent as force=1.
+fake=fake-dc-$$
+mkdir -p "$work/xdg"
+python3 "$src/fake_discover.py" "$work/xdg/dpdk/$fake/dpdk_telemetry.v2" "$work/fake.log" >"$work/fake.out" 2>&1 &
+pids="$pids $!"
+i=0
+while [ $i -lt 100 ] && ! grep -q ready "$work/fake.out"; do sleep 0.1; i=$((i + 1)); done
+printf '#!/bin/sh\nXDG_RUNTIME_DIR=%s exec %s --name %s "$@"\n' "$work/xdg" "$ctl" "$fake" >"$work/fakectl"
+chmod +x "$work/fakectl"
+real_ctl=$ctl ctl=$work/fakectl
+printf 'discover:\n- primary nid: 10.1.0.1@tcp\n  Multi-Rail: true\n  peer_ni:\n  - nid: 10.1.0.1@tcp\n  - nid: 10.1.0.2@tcp\n' >"$work/dmr"
+check "discover a Multi-Rail peer: the kernel's YAML, byte for byte, exit 0" out_err 0 "$work/dmr" "$work/empty" discover 10.1.0.1@tcp
+check "discover sent nid= alone" grep -qx '/lnet/discover,nid=10.1.0.1@tcp' "$work/fake.log"
+check "discover -f: the same output" out_err 0 "$work/dmr" "$work/empty" discover -f 10.1.0.2@tcp
+check "discover -f sent force=1" grep -qx '/lnet/discover,nid=10.1.0.2@tcp,force=1' "$work/fake.log"
+printf 'discover:\n- primary nid: 10.1.0.9@tcp\n  Multi-Rail: false\n  peer_ni:\n  - nid: 10.1.0.9@tcp\n' >"$work/dnmr"
+check "discover a peer that is not Multi-Rail: Multi-Rail: false" out_err 0 "$work/dnmr" "$work/empty" discover --force 10.1.0.9@tcp
+{
+	cat "$work/dmr"
+	sed -n '2,$p' "$work/dnmr"
+	printf "manage:\n- discover:\n  errno: -113\n  descr: 'failed to discover 10.1.0.5@tcp: No route to host'\n"
+} >"$work/dmix"
+check "discover two peers and a dead NID: both under discover:, the failure under manage:, exit 255" \
+	out_err 255 "$work/dmix" "$work/empty" discover 10.1.0.1@tcp,10.1.0.5@tcp 10.1.0.9@tcp
+check "that output is valid YAML" yaml_ok "$work/o"
+ctl=$real_ctl
 check "cpt-of-nid alone: its help, exit 234" sh -c \
 	"'$ctl' cpt-of-nid >'$work/o'; [ \$? -eq 234 ] && head -1 '$work/o' | grep -q '^ cpt-of-nid: '"
 
@@ -163,6 +204,31 @@ printf -- '---\nmanage:\n-     ping:\n      errno: -22\n      descr: "source NID
 check "ping --source a NID not local: the request fails, its block on stderr, exit 234" out_err 234 "$work/empty" "$work/src" --name "$a" ping --source 10.9.9.9@tcp "$ipb@tcp"
 check "ping -h: its help on stdout, exit 0" sh -c "'$ctl' ping -h | head -1 | grep -qx 'ping nid\[,nid,...\]'"
 check "ping a NID with an asterisk: -22" fails_with -22 --name "$a" ping '10.0.0.*@tcp'
+# discover through the daemon with discovery off: as the kernel's
+# lnet_discover, it still pings the peer once (no push) and prints it, not
+# Multi-Rail since this node does not discover; a NID nobody answers is
+# printed as the kernel prints a failed lnet_discover(), on stdout under
+# "manage:" with "failed to discover NID: <strerror>", and the command
+# returns -1 (255).
+check "set discovery 0 on $a" "$ctl" --name "$a" set discovery 0
+printf 'discover:\n- primary nid: %s\n  Multi-Rail: false\n  peer_ni:\n  - nid: %s\n' "$ipb@tcp" "$ipb@tcp" >"$work/dn"
+check "discover NID (discovery off): one ping, the peer on stdout, byte for byte, exit 0" out_err 0 "$work/dn" "$work/empty" --name "$a" discover "$ipb@tcp"
+check "discover -f NID: the same" out_err 0 "$work/dn" "$work/empty" --name "$a" discover -f "$ipb@tcp"
+check "discover --force NID: the same" out_err 0 "$work/dn" "$work/empty" --name "$a" discover --force "$ipb@tcp"
+# Nobody at 127.0.0.253-254: their pings fail at once (connection refused).
+discover_range_and_peer() {
+	"$ctl" --name "$a" discover "127.0.0.[253-254]@tcp0,$ipb@tcp" >"$work/o" 2>"$work/e"
+	rc=$?
+	failed=$(sed -n "s/.*descr: 'failed to discover \([^:]*\):.*/\1/p" "$work/o" | tr '\n' ' ')
+	[ "$rc" -eq 255 ] && [ ! -s "$work/e" ] && [ "$(sed -n 1p "$work/o")" = discover: ] &&
+		grep -qx -- "- primary nid: $ipb@tcp" "$work/o" && [ "$(grep -c '^manage:' "$work/o")" -eq 1 ] &&
+		[ "$failed" = "127.0.0.253@tcp 127.0.0.254@tcp " ] ||
+		{ echo "exit $rc"; cat "$work/o" "$work/e"; return 1; }
+}
+check "discover RANGE,NID (tcp0 printed tcp): the peer under discover:, each dead NID under manage:, exit 255" \
+	discover_range_and_peer
+check "that output is valid YAML" yaml_ok "$work/o"
+check "set discovery 1 on $a" "$ctl" --name "$a" set discovery 1
 check "capture start --file=F --net=tcp (the = forms), then stop" sh -c \
 	"'$ctl' --name '$a' capture start --file='$work/c.pcapng' --net=tcp && '$ctl' --name '$a' capture stop | grep -q 'file: $work/c.pcapng'"
 check "capture start --bogus: -22" fails_with -22 --name "$a" capture start --file "$work/d.pcapng" --bogus
