@@ -20,6 +20,11 @@
  *       workloads of benchmarks; --inflight 1 with 8 bytes is the
  *       ping-pong (the ACK is the pong). --get-only: a GET and its REPLY.
  *       --warmup N runs N operations before the clock starts.
+ *   Both: --nid may be given up to 4 times: one NI each (Multi-Rail); at
+ *   exit each NI's send and receive counts are printed under "nis:".
+ *   --discovery 0|1: `set discovery` once the NIs are up.
+ *   --change-after N: once N operations have started, --del-nid NID
+ *   deletes that NI and --add-nid NID adds one, at runtime (client).
  *   Both: --exec threads (default: LNet's lcores on EAL worker threads,
  *   --lcores LIST for EAL's -l, default every CPU) or --exec polled (no
  *   thread but the application's: it runs LNet inside LNetEQPoll).
@@ -46,6 +51,7 @@
 #define NODE_SLOT (1u << 20)
 #define NODE_SLOTS 64
 #define NODE_MAX_SIZES 8
+#define NODE_MAX_NIDS 4
 
 enum node_phase { SLOT_IDLE = 0, SLOT_PUT, SLOT_GET };
 
@@ -62,7 +68,14 @@ struct node_slot {
 };
 
 struct node {
-	struct lnet_nid nid;
+	struct lnet_nid nid;       /* nids[0] */
+	struct lnet_nid nids[NODE_MAX_NIDS];
+	unsigned int nnids;
+	uint64_t change_after;     /* 0: no runtime change */
+	struct lnet_nid add_nid;   /* ANY: none */
+	struct lnet_nid del_nid;
+	bool changed;
+	int discovery;             /* `set discovery`; -1: the default (on) */
 	struct lnet_processid peer;
 	uint16_t port;
 	unsigned int sizes[NODE_MAX_SIZES];
@@ -165,8 +178,8 @@ node_up(struct node *n)
 	if (rc == 0) {
 		rc = LNetNIInit(LNET_PID_LUSTRE);
 	}
-	if (rc == 0) {
-		rc = lnet_ctl_ni_add(&n->nid, NULL, &tun, NULL, 0, err, sizeof(err));
+	for (unsigned int i = 0; rc == 0 && i < n->nnids; i++) {
+		rc = lnet_ctl_ni_add(&n->nids[i], NULL, &tun, NULL, 0, err, sizeof(err));
 	}
 	/* As the kernel, LNet refuses a timeout not above retry_count: fewer retries then. */
 	if (rc == 0 && n->timeout > 0 && lnet_ctl_global_get(&g) == 0 && n->timeout <= g.retry_count) {
@@ -174,6 +187,9 @@ node_up(struct node *n)
 	}
 	if (rc == 0 && n->timeout > 0) {
 		rc = lnet_ctl_global_set("transaction_timeout", n->timeout, err, sizeof(err));
+	}
+	if (rc == 0 && n->discovery >= 0) {
+		rc = lnet_ctl_global_set("discovery", n->discovery, err, sizeof(err));
 	}
 	if (rc != 0) {
 		fprintf(stderr, "lnet_node: %s\n", err[0] != '\0' ? err : strerror(-rc));
@@ -202,6 +218,8 @@ node_idle_until_stopped(struct node *n)
 	}
 }
 
+static void node_print_nis(void);
+
 static int
 node_serve(struct node *n)
 {
@@ -227,6 +245,7 @@ node_serve(struct node *n)
 	printf("serving: %s\n", libcfs_nidstr(&n->nid));
 	fflush(stdout);
 	node_idle_until_stopped(n);
+	node_print_nis();
 	LNetMDUnlink(mdh);
 	free(buf);
 	return 0;
@@ -419,6 +438,42 @@ node_event(struct node *n, const struct lnet_event *ev)
 	node_slot_idle(n, s);
 }
 
+/* --change-after: the NIs added and deleted while operations are in flight. */
+static void
+node_change_nis(struct node *n)
+{
+	struct lnet_ctl_ni_tunables tun = { 180, 8, 0, 256 };
+	char err[256] = "";
+
+	n->changed = true;
+	if (!lnet_nid_is_any(&n->add_nid) &&
+	    lnet_ctl_ni_add(&n->add_nid, NULL, &tun, NULL, 0, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lnet_node: add %s: %s\n", libcfs_nidstr(&n->add_nid), err);
+	}
+	if (!lnet_nid_is_any(&n->del_nid) && lnet_ctl_ni_del(&n->del_nid, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lnet_node: del %s: %s\n", libcfs_nidstr(&n->del_nid), err);
+	}
+}
+
+/* Each NI's counts, for tests of how traffic spreads over them. */
+static void
+node_print_nis(void)
+{
+	struct lnet_ctl_ni nis[8];
+	int n = lnet_ctl_ni_list(nis, 8);
+
+	printf("nis:\n");
+	for (int i = 0; i < n; i++) {
+		if (lnet_nid_is_lo0(&nis[i].nid)) {
+			continue;
+		}
+		printf("    - nid: %s\n      send_count: %llu\n      recv_count: %llu\n",
+		       libcfs_nidstr(&nis[i].nid), (unsigned long long)nis[i].send_count,
+		       (unsigned long long)nis[i].recv_count);
+	}
+	fflush(stdout);
+}
+
 static bool
 node_busy(const struct node *n)
 {
@@ -436,6 +491,9 @@ node_run(struct node *n, uint64_t count)
 		while (n->nidle > 0 && !stopping && n->started < count) {
 			struct node_slot *s = &n->slots[n->idle[--n->nidle]];
 
+			if (n->change_after != 0 && n->started == n->change_after && !n->changed) {
+				node_change_nis(n);
+			}
 			s->on_idle = false;
 			node_start(n, s);
 		}
@@ -504,6 +562,7 @@ node_client(struct node *n)
 		       (double)n->verified / secs, (double)n->bytes / secs / 1e6,
 		       secs * 1e6 / (double)n->verified);
 	}
+	node_print_nis();
 	for (i = 0; i < n->inflight; i++) {
 		free(n->slots[i].tx);
 		free(n->slots[i].rx);
@@ -559,6 +618,10 @@ main(int argc, char **argv)
 		{ "put-only", no_argument, NULL, 'o' }, { "get-only", no_argument, NULL, 'g' },
 		{ "exec", required_argument, NULL, 'x' }, { "lcores", required_argument, NULL, 'L' },
 		{ "warmup", required_argument, NULL, 'w' },
+		{ "change-after", required_argument, NULL, 'C' },
+		{ "discovery", required_argument, NULL, 'd' },
+		{ "add-nid", required_argument, NULL, 'A' },
+		{ "del-nid", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct node n = { .port = 988, .count = 100, .inflight = 8, .nsizes = 4,
@@ -573,11 +636,22 @@ main(int argc, char **argv)
 	}
 	serve = strcmp(argv[1], "serve") == 0;
 	n.nid = LNET_ANY_NID;
+	n.add_nid = LNET_ANY_NID;
+	n.discovery = -1;
+	n.del_nid = LNET_ANY_NID;
 	n.peer.pid = LNET_PID_LUSTRE;
 	while ((c = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
 		rc = 0;
 		switch (c) {
-		case 'n': rc = libcfs_strnid(&n.nid, optarg); break;
+		case 'n':
+			rc = n.nnids == NODE_MAX_NIDS ? -E2BIG : libcfs_strnid(&n.nids[n.nnids], optarg);
+			n.nid = n.nids[0];
+			n.nnids += rc == 0;
+			break;
+		case 'C': n.change_after = strtoull(optarg, NULL, 10); break;
+		case 'd': n.discovery = atoi(optarg); break;
+		case 'A': rc = libcfs_strnid(&n.add_nid, optarg); break;
+		case 'D': rc = libcfs_strnid(&n.del_nid, optarg); break;
 		case 'p': rc = libcfs_strnid(&n.peer.nid, optarg); break;
 		case 'P': n.port = (uint16_t)atoi(optarg); break;
 		case 's': rc = node_sizes(&n, optarg); break;

@@ -1,0 +1,131 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Multi-Rail end to end between two applications linked to liblnet, each
+# with two NIs on one net over two veth pairs on two subnets (the kernel
+# captures' s3 layout), with no `peer add`:
+#   - the client's first PUT discovers the server (ping, push), which is
+#     then a Multi-Rail peer with both NIDs;
+#   - 1 MiB PUTs, each read back with a GET and compared, spread over both
+#     rails: each client NI sends, and each server NI receives, between 40%
+#     and 60% of the traffic;
+#   - a server with discovery off is not Multi-Rail to the client, which
+#     then keeps to one of its NIs (the kernel's preferred NI of a non-MR
+#     peer);
+#   - an NI deleted while operations are in flight: the traffic moves off
+#     it and every operation ends (none hangs); those that were on the
+#     deleted NI at that moment may fail (resending them over another path
+#     comes with health, issue 14), at most the 8 in flight; an NI added at
+#     runtime takes its share and nothing fails.
+#   multi_rail.sh BUILD_DIR SRC_DIR [COUNT]   (needs root and iproute2)
+set -u
+build=$1 src=$2 count=${3:-2000}
+. "$src/harness.sh"
+command -v ip >/dev/null 2>&1 || { echo "multi_rail: needs ip; skipped"; exit 77; }
+[ "$(id -u)" -eq 0 ] || { echo "multi_rail: needs root; skipped"; exit 77; }
+
+tag=lmr$$ x=$(( $$ % 200 + 20 ))
+a0=10.$x.1.1 b0=10.$x.1.2 a1=10.$x.2.1 b1=10.$x.2.2
+node="$build/test/integration/lnet_node"
+nss=""
+on_exit='for n in $nss; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$n" 2>/dev/null; done'
+
+veth() { # name a-address b-address
+	ip -n "${tag}a" link add "$1" type veth peer name "$1" netns "${tag}b" &&
+		ip -n "${tag}a" addr add "$2/24" dev "$1" &&
+		ip -n "${tag}b" addr add "$3/24" dev "$1" &&
+		ip -n "${tag}a" link set "$1" up && ip -n "${tag}b" link set "$1" up
+}
+
+topology() {
+	ip netns add "${tag}a" && nss="${tag}a" && ip netns add "${tag}b" && nss="$nss ${tag}b" &&
+		ip -n "${tag}a" link set lo up && ip -n "${tag}b" link set lo up &&
+		veth eth0 "$a0" "$b0" && veth eth1 "$a1" "$b1"
+}
+
+# serve NAME ARGS...: an lnet_node server in namespace b, up when it says so.
+serve() {
+	name=$1
+	shift
+	ip netns exec "${tag}b" "$node" serve "$@" >"$work/$name.out" 2>"$work/$name.err" &
+	server=$!
+	i=0
+	while [ $i -lt 100 ] && ! grep -q '^serving:' "$work/$name.out"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q '^serving:' "$work/$name.out" || { cat "$work/$name.err"; return 1; }
+}
+
+unserve() { # NAME: stop the server; its NI counts are in $work/NAME.out
+	kill -TERM "$server" && wait "$server"
+}
+
+# client NAME ARGS...: an lnet_node client in namespace a; every operation verified.
+client() {
+	name=$1
+	shift
+	ip netns exec "${tag}a" "$node" client --peer "$b0@tcp" --sizes 1048576 \
+		--inflight 8 "$@" >"$work/$name.out" 2>"$work/$name.err" &&
+		grep -q "^    failed: 0$" "$work/$name.out" ||
+		{ cat "$work/$name.out" "$work/$name.err"; return 1; }
+}
+
+# count FILE NID KEY: that NI's count in an lnet_node's "nis:" list.
+count() {
+	awk -v nid="$2" -v key="$3:" '$3 == nid { on = 1; next } /- nid:/ { on = 0 } on && $1 == key { print $2 }' "$1"
+}
+
+# spread FILE KEY NID1 NID2: each NI has 40% to 60% of the two's KEY counts.
+spread() {
+	c1=$(count "$1" "$3" "$2") c2=$(count "$1" "$4" "$2")
+	echo "$3: $c1, $4: $c2"
+	[ -n "$c1" ] && [ -n "$c2" ] && [ $((c1 + c2)) -gt 0 ] &&
+		[ $((c1 * 100 / (c1 + c2))) -ge 40 ] && [ $((c1 * 100 / (c1 + c2))) -le 60 ] ||
+		{ cat "$1"; return 1; }
+}
+
+# one_rail FILE NID1 NID2 OPS: one NI sent every operation's message, the other
+# at most the discovery ping (reserved-portal messages keep no preferred NI).
+one_rail() {
+	c1=$(count "$1" "$2" send_count) c2=$(count "$1" "$3" send_count)
+	echo "$2: $c1, $3: $c2"
+	{ [ "$c1" -ge $((2 * $4)) ] && [ "$c2" -le 2 ]; } ||
+		{ [ "$c2" -ge $((2 * $4)) ] && [ "$c1" -le 2 ]; } || { cat "$1"; return 1; }
+}
+
+check "topology: two namespaces joined by two veth pairs on two subnets" topology
+check "server with two NIs" serve s1 --nid "$b0@tcp" --nid "$b1@tcp"
+check "client with two NIs: $count PUTs of 1 MiB (each read back and compared), no peer add" \
+	client c1 --nid "$a0@tcp" --nid "$a1@tcp" --count "$count"
+check "client: its two NIs each sent 40% to 60%" spread "$work/c1.out" send_count "$a0@tcp" "$a1@tcp"
+check "server stops" unserve s1
+check "server: its two NIs each received 40% to 60% (the client spread over its NIDs)" \
+	spread "$work/s1.out" recv_count "$b0@tcp" "$b1@tcp"
+
+few=$((count / 10))
+check "server with two NIs and discovery off" serve s2 --nid "$b0@tcp" --nid "$b1@tcp" --discovery 0
+check "client with two NIs: $few operations to a peer that is not Multi-Rail" \
+	client c2 --nid "$a0@tcp" --nid "$a1@tcp" --count "$few"
+check "client: one NI carried every operation (a non-MR peer keeps its NI)" \
+	one_rail "$work/c2.out" "$a0@tcp" "$a1@tcp" "$few"
+check "server stops" unserve s2
+
+check "server with two NIs" serve s3 --nid "$b0@tcp" --nid "$b1@tcp"
+# ended OUT COUNT: every operation ended, verified or failed, at most 8 failed.
+ended() {
+	v=$(awk '$1 == "verified:" { print $2 }' "$1") f=$(awk '$1 == "failed:" { print $2 }' "$1")
+	echo "verified $v, failed $f"
+	[ "$((v + f))" -eq "$2" ] && [ "$f" -le 8 ] || { cat "$1"; return 1; }
+}
+check "client deletes $a1 after $few of $((few * 4)) operations" sh -c \
+	"ip netns exec '${tag}a' '$node' client --peer '$b0@tcp' --sizes 1048576 --inflight 8 --nid '$a0@tcp' --nid '$a1@tcp' --count $((few * 4)) --change-after $few --del-nid '$a1@tcp' >'$work/c3.out' 2>'$work/c3.err'; true"
+check "client: every operation ended, at most the 8 in flight on $a1 failed" ended "$work/c3.out" $((few * 4))
+check "client: $a1 is gone, $a0 carried the rest" sh -c \
+	"! grep -q 'nid: $a1@tcp' '$work/c3.out' && [ \$(awk '/send_count/ {print \$2}' '$work/c3.out') -ge $((few * 3 * 2)) ]"
+check "client adds $a1 after $few of $((few * 4)) operations: none lost" \
+	client c4 --nid "$a0@tcp" --count $((few * 4)) --change-after "$few" --add-nid "$a1@tcp"
+check "client: the added $a1 took its share of the rest (at least 30% of all)" sh -c \
+	"c0=\$(awk -v n='$a0@tcp' '\$3 == n { on = 1; next } /- nid:/ { on = 0 } on && \$1 == \"send_count:\" { print \$2 }' '$work/c4.out'); c1=\$(awk -v n='$a1@tcp' '\$3 == n { on = 1; next } /- nid:/ { on = 0 } on && \$1 == \"send_count:\" { print \$2 }' '$work/c4.out'); echo \$c0 \$c1; [ \$((c1 * 100 / (c0 + c1))) -ge 30 ]"
+check "server stops" unserve s3
+check "no sanitizer report" sh -c "! grep -q Sanitizer '$work'/*.err"
+finish multi_rail
