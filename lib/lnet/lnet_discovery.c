@@ -309,15 +309,18 @@ lnet_disc_merge_later(struct lnet_peer_dir *d, struct lnet_peer *gone, struct ln
 	gone->merge_into = survivor->seq;
 }
 
-static void
+/* Detach @p op's NID (or its whole peer) from peer `from`; its peer NI, if known. */
+static struct lnet_peer_ni *
 lnet_disc_take_from(struct lnet_peer_dir *d, struct lnet_peer *p, const struct lnet_merge_op *op,
 		    bool whole_peer)
 {
 	struct lnet_peer *q = lnet_peer_by_seq(d, op->from);
+	struct lnet_peer_ni *lpni;
 
 	if (q == NULL || q == p) {
-		return;
+		return NULL;
 	}
+	lpni = lnet_peer_nid_lpni(q, &op->nid);
 	if (whole_peer) {
 		while (q->nnis > 0) {
 			lnet_peer_nid_remove(d, q, &q->nis[q->nnis - 1]);
@@ -330,6 +333,7 @@ lnet_disc_take_from(struct lnet_peer_dir *d, struct lnet_peer *p, const struct l
 	} else {
 		lnet_peer_publish(d, q);
 	}
+	return lpni;
 }
 
 static void
@@ -339,16 +343,17 @@ lnet_disc_apply_ops(struct lnet_peer_dir *d, struct lnet_peer *p, const struct l
 
 	for (i = 0; i < pl->nops; i++) {
 		const struct lnet_merge_op *op = &pl->ops[i];
+		struct lnet_peer_ni *lpni = NULL;
 
 		switch (op->type) {
 		case LNET_MERGE_OP_MOVE:
 		case LNET_MERGE_OP_TAKE_PEER:
-			lnet_disc_take_from(d, p, op, op->type == LNET_MERGE_OP_TAKE_PEER);
+			lpni = lnet_disc_take_from(d, p, op, op->type == LNET_MERGE_OP_TAKE_PEER);
 			/* then attach it here */
 			__attribute__((fallthrough));
 		case LNET_MERGE_OP_ADD:
 			if (lnet_peer_find(d, &op->nid) == NULL) {
-				lnet_peer_nid_add(d, p, &op->nid);
+				lnet_peer_nid_add(d, p, &op->nid, lpni);
 			}
 			break;
 		case LNET_MERGE_OP_REMOVE:

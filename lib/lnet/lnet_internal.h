@@ -201,6 +201,7 @@ struct lnet_ni {
 	struct lnet_ni_tunables tun;
 	char ifname[LNET_CTL_IFNAMSIZ];
 	int dev_cpt;              /* CPT of the device's NUMA node, -1 (CFS_CPT_ANY) unknown */
+	uint64_t sel_seq;         /* round robin (the kernel's ni_seq): TSC of its last send, relaxed */
 	struct lnet_tx_queue tq;  /* owned by cpt */
 	struct lnet_msg_stats *stats; /* ncpts slots, slot i written by CPT i only */
 	void *lnd_data;
@@ -289,11 +290,14 @@ struct lnet_peer_ni {
 	struct lnet_nid nid;
 	struct lnet_peer_comp *comp; /* RCU: written by mgmt; NULL until it knows the NID */
 	/* When this NID is a send's destination (selection runs in its shard):
-	 * round robin over the peer's nets and NIs, and the local NID a
-	 * non-Multi-Rail peer is always sent from (the kernel's lpni_pref). */
-	uint32_t *rr;             /* [rr_cap]: nets' seqs, then NIs' */
+	 * round robin over the peer's nets, and the local NID a non-Multi-Rail
+	 * peer is always sent from (the kernel's lpni_pref). */
+	uint64_t *rr;             /* [rr_cap]: the peer nets' seqs */
 	uint16_t rr_cap;
-	uint32_t send_seq;
+	/* Round robin among the peer's NIs (the kernel's lpni_seq): when a
+	 * message last went to this NID, a TSC stamp written (relaxed) by
+	 * whichever lcore sends to it, read by selection anywhere. */
+	uint64_t sel_seq;
 	struct lnet_nid pref;
 	bool has_pref;
 	int txcredits;
@@ -533,6 +537,8 @@ void lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg);
 int lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_ni *lpni,
 			const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst);
 void lnet_sel_cache_free(struct lnet_sel_cache *sc);
+/* A response leaves on @p ni to @p lpni: it takes its turn as a send would (lnet_handle_send). */
+void lnet_sel_stamp_response(struct lnet_ni *ni, struct lnet_peer_ni *lpni);
 
 /* A PUT or GET on the reserved portal (ping, push): never held by discovery. */
 static inline bool

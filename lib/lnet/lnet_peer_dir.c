@@ -268,9 +268,28 @@ lnet_peer_append_nid(struct lnet_peer_dir *d, struct lnet_peer *p, const struct 
 }
 
 int
-lnet_peer_nid_add(struct lnet_peer_dir *d, struct lnet_peer *p, const struct lnet_nid *nid)
+lnet_peer_nid_add(struct lnet_peer_dir *d, struct lnet_peer *p, const struct lnet_nid *nid,
+		  struct lnet_peer_ni *lpni)
 {
-	return lnet_peer_append_nid(d, p, nid);
+	int rc = lnet_peer_append_nid(d, p, nid);
+
+	if (rc == 0) {
+		p->lpnis[p->nnis - 1] = lpni;
+	}
+	return rc;
+}
+
+struct lnet_peer_ni *
+lnet_peer_nid_lpni(const struct lnet_peer *p, const struct lnet_nid *nid)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nnis; i++) {
+		if (lnet_nid_same(&p->nis[i], nid)) {
+			return p->lpnis[i];
+		}
+	}
+	return NULL;
 }
 
 /* Withdraw the composition from the peer NI of a NID the peer no longer has. */
@@ -570,8 +589,12 @@ lnet_peer_ni_ensure_on_cpt(void *arg)
 	struct lnet_cpt *c = lnet_cpt_self(l->ln);
 	struct lnet_ni *ni = lnet_ni_find_by_net(l->ln, lnet_nid_net(&l->nid));
 
-	if (ni != NULL && lnet_peer_ni_find(c, &l->nid) == NULL) {
-		lnet_peer_ni_find_or_create(c, &l->nid, ni);
+	struct lnet_peer_ni *lpni = ni != NULL ? lnet_peer_ni_find(c, &l->nid) : NULL;
+
+	if (ni != NULL && lpni == NULL) {
+		lnet_peer_ni_find_or_create(c, &l->nid, ni); /* which tells mgmt */
+	} else if (lpni != NULL) {
+		lnet_peer_dir_learn(l->ln, &l->nid, lpni); /* made for a peer since merged away */
 	}
 	free(l);
 }

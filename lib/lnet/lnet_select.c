@@ -20,7 +20,7 @@ prefer_higher(int cand, int best)
 }
 
 static inline int
-prefer_lower(uint32_t cand, uint32_t best)
+prefer_lower(uint64_t cand, uint64_t best)
 {
 	return (cand < best) - (cand > best);
 }

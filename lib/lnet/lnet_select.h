@@ -73,7 +73,7 @@ struct lnet_sel_ni {
 	uint32_t sel_prio; /* UDSP, lower is better */
 	int dev_cpt;       /* CPT of the device; CFS_CPT_ANY (-1) if unknown */
 	int tx_credits;    /* may be negative (messages queued) */
-	uint32_t seq;      /* round robin: lower goes first */
+	uint64_t seq;      /* round robin: lower goes first */
 	bool fatal;        /* the LND reported a fatal error */
 };
 
@@ -82,7 +82,7 @@ struct lnet_sel_net {
 	uint32_t net_id;
 	int health;
 	uint32_t sel_prio;
-	uint32_t seq;
+	uint64_t seq;
 	uint16_t first_ni;
 	uint16_t nr_nis;
 };
@@ -106,7 +106,7 @@ struct lnet_sel_peer_ni {
 	int health;
 	uint32_t sel_prio;
 	int tx_credits;
-	uint32_t seq;
+	uint64_t seq;
 	const struct lnet_nid *pref_nids; /* the kernel's lpni_pref */
 	uint16_t nr_pref_nids;
 };

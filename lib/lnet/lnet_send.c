@@ -167,6 +167,9 @@ lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		return;
 	}
 	msg->txpeer = lpni;
+	if (msg->hdr.type == LNET_MSG_ACK || msg->hdr.type == LNET_MSG_REPLY) {
+		lnet_sel_stamp_response(msg->txni, lpni);
+	}
 	if (!lnet_credits_take_peer(lpni, msg)) {
 		return; /* queued: sent when a credit comes back */
 	}

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "lnet_internal.h"
 
 struct lnet_sel_cache {
@@ -26,7 +28,6 @@ struct lnet_sel_cache {
 	struct lnet_ni **ni;          /* nis[i]'s NI */
 	uint16_t *dist;
 	unsigned int cap;             /* of nets, nis and ni */
-	uint32_t node_net_seq;
 	/* scratch for the peer's view */
 	struct lnet_sel_net *pnets;
 	struct lnet_sel_peer_ni *pnis;
@@ -203,11 +204,11 @@ lnet_sel_peer_grow(struct lnet_sel_cache *sc, unsigned int n)
 	return 0;
 }
 
-/* Room in the destination peer NI for the round robin of a peer of @n nets + NIs. */
-static uint32_t *
+/* Room in the destination peer NI for the round robin over @p n peer nets. */
+static uint64_t *
 lnet_sel_rr(struct lnet_peer_ni *lpni, unsigned int n)
 {
-	uint32_t *rr;
+	uint64_t *rr;
 
 	if (n <= lpni->rr_cap) {
 		return lpni->rr;
@@ -220,6 +221,33 @@ lnet_sel_rr(struct lnet_peer_ni *lpni, unsigned int n)
 	lpni->rr = rr;
 	lpni->rr_cap = (uint16_t)n;
 	return rr;
+}
+
+/* When a message last went to this peer NI; 0 for one never used. */
+static uint64_t
+lnet_sel_peer_seq(const struct lnet_peer_comp_ni *cni)
+{
+	return cni->lpni != NULL ? __atomic_load_n(&cni->lpni->sel_seq, __ATOMIC_RELAXED) : 0;
+}
+
+/*
+ * The kernel stamps the chosen NI and peer NI with ever-growing sequence
+ * numbers; a TSC read orders them the same way without a counter shared
+ * between lcores.
+ */
+static void
+lnet_sel_stamp_ni(struct lnet_ni *ni, struct lnet_peer_ni *lpni, uint64_t now)
+{
+	__atomic_store_n(&ni->sel_seq, now, __ATOMIC_RELAXED);
+	if (lpni != NULL) {
+		__atomic_store_n(&lpni->sel_seq, now, __ATOMIC_RELAXED);
+	}
+}
+
+void
+lnet_sel_stamp_response(struct lnet_ni *ni, struct lnet_peer_ni *lpni)
+{
+	lnet_sel_stamp_ni(ni, lpni, rte_rdtsc());
 }
 
 /* Credits of a peer NI: its shard's, read as they are; a new one starts full. */
@@ -246,7 +274,7 @@ lnet_sel_peer_credits(const struct lnet_sel_cache *sc, const struct lnet_peer_co
  */
 static int
 lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
-		   const struct lnet_peer_comp *comp, uint32_t *rr, struct lnet_sel_peer *view)
+		   const struct lnet_peer_comp *comp, uint64_t *rr, struct lnet_sel_peer *view)
 {
 	struct lnet_peer_comp_ni one = { lpni->nid, lpni };
 	struct lnet_sel_net one_net = { .net_id = lnet_nid_net(&lpni->nid), .nr_nis = 1,
@@ -274,7 +302,7 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
 			.health = LNET_SEL_MAX_HEALTH,
 			.sel_prio = LNET_SEL_PRIO_NONE,
 			.tx_credits = lnet_sel_peer_credits(sc, &nis[i]),
-			.seq = rr != NULL ? rr[nnets + i] : 0,
+			.seq = lnet_sel_peer_seq(&nis[i]),
 			.pref_nids = pref ? &lpni->pref : NULL,
 			.nr_pref_nids = pref ? 1 : 0,
 		};
@@ -283,20 +311,20 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
 	return 0;
 }
 
-/* The kernel's lnet_handle_send bookkeeping, on this CPT's and this peer NI's counters. */
+/* The kernel's lnet_handle_send bookkeeping: the chosen path takes its turn. */
 static void
-lnet_sel_apply(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni, uint32_t *rr,
-	       unsigned int nnets, const struct lnet_sel_result *res)
+lnet_sel_apply(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni, uint64_t *rr,
+	       const struct lnet_peer_comp *comp, const struct lnet_sel_result *res)
 {
+	uint64_t now = rte_rdtsc();
+
 	if (res->stamp_seq) {
-		lpni->send_seq++;
 		if (rr != NULL) {
-			rr[res->peer_net] = lpni->send_seq;
-			rr[nnets + (unsigned int)res->peer_ni] = lpni->send_seq;
+			rr[res->peer_net] = now;
 		}
-		sc->node_net_seq++;
-		sc->nets[res->net].seq = sc->node_net_seq;
-		sc->nis[res->ni].seq = sc->node_net_seq;
+		sc->nets[res->net].seq = now;
+		lnet_sel_stamp_ni(sc->ni[res->ni],
+				  comp != NULL ? comp->nis[res->peer_ni].lpni : lpni, now);
 	}
 	if (res->record_pref) {
 		lpni->pref = sc->nis[res->ni].nid;
@@ -310,23 +338,23 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 {
 	struct lnet_sel_cache *sc = lnet_sel_cache_get(c);
 	unsigned int nnets = comp != NULL ? comp->nnets : 1;
-	unsigned int nnis = comp != NULL ? comp->nnis : 1;
 	struct lnet_sel_peer peer;
 	struct lnet_sel_result res;
 	struct lnet_sel_msg m;
-	uint32_t *rr;
+	uint64_t *rr;
 	unsigned int i;
 	int rc;
 
 	if (sc == NULL) {
 		return -ENOMEM;
 	}
-	rr = lnet_sel_rr(lpni, nnets + nnis);
+	rr = lnet_sel_rr(lpni, nnets);
 	if (lnet_sel_peer_view(sc, lpni, comp, rr, &peer) != 0) {
 		return -ENOMEM;
 	}
 	for (i = 0; i < sc->view.nr_nis; i++) {
 		sc->nis[i].tx_credits = __atomic_load_n(&sc->ni[i]->tq.credits, __ATOMIC_RELAXED);
+		sc->nis[i].seq = __atomic_load_n(&sc->ni[i]->sel_seq, __ATOMIC_RELAXED);
 	}
 	sc->view.numa_range = (uint32_t)__atomic_load_n(&c->ln->tunables.numa_range,
 						       __ATOMIC_RELAXED);
@@ -340,7 +368,7 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 	if (rc != 0) {
 		return rc == -EINVAL || rc == -EFAULT ? -EHOSTUNREACH : rc;
 	}
-	lnet_sel_apply(sc, lpni, rr, nnets, &res);
+	lnet_sel_apply(sc, lpni, rr, comp, &res);
 	*ni = sc->ni[res.ni];
 	*dst = peer.nis[res.peer_ni].nid;
 	return 0;
