@@ -572,8 +572,8 @@ lnet_discovery_msg_on_mgmt(void *arg)
 		lnet_peer_learn_lpni(d, &msg->target.nid, msg->dst_lpni);
 	}
 	p = d != NULL ? lnet_peer_find(d, &msg->target.nid) : NULL;
-	if (p == NULL) {
-		lnet_finalize(msg, -ENOMEM);
+	if (p == NULL || d->stopping) {
+		lnet_finalize(msg, p == NULL ? -ENOMEM : -ESHUTDOWN);
 		return;
 	}
 	if (!lnet_msg_wants_discovery(msg)) {
@@ -735,6 +735,30 @@ lnet_discovery_set_enabled(struct lnet *ln, bool on)
 	}
 }
 
+/* LNetNIFini: held messages end with -ESHUTDOWN, timers stop, nothing more is held. */
+static int
+lnet_discovery_shutdown_on_mgmt(void *arg)
+{
+	struct lnet_peer_dir *d = ((struct lnet *)arg)->peer_dir;
+	struct lnet_peer *p;
+
+	if (d == NULL) {
+		return 0;
+	}
+	d->stopping = true;
+	TAILQ_FOREACH(p, &d->peers, link) {
+		rt_timer_cancel(&p->disc_timer);
+		lnet_disc_fail_held(&p->disc, -ESHUTDOWN);
+	}
+	return 0;
+}
+
+void
+lnet_discovery_shutdown(struct lnet *ln)
+{
+	rt_lcore_call(rt_mgmt_lcore(ln->rt), lnet_discovery_shutdown_on_mgmt, ln);
+}
+
 /* ---- lnetctl discover ---------------------------------------------------- */
 
 struct lnet_discover_args {
@@ -848,6 +872,10 @@ lnet_ctl_discover(const struct lnet_nid *nid, bool force, struct lnet_ctl_peer *
 	if (nid == NULL || lnet_nid_is_any(nid) || out == NULL) {
 		snprintf(err, errlen, "a NID is required");
 		return -EINVAL;
+	}
+	if (lnet_nid_is_lo0(nid) || lnet_ni_find_by_nid(a.ln, nid) != NULL) {
+		snprintf(err, errlen, "%s is a NID of this node", libcfs_nidstr(nid));
+		return -EINVAL; /* no peer to discover: this node's own NIs */
 	}
 	a.nid = *nid;
 	memset(out, 0, sizeof(*out));

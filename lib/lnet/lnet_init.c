@@ -335,6 +335,7 @@ lnet_ni_fini_locked(void)
 	for (i = 0; i < LNET_MAX_PORTALS; i++) {
 		__atomic_store_n(&ln->portals[i].lazy, 0, __ATOMIC_RELEASE);
 	}
+	lnet_discovery_shutdown(ln);
 	for (i = 0; i < ln->ncpts; i++) {
 		lnet_call_on_cpt(ln, i, lnet_cpt_quiesce, ln->cpts[i]);
 	}

@@ -631,6 +631,8 @@ void lnet_discovery_push_received(struct lnet *ln, const struct lnet_nid *src, c
 				  size_t mlength, size_t rlength);
 void lnet_discovery_local_changed(struct lnet *ln);
 void lnet_discovery_cpt_fini(struct lnet_cpt *c);
+/* From LNetNIFini's thread, before the lcores quiesce. */
+void lnet_discovery_shutdown(struct lnet *ln);
 void lnet_discovery_set_enabled(struct lnet *ln, bool on);
 
 /* lnet_eq.c */

@@ -55,6 +55,7 @@ struct lnet_peer_dir {
 	struct lnet_disc_node disc;
 	struct lnet_merge_counters merge;
 	unsigned int merges_pending; /* peers with merge_into set */
+	bool stopping;            /* LNetNIFini: nothing is held any more */
 	struct lnet_peer *dead;   /* waiting for the reaper */
 	struct rt_timer reaper;
 };

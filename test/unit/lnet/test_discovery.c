@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Discovery wired to the node (lnet_discovery.c), in simulated mode with a
+ * LND that records what LNet sends and lets the test answer as a kernel
+ * peer K would (192.0.2.11, and 198.51.100.11 when Multi-Rail):
+ *   - the first PUT to K waits for its discovery: our ping, K's REPLY, our
+ *     push and its ACK, then the PUT; K is then Multi-Rail with both NIDs
+ *     (peer state 273, as the kernel's) and PUTs alternate between them;
+ *   - K down: the discovery's timer fails the held PUT, K's peer is in
+ *     error, and the next PUT tries again;
+ *   - K deleted while its ping is out: the held PUT fails at once, and the
+ *     ping's timer and a late REPLY find nothing to act on;
+ *   - K's push: ACKed, merged (both NIDs), pushed back.
+ */
+#include "lnet_ut.h"
+#include "lnp_test_nid.h"
+
+#define K_ME 0xc0000215U  /* 192.0.2.21: our NI */
+#define K_A 0xc000020bU   /* 192.0.2.11: K's primary */
+#define K_B 0xc633640bU   /* 198.51.100.11: K's second NID */
+#define SENT_MAX 64
+
+struct sent {
+	struct lnet_hdr hdr;
+	uint8_t payload[512];
+	unsigned int len;
+};
+
+static struct {
+	struct sent sent[SENT_MAX];
+	unsigned int nsent;
+	const uint8_t *rx;
+	unsigned int rx_len;
+	struct lnet_ni *ni;
+} g_k;
+
+static int
+k_startup(struct lnet_ni *ni)
+{
+	(void)ni;
+	return 0;
+}
+
+static void
+k_shutdown(struct lnet_ni *ni)
+{
+	(void)ni;
+}
+
+static int
+k_send(struct lnet_ni *ni, struct lnet_msg *msg)
+{
+	struct sent *s = &g_k.sent[g_k.nsent % SENT_MAX];
+	const struct iovec *iov;
+	struct iovec dst = { s->payload, sizeof(s->payload) };
+	unsigned int niov;
+	unsigned int off;
+	unsigned int len;
+
+	(void)ni;
+	s->hdr = *lnet_msg_hdr(msg);
+	lnet_msg_payload(msg, &niov, &iov, &off, &len);
+	s->len = len < sizeof(s->payload) ? len : (unsigned int)sizeof(s->payload);
+	lnet_iov_copy(&dst, 1, 0, iov, niov, off, s->len);
+	g_k.nsent++;
+	lnet_finalize(msg, 0);
+	return 0;
+}
+
+static int
+k_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,
+       const struct iovec *iov, unsigned int offset, unsigned int mlen, unsigned int rlen)
+{
+	struct iovec src = { (void *)g_k.rx, g_k.rx_len };
+
+	(void)ni;
+	(void)private;
+	(void)rlen;
+	if (msg == NULL) {
+		return 0;
+	}
+	if (mlen != 0) {
+		lnet_iov_copy(iov, niov, offset, &src, 1, 0, mlen);
+	}
+	lnet_finalize(msg, 0);
+	return 0;
+}
+
+static const struct lnet_lnd_ops k_ops = {
+	.name = "kpeer", .type = 0xfd, .startup = k_startup, .shutdown = k_shutdown,
+	.send = k_send, .recv = k_recv,
+};
+
+static void
+settle(void)
+{
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 1000);
+}
+
+static int
+setup(void **state)
+{
+	struct lnet_ni_req req = {
+		.add = true, .lnd = &k_ops,
+		.tun = { .peer_tx_credits = 8, .max_tx_credits = 64 }, .cpt = 0,
+	};
+	struct lnet_nid nid = lnp_tcp_nid(K_ME);
+	char err[128];
+
+	(void)state;
+	memset(&g_k, 0, sizeof(g_k));
+	ut_up(1);
+	req.nid = &nid;
+	assert_int_equal(lnet_ni_config(lnet_instance(), &req), 0);
+	g_k.ni = lnet_ni_find_by_nid(lnet_instance(), &nid);
+	assert_non_null(g_k.ni);
+	assert_int_equal(lnet_ctl_global_set("transaction_timeout", 10, err, sizeof(err)), 0);
+	return 0;
+}
+
+/* K's ping info: 0@lo with @p seqno, then its NIDs (one, or both when Multi-Rail). */
+static size_t
+k_info(uint8_t *buf, size_t room, uint32_t seqno, bool mr)
+{
+	struct lnet_ping_entry nis[2] = {
+		{ .nid = lnp_tcp_nid(K_A), .status = LNET_NI_STATUS_UP },
+		{ .nid = lnp_tcp_nid(K_B), .status = LNET_NI_STATUS_UP },
+	};
+	struct lnet_ping_src src = { .features = 0x1e, .pid = LNET_PID_LUSTRE, .seqno = seqno,
+				     .nis = nis, .nnis = mr ? 2 : 1 };
+	size_t len = 0;
+
+	assert_int_equal(lnet_ping_info_encode(&src, buf, room, &len), 0);
+	return len;
+}
+
+/* K sends @p hdr (from @p from) with @p payload to our NI. */
+static void
+k_deliver(struct lnet_hdr *hdr, uint32_t from, const uint8_t *payload, unsigned int len)
+{
+	struct lnet_nid f = lnp_tcp_nid(from);
+
+	hdr->src_nid = f;
+	hdr->dest_nid = g_k.ni->nid;
+	hdr->src_pid = LNET_PID_LUSTRE;
+	hdr->dest_pid = LNET_PID_LUSTRE;
+	hdr->payload_length = len;
+	g_k.rx = payload;
+	g_k.rx_len = len;
+	assert_int_equal(ut_parse(g_k.ni, hdr, &f, NULL), 0);
+	settle();
+}
+
+static const struct sent *
+sent_at(unsigned int i)
+{
+	assert_true(i < g_k.nsent);
+	return &g_k.sent[i % SENT_MAX];
+}
+
+static bool
+is_ping_get(const struct sent *s)
+{
+	return s->hdr.type == LNET_MSG_GET && s->hdr.msg.get.ptl_index == LNET_RESERVED_PORTAL &&
+	       s->hdr.msg.get.match_bits == LNET_PROTO_PING_MATCHBITS;
+}
+
+static bool
+is_push(const struct sent *s)
+{
+	return s->hdr.type == LNET_MSG_PUT && s->hdr.msg.put.ptl_index == LNET_RESERVED_PORTAL &&
+	       s->hdr.msg.put.match_bits == LNET_PROTO_PING_MATCHBITS;
+}
+
+/* K answers our ping @p get with its ping info. */
+static void
+k_reply(const struct sent *get, bool mr)
+{
+	static uint8_t info[256];
+	struct lnet_hdr h = { .type = LNET_MSG_REPLY };
+	size_t len = k_info(info, sizeof(info), 2, mr);
+
+	h.msg.reply.dst_wmd = get->hdr.msg.get.return_wmd;
+	k_deliver(&h, K_A, info, (unsigned int)len);
+}
+
+/* K ACKs our push @p put. */
+static void
+k_ack(const struct sent *put)
+{
+	struct lnet_hdr h = { .type = LNET_MSG_ACK };
+
+	h.msg.ack.dst_wmd = put->hdr.msg.put.ack_wmd;
+	h.msg.ack.match_bits = LNET_PROTO_PING_MATCHBITS;
+	h.msg.ack.mlength = put->hdr.payload_length;
+	k_deliver(&h, K_A, NULL, 0);
+}
+
+static void
+put_to_k(const char *data)
+{
+	struct lnet_processid k = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(K_A) };
+
+	assert_int_equal(LNetPut(NULL, ut_bind((void *)data, (unsigned int)strlen(data) + 1, 1),
+				 LNET_NOACK_REQ, &k, UT_PORTAL, 0, 0, 0), 0);
+	settle();
+}
+
+static struct lnet_ctl_peer
+k_peer(void)
+{
+	struct lnet_ctl_peer p;
+	struct lnet_nid nid = lnp_tcp_nid(K_A);
+	uint64_t next;
+
+	assert_int_equal(lnet_ctl_peer_list(0, &nid, &p, 1, &next), 1);
+	return p;
+}
+
+/* The first PUT to K waits for K's discovery, then PUTs spread over K's NIDs. */
+static void
+test_first_put_discovers_mr_peer(void **state)
+{
+	struct lnet_ctl_peer p;
+	unsigned int to_a = 0;
+	unsigned int to_b = 0;
+	unsigned int i;
+
+	(void)state;
+	put_to_k("first");
+	assert_int_equal(g_k.nsent, 1); /* our ping, not the PUT */
+	assert_true(is_ping_get(sent_at(0)));
+	assert_int_equal(sent_at(0)->hdr.msg.get.sink_length, 272); /* the kernel's, s1_02 */
+	ut_no_event();
+	assert_int_equal(k_peer().state, LNET_CTL_PEER_DISCOVERING | LNET_CTL_PEER_PING_SENT);
+
+	k_reply(sent_at(0), true);
+	assert_int_equal(g_k.nsent, 2); /* our push: the PUT waits for its ACK */
+	assert_true(is_push(sent_at(1)));
+	k_ack(sent_at(1));
+	assert_int_equal(g_k.nsent, 3);
+	assert_int_equal(sent_at(2)->hdr.type, LNET_MSG_PUT);
+	assert_int_equal(sent_at(2)->hdr.msg.put.ptl_index, UT_PORTAL);
+	assert_memory_equal(sent_at(2)->payload, "first", 6);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+
+	p = k_peer();
+	assert_true(p.mr);
+	assert_int_equal(p.nnis, 2);
+	assert_int_equal(p.state, 273); /* MULTI_RAIL|DISCOVERED|NIDS_UPTODATE, the kernel's */
+
+	for (i = 0; i < 8; i++) {
+		const struct sent *s;
+
+		put_to_k("more");
+		s = sent_at(g_k.nsent - 1);
+		assert_int_equal(s->hdr.type, LNET_MSG_PUT);
+		to_a += lnet_nid_same(&s->hdr.dest_nid, &p.nis[0]);
+		to_b += lnet_nid_same(&s->hdr.dest_nid, &p.nis[1]);
+		assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	}
+	assert_int_equal(g_k.nsent, 11); /* nothing else: discovered */
+	assert_int_equal(to_a, 4);
+	assert_int_equal(to_b, 4);
+}
+
+/* K never answers: the discovery's timer fails the held PUT; the next PUT pings again. */
+static void
+test_ping_timeout_fails_held_put(void **state)
+{
+	struct lnet_event ev;
+
+	(void)state;
+	put_to_k("lost");
+	assert_int_equal(g_k.nsent, 1);
+	rt_sim_advance_us(lnet_instance()->rt, 9ULL * 1000000);
+	settle();
+	ut_no_event();
+	rt_sim_advance_us(lnet_instance()->rt, 2ULL * 1000000);
+	settle();
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -ETIMEDOUT);
+	assert_true((k_peer().state & LNET_CTL_PEER_PING_FAILED) != 0);
+	assert_int_equal(g_k.nsent, 1); /* the PUT never left */
+
+	put_to_k("again");
+	assert_int_equal(g_k.nsent, 2);
+	assert_true(is_ping_get(sent_at(1)));
+}
+
+/* K deleted while its ping is out: the PUT fails now; nothing fires later. */
+static void
+test_peer_deleted_during_ping(void **state)
+{
+	struct lnet_nid k = lnp_tcp_nid(K_A);
+	struct lnet_event ev;
+	char err[128];
+
+	(void)state;
+	put_to_k("doomed");
+	assert_int_equal(g_k.nsent, 1);
+	assert_int_equal(lnet_ctl_peer_del(&k, NULL, 0, err, sizeof(err)), 0);
+	settle();
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -EHOSTUNREACH);
+	/* The ping's timer and its late REPLY come to a peer that is gone. */
+	rt_sim_advance_us(lnet_instance()->rt, 20ULL * 1000000);
+	settle();
+	k_reply(sent_at(0), true);
+	ut_no_event();
+	assert_int_equal(g_k.nsent, 1);
+}
+
+/* K pushes its two NIDs: ACKed, merged, and pushed back as the kernel does (s1_02). */
+static void
+test_push_merged_and_pushed_back(void **state)
+{
+	static uint8_t info[256];
+	struct lnet_hdr h = { .type = LNET_MSG_PUT };
+	size_t len = k_info(info, sizeof(info), 3, true);
+	struct lnet_ctl_peer p;
+
+	(void)state;
+	h.msg.put.ack_wmd.wh_interface_cookie = 0x1122334455667788ULL;
+	h.msg.put.ack_wmd.wh_object_cookie = 0x15;
+	h.msg.put.match_bits = LNET_PROTO_PING_MATCHBITS;
+	h.msg.put.ptl_index = LNET_RESERVED_PORTAL;
+	k_deliver(&h, K_A, info, (unsigned int)len);
+	assert_int_equal(g_k.nsent, 2);
+	assert_int_equal(sent_at(0)->hdr.type, LNET_MSG_ACK);
+	assert_true(is_push(sent_at(1)));
+	p = k_peer();
+	assert_true(p.mr);
+	assert_int_equal(p.nnis, 2);
+	assert_int_equal(p.state & (LNET_CTL_PEER_DISCOVERING | LNET_CTL_PEER_PUSH_SENT),
+			 LNET_CTL_PEER_DISCOVERING | LNET_CTL_PEER_PUSH_SENT);
+	k_ack(sent_at(1));
+	assert_int_equal(k_peer().state, 273);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_first_put_discovers_mr_peer, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_ping_timeout_fails_held_put, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_peer_deleted_during_ping, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_push_merged_and_pushed_back, setup, ut_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
