@@ -843,6 +843,29 @@ lnetd_push_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * /lnet/discovery_show: discovery's counters: peers by state, messages
+ * held, and every input it refused or did not act on (lnet_ctl.h).
+ */
+static int
+lnetd_discovery_show(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct lnet_ctl_discovery st;
+	int rc = lnet_ctl_discovery_get(&st);
+
+	(void)cmd;
+	(void)params;
+	if (rc != 0) {
+		return rc;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "enabled", st.enabled);
+	for (unsigned int i = 0; i < st.n; i++) {
+		rte_tel_data_add_dict_u64(d, st.c[i].name, st.c[i].value);
+	}
+	return 0;
+}
+
 /* /lnet/cpt_of_nid,nid=NID -> {cpt: N}: where LNet keeps that peer NI's state. */
 static int
 lnetd_cpt_of_nid(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -1038,6 +1061,8 @@ lnetd_telemetry_register(void)
 		  "Discover a peer and wait for the end (lnetctl discover). Params: nid=NID, force=1" },
 		{ "/lnet/push_show", lnetd_push_show,
 		  "Pushes received from Multi-Rail peers: counters and the last one" },
+		{ "/lnet/discovery_show", lnetd_discovery_show,
+		  "Discovery: peers by state, messages held, inputs refused by reason" },
 		{ "/lnet/peer_show", lnetd_peer_show,
 		  "Peers, paged. Params: start=CURSOR, detail=N, nid=NID" },
 	};

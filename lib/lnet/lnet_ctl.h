@@ -170,6 +170,28 @@ LNP_API int lnet_ctl_peer_del_force(const struct lnet_nid *prim, const struct ln
 LNP_API int lnet_ctl_peer_list(uint64_t cursor, const struct lnet_nid *only,
 			       struct lnet_ctl_peer *out, unsigned int max, uint64_t *next);
 /** Runtime state of a peer NI, read on the data lcore that owns it. */
+/** One named count; names are static strings. */
+struct lnet_ctl_counter {
+	const char *name;
+	uint64_t value;
+};
+
+#define LNET_CTL_DISC_COUNTERS_MAX 48
+
+/**
+ * Discovery's counters (telemetry /lnet/discovery_show): peers by discovery
+ * state, messages held, and every input refused or not acted on: events the
+ * state table refused, stale REPLYs, ACKs and timers, ping or push data
+ * refused by reason, NIDs a merge would not take.
+ */
+struct lnet_ctl_discovery {
+	bool enabled;
+	unsigned int n;
+	struct lnet_ctl_counter c[LNET_CTL_DISC_COUNTERS_MAX];
+};
+
+LNP_API int lnet_ctl_discovery_get(struct lnet_ctl_discovery *out);
+
 /**
  * `lnetctl discover [--force] NID`: discover the peer owning @p nid (made if
  * unknown) and wait until its discovery ends. As the kernel's, it pings the

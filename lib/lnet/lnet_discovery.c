@@ -759,6 +759,84 @@ lnet_discovery_shutdown(struct lnet *ln)
 	rt_lcore_call(rt_mgmt_lcore(ln->rt), lnet_discovery_shutdown_on_mgmt, ln);
 }
 
+/* ---- counters ---------------------------------------------------------- */
+
+static void
+lnet_disc_count(struct lnet_ctl_discovery *o, const char *name, uint64_t v)
+{
+	if (o->n < LNET_CTL_DISC_COUNTERS_MAX) {
+		o->c[o->n++] = (struct lnet_ctl_counter){ name, v };
+	}
+}
+
+static int
+lnet_discovery_get_on_mgmt(void *arg)
+{
+	struct lnet_ctl_discovery *o = arg;
+	struct lnet_peer_dir *d = lnet_peer_dir_get(lnet_instance());
+	uint64_t by_state[LNET_DISC_NSTATES] = { 0 };
+	uint64_t held = 0;
+	const struct lnet_merge_counters *m;
+	const struct lnet_disc_stats *st;
+	struct lnet_peer *p;
+	struct lnet_msg *msg;
+	unsigned int i;
+
+	if (d == NULL) {
+		return -ENOMEM;
+	}
+	m = &d->merge;
+	st = &d->disc.stats;
+	o->enabled = d->disc.enabled;
+	TAILQ_FOREACH(p, &d->peers, link) {
+		by_state[p->disc.state]++;
+		TAILQ_FOREACH(msg, &p->held, link) {
+			held++;
+		}
+	}
+	lnet_disc_count(o, "peers", d->npeers);
+	for (i = 0; i < LNET_DISC_DELETED; i++) {
+		lnet_disc_count(o, lnet_disc_state_str(i), by_state[i]);
+	}
+	lnet_disc_count(o, "held_messages", held);
+	lnet_disc_count(o, "events_refused", st->refused);
+	lnet_disc_count(o, "stale_replies", st->stale_reply);
+	lnet_disc_count(o, "stale_acks", st->stale_ack);
+	lnet_disc_count(o, "stale_timers", st->stale_timer);
+	lnet_disc_count(o, "replies_older_than_push", st->old_data);
+	lnet_disc_count(o, "replies_too_big", st->too_big);
+	lnet_disc_count(o, "data_accepted", m->accepted);
+	lnet_disc_count(o, "data_truncated", m->truncated);
+	lnet_disc_count(o, "data_short", m->short_data);
+	lnet_disc_count(o, "data_bad_magic", m->bad_magic);
+	lnet_disc_count(o, "data_bad_features", m->bad_features);
+	lnet_disc_count(o, "data_bad_count", m->bad_count);
+	lnet_disc_count(o, "data_bad_lo", m->bad_lo);
+	lnet_disc_count(o, "data_bad_size", m->bad_size);
+	lnet_disc_count(o, "data_bad_nid", m->bad_nid);
+	lnet_disc_count(o, "data_dup_nid", m->dup_nid);
+	lnet_disc_count(o, "data_no_primary", m->no_primary);
+	lnet_disc_count(o, "push_not_mr", m->not_mr);
+	lnet_disc_count(o, "nid_claimed_configured", m->claimed_configured);
+	lnet_disc_count(o, "nid_claimed_locked", m->claimed_locked);
+	lnet_disc_count(o, "configured_differs", m->configured_differs);
+	lnet_disc_count(o, "non_mr_second_nid", m->non_mr_net);
+	lnet_disc_count(o, "not_mr_data_for_mr_peer", m->not_mr_peer);
+	return 0;
+}
+
+int
+lnet_ctl_discovery_get(struct lnet_ctl_discovery *out)
+{
+	struct lnet *ln = lnet_instance();
+
+	if (ln == NULL) {
+		return -ENETDOWN;
+	}
+	memset(out, 0, sizeof(*out));
+	return rt_lcore_call(rt_mgmt_lcore(ln->rt), lnet_discovery_get_on_mgmt, out);
+}
+
 /* ---- lnetctl discover ---------------------------------------------------- */
 
 struct lnet_discover_args {

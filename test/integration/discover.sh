@@ -96,6 +96,42 @@ check "set discovery 0 on $a" "$ctl" --name "$a" set discovery 0
 check "discovery off: discover still pings and prints the peer, exit 0" discover_is "$a" "$work/b" "$ipb1@tcp"
 check "set discovery 1 on $a" "$ctl" --name "$a" set discovery 1
 
+# Our NI list changes: every Multi-Rail peer gets a push (s1_04, s1_05).
+ipb3=127.0.$(( $$ % 200 + 20 )).45
+peer_nids_are() { # node peer-nid nid...: peer show lists exactly these NIDs (retried: a push is async)
+	node=$1 pn=$2
+	shift 2
+	want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
+	i=0
+	while [ $i -lt 50 ]; do
+		got=$("$ctl" --name "$node" peer show --nid "$pn" | sed -n 's/^ *- *nid: //p' | sort | tr '\n' ' ')
+		[ "$got" = "$want" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "got '$got', want '$want'"
+	return 1
+}
+check "net add of a third NI on $b: its push gives $a's peer three NIDs" sh -c \
+	"'$ctl' --name '$b' net add --net tcp --nid '$ipb3@tcp'"
+check "$a's peer $b: $ipb1, $ipb2, $ipb3" peer_nids_are "$a" "$ipb1@tcp" "$ipb1@tcp" "$ipb2@tcp" "$ipb3@tcp"
+check "net del of it: pushed again, $a's peer loses it" sh -c \
+	"'$ctl' --name '$b' net del --net tcp --nid '$ipb3@tcp'"
+check "$a's peer $b: $ipb1, $ipb2" peer_nids_are "$a" "$ipb1@tcp" "$ipb1@tcp" "$ipb2@tcp"
+
+tel="python3 $(dirname "$0")/../common/bad_peer.py telemetry"
+disc_show_has() { # node key min: /lnet/discovery_show's key is at least min
+	$tel "$1" /lnet/discovery_show >"$work/ds" &&
+		python3 -c "import json,sys; d=json.load(open('$work/ds')); sys.exit(d.get('$2', -1) < $3)" ||
+		{ cat "$work/ds"; return 1; }
+}
+disc_counts_ok() {
+	disc_show_has "$a" discovered 1 && disc_show_has "$a" data_accepted 3 &&
+		grep -q '"held_messages": 0' "$work/ds" || { cat "$work/ds"; return 1; }
+}
+check "/lnet/discovery_show on $a: $b discovered, its data (ping replies, pushes) accepted, nothing held" \
+	disc_counts_ok
+
 check "SIGTERM: $a exits 0" stop_daemon "$pid_a"
 check "SIGTERM: $b exits 0" stop_daemon "$pid_b"
 finish discover
