@@ -419,6 +419,7 @@ lnet_ctl_global_set_on_mgmt(void *arg)
 
 	if (rc == 0) {
 		lnet_ctl_lnd_timeout_update(t);
+		lnet_discovery_tunables_changed(a->ln);
 	}
 	if (a->discovery_changed) {
 		lnet_discovery_set_enabled(a->ln, t->discovery != 0);

@@ -466,14 +466,29 @@ static const struct lnet_disc_ops lnet_discovery_ops = {
 
 /* ---- the directory's side -------------------------------------------------- */
 
+/* A ping or push not answered within transaction_timeout fails, as its MD would in the kernel. */
+static uint64_t
+lnet_discovery_timeout_us(const struct lnet *ln)
+{
+	uint64_t s = (uint64_t)__atomic_load_n(&ln->tunables.transaction_timeout, __ATOMIC_RELAXED);
+
+	return (s != 0 ? s : 50) * 1000000;
+}
+
+void
+lnet_discovery_tunables_changed(struct lnet *ln)
+{
+	if (ln->peer_dir != NULL) {
+		ln->peer_dir->disc.timeout = lnet_discovery_timeout_us(ln);
+	}
+}
+
 void
 lnet_discovery_node_init(struct lnet_peer_dir *d)
 {
 	struct lnet *ln = d->ln;
-	uint64_t timeout_s = (uint64_t)__atomic_load_n(&ln->tunables.transaction_timeout,
-						      __ATOMIC_RELAXED);
 
-	lnet_disc_node_init(&d->disc, &lnet_discovery_ops, d, (timeout_s ? timeout_s : 50) * 1000000);
+	lnet_disc_node_init(&d->disc, &lnet_discovery_ops, d, lnet_discovery_timeout_us(ln));
 	lnet_disc_node_enable(&d->disc, __atomic_load_n(&ln->tunables.discovery, __ATOMIC_RELAXED));
 	lnet_disc_node_local_changed(&d->disc, ln->ping_seqno);
 }

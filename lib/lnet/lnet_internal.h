@@ -634,6 +634,8 @@ void lnet_discovery_cpt_fini(struct lnet_cpt *c);
 /* From LNetNIFini's thread, before the lcores quiesce. */
 void lnet_discovery_shutdown(struct lnet *ln);
 void lnet_discovery_set_enabled(struct lnet *ln, bool on);
+/* A global setting changed (transaction_timeout bounds a ping or push). */
+void lnet_discovery_tunables_changed(struct lnet *ln);
 
 /* lnet_eq.c */
 void lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev);
