@@ -109,14 +109,33 @@ check "s2_01 (pings, discovery off): ours as node A, the stand-in as B: as kept"
 check "s2_01 (pings, discovery off): ours as node B, the stand-in as A: as kept" \
 	gated B A s2_01_ping_discovery_off
 
-# Added when discovery is wired (issue 13); run one by hand with
-#   replay_kernel.sh BUILD_DIR SRC_DIR A B s1_01_first_ping_discovery_on
-#   s1_01_first_ping_discovery_on   (A B and B A)
-#   s1_02_discover                  (after s1_01; A B)
-#   s1_04_multirail_add_ni          (after s1_01 s1_02; A B; --mask-counts:
-#                                    the kernel's counts include s1_03's selftest)
-#   s1_05_net_del_readd             (after s1_01 s1_02 s1_04; B A; --mask-counts)
-#   s3_01_multirail_from_boot       (A B, up to its first lst command; --mask-counts)
-#   s2_02_enable_discovery          (after s2_01; A B)
-#   s1_07_unconfigure               (after s1_01..s1_05: the kernel closes 9 connections)
+# Discovery on (s1) and turned on (s2_02), each run from a fresh boot of the
+# session up to the step gated. Kept differences: s1_02 as B: we ACK A's push
+# before we push back, where the kernel's discovery thread pushed first (one
+# TCP segment carried both); s1_04 as A: the kernel's peer show lists its
+# own node as a peer (192.0.2.11 with 198.51.100.11) after A's net add,
+# ours does not.
+check "s1_01 (first pings, discovery on): ours as node A: as kept" \
+	gated A B s1_01_first_ping_discovery_on
+check "s1_01 (first pings, discovery on): ours as node B: as kept" \
+	gated B A s1_01_first_ping_discovery_on
+check "s1_02 (lnetctl discover, --force): ours as node A, peer show -v: as kept" \
+	gated A B s1_01_first_ping_discovery_on s1_02_discover
+check "s1_02 (lnetctl discover, --force): ours as node B: as kept" \
+	gated B A s1_01_first_ping_discovery_on s1_02_discover
+check "s1_04 (an NI added: pushes, pings of the new NIDs): ours as node A: as kept" \
+	gated A B --mask-counts s1_01_first_ping_discovery_on s1_02_discover s1_04_multirail_add_ni
+check "s2_02 (discovery turned on): ours as node A: as kept" \
+	gated A B s2_01_ping_discovery_off s2_02_enable_discovery
+
+# Not gated yet; run one by hand with
+#   replay_kernel.sh BUILD_DIR SRC_DIR B A --mask-counts s1_01_first_ping_discovery_on \
+#       s1_02_discover s1_04_multirail_add_ni s1_05_net_del_readd
+#   s1_04/s1_05 as B: after B's net add, the kernel pushes from its old NID
+#                      (192.0.2.12), we from the new one (the round robin
+#                      prefers an NI never used; why the kernel's did not is
+#                      not understood yet), and the replay drifts from there.
+#   s3_01_multirail_from_boot (A B, --mask-counts): does not end within 300 s
+#                      (its lnet_selftest phases need lst, which we do not run).
+#   s1_07_unconfigure (after s1_01..s1_05: the kernel closes 9 connections)
 finish replay_kernel
