@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The kernel's Multi-Rail API calls (api.h of current Lustre) that need no
- * discovery: distance and source NID to a NID, our primary NID, whether a
- * NID is ours, a peer's primary NID as the peer directory knows it, the
- * discovery setting, and LNetAddPeer on the peer directory. Each reads the
- * NI table or the peer directory on the management lcore, which owns them,
- * from the application thread as every other control call does.
+ * The kernel's Multi-Rail API calls (api.h of current Lustre): distance and
+ * source NID to a NID, our primary NID, whether a NID is ours, a peer's
+ * primary NID (discovered first when discovery is on and the peer is not
+ * up to date, as the kernel's LNetPrimaryNID does), whether a peer is
+ * discovered (a new one queued for discovery), the discovery setting, and
+ * LNetAddPeer on the peer directory. Each reads the NI table or the peer
+ * directory on the management lcore, which owns them, from the application
+ * thread as every other control call does.
  *
- * Left for the discovery wiring (the kernel does these and this file says
- * where): LNetPrimaryNID and LNetPeerDiscovered create a peer for an
- * unknown NID and start its discovery; LNetAddPeer marks its peers
- * locked-primary but not configured, discovers each and merges them.
+ * Not yet as the kernel's: LNetAddPeer's secondary NIDs are added to the
+ * peer directly rather than discovered and merged (lp_merge_primary_nid).
  */
 #include <errno.h>
 #include <string.h>
@@ -186,9 +186,12 @@ LNetPrimaryNID(struct lnet_nid *nid)
 	if (nid == NULL || lnet_nid_is_lo0(nid) || lnet_instance() == NULL) {
 		return;
 	}
-	/* Wiring: an unknown NID gets a peer, and discovery runs first when it is on. */
-	if (lnet_api_peer_of(nid, &peer) == 1) {
-		*nid = peer.nis[0];
+	/* As the kernel's: an unknown NID gets a peer, discovered first when discovery is on. */
+	if (lnet_nid_is_any(nid) || lnet_ni_find_by_nid(lnet_instance(), nid) != NULL) {
+		return;
+	}
+	if (lnet_discovery_primary_nid(nid) != 0 && lnet_api_peer_of(nid, &peer) == 1) {
+		*nid = peer.nis[0]; /* discovery failed: the primary as the peer has it */
 	}
 }
 
@@ -219,12 +222,11 @@ LNetPeerDiscovered(const struct lnet_nid *nid)
 		return -ENETRESET; /* the kernel's answer when it cannot have a peer */
 	}
 	/*
-	 * No peer is discovered before discovery exists: the kernel's answer
-	 * for a peer that is not up to date. Wiring: 1 for a discovered (or
-	 * no-discovery) peer, -EALREADY while discovering, -EHOSTUNREACH after
-	 * a failed ping, and queue the peer for discovery with -EAGAIN.
+	 * As the kernel's: 1 for a discovered (or no-discovery) peer, -EALREADY
+	 * while discovering, -EHOSTUNREACH after a failed ping, and a peer not
+	 * discovered yet is queued for discovery with -EAGAIN.
 	 */
-	return -EAGAIN;
+	return lnet_discovery_peer_discovered(nid);
 }
 
 int
@@ -315,7 +317,7 @@ LNetAddPeer(const struct lnet_nid *nids, int num_nids)
 		} else if (discovery == 0) {
 			rc = lnet_api_add_one(nid, false, LNET_API_LOCK_PRIM_NID, &owner);
 		} else if (!lnet_nid_same(&pnid, nid)) {
-			/* Wiring: discovery merges it into pnid's peer (the kernel's lp_merge_primary_nid). */
+			/* The kernel discovers it and merges it into pnid's peer (lp_merge_primary_nid). */
 			rc = lnet_api_add_one(nid, true, false, &owner);
 		} else {
 			continue;

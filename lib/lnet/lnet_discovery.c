@@ -858,6 +858,7 @@ struct lnet_discover_args {
 	struct lnet *ln;
 	struct lnet_nid nid;
 	bool force;
+	bool only_if_needed;       /* LNetPrimaryNID: a peer up to date is left alone */
 	bool started;
 	bool done;
 	int rc;
@@ -891,6 +892,12 @@ lnet_discover_start_on_mgmt(void *arg)
 	 * one while discovery is off); --force pushes to it as well, whatever
 	 * sequence number it has of ours.
 	 */
+	if (a->only_if_needed) {
+		rc = lnet_disc_uptodate(&p->disc) || !d->disc.enabled ? 0 :
+			lnet_disc_discover(&p->disc, false, lnet_disc_now(d));
+		lnet_discovery_settle(d, p);
+		return rc == -EBUSY ? 0 : rc;
+	}
 	if (a->force) {
 		p->disc.node_seqno = 0;
 	}
@@ -950,11 +957,12 @@ lnet_discover_done(void *arg)
 	return a->done;
 }
 
-int
-lnet_ctl_discover(const struct lnet_nid *nid, bool force, struct lnet_ctl_peer *out, char *err,
-		  size_t errlen)
+static int
+lnet_discover_wait(const struct lnet_nid *nid, bool force, bool only_if_needed,
+		   struct lnet_ctl_peer *out, char *err, size_t errlen)
 {
-	struct lnet_discover_args a = { .ln = lnet_instance(), .force = force, .out = out,
+	struct lnet_discover_args a = { .ln = lnet_instance(), .force = force,
+					.only_if_needed = only_if_needed, .out = out,
 					.err = err, .errlen = errlen };
 	uint64_t timeout_us;
 	int rc;
@@ -986,4 +994,72 @@ lnet_ctl_discover(const struct lnet_nid *nid, bool force, struct lnet_ctl_peer *
 		return -ETIMEDOUT;
 	}
 	return a.rc;
+}
+
+int
+lnet_ctl_discover(const struct lnet_nid *nid, bool force, struct lnet_ctl_peer *out, char *err,
+		  size_t errlen)
+{
+	return lnet_discover_wait(nid, force, false, out, err, errlen);
+}
+
+int
+lnet_discovery_primary_nid(struct lnet_nid *nid)
+{
+	struct lnet_ctl_peer p;
+	char err[128] = "";
+	int rc = lnet_discover_wait(nid, false, true, &p, err, sizeof(err));
+
+	if (rc == 0 && p.nnis > 0) {
+		*nid = p.nis[0];
+	}
+	return rc;
+}
+
+/* LNetPeerDiscovered's answer for @p a->nid's peer; an undiscovered one is queued. */
+static int
+lnet_peer_discovered_on_mgmt(void *arg)
+{
+	struct lnet_discover_args *a = arg;
+	struct lnet_peer_dir *d = lnet_peer_dir_get(a->ln);
+	struct lnet_peer *p = d != NULL ? lnet_peer_find(d, &a->nid) : NULL;
+
+	if (d == NULL) {
+		return -ENOMEM;
+	}
+	if (p == NULL) {
+		p = lnet_peer_create(d, &a->nid);
+		if (p == NULL) {
+			return -ENOMEM;
+		}
+		lnet_peer_publish(d, p);
+		lnet_peer_want_lpnis(d, p);
+	}
+	switch (p->disc.state) {
+	case LNET_DISC_DISCOVERED:
+	case LNET_DISC_NO_DISCOVERY:
+		return 1;
+	case LNET_DISC_PING_SENT:
+	case LNET_DISC_WORK:
+	case LNET_DISC_PUSH_SENT:
+		return -EALREADY;
+	case LNET_DISC_ERROR:
+		return -EHOSTUNREACH;
+	default:
+		/* Queued; how it ends is the next call's answer. */
+		lnet_disc_discover(&p->disc, false, lnet_disc_now(d));
+		lnet_discovery_settle(d, p);
+		return -EAGAIN;
+	}
+}
+
+int
+lnet_discovery_peer_discovered(const struct lnet_nid *nid)
+{
+	struct lnet_discover_args a = { .ln = lnet_instance(), .nid = *nid };
+
+	if (a.ln == NULL) {
+		return -ENETRESET;
+	}
+	return rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_peer_discovered_on_mgmt, &a);
 }

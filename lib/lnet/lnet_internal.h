@@ -631,6 +631,10 @@ void lnet_discovery_push_received(struct lnet *ln, const struct lnet_nid *src, c
 				  size_t mlength, size_t rlength);
 void lnet_discovery_local_changed(struct lnet *ln);
 void lnet_discovery_cpt_fini(struct lnet_cpt *c);
+/* LNetPrimaryNID: discover @p nid's peer if it is not up to date, then its primary. */
+int lnet_discovery_primary_nid(struct lnet_nid *nid);
+/* LNetPeerDiscovered: 1, -EALREADY, -EHOSTUNREACH, or -EAGAIN (now queued). */
+int lnet_discovery_peer_discovered(const struct lnet_nid *nid);
 /* From LNetNIFini's thread, before the lcores quiesce. */
 void lnet_discovery_shutdown(struct lnet *ln);
 void lnet_discovery_set_enabled(struct lnet *ln, bool on);

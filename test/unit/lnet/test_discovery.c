@@ -10,7 +10,8 @@
  *     error, and the next PUT tries again;
  *   - K deleted while its ping is out: the held PUT fails at once, and the
  *     ping's timer and a late REPLY find nothing to act on;
- *   - K's push: ACKed, merged (both NIDs), pushed back.
+ *   - K's push: ACKed, merged (both NIDs), pushed back;
+ *   - LNetPeerDiscovered and LNetPrimaryNID follow K's discovery.
  */
 #include "lnet_ut.h"
 #include "lnp_test_nid.h"
@@ -340,6 +341,29 @@ test_push_merged_and_pushed_back(void **state)
 	assert_int_equal(k_peer().state, 273);
 }
 
+/* The kernel's Multi-Rail API over discovery: LNetPeerDiscovered, LNetPrimaryNID. */
+static void
+test_api_follows_discovery(void **state)
+{
+	struct lnet_nid a = lnp_tcp_nid(K_A);
+	struct lnet_nid b = lnp_tcp_nid(K_B);
+
+	(void)state;
+	assert_int_equal(LNetPeerDiscovered(&a), -EAGAIN); /* queued: our ping goes out */
+	settle();
+	assert_int_equal(g_k.nsent, 1);
+	assert_true(is_ping_get(sent_at(0)));
+	assert_int_equal(LNetPeerDiscovered(&a), -EALREADY);
+	k_reply(sent_at(0), true);
+	assert_int_equal(LNetPeerDiscovered(&a), -EALREADY); /* our push is out */
+	k_ack(sent_at(1));
+	assert_int_equal(LNetPeerDiscovered(&a), 1);
+	assert_int_equal(LNetPeerDiscovered(&b), 1); /* the same peer */
+	LNetPrimaryNID(&b); /* discovered: no traffic, the primary at once */
+	assert_true(lnet_nid_same(&b, &a));
+	assert_int_equal(g_k.nsent, 2);
+}
+
 int
 main(void)
 {
@@ -348,6 +372,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ping_timeout_fails_held_put, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_peer_deleted_during_ping, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_push_merged_and_pushed_back, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_api_follows_discovery, setup, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
