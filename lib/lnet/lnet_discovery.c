@@ -667,15 +667,10 @@ lnet_discovery_report_on_mgmt(void *arg)
 	struct lnet_disc_report *r = arg;
 	struct lnet_peer_dir *d = lnet_peer_dir_get(r->ln);
 	struct lnet_merge_proposal prop = { .cap = LNET_INTERFACES_MAX_DEFAULT };
-	struct lnet_peer *p = d != NULL ? lnet_peer_find(d, &r->nid) : NULL;
+	/* A push may come before the peer NI its first message made is reported. */
+	struct lnet_peer *p = d == NULL ? NULL :
+			      r->incoming ? lnet_peer_get(d, &r->nid) : lnet_peer_find(d, &r->nid);
 
-	if (p == NULL && d != NULL && r->incoming) {
-		p = lnet_peer_create(d, &r->nid);
-		if (p != NULL) {
-			lnet_peer_publish(d, p);
-			lnet_peer_want_lpnis(d, p);
-		}
-	}
 	prop.nids = calloc(prop.cap, sizeof(*prop.nids));
 	if (p != NULL && prop.nids != NULL) {
 		if (r->incoming) {
@@ -878,14 +873,9 @@ lnet_discover_start_on_mgmt(void *arg)
 	if (d == NULL) {
 		return -ENOMEM;
 	}
-	p = lnet_peer_find(d, &a->nid);
+	p = lnet_peer_get(d, &a->nid);
 	if (p == NULL) {
-		p = lnet_peer_create(d, &a->nid);
-		if (p == NULL) {
-			return -ENOMEM;
-		}
-		lnet_peer_publish(d, p);
-		lnet_peer_want_lpnis(d, p);
+		return -ENOMEM;
 	}
 	/*
 	 * As the kernel's: discover pings even a peer already discovered (and
@@ -1022,18 +1012,10 @@ lnet_peer_discovered_on_mgmt(void *arg)
 {
 	struct lnet_discover_args *a = arg;
 	struct lnet_peer_dir *d = lnet_peer_dir_get(a->ln);
-	struct lnet_peer *p = d != NULL ? lnet_peer_find(d, &a->nid) : NULL;
+	struct lnet_peer *p = d != NULL ? lnet_peer_get(d, &a->nid) : NULL;
 
-	if (d == NULL) {
-		return -ENOMEM;
-	}
 	if (p == NULL) {
-		p = lnet_peer_create(d, &a->nid);
-		if (p == NULL) {
-			return -ENOMEM;
-		}
-		lnet_peer_publish(d, p);
-		lnet_peer_want_lpnis(d, p);
+		return -ENOMEM;
 	}
 	switch (p->disc.state) {
 	case LNET_DISC_DISCOVERED:

@@ -514,6 +514,22 @@ lnet_peer_add_on_mgmt(void *arg)
 	return rc;
 }
 
+struct lnet_peer *
+lnet_peer_get(struct lnet_peer_dir *d, const struct lnet_nid *nid)
+{
+	struct lnet_peer *p = lnet_dir_find(d, nid);
+
+	if (p == NULL) {
+		p = lnet_peer_create(d, nid);
+		if (p == NULL) {
+			return NULL;
+		}
+		lnet_peer_publish(d, p);
+		lnet_peer_want_lpnis(d, p);
+	}
+	return p;
+}
+
 /* A peer NI a shard made (traffic, or asked by lnet_peer_want_lpnis), told to mgmt. */
 struct lnet_peer_learn {
 	struct lnet *ln;

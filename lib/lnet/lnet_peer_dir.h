@@ -67,6 +67,8 @@ struct lnet_peer *lnet_peer_by_seq(struct lnet_peer_dir *d, uint64_t seq);
 /* A peer with @p nid as its only NID, as traffic or discover makes one. */
 struct lnet_peer *lnet_peer_create(struct lnet_peer_dir *d, const struct lnet_nid *nid);
 /* Add @p nid to @p p, with its shard's peer NI when known (NULL otherwise). */
+/* The peer owning @p nid, made (published, its peer NIs asked for) if none does. */
+struct lnet_peer *lnet_peer_get(struct lnet_peer_dir *d, const struct lnet_nid *nid);
 int lnet_peer_nid_add(struct lnet_peer_dir *d, struct lnet_peer *p, const struct lnet_nid *nid,
 		      struct lnet_peer_ni *lpni);
 struct lnet_peer_ni *lnet_peer_nid_lpni(const struct lnet_peer *p, const struct lnet_nid *nid);

@@ -57,6 +57,24 @@ finish() { # script name: the summary line, and the exit status
 	[ "$fails" -eq 0 ]
 }
 
+# netns_veth NS_A NS_B NAME A-CIDR B-CIDR: a veth pair NAME between two
+# namespaces, addressed and up.
+netns_veth() {
+	ip -n "$1" link add "$3" type veth peer name "$3" netns "$2" &&
+		ip -n "$1" addr add "$4" dev "$3" && ip -n "$2" addr add "$5" dev "$3" &&
+		ip -n "$1" link set "$3" up && ip -n "$2" link set "$3" up
+}
+
+# two_rails TAG A0 B0 A1 B1: namespaces TAGa and TAGb (added to $nss, which
+# the caller's on_exit deletes) joined by eth0 (A0/B0) and eth1 (A1/B1), /24
+# each: the kernel captures' two-rail layout.
+two_rails() {
+	ip netns add "${1}a" && nss="$nss ${1}a" && ip netns add "${1}b" && nss="$nss ${1}b" &&
+		ip -n "${1}a" link set lo up && ip -n "${1}b" link set lo up &&
+		netns_veth "${1}a" "${1}b" eth0 "$2/24" "$3/24" &&
+		netns_veth "${1}a" "${1}b" eth1 "$4/24" "$5/24"
+}
+
 # tcpdump_start NS IFACE FILE: record IFACE's port-988 traffic in namespace NS;
 # sets $tcpdump_pid once it listens. Its buffer (128 MiB) and immediate mode
 # keep it from losing packets; tcpdump_stop lets the last block reach it first.

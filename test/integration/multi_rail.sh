@@ -29,17 +29,8 @@ node="$build/test/integration/lnet_node"
 nss=""
 on_exit='for n in $nss; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$n" 2>/dev/null; done'
 
-veth() { # name a-address b-address
-	ip -n "${tag}a" link add "$1" type veth peer name "$1" netns "${tag}b" &&
-		ip -n "${tag}a" addr add "$2/24" dev "$1" &&
-		ip -n "${tag}b" addr add "$3/24" dev "$1" &&
-		ip -n "${tag}a" link set "$1" up && ip -n "${tag}b" link set "$1" up
-}
-
 topology() {
-	ip netns add "${tag}a" && nss="${tag}a" && ip netns add "${tag}b" && nss="$nss ${tag}b" &&
-		ip -n "${tag}a" link set lo up && ip -n "${tag}b" link set lo up &&
-		veth eth0 "$a0" "$b0" && veth eth1 "$a1" "$b1"
+	two_rails "$tag" "$a0" "$b0" "$a1" "$b1"
 }
 
 # serve NAME ARGS...: an lnet_node server in namespace b, up when it says so.
