@@ -11,7 +11,9 @@
  *   - K deleted while its ping is out: the held PUT fails at once, and the
  *     ping's timer and a late REPLY find nothing to act on;
  *   - K's push: ACKed, merged (both NIDs), pushed back;
- *   - LNetPeerDiscovered and LNetPrimaryNID follow K's discovery.
+ *   - LNetPeerDiscovered and LNetPrimaryNID follow K's discovery;
+ *   - K met under both NIDs first: its two peers merge into one, held
+ *     messages and all (seed 002's merge race).
  */
 #include "lnet_ut.h"
 #include "ut_klnd.h"
@@ -127,13 +129,19 @@ k_ack(const struct sent *put)
 }
 
 static void
-put_to_k(const char *data)
+put_to(uint32_t addr, const char *data)
 {
-	struct lnet_processid k = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(K_A) };
+	struct lnet_processid k = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(addr) };
 
 	assert_int_equal(LNetPut(NULL, ut_bind((void *)data, (unsigned int)strlen(data) + 1, 1),
 				 LNET_NOACK_REQ, &k, UT_PORTAL, 0, 0, 0), 0);
 	settle();
+}
+
+static void
+put_to_k(const char *data)
+{
+	put_to(K_A, data);
 }
 
 static struct lnet_ctl_peer
@@ -270,6 +278,51 @@ test_push_merged_and_pushed_back(void **state)
 	assert_int_equal(k_peer().state, 273);
 }
 
+/*
+ * K met under both its NIDs before either was discovered: two peers, each
+ * with a PUT held behind its ping. K_A's REPLY names both: K_B's peer is
+ * taken into K_A's, its PUT moves there and leaves with K_A's after the
+ * push is ACKed; K_B's ping, answered late, finds nothing to act on.
+ */
+static void
+test_two_peers_merged(void **state)
+{
+	struct lnet_ctl_peer p;
+	struct lnet_nid b = lnp_tcp_nid(K_B);
+	struct lnet_ctl_peer pb;
+	uint64_t next;
+	unsigned int puts = 0;
+	unsigned int i;
+
+	(void)state;
+	put_to(K_A, "to-a");
+	put_to(K_B, "to-b");
+	assert_int_equal(g_k.nsent, 2);
+	assert_true(is_ping_get(sent_at(0)) && is_ping_get(sent_at(1)));
+	assert_true(lnet_nid_same(&sent_at(1)->hdr.dest_nid, &b));
+	k_reply(sent_at(0), true);
+	assert_int_equal(g_k.nsent, 3); /* our push to K */
+	assert_true(is_push(sent_at(2)));
+	assert_int_equal(lnet_ctl_peer_list(0, &b, &pb, 1, &next), 1);
+	assert_true(lnet_nid_same(&pb.nis[0], &k_peer().nis[0])); /* one peer now */
+	k_ack(sent_at(2));
+	for (i = 3; i < g_k.nsent; i++) {
+		puts += sent_at(i)->hdr.type == LNET_MSG_PUT &&
+			sent_at(i)->hdr.msg.put.ptl_index == UT_PORTAL;
+	}
+	assert_int_equal(puts, 2);
+	assert_int_equal(g_k.nsent, 5);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	p = k_peer();
+	assert_int_equal(p.nnis, 2);
+	assert_int_equal(p.state, 273);
+	k_reply(sent_at(1), true); /* the late REPLY of K_B's ping */
+	assert_int_equal(g_k.nsent, 5);
+	assert_int_equal(k_peer().state, 273);
+	ut_no_event();
+}
+
 /* The kernel's Multi-Rail API over discovery: LNetPeerDiscovered, LNetPrimaryNID. */
 static void
 test_api_follows_discovery(void **state)
@@ -302,6 +355,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_peer_deleted_during_ping, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_push_merged_and_pushed_back, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_api_follows_discovery, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_two_peers_merged, setup, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
