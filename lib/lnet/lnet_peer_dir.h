@@ -95,5 +95,7 @@ void lnet_discovery_settle(struct lnet_peer_dir *d, struct lnet_peer *p);
 /* The kernel's lp_state bits of @p p (peer show's "peer state"). */
 uint32_t lnet_discovery_state_bits(const struct lnet_peer *p);
 void lnet_discovery_report_on_mgmt(void *arg);
+/* The clock discovery's deadlines are on (microseconds). */
+uint64_t lnet_disc_now(const struct lnet_peer_dir *d);
 
 #endif /* LNET_PEER_DIR_H */
