@@ -532,6 +532,7 @@ lnet_peer_get(struct lnet_peer_dir *d, const struct lnet_nid *nid)
 
 /* A peer NI a shard made (traffic, or asked by lnet_peer_want_lpnis), told to mgmt. */
 struct lnet_peer_learn {
+	struct lnet_hop hop;      /* a full ring is retried, never lost */
 	struct lnet *ln;
 	struct lnet_nid nid;
 	struct lnet_peer_ni *lpni;
@@ -578,7 +579,7 @@ lnet_peer_learn_on_mgmt(void *arg)
  * A data lcore created a peer NI for @p nid: as in the kernel, a peer with
  * that NID as its primary (not Multi-Rail until discovery says so) appears
  * in the directory, so peer show lists the peers traffic created, and the
- * peer NI gets the peer's composition.
+ * peer NI gets the peer's composition. A full ring is retried (lnet_hop).
  */
 void
 lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid, struct lnet_peer_ni *lpni)
@@ -588,13 +589,8 @@ lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid, struct lnet_pee
 	if (l == NULL) {
 		return;
 	}
-	l->ln = ln;
-	l->nid = *nid;
-	l->lpni = lpni;
-	if (rt_lcore_send_msg(rt_mgmt_lcore(ln->rt), lnet_peer_learn_on_mgmt, l) != 0) {
-		/* The ring is full: this peer goes unlisted until a message is sent to it. */
-		free(l);
-	}
+	*l = (struct lnet_peer_learn){ .ln = ln, .nid = *nid, .lpni = lpni };
+	lnet_hop_send(&l->hop, rt_mgmt_lcore(ln->rt), lnet_peer_learn_on_mgmt, l);
 }
 
 /* On the NID's shard: make its peer NI, which lnet_peer_dir_learn reports. */
@@ -629,13 +625,11 @@ lnet_peer_want_lpnis(struct lnet_peer_dir *d, struct lnet_peer *p)
 		}
 		l = malloc(sizeof(*l));
 		if (l == NULL) {
-			return;
+			return; /* made when traffic first goes there instead */
 		}
-		*l = (struct lnet_peer_learn){ d->ln, p->nis[i], NULL };
-		if (rt_lcore_send_msg(d->ln->cpts[lnet_cpt_of_nid(d->ln, &p->nis[i])]->lcore,
-				      lnet_peer_ni_ensure_on_cpt, l) != 0) {
-			free(l); /* made when traffic first goes there instead */
-		}
+		*l = (struct lnet_peer_learn){ .ln = d->ln, .nid = p->nis[i] };
+		lnet_hop_send(&l->hop, d->ln->cpts[lnet_cpt_of_nid(d->ln, &p->nis[i])]->lcore,
+			      lnet_peer_ni_ensure_on_cpt, l);
 	}
 }
 
