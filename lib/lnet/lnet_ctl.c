@@ -421,8 +421,8 @@ lnet_ctl_global_set_on_mgmt(void *arg)
 		lnet_ctl_lnd_timeout_update(t);
 		lnet_discovery_tunables_changed(a->ln);
 	}
-	if (a->discovery_changed) {
-		lnet_discovery_set_enabled(a->ln, t->discovery != 0);
+	if (a->discovery_changed && t->discovery == 0) {
+		lnet_discovery_set_enabled(a->ln, false); /* no push from here on */
 	}
 	return rc;
 }
@@ -439,6 +439,10 @@ lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen)
 	rc = rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_ctl_global_set_on_mgmt, &a);
 	if (rc == 0 && a.discovery_changed) {
 		rc = lnet_ping_target_features_update(a.ln);
+	}
+	if (rc == 0 && a.discovery_changed && value != 0) {
+		/* Once the ping target says DISCOVERY: the pushes that follow carry it. */
+		rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_discovery_enable_on_mgmt, a.ln);
 	}
 	if (rc == -EOPNOTSUPP) {
 		snprintf(err, errlen, "%s: not a setting", key);

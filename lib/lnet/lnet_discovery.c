@@ -725,6 +725,13 @@ lnet_discovery_local_changed(struct lnet *ln)
 	}
 }
 
+int
+lnet_discovery_enable_on_mgmt(void *ln)
+{
+	lnet_discovery_set_enabled(ln, true);
+	return 0;
+}
+
 /* `set discovery 0|1`, on the management lcore. */
 void
 lnet_discovery_set_enabled(struct lnet *ln, bool on)

@@ -638,6 +638,8 @@ int lnet_discovery_peer_discovered(const struct lnet_nid *nid);
 /* From LNetNIFini's thread, before the lcores quiesce. */
 void lnet_discovery_shutdown(struct lnet *ln);
 void lnet_discovery_set_enabled(struct lnet *ln, bool on);
+/* rt_call_fn: discovery turned on, once the ping target carries DISCOVERY. */
+int lnet_discovery_enable_on_mgmt(void *ln);
 /* A global setting changed (transaction_timeout bounds a ping or push). */
 void lnet_discovery_tunables_changed(struct lnet *ln);
 

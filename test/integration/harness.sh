@@ -65,14 +65,13 @@ netns_veth() {
 		ip -n "$1" link set "$3" up && ip -n "$2" link set "$3" up
 }
 
-# two_rails TAG A0 B0 A1 B1: namespaces TAGa and TAGb (added to $nss, which
-# the caller's on_exit deletes) joined by eth0 (A0/B0) and eth1 (A1/B1), /24
-# each: the kernel captures' two-rail layout.
+# two_rails NS_A NS_B A0 B0 A1 B1: namespaces NS_A and NS_B (added to $nss,
+# which the caller's on_exit deletes) joined by eth0 (A0/B0) and eth1
+# (A1/B1), /24 each: the kernel captures' two-rail layout.
 two_rails() {
-	ip netns add "${1}a" && nss="$nss ${1}a" && ip netns add "${1}b" && nss="$nss ${1}b" &&
-		ip -n "${1}a" link set lo up && ip -n "${1}b" link set lo up &&
-		netns_veth "${1}a" "${1}b" eth0 "$2/24" "$3/24" &&
-		netns_veth "${1}a" "${1}b" eth1 "$4/24" "$5/24"
+	ip netns add "$1" && nss="$nss $1" && ip netns add "$2" && nss="$nss $2" &&
+		ip -n "$1" link set lo up && ip -n "$2" link set lo up &&
+		netns_veth "$1" "$2" eth0 "$3/24" "$4/24" && netns_veth "$1" "$2" eth1 "$5/24" "$6/24"
 }
 
 # tcpdump_start NS IFACE FILE: record IFACE's port-988 traffic in namespace NS;

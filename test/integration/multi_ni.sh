@@ -24,7 +24,7 @@ nss=""
 on_exit='for n in $nss; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$n" 2>/dev/null; done'
 
 topology() {
-	two_rails "$tag" "$a0" "$b0" "$a1" "$b1"
+	two_rails "${tag}a" "${tag}b" "$a0" "$b0" "$a1" "$b1"
 }
 
 daemon_in() { # letter

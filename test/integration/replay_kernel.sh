@@ -26,18 +26,10 @@ standin="$src/../common/kernel_standin.py"
 tag=lrp$$ nss=""
 on_exit='for n in $nss; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$n" 2>/dev/null; done'
 
-veth() { # name A-address B-address
-	ip -n "${tag}A" link add "$1" type veth peer name "$1" netns "${tag}B" &&
-		ip -n "${tag}A" addr add "$2/24" dev "$1" && ip -n "${tag}B" addr add "$3/24" dev "$1" &&
-		ip -n "${tag}A" link set "$1" up && ip -n "${tag}B" link set "$1" up
-}
-
 # The capture's two nodes, both interfaces of each up with their addresses
 # (eth1 stays up even when it is not an NI, as in the captures).
 topology() {
-	ip netns add "${tag}A" && nss="${tag}A" && ip netns add "${tag}B" && nss="$nss ${tag}B" &&
-		ip -n "${tag}A" link set lo up && ip -n "${tag}B" link set lo up &&
-		veth eth0 192.0.2.11 192.0.2.12 && veth eth1 198.51.100.11 198.51.100.12 &&
+	two_rails "${tag}A" "${tag}B" 192.0.2.11 192.0.2.12 198.51.100.11 198.51.100.12 &&
 		sleep 1 # veths up, no duplicate-address wait: IPv4 only
 }
 

@@ -323,6 +323,34 @@ test_two_peers_merged(void **state)
 	ut_no_event();
 }
 
+/* Our ping info's features as the push @p s carries them. */
+static uint32_t
+push_features(const struct sent *s)
+{
+	uint32_t f;
+
+	assert_true(s->len >= 8);
+	memcpy(&f, s->payload + 4, sizeof(f));
+	return f;
+}
+
+/* Discovery turned off then on again (s2_02): the push says DISCOVERY (0x1e), not 0xe. */
+static void
+test_push_after_discovery_reenabled(void **state)
+{
+	(void)state;
+	ut_discovery(0);
+	ut_discovery(1);
+	put_to_k("after");
+	assert_true(is_ping_get(sent_at(0)));
+	k_reply(sent_at(0), false);
+	assert_true(is_push(sent_at(1)));
+	assert_int_equal(push_features(sent_at(1)), 0x1e);
+	k_ack(sent_at(1));
+	assert_int_equal(sent_at(2)->hdr.type, LNET_MSG_PUT);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+}
+
 /* The kernel's Multi-Rail API over discovery: LNetPeerDiscovered, LNetPrimaryNID. */
 static void
 test_api_follows_discovery(void **state)
@@ -356,6 +384,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_push_merged_and_pushed_back, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_api_follows_discovery, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_peers_merged, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_push_after_discovery_reenabled, setup, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
