@@ -528,7 +528,6 @@ void lnet_fin_ni_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_fin_peer_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_send_ack(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg);
-void lnet_send_start(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_ni_send(struct lnet_cpt *c, struct lnet_msg *msg);
 
 void lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The peer shard of one CPT: peer NIs whose NID hashes to it, with their
- * credits and queues. Multi-Rail peers (several NIs per peer) build on
- * these in the discovery issue.
+ * credits, queues and round robin. Each carries the composition of the peer
+ * its NID belongs to (several NIDs for a Multi-Rail peer), published there
+ * by the management lcore (lnet_peer_dir.c), which each new one is told of.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The peer directory: configured peers (primary NID, Multi-Rail flag, their
- * NIDs), owned by the management lcore. Runtime state of each peer NI
- * (credits, queues, counters) lives in the data lcores' shards; peer show
- * reads it from there. Peers keep insertion order so listings can be paged
- * with a cursor while peers come and go.
+ * The peer directory (lnet_peer_dir.h): every peer, configured or made by
+ * traffic or discovery, owned by the management lcore, which publishes each
+ * peer's composition to the peer NIs of its NIDs. Runtime state of each
+ * peer NI (credits, queues, counters) lives in the data lcores' shards;
+ * peer show reads it from there. Peers keep insertion order so listings can
+ * be paged with a cursor while peers come and go.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -424,16 +424,3 @@ lnet_sel_case_str(unsigned int c, char *buf, unsigned int len)
 		 c & LNET_SEL_RESP ? " RESP" : "");
 	return buf;
 }
-
-void
-lnet_sel_stamp(struct lnet_sel_seqs *s, const struct lnet_sel_result *res)
-{
-	if (!res->stamp_seq)
-		return;
-	s->peer_send_seq++;
-	s->peer_net_seq[res->peer_net] = s->peer_send_seq;
-	s->peer_ni_seq[res->peer_ni] = s->peer_send_seq;
-	s->node_net_seq++;
-	s->net_seq[res->net] = s->node_net_seq;
-	s->ni_seq[res->ni] = s->node_net_seq;
-}

@@ -6,37 +6,36 @@
  * choice out. The rules and tie-breaks are the kernel's (2.17 lib-move.c)
  * in the same order, so two nodes with the same inputs pick the same path.
  *
- * Filling the views (the wiring's part, on the data lcore):
+ * Filling the views (lnet_send_mr.c, in the destination NID's shard):
  *   - struct lnet_sel_local: the local nets and their NIs from the
- *     RCU-published NI table, NIs grouped by net (net.first_ni, net.nr_nis);
- *     health, tx credits, seq and fatal flag read from the NIs' counters;
+ *     RCU-published NI table, NIs grouped by net (net.first_ni, net.nr_nis),
+ *     cached per CPT; tx credits and seq read from the NIs as they are;
  *     net.health is the best health among its NIs (the kernel's
  *     lnet_get_net_healthv_locked); the CPT distance matrix and numa_range
- *     are set once at configuration. Loopback (0@lo) is not in the view.
+ *     from the node's topology. Loopback (0@lo) is not in the view.
  *   - struct lnet_sel_peer: the peer's composition as published by the
  *     management lcore (nets and NIs, peer NIs grouped by peer net in the
  *     kernel's order, primary first), with the peer NIs' credits and seqs
- *     from this lcore's shard. pref_nids is the kernel's lpni_pref list: the
+ *     read from their shards. pref_nids is the kernel's lpni_pref list: the
  *     sticky local NID of a non-Multi-Rail peer NI, or UDSP preferred NIDs.
- *   - struct lnet_sel_msg: the caller's source NID (ANY or given: ACKs and
- *     REPLYs are sent with the NID they arrived on, as the kernel does, so
- *     they leave on that NI and go to the exact NID), destination, MD's CPT.
+ *   - struct lnet_sel_msg: the caller's source NID (ANY or given),
+ *     destination, MD's CPT. ACKs and REPLYs do not come here: they leave
+ *     on the NI the request arrived on, to the exact NID, as the kernel's.
  *     A destination that is one of our own NIs is the caller's loopback
  *     before it gets here; only 0@lo is recognised.
  *
  * Using the result (struct lnet_sel_result): send from local->nis[ni] to
  * peer->nis[peer_ni] (0@lo through the loopback NI when LNET_SEL_LOOPBACK).
- * The counters are the caller's, per CPT; when stamp_seq is set it does as
- * the kernel's lnet_handle_send: peer send_seq++, then the chosen peer net's
- * and peer NI's seq = peer send_seq; node net_seq++, then the chosen local
- * net's and NI's seq = net_seq (lnet_sel_stamp() does it on plain counters).
- * When record_pref is set it records local->nis[ni].nid as the peer NI's
- * preferred NID (management lcore: it is part of the composition); when a
- * peer turns Multi-Rail those preferences go (the kernel's
- * lnet_peer_clr_non_mr_pref_nids). md_cpt: the caller's CPT when the MD
- * has none, as the kernel does. Cost (gcc -O2, callgrind): a PUT's
- * selection plus its ACK's is about 410 instructions with one NI and one
- * peer NI, 530 with two of each.
+ * When stamp_seq is set the chosen path takes its turn, as the kernel's
+ * lnet_handle_send gives the chosen NI, net, peer NI and peer net ever
+ * growing sequence numbers (the wiring uses TSC reads: the same order, no
+ * counter shared between lcores). When record_pref is set the peer NI
+ * keeps local->nis[ni].nid as its preferred NID (the wiring keeps it in the
+ * destination's peer NI, ignored once the peer is Multi-Rail, as the
+ * kernel's lnet_peer_clr_non_mr_pref_nids drops it). md_cpt: the caller's
+ * CPT when the MD has none, as the kernel does. Cost (gcc -O2, callgrind):
+ * a PUT's selection plus its ACK's is about 410 instructions with one NI
+ * and one peer NI, 530 with two of each.
  *
  * Not here yet: routes (issue 16: every routed case answers -EHOSTUNREACH,
  * forwarding as a router is not modelled), GPU device priority, health and
@@ -149,18 +148,5 @@ int lnet_select(const struct lnet_sel_local *local, const struct lnet_sel_peer *
 
 /* Text of a send case, e.g. "SRC_ANY LOCAL MR", for logs and tests. */
 const char *lnet_sel_case_str(unsigned int send_case, char *buf, unsigned int len);
-
-/* Plain round-robin counters, for callers that keep them in arrays indexed
- * like the views (and for tests): applies a result as the kernel does. */
-struct lnet_sel_seqs {
-	uint32_t *net_seq;      /* [local nr_nets] */
-	uint32_t *ni_seq;       /* [local nr_nis] */
-	uint32_t *peer_net_seq; /* [peer nr_nets] */
-	uint32_t *peer_ni_seq;  /* [peer nr_nis] */
-	uint32_t node_net_seq;  /* the kernel's ln_net_seq */
-	uint32_t peer_send_seq; /* the kernel's lp_send_seq */
-};
-
-void lnet_sel_stamp(struct lnet_sel_seqs *s, const struct lnet_sel_result *res);
 
 #endif /* LNET_SELECT_H */

@@ -77,13 +77,6 @@ lnet_send_route(struct lnet_cpt *c, struct lnet_msg *msg)
 			  LNET_STEP_SEND_SELECT);
 }
 
-void
-lnet_send_start(struct lnet_cpt *c, struct lnet_msg *msg)
-{
-	msg->src_param = LNET_ANY_NID;
-	lnet_send_route(c, msg);
-}
-
 /* Runs on the MD's CPT for LNetPut/LNetGet: the source NID was recorded. */
 void
 lnet_send_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
