@@ -172,6 +172,9 @@ class Replay:
             out = subprocess.run(argv, capture_output=True, text=True)
             self.shows.append((phase, out.stdout + out.stderr))
             return True
+        # The capture's steps ran one after another (each ended before the
+        # next began, its units played by now): so do ours.
+        self.settle()
         self.commands.append((cmd, subprocess.Popen(argv, stdout=subprocess.PIPE,
                                                     stderr=subprocess.STDOUT, text=True)))
         return True

@@ -2,7 +2,9 @@
 # Shared by the integration scripts: sourced after `build` is set. Gives
 # check/fails_with/start_daemon/stop_daemon/finish, a scratch directory
 # ($work) and the cleanup of every daemon started ($pids) and of whatever
-# the script adds to `on_exit`. LNP_KEEP_WORK=1 keeps $work for a look.
+# the script adds to `on_exit`. LNP_KEEP_WORK=1 keeps $work for a look;
+# LNP_EAL_ARGS replaces the daemons' EAL arguments (all of them: e.g.
+# "--no-huge -m 256 --no-pci --no-shconf -l 0-1 --log-level=lnet:debug").
 daemon="$build/apps/lnetd-pmd/lnetd-pmd"
 ctl="$build/apps/lnetctl/lnetctl"
 work=$(mktemp -d)
@@ -34,7 +36,7 @@ fails_with() { # errno, then an lnetctl command line: exit 1 and the error block
 # DAEMON_PREFIX runs it through a wrapper (ip netns exec NS).
 start_daemon() {
 	name=$1; shift
-	${DAEMON_PREFIX:-} "$daemon" -- --name "$name" "$@" >"$work/$name.out" 2>"$work/$name.err" &
+	${DAEMON_PREFIX:-} "$daemon" ${LNP_EAL_ARGS:-} -- --name "$name" "$@" >"$work/$name.out" 2>"$work/$name.err" &
 	pid=$!
 	pids="$pids $pid"
 	i=0
