@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_telemetry.h>
+
 #include "lnetcfg.h"
 
 #define LNETD_DEFAULT_NAME "lnetd"
@@ -23,8 +25,10 @@ int lnetd_config_apply_text(const char *text, size_t len, const char *origin, ch
 			    size_t errlen);
 
 /* lnetd_telemetry.c: register the /lnet/... telemetry commands. */
-struct rte_tel_data;
 int lnetd_telemetry_register(void);
+
+/* lnetd_tel_gate.c: every command runs holding LNet (lnet_ctl_hold), so LNetNIFini waits for it. */
+int lnetd_telemetry_add(const char *cmd, telemetry_cb fn, const char *help);
 /* "key=value,key=value" lookup in a request's parameters. */
 bool lnetd_param(const char *params, const char *key, char *val, size_t len);
 /* The reply's status: {"status": rc, "descr": ...}; returns 0. */

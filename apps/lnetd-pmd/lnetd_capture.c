@@ -235,16 +235,16 @@ lnetd_capture_shutdown(void)
 int
 lnetd_capture_register(void)
 {
-	int rc = rte_telemetry_register_cmd("/lnet/capture_start", lnetd_capture_start,
+	int rc = lnetd_telemetry_add("/lnet/capture_start", lnetd_capture_start,
 					    "Capture tcp NIs' traffic to pcap. Params: file=F, "
 					    "net=NET, nid=NID, max_bytes=N");
 
 	if (rc == 0) {
-		rc = rte_telemetry_register_cmd("/lnet/capture_stop", lnetd_capture_stop,
+		rc = lnetd_telemetry_add("/lnet/capture_stop", lnetd_capture_stop,
 						"Stop the capture: file, packets, bytes, dropped");
 	}
 	if (rc == 0) {
-		rc = rte_telemetry_register_cmd("/lnet/capture_show", lnetd_capture_show,
+		rc = lnetd_telemetry_add("/lnet/capture_show", lnetd_capture_show,
 						"The running capture: file, packets, bytes, dropped");
 	}
 	return rc;

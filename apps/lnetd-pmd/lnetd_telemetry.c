@@ -1070,7 +1070,7 @@ lnetd_telemetry_register(void)
 	int rc;
 
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		rc = rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn, cmds[i].help);
+		rc = lnetd_telemetry_add(cmds[i].cmd, cmds[i].fn, cmds[i].help);
 		if (rc != 0) {
 			return rc;
 		}

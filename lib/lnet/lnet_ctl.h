@@ -202,6 +202,16 @@ LNP_API int lnet_ctl_discovery_get(struct lnet_ctl_discovery *out);
  */
 LNP_API int lnet_ctl_discover(const struct lnet_nid *nid, bool force, struct lnet_ctl_peer *out,
 			      char *err, size_t errlen);
+/**
+ * For threads that make control calls while another may call LNetNIFini
+ * (the daemon's telemetry clients, which nobody joins): 0 and the instance
+ * held, or -ESHUTDOWN once LNetNIFini has begun. LNetNIFini ends every wait
+ * for the network inside a control call (a discover answers -ESHUTDOWN; a
+ * ping's GET fails as its NI goes), then waits for each hold to be
+ * released before it frees what they use.
+ */
+LNP_API int lnet_ctl_hold(void);
+LNP_API void lnet_ctl_release(void);
 LNP_API int lnet_ctl_peer_ni_state(const struct lnet_nid *nid, struct lnet_ctl_peer_ni *out);
 
 /** Local NIs, lo first, in configuration order. @return count (up to @p max) or -errno. */

@@ -182,6 +182,11 @@ lnet_discover_done(void *arg)
 {
 	struct lnet_discover_args *a = arg;
 
+	if (lnet_stopping()) {
+		a->rc = -ESHUTDOWN;
+		snprintf(a->err, a->errlen, "LNet is shutting down");
+		return true;
+	}
 	if (!rt_runtime_caller_polls(a->ln->rt)) {
 		usleep(1000); /* a thread of its own: ask the management lcore 1000 times a second */
 	}

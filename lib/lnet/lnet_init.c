@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -44,6 +45,50 @@ struct lnet *
 lnet_instance(void)
 {
 	return g_lnet;
+}
+
+/*
+ * Holders and the stop flag live outside the instance that LNetNIFini
+ * frees. Sequentially consistent both ways: a holder that counted itself
+ * before the flag was set is waited for; one after it sees the flag.
+ */
+static unsigned int g_ctl_holds;
+static bool g_stopping;
+
+bool
+lnet_stopping(void)
+{
+	return __atomic_load_n(&g_stopping, __ATOMIC_SEQ_CST);
+}
+
+int
+lnet_ctl_hold(void)
+{
+	__atomic_fetch_add(&g_ctl_holds, 1, __ATOMIC_SEQ_CST);
+	if (lnet_stopping() || __atomic_load_n(&g_lnet, __ATOMIC_SEQ_CST) == NULL) {
+		lnet_ctl_release();
+		return -ESHUTDOWN;
+	}
+	return 0;
+}
+
+void
+lnet_ctl_release(void)
+{
+	__atomic_fetch_sub(&g_ctl_holds, 1, __ATOMIC_SEQ_CST);
+}
+
+/* LNetNIFini, its NIs gone: the holders' waits have ended; let them leave. */
+static void
+lnet_wait_for_holders(struct lnet *ln)
+{
+	while (__atomic_load_n(&g_ctl_holds, __ATOMIC_SEQ_CST) != 0) {
+		if (rt_runtime_caller_polls(ln->rt)) {
+			rt_runtime_poll_until_idle(ln->rt, 1); /* their calls need the lcores to move */
+		} else {
+			usleep(1000);
+		}
+	}
 }
 
 int
@@ -288,7 +333,8 @@ lnet_ni_init_locked(lnet_pid_t requested_pid)
 		lnet_destroy(ln);
 		return rc;
 	}
-	g_lnet = ln;
+	__atomic_store_n(&g_stopping, false, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&g_lnet, ln, __ATOMIC_SEQ_CST);
 	g_lnet_refcount = 1;
 	rc = lnet_ping_target_init(ln);
 	if (rc != 0) {
@@ -332,6 +378,7 @@ lnet_ni_fini_locked(void)
 	if (--g_lnet_refcount > 0) {
 		return 0;
 	}
+	__atomic_store_n(&g_stopping, true, __ATOMIC_SEQ_CST);
 	for (i = 0; i < LNET_MAX_PORTALS; i++) {
 		__atomic_store_n(&ln->portals[i].lazy, 0, __ATOMIC_RELEASE);
 	}
@@ -343,7 +390,8 @@ lnet_ni_fini_locked(void)
 	if (rt_runtime_caller_polls(ln->rt)) {
 		rt_runtime_poll_until_idle(ln->rt, UINT32_MAX);
 	}
-	g_lnet = NULL;
+	lnet_wait_for_holders(ln);
+	__atomic_store_n(&g_lnet, NULL, __ATOMIC_SEQ_CST);
 	lnet_destroy(ln);
 	return 0;
 }

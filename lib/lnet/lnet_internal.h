@@ -465,6 +465,7 @@ struct lnet {
 
 /* lnet_init.c */
 struct lnet *lnet_instance(void);
+bool lnet_stopping(void);
 
 /* lnet_cpt.c: per-CPT state and messages between CPTs */
 int lnet_cpts_create(struct lnet *ln);

@@ -2,8 +2,12 @@
 /*
  * LNet on real EAL worker threads: two CPTs' data lcores and the management
  * lcore on worker lcore 1, the test on the main lcore. Every PUT+ACK and
- * GET+REPLY completes with the right events and counters.
+ * GET+REPLY completes with the right events and counters; LNetNIFini waits
+ * for threads that hold the instance.
  */
+#include <pthread.h>
+#include <unistd.h>
+
 #include <rte_eal.h>
 
 #include "lnet_ut.h"
@@ -46,11 +50,64 @@ test_put_get_rounds_on_threads(void **state)
 	assert_int_equal(c.drop_count, 0);
 }
 
+struct ut_fini_thread {
+	pthread_t tid;
+	bool returned; /* atomic */
+};
+
+static void *
+ut_fini_run(void *arg)
+{
+	struct ut_fini_thread *f = arg;
+
+	LNetNIFini();
+	__atomic_store_n(&f->returned, true, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * A thread holding the instance (a telemetry client of the daemon) keeps
+ * LNetNIFini from freeing it; once LNetNIFini has begun a new hold is
+ * refused, and after it returns too. Runs last: it takes LNet down and up.
+ */
+static void
+test_fini_waits_for_holders(void **state)
+{
+	struct ut_fini_thread f = { 0 };
+	struct lnet_init_opts o = { .opts_size = sizeof(o), .ncpts = 2 };
+	int i;
+
+	(void)state;
+	assert_int_equal(lnet_ctl_hold(), 0);
+	assert_int_equal(pthread_create(&f.tid, NULL, ut_fini_run, &f), 0);
+	for (i = 0; i < 200 && lnet_ctl_hold() == 0; i++) {
+		lnet_ctl_release(); /* not begun yet */
+		usleep(1000);
+	}
+	assert_int_equal(lnet_ctl_hold(), -ESHUTDOWN);
+	usleep(100000);
+	assert_false(__atomic_load_n(&f.returned, __ATOMIC_SEQ_CST));
+	assert_non_null(lnet_instance()); /* still there for the holder */
+	lnet_ctl_release();
+	assert_int_equal(pthread_join(f.tid, NULL), 0);
+	assert_true(f.returned);
+	assert_null(lnet_instance());
+	assert_int_equal(lnet_ctl_hold(), -ESHUTDOWN);
+	assert_int_equal(LNetEQFree(g_ut.eq), 0); /* its MDs went with LNet */
+
+	assert_int_equal(lnet_init_opts_set(&o), 0);
+	assert_int_equal(LNetNIInit(LNET_PID_LUSTRE), 0);
+	assert_int_equal(lnet_ctl_hold(), 0);
+	lnet_ctl_release();
+	g_ut.eq = LNetEQAlloc(UT_EQ_SIZE);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_put_get_rounds_on_threads),
+		cmocka_unit_test(test_fini_waits_for_holders),
 	};
 	struct lnet_init_opts o = { .opts_size = sizeof(o), .ncpts = 2 };
 	struct lnp_test_eal_args a;
