@@ -29,6 +29,7 @@ struct lnet_disc_io {
 	LIST_ENTRY(lnet_disc_io) link; /* its CPT's, until its MD's last event */
 	struct lnet *ln;
 	struct lnet_nid nid;       /* the peer's NID it went to */
+	struct lnet_nid src;       /* our NI it leaves from; any: selection's choice */
 	uint32_t token;
 	bool push;
 	bool reported;
@@ -42,6 +43,8 @@ struct lnet_disc_report {
 	struct lnet_hop hop;
 	struct lnet *ln;
 	struct lnet_nid nid;
+	struct lnet_nid reply_on;   /* a ping reply's: our NI it came to */
+	struct lnet_nid reply_from; /* and the peer's NID it came from */
 	uint32_t token;
 	bool push;
 	bool incoming;             /* a push the peer sent us (not our push's ACK) */
@@ -137,7 +140,8 @@ lnet_disc_timer_fired(void *arg)
 /* ---- ping and push on a data lcore --------------------------------------- */
 
 static void
-lnet_disc_io_report(struct lnet_disc_io *io, int status, size_t mlength, size_t rlength)
+lnet_disc_io_report(struct lnet_disc_io *io, const struct lnet_event *ev, int status,
+		    size_t mlength, size_t rlength)
 {
 	size_t copy = status == 0 && !io->push ? mlength : 0;
 	struct lnet_disc_report *r = calloc(1, sizeof(*r) + copy);
@@ -153,6 +157,10 @@ lnet_disc_io_report(struct lnet_disc_io *io, int status, size_t mlength, size_t 
 	r->status = status;
 	r->mlength = mlength;
 	r->rlength = rlength;
+	if (ev != NULL && ev->type == LNET_EVENT_REPLY) {
+		r->reply_on = ev->target.nid;
+		r->reply_from = ev->source.nid;
+	}
 	memcpy(r->data, io->buf, copy);
 	lnet_hop_send(&r->hop, rt_mgmt_lcore(io->ln->rt), lnet_discovery_report_on_mgmt, r);
 }
@@ -165,11 +173,11 @@ lnet_disc_io_handler(struct lnet_event *ev)
 
 	if (!io->reported) {
 		if (ev->status != 0) {
-			lnet_disc_io_report(io, ev->status, 0, 0);
+			lnet_disc_io_report(io, NULL, ev->status, 0, 0);
 		} else if (ev->type == LNET_EVENT_REPLY || ev->type == LNET_EVENT_ACK) {
-			lnet_disc_io_report(io, 0, ev->mlength, ev->rlength);
+			lnet_disc_io_report(io, ev, 0, ev->mlength, ev->rlength);
 		} else if (ev->type == LNET_EVENT_UNLINK) {
-			lnet_disc_io_report(io, -ENOENT, 0, 0);
+			lnet_disc_io_report(io, NULL, -ENOENT, 0, 0);
 		}
 	}
 	if (ev->unlinked) {
@@ -209,19 +217,19 @@ lnet_disc_io_start(void *arg)
 	rc = LNetMDBind(&md, LNET_UNLINK, &io->mdh);
 	if (rc != 0) {
 		LIST_REMOVE(io, link);
-		lnet_disc_io_report(io, rc, 0, 0);
+		lnet_disc_io_report(io, NULL, rc, 0, 0);
 		free(io);
 		return;
 	}
 	if (io->push) {
-		rc = LNetPut(NULL, io->mdh, LNET_ACK_REQ, &target, LNET_RESERVED_PORTAL,
-			     LNET_PROTO_PING_MATCHBITS, 0, 0);
+		rc = LNetPut(lnet_nid_is_any(&io->src) ? NULL : &io->src, io->mdh, LNET_ACK_REQ,
+			     &target, LNET_RESERVED_PORTAL, LNET_PROTO_PING_MATCHBITS, 0, 0);
 	} else {
 		rc = LNetGet(NULL, io->mdh, &target, LNET_RESERVED_PORTAL, LNET_PROTO_PING_MATCHBITS, 0,
 			     false);
 	}
 	if (rc != 0) {
-		lnet_disc_io_report(io, rc, 0, 0);
+		lnet_disc_io_report(io, NULL, rc, 0, 0);
 		LNetMDUnlink(io->mdh); /* its UNLINK event frees io */
 	}
 }
@@ -241,6 +249,19 @@ lnet_disc_io_send(struct lnet_peer_dir *d, struct lnet_peer *p, uint32_t token, 
 	}
 	io->ln = d->ln;
 	io->nid = p->nis[0];
+	io->src = (struct lnet_nid)LNET_ANY_NID;
+	if (push && p->disc_path) {
+		/*
+		 * Back by the last ping reply's path. If that NI was deleted
+		 * since, the push fails here and the peer waits for its next
+		 * event, as the kernel's does (s1_05: no push at net del).
+		 */
+		io->nid = p->disc_dst;
+		io->src = p->disc_src;
+	}
+	if (push) {
+		p->disc_path = false;
+	}
 	io->token = token;
 	io->push = push;
 	io->len = len;
@@ -519,6 +540,11 @@ lnet_discovery_merge_pending(struct lnet_peer_dir *d, struct lnet_peer *p)
 
 	p->merge_into = 0;
 	if (s != NULL && s != p) {
+		if (p->disc_path) {
+			s->disc_path = true; /* the push that follows is the survivor's */
+			s->disc_src = p->disc_src;
+			s->disc_dst = p->disc_dst;
+		}
 		lnet_disc_merge(&p->disc, &s->disc, lnet_disc_now(d));
 		lnet_discovery_settle(d, s);
 	}
@@ -637,6 +663,11 @@ lnet_discovery_reply(struct lnet_peer_dir *d, struct lnet_peer *p, struct lnet_d
 	if (r->status != 0) {
 		lnet_disc_reply(&p->disc, r->token, r->status, NULL, now);
 		return;
+	}
+	if (r->token == p->disc.ping_token) {
+		p->disc_path = true;
+		p->disc_src = r->reply_on;
+		p->disc_dst = r->reply_from;
 	}
 	rc = lnet_discovery_propose(d, r, prop, &data);
 	if (rc == LNET_MERGE_OK || rc == LNET_MERGE_TRUNCATED) {

@@ -31,6 +31,14 @@ struct lnet_peer {
 	struct lnet_disc disc;
 	struct lnet_msg_list held;   /* messages waiting for discovery */
 	struct rt_timer disc_timer;
+	/*
+	 * The path the last ping reply came by (our NI, the peer's NID), as the
+	 * kernel's lp_disc_src_nid/lp_disc_dst_nid: the next push goes back by
+	 * it, then both are cleared (any NI, to the primary NID).
+	 */
+	bool disc_path;
+	struct lnet_nid disc_src;
+	struct lnet_nid disc_dst;
 	uint64_t merge_into;      /* emptied by a merge: seq of the peer that took its NIDs */
 	struct lnet_peer *next_dead;
 };

@@ -13,7 +13,9 @@
  *   - K's push: ACKed, merged (both NIDs), pushed back;
  *   - LNetPeerDiscovered and LNetPrimaryNID follow K's discovery;
  *   - K met under both NIDs first: its two peers merge into one, held
- *     messages and all (seed 002's merge race).
+ *     messages and all (seed 002's merge race);
+ *   - the push after a ping reply goes back by the reply's path, the next
+ *     one by selection (the kernel's lp_disc_src_nid/lp_disc_dst_nid).
  */
 #include "lnet_ut.h"
 #include "ut_klnd.h"
@@ -351,6 +353,70 @@ test_push_after_discovery_reenabled(void **state)
 	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
 }
 
+/* Another local NI on the K LND: @p addr, @p cpt 0. */
+static struct lnet_ni *
+add_ni(uint32_t addr)
+{
+	struct lnet_nid nid = lnp_tcp_nid(addr);
+	struct lnet_ni_req req = {
+		.add = true, .lnd = &k_ops, .nid = &nid,
+		.tun = { .peer_tx_credits = 8, .max_tx_credits = 64 }, .cpt = 0,
+	};
+
+	assert_int_equal(lnet_ni_config(lnet_instance(), &req), 0);
+	settle();
+	return lnet_ni_find_by_nid(lnet_instance(), &nid);
+}
+
+/*
+ * As the kernel's lp_disc_src_nid/lp_disc_dst_nid: the push that follows a
+ * ping reply goes back by the reply's path (our NI it came to, K's NID it
+ * came from), whatever the selection would choose; the next push, with no
+ * ping before it, is the selection's again (s1_04: B's push after its net
+ * add leaves from the NI of its last ping reply).
+ */
+static void
+test_push_back_by_reply_path(void **state)
+{
+	static uint8_t info[256];
+	struct lnet_hdr h = { .type = LNET_MSG_REPLY };
+	struct lnet_ni *me2 = add_ni(0xc6336415U); /* 198.51.100.21 */
+	struct lnet_ni *me3;
+	struct lnet_nid from = lnp_tcp_nid(K_B);
+	size_t len = k_info(info, sizeof(info), 2, true);
+	const struct sent *push;
+
+	(void)state;
+	assert_non_null(me2);
+	put_to_k("held");
+	assert_true(is_ping_get(sent_at(0)));
+	h.msg.reply.dst_wmd = sent_at(0)->hdr.msg.get.return_wmd;
+	h.src_nid = from;
+	h.dest_nid = g_k.ni->nid;
+	h.src_pid = LNET_PID_LUSTRE;
+	h.dest_pid = LNET_PID_LUSTRE;
+	h.payload_length = (uint32_t)len;
+	g_k.rx = info;
+	g_k.rx_len = (unsigned int)len;
+	assert_int_equal(ut_parse(g_k.ni, &h, &from, NULL), 0);
+	settle();
+	push = sent_at(1);
+	assert_true(is_push(push));
+	/* the selection would take me2, never used; the path says the NI the reply came to */
+	assert_true(lnet_nid_same(&push->hdr.src_nid, &g_k.ni->nid));
+	assert_true(lnet_nid_same(&push->hdr.dest_nid, &from));
+	k_ack(push);
+	assert_int_equal(sent_at(2)->hdr.type, LNET_MSG_PUT);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+
+	me3 = add_ni(0xc6336416U); /* 198.51.100.22: our NI list changed, K gets a push */
+	assert_non_null(me3);
+	push = sent_at(3);
+	assert_true(is_push(push));
+	/* the selection's: the NI never used yet, as the kernel's round robin */
+	assert_true(lnet_nid_same(&push->hdr.src_nid, &me3->nid));
+}
+
 /* The kernel's Multi-Rail API over discovery: LNetPeerDiscovered, LNetPrimaryNID. */
 static void
 test_api_follows_discovery(void **state)
@@ -385,6 +451,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_api_follows_discovery, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_peers_merged, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_push_after_discovery_reenabled, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_push_back_by_reply_path, setup, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
