@@ -212,6 +212,7 @@ lnet_ctl_ni_health_on_mgmt(void *arg)
 		__atomic_store_n(&ni->health_value, a->value, __ATOMIC_RELAXED);
 		found++;
 	}
+	__atomic_fetch_add(&a->ln->ni_state_gen, 1, __ATOMIC_RELEASE); /* selection sees it */
 	return a->nid != NULL && found == 0 ? -ENOENT : 0;
 }
 

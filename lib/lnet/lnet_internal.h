@@ -196,7 +196,8 @@ struct lnet_ni {
 	 * queue: in effect one instance per CPT, summed when shown.
 	 */
 	bool any_cpt;
-	uint32_t status;          /* LNET_NI_STATUS_* */
+	uint32_t status;          /* LNET_NI_STATUS_*: mgmt; DOWN while fatal */
+	bool fatal;               /* atomic: its link is down (the kernel's ni_fatal_error_on) */
 	int health_value;         /* health issue: lo 0, others LNET_MAX_HEALTH_VALUE */
 	struct lnet_ni_tunables tun;
 	char ifname[LNET_CTL_IFNAMSIZ];
@@ -461,6 +462,7 @@ struct lnet {
 	struct lnet_handle_md ping_mdh;
 	struct lnet_outbox mgmt_outbox;  /* the management lcore's hand-offs to full rings */       /* mgmt */
 	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
+	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal or health changes */
 };
 
 /* lnet_init.c */
@@ -603,6 +605,8 @@ struct lnet_ni_req {
 int lnet_ni_config(struct lnet *ln, struct lnet_ni_req *req);
 int lnet_mgmt_op_run(struct lnet *ln, struct lnet_mgmt_op *op);
 void lnet_mgmt_op_done(struct lnet_mgmt_op *op, int rc);
+/* On mgmt: queue @p op (its ln and start set); it runs when the ones before it are done. */
+void lnet_mgmt_op_submit(void *arg);
 void lnet_hop_send(struct lnet_hop *hop, struct rt_lcore *dst, rt_msg_fn fn, void *ctx);
 int lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
 		const struct lnet_ni_tunables *tun, const struct lnet_ctl_lnd_tunables *lnd_tun,

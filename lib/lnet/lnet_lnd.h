@@ -196,6 +196,16 @@ LNP_API const char *lnet_ni_ifname(const struct lnet_ni *ni);
  */
 LNP_API void lnet_ni_set_dev_node(struct lnet_ni *ni, int numa_node);
 
+/**
+ * From the NI's lcore: the LND saw @p ni's link go down (@p up false: the
+ * interface is down, has no carrier, or lost the NI's address) or come
+ * back. As the kernel's: while down the NI is fatal (selection avoids it,
+ * net show says "down"), and each change rebuilds the ping target with the
+ * NI's status under a new sequence number, pushed to Multi-Rail peers.
+ * Asynchronous; a repeated state changes nothing.
+ */
+LNP_API void lnet_ni_link_state(struct lnet_ni *ni, bool up);
+
 /** The data lcore that drives @p ni (where send/recv/shutdown run). */
 LNP_API struct rt_lcore *lnet_ni_lcore(const struct lnet_ni *ni);
 

@@ -481,7 +481,7 @@ lnet_hop_send(struct lnet_hop *hop, struct rt_lcore *dst, rt_msg_fn fn, void *ct
 
 /* ---- configuration operations on the management lcore ---- */
 
-static void
+void
 lnet_mgmt_op_submit(void *arg)
 {
 	struct lnet_mgmt_op *op = arg;

@@ -22,6 +22,7 @@
 struct lnet_sel_cache {
 	bool built;
 	uint64_t gen;                 /* of the NI table the view is built from */
+	uint32_t state_gen;           /* and of its NIs' fatal and health (ln->ni_state_gen) */
 	struct lnet_sel_local view;
 	struct lnet_sel_net *nets;    /* local nets; their seq is this CPT's */
 	struct lnet_sel_ni *nis;
@@ -142,6 +143,7 @@ lnet_sel_cache_fill(struct lnet_sel_cache *sc, const struct lnet_ni_table *t)
 			sc->nis[nnis++] = (struct lnet_sel_ni){
 				.nid = ni->nid,
 				.health = ni->health_value,
+				.fatal = __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED),
 				.sel_prio = LNET_SEL_PRIO_NONE,
 				.dev_cpt = ni->dev_cpt,
 			};
@@ -155,11 +157,12 @@ lnet_sel_cache_fill(struct lnet_sel_cache *sc, const struct lnet_ni_table *t)
 	sc->view.nr_nis = (uint16_t)nnis;
 }
 
-/* This CPT's local view, current with the published NI table. */
+/* This CPT's local view, current with the published NI table and its NIs' state. */
 static struct lnet_sel_cache *
 lnet_sel_cache_get(struct lnet_cpt *c)
 {
 	const struct lnet_ni_table *t = lnet_ni_table_get(c->ln);
+	uint32_t state_gen = __atomic_load_n(&c->ln->ni_state_gen, __ATOMIC_ACQUIRE);
 	struct lnet_sel_cache *sc = c->sel;
 
 	if (sc == NULL) {
@@ -169,12 +172,13 @@ lnet_sel_cache_get(struct lnet_cpt *c)
 		}
 		c->sel = sc;
 	}
-	if (!sc->built || sc->gen != t->gen) {
+	if (!sc->built || sc->gen != t->gen || sc->state_gen != state_gen) {
 		if (lnet_sel_cache_grow(sc, t->nnis) != 0 || lnet_sel_cache_dist(sc, c->ln) != 0) {
 			return NULL;
 		}
 		lnet_sel_cache_fill(sc, t);
 		sc->gen = t->gen;
+		sc->state_gen = state_gen;
 		sc->built = true;
 	}
 	return sc;

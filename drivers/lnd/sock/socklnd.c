@@ -32,6 +32,7 @@
 #include "lnet_lnd.h"
 #include "rt.h"
 #include "sock_addr.h"
+#include "sock_link.h"
 #include "socklnd_internal.h"
 
 RTE_LOG_REGISTER_DEFAULT(socklnd_logtype, NOTICE);
@@ -911,6 +912,44 @@ socklnd_poll_direct(struct socklnd_ni *s, unsigned int *busy)
 	return false;
 }
 
+/* ---- the link under the NI ---- */
+
+/* On the NI's lcore: rtnetlink said something changed; a new state goes to LNet. */
+static void
+socklnd_link_event(struct socklnd_ni *s)
+{
+	bool up;
+
+	if (!sock_link_drain(s->link_fd)) {
+		return;
+	}
+	up = sock_link_is_up(lnet_ni_nid(s->ni));
+	if (up != s->link_up) {
+		s->link_up = up;
+		lnet_ni_link_state(s->ni, up);
+	}
+}
+
+/* On mgmt at startup: watch the link; a failure only costs the watching. */
+static void
+socklnd_link_watch(struct socklnd_ni *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->link_fd };
+
+	s->link_up = sock_link_is_up(lnet_ni_nid(s->ni));
+	s->link_fd = sock_link_open();
+	if (s->link_fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->link_fd, &ev) != 0) {
+		int rc = -errno;
+
+		close(s->link_fd);
+		s->link_fd = rc;
+	}
+	if (s->link_fd < 0) {
+		SOCK_LOG(WARNING, "%s: link changes not watched: %s",
+			 libcfs_nidstr(lnet_ni_nid(s->ni)), strerror(-s->link_fd));
+	}
+}
+
 static int
 socklnd_poll(void *arg)
 {
@@ -936,6 +975,8 @@ socklnd_poll(void *arg)
 	for (i = 0; i < n; i++) {
 		if (evs[i].data.ptr == NULL) {
 			socklnd_accept(s);
+		} else if (evs[i].data.ptr == &s->link_fd) {
+			socklnd_link_event(s);
 		} else {
 			socklnd_conn_event(evs[i].data.ptr, evs[i].events);
 		}
@@ -992,6 +1033,9 @@ socklnd_start_polling(void *arg)
 	}
 	rt_timer_init(&s->sweep, socklnd_sweep, s);
 	rt_timer_arm(&s->sweep, SOCKLND_SWEEP_US);
+	if (!s->link_up) {
+		lnet_ni_link_state(s->ni, false); /* configured on a link that is down */
+	}
 }
 
 /*
@@ -1042,6 +1086,7 @@ socklnd_startup(struct lnet_ni *ni)
 	}
 	s->listen_fd = -1;
 	s->epfd = -1;
+	s->link_fd = -1;
 	TAILQ_INIT(&s->conns);
 	TAILQ_INIT(&s->flushq);
 	TAILQ_INIT(&s->rxq);
@@ -1054,6 +1099,7 @@ socklnd_startup(struct lnet_ni *ni)
 	lnet_ni_set_dev_node(ni, cfs_if_numa_node(NULL, lnet_ni_ifname(ni)));
 	rc = socklnd_listen(s);
 	if (rc == 0) {
+		socklnd_link_watch(s);
 		rc = socklnd_registry_add(s, lnet_ni_lcore(ni));
 		if (rc != 0) {
 			close(s->listen_fd); /* no other lcore knows it yet */
@@ -1073,6 +1119,9 @@ socklnd_startup(struct lnet_ni *ni)
 		}
 		if (s->epfd >= 0) {
 			close(s->epfd);
+		}
+		if (s->link_fd >= 0) {
+			close(s->link_fd);
 		}
 		lnet_ni_set_lnd_data(ni, NULL);
 		free(s);
@@ -1107,6 +1156,9 @@ socklnd_shutdown(struct lnet_ni *ni)
 	}
 	close(s->listen_fd);
 	close(s->epfd);
+	if (s->link_fd >= 0) {
+		close(s->link_fd);
+	}
 	socklnd_tx_cache_destroy(s);
 	free(s);
 	lnet_ni_set_lnd_data(ni, NULL);

@@ -139,6 +139,8 @@ struct socklnd_ni {
 	struct socklnd_opts opts;
 	int listen_fd;
 	int epfd;
+	int link_fd;                     /* rtnetlink: link and address changes (sock_link.h); -1 none */
+	bool link_up;                    /* as last reported to LNet */
 	uint64_t incarnation;
 	struct socklnd_conn_list conns;
 	struct socklnd_conn_list flushq; /* connections given messages since the last poll */

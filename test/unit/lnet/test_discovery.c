@@ -15,7 +15,8 @@
  *   - K met under both NIDs first: its two peers merge into one, held
  *     messages and all (seed 002's merge race);
  *   - the push after a ping reply goes back by the reply's path, the next
- *     one by selection (the kernel's lp_disc_src_nid/lp_disc_dst_nid).
+ *     one by selection (the kernel's lp_disc_src_nid/lp_disc_dst_nid);
+ *   - an NI's link down and up: pushed to K with its status, avoided while down.
  */
 #include "lnet_ut.h"
 #include "ut_klnd.h"
@@ -417,6 +418,82 @@ test_push_back_by_reply_path(void **state)
 	assert_true(lnet_nid_same(&push->hdr.src_nid, &me3->nid));
 }
 
+/* The status our push @p s gives @p nid, and its seqno. */
+static uint32_t
+pushed_status(const struct sent *s, const struct lnet_nid *nid, uint32_t *seqno)
+{
+	struct lnet_ping_entry nis[8];
+	struct lnet_ping_decoded d;
+	unsigned int i;
+
+	assert_int_equal(lnet_ping_info_decode(s->payload, s->len, 8, &d, nis, 8), 0);
+	*seqno = d.seqno;
+	for (i = 0; i < d.nnis_total && i < 8; i++) {
+		if (lnet_nid_same(&nis[i].nid, nid)) {
+			return nis[i].status;
+		}
+	}
+	fail_msg("NID not in the push");
+	return 0;
+}
+
+/* PUTs to K now: how many leave from @p ni. */
+static unsigned int
+puts_from(const struct lnet_ni *ni, unsigned int n)
+{
+	unsigned int from = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		put_to_k("rail");
+		from += lnet_nid_same(&sent_at(g_k.nsent - 1)->hdr.src_nid, &ni->nid);
+		assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	}
+	return from;
+}
+
+/*
+ * The LND says an NI's link went down (ksocklnd's netdev notifier): K, a
+ * Multi-Rail peer, gets a push under a new seqno that gives the NI status
+ * DOWN; PUTs avoid the NI while it is down; back up, another push says UP
+ * and the NI takes its share again.
+ */
+static void
+test_link_down_pushes_and_avoids_ni(void **state)
+{
+	struct lnet_ni *me2 = add_ni(0xc6336415U);
+	unsigned int n;
+	uint32_t seq_down;
+	uint32_t seq_up;
+
+	(void)state;
+	put_to_k("first");
+	k_reply(sent_at(0), true);
+	k_ack(sent_at(1));
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	assert_int_equal(puts_from(me2, 8), 4); /* both rails */
+
+	lnet_ni_link_state(me2, false);
+	settle();
+	n = g_k.nsent;
+	assert_true(is_push(sent_at(n - 1)));
+	assert_int_equal(pushed_status(sent_at(n - 1), &me2->nid, &seq_down), LNET_NI_STATUS_DOWN);
+	k_ack(sent_at(n - 1));
+	assert_int_equal(puts_from(me2, 8), 0);
+	lnet_ni_link_state(me2, false); /* no change: nothing sent */
+	settle();
+	assert_int_equal(g_k.nsent, n + 8);
+
+	lnet_ni_link_state(me2, true);
+	settle();
+	n = g_k.nsent;
+	assert_true(is_push(sent_at(n - 1)));
+	assert_int_equal(pushed_status(sent_at(n - 1), &me2->nid, &seq_up), LNET_NI_STATUS_UP);
+	assert_int_equal(seq_up, seq_down + 1);
+	k_ack(sent_at(n - 1));
+	assert_int_equal(puts_from(me2, 8), 4);
+}
+
 /* The kernel's Multi-Rail API over discovery: LNetPeerDiscovered, LNetPrimaryNID. */
 static void
 test_api_follows_discovery(void **state)
@@ -452,6 +529,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_two_peers_merged, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_push_after_discovery_reenabled, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_push_back_by_reply_path, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_link_down_pushes_and_avoids_ni, setup, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

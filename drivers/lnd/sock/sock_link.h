@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The link under a tcp NI, as ksocklnd's netdev and inetaddr notifiers see
+ * it: the NI's address is on an interface that is up and running. A
+ * rtnetlink socket in the NI's epoll set says when links or addresses
+ * change; the state is then read again and a change reported to LNet
+ * (lnet_ni_link_state), which marks the NI fatal and pushes to peers.
+ */
+#ifndef SOCK_LINK_H
+#define SOCK_LINK_H
+
+#include <stdbool.h>
+
+#include "lnet_lnd.h"
+
+/** True when an interface that is up and running holds @p nid's address. */
+bool sock_link_is_up(const struct lnet_nid *nid);
+
+/** A non-blocking rtnetlink socket listening to link and address changes, or -errno. */
+int sock_link_open(void);
+
+/**
+ * @p fd is readable: drain it. @return true when anything was read (the
+ * link state is worth reading again).
+ */
+bool sock_link_drain(int fd);
+
+#endif /* SOCK_LINK_H */

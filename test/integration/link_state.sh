@@ -1,0 +1,122 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# An interface going down under an NI, as ksocklnd's netdev and inetaddr
+# notifiers take it: two daemons in two namespaces joined by two veth pairs
+# on one subnet (the usual Multi-Rail layout: every NID of B stays
+# reachable from A's eth0 when A's eth1 is down), each with `net add --net
+# tcp --if eth0,eth1`; A discovers B (Multi-Rail, two NIDs). Then, on A:
+#   - `ip link set eth1 down`: A's net show says its eth1 NI is down, and B
+#     receives a push from A under a new seqno (the ping target now gives
+#     that NID status DOWN); A's pings to B all leave from eth0;
+#   - `ip link set eth1 up`: up again, another push; pings use both NIs;
+#   - the eth1 address deleted: down, pushed; added back: up, pushed.
+# The daemons exit 0 on SIGTERM, with no sanitizer report.
+#   link_state.sh BUILD_DIR SRC_DIR     (needs root and iproute2)
+set -u
+build=$1 src=$2
+. "$src/harness.sh"
+command -v ip >/dev/null 2>&1 || { echo "link_state: needs ip; skipped"; exit 77; }
+[ "$(id -u)" -eq 0 ] || { echo "link_state: needs root; skipped"; exit 77; }
+
+tag=lls$$ x=$(( $$ % 200 + 20 ))
+a0=10.$x.1.1 b0=10.$x.1.2 a1=10.$x.1.3 b1=10.$x.1.4
+nss=""
+on_exit='for n in $nss; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$n" 2>/dev/null; done'
+tel="python3 $src/../common/bad_peer.py telemetry"
+
+daemon_in() { # letter
+	DAEMON_PREFIX="ip netns exec $tag$1" start_daemon "$tag$1"
+}
+
+# status_is NID up|down: A's net show gives that NI the status (within 5 s: netlink is async).
+status_is() {
+	i=0
+	while [ $i -lt 50 ]; do
+		"$ctl" --name "${tag}a" net show --net tcp | sed 's/^ *-* *//' |
+			awk -v nid="$1" '$0 == "nid: " nid { on = 1; next } /^nid: / { on = 0 } on' >"$work/st"
+		grep -qx "status: $2" "$work/st" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	cat "$work/st"
+	return 1
+}
+
+pushes_to_b() { # B's count of pushes received
+	$tel "${tag}b" /lnet/push_show | python3 -c 'import json,sys; print(json.load(sys.stdin)["received"])'
+}
+
+# pushed_since N: B has received more than N pushes, the last from A (within 5 s).
+pushed_since() {
+	i=0
+	while [ $i -lt 50 ]; do
+		[ "$(pushes_to_b)" -gt "$1" ] && $tel "${tag}b" /lnet/push_show | grep -q "\"last_primary_nid\": \"$a0@tcp\"" &&
+			return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	$tel "${tag}b" /lnet/push_show
+	return 1
+}
+
+sends_of() { # A's NI NID: its send_count
+	"$ctl" --name "${tag}a" net show -v --net tcp | sed 's/^ *-* *//' |
+		awk -v nid="$1" '$0 == "nid: " nid { on = 1; next } /^nid: / { on = 0 } on && /^send_count: / { print $2; exit }'
+}
+
+# pings_split: 10 pings from A to B; how many messages left from each of A's NIs.
+pings_split() {
+	s0=$(sends_of "$a0@tcp") s1=$(sends_of "$a1@tcp")
+	i=0
+	while [ $i -lt 10 ]; do
+		"$ctl" --name "${tag}a" ping --timeout 2 "$b0@tcp" >/dev/null 2>&1 || return 1
+		i=$((i + 1))
+	done
+	echo "$(( $(sends_of "$a0@tcp") - s0 )) $(( $(sends_of "$a1@tcp") - s1 ))"
+}
+only_eth0() {
+	got=$(pings_split) || return 1
+	[ "${got#* }" -eq 0 ] && [ "${got% *}" -ge 10 ] || { echo "eth0, eth1 sends: $got"; return 1; }
+}
+both() {
+	got=$(pings_split) || return 1
+	[ "${got#* }" -gt 0 ] && [ "${got% *}" -gt 0 ] || { echo "eth0, eth1 sends: $got"; return 1; }
+}
+
+check "topology: two veth pairs on one subnet" two_rails "${tag}a" "${tag}b" "$a0" "$b0" "$a1" "$b1"
+check "daemon A" daemon_in a
+pid_a=$pid
+check "daemon B" daemon_in b
+pid_b=$pid
+check "A: net add --net tcp --if eth0,eth1" "$ctl" --name "${tag}a" net add --net tcp --if eth0,eth1
+check "B: net add --net tcp --if eth0,eth1" "$ctl" --name "${tag}b" net add --net tcp --if eth0,eth1
+check "A's eth1 NI is up" status_is "$a1@tcp" up
+check "A discovers B: Multi-Rail, both NIDs" sh -c \
+	"'$ctl' --name ${tag}a discover $b0@tcp | grep -q 'nid: $b1@tcp'"
+check "pings from A use both its NIs" both
+
+n=$(pushes_to_b)
+check "ip link set eth1 down on A" ip -n "${tag}a" link set eth1 down
+check "A's net show: its eth1 NI is down" status_is "$a1@tcp" down
+check "B receives A's push (A's ping target changed)" pushed_since "$n"
+check "A's pings to B all leave from eth0" only_eth0
+
+n=$(pushes_to_b)
+check "ip link set eth1 up on A" ip -n "${tag}a" link set eth1 up
+check "A's net show: its eth1 NI is up again" status_is "$a1@tcp" up
+check "B receives another push" pushed_since "$n"
+check "pings from A use both NIs again" both
+
+n=$(pushes_to_b)
+check "the eth1 address deleted on A" ip -n "${tag}a" addr del "$a1/24" dev eth1
+check "A's eth1 NI is down" status_is "$a1@tcp" down
+check "B receives a push" pushed_since "$n"
+n=$(pushes_to_b)
+check "the address added back" ip -n "${tag}a" addr add "$a1/24" dev eth1
+check "A's eth1 NI is up" status_is "$a1@tcp" up
+check "B receives a push" pushed_since "$n"
+
+check "SIGTERM: A exits 0" stop_daemon "$pid_a"
+check "SIGTERM: B exits 0" stop_daemon "$pid_b"
+check "no sanitizer report" sh -c "! grep -q Sanitizer '$work'/*.err 2>/dev/null"
+finish link_state
