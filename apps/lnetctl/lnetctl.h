@@ -104,6 +104,7 @@ void lnetctl_print_cmd_help(const char *cmd, const char *sub);
 int lnetctl_net_add(struct lnetctl_conn *c, int argc, char **argv);
 int lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv);
 int lnetctl_ni_request(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add);
+int lnetctl_ni_unconfigure(struct lnetctl_conn *c, const struct lnetcfg_ni *ni);
 int lnetctl_ni_request_as(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add,
 			  const char *verb, const char *object);
 /* The kernel's error block with errno -EINVAL; returns -EINVAL. */

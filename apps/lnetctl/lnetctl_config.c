@@ -312,7 +312,7 @@ lnetctl_unconfigure(struct lnetctl_conn *c)
 {
 	struct lnetctl_cur_nis cur = { .value = NULL };
 	yaml_node_pair_t *p;
-	int rc = lnetctl_cur_nis_get(c, &cur, "unconfigure", "net");
+	int rc = lnetctl_cur_nis_get(c, &cur, "unconfigure", "lnet");
 
 	for (p = rc == 0 ? cur.value->data.mapping.pairs.start : NULL;
 	     p != NULL && p < cur.value->data.mapping.pairs.top && rc == 0; p++) {
@@ -327,7 +327,7 @@ lnetctl_unconfigure(struct lnetctl_conn *c)
 		}
 		del.has_nid = true;
 		del.net = lnet_nid_net(&del.nid);
-		rc = lnetctl_ni_request(c, &del, false);
+		rc = lnetctl_ni_unconfigure(c, &del);
 	}
 	if (cur.value != NULL) {
 		yaml_document_delete(&cur.doc);

@@ -52,6 +52,9 @@ lnetctl_ni_params(const struct lnetcfg_ni *ni, bool add, char *buf, size_t len)
 	lnetctl_param_int(buf, len, off, "tos", ni->tos);
 }
 
+static int lnetctl_ni_send(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add,
+			   const char *extra, const char *verb, const char *object);
+
 int
 lnetctl_ni_request(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add)
 {
@@ -63,12 +66,29 @@ int
 lnetctl_ni_request_as(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add,
 		      const char *verb, const char *object)
 {
+	return lnetctl_ni_send(c, ni, add, "", verb, object);
+}
+
+/* lnet unconfigure's: the NI deleted with no push to peers, as the kernel's shutdown. */
+int
+lnetctl_ni_unconfigure(struct lnetctl_conn *c, const struct lnetcfg_ni *ni)
+{
+	return lnetctl_ni_send(c, ni, false, ",push=0", "unconfigure", "lnet");
+}
+
+static int
+lnetctl_ni_send(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add, const char *extra,
+		const char *verb, const char *object)
+{
 	yaml_document_t doc;
 	yaml_node_t *v;
 	char params[512];
+	size_t off;
 	int rc;
 
 	lnetctl_ni_params(ni, add, params, sizeof(params));
+	off = strlen(params);
+	snprintf(params + off, sizeof(params) - off, "%s", extra);
 	rc = lnetctl_request_status(c, add ? "/lnet/net_add" : "/lnet/net_del", params, &doc, &v,
 				    verb, object);
 	if (rc == 0) {

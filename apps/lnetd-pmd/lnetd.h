@@ -50,7 +50,7 @@ int lnetd_ni_add(const struct lnetcfg_ni *spec, char *err, size_t errlen);
 /* What lnetd_ni_add() would refuse, without changing anything. */
 int lnetd_ni_check(const struct lnetcfg_ni *spec, char *err, size_t errlen);
 /* Delete the NIs of @p net, only the one on @p ifname or with @p nid when given. */
-int lnetd_ni_del(uint32_t net, const char *ifname, const struct lnet_nid *nid, char *err,
+int lnetd_ni_del(uint32_t net, const char *ifname, const struct lnet_nid *nid, bool push, char *err,
 		 size_t errlen);
 
 /* The embedded config/default.yaml (generated). */

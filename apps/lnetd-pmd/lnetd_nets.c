@@ -258,7 +258,7 @@ lnetd_ni_add(const struct lnetcfg_ni *spec, char *err, size_t errlen)
 }
 
 int
-lnetd_ni_del(uint32_t net, const char *ifname, const struct lnet_nid *nid, char *err,
+lnetd_ni_del(uint32_t net, const char *ifname, const struct lnet_nid *nid, bool push, char *err,
 	     size_t errlen)
 {
 	const struct lnet_lnd_ops *lnd = lnet_lnd_find(LNET_NETTYP(net));
@@ -279,7 +279,7 @@ lnetd_ni_del(uint32_t net, const char *ifname, const struct lnet_nid *nid, char 
 		    (nid != NULL && !lnet_nid_same(&nis[i].nid, nid))) {
 			continue;
 		}
-		rc = lnet_ctl_ni_del(&nis[i].nid, err, errlen);
+		rc = lnet_ctl_ni_remove(&nis[i].nid, push, err, errlen);
 		deleted++;
 	}
 	free(nis);

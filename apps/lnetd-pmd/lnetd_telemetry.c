@@ -972,6 +972,7 @@ lnetd_net_del(const char *cmd, const char *params, struct rte_tel_data *d)
 	struct lnet_nid nid;
 	bool by_nid = false;
 	bool by_if;
+	bool push;
 	uint32_t net = LNET_NET_ANY;
 
 	(void)cmd;
@@ -995,8 +996,10 @@ lnetd_net_del(const char *cmd, const char *params, struct rte_tel_data *d)
 		return lnetd_reply_status(d, -EINVAL, "--net or --nid is required");
 	}
 	by_if = lnetd_param(params, "if", ifname, sizeof(ifname));
+	/* push=0: lnet unconfigure, which pushes nothing to peers */
+	push = !(lnetd_param(params, "push", val, sizeof(val)) && strcmp(val, "0") == 0);
 	return lnetd_reply_status(d, lnetd_ni_del(net, by_if ? ifname : NULL,
-						  by_nid ? &nid : NULL, err, sizeof(err)), err);
+						  by_nid ? &nid : NULL, push, err, sizeof(err)), err);
 }
 
 /* /lnet/net_set,health=V[,nid=NID] (lnetctl net set; no nid: every NI) */
@@ -1054,7 +1057,7 @@ lnetd_telemetry_register(void)
 		{ "/lnet/net_add", lnetd_net_add,
 		  "Add a NI. Params: net=NET, nid=NID or if=IFACE, peer_credits, credits, ..." },
 		{ "/lnet/net_del", lnetd_net_del,
-		  "Delete NIs. Params: net=NET and/or nid=NID, if=IFACE" },
+		  "Delete NIs. Params: net=NET and/or nid=NID, if=IFACE, push=0 (no push to peers)" },
 		{ "/lnet/cpt_of_nid", lnetd_cpt_of_nid, "The CPT of a NID. Params: nid=NID" },
 		{ "/lnet/ping", lnetd_ping, "Ping a NID. Params: nid=[PID-]NID, timeout=MS" },
 		{ "/lnet/discover", lnetd_discover,

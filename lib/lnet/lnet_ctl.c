@@ -164,8 +164,14 @@ lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
 int
 lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen)
 {
+	return lnet_ctl_ni_remove(nid, true, err, errlen);
+}
+
+int
+lnet_ctl_ni_remove(const struct lnet_nid *nid, bool push, char *err, size_t errlen)
+{
 	struct lnet *ln = lnet_instance();
-	struct lnet_ni_req req = { .add = false, .nid = nid };
+	struct lnet_ni_req req = { .add = false, .nid = nid, .quiet = !push };
 	char s[LNET_NIDSTR_SIZE];
 	int rc;
 

@@ -248,6 +248,12 @@ LNP_API int lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
  * freed (after an RCU grace period) once no message references it.
  */
 LNP_API int lnet_ctl_ni_del(const struct lnet_nid *nid, char *err, size_t errlen);
+/**
+ * lnet_ctl_ni_del(), and with @p push false the new ping target is not
+ * pushed to Multi-Rail peers: `lnet unconfigure`, which the kernel does as
+ * a shutdown that pushes nothing (s1_07).
+ */
+LNP_API int lnet_ctl_ni_remove(const struct lnet_nid *nid, bool push, char *err, size_t errlen);
 
 /**
  * The LND counters of local NI @p nid, read on its data lcore.

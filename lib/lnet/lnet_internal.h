@@ -463,6 +463,7 @@ struct lnet {
 	struct lnet_outbox mgmt_outbox;  /* the management lcore's hand-offs to full rings */       /* mgmt */
 	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
 	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal or health changes */
+	bool ping_quiet;          /* mgmt: the ping target rebuild under way pushes nothing */
 };
 
 /* lnet_init.c */
@@ -600,6 +601,7 @@ struct lnet_ni_req {
 	const struct lnet_ctl_lnd_tunables *lnd_tun; /* add; NULL: none */
 	unsigned int cpt;                     /* add */
 	const char *ifname;                   /* add; NULL: none */
+	bool quiet;                           /* del: no push (lnet unconfigure, as the kernel's) */
 	int ping_rc;                          /* out: the ping target rebuild's */
 };
 int lnet_ni_config(struct lnet *ln, struct lnet_ni_req *req);

@@ -609,6 +609,7 @@ lnet_ni_op_pinged(void *arg, int rc)
 	struct lnet_ni_op *o = arg;
 
 	o->req->ping_rc = rc;
+	o->op.ln->ping_quiet = false;
 	if (!o->req->add) {
 		lnet_ni_bury(o->op.ln, o->ni);
 	}
@@ -620,6 +621,7 @@ lnet_ni_op_back_on_mgmt(void *arg)
 {
 	struct lnet_ni_op *o = arg;
 
+	o->op.ln->ping_quiet = o->req->quiet;
 	lnet_ping_target_rebuild(o->op.ln, lnet_ni_op_pinged, o);
 }
 

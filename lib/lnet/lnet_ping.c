@@ -122,7 +122,9 @@ lnet_ping_post_done(void *arg)
 	if (p->rc == 0) {
 		ln->ping_mdh = p->mdh;
 		ln->ping_buf = p->pbuf;
-		lnet_discovery_local_changed(ln); /* a new sequence number: push to MR peers */
+		if (!ln->ping_quiet) {
+			lnet_discovery_local_changed(ln); /* a new sequence number: push to MR peers */
+		}
 	} else {
 		LIST_REMOVE(p->pbuf, link);
 		free(p->pbuf);

@@ -211,14 +211,19 @@ class Replay:
             return w.by_conn[u["conn"]]
         if u["kind"] == "HELLO":  # the reply on a connection the daemon opened
             want = self.capture_hello_type(u["conn"])
+            # The daemon opens its typed connections at once and their hellos may
+            # come in any order: wait for the one of the type this reply answers.
+            deadline = time.time() + WAIT
             with w.lock:
-                free = [e for e in w.socks if e[3] is not None and e not in w.by_conn.values()
-                        and e[1] == u["frm"]]
-            for e in free:
-                if e[3]["conn_type"] == want:
-                    break
-            else:
-                e = free[0] if free else None
+                while True:
+                    free = [e for e in w.socks if e[3] is not None
+                            and e not in w.by_conn.values() and e[1] == u["frm"]]
+                    match = [e for e in free if e[3]["conn_type"] == want]
+                    left = deadline - time.time()
+                    if match or left <= 0:
+                        break
+                    w.lock.wait(left)
+            e = match[0] if match else (free[0] if free else None)
             if e is None:
                 raise ReplayStop("no connection from the daemon to answer the hello on")
             w.by_conn[u["conn"]] = e

@@ -29,6 +29,25 @@ sock_link_same_addr(const struct sockaddr *ifa, const struct sock_addr *want)
 		      sizeof(struct in6_addr)) == 0;
 }
 
+/* A loopback interface's subnet is local as a whole: 127.0.0.1/8 serves 127.0.5.9. */
+static bool
+sock_link_loopback_covers(const struct ifaddrs *i, const struct sock_addr *want)
+{
+	const struct sockaddr_in *a = (const struct sockaddr_in *)i->ifa_addr;
+	const struct sockaddr_in *m = (const struct sockaddr_in *)i->ifa_netmask;
+	const struct sockaddr_in *w = (const struct sockaddr_in *)&want->ss;
+
+	return (i->ifa_flags & IFF_LOOPBACK) != 0 && a != NULL && m != NULL &&
+	       a->sin_family == AF_INET && want->ss.ss_family == AF_INET &&
+	       ((a->sin_addr.s_addr ^ w->sin_addr.s_addr) & m->sin_addr.s_addr) == 0;
+}
+
+static bool
+sock_link_running(const struct ifaddrs *i)
+{
+	return (i->ifa_flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING);
+}
+
 /*
  * The kernel's lnet_get_link_status(): running (IFF_UP and the operational
  * state, which IFF_RUNNING reflects: carrier included); and, as its
@@ -40,19 +59,23 @@ sock_link_is_up(const struct lnet_nid *nid)
 	struct ifaddrs *all;
 	struct ifaddrs *i;
 	struct sock_addr want;
-	bool up = false;
+	int up = -1;
 
 	if (sock_addr_of_nid(nid, 0, &want) != 0 || getifaddrs(&all) != 0) {
 		return true; /* not knowable: leave the NI as it is */
 	}
-	for (i = all; i != NULL; i = i->ifa_next) {
+	for (i = all; i != NULL && up < 0; i = i->ifa_next) {
 		if (sock_link_same_addr(i->ifa_addr, &want)) {
-			up = (i->ifa_flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING);
-			break;
+			up = sock_link_running(i);
+		}
+	}
+	for (i = all; i != NULL && up < 0; i = i->ifa_next) {
+		if (sock_link_loopback_covers(i, &want)) {
+			up = sock_link_running(i);
 		}
 	}
 	freeifaddrs(all);
-	return up;
+	return up > 0;
 }
 
 int
