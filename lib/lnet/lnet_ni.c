@@ -552,12 +552,23 @@ lnet_mgmt_op_run(struct lnet *ln, struct lnet_mgmt_op *op)
 
 /* ---- net add / net del ---- */
 
+/* net del's phases, in order (lnet_ni_del_visit, lnet_ni_drain_check). */
+enum lnet_ni_del_phase {
+	LNET_NI_DEL_DROP,   /* every CPT: drop what waits for the NI on lazy portals */
+	LNET_NI_DEL_DRAIN,  /* mgmt: until nothing references the NI (or the deadline) */
+	LNET_NI_DEL_SHUT,   /* the NI's lcore: its LND closes; then every CPT: the rest fails */
+};
+
 struct lnet_ni_op {
 	struct lnet_mgmt_op op;
 	struct lnet_ni_req *req;
 	struct lnet_ni *ni;
 	struct lnet_hop hop;
-	unsigned int step;        /* net del: 0 the NI's lcore, then CPT step - 1 */
+	enum lnet_ni_del_phase phase;
+	unsigned int step;        /* within the phase: the CPT visited next */
+	bool lnd_closed;
+	struct rt_timer drain;    /* LNET_NI_DEL_DRAIN's look at the NI's references */
+	uint64_t drain_deadline;
 };
 
 static void
@@ -626,30 +637,82 @@ lnet_ni_op_back_on_mgmt(void *arg)
 }
 
 /*
- * net del, on each data lcore in turn: first the NI's own (its LND closes
- * what it owns and completes what it holds), then every CPT (messages
- * queued for the NI's credits fail with -ENETDOWN, and messages it
- * received that wait on a lazy portal are dropped), then back to mgmt.
+ * net del, as the kernel's lnet_shutdown_lndni: the NI is unpublished (no
+ * new message picks it); what waits for it on a lazy portal is dropped on
+ * every CPT; the messages in flight on it finish through its LND, which
+ * stays up until nothing references the NI (the kernel waits for ever; we
+ * stop waiting after transaction_timeout); then its LND closes on its
+ * lcore, whatever is still queued for it fails with -ENETDOWN on every
+ * CPT, and the new ping target goes to the peers.
  */
+static void lnet_ni_del_visit(void *arg);
+
 static void
-lnet_ni_del_visit(void *arg)
+lnet_ni_del_next_cpt(struct lnet_ni_op *o, rt_msg_fn then_on_mgmt)
+{
+	struct lnet *ln = o->op.ln;
+
+	if (o->step < ln->ncpts) {
+		lnet_hop_send(&o->hop, ln->cpts[o->step++]->lcore, lnet_ni_del_visit, o);
+	} else {
+		lnet_hop_send(&o->hop, rt_mgmt_lcore(ln->rt), then_on_mgmt, o);
+	}
+}
+
+static void
+lnet_ni_drain_check(void *arg)
 {
 	struct lnet_ni_op *o = arg;
 	struct lnet *ln = o->op.ln;
 
-	if (o->step == 0) {
-		lnet_ni_shutdown_on_cpt(o->ni);
-	} else {
-		struct lnet_cpt *c = lnet_cpt_self(ln);
-
-		lnet_credits_abort_ni(c, o->ni, -ENETDOWN);
-		lnet_ptl_drop_delayed_ni(c, o->ni);
+	if (lnet_ni_refs(o->ni) != 0 && rt_now_us(ln->rt) < o->drain_deadline) {
+		rt_timer_arm(&o->drain, 1000);
+		return;
 	}
-	o->step++;
-	if (o->step <= ln->ncpts) {
-		lnet_hop_send(&o->hop, ln->cpts[o->step - 1]->lcore, lnet_ni_del_visit, o);
-	} else {
-		lnet_hop_send(&o->hop, rt_mgmt_lcore(ln->rt), lnet_ni_op_back_on_mgmt, o);
+	if (lnet_ni_refs(o->ni) != 0) {
+		LNET_LOG(WARNING, "%s: deleted with messages still in flight on it",
+			 libcfs_nidstr(&o->ni->nid));
+	}
+	o->phase = LNET_NI_DEL_SHUT;
+	o->step = 0;
+	lnet_hop_send(&o->hop, lnet_ni_lcore(o->ni), lnet_ni_del_visit, o);
+}
+
+static void
+lnet_ni_drain_start(void *arg)
+{
+	struct lnet_ni_op *o = arg;
+	uint64_t s = (uint64_t)__atomic_load_n(&o->op.ln->tunables.transaction_timeout,
+					       __ATOMIC_RELAXED);
+
+	o->phase = LNET_NI_DEL_DRAIN;
+	o->drain_deadline = rt_now_us(o->op.ln->rt) + (s != 0 ? s : 50) * 1000000;
+	rt_timer_init(&o->drain, lnet_ni_drain_check, o);
+	lnet_ni_drain_check(o);
+}
+
+static void
+lnet_ni_del_visit(void *arg)
+{
+	struct lnet_ni_op *o = arg;
+	struct lnet_cpt *c = lnet_cpt_self(o->op.ln);
+
+	switch (o->phase) {
+	case LNET_NI_DEL_DROP:
+		lnet_ptl_drop_delayed_ni(c, o->ni);
+		lnet_ni_del_next_cpt(o, lnet_ni_drain_start);
+		break;
+	case LNET_NI_DEL_SHUT:
+		if (!o->lnd_closed) {
+			lnet_ni_shutdown_on_cpt(o->ni); /* first, on the NI's own lcore */
+			o->lnd_closed = true;
+		} else {
+			lnet_credits_abort_ni(c, o->ni, -ENETDOWN);
+		}
+		lnet_ni_del_next_cpt(o, lnet_ni_op_back_on_mgmt);
+		break;
+	case LNET_NI_DEL_DRAIN:
+		break; /* on mgmt only */
 	}
 }
 
@@ -682,8 +745,9 @@ lnet_ni_op_start(struct lnet_mgmt_op *op)
 		lnet_mgmt_op_done(op, rc);
 		return;
 	}
+	o->phase = LNET_NI_DEL_DROP;
 	o->step = 0;
-	lnet_hop_send(&o->hop, lnet_ni_lcore(o->ni), lnet_ni_del_visit, o);
+	lnet_ni_del_next_cpt(o, lnet_ni_drain_start);
 }
 
 /*

@@ -73,7 +73,32 @@ netns_veth() {
 two_rails() {
 	ip netns add "$1" && nss="$nss $1" && ip netns add "$2" && nss="$nss $2" &&
 		ip -n "$1" link set lo up && ip -n "$2" link set lo up &&
-		netns_veth "$1" "$2" eth0 "$3/24" "$4/24" && netns_veth "$1" "$2" eth1 "$5/24" "$6/24"
+		netns_veth "$1" "$2" eth0 "$3/24" "$4/24" && netns_veth "$1" "$2" eth1 "$5/24" "$6/24" &&
+		links_up "$1" "$2" eth0 eth1
+}
+
+# links_up NS_A NS_B IFACE...: wait (5 s at most) until each IFACE is
+# operationally up in both namespaces: the kernel's linkwatch sets a new
+# veth's carrier a moment after `link set up`, and an NI started before
+# that is down (IFF_RUNNING), as ksocklnd's would be.
+links_up() {
+	na=$1 nb=$2
+	shift 2
+	i=0
+	while [ $i -lt 50 ]; do
+		down=0
+		for l in "$@"; do
+			for n in "$na" "$nb"; do
+				ip -n "$n" -o link show "$l" | grep -q ',LOWER_UP' || down=1
+				ip -n "$n" -o link show "$l" | grep -q 'state UP' || down=1
+			done
+		done
+		[ $down -eq 0 ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "links not up after 5 s"
+	return 1
 }
 
 # tcpdump_start NS IFACE FILE: record IFACE's port-988 traffic in namespace NS;

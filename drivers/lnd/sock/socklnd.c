@@ -936,8 +936,8 @@ socklnd_link_watch(struct socklnd_ni *s)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->link_fd };
 
+	s->link_fd = sock_link_open(); /* first: a change after the look below is heard */
 	s->link_up = sock_link_is_up(lnet_ni_nid(s->ni));
-	s->link_fd = sock_link_open();
 	if (s->link_fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->link_fd, &ev) != 0) {
 		int rc = -errno;
 

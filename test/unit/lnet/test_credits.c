@@ -414,9 +414,11 @@ put_counted(char *data, const struct lnet_processid *peer)
 }
 
 /*
- * net del with messages held by the LND and queued for peer credits: the
- * held ones complete as the LND shuts down, the queued ones with
- * -ENETDOWN; the NI is gone and LNet keeps running without it.
+ * net del with messages held by an LND that never completes them and
+ * queued for peer credits: net del waits transaction_timeout for them (the
+ * kernel waits for ever), then the held ones complete as the LND shuts
+ * down, the queued ones with -ENETDOWN; the NI is gone and LNet keeps
+ * running without it.
  */
 static void
 test_ni_del_completes_everything(void **state)
@@ -424,9 +426,12 @@ test_ni_del_completes_everything(void **state)
 	static char data[6][4] = { "D1", "D2", "D3", "D4", "D5", "D6" };
 	struct lnet_processid dst = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(0x0a000002) };
 	struct lnet_nid nid = lnp_tcp_nid(0x0a000001);
+	char err[128];
+	uint64_t t0;
 	unsigned int i;
 
 	(void)state;
+	assert_int_equal(lnet_ctl_global_set("transaction_timeout", 3, err, sizeof(err)), 0);
 	g_shutdown_events = g_netdown_events = g_other_events = 0;
 	for (i = 0; i < 5; i++) {
 		put_counted(data[i], &dst);
@@ -434,7 +439,9 @@ test_ni_del_completes_everything(void **state)
 	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
 	assert_int_equal(g_hold.nheld, 2); /* 3 wait for peer credits */
 	assert_int_equal(lnet_ni_del(lnet_instance(), &lnet_instance()->loni->nid), -EPERM);
+	t0 = rt_now_us(lnet_instance()->rt);
 	assert_int_equal(lnet_ni_del(lnet_instance(), &nid), 0);
+	assert_true(rt_now_us(lnet_instance()->rt) - t0 >= 3000000); /* it waited for them */
 	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
 	assert_int_equal(g_hold.nheld, 0);
 	assert_int_equal(g_shutdown_events, 2);
@@ -449,6 +456,69 @@ test_ni_del_completes_everything(void **state)
 	put_counted(data[5], &dst);
 	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
 	assert_int_equal(g_other_events, 1);
+	assert_int_equal(ut_counters().msgs_alloc, 0);
+	g_ni = NULL;
+}
+
+static struct rt_timer g_drainer;
+
+/* The LND, a little later: it sends whatever it holds (and again, until none is left). */
+static void
+drainer_fire(void *arg)
+{
+	(void)arg;
+	while (g_hold.nheld > 0) {
+		lnet_finalize(g_hold.held[--g_hold.nheld], 0);
+	}
+	rt_timer_arm(&g_drainer, 100000);
+}
+
+static int
+drainer_start(void *arg)
+{
+	(void)arg;
+	rt_timer_init(&g_drainer, drainer_fire, NULL);
+	rt_timer_arm(&g_drainer, 1000000);
+	return 0;
+}
+
+static int
+drainer_stop(void *arg)
+{
+	(void)arg;
+	rt_timer_cancel(&g_drainer);
+	return 0;
+}
+
+/*
+ * As the kernel's net del: the NI is no longer picked, but its LND stays
+ * up until the messages in flight on it are done (two held by the LND,
+ * three queued for peer credits behind them); each completes, none fails.
+ */
+static void
+test_ni_del_waits_for_messages_in_flight(void **state)
+{
+	static char data[5][4] = { "W1", "W2", "W3", "W4", "W5" };
+	struct lnet_processid dst = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(0x0a000002) };
+	struct lnet_nid nid = lnp_tcp_nid(0x0a000001);
+	struct rt_lcore *lc = rt_data_lcore(lnet_instance()->rt, 0);
+	unsigned int i;
+
+	(void)state;
+	g_shutdown_events = g_netdown_events = g_other_events = 0;
+	for (i = 0; i < 5; i++) {
+		put_counted(data[i], &dst);
+	}
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	assert_int_equal(g_hold.nheld, 2);
+	assert_int_equal(rt_lcore_call(lc, drainer_start, NULL), 0);
+	assert_int_equal(lnet_ni_del(lnet_instance(), &nid), 0);
+	assert_int_equal(rt_lcore_call(lc, drainer_stop, NULL), 0);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+	assert_int_equal(g_other_events, 5); /* SEND, status 0 */
+	assert_int_equal(g_shutdown_events, 0);
+	assert_int_equal(g_netdown_events, 0);
+	assert_null(lnet_ni_find_by_nid(lnet_instance(), &nid));
 	assert_int_equal(ut_counters().msgs_alloc, 0);
 	g_ni = NULL;
 }
@@ -591,6 +661,8 @@ main(void)
 		cmocka_unit_test(test_shutdown_completes_everything),
 		cmocka_unit_test(test_shutdown_completes_held_by_discovery),
 		cmocka_unit_test_setup_teardown(test_ni_del_completes_everything, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ni_del_waits_for_messages_in_flight, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_missing_ack_and_reply_time_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_get_and_eq_lifetime, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rsp_timer_after_md_unlinked, setup, teardown),
