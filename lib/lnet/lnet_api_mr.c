@@ -8,9 +8,6 @@
  * LNetAddPeer on the peer directory. Each reads the NI table or the peer
  * directory on the management lcore, which owns them, from the application
  * thread as every other control call does.
- *
- * Not yet as the kernel's: LNetAddPeer's secondary NIDs are added to the
- * peer directly rather than discovered and merged (lp_merge_primary_nid).
  */
 #include <errno.h>
 #include <string.h>
@@ -259,7 +256,6 @@ lnet_api_add_one(const struct lnet_nid *nid, bool mr, bool lock, struct lnet_nid
 		return rc;
 	}
 	if (rc == 1 && (peer.state & LNET_CTL_PEER_LOCK_PRIMARY) != 0) {
-		/* Checked first: our LNetAddPeer peers are also marked configured. */
 		*prim = peer.nis[0];
 		return same ? -EEXIST : -EALREADY;
 	}
@@ -276,7 +272,7 @@ lnet_api_add_one(const struct lnet_nid *nid, bool mr, bool lock, struct lnet_nid
 			return rc;
 		}
 	}
-	rc = lnet_ctl_peer_add_lock(nid, NULL, 0, mr, lock, err, sizeof(err));
+	rc = lnet_peer_add_api(nid, mr, lock, err, sizeof(err));
 	if (rc != 0) {
 		LNET_LOG(NOTICE, "LNetAddPeer: %s", err);
 	}
@@ -313,12 +309,21 @@ LNetAddPeer(const struct lnet_nid *nids, int num_nids)
 				pnid = owner; /* the peer Lustre named first keeps its primary */
 			} else if (rc != 0 && rc != -EEXIST) {
 				pnid = LNET_ANY_NID;
+			} else if (discovery == 1) {
+				lnet_discovery_peer_discovered(&pnid); /* queued, not waited for */
 			}
 		} else if (discovery == 0) {
 			rc = lnet_api_add_one(nid, false, LNET_API_LOCK_PRIM_NID, &owner);
 		} else if (!lnet_nid_same(&pnid, nid)) {
-			/* The kernel discovers it and merges it into pnid's peer (lp_merge_primary_nid). */
+			/*
+			 * A peer of its own, discovered: its ping reply names pnid
+			 * too, and the merge keeps pnid's locked primary (the
+			 * kernel's lp_merge_primary_nid).
+			 */
 			rc = lnet_api_add_one(nid, true, false, &owner);
+			if (rc == 0) {
+				lnet_discovery_peer_discovered(nid);
+			}
 		} else {
 			continue;
 		}

@@ -641,6 +641,8 @@ void lnet_discovery_cpt_fini(struct lnet_cpt *c);
 int lnet_discovery_primary_nid(struct lnet_nid *nid);
 /* LNetPeerDiscovered: 1, -EALREADY, -EHOSTUNREACH, or -EAGAIN (now queued). */
 int lnet_discovery_peer_discovered(const struct lnet_nid *nid);
+int lnet_peer_add_api(const struct lnet_nid *prim, bool mr, bool lock_prim, char *err,
+		      size_t errlen);
 /* From LNetNIFini's thread, before the lcores quiesce. */
 void lnet_discovery_shutdown(struct lnet *ln);
 void lnet_discovery_set_enabled(struct lnet *ln, bool on);

@@ -440,6 +440,7 @@ struct lnet_peer_add_args {
 	bool lock_or_force;       /* add: lock the primary; del: delete a locked one too */
 	char *err;
 	size_t errlen;
+	bool not_configured;      /* add: LNetAddPeer's, which discovery may still change */
 };
 
 static int
@@ -502,7 +503,9 @@ lnet_peer_add_on_mgmt(void *arg)
 		}
 		p->mr = a->mr;
 	}
-	p->configured = true; /* configuring a peer traffic created makes it configured, as the kernel's */
+	if (!a->not_configured) {
+		p->configured = true; /* configuring a peer traffic created makes it configured, as the kernel's */
+	}
 	if (a->lock_or_force && !p->locked) {
 		p->locked = true;
 		p->lock_ts = d->next_lock_ts++;
@@ -653,6 +656,22 @@ lnet_ctl_peer_add_lock(const struct lnet_nid *prim, const struct lnet_nid *nids,
 	if (prim == NULL || lnet_nid_is_any(prim) || (n > 0 && nids == NULL)) {
 		snprintf(err, errlen, "a primary NID is required");
 		return -EINVAL;
+	}
+	return rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_peer_add_on_mgmt, &a);
+}
+
+/*
+ * LNetAddPeer's peer: as the kernel's lnet_add_peer_ni without
+ * LNET_PEER_CONFIGURED, so discovery may add the peer's other NIDs to it.
+ */
+int
+lnet_peer_add_api(const struct lnet_nid *prim, bool mr, bool lock_prim, char *err, size_t errlen)
+{
+	struct lnet_peer_add_args a = { lnet_instance(), prim, NULL, 0, mr, lock_prim, err, errlen,
+					true };
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
 	}
 	return rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_peer_add_on_mgmt, &a);
 }

@@ -16,7 +16,8 @@
  *     messages and all (seed 002's merge race);
  *   - the push after a ping reply goes back by the reply's path, the next
  *     one by selection (the kernel's lp_disc_src_nid/lp_disc_dst_nid);
- *   - an NI's link down and up: pushed to K with its status, avoided while down.
+ *   - an NI's link down and up: pushed to K with its status, avoided while down;
+ *   - LNetAddPeer(K_A, K_B): both pinged, merged under the locked K_A.
  */
 #include "lnet_ut.h"
 #include "ut_klnd.h"
@@ -494,6 +495,43 @@ test_link_down_pushes_and_avoids_ni(void **state)
 	assert_int_equal(puts_from(me2, 8), 4);
 }
 
+/*
+ * LNetAddPeer(K_A, K_B) with discovery on, as Lustre adds a server from
+ * its configuration: both NIDs are pinged; K's replies name both, and the
+ * two peers become one under K_A, the locked primary, Multi-Rail.
+ */
+static void
+test_add_peer_discovers_and_merges(void **state)
+{
+	struct lnet_nid nids[2] = { lnp_tcp_nid(K_A), lnp_tcp_nid(K_B) };
+	struct lnet_ctl_peer p;
+	struct lnet_nid b = lnp_tcp_nid(K_B);
+	unsigned int i;
+	unsigned int n;
+
+	(void)state;
+	LNetAddPeer(nids, 2);
+	settle();
+	n = g_k.nsent;
+	assert_int_equal(n, 2);
+	for (i = 0; i < n; i++) {
+		assert_true(is_ping_get(sent_at(i)));
+		k_reply(sent_at(i), true);
+	}
+	for (i = n; i < g_k.nsent; i++) {
+		if (is_push(sent_at(i))) {
+			k_ack(sent_at(i));
+		}
+	}
+	p = k_peer();
+	assert_true(p.mr);
+	assert_int_equal(p.nnis, 2);
+	assert_true(lnet_nid_same(&p.nis[0], &nids[0]));
+	assert_true((p.state & LNET_CTL_PEER_LOCK_PRIMARY) != 0);
+	LNetPrimaryNID(&b);
+	assert_true(lnet_nid_same(&b, &nids[0]));
+}
+
 /* The kernel's Multi-Rail API over discovery: LNetPeerDiscovered, LNetPrimaryNID. */
 static void
 test_api_follows_discovery(void **state)
@@ -530,6 +568,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_push_after_discovery_reenabled, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_push_back_by_reply_path, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_link_down_pushes_and_avoids_ni, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_add_peer_discovers_and_merges, setup, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
