@@ -167,20 +167,15 @@ stop_within() { # pid seconds
 	exits_within "$1" "$2"
 }
 check "SIGTERM during that discover: $a exits 0 within 5 s" stop_within "$pid_a" 5
-discover_failed() {
-	exits_within "$slow" 5
+shutdown_answered() { # PID OUTPUT: lnetctl exits 255 with -ESHUTDOWN (-108), within 5 s
+	exits_within "$1" 5
 	rc=$?
-	[ "$rc" -eq 255 ] && grep -qx '  errno: -108' "$work/slow" ||
-		{ echo "exit $rc"; cat "$work/slow"; return 1; }
+	[ "$rc" -eq 255 ] && grep -qx '  errno: -108' "$2" || { echo "exit $rc"; cat "$2"; return 1; }
 }
-check "the waiting lnetctl discover is answered -ESHUTDOWN (-108), exit 255" discover_failed
-ping_failed() {
-	exits_within "$slowping" 5
-	rc=$?
-	[ "$rc" -eq 255 ] && grep -qx '  errno: -108' "$work/slowping" ||
-		{ echo "exit $rc"; cat "$work/slowping"; return 1; }
-}
-check "so is a waiting lnetctl ping --timeout 30: its GET fails as the NI goes" ping_failed
+check "the waiting lnetctl discover is answered -ESHUTDOWN (-108), exit 255" \
+	shutdown_answered "$slow" "$work/slow"
+check "so is a waiting lnetctl ping --timeout 30: its GET fails as the NI goes" \
+	shutdown_answered "$slowping" "$work/slowping"
 kill "$silent" 2>/dev/null
 check "SIGTERM: $b exits 0" stop_daemon "$pid_b"
 finish discover

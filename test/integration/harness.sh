@@ -59,6 +59,36 @@ finish() { # script name: the summary line, and the exit status
 	[ "$fails" -eq 0 ]
 }
 
+# netns_script NAME PREFIX: the start of a test in network namespaces:
+# skipped (77) without ip or root; sets $tag (PREFIX and our pid), $x (a
+# number for the test's subnets), $nss (namespaces made, added to by
+# two_rails) and the on_exit that kills what runs in them and deletes them.
+netns_script() {
+	command -v ip >/dev/null 2>&1 || { echo "$1: needs ip; skipped"; exit 77; }
+	[ "$(id -u)" -eq 0 ] || { echo "$1: needs root; skipped"; exit 77; }
+	tag=$2$$ x=$(( $$ % 200 + 20 )) nss=""
+	on_exit='for n in $nss; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$n" 2>/dev/null; done'
+}
+
+# eventually SECONDS CMD...: CMD succeeds within SECONDS (tried every 0.1 s);
+# the last try's output and status otherwise.
+eventually() { # (its counters are named apart: sh has only globals)
+	ev_tries=$(($1 * 10))
+	shift
+	ev_try=1
+	while [ $ev_try -lt $ev_tries ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		ev_try=$((ev_try + 1))
+	done
+	"$@"
+}
+
+# daemon_in LETTER: daemon $tag LETTER started in namespace $tag LETTER.
+daemon_in() {
+	DAEMON_PREFIX="ip netns exec $tag$1" start_daemon "$tag$1"
+}
+
 # netns_veth NS_A NS_B NAME A-CIDR B-CIDR: a veth pair NAME between two
 # namespaces, addressed and up.
 netns_veth() {

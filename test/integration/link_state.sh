@@ -15,48 +15,32 @@
 set -u
 build=$1 src=$2
 . "$src/harness.sh"
-command -v ip >/dev/null 2>&1 || { echo "link_state: needs ip; skipped"; exit 77; }
-[ "$(id -u)" -eq 0 ] || { echo "link_state: needs root; skipped"; exit 77; }
+netns_script link_state lls
 
-tag=lls$$ x=$(( $$ % 200 + 20 ))
 a0=10.$x.1.1 b0=10.$x.1.2 a1=10.$x.1.3 b1=10.$x.1.4
-nss=""
-on_exit='for n in $nss; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$n" 2>/dev/null; done'
 tel="python3 $src/../common/bad_peer.py telemetry"
 
-daemon_in() { # letter
-	DAEMON_PREFIX="ip netns exec $tag$1" start_daemon "$tag$1"
+# status_now NID up|down: A's net show gives that NI the status.
+status_now() {
+	"$ctl" --name "${tag}a" net show --net tcp | sed 's/^ *-* *//' |
+		awk -v nid="$1" '$0 == "nid: " nid { on = 1; next } /^nid: / { on = 0 } on' >"$work/st"
+	grep -qx "status: $2" "$work/st" || { cat "$work/st"; return 1; }
 }
-
-# status_is NID up|down: A's net show gives that NI the status (within 5 s: netlink is async).
-status_is() {
-	i=0
-	while [ $i -lt 50 ]; do
-		"$ctl" --name "${tag}a" net show --net tcp | sed 's/^ *-* *//' |
-			awk -v nid="$1" '$0 == "nid: " nid { on = 1; next } /^nid: / { on = 0 } on' >"$work/st"
-		grep -qx "status: $2" "$work/st" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	cat "$work/st"
-	return 1
+status_is() { # within 5 s: netlink is asynchronous
+	eventually 5 status_now "$@"
 }
 
 pushes_to_b() { # B's count of pushes received
 	$tel "${tag}b" /lnet/push_show | python3 -c 'import json,sys; print(json.load(sys.stdin)["received"])'
 }
 
-# pushed_since N: B has received more than N pushes, the last from A (within 5 s).
+# pushed_now N: B has received more than N pushes, the last from A.
+pushed_now() {
+	[ "$(pushes_to_b)" -gt "$1" ] && $tel "${tag}b" /lnet/push_show | grep -q "\"last_primary_nid\": \"$a0@tcp\"" ||
+		{ $tel "${tag}b" /lnet/push_show; return 1; }
+}
 pushed_since() {
-	i=0
-	while [ $i -lt 50 ]; do
-		[ "$(pushes_to_b)" -gt "$1" ] && $tel "${tag}b" /lnet/push_show | grep -q "\"last_primary_nid\": \"$a0@tcp\"" &&
-			return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	$tel "${tag}b" /lnet/push_show
-	return 1
+	eventually 5 pushed_now "$1"
 }
 
 sends_of() { # A's NI NID: its send_count

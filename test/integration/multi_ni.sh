@@ -15,20 +15,12 @@
 set -u
 build=$1 src=$2
 . "$src/harness.sh"
-command -v ip >/dev/null 2>&1 || { echo "multi_ni: needs ip; skipped"; exit 77; }
-[ "$(id -u)" -eq 0 ] || { echo "multi_ni: needs root; skipped"; exit 77; }
+netns_script multi_ni lnm
 
-tag=lnm$$ x=$(( $$ % 200 + 20 ))
 a0=10.$x.1.1 b0=10.$x.1.2 a1=10.$x.2.1 b1=10.$x.2.2
-nss=""
-on_exit='for n in $nss; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$n" 2>/dev/null; done'
 
 topology() {
 	two_rails "${tag}a" "${tag}b" "$a0" "$b0" "$a1" "$b1"
-}
-
-daemon_in() { # letter
-	DAEMON_PREFIX="ip netns exec $tag$1" start_daemon "$tag$1"
 }
 
 # ping_ok FROM-LETTER SOURCE-NID TO-NID: retried while a fresh veth comes up.

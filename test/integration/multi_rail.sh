@@ -19,14 +19,10 @@
 set -u
 build=$1 src=$2 count=${3:-2000}
 . "$src/harness.sh"
-command -v ip >/dev/null 2>&1 || { echo "multi_rail: needs ip; skipped"; exit 77; }
-[ "$(id -u)" -eq 0 ] || { echo "multi_rail: needs root; skipped"; exit 77; }
+netns_script multi_rail lmr
 
-tag=lmr$$ x=$(( $$ % 200 + 20 ))
 a0=10.$x.1.1 b0=10.$x.1.2 a1=10.$x.2.1 b1=10.$x.2.2
 node="$build/test/integration/lnet_node"
-nss=""
-on_exit='for n in $nss; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$n" 2>/dev/null; done'
 
 topology() {
 	two_rails "${tag}a" "${tag}b" "$a0" "$b0" "$a1" "$b1"
