@@ -70,9 +70,11 @@ lnetctl_out_detail2(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni
 	lnetctl_out_scalar(o, "health stats");
 	lnetctl_out_map_begin(o);
 	for (t = 0; t < sizeof(health) / sizeof(health[0]); t++) {
-		const char *v = t == 1 ? lnetctl_scalar(lnetctl_map_get(doc, ni, "health_value")) : "0";
+		const char *v = t == 0 ? lnetctl_scalar(lnetctl_map_get(doc, ni, "fatal_error")) :
+				t == 1 ? lnetctl_scalar(lnetctl_map_get(doc, ni, "health_value")) : "0";
 
-		/* Only the health value exists yet; the event counters stay 0 until the health issue. */
+		/* fatal_error and the health value exist; the event counters wait for health. */
+		v = v != NULL ? v : "0";
 		lnetctl_out_kv(o, health[t], v);
 	}
 	lnetctl_out_map_end(o);

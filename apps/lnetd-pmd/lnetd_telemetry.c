@@ -67,8 +67,9 @@ static void
 lnetd_ni_detail2(struct rte_tel_data *d, const struct lnet_ctl_ni *ni)
 {
 	lnetd_by_type(d, ni->sent, ni->received, ni->dropped);
-	/* Health counters arrive with the health issue; the value is real. */
+	/* Health counters arrive with the health issue; the value and fatal_error are real. */
 	rte_tel_data_add_dict_int(d, "health_value", ni->health_value);
+	rte_tel_data_add_dict_int(d, "fatal_error", ni->fatal_error);
 }
 
 /*

@@ -50,6 +50,7 @@ lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ct
 	lnet_stats_by_type(by_type[LNET_STATS_RECV], o->received);
 	lnet_stats_by_type(by_type[LNET_STATS_DROP], o->dropped);
 	o->health_value = ni->health_value;
+	o->fatal_error = __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED) ? 1 : 0;
 	o->peer_timeout = ni->tun.peer_timeout;
 	o->peer_credits = ni->tun.peer_tx_credits;
 	o->peer_buffer_credits = ni->tun.peer_rtr_credits;

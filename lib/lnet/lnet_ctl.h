@@ -62,6 +62,7 @@ struct lnet_ctl_ni {
 	uint64_t received[5];
 	uint64_t dropped[5];
 	int health_value;
+	int fatal_error;          /**< 1 while its link is down (the kernel's ni_fatal_error_on) */
 	int peer_timeout;
 	int peer_credits;
 	int peer_buffer_credits;

@@ -43,28 +43,32 @@ pushed_since() {
 	eventually 5 pushed_now "$1"
 }
 
-sends_of() { # A's NI NID: its send_count
-	"$ctl" --name "${tag}a" net show -v --net tcp | sed 's/^ *-* *//' |
-		awk -v nid="$1" '$0 == "nid: " nid { on = 1; next } /^nid: / { on = 0 } on && /^send_count: / { print $2; exit }'
+# gets_of NID: the GETs A's NI has sent (net show -v 2's sent_stats: a
+# push counts as a PUT, and its late completion must not count here).
+gets_of() {
+	"$ctl" --name "${tag}a" net show -v 2 --net tcp | sed 's/^ *-* *//' |
+		awk -v nid="$1" '$0 == "nid: " nid { on = 1; next } /^nid: / { on = 0 }
+			on && $0 == "sent_stats:" { sent = 1; next } on && /_stats:$/ { sent = 0 }
+			on && sent && /^get: / { print $2; exit }'
 }
 
-# pings_split: 10 pings from A to B; how many messages left from each of A's NIs.
+# pings_split: 10 pings from A to B; how many GETs left from each of A's NIs.
 pings_split() {
-	s0=$(sends_of "$a0@tcp") s1=$(sends_of "$a1@tcp")
+	s0=$(gets_of "$a0@tcp") s1=$(gets_of "$a1@tcp")
 	i=0
 	while [ $i -lt 10 ]; do
 		"$ctl" --name "${tag}a" ping --timeout 2 "$b0@tcp" >/dev/null 2>&1 || return 1
 		i=$((i + 1))
 	done
-	echo "$(( $(sends_of "$a0@tcp") - s0 )) $(( $(sends_of "$a1@tcp") - s1 ))"
+	echo "$(( $(gets_of "$a0@tcp") - s0 )) $(( $(gets_of "$a1@tcp") - s1 ))"
 }
 only_eth0() {
 	got=$(pings_split) || return 1
-	[ "${got#* }" -eq 0 ] && [ "${got% *}" -ge 10 ] || { echo "eth0, eth1 sends: $got"; return 1; }
+	[ "${got#* }" -eq 0 ] && [ "${got% *}" -ge 10 ] || { echo "eth0, eth1 GETs: $got"; return 1; }
 }
 both() {
 	got=$(pings_split) || return 1
-	[ "${got#* }" -gt 0 ] && [ "${got% *}" -gt 0 ] || { echo "eth0, eth1 sends: $got"; return 1; }
+	[ "${got#* }" -gt 0 ] && [ "${got% *}" -gt 0 ] || { echo "eth0, eth1 GETs: $got"; return 1; }
 }
 
 check "topology: two veth pairs on one subnet" two_rails "${tag}a" "${tag}b" "$a0" "$b0" "$a1" "$b1"
@@ -82,6 +86,8 @@ check "pings from A use both its NIs" both
 n=$(pushes_to_b)
 check "ip link set eth1 down on A" ip -n "${tag}a" link set eth1 down
 check "A's net show: its eth1 NI is down" status_is "$a1@tcp" down
+check "A's net show -v 2: fatal_error 1 on that NI (the kernel's ni_fatal_error_on)" sh -c \
+	"'$ctl' --name ${tag}a net show -v 2 --net tcp | sed 's/^ *-* *//' | awk '\$0 == \"nid: $a1@tcp\" { on = 1 } on && /^fatal_error: / { print; exit }' | grep -qx 'fatal_error: 1'"
 check "B receives A's push (A's ping target changed)" pushed_since "$n"
 check "A's pings to B all leave from eth0" only_eth0
 
