@@ -9,7 +9,8 @@
 #     receives a push from A under a new seqno (the ping target now gives
 #     that NID status DOWN); A's pings to B all leave from eth0;
 #   - `ip link set eth1 up`: up again, another push; pings use both NIs;
-#   - the eth1 address deleted: down, pushed; added back: up, pushed.
+#   - the eth1 address deleted: down, pushed; added back: up, pushed;
+#   - another interface made and deleted: no NI reads its link again.
 # The daemons exit 0 on SIGTERM, with no sanitizer report.
 #   link_state.sh BUILD_DIR SRC_DIR     (needs root and iproute2)
 set -u
@@ -83,13 +84,38 @@ check "A discovers B: Multi-Rail, both NIDs" sh -c \
 	"'$ctl' --name ${tag}a discover $b0@tcp | grep -q 'nid: $b1@tcp'"
 check "pings from A use both its NIs" both
 
-n=$(pushes_to_b)
+link_checks() { # A's NI NID: how often rtnetlink made it read its link state again
+	$tel "${tag}a" /lnet/lnd_stats |
+		python3 -c "import json,sys; print(next(v['link_checks'] for v in json.load(sys.stdin).values() if v['nid'] == '$1'))"
+}
+# Another interface coming and going (a host making containers' veths) is
+# not the NIs' business: neither reads its link state again.
+others_ignored() {
+	# quiet first: our own veths' late events (IPv6 link-local addresses
+	# after DAD) do concern the NIs
+	c0=-1 c1=-1 q=0
+	while [ $q -lt 10 ] && [ "$c0 $c1" != "$(link_checks "$a0@tcp") $(link_checks "$a1@tcp")" ]; do
+		c0=$(link_checks "$a0@tcp") c1=$(link_checks "$a1@tcp")
+		sleep 1
+		q=$((q + 1))
+	done
+	ip -n "${tag}a" link add v9a type veth peer name v9b && ip -n "${tag}a" link set v9a up &&
+		ip -n "${tag}a" addr add 10.$x.9.1/24 dev v9a && ip -n "${tag}a" link del v9a &&
+		sleep 0.5 || return 1
+	[ "$(link_checks "$a0@tcp")" -eq "$c0" ] && [ "$(link_checks "$a1@tcp")" -eq "$c1" ] ||
+		{ echo "link_checks $c0 $c1 -> $(link_checks "$a0@tcp") $(link_checks "$a1@tcp")"; return 1; }
+}
+check "another interface's changes: neither NI of A reads its link again" others_ignored
+
+n=$(pushes_to_b) checks1=$(link_checks "$a1@tcp")
 check "ip link set eth1 down on A" ip -n "${tag}a" link set eth1 down
 check "A's net show: its eth1 NI is down" status_is "$a1@tcp" down
 check "A's net show -v 2: fatal_error 1 on that NI (the kernel's ni_fatal_error_on)" sh -c \
 	"'$ctl' --name ${tag}a net show -v 2 --net tcp | sed 's/^ *-* *//' | awk '\$0 == \"nid: $a1@tcp\" { on = 1 } on && /^fatal_error: / { print; exit }' | grep -qx 'fatal_error: 1'"
 check "B receives A's push (A's ping target changed)" pushed_since "$n"
 check "A's pings to B all leave from eth0" only_eth0
+checked_again() { [ "$(link_checks "$a1@tcp")" -gt "$checks1" ]; }
+check "the eth1 NI read its link again (lnd_stats link_checks)" checked_again
 
 n=$(pushes_to_b)
 check "ip link set eth1 up on A" ip -n "${tag}a" link set eth1 up

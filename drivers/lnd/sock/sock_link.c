@@ -54,28 +54,77 @@ sock_link_running(const struct ifaddrs *i)
  * inetaddr notifier, the NI's address still on it.
  */
 bool
-sock_link_is_up(const struct lnet_nid *nid)
+sock_link_is_up(const struct lnet_nid *nid, int *ifindex)
 {
 	struct ifaddrs *all;
 	struct ifaddrs *i;
+	struct ifaddrs *found = NULL;
 	struct sock_addr want;
-	int up = -1;
+	bool up;
 
+	*ifindex = 0;
 	if (sock_addr_of_nid(nid, 0, &want) != 0 || getifaddrs(&all) != 0) {
 		return true; /* not knowable: leave the NI as it is */
 	}
-	for (i = all; i != NULL && up < 0; i = i->ifa_next) {
+	for (i = all; i != NULL && found == NULL; i = i->ifa_next) {
 		if (sock_link_same_addr(i->ifa_addr, &want)) {
-			up = sock_link_running(i);
+			found = i;
 		}
 	}
-	for (i = all; i != NULL && up < 0; i = i->ifa_next) {
+	for (i = all; i != NULL && found == NULL; i = i->ifa_next) {
 		if (sock_link_loopback_covers(i, &want)) {
-			up = sock_link_running(i);
+			found = i;
 		}
+	}
+	up = found != NULL && sock_link_running(found);
+	if (found != NULL) {
+		*ifindex = (int)if_nametoindex(found->ifa_name);
 	}
 	freeifaddrs(all);
-	return up > 0;
+	return up;
+}
+
+/* An address message naming @p want (IFA_LOCAL or IFA_ADDRESS). */
+static bool
+sock_link_addr_is(const struct nlmsghdr *h, const struct sock_addr *want)
+{
+	const struct ifaddrmsg *ifa = NLMSG_DATA(h);
+	const struct rtattr *rta = IFA_RTA(ifa);
+	int len = (int)IFA_PAYLOAD(h);
+	size_t alen = want->ss.ss_family == AF_INET ? 4 : 16;
+	const void *a = want->ss.ss_family == AF_INET ?
+				(const void *)&((const struct sockaddr_in *)&want->ss)->sin_addr :
+				(const void *)&((const struct sockaddr_in6 *)&want->ss)->sin6_addr;
+
+	if (ifa->ifa_family != want->ss.ss_family) {
+		return false;
+	}
+	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		if ((rta->rta_type == IFA_LOCAL || rta->rta_type == IFA_ADDRESS) &&
+		    RTA_PAYLOAD(rta) == alen && memcmp(RTA_DATA(rta), a, alen) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* One rtnetlink message: does it concern our interface or our address? */
+static bool
+sock_link_msg_concerns(const struct nlmsghdr *h, int ifindex, const struct sock_addr *want)
+{
+	switch (h->nlmsg_type) {
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		return h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifinfomsg)) &&
+		       ((const struct ifinfomsg *)NLMSG_DATA(h))->ifi_index == ifindex;
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+		return h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifaddrmsg)) &&
+		       ((int)((const struct ifaddrmsg *)NLMSG_DATA(h))->ifa_index == ifindex ||
+			sock_link_addr_is(h, want));
+	default:
+		return false;
+	}
 }
 
 int
@@ -99,19 +148,31 @@ sock_link_open(void)
 	return fd;
 }
 
-/* The messages themselves are not parsed: any of them means "look again" (ENOBUFS too). */
 bool
-sock_link_drain(int fd)
+sock_link_drain(int fd, int ifindex, const struct lnet_nid *nid)
 {
-	char buf[8192];
-	bool any = false;
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	struct sock_addr want;
+	bool ours = false;
 	ssize_t n;
 
-	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
-		if (n < 0 && errno != ENOBUFS) {
-			break; /* EAGAIN: drained */
-		}
-		any = true;
+	if (sock_addr_of_nid(nid, 0, &want) != 0) {
+		want.ss.ss_family = AF_UNSPEC;
 	}
-	return any;
+	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
+		const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
+		int len = (int)n;
+
+		if (n < 0) {
+			if (errno != ENOBUFS) {
+				break; /* EAGAIN: drained */
+			}
+			ours = true; /* some were lost: ours among them, perhaps */
+			continue;
+		}
+		for (; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+			ours = ours || sock_link_msg_concerns(h, ifindex, &want);
+		}
+	}
+	return ours;
 }

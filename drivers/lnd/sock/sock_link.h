@@ -14,16 +14,21 @@
 
 #include "lnet_lnd.h"
 
-/** True when an interface that is up and running holds @p nid's address. */
-bool sock_link_is_up(const struct lnet_nid *nid);
+/**
+ * True when an interface that is up and running holds @p nid's address;
+ * @p ifindex gets that interface's index (0: none holds it).
+ */
+bool sock_link_is_up(const struct lnet_nid *nid, int *ifindex);
 
 /** A non-blocking rtnetlink socket listening to link and address changes, or -errno. */
 int sock_link_open(void);
 
 /**
- * @p fd is readable: drain it. @return true when anything was read (the
- * link state is worth reading again).
+ * @p fd is readable: drain it. @return true when a message read concerns
+ * interface @p ifindex or @p nid's address, or some were lost (ENOBUFS):
+ * the link state is worth reading again. Other interfaces' changes (a host
+ * making containers' veths) cost the NI's lcore no more than the read.
  */
-bool sock_link_drain(int fd);
+bool sock_link_drain(int fd, int ifindex, const struct lnet_nid *nid);
 
 #endif /* SOCK_LINK_H */

@@ -920,11 +920,13 @@ socklnd_link_event(struct socklnd_ni *s)
 {
 	bool up;
 
-	if (!sock_link_drain(s->link_fd)) {
+	if (!sock_link_drain(s->link_fd, s->link_ifindex, lnet_ni_nid(s->ni))) {
 		return;
 	}
-	up = sock_link_is_up(lnet_ni_nid(s->ni));
+	s->stats.link_checks++;
+	up = sock_link_is_up(lnet_ni_nid(s->ni), &s->link_ifindex);
 	if (up != s->link_up) {
+		s->stats.link_changes++;
 		s->link_up = up;
 		lnet_ni_link_state(s->ni, up);
 	}
@@ -937,7 +939,7 @@ socklnd_link_watch(struct socklnd_ni *s)
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->link_fd };
 
 	s->link_fd = sock_link_open(); /* first: a change after the look below is heard */
-	s->link_up = sock_link_is_up(lnet_ni_nid(s->ni));
+	s->link_up = sock_link_is_up(lnet_ni_nid(s->ni), &s->link_ifindex);
 	if (s->link_fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->link_fd, &ev) != 0) {
 		int rc = -errno;
 
@@ -1359,6 +1361,7 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "handed_off", st->handed_off }, { "handshake_timeouts", st->handshake_timeouts },
 		{ "sibling_closes", st->sibling_closes }, { "tx_requeued", st->tx_requeued },
 		{ "csum_checked", st->csum_checked }, { "csum_errors", st->csum_errors },
+		{ "link_checks", st->link_checks }, { "link_changes", st->link_changes },
 	};
 	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;
 

@@ -129,6 +129,8 @@ struct socklnd_stats {
 	uint64_t keepalives;         /**< keepalive NOOPs sent to quiet peers */
 	uint64_t csum_checked;       /**< received messages whose ksm_csum matched */
 	uint64_t csum_errors;        /**< ... that did not: connection closed */
+	uint64_t link_checks;        /**< link state read again: rtnetlink named our interface or address */
+	uint64_t link_changes;       /**< ... and it had changed: reported to LNet */
 	uint64_t hs_entered[SOCKLND_STATS_HS_STATES];     /**< handshakes entering each sock_conn_state */
 	uint64_t conn_entered[SOCKLND_STATS_CONN_STATES]; /**< connections entering each state */
 	uint64_t peer_entered[SOCKLND_STATS_PEER_STATES]; /**< peers entering each state */

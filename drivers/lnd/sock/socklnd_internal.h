@@ -141,6 +141,7 @@ struct socklnd_ni {
 	int epfd;
 	int link_fd;                     /* rtnetlink: link and address changes (sock_link.h); -1 none */
 	bool link_up;                    /* as last reported to LNet */
+	int link_ifindex;                /* the interface holding the NI's address; 0 none */
 	uint64_t incarnation;
 	struct socklnd_conn_list conns;
 	struct socklnd_conn_list flushq; /* connections given messages since the last poll */
