@@ -96,7 +96,7 @@ sock_link_addr_is(const struct nlmsghdr *h, const struct sock_addr *want)
 				(const void *)&((const struct sockaddr_in *)&want->ss)->sin_addr :
 				(const void *)&((const struct sockaddr_in6 *)&want->ss)->sin6_addr;
 
-	if (ifa->ifa_family != want->ss.ss_family) {
+	if (want->ss.ss_family == AF_UNSPEC || ifa->ifa_family != want->ss.ss_family) {
 		return false;
 	}
 	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
@@ -149,20 +149,41 @@ sock_link_open(void)
 }
 
 bool
-sock_link_drain(int fd, int ifindex, const struct lnet_nid *nid)
+sock_link_msgs_concern(const void *buf, size_t len, int ifindex, const struct lnet_nid *nid)
 {
-	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
 	struct sock_addr want;
-	bool ours = false;
-	ssize_t n;
+	size_t off = 0;
 
 	if (sock_addr_of_nid(nid, 0, &want) != 0) {
 		want.ss.ss_family = AF_UNSPEC;
 	}
-	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
-		const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
-		int len = (int)n;
+	/* NLMSG_OK/NLMSG_NEXT's walk, with every length checked against what is left. */
+	while (len - off >= sizeof(struct nlmsghdr)) {
+		const struct nlmsghdr *h = (const void *)((const char *)buf + off);
+		size_t mlen = h->nlmsg_len;
 
+		if (mlen < sizeof(*h) || mlen > len - off) {
+			return false; /* truncated or bogus: nothing more to trust */
+		}
+		if (sock_link_msg_concerns(h, ifindex, &want)) {
+			return true;
+		}
+		if (NLMSG_ALIGN(mlen) >= len - off) {
+			return false;
+		}
+		off += NLMSG_ALIGN(mlen);
+	}
+	return false;
+}
+
+bool
+sock_link_drain(int fd, int ifindex, const struct lnet_nid *nid)
+{
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	bool ours = false;
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
 		if (n < 0) {
 			if (errno != ENOBUFS) {
 				break; /* EAGAIN: drained */
@@ -170,9 +191,7 @@ sock_link_drain(int fd, int ifindex, const struct lnet_nid *nid)
 			ours = true; /* some were lost: ours among them, perhaps */
 			continue;
 		}
-		for (; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
-			ours = ours || sock_link_msg_concerns(h, ifindex, &want);
-		}
+		ours = ours || sock_link_msgs_concern(buf, (size_t)n, ifindex, nid);
 	}
 	return ours;
 }

@@ -31,4 +31,11 @@ int sock_link_open(void);
  */
 bool sock_link_drain(int fd, int ifindex, const struct lnet_nid *nid);
 
+/**
+ * Whether rtnetlink messages @p buf (@p len bytes, as one recv got them)
+ * concern interface @p ifindex or @p nid's address; malformed ones are
+ * passed over (fuzz_sock_link).
+ */
+bool sock_link_msgs_concern(const void *buf, size_t len, int ifindex, const struct lnet_nid *nid);
+
 #endif /* SOCK_LINK_H */
