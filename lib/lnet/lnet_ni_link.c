@@ -39,8 +39,9 @@ lnet_ni_link_start(struct lnet_mgmt_op *op)
 	struct lnet *ln = op->ln;
 	struct lnet_ni *ni = lnet_ni_find_by_nid(ln, &o->nid);
 
-	if (ni == NULL || ni == ln->loni || __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED) == !o->up) {
-		lnet_ni_link_pinged(o, 0); /* deleted since, or no change */
+	if (lnet_stopping() || ni == NULL || ni == ln->loni ||
+	    __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED) == !o->up) {
+		lnet_ni_link_pinged(o, 0); /* shutting down, deleted since, or no change */
 		return;
 	}
 	LNET_LOG(NOTICE, "%s: link %s", libcfs_nidstr(&o->nid), o->up ? "up" : "down");
