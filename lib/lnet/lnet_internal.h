@@ -196,7 +196,7 @@ struct lnet_ni {
 	 * queue: in effect one instance per CPT, summed when shown.
 	 */
 	bool any_cpt;
-	uint32_t status;          /* LNET_NI_STATUS_*: mgmt; DOWN while fatal */
+	uint32_t status;          /* LNET_NI_STATUS_*: mgmt (DOWN once net del starts) */
 	bool fatal;               /* atomic: its link is down (the kernel's ni_fatal_error_on) */
 	int health_value;         /* health issue: lo 0, others LNET_MAX_HEALTH_VALUE */
 	struct lnet_ni_tunables tun;
@@ -469,6 +469,13 @@ struct lnet {
 /* lnet_init.c */
 struct lnet *lnet_instance(void);
 bool lnet_stopping(void);
+
+/* The status the ping target and net show give @p ni: DOWN while fatal, as the kernel's. */
+static inline uint32_t
+lnet_ni_status(const struct lnet_ni *ni)
+{
+	return __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED) ? LNET_NI_STATUS_DOWN : ni->status;
+}
 
 /* lnet_cpt.c: per-CPT state and messages between CPTs */
 int lnet_cpts_create(struct lnet *ln);

@@ -46,7 +46,6 @@ lnet_ni_link_start(struct lnet_mgmt_op *op)
 	}
 	LNET_LOG(NOTICE, "%s: link %s", libcfs_nidstr(&o->nid), o->up ? "up" : "down");
 	__atomic_store_n(&ni->fatal, !o->up, __ATOMIC_RELAXED);
-	ni->status = o->up ? LNET_NI_STATUS_UP : LNET_NI_STATUS_DOWN;
 	__atomic_fetch_add(&ln->ni_state_gen, 1, __ATOMIC_RELEASE);
 	lnet_ping_target_rebuild(ln, lnet_ni_link_pinged, o);
 }
