@@ -241,6 +241,7 @@ struct lnet_send_args {
 	uint64_t match_bits;
 	unsigned int offset;
 	uint64_t hdr_data;
+	bool recovery;
 };
 
 static void
@@ -305,6 +306,7 @@ lnet_send_on_cpt(void *arg)
 		return -ENOMEM;
 	}
 	msg->tx = true;
+	msg->recovery = a->recovery;
 	msg->target = a->target;
 	lnet_send_args_to_hdr(a, md, &msg->hdr);
 	len = a->type == LNET_MSG_PUT ? md->length : 0;
@@ -361,8 +363,8 @@ LNetGet(const struct lnet_nid *self, struct lnet_handle_md mdh,
 	struct lnet_send_args a = {
 		.ln = lnet_api_instance(), .cookie = mdh.cookie, .type = LNET_MSG_GET,
 		.portal = portal, .match_bits = match_bits, .offset = offset,
+		.recovery = recovery,
 	};
 
-	(void)recovery; /* health recovery pings arrive with the health issue */
 	return lnet_send_common(&a, self, target);
 }

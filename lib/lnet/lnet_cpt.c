@@ -88,6 +88,7 @@ lnet_cpt_free(struct lnet_cpt *c)
 	lnet_sel_cache_free(c->sel);
 	lnet_md_table_fini(&c->mds);
 	lnet_discovery_cpt_fini(c);
+	lnet_recovery_cpt_fini(c);
 	lnet_msg_cache_drain(c);
 	free(c);
 }

@@ -106,7 +106,7 @@ lnet_credits_abort_peer_queue(struct lnet_peer_ni *lpni, const struct lnet_ni *o
 		lpni->txcredits++;
 		lpni->txqnob -= lnet_msg_queue_bytes(msg);
 		msg->peertxcredit = false;
-		lnet_finalize(msg, status);
+		lnet_finalize_hstatus(msg, status, LNET_MSG_STATUS_LOCAL_ABORTED);
 	}
 }
 
@@ -133,7 +133,7 @@ lnet_credits_abort_ni_queue(struct lnet_ni *ni, int status)
 		TAILQ_REMOVE(&ni->tq.queue, msg, link);
 		ni->tq.credits++;
 		msg->txcredit = false;
-		lnet_finalize(msg, status);
+		lnet_finalize_hstatus(msg, status, LNET_MSG_STATUS_LOCAL_ABORTED);
 	}
 }
 

@@ -31,6 +31,29 @@ lnet_ctl_cpts_str(const struct lnet *ln, const struct lnet_ni *ni, char *buf, si
 	}
 }
 
+static uint32_t
+lnet_ctl_hs(const struct lnet_health *h, enum lnet_msg_hstatus hs)
+{
+	return __atomic_load_n(&h->hs[hs], __ATOMIC_RELAXED);
+}
+
+/* net show -v 2's health stats: the local failures by kind, and recovery. */
+static void
+lnet_ctl_ni_health(const struct lnet_ni *ni, struct lnet_ctl_ni *o)
+{
+	const struct lnet_health *h = &ni->health;
+
+	o->health_value = lnet_health_value(h);
+	o->hs_interrupts = lnet_ctl_hs(h, LNET_MSG_STATUS_LOCAL_INTERRUPT);
+	o->hs_dropped = lnet_ctl_hs(h, LNET_MSG_STATUS_LOCAL_DROPPED);
+	o->hs_aborted = lnet_ctl_hs(h, LNET_MSG_STATUS_LOCAL_ABORTED);
+	o->hs_no_route = lnet_ctl_hs(h, LNET_MSG_STATUS_LOCAL_NO_ROUTE);
+	o->hs_timeouts = lnet_ctl_hs(h, LNET_MSG_STATUS_LOCAL_TIMEOUT);
+	o->hs_error = lnet_ctl_hs(h, LNET_MSG_STATUS_LOCAL_ERROR);
+	o->ping_count = __atomic_load_n(&h->ping_count, __ATOMIC_RELAXED);
+	o->next_ping = __atomic_load_n(&h->next_ping, __ATOMIC_RELAXED);
+}
+
 /* The NI's counts: the sum of every CPT's slot (lo's are written by all of them). */
 static void
 lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ctl_ni *o)
@@ -49,7 +72,7 @@ lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ct
 	lnet_stats_by_type(by_type[LNET_STATS_SEND], o->sent);
 	lnet_stats_by_type(by_type[LNET_STATS_RECV], o->received);
 	lnet_stats_by_type(by_type[LNET_STATS_DROP], o->dropped);
-	o->health_value = ni->health_value;
+	lnet_ctl_ni_health(ni, o);
 	o->fatal_error = __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED) ? 1 : 0;
 	o->peer_timeout = ni->tun.peer_timeout;
 	o->peer_credits = ni->tun.peer_tx_credits;
@@ -216,7 +239,8 @@ lnet_ctl_ni_health_on_mgmt(void *arg)
 		    (ni->lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0) {
 			continue;
 		}
-		__atomic_store_n(&ni->health_value, a->value, __ATOMIC_RELAXED);
+		__atomic_store_n(&ni->health.value, a->value, __ATOMIC_RELAXED);
+		lnet_recovery_queue_ni(a->ln, ni); /* below the maximum: recovery brings it back */
 		found++;
 	}
 	__atomic_fetch_add(&a->ln->ni_state_gen, 1, __ATOMIC_RELEASE); /* selection sees it */

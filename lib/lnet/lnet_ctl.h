@@ -63,6 +63,15 @@ struct lnet_ctl_ni {
 	uint64_t dropped[5];
 	int health_value;
 	int fatal_error;          /**< 1 while its link is down (the kernel's ni_fatal_error_on) */
+	/** health stats (net show -v 2): local failures by kind, recovery pings */
+	uint32_t hs_interrupts;
+	uint32_t hs_dropped;
+	uint32_t hs_aborted;
+	uint32_t hs_no_route;
+	uint32_t hs_timeouts;
+	uint32_t hs_error;
+	uint32_t ping_count;
+	int64_t next_ping;        /**< seconds (CLOCK_MONOTONIC) of the next recovery ping; 0 none */
 	int peer_timeout;
 	int peer_credits;
 	int peer_buffer_credits;
@@ -131,13 +140,13 @@ struct lnet_ctl_peer_ni {
 	uint64_t sent[5];         /**< put, get, reply, ack, hello (sent_stats order) */
 	uint64_t received[5];
 	uint64_t dropped[5];
-	int health_value;         /**< the kernel's maximum, 1000, until health lands */
+	int health_value;         /**< 0..LNET_CTL_MAX_HEALTH */
 	uint32_t hs_dropped;      /**< health stats: remote dropped, timeout, error */
 	uint32_t hs_timeout;
 	uint32_t hs_error;
 	uint32_t hs_network_timeout;
-	uint32_t ping_count;      /**< recovery pings (peer NI recovery lands with health) */
-	int64_t next_ping;
+	uint32_t ping_count;      /**< recovery pings since it was last heard from */
+	int64_t next_ping;        /**< seconds (CLOCK_MONOTONIC) of the next one; 0 none */
 };
 
 /**
@@ -317,6 +326,23 @@ struct lnet_ctl_push {
 
 /** A snapshot of the push target's counters, read on the lcore that owns it. */
 LNP_API int lnet_ctl_push_get(struct lnet_ctl_push *out);
+
+/**
+ * Set the health value of peer NI @p nid, or of every peer NI (@p nid NULL:
+ * lnetctl peer set --all); below the maximum it joins recovery if it was
+ * ever heard from, as the kernel's. -ENOENT: no such peer NI; -EINVAL: out
+ * of 0..LNET_CTL_MAX_HEALTH.
+ */
+LNP_API int lnet_ctl_peer_ni_health_set(const struct lnet_nid *nid, int value, char *err,
+					size_t errlen);
+
+/**
+ * lnetctl debug recovery: the NIDs of the local NIs (@p local) or peer NIs
+ * waiting for health recovery, in queue order; the first @p max in @p out,
+ * how many there are in @p total.
+ */
+LNP_API int lnet_ctl_recovery_list(bool local, struct lnet_nid *out, unsigned int max,
+				   unsigned int *total);
 
 /** Number of CPTs. */
 LNP_API int lnet_ctl_ncpts(void);

@@ -285,6 +285,7 @@ lnet_destroy(struct lnet *ln)
 	if (ln->rt != NULL) {
 		rt_runtime_stop(ln->rt);
 	}
+	lnet_recovery_fini(ln);
 	lnet_cpts_destroy(ln);
 	lnet_ping_target_fini(ln);
 	lnet_peer_dir_destroy(ln);

@@ -19,6 +19,7 @@
 #include "lnp_build_config.h"
 #include "cfs.h"
 #include "lnet_ctl.h"
+#include "lnet_health.h"
 #include "lnet_idl.h"
 #include "lnet_lnd.h"
 #include "lnet_select.h"
@@ -67,6 +68,7 @@ struct lnet_libmd {
 	uint16_t cpt;
 	bool rsp_tracked;         /* an ACK or REPLY is due (lnet_rsp.c) */
 	uint64_t rsp_deadline_us;
+	struct lnet_peer_ni *rsp_next_hop; /* where its last PUT/GET went (peer NIs live until shutdown) */
 	TAILQ_ENTRY(lnet_libmd) rsp_link;
 	unsigned int niov;
 	struct lnet_libmd *next_cached; /* on the table's cache */
@@ -182,6 +184,27 @@ void lnet_stats_sum(const struct lnet_msg_stats *slots, unsigned int ncpts,
 /* One kind's counts from wire-type order (ACK, PUT, GET, REPLY, HELLO) to lnetctl's (put, get, reply, ack, hello). */
 void lnet_stats_by_type(const uint64_t by_type[LNET_STATS_NTYPES], uint64_t out[5]);
 
+/*
+ * Health of a local NI or a peer NI (lnet-facts §8): its value, which any
+ * lcore lowers on a failure and raises on a success with atomics, its
+ * counts by completion status, and its place in the management lcore's
+ * recovery (lnet_recovery.c), whose fields only that lcore touches.
+ */
+struct lnet_health {
+	int value;                /* atomic: 0..LNET_MAX_HEALTH_VALUE */
+	uint32_t queued;          /* atomic: 1 from the failure that queues it until recovery drops it */
+	uint32_t hs[LNET_MSG_STATUS_END]; /* atomic: failures by enum lnet_msg_hstatus */
+	int64_t last_alive;       /* atomic, peer NI: seconds (runtime clock) of its last message; 0 never */
+	/* management lcore */
+	TAILQ_ENTRY(lnet_health) rec_link;
+	bool on_queue;
+	bool ping_pending;        /* a recovery ping is out */
+	uint32_t ping_count;      /* atomic: recovery pings since it was last heard from */
+	int64_t next_ping;        /* seconds (runtime clock) */
+	uint64_t ping_gen;        /* which ping a result answers */
+};
+TAILQ_HEAD(lnet_health_list, lnet_health);
+
 struct lnet_ni {
 	struct lnet *ln;
 	struct lnet_nid nid;
@@ -198,7 +221,7 @@ struct lnet_ni {
 	bool any_cpt;
 	uint32_t status;          /* LNET_NI_STATUS_*: mgmt (DOWN once net del starts) */
 	bool fatal;               /* atomic: its link is down (the kernel's ni_fatal_error_on) */
-	int health_value;         /* health issue: lo 0, others LNET_MAX_HEALTH_VALUE */
+	struct lnet_health health; /* lo: value 0, never changes (LNET_LND_CAP_NO_HEALTH) */
 	struct lnet_ni_tunables tun;
 	char ifname[LNET_CTL_IFNAMSIZ];
 	int dev_cpt;              /* CPT of the device's NUMA node, -1 (CFS_CPT_ANY) unknown */
@@ -311,6 +334,7 @@ struct lnet_peer_ni {
 	 * not be the shard's; the slot is that CPT's, so no line is shared.
 	 */
 	struct lnet_msg_stats *stats;
+	struct lnet_health health;
 };
 
 struct lnet_peer_table {
@@ -376,6 +400,13 @@ struct lnet_msg {
 	bool peertxcredit;        /* holds a peer NI tx credit */
 	bool is_reply_to_get;     /* REPLY built from a received GET */
 	bool disc_passed;         /* discovery let it through: no second gate */
+	bool recovery;            /* a health recovery ping: never resent, this peer NI only */
+	bool no_resend;           /* its MD went: no resend (the kernel's msg_no_resend) */
+	uint8_t retry_count;      /* resends so far */
+	enum lnet_msg_hstatus hstatus; /* what the LND said of its failure */
+	uint64_t deadline_us;     /* tx: resends stop here (transaction_timeout from the first send) */
+	struct lnet_ni *avoid_ni;          /* resend: the local NI that failed it (compared only) */
+	struct lnet_peer_ni *avoid_lpni;   /* resend: the peer NI that failed it */
 	struct lnet_peer_ni *dst_lpni; /* tx, to discovery: the destination NID's peer NI */
 	struct lnet_event ev;
 };
@@ -396,6 +427,8 @@ struct lnet_outbox {
 
 struct lnet_sel_cache;
 struct lnet_disc_io;
+struct lnet_rec_ping;
+struct lnet_recovery;
 
 struct lnet_cpt {
 	struct lnet *ln;
@@ -413,6 +446,7 @@ struct lnet_cpt {
 	struct rt_timer rsp_timer;
 	struct lnet_sel_cache *sel;         /* lnet_send_mr.c: the local NIs as selection sees them */
 	LIST_HEAD(, lnet_disc_io) disc_ios; /* lnet_discovery.c: pings and pushes in flight here */
+	LIST_HEAD(, lnet_rec_ping) rec_pings; /* lnet_recovery.c: recovery pings in flight here */
 };
 
 /* ---- event queues ------------------------------------------------------- */
@@ -464,6 +498,7 @@ struct lnet {
 	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
 	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal or health changes */
 	bool ping_quiet;          /* mgmt: the ping target rebuild under way pushes nothing */
+	struct lnet_recovery *recovery; /* mgmt: health recovery queues (lnet_recovery.c) */
 };
 
 /* lnet_init.c */
@@ -657,6 +692,37 @@ void lnet_discovery_set_enabled(struct lnet *ln, bool on);
 int lnet_discovery_enable_on_mgmt(void *ln);
 /* A global setting changed (transaction_timeout bounds a ping or push). */
 void lnet_discovery_tunables_changed(struct lnet *ln);
+
+/* lnet_health.c: health values, the status table, resends (lnet-facts §8) */
+
+static inline int
+lnet_health_value(const struct lnet_health *h)
+{
+	return __atomic_load_n(&h->value, __ATOMIC_RELAXED);
+}
+
+void lnet_health_init(struct lnet_health *h, int value);
+/* On the MD's CPT before a message's completion: true when it was resent instead. */
+bool lnet_health_fin(struct lnet_cpt *c, struct lnet_msg *msg);
+/* A message arrived from @p lpni (its shard's lcore): alive now. */
+void lnet_health_rx_alive(struct lnet_cpt *c, struct lnet_peer_ni *lpni);
+/* Failures seen outside a message's completion (a response timeout, a down NID in ping data). */
+void lnet_health_local_failure(struct lnet *ln, struct lnet_ni *ni);
+void lnet_health_remote_failure(struct lnet *ln, struct lnet_peer_ni *lpni);
+/* Success: health up by health_sensitivity, at most LNET_MAX_HEALTH_VALUE. */
+void lnet_health_raise(struct lnet *ln, struct lnet_health *h);
+/* Count a message's deadline: transaction_timeout from its first send. */
+void lnet_health_stamp_deadline(struct lnet_cpt *c, struct lnet_msg *msg);
+
+/* lnet_recovery.c: the management lcore's recovery queues and pings */
+int lnet_recovery_init(struct lnet *ln);
+void lnet_recovery_fini(struct lnet *ln);
+/* Any lcore: @p ni (by NID) or @p lpni lost health; recovery takes it. */
+void lnet_recovery_queue_ni(struct lnet *ln, struct lnet_ni *ni);
+void lnet_recovery_queue_lpni(struct lnet *ln, struct lnet_peer_ni *lpni);
+/* Management lcore, net del: @p ni leaves recovery before it is freed. */
+void lnet_recovery_ni_gone(struct lnet *ln, struct lnet_ni *ni);
+void lnet_recovery_cpt_fini(struct lnet_cpt *c);
 
 /* lnet_eq.c */
 void lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev);

@@ -19,6 +19,7 @@
 
 #include "cfs_nid.h"
 #include "lnet_ctl.h"
+#include "lnet_types.h"
 #include "lnet_wire.h"
 #include "lnp_api.h"
 
@@ -154,6 +155,15 @@ LNP_API void lnet_ni_count_error(struct lnet_ni *ni);
 
 /** Complete @p msg with @p status (0 or -errno). Any lcore. */
 LNP_API void lnet_finalize(struct lnet_msg *msg, int status);
+
+/**
+ * Complete @p msg with the error @p status and what it says of the path
+ * (@p hstatus, lnet-facts §8.2: a local or remote failure, a timeout),
+ * which decides health and whether LNet sends it again over another path
+ * instead of completing it. A status of 0 ignores @p hstatus. Any lcore.
+ */
+LNP_API void lnet_finalize_hstatus(struct lnet_msg *msg, int status,
+				   enum lnet_msg_hstatus hstatus);
 
 /** The header of @p msg. */
 LNP_API const struct lnet_hdr *lnet_msg_hdr(const struct lnet_msg *msg);

@@ -70,6 +70,15 @@ lnet_msg_cache_drain(struct lnet_cpt *c)
  * lcore that owns it, then post its event on the MD's lcore.
  */
 void
+lnet_finalize_hstatus(struct lnet_msg *msg, int status, enum lnet_msg_hstatus hstatus)
+{
+	if (status != 0 && msg->hstatus == LNET_MSG_STATUS_OK) {
+		msg->hstatus = hstatus;
+	}
+	lnet_finalize(msg, status);
+}
+
+void
 lnet_finalize(struct lnet_msg *msg, int status)
 {
 	struct lnet *ln = msg->ln;
@@ -229,7 +238,8 @@ lnet_msg_detach_md(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 	msg->ev.type = lnet_msg_event_kind(msg);
 	msg->ev.status = msg->status;
-	msg->ev.mhealth = msg->status == 0 ? LNET_MSG_STATUS_OK : LNET_MSG_STATUS_LOCAL_ERROR;
+	msg->ev.mhealth = msg->status == 0 ? LNET_MSG_STATUS_OK
+			  : msg->hstatus != LNET_MSG_STATUS_OK ? msg->hstatus : LNET_MSG_STATUS_LOCAL_ERROR;
 	msg->ev.unlinked = md->refcount == 0 && (md->flags & LNET_MD_FLAG_ZOMBIE) != 0;
 	lnet_md_deliver_event(c, md, &msg->ev);
 	msg->md = NULL;
@@ -241,6 +251,12 @@ lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	bool send_ack;
 
+	if (lnet_health_fin(c, msg)) {
+		return; /* resent: it completes later, once */
+	}
+	if (msg->tx && msg->md != NULL && msg->md->rsp_tracked && msg->txpeer != NULL) {
+		msg->md->rsp_next_hop = msg->txpeer; /* blamed if the answer never comes */
+	}
 	lnet_msg_count(c, msg);
 	send_ack = !msg->tx && msg->ack_pending && msg->status == 0;
 	if (msg->md != NULL) {

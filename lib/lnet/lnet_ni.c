@@ -102,7 +102,7 @@ lnet_ni_alloc(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd
 	ni->status = LNET_NI_STATUS_UP;
 	ni->dev_cpt = CFS_CPT_ANY; /* until the LND says where its device is */
 	/* As the kernel shows it: lo has no health, other NIs start healthy. */
-	ni->health_value = (lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0 ? 0 : 1000;
+	lnet_health_init(&ni->health, (lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0 ? 0 : LNET_MAX_HEALTH_VALUE);
 	TAILQ_INIT(&ni->tq.queue);
 	return ni;
 }
@@ -312,6 +312,9 @@ lnet_ni_table_create(struct lnet *ln)
 	TAILQ_INIT(&ln->ops);
 	LIST_INIT(&ln->ping_bufs);
 	rt_timer_init(&ln->zombie_timer, lnet_ni_zombie_check, ln);
+	if (lnet_recovery_init(ln) != 0) {
+		return -ENOMEM;
+	}
 	lnet_nid_set_lo0(&lo);
 	return lnet_ni_add(ln, &lo, lolnd, &tun, NULL, 0, &ln->loni);
 }
@@ -739,6 +742,7 @@ lnet_ni_op_start(struct lnet_mgmt_op *op)
 	if (rc == 0) {
 		/* Unpublished first: after this, no new message can pick it. */
 		o->ni->status = LNET_NI_STATUS_DOWN;
+		lnet_recovery_ni_gone(ln, o->ni);
 		rc = lnet_ni_table_remove(ln, o->ni);
 	}
 	if (rc != 0) {

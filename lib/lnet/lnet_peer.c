@@ -92,6 +92,7 @@ lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid, stru
 		return NULL;
 	}
 	lpni->nid = *nid;
+	lnet_health_init(&lpni->health, LNET_MAX_HEALTH_VALUE);
 	lpni->txcredits = ni->tun.peer_tx_credits;
 	lpni->mintxcredits = lpni->txcredits;
 	TAILQ_INIT(&lpni->txq);

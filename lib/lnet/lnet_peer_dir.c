@@ -17,7 +17,6 @@
 #include "lnet_peer_dir.h"
 
 #define LNET_PEER_DIR_MIN_BUCKETS 1024U
-#define LNET_PEER_NI_MAX_HEALTH 1000 /* the kernel's LNET_MAX_HEALTH_VALUE */
 #define LNET_PEER_TOMB ((struct lnet_peer *)1)
 
 static uint64_t
@@ -854,8 +853,20 @@ lnet_peer_ni_state_on_cpt(void *arg)
 		lnet_stats_by_type(by_type[LNET_STATS_RECV], o->received);
 		lnet_stats_by_type(by_type[LNET_STATS_DROP], o->dropped);
 	}
-	/* No peer NI health yet: the kernel's value for a healthy one, nothing counted. */
-	o->health_value = LNET_PEER_NI_MAX_HEALTH;
+	if (lpni != NULL) {
+		const struct lnet_health *h = &lpni->health;
+
+		o->health_value = lnet_health_value(h);
+		o->hs_dropped = __atomic_load_n(&h->hs[LNET_MSG_STATUS_REMOTE_DROPPED], __ATOMIC_RELAXED);
+		o->hs_timeout = __atomic_load_n(&h->hs[LNET_MSG_STATUS_REMOTE_TIMEOUT], __ATOMIC_RELAXED);
+		o->hs_error = __atomic_load_n(&h->hs[LNET_MSG_STATUS_REMOTE_ERROR], __ATOMIC_RELAXED);
+		o->hs_network_timeout = __atomic_load_n(&h->hs[LNET_MSG_STATUS_NETWORK_TIMEOUT],
+							__ATOMIC_RELAXED);
+		o->ping_count = __atomic_load_n(&h->ping_count, __ATOMIC_RELAXED);
+		o->next_ping = __atomic_load_n(&h->next_ping, __ATOMIC_RELAXED);
+	} else {
+		o->health_value = LNET_MAX_HEALTH_VALUE; /* what a new one starts with */
+	}
 	return 0;
 }
 

@@ -162,6 +162,7 @@ lnet_rx_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_drop_rx(c, msg, "no memory for the sender's peer NI");
 		return;
 	}
+	lnet_health_rx_alive(c, msg->rxpeer);
 	/* Multi-Rail: the initiator is the sender's peer, named by its primary NID. */
 	comp = rt_rcu_read((void *const *)&msg->rxpeer->comp);
 	if (comp != NULL && lnet_nid_same(&msg->from, &msg->hdr.src_nid)) {

@@ -35,11 +35,18 @@ lnet_rsp_init(struct lnet_cpt *c)
 	rt_timer_init(&c->rsp_timer, lnet_rsp_expire, c);
 }
 
+/* The MD's options decide first (the kernel's lnet_response_tracking_enabled), then the setting. */
 static bool
-lnet_rsp_wanted(const struct lnet *ln, uint32_t type)
+lnet_rsp_wanted(const struct lnet *ln, const struct lnet_libmd *md, uint32_t type)
 {
 	int bits = __atomic_load_n(&ln->tunables.response_tracking, __ATOMIC_RELAXED);
 
+	if ((md->options & LNET_MD_NO_TRACK_RESPONSE) != 0) {
+		return false;
+	}
+	if ((md->options & LNET_MD_TRACK_RESPONSE) != 0) {
+		return true;
+	}
 	return (type == LNET_MSG_GET && (bits & 1) != 0) || (type == LNET_MSG_PUT && (bits & 2) != 0);
 }
 
@@ -50,7 +57,7 @@ lnet_rsp_track(struct lnet_cpt *c, struct lnet_libmd *md, uint32_t type)
 	struct rt_runtime *rt = c->ln->rt;
 	int timeout = __atomic_load_n(&c->ln->tunables.transaction_timeout, __ATOMIC_RELAXED);
 
-	if (!lnet_rsp_wanted(c->ln, type)) {
+	if (!lnet_rsp_wanted(c->ln, md, type)) {
 		return;
 	}
 	if (md->rsp_tracked) {
@@ -83,6 +90,10 @@ lnet_rsp_timed_out(struct lnet_cpt *c, struct lnet_libmd *md)
 
 	lnet_rsp_untrack(c, md);
 	c->counters.response_timeout_count++;
+	if (md->rsp_next_hop != NULL) {
+		/* The peer NI that never answered is not used while others are healthier. */
+		lnet_health_remote_failure(c->ln, md->rsp_next_hop);
+	}
 	lnet_md_unlink(c, md);
 	if (md->refcount == 0) {
 		memset(&ev, 0, sizeof(ev));

@@ -123,6 +123,8 @@ ni_compare(const struct lnet_sel_ni *c, uint32_t c_dist, const struct lnet_sel_n
 
 	if ((r = prefer_lower(c->fatal, b->fatal)) != 0)
 		return r;
+	if ((r = prefer_lower(c->avoid, b->avoid)) != 0)
+		return r;
 	if ((r = prefer_higher(c->health, b->health)) != 0)
 		return r;
 	if ((r = prefer_lower(c->sel_prio, b->sel_prio)) != 0)
@@ -166,6 +168,8 @@ peer_ni_compare(const struct lnet_sel_peer_ni *c, bool c_pref, const struct lnet
 {
 	int r;
 
+	if ((r = prefer_lower(c->avoid, b->avoid)) != 0)
+		return r;
 	if ((r = prefer_higher(c->health, b->health)) != 0)
 		return r;
 	if ((r = prefer_lower(c->sel_prio, b->sel_prio)) != 0)
@@ -259,7 +263,41 @@ should_record_pref(const struct lnet_sel_peer *p, int pni, const struct lnet_sel
 	return !p->multi_rail && !m->response && p->nis[pni].nr_pref_nids == 0;
 }
 
-/* Source given, destination on its net: that NI to that exact NID. */
+/*
+ * A1C: source given, destination on its net, Multi-Rail peer: that NI to
+ * that exact NID; a resend whose NID failed goes to the best other peer NI
+ * on the source NI's net instead.
+ */
+static int
+sel_a1c(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+	const struct lnet_sel_msg *m, int src, int dst, struct lnet_sel_result *res)
+{
+	if (m->resend && p->nis[dst].avoid) {
+		int pnet = peer_net_of_ni(p, dst);
+		int pni = pnet == NONE ? NONE : best_peer_ni_on_net(p, pnet, &l->nis[src].nid);
+
+		dst = pni != NONE ? pni : dst;
+	}
+	result_set(res, l, NONE, src, p, NONE, dst);
+	return 0;
+}
+
+/*
+ * A1D: source given, non-Multi-Rail peer: that NI to that NID, the only
+ * path there is, so a resend fails.
+ */
+static int
+sel_a1d(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+	const struct lnet_sel_msg *m, int src, int dst, struct lnet_sel_result *res)
+{
+	if (m->resend)
+		return -EHOSTUNREACH;
+	result_set(res, l, NONE, src, p, NONE, dst);
+	res->record_pref = should_record_pref(p, dst, m);
+	return 0;
+}
+
+/* Source given, destination on its net (A1C, A1D); a source NI that is down fails. */
 static int
 send_spec_local(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 		const struct lnet_sel_msg *m, int src, struct lnet_sel_result *res)
@@ -268,10 +306,11 @@ send_spec_local(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 
 	if (dst == NONE)
 		return -EFAULT;
-	result_set(res, l, NONE, src, p, NONE, dst);
+	if (l->nis[src].fatal)
+		return -ENETDOWN;
 	if (res->send_case & LNET_SEL_NMR_DST)
-		res->record_pref = should_record_pref(p, dst, m);
-	return 0;
+		return sel_a1d(l, p, m, src, dst, res);
+	return sel_a1c(l, p, m, src, dst, res);
 }
 
 /* A non-MR peer NI keeps the local NI it was first sent from, unless the
@@ -288,22 +327,30 @@ sticky_ni(const struct lnet_sel_local *l, const struct lnet_sel_peer *p, int pne
 	return NONE;
 }
 
-/* No source, local destination, non-MR peer: the exact NID from its
- * sticky local NI (chosen and recorded the first time). */
+/*
+ * B1D: no source, local destination, non-MR peer: the exact NID from its
+ * sticky local NI (chosen and recorded the first time), or the healthiest
+ * other one when that NI failed the message. A resend to an unhealthy peer
+ * NI fails: there is no other NID to try.
+ */
 static int
-send_any_local_nmr(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
-		   const struct lnet_sel_msg *m, struct lnet_sel_result *res)
+sel_b1d(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+	const struct lnet_sel_msg *m, struct lnet_sel_result *res)
 {
 	int dst = peer_ni_find(p, &m->dst);
 	int pnet, net = NONE, ni = NONE;
 
 	if (dst == NONE)
 		return -EFAULT;
+	if (m->resend && p->nis[dst].health < LNET_SEL_MAX_HEALTH)
+		return -EHOSTUNREACH;
 	pnet = peer_net_of_ni(p, dst);
 	if (pnet == NONE)
 		return -EFAULT;
 	if (!m->reserved)
 		ni = sticky_ni(l, p, pnet);
+	if (ni != NONE && l->nis[ni].avoid)
+		ni = NONE;
 	if (ni == NONE) {
 		net = local_net_find(l, p->nets[pnet].net_id);
 		if (net != NONE)
@@ -337,11 +384,14 @@ send_any_mr_resp(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 	return 0;
 }
 
-/* No source, MR peer: best local net, its best NI, then the best peer NI
- * there. A peer reachable on a local net is sent to directly even when the
- * NID given is on a remote net. */
+/*
+ * B1C: no source, MR peer: best local net, its best NI (health first, not
+ * the one a resend failed on), then the best peer NI there (likewise). A
+ * peer reachable on a local net is sent to directly even when the NID
+ * given is on a remote net.
+ */
 static int
-send_any_mr(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+sel_b1c(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 	    const struct lnet_sel_msg *m, struct lnet_sel_result *res)
 {
 	int net, pnet, ni, pni;
@@ -364,6 +414,14 @@ send_any_mr(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 	res->send_case |= LNET_SEL_LOCAL_DST;
 	result_set(res, l, net, ni, p, pnet, pni);
 	return 0;
+}
+
+/* A2C, A2D, B2C, B2D: through a router, which issue 16 brings. */
+static int
+sel_routed(struct lnet_sel_result *res)
+{
+	(void)res;
+	return -EHOSTUNREACH;
 }
 
 static unsigned int
@@ -402,14 +460,14 @@ lnet_select(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 		if (src == NONE)
 			return -EINVAL;
 		if (res->send_case & LNET_SEL_REMOTE_DST)
-			return -EHOSTUNREACH;
+			return sel_routed(res);
 		return send_spec_local(l, p, m, src, res);
 	}
 	if (res->send_case & LNET_SEL_MR_DST)
-		return send_any_mr(l, p, m, res);
+		return sel_b1c(l, p, m, res);
 	if (res->send_case & LNET_SEL_REMOTE_DST)
-		return -EHOSTUNREACH;
-	return send_any_local_nmr(l, p, m, res);
+		return sel_routed(res);
+	return sel_b1d(l, p, m, res);
 }
 
 const char *

@@ -37,9 +37,15 @@
  * a PUT's selection plus its ACK's is about 410 instructions with one NI
  * and one peer NI, 530 with two of each.
  *
+ * Health (seed 004, cases A1C..B2D by name in lnet_select.c): NIs and
+ * peer NIs are ranked by health first; a resend marks the path that
+ * failed (avoid) so it is taken only when nothing else is left; a send
+ * from a given NI that is down fails; a resend to a non-Multi-Rail peer
+ * fails when the source is fixed or the peer NI is unhealthy.
+ *
  * Not here yet: routes (issue 16: every routed case answers -EHOSTUNREACH,
- * forwarding as a router is not modelled), GPU device priority, health and
- * UDSP values (the fields exist; neutral values make them no-ops).
+ * forwarding as a router is not modelled), GPU device priority and UDSP
+ * values (the fields exist; neutral values make them no-ops).
  */
 #ifndef LNET_SELECT_H
 #define LNET_SELECT_H
@@ -74,6 +80,7 @@ struct lnet_sel_ni {
 	int tx_credits;    /* may be negative (messages queued) */
 	uint64_t seq;      /* round robin: lower goes first */
 	bool fatal;        /* the LND reported a fatal error */
+	bool avoid;        /* a resend: the NI the message already failed on */
 };
 
 /* One net, local or the peer's; its NIs are nis[first_ni .. first_ni + nr_nis). */
@@ -108,6 +115,7 @@ struct lnet_sel_peer_ni {
 	uint64_t seq;
 	const struct lnet_nid *pref_nids; /* the kernel's lpni_pref */
 	uint16_t nr_pref_nids;
+	bool avoid;        /* a resend: the peer NI the message already failed on */
 };
 
 struct lnet_sel_peer {
@@ -125,6 +133,7 @@ struct lnet_sel_msg {
 	bool response;       /* ACK or REPLY */
 	bool recovery;       /* health recovery ping: this peer NI, as non-MR */
 	bool reserved;       /* on the reserved portal (ping, push): no stickiness */
+	bool resend;         /* health resend: seed 004's rules for a second try */
 };
 
 struct lnet_sel_result {
@@ -139,9 +148,10 @@ struct lnet_sel_result {
 
 /*
  * Choose the path for @msg to @peer. 0 and @res filled, or:
- * -EINVAL a source NID that is not a local NI; -EHOSTUNREACH no local net
- * reaches the peer (routes are issue 16); -EFAULT the destination NID is
- * missing from @peer (the caller's view is wrong).
+ * -EINVAL a source NID that is not a local NI; -ENETDOWN the given source
+ * NI is down (fatal); -EHOSTUNREACH no local net reaches the peer (routes
+ * are issue 16), or a resend has no other path (A1D, B1D); -EFAULT the
+ * destination NID is missing from @peer (the caller's view is wrong).
  */
 int lnet_select(const struct lnet_sel_local *local, const struct lnet_sel_peer *peer,
 		const struct lnet_sel_msg *msg, struct lnet_sel_result *res);

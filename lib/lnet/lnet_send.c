@@ -49,6 +49,7 @@ lnet_send_addressed(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	msg->hdr.dest_pid = msg->target.pid;
 	msg->hdr.src_pid = c->ln->pid;
+	lnet_health_stamp_deadline(c, msg);
 	if (msg->md != NULL && !msg->is_reply_to_get) {
 		/* The SEND event names the NID we actually sent from. */
 		msg->ev.initiator.nid = msg->hdr.src_nid;
@@ -69,6 +70,16 @@ lnet_send_addressed(struct lnet_cpt *c, struct lnet_msg *msg)
 static void
 lnet_send_route(struct lnet_cpt *c, struct lnet_msg *msg)
 {
+	struct lnet_ni *self = msg->recovery ? lnet_ni_find_by_nid(c->ln, &msg->target.nid) : NULL;
+
+	if (self != NULL && self != c->ln->loni) {
+		/* A local NI's recovery ping tests the NI itself: out through its LND, as the kernel's. */
+		lnet_msg_set_txni(c, msg, self);
+		msg->hdr.src_nid = self->nid;
+		msg->hdr.dest_nid = self->nid;
+		lnet_send_addressed(c, msg);
+		return;
+	}
 	if (lnet_dest_is_local(c->ln, &msg->target.nid)) {
 		lnet_send_loopback(c, msg);
 		return;
@@ -173,7 +184,8 @@ void
 lnet_send_ni_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	if (!msg->txni->started) {
-		lnet_send_fail(c, msg, -ENETDOWN, "the NI was deleted");
+		/* Another NI may take it: a local failure that health resends. */
+		lnet_finalize_hstatus(msg, -ENETDOWN, LNET_MSG_STATUS_LOCAL_ABORTED);
 		return;
 	}
 	if (!lnet_credits_take_ni(msg->txni, msg)) {
@@ -190,7 +202,11 @@ lnet_ni_send(struct lnet_cpt *c, struct lnet_msg *msg)
 	int rc;
 
 	/* A message queued for a credit may outlive its NI (net del). */
-	rc = ni->started ? ni->lnd->send(ni, msg) : -ENETDOWN;
+	if (!ni->started) {
+		lnet_finalize_hstatus(msg, -ENETDOWN, LNET_MSG_STATUS_LOCAL_ABORTED);
+		return;
+	}
+	rc = ni->lnd->send(ni, msg);
 	if (rc != 0) {
 		c->counters.local_error_count++;
 		lnet_finalize(msg, rc);

@@ -142,12 +142,10 @@ lnet_sel_cache_fill(struct lnet_sel_cache *sc, const struct lnet_ni_table *t)
 			sc->ni[nnis] = ni;
 			sc->nis[nnis++] = (struct lnet_sel_ni){
 				.nid = ni->nid,
-				.health = ni->health_value,
 				.fatal = __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED),
 				.sel_prio = LNET_SEL_PRIO_NONE,
 				.dev_cpt = ni->dev_cpt,
 			};
-			net->health = ni->health_value > net->health ? ni->health_value : net->health;
 			net->nr_nis++;
 		}
 	}
@@ -274,11 +272,13 @@ lnet_sel_peer_credits(const struct lnet_sel_cache *sc, const struct lnet_peer_co
 
 /*
  * The peer's view from @p comp (NULL: a peer the management lcore has not
- * published yet, seen as its one NID, not Multi-Rail).
+ * published yet, seen as its one NID, not Multi-Rail); @p avoid: the peer
+ * NI a resend must not take while another is left.
  */
 static int
 lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
-		   const struct lnet_peer_comp *comp, uint64_t *rr, struct lnet_sel_peer *view)
+		   const struct lnet_peer_comp *comp, uint64_t *rr, const struct lnet_peer_ni *avoid,
+		   struct lnet_sel_peer *view)
 {
 	struct lnet_peer_comp_ni one = { lpni->nid, lpni };
 	struct lnet_sel_net one_net = { .net_id = lnet_nid_net(&lpni->nid), .nr_nis = 1,
@@ -290,6 +290,7 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
 	unsigned int nnis = comp != NULL ? comp->nnis : 1;
 	bool mr = comp != NULL && comp->multi_rail;
 	unsigned int i;
+	unsigned int j;
 
 	if (lnet_sel_peer_grow(sc, nnets > nnis ? nnets : nnis) != 0) {
 		return -ENOMEM;
@@ -297,19 +298,28 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
 	for (i = 0; i < nnets; i++) {
 		sc->pnets[i] = nets[i];
 		sc->pnets[i].seq = rr != NULL ? rr[i] : 0;
+		sc->pnets[i].health = 0; /* its best NI's (the kernel's lpn_healthv), below */
 	}
-	for (i = 0; i < nnis; i++) {
+	for (i = 0, j = 0; i < nnis; i++) {
 		bool pref = !mr && lpni->has_pref && lnet_nid_same(&nis[i].nid, &lpni->nid);
+		const struct lnet_peer_ni *pni = nis[i].lpni;
 
 		sc->pnis[i] = (struct lnet_sel_peer_ni){
 			.nid = nis[i].nid,
-			.health = LNET_SEL_MAX_HEALTH,
+			.health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH,
 			.sel_prio = LNET_SEL_PRIO_NONE,
 			.tx_credits = lnet_sel_peer_credits(sc, &nis[i]),
 			.seq = lnet_sel_peer_seq(&nis[i]),
 			.pref_nids = pref ? &lpni->pref : NULL,
 			.nr_pref_nids = pref ? 1 : 0,
+			.avoid = avoid != NULL && pni == avoid,
 		};
+		while (j + 1 < nnets && i >= (unsigned int)sc->pnets[j].first_ni + sc->pnets[j].nr_nis) {
+			j++;
+		}
+		if (sc->pnis[i].health > sc->pnets[j].health) {
+			sc->pnets[j].health = sc->pnis[i].health;
+		}
 	}
 	*view = (struct lnet_sel_peer){ sc->pnets, sc->pnis, (uint16_t)nnets, (uint16_t)nnis, mr };
 	return 0;
@@ -347,18 +357,30 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 	struct lnet_sel_msg m;
 	uint64_t *rr;
 	unsigned int i;
+	unsigned int j;
 	int rc;
 
 	if (sc == NULL) {
 		return -ENOMEM;
 	}
 	rr = lnet_sel_rr(lpni, nnets);
-	if (lnet_sel_peer_view(sc, lpni, comp, rr, &peer) != 0) {
+	if (lnet_sel_peer_view(sc, lpni, comp, rr, msg->avoid_lpni, &peer) != 0) {
 		return -ENOMEM;
 	}
-	for (i = 0; i < sc->view.nr_nis; i++) {
-		sc->nis[i].tx_credits = __atomic_load_n(&sc->ni[i]->tq.credits, __ATOMIC_RELAXED);
-		sc->nis[i].seq = __atomic_load_n(&sc->ni[i]->sel_seq, __ATOMIC_RELAXED);
+	/* What changes message by message is read as it is now. */
+	for (j = 0; j < sc->view.nr_nets; j++) {
+		struct lnet_sel_net *net = &sc->nets[j];
+
+		net->health = 0; /* its best NI's (the kernel's lnet_get_net_healthv_locked) */
+		for (i = net->first_ni; i < (unsigned int)net->first_ni + net->nr_nis; i++) {
+			struct lnet_sel_ni *sn = &sc->nis[i];
+
+			sn->tx_credits = __atomic_load_n(&sc->ni[i]->tq.credits, __ATOMIC_RELAXED);
+			sn->seq = __atomic_load_n(&sc->ni[i]->sel_seq, __ATOMIC_RELAXED);
+			sn->health = lnet_health_value(&sc->ni[i]->health);
+			sn->avoid = msg->avoid_ni != NULL && sc->ni[i] == msg->avoid_ni;
+			net->health = sn->health > net->health ? sn->health : net->health;
+		}
 	}
 	sc->view.numa_range = (uint32_t)__atomic_load_n(&c->ln->tunables.numa_range,
 						       __ATOMIC_RELAXED);
@@ -367,6 +389,8 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 		.dst = msg->target.nid,
 		.md_cpt = msg->md != NULL ? msg->md->cpt : c->cpt,
 		.reserved = lnet_msg_is_reserved(msg),
+		.recovery = msg->recovery,
+		.resend = msg->retry_count != 0,
 	};
 	rc = lnet_select(&sc->view, &peer, &m, &res);
 	if (rc != 0) {

@@ -252,6 +252,13 @@ LNP_API bool rt_timer_pending(const struct rt_timer *t);
 /** Monotonic microseconds on the runtime clock (virtual in SIM mode). */
 LNP_API uint64_t rt_now_us(const struct rt_runtime *rt);
 
+/**
+ * The clock as @p lc's current loop iteration read it (microseconds, the
+ * rt_now_us() clock): no clock read, for stamps on the message path that
+ * a loop iteration's age does not matter to (deadlines in seconds).
+ */
+LNP_API uint64_t rt_lcore_now_us(const struct rt_lcore *lc);
+
 /** SIM only: advance the virtual clock (timers fire on the next poll). */
 LNP_API void rt_sim_advance_us(struct rt_runtime *rt, uint64_t us);
 

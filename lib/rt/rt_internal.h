@@ -89,6 +89,7 @@ struct rt_lcore {
 	unsigned int nheap;
 	unsigned int heap_cap;
 	unsigned int skipped;       /* POLLED: rounds skipped since last polled */
+	uint64_t now_us;            /* the clock as its current (or last) iteration read it */
 	struct rt_lcore_stats stats;
 };
 

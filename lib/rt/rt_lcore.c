@@ -204,6 +204,7 @@ rt_lcore_poll_at(struct rt_lcore *lc, uint64_t now)
 	unsigned int work;
 
 	t_rt_self = lc;
+	lc->now_us = now;
 	work = rt_msgs_run(lc);
 	work += rt_pollers_run(lc, now);
 	work += rt_timers_run(lc, now);
@@ -218,6 +219,12 @@ rt_lcore_poll_at(struct rt_lcore *lc, uint64_t now)
 	}
 	t_rt_self = prev;
 	return work;
+}
+
+uint64_t
+rt_lcore_now_us(const struct rt_lcore *lc)
+{
+	return lc->now_us != 0 ? lc->now_us : rt_now_us(lc->rt);
 }
 
 unsigned int

@@ -35,6 +35,22 @@ ni_is() { # daemon nid want
 	[ "$got" = "$3" ] || { echo "$1 $2: got '$got', want '$3'"; return 1; }
 }
 
+# send_count = recv_count >= $3 and drop_count = $4 in the one-line statistics $1.
+balanced_with_drops() { # stats min drops
+	set -- $(echo "$1" | sed -n 's/.*send_count: *\([0-9]*\) *recv_count: *\([0-9]*\) *drop_count: *\([0-9]*\).*/\1 \2 \3/p') "$2" "$3"
+	[ $# -eq 5 ] && [ "$1" -eq "$2" ] && [ "$1" -ge "$4" ] && [ "$3" -eq "$5" ]
+}
+
+ni_balanced() { # daemon nid min-send drops
+	got=$(ni_stats "$1" "$2")
+	balanced_with_drops "$got" "$3" "$4" || { echo "$1 $2: got '$got'"; return 1; }
+}
+
+peer_balanced() { # daemon peer-nid min-send drops
+	"$ctl" --name "$1" peer show -v --nid "$2" | tr -d '\n' >"$work/peer"
+	balanced_with_drops "$(cat "$work/peer")" "$3" "$4" || { cat "$work/peer"; echo; return 1; }
+}
+
 peer_is() { # daemon peer-nid send recv drop
 	"$ctl" --name "$1" peer show -v --nid "$2" | tr -d '\n' >"$work/peer"
 	grep -q "statistics: *send_count: $3 *recv_count: $4 *drop_count: $5" "$work/peer" ||
@@ -143,11 +159,14 @@ session() { # tag ipa ipb [daemon options...]
 	check "[$tag] 3 PUTs to $b's unposted portal: none verified" sh -c "grep -q 'failed: 3' '$work/client.out' || { cat '$work/client.out'; false; }"
 	check "[$tag] $b's tcp NI: 3 dropped PUTs" \
 		by_type_is "$b" net dropped_stats "put: 3 get: 0 reply: 0 ack: 0 hello: 0"
-	check "[$tag] $b's tcp NI: drop_count 3 (and discovery's 3 more each way)" \
-		ni_is "$b" "$ipb@tcp" "send_count: 6 recv_count: 6 drop_count: 3"
+	# The PUTs' ACKs never come: the application's LNet blames B's peer NI
+	# (response timeout, transaction_timeout 1 s) and pings it for recovery,
+	# as the kernel's does; B answers each ping, so it sends what it receives.
+	check "[$tag] $b's tcp NI: drop_count 3 (and discovery's 3 more each way, and recovery pings)" \
+		ni_balanced "$b" "$ipb@tcp" 6 3
 	check "[$tag] $b: the node's drop_count 3, drop_length 24" node_drops_are "$b" 3 24
 	check "[$tag] $b: the sender's peer NI counts no drop (the kernel counts rx drops on the NI)" \
-		peer_is "$b" "$ipc@tcp" 3 3 0
+		peer_balanced "$b" "$ipc@tcp" 3 0
 	check "[$tag] SIGTERM: $a exits 0" stop_daemon "$pid_a"
 	check "[$tag] SIGTERM: $b exits 0" stop_daemon "$pid_b"
 	check "[$tag] no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"

@@ -134,8 +134,49 @@ socklnd_rx_unlink(struct socklnd_conn *c)
 	}
 }
 
+/*
+ * What a connection's error says of the path (the kernel's
+ * ksocknal_txlist_done): silence is a network timeout, a peer that reset
+ * or refused or could not be reached dropped it (another of its NIDs may
+ * do), the NI going away aborted it (another NI may do); anything else is
+ * an error no resend fixes.
+ */
+enum lnet_msg_hstatus
+socklnd_hstatus(int status)
+{
+	switch (status) {
+	case -ETIMEDOUT:
+		return LNET_MSG_STATUS_NETWORK_TIMEOUT;
+	case -ENETDOWN:
+	case -EHOSTUNREACH:
+	case -ENETUNREACH:
+	case -ECONNREFUSED:
+	case -ECONNRESET:
+		return LNET_MSG_STATUS_REMOTE_DROPPED;
+	case -ESHUTDOWN:
+		return LNET_MSG_STATUS_LOCAL_ABORTED;
+	default:
+		return LNET_MSG_STATUS_LOCAL_ERROR;
+	}
+}
+
+/* Complete a message the LND could not deliver: LNet may send it again elsewhere. */
+void
+socklnd_msg_fail(void *cookie, int status, enum lnet_msg_hstatus hs)
+{
+	if (cookie != NULL) {
+		lnet_finalize_hstatus(cookie, status, hs);
+	}
+}
+
 void
 socklnd_conn_close(struct socklnd_conn *c, int status)
+{
+	socklnd_conn_close_hs(c, status, socklnd_hstatus(status));
+}
+
+void
+socklnd_conn_close_hs(struct socklnd_conn *c, int status, enum lnet_msg_hstatus hs)
 {
 	enum socklnd_conn_state was = c->state;
 	struct sock_tx *tx;
@@ -163,14 +204,12 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 		if (socklnd_peer_requeue(c, tx, status)) {
 			continue;
 		}
-		if (tx->cookie != NULL) {
-			lnet_finalize(tx->cookie, status);
-		}
+		socklnd_msg_fail(tx->cookie, status, hs);
 		socklnd_tx_free(c->sni, tx);
 	}
-	/* A message waiting for its payload ends with the connection. */
+	/* A message waiting for its payload ends with the connection: the peer's fault. */
 	if (c->rx.state == SOCK_RX_PAYLOAD && c->rx.cookie != NULL) {
-		lnet_finalize(c->rx.cookie, status);
+		socklnd_msg_fail(c->rx.cookie, status, LNET_MSG_STATUS_REMOTE_ERROR);
 	}
 	c->sni->stats.conns_closed++;
 	socklnd_peer_conn_gone(c, was, status);
@@ -914,6 +953,24 @@ socklnd_poll_direct(struct socklnd_ni *s, unsigned int *busy)
 
 /* ---- the link under the NI ---- */
 
+/*
+ * The link went down: what the NI's connections carry goes nowhere, so they
+ * close now and their messages fail as a local drop, for LNet to resend over
+ * another NI, instead of waiting for the socket timeout.
+ */
+static void
+socklnd_close_all(struct socklnd_ni *s, int status, enum lnet_msg_hstatus hs)
+{
+	struct socklnd_conn *c;
+
+	TAILQ_FOREACH(c, &s->conns, link) {
+		if (c->state != SOCKLND_CONN_DEAD) {
+			socklnd_conn_close_hs(c, status, hs);
+		}
+	}
+	socklnd_peers_fail_waiting(s, status, hs);
+}
+
 /* On the NI's lcore: rtnetlink said something changed; a new state goes to LNet. */
 static void
 socklnd_link_event(struct socklnd_ni *s)
@@ -929,6 +986,9 @@ socklnd_link_event(struct socklnd_ni *s)
 		s->stats.link_changes++;
 		s->link_up = up;
 		lnet_ni_link_state(s->ni, up);
+		if (!up) {
+			socklnd_close_all(s, -ENETDOWN, LNET_MSG_STATUS_LOCAL_DROPPED);
+		}
 	}
 }
 

@@ -186,6 +186,11 @@ int socklnd_peer_set_state(struct socklnd_ni *s, struct socklnd_peer *p, enum so
 extern const struct rt_fsm socklnd_conn_fsm;
 int socklnd_conn_set_state(struct socklnd_conn *c, enum socklnd_conn_event ev);
 void socklnd_conn_close(struct socklnd_conn *c, int status);
+/* Close with @p hs as the health status of the messages it fails. */
+void socklnd_conn_close_hs(struct socklnd_conn *c, int status, enum lnet_msg_hstatus hs);
+enum lnet_msg_hstatus socklnd_hstatus(int status);
+void socklnd_msg_fail(void *cookie, int status, enum lnet_msg_hstatus hs);
+void socklnd_peers_fail_waiting(struct socklnd_ni *s, int status, enum lnet_msg_hstatus hs);
 void socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx);
 struct sock_tx *socklnd_tx_alloc(struct socklnd_ni *s);
 void socklnd_tx_free(struct socklnd_ni *s, struct sock_tx *tx);

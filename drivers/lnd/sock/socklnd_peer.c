@@ -169,16 +169,26 @@ socklnd_peer_pick(struct socklnd_peer *p, unsigned int min_bulk, size_t size)
 }
 
 static void
-socklnd_txq_fail(struct socklnd_ni *s, struct sock_tx_list *q, int status)
+socklnd_txq_fail(struct socklnd_ni *s, struct sock_tx_list *q, int status,
+		 enum lnet_msg_hstatus hs)
 {
 	struct sock_tx *tx;
 
 	while ((tx = TAILQ_FIRST(q)) != NULL) {
 		TAILQ_REMOVE(q, tx, link);
-		if (tx->cookie != NULL) {
-			lnet_finalize(tx->cookie, status);
-		}
+		socklnd_msg_fail(tx->cookie, status, hs);
 		socklnd_tx_free(s, tx);
+	}
+}
+
+/* The link went down: messages waiting for a connection fail with @p hs. */
+void
+socklnd_peers_fail_waiting(struct socklnd_ni *s, int status, enum lnet_msg_hstatus hs)
+{
+	struct socklnd_peer *p;
+
+	TAILQ_FOREACH(p, &s->peers, link) {
+		socklnd_txq_fail(s, &p->txq, status, hs);
 	}
 }
 
@@ -227,7 +237,7 @@ socklnd_peer_give_up(struct socklnd_ni *s, struct socklnd_peer *p)
 	p->retry_at_us = now + (uint64_t)p->backoff_ms * 1000;
 	p->backoff_ms = p->backoff_ms * 2 > (unsigned int)s->opts.max_reconnectms ?
 				(unsigned int)s->opts.max_reconnectms : p->backoff_ms * 2;
-	socklnd_txq_fail(s, &p->txq, why);
+	socklnd_txq_fail(s, &p->txq, why, socklnd_hstatus(why));
 }
 
 int
@@ -526,7 +536,7 @@ socklnd_peers_destroy(struct socklnd_ni *s, int status)
 
 	while ((p = TAILQ_FIRST(&s->peers)) != NULL) {
 		TAILQ_REMOVE(&s->peers, p, link);
-		socklnd_txq_fail(s, &p->txq, status);
+		socklnd_txq_fail(s, &p->txq, status, socklnd_hstatus(status));
 		free(p);
 	}
 }

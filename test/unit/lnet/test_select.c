@@ -1047,6 +1047,130 @@ test_case_str(void **state)
 			    "SRC_SPEC REMOTE NMR RESP");
 }
 
+/* ---- seed 004: health-aware selection, case by case ---------------------- */
+
+/* A1C: source given, MR peer: a source NI that is down fails; a resend avoids the failed NID. */
+static void
+test_a1c_health(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.msg.src = w.nis[A].nid;
+	w.nis[A].fatal = true;
+	assert_int_equal(sel(&w), -ENETDOWN);
+	w.nis[A].fatal = false;
+	expect_path(&w, A, X); /* the exact NID otherwise */
+	w.msg.resend = true;
+	w.pnis[X].avoid = true;
+	expect_path(&w, A, Y); /* the resend takes the peer's other NID */
+	w.pnis[Y].avoid = true;
+	expect_path(&w, A, X); /* nothing else left: the exact NID again */
+}
+
+/* A1D: source given, non-MR peer: only one path, so a resend fails. */
+static void
+test_a1d_resend_fails(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.peer.multi_rail = false;
+	w.msg.src = w.nis[B].nid;
+	expect_path(&w, B, X);
+	w.msg.resend = true;
+	assert_int_equal(sel(&w), -EHOSTUNREACH);
+	w.nis[B].fatal = true;
+	w.msg.resend = false;
+	assert_int_equal(sel(&w), -ENETDOWN);
+}
+
+/* B1C: no source, MR peer: healthiest NI and peer NI; a resend's failed path loses to any other. */
+static void
+test_b1c_health_and_avoid(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.nis[A].seq = 1; /* A and X would win the round robin */
+	w.nis[B].seq = 2;
+	w.pnis[X].seq = 1;
+	w.pnis[Y].seq = 2;
+	expect_path(&w, A, X);
+	w.nis[A].health = 900;
+	w.pnis[X].health = 900;
+	expect_path(&w, B, Y); /* health first */
+	w.nis[A].health = LNET_SEL_MAX_HEALTH;
+	w.pnis[X].health = LNET_SEL_MAX_HEALTH;
+	w.msg.resend = true;
+	w.nis[A].avoid = true;
+	w.pnis[X].avoid = true;
+	expect_path(&w, B, Y); /* not the path that failed */
+	w.nis[B].health = 100;
+	w.pnis[Y].health = 100;
+	expect_path(&w, B, Y); /* even a sick other path beats the failed one */
+	w.nis[B].fatal = true;
+	expect_path(&w, A, Y); /* but a fatal NI loses to the failed one */
+}
+
+/* B1D: no source, non-MR peer: the resend fails if the peer NI is unhealthy, else avoids the NI. */
+static void
+test_b1d_resend(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.peer.multi_rail = false;
+	w.nis[A].seq = 1;
+	w.nis[B].seq = 2;
+	expect_path(&w, A, X);
+	w.msg.resend = true;
+	w.nis[A].avoid = true;
+	expect_path(&w, B, X);
+	w.pnis[X].health = 900;
+	assert_int_equal(sel(&w), -EHOSTUNREACH);
+	w.msg.resend = false;
+	expect_path(&w, B, X); /* a first send goes to it however unhealthy */
+}
+
+/* B1D with a sticky NI: a resend does not go back to the sticky NI that failed it. */
+static void
+test_b1d_sticky_ni_avoided(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_one_net(&w);
+	w.peer.multi_rail = false;
+	w.pref[X] = w.nis[A].nid;
+	w.pnis[X].pref_nids = &w.pref[X];
+	w.pnis[X].nr_pref_nids = 1;
+	expect_path(&w, A, X);
+	w.msg.resend = true;
+	w.nis[A].avoid = true;
+	expect_path(&w, B, X);
+	assert_false(w.res.record_pref); /* the peer keeps its preferred NI */
+}
+
+/* A2C, A2D, B2C, B2D: routed destinations wait for routing (issue 16). */
+static void
+test_routed_cases_unreachable(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w);
+	w.msg.dst = nid_on(TCP9, 0x0a090002);
+	w.peer.multi_rail = false;
+	assert_int_equal(sel(&w), -EHOSTUNREACH);
+	w.msg.src = w.nis[A].nid;
+	assert_int_equal(sel(&w), -EHOSTUNREACH);
+}
+
 int
 main(void)
 {
@@ -1088,6 +1212,12 @@ main(void)
 		cmocka_unit_test(test_net_not_local_skipped),
 		cmocka_unit_test(test_random_views_follow_the_rule_tuples),
 		cmocka_unit_test(test_case_str),
+		cmocka_unit_test(test_a1c_health),
+		cmocka_unit_test(test_a1d_resend_fails),
+		cmocka_unit_test(test_b1c_health_and_avoid),
+		cmocka_unit_test(test_b1d_resend),
+		cmocka_unit_test(test_b1d_sticky_ni_avoided),
+		cmocka_unit_test(test_routed_cases_unreachable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

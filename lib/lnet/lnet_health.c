@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Health (lnet-facts §8, seed 004): what a message's completion status
+ * does to the health of the local NI and the peer NI it went over, and
+ * whether it goes again over another path instead of completing.
+ *
+ * Health values are atomics that any lcore lowers on a failure and raises
+ * on a success: failures are rare and health is read by selection on
+ * every lcore, so one shared int beats a message to an owner. Joining a
+ * recovery queue is a hop to the management lcore (lnet_recovery.c), once
+ * per stay there (the queued flag).
+ *
+ * A resend returns to selection in the destination's shard with the path
+ * that failed marked, inside the message's deadline (transaction_timeout
+ * from its first send) and at most retry_count times; the MD stays
+ * attached, so the user sees one completion, the last try's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lnet_health.h"
+#include "lnet_internal.h"
+
+/* The kernel's lnet_health_check, one row per status (lnet-facts §8.3). */
+static const struct lnet_hs_reaction lnet_hs_table[LNET_MSG_STATUS_END] = {
+	[LNET_MSG_STATUS_OK] = { false, false, LNET_HS_RESEND_NONE },
+	[LNET_MSG_STATUS_LOCAL_INTERRUPT] = { true, false, LNET_HS_RESEND_LOCAL },
+	[LNET_MSG_STATUS_LOCAL_DROPPED] = { true, false, LNET_HS_RESEND_LOCAL },
+	[LNET_MSG_STATUS_LOCAL_ABORTED] = { true, false, LNET_HS_RESEND_LOCAL },
+	[LNET_MSG_STATUS_LOCAL_NO_ROUTE] = { true, false, LNET_HS_RESEND_LOCAL },
+	[LNET_MSG_STATUS_LOCAL_TIMEOUT] = { true, false, LNET_HS_RESEND_LOCAL },
+	[LNET_MSG_STATUS_LOCAL_ERROR] = { true, false, LNET_HS_RESEND_NONE },
+	[LNET_MSG_STATUS_REMOTE_ERROR] = { false, true, LNET_HS_RESEND_NONE },
+	[LNET_MSG_STATUS_REMOTE_DROPPED] = { false, true, LNET_HS_RESEND_REMOTE },
+	[LNET_MSG_STATUS_REMOTE_TIMEOUT] = { false, true, LNET_HS_RESEND_NONE },
+	[LNET_MSG_STATUS_NETWORK_TIMEOUT] = { true, true, LNET_HS_RESEND_NONE },
+};
+
+const struct lnet_hs_reaction *
+lnet_hs_reaction(enum lnet_msg_hstatus hs)
+{
+	return (unsigned int)hs < LNET_MSG_STATUS_END ? &lnet_hs_table[hs] : NULL;
+}
+
+const char *
+lnet_hs_str(enum lnet_msg_hstatus hs)
+{
+	static const char *const names[LNET_MSG_STATUS_END] = {
+		[LNET_MSG_STATUS_OK] = "OK",
+		[LNET_MSG_STATUS_LOCAL_INTERRUPT] = "LOCAL_INTERRUPT",
+		[LNET_MSG_STATUS_LOCAL_DROPPED] = "LOCAL_DROPPED",
+		[LNET_MSG_STATUS_LOCAL_ABORTED] = "LOCAL_ABORTED",
+		[LNET_MSG_STATUS_LOCAL_NO_ROUTE] = "LOCAL_NO_ROUTE",
+		[LNET_MSG_STATUS_LOCAL_ERROR] = "LOCAL_ERROR",
+		[LNET_MSG_STATUS_LOCAL_TIMEOUT] = "LOCAL_TIMEOUT",
+		[LNET_MSG_STATUS_REMOTE_ERROR] = "REMOTE_ERROR",
+		[LNET_MSG_STATUS_REMOTE_DROPPED] = "REMOTE_DROPPED",
+		[LNET_MSG_STATUS_REMOTE_TIMEOUT] = "REMOTE_TIMEOUT",
+		[LNET_MSG_STATUS_NETWORK_TIMEOUT] = "NETWORK_TIMEOUT",
+	};
+
+	return (unsigned int)hs < LNET_MSG_STATUS_END ? names[hs] : "<UNKNOWN>";
+}
+
+int
+lnet_health_lowered(int value, int sensitivity)
+{
+	return value < sensitivity ? 0 : value - sensitivity;
+}
+
+int
+lnet_health_raised(int value, int sensitivity)
+{
+	return value + sensitivity >= LNET_MAX_HEALTH_VALUE ? LNET_MAX_HEALTH_VALUE
+							    : value + sensitivity;
+}
+
+void
+lnet_health_init(struct lnet_health *h, int value)
+{
+	memset(h, 0, sizeof(*h));
+	h->value = value;
+}
+
+static int
+lnet_health_sensitivity(const struct lnet *ln)
+{
+	return __atomic_load_n(&ln->tunables.health_sensitivity, __ATOMIC_RELAXED);
+}
+
+/* Apply @p f to the value atomically; true when it changed. */
+static bool
+lnet_health_update(struct lnet_health *h, int (*f)(int, int), int sensitivity)
+{
+	int old = __atomic_load_n(&h->value, __ATOMIC_RELAXED);
+	int new;
+
+	do {
+		new = f(old, sensitivity);
+		if (new == old) {
+			return false;
+		}
+	} while (!__atomic_compare_exchange_n(&h->value, &old, new, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+void
+lnet_health_raise(struct lnet *ln, struct lnet_health *h)
+{
+	if (lnet_health_value(h) < LNET_MAX_HEALTH_VALUE) {
+		lnet_health_update(h, lnet_health_raised, lnet_health_sensitivity(ln));
+	}
+}
+
+void
+lnet_health_local_failure(struct lnet *ln, struct lnet_ni *ni)
+{
+	if ((ni->lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0) {
+		return;
+	}
+	lnet_health_update(&ni->health, lnet_health_lowered, lnet_health_sensitivity(ln));
+	lnet_recovery_queue_ni(ln, ni);
+}
+
+void
+lnet_health_remote_failure(struct lnet *ln, struct lnet_peer_ni *lpni)
+{
+	lnet_health_update(&lpni->health, lnet_health_lowered, lnet_health_sensitivity(ln));
+	lnet_recovery_queue_lpni(ln, lpni);
+}
+
+void
+lnet_health_rx_alive(struct lnet_cpt *c, struct lnet_peer_ni *lpni)
+{
+	int64_t now = (int64_t)(rt_lcore_now_us(c->lcore) / 1000000);
+
+	/* Written only when the second changes: the line stays clean between. */
+	if (__atomic_load_n(&lpni->health.last_alive, __ATOMIC_RELAXED) != now) {
+		__atomic_store_n(&lpni->health.last_alive, now, __ATOMIC_RELAXED);
+	}
+}
+
+void
+lnet_health_stamp_deadline(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	int tt = __atomic_load_n(&c->ln->tunables.transaction_timeout, __ATOMIC_RELAXED);
+
+	if (msg->deadline_us == 0) {
+		msg->deadline_us = rt_lcore_now_us(c->lcore) + (uint64_t)tt * 1000000ULL;
+	}
+}
+
+/* Nodes with one real interface resend nothing after a local failure (the kernel's pi_nnis check). */
+static bool
+lnet_health_local_resend_allowed(struct lnet *ln)
+{
+	return lnet_ni_table_get(ln)->nnis > 2; /* 0@lo and at least two more */
+}
+
+/* How many NIDs the peer of @p lpni has, as selection sees it. */
+static unsigned int
+lnet_health_peer_nnis(const struct lnet_peer_ni *lpni)
+{
+	const struct lnet_peer_comp *comp = rt_rcu_read((void *const *)&lpni->comp);
+
+	return comp != NULL ? comp->nnis : 1;
+}
+
+static void
+lnet_health_count(struct lnet_cpt *c, struct lnet_ni *ni, struct lnet_peer_ni *lpni,
+		  enum lnet_msg_hstatus hs)
+{
+	struct lnet_counters *ctr = &c->counters;
+	uint32_t *const global[LNET_MSG_STATUS_END] = {
+		[LNET_MSG_STATUS_LOCAL_INTERRUPT] = &ctr->local_interrupt_count,
+		[LNET_MSG_STATUS_LOCAL_DROPPED] = &ctr->local_dropped_count,
+		[LNET_MSG_STATUS_LOCAL_ABORTED] = &ctr->local_aborted_count,
+		[LNET_MSG_STATUS_LOCAL_NO_ROUTE] = &ctr->local_no_route_count,
+		[LNET_MSG_STATUS_LOCAL_ERROR] = &ctr->local_error_count,
+		[LNET_MSG_STATUS_LOCAL_TIMEOUT] = &ctr->local_timeout_count,
+		[LNET_MSG_STATUS_REMOTE_ERROR] = &ctr->remote_error_count,
+		[LNET_MSG_STATUS_REMOTE_DROPPED] = &ctr->remote_dropped_count,
+		[LNET_MSG_STATUS_REMOTE_TIMEOUT] = &ctr->remote_timeout_count,
+		[LNET_MSG_STATUS_NETWORK_TIMEOUT] = &ctr->network_timeout_count,
+	};
+	/* The NI counts the local statuses, the peer NI the others (the kernel's lnet_incr_hstats). */
+	struct lnet_health *h = lnet_hs_reaction(hs)->local && hs != LNET_MSG_STATUS_NETWORK_TIMEOUT
+					? &ni->health
+					: (lpni != NULL ? &lpni->health : NULL);
+
+	(*global[hs])++;
+	if (h != NULL) {
+		__atomic_fetch_add(&h->hs[hs], 1, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * Send @p msg again: its credits are back, its NIs released; selection
+ * runs anew in the destination's shard, the failed path marked.
+ */
+static bool
+lnet_health_resend(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_hs_resend kind)
+{
+	struct lnet *ln = c->ln;
+	int retries = __atomic_load_n(&ln->tunables.retry_count, __ATOMIC_RELAXED);
+
+	if (msg->recovery || msg->no_resend ||
+	    (msg->md != NULL && (msg->md->flags & LNET_MD_FLAG_ZOMBIE) != 0)) {
+		return false;
+	}
+	if (msg->retry_count >= retries) {
+		c->counters.failed_resends += retries != 0;
+		return false;
+	}
+	msg->retry_count++;
+	if (kind == LNET_HS_RESEND_LOCAL) {
+		msg->avoid_ni = msg->txni;
+	} else {
+		msg->avoid_lpni = msg->txpeer;
+	}
+	if (msg->hdr.type == LNET_MSG_ACK || msg->hdr.type == LNET_MSG_REPLY) {
+		/* Not by the NI the request came on, which failed: by selection, as any send. */
+		msg->src_param = (struct lnet_nid)LNET_ANY_NID;
+		msg->disc_passed = true;
+	}
+	lnet_msg_set_txni(c, msg, NULL);
+	msg->txpeer = NULL;
+	msg->status = 0;
+	msg->hstatus = LNET_MSG_STATUS_OK;
+	c->counters.resend_count++;
+	lnet_msg_dispatch(ln, msg, lnet_cpt_of_nid(ln, &msg->target.nid), LNET_STEP_SEND_SELECT);
+	return true;
+}
+
+/* A failure reported by the LND: health, counts, and a resend if the table allows one. */
+static bool
+lnet_health_failed(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	const struct lnet_hs_reaction *r = lnet_hs_reaction(msg->hstatus);
+	struct lnet *ln = c->ln;
+	struct lnet_ni *ni = msg->tx ? msg->txni : msg->rxni;
+	struct lnet_peer_ni *lpni = msg->tx ? msg->txpeer : msg->rxpeer;
+	bool multi_rail_peer = lpni != NULL && lnet_health_peer_nnis(lpni) > 1;
+	bool remote_health = multi_rail_peer && lnet_ni_find_by_nid(ln, &lpni->nid) == NULL;
+
+	if (r == NULL || ni == NULL || lnet_stopping()) {
+		return false;
+	}
+	if (msg->tx && msg->deadline_us != 0 && rt_lcore_now_us(c->lcore) > msg->deadline_us) {
+		return false; /* too late for anything but completing it */
+	}
+	lnet_health_count(c, ni, lpni, msg->hstatus);
+	if (r->local) {
+		lnet_health_local_failure(ln, ni);
+	}
+	if (r->remote && remote_health) {
+		lnet_health_remote_failure(ln, lpni);
+	}
+	if (!msg->tx || (r->resend == LNET_HS_RESEND_LOCAL && !lnet_health_local_resend_allowed(ln)) ||
+	    (r->resend == LNET_HS_RESEND_REMOTE && !multi_rail_peer) ||
+	    r->resend == LNET_HS_RESEND_NONE) {
+		return false;
+	}
+	return lnet_health_resend(c, msg, r->resend);
+}
+
+/* Heard from: the next recovery ping, if any, goes soon. Stored only when it changes. */
+static void
+lnet_health_ping_reset(struct lnet_health *h)
+{
+	if (__atomic_load_n(&h->ping_count, __ATOMIC_RELAXED) != 0) {
+		__atomic_store_n(&h->ping_count, 0, __ATOMIC_RELAXED);
+	}
+}
+
+/* Success: the NI it went over is healthier; a peer NI only when we heard from it. */
+static void
+lnet_health_ok(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet *ln = c->ln;
+
+	if (msg->tx) {
+		if (msg->txpeer != NULL) {
+			lnet_health_raise(ln, &msg->txni->health);
+		}
+		c->counters.successful_resends += msg->retry_count != 0;
+		return;
+	}
+	if (msg->rxpeer != NULL && msg->rxni != NULL) {
+		lnet_health_raise(ln, &msg->rxni->health);
+		lnet_health_ping_reset(&msg->rxni->health);
+		lnet_health_ping_reset(&msg->rxpeer->health);
+		if (lnet_health_value(&msg->rxpeer->health) < LNET_MAX_HEALTH_VALUE) {
+			lnet_health_raise(ln, &msg->rxpeer->health);
+			lnet_recovery_queue_lpni(ln, msg->rxpeer); /* it may have aged out */
+		}
+	}
+}
+
+bool
+lnet_health_fin(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	if (msg->status == 0) {
+		lnet_health_ok(c, msg);
+		return false;
+	}
+	/* A failure the LND gave no health status (or before any LND): just completes. */
+	if (msg->hstatus == LNET_MSG_STATUS_OK || (msg->tx ? msg->txpeer : msg->rxpeer) == NULL) {
+		return false;
+	}
+	return lnet_health_failed(c, msg);
+}
+
+/* ---- lnetctl peer set --health ------------------------------------------- */
+
+struct lnet_health_set_args {
+	struct lnet *ln;
+	const struct lnet_nid *nid;   /* NULL: every peer NI */
+	int value;
+	unsigned int found;
+};
+
+static void
+lnet_health_set_lpni(struct lnet *ln, struct lnet_peer_ni *lpni, int value)
+{
+	__atomic_store_n(&lpni->health.value, value, __ATOMIC_RELAXED);
+	lnet_recovery_queue_lpni(ln, lpni); /* as the kernel's lnet_peer_ni_set_healthv */
+}
+
+/* On a shard's lcore: the named peer NI, or all of them. */
+static int
+lnet_health_set_on_cpt(void *arg)
+{
+	struct lnet_health_set_args *a = arg;
+	struct lnet_cpt *c = lnet_cpt_self(a->ln);
+	struct lnet_peer_ni *lpni;
+	unsigned int i;
+
+	if (a->nid != NULL) {
+		lpni = lnet_peer_ni_find(c, a->nid);
+		if (lpni != NULL && rt_rcu_read((void *const *)&lpni->comp) != NULL) {
+			lnet_health_set_lpni(a->ln, lpni, a->value);
+			a->found++;
+		}
+		return 0;
+	}
+	for (i = 0; i < LNET_PEER_HASH_SIZE; i++) {
+		TAILQ_FOREACH(lpni, &c->peers.hash[i], link) {
+			if (rt_rcu_read((void *const *)&lpni->comp) != NULL) {
+				lnet_health_set_lpni(a->ln, lpni, a->value);
+				a->found++;
+			}
+		}
+	}
+	return 0;
+}
+
+int
+lnet_ctl_peer_ni_health_set(const struct lnet_nid *nid, int value, char *err, size_t errlen)
+{
+	struct lnet_health_set_args a = { lnet_instance(), nid, value, 0 };
+	char s[LNET_NIDSTR_SIZE];
+	unsigned int cpt;
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
+	}
+	if (value < 0 || value > LNET_MAX_HEALTH_VALUE) {
+		snprintf(err, errlen, "health value %d: from 0 to %d", value, LNET_MAX_HEALTH_VALUE);
+		return -EINVAL;
+	}
+	for (cpt = 0; cpt < a.ln->ncpts; cpt++) {
+		if (nid == NULL || cpt == lnet_cpt_of_nid(a.ln, nid)) {
+			rt_lcore_call(a.ln->cpts[cpt]->lcore, lnet_health_set_on_cpt, &a);
+		}
+	}
+	if (nid != NULL && a.found == 0) {
+		snprintf(err, errlen, "%s is not a peer NI", libcfs_nidstr_r(nid, s, sizeof(s)));
+		return -ENOENT;
+	}
+	return 0;
+}

@@ -1,0 +1,837 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Health (lnet_health.c, lnet_recovery.c, lnet-facts §8) on a node in
+ * simulated mode with the virtual clock: two local NIs on one net and a
+ * Multi-Rail peer with two NIDs, over an LND that holds every message until
+ * the test says how it ended. Each completion status's reaction, resends
+ * avoiding the failed path, retries running out, the transaction deadline,
+ * response timeouts, recovery pings and their back-off, health coming back,
+ * and recovery's timer firing after its NI is gone.
+ */
+#include "lnet_ut.h"
+
+#define HL_TYPE 0xfa
+#define HL_MAX 64
+
+struct hl_sent {
+	struct lnet_msg *msg;
+	struct lnet_nid src;      /* the NI it left on */
+	struct lnet_nid dst;      /* the NID it went to */
+	uint32_t type;
+	uint32_t portal;
+	struct lnet_hdr hdr;
+};
+
+static struct {
+	struct hl_sent sent[HL_MAX];
+	unsigned int nsent;       /* all ever sent */
+	unsigned int next;        /* the first not completed yet */
+	bool auto_ok;             /* complete each send at once, successfully */
+} g_hl;
+
+static int
+hl_startup(struct lnet_ni *ni)
+{
+	(void)ni;
+	return 0;
+}
+
+static void
+hl_shutdown(struct lnet_ni *ni)
+{
+	unsigned int i;
+
+	for (i = g_hl.next; i < g_hl.nsent; i++) {
+		struct hl_sent *s = &g_hl.sent[i % HL_MAX];
+
+		if (s->msg != NULL && lnet_nid_same(&s->src, lnet_ni_nid(ni))) {
+			lnet_finalize(s->msg, -ESHUTDOWN);
+			s->msg = NULL;
+		}
+	}
+}
+
+static int
+hl_send(struct lnet_ni *ni, struct lnet_msg *msg)
+{
+	const struct lnet_hdr *h = lnet_msg_hdr(msg);
+	struct hl_sent *s = &g_hl.sent[g_hl.nsent++ % HL_MAX];
+
+	*s = (struct hl_sent){ msg, *lnet_ni_nid(ni), h->dest_nid, h->type,
+			       h->type == LNET_MSG_GET ? h->msg.get.ptl_index : h->msg.put.ptl_index,
+			       *h };
+	if (g_hl.auto_ok) {
+		s->msg = NULL;
+		g_hl.next = g_hl.nsent;
+		lnet_finalize(msg, 0);
+	}
+	return 0;
+}
+
+static const struct lnet_lnd_ops hl_ops = {
+	.name = "hl", .type = HL_TYPE, .startup = hl_startup, .shutdown = hl_shutdown,
+	.send = hl_send, .recv = ut_lnd_recv_arrived,
+};
+LNET_LND_REGISTER(hl_ops)
+
+static struct lnet_nid
+hl_nid(uint32_t addr)
+{
+	struct lnet_nid nid;
+
+	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(HL_TYPE, 0), addr), &nid);
+	return nid;
+}
+
+#define NI1 hl_nid(0x0a000001)
+#define NI2 hl_nid(0x0a000002)
+#define PA hl_nid(0x0a000101)      /* the peer's primary */
+#define PB hl_nid(0x0a000102)
+
+static struct lnet *
+ln(void)
+{
+	return lnet_instance();
+}
+
+static void
+poll_idle(void)
+{
+	rt_runtime_poll_until_idle(ln()->rt, 1000);
+}
+
+static void
+advance_s(unsigned int s)
+{
+	rt_sim_advance_us(ln()->rt, (uint64_t)s * 1000000);
+	poll_idle();
+}
+
+static void
+ni_add(struct lnet_nid nid)
+{
+	struct lnet_ni_tunables tun = { .peer_tx_credits = 8, .max_tx_credits = 64 };
+	struct lnet_ni_req req = { .add = true, .nid = &nid, .lnd = &hl_ops, .tun = tun };
+
+	assert_int_equal(lnet_ni_config(ln(), &req), 0);
+}
+
+static struct lnet_ni *
+ni_of(struct lnet_nid nid)
+{
+	struct lnet_ni *ni = lnet_ni_find_by_nid(ln(), &nid);
+
+	assert_non_null(ni);
+	return ni;
+}
+
+static void
+peer_add_mr(void)
+{
+	struct lnet_nid prim = PA, other = PB;
+	char err[128];
+
+	assert_int_equal(lnet_ctl_peer_add(&prim, &other, 1, true, err, sizeof(err)), 0);
+}
+
+/* Where the peer's PUTs land (no events): a message from it completes, as traffic does. */
+static void
+sink_post(void)
+{
+	static char sink[64];
+	struct lnet_md md = { .umd_start = sink, .umd_length = sizeof(sink),
+			      .umd_threshold = LNET_MD_THRESH_INF,
+			      .umd_options = LNET_MD_OP_PUT | LNET_MD_ACK_DISABLE | LNET_MD_TRUNCATE };
+	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
+	struct lnet_handle_md h;
+	struct lnet_me *me = LNetMEAttach(UT_PORTAL + 1, &any, 0, ~0ULL, LNET_RETAIN, LNET_INS_AFTER);
+
+	assert_non_null(me);
+	assert_int_equal(LNetMDAttach(me, &md, LNET_RETAIN, &h), 0);
+}
+
+static void
+set_global(const char *key, int v)
+{
+	char err[128];
+
+	assert_int_equal(lnet_ctl_global_set(key, v, err, sizeof(err)), 0);
+}
+
+/* Two NIs, a Multi-Rail peer with two NIDs, discovery off (the peer is configured). */
+static int
+setup_two_rails(void **state)
+{
+	(void)state;
+	memset(&g_hl, 0, sizeof(g_hl));
+	ut_up(1);
+	ut_discovery(0);
+	ni_add(NI1);
+	ni_add(NI2);
+	peer_add_mr();
+	sink_post();
+	poll_idle();
+	return 0;
+}
+
+static int
+setup_one_ni(void **state)
+{
+	(void)state;
+	memset(&g_hl, 0, sizeof(g_hl));
+	ut_up(1);
+	ut_discovery(0);
+	ni_add(NI1);
+	peer_add_mr();
+	sink_post();
+	poll_idle();
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	g_hl.auto_ok = true;
+	ut_down();
+	return 0;
+}
+
+/* The oldest message the LND still holds. */
+static struct hl_sent *
+held(void)
+{
+	poll_idle();
+	assert_true(g_hl.next < g_hl.nsent);
+	return &g_hl.sent[g_hl.next % HL_MAX];
+}
+
+struct hl_finish {
+	struct lnet_msg *msg;
+	int status;
+	enum lnet_msg_hstatus hs;
+};
+
+static int
+hl_finish_on_lcore(void *arg)
+{
+	struct hl_finish *f = arg;
+
+	lnet_finalize_hstatus(f->msg, f->status, f->hs);
+	return 0;
+}
+
+/* The LND ends the oldest held message: 0, or an error and what it says of the path. */
+static struct hl_sent
+complete(int status, enum lnet_msg_hstatus hs)
+{
+	struct hl_sent *s = held();
+	struct hl_sent copy = *s;
+	struct hl_finish f = { s->msg, status, hs };
+
+	s->msg = NULL;
+	g_hl.next++;
+	assert_int_equal(rt_lcore_call(lnet_ni_lcore(ni_of(copy.src)), hl_finish_on_lcore, &f), 0);
+	poll_idle();
+	return copy;
+}
+
+static bool
+nid_eq(struct lnet_nid a, struct lnet_nid b)
+{
+	return lnet_nid_same(&a, &b);
+}
+
+static int
+health_of_ni(struct lnet_nid nid)
+{
+	return lnet_health_value(&ni_of(nid)->health);
+}
+
+static struct lnet_ctl_peer_ni
+peer_ni(struct lnet_nid nid)
+{
+	struct lnet_ctl_peer_ni st;
+
+	assert_int_equal(lnet_ctl_peer_ni_state(&nid, &st), 0);
+	return st;
+}
+
+static unsigned int
+recovery_list(bool local, struct lnet_nid *out, unsigned int max)
+{
+	unsigned int total = 0;
+
+	assert_int_equal(lnet_ctl_recovery_list(local, out, max, &total), 0);
+	return total;
+}
+
+static char g_buf[64];
+
+/* A PUT to the peer's primary, no ACK wanted: one message, one SEND event. */
+static struct lnet_handle_md
+put_to_peer(void)
+{
+	struct lnet_processid dst = { .pid = LNET_PID_LUSTRE, .nid = PA };
+	struct lnet_handle_md h = ut_bind(g_buf, sizeof(g_buf), 1);
+
+	assert_int_equal(LNetPut(NULL, h, LNET_NOACK_REQ, &dst, UT_PORTAL, 7, 0, 0), 0);
+	return h;
+}
+
+/* A message from @p from arrives on @p on: the peer NI is alive and heard from. */
+static void
+rx_from(struct lnet_nid from, struct lnet_nid on)
+{
+	struct lnet_hdr h = { 0 };
+
+	h.type = LNET_MSG_PUT;
+	h.src_nid = from;
+	h.dest_nid = on;
+	h.src_pid = LNET_PID_LUSTRE;
+	h.dest_pid = LNET_PID_LUSTRE;
+	h.msg.put.ptl_index = UT_PORTAL + 1; /* the sink */
+	assert_int_equal(ut_parse(ni_of(on), &h, &from, NULL), 0);
+	poll_idle();
+}
+
+/* ---- the pure parts ------------------------------------------------------ */
+
+/* lnet-facts §8.3, row by row. */
+static void
+test_status_table(void **state)
+{
+	static const struct {
+		enum lnet_msg_hstatus hs;
+		bool local, remote;
+		enum lnet_hs_resend resend;
+	} rows[] = {
+		{ LNET_MSG_STATUS_OK, false, false, LNET_HS_RESEND_NONE },
+		{ LNET_MSG_STATUS_LOCAL_INTERRUPT, true, false, LNET_HS_RESEND_LOCAL },
+		{ LNET_MSG_STATUS_LOCAL_DROPPED, true, false, LNET_HS_RESEND_LOCAL },
+		{ LNET_MSG_STATUS_LOCAL_ABORTED, true, false, LNET_HS_RESEND_LOCAL },
+		{ LNET_MSG_STATUS_LOCAL_NO_ROUTE, true, false, LNET_HS_RESEND_LOCAL },
+		{ LNET_MSG_STATUS_LOCAL_ERROR, true, false, LNET_HS_RESEND_NONE },
+		{ LNET_MSG_STATUS_LOCAL_TIMEOUT, true, false, LNET_HS_RESEND_LOCAL },
+		{ LNET_MSG_STATUS_REMOTE_ERROR, false, true, LNET_HS_RESEND_NONE },
+		{ LNET_MSG_STATUS_REMOTE_DROPPED, false, true, LNET_HS_RESEND_REMOTE },
+		{ LNET_MSG_STATUS_REMOTE_TIMEOUT, false, true, LNET_HS_RESEND_NONE },
+		{ LNET_MSG_STATUS_NETWORK_TIMEOUT, true, true, LNET_HS_RESEND_NONE },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct lnet_hs_reaction *r = lnet_hs_reaction(rows[i].hs);
+
+		assert_non_null(r);
+		assert_int_equal(r->local, rows[i].local);
+		assert_int_equal(r->remote, rows[i].remote);
+		assert_int_equal(r->resend, rows[i].resend);
+	}
+	assert_null(lnet_hs_reaction(LNET_MSG_STATUS_END));
+	assert_string_equal(lnet_hs_str(LNET_MSG_STATUS_REMOTE_DROPPED), "REMOTE_DROPPED");
+}
+
+static void
+test_values_and_backoff(void **state)
+{
+	(void)state;
+	assert_int_equal(lnet_health_lowered(1000, 100), 900);
+	assert_int_equal(lnet_health_lowered(50, 100), 0);
+	assert_int_equal(lnet_health_lowered(1000, 0), 1000);
+	assert_int_equal(lnet_health_raised(950, 100), 1000);
+	assert_int_equal(lnet_health_raised(500, 100), 600);
+	/* 2^count seconds, the maximum once count passes 9 */
+	assert_int_equal(lnet_recovery_next_ping(0, 100, 900), 101);
+	assert_int_equal(lnet_recovery_next_ping(3, 100, 900), 108);
+	assert_int_equal(lnet_recovery_next_ping(9, 100, 900), 100 + 512);
+	assert_int_equal(lnet_recovery_next_ping(10, 100, 900), 1000);
+	assert_int_equal(lnet_recovery_next_ping(10, 100, 60), 160);
+}
+
+/* ---- resends ------------------------------------------------------------- */
+
+/* A local drop: the NI loses health, joins local recovery, and the PUT goes over the other NI. */
+static void
+test_local_dropped_resent_over_other_ni(void **state)
+{
+	struct lnet_handle_md h;
+	struct lnet_counters c0 = ut_counters(), c1;
+	struct lnet_event ev;
+	struct hl_sent first;
+	struct hl_sent second;
+	struct lnet_nid q[4];
+
+	(void)state;
+	h = put_to_peer();
+	first = complete(-ENETDOWN, LNET_MSG_STATUS_LOCAL_DROPPED);
+	ut_no_event(); /* resent, not completed */
+	second = complete(0, LNET_MSG_STATUS_OK);
+	assert_false(nid_eq(first.src, second.src));
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, 0);
+	assert_int_equal(ev.md_handle.cookie, h.cookie);
+	ut_no_event();
+	assert_int_equal(health_of_ni(first.src), 900);
+	assert_int_equal(health_of_ni(second.src), 1000);
+	c1 = ut_counters();
+	assert_int_equal(c1.resend_count - c0.resend_count, 1);
+	assert_int_equal(c1.successful_resends - c0.successful_resends, 1);
+	assert_int_equal(c1.local_dropped_count - c0.local_dropped_count, 1);
+	assert_int_equal(recovery_list(true, q, 4), 1);
+	assert_true(nid_eq(q[0], first.src));
+}
+
+/* A remote drop: the peer NI loses health and the PUT goes to the peer's other NID. */
+static void
+test_remote_dropped_resent_to_other_peer_ni(void **state)
+{
+	struct hl_sent first;
+	struct hl_sent second;
+	struct lnet_ctl_peer_ni st;
+	struct lnet_event ev;
+	struct lnet_nid q[4];
+
+	(void)state;
+	rx_from(PA, NI1); /* heard from: eligible for recovery */
+	rx_from(PB, NI1);
+	put_to_peer();
+	first = complete(-ECONNRESET, LNET_MSG_STATUS_REMOTE_DROPPED);
+	second = complete(0, LNET_MSG_STATUS_OK);
+	assert_false(nid_eq(first.dst, second.dst));
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, 0);
+	st = peer_ni(first.dst);
+	assert_int_equal(st.health_value, 900);
+	assert_int_equal(st.hs_dropped, 1);
+	assert_int_equal(peer_ni(second.dst).health_value, 1000);
+	assert_int_equal(health_of_ni(first.src), 1000); /* a remote failure leaves the NI alone */
+	assert_int_equal(recovery_list(false, q, 4), 1);
+	assert_true(nid_eq(q[0], first.dst));
+	assert_int_equal(recovery_list(true, q, 4), 0);
+}
+
+/* Force health values, as a test's starting point. */
+static void
+health_reset(void)
+{
+	struct lnet_nid pa = PA, pb = PB;
+	struct lnet_cpt *c = ln()->cpts[0];
+
+	__atomic_store_n(&ni_of(NI1)->health.value, LNET_MAX_HEALTH_VALUE, __ATOMIC_RELAXED);
+	__atomic_store_n(&ni_of(NI2)->health.value, LNET_MAX_HEALTH_VALUE, __ATOMIC_RELAXED);
+	__atomic_store_n(&lnet_peer_ni_find(c, &pa)->health.value, LNET_MAX_HEALTH_VALUE,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&lnet_peer_ni_find(c, &pb)->health.value, LNET_MAX_HEALTH_VALUE,
+			 __ATOMIC_RELAXED);
+}
+
+/* Statuses never resent: the message completes with its error, health moves as the table says. */
+static void
+test_statuses_not_resent(void **state)
+{
+	static const enum lnet_msg_hstatus rows[] = {
+		LNET_MSG_STATUS_LOCAL_ERROR, LNET_MSG_STATUS_REMOTE_ERROR,
+		LNET_MSG_STATUS_REMOTE_TIMEOUT, LNET_MSG_STATUS_NETWORK_TIMEOUT,
+	};
+	size_t i;
+
+	(void)state;
+	rx_from(PA, NI1);
+	rx_from(PB, NI1);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct lnet_hs_reaction *r = lnet_hs_reaction(rows[i]);
+		unsigned int sent = g_hl.nsent;
+		struct lnet_counters c0 = ut_counters();
+		struct hl_sent s;
+		struct lnet_event ev;
+
+		health_reset();
+		put_to_peer();
+		s = complete(-EIO, rows[i]);
+		ev = ut_event();
+		assert_int_equal(ev.type, LNET_EVENT_SEND);
+		assert_int_equal(ev.status, -EIO);
+		assert_int_equal(ev.mhealth, rows[i]);
+		ut_no_event();
+		assert_int_equal(g_hl.nsent, sent + 1); /* no second try */
+		assert_int_equal(health_of_ni(s.src), r->local ? 900 : 1000);
+		assert_int_equal(peer_ni(s.dst).health_value, r->remote ? 900 : 1000);
+		assert_int_equal(ut_counters().resend_count, c0.resend_count);
+	}
+	assert_int_equal(ut_counters().local_error_count, 1);
+	assert_int_equal(ut_counters().remote_error_count, 1);
+	assert_int_equal(ut_counters().remote_timeout_count, 1);
+	assert_int_equal(ut_counters().network_timeout_count, 1);
+}
+
+/* Every try fails: 1 + retry_count sends, each on a path not just failed, then the error. */
+static void
+test_retries_exhausted(void **state)
+{
+	struct lnet_counters c0 = ut_counters();
+	struct hl_sent prev;
+	struct lnet_event ev;
+	unsigned int i;
+
+	(void)state;
+	put_to_peer();
+	prev = complete(-ENETDOWN, LNET_MSG_STATUS_LOCAL_DROPPED);
+	for (i = 0; i < 2; i++) { /* retry_count 2 */
+		struct hl_sent s = complete(-ENETDOWN, LNET_MSG_STATUS_LOCAL_DROPPED);
+
+		assert_false(nid_eq(s.src, prev.src)); /* never the NI that just failed */
+		prev = s;
+	}
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -ENETDOWN);
+	assert_int_equal(ev.mhealth, LNET_MSG_STATUS_LOCAL_DROPPED);
+	ut_no_event();
+	assert_int_equal(g_hl.next, g_hl.nsent); /* nothing more went */
+	assert_int_equal(ut_counters().resend_count - c0.resend_count, 2);
+	assert_int_equal(ut_counters().failed_resends - c0.failed_resends, 1);
+	assert_int_equal(ut_counters().successful_resends, c0.successful_resends);
+}
+
+/* retry_count 0: no resend at all. */
+static void
+test_retry_count_zero(void **state)
+{
+	struct lnet_event ev;
+
+	(void)state;
+	set_global("retry_count", 0);
+	put_to_peer();
+	complete(-ENETDOWN, LNET_MSG_STATUS_LOCAL_DROPPED);
+	ev = ut_event();
+	assert_int_equal(ev.status, -ENETDOWN);
+	assert_int_equal(g_hl.next, g_hl.nsent);
+	assert_int_equal(ut_counters().failed_resends, 0);
+}
+
+/* A failure reported after the message's deadline completes it: no resend, no health change. */
+static void
+test_transaction_deadline(void **state)
+{
+	struct lnet_event ev;
+	struct hl_sent s;
+
+	(void)state;
+	set_global("transaction_timeout", 10);
+	put_to_peer();
+	held();
+	advance_s(11);
+	s = complete(-ENETDOWN, LNET_MSG_STATUS_LOCAL_DROPPED);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -ENETDOWN);
+	assert_int_equal(g_hl.next, g_hl.nsent);
+	assert_int_equal(health_of_ni(s.src), 1000);
+	assert_int_equal(ut_counters().local_dropped_count, 0);
+}
+
+/* One NI only: a local failure lowers its health but is not resent (the kernel's pi_nnis rule). */
+static void
+test_one_ni_no_local_resend(void **state)
+{
+	struct lnet_event ev;
+
+	(void)state;
+	put_to_peer();
+	complete(-ENETDOWN, LNET_MSG_STATUS_LOCAL_DROPPED);
+	ev = ut_event();
+	assert_int_equal(ev.status, -ENETDOWN);
+	assert_int_equal(g_hl.next, g_hl.nsent);
+	assert_int_equal(health_of_ni(NI1), 900);
+}
+
+/* A non-Multi-Rail peer with one NID: a remote drop is neither resent nor held against it. */
+static void
+test_single_nid_peer_no_remote_resend(void **state)
+{
+	struct lnet_processid dst = { .pid = LNET_PID_LUSTRE, .nid = hl_nid(0x0a000201) };
+	struct lnet_event ev;
+
+	(void)state;
+	assert_int_equal(LNetPut(NULL, ut_bind(g_buf, 8, 1), LNET_NOACK_REQ, &dst, UT_PORTAL, 1, 0, 0),
+			 0);
+	complete(-ECONNREFUSED, LNET_MSG_STATUS_REMOTE_DROPPED);
+	ev = ut_event();
+	assert_int_equal(ev.status, -ECONNREFUSED);
+	assert_int_equal(g_hl.next, g_hl.nsent);
+	assert_int_equal(peer_ni(dst.nid).health_value, 1000);
+}
+
+/* An ACK the peer never sends: the MD ends with -ETIMEDOUT and the peer NI it went to is blamed. */
+static void
+test_response_timeout_blames_next_hop(void **state)
+{
+	struct lnet_processid dst = { .pid = LNET_PID_LUSTRE, .nid = PA };
+	struct lnet_event ev;
+	struct hl_sent s;
+
+	(void)state;
+	rx_from(PA, NI1);
+	rx_from(PB, NI1);
+	set_global("transaction_timeout", 20);
+	assert_int_equal(LNetPut(NULL, ut_bind(g_buf, 8, 2), LNET_ACK_REQ, &dst, UT_PORTAL, 1, 0, 0),
+			 0);
+	s = complete(0, LNET_MSG_STATUS_OK);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	advance_s(22);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_UNLINK);
+	assert_int_equal(ev.status, -ETIMEDOUT);
+	assert_int_equal(ut_counters().response_timeout_count, 1);
+	assert_int_equal(peer_ni(s.dst).health_value, 900);
+}
+
+/* ---- recovery ------------------------------------------------------------ */
+
+static struct hl_sent
+expect_ping(struct lnet_nid dst)
+{
+	struct hl_sent *s = held();
+
+	assert_int_equal(s->type, LNET_MSG_GET);
+	assert_int_equal(s->portal, LNET_RESERVED_PORTAL);
+	assert_true(nid_eq(s->dst, dst));
+	return *s;
+}
+
+/* Nothing held: everything sent was completed (by the test, or by the LND's shutdown). */
+static void
+no_more_sent(void)
+{
+	poll_idle();
+	while (g_hl.next < g_hl.nsent && g_hl.sent[g_hl.next % HL_MAX].msg == NULL) {
+		g_hl.next++;
+	}
+	assert_int_equal(g_hl.next, g_hl.nsent);
+}
+
+/* A peer NI in recovery is pinged after 1 s, then 2, 4...; failed pings are not resent. */
+static void
+test_peer_recovery_backoff_and_return(void **state)
+{
+	struct lnet_nid q[4];
+	unsigned int gap;
+
+	(void)state;
+	rx_from(PA, NI1);
+	rx_from(PB, NI1);
+	put_to_peer();
+	if (!nid_eq(held()->dst, PA)) {
+		complete(0, LNET_MSG_STATUS_OK); /* round robin: the next one goes to PA */
+		put_to_peer();
+	}
+	complete(-ECONNRESET, LNET_MSG_STATUS_REMOTE_DROPPED);
+	complete(0, LNET_MSG_STATUS_OK); /* the resend, to PB */
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	while (ut_event().type != 0) {
+	}
+	assert_int_equal(recovery_list(false, q, 4), 1);
+	assert_true(nid_eq(q[0], PA));
+	for (gap = 1; gap <= 8; gap *= 2) {
+		unsigned int waited;
+
+		for (waited = 1; waited < gap; waited++) {
+			advance_s(1);
+			no_more_sent();
+		}
+		advance_s(1);
+		expect_ping(PA);
+		complete(-ECONNRESET, LNET_MSG_STATUS_REMOTE_DROPPED);
+		no_more_sent(); /* a recovery ping is never resent */
+		assert_int_equal(peer_ni(PA).ping_count, gap == 1 ? 1 : gap == 2 ? 2 : gap == 4 ? 3 : 4);
+	}
+	/* PA talks again: its health climbs back with each message, and recovery lets it go */
+	while (peer_ni(PA).health_value < LNET_MAX_HEALTH_VALUE) {
+		rx_from(PA, NI1);
+	}
+	assert_int_equal(peer_ni(PA).ping_count, 0);
+	advance_s(1);
+	assert_int_equal(recovery_list(false, q, 4), 0);
+	advance_s(30);
+	no_more_sent();
+}
+
+struct fail_args {
+	struct lnet_nid nid;
+	bool local;
+};
+
+static int
+fail_on_lcore(void *arg)
+{
+	struct fail_args *a = arg;
+
+	if (a->local) {
+		lnet_health_local_failure(ln(), ni_of(a->nid));
+	} else {
+		lnet_health_remote_failure(ln(), lnet_peer_ni_find(ln()->cpts[0], &a->nid));
+	}
+	return 0;
+}
+
+/* As a failure would: @p nid (a peer NI, or a local NI) loses health and goes to recovery. */
+static void
+fail_nid(struct lnet_nid nid, bool local)
+{
+	struct fail_args a = { nid, local };
+
+	assert_int_equal(rt_lcore_call(rt_data_lcore(ln()->rt, 0), fail_on_lcore, &a), 0);
+	poll_idle();
+}
+
+/* recovery_limit: a peer NI not heard from for that long leaves recovery. */
+static void
+test_peer_recovery_limit(void **state)
+{
+	struct lnet_nid q[4];
+
+	(void)state;
+	set_global("recovery_limit", 5);
+	rx_from(PA, NI1);
+	fail_nid(PA, false);
+	assert_int_equal(recovery_list(false, q, 4), 1);
+	advance_s(1);
+	expect_ping(PA);
+	complete(-ECONNRESET, LNET_MSG_STATUS_REMOTE_DROPPED);
+	advance_s(6);
+	assert_int_equal(recovery_list(false, q, 4), 0);
+	assert_int_equal(peer_ni(PA).ping_count, 0);
+	assert_true(peer_ni(PA).health_value < LNET_MAX_HEALTH_VALUE);
+	advance_s(20);
+	no_more_sent();
+	/* never heard from at all: not even queued */
+	fail_nid(PB, false);
+	assert_int_equal(recovery_list(false, q, 4), 0);
+}
+
+/* A local NI's recovery ping goes out through that NI to its own NID; the REPLY restores it. */
+static void
+test_local_recovery_ping_over_the_ni(void **state)
+{
+	struct lnet_nid q[4];
+	struct hl_sent ping;
+	struct lnet_hdr reply = { 0 };
+	struct lnet_nid ni1 = NI1;
+
+	(void)state;
+	fail_nid(NI1, true);
+	assert_int_equal(health_of_ni(NI1), 900);
+	assert_int_equal(recovery_list(true, q, 4), 1);
+	advance_s(1);
+	ping = expect_ping(NI1);
+	assert_true(nid_eq(ping.src, NI1));
+	assert_true(nid_eq(ping.hdr.src_nid, NI1));
+	complete(0, LNET_MSG_STATUS_OK);
+	/* the NI answers itself */
+	reply.type = LNET_MSG_REPLY;
+	reply.src_nid = ni1;
+	reply.dest_nid = ni1;
+	reply.src_pid = LNET_PID_LUSTRE;
+	reply.dest_pid = LNET_PID_LUSTRE;
+	reply.msg.reply.dst_wmd = ping.hdr.msg.get.return_wmd;
+	assert_int_equal(ut_parse(ni_of(NI1), &reply, &ni1, NULL), 0);
+	poll_idle();
+	assert_int_equal(health_of_ni(NI1), 1000);
+	advance_s(1);
+	assert_int_equal(recovery_list(true, q, 4), 0);
+	advance_s(10);
+	no_more_sent();
+}
+
+/* The recovery timer fires after the NI it was for is deleted: nothing is pinged, nothing breaks. */
+static void
+test_recovery_after_ni_deleted(void **state)
+{
+	struct lnet_nid q[4];
+	struct lnet_nid ni2 = NI2;
+	char err[128];
+
+	(void)state;
+	fail_nid(NI2, true);
+	assert_int_equal(recovery_list(true, q, 4), 1);
+	assert_int_equal(lnet_ctl_ni_del(&ni2, err, sizeof(err)), 0);
+	assert_int_equal(recovery_list(true, q, 4), 0);
+	advance_s(5);
+	no_more_sent();
+}
+
+/* ... and after its ping was sent and the NI went: the answer finds nothing, nothing breaks. */
+static void
+test_recovery_ping_outlives_ni(void **state)
+{
+	struct lnet_nid q[4];
+	struct lnet_nid ni2 = NI2;
+	char err[128];
+
+	(void)state;
+	fail_nid(NI2, true);
+	advance_s(1);
+	expect_ping(NI2);
+	assert_int_equal(lnet_ctl_ni_del(&ni2, err, sizeof(err)), 0); /* the LND fails what it holds */
+	advance_s(200); /* past the ping's response deadline */
+	assert_int_equal(recovery_list(true, q, 4), 0);
+	no_more_sent();
+}
+
+/* The peer is deleted while one of its NIs is in recovery: it leaves recovery, no ping goes. */
+static void
+test_recovery_after_peer_deleted(void **state)
+{
+	struct lnet_nid q[4];
+	struct lnet_nid prim = PA;
+	char err[128];
+
+	(void)state;
+	rx_from(PA, NI1);
+	fail_nid(PA, false);
+	assert_int_equal(recovery_list(false, q, 4), 1);
+	assert_int_equal(lnet_ctl_peer_del(&prim, NULL, 0, err, sizeof(err)), 0);
+	poll_idle();
+	advance_s(5);
+	assert_int_equal(recovery_list(false, q, 4), 0);
+	no_more_sent();
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_table),
+		cmocka_unit_test(test_values_and_backoff),
+		cmocka_unit_test_setup_teardown(test_local_dropped_resent_over_other_ni,
+						setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_remote_dropped_resent_to_other_peer_ni,
+						setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_statuses_not_resent, setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_retries_exhausted, setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_retry_count_zero, setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_transaction_deadline, setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_one_ni_no_local_resend, setup_one_ni, teardown),
+		cmocka_unit_test_setup_teardown(test_single_nid_peer_no_remote_resend,
+						setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_response_timeout_blames_next_hop,
+						setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_peer_recovery_backoff_and_return,
+						setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_peer_recovery_limit, setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_local_recovery_ping_over_the_ni,
+						setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_recovery_after_ni_deleted, setup_two_rails,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_recovery_ping_outlives_ni, setup_two_rails,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_recovery_after_peer_deleted, setup_two_rails,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
