@@ -141,8 +141,12 @@ int lnetctl_lnet_configure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_lnet_unconfigure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_debug_nidlist_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_debug_recovery_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_not_applicable_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_capture_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+/* lnetctl_fault.c: fault drop|delay <verb>, argv[0] = the verb */
+int lnetctl_fault_drop_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_fault_delay_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 
 /* lnetctl_net.c: net set's and peer set's options (the kernel's set_value_helper). */
 #define LNETCTL_SET_VALUE_SHORTOPTS "ai:l:m:n:s:t:"

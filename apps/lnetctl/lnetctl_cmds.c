@@ -322,6 +322,63 @@ lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
+/*
+ * debug recovery --local|--peer (-l|-p): the NIDs waiting for health
+ * recovery, as the kernel prints them ("Peer NI recovery:" then "nid-N:"
+ * lines; nothing when the queue is empty). Without an option the kernel's
+ * lnetctl prints nothing and fails with -EINVAL; so does this one.
+ */
+int
+lnetctl_debug_recovery_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "local", no_argument, NULL, 'l' }, { "peer", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	yaml_document_t doc;
+	yaml_node_t *v;
+	int which = 0;
+	int opt;
+	int rc;
+	unsigned int i;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "lp", opts, NULL)) != -1) {
+		if (opt != 'l' && opt != 'p') {
+			return 0; /* as the kernel's: an unknown option ends it quietly */
+		}
+		which = opt;
+	}
+	if (which == 0) {
+		return -EINVAL;
+	}
+	rc = lnetctl_need_conn(ctx);
+	if (rc == 0) {
+		rc = lnetctl_request_status(&ctx->conn, "/lnet/recovery_show",
+					    which == 'l' ? "local=1" : "local=0", &doc, &v, "show",
+					    "recovery");
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	for (i = 0;; i++) {
+		char key[16];
+		const char *nid;
+
+		snprintf(key, sizeof(key), "nid-%u", i);
+		nid = lnetctl_scalar(lnetctl_map_get(&doc, v, key));
+		if (nid == NULL) {
+			break;
+		}
+		if (i == 0) {
+			printf("%s NI recovery:\n", which == 'l' ? "Local" : "Peer");
+		}
+		printf("      %s: %s\n", key, nid);
+	}
+	yaml_document_delete(&doc);
+	return 0;
+}
+
 /* The kernel's answer for a NID list that does not parse. */
 static int
 lnetctl_nidlist_bad(const char *nidstr)

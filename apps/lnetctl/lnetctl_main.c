@@ -43,6 +43,20 @@ lnetctl_need_conn(struct lnetctl_ctx *ctx)
 	return 0;
 }
 
+/*
+ * A subcommand that is a level of its own, as the kernel's nested parsers
+ * (fault drop|delay <verb>): lnetctl_run_sub() runs that level, whose
+ * entries are named by this subcommand's word. Never called.
+ */
+static int
+lnetctl_sublevel_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	return -EINVAL;
+}
+
 /* Not built yet: the help's last line says so. */
 #define LNETCTL_LATER "\t(lnetd-pmd: not supported yet)\n"
 
@@ -192,10 +206,10 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	  "the longest interval between recovery pings\n\t>0 - seconds\n" },
 	{ "stats", "show", lnetctl_stats_show_cmd, "show LNet statistics\n" },
 	{ "stats", "reset", lnetctl_stats_reset_cmd, "reset LNet statistics\n" },
-	{ "debug", "recovery", NULL,
+	{ "debug", "recovery", lnetctl_debug_recovery_cmd,
 	  "list the recovery queues\n"
 	  "\t--local : the local NIs' queue\n"
-	  "\t--peer : the peer NIs' queue\n" LNETCTL_LATER },
+	  "\t--peer : the peer NIs' queue\n" },
 	{ "debug", "peer", NULL, "show a peer's debug information\n\t--nid: the peer's NID\n" LNETCTL_LATER },
 	{ "debug", "nidlist", lnetctl_debug_nidlist_cmd,
 	  "parse a NID list and print it back: nidlist NIDLIST [NID to match]\n" },
@@ -242,18 +256,54 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	  "show selection policy rules\n"
 	  "\t--idx n: only the rule at position n.\n"
 	  "\t         Without it every rule.\n" LNETCTL_LATER },
-	{ "fault", "drop", NULL,
+	{ "fault", "drop", lnetctl_sublevel_cmd,
 	  "drop rules\n"
 	  "usage: lnetctl fault drop add [<options>] -r <rate>|-i <interval> -s <src> -d <dest>\n"
 	  "   or: lnetctl fault drop del -s <src> -d <dest>\n"
 	  "   or: lnetctl fault drop show\n"
-	  "   or: lnetctl fault drop reset\n" LNETCTL_LATER },
-	{ "fault", "delay", NULL,
+	  "   or: lnetctl fault drop reset\n" },
+	{ "fault", "delay", lnetctl_sublevel_cmd,
 	  "delay rules\n"
 	  "usage: lnetctl fault delay add [<options>] -r <rate>|-i <interval> -s <src> -d <dest>\n"
 	  "   or: lnetctl fault delay del -s <src> -d <dest>\n"
 	  "   or: lnetctl fault delay show\n"
-	  "   or: lnetctl fault delay reset\n" LNETCTL_LATER },
+	  "   or: lnetctl fault delay reset\n" },
+	{ "drop", "add", lnetctl_fault_drop_cmd,
+	  "add a drop rule (the newest is matched first)\n"
+	  "\t--source nid:  drop messages from this NID (*@net: any NID of a net; *: any)\n"
+	  "\t--dest nid:    drop messages to this NID\n"
+	  "\t--rate r:      drop 1 of every r messages that match\n"
+	  "\t--interval i:  drop one message that matches every i seconds\n"
+	  "\t--portal p:    only PUTs and GETs to portal p (may be repeated)\n"
+	  "\t--message m:   only messages of type PUT, ACK, GET or REPLY (may be repeated)\n"
+	  "\t--local_nid nid: only messages on the local NI with this NID\n"
+	  "\t--health_error: fail sends with this health status instead of dropping\n"
+	  "\t                <local_timeout|remote_dropped|network_timeout|...|random>\n"
+	  "\t--random:      with --interval: drop about half of the messages that match\n"
+	  "\t--drop_all:    drop every message that matches\n" },
+	{ "drop", "del", lnetctl_fault_drop_cmd,
+	  "delete drop rules\n"
+	  "\t--all:         every drop rule\n"
+	  "\t--source nid:  the rules with this source\n"
+	  "\t--dest nid:    the rules with this destination\n" },
+	{ "drop", "reset", lnetctl_fault_drop_cmd, "zero the counters of every drop rule\n" },
+	{ "drop", "show", lnetctl_fault_drop_cmd, "show the drop rules and their counters\n" },
+	{ "delay", "add", lnetctl_fault_delay_cmd,
+	  "add a delay rule (the newest is matched first)\n"
+	  "\t--source nid:  delay messages from this NID (*@net: any NID of a net; *: any)\n"
+	  "\t--dest nid:    delay messages to this NID\n"
+	  "\t--rate r:      delay 1 of every r messages that match\n"
+	  "\t--interval i:  delay one message that matches every i seconds\n"
+	  "\t--portal p:    only PUTs and GETs to portal p (may be repeated)\n"
+	  "\t--message m:   only messages of type PUT, ACK, GET or REPLY (may be repeated)\n"
+	  "\t--latency l:   hold each delayed message for l seconds\n" },
+	{ "delay", "del", lnetctl_fault_delay_cmd,
+	  "delete delay rules\n"
+	  "\t--all:         every delay rule\n"
+	  "\t--source nid:  the rules with this source\n"
+	  "\t--dest nid:    the rules with this destination\n" },
+	{ "delay", "reset", lnetctl_fault_delay_cmd, "zero the counters of every delay rule\n" },
+	{ "delay", "show", lnetctl_fault_delay_cmd, "show the delay rules and their counters\n" },
 	{ "capture", "start", lnetctl_capture_cmd,
 	  "record the traffic of tcp NIs to a pcapng file (lnetd-pmd only)\n"
 	  "\t--file: the file to write\n"
@@ -586,6 +636,12 @@ lnetctl_run_sub(struct lnetctl_parser *p, const struct lnetctl_top *top, int arg
 
 		if (strcmp(c->name, top->name) != 0 || strcmp(c->sub, argv[1]) != 0) {
 			continue;
+		}
+		if (c->fn == lnetctl_sublevel_cmd) {
+			/* Its own check_cmd: -h lists the level's verbs, not this entry. */
+			const struct lnetctl_top level = { .name = c->sub };
+
+			return lnetctl_run_sub(p, &level, argc - 1, argv + 1);
 		}
 		if (lnetctl_wants_help(argc - 1, argv + 1)) {
 			lnetctl_print_cmd_help(c->name, c->sub);

@@ -506,18 +506,24 @@ lnetctl_peer_list_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 }
 
 /*
- * peer set (set_value_helper's options: -n/--nid, -a/--all, -t/--health,
- * -s/--state). Peer NI health and the settable peer state come with the
- * health work: until then the daemon has nothing to set, and says so.
+ * peer set [--all|-a] [--nid|-n NID] --health|-t V (set_value_helper's
+ * options): the health value of one peer NI or of all of them, which then
+ * join recovery, as the kernel's. --state sets lp_state bits the kernel
+ * keeps for tests; this node has none to set, and says so.
  */
 int
 lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
-	bool health = false;
+	const char *nid = NULL;
+	char params[160];
+	char *end = NULL;
+	long health = -1;
 	bool state = false;
+	yaml_document_t doc;
+	yaml_node_t *v;
 	int opt;
+	int rc;
 
-	(void)ctx;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, LNETCTL_SET_VALUE_SHORTOPTS, lnetctl_set_value_opts,
 				  NULL)) != -1) {
@@ -526,7 +532,14 @@ lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 			state = true;
 			break;
 		case 't':
-			health = true;
+			health = strtol(optarg, &end, 0);
+			if (*optarg == '\0' || *end != '\0' || health < 0) {
+				lnetctl_print_error("peer", "set", -EINVAL, "Invalid health value");
+				return -EINVAL;
+			}
+			break;
+		case 'n':
+			nid = optarg;
 			break;
 		case '?':
 			/* the kernel names this block "net" for peers too */
@@ -537,12 +550,24 @@ lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 			break;
 		}
 	}
-	if (!health && !state) {
+	if (state) {
+		lnetctl_print_error("set", "peer", -EOPNOTSUPP,
+				    "peer state cannot be set: this node keeps no settable peer state");
+		return -EOPNOTSUPP;
+	}
+	if (health < 0) {
 		lnetctl_print_error("set", "peer", -EINVAL, "nothing to set: --health or --state");
 		return -EINVAL;
 	}
-	lnetctl_print_error("set", "peer", -EOPNOTSUPP,
-			    state ? "peer state cannot be set: this node keeps no settable peer state yet"
-				  : "peer NI health is not supported yet");
-	return -EOPNOTSUPP;
+	rc = lnetctl_need_conn(ctx);
+	if (rc != 0) {
+		return rc;
+	}
+	snprintf(params, sizeof(params), "health=%ld%s%s", health, nid != NULL ? ",nid=" : "",
+		 nid != NULL ? nid : "");
+	rc = lnetctl_request_status(&ctx->conn, "/lnet/peer_set", params, &doc, &v, "peer", "set");
+	if (rc == 0) {
+		yaml_document_delete(&doc);
+	}
+	return rc;
 }

@@ -46,9 +46,13 @@ lnetctl_out_detail2(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni
 {
 	static const char *const sections[3] = { "sent", "received", "dropped" };
 	static const char *const types[5] = { "put", "get", "reply", "ack", "hello" };
-	static const char *const health[] = {
-		"fatal_error", "health value", "interrupts", "dropped", "aborted",
-		"no route", "timeouts", "error", "ping_count", "next_ping",
+	/* As the kernel prints them, and the daemon's key of each. */
+	static const char *const health[][2] = {
+		{ "fatal_error", "fatal_error" }, { "health value", "health_value" },
+		{ "interrupts", "health_interrupts" }, { "dropped", "health_dropped" },
+		{ "aborted", "health_aborted" }, { "no route", "health_no_route" },
+		{ "timeouts", "health_timeouts" }, { "error", "health_error" },
+		{ "ping_count", "ping_count" }, { "next_ping", "next_ping" },
 	};
 	unsigned int s;
 	unsigned int t;
@@ -70,12 +74,9 @@ lnetctl_out_detail2(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni
 	lnetctl_out_scalar(o, "health stats");
 	lnetctl_out_map_begin(o);
 	for (t = 0; t < sizeof(health) / sizeof(health[0]); t++) {
-		const char *v = t == 0 ? lnetctl_scalar(lnetctl_map_get(doc, ni, "fatal_error")) :
-				t == 1 ? lnetctl_scalar(lnetctl_map_get(doc, ni, "health_value")) : "0";
+		const char *v = lnetctl_scalar(lnetctl_map_get(doc, ni, health[t][1]));
 
-		/* fatal_error and the health value exist; the event counters wait for health. */
-		v = v != NULL ? v : "0";
-		lnetctl_out_kv(o, health[t], v);
+		lnetctl_out_kv(o, health[t][0], v != NULL ? v : "0");
 	}
 	lnetctl_out_map_end(o);
 }

@@ -34,6 +34,9 @@ bool lnetd_param(const char *params, const char *key, char *val, size_t len);
 /* The reply's status: {"status": rc, "descr": ...}; returns 0. */
 int lnetd_reply_status(struct rte_tel_data *d, int rc, const char *descr);
 
+/* lnetd_fault.c: /lnet/fault_{drop,delay}_{add,del,reset,show} (lnetctl fault). */
+int lnetd_fault_register(void);
+
 /* lnetd_capture.c: /lnet/capture_start|stop|show. */
 int lnetd_capture_register(void);
 /* Stop a running capture (before LNet goes down). */

@@ -22,6 +22,7 @@
 #include "lnetd.h"
 
 #define LNETD_MAX_NIS 64
+#define LNETD_RECOVERY_MAX 200 /* NIDs listed; the total is given too (a telemetry dict holds 256) */
 
 /* "key=value,key=value" lookup in a request's parameters. */
 bool
@@ -67,9 +68,16 @@ static void
 lnetd_ni_detail2(struct rte_tel_data *d, const struct lnet_ctl_ni *ni)
 {
 	lnetd_by_type(d, ni->sent, ni->received, ni->dropped);
-	/* Health counters arrive with the health issue; the value and fatal_error are real. */
 	rte_tel_data_add_dict_int(d, "health_value", ni->health_value);
 	rte_tel_data_add_dict_int(d, "fatal_error", ni->fatal_error);
+	rte_tel_data_add_dict_u64(d, "health_interrupts", ni->hs_interrupts);
+	rte_tel_data_add_dict_u64(d, "health_dropped", ni->hs_dropped);
+	rte_tel_data_add_dict_u64(d, "health_aborted", ni->hs_aborted);
+	rte_tel_data_add_dict_u64(d, "health_no_route", ni->hs_no_route);
+	rte_tel_data_add_dict_u64(d, "health_timeouts", ni->hs_timeouts);
+	rte_tel_data_add_dict_u64(d, "health_error", ni->hs_error);
+	rte_tel_data_add_dict_u64(d, "ping_count", ni->ping_count);
+	rte_tel_data_add_dict_int(d, "next_ping", (int)ni->next_ping);
 }
 
 /*
@@ -466,7 +474,7 @@ lnetd_peer_ni_stats(struct rte_tel_data *e, const struct lnet_ctl_peer_ni *st)
 	rte_tel_data_add_dict_u64(e, "health_error", st->hs_error);
 	rte_tel_data_add_dict_u64(e, "health_network_timeout", st->hs_network_timeout);
 	rte_tel_data_add_dict_u64(e, "ping_count", st->ping_count);
-	rte_tel_data_add_dict_int(e, "next_ping", (int)st->next_ping); /* 0 until recovery pings */
+	rte_tel_data_add_dict_int(e, "next_ping", (int)st->next_ping);
 }
 
 static int
@@ -1003,30 +1011,95 @@ lnetd_net_del(const char *cmd, const char *params, struct rte_tel_data *d)
 						  by_nid ? &nid : NULL, push, err, sizeof(err)), err);
 }
 
+/* health=V[,nid=NID] of net set and peer set: 0, or the refusal already in @p d. */
+static int
+lnetd_health_params(const char *params, struct rte_tel_data *d, struct lnet_nid *nid,
+		    bool *by_nid, int *value)
+{
+	char val[LNET_NIDSTR_SIZE + 8];
+	char err[160] = "";
+	char *end = NULL;
+	long v;
+
+	*by_nid = lnetd_param(params, "nid", val, sizeof(val));
+	if (*by_nid && libcfs_strnid_err(nid, val, err, sizeof(err)) != 0) {
+		lnetd_reply_status(d, -EINVAL, err);
+		return -EINVAL;
+	}
+	if (!lnetd_param(params, "health", val, sizeof(val))) {
+		lnetd_reply_status(d, -EINVAL, "health is required");
+		return -EINVAL;
+	}
+	v = strtol(val, &end, 10);
+	if (val[0] == '\0' || *end != '\0' || v < INT_MIN || v > INT_MAX) {
+		lnetd_reply_status(d, -EINVAL, "health: not a number");
+		return -EINVAL;
+	}
+	*value = (int)v;
+	return 0;
+}
+
 /* /lnet/net_set,health=V[,nid=NID] (lnetctl net set; no nid: every NI) */
 static int
 lnetd_net_set(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	char val[128];
-	char err[256] = "";
 	struct lnet_nid nid;
-	bool by_nid = lnetd_param(params, "nid", val, sizeof(val));
-	char *end = NULL;
-	long v;
+	char err[160] = "";
+	bool by_nid;
+	int v;
 
 	(void)cmd;
-	if (by_nid && libcfs_strnid_err(&nid, val, err, sizeof(err)) != 0) {
-		return lnetd_reply_status(d, -EINVAL, err);
+	if (lnetd_health_params(params, d, &nid, &by_nid, &v) != 0) {
+		return 0;
 	}
-	if (!lnetd_param(params, "health", val, sizeof(val))) {
-		return lnetd_reply_status(d, -EINVAL, "health is required");
-	}
-	v = strtol(val, &end, 10);
-	if (val[0] == '\0' || *end != '\0' || v < INT_MIN || v > INT_MAX) {
-		return lnetd_reply_status(d, -EINVAL, "health: not a number");
-	}
-	return lnetd_reply_status(d, lnet_ctl_ni_health_set(by_nid ? &nid : NULL, (int)v, err,
+	return lnetd_reply_status(d, lnet_ctl_ni_health_set(by_nid ? &nid : NULL, v, err,
 							    sizeof(err)), err);
+}
+
+/* /lnet/peer_set,health=V[,nid=NID] (lnetctl peer set; no nid: every peer NI) */
+static int
+lnetd_peer_set(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct lnet_nid nid;
+	char err[160] = "";
+	bool by_nid;
+	int v;
+
+	(void)cmd;
+	if (lnetd_health_params(params, d, &nid, &by_nid, &v) != 0) {
+		return 0;
+	}
+	return lnetd_reply_status(d, lnet_ctl_peer_ni_health_set(by_nid ? &nid : NULL, v, err,
+								 sizeof(err)), err);
+}
+
+/* /lnet/recovery_show,local=1|0: the recovery queue's NIDs (lnetctl debug recovery) */
+static int
+lnetd_recovery_show(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct lnet_nid nids[LNETD_RECOVERY_MAX];
+	char val[8];
+	unsigned int total = 0;
+	unsigned int i;
+	bool local = lnetd_param(params, "local", val, sizeof(val)) && strcmp(val, "1") == 0;
+	int rc;
+
+	(void)cmd;
+	rc = lnet_ctl_recovery_list(local, nids, LNETD_RECOVERY_MAX, &total);
+	if (rc != 0) {
+		return lnetd_reply_status(d, rc, "LNet is not running");
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "status", 0);
+	rte_tel_data_add_dict_u64(d, "total", total);
+	for (i = 0; i < total && i < LNETD_RECOVERY_MAX; i++) {
+		char key[16];
+		char s[LNET_NIDSTR_SIZE];
+
+		snprintf(key, sizeof(key), "nid-%u", i);
+		rte_tel_data_add_dict_string(d, key, libcfs_nidstr_r(&nids[i], s, sizeof(s)));
+	}
+	return 0;
 }
 
 int
@@ -1051,6 +1124,10 @@ lnetd_telemetry_register(void)
 		{ "/lnet/global_set", lnetd_global_set, "Set a global. Params: key=K, value=N" },
 		{ "/lnet/net_set", lnetd_net_set,
 		  "Set NI health (lnetctl net set). Params: health=V, nid=NID (none: every NI)" },
+		{ "/lnet/peer_set", lnetd_peer_set,
+		  "Set peer NI health (lnetctl peer set). Params: health=V, nid=NID (none: all)" },
+		{ "/lnet/recovery_show", lnetd_recovery_show,
+		  "NIs waiting for health recovery (lnetctl debug recovery). Params: local=1|0" },
 		{ "/lnet/peer_add", lnetd_peer_add,
 		  "Add a peer or NIDs. Params: prim_nid=NID, nid=A;B, non_mr=1" },
 		{ "/lnet/peer_del", lnetd_peer_del,
@@ -1079,5 +1156,6 @@ lnetd_telemetry_register(void)
 			return rc;
 		}
 	}
-	return lnetd_capture_register();
+	rc = lnetd_capture_register();
+	return rc != 0 ? rc : lnetd_fault_register();
 }

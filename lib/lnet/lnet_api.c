@@ -313,6 +313,7 @@ lnet_send_on_cpt(void *arg)
 	lnet_md_attach_msg(md, msg, 0, len);
 	lnet_send_event_init(a, len, &msg->ev);
 	if (a->type == LNET_MSG_GET || a->ack) {
+		msg->md_ask = ++md->asks;
 		lnet_rsp_track(c, md, a->type);
 	}
 	lnet_send_md_step(c, msg);

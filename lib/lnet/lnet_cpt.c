@@ -108,6 +108,7 @@ lnet_cpt_create(struct lnet *ln, unsigned int cpt, struct lnet_cpt **out)
 	c->lcore = rt_data_lcore(ln->rt, cpt);
 	TAILQ_INIT(&c->msg_cache);
 	lnet_rsp_init(c);
+	lnet_fault_cpt_init(c);
 	rc = lnet_md_table_init(&c->mds);
 	if (rc == 0) {
 		rc = lnet_peer_table_init(&c->peers);

@@ -234,6 +234,15 @@ lnet_disc_io_start(void *arg)
 	}
 }
 
+/* The local NI a path leaves from is there but its link is down. */
+static bool
+lnet_disc_src_down(struct lnet *ln, const struct lnet_nid *src)
+{
+	const struct lnet_ni *ni = lnet_ni_find_by_nid(ln, src);
+
+	return ni != NULL && __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED);
+}
+
 static int
 lnet_disc_io_send(struct lnet_peer_dir *d, struct lnet_peer *p, uint32_t token, bool push,
 		  const void *data, size_t len)
@@ -250,11 +259,13 @@ lnet_disc_io_send(struct lnet_peer_dir *d, struct lnet_peer *p, uint32_t token, 
 	io->ln = d->ln;
 	io->nid = p->nis[0];
 	io->src = (struct lnet_nid)LNET_ANY_NID;
-	if (push && p->disc_path) {
+	if (push && p->disc_path && !lnet_disc_src_down(d->ln, &p->disc_src)) {
 		/*
 		 * Back by the last ping reply's path. If that NI was deleted
 		 * since, the push fails here and the peer waits for its next
-		 * event, as the kernel's does (s1_05: no push at net del).
+		 * event, as the kernel's does (s1_05: no push at net del). An
+		 * NI whose link is down is passed over: its push (the news that
+		 * it is down) goes by selection, over a rail that works.
 		 */
 		io->nid = p->disc_dst;
 		io->src = p->disc_src;
@@ -356,6 +367,36 @@ lnet_disc_take_from(struct lnet_peer_dir *d, struct lnet_peer *p, const struct l
 	return lpni;
 }
 
+/*
+ * The status the peer's ping data gives one of its NIDs (the kernel's
+ * handle_disc_lpni_health): a NID that turns DOWN counts as a remote
+ * failure (its health drops, recovery takes it), so traffic leaves it
+ * before a message has to fail there; one UP from the start is healthy.
+ */
+static void
+lnet_disc_ni_status(struct lnet_peer_dir *d, struct lnet_peer *p, const struct lnet_nid *nid,
+		    uint32_t status)
+{
+	struct lnet_peer_ni *lpni = NULL;
+	unsigned int i;
+	uint32_t was;
+
+	for (i = 0; i < p->nnis && lpni == NULL; i++) {
+		lpni = lnet_nid_same(&p->nis[i], nid) ? p->lpnis[i] : NULL;
+	}
+	if (lpni == NULL) {
+		return; /* not known in its shard yet: nothing to judge */
+	}
+	was = lpni->health.ns_status;
+	lpni->health.ns_status = status;
+	if (was != status && status == LNET_NI_STATUS_DOWN) {
+		lnet_health_remote_failure(d->ln, lpni);
+	} else if (was == status && status == LNET_NI_STATUS_UP &&
+		   __atomic_load_n(&lpni->health.last_alive, __ATOMIC_RELAXED) == 0) {
+		__atomic_store_n(&lpni->health.value, LNET_MAX_HEALTH_VALUE, __ATOMIC_RELAXED);
+	}
+}
+
 static void
 lnet_disc_apply_ops(struct lnet_peer_dir *d, struct lnet_peer *p, const struct lnet_merge_plan *pl)
 {
@@ -383,6 +424,10 @@ lnet_disc_apply_ops(struct lnet_peer_dir *d, struct lnet_peer *p, const struct l
 		case LNET_MERGE_OP_KEEP:
 		case LNET_MERGE_OP_REFUSE:
 			break;
+		}
+		if (op->type == LNET_MERGE_OP_UPDATE || op->type == LNET_MERGE_OP_ADD ||
+		    op->type == LNET_MERGE_OP_MOVE || op->type == LNET_MERGE_OP_TAKE_PEER) {
+			lnet_disc_ni_status(d, p, &op->nid, op->status);
 		}
 	}
 }

@@ -152,11 +152,15 @@ lnet_health_stamp_deadline(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 }
 
-/* Nodes with one real interface resend nothing after a local failure (the kernel's pi_nnis check). */
+/*
+ * Nodes with one real interface resend nothing after a local failure (the
+ * kernel's pi_nnis check): counted in the posted ping target, which still
+ * lists an NI being deleted, whose messages are the ones to move.
+ */
 static bool
 lnet_health_local_resend_allowed(struct lnet *ln)
 {
-	return lnet_ni_table_get(ln)->nnis > 2; /* 0@lo and at least two more */
+	return __atomic_load_n(&ln->ping_nnis, __ATOMIC_RELAXED) >= 2;
 }
 
 /* How many NIDs the peer of @p lpni has, as selection sees it. */
@@ -234,6 +238,16 @@ lnet_health_resend(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_hs_resend
 	return true;
 }
 
+static void
+lnet_health_log(const struct lnet_msg *msg, const char *what)
+{
+	char dst[LNET_NIDSTR_SIZE];
+
+	LNET_LOG(DEBUG, "%s to %s, %s, try %u: %s", lnet_msg_type_str(msg->hdr.type),
+		 libcfs_nidstr_r(&msg->hdr.dest_nid, dst, sizeof(dst)), lnet_hs_str(msg->hstatus),
+		 msg->retry_count, what);
+}
+
 /* A failure reported by the LND: health, counts, and a resend if the table allows one. */
 static bool
 lnet_health_failed(struct lnet_cpt *c, struct lnet_msg *msg)
@@ -249,6 +263,7 @@ lnet_health_failed(struct lnet_cpt *c, struct lnet_msg *msg)
 		return false;
 	}
 	if (msg->tx && msg->deadline_us != 0 && rt_lcore_now_us(c->lcore) > msg->deadline_us) {
+		lnet_health_log(msg, "past its deadline, completes");
 		return false; /* too late for anything but completing it */
 	}
 	lnet_health_count(c, ni, lpni, msg->hstatus);
@@ -261,9 +276,15 @@ lnet_health_failed(struct lnet_cpt *c, struct lnet_msg *msg)
 	if (!msg->tx || (r->resend == LNET_HS_RESEND_LOCAL && !lnet_health_local_resend_allowed(ln)) ||
 	    (r->resend == LNET_HS_RESEND_REMOTE && !multi_rail_peer) ||
 	    r->resend == LNET_HS_RESEND_NONE) {
+		lnet_health_log(msg, "not resent (status, or no other path)");
 		return false;
 	}
-	return lnet_health_resend(c, msg, r->resend);
+	if (!lnet_health_resend(c, msg, r->resend)) {
+		lnet_health_log(msg, "not resent (recovery, unlinked, or retries spent)");
+		return false;
+	}
+	lnet_health_log(msg, "resent");
+	return true;
 }
 
 /* Heard from: the next recovery ping, if any, goes soon. Stored only when it changes. */
@@ -299,9 +320,25 @@ lnet_health_ok(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 }
 
+/*
+ * A request the LND failed while its answer already came: the peer had it
+ * (the LND completes a message once the peer's TCP acknowledged it, and
+ * the answer can overtake that). It succeeded; sending it again would
+ * deliver it twice.
+ */
+static bool
+lnet_health_answered(const struct lnet_msg *msg)
+{
+	return msg->tx && msg->md_ask != 0 && msg->md != NULL && msg->md->answers >= msg->md_ask;
+}
+
 bool
 lnet_health_fin(struct lnet_cpt *c, struct lnet_msg *msg)
 {
+	if (msg->status != 0 && lnet_health_answered(msg)) {
+		msg->status = 0;
+		msg->hstatus = LNET_MSG_STATUS_OK;
+	}
 	if (msg->status == 0) {
 		lnet_health_ok(c, msg);
 		return false;

@@ -14,6 +14,7 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include "lnet_fault.h"
 #include "lnet_internal.h"
 #include "lnp_build_config.h"
 
@@ -254,6 +255,10 @@ lnet_runtime_start(struct lnet *ln)
 	if (rc != 0) {
 		return rc;
 	}
+	ln->fault = lnet_fault_create(ln->rt, 0);
+	if (ln->fault == NULL) {
+		return -ENOMEM;
+	}
 	rc = lnet_cpts_create(ln);
 	if (rc == 0 && ro.mode == RT_MODE_THREADS) {
 		rc = rt_runtime_start(ln->rt);
@@ -287,6 +292,8 @@ lnet_destroy(struct lnet *ln)
 	}
 	lnet_recovery_fini(ln);
 	lnet_cpts_destroy(ln);
+	lnet_fault_destroy(ln->fault);
+	ln->fault = NULL;
 	lnet_ping_target_fini(ln);
 	lnet_peer_dir_destroy(ln);
 	lnet_ni_table_destroy(ln);
@@ -363,6 +370,7 @@ lnet_cpt_quiesce(void *arg)
 		lnet_ptl_drop_delayed(c, p);
 	}
 	lnet_credits_abort_queued(c, -ESHUTDOWN);
+	lnet_fault_drop_held(c, NULL, -ESHUTDOWN);
 	lnet_rsp_fini(c);
 	return 0;
 }

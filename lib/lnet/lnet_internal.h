@@ -69,6 +69,8 @@ struct lnet_libmd {
 	bool rsp_tracked;         /* an ACK or REPLY is due (lnet_rsp.c) */
 	uint64_t rsp_deadline_us;
 	struct lnet_peer_ni *rsp_next_hop; /* where its last PUT/GET went (peer NIs live until shutdown) */
+	uint32_t asks;            /* PUTs with ACK and GETs sent from it */
+	uint32_t answers;         /* ACKs and REPLYs it received */
 	TAILQ_ENTRY(lnet_libmd) rsp_link;
 	unsigned int niov;
 	struct lnet_libmd *next_cached; /* on the table's cache */
@@ -195,6 +197,7 @@ struct lnet_health {
 	uint32_t queued;          /* atomic: 1 from the failure that queues it until recovery drops it */
 	uint32_t hs[LNET_MSG_STATUS_END]; /* atomic: failures by enum lnet_msg_hstatus */
 	int64_t last_alive;       /* atomic, peer NI: seconds (runtime clock) of its last message; 0 never */
+	uint32_t ns_status;       /* mgmt, peer NI: the status its peer's ping data last gave it (0: none) */
 	/* management lcore */
 	TAILQ_ENTRY(lnet_health) rec_link;
 	bool on_queue;
@@ -270,6 +273,7 @@ struct lnet_ping_buf {
 	LIST_ENTRY(lnet_ping_buf) link;   /* ln->ping_bufs, mgmt's */
 	struct lnet *ln;
 	struct lnet_hop hop;              /* the drained buffer's way back to mgmt */
+	unsigned int nnis;                /* NIs it lists after 0@lo */
 	size_t len;
 	uint8_t data[];
 };
@@ -407,6 +411,9 @@ struct lnet_msg {
 	uint64_t deadline_us;     /* tx: resends stop here (transaction_timeout from the first send) */
 	struct lnet_ni *avoid_ni;          /* resend: the local NI that failed it (compared only) */
 	struct lnet_peer_ni *avoid_lpni;   /* resend: the peer NI that failed it */
+	uint32_t md_ask;                   /* tx: its MD's asks when it was sent (1: the first) */
+	uint64_t fault_release_us;         /* held by a delay rule until then */
+	bool fault_rx;                     /* ... on its way in (else out) */
 	struct lnet_peer_ni *dst_lpni; /* tx, to discovery: the destination NID's peer NI */
 	struct lnet_event ev;
 };
@@ -429,6 +436,7 @@ struct lnet_sel_cache;
 struct lnet_disc_io;
 struct lnet_rec_ping;
 struct lnet_recovery;
+struct lnet_fault;
 
 struct lnet_cpt {
 	struct lnet *ln;
@@ -447,6 +455,9 @@ struct lnet_cpt {
 	struct lnet_sel_cache *sel;         /* lnet_send_mr.c: the local NIs as selection sees them */
 	LIST_HEAD(, lnet_disc_io) disc_ios; /* lnet_discovery.c: pings and pushes in flight here */
 	LIST_HEAD(, lnet_rec_ping) rec_pings; /* lnet_recovery.c: recovery pings in flight here */
+	struct lnet_msg_list fault_held;    /* lnet_fault_path.c: held by delay rules, by release time */
+	struct rt_timer fault_timer;
+	uint32_t fault_rand;                /* the fault rules' random state on this lcore */
 };
 
 /* ---- event queues ------------------------------------------------------- */
@@ -499,6 +510,8 @@ struct lnet {
 	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal or health changes */
 	bool ping_quiet;          /* mgmt: the ping target rebuild under way pushes nothing */
 	struct lnet_recovery *recovery; /* mgmt: health recovery queues (lnet_recovery.c) */
+	struct lnet_fault *fault;       /* fault rules (lnet_fault.c): read by every lcore */
+	unsigned int ping_nnis;         /* atomic: NIs the posted ping target lists after 0@lo */
 };
 
 /* lnet_init.c */
@@ -575,6 +588,8 @@ void lnet_fin_peer_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_send_ack(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_ni_send(struct lnet_cpt *c, struct lnet_msg *msg);
+/* lnet_ni_send() once the fault rules let it go. */
+void lnet_ni_send_now(struct lnet_cpt *c, struct lnet_msg *msg);
 
 void lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg);
 
@@ -723,6 +738,13 @@ void lnet_recovery_queue_lpni(struct lnet *ln, struct lnet_peer_ni *lpni);
 /* Management lcore, net del: @p ni leaves recovery before it is freed. */
 void lnet_recovery_ni_gone(struct lnet *ln, struct lnet_ni *ni);
 void lnet_recovery_cpt_fini(struct lnet_cpt *c);
+
+/* lnet_fault_path.c: fault rules on the data path (true: the rule took the message) */
+void lnet_fault_cpt_init(struct lnet_cpt *c);
+bool lnet_fault_rx_drop(struct lnet_cpt *c, struct lnet_ni *ni, const struct lnet_hdr *hdr);
+bool lnet_fault_rx_delay(struct lnet_cpt *c, struct lnet_msg *msg);
+bool lnet_fault_tx(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_fault_drop_held(struct lnet_cpt *c, const struct lnet_ni *ni, int status);
 
 /* lnet_eq.c */
 void lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev);

@@ -703,6 +703,7 @@ lnet_ni_del_visit(void *arg)
 	switch (o->phase) {
 	case LNET_NI_DEL_DROP:
 		lnet_ptl_drop_delayed_ni(c, o->ni);
+		lnet_fault_drop_held(c, o->ni, -ENETDOWN);
 		lnet_ni_del_next_cpt(o, lnet_ni_drain_start);
 		break;
 	case LNET_NI_DEL_SHUT:

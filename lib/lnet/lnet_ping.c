@@ -108,6 +108,7 @@ lnet_ping_buf_build(struct lnet *ln, bool next_seqno, struct lnet_ping_buf **out
 		return rc;
 	}
 	ln->ping_seqno = src.seqno;
+	pbuf->nnis = src.nnis;
 	pbuf->ln = ln;
 	*out = pbuf;
 	return 0;
@@ -122,6 +123,7 @@ lnet_ping_post_done(void *arg)
 	if (p->rc == 0) {
 		ln->ping_mdh = p->mdh;
 		ln->ping_buf = p->pbuf;
+		__atomic_store_n(&ln->ping_nnis, p->pbuf->nnis, __ATOMIC_RELAXED);
 		if (!ln->ping_quiet) {
 			lnet_discovery_local_changed(ln); /* a new sequence number: push to MR peers */
 		}

@@ -86,6 +86,7 @@ lnet_rx_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		}
 	}
 	lnet_rsp_untrack(c, md);
+	md->answers++; /* its request got there (lnet_health_fin) */
 	lnet_md_attach_msg(md, msg, 0, mlength);
 	msg->ev.type = is_ack ? LNET_EVENT_ACK : LNET_EVENT_REPLY;
 	msg->ev.rlength = is_ack ? h->msg.ack.mlength : msg->len;
@@ -205,6 +206,11 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 		ni->lnd->recv(ni, private, NULL, 0, NULL, 0, 0, hdr->payload_length);
 		return 0; /* routing is not enabled: dropped quietly */
 	}
+	if (lnet_fault_rx_drop(c, ni, hdr)) {
+		lnet_parse_drop(c, ni, hdr); /* a drop rule: lost as on the wire */
+		ni->lnd->recv(ni, private, NULL, 0, NULL, 0, 0, hdr->payload_length);
+		return 0;
+	}
 	msg = lnet_msg_alloc(c);
 	if (msg == NULL) {
 		lnet_parse_drop(c, ni, hdr);
@@ -220,6 +226,9 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 	if (ni->any_cpt) {
 		lnet_rx_dispatch(c, msg); /* lo: no peer NI, as the kernel's lo sends have none */
 		return 0;
+	}
+	if (lnet_fault_rx_delay(c, msg)) {
+		return 0; /* a delay rule holds it */
 	}
 	lnet_msg_dispatch(ln, msg, lnet_cpt_of_nid(ln, from), LNET_STEP_RX_PEER);
 	return 0;

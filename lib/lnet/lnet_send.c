@@ -194,9 +194,17 @@ lnet_send_ni_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	lnet_ni_send(c, msg);
 }
 
-/* Hand @p msg to its NI's LND; it finalizes the message when done. */
+/* Hand @p msg to its NI's LND (unless a fault rule takes it); the LND finalizes it. */
 void
 lnet_ni_send(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	if (!lnet_fault_tx(c, msg)) {
+		lnet_ni_send_now(c, msg);
+	}
+}
+
+void
+lnet_ni_send_now(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	struct lnet_ni *ni = msg->txni;
 	int rc;

@@ -52,11 +52,24 @@ list_commands_are_the_kernels() { # the parser's words, its 19 commands in its o
 check "--list-commands: the kernel's list, in its layout" list_commands_are_the_kernels
 for cmd in \
 	"route add --net tcp1 --gateway 10.0.0.1@tcp" "routing show" \
-	"udsp show" "debug recovery --local" \
-	"peer set --all --health 0"; do
+	"udsp show"; do
 	# shellcheck disable=SC2086
 	check "$cmd: not supported yet" fails_with -95 --name "$a" $cmd
 done
+# Health: no peer and no failure yet, so both recovery queues are empty (nothing printed,
+# as the kernel's); without --local or --peer the kernel's prints nothing and fails -22.
+check "debug recovery --local: an empty queue prints nothing" sh -c \
+	"'$ctl' --name '$a' debug recovery --local >'$work/o' && [ ! -s '$work/o' ]"
+check "debug recovery --peer: an empty queue prints nothing" sh -c \
+	"'$ctl' --name '$a' debug recovery --peer >'$work/o' && [ ! -s '$work/o' ]"
+check "debug recovery without --local/--peer: nothing, exit 234" sh -c \
+	"'$ctl' --name '$a' debug recovery >'$work/o' 2>&1; [ \$? -eq 234 ] && [ ! -s '$work/o' ]"
+check "peer set --all --health 0: no peer NI, nothing to set" "$ctl" --name "$a" peer set --all --health 0
+check "peer set --nid of no peer NI: refused with its error block" sh -c \
+	"'$ctl' --name '$a' peer set --nid 10.9.9.9@tcp --health 10 2>&1 | grep -q 'is not a peer NI'"
+check "peer set --health 1001: out of range" sh -c \
+	"'$ctl' --name '$a' peer set --all --health 1001 2>&1 | grep -q 'from 0 to 1000'"
+check "peer set --state: not supported" fails_with -95 --name "$a" peer set --all --state 1
 check "discover 0@lo: no peer to discover, -22 for it under manage:" sh -c \
 	"'$ctl' --name '$a' discover 0@lo | grep -q 'errno: -22'"
 check "net show -v 2 is the kernel's bytes for lo" same "$exp/net_show_v2_lo.yaml" "$ctl" --name "$a" net show -v 2

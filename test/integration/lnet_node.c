@@ -25,6 +25,10 @@
  *   --discovery 0|1: `set discovery` once the NIs are up.
  *   --change-after N: once N operations have started, --del-nid NID
  *   deletes that NI and --add-nid NID adds one, at runtime (client).
+ *   --run-after N:CMD (up to 4): once N operations have started, print the
+ *   NIs' counts and health under "at_N:" and run the shell command CMD
+ *   (a link going down under the traffic), then go on (client).
+ *   At exit the client prints each NI's health and LNet's health counters.
  *   Both: --exec threads (default: LNet's lcores on EAL worker threads,
  *   --lcores LIST for EAL's -l, default every CPU) or --exec polled (no
  *   thread but the application's: it runs LNet inside LNetEQPoll).
@@ -52,6 +56,7 @@
 #define NODE_SLOTS 64
 #define NODE_MAX_SIZES 8
 #define NODE_MAX_NIDS 4
+#define NODE_MAX_RUNS 4
 
 enum node_phase { SLOT_IDLE = 0, SLOT_PUT, SLOT_GET };
 
@@ -75,6 +80,12 @@ struct node {
 	struct lnet_nid add_nid;   /* ANY: none */
 	struct lnet_nid del_nid;
 	bool changed;
+	struct {
+		uint64_t after;
+		const char *cmd;
+		bool done;
+	} runs[NODE_MAX_RUNS];
+	unsigned int nruns;
 	int discovery;             /* `set discovery`; -1: the default (on) */
 	struct lnet_processid peer;
 	uint16_t port;
@@ -157,15 +168,17 @@ node_up(struct node *n)
 	char params[64];
 	struct lnet_init_opts lo = { .opts_size = sizeof(lo), .mode = n->exec };
 	char mine[64];
-	char eal[192];
+	char eal[384];
+	const char *extra = getenv("LNP_NODE_EAL_EXTRA"); /* e.g. --log-level=lnet*:debug */
 	char err[256] = "";
 	struct lnet_ctl_global g;
 	int rc;
 
 	/* Our own EAL, no shared files; its lcores on the CPUs we may run on (taskset holds). */
 	node_lcores_of_affinity(mine, sizeof(mine));
-	snprintf(eal, sizeof(eal), "--no-huge -m 256 --no-pci --no-shconf --no-telemetry %s%s",
-		 n->lcores != NULL ? "-l " : "", n->lcores != NULL ? n->lcores : mine);
+	snprintf(eal, sizeof(eal), "--no-huge -m 256 --no-pci --no-shconf --no-telemetry %s%s %s",
+		 n->lcores != NULL ? "-l " : "", n->lcores != NULL ? n->lcores : mine,
+		 extra != NULL ? extra : "");
 	lo.no_eal = n->exec == LNET_EXEC_POLLED; /* one thread: nothing of EAL's is needed */
 	lo.eal_args = lo.no_eal ? NULL : eal;    /* lnet_init refuses both */
 	/* The socklnd's module parameters, which its NIs start from. */
@@ -402,6 +415,11 @@ node_event(struct node *n, const struct lnet_event *ev)
 
 	if (ev->status != 0 || ev->type == LNET_EVENT_UNLINK ||
 	    ((ev->type == LNET_EVENT_ACK || ev->type == LNET_EVENT_REPLY) && ev->mlength != s->size)) {
+		if (n->failed < 4) { /* the first few, for whoever reads the log */
+			fprintf(stderr, "lnet_node: op %llu (%s): event %d status %d health %d mlength %u\n",
+				(unsigned long long)s->op, s->phase == SLOT_PUT ? "PUT" : "GET",
+				ev->type, ev->status, ev->mhealth, ev->mlength);
+		}
 		node_fail(n, s);
 	}
 	s->events++;
@@ -455,23 +473,108 @@ node_change_nis(struct node *n)
 	}
 }
 
-/* Each NI's counts, for tests of how traffic spreads over them. */
+/* The peers' NIs and their health, under "<title>_peer_nis:". */
 static void
-node_print_nis(void)
+node_print_peer_nis(const char *title)
+{
+	static struct lnet_ctl_peer peers[2];
+	uint64_t next = 0;
+	int n = lnet_ctl_peer_list(0, NULL, peers, 2, &next);
+
+	printf("%s_peer_nis:\n", title);
+	for (int p = 0; p < n; p++) {
+		for (unsigned int i = 0; i < peers[p].nnis; i++) {
+			struct lnet_ctl_peer_ni st;
+
+			if (lnet_ctl_peer_ni_state(&peers[p].nis[i], &st) == 0) {
+				printf("    - nid: %s\n      health: %d\n      dropped: %u\n",
+				       libcfs_nidstr(&peers[p].nis[i]), st.health_value, st.hs_dropped);
+			}
+		}
+	}
+}
+
+/* Each NI's counts and health, under @p title, for tests of how traffic spreads over them. */
+static void
+node_print_nis_as(const char *title)
 {
 	struct lnet_ctl_ni nis[8];
 	int n = lnet_ctl_ni_list(nis, 8);
 
-	printf("nis:\n");
+	printf("%s:\n", title);
 	for (int i = 0; i < n; i++) {
 		if (lnet_nid_is_lo0(&nis[i].nid)) {
 			continue;
 		}
-		printf("    - nid: %s\n      send_count: %llu\n      recv_count: %llu\n",
+		printf("    - nid: %s\n      send_count: %llu\n      recv_count: %llu\n"
+		       "      health: %d\n",
 		       libcfs_nidstr(&nis[i].nid), (unsigned long long)nis[i].send_count,
-		       (unsigned long long)nis[i].recv_count);
+		       (unsigned long long)nis[i].recv_count, nis[i].health_value);
 	}
+	node_print_peer_nis(title);
 	fflush(stdout);
+}
+
+static void
+node_print_nis(void)
+{
+	struct lnet_counters c;
+
+	node_print_nis_as("nis");
+	if (lnet_counters_get(&c) != 0) {
+		return;
+	}
+	printf("health:\n    resend_count: %u\n    successful_resends: %u\n"
+	       "    failed_resends: %u\n    local_dropped_count: %u\n"
+	       "    remote_dropped_count: %u\n    network_timeout_count: %u\n"
+	       "    response_timeout_count: %u\n",
+	       c.resend_count, c.successful_resends, c.failed_resends, c.local_dropped_count,
+	       c.remote_dropped_count, c.network_timeout_count, c.response_timeout_count);
+	fflush(stdout);
+}
+
+/* --run-after: the counts so far, then the command (the test's link change). */
+static void
+node_runs(struct node *n)
+{
+	for (unsigned int i = 0; i < n->nruns; i++) {
+		char title[32];
+
+		if (n->runs[i].done || n->started != n->runs[i].after) {
+			continue;
+		}
+		n->runs[i].done = true;
+		snprintf(title, sizeof(title), "at_%llu", (unsigned long long)n->runs[i].after);
+		node_print_nis_as(title);
+		if (system(n->runs[i].cmd) != 0) {
+			fprintf(stderr, "lnet_node: '%s' failed\n", n->runs[i].cmd);
+		}
+	}
+}
+
+/* 3 s without an event while operations are in flight: the LNDs' counts and the slots' phases, on stderr. */
+static void
+node_dump_stall(const struct node *n)
+{
+	struct lnet_ctl_lnd_counter cnt[LNET_CTL_LND_COUNTERS];
+	unsigned int phases[3] = { 0 };
+
+	for (unsigned int i = 0; i < n->inflight; i++) {
+		phases[n->slots[i].phase]++;
+	}
+	fprintf(stderr, "lnet_node: stalled: %u idle, %u in PUT, %u in GET\n", phases[SLOT_IDLE],
+		phases[SLOT_PUT], phases[SLOT_GET]);
+	for (unsigned int i = 0; i < n->nnids; i++) {
+		int k = lnet_ctl_lnd_counters(&n->nids[i], cnt, LNET_CTL_LND_COUNTERS);
+
+		fprintf(stderr, "  %s:", libcfs_nidstr(&n->nids[i]));
+		for (int j = 0; j < k; j++) {
+			if (cnt[j].value != 0) {
+				fprintf(stderr, " %s=%llu", cnt[j].key, (unsigned long long)cnt[j].value);
+			}
+		}
+		fprintf(stderr, "\n");
+	}
 }
 
 static bool
@@ -484,6 +587,8 @@ node_busy(const struct node *n)
 static void
 node_run(struct node *n, uint64_t count)
 {
+	unsigned int quiet = 0;
+
 	for (;;) {
 		struct lnet_event ev;
 		bool stopping = g_stop || (n->stop_on_error && n->failed > 0);
@@ -494,6 +599,7 @@ node_run(struct node *n, uint64_t count)
 			if (n->change_after != 0 && n->started == n->change_after && !n->changed) {
 				node_change_nis(n);
 			}
+			node_runs(n);
 			s->on_idle = false;
 			node_start(n, s);
 		}
@@ -502,6 +608,9 @@ node_run(struct node *n, uint64_t count)
 		}
 		if (LNetEQPoll(&n->eq, 1, 1000, &ev, NULL) == 1) {
 			node_event(n, &ev);
+			quiet = 0;
+		} else if (++quiet == 3) {
+			node_dump_stall(n); /* why nothing moves, for whoever debugs it */
 		}
 	}
 }
@@ -622,6 +731,7 @@ main(int argc, char **argv)
 		{ "discovery", required_argument, NULL, 'd' },
 		{ "add-nid", required_argument, NULL, 'A' },
 		{ "del-nid", required_argument, NULL, 'D' },
+		{ "run-after", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct node n = { .port = 988, .count = 100, .inflight = 8, .nsizes = 4,
@@ -649,6 +759,18 @@ main(int argc, char **argv)
 			n.nnids += rc == 0;
 			break;
 		case 'C': n.change_after = strtoull(optarg, NULL, 10); break;
+		case 'R': {
+			char *cmd = NULL;
+
+			if (n.nruns == NODE_MAX_RUNS) {
+				rc = -E2BIG;
+				break;
+			}
+			n.runs[n.nruns].after = strtoull(optarg, &cmd, 10);
+			rc = cmd == optarg || *cmd != ':' ? -EINVAL : 0;
+			n.runs[n.nruns++].cmd = cmd + 1;
+			break;
+		}
 		case 'd': n.discovery = atoi(optarg); break;
 		case 'A': rc = libcfs_strnid(&n.add_nid, optarg); break;
 		case 'D': rc = libcfs_strnid(&n.del_nid, optarg); break;

@@ -2,6 +2,7 @@
 /* The link under a tcp NI: rtnetlink notifications and the state they prompt a look at. */
 #include <errno.h>
 #include <ifaddrs.h>
+#include <stdint.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -177,21 +178,98 @@ sock_link_msgs_concern(const void *buf, size_t len, int ifindex, const struct ln
 }
 
 bool
-sock_link_drain(int fd, int ifindex, const struct lnet_nid *nid)
+sock_link_drain(int fd, int ifindex, const struct lnet_nid *nid, bool *any)
 {
 	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
 	bool ours = false;
 	ssize_t n;
 
+	*any = false;
 	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
 		if (n < 0) {
 			if (errno != ENOBUFS) {
 				break; /* EAGAIN: drained */
 			}
 			ours = true; /* some were lost: ours among them, perhaps */
+			*any = true;
 			continue;
 		}
+		*any = true;
 		ours = ours || sock_link_msgs_concern(buf, (size_t)n, ifindex, nid);
 	}
 	return ours;
+}
+
+/* Bits set in a netmask: its prefix length. */
+static unsigned int
+sock_link_prefix(const struct sockaddr *mask)
+{
+	const uint8_t *b = mask->sa_family == AF_INET ?
+				   (const uint8_t *)&((const struct sockaddr_in *)mask)->sin_addr :
+				   (const uint8_t *)&((const struct sockaddr_in6 *)mask)->sin6_addr;
+	size_t len = mask->sa_family == AF_INET ? 4 : 16;
+	unsigned int bits = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		bits += (unsigned int)__builtin_popcount(b[i]);
+	}
+	return bits;
+}
+
+/* @p want is in the subnet of interface address @p i. */
+static bool
+sock_link_subnet_holds(const struct ifaddrs *i, const struct sock_addr *want)
+{
+	const uint8_t *a;
+	const uint8_t *m;
+	const uint8_t *w;
+	size_t len;
+
+	if (i->ifa_addr == NULL || i->ifa_netmask == NULL ||
+	    i->ifa_addr->sa_family != want->ss.ss_family ||
+	    i->ifa_netmask->sa_family != want->ss.ss_family) {
+		return false;
+	}
+	if (want->ss.ss_family == AF_INET) {
+		a = (const uint8_t *)&((const struct sockaddr_in *)i->ifa_addr)->sin_addr;
+		m = (const uint8_t *)&((const struct sockaddr_in *)i->ifa_netmask)->sin_addr;
+		w = (const uint8_t *)&((const struct sockaddr_in *)&want->ss)->sin_addr;
+		len = 4;
+	} else {
+		a = (const uint8_t *)&((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+		m = (const uint8_t *)&((const struct sockaddr_in6 *)i->ifa_netmask)->sin6_addr;
+		w = (const uint8_t *)&((const struct sockaddr_in6 *)&want->ss)->sin6_addr;
+		len = 16;
+	}
+	for (size_t k = 0; k < len; k++) {
+		if (((a[k] ^ w[k]) & m[k]) != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+bool
+sock_link_peer_down(const struct lnet_nid *peer)
+{
+	const struct ifaddrs *best = NULL;
+	struct ifaddrs *all;
+	struct ifaddrs *i;
+	struct sock_addr want;
+	bool down;
+
+	if (sock_addr_of_nid(peer, 0, &want) != 0 || getifaddrs(&all) != 0) {
+		return false; /* not knowable: try */
+	}
+	for (i = all; i != NULL; i = i->ifa_next) {
+		if (sock_link_subnet_holds(i, &want) &&
+		    (best == NULL || sock_link_prefix(i->ifa_netmask) > sock_link_prefix(best->ifa_netmask) ||
+		     (sock_link_prefix(i->ifa_netmask) == sock_link_prefix(best->ifa_netmask) &&
+		      sock_link_running(i) && !sock_link_running(best)))) {
+			best = i;
+		}
+	}
+	down = best != NULL && !sock_link_running(best);
+	freeifaddrs(all);
+	return down;
 }

@@ -28,8 +28,21 @@ int sock_link_open(void);
  * interface @p ifindex or @p nid's address, or some were lost (ENOBUFS):
  * the link state is worth reading again. Other interfaces' changes (a host
  * making containers' veths) cost the NI's lcore no more than the read.
+ * *@p any: anything at all was read (some link or address changed: the
+ * links under the NI's connections are worth a look).
  */
-bool sock_link_drain(int fd, int ifindex, const struct lnet_nid *nid);
+bool sock_link_drain(int fd, int ifindex, const struct lnet_nid *nid, bool *any);
+
+/**
+ * Whether the link to @p peer is down: the interface whose subnet holds the
+ * peer's address (the longest prefix; a running one on a tie) is not
+ * running. False when no interface's subnet holds it (a routed peer, whose
+ * path this cannot see). A connection of any NI goes by that link, whatever
+ * its source address (without source routing a rail's NI reaches the other
+ * rail's peer NIDs through the other link, as the kernel's cross-rail
+ * connections of captures/kernel-routing-health scenario 2 do).
+ */
+bool sock_link_peer_down(const struct lnet_nid *peer);
 
 /**
  * Whether rtnetlink messages @p buf (@p len bytes, as one recv got them)

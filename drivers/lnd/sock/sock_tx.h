@@ -30,6 +30,7 @@ struct sock_tx {
 	unsigned int offset;
 	unsigned int len;
 	size_t sent;                 /* bytes of hdr + payload already written */
+	uint64_t end;                /* written whole: the connection's byte count at its last byte */
 	void *cookie;                /* the LNet message */
 	bool requeued;               /* its connection died before a byte went: moved once already */
 };

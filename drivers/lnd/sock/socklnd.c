@@ -17,10 +17,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -175,6 +177,120 @@ socklnd_conn_close(struct socklnd_conn *c, int status)
 	socklnd_conn_close_hs(c, status, socklnd_hstatus(status));
 }
 
+/* ---- completion once the peer's TCP acknowledged a message ---- */
+
+#define SOCKLND_ACK_TICK_US 50 /* an lcore that would sleep looks again this soon */
+
+static void
+socklnd_ackconns_unlink(struct socklnd_conn *c)
+{
+	if (c->on_ackconns) {
+		c->on_ackconns = false;
+		TAILQ_REMOVE(&c->sni->ackconns, c, alink);
+	}
+}
+
+/* A message is written whole: it completes when the peer's TCP acknowledges its last byte. */
+static void
+socklnd_tx_written(struct socklnd_conn *c, struct sock_tx *tx)
+{
+	struct socklnd_ni *s = c->sni;
+
+	c->wr_done += tx->sent;
+	if (tx->cookie == NULL) {
+		socklnd_tx_free(s, tx); /* a NOOP: nobody waits for it */
+		return;
+	}
+	tx->end = c->wr_done;
+	if (TAILQ_EMPTY(&c->ackq)) {
+		c->ack_io_us = rt_now_us(s->rt);
+	}
+	TAILQ_INSERT_TAIL(&c->ackq, tx, link);
+	if (!c->on_ackconns) {
+		c->on_ackconns = true;
+		TAILQ_INSERT_TAIL(&s->ackconns, c, alink);
+	}
+}
+
+/*
+ * Complete the messages the peer's TCP acknowledged: the bytes written
+ * (whole messages, and the part of the one being written) less those the
+ * socket still holds (SIOCOUTQ: not sent, or sent and not acknowledged).
+ * @return how many completed.
+ */
+static unsigned int
+socklnd_conn_reap(struct socklnd_conn *c)
+{
+	const struct sock_tx *head = TAILQ_FIRST(&c->txq);
+	uint64_t written = c->wr_done + (head != NULL ? head->sent : 0);
+	unsigned int n = 0;
+	struct sock_tx *tx;
+	int outq = 0;
+
+	if (TAILQ_EMPTY(&c->ackq) || c->fd < 0) {
+		return 0;
+	}
+	c->sni->stats.ack_checks++;
+	if (ioctl(c->fd, SIOCOUTQ, &outq) != 0) {
+		return 0; /* the socket's trouble shows on its next read or write */
+	}
+	while ((tx = TAILQ_FIRST(&c->ackq)) != NULL && tx->end <= written - (uint64_t)outq) {
+		TAILQ_REMOVE(&c->ackq, tx, link);
+		c->sni->stats.tx_msgs++;
+		lnet_finalize(tx->cookie, 0);
+		socklnd_tx_free(c->sni, tx);
+		n++;
+	}
+	if (n > 0) {
+		c->ack_io_us = rt_now_us(c->sni->rt);
+	}
+	if (TAILQ_EMPTY(&c->ackq)) {
+		socklnd_ackconns_unlink(c);
+	}
+	return n;
+}
+
+/* The connection ends with messages the peer never acknowledged: LNet may send them elsewhere. */
+static void
+socklnd_ackq_fail(struct socklnd_conn *c, int status, enum lnet_msg_hstatus hs)
+{
+	struct sock_tx *tx;
+
+	while ((tx = TAILQ_FIRST(&c->ackq)) != NULL) {
+		TAILQ_REMOVE(&c->ackq, tx, link);
+		c->sni->stats.unacked_failed++;
+		socklnd_msg_fail(tx->cookie, status, hs);
+		socklnd_tx_free(c->sni, tx);
+	}
+	socklnd_ackconns_unlink(c);
+}
+
+static unsigned int
+socklnd_reap_all(struct socklnd_ni *s)
+{
+	struct socklnd_conn *c;
+	struct socklnd_conn *next;
+	unsigned int n = 0;
+
+	for (c = TAILQ_FIRST(&s->ackconns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, alink);
+		n += socklnd_conn_reap(c);
+	}
+	return n;
+}
+
+/* An ACK arriving wakes nothing: while messages wait for one, the lcore looks every tick. */
+static void
+socklnd_ack_tick(void *arg)
+{
+	struct socklnd_ni *s = arg;
+
+	socklnd_reap_all(s);
+	if (!TAILQ_EMPTY(&s->ackconns)) {
+		rt_timer_arm(&s->ack_timer, SOCKLND_ACK_TICK_US);
+	}
+}
+
 void
 socklnd_conn_close_hs(struct socklnd_conn *c, int status, enum lnet_msg_hstatus hs)
 {
@@ -184,6 +300,7 @@ socklnd_conn_close_hs(struct socklnd_conn *c, int status, enum lnet_msg_hstatus 
 	if (c->state == SOCKLND_CONN_DEAD) {
 		return;
 	}
+	socklnd_conn_reap(c); /* what the peer has is done, whatever comes next */
 	if (!c->in_epoll) {
 		c->sni->nout--;
 		c->in_epoll = true; /* counted once; its fd goes below */
@@ -207,6 +324,7 @@ socklnd_conn_close_hs(struct socklnd_conn *c, int status, enum lnet_msg_hstatus 
 		socklnd_msg_fail(tx->cookie, status, hs);
 		socklnd_tx_free(c->sni, tx);
 	}
+	socklnd_ackq_fail(c, status, hs);
 	/* A message waiting for its payload ends with the connection: the peer's fault. */
 	if (c->rx.state == SOCK_RX_PAYLOAD && c->rx.cookie != NULL) {
 		socklnd_msg_fail(c->rx.cookie, status, LNET_MSG_STATUS_REMOTE_ERROR);
@@ -306,11 +424,7 @@ socklnd_conn_flush(struct socklnd_conn *c)
 
 			TAILQ_REMOVE(&c->txq, tx, link);
 			c->nqueued--;
-			c->sni->stats.tx_msgs++;
-			if (tx->cookie != NULL) {
-				lnet_finalize(tx->cookie, 0);
-			}
-			socklnd_tx_free(c->sni, tx);
+			socklnd_tx_written(c, tx);
 		}
 	}
 	socklnd_conn_want(c, rc == 0);
@@ -578,6 +692,7 @@ socklnd_accept_fd(struct socklnd_ni *s, int fd, const uint8_t *pre, size_t n)
 	c->last_io_us = rt_now_us(s->rt);
 	socklnd_conn_set_state(c, SOCKLND_CONN_EV_TCP_UP);
 	TAILQ_INIT(&c->txq);
+	TAILQ_INIT(&c->ackq);
 	pol.ctx = c;
 	sock_conn_init_passive(&c->hs, fd, &local, &pol, s->stats.hs_entered);
 	if (n > 0) {
@@ -794,7 +909,8 @@ socklnd_conn_timed_out(const struct socklnd_conn *c, uint64_t now, uint64_t limi
 	switch (c->state) {
 	case SOCKLND_CONN_UP:
 		return (socklnd_conn_rx_begun(c) && now - c->rx_io_us > limit) ||
-		       (!TAILQ_EMPTY(&c->txq) && now - c->tx_io_us > limit);
+		       (!TAILQ_EMPTY(&c->txq) && now - c->tx_io_us > limit) ||
+		       (!TAILQ_EMPTY(&c->ackq) && now - c->ack_io_us > limit);
 	case SOCKLND_CONN_DEAD:
 		return false;
 	default:
@@ -971,13 +1087,36 @@ socklnd_close_all(struct socklnd_ni *s, int status, enum lnet_msg_hstatus hs)
 	socklnd_peers_fail_waiting(s, status, hs);
 }
 
+/*
+ * A link went down somewhere: the NI's connections to peers behind it
+ * carry nothing any more (a rail's NI talks to the other rail's peer NIDs
+ * through the other link). They close now, their messages failing as the
+ * peer NID's drop, for LNet to send them to the peer's other NIDs.
+ */
+static void
+socklnd_close_unreachable(struct socklnd_ni *s)
+{
+	struct socklnd_conn *c;
+
+	TAILQ_FOREACH(c, &s->conns, link) {
+		if (c->state != SOCKLND_CONN_DEAD && c->peer != NULL && sock_link_peer_down(&c->peer_nid)) {
+			s->stats.link_closes++;
+			socklnd_conn_close_hs(c, -ENETUNREACH, LNET_MSG_STATUS_REMOTE_DROPPED);
+		}
+	}
+}
+
 /* On the NI's lcore: rtnetlink said something changed; a new state goes to LNet. */
 static void
 socklnd_link_event(struct socklnd_ni *s)
 {
+	bool any = false;
 	bool up;
 
-	if (!sock_link_drain(s->link_fd, s->link_ifindex, lnet_ni_nid(s->ni))) {
+	if (!sock_link_drain(s->link_fd, s->link_ifindex, lnet_ni_nid(s->ni), &any)) {
+		if (any) {
+			socklnd_close_unreachable(s);
+		}
 		return;
 	}
 	s->stats.link_checks++;
@@ -990,6 +1129,7 @@ socklnd_link_event(struct socklnd_ni *s)
 			socklnd_close_all(s, -ENETDOWN, LNET_MSG_STATUS_LOCAL_DROPPED);
 		}
 	}
+	socklnd_close_unreachable(s);
 }
 
 /* On mgmt at startup: watch the link; a failure only costs the watching. */
@@ -1044,6 +1184,10 @@ socklnd_poll(void *arg)
 		}
 	}
 	flushed += socklnd_flush_queued(s) + socklnd_rx_staged(s);
+	flushed += socklnd_reap_all(s);
+	if (!TAILQ_EMPTY(&s->ackconns) && !rt_timer_pending(&s->ack_timer)) {
+		rt_timer_arm(&s->ack_timer, SOCKLND_ACK_TICK_US);
+	}
 	socklnd_conn_free_dead(s);
 	return n > 0 || flushed > 0 || direct_busy > 0 ? RT_POLLER_BUSY : RT_POLLER_IDLE;
 }
@@ -1095,6 +1239,7 @@ socklnd_start_polling(void *arg)
 	}
 	rt_timer_init(&s->sweep, socklnd_sweep, s);
 	rt_timer_arm(&s->sweep, SOCKLND_SWEEP_US);
+	rt_timer_init(&s->ack_timer, socklnd_ack_tick, s);
 	if (!s->link_up) {
 		lnet_ni_link_state(s->ni, false); /* configured on a link that is down */
 	}
@@ -1152,6 +1297,7 @@ socklnd_startup(struct lnet_ni *ni)
 	TAILQ_INIT(&s->conns);
 	TAILQ_INIT(&s->flushq);
 	TAILQ_INIT(&s->rxq);
+	TAILQ_INIT(&s->ackconns);
 	TAILQ_INIT(&s->tx_cache);
 	TAILQ_INIT(&s->peers);
 	/* One incarnation per NI lifetime (trap 8): wall-clock ns at start. */
@@ -1216,6 +1362,9 @@ socklnd_shutdown(struct lnet_ni *ni)
 	if (rt_timer_pending(&s->sweep)) {
 		rt_timer_cancel(&s->sweep);
 	}
+	if (rt_timer_pending(&s->ack_timer)) {
+		rt_timer_cancel(&s->ack_timer);
+	}
 	close(s->listen_fd);
 	close(s->epfd);
 	if (s->link_fd >= 0) {
@@ -1264,6 +1413,9 @@ socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	if (sock_addr_of_nid(peer, s->opts.port, &sa) != 0) {
 		return -EAFNOSUPPORT;
 	}
+	if (sock_link_peer_down(peer)) {
+		return -ENETUNREACH; /* its SYN would wait for a link that is down */
+	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
 		return -ENOMEM;
@@ -1296,6 +1448,7 @@ socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	c->type = type;
 	socklnd_conn_set_state(c, SOCKLND_CONN_EV_CONNECT);
 	TAILQ_INIT(&c->txq);
+	TAILQ_INIT(&c->ackq);
 	/* IPv4 peers speak V3, IPv6 ones V4 (lnet-facts §4.2). */
 	sock_conn_init_active(&c->hs, fd, sock_addr_proto(peer), peer, &local, s->stats.hs_entered);
 	ev = (struct epoll_event){ .events = EPOLLIN | EPOLLOUT, .data.ptr = c };
@@ -1338,10 +1491,16 @@ socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 	}
 	rc = socklnd_peer_send(s, &h->dest_nid, tx);
 	if (rc != 0) {
+		/*
+		 * No way to the peer now (its connects failed, it backs off).
+		 * ksocklnd says REMOTE_ERROR, which is never resent; a drop lets
+		 * LNet try the peer's other NIDs, as a lost connection does.
+		 */
 		s->stats.no_conn++;
 		socklnd_tx_free(s, tx);
+		socklnd_msg_fail(msg, rc, LNET_MSG_STATUS_REMOTE_DROPPED);
 	}
-	return rc;
+	return 0;
 }
 
 static int
@@ -1422,6 +1581,8 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "sibling_closes", st->sibling_closes }, { "tx_requeued", st->tx_requeued },
 		{ "csum_checked", st->csum_checked }, { "csum_errors", st->csum_errors },
 		{ "link_checks", st->link_checks }, { "link_changes", st->link_changes },
+		{ "ack_checks", st->ack_checks }, { "unacked_failed", st->unacked_failed },
+		{ "link_closes", st->link_closes },
 	};
 	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;
 

@@ -112,8 +112,10 @@ struct socklnd_stats {
 	uint64_t proto_errors;
 	uint64_t rx_msgs;
 	uint64_t rx_reads;           /**< recv calls that returned bytes: rx_msgs / rx_reads is the batching */
-	uint64_t tx_msgs;
+	uint64_t tx_msgs;            /**< messages the peer's TCP acknowledged whole (completed) */
 	uint64_t tx_writes;          /**< sendmsg calls: tx_msgs / tx_writes is the coalescing */
+	uint64_t ack_checks;         /**< SIOCOUTQ reads for messages waiting for the peer's TCP ACK */
+	uint64_t unacked_failed;     /**< messages written whole that never got it: failed for a resend */
 	uint64_t zc_acks;
 	uint64_t no_conn;
 	uint64_t connects;
@@ -131,6 +133,7 @@ struct socklnd_stats {
 	uint64_t csum_errors;        /**< ... that did not: connection closed */
 	uint64_t link_checks;        /**< link state read again: rtnetlink named our interface or address */
 	uint64_t link_changes;       /**< ... and it had changed: reported to LNet */
+	uint64_t link_closes;        /**< connections closed: the link to their peer went down */
 	uint64_t hs_entered[SOCKLND_STATS_HS_STATES];     /**< handshakes entering each sock_conn_state */
 	uint64_t conn_entered[SOCKLND_STATS_CONN_STATES]; /**< connections entering each state */
 	uint64_t peer_entered[SOCKLND_STATS_PEER_STATES]; /**< peers entering each state */

@@ -67,6 +67,17 @@ struct socklnd_conn {
 	struct sock_rx rx;
 	struct sock_tx_list txq;
 	unsigned int nqueued;            /* messages in txq */
+	/*
+	 * Messages written whole, completed once the peer's TCP acknowledged
+	 * their last byte (SIOCOUTQ): until then the link going down fails
+	 * them, for LNet to send again elsewhere, instead of losing them in a
+	 * socket buffer that never drains.
+	 */
+	struct sock_tx_list ackq;
+	uint64_t wr_done;                /* bytes of the messages written whole, since it opened */
+	TAILQ_ENTRY(socklnd_conn) alink; /* on the NI's ackconns */
+	bool on_ackconns;
+	uint64_t ack_io_us;              /* ackq's last progress (a message joined it empty, or left it) */
 	TAILQ_ENTRY(socklnd_conn) flink; /* on the NI's to-flush list */
 	bool flush_pending;
 	bool in_rx;                      /* inside sock_rx_poll(): LNet's answer is read at once */
@@ -146,6 +157,8 @@ struct socklnd_ni {
 	struct socklnd_conn_list conns;
 	struct socklnd_conn_list flushq; /* connections given messages since the last poll */
 	struct socklnd_conn_list rxq;    /* sink set later, payload already staged: read it */
+	struct socklnd_conn_list ackconns; /* connections with messages waiting for the peer's TCP ACK */
+	struct rt_timer ack_timer;       /* looks at them while the lcore would otherwise sleep */
 	struct sock_tx_list tx_cache;    /* freed txs, reused: no malloc per message */
 	unsigned int nup;                /* connections UP */
 	unsigned int poll_tick;          /* polls since the last epoll_wait */

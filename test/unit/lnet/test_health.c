@@ -8,6 +8,8 @@
  * response timeouts, recovery pings and their back-off, health coming back,
  * and recovery's timer firing after its NI is gone.
  */
+#include "lnet_fault.h"
+#include "lnet_fault_ctl.h"
 #include "lnet_ut.h"
 
 #define HL_TYPE 0xfa
@@ -801,6 +803,120 @@ test_recovery_after_peer_deleted(void **state)
 	no_more_sent();
 }
 
+/* ---- fault rules on the data path ------------------------------------------ */
+
+static void
+fault_add(enum lnet_fault_kind kind, struct lnet_fault_attr a)
+{
+	char err[160] = "";
+
+	if (lnet_fault_ctl_add(kind, &a, err, sizeof(err)) != 0) {
+		fail_msg("fault add: %s", err);
+	}
+	assert_true(lnet_fault_any(ln()->fault, kind));
+}
+
+/* A drop rule with a health error on NI1's traffic: each such send fails locally and goes over NI2. */
+static void
+test_fault_health_error_resent(void **state)
+{
+	struct lnet_fault_attr a = { .src = NI1, .dst = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .rate = 1,
+				     .health_mask = 1U << LNET_MSG_STATUS_LOCAL_DROPPED };
+	struct lnet_fault_info info;
+	unsigned int total = 0;
+	unsigned int i;
+
+	(void)state;
+	g_hl.auto_ok = true;
+	fault_add(LNET_FAULT_DROP, a);
+	for (i = 0; i < 8; i++) {
+		struct lnet_event ev;
+
+		put_to_peer();
+		poll_idle();
+		ev = ut_event();
+		assert_int_equal(ev.type, LNET_EVENT_SEND);
+		assert_int_equal(ev.status, 0);
+	}
+	for (i = 0; i < g_hl.nsent; i++) {
+		assert_true(nid_eq(g_hl.sent[i].src, NI2)); /* the LND never saw NI1's */
+	}
+	assert_true(health_of_ni(NI1) < 1000);
+	assert_true(ut_counters().resend_count >= 1);
+	assert_true(ut_counters().local_dropped_count >= 1);
+	assert_int_equal(lnet_fault_ctl_list(LNET_FAULT_DROP, 0, &info, 1, &total), 1);
+	assert_true(info.stat.fired >= 1);
+	assert_int_equal(info.stat.fired, ut_counters().local_dropped_count);
+}
+
+/* A drop rule without a health error drops what arrives, silently: nothing is delivered. */
+static void
+test_fault_rx_drop(void **state)
+{
+	struct lnet_fault_attr a = { .src = PA, .dst = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .rate = 1 };
+	struct lnet_counters c0 = ut_counters();
+
+	(void)state;
+	fault_add(LNET_FAULT_DROP, a);
+	rx_from(PA, NI1);
+	rx_from(PB, NI1);
+	assert_int_equal(ut_counters().drop_count - c0.drop_count, 1);
+	assert_int_equal(ut_counters().recv_count - c0.recv_count, 1); /* PB's arrived */
+	assert_int_equal(lnet_fault_ctl_del(LNET_FAULT_DROP, NULL, NULL), 1);
+	rx_from(PA, NI1);
+	assert_int_equal(ut_counters().drop_count - c0.drop_count, 1);
+}
+
+/* A delay rule holds a send for its latency on the virtual clock, then lets it go. */
+static void
+test_fault_delay_tx(void **state)
+{
+	struct lnet_fault_attr a = { .src = LNET_ANY_NID, .dst = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .rate = 1,
+				     .latency = 3 };
+
+	(void)state;
+	g_hl.auto_ok = true;
+	fault_add(LNET_FAULT_DELAY, a);
+	put_to_peer();
+	poll_idle();
+	assert_int_equal(g_hl.nsent, 0);
+	ut_no_event();
+	advance_s(2);
+	assert_int_equal(g_hl.nsent, 0);
+	advance_s(2);
+	assert_int_equal(g_hl.nsent, 1);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+}
+
+/* The NI goes while a delay rule holds its message: it fails over to the other NI, nothing leaks. */
+static void
+test_fault_delay_outlives_ni(void **state)
+{
+	struct lnet_fault_attr a = { .src = NI2, .dst = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .rate = 1, .latency = 30 };
+	struct lnet_nid ni2 = NI2;
+	struct lnet_ni *n1 = ni_of(NI1);
+	struct lnet_event ev;
+	char err[128];
+
+	(void)state;
+	g_hl.auto_ok = true;
+	fault_add(LNET_FAULT_DELAY, a);
+	__atomic_store_n(&n1->fatal, true, __ATOMIC_RELAXED); /* the first try takes NI2 */
+	put_to_peer();
+	poll_idle();
+	assert_int_equal(g_hl.nsent, 0);
+	__atomic_store_n(&n1->fatal, false, __ATOMIC_RELAXED);
+	assert_int_equal(lnet_ctl_ni_del(&ni2, err, sizeof(err)), 0);
+	poll_idle();
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, 0);
+	assert_int_equal(g_hl.nsent, 1);
+	assert_true(nid_eq(g_hl.sent[0].src, NI1));
+	advance_s(40); /* the rule's timer fires with nothing held */
+	ut_no_event();
+}
+
 int
 main(void)
 {
@@ -830,6 +946,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_recovery_ping_outlives_ni, setup_two_rails,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_recovery_after_peer_deleted, setup_two_rails,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fault_health_error_resent, setup_two_rails,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fault_rx_drop, setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_delay_tx, setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_delay_outlives_ni, setup_two_rails,
 						teardown),
 	};
 
