@@ -365,7 +365,7 @@ lnetctl_debug_recovery_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		char key[16];
 		const char *nid;
 
-		snprintf(key, sizeof(key), "nid-%u", i);
+		snprintf(key, sizeof(key), "nid_%u", i);
 		nid = lnetctl_scalar(lnetctl_map_get(&doc, v, key));
 		if (nid == NULL) {
 			break;
@@ -373,7 +373,7 @@ lnetctl_debug_recovery_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		if (i == 0) {
 			printf("%s NI recovery:\n", which == 'l' ? "Local" : "Peer");
 		}
-		printf("      %s: %s\n", key, nid);
+		printf("      nid-%u: %s\n", i, nid);
 	}
 	yaml_document_delete(&doc);
 	return 0;

@@ -1096,7 +1096,7 @@ lnetd_recovery_show(const char *cmd, const char *params, struct rte_tel_data *d)
 		char key[16];
 		char s[LNET_NIDSTR_SIZE];
 
-		snprintf(key, sizeof(key), "nid-%u", i);
+		snprintf(key, sizeof(key), "nid_%u", i); /* telemetry names take no '-' */
 		rte_tel_data_add_dict_string(d, key, libcfs_nidstr_r(&nids[i], s, sizeof(s)));
 	}
 	return 0;

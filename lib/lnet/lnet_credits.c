@@ -14,6 +14,12 @@ lnet_msg_queue_bytes(const struct lnet_msg *msg)
 	return (uint64_t)msg->hdr.payload_length + sizeof(struct lnet_hdr_nid4);
 }
 
+uint64_t
+lnet_credits_msg_bytes(const struct lnet_msg *msg)
+{
+	return lnet_msg_queue_bytes(msg);
+}
+
 bool
 lnet_credits_take_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg)
 {
@@ -34,13 +40,20 @@ lnet_credits_take_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg)
 struct lnet_msg *
 lnet_credits_return_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg)
 {
-	struct lnet_msg *next;
-
 	if (!msg->peertxcredit) {
 		return NULL;
 	}
 	msg->peertxcredit = false;
-	lpni->txqnob -= lnet_msg_queue_bytes(msg);
+	return lnet_credits_return_peer_bytes(lpni, lnet_msg_queue_bytes(msg));
+}
+
+/* The same for a message that left already: only its queued bytes are known. */
+struct lnet_msg *
+lnet_credits_return_peer_bytes(struct lnet_peer_ni *lpni, uint64_t bytes)
+{
+	struct lnet_msg *next;
+
+	lpni->txqnob -= bytes;
 	lpni->txcredits++;
 	if (lpni->txcredits > 0) {
 		return NULL;

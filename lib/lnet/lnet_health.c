@@ -279,11 +279,11 @@ lnet_health_failed(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_health_log(msg, "not resent (status, or no other path)");
 		return false;
 	}
+	lnet_health_log(msg, "resending");
 	if (!lnet_health_resend(c, msg, r->resend)) {
 		lnet_health_log(msg, "not resent (recovery, unlinked, or retries spent)");
 		return false;
 	}
-	lnet_health_log(msg, "resent");
 	return true;
 }
 

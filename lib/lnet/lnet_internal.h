@@ -760,6 +760,8 @@ void lnet_rsp_untrack(struct lnet_cpt *c, struct lnet_libmd *md);
 /* lnet_credits.c */
 bool lnet_credits_take_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg);
 struct lnet_msg *lnet_credits_return_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg);
+struct lnet_msg *lnet_credits_return_peer_bytes(struct lnet_peer_ni *lpni, uint64_t bytes);
+uint64_t lnet_credits_msg_bytes(const struct lnet_msg *msg);
 bool lnet_credits_take_ni(struct lnet_ni *ni, struct lnet_msg *msg);
 struct lnet_msg *lnet_credits_return_ni(struct lnet_ni *ni, struct lnet_msg *msg);
 void lnet_credits_abort_queued(struct lnet_cpt *c, int status);

@@ -153,6 +153,14 @@ LNP_API int lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr,
  */
 LNP_API void lnet_ni_count_error(struct lnet_ni *ni);
 
+/**
+ * On the NI's lcore: @p msg is written whole to the wire, but the LND
+ * completes it later (once the peer acknowledged it). Its NI and peer NI
+ * credits go back now, as the kernel's are once its LND took the bytes, so
+ * what waits for them moves on and the credit counts read as the kernel's.
+ */
+LNP_API void lnet_msg_on_wire(struct lnet_msg *msg);
+
 /** Complete @p msg with @p status (0 or -errno). Any lcore. */
 LNP_API void lnet_finalize(struct lnet_msg *msg, int status);
 

@@ -342,6 +342,8 @@ lnet_rec_ping(struct lnet_recovery *r, enum lnet_rec_kind kind, struct lnet_heal
 	h->ping_pending = true;
 	__atomic_fetch_add(&h->ping_count, 1, __ATOMIC_RELAXED);
 	lnet_rec_set_next_ping(ln, h, now);
+	LNET_LOG(DEBUG, "recovery ping %u to %s %s", __atomic_load_n(&h->ping_count, __ATOMIC_RELAXED),
+		 kind == LNET_REC_PEER ? "peer NI" : "local NI", libcfs_nidstr(&p->nid));
 }
 
 /* Once a second while a queue has anything: drop the recovered, ping the due. */

@@ -8,6 +8,7 @@
  * NI with no credit accounting, as in kernel LNet.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lnet_internal.h"
@@ -218,6 +219,64 @@ lnet_ni_send_now(struct lnet_cpt *c, struct lnet_msg *msg)
 	if (rc != 0) {
 		c->counters.local_error_count++;
 		lnet_finalize(msg, rc);
+	}
+}
+
+/* A peer credit going home to its shard, for a message the wire took. */
+struct lnet_credit_note {
+	struct lnet_hop hop;
+	struct lnet *ln;
+	struct lnet_peer_ni *lpni;
+	uint64_t bytes;
+};
+
+static void
+lnet_credit_note_on_cpt(void *arg)
+{
+	struct lnet_credit_note *n = arg;
+	struct lnet_cpt *c = lnet_cpt_self(n->ln);
+	struct lnet_msg *next = lnet_credits_return_peer_bytes(n->lpni, n->bytes);
+
+	if (next != NULL) {
+		lnet_msg_dispatch(c->ln, next, next->txni->cpt, LNET_STEP_SEND_NI);
+	}
+	free(n);
+}
+
+static void
+lnet_msg_on_wire_peer(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_credit_note *n;
+	struct lnet_msg *next;
+
+	if (msg->peer_cpt == c->cpt) {
+		next = lnet_credits_return_peer(msg->txpeer, msg);
+		if (next != NULL) {
+			lnet_msg_dispatch(c->ln, next, next->txni->cpt, LNET_STEP_SEND_NI);
+		}
+		return;
+	}
+	n = malloc(sizeof(*n));
+	if (n == NULL) {
+		return; /* it goes back when the message completes */
+	}
+	*n = (struct lnet_credit_note){ .ln = c->ln, .lpni = msg->txpeer,
+					.bytes = lnet_credits_msg_bytes(msg) };
+	msg->peertxcredit = false;
+	lnet_hop_send(&n->hop, c->ln->cpts[msg->peer_cpt]->lcore, lnet_credit_note_on_cpt, n);
+}
+
+void
+lnet_msg_on_wire(struct lnet_msg *msg)
+{
+	struct lnet_cpt *c = lnet_cpt_self(msg->ln);
+	struct lnet_msg *next = lnet_credits_return_ni(msg->txni, msg);
+
+	if (next != NULL) {
+		lnet_ni_send(c, next);
+	}
+	if (msg->peertxcredit) {
+		lnet_msg_on_wire_peer(c, msg);
 	}
 }
 

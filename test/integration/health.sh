@@ -9,13 +9,16 @@
 #     other rail, its NI's health dropped; once the veth is back up the
 #     rail carries traffic again;
 #   - the same with a fault rule instead (a drop rule with a health error on
-#     the NI's messages: each fails as a local drop and is resent);
-#   - a peer with no path left (both rails down): every operation in flight
-#     ends with an error, within transaction_timeout.
-#   health.sh BUILD_DIR SRC_DIR [COUNT]   (needs root and iproute2)
+#     the PUTs to one of the server's NIDs: each fails as a remote drop and
+#     is resent to the other NID), its recovery pings and the resends on
+#     the wire passing Wireshark's dissector (tcpdump on both veths);
+#   - a peer with no path left (both of its links down): every operation in
+#     flight ends with an error event, within transaction_timeout.
+#   health.sh BUILD_DIR SRC_DIR [COUNT]   (needs root, iproute2, tcpdump, tshark)
 set -u
 build=$1 src=$2 count=${3:-1500}
 . "$src/harness.sh"
+. "$src/../common/tshark_lib.sh"
 netns_script health lhl
 
 a0=10.$x.1.1 b0=10.$x.1.2 a1=10.$x.2.1 b1=10.$x.2.2
@@ -69,6 +72,27 @@ all_verified() { # FILE COUNT
 	[ "$v" = "$2" ] && [ "$f" = 0 ] || { cat "$1" "$(dirname "$1")/$(basename "$1" .out).err"; return 1; }
 }
 
+pcap_both() { # tcpdump on both of the client's veths
+	tcpdump_start "${tag}a" eth0 "$work/f0.pcap" && p0=$tcpdump_pid &&
+		tcpdump_start "${tag}a" eth1 "$work/f1.pcap" && p1=$tcpdump_pid
+}
+
+pcap_both_stop() {
+	tcpdump_pid=$p0
+	tcpdump_stop "$work/f0.pcap" || return 1
+	tcpdump_pid=$p1
+	tcpdump_stop "$work/f1.pcap"
+}
+
+# Recovery pings to $b1 in either capture: GETs of 272 bytes of ping target on portal 0
+# (discovery pings the primary, $b0: a ping to $b1 is recovery's).
+recovery_pings_seen() {
+	{ tshark_headers "$work/f0.pcap"; tshark_headers "$work/f1.pcap"; } >"$work/f.headers"
+	n=$(grep -c "^2|0|0|0x8000000000000000|0|272|[^|]*|$b1\$" "$work/f.headers")
+	echo "recovery pings to $b1: $n"
+	[ "$n" -ge 1 ]
+}
+
 # peer_lost_health FILE SECTION NID: below full health in SECTION, drops counted by the end.
 peer_lost_health() {
 	h=$(field "$1" "$2" "$3" health) d=$(field "$1" nis_peer_nis "$3" dropped)
@@ -102,5 +126,36 @@ check "client: the server's $b1 lost health and counted drops while its link was
 check "client: the rail carries traffic again once eth1 is back up" \
 	sent_more_after "$work/c1.out" "$a1@tcp" "at_$t_up"
 check "server stops" unserve s1
+
+# A fault rule in place of the link: PUTs to $b1 fail as remote drops from op 50 to op 250.
+few=$((count / 5))
+check "server with two NIs" serve s2
+check "tcpdump on both of the client's veths" pcap_both
+# Once a PUT failed there, $b1 is less healthy than $b0 and gets no more of them: it is
+# pinged for recovery instead (the application pauses 3 s for a few of those to go).
+check "client: $few operations of 4 KiB, a drop rule on $b1's PUTs from op 50 to op $((few - 50))" \
+	client c2 --count "$few" --sizes 4096 --inflight 8 \
+	--run-after "50:@fault $b1@tcp" --run-after "60:sleep 3" --run-after "$((few - 50)):@nofault"
+check "tcpdump lost nothing" pcap_both_stop
+check "client: every operation verified, none lost to the rule" all_verified "$work/c2.out" "$few"
+check "client: the rule fired and each PUT it failed was resent" sh -c \
+	"d=\$(awk '/^health:/ { on = 1 } on && \$1 == \"remote_dropped_count:\" { print \$2 }' '$work/c2.out'); r=\$(awk '/^health:/ { on = 1 } on && \$1 == \"resend_count:\" { print \$2 }' '$work/c2.out'); echo \"dropped \$d, resent \$r\"; [ \"\${d:-0}\" -gt 0 ] && [ \"\$r\" -ge \"\$d\" ]"
+check "client: $b1 lost health to the rule" peer_lost_health "$work/c2.out" "at_$((few - 50))_peer_nis" "$b1@tcp"
+check "tshark on $a0's veth: all decoded, nothing malformed, bytes balanced" tshark_check_file "$work/f0.pcap"
+check "tshark on $a1's veth: the same" tshark_check_file "$work/f1.pcap"
+# Recovery pings: GETs of the ping target (portal 0, the ping match bits, 272 bytes asked) to $b1.
+check "recovery pings to $b1 on the wire, as the kernel's (GET ptl 0, ping bits, 272)" \
+	recovery_pings_seen
+check "server stops" unserve s2
+
+# No path left: both of the server's links go down (its veths' peers, ours, lose carrier).
+check "server with two NIs" serve s3
+check "client: transaction_timeout 10, both server links down after $few; it stops at the first error" \
+	sh -c "ip netns exec '${tag}a' '$node' client --nid '$a0@tcp' --nid '$a1@tcp' --peer '$b0@tcp' --sizes 1048576 --inflight 64 --count $((few * 4)) --timeout 10 --stop-on-error --run-after '$few:ip -n ${tag}b link set eth0 down; ip -n ${tag}b link set eth1 down' >'$work/c3.out' 2>'$work/c3.err'; [ -s '$work/c3.out' ]"
+check "client: every operation started ended (verified or failed), each failure with its event" sh -c \
+	"awk '\$1 == \"operations:\" { o = \$2 } \$1 == \"verified:\" { v = \$2 } \$1 == \"failed:\" { f = \$2 } END { print o, v, f; exit !(f > 0 && v + f == o) }' '$work/c3.out'"
+check "client: those in flight ended within transaction_timeout" sh -c \
+	"awk '\$1 == \"seconds_to_complete_them:\" { print; exit !(\$2 <= 10) }' '$work/c3.out'"
+check "server stops" unserve s3
 check "no sanitizer report" sh -c "! grep -q Sanitizer '$work'/*.err"
 finish health

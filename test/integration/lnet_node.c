@@ -27,7 +27,10 @@
  *   deletes that NI and --add-nid NID adds one, at runtime (client).
  *   --run-after N:CMD (up to 4): once N operations have started, print the
  *   NIs' counts and health under "at_N:" and run the shell command CMD
- *   (a link going down under the traffic), then go on (client).
+ *   (a link going down under the traffic), then go on (client). CMD
+ *   "@fault NID" adds a drop rule failing every PUT to NID as a remote drop
+ *   (lnetctl fault drop add -s '*' -d NID -m PUT -r 1 -e remote_dropped);
+ *   "@nofault" deletes it.
  *   At exit the client prints each NI's health and LNet's health counters.
  *   Both: --exec threads (default: LNet's lcores on EAL worker threads,
  *   --lcores LIST for EAL's -l, default every CPU) or --exec polled (no
@@ -49,6 +52,8 @@
 #include "api.h"
 #include "cfs.h"
 #include "lnet_ctl.h"
+#include "lnet_fault.h"
+#include "lnet_fault_ctl.h"
 #include "lnet_lnd.h"
 
 #define NODE_PORTAL 40
@@ -481,14 +486,20 @@ node_print_peer_nis(const char *title)
 	uint64_t next = 0;
 	int n = lnet_ctl_peer_list(0, NULL, peers, 2, &next);
 
-	printf("%s_peer_nis:\n", title);
+	struct lnet_nid q[4];
+	unsigned int nq = 0;
+
+	lnet_ctl_recovery_list(false, q, 4, &nq);
+	printf("%s_peer_nis:\n    in_recovery: %u\n", title, nq);
 	for (int p = 0; p < n; p++) {
 		for (unsigned int i = 0; i < peers[p].nnis; i++) {
 			struct lnet_ctl_peer_ni st;
 
 			if (lnet_ctl_peer_ni_state(&peers[p].nis[i], &st) == 0) {
-				printf("    - nid: %s\n      health: %d\n      dropped: %u\n",
-				       libcfs_nidstr(&peers[p].nis[i]), st.health_value, st.hs_dropped);
+				printf("    - nid: %s\n      health: %d\n      dropped: %u\n"
+				       "      ping_count: %u\n",
+				       libcfs_nidstr(&peers[p].nis[i]), st.health_value, st.hs_dropped,
+				       st.ping_count);
 			}
 		}
 	}
@@ -515,6 +526,41 @@ node_print_nis_as(const char *title)
 	fflush(stdout);
 }
 
+/* --run-after's in-process commands: a fault rule on one peer NID's PUTs, or none. */
+static void
+node_fault(const char *cmd)
+{
+	struct lnet_fault_attr a = {
+		.src = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .msg_mask = LNET_FAULT_PUT_BIT,
+		.rate = 1, .health_mask = 1U << LNET_MSG_STATUS_REMOTE_DROPPED,
+	};
+	char err[160] = "";
+
+	if (strcmp(cmd, "@nofault") == 0) {
+		lnet_fault_ctl_del(LNET_FAULT_DROP, NULL, NULL);
+		return;
+	}
+	if (strncmp(cmd, "@fault ", 7) != 0 || libcfs_strnid(&a.dst, cmd + 7) != 0 ||
+	    lnet_fault_ctl_add(LNET_FAULT_DROP, &a, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lnet_node: '%s' failed: %s\n", cmd, err);
+	}
+}
+
+/* The drop rules' firings at exit. */
+static void
+node_print_faults(void)
+{
+	struct lnet_fault_info info[4];
+	unsigned int total = 0;
+	int n = lnet_fault_ctl_list(LNET_FAULT_DROP, 0, info, 4, &total);
+	uint64_t fired = 0;
+
+	for (int i = 0; i < n; i++) {
+		fired += info[i].stat.fired;
+	}
+	printf("faults:\n    drop_rules: %u\n    dropped: %llu\n", total, (unsigned long long)fired);
+}
+
 static void
 node_print_nis(void)
 {
@@ -530,6 +576,7 @@ node_print_nis(void)
 	       "    response_timeout_count: %u\n",
 	       c.resend_count, c.successful_resends, c.failed_resends, c.local_dropped_count,
 	       c.remote_dropped_count, c.network_timeout_count, c.response_timeout_count);
+	node_print_faults();
 	fflush(stdout);
 }
 
@@ -546,7 +593,9 @@ node_runs(struct node *n)
 		n->runs[i].done = true;
 		snprintf(title, sizeof(title), "at_%llu", (unsigned long long)n->runs[i].after);
 		node_print_nis_as(title);
-		if (system(n->runs[i].cmd) != 0) {
+		if (n->runs[i].cmd[0] == '@') {
+			node_fault(n->runs[i].cmd);
+		} else if (system(n->runs[i].cmd) != 0) {
 			fprintf(stderr, "lnet_node: '%s' failed\n", n->runs[i].cmd);
 		}
 	}

@@ -96,12 +96,18 @@ check "peer add --lock_prim refused: the kernel names the block by its request f
 	fails_block show peer -17 "already belongs" -- peer add --prim_nid "$net.8@tcp" --nid "$net.5@tcp" --lock_prim
 check "peer add refused without flags: add:" \
 	fails_block add peer -17 "already belongs" -- peer add --prim_nid "$net.8@tcp" --nid "$net.5@tcp"
-check "peer set --nid Q --health 500: not supported" \
-	fails_block set peer -95 "not supported" -- peer set --nid "$net.5@tcp" --health 500
+check "peer set --nid Q --health 500: peer show -v 2 gives Q health 500" sh -c \
+	"'$ctl' --name '$d' peer set --nid '$net.5@tcp' --health 500 && '$ctl' --name '$d' peer show -v 2 -n '$net.5@tcp' | grep -q 'health value: 500'"
+check "peer set -a -t 700: every peer NI's health is 700" sh -c \
+	"'$ctl' --name '$d' peer set -a -t 700 && [ \$('$ctl' --name '$d' peer show -v 2 | grep -c 'health value: 700') -ge 2 ] && ! '$ctl' --name '$d' peer show -v 2 | grep 'health value:' | grep -qv 700"
+check "peer set --health 1001: out of range, the daemon's block" \
+	fails_block peer set -22 "from 0 to 1000" -- peer set --nid "$net.5@tcp" --health 1001
+check "peer set --nid of no peer: -2" \
+	fails_block peer set -2 "is not a peer NI" -- peer set --nid "$net.77@tcp" --health 10
 check "peer set -a -s 1: not supported" \
 	fails_block set peer -95 "cannot be set" -- peer set -a -s 1
-check "peer set: exit status 161 (-EOPNOTSUPP), as the block says" sh -c \
-	"'$ctl' --name '$d' peer set -a -t 500 2>/dev/null; [ \$? -eq 161 ]"
+check "peer set -s: exit status 161 (-EOPNOTSUPP), as the block says" sh -c \
+	"'$ctl' --name '$d' peer set -a -s 1 2>/dev/null; [ \$? -eq 161 ]"
 # getopt_long's own line first, as the kernel's (opterr is on), then the block.
 bogus_set() {
 	run peer set --bogus >"$work/err" 2>&1 && return 1

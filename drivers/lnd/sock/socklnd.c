@@ -202,6 +202,7 @@ socklnd_tx_written(struct socklnd_conn *c, struct sock_tx *tx)
 		return;
 	}
 	tx->end = c->wr_done;
+	lnet_msg_on_wire(tx->cookie); /* its credits go back now, as ksocklnd's would */
 	if (TAILQ_EMPTY(&c->ackq)) {
 		c->ack_io_us = rt_now_us(s->rt);
 	}
