@@ -21,7 +21,15 @@
 
 #include "lnet_internal.h"
 
-#define LNET_RECOVERY_PASS_US 1000000ULL /* the kernel's monitor thread wakes once a second */
+/*
+ * The kernel's monitor thread wakes once a second and pings every NI due.
+ * Here the pass comes ten times a second and sends at most a hundred pings
+ * each time: a thousand unreachable peer NIs gone into recovery at once
+ * cost the data lcores (whose LND opens each ping's connections) a steady
+ * trickle, not a burst of connects every second that stalls their traffic.
+ */
+#define LNET_RECOVERY_PASS_US 100000ULL
+#define LNET_RECOVERY_PINGS_PER_PASS 100U
 
 enum lnet_rec_kind {
 	LNET_REC_LOCAL = 0,
@@ -346,12 +354,13 @@ lnet_rec_ping(struct lnet_recovery *r, enum lnet_rec_kind kind, struct lnet_heal
 		 kind == LNET_REC_PEER ? "peer NI" : "local NI", libcfs_nidstr(&p->nid));
 }
 
-/* Once a second while a queue has anything: drop the recovered, ping the due. */
+/* While a queue has anything: drop the recovered, ping the due (a budget each pass). */
 static void
 lnet_rec_pass(void *arg)
 {
 	struct lnet_recovery *r = arg;
 	int64_t now = lnet_rec_now(r->ln);
+	unsigned int budget = LNET_RECOVERY_PINGS_PER_PASS;
 	enum lnet_rec_kind kind;
 
 	if (lnet_stopping()) {
@@ -371,8 +380,10 @@ lnet_rec_pass(void *arg)
 				lnet_rec_remove(r, kind, h);
 				continue;
 			}
-			if (!h->ping_pending && now >= __atomic_load_n(&h->next_ping, __ATOMIC_RELAXED)) {
+			if (budget > 0 && !h->ping_pending &&
+			    now >= __atomic_load_n(&h->next_ping, __ATOMIC_RELAXED)) {
 				lnet_rec_ping(r, kind, h, now);
+				budget--;
 			}
 		}
 	}

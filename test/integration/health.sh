@@ -93,6 +93,12 @@ recovery_pings_seen() {
 	[ "$n" -ge 1 ]
 }
 
+resends_all_succeeded() { # FILE
+	r=$(stat "$1" resend_count) ok=$(stat "$1" successful_resends) bad=$(stat "$1" failed_resends)
+	echo "resent $r, succeeded $ok, gave up $bad"
+	[ -n "$r" ] && [ "$r" = "$ok" ] && [ "$bad" = 0 ]
+}
+
 # peer_lost_health FILE SECTION NID: below full health in SECTION, drops counted by the end.
 peer_lost_health() {
 	h=$(field "$1" "$2" "$3" health) d=$(field "$1" nis_peer_nis "$3" dropped)
@@ -116,8 +122,10 @@ check "client: $count operations of 1 MiB, 64 in flight; eth1 down after $t_down
 	--run-after "$((t_down + 64)):true" \
 	--run-after "$t_up:ip link set eth1 up; sleep 0.5"
 check "client: every operation verified, none lost" all_verified "$work/c1.out" "$count"
-check "client: what the downed rail held was resent over the other" sh -c \
-	"r=\$(awk '/^health:/ { on = 1 } on && \$1 == \"resend_count:\" { print \$2 }' '$work/c1.out'); echo \"resend_count \$r\"; [ \"\${r:-0}\" -gt 0 ]"
+# What the rail held when it went (often nothing: a veth's bytes are acknowledged in
+# microseconds) was resent, every resend succeeded; the fault rule below always resends.
+check "client: whatever the downed rail held was resent over the other, every resend succeeded" \
+	resends_all_succeeded "$work/c1.out"
 # What was on the wire when the link went is mostly acknowledged already (a
 # veth sends at once); what failed is the server's NID behind it, as the
 # kernel's C saw 192.0.2.33@tcp in scenario 2: its health drops, its drops count.

@@ -32,6 +32,10 @@
  *   (lnetctl fault drop add -s '*' -d NID -m PUT -r 1 -e remote_dropped);
  *   "@nofault" deletes it.
  *   At exit the client prints each NI's health and LNet's health counters.
+ *   --recovery-load N (client): before the run, N peer NIs on the client's
+ *   net (127.1.x.y, where nobody listens) heard from and at health 0, so
+ *   recovery pings them all (each refused) while the run goes: the cost of
+ *   recovery to the data path, for lnet-bench.
  *   Both: --exec threads (default: LNet's lcores on EAL worker threads,
  *   --lcores LIST for EAL's -l, default every CPU) or --exec polled (no
  *   thread but the application's: it runs LNet inside LNetEQPoll).
@@ -54,6 +58,7 @@
 #include "lnet_ctl.h"
 #include "lnet_fault.h"
 #include "lnet_fault_ctl.h"
+#include "lnet_internal.h"
 #include "lnet_lnd.h"
 
 #define NODE_PORTAL 40
@@ -82,6 +87,7 @@ struct node {
 	struct lnet_nid nids[NODE_MAX_NIDS];
 	unsigned int nnids;
 	uint64_t change_after;     /* 0: no runtime change */
+	unsigned int recovery_load; /* peer NIs put in recovery before the run */
 	struct lnet_nid add_nid;   /* ANY: none */
 	struct lnet_nid del_nid;
 	bool changed;
@@ -626,6 +632,75 @@ node_dump_stall(const struct node *n)
 	}
 }
 
+struct node_rec_load {
+	struct lnet *ln;
+	unsigned int first;
+	unsigned int count;
+};
+
+/* On the data lcore: peer NIs heard from a moment ago, at health 0, queued for recovery. */
+static int
+node_rec_load_on_cpt(void *arg)
+{
+	struct node_rec_load *a = arg;
+	struct lnet_cpt *c = lnet_cpt_self(a->ln);
+	struct lnet_ni *ni = lnet_ni_find_by_net(a->ln, LNET_MKNET(LNET_LND_SOCK, 0));
+	int64_t now = (int64_t)(rt_now_us(a->ln->rt) / 1000000);
+
+	for (unsigned int i = a->first; ni != NULL && i < a->first + a->count; i++) {
+		struct lnet_nid nid;
+		struct lnet_peer_ni *lpni;
+
+		lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(LNET_LND_SOCK, 0),
+					     (127U << 24) | (1U << 16) | (i / 250 << 8) | (i % 250 + 1)), &nid);
+		if (lnet_cpt_of_nid(a->ln, &nid) != c->cpt ||
+		    (lpni = lnet_peer_ni_find_or_create(c, &nid, ni)) == NULL) {
+			continue;
+		}
+		__atomic_store_n(&lpni->health.last_alive, now, __ATOMIC_RELAXED);
+		__atomic_store_n(&lpni->health.value, 0, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+/* Then, once the management lcore published their peers, into recovery. */
+static int
+node_rec_queue_on_cpt(void *arg)
+{
+	struct node_rec_load *a = arg;
+	struct lnet_cpt *c = lnet_cpt_self(a->ln);
+
+	for (unsigned int h = 0; h < LNET_PEER_HASH_SIZE; h++) {
+		struct lnet_peer_ni *lpni;
+
+		TAILQ_FOREACH(lpni, &c->peers.hash[h], link) {
+			if (lnet_health_value(&lpni->health) == 0) {
+				lnet_recovery_queue_lpni(a->ln, lpni);
+			}
+		}
+	}
+	return 0;
+}
+
+static void
+node_recovery_load(const struct node *n)
+{
+	struct node_rec_load a = { lnet_instance(), 0, n->recovery_load };
+	struct lnet_nid q[1];
+	unsigned int total = 0;
+
+	for (unsigned int cpt = 0; cpt < a.ln->ncpts; cpt++) {
+		rt_lcore_call(a.ln->cpts[cpt]->lcore, node_rec_load_on_cpt, &a);
+	}
+	usleep(500000);
+	for (unsigned int cpt = 0; cpt < a.ln->ncpts; cpt++) {
+		rt_lcore_call(a.ln->cpts[cpt]->lcore, node_rec_queue_on_cpt, &a);
+	}
+	usleep(500000);
+	lnet_ctl_recovery_list(false, q, 1, &total);
+	printf("recovery_load:\n    peer_nis: %u\n    in_recovery: %u\n", n->recovery_load, total);
+}
+
 static bool
 node_busy(const struct node *n)
 {
@@ -697,6 +772,9 @@ node_client(struct node *n)
 		if (n->slots[i].tx == NULL || n->slots[i].rx == NULL) {
 			return 1;
 		}
+	}
+	if (n->recovery_load > 0) {
+		node_recovery_load(n);
 	}
 	node_warm_up(n);
 	t0 = node_now();
@@ -781,6 +859,7 @@ main(int argc, char **argv)
 		{ "add-nid", required_argument, NULL, 'A' },
 		{ "del-nid", required_argument, NULL, 'D' },
 		{ "run-after", required_argument, NULL, 'R' },
+		{ "recovery-load", required_argument, NULL, 'Q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct node n = { .port = 988, .count = 100, .inflight = 8, .nsizes = 4,
@@ -808,6 +887,7 @@ main(int argc, char **argv)
 			n.nnids += rc == 0;
 			break;
 		case 'C': n.change_after = strtoull(optarg, NULL, 10); break;
+		case 'Q': n.recovery_load = (unsigned int)atoi(optarg); break;
 		case 'R': {
 			char *cmd = NULL;
 
