@@ -1039,38 +1039,36 @@ lnetd_health_params(const char *params, struct rte_tel_data *d, struct lnet_nid 
 	return 0;
 }
 
-/* /lnet/net_set,health=V[,nid=NID] (lnetctl net set; no nid: every NI) */
+/* Set a health value from health=V[,nid=NID] with @p set (of local NIs or of peer NIs). */
 static int
-lnetd_net_set(const char *cmd, const char *params, struct rte_tel_data *d)
+lnetd_health_set(const char *params, struct rte_tel_data *d,
+		 int (*set)(const struct lnet_nid *nid, int value, char *err, size_t errlen))
 {
 	struct lnet_nid nid;
 	char err[160] = "";
 	bool by_nid;
 	int v;
 
-	(void)cmd;
 	if (lnetd_health_params(params, d, &nid, &by_nid, &v) != 0) {
 		return 0;
 	}
-	return lnetd_reply_status(d, lnet_ctl_ni_health_set(by_nid ? &nid : NULL, v, err,
-							    sizeof(err)), err);
+	return lnetd_reply_status(d, set(by_nid ? &nid : NULL, v, err, sizeof(err)), err);
+}
+
+/* /lnet/net_set,health=V[,nid=NID] (lnetctl net set; no nid: every NI) */
+static int
+lnetd_net_set(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	return lnetd_health_set(params, d, lnet_ctl_ni_health_set);
 }
 
 /* /lnet/peer_set,health=V[,nid=NID] (lnetctl peer set; no nid: every peer NI) */
 static int
 lnetd_peer_set(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct lnet_nid nid;
-	char err[160] = "";
-	bool by_nid;
-	int v;
-
 	(void)cmd;
-	if (lnetd_health_params(params, d, &nid, &by_nid, &v) != 0) {
-		return 0;
-	}
-	return lnetd_reply_status(d, lnet_ctl_peer_ni_health_set(by_nid ? &nid : NULL, v, err,
-								 sizeof(err)), err);
+	return lnetd_health_set(params, d, lnet_ctl_peer_ni_health_set);
 }
 
 /* /lnet/recovery_show,local=1|0: the recovery queue's NIDs (lnetctl debug recovery) */

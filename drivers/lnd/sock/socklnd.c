@@ -280,11 +280,7 @@ socklnd_reap_all(struct socklnd_ni *s)
 	return n;
 }
 
-/*
- * A bare TCP ACK wakes nothing: while messages wait for one, the lcore looks
- * every tick, besides after each poll that read something (an answer
- * carries the ACK of what it answers: no wait added to a round trip).
- */
+/* A bare TCP ACK wakes nothing: while messages wait for one, a sleeping lcore looks every tick. */
 static void
 socklnd_ack_tick(void *arg)
 {
@@ -1162,7 +1158,6 @@ socklnd_poll(void *arg)
 {
 	struct socklnd_ni *s = arg;
 	struct epoll_event evs[SOCKLND_EPOLL_BATCH];
-	uint64_t reads = s->stats.rx_reads;
 	unsigned int direct_busy = 0;
 	unsigned int flushed;
 	int n = 0;
@@ -1190,10 +1185,7 @@ socklnd_poll(void *arg)
 		}
 	}
 	flushed += socklnd_flush_queued(s) + socklnd_rx_staged(s);
-	if (s->stats.rx_reads != reads) {
-		/* Bytes came in: the peer's TCP acknowledged what it answers, most likely. */
-		flushed += socklnd_reap_all(s);
-	}
+	flushed += socklnd_reap_all(s); /* an SIOCOUTQ per connection with messages waiting */
 	if (!TAILQ_EMPTY(&s->ackconns) && !rt_timer_pending(&s->ack_timer)) {
 		rt_timer_arm(&s->ack_timer, SOCKLND_ACK_TICK_US);
 	}

@@ -297,6 +297,21 @@ rx_from(struct lnet_nid from, struct lnet_nid on)
 	poll_idle();
 }
 
+/* Force health values, as a test's starting point. */
+static void
+health_reset(void)
+{
+	struct lnet_nid pa = PA, pb = PB;
+	struct lnet_cpt *c = ln()->cpts[0];
+
+	__atomic_store_n(&ni_of(NI1)->health.value, LNET_MAX_HEALTH_VALUE, __ATOMIC_RELAXED);
+	__atomic_store_n(&ni_of(NI2)->health.value, LNET_MAX_HEALTH_VALUE, __ATOMIC_RELAXED);
+	__atomic_store_n(&lnet_peer_ni_find(c, &pa)->health.value, LNET_MAX_HEALTH_VALUE,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&lnet_peer_ni_find(c, &pb)->health.value, LNET_MAX_HEALTH_VALUE,
+			 __ATOMIC_RELAXED);
+}
+
 /* ---- the pure parts ------------------------------------------------------ */
 
 /* lnet-facts §8.3, row by row. */
@@ -386,6 +401,44 @@ test_local_dropped_resent_over_other_ni(void **state)
 	assert_true(nid_eq(q[0], first.src));
 }
 
+/* Every local status that is resent: the NI loses health, the next try takes the other NI. */
+static void
+test_local_statuses_resent(void **state)
+{
+	static const enum lnet_msg_hstatus rows[] = {
+		LNET_MSG_STATUS_LOCAL_INTERRUPT, LNET_MSG_STATUS_LOCAL_DROPPED,
+		LNET_MSG_STATUS_LOCAL_ABORTED, LNET_MSG_STATUS_LOCAL_NO_ROUTE,
+		LNET_MSG_STATUS_LOCAL_TIMEOUT,
+	};
+	size_t i;
+
+	(void)state;
+	rx_from(PA, NI1);
+	rx_from(PB, NI1);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct lnet_counters c0 = ut_counters();
+		struct hl_sent first;
+		struct hl_sent second;
+		struct lnet_event ev;
+
+		health_reset();
+		put_to_peer();
+		first = complete(-EIO, rows[i]);
+		second = complete(0, LNET_MSG_STATUS_OK);
+		ev = ut_event();
+		assert_int_equal(ev.type, LNET_EVENT_SEND);
+		assert_int_equal(ev.status, 0);
+		assert_false(nid_eq(first.src, second.src));
+		assert_int_equal(health_of_ni(first.src), 900);
+		assert_int_equal(peer_ni(first.dst).health_value, 1000); /* not the peer's fault */
+		assert_int_equal(ut_counters().resend_count - c0.resend_count, 1);
+	}
+	assert_int_equal(ut_counters().local_interrupt_count, 1);
+	assert_int_equal(ut_counters().local_aborted_count, 1);
+	assert_int_equal(ut_counters().local_no_route_count, 1);
+	assert_int_equal(ut_counters().local_timeout_count, 1);
+}
+
 /* A remote drop: the peer NI loses health and the PUT goes to the peer's other NID. */
 static void
 test_remote_dropped_resent_to_other_peer_ni(void **state)
@@ -414,21 +467,6 @@ test_remote_dropped_resent_to_other_peer_ni(void **state)
 	assert_int_equal(recovery_list(false, q, 4), 1);
 	assert_true(nid_eq(q[0], first.dst));
 	assert_int_equal(recovery_list(true, q, 4), 0);
-}
-
-/* Force health values, as a test's starting point. */
-static void
-health_reset(void)
-{
-	struct lnet_nid pa = PA, pb = PB;
-	struct lnet_cpt *c = ln()->cpts[0];
-
-	__atomic_store_n(&ni_of(NI1)->health.value, LNET_MAX_HEALTH_VALUE, __ATOMIC_RELAXED);
-	__atomic_store_n(&ni_of(NI2)->health.value, LNET_MAX_HEALTH_VALUE, __ATOMIC_RELAXED);
-	__atomic_store_n(&lnet_peer_ni_find(c, &pa)->health.value, LNET_MAX_HEALTH_VALUE,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&lnet_peer_ni_find(c, &pb)->health.value, LNET_MAX_HEALTH_VALUE,
-			 __ATOMIC_RELAXED);
 }
 
 /* Statuses never resent: the message completes with its error, health moves as the table says. */
@@ -590,6 +628,38 @@ test_response_timeout_blames_next_hop(void **state)
 	assert_int_equal(ev.status, -ETIMEDOUT);
 	assert_int_equal(ut_counters().response_timeout_count, 1);
 	assert_int_equal(peer_ni(s.dst).health_value, 900);
+}
+
+/* The MD's options decide before response_tracking: TRACK_RESPONSE forces it, NO_TRACK_RESPONSE stops it. */
+static void
+test_md_options_decide_tracking(void **state)
+{
+	struct lnet_processid dst = { .pid = LNET_PID_LUSTRE, .nid = PA };
+	struct lnet_md forced = ut_md(g_buf, 8, 2, LNET_MD_TRACK_RESPONSE);
+	struct lnet_md stopped = ut_md(g_buf + 8, 8, 2, LNET_MD_NO_TRACK_RESPONSE);
+	struct lnet_handle_md hf;
+	struct lnet_handle_md hs;
+	struct lnet_event ev;
+
+	(void)state;
+	g_hl.auto_ok = true;
+	set_global("transaction_timeout", 10);
+	set_global("response_tracking", 0);
+	assert_int_equal(LNetMDBind(&forced, LNET_UNLINK, &hf), 0);
+	assert_int_equal(LNetPut(NULL, hf, LNET_ACK_REQ, &dst, UT_PORTAL, 1, 0, 0), 0);
+	set_global("response_tracking", 3);
+	assert_int_equal(LNetMDBind(&stopped, LNET_UNLINK, &hs), 0);
+	assert_int_equal(LNetGet(NULL, hs, &dst, UT_PORTAL, 2, 0, false), 0);
+	poll_idle();
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	advance_s(12);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_UNLINK); /* the forced one timed out */
+	assert_int_equal(ev.md_handle.cookie, hf.cookie);
+	ut_no_event(); /* the other waits for ever, as asked */
+	assert_int_equal(ut_counters().response_timeout_count, 1);
+	assert_int_equal(LNetMDUnlink(hs), 0);
 }
 
 /* ---- recovery ------------------------------------------------------------ */
@@ -925,6 +995,7 @@ main(void)
 		cmocka_unit_test(test_values_and_backoff),
 		cmocka_unit_test_setup_teardown(test_local_dropped_resent_over_other_ni,
 						setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_local_statuses_resent, setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_remote_dropped_resent_to_other_peer_ni,
 						setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_statuses_not_resent, setup_two_rails, teardown),
@@ -934,6 +1005,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_one_ni_no_local_resend, setup_one_ni, teardown),
 		cmocka_unit_test_setup_teardown(test_single_nid_peer_no_remote_resend,
 						setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_md_options_decide_tracking, setup_two_rails,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_response_timeout_blames_next_hop,
 						setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_peer_recovery_backoff_and_return,

@@ -1049,6 +1049,15 @@ test_case_str(void **state)
 
 /* ---- seed 004: health-aware selection, case by case ---------------------- */
 
+/* Peer NI @p pni keeps local NI @p ni (the kernel's lpni_pref of a non-MR peer). */
+static void
+sticky(struct world *w, int pni, int ni)
+{
+	w->pref[pni] = w->nis[ni].nid;
+	w->pnis[pni].pref_nids = &w->pref[pni];
+	w->pnis[pni].nr_pref_nids = 1;
+}
+
 /* A1C: source given, MR peer: a source NI that is down fails; a resend avoids the failed NID. */
 static void
 test_a1c_health(void **state)
@@ -1146,9 +1155,7 @@ test_b1d_sticky_ni_avoided(void **state)
 	(void)state;
 	world_one_net(&w);
 	w.peer.multi_rail = false;
-	w.pref[X] = w.nis[A].nid;
-	w.pnis[X].pref_nids = &w.pref[X];
-	w.pnis[X].nr_pref_nids = 1;
+	sticky(&w, X, A);
 	expect_path(&w, A, X);
 	w.msg.resend = true;
 	w.nis[A].avoid = true;
