@@ -115,12 +115,25 @@ lnet_health_raise(struct lnet *ln, struct lnet_health *h)
 }
 
 void
+lnet_health_ni_raise(struct lnet *ln, struct lnet_ni *ni)
+{
+	if (lnet_health_value(&ni->health) < LNET_MAX_HEALTH_VALUE &&
+	    lnet_health_update(&ni->health, lnet_health_raised, lnet_health_sensitivity(ln)) &&
+	    lnet_health_value(&ni->health) == LNET_MAX_HEALTH_VALUE) {
+		lnet_ni_health_status(ni, true); /* the kernel's lnet_inc_ni_healthv */
+	}
+}
+
+void
 lnet_health_local_failure(struct lnet *ln, struct lnet_ni *ni)
 {
 	if ((ni->lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0) {
 		return;
 	}
-	lnet_health_update(&ni->health, lnet_health_lowered, lnet_health_sensitivity(ln));
+	if (lnet_health_update(&ni->health, lnet_health_lowered, lnet_health_sensitivity(ln)) &&
+	    lnet_health_value(&ni->health) == 0) {
+		lnet_ni_health_status(ni, false); /* the kernel's lnet_dec_ni_healthv_locked */
+	}
 	lnet_recovery_queue_ni(ln, ni);
 }
 
@@ -304,13 +317,13 @@ lnet_health_ok(struct lnet_cpt *c, struct lnet_msg *msg)
 
 	if (msg->tx) {
 		if (msg->txpeer != NULL) {
-			lnet_health_raise(ln, &msg->txni->health);
+			lnet_health_ni_raise(ln, msg->txni);
 		}
 		c->counters.successful_resends += msg->retry_count != 0;
 		return;
 	}
 	if (msg->rxpeer != NULL && msg->rxni != NULL) {
-		lnet_health_raise(ln, &msg->rxni->health);
+		lnet_health_ni_raise(ln, msg->rxni);
 		lnet_health_ping_reset(&msg->rxni->health);
 		lnet_health_ping_reset(&msg->rxpeer->health);
 		if (lnet_health_value(&msg->rxpeer->health) < LNET_MAX_HEALTH_VALUE) {

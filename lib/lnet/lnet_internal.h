@@ -726,6 +726,10 @@ void lnet_health_local_failure(struct lnet *ln, struct lnet_ni *ni);
 void lnet_health_remote_failure(struct lnet *ln, struct lnet_peer_ni *lpni);
 /* Success: health up by health_sensitivity, at most LNET_MAX_HEALTH_VALUE. */
 void lnet_health_raise(struct lnet *ln, struct lnet_health *h);
+/* Any lcore: @p ni's health reached 0 (DOWN) or the maximum (UP): its ping status follows. */
+void lnet_ni_health_status(struct lnet_ni *ni, bool up);
+/* Success on local NI @p ni: health up; UP in the ping target once at the maximum again. */
+void lnet_health_ni_raise(struct lnet *ln, struct lnet_ni *ni);
 /* Count a message's deadline: transaction_timeout from its first send. */
 void lnet_health_stamp_deadline(struct lnet_cpt *c, struct lnet_msg *msg);
 

@@ -4,7 +4,10 @@
  * lnet_set_link_fatal_state and lnet_mark_ping_buffer_for_update): the NI
  * is marked fatal, which selection avoids and net show reports as "down";
  * the ping target is rebuilt with the NI's new status under a new sequence
- * number, and that pushes it to every Multi-Rail peer.
+ * number, and that pushes it to every Multi-Rail peer. Health does the
+ * same with the NI's status (the kernel's lnet_ni_set_status): DOWN when its
+ * health falls to 0, UP when it is back to the maximum; not fatal, so
+ * selection still ranks it, by health.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@ struct lnet_ni_link_op {
 	struct lnet_hop hop;
 	struct lnet_nid nid;      /* the NI is looked up again: it may be gone by then */
 	bool up;
+	bool health;              /* the status health gives it, not its link */
 };
 
 static void
@@ -39,13 +43,21 @@ lnet_ni_link_start(struct lnet_mgmt_op *op)
 	struct lnet *ln = op->ln;
 	struct lnet_ni *ni = lnet_ni_find_by_nid(ln, &o->nid);
 
+	uint32_t status = o->up ? LNET_NI_STATUS_UP : LNET_NI_STATUS_DOWN;
+
 	if (lnet_stopping() || ni == NULL || ni == ln->loni ||
-	    __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED) == !o->up) {
+	    (o->health ? ni->status == status
+		       : __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED) == !o->up)) {
 		lnet_ni_link_pinged(o, 0); /* shutting down, deleted since, or no change */
 		return;
 	}
-	LNET_LOG(NOTICE, "%s: link %s", libcfs_nidstr(&o->nid), o->up ? "up" : "down");
-	__atomic_store_n(&ni->fatal, !o->up, __ATOMIC_RELAXED);
+	LNET_LOG(NOTICE, "%s: %s %s", libcfs_nidstr(&o->nid), o->health ? "health" : "link",
+		 o->up ? "up" : "down");
+	if (o->health) {
+		ni->status = status;
+	} else {
+		__atomic_store_n(&ni->fatal, !o->up, __ATOMIC_RELAXED);
+	}
 	__atomic_fetch_add(&ln->ni_state_gen, 1, __ATOMIC_RELEASE);
 	lnet_ping_target_rebuild(ln, lnet_ni_link_pinged, o);
 }
@@ -58,19 +70,32 @@ lnet_ni_link_submit(void *arg)
 	lnet_mgmt_op_submit(&o->op);
 }
 
-void
-lnet_ni_link_state(struct lnet_ni *ni, bool up)
+static void
+lnet_ni_state_change(struct lnet_ni *ni, bool up, bool health)
 {
 	struct lnet_ni_link_op *o = calloc(1, sizeof(*o));
 
 	if (o == NULL) {
-		LNET_LOG(ERR, "%s: link %s not taken: no memory", libcfs_nidstr(&ni->nid),
-			 up ? "up" : "down");
+		LNET_LOG(ERR, "%s: %s %s not taken: no memory", libcfs_nidstr(&ni->nid),
+			 health ? "health" : "link", up ? "up" : "down");
 		return;
 	}
 	o->op.ln = ni->ln;
 	o->op.start = lnet_ni_link_start;
 	o->nid = ni->nid;
 	o->up = up;
+	o->health = health;
 	lnet_hop_send(&o->hop, rt_mgmt_lcore(ni->ln->rt), lnet_ni_link_submit, o);
+}
+
+void
+lnet_ni_link_state(struct lnet_ni *ni, bool up)
+{
+	lnet_ni_state_change(ni, up, false);
+}
+
+void
+lnet_ni_health_status(struct lnet_ni *ni, bool up)
+{
+	lnet_ni_state_change(ni, up, true);
 }

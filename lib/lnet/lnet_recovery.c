@@ -257,7 +257,7 @@ lnet_rec_result_on_mgmt(void *arg)
 		h->ping_pending = false;
 		/* A peer NI's answer raised it as it arrived; a local NI's is the answer itself. */
 		if (n->status == 0 && n->kind == LNET_REC_LOCAL) {
-			lnet_health_raise(n->ln, h);
+			lnet_health_ni_raise(n->ln, lnet_rec_ni(h));
 		}
 	}
 	free(n);

@@ -760,6 +760,60 @@ fail_nid(struct lnet_nid nid, bool local)
 	poll_idle();
 }
 
+static int
+raise_on_lcore(void *arg)
+{
+	lnet_health_ni_raise(ln(), arg);
+	return 0;
+}
+
+/* NI1's status in our own ping target (what a push tells peers). */
+static uint32_t
+ping_status_of_ni1(void)
+{
+	struct lnet_ping_entry nis[8];
+	struct lnet_ping_decoded d;
+	unsigned int n = ut_ping_self(nis, 8, &d);
+
+	for (unsigned int i = 0; i < n && i < 8; i++) {
+		if (nid_eq(nis[i].nid, NI1)) {
+			return nis[i].status;
+		}
+	}
+	fail_msg("NI1 not in the ping target");
+	return 0;
+}
+
+/* Health at 0 makes an NI DOWN in the ping target (pushed to peers); back at 1000, UP. */
+static void
+test_ni_status_follows_health(void **state)
+{
+	uint32_t seqno = ln()->ping_seqno;
+	unsigned int i;
+
+	(void)state;
+	g_hl.auto_ok = true;
+	for (i = 0; i < 9; i++) {
+		fail_nid(NI1, true);
+	}
+	assert_int_equal(health_of_ni(NI1), 100);
+	assert_int_equal(ping_status_of_ni1(), LNET_NI_STATUS_UP);
+	fail_nid(NI1, true);
+	assert_int_equal(health_of_ni(NI1), 0);
+	poll_idle();
+	assert_int_equal(ping_status_of_ni1(), LNET_NI_STATUS_DOWN);
+	assert_true(ln()->ping_seqno > seqno);
+	for (i = 0; i < 9; i++) {
+		assert_int_equal(rt_lcore_call(rt_data_lcore(ln()->rt, 0), raise_on_lcore, ni_of(NI1)), 0);
+	}
+	poll_idle();
+	assert_int_equal(ping_status_of_ni1(), LNET_NI_STATUS_DOWN); /* not there yet */
+	assert_int_equal(rt_lcore_call(rt_data_lcore(ln()->rt, 0), raise_on_lcore, ni_of(NI1)), 0);
+	poll_idle();
+	assert_int_equal(health_of_ni(NI1), 1000);
+	assert_int_equal(ping_status_of_ni1(), LNET_NI_STATUS_UP);
+}
+
 /* recovery_limit: a peer NI not heard from for that long leaves recovery. */
 static void
 test_peer_recovery_limit(void **state)
@@ -1012,6 +1066,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_peer_recovery_backoff_and_return,
 						setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_peer_recovery_limit, setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_ni_status_follows_health, setup_two_rails,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_local_recovery_ping_over_the_ni,
 						setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_recovery_after_ni_deleted, setup_two_rails,
