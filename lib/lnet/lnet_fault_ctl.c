@@ -67,8 +67,12 @@ lnet_fault_del_on_mgmt(void *arg)
 {
 	struct lnet_fault_ctl_args *a = arg;
 	struct lnet_fault *f = lnet_fault_of(a->ln);
+	int rc = f == NULL ? -ENETDOWN : lnet_fault_del(f, a->kind, a->src, a->dst);
 
-	return f == NULL ? -ENETDOWN : lnet_fault_del(f, a->kind, a->src, a->dst);
+	if (rc > 0 && a->kind == LNET_FAULT_DELAY && !lnet_fault_any(f, LNET_FAULT_DELAY)) {
+		lnet_fault_release_held(a->ln); /* the kernel lets delayed messages go with their rule */
+	}
+	return rc;
 }
 
 int

@@ -138,6 +138,32 @@ lnet_fault_tx(struct lnet_cpt *c, struct lnet_msg *msg)
 	return true;
 }
 
+/* On a CPT's lcore: what it holds goes on now. */
+static void
+lnet_fault_release_all(void *arg)
+{
+	struct lnet_cpt *c = arg;
+	struct lnet_msg *msg;
+
+	while ((msg = TAILQ_FIRST(&c->fault_held)) != NULL) {
+		TAILQ_REMOVE(&c->fault_held, msg, link);
+		lnet_fault_resume(c, msg);
+	}
+	if (rt_timer_pending(&c->fault_timer)) {
+		rt_timer_cancel(&c->fault_timer);
+	}
+}
+
+void
+lnet_fault_release_held(struct lnet *ln)
+{
+	for (unsigned int cpt = 0; cpt < ln->ncpts; cpt++) {
+		if (rt_lcore_send_msg(ln->cpts[cpt]->lcore, lnet_fault_release_all, ln->cpts[cpt]) != 0) {
+			LNET_LOG(WARNING, "CPT %u: delayed messages keep their latency: ring full", cpt);
+		}
+	}
+}
+
 /* A held message whose NI goes (net del), or every one (@p ni NULL: shutdown), ends now. */
 void
 lnet_fault_drop_held(struct lnet_cpt *c, const struct lnet_ni *ni, int status)

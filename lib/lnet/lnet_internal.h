@@ -749,6 +749,8 @@ bool lnet_fault_rx_drop(struct lnet_cpt *c, struct lnet_ni *ni, const struct lne
 bool lnet_fault_rx_delay(struct lnet_cpt *c, struct lnet_msg *msg);
 bool lnet_fault_tx(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_fault_drop_held(struct lnet_cpt *c, const struct lnet_ni *ni, int status);
+/* The last delay rule went: every CPT lets its held messages go (management lcore). */
+void lnet_fault_release_held(struct lnet *ln);
 
 /* lnet_eq.c */
 void lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev);

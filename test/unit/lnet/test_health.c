@@ -1012,6 +1012,28 @@ test_fault_delay_tx(void **state)
 	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
 }
 
+/* Deleting the delay rule lets what it holds go at once, as the kernel's. */
+static void
+test_fault_delay_released_by_del(void **state)
+{
+	struct lnet_fault_attr a = { .src = LNET_ANY_NID, .dst = LNET_ANY_NID,
+				     .local_nid = LNET_ANY_NID, .rate = 1, .latency = 30 };
+
+	(void)state;
+	g_hl.auto_ok = true;
+	fault_add(LNET_FAULT_DELAY, a);
+	put_to_peer();
+	poll_idle();
+	assert_int_equal(g_hl.nsent, 0);
+	assert_int_equal(lnet_fault_ctl_del(LNET_FAULT_DELAY, NULL, NULL), 1);
+	poll_idle();
+	assert_int_equal(g_hl.nsent, 1);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	advance_s(40); /* its timer, cancelled, does nothing */
+	ut_no_event();
+	assert_int_equal(g_hl.nsent, 1);
+}
+
 /* The NI goes while a delay rule holds its message: it fails over to the other NI, nothing leaks. */
 static void
 test_fault_delay_outlives_ni(void **state)
@@ -1080,6 +1102,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fault_rx_drop, setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_fault_delay_tx, setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_delay_released_by_del, setup_two_rails,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_fault_delay_outlives_ni, setup_two_rails,
 						teardown),
 	};
