@@ -1577,6 +1577,46 @@ test_cold_connection_still_receives(void **state)
 	pump();
 }
 
+/*
+ * A message written whole but not acknowledged (the peer's window is shut)
+ * waits in the LND; the NI is deleted under it. net del drains the NI
+ * first, and the connection's sock_timeout ends the message on the way
+ * (-ETIMEDOUT, a network timeout: the peer may have part of it); the
+ * acknowledgement tick armed for it never fires on the freed NI.
+ */
+static void
+test_unacked_message_fails_when_ni_deleted(void **state)
+{
+	static uint8_t msg8k[8 << 10];
+	struct lnet_processid peer = { LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) };
+	struct lnet_nid our = lnp_tcp_nid(OUR_ADDR);
+	int small = 2048;
+	int lfd = kernel_listen(PEER_ADDR);
+	struct lnet_event ev;
+	int fds[3];
+
+	(void)state;
+	assert_int_equal(setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind(msg8k, sizeof(msg8k), 1), LNET_NOACK_REQ, &peer, 3, 7,
+				 0, 0), 0);
+	kernel_accept_three(lfd, fds);
+	pump();
+	assert_true(sock_stats().ack_checks > 0); /* written whole, waiting for the peer's ACK */
+	ut_no_event();
+	assert_int_equal(lnet_ni_del(lnet_instance(), &our), 0);
+	ev = event_within(100);
+	for (unsigned int i = 0; i < 3; i++) {
+		close(fds[i]);
+	}
+	close(lfd);
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -ETIMEDOUT);
+	assert_int_equal(ev.mhealth, LNET_MSG_STATUS_NETWORK_TIMEOUT);
+	rt_sim_advance_us(lnet_instance()->rt, 1000000);
+	pump(); /* the tick's time has come: nothing runs on the freed NI */
+	ut_no_event();
+}
+
 int
 main(void)
 {
@@ -1588,6 +1628,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_conn_states_counted, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_unacked_message_fails_when_ni_deleted, setup,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_cold_connection_still_receives, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_active_connects, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_peer_times_out, setup, ut_teardown),
