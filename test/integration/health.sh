@@ -9,8 +9,8 @@
 #     other rail, its NI's health dropped; once the veth is back up the
 #     rail carries traffic again;
 #   - the same with a fault rule instead (a drop rule with a health error on
-#     the PUTs to one of the server's NIDs: each fails as a remote drop and
-#     is resent to the other NID), its recovery pings and the resends on
+#     the PUTs and GETs to one of the server's NIDs: each fails as a remote
+#     drop and is resent to the other NID), its recovery pings and the resends on
 #     the wire passing Wireshark's dissector (tcpdump on both veths);
 #   - a peer with no path left (both of its links down): every operation in
 #     flight ends with an error event, within transaction_timeout.
@@ -135,18 +135,19 @@ check "client: the rail carries traffic again once eth1 is back up" \
 	sent_more_after "$work/c1.out" "$a1@tcp" "at_$t_up"
 check "server stops" unserve s1
 
-# A fault rule in place of the link: PUTs to $b1 fail as remote drops from op 50 to op 250.
+# A fault rule in place of the link: PUTs and GETs to $b1 (the application's portal, not LNet's
+# pings) fail as remote drops from op 50 to op 250.
 few=$((count / 5))
 check "server with two NIs" serve s2
 check "tcpdump on both of the client's veths" pcap_both
-# Once a PUT failed there, $b1 is less healthy than $b0 and gets no more of them: it is
-# pinged for recovery instead (the application pauses 3 s for a few of those to go).
-check "client: $few operations of 4 KiB, a drop rule on $b1's PUTs from op 50 to op $((few - 50))" \
+# Once a message failed there, $b1 is less healthy than $b0 and gets no more of them, and
+# nothing of it arrives: it is pinged for recovery (the application pauses 3 s for that).
+check "client: $few operations of 4 KiB, a drop rule on $b1's PUTs and GETs from op 50 to op $((few - 50))" \
 	client c2 --count "$few" --sizes 4096 --inflight 8 \
 	--run-after "50:@fault $b1@tcp" --run-after "60:sleep 3" --run-after "$((few - 50)):@nofault"
 check "tcpdump lost nothing" pcap_both_stop
 check "client: every operation verified, none lost to the rule" all_verified "$work/c2.out" "$few"
-check "client: the rule fired and each PUT it failed was resent" sh -c \
+check "client: the rule fired and each message it failed was resent" sh -c \
 	"d=\$(awk '/^health:/ { on = 1 } on && \$1 == \"remote_dropped_count:\" { print \$2 }' '$work/c2.out'); r=\$(awk '/^health:/ { on = 1 } on && \$1 == \"resend_count:\" { print \$2 }' '$work/c2.out'); echo \"dropped \$d, resent \$r\"; [ \"\${d:-0}\" -gt 0 ] && [ \"\$r\" -ge \"\$d\" ]"
 check "client: $b1 lost health to the rule" peer_lost_health "$work/c2.out" "at_$((few - 50))_peer_nis" "$b1@tcp"
 check "tshark on $a0's veth: all decoded, nothing malformed, bytes balanced" tshark_check_file "$work/f0.pcap"

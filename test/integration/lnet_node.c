@@ -28,9 +28,10 @@
  *   --run-after N:CMD (up to 4): once N operations have started, print the
  *   NIs' counts and health under "at_N:" and run the shell command CMD
  *   (a link going down under the traffic), then go on (client). CMD
- *   "@fault NID" adds a drop rule failing every PUT to NID as a remote drop
- *   (lnetctl fault drop add -s '*' -d NID -m PUT -r 1 -e remote_dropped);
- *   "@nofault" deletes it.
+ *   "@fault NID" adds a drop rule failing every PUT and GET of the node's
+ *   portal to NID as a remote drop (lnetctl fault drop add -s '*' -d NID
+ *   -p 40 -r 1 -e remote_dropped: LNet's own pings go through); "@nofault"
+ *   deletes it.
  *   At exit the client prints each NI's health and LNet's health counters.
  *   --recovery-load N (client): before the run, N peer NIs on the client's
  *   net (127.1.x.y, where nobody listens) heard from and at health 0, so
@@ -537,7 +538,7 @@ static void
 node_fault(const char *cmd)
 {
 	struct lnet_fault_attr a = {
-		.src = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .msg_mask = LNET_FAULT_PUT_BIT,
+		.src = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .ptl_mask = 1ULL << NODE_PORTAL,
 		.rate = 1, .health_mask = 1U << LNET_MSG_STATUS_REMOTE_DROPPED,
 	};
 	char err[160] = "";
