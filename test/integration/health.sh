@@ -163,8 +163,10 @@ check "client: transaction_timeout 10, both server links down after $few; it sto
 	sh -c "ip netns exec '${tag}a' '$node' client --nid '$a0@tcp' --nid '$a1@tcp' --peer '$b0@tcp' --sizes 1048576 --inflight 64 --count $((few * 4)) --timeout 10 --stop-on-error --run-after '$few:ip -n ${tag}b link set eth0 down; ip -n ${tag}b link set eth1 down' >'$work/c3.out' 2>'$work/c3.err'; [ -s '$work/c3.out' ]"
 check "client: every operation started ended (verified or failed), each failure with its event" sh -c \
 	"awk '\$1 == \"operations:\" { o = \$2 } \$1 == \"verified:\" { v = \$2 } \$1 == \"failed:\" { f = \$2 } END { print o, v, f; exit !(f > 0 && v + f == o) }' '$work/c3.out'"
+# Each ends within transaction_timeout of its own send (the last sent just before the first
+# error); response deadlines are looked at once a second: 10 s, and 2 s of slack.
 check "client: those in flight ended within transaction_timeout" sh -c \
-	"awk '\$1 == \"seconds_to_complete_them:\" { print; exit !(\$2 <= 10) }' '$work/c3.out'"
+	"awk '\$1 == \"seconds_to_complete_them:\" { print; exit !(\$2 <= 12) }' '$work/c3.out'"
 check "server stops" unserve s3
 check "no sanitizer report" sh -c "! grep -q Sanitizer '$work'/*.err"
 finish health
