@@ -8,23 +8,17 @@
 #include "lnet_internal.h"
 
 /* Bytes a queued message accounts for, as tx_q_num_of_buf shows them. */
-static uint64_t
-lnet_msg_queue_bytes(const struct lnet_msg *msg)
-{
-	return (uint64_t)msg->hdr.payload_length + sizeof(struct lnet_hdr_nid4);
-}
-
 uint64_t
 lnet_credits_msg_bytes(const struct lnet_msg *msg)
 {
-	return lnet_msg_queue_bytes(msg);
+	return (uint64_t)msg->hdr.payload_length + sizeof(struct lnet_hdr_nid4);
 }
 
 bool
 lnet_credits_take_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg)
 {
 	msg->peertxcredit = true;
-	lpni->txqnob += lnet_msg_queue_bytes(msg);
+	lpni->txqnob += lnet_credits_msg_bytes(msg);
 	lpni->txcredits--;
 	if (lpni->txcredits < lpni->mintxcredits) {
 		lpni->mintxcredits = lpni->txcredits;
@@ -44,7 +38,7 @@ lnet_credits_return_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg)
 		return NULL;
 	}
 	msg->peertxcredit = false;
-	return lnet_credits_return_peer_bytes(lpni, lnet_msg_queue_bytes(msg));
+	return lnet_credits_return_peer_bytes(lpni, lnet_credits_msg_bytes(msg));
 }
 
 /* The same for a message that left already: only its queued bytes are known. */
@@ -117,7 +111,7 @@ lnet_credits_abort_peer_queue(struct lnet_peer_ni *lpni, const struct lnet_ni *o
 		}
 		TAILQ_REMOVE(&lpni->txq, msg, link);
 		lpni->txcredits++;
-		lpni->txqnob -= lnet_msg_queue_bytes(msg);
+		lpni->txqnob -= lnet_credits_msg_bytes(msg);
 		msg->peertxcredit = false;
 		lnet_finalize_hstatus(msg, status, LNET_MSG_STATUS_LOCAL_ABORTED);
 	}

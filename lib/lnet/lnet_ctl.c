@@ -243,7 +243,6 @@ lnet_ctl_ni_health_on_mgmt(void *arg)
 		lnet_recovery_queue_ni(a->ln, ni); /* below the maximum: recovery brings it back */
 		found++;
 	}
-	__atomic_fetch_add(&a->ln->ni_state_gen, 1, __ATOMIC_RELEASE); /* selection sees it */
 	return a->nid != NULL && found == 0 ? -ENOENT : 0;
 }
 

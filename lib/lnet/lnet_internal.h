@@ -204,7 +204,6 @@ struct lnet_health {
 	bool ping_pending;        /* a recovery ping is out */
 	uint32_t ping_count;      /* atomic: recovery pings since it was last heard from */
 	int64_t next_ping;        /* seconds (runtime clock) */
-	uint64_t ping_gen;        /* which ping a result answers */
 };
 TAILQ_HEAD(lnet_health_list, lnet_health);
 
@@ -507,7 +506,7 @@ struct lnet {
 	struct lnet_handle_md ping_mdh;
 	struct lnet_outbox mgmt_outbox;  /* the management lcore's hand-offs to full rings */       /* mgmt */
 	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
-	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal or health changes */
+	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal state changes */
 	bool ping_quiet;          /* mgmt: the ping target rebuild under way pushes nothing */
 	struct lnet_recovery *recovery; /* mgmt: health recovery queues (lnet_recovery.c) */
 	struct lnet_fault *fault;       /* fault rules (lnet_fault.c): read by every lcore */

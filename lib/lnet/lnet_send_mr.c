@@ -22,7 +22,7 @@
 struct lnet_sel_cache {
 	bool built;
 	uint64_t gen;                 /* of the NI table the view is built from */
-	uint32_t state_gen;           /* and of its NIs' fatal and health (ln->ni_state_gen) */
+	uint32_t state_gen;           /* and of its NIs' fatal state (ln->ni_state_gen); health is read live */
 	struct lnet_sel_local view;
 	struct lnet_sel_net *nets;    /* local nets; their seq is this CPT's */
 	struct lnet_sel_ni *nis;
