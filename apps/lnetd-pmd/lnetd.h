@@ -37,6 +37,9 @@ int lnetd_reply_status(struct rte_tel_data *d, int rc, const char *descr);
 /* lnetd_fault.c: /lnet/fault_{drop,delay}_{add,del,reset,show} (lnetctl fault). */
 int lnetd_fault_register(void);
 
+/* lnetd_udsp.c: /lnet/udsp_{add,del,show,stats} (lnetctl udsp). */
+int lnetd_udsp_register(void);
+
 /* lnetd_capture.c: /lnet/capture_start|stop|show. */
 int lnetd_capture_register(void);
 /* Stop a running capture (before LNet goes down). */

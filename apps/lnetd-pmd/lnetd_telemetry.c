@@ -123,6 +123,10 @@ lnetd_ni_dict(const struct lnet_ctl_ni *ni, int detail)
 	if (detail > 1) {
 		lnetd_ni_detail2(d, ni);
 	}
+	if (detail > 3) {
+		rte_tel_data_add_dict_int(d, "udsp_net_priority", ni->udsp_net_priority);
+		rte_tel_data_add_dict_int(d, "udsp_nid_priority", ni->udsp_nid_priority);
+	}
 	return d;
 }
 
@@ -349,6 +353,7 @@ lnetd_global_show(const char *cmd, const char *params, struct rte_tel_data *d)
 #define LNETD_PEER_NIS_BRIEF 100
 #define LNETD_PEER_NIS_DETAIL 30
 #define LNETD_PEER_NIS_STATS 12 /* -v 2 and more: by-type and health stats */
+#define LNETD_PEER_NIS_UDSP 6   /* -v 4: and up to 32 preferred NIDs */
 
 /* "a;b;c" -> NIDs (ranges were expanded by lnetctl). */
 static int
@@ -477,6 +482,44 @@ lnetd_peer_ni_stats(struct rte_tel_data *e, const struct lnet_ctl_peer_ni *st)
 	rte_tel_data_add_dict_int(e, "next_ping", (int)st->next_ping);
 }
 
+/* NIDs of one preferred list a peer_show entry carries (a reply holds 16 KiB). */
+#define LNETD_UDSP_SHOW_NIDS 16
+
+static void
+lnetd_udsp_nids(struct rte_tel_data *e, const char *prefix, const struct lnet_nid *nids,
+		unsigned int n)
+{
+	char buf[LNET_NIDSTR_SIZE];
+	char key[48];
+	unsigned int i;
+
+	for (i = 0; i < n && i < LNETD_UDSP_SHOW_NIDS; i++) {
+		snprintf(key, sizeof(key), "%s%u", prefix, i);
+		rte_tel_data_add_dict_string(e, key, libcfs_nidstr_r(&nids[i], buf, sizeof(buf)));
+	}
+}
+
+/*
+ * -v 4: the peer NI's UDSP values: udsp_net_priority, udsp_nid_priority
+ * (-1: no rule), its preferred gateways udsp_pref_gw0.. and preferred
+ * local NIDs udsp_pref_src0.. (one key a NID: a string holds 128 bytes).
+ */
+static int
+lnetd_peer_ni_udsp(struct rte_tel_data *e, const struct lnet_nid *nid)
+{
+	struct lnet_ctl_udsp_info *u = malloc(sizeof(*u));
+	int rc = u != NULL ? lnet_ctl_peer_ni_udsp(nid, u) : -ENOMEM;
+
+	if (rc == 0) {
+		rte_tel_data_add_dict_int(e, "udsp_net_priority", u->net_priority);
+		rte_tel_data_add_dict_int(e, "udsp_nid_priority", u->nid_priority);
+		lnetd_udsp_nids(e, "udsp_pref_gw", u->pref_gw, u->npref_gw);
+		lnetd_udsp_nids(e, "udsp_pref_src", u->pref_src, u->npref_src);
+	}
+	free(u);
+	return rc;
+}
+
 static int
 lnetd_peer_ni_entry(struct rte_tel_data *d, unsigned int k, const struct lnet_ctl_peer *p,
 		    unsigned int i, int detail)
@@ -514,6 +557,10 @@ lnetd_peer_ni_entry(struct rte_tel_data *d, unsigned int k, const struct lnet_ct
 		if (detail > 1) {
 			lnetd_peer_ni_stats(e, &st);
 		}
+	}
+	if (detail > 3 && lnetd_peer_ni_udsp(e, &p->nis[i]) != 0) {
+		rte_tel_data_free(e);
+		return -EIO;
 	}
 	snprintf(key, sizeof(key), "n%u", k);
 	return rte_tel_data_add_dict_container(d, key, e, 0);
@@ -553,7 +600,7 @@ lnetd_peer_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (n < 0) {
 		return n;
 	}
-	budget = detail > 1 ? LNETD_PEER_NIS_STATS :
+	budget = detail > 3 ? LNETD_PEER_NIS_UDSP : detail > 1 ? LNETD_PEER_NIS_STATS :
 		 detail > 0 ? LNETD_PEER_NIS_DETAIL : LNETD_PEER_NIS_BRIEF;
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < n; i++) {
@@ -1155,5 +1202,8 @@ lnetd_telemetry_register(void)
 		}
 	}
 	rc = lnetd_capture_register();
-	return rc != 0 ? rc : lnetd_fault_register();
+	if (rc == 0) {
+		rc = lnetd_fault_register();
+	}
+	return rc != 0 ? rc : lnetd_udsp_register();
 }

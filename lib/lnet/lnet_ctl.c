@@ -79,6 +79,9 @@ lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ct
 	o->peer_buffer_credits = ni->tun.peer_rtr_credits;
 	o->credits = ni->tun.max_tx_credits;
 	o->dev_cpt = ni->any_cpt ? 0 : ni->dev_cpt;
+	/* the kernel shows the u32 as a signed int: no rule is -1 */
+	o->udsp_net_priority = (int)__atomic_load_n(&ni->udsp_net_prio, __ATOMIC_RELAXED);
+	o->udsp_nid_priority = (int)__atomic_load_n(&ni->udsp_prio, __ATOMIC_RELAXED);
 	lnet_ctl_cpts_str(ln, ni, o->cpts, sizeof(o->cpts));
 	memcpy(o->ifname, ni->ifname, sizeof(o->ifname));
 	if (ni->lnd->tunables != NULL && ni->started) {

@@ -78,6 +78,8 @@ struct lnet_ctl_ni {
 	int credits;
 	int dev_cpt;              /**< -1 when unknown */
 	char cpts[64];            /**< "[0,1]" */
+	int udsp_net_priority;    /**< UDSP priority of its net, -1 when no rule applies */
+	int udsp_nid_priority;    /**< UDSP priority of the NI, -1 when no rule applies */
 };
 
 /** Global settings in `lnetctl global show` order. */
@@ -346,6 +348,60 @@ LNP_API int lnet_ctl_recovery_list(bool local, struct lnet_nid *out, unsigned in
 
 /** Number of CPTs. */
 LNP_API int lnet_ctl_ncpts(void);
+
+/** A descriptor of a UDSP rule as the kernel's lnetctl prints it. */
+#define LNET_CTL_UDSP_DESCR_LEN 256
+/** Preferred NIDs shown per peer NI. */
+#define LNET_CTL_UDSP_SHOW_NIDS 32
+
+/** One UDSP rule (`lnetctl udsp show`); a descriptor the rule lacks is "". */
+struct lnet_ctl_udsp {
+	unsigned int idx;
+	char src[LNET_CTL_UDSP_DESCR_LEN];
+	char dst[LNET_CTL_UDSP_DESCR_LEN];
+	char rte[LNET_CTL_UDSP_DESCR_LEN];
+	bool has_priority;        /**< a priority rule; else a preferred-list rule */
+	uint32_t priority;
+};
+
+/**
+ * Add a UDSP rule (lnetctl udsp add, import, --config): descriptors in
+ * ip2nets syntax (NULL or "": absent), @p priority < 0 for the kernel's
+ * "pref" action, @p idx < 0 to append. The rules are applied to every NI
+ * and peer before it returns. -EINVAL with the kernel's words in @p err
+ * (a combination it refuses, a descriptor that does not parse), -EALREADY
+ * for a rule already there (a priority rule with the same descriptors
+ * takes the new priority instead).
+ */
+LNP_API int lnet_ctl_udsp_add(const char *src, const char *dst, const char *rte, long priority,
+			      int idx, char *err, size_t errlen);
+/** Delete the rule at @p idx, or every rule (@p idx < 0), and apply what remains. -ENOENT. */
+LNP_API int lnet_ctl_udsp_del(int idx);
+/** Rules from index @p start, up to @p max; *total: how many there are. Count or -errno. */
+LNP_API int lnet_ctl_udsp_list(unsigned int start, struct lnet_ctl_udsp *out, unsigned int max,
+			       unsigned int *total);
+
+/** The UDSP values of one peer NI (`peer show -v 4` "udsp info"). */
+struct lnet_ctl_udsp_info {
+	int net_priority;         /**< of its peer net; -1 when no rule applies */
+	int nid_priority;
+	unsigned int npref_src;   /**< preferred local NIDs (NID pair rules) */
+	struct lnet_nid pref_src[LNET_CTL_UDSP_SHOW_NIDS];
+	unsigned int npref_gw;    /**< preferred gateways (router rules) */
+	struct lnet_nid pref_gw[LNET_CTL_UDSP_SHOW_NIDS];
+};
+/** -ENOENT when no peer has @p nid. */
+LNP_API int lnet_ctl_peer_ni_udsp(const struct lnet_nid *nid, struct lnet_ctl_udsp_info *out);
+
+/** What applying the rules costs on the management lcore. */
+struct lnet_ctl_udsp_stats {
+	unsigned int rules;
+	uint64_t applies;         /**< rule or NI changes applied */
+	uint64_t peers_published; /**< compositions published again because their values changed */
+	uint64_t last_apply_us;
+	uint64_t max_apply_us;
+};
+LNP_API int lnet_ctl_udsp_stats(struct lnet_ctl_udsp_stats *out);
 
 LNP_END_DECLS
 

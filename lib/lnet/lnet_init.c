@@ -256,7 +256,8 @@ lnet_runtime_start(struct lnet *ln)
 		return rc;
 	}
 	ln->fault = lnet_fault_create(ln->rt, 0);
-	if (ln->fault == NULL) {
+	ln->udsp = lnet_udsp_state_create();
+	if (ln->fault == NULL || ln->udsp == NULL) {
 		return -ENOMEM;
 	}
 	rc = lnet_cpts_create(ln);
@@ -297,6 +298,8 @@ lnet_destroy(struct lnet *ln)
 	lnet_ping_target_fini(ln);
 	lnet_peer_dir_destroy(ln);
 	lnet_ni_table_destroy(ln);
+	lnet_udsp_state_destroy(ln->udsp);
+	ln->udsp = NULL;
 	if (ln->rt != NULL) {
 		rt_runtime_destroy(ln->rt);
 	}

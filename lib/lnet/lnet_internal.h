@@ -228,6 +228,10 @@ struct lnet_ni {
 	char ifname[LNET_CTL_IFNAMSIZ];
 	int dev_cpt;              /* CPT of the device's NUMA node, -1 (CFS_CPT_ANY) unknown */
 	uint64_t sel_seq;         /* round robin (the kernel's ni_seq): TSC of its last send, relaxed */
+	/* UDSP priorities of the NI and of its net (lnet_udsp_ctl.c): set by
+	 * mgmt before the NI is published, or followed by an ni_state_gen bump. */
+	uint32_t udsp_prio;
+	uint32_t udsp_net_prio;
 	struct lnet_tx_queue tq;  /* owned by cpt */
 	struct lnet_msg_stats *stats; /* ncpts slots, slot i written by CPT i only */
 	void *lnd_data;
@@ -300,6 +304,13 @@ struct lnet_peer_comp_ni {
 	/* Its shard's peer NI once the management lcore knows it (credits are
 	 * read from there, relaxed); peer NIs live until shutdown. */
 	struct lnet_peer_ni *lpni;
+	/* UDSP (lnet_udsp_ctl.c): its priority, its preferred local NIDs and
+	 * gateways; the lists live in the composition's own block. */
+	uint32_t sel_prio;
+	uint16_t npref;
+	uint16_t nrtr;
+	const struct lnet_nid *pref;
+	const struct lnet_nid *rtr;
 };
 
 struct lnet_peer_comp {
@@ -510,6 +521,7 @@ struct lnet {
 	bool ping_quiet;          /* mgmt: the ping target rebuild under way pushes nothing */
 	struct lnet_recovery *recovery; /* mgmt: health recovery queues (lnet_recovery.c) */
 	struct lnet_fault *fault;       /* fault rules (lnet_fault.c): read by every lcore */
+	struct lnet_udsp_state *udsp;   /* mgmt: UDSP rules and what they flatten to (lnet_udsp_ctl.c) */
 	unsigned int ping_nnis;         /* atomic: NIs the posted ping target lists after 0@lo */
 };
 
@@ -741,6 +753,20 @@ void lnet_recovery_queue_lpni(struct lnet *ln, struct lnet_peer_ni *lpni);
 /* Management lcore, net del: @p ni leaves recovery before it is freed. */
 void lnet_recovery_ni_gone(struct lnet *ln, struct lnet_ni *ni);
 void lnet_recovery_cpt_fini(struct lnet_cpt *c);
+
+/* lnet_udsp_ctl.c: UDSP rules on the management lcore */
+struct lnet_udsp_state *lnet_udsp_state_create(void);
+void lnet_udsp_state_destroy(struct lnet_udsp_state *u);
+/* Mgmt, before NI table @p t is published: each NI's priorities. */
+void lnet_udsp_table_prios(struct lnet *ln, const struct lnet_ni_table *t);
+/* Mgmt, after the NI table changed: the peers' preferred local NIDs follow. */
+void lnet_udsp_table_changed(struct lnet *ln);
+/* Mgmt: fill the UDSP values of a composition being built (nets and NIs set, lists not). */
+/* How many preferred NIDs the peer NIs @p nids keep in all (the room lnet_udsp_comp_fill() needs). */
+unsigned int lnet_udsp_nids_room(const struct lnet *ln, const struct lnet_nid *nids, unsigned int n);
+void lnet_udsp_comp_fill(const struct lnet *ln, struct lnet_peer_comp *c, struct lnet_nid *room);
+/* Mgmt: does @p c hold what the rules say now? */
+bool lnet_udsp_comp_current(const struct lnet *ln, const struct lnet_peer_comp *c);
 
 /* lnet_fault_path.c: fault rules on the data path (true: the rule took the message) */
 void lnet_fault_cpt_init(struct lnet_cpt *c);

@@ -95,6 +95,8 @@ lnet_ni_alloc(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd
 	ni->lnd = lnd;
 	ni->cpt = (uint16_t)cpt;
 	ni->tun = *tun;
+	ni->udsp_prio = LNET_SEL_PRIO_NONE;
+	ni->udsp_net_prio = LNET_SEL_PRIO_NONE;
 	ni->credits_enabled = (lnd->caps & LNET_LND_CAP_NO_CREDITS) == 0;
 	ni->any_cpt = (lnd->caps & LNET_LND_CAP_ANY_CPT) != 0;
 	ni->tq.credits = tun->max_tx_credits;
@@ -178,11 +180,13 @@ lnet_ni_table_replace(struct lnet *ln, struct lnet_ni_table *t)
 	struct lnet_ni_table *old = ln->ni_table;
 
 	t->gen = old != NULL ? old->gen + 1 : 1;
+	lnet_udsp_table_prios(ln, t); /* a new NI goes out with its UDSP priorities */
 	rt_rcu_publish((void **)&ln->ni_table, t);
 	if (old != NULL && rt_rcu_retire(ln->rt, old, free) != 0) {
 		/* Cannot defer: leak it rather than free under a reader. */
 		LNET_LOG(WARNING, "NI table retire failed; old table kept");
 	}
+	lnet_udsp_table_changed(ln);
 }
 
 /* Publish a copy of the table with @p ni appended. */

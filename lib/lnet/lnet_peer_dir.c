@@ -344,11 +344,13 @@ lnet_peer_set_primary(struct lnet_peer *p, const struct lnet_nid *nid)
 
 /* The composition of @p p: its NIDs by net, the primary's net and the primary first. */
 static struct lnet_peer_comp *
-lnet_peer_comp_build(const struct lnet_peer *p)
+lnet_peer_comp_build(const struct lnet_peer_dir *d, const struct lnet_peer *p)
 {
-	size_t len = sizeof(struct lnet_peer_comp) + p->nnis * sizeof(struct lnet_sel_net) +
-		     p->nnis * sizeof(struct lnet_peer_comp_ni);
+	unsigned int room = lnet_udsp_nids_room(d->ln, p->nis, p->nnis);
+	size_t len = sizeof(struct lnet_peer_comp) + p->nnis * sizeof(struct lnet_peer_comp_ni) +
+		     p->nnis * sizeof(struct lnet_sel_net) + room * sizeof(struct lnet_nid);
 	struct lnet_peer_comp *c = calloc(1, len);
+	struct lnet_nid *pref_room;
 	unsigned int i;
 	unsigned int j;
 
@@ -357,6 +359,7 @@ lnet_peer_comp_build(const struct lnet_peer *p)
 	}
 	c->nis = (struct lnet_peer_comp_ni *)(c + 1); /* the 8-aligned array first */
 	c->nets = (struct lnet_sel_net *)(c->nis + p->nnis);
+	pref_room = (struct lnet_nid *)(c->nets + p->nnis); /* NIDs need no more than 4-byte alignment */
 	c->primary = p->nis[0];
 	c->multi_rail = p->mr;
 	c->gated = !lnet_disc_uptodate(&p->disc);
@@ -375,18 +378,36 @@ lnet_peer_comp_build(const struct lnet_peer *p)
 		c->nets[j].first_ni = c->nnis;
 		for (i = 0; i < p->nnis; i++) {
 			if (lnet_nid_net(&p->nis[i]) == c->nets[j].net_id) {
-				c->nis[c->nnis++] = (struct lnet_peer_comp_ni){ p->nis[i], p->lpnis[i] };
+				c->nis[c->nnis++] = (struct lnet_peer_comp_ni){
+					.nid = p->nis[i], .lpni = p->lpnis[i],
+					.sel_prio = LNET_SEL_PRIO_NONE };
 				c->nets[j].nr_nis++;
 			}
 		}
 	}
+	lnet_udsp_comp_fill(d->ln, c, pref_room);
 	return c;
+}
+
+unsigned int
+lnet_peer_dir_udsp_refresh(struct lnet_peer_dir *d)
+{
+	struct lnet_peer *p;
+	unsigned int n = 0;
+
+	TAILQ_FOREACH(p, &d->peers, link) {
+		if (!p->dead && p->comp != NULL && !lnet_udsp_comp_current(d->ln, p->comp)) {
+			lnet_peer_publish(d, p);
+			n++;
+		}
+	}
+	return n;
 }
 
 void
 lnet_peer_publish(struct lnet_peer_dir *d, struct lnet_peer *p)
 {
-	struct lnet_peer_comp *c = lnet_peer_comp_build(p);
+	struct lnet_peer_comp *c = lnet_peer_comp_build(d, p);
 	struct lnet_peer_comp *old = p->comp;
 	unsigned int i;
 

@@ -84,6 +84,8 @@ void lnet_peer_nid_remove(struct lnet_peer_dir *d, struct lnet_peer *p, const st
 void lnet_peer_set_primary(struct lnet_peer *p, const struct lnet_nid *nid);
 /* Publish @p p's composition to the data lcores (after any change to it). */
 void lnet_peer_publish(struct lnet_peer_dir *d, struct lnet_peer *p);
+/* UDSP rules or NIs changed: publish again every peer whose values differ; how many. */
+unsigned int lnet_peer_dir_udsp_refresh(struct lnet_peer_dir *d);
 /* Remove @p p from the directory; its held messages fail with @p error. */
 void lnet_peer_delete(struct lnet_peer_dir *d, struct lnet_peer *p, int error);
 

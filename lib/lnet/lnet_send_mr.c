@@ -125,8 +125,9 @@ lnet_sel_cache_fill(struct lnet_sel_cache *sc, const struct lnet_ni_table *t)
 		for (j = 0; j < nnets && sc->nets[j].net_id != net; j++) {
 		}
 		if (j == nnets) {
-			sc->nets[nnets++] = (struct lnet_sel_net){ .net_id = net,
-								   .sel_prio = LNET_SEL_PRIO_NONE };
+			sc->nets[nnets++] = (struct lnet_sel_net){
+				.net_id = net,
+				.sel_prio = __atomic_load_n(&t->nis[i]->udsp_net_prio, __ATOMIC_RELAXED) };
 		}
 	}
 	for (j = 0; j < nnets; j++) {
@@ -143,7 +144,7 @@ lnet_sel_cache_fill(struct lnet_sel_cache *sc, const struct lnet_ni_table *t)
 			sc->nis[nnis++] = (struct lnet_sel_ni){
 				.nid = ni->nid,
 				.fatal = __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED),
-				.sel_prio = LNET_SEL_PRIO_NONE,
+				.sel_prio = __atomic_load_n(&ni->udsp_prio, __ATOMIC_RELAXED),
 				.dev_cpt = ni->dev_cpt,
 			};
 			net->nr_nis++;
@@ -280,7 +281,8 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
 		   const struct lnet_peer_comp *comp, uint64_t *rr, const struct lnet_peer_ni *avoid,
 		   struct lnet_sel_peer *view)
 {
-	struct lnet_peer_comp_ni one = { lpni->nid, lpni };
+	struct lnet_peer_comp_ni one = { .nid = lpni->nid, .lpni = lpni,
+					 .sel_prio = LNET_SEL_PRIO_NONE };
 	struct lnet_sel_net one_net = { .net_id = lnet_nid_net(&lpni->nid), .nr_nis = 1,
 					.health = LNET_SEL_MAX_HEALTH,
 					.sel_prio = LNET_SEL_PRIO_NONE };
@@ -301,17 +303,19 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
 		sc->pnets[i].health = 0; /* its best NI's (the kernel's lpn_healthv), below */
 	}
 	for (i = 0, j = 0; i < nnis; i++) {
-		bool pref = !mr && lpni->has_pref && lnet_nid_same(&nis[i].nid, &lpni->nid);
+		/* UDSP's preferred NIDs; else the sticky NID of a non-MR peer (one list in the kernel) */
+		bool sticky = nis[i].npref == 0 && !mr && lpni->has_pref &&
+			      lnet_nid_same(&nis[i].nid, &lpni->nid);
 		const struct lnet_peer_ni *pni = nis[i].lpni;
 
 		sc->pnis[i] = (struct lnet_sel_peer_ni){
 			.nid = nis[i].nid,
 			.health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH,
-			.sel_prio = LNET_SEL_PRIO_NONE,
+			.sel_prio = nis[i].sel_prio,
 			.tx_credits = lnet_sel_peer_credits(sc, &nis[i]),
 			.seq = lnet_sel_peer_seq(&nis[i]),
-			.pref_nids = pref ? &lpni->pref : NULL,
-			.nr_pref_nids = pref ? 1 : 0,
+			.pref_nids = sticky ? &lpni->pref : nis[i].pref,
+			.nr_pref_nids = sticky ? 1 : nis[i].npref,
 			.avoid = avoid != NULL && pni == avoid,
 		};
 		while (j + 1 < nnets && i >= (unsigned int)sc->pnets[j].first_ni + sc->pnets[j].nr_nis) {

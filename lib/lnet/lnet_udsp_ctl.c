@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * UDSP on the node: the rules live on the management lcore (struct
+ * lnet_udsp_state); applying them writes each NI's priorities (read by
+ * the data lcores' selection views, rebuilt on ni_state_gen) and each
+ * peer's composition (lnet_peer_publish, RCU). Rules are applied again
+ * when rules change, when the NI table changes (preferred local NIDs
+ * follow the NIs), and whenever a composition is built, so a peer NI that
+ * discovery adds gets them too. Only compositions whose values change are
+ * published again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lnet_internal.h"
+#include "lnet_peer_dir.h"
+#include "lnet_udsp.h"
+
+struct lnet_udsp_state {
+	struct lnet_udsp_set set;
+	struct lnet_udsp_compiled comp;   /* of set against the NIs of the current table */
+	struct lnet_ctl_udsp_stats stats;
+};
+
+struct lnet_udsp_state *
+lnet_udsp_state_create(void)
+{
+	struct lnet_udsp_state *u = calloc(1, sizeof(*u));
+
+	if (u != NULL) {
+		lnet_udsp_set_init(&u->set);
+	}
+	return u;
+}
+
+void
+lnet_udsp_state_destroy(struct lnet_udsp_state *u)
+{
+	if (u == NULL) {
+		return;
+	}
+	lnet_udsp_compiled_fini(&u->comp);
+	lnet_udsp_set_fini(&u->set);
+	free(u);
+}
+
+static bool
+lnet_udsp_active(const struct lnet *ln)
+{
+	return ln->udsp != NULL && ln->udsp->set.n != 0;
+}
+
+/* ---- local NIs ---- */
+
+void
+lnet_udsp_table_prios(struct lnet *ln, const struct lnet_ni_table *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nnis; i++) {
+		struct lnet_ni *ni = t->nis[i];
+		uint32_t prio = LNET_UDSP_PRIO_NONE;
+		uint32_t net_prio = LNET_UDSP_PRIO_NONE;
+
+		if (lnet_udsp_active(ln)) {
+			prio = lnet_udsp_local_ni_prio(&ln->udsp->set, &ni->nid);
+			net_prio = lnet_udsp_local_net_prio(&ln->udsp->set, ni->net_id);
+		}
+		__atomic_store_n(&ni->udsp_prio, prio, __ATOMIC_RELAXED);
+		__atomic_store_n(&ni->udsp_net_prio, net_prio, __ATOMIC_RELAXED);
+	}
+}
+
+/* The pair rules' local NIDs: the NIs of the current table, in its order. */
+static int
+lnet_udsp_recompile(struct lnet *ln)
+{
+	struct lnet_udsp_state *u = ln->udsp;
+	const struct lnet_ni_table *t = ln->ni_table;
+	struct lnet_udsp_compiled next;
+	struct lnet_nid *local;
+	unsigned int n = 0;
+	unsigned int i;
+	int rc;
+
+	local = calloc(t != NULL && t->nnis != 0 ? t->nnis : 1, sizeof(*local));
+	if (local == NULL) {
+		return -ENOMEM;
+	}
+	for (i = 0; t != NULL && i < t->nnis; i++) {
+		local[n++] = t->nis[i]->nid;
+	}
+	/* No gateways before routing (issue 16): router rules are kept, and match none. */
+	rc = lnet_udsp_compile(&u->set, local, n, NULL, 0, &next);
+	free(local);
+	if (rc != 0) {
+		return rc;
+	}
+	lnet_udsp_compiled_fini(&u->comp);
+	u->comp = next;
+	return 0;
+}
+
+/* Mgmt: rules or NIs changed; every NI and peer gets what the rules say now. */
+static int
+lnet_udsp_apply(struct lnet *ln, bool nis)
+{
+	struct lnet_udsp_state *u = ln->udsp;
+	uint64_t t0 = rt_now_us(ln->rt);
+	unsigned int peers = 0;
+	int rc = lnet_udsp_recompile(ln);
+
+	if (rc != 0) {
+		return rc;
+	}
+	if (nis && ln->ni_table != NULL) {
+		lnet_udsp_table_prios(ln, ln->ni_table);
+		/* selection views cache the priorities: rebuild them */
+		__atomic_fetch_add(&ln->ni_state_gen, 1, __ATOMIC_RELEASE);
+	}
+	if (ln->peer_dir != NULL) {
+		peers = lnet_peer_dir_udsp_refresh(ln->peer_dir);
+	}
+	u->stats.applies++;
+	u->stats.peers_published += peers;
+	u->stats.last_apply_us = rt_now_us(ln->rt) - t0;
+	if (u->stats.last_apply_us > u->stats.max_apply_us) {
+		u->stats.max_apply_us = u->stats.last_apply_us;
+	}
+	return 0;
+}
+
+void
+lnet_udsp_table_changed(struct lnet *ln)
+{
+	if (ln->udsp == NULL) {
+		return;
+	}
+	/* the NIs' own priorities were set before the table went out */
+	if (lnet_udsp_apply(ln, false) != 0) {
+		LNET_LOG(WARNING, "udsp: no memory to apply the rules to the new NIs");
+	}
+}
+
+/* ---- peers ---- */
+
+unsigned int
+lnet_udsp_nids_room(const struct lnet *ln, const struct lnet_nid *nids, unsigned int n)
+{
+	unsigned int room = 0;
+	unsigned int i;
+
+	if (!lnet_udsp_active(ln)) {
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned int k;
+
+		lnet_udsp_pref(&ln->udsp->comp, false, &nids[i], &k);
+		room += k;
+		lnet_udsp_pref(&ln->udsp->comp, true, &nids[i], &k);
+		room += k;
+	}
+	return room;
+}
+
+void
+lnet_udsp_comp_fill(const struct lnet *ln, struct lnet_peer_comp *c, struct lnet_nid *room)
+{
+	const struct lnet_udsp_state *u = ln->udsp;
+	unsigned int i;
+
+	if (!lnet_udsp_active(ln)) {
+		return;
+	}
+	for (i = 0; i < c->nnets; i++) {
+		c->nets[i].sel_prio = lnet_udsp_peer_net_prio(&u->set, c->nets[i].net_id);
+	}
+	for (i = 0; i < c->nnis; i++) {
+		struct lnet_peer_comp_ni *ni = &c->nis[i];
+		const struct lnet_nid *l;
+		unsigned int k;
+
+		ni->sel_prio = lnet_udsp_peer_ni_prio(&u->set, &ni->nid);
+		l = lnet_udsp_pref(&u->comp, false, &ni->nid, &k);
+		if (k != 0) {
+			memcpy(room, l, k * sizeof(*l));
+			ni->pref = room;
+			ni->npref = (uint16_t)k;
+			room += k;
+		}
+		l = lnet_udsp_pref(&u->comp, true, &ni->nid, &k);
+		if (k != 0) {
+			memcpy(room, l, k * sizeof(*l));
+			ni->rtr = room;
+			ni->nrtr = (uint16_t)k;
+			room += k;
+		}
+	}
+}
+
+static bool
+lnet_udsp_list_same(const struct lnet_nid *a, unsigned int na, const struct lnet_nid *b,
+		    unsigned int nb)
+{
+	return na == nb && (na == 0 || memcmp(a, b, na * sizeof(*a)) == 0);
+}
+
+bool
+lnet_udsp_comp_current(const struct lnet *ln, const struct lnet_peer_comp *c)
+{
+	const struct lnet_udsp_state *u = ln->udsp;
+	bool on = lnet_udsp_active(ln);
+	unsigned int i;
+
+	for (i = 0; i < c->nnets; i++) {
+		uint32_t want = on ? lnet_udsp_peer_net_prio(&u->set, c->nets[i].net_id) :
+				     LNET_UDSP_PRIO_NONE;
+
+		if (c->nets[i].sel_prio != want) {
+			return false;
+		}
+	}
+	for (i = 0; i < c->nnis; i++) {
+		const struct lnet_peer_comp_ni *ni = &c->nis[i];
+		const struct lnet_nid *l = NULL;
+		unsigned int k = 0;
+
+		if (ni->sel_prio !=
+		    (on ? lnet_udsp_peer_ni_prio(&u->set, &ni->nid) : LNET_UDSP_PRIO_NONE)) {
+			return false;
+		}
+		if (on) {
+			l = lnet_udsp_pref(&u->comp, false, &ni->nid, &k);
+		}
+		if (!lnet_udsp_list_same(ni->pref, ni->npref, l, k)) {
+			return false;
+		}
+		k = 0;
+		if (on) {
+			l = lnet_udsp_pref(&u->comp, true, &ni->nid, &k);
+		}
+		if (!lnet_udsp_list_same(ni->rtr, ni->nrtr, l, k)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ---- the daemon's calls (lnet_ctl.h), each run on the management lcore ---- */
+
+struct lnet_udsp_call {
+	struct lnet *ln;
+	const char *src;
+	const char *dst;
+	const char *rte;
+	long priority;
+	int idx;
+	struct lnet_ctl_udsp *out;
+	unsigned int start;
+	unsigned int max;
+	unsigned int total;
+	const struct lnet_nid *nid;
+	struct lnet_ctl_udsp_info *info;
+	struct lnet_ctl_udsp_stats *stats;
+	char *err;
+	size_t errlen;
+};
+
+static int
+lnet_udsp_call(struct lnet_udsp_call *a, rt_call_fn fn)
+{
+	a->ln = lnet_instance();
+	if (a->ln == NULL || a->ln->udsp == NULL) {
+		return -ENETDOWN;
+	}
+	return rt_lcore_call(rt_mgmt_lcore(a->ln->rt), fn, a);
+}
+
+static int
+lnet_udsp_add_on_mgmt(void *arg)
+{
+	struct lnet_udsp_call *a = arg;
+	struct lnet_udsp_rule *r;
+	int rc = lnet_udsp_rule_make(a->src, a->dst, a->rte, a->priority, &r, a->err, a->errlen);
+
+	if (rc != 0) {
+		return rc;
+	}
+	rc = lnet_udsp_set_add(&a->ln->udsp->set, r, a->idx);
+	if (rc != 0) {
+		lnet_udsp_rule_free(r);
+		snprintf(a->err, a->errlen, "cannot add udsp: %s", strerror(-rc));
+		return rc;
+	}
+	rc = lnet_udsp_apply(a->ln, true);
+	if (rc != 0) {
+		snprintf(a->err, a->errlen, "rule added, not applied yet: %s", strerror(-rc));
+	}
+	return rc;
+}
+
+int
+lnet_ctl_udsp_add(const char *src, const char *dst, const char *rte, long priority, int idx,
+		  char *err, size_t errlen)
+{
+	struct lnet_udsp_call a = { .src = src, .dst = dst, .rte = rte, .priority = priority,
+				    .idx = idx, .err = err, .errlen = errlen };
+
+	if (err != NULL && errlen != 0) {
+		err[0] = '\0';
+	}
+	return lnet_udsp_call(&a, lnet_udsp_add_on_mgmt);
+}
+
+static int
+lnet_udsp_del_on_mgmt(void *arg)
+{
+	struct lnet_udsp_call *a = arg;
+	int rc = lnet_udsp_set_del(&a->ln->udsp->set, a->idx);
+
+	return rc != 0 ? rc : lnet_udsp_apply(a->ln, true);
+}
+
+int
+lnet_ctl_udsp_del(int idx)
+{
+	struct lnet_udsp_call a = { .idx = idx };
+
+	return lnet_udsp_call(&a, lnet_udsp_del_on_mgmt);
+}
+
+static void
+lnet_udsp_export(const struct lnet_udsp_rule *r, unsigned int idx, struct lnet_ctl_udsp *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->idx = idx;
+	lnet_udsp_descr_print(&r->src, o->src, sizeof(o->src));
+	lnet_udsp_descr_print(&r->dst, o->dst, sizeof(o->dst));
+	lnet_udsp_descr_print(&r->rte, o->rte, sizeof(o->rte));
+	o->has_priority = r->action == LNET_UDSP_ACTION_PRIORITY;
+	o->priority = r->priority;
+}
+
+static int
+lnet_udsp_list_on_mgmt(void *arg)
+{
+	struct lnet_udsp_call *a = arg;
+	const struct lnet_udsp_set *s = &a->ln->udsp->set;
+	unsigned int i;
+	unsigned int n = 0;
+
+	a->total = s->n;
+	for (i = a->start; i < s->n && n < a->max; i++) {
+		lnet_udsp_export(s->rules[i], i, &a->out[n++]);
+	}
+	return (int)n;
+}
+
+int
+lnet_ctl_udsp_list(unsigned int start, struct lnet_ctl_udsp *out, unsigned int max,
+		   unsigned int *total)
+{
+	struct lnet_udsp_call a = { .start = start, .out = out, .max = max };
+	int rc = lnet_udsp_call(&a, lnet_udsp_list_on_mgmt);
+
+	if (total != NULL) {
+		*total = a.total;
+	}
+	return rc;
+}
+
+static int32_t
+lnet_udsp_shown(uint32_t prio)
+{
+	return prio == LNET_UDSP_PRIO_NONE ? -1 : (int32_t)prio;
+}
+
+static unsigned int
+lnet_udsp_copy_nids(struct lnet_nid *to, const struct lnet_nid *from, unsigned int n)
+{
+	n = n < LNET_CTL_UDSP_SHOW_NIDS ? n : LNET_CTL_UDSP_SHOW_NIDS;
+	if (n != 0) {
+		memcpy(to, from, n * sizeof(*from));
+	}
+	return n;
+}
+
+/* The peer NI's values as its peer's published composition holds them. */
+static int
+lnet_udsp_peer_info_on_mgmt(void *arg)
+{
+	struct lnet_udsp_call *a = arg;
+	struct lnet_peer_dir *d = a->ln->peer_dir;
+	struct lnet_peer *p = d != NULL ? lnet_peer_find(d, a->nid) : NULL;
+	const struct lnet_peer_comp *c = p != NULL ? p->comp : NULL;
+	unsigned int i;
+	unsigned int j;
+
+	memset(a->info, 0, sizeof(*a->info));
+	a->info->net_priority = -1;
+	a->info->nid_priority = -1;
+	if (p == NULL) {
+		return -ENOENT;
+	}
+	for (i = 0; c != NULL && i < c->nnets; i++) {
+		for (j = c->nets[i].first_ni; j < (unsigned int)c->nets[i].first_ni + c->nets[i].nr_nis;
+		     j++) {
+			const struct lnet_peer_comp_ni *ni = &c->nis[j];
+
+			if (!lnet_nid_same(&ni->nid, a->nid)) {
+				continue;
+			}
+			a->info->net_priority = lnet_udsp_shown(c->nets[i].sel_prio);
+			a->info->nid_priority = lnet_udsp_shown(ni->sel_prio);
+			a->info->npref_src = lnet_udsp_copy_nids(a->info->pref_src, ni->pref, ni->npref);
+			a->info->npref_gw = lnet_udsp_copy_nids(a->info->pref_gw, ni->rtr, ni->nrtr);
+		}
+	}
+	return 0;
+}
+
+int
+lnet_ctl_peer_ni_udsp(const struct lnet_nid *nid, struct lnet_ctl_udsp_info *out)
+{
+	struct lnet_udsp_call a = { .nid = nid, .info = out };
+
+	return lnet_udsp_call(&a, lnet_udsp_peer_info_on_mgmt);
+}
+
+static int
+lnet_udsp_stats_on_mgmt(void *arg)
+{
+	struct lnet_udsp_call *a = arg;
+
+	*a->stats = a->ln->udsp->stats;
+	a->stats->rules = a->ln->udsp->set.n;
+	return 0;
+}
+
+int
+lnet_ctl_udsp_stats(struct lnet_ctl_udsp_stats *out)
+{
+	struct lnet_udsp_call a = { .stats = out };
+
+	return lnet_udsp_call(&a, lnet_udsp_stats_on_mgmt);
+}
