@@ -393,13 +393,18 @@ struct lnet_ctl_udsp_info {
 /** -ENOENT when no peer has @p nid. */
 LNP_API int lnet_ctl_peer_ni_udsp(const struct lnet_nid *nid, struct lnet_ctl_udsp_info *out);
 
-/** What applying the rules costs on the management lcore. */
+/**
+ * What applying the rules costs the management lcore: a change reaches
+ * every NI at once and the peers a slice (at most ~200 us) per loop turn.
+ */
 struct lnet_ctl_udsp_stats {
 	unsigned int rules;
-	uint64_t applies;         /**< rule or NI changes applied */
+	uint64_t applies;         /**< changes applied to every peer */
 	uint64_t peers_published; /**< compositions published again because their values changed */
-	uint64_t last_apply_us;
-	uint64_t max_apply_us;
+	uint64_t last_apply_us;   /**< the last change: from the change to its last peer */
+	uint64_t last_busy_us;    /**< ... of which the management lcore spent working on it */
+	uint64_t max_busy_us;
+	uint64_t max_slice_us;    /**< the longest the lcore was held at once */
 };
 LNP_API int lnet_ctl_udsp_stats(struct lnet_ctl_udsp_stats *out);
 

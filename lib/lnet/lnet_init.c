@@ -256,7 +256,7 @@ lnet_runtime_start(struct lnet *ln)
 		return rc;
 	}
 	ln->fault = lnet_fault_create(ln->rt, 0);
-	ln->udsp = lnet_udsp_state_create();
+	ln->udsp = lnet_udsp_state_create(ln);
 	if (ln->fault == NULL || ln->udsp == NULL) {
 		return -ENOMEM;
 	}

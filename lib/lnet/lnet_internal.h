@@ -755,12 +755,15 @@ void lnet_recovery_ni_gone(struct lnet *ln, struct lnet_ni *ni);
 void lnet_recovery_cpt_fini(struct lnet_cpt *c);
 
 /* lnet_udsp_ctl.c: UDSP rules on the management lcore */
-struct lnet_udsp_state *lnet_udsp_state_create(void);
+struct lnet_udsp_state *lnet_udsp_state_create(struct lnet *ln);
 void lnet_udsp_state_destroy(struct lnet_udsp_state *u);
 /* Mgmt, before NI table @p t is published: each NI's priorities. */
 void lnet_udsp_table_prios(struct lnet *ln, const struct lnet_ni_table *t);
-/* Mgmt, after the NI table changed: the peers' preferred local NIDs follow. */
+/* Mgmt, after the NI table changed: the peers' preferred local NIDs follow (a refresh, not waited for). */
 void lnet_udsp_table_changed(struct lnet *ln);
+/* Tests: at most @p n peers per refresh slice (0: the default); is a refresh under way? */
+void lnet_udsp_slice_peers(struct lnet *ln, unsigned int n);
+bool lnet_udsp_refresh_pending(const struct lnet *ln);
 /* Mgmt: fill the UDSP values of a composition being built (nets and NIs set, lists not). */
 /* How many preferred NIDs the peer NIs @p nids keep in all (the room lnet_udsp_comp_fill() needs). */
 unsigned int lnet_udsp_nids_room(const struct lnet *ln, const struct lnet_nid *nids, unsigned int n);

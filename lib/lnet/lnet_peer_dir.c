@@ -389,19 +389,32 @@ lnet_peer_comp_build(const struct lnet_peer_dir *d, const struct lnet_peer *p)
 	return c;
 }
 
-unsigned int
-lnet_peer_dir_udsp_refresh(struct lnet_peer_dir *d)
+void
+lnet_peer_dir_udsp_restart(struct lnet_peer_dir *d)
 {
-	struct lnet_peer *p;
+	d->udsp_next = TAILQ_FIRST(&d->peers);
+}
+
+bool
+lnet_peer_dir_udsp_step(struct lnet_peer_dir *d, uint64_t deadline_us, unsigned int max,
+			unsigned int *published)
+{
 	unsigned int n = 0;
 
-	TAILQ_FOREACH(p, &d->peers, link) {
-		if (!p->dead && p->comp != NULL && !lnet_udsp_comp_current(d->ln, p->comp)) {
+	while (d->udsp_next != NULL) {
+		struct lnet_peer *p = d->udsp_next;
+
+		d->udsp_next = TAILQ_NEXT(p, link);
+		if (p->comp != NULL && !lnet_udsp_comp_current(d->ln, p->comp)) {
 			lnet_peer_publish(d, p);
-			n++;
+			(*published)++;
+		}
+		/* the clock every 32 peers: a peer costs about a microsecond */
+		if (++n == max || ((n & 31) == 0 && rt_now_us(d->ln->rt) >= deadline_us)) {
+			break;
 		}
 	}
-	return n;
+	return d->udsp_next == NULL;
 }
 
 void
@@ -441,6 +454,9 @@ lnet_peer_delete(struct lnet_peer_dir *d, struct lnet_peer *p, int error)
 		lnet_peer_ni_unpublish(p->lpnis[i]);
 	}
 	p->nnis = 0;
+	if (d->udsp_next == p) {
+		d->udsp_next = TAILQ_NEXT(p, link); /* a UDSP refresh's place moves on */
+	}
 	TAILQ_REMOVE(&d->peers, p, link);
 	d->npeers--;
 	p->dead = true;

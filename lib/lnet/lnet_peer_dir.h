@@ -65,6 +65,7 @@ struct lnet_peer_dir {
 	unsigned int merges_pending; /* peers with merge_into set */
 	bool stopping;            /* LNetNIFini: nothing is held any more */
 	struct lnet_peer *dead;   /* waiting for the reaper */
+	struct lnet_peer *udsp_next; /* the next peer a UDSP refresh looks at; NULL: none under way */
 	struct rt_timer reaper;
 };
 
@@ -84,8 +85,16 @@ void lnet_peer_nid_remove(struct lnet_peer_dir *d, struct lnet_peer *p, const st
 void lnet_peer_set_primary(struct lnet_peer *p, const struct lnet_nid *nid);
 /* Publish @p p's composition to the data lcores (after any change to it). */
 void lnet_peer_publish(struct lnet_peer_dir *d, struct lnet_peer *p);
-/* UDSP rules or NIs changed: publish again every peer whose values differ; how many. */
-unsigned int lnet_peer_dir_udsp_refresh(struct lnet_peer_dir *d);
+/*
+ * UDSP rules or NIs changed: every peer whose values differ is published
+ * again, a slice at a time (the management lcore keeps its other work
+ * going, and a data lcore sharing its thread is not held up). restart
+ * puts the place at the first peer; step goes on from the place until
+ * @p deadline_us (counting in *published) and says whether it is done.
+ */
+void lnet_peer_dir_udsp_restart(struct lnet_peer_dir *d);
+bool lnet_peer_dir_udsp_step(struct lnet_peer_dir *d, uint64_t deadline_us, unsigned int max,
+			     unsigned int *published);
 /* Remove @p p from the directory; its held messages fail with @p error. */
 void lnet_peer_delete(struct lnet_peer_dir *d, struct lnet_peer *p, int error);
 

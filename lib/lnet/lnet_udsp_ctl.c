@@ -18,28 +18,50 @@
 #include "lnet_peer_dir.h"
 #include "lnet_udsp.h"
 
+/* How long one slice of a peer refresh may hold the management lcore, and its most peers. */
+#define LNET_UDSP_SLICE_US 200
+#define LNET_UDSP_SLICE_PEERS 4096
+
 struct lnet_udsp_state {
+	struct lnet *ln;
 	struct lnet_udsp_set set;
 	struct lnet_udsp_compiled comp;   /* of set against the NIs of the current table */
 	struct lnet_ctl_udsp_stats stats;
+	/* the peers' refresh after a change: a slice per loop turn */
+	struct rt_timer slice;
+	unsigned int slice_peers;
+	bool refreshing;
+	uint64_t started_us;
+	uint64_t busy_us;
+	unsigned int published;
+	struct lnet_mgmt_op *waiting;     /* the udsp add/del that returns when it ends */
 };
 
+static void lnet_udsp_slice(void *arg);
+
 struct lnet_udsp_state *
-lnet_udsp_state_create(void)
+lnet_udsp_state_create(struct lnet *ln)
 {
 	struct lnet_udsp_state *u = calloc(1, sizeof(*u));
 
 	if (u != NULL) {
+		u->ln = ln;
+		u->slice_peers = LNET_UDSP_SLICE_PEERS;
 		lnet_udsp_set_init(&u->set);
+		rt_timer_init(&u->slice, lnet_udsp_slice, u);
 	}
 	return u;
 }
 
+/* After the lcores stopped. */
 void
 lnet_udsp_state_destroy(struct lnet_udsp_state *u)
 {
 	if (u == NULL) {
 		return;
+	}
+	if (rt_timer_pending(&u->slice)) {
+		rt_timer_cancel(&u->slice);
 	}
 	lnet_udsp_compiled_fini(&u->comp);
 	lnet_udsp_set_fini(&u->set);
@@ -103,13 +125,57 @@ lnet_udsp_recompile(struct lnet *ln)
 	return 0;
 }
 
-/* Mgmt: rules or NIs changed; every NI and peer gets what the rules say now. */
+static void
+lnet_udsp_refresh_done(struct lnet_udsp_state *u)
+{
+	struct lnet_mgmt_op *op = u->waiting;
+
+	u->refreshing = false;
+	u->waiting = NULL;
+	u->stats.applies++;
+	u->stats.peers_published += u->published;
+	u->stats.last_apply_us = rt_now_us(u->ln->rt) - u->started_us;
+	u->stats.last_busy_us = u->busy_us;
+	if (u->busy_us > u->stats.max_busy_us) {
+		u->stats.max_busy_us = u->busy_us;
+	}
+	if (op != NULL) {
+		lnet_mgmt_op_done(op, 0);
+	}
+}
+
+/* One slice of the peers' refresh, then the next on the next loop turn. */
+static void
+lnet_udsp_slice(void *arg)
+{
+	struct lnet_udsp_state *u = arg;
+	struct lnet_peer_dir *d = u->ln->peer_dir;
+	uint64_t t0 = rt_now_us(u->ln->rt);
+	uint64_t took;
+	bool done = d == NULL || lnet_peer_dir_udsp_step(d, t0 + LNET_UDSP_SLICE_US, u->slice_peers,
+							 &u->published);
+
+	took = rt_now_us(u->ln->rt) - t0;
+	u->busy_us += took;
+	u->stats.max_slice_us = took > u->stats.max_slice_us ? took : u->stats.max_slice_us;
+	if (done) {
+		lnet_udsp_refresh_done(u);
+	} else {
+		rt_timer_arm(&u->slice, 0);
+	}
+}
+
+/*
+ * Mgmt: rules or NIs changed; every NI (at once) and every peer (a slice
+ * per loop turn) gets what the rules say now. A change while a refresh is
+ * under way starts it again from the first peer. @p waiter (may be NULL)
+ * is completed when the refresh ends.
+ */
 static int
-lnet_udsp_apply(struct lnet *ln, bool nis)
+lnet_udsp_apply(struct lnet *ln, bool nis, struct lnet_mgmt_op *waiter)
 {
 	struct lnet_udsp_state *u = ln->udsp;
 	uint64_t t0 = rt_now_us(ln->rt);
-	unsigned int peers = 0;
 	int rc = lnet_udsp_recompile(ln);
 
 	if (rc != 0) {
@@ -120,16 +186,35 @@ lnet_udsp_apply(struct lnet *ln, bool nis)
 		/* selection views cache the priorities: rebuild them */
 		__atomic_fetch_add(&ln->ni_state_gen, 1, __ATOMIC_RELEASE);
 	}
-	if (ln->peer_dir != NULL) {
-		peers = lnet_peer_dir_udsp_refresh(ln->peer_dir);
+	if (!u->refreshing) {
+		u->refreshing = true;
+		u->started_us = t0;
+		u->busy_us = 0;
+		u->published = 0;
 	}
-	u->stats.applies++;
-	u->stats.peers_published += peers;
-	u->stats.last_apply_us = rt_now_us(ln->rt) - t0;
-	if (u->stats.last_apply_us > u->stats.max_apply_us) {
-		u->stats.max_apply_us = u->stats.last_apply_us;
+	u->busy_us += rt_now_us(ln->rt) - t0;
+	if (waiter != NULL) {
+		u->waiting = waiter; /* udsp ops run one at a time: one waits at most */
+	}
+	if (ln->peer_dir != NULL) {
+		lnet_peer_dir_udsp_restart(ln->peer_dir);
+	}
+	if (!rt_timer_pending(&u->slice)) {
+		rt_timer_arm(&u->slice, 0);
 	}
 	return 0;
+}
+
+void
+lnet_udsp_slice_peers(struct lnet *ln, unsigned int n)
+{
+	ln->udsp->slice_peers = n != 0 ? n : LNET_UDSP_SLICE_PEERS;
+}
+
+bool
+lnet_udsp_refresh_pending(const struct lnet *ln)
+{
+	return ln->udsp->refreshing && rt_timer_pending(&ln->udsp->slice);
 }
 
 void
@@ -139,7 +224,7 @@ lnet_udsp_table_changed(struct lnet *ln)
 		return;
 	}
 	/* the NIs' own priorities were set before the table went out */
-	if (lnet_udsp_apply(ln, false) != 0) {
+	if (lnet_udsp_apply(ln, false, NULL) != 0) {
 		LNET_LOG(WARNING, "udsp: no memory to apply the rules to the new NIs");
 	}
 }
@@ -279,13 +364,27 @@ lnet_udsp_call(struct lnet_udsp_call *a, rt_call_fn fn)
 	return rt_lcore_call(rt_mgmt_lcore(a->ln->rt), fn, a);
 }
 
-static int
-lnet_udsp_add_on_mgmt(void *arg)
-{
-	struct lnet_udsp_call *a = arg;
-	struct lnet_udsp_rule *r;
-	int rc = lnet_udsp_rule_make(a->src, a->dst, a->rte, a->priority, &r, a->err, a->errlen);
+/*
+ * add and del are management operations (one at a time, in order, after
+ * any net add/del before them) that end when every peer has the new
+ * values, as the kernel's ioctl returns once the rules are applied.
+ */
+struct lnet_udsp_op {
+	struct lnet_mgmt_op op;
+	struct lnet_udsp_call *a;
+	bool del;
+};
 
+static int
+lnet_udsp_change(struct lnet_udsp_call *a, bool del)
+{
+	struct lnet_udsp_rule *r;
+	int rc;
+
+	if (del) {
+		return lnet_udsp_set_del(&a->ln->udsp->set, a->idx);
+	}
+	rc = lnet_udsp_rule_make(a->src, a->dst, a->rte, a->priority, &r, a->err, a->errlen);
 	if (rc != 0) {
 		return rc;
 	}
@@ -293,13 +392,37 @@ lnet_udsp_add_on_mgmt(void *arg)
 	if (rc != 0) {
 		lnet_udsp_rule_free(r);
 		snprintf(a->err, a->errlen, "cannot add udsp: %s", strerror(-rc));
-		return rc;
-	}
-	rc = lnet_udsp_apply(a->ln, true);
-	if (rc != 0) {
-		snprintf(a->err, a->errlen, "rule added, not applied yet: %s", strerror(-rc));
 	}
 	return rc;
+}
+
+static void
+lnet_udsp_op_start(struct lnet_mgmt_op *op)
+{
+	struct lnet_udsp_op *o = (struct lnet_udsp_op *)op;
+	int rc = lnet_udsp_change(o->a, o->del);
+
+	if (rc == 0) {
+		rc = lnet_udsp_apply(op->ln, true, op);
+		if (rc == 0) {
+			return; /* done when the refresh ends */
+		}
+		snprintf(o->a->err, o->a->errlen, "rule changed, not applied: %s", strerror(-rc));
+	}
+	lnet_mgmt_op_done(op, rc);
+}
+
+static int
+lnet_udsp_op_run(struct lnet_udsp_call *a, bool del)
+{
+	struct lnet_udsp_op o = { .a = a, .del = del };
+
+	a->ln = lnet_instance();
+	if (a->ln == NULL || a->ln->udsp == NULL) {
+		return -ENETDOWN;
+	}
+	o.op.start = lnet_udsp_op_start;
+	return lnet_mgmt_op_run(a->ln, &o.op);
 }
 
 int
@@ -308,28 +431,23 @@ lnet_ctl_udsp_add(const char *src, const char *dst, const char *rte, long priori
 {
 	struct lnet_udsp_call a = { .src = src, .dst = dst, .rte = rte, .priority = priority,
 				    .idx = idx, .err = err, .errlen = errlen };
+	char none[1];
 
-	if (err != NULL && errlen != 0) {
-		err[0] = '\0';
+	if (err == NULL || errlen == 0) {
+		a.err = none;
+		a.errlen = sizeof(none);
 	}
-	return lnet_udsp_call(&a, lnet_udsp_add_on_mgmt);
-}
-
-static int
-lnet_udsp_del_on_mgmt(void *arg)
-{
-	struct lnet_udsp_call *a = arg;
-	int rc = lnet_udsp_set_del(&a->ln->udsp->set, a->idx);
-
-	return rc != 0 ? rc : lnet_udsp_apply(a->ln, true);
+	a.err[0] = '\0';
+	return lnet_udsp_op_run(&a, false);
 }
 
 int
 lnet_ctl_udsp_del(int idx)
 {
-	struct lnet_udsp_call a = { .idx = idx };
+	char none[1];
+	struct lnet_udsp_call a = { .idx = idx, .err = none, .errlen = sizeof(none) };
 
-	return lnet_udsp_call(&a, lnet_udsp_del_on_mgmt);
+	return lnet_udsp_op_run(&a, true);
 }
 
 static void

@@ -10,6 +10,7 @@
  * The node's LND takes the o2ib type (IP addresses, no o2ib LND is built
  * yet), so rules read as an administrator writes them.
  */
+#include "lnet_peer_dir.h"
 #include "lnet_udsp.h"
 #include "lnet_ut.h"
 
@@ -628,6 +629,139 @@ test_node_net_priority(void **state)
 	assert_int_equal(sent(A1, NULL), 10);
 }
 
+/* Peers 10.0.5.N with a second NID 10.0.6.N. */
+static void
+peers_add(unsigned int n)
+{
+	unsigned int i;
+	char a[32];
+	char b[32];
+
+	for (i = 1; i <= n; i++) {
+		snprintf(a, sizeof(a), "10.0.5.%u@o2ib", i);
+		snprintf(b, sizeof(b), "10.0.6.%u@o2ib", i);
+		peer_add(a, b);
+	}
+	poll_idle();
+}
+
+static unsigned int
+pref_count(unsigned int i)
+{
+	struct lnet_ctl_udsp_info info;
+	char a[32];
+	struct lnet_nid x;
+
+	snprintf(a, sizeof(a), "10.0.5.%u@o2ib", i);
+	x = nid(a);
+	assert_int_equal(lnet_ctl_peer_ni_udsp(&x, &info), 0);
+	return info.npref_src;
+}
+
+static struct lnet_ctl_udsp_stats
+stats(void)
+{
+	struct lnet_ctl_udsp_stats st;
+
+	assert_int_equal(lnet_ctl_udsp_stats(&st), 0);
+	return st;
+}
+
+/* A slice at a time: every peer is reached, and only those whose values change are published. */
+static void
+test_refresh_in_slices(void **state)
+{
+	struct lnet_ctl_udsp_stats st0;
+	struct lnet_ctl_udsp_stats st1;
+	unsigned int i;
+
+	(void)state;
+	peers_add(20);
+	lnet_udsp_slice_peers(ln(), 3);
+	st0 = stats();
+	rule("10.0.0.[1-3]@o2ib", "10.0.5.[1-10]@o2ib", -1);
+	st1 = stats();
+	assert_int_equal(st1.applies - st0.applies, 1);
+	assert_int_equal(st1.peers_published - st0.peers_published, 10);
+	for (i = 1; i <= 20; i++) {
+		assert_int_equal(pref_count(i), i <= 10 ? 2 : 0);
+	}
+	/* a rule that changes nothing of the peers publishes none of them */
+	rule("o2ib", NULL, 3);
+	assert_int_equal(stats().peers_published, st1.peers_published);
+	/* an NI that the pair's src matches reaches the peers through a refresh of its own */
+	ni_add("10.0.0.3@o2ib");
+	poll_idle();
+	for (i = 1; i <= 20; i++) {
+		assert_int_equal(pref_count(i), i <= 10 ? 3 : 0);
+	}
+	rules_clear();
+	for (i = 1; i <= 20; i++) {
+		assert_int_equal(pref_count(i), 0);
+	}
+}
+
+struct del_under_refresh {
+	unsigned int deleted;
+};
+
+/* On mgmt: an NI change starts a refresh, and the peer it would look at next is deleted. */
+static int
+change_then_delete_next(void *arg)
+{
+	struct del_under_refresh *x = arg;
+	struct lnet_peer_dir *d = ln()->peer_dir;
+
+	lnet_udsp_table_changed(ln());
+	while (x->deleted < 3 && d->udsp_next != NULL) {
+		lnet_peer_delete(d, d->udsp_next, -EHOSTUNREACH);
+		x->deleted++;
+		/* the refresh's place moved on to a live peer, not the one gone */
+		if (d->udsp_next != NULL && d->udsp_next->dead) {
+			return -EFAULT;
+		}
+	}
+	return 0;
+}
+
+/* The refresh's slice fires after the peers it was at are gone: it goes on with the next. */
+static void
+test_refresh_peer_deleted_under_it(void **state)
+{
+	struct del_under_refresh x = { 0 };
+	struct lnet_ctl_udsp_stats st0;
+	unsigned int i;
+
+	(void)state;
+	peers_add(8);
+	lnet_udsp_slice_peers(ln(), 1);
+	rule("10.0.0.[1-3]@o2ib", "10.0.5.[1-8]@o2ib", -1);
+	st0 = stats();
+	ni_add("10.0.0.3@o2ib");
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(ln()->rt), change_then_delete_next, &x), 0);
+	assert_int_equal(x.deleted, 3);
+	poll_idle();
+	assert_true(stats().applies > st0.applies);
+	for (i = 4; i <= 8; i++) {
+		assert_int_equal(pref_count(i), 3);
+	}
+}
+
+/* LNet shuts down while a refresh still has slices to go: its timer goes with it, nothing read after free. */
+static void
+test_refresh_pending_at_shutdown(void **state)
+{
+	struct del_under_refresh none = { .deleted = 3 };
+
+	(void)state;
+	peers_add(6);
+	lnet_udsp_slice_peers(ln(), 1);
+	rule("10.0.0.[1-3]@o2ib", "10.0.5.[1-6]@o2ib", -1);
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(ln()->rt), change_then_delete_next, &none), 0);
+	assert_true(lnet_udsp_refresh_pending(ln()));
+	/* teardown: LNetNIFini with the slice armed */
+}
+
 int
 main(void)
 {
@@ -646,6 +780,10 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_node_ctl_list_and_errors, setup_one_net, teardown),
 		cmocka_unit_test_setup_teardown(test_node_net_priority, setup_two_nets, teardown),
+		cmocka_unit_test_setup_teardown(test_refresh_in_slices, setup_one_net, teardown),
+		cmocka_unit_test_setup_teardown(test_refresh_peer_deleted_under_it, setup_one_net,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_refresh_pending_at_shutdown, setup_one_net, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
