@@ -15,6 +15,7 @@
 
 #include "lnet_ctl.h"
 #include "lnetd.h"
+#include "lnp_build_config.h"
 
 /* A reply holds 16 KiB: a rule is under 1 KiB of JSON. */
 #define LNETD_UDSP_PAGE 12
@@ -195,6 +196,48 @@ lnetd_udsp_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * /lnet/lcore_stats[,reset=1]: each logical lcore's loop counters, "l0"
+ * the management lcore then the data lcores; reset=1 starts max_gap_us
+ * again (the benchmarks read the longest stall over a window with it).
+ */
+static int
+lnetd_lcore_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct lnet_ctl_lcore lc[LNP_MAX_CPTS + 1];
+	char val[8];
+	bool reset = lnetd_param(params, "reset", val, sizeof(val)) && strcmp(val, "1") == 0;
+	int n = lnet_ctl_lcore_stats(lc, LNP_MAX_CPTS + 1, reset);
+	int i;
+
+	(void)cmd;
+	lnetd_reply_status(d, n < 0 ? n : 0, "");
+	for (i = 0; i < n; i++) {
+		struct rte_tel_data *e = rte_tel_data_alloc();
+		char key[16];
+
+		if (e == NULL) {
+			return -ENOMEM;
+		}
+		rte_tel_data_start_dict(e);
+		rte_tel_data_add_dict_string(e, "role", lc[i].mgmt ? "mgmt" : "data");
+		rte_tel_data_add_dict_int(e, "cpt", lc[i].cpt);
+		rte_tel_data_add_dict_u64(e, "loops", lc[i].loops);
+		rte_tel_data_add_dict_u64(e, "busy_loops", lc[i].busy_loops);
+		rte_tel_data_add_dict_u64(e, "msgs", lc[i].msgs);
+		rte_tel_data_add_dict_u64(e, "timers", lc[i].timers);
+		rte_tel_data_add_dict_u64(e, "send_full", lc[i].send_full);
+		rte_tel_data_add_dict_u64(e, "sleeps", lc[i].sleeps);
+		rte_tel_data_add_dict_u64(e, "max_gap_us", lc[i].max_gap_us);
+		snprintf(key, sizeof(key), "l%d", i);
+		if (rte_tel_data_add_dict_container(d, key, e, 0) != 0) {
+			rte_tel_data_free(e);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int
 lnetd_udsp_register(void)
 {
@@ -209,6 +252,8 @@ lnetd_udsp_register(void)
 		{ "/lnet/udsp_del", lnetd_udsp_del, "Delete the rule at idx=N, or all=1" },
 		{ "/lnet/udsp_show", lnetd_udsp_show, "Selection rules, paged. Params: idx, start" },
 		{ "/lnet/udsp_stats", lnetd_udsp_stats, "Cost of applying the selection rules" },
+		{ "/lnet/lcore_stats", lnetd_lcore_stats,
+		  "Each lcore's loop counters; reset=1 restarts max_gap_us (longest stall)" },
 	};
 	unsigned int i;
 	int rc = 0;

@@ -147,6 +147,33 @@ lnet_ctl_ncpts(void)
 }
 
 int
+lnet_ctl_lcore_stats(struct lnet_ctl_lcore *out, unsigned int max, bool reset_gap)
+{
+	struct lnet *ln = lnet_instance();
+	unsigned int i;
+
+	if (ln == NULL) {
+		return -ENETDOWN;
+	}
+	for (i = 0; i <= ln->ncpts && i < max; i++) {
+		struct rt_lcore *lc = i == 0 ? rt_mgmt_lcore(ln->rt) : rt_data_lcore(ln->rt, i - 1);
+
+		struct rt_lcore_stats st;
+
+		rt_lcore_stats_get(lc, &st);
+		out[i] = (struct lnet_ctl_lcore){
+			.mgmt = i == 0, .cpt = i == 0 ? -1 : (int)i - 1, .loops = st.loops,
+			.busy_loops = st.busy_loops, .msgs = st.msgs, .timers = st.timers,
+			.send_full = st.send_full, .sleeps = st.sleeps, .max_gap_us = st.max_gap_us,
+		};
+		if (reset_gap && lc != NULL) {
+			rt_lcore_gap_reset(lc);
+		}
+	}
+	return (int)i;
+}
+
+int
 lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
 		const struct lnet_ctl_ni_tunables *tun, const struct lnet_ctl_lnd_tunables *lnd_tun,
 		unsigned int cpt, char *err, size_t errlen)

@@ -349,6 +349,25 @@ LNP_API int lnet_ctl_recovery_list(bool local, struct lnet_nid *out, unsigned in
 /** Number of CPTs. */
 LNP_API int lnet_ctl_ncpts(void);
 
+/** One logical lcore's loop counters (telemetry /lnet/lcore_stats). */
+struct lnet_ctl_lcore {
+	bool mgmt;                /**< the management lcore; else the data lcore of cpt */
+	int cpt;
+	uint64_t loops;           /**< loop iterations */
+	uint64_t busy_loops;      /**< ... that did work */
+	uint64_t msgs;            /**< messages from other lcores run */
+	uint64_t timers;          /**< timers fired */
+	uint64_t send_full;       /**< hand-offs to it refused by a full ring */
+	uint64_t sleeps;          /**< idle sleeps of its thread */
+	uint64_t max_gap_us;      /**< longest time it could not poll (rt_lcore_stats) */
+};
+/**
+ * The management lcore then each CPT's data lcore, up to @p max; with
+ * @p reset_gap each one's max_gap_us starts again after it is read.
+ * @return count or -errno.
+ */
+LNP_API int lnet_ctl_lcore_stats(struct lnet_ctl_lcore *out, unsigned int max, bool reset_gap);
+
 /** A descriptor of a UDSP rule as the kernel's lnetctl prints it. */
 #define LNET_CTL_UDSP_DESCR_LEN 256
 /** Preferred NIDs shown per peer NI. */

@@ -102,6 +102,12 @@ struct rt_lcore_stats {
 	uint64_t timers;      /**< timers fired */
 	uint64_t send_full;   /**< rt_lcore_send_msg() failures (ring full) */
 	uint64_t sleeps;      /**< idle sleeps of the thread that runs it (THREADS) */
+	/**
+	 * The longest time between two of its iterations (microseconds), an
+	 * idle sleep in between left out: how long it could not poll because
+	 * its thread was busy elsewhere (another lcore's work, the OS).
+	 */
+	uint64_t max_gap_us;
 };
 
 /**
@@ -280,6 +286,8 @@ LNP_API unsigned int rt_runtime_poll_until_idle(struct rt_runtime *rt, unsigned 
 
 /** Copy of @p lc's counters. */
 LNP_API void rt_lcore_stats_get(const struct rt_lcore *lc, struct rt_lcore_stats *out);
+/** Start measuring max_gap_us again (any thread). */
+LNP_API void rt_lcore_gap_reset(struct rt_lcore *lc);
 
 /** Destructor for rt_rcu_retire(). */
 typedef void (*rt_free_fn)(void *obj);

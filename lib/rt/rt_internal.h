@@ -90,6 +90,7 @@ struct rt_lcore {
 	unsigned int heap_cap;
 	unsigned int skipped;       /* POLLED: rounds skipped since last polled */
 	uint64_t now_us;            /* the clock as its current (or last) iteration read it */
+	uint64_t seen_sleeps;       /* its thread's sleeps at its last iteration */
 	struct rt_lcore_stats stats;
 };
 

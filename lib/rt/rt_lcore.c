@@ -196,6 +196,19 @@ rt_lcore_call_inline(struct rt_lcore *lc, rt_call_fn fn, void *ctx)
 	return rc;
 }
 
+/* The time since its last iteration, unless its thread slept in between (no clock read). */
+static inline void
+rt_lcore_gap(struct rt_lcore *lc, uint64_t now)
+{
+	uint64_t sleeps = lc->waiter != NULL ? lc->waiter->sleeps : 0;
+
+	if (lc->now_us != 0 && now > lc->now_us && sleeps == lc->seen_sleeps &&
+	    now - lc->now_us > __atomic_load_n(&lc->stats.max_gap_us, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&lc->stats.max_gap_us, now - lc->now_us, __ATOMIC_RELAXED);
+	}
+	lc->seen_sleeps = sleeps;
+}
+
 /* One iteration of @p lc's loop; @p now is the clock as the caller read it for this iteration. */
 unsigned int
 rt_lcore_poll_at(struct rt_lcore *lc, uint64_t now)
@@ -204,6 +217,7 @@ rt_lcore_poll_at(struct rt_lcore *lc, uint64_t now)
 	unsigned int work;
 
 	t_rt_self = lc;
+	rt_lcore_gap(lc, now);
 	lc->now_us = now;
 	work = rt_msgs_run(lc);
 	work += rt_pollers_run(lc, now);
@@ -312,6 +326,13 @@ rt_lcore_stats_get(const struct rt_lcore *lc, struct rt_lcore_stats *out)
 	out->timers = __atomic_load_n(&lc->stats.timers, __ATOMIC_RELAXED);
 	out->send_full = __atomic_load_n(&lc->stats.send_full, __ATOMIC_RELAXED);
 	out->sleeps = lc->waiter != NULL ? __atomic_load_n(&lc->waiter->sleeps, __ATOMIC_RELAXED) : 0;
+	out->max_gap_us = __atomic_load_n(&lc->stats.max_gap_us, __ATOMIC_RELAXED);
+}
+
+void
+rt_lcore_gap_reset(struct rt_lcore *lc)
+{
+	__atomic_store_n(&lc->stats.max_gap_us, 0, __ATOMIC_RELAXED);
 }
 
 /*

@@ -331,11 +331,39 @@ test_polled_periodic_poller(void **state)
 	rt_runtime_destroy(rt);
 }
 
+/* max_gap_us: the time between two iterations of an lcore, up to a reset. */
+static void
+test_max_gap(void **state)
+{
+	struct rt_runtime_opts o = { .opts_size = sizeof(o), .mode = RT_MODE_SIM, .n_data = 1 };
+	struct rt_runtime *rt = NULL;
+	struct rt_lcore *dp;
+	struct rt_lcore_stats st;
+
+	(void)state;
+	assert_int_equal(rt_runtime_create(&o, &rt), 0);
+	dp = rt_data_lcore(rt, 0);
+	rt_lcore_poll(dp);
+	rt_sim_advance_us(rt, 750);
+	rt_lcore_poll(dp);
+	rt_sim_advance_us(rt, 200);
+	rt_lcore_poll(dp);
+	rt_lcore_stats_get(dp, &st);
+	assert_int_equal(st.max_gap_us, 750);
+	rt_lcore_gap_reset(dp);
+	rt_sim_advance_us(rt, 300);
+	rt_lcore_poll(dp);
+	rt_lcore_stats_get(dp, &st);
+	assert_int_equal(st.max_gap_us, 300);
+	rt_runtime_destroy(rt);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roles_and_accessors),
+		cmocka_unit_test(test_max_gap),
 		cmocka_unit_test(test_sim_start_stop_run_main),
 		cmocka_unit_test(test_self_nested_poll),
 		cmocka_unit_test(test_batch_and_stats),
