@@ -187,7 +187,7 @@ lnetd_udsp_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (rc == 0) {
 		rte_tel_data_add_dict_u64(d, "rules", st.rules);
 		rte_tel_data_add_dict_u64(d, "applies", st.applies);
-		rte_tel_data_add_dict_u64(d, "peers_published", st.peers_published);
+		rte_tel_data_add_dict_u64(d, "peers_updated", st.peers_updated);
 		rte_tel_data_add_dict_u64(d, "last_apply_us", st.last_apply_us);
 		rte_tel_data_add_dict_u64(d, "last_busy_us", st.last_busy_us);
 		rte_tel_data_add_dict_u64(d, "max_busy_us", st.max_busy_us);

@@ -132,7 +132,9 @@ cfs_expr_list_match(uint32_t value, const struct cfs_expr_list *el)
 	for (i = 0; el != NULL && i < el->n; i++) {
 		const struct cfs_range_expr *r = &el->r[i];
 
-		if (value >= r->lo && value <= r->hi && (value - r->lo) % r->stride == 0) {
+		/* no division for the common stride of 1 */
+		if (value >= r->lo && value <= r->hi &&
+		    (r->stride == 1 || (value - r->lo) % r->stride == 0)) {
 			return true;
 		}
 	}

@@ -419,7 +419,7 @@ LNP_API int lnet_ctl_peer_ni_udsp(const struct lnet_nid *nid, struct lnet_ctl_ud
 struct lnet_ctl_udsp_stats {
 	unsigned int rules;
 	uint64_t applies;         /**< changes applied to every peer */
-	uint64_t peers_published; /**< compositions published again because their values changed */
+	uint64_t peers_updated; /**< compositions published again because their values changed */
 	uint64_t last_apply_us;   /**< the last change: from the change to its last peer */
 	uint64_t last_busy_us;    /**< ... of which the management lcore spent working on it */
 	uint64_t max_busy_us;

@@ -304,13 +304,22 @@ struct lnet_peer_comp_ni {
 	/* Its shard's peer NI once the management lcore knows it (credits are
 	 * read from there, relaxed); peer NIs live until shutdown. */
 	struct lnet_peer_ni *lpni;
-	/* UDSP (lnet_udsp_ctl.c): its priority, its preferred local NIDs and
-	 * gateways; the lists live in the composition's own block. */
+	/*
+	 * UDSP (lnet_udsp_ctl.c), the one part of a published composition that
+	 * changes in place, so a rule reaching 100,000 peers rebuilds none of
+	 * them: its priority (atomic), its preferred local NIDs and gateways
+	 * (RCU: a new list replaces the old, which is retired; NULL: none).
+	 * The composition's nets' sel_prio likewise.
+	 */
 	uint32_t sel_prio;
-	uint16_t npref;
-	uint16_t nrtr;
-	const struct lnet_nid *pref;
-	const struct lnet_nid *rtr;
+	struct lnet_udsp_nids *pref;
+	struct lnet_udsp_nids *rtr;
+};
+
+/* A preferred-NID list of a peer NI; never changed once published. */
+struct lnet_udsp_nids {
+	unsigned int n;
+	struct lnet_nid nids[];
 };
 
 struct lnet_peer_comp {
@@ -764,12 +773,14 @@ void lnet_udsp_table_changed(struct lnet *ln);
 /* Tests: at most @p n peers per refresh slice (0: the default); is a refresh under way? */
 void lnet_udsp_slice_peers(struct lnet *ln, unsigned int n);
 bool lnet_udsp_refresh_pending(const struct lnet *ln);
-/* Mgmt: fill the UDSP values of a composition being built (nets and NIs set, lists not). */
-/* How many preferred NIDs the peer NIs @p nids keep in all (the room lnet_udsp_comp_fill() needs). */
-unsigned int lnet_udsp_nids_room(const struct lnet *ln, const struct lnet_nid *nids, unsigned int n);
-void lnet_udsp_comp_fill(const struct lnet *ln, struct lnet_peer_comp *c, struct lnet_nid *room);
-/* Mgmt: does @p c hold what the rules say now? */
-bool lnet_udsp_comp_current(const struct lnet *ln, const struct lnet_peer_comp *c);
+/* Mgmt: fill the UDSP values of a composition being built (its nets and NIs set). */
+void lnet_udsp_comp_fill(const struct lnet *ln, struct lnet_peer_comp *c);
+/* Free a composition and its lists (an rt_free_fn, for compositions past their grace period). */
+void lnet_peer_comp_free(void *c);
+/* Mgmt: may the refresh under way change the values of the peer NI @p nid? */
+bool lnet_udsp_nid_in_scope(const struct lnet *ln, const struct lnet_nid *nid);
+/* Mgmt: bring @p c's values to what the rules say now, in place; true when one changed. */
+bool lnet_udsp_comp_update(const struct lnet *ln, struct lnet_peer_comp *c);
 
 /* lnet_fault_path.c: fault rules on the data path (true: the rule took the message) */
 void lnet_fault_cpt_init(struct lnet_cpt *c);

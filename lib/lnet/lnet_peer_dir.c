@@ -95,6 +95,7 @@ lnet_dir_index(struct lnet_peer_dir *d, const struct lnet_nid *nid, struct lnet_
 	}
 	s->nid = *nid;
 	s->peer = p;
+	s->comp = p->comp;
 	return 0;
 }
 
@@ -168,7 +169,7 @@ lnet_peer_by_seq(struct lnet_peer_dir *d, uint64_t seq)
 static void
 lnet_peer_free(struct lnet_peer *p)
 {
-	free(p->comp); /* unpublished and past its grace period, or never published */
+	lnet_peer_comp_free(p->comp); /* unpublished and past its grace period, or never published */
 	free(p->lpnis);
 	free(p->nis);
 	free(p);
@@ -183,7 +184,7 @@ lnet_peer_reap(void *arg)
 
 	while ((p = d->dead) != NULL) {
 		d->dead = p->next_dead;
-		if (p->comp != NULL && rt_rcu_retire(d->ln->rt, p->comp, free) == 0) {
+		if (p->comp != NULL && rt_rcu_retire(d->ln->rt, p->comp, lnet_peer_comp_free) == 0) {
 			p->comp = NULL;
 		} else if (p->comp != NULL) {
 			p->comp = NULL; /* cannot defer: leak it rather than free under a reader */
@@ -343,14 +344,25 @@ lnet_peer_set_primary(struct lnet_peer *p, const struct lnet_nid *nid)
 }
 
 /* The composition of @p p: its NIDs by net, the primary's net and the primary first. */
+void
+lnet_peer_comp_free(void *arg)
+{
+	struct lnet_peer_comp *c = arg;
+	unsigned int i;
+
+	for (i = 0; c != NULL && i < c->nnis; i++) {
+		free(c->nis[i].pref);
+		free(c->nis[i].rtr);
+	}
+	free(c);
+}
+
 static struct lnet_peer_comp *
 lnet_peer_comp_build(const struct lnet_peer_dir *d, const struct lnet_peer *p)
 {
-	unsigned int room = lnet_udsp_nids_room(d->ln, p->nis, p->nnis);
 	size_t len = sizeof(struct lnet_peer_comp) + p->nnis * sizeof(struct lnet_peer_comp_ni) +
-		     p->nnis * sizeof(struct lnet_sel_net) + room * sizeof(struct lnet_nid);
+		     p->nnis * sizeof(struct lnet_sel_net);
 	struct lnet_peer_comp *c = calloc(1, len);
-	struct lnet_nid *pref_room;
 	unsigned int i;
 	unsigned int j;
 
@@ -359,7 +371,6 @@ lnet_peer_comp_build(const struct lnet_peer_dir *d, const struct lnet_peer *p)
 	}
 	c->nis = (struct lnet_peer_comp_ni *)(c + 1); /* the 8-aligned array first */
 	c->nets = (struct lnet_sel_net *)(c->nis + p->nnis);
-	pref_room = (struct lnet_nid *)(c->nets + p->nnis); /* NIDs need no more than 4-byte alignment */
 	c->primary = p->nis[0];
 	c->multi_rail = p->mr;
 	c->gated = !lnet_disc_uptodate(&p->disc);
@@ -385,36 +396,75 @@ lnet_peer_comp_build(const struct lnet_peer_dir *d, const struct lnet_peer *p)
 			}
 		}
 	}
-	lnet_udsp_comp_fill(d->ln, c, pref_room);
+	lnet_udsp_comp_fill(d->ln, c);
 	return c;
 }
 
+/*
+ * The refresh goes through the NID index, not the peer list: the slots
+ * are one array read in order, and a peer is looked at only when one of
+ * its NIDs is in the refresh's scope. A resize (peers added meanwhile)
+ * starts the walk again; a peer seen twice changes nothing the second time.
+ */
 void
 lnet_peer_dir_udsp_restart(struct lnet_peer_dir *d)
 {
-	d->udsp_next = TAILQ_FIRST(&d->peers);
+	d->udsp_slot = 0;
+	d->udsp_slots = d->slots;
+	d->udsp_active = true;
+}
+
+/* Peers a refresh takes at once: their structures and compositions are fetched ahead. */
+#define LNET_UDSP_BATCH 16
+
+/* The compositions of the next peers in scope from the place on (at most @p max), on their way. */
+static unsigned int
+lnet_peer_dir_udsp_gather(struct lnet_peer_dir *d, struct lnet_peer_comp **out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	while (n < max && d->udsp_slot < d->nslots) {
+		const struct lnet_nid_slot *s = &d->slots[d->udsp_slot++];
+
+		if (s->peer != NULL && s->peer != LNET_PEER_TOMB && s->comp != NULL &&
+		    lnet_udsp_nid_in_scope(d->ln, &s->nid)) {
+			__builtin_prefetch(s->comp);
+			__builtin_prefetch((const char *)s->comp + 64);
+			out[n++] = s->comp;
+		} else if ((d->udsp_slot & 1023) == 0) {
+			break; /* a long run out of scope: let the caller look at the clock */
+		}
+	}
+	return n;
 }
 
 bool
 lnet_peer_dir_udsp_step(struct lnet_peer_dir *d, uint64_t deadline_us, unsigned int max,
-			unsigned int *published)
+			unsigned int *updated)
 {
-	unsigned int n = 0;
+	struct lnet_peer_comp *c[LNET_UDSP_BATCH];
+	unsigned int done = 0;
 
-	while (d->udsp_next != NULL) {
-		struct lnet_peer *p = d->udsp_next;
+	if (d->udsp_slots != d->slots) {
+		lnet_peer_dir_udsp_restart(d);
+	}
+	while (d->udsp_active && d->udsp_slot < d->nslots) {
+		unsigned int want = max - done < LNET_UDSP_BATCH ? max - done : LNET_UDSP_BATCH;
+		unsigned int n = lnet_peer_dir_udsp_gather(d, c, want);
+		unsigned int i;
 
-		d->udsp_next = TAILQ_NEXT(p, link);
-		if (p->comp != NULL && !lnet_udsp_comp_current(d->ln, p->comp)) {
-			lnet_peer_publish(d, p);
-			(*published)++;
+		for (i = 0; i < n; i++) {
+			if (lnet_udsp_comp_update(d->ln, c[i])) {
+				(*updated)++;
+			}
 		}
-		/* the clock every 32 peers: a peer costs about a microsecond */
-		if (++n == max || ((n & 31) == 0 && rt_now_us(d->ln->rt) >= deadline_us)) {
-			break;
+		done += n;
+		if (done >= max || rt_now_us(d->ln->rt) >= deadline_us) {
+			return false;
 		}
 	}
-	return d->udsp_next == NULL;
+	d->udsp_active = false;
+	return true;
 }
 
 void
@@ -431,11 +481,18 @@ lnet_peer_publish(struct lnet_peer_dir *d, struct lnet_peer *p)
 	}
 	p->comp = c;
 	for (i = 0; i < p->nnis; i++) {
+		struct lnet_nid_slot *s = lnet_dir_slot(d, &p->nis[i], false);
+
+		if (s != NULL && s->peer == p) {
+			s->comp = c;
+		}
+	}
+	for (i = 0; i < p->nnis; i++) {
 		if (p->lpnis[i] != NULL) {
 			rt_rcu_publish((void **)&p->lpnis[i]->comp, c);
 		}
 	}
-	if (old != NULL && rt_rcu_retire(d->ln->rt, old, free) != 0) {
+	if (old != NULL && rt_rcu_retire(d->ln->rt, old, lnet_peer_comp_free) != 0) {
 		LNET_LOG(WARNING, "peer composition retire failed; old one kept");
 	}
 }
@@ -454,9 +511,6 @@ lnet_peer_delete(struct lnet_peer_dir *d, struct lnet_peer *p, int error)
 		lnet_peer_ni_unpublish(p->lpnis[i]);
 	}
 	p->nnis = 0;
-	if (d->udsp_next == p) {
-		d->udsp_next = TAILQ_NEXT(p, link); /* a UDSP refresh's place moves on */
-	}
 	TAILQ_REMOVE(&d->peers, p, link);
 	d->npeers--;
 	p->dead = true;

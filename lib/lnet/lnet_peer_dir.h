@@ -49,6 +49,7 @@ TAILQ_HEAD(lnet_peer_list, lnet_peer);
 struct lnet_nid_slot {
 	struct lnet_nid nid;
 	struct lnet_peer *peer;   /* NULL: empty; LNET_PEER_TOMB: deleted */
+	struct lnet_peer_comp *comp; /* the peer's published composition: a UDSP refresh reads only slots */
 };
 
 struct lnet_peer_dir {
@@ -65,7 +66,10 @@ struct lnet_peer_dir {
 	unsigned int merges_pending; /* peers with merge_into set */
 	bool stopping;            /* LNetNIFini: nothing is held any more */
 	struct lnet_peer *dead;   /* waiting for the reaper */
-	struct lnet_peer *udsp_next; /* the next peer a UDSP refresh looks at; NULL: none under way */
+	/* A UDSP refresh's place in the NID index (lnet_peer_dir_udsp_step). */
+	bool udsp_active;
+	unsigned int udsp_slot;
+	const struct lnet_nid_slot *udsp_slots; /* the array it walks: a resize starts it again */
 	struct rt_timer reaper;
 };
 
@@ -86,15 +90,16 @@ void lnet_peer_set_primary(struct lnet_peer *p, const struct lnet_nid *nid);
 /* Publish @p p's composition to the data lcores (after any change to it). */
 void lnet_peer_publish(struct lnet_peer_dir *d, struct lnet_peer *p);
 /*
- * UDSP rules or NIs changed: every peer whose values differ is published
- * again, a slice at a time (the management lcore keeps its other work
- * going, and a data lcore sharing its thread is not held up). restart
- * puts the place at the first peer; step goes on from the place until
- * @p deadline_us (counting in *published) and says whether it is done.
+ * UDSP rules or NIs changed: every peer in the refresh's scope gets its
+ * values in place, a slice at a time (the management lcore keeps its
+ * other work going, and a data lcore sharing its thread is not held up).
+ * restart puts the place at the start; step goes on until @p deadline_us
+ * or @p max peers (counting the peers changed in *updated) and says
+ * whether it is done.
  */
 void lnet_peer_dir_udsp_restart(struct lnet_peer_dir *d);
 bool lnet_peer_dir_udsp_step(struct lnet_peer_dir *d, uint64_t deadline_us, unsigned int max,
-			     unsigned int *published);
+			     unsigned int *updated);
 /* Remove @p p from the directory; its held messages fail with @p error. */
 void lnet_peer_delete(struct lnet_peer_dir *d, struct lnet_peer *p, int error);
 

@@ -298,24 +298,30 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
 		return -ENOMEM;
 	}
 	for (i = 0; i < nnets; i++) {
-		sc->pnets[i] = nets[i];
-		sc->pnets[i].seq = rr != NULL ? rr[i] : 0;
-		sc->pnets[i].health = 0; /* its best NI's (the kernel's lpn_healthv), below */
+		sc->pnets[i] = (struct lnet_sel_net){
+			.net_id = nets[i].net_id,
+			.sel_prio = __atomic_load_n(&nets[i].sel_prio, __ATOMIC_RELAXED), /* UDSP: in place */
+			.seq = rr != NULL ? rr[i] : 0,
+			.first_ni = nets[i].first_ni,
+			.nr_nis = nets[i].nr_nis,
+			/* health: its best NI's (the kernel's lpn_healthv), below */
+		};
 	}
 	for (i = 0, j = 0; i < nnis; i++) {
+		const struct lnet_udsp_nids *pref = rt_rcu_read((void *const *)&nis[i].pref);
 		/* UDSP's preferred NIDs; else the sticky NID of a non-MR peer (one list in the kernel) */
-		bool sticky = nis[i].npref == 0 && !mr && lpni->has_pref &&
+		bool sticky = pref == NULL && !mr && lpni->has_pref &&
 			      lnet_nid_same(&nis[i].nid, &lpni->nid);
 		const struct lnet_peer_ni *pni = nis[i].lpni;
 
 		sc->pnis[i] = (struct lnet_sel_peer_ni){
 			.nid = nis[i].nid,
 			.health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH,
-			.sel_prio = nis[i].sel_prio,
+			.sel_prio = __atomic_load_n(&nis[i].sel_prio, __ATOMIC_RELAXED),
 			.tx_credits = lnet_sel_peer_credits(sc, &nis[i]),
 			.seq = lnet_sel_peer_seq(&nis[i]),
-			.pref_nids = sticky ? &lpni->pref : nis[i].pref,
-			.nr_pref_nids = sticky ? 1 : nis[i].npref,
+			.pref_nids = sticky ? &lpni->pref : pref != NULL ? pref->nids : NULL,
+			.nr_pref_nids = (uint16_t)(sticky ? 1 : pref != NULL ? pref->n : 0),
 			.avoid = avoid != NULL && pni == avoid,
 		};
 		while (j + 1 < nnets && i >= (unsigned int)sc->pnets[j].first_ni + sc->pnets[j].nr_nis) {

@@ -93,6 +93,35 @@ lnet_udsp_addr_parse(const char *addr, struct lnet_udsp_descr *d)
 	return 0;
 }
 
+/* One range of stride 1 (or no list, @p none_lo..@p none_hi): its bounds. */
+static bool
+lnet_udsp_one_range(const struct cfs_expr_list *el, uint32_t none_lo, uint32_t none_hi, uint32_t *lo,
+		    uint32_t *hi)
+{
+	if (el == NULL) {
+		*lo = none_lo;
+		*hi = none_hi;
+		return true;
+	}
+	if (el->n != 1 || el->r[0].stride != 1) {
+		return false;
+	}
+	*lo = el->r[0].lo;
+	*hi = el->r[0].hi;
+	return true;
+}
+
+static void
+lnet_udsp_descr_bounds(struct lnet_udsp_descr *d)
+{
+	unsigned int i;
+
+	d->bounds = lnet_udsp_one_range(d->net_num, 0, 0, &d->num_lo, &d->num_hi);
+	for (i = 0; d->bounds && i < d->naddr; i++) {
+		d->bounds = lnet_udsp_one_range(d->addr[i], 0, 0, &d->lo[i], &d->hi[i]);
+	}
+}
+
 int
 lnet_udsp_descr_parse(const char *str, struct lnet_udsp_descr *d)
 {
@@ -117,6 +146,8 @@ lnet_udsp_descr_parse(const char *str, struct lnet_udsp_descr *d)
 	}
 	if (rc != 0) {
 		lnet_udsp_descr_fini(d);
+	} else {
+		lnet_udsp_descr_bounds(d);
 	}
 	return rc;
 }
@@ -173,6 +204,9 @@ lnet_udsp_match_net(const struct lnet_udsp_descr *d, uint32_t net)
 	if (LNET_NETTYP(net) != d->net_type) {
 		return false;
 	}
+	if (d->bounds) {
+		return LNET_NETNUM(net) >= d->num_lo && LNET_NETNUM(net) <= d->num_hi;
+	}
 	if (d->net_num == NULL) {
 		return LNET_NETNUM(net) == 0;
 	}
@@ -190,6 +224,19 @@ lnet_udsp_match_nid(const struct lnet_udsp_descr *d, const struct lnet_nid *nid)
 		return false;
 	}
 	addr = ntohl(nid->nid_addr[0]);
+	if (d->bounds && d->naddr == 4) {
+		for (i = 0; i < 4; i++) {
+			uint32_t part = (addr >> (24 - 8 * i)) & 0xff;
+
+			if (part < d->lo[i] || part > d->hi[i]) {
+				return false;
+			}
+		}
+		return true;
+	}
+	if (d->bounds) {
+		return addr >= d->lo[0] && addr <= d->hi[0];
+	}
 	if (d->naddr == 1) {
 		return cfs_expr_list_match(addr, d->addr[0]);
 	}
@@ -332,11 +379,15 @@ lnet_udsp_set_fini(struct lnet_udsp_set *s)
 }
 
 int
-lnet_udsp_set_add(struct lnet_udsp_set *s, struct lnet_udsp_rule *r, int idx)
+lnet_udsp_set_add(struct lnet_udsp_set *s, struct lnet_udsp_rule *r, int idx,
+		  struct lnet_udsp_rule **kept)
 {
 	unsigned int at = idx < 0 || (unsigned int)idx > s->n ? s->n : (unsigned int)idx;
 	unsigned int i;
 
+	if (kept != NULL) {
+		*kept = r;
+	}
 	for (i = 0; i < s->n; i++) {
 		struct lnet_udsp_rule *old = s->rules[i];
 
@@ -348,6 +399,9 @@ lnet_udsp_set_add(struct lnet_udsp_set *s, struct lnet_udsp_rule *r, int idx)
 			old->priority = r->priority;
 			s->gen++;
 			lnet_udsp_rule_free(r);
+			if (kept != NULL) {
+				*kept = old;
+			}
 			return 0;
 		}
 		return -EALREADY;
@@ -369,6 +423,49 @@ lnet_udsp_set_add(struct lnet_udsp_set *s, struct lnet_udsp_rule *r, int idx)
 	return 0;
 }
 
+struct lnet_udsp_rule *
+lnet_udsp_set_take(struct lnet_udsp_set *s, int idx)
+{
+	struct lnet_udsp_rule *r;
+
+	if (idx < 0 || (unsigned int)idx >= s->n) {
+		return NULL;
+	}
+	r = s->rules[idx];
+	memmove(&s->rules[idx], &s->rules[idx + 1], (s->n - (unsigned int)idx - 1) * sizeof(s->rules[0]));
+	s->n--;
+	s->gen++;
+	return r;
+}
+
+bool
+lnet_udsp_rule_reaches(const struct lnet_udsp_rule *r, const struct lnet_nid *nid)
+{
+	const struct lnet_udsp_descr *d = &r->dst;
+
+	if (!lnet_udsp_descr_present(d)) {
+		return false;
+	}
+	return d->naddr == 0 ? lnet_udsp_match_net(d, lnet_nid_net(nid)) : lnet_udsp_match_nid(d, nid);
+}
+
+unsigned int
+lnet_udsp_rule_aspects(const struct lnet_udsp_rule *r)
+{
+	if (!lnet_udsp_descr_present(&r->dst)) {
+		return 0;
+	}
+	if (r->action == LNET_UDSP_ACTION_PREF) {
+		return lnet_udsp_descr_present(&r->src) ? LNET_UDSP_PREF_SRC :
+		       lnet_udsp_descr_present(&r->rte) ? LNET_UDSP_PREF_RTE : 0;
+	}
+	/* a priority given to a pair or router rule applies to nothing */
+	if (lnet_udsp_descr_present(&r->src) || lnet_udsp_descr_present(&r->rte)) {
+		return 0;
+	}
+	return r->dst.naddr == 0 ? LNET_UDSP_NET_PRIO : LNET_UDSP_NID_PRIO;
+}
+
 int
 lnet_udsp_set_del(struct lnet_udsp_set *s, int idx)
 {
@@ -385,10 +482,7 @@ lnet_udsp_set_del(struct lnet_udsp_set *s, int idx)
 	if ((unsigned int)idx >= s->n) {
 		return -ENOENT;
 	}
-	lnet_udsp_rule_free(s->rules[idx]);
-	memmove(&s->rules[idx], &s->rules[idx + 1], (s->n - (unsigned int)idx - 1) * sizeof(s->rules[0]));
-	s->n--;
-	s->gen++;
+	lnet_udsp_rule_free(lnet_udsp_set_take(s, idx));
 	return 0;
 }
 

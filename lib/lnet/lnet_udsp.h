@@ -61,6 +61,10 @@ struct lnet_udsp_descr {
 	struct cfs_expr_list *net_num;
 	unsigned int naddr;
 	struct cfs_expr_list *addr[4];
+	/* Every list one range of stride 1 (most rules): matched by bounds alone. */
+	bool bounds;
+	uint32_t num_lo, num_hi;
+	uint32_t lo[4], hi[4];
 };
 
 struct lnet_udsp_rule {
@@ -121,11 +125,29 @@ void lnet_udsp_set_fini(struct lnet_udsp_set *s);
  * Insert @p r at index @p idx (<0 or past the end: last), the set then
  * owning it. A rule with the same descriptors: a priority rule takes the
  * new priority (0, @p r freed); otherwise -EALREADY and @p r stays the
- * caller's. -ENOMEM.
+ * caller's. -ENOMEM. *@p kept (may be NULL): the set's rule now in effect.
  */
-int lnet_udsp_set_add(struct lnet_udsp_set *s, struct lnet_udsp_rule *r, int idx);
+int lnet_udsp_set_add(struct lnet_udsp_set *s, struct lnet_udsp_rule *r, int idx,
+		      struct lnet_udsp_rule **kept);
 /* Delete the rule at @p idx (the ones after move up), or every rule (@p idx < 0). -ENOENT. */
 int lnet_udsp_set_del(struct lnet_udsp_set *s, int idx);
+/* Remove the rule at @p idx and hand it to the caller; NULL when there is none. */
+struct lnet_udsp_rule *lnet_udsp_set_take(struct lnet_udsp_set *s, int idx);
+/*
+ * Can rule @p r decide a value of the peer NI @p nid (its dst matches the
+ * NID, or its net for a net descriptor)? Rules without dst decide none.
+ */
+bool lnet_udsp_rule_reaches(const struct lnet_udsp_rule *r, const struct lnet_nid *nid);
+
+/* What of a peer NI a rule decides: the aspects a change of it makes a refresh look at. */
+enum lnet_udsp_aspect {
+	LNET_UDSP_NET_PRIO = 1u << 0,  /* dst net descriptor, priority */
+	LNET_UDSP_NID_PRIO = 1u << 1,  /* dst NID descriptor, priority */
+	LNET_UDSP_PREF_SRC = 1u << 2,  /* src and dst, preferred list */
+	LNET_UDSP_PREF_RTE = 1u << 3,  /* dst and rte, preferred list */
+	LNET_UDSP_ALL = 0xfu,
+};
+unsigned int lnet_udsp_rule_aspects(const struct lnet_udsp_rule *r);
 
 /* ---- flattening ---- */
 

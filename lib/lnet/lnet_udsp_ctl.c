@@ -22,6 +22,17 @@
 #define LNET_UDSP_SLICE_US 200
 #define LNET_UDSP_SLICE_PEERS 4096
 
+/*
+ * Which peers a refresh looks at: none (a rule of local NIs only), those
+ * one changed rule's dst reaches (adding, deleting or re-prioritising it
+ * can change no other peer's values), or all of them.
+ */
+enum lnet_udsp_scope {
+	LNET_UDSP_SCOPE_NONE = 0,
+	LNET_UDSP_SCOPE_RULE,
+	LNET_UDSP_SCOPE_ALL,
+};
+
 struct lnet_udsp_state {
 	struct lnet *ln;
 	struct lnet_udsp_set set;
@@ -33,8 +44,12 @@ struct lnet_udsp_state {
 	bool refreshing;
 	uint64_t started_us;
 	uint64_t busy_us;
-	unsigned int published;
+	unsigned int updated;
 	struct lnet_mgmt_op *waiting;     /* the udsp add/del that returns when it ends */
+	enum lnet_udsp_scope scope;
+	struct lnet_udsp_rule *scope_rule; /* SCOPE_RULE: in the set, or deleted and ... */
+	bool scope_owned;                  /* ... freed when the refresh ends */
+	unsigned int aspects;              /* enum lnet_udsp_aspect: what the refresh recomputes */
 };
 
 static void lnet_udsp_slice(void *arg);
@@ -62,6 +77,9 @@ lnet_udsp_state_destroy(struct lnet_udsp_state *u)
 	}
 	if (rt_timer_pending(&u->slice)) {
 		rt_timer_cancel(&u->slice);
+	}
+	if (u->scope_owned) {
+		lnet_udsp_rule_free(u->scope_rule);
 	}
 	lnet_udsp_compiled_fini(&u->comp);
 	lnet_udsp_set_fini(&u->set);
@@ -126,14 +144,52 @@ lnet_udsp_recompile(struct lnet *ln)
 }
 
 static void
+lnet_udsp_scope_drop(struct lnet_udsp_state *u)
+{
+	if (u->scope_owned) {
+		lnet_udsp_rule_free(u->scope_rule);
+	}
+	u->scope = LNET_UDSP_SCOPE_NONE;
+	u->scope_rule = NULL;
+	u->scope_owned = false;
+	u->aspects = 0;
+}
+
+/* Widen the refresh under way (or none) to cover @p scope too. */
+static void
+lnet_udsp_scope_add(struct lnet_udsp_state *u, enum lnet_udsp_scope scope,
+		    struct lnet_udsp_rule *r, bool owned, unsigned int aspects)
+{
+	if (scope == LNET_UDSP_SCOPE_NONE) {
+		return;
+	}
+	aspects |= u->aspects;
+	if (u->scope == LNET_UDSP_SCOPE_NONE && scope == LNET_UDSP_SCOPE_RULE) {
+		u->scope = scope;
+		u->scope_rule = r;
+		u->scope_owned = owned;
+		u->aspects = aspects;
+		return;
+	}
+	/* two rules, or everything: look at every peer */
+	lnet_udsp_scope_drop(u);
+	if (owned) {
+		lnet_udsp_rule_free(r);
+	}
+	u->scope = LNET_UDSP_SCOPE_ALL;
+	u->aspects = aspects;
+}
+
+static void
 lnet_udsp_refresh_done(struct lnet_udsp_state *u)
 {
 	struct lnet_mgmt_op *op = u->waiting;
 
+	lnet_udsp_scope_drop(u);
 	u->refreshing = false;
 	u->waiting = NULL;
 	u->stats.applies++;
-	u->stats.peers_published += u->published;
+	u->stats.peers_updated += u->updated;
 	u->stats.last_apply_us = rt_now_us(u->ln->rt) - u->started_us;
 	u->stats.last_busy_us = u->busy_us;
 	if (u->busy_us > u->stats.max_busy_us) {
@@ -153,7 +209,7 @@ lnet_udsp_slice(void *arg)
 	uint64_t t0 = rt_now_us(u->ln->rt);
 	uint64_t took;
 	bool done = d == NULL || lnet_peer_dir_udsp_step(d, t0 + LNET_UDSP_SLICE_US, u->slice_peers,
-							 &u->published);
+							 &u->updated);
 
 	took = rt_now_us(u->ln->rt) - t0;
 	u->busy_us += took;
@@ -166,19 +222,24 @@ lnet_udsp_slice(void *arg)
 }
 
 /*
- * Mgmt: rules or NIs changed; every NI (at once) and every peer (a slice
- * per loop turn) gets what the rules say now. A change while a refresh is
- * under way starts it again from the first peer. @p waiter (may be NULL)
- * is completed when the refresh ends.
+ * Mgmt: rules or NIs changed; every NI (at once) and the peers in @p scope
+ * (a slice per loop turn) get what the rules say now. A change while a
+ * refresh is under way widens its scope and starts it again from the
+ * first peer. @p waiter (may be NULL) is completed when the refresh ends.
+ * @p r is @p scope's rule; @p owned: the refresh frees it (a deleted rule).
  */
 static int
-lnet_udsp_apply(struct lnet *ln, bool nis, struct lnet_mgmt_op *waiter)
+lnet_udsp_apply(struct lnet *ln, bool nis, struct lnet_mgmt_op *waiter, enum lnet_udsp_scope scope,
+		struct lnet_udsp_rule *r, bool owned, unsigned int aspects)
 {
 	struct lnet_udsp_state *u = ln->udsp;
 	uint64_t t0 = rt_now_us(ln->rt);
 	int rc = lnet_udsp_recompile(ln);
 
 	if (rc != 0) {
+		if (owned) {
+			lnet_udsp_rule_free(r);
+		}
 		return rc;
 	}
 	if (nis && ln->ni_table != NULL) {
@@ -186,12 +247,26 @@ lnet_udsp_apply(struct lnet *ln, bool nis, struct lnet_mgmt_op *waiter)
 		/* selection views cache the priorities: rebuild them */
 		__atomic_fetch_add(&ln->ni_state_gen, 1, __ATOMIC_RELEASE);
 	}
+	if (scope == LNET_UDSP_SCOPE_NONE) {
+		/* local NIs only: done, whatever refresh may be under way for others */
+		u->stats.applies++;
+		u->stats.last_apply_us = rt_now_us(ln->rt) - t0;
+		u->stats.last_busy_us = u->stats.last_apply_us;
+		if (owned) {
+			lnet_udsp_rule_free(r);
+		}
+		if (waiter != NULL) {
+			lnet_mgmt_op_done(waiter, 0);
+		}
+		return 0;
+	}
 	if (!u->refreshing) {
 		u->refreshing = true;
 		u->started_us = t0;
 		u->busy_us = 0;
-		u->published = 0;
+		u->updated = 0;
 	}
+	lnet_udsp_scope_add(u, scope, r, owned, aspects);
 	u->busy_us += rt_now_us(ln->rt) - t0;
 	if (waiter != NULL) {
 		u->waiting = waiter; /* udsp ops run one at a time: one waits at most */
@@ -217,121 +292,149 @@ lnet_udsp_refresh_pending(const struct lnet *ln)
 	return ln->udsp->refreshing && rt_timer_pending(&ln->udsp->slice);
 }
 
+/* Pair rules: the only peer values that follow the local NIs. */
+static bool
+lnet_udsp_has_pairs(const struct lnet_udsp_set *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->rules[i]->action == LNET_UDSP_ACTION_PREF &&
+		    lnet_udsp_descr_present(&s->rules[i]->src)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 void
 lnet_udsp_table_changed(struct lnet *ln)
 {
 	if (ln->udsp == NULL) {
 		return;
 	}
-	/* the NIs' own priorities were set before the table went out */
-	if (lnet_udsp_apply(ln, false, NULL) != 0) {
+	/* the NIs' own priorities were set before the table went out; pair rules follow the NIs */
+	if (lnet_udsp_apply(ln, false, NULL,
+			    lnet_udsp_has_pairs(&ln->udsp->set) ? LNET_UDSP_SCOPE_ALL : LNET_UDSP_SCOPE_NONE,
+			    NULL, false, LNET_UDSP_PREF_SRC) != 0) {
 		LNET_LOG(WARNING, "udsp: no memory to apply the rules to the new NIs");
 	}
 }
 
 /* ---- peers ---- */
 
-unsigned int
-lnet_udsp_nids_room(const struct lnet *ln, const struct lnet_nid *nids, unsigned int n)
+/* A published list: a copy of the compiled set's @p n NIDs, NULL for none (or no memory). */
+static struct lnet_udsp_nids *
+lnet_udsp_nids_new(const struct lnet_nid *nids, unsigned int n)
 {
-	unsigned int room = 0;
-	unsigned int i;
+	struct lnet_udsp_nids *l;
 
-	if (!lnet_udsp_active(ln)) {
-		return 0;
+	if (n == 0) {
+		return NULL;
 	}
-	for (i = 0; i < n; i++) {
-		unsigned int k;
-
-		lnet_udsp_pref(&ln->udsp->comp, false, &nids[i], &k);
-		room += k;
-		lnet_udsp_pref(&ln->udsp->comp, true, &nids[i], &k);
-		room += k;
+	l = malloc(sizeof(*l) + n * sizeof(l->nids[0]));
+	if (l == NULL) {
+		LNET_LOG(WARNING, "udsp: no memory for a preferred list; the peer NI keeps none");
+		return NULL;
 	}
-	return room;
-}
-
-void
-lnet_udsp_comp_fill(const struct lnet *ln, struct lnet_peer_comp *c, struct lnet_nid *room)
-{
-	const struct lnet_udsp_state *u = ln->udsp;
-	unsigned int i;
-
-	if (!lnet_udsp_active(ln)) {
-		return;
-	}
-	for (i = 0; i < c->nnets; i++) {
-		c->nets[i].sel_prio = lnet_udsp_peer_net_prio(&u->set, c->nets[i].net_id);
-	}
-	for (i = 0; i < c->nnis; i++) {
-		struct lnet_peer_comp_ni *ni = &c->nis[i];
-		const struct lnet_nid *l;
-		unsigned int k;
-
-		ni->sel_prio = lnet_udsp_peer_ni_prio(&u->set, &ni->nid);
-		l = lnet_udsp_pref(&u->comp, false, &ni->nid, &k);
-		if (k != 0) {
-			memcpy(room, l, k * sizeof(*l));
-			ni->pref = room;
-			ni->npref = (uint16_t)k;
-			room += k;
-		}
-		l = lnet_udsp_pref(&u->comp, true, &ni->nid, &k);
-		if (k != 0) {
-			memcpy(room, l, k * sizeof(*l));
-			ni->rtr = room;
-			ni->nrtr = (uint16_t)k;
-			room += k;
-		}
-	}
+	l->n = n;
+	memcpy(l->nids, nids, n * sizeof(l->nids[0]));
+	return l;
 }
 
 static bool
-lnet_udsp_list_same(const struct lnet_nid *a, unsigned int na, const struct lnet_nid *b,
-		    unsigned int nb)
+lnet_udsp_nids_same(const struct lnet_udsp_nids *l, const struct lnet_nid *nids, unsigned int n)
 {
-	return na == nb && (na == 0 || memcmp(a, b, na * sizeof(*a)) == 0);
+	return l == NULL ? n == 0 : l->n == n && memcmp(l->nids, nids, n * sizeof(*nids)) == 0;
 }
 
-bool
-lnet_udsp_comp_current(const struct lnet *ln, const struct lnet_peer_comp *c)
+/* Keep list *@p slot (published) equal to @p nids: a new one replaces it, the old retired. */
+static bool
+lnet_udsp_nids_set(const struct lnet *ln, struct lnet_udsp_nids **slot, const struct lnet_nid *nids,
+		   unsigned int n)
+{
+	struct lnet_udsp_nids *old = *slot;
+
+	if (lnet_udsp_nids_same(old, nids, n)) {
+		return false;
+	}
+	rt_rcu_publish((void **)slot, lnet_udsp_nids_new(nids, n));
+	if (old != NULL && rt_rcu_retire(ln->rt, old, free) != 0) {
+		LNET_LOG(WARNING, "udsp: list retire failed; old list kept");
+	}
+	return true;
+}
+
+static bool
+lnet_udsp_prio_set(uint32_t *slot, uint32_t prio)
+{
+	if (__atomic_load_n(slot, __ATOMIC_RELAXED) == prio) {
+		return false;
+	}
+	__atomic_store_n(slot, prio, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* The values of @p c in @p aspects, brought to what the rules say now. */
+static bool
+lnet_udsp_comp_set(const struct lnet *ln, struct lnet_peer_comp *c, unsigned int aspects)
 {
 	const struct lnet_udsp_state *u = ln->udsp;
 	bool on = lnet_udsp_active(ln);
+	bool changed = false;
 	unsigned int i;
 
-	for (i = 0; i < c->nnets; i++) {
-		uint32_t want = on ? lnet_udsp_peer_net_prio(&u->set, c->nets[i].net_id) :
-				     LNET_UDSP_PRIO_NONE;
-
-		if (c->nets[i].sel_prio != want) {
-			return false;
-		}
+	for (i = 0; (aspects & LNET_UDSP_NET_PRIO) && i < c->nnets; i++) {
+		changed |= lnet_udsp_prio_set(&c->nets[i].sel_prio,
+					      on ? lnet_udsp_peer_net_prio(&u->set, c->nets[i].net_id) :
+						   LNET_UDSP_PRIO_NONE);
 	}
 	for (i = 0; i < c->nnis; i++) {
-		const struct lnet_peer_comp_ni *ni = &c->nis[i];
+		struct lnet_peer_comp_ni *ni = &c->nis[i];
 		const struct lnet_nid *l = NULL;
 		unsigned int k = 0;
 
-		if (ni->sel_prio !=
-		    (on ? lnet_udsp_peer_ni_prio(&u->set, &ni->nid) : LNET_UDSP_PRIO_NONE)) {
-			return false;
+		if (aspects & LNET_UDSP_NID_PRIO) {
+			changed |= lnet_udsp_prio_set(&ni->sel_prio,
+						      on ? lnet_udsp_peer_ni_prio(&u->set, &ni->nid) :
+							   LNET_UDSP_PRIO_NONE);
 		}
-		if (on) {
-			l = lnet_udsp_pref(&u->comp, false, &ni->nid, &k);
+		if (aspects & LNET_UDSP_PREF_SRC) {
+			l = on ? lnet_udsp_pref(&u->comp, false, &ni->nid, &k) : NULL;
+			changed |= lnet_udsp_nids_set(ln, &ni->pref, l, on ? k : 0);
 		}
-		if (!lnet_udsp_list_same(ni->pref, ni->npref, l, k)) {
-			return false;
-		}
-		k = 0;
-		if (on) {
-			l = lnet_udsp_pref(&u->comp, true, &ni->nid, &k);
-		}
-		if (!lnet_udsp_list_same(ni->rtr, ni->nrtr, l, k)) {
-			return false;
+		if (aspects & LNET_UDSP_PREF_RTE) {
+			l = on ? lnet_udsp_pref(&u->comp, true, &ni->nid, &k) : NULL;
+			changed |= lnet_udsp_nids_set(ln, &ni->rtr, l, on ? k : 0);
 		}
 	}
-	return true;
+	return changed;
+}
+
+bool
+lnet_udsp_comp_update(const struct lnet *ln, struct lnet_peer_comp *c)
+{
+	return lnet_udsp_comp_set(ln, c, ln->udsp->aspects);
+}
+
+void
+lnet_udsp_comp_fill(const struct lnet *ln, struct lnet_peer_comp *c)
+{
+	/* not published yet: the same as updating it in place, and nothing to retire */
+	if (lnet_udsp_active(ln)) {
+		lnet_udsp_comp_set(ln, c, LNET_UDSP_ALL);
+	}
+}
+
+bool
+lnet_udsp_nid_in_scope(const struct lnet *ln, const struct lnet_nid *nid)
+{
+	const struct lnet_udsp_state *u = ln->udsp;
+
+	if (u->scope != LNET_UDSP_SCOPE_RULE) {
+		return u->scope == LNET_UDSP_SCOPE_ALL;
+	}
+	return lnet_udsp_rule_reaches(u->scope_rule, nid);
 }
 
 /* ---- the daemon's calls (lnet_ctl.h), each run on the management lcore ---- */
@@ -375,41 +478,54 @@ struct lnet_udsp_op {
 	bool del;
 };
 
-static int
-lnet_udsp_change(struct lnet_udsp_call *a, bool del)
+/* The peers a rule's change can reach: those of its dst; none when it decides nothing of peers. */
+static enum lnet_udsp_scope
+lnet_udsp_scope_of(const struct lnet_udsp_rule *r)
 {
+	return lnet_udsp_rule_aspects(r) != 0 ? LNET_UDSP_SCOPE_RULE : LNET_UDSP_SCOPE_NONE;
+}
+
+/* The change on the set, then its application (rc 0: the refresh completes @p op). */
+static int
+lnet_udsp_change(struct lnet_mgmt_op *op, struct lnet_udsp_call *a, bool del)
+{
+	struct lnet_udsp_set *s = &a->ln->udsp->set;
 	struct lnet_udsp_rule *r;
 	int rc;
 
+	if (del && a->idx < 0) {
+		lnet_udsp_set_del(s, -1);
+		return lnet_udsp_apply(a->ln, true, op, LNET_UDSP_SCOPE_ALL, NULL, false, LNET_UDSP_ALL);
+	}
 	if (del) {
-		return lnet_udsp_set_del(&a->ln->udsp->set, a->idx);
+		r = lnet_udsp_set_take(s, a->idx);
+		return r == NULL ? -ENOENT :
+				   lnet_udsp_apply(a->ln, true, op, lnet_udsp_scope_of(r), r, true,
+						   lnet_udsp_rule_aspects(r));
 	}
 	rc = lnet_udsp_rule_make(a->src, a->dst, a->rte, a->priority, &r, a->err, a->errlen);
 	if (rc != 0) {
 		return rc;
 	}
-	rc = lnet_udsp_set_add(&a->ln->udsp->set, r, a->idx);
+	rc = lnet_udsp_set_add(s, r, a->idx, &r);
 	if (rc != 0) {
 		lnet_udsp_rule_free(r);
 		snprintf(a->err, a->errlen, "cannot add udsp: %s", strerror(-rc));
+		return rc;
 	}
-	return rc;
+	return lnet_udsp_apply(a->ln, true, op, lnet_udsp_scope_of(r), r, false,
+			       lnet_udsp_rule_aspects(r));
 }
 
 static void
 lnet_udsp_op_start(struct lnet_mgmt_op *op)
 {
 	struct lnet_udsp_op *o = (struct lnet_udsp_op *)op;
-	int rc = lnet_udsp_change(o->a, o->del);
+	int rc = lnet_udsp_change(op, o->a, o->del);
 
-	if (rc == 0) {
-		rc = lnet_udsp_apply(op->ln, true, op);
-		if (rc == 0) {
-			return; /* done when the refresh ends */
-		}
-		snprintf(o->a->err, o->a->errlen, "rule changed, not applied: %s", strerror(-rc));
+	if (rc != 0) {
+		lnet_mgmt_op_done(op, rc); /* else done when the refresh ends */
 	}
-	lnet_mgmt_op_done(op, rc);
 }
 
 static int
@@ -497,11 +613,12 @@ lnet_udsp_shown(uint32_t prio)
 }
 
 static unsigned int
-lnet_udsp_copy_nids(struct lnet_nid *to, const struct lnet_nid *from, unsigned int n)
+lnet_udsp_copy_nids(struct lnet_nid *to, const struct lnet_udsp_nids *l)
 {
-	n = n < LNET_CTL_UDSP_SHOW_NIDS ? n : LNET_CTL_UDSP_SHOW_NIDS;
+	unsigned int n = l == NULL ? 0 : l->n < LNET_CTL_UDSP_SHOW_NIDS ? l->n : LNET_CTL_UDSP_SHOW_NIDS;
+
 	if (n != 0) {
-		memcpy(to, from, n * sizeof(*from));
+		memcpy(to, l->nids, n * sizeof(l->nids[0]));
 	}
 	return n;
 }
@@ -533,8 +650,8 @@ lnet_udsp_peer_info_on_mgmt(void *arg)
 			}
 			a->info->net_priority = lnet_udsp_shown(c->nets[i].sel_prio);
 			a->info->nid_priority = lnet_udsp_shown(ni->sel_prio);
-			a->info->npref_src = lnet_udsp_copy_nids(a->info->pref_src, ni->pref, ni->npref);
-			a->info->npref_gw = lnet_udsp_copy_nids(a->info->pref_gw, ni->rtr, ni->nrtr);
+			a->info->npref_src = lnet_udsp_copy_nids(a->info->pref_src, ni->pref);
+			a->info->npref_gw = lnet_udsp_copy_nids(a->info->pref_gw, ni->rtr);
 		}
 	}
 	return 0;
