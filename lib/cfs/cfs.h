@@ -89,6 +89,57 @@ LNP_API int cfs_nidlist_print(char *buf, size_t len, const struct cfs_nidlist *n
 /** Free a list (NULL is fine). */
 LNP_API void cfs_free_nidlist(struct cfs_nidlist *nl);
 
+/* ---- NID descriptors of UDSP rules (cfs_nidparts.c) ---- */
+
+/** The longest descriptor text. */
+#define CFS_NID_PARTS_LEN 256
+
+/**
+ * One of a UDSP rule's src, dst, rte: an LND type (0: the rule has no such
+ * descriptor), the net numbers it takes (NULL: number 0 only, as "tcp"
+ * means tcp0) and, for a NID descriptor, one expression list per address
+ * part (4 for IP addresses, 1 for numeric ones; naddr 0: a net descriptor).
+ * bounds: every list is one range of stride 1, matched by lo/hi alone.
+ */
+struct cfs_nid_parts {
+	uint32_t net_type;
+	struct cfs_expr_list *net_num;
+	unsigned int naddr;
+	struct cfs_expr_list *addr[4];
+	bool bounds;
+	uint32_t num_lo, num_hi;
+	uint32_t lo[4], hi[4];
+};
+
+/**
+ * Parse "NET", "NET*", "NET[range]", "ADDR@NET..." as the kernel's
+ * cfs_parse_nid_parts: an IP address needs four parts, each a number, "*"
+ * or "[...]"; numeric LNDs take one; a '[' after the LND name starts the
+ * net numbers wherever it is ("tcp1[2]" is tcp2, as in the kernel).
+ * @return 0, -EINVAL, -ENOMEM (@p d then absent)
+ */
+LNP_API int cfs_nid_parts_parse(const char *str, struct cfs_nid_parts *d);
+LNP_API void cfs_nid_parts_fini(struct cfs_nid_parts *d);
+static inline bool
+cfs_nid_parts_present(const struct cfs_nid_parts *d)
+{
+	return d->net_type != 0;
+}
+/** The kernel lnetctl's print form ("" when absent): length, or -ENOSPC. */
+LNP_API int cfs_nid_parts_print(const struct cfs_nid_parts *d, char *buf, size_t len);
+/** cfs_match_net: @p net is of the type and its number is listed (0 when none is). */
+LNP_API bool cfs_nid_parts_match_net(const struct cfs_nid_parts *d, uint32_t net);
+/** cfs_match_nid_net: a NID descriptor whose address and net match @p nid (4-byte addresses). */
+LNP_API bool cfs_nid_parts_match_nid(const struct cfs_nid_parts *d, const struct lnet_nid *nid);
+/** The same descriptor (the kernel's lnet_udsp_nid_descr_equal). */
+LNP_API bool cfs_nid_parts_same(const struct cfs_nid_parts *a, const struct cfs_nid_parts *b);
+/**
+ * The descriptors a UDSP rule may have, as the kernel's lnetctl library
+ * checks them: NULL when the shape is fine, else its words ("Missing
+ * required argument(s)", "src and rte cannot be combined", ...).
+ */
+LNP_API const char *cfs_udsp_shape_error(bool src, bool dst, bool rte);
+
 /* ---- ip2nets (cfs_ip2nets.c) ---- */
 
 /** A local interface address. */

@@ -33,13 +33,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfs_nid.h"
-
-struct cfs_expr_list;
+#include "cfs.h" /* struct cfs_nid_parts */
 
 #define LNET_UDSP_PRIO_NONE UINT32_MAX
-/* A descriptor as the kernel's lnetctl prints it, e.g. "10.0.0.[1-4]@tcp[1-2]". */
-#define LNET_UDSP_DESCR_LEN 256
 /* Preferred NIDs one peer NI keeps (the kernel shows up to 128). */
 #define LNET_UDSP_MAX_PREF 32
 
@@ -50,27 +46,10 @@ enum lnet_udsp_action {
 	LNET_UDSP_ACTION_PREF = 2,
 };
 
-/*
- * One of src, dst, rte: an LND type (0: the rule has no such descriptor),
- * the net numbers it takes (NULL: number 0 only, as "tcp" means tcp0) and,
- * for a NID descriptor, one expression list per address part (4 for IP
- * addresses, 1 for numeric ones); naddr 0 makes it a net descriptor.
- */
-struct lnet_udsp_descr {
-	uint32_t net_type;
-	struct cfs_expr_list *net_num;
-	unsigned int naddr;
-	struct cfs_expr_list *addr[4];
-	/* Every list one range of stride 1 (most rules): matched by bounds alone. */
-	bool bounds;
-	uint32_t num_lo, num_hi;
-	uint32_t lo[4], hi[4];
-};
-
 struct lnet_udsp_rule {
-	struct lnet_udsp_descr src;
-	struct lnet_udsp_descr dst;
-	struct lnet_udsp_descr rte;
+	struct cfs_nid_parts src;
+	struct cfs_nid_parts dst;
+	struct cfs_nid_parts rte;
 	enum lnet_udsp_action action;
 	uint32_t priority;
 };
@@ -82,27 +61,6 @@ struct lnet_udsp_set {
 	struct lnet_udsp_rule **rules;
 	uint64_t gen;             /* bumped by every change */
 };
-
-/* ---- descriptors ---- */
-
-/*
- * Parse "NET", "NET*", "NET[range]", "ADDR@NET..." as the kernel's
- * cfs_parse_nid_parts: an IP address needs four parts, each a number, "*"
- * or "[...]"; numeric LNDs take one. 0 or -EINVAL (-ENOMEM).
- */
-int lnet_udsp_descr_parse(const char *str, struct lnet_udsp_descr *d);
-void lnet_udsp_descr_fini(struct lnet_udsp_descr *d);
-static inline bool
-lnet_udsp_descr_present(const struct lnet_udsp_descr *d)
-{
-	return d->net_type != 0;
-}
-/* The kernel's print form; length, or -ENOSPC. "" when absent. */
-int lnet_udsp_descr_print(const struct lnet_udsp_descr *d, char *buf, size_t len);
-/* cfs_match_net: @p net is of the type and its number is listed (0 when none is). */
-bool lnet_udsp_match_net(const struct lnet_udsp_descr *d, uint32_t net);
-/* cfs_match_nid_net: a NID descriptor whose address and net both match @p nid. */
-bool lnet_udsp_match_nid(const struct lnet_udsp_descr *d, const struct lnet_nid *nid);
 
 /* ---- rules ---- */
 
@@ -166,7 +124,7 @@ uint32_t lnet_udsp_peer_ni_prio(const struct lnet_udsp_set *s, const struct lnet
  * than the rules' dst.
  */
 struct lnet_udsp_list_rule {
-	const struct lnet_udsp_descr *dst;
+	const struct cfs_nid_parts *dst;
 	unsigned int n;
 	struct lnet_nid nids[];
 };

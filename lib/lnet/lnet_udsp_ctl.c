@@ -300,7 +300,7 @@ lnet_udsp_has_pairs(const struct lnet_udsp_set *s)
 
 	for (i = 0; i < s->n; i++) {
 		if (s->rules[i]->action == LNET_UDSP_ACTION_PREF &&
-		    lnet_udsp_descr_present(&s->rules[i]->src)) {
+		    cfs_nid_parts_present(&s->rules[i]->src)) {
 			return true;
 		}
 	}
@@ -571,9 +571,9 @@ lnet_udsp_export(const struct lnet_udsp_rule *r, unsigned int idx, struct lnet_c
 {
 	memset(o, 0, sizeof(*o));
 	o->idx = idx;
-	lnet_udsp_descr_print(&r->src, o->src, sizeof(o->src));
-	lnet_udsp_descr_print(&r->dst, o->dst, sizeof(o->dst));
-	lnet_udsp_descr_print(&r->rte, o->rte, sizeof(o->rte));
+	cfs_nid_parts_print(&r->src, o->src, sizeof(o->src));
+	cfs_nid_parts_print(&r->dst, o->dst, sizeof(o->dst));
+	cfs_nid_parts_print(&r->rte, o->rte, sizeof(o->rte));
 	o->has_priority = r->action == LNET_UDSP_ACTION_PRIORITY;
 	o->priority = r->priority;
 }

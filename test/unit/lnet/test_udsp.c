@@ -19,13 +19,13 @@
 static void
 descr_round_trip(const char *in, const char *want)
 {
-	struct lnet_udsp_descr d;
-	char buf[LNET_UDSP_DESCR_LEN];
+	struct cfs_nid_parts d;
+	char buf[CFS_NID_PARTS_LEN];
 
-	assert_int_equal(lnet_udsp_descr_parse(in, &d), 0);
-	assert_true(lnet_udsp_descr_print(&d, buf, sizeof(buf)) > 0);
+	assert_int_equal(cfs_nid_parts_parse(in, &d), 0);
+	assert_true(cfs_nid_parts_print(&d, buf, sizeof(buf)) > 0);
 	assert_string_equal(buf, want);
-	lnet_udsp_descr_fini(&d);
+	cfs_nid_parts_fini(&d);
 }
 
 static void
@@ -40,6 +40,7 @@ test_descr_forms(void **state)
 	descr_round_trip("10.0.0.[1-4]@tcp1", "10.0.0.[1-4]@tcp1");
 	descr_round_trip("10.0.[1,3-5/2].*@o2ib", "10.0.[1,3-5/2].[0-255]@o2ib");
 	descr_round_trip("[1-3]@gni", "[1-3]@gni");
+	descr_round_trip("tcp1[2]", "tcp2"); /* the kernel reads the numbers from the '[' */
 }
 
 static void
@@ -50,13 +51,13 @@ test_descr_refused(void **state)
 		"10.0.0.[5-1]@tcp", "@tcp", "10.0.0.1@", "10.0.0.1@bogus", "tcp*[1]", "tcp[1",
 		"tcpx", "10.0.0.[1,]@tcp",
 	};
-	struct lnet_udsp_descr d;
+	struct cfs_nid_parts d;
 	unsigned int i;
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(lnet_udsp_descr_parse(bad[i], &d), -EINVAL);
-		assert_false(lnet_udsp_descr_present(&d));
+		assert_int_equal(cfs_nid_parts_parse(bad[i], &d), -EINVAL);
+		assert_false(cfs_nid_parts_present(&d));
 	}
 }
 
@@ -72,25 +73,25 @@ nid(const char *s)
 static bool
 matches(const char *descr, const char *n)
 {
-	struct lnet_udsp_descr d;
+	struct cfs_nid_parts d;
 	struct lnet_nid x = nid(n);
 	bool r;
 
-	assert_int_equal(lnet_udsp_descr_parse(descr, &d), 0);
-	r = lnet_udsp_match_nid(&d, &x);
-	lnet_udsp_descr_fini(&d);
+	assert_int_equal(cfs_nid_parts_parse(descr, &d), 0);
+	r = cfs_nid_parts_match_nid(&d, &x);
+	cfs_nid_parts_fini(&d);
 	return r;
 }
 
 static bool
 matches_net(const char *descr, const char *net)
 {
-	struct lnet_udsp_descr d;
+	struct cfs_nid_parts d;
 	bool r;
 
-	assert_int_equal(lnet_udsp_descr_parse(descr, &d), 0);
-	r = lnet_udsp_match_net(&d, libcfs_str2net(net));
-	lnet_udsp_descr_fini(&d);
+	assert_int_equal(cfs_nid_parts_parse(descr, &d), 0);
+	r = cfs_nid_parts_match_net(&d, libcfs_str2net(net));
+	cfs_nid_parts_fini(&d);
 	return r;
 }
 
@@ -178,7 +179,7 @@ static const char *
 src_of(const struct lnet_udsp_set *s, unsigned int i, char *buf)
 {
 	assert_true(i < s->n);
-	lnet_udsp_descr_print(&s->rules[i]->src, buf, LNET_UDSP_DESCR_LEN);
+	cfs_nid_parts_print(&s->rules[i]->src, buf, CFS_NID_PARTS_LEN);
 	return buf;
 }
 
@@ -186,7 +187,7 @@ static void
 test_index_order(void **state)
 {
 	struct lnet_udsp_set s;
-	char buf[LNET_UDSP_DESCR_LEN];
+	char buf[CFS_NID_PARTS_LEN];
 
 	(void)state;
 	lnet_udsp_set_init(&s);
