@@ -44,10 +44,12 @@ lnetcfg_fini(struct lnetcfg *cfg)
 	free(cfg->nis);
 	free(cfg->peers);
 	free(cfg->ip2nets);
+	free(cfg->udsps);
 	cfg->nis = NULL;
 	cfg->peers = NULL;
 	cfg->ip2nets = NULL;
-	cfg->nnis = cfg->npeers = cfg->nglobals = cfg->nip2nets = 0;
+	cfg->udsps = NULL;
+	cfg->nnis = cfg->npeers = cfg->nglobals = cfg->nip2nets = cfg->nudsps = 0;
 }
 
 void
@@ -730,6 +732,150 @@ lnetcfg_peer(struct lnetcfg_doc *d, const yaml_node_t *item)
 	}
 }
 
+bool
+lnetcfg_udsp_descr_ok(const char *descr)
+{
+	struct cfs_nid_parts d;
+
+	if (strpbrk(descr, " \t\r\n") != NULL || cfs_nid_parts_parse(descr, &d) != 0) {
+		return false;
+	}
+	cfs_nid_parts_fini(&d);
+	return true;
+}
+
+/* src/dst/rte of a udsp item: a descriptor that parses; false after reporting. */
+static bool
+lnetcfg_udsp_descr(struct lnetcfg_doc *d, const yaml_node_t *vn, const char *key, char *out)
+{
+	const char *v = lnetcfg_scalar(vn);
+
+	if (v == NULL) {
+		LNETCFG_ERR(d, vn, "udsp: %s must be a NID or network descriptor", key);
+		return false;
+	}
+	if (!d->cfg->udsp_del && !lnetcfg_udsp_descr_ok(v)) {
+		/* the kernel's words for what its lnetctl cannot parse */
+		LNETCFG_ERR(d, vn, "udsp: failed to parse %s parameter", key);
+		return false;
+	}
+	snprintf(out, LNETCFG_UDSP_DESCR_LEN, "%s", v);
+	return true;
+}
+
+/* "priority: N", beside the descriptors or under "action:". */
+static void
+lnetcfg_udsp_priority(struct lnetcfg_doc *d, const yaml_node_t *vn, struct lnetcfg_udsp *u,
+		      bool *seen)
+{
+	long x;
+
+	if (*seen) {
+		LNETCFG_ERR(d, vn, "udsp: priority given twice");
+		return;
+	}
+	*seen = true;
+	if (lnetcfg_int(d, vn, "udsp: priority", 0, INT_MAX, &x)) {
+		u->priority = x;
+	}
+}
+
+static void
+lnetcfg_udsp_action(struct lnetcfg_doc *d, const yaml_node_t *m, struct lnetcfg_udsp *u,
+		    bool *seen)
+{
+	yaml_node_pair_t *p;
+
+	if (m->type != YAML_MAPPING_NODE) {
+		LNETCFG_ERR(d, m, "udsp: action must be a mapping such as \"priority: 0\"");
+		return;
+	}
+	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+		const yaml_node_t *kn = lnetcfg_node(d, p->key);
+		const char *k = lnetcfg_scalar(kn);
+
+		if (k == NULL) {
+			LNETCFG_ERR(d, kn, "udsp: keys must be scalars");
+		} else if (strcmp(k, "priority") == 0) {
+			lnetcfg_udsp_priority(d, lnetcfg_node(d, p->value), u, seen);
+		} else {
+			lnetcfg_warn_ignored(d, k, "action");
+		}
+	}
+}
+
+/* The kernel library's checks of which descriptors a rule has, in its order and words. */
+static bool
+lnetcfg_udsp_combination(struct lnetcfg_doc *d, const yaml_node_t *item, const struct lnetcfg_udsp *u)
+{
+	const char *why = cfs_udsp_shape_error(u->src[0] != '\0', u->dst[0] != '\0', u->rte[0] != '\0');
+
+	if (why != NULL) {
+		LNETCFG_ERR(d, item, "udsp: %s", why);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * One udsp: item. What the kernel's lnetctl refuses before asking the
+ * node (no descriptor, src with rte) is refused here, in its words, so
+ * that a file the node would refuse changes nothing.
+ */
+static void
+lnetcfg_udsp(struct lnetcfg_doc *d, const yaml_node_t *item)
+{
+	struct lnetcfg_udsp u;
+	struct lnetcfg_udsp *slot;
+	yaml_node_pair_t *p;
+	unsigned int errors = d->cfg->nerrors;
+	bool prio_seen = false;
+
+	if (item->type != YAML_MAPPING_NODE) {
+		LNETCFG_ERR(d, item, "udsp: each item must be a mapping");
+		return;
+	}
+	memset(&u, 0, sizeof(u));
+	u.idx = -1;
+	u.priority = -1;
+	u.at = lnetcfg_at(item);
+	for (p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
+		const yaml_node_t *kn = lnetcfg_node(d, p->key);
+		const yaml_node_t *vn = lnetcfg_node(d, p->value);
+		const char *k = lnetcfg_scalar(kn);
+
+		if (k == NULL) {
+			LNETCFG_ERR(d, kn, "udsp: keys must be scalars");
+		} else if (strcmp(k, "idx") == 0) {
+			lnetcfg_int(d, vn, "udsp: idx", 0, INT_MAX, &u.idx);
+		} else if (strcmp(k, "src") == 0) {
+			lnetcfg_udsp_descr(d, vn, k, u.src);
+		} else if (strcmp(k, "dst") == 0) {
+			lnetcfg_udsp_descr(d, vn, k, u.dst);
+		} else if (strcmp(k, "rte") == 0) {
+			lnetcfg_udsp_descr(d, vn, k, u.rte);
+		} else if (strcmp(k, "priority") == 0) {
+			lnetcfg_udsp_priority(d, vn, &u, &prio_seen);
+		} else if (strcmp(k, "action") == 0) {
+			lnetcfg_udsp_action(d, vn, &u, &prio_seen);
+		} else {
+			lnetcfg_warn_ignored(d, k, "udsp");
+		}
+	}
+	if (d->cfg->nerrors != errors) {
+		return;
+	}
+	if (!d->cfg->udsp_del && !lnetcfg_udsp_combination(d, item, &u)) {
+		return;
+	}
+	slot = lnetcfg_grow(&d->cfg->udsps, &d->cfg->nudsps, &d->cfg->udsps_cap, sizeof(*slot), 8);
+	if (slot == NULL) {
+		LNETCFG_ERR(d, item, "out of memory");
+		return;
+	}
+	*slot = u;
+}
+
 /* A global: key's name in global show ("max_intf" is the kernel's other name), or NULL. */
 static const char *
 lnetcfg_global_name(const char *k)
@@ -830,9 +976,10 @@ lnetcfg_top(struct lnetcfg_doc *d, const yaml_node_t *root)
 			lnetcfg_list(d, vn, "ip2nets", lnetcfg_ip2net_item);
 		} else if (strcmp(k, "global") == 0) {
 			lnetcfg_global(d, vn);
+		} else if (strcmp(k, "udsp") == 0) {
+			lnetcfg_list(d, vn, "udsp", lnetcfg_udsp);
 		} else if (strcmp(k, "route") == 0 || strcmp(k, "routing") == 0 ||
-			   strcmp(k, "buffers") == 0 || strcmp(k, "udsp") == 0 ||
-			   strcmp(k, "numa") == 0) {
+			   strcmp(k, "buffers") == 0 || strcmp(k, "numa") == 0) {
 			LNETCFG_ERR(d, kn, "%s: not supported by lnetd-pmd yet", k);
 		} else {
 			/* the kernel reads any other key as a global setting */

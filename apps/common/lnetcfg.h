@@ -24,6 +24,7 @@
 #define LNETCFG_PEER_NIS 64
 #define LNETCFG_MAX_GLOBALS 32
 #define LNETCFG_RULE_LEN 512     /* one ip2nets item as a cfs_ip2nets rule */
+#define LNETCFG_UDSP_DESCR_LEN 256 /* one UDSP descriptor ("10.0.0.[1-4]@tcp[1-2]") */
 
 struct lnetcfg_loc {
 	size_t line;
@@ -71,6 +72,21 @@ struct lnetcfg_ip2net {
 	struct lnetcfg_ni base;
 };
 
+/*
+ * One udsp: item (lnet-facts §10), as `lnetctl udsp show` prints it:
+ * idx, src/dst/rte descriptors, and the priority under action: (the
+ * kernel's import also reads it beside the descriptors). A rule with no
+ * priority is the kernel's "pref" action.
+ */
+struct lnetcfg_udsp {
+	long idx;                       /* -1: none given (the rule is appended) */
+	char src[LNETCFG_UDSP_DESCR_LEN]; /* "" when absent */
+	char dst[LNETCFG_UDSP_DESCR_LEN];
+	char rte[LNETCFG_UDSP_DESCR_LEN];
+	long priority;                  /* -1: none */
+	struct lnetcfg_loc at;
+};
+
 typedef void (*lnetcfg_report_fn)(void *arg, const char *msg);
 
 struct lnetcfg {
@@ -92,6 +108,14 @@ struct lnetcfg {
 	struct lnetcfg_ip2net *ip2nets;
 	unsigned int nip2nets;
 	unsigned int ip2nets_cap;
+	/*
+	 * Set before parsing for import --del: a udsp: item then only names an
+	 * index (as the kernel's import --del reads it), its descriptors unchecked.
+	 */
+	bool udsp_del;
+	struct lnetcfg_udsp *udsps;     /* in file order */
+	unsigned int nudsps;
+	unsigned int udsps_cap;
 };
 
 /* The global settings a file may name, in `global show` order. */
@@ -118,6 +142,15 @@ int lnetcfg_ip2nets_resolve(struct lnetcfg *cfg, const struct cfs_ifaddr *ifs, u
 void lnetcfg_ip2nets_resolve_here(struct lnetcfg *cfg);
 /* An NI with nothing set: every field LNETCFG_UNSET. */
 void lnetcfg_ni_init(struct lnetcfg_ni *ni, uint32_t net);
+
+/*
+ * A UDSP descriptor in the grammar of the kernel's cfs_parse_nid_parts:
+ * "NET" (an LND name then nothing, a number, "*" or "[...]") or
+ * "ADDR@NET", ADDR an address range of that LND ("10.0.0.[1-4]", "*").
+ * The node checks rules fully; this catches what it would refuse to
+ * parse before anything changes.
+ */
+bool lnetcfg_udsp_descr_ok(const char *descr);
 
 /* libyaml document helpers: a scalar's text, a mapping's value by key. */
 const char *lnetcfg_scalar(const yaml_node_t *n);

@@ -148,6 +148,23 @@ int lnetctl_capture_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_fault_drop_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_fault_delay_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 
+/* lnetctl_udsp.c: udsp add|del|show, argv[0] = that word */
+int lnetctl_udsp_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_udsp_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_udsp_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+/*
+ * One rule to the daemon (NULL: no such descriptor; @p priority < 0: the
+ * "pref" action; @p idx < 0: appended), its refusal as the kernel's block.
+ */
+int lnetctl_udsp_add(struct lnetctl_conn *c, const char *src, const char *dst, const char *rte,
+		     long priority, long idx);
+/* Delete the rule at @p idx, or every rule (@p idx < 0). */
+int lnetctl_udsp_del(struct lnetctl_conn *c, long idx);
+/* udsp show's YAML on stdout: every rule (@p idx < 0) or one; nothing when none. */
+int lnetctl_udsp_show(struct lnetctl_conn *c, long idx);
+/* "udsp info:" of a local or peer NI entry (-v 4), from its udsp_* keys. */
+void lnetctl_out_udsp_info(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni);
+
 /* lnetctl_net.c: net set's and peer set's options (the kernel's set_value_helper). */
 #define LNETCTL_SET_VALUE_SHORTOPTS "ai:l:m:n:s:t:"
 extern const struct option lnetctl_set_value_opts[];

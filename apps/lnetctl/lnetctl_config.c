@@ -5,7 +5,8 @@
  * checks a whole file against this daemon before changing anything. Errors
  * are the kernel's blocks on stderr (set: "add:" under the tunable's name,
  * "parser:" for a value that is not a number; import: "add:"/"del:" under
- * "import"), one block per run, and the kernel's negative errno.
+ * "import", "add:" under "udsp" for a rule), one block per run, and the
+ * kernel's negative errno.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -31,7 +32,12 @@ lnetctl_export(struct lnetctl_conn *c, bool backup)
 		rc = lnetctl_peer_show(c, NULL, backup ? -1 : 3); /* the kernel's export: -v 3 */
 	}
 	fflush(stdout);
-	return rc != 0 ? rc : lnetctl_global_show(c);
+	if (rc == 0) {
+		rc = lnetctl_global_show(c);
+	}
+	fflush(stdout);
+	/* The rules after global:, as udsp show prints them; --backup keeps them too, as the kernel's. */
+	return rc != 0 ? rc : lnetctl_udsp_show(c, -1);
 }
 
 /* The first error of an import (the kernel's import stops at its first). */
@@ -159,6 +165,35 @@ lnetctl_import_peer(struct lnetctl_conn *c, const struct lnetcfg_peer *p, bool d
 	return rc;
 }
 
+/*
+ * import --del: the file's rules by idx, highest first so that the others
+ * keep theirs; a rule without idx names none and is skipped, as the
+ * kernel's import skips it.
+ */
+static int
+lnetctl_import_udsp_del(struct lnetctl_conn *c, const struct lnetcfg *cfg)
+{
+	long last = LONG_MAX;
+	int rc = 0;
+
+	while (rc == 0) {
+		long next = -1;
+		unsigned int i;
+
+		for (i = 0; i < cfg->nudsps; i++) {
+			if (cfg->udsps[i].idx > next && cfg->udsps[i].idx < last) {
+				next = cfg->udsps[i].idx;
+			}
+		}
+		if (next < 0) {
+			break;
+		}
+		rc = lnetctl_udsp_del(c, next);
+		last = next;
+	}
+	return rc;
+}
+
 /* What lnetctl set says it failed to configure, as the kernel names each tunable. */
 struct lnetctl_tunable {
 	const char *name;
@@ -260,8 +295,8 @@ lnetctl_tunable_set(struct lnetctl_conn *c, const struct lnetctl_tunable *t, lon
 
 /*
  * The whole file is checked first, against the daemon too; an invalid one
- * changes nothing. Then one request per item: globals, NIs, peers (add),
- * or peers then NIs (--del). A request the daemon refuses stops the import
+ * changes nothing. Then one request per item: globals, NIs, peers, udsp
+ * rules (add), or rules, peers then NIs (--del). A request the daemon refuses stops the import
  * there with its error.
  */
 int
@@ -274,6 +309,7 @@ lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
 
 	lnetcfg_init(&cfg, file, lnetctl_import_report, &errs);
 	cfg.warn = lnetctl_import_warn;
+	cfg.udsp_del = del;
 	/* Even a file with errors is checked on: the first error is the one shown. */
 	rc = lnetcfg_parse_file(&cfg, file);
 	if (rc == 0 || (rc == -EINVAL && !cfg.syntax)) {
@@ -297,8 +333,26 @@ lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
 	for (i = 0; rc == 0 && !del && i < cfg.nnis; i++) {
 		rc = lnetctl_ni_request_as(c, &cfg.nis[i], true, "add", "import");
 	}
+	if (rc == 0 && del) {
+		rc = lnetctl_import_udsp_del(c, &cfg);
+	}
 	for (i = 0; rc == 0 && i < cfg.npeers; i++) {
 		rc = lnetctl_import_peer(c, &cfg.peers[i], del);
+	}
+	/*
+	 * Rules last, each at the file's idx, so that export then import gives
+	 * the same list. The kernel's import differs (lnetctl.c
+	 * handle_udsp_sequences): it refuses "priority: 0" (an empty action
+	 * type), and a rule without priority goes as priority -1 (so a NID
+	 * pair or router rule becomes a priority rule that applies nothing);
+	 * this one adds what udsp show and export print.
+	 */
+	for (i = 0; rc == 0 && !del && i < cfg.nudsps; i++) {
+		const struct lnetcfg_udsp *u = &cfg.udsps[i];
+
+		rc = lnetctl_udsp_add(c, u->src[0] != '\0' ? u->src : NULL,
+				      u->dst[0] != '\0' ? u->dst : NULL,
+				      u->rte[0] != '\0' ? u->rte : NULL, u->priority, u->idx);
 	}
 	for (i = 0; rc == 0 && del && i < cfg.nnis; i++) {
 		rc = lnetctl_ni_request_as(c, &cfg.nis[i], false, "del", "import");

@@ -239,7 +239,7 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	  "\t--health: the health value to set (lnetd-pmd: not yet)\n"
 	  "\t--all: set it on every peer NI\n"
 	  "\t--state: set the peer's state (for tests and debugging only; lnetd-pmd: not yet)" },
-	{ "udsp", "add", NULL,
+	{ "udsp", "add", lnetctl_udsp_add_cmd,
 	  "add a selection policy rule\n"
 	  "\t--src nid|net: local NID or network to match (ip2nets syntax).\n"
 	  "\t--dst nid:     remote NID to match (ip2nets syntax).\n"
@@ -247,15 +247,15 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	  "\t--priority p:  priority p, p >= 0.\n"
 	  "\t               0 is the highest.\n"
 	  "\t--idx n:       put the rule at position n of the list.\n"
-	  "\t               Without it the rule goes last.\n" LNETCTL_LATER },
-	{ "udsp", "del", NULL,
+	  "\t               Without it the rule goes last.\n" },
+	{ "udsp", "del", lnetctl_udsp_del_cmd,
 	  "delete selection policy rules\n"
 	  "\t--all:   every rule.\n"
-	  "\t--idx n: the rule at position n.\n" LNETCTL_LATER },
-	{ "udsp", "show", NULL,
+	  "\t--idx n: the rule at position n.\n" },
+	{ "udsp", "show", lnetctl_udsp_show_cmd,
 	  "show selection policy rules\n"
 	  "\t--idx n: only the rule at position n.\n"
-	  "\t         Without it every rule.\n" LNETCTL_LATER },
+	  "\t         Without it every rule.\n" },
 	{ "fault", "drop", lnetctl_sublevel_cmd,
 	  "drop rules\n"
 	  "usage: lnetctl fault drop add [<options>] -r <rate>|-i <interval> -s <src> -d <dest>\n"

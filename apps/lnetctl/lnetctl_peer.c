@@ -221,17 +221,6 @@ lnetctl_peer_open(struct lnetctl_peer_stream *s, yaml_document_t *doc, yaml_node
 	lnetctl_out_seq_begin(&s->o);
 }
 
-/* No UDSP rules here yet: the kernel's priorities of a peer NI no rule matched. */
-static void
-lnetctl_peer_ni_udsp_out(struct lnetctl_peer_stream *s)
-{
-	lnetctl_out_scalar(&s->o, "udsp info");
-	lnetctl_out_map_begin(&s->o);
-	lnetctl_out_kv(&s->o, "net priority", "-1");
-	lnetctl_out_kv(&s->o, "nid priority", "-1");
-	lnetctl_out_map_end(&s->o);
-}
-
 static void
 lnetctl_peer_ni_out(struct lnetctl_peer_stream *s, yaml_document_t *doc, yaml_node_t *e)
 {
@@ -249,7 +238,7 @@ lnetctl_peer_ni_out(struct lnetctl_peer_stream *s, yaml_document_t *doc, yaml_no
 		return;
 	}
 	if (s->detail >= 4) {
-		lnetctl_peer_ni_udsp_out(s);
+		lnetctl_out_udsp_info(&s->o, doc, e); /* the kernel's place: right after nid */
 	}
 	lnetctl_out_kv(&s->o, "state", lnetctl_scalar(lnetctl_map_get(doc, e, "state")));
 	if (s->detail > 0) {

@@ -3,7 +3,7 @@
  * --config FILE and the embedded default: the lnetctl export model
  * (apps/common/lnetcfg), checked whole against this node before anything
  * changes (ip2nets: items matched against this host's interfaces), then
- * applied: globals, NIs, then peers.
+ * applied: globals, NIs, peers, then UDSP rules.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -98,6 +98,18 @@ lnetd_apply(struct lnetcfg *cfg)
 
 		if (lnet_ctl_peer_add(&p->prim, p->nis, p->nnis, p->mr, why, sizeof(why)) != 0) {
 			lnetcfg_error(cfg, &p->at, "peer: %s", why);
+			return -EINVAL;
+		}
+	}
+	/* UDSP rules last, each at the file's idx (as lnetctl import adds them). */
+	for (i = 0; i < cfg->nudsps; i++) {
+		const struct lnetcfg_udsp *u = &cfg->udsps[i];
+		char why[256] = "";
+		int rc = lnet_ctl_udsp_add(u->src, u->dst, u->rte, u->priority, (int)u->idx, why,
+					   sizeof(why));
+
+		if (rc != 0) {
+			lnetcfg_error(cfg, &u->at, "udsp: %s", why[0] != '\0' ? why : strerror(-rc));
 			return -EINVAL;
 		}
 	}

@@ -52,6 +52,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 	}
+	/* udsp: rules the kernel's lnetctl would send: a descriptor at least, parsable, not src with rte */
+	for (i = 0; i < cfg.nudsps; i++) {
+		const struct lnetcfg_udsp *u = &cfg.udsps[i];
+		const char *const d[3] = { u->src, u->dst, u->rte };
+		unsigned int j;
+		unsigned int n = 0;
+
+		for (j = 0; j < 3; j++) {
+			if (strnlen(d[j], LNETCFG_UDSP_DESCR_LEN) == LNETCFG_UDSP_DESCR_LEN ||
+			    (d[j][0] != '\0' && !lnetcfg_udsp_descr_ok(d[j]))) {
+				abort();
+			}
+			n += d[j][0] != '\0';
+		}
+		if (n == 0 || (u->src[0] != '\0' && u->rte[0] != '\0') || u->idx < -1 ||
+		    u->priority < -1 || u->priority > INT32_MAX) {
+			abort();
+		}
+	}
 	lnetcfg_fini(&cfg);
 	return 0;
 }

@@ -212,6 +212,132 @@ test_ip2nets(void **state)
 	lnetcfg_fini(&cfg);
 }
 
+/* udsp: items as udsp show and export print them, and the kernel's other form (priority beside). */
+static void
+test_udsp(void **state)
+{
+	/* for import --del only the index matters, as the kernel's import --del reads it */
+	static const char del[] = "udsp:\n  - idx: 3\n  - idx: 1\n    src: x\n    rte: y\n";
+	struct lnetcfg cfg;
+	struct seen s;
+
+	(void)state;
+	assert_int_equal(parse(&cfg, &s, "udsp:\n    - idx: 0\n      src: tcp[1-2]\n      action:\n"
+				  "          priority: 7\n    - idx: 1\n      src: 10.0.0.1@tcp\n"
+				  "      dst: '10.0.0.[2,4]@tcp'\n    - idx: 2\n      dst: 10.0.0.2@tcp\n"
+				  "      rte: 10.0.1.1@tcp\n    - dst: o2ib3\n      priority: 0x10\n"), 0);
+	assert_int_equal(cfg.nudsps, 4);
+	assert_int_equal(cfg.udsps[0].idx, 0);
+	assert_string_equal(cfg.udsps[0].src, "tcp[1-2]");
+	assert_string_equal(cfg.udsps[0].dst, "");
+	assert_int_equal(cfg.udsps[0].priority, 7);
+	assert_int_equal(cfg.udsps[0].at.line, 2);
+	assert_int_equal(cfg.udsps[0].at.col, 7);
+	assert_string_equal(cfg.udsps[1].src, "10.0.0.1@tcp");
+	assert_string_equal(cfg.udsps[1].dst, "10.0.0.[2,4]@tcp");
+	assert_int_equal(cfg.udsps[1].priority, -1); /* no action: the kernel's "pref" */
+	assert_string_equal(cfg.udsps[2].rte, "10.0.1.1@tcp");
+	assert_int_equal(cfg.udsps[3].idx, -1); /* none given: appended */
+	assert_string_equal(cfg.udsps[3].dst, "o2ib3");
+	assert_int_equal(cfg.udsps[3].priority, 16);
+	assert_string_equal(s.warnings, "");
+	lnetcfg_fini(&cfg);
+	assert_null(cfg.udsps);
+
+	/* other keys are skipped with the kernel's warning */
+	assert_int_equal(parse(&cfg, &s, "udsp:\n  - src: tcp\n    frob: 1\n    action: {priority: 1, x: 2}\n"),
+			 0);
+	assert_string_equal(s.warnings, "Ignoring unrecognized key 'frob' for 'udsp'\n"
+					"Ignoring unrecognized key 'x' for 'action'\n");
+	lnetcfg_fini(&cfg);
+
+	memset(&s, 0, sizeof(s));
+	lnetcfg_init(&cfg, "f.yaml", on_error, &s);
+	cfg.udsp_del = true;
+	assert_int_equal(lnetcfg_parse(&cfg, del, strlen(del)), 0);
+	assert_int_equal(cfg.nudsps, 2);
+	assert_int_equal(cfg.udsps[0].idx, 3);
+	assert_int_equal(cfg.udsps[1].idx, 1);
+	lnetcfg_fini(&cfg);
+	assert_int_equal(parse(&cfg, &s, del), -EINVAL); /* to add, the same file is refused */
+	lnetcfg_fini(&cfg);
+}
+
+/* Every malformed udsp: item is reported where it is, and none is kept. */
+static void
+test_udsp_errors(void **state)
+{
+	static const struct {
+		const char *yaml;
+		const char *error;
+	} cases[] = {
+		{ "udsp: {idx: 0}\n", "f.yaml:1:7: udsp: expected a list\n" },
+		{ "udsp:\n  - tcp\n", "f.yaml:2:5: udsp: each item must be a mapping\n" },
+		{ "udsp:\n  - idx: abc\n    src: tcp\n", "f.yaml:2:10: udsp: idx must be an integer\n" },
+		{ "udsp:\n  - idx: -1\n    src: tcp\n",
+		  "f.yaml:2:10: udsp: idx must be between 0 and 2147483647\n" },
+		{ "udsp:\n  - src: [a, b]\n", "f.yaml:2:10: udsp: src must be a NID or network descriptor\n" },
+		{ "udsp:\n  - src: 1.2.3@@tcp\n", "f.yaml:2:10: udsp: failed to parse src parameter\n" },
+		{ "udsp:\n  - dst: ''\n", "f.yaml:2:10: udsp: failed to parse dst parameter\n" },
+		{ "udsp:\n  - dst: 'tcp;1'\n", "f.yaml:2:10: udsp: failed to parse dst parameter\n" },
+		{ "udsp:\n  - rte: '*@tcp'\n", "f.yaml:2:10: udsp: failed to parse rte parameter\n" },
+		{ "udsp:\n  - src: tcp\n    priority: -3\n",
+		  "f.yaml:3:15: udsp: priority must be between 0 and 2147483647\n" },
+		{ "udsp:\n  - src: tcp\n    action: 5\n",
+		  "f.yaml:3:13: udsp: action must be a mapping such as \"priority: 0\"\n" },
+		{ "udsp:\n  - src: tcp\n    priority: 1\n    action: {priority: 2}\n",
+		  "f.yaml:4:24: udsp: priority given twice\n" },
+		{ "udsp:\n  - idx: 0\n", "f.yaml:2:5: udsp: Missing required argument(s)\n" },
+		{ "udsp:\n  - src: tcp\n    rte: 1.2.3.4@tcp\n",
+		  "f.yaml:2:5: udsp: src and rte cannot be combined\n" },
+		{ "udsp:\n  - src: tcp\n    dst: tcp\n    rte: 1.2.3.4@tcp\n",
+		  "f.yaml:2:5: udsp: The combination of src, dst and rte is not supported\n" },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lnetcfg cfg;
+		struct seen s;
+
+		assert_int_equal(parse(&cfg, &s, cases[i].yaml), -EINVAL);
+		assert_string_equal(s.errors, cases[i].error);
+		assert_int_equal(cfg.nudsps, 0);
+		lnetcfg_fini(&cfg);
+	}
+}
+
+/* Descriptors in the grammar of the kernel's cfs_parse_nid_parts. */
+static void
+test_udsp_descr(void **state)
+{
+	static const char *const good[] = {
+		"tcp", "tcp1", "tcp[1-2]", "tcp*", "o2ib3", "lo", "gni", "5@gni", "*@gni", "[1-3]@gni",
+		"127.0.0.1@tcp", "127.0.0.[1-3]@tcp", "127.0.0.*@tcp", "*.0.0.1@tcp",
+		"1.2.3.4@tcp[1,3]", "1.2.3.4@tcp*", "10.0.0.[1-4]@tcp[1-2]", "127.0.0.1@o2ib", "0@lo",
+		"efa", "kfi", "tcp1[2]", /* the kernel reads the brackets wherever they are */
+	};
+	static const char *const bad[] = {
+		"", "*@tcp", "1.2.3@tcp", "1.2.3.4.5@tcp", "1.2.3.4@@tcp", "@tcp", "tcpx", "x",
+		"tcp[1-", "300.1.1.1@tcp", "fe80::1@tcp", "1.2.3.4@", "tcp*[1]", "tcp-1", "TCP",
+		"1.2.3.4@lo", "tcp[2-1]", "1.2.3.[4-2]@tcp", "a@gni", "1.2.3.4@gni", "4294967296@gni",
+		"tcp 1", "tcp;1", "src=tcp",
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		if (!lnetcfg_udsp_descr_ok(good[i])) {
+			fail_msg("refused: \"%s\"", good[i]);
+		}
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (lnetcfg_udsp_descr_ok(bad[i])) {
+			fail_msg("accepted: \"%s\"", bad[i]);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -222,6 +348,9 @@ main(void)
 		cmocka_unit_test(test_globals),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_ip2nets),
+		cmocka_unit_test(test_udsp),
+		cmocka_unit_test(test_udsp_errors),
+		cmocka_unit_test(test_udsp_descr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
