@@ -65,6 +65,11 @@ pid_mr=$pid
 check "multirail-client: a NI on eth0" has_ni "$n" 192.0.2.1@tcp eth0
 check "multirail-client: a NI on eth1" has_ni "$n" 198.51.100.1@tcp eth1
 check "multirail-client: its peer" peers_are "$n" multirail-client
+check "multirail-client: its three UDSP rules" sh -c "[ \"\$('$ctl' --name '$n' udsp show | grep -c '^    - idx:')\" -eq 3 ]"
+check "multirail-client: eth0's NI has priority 0" sh -c \
+	"'$ctl' --name '$n' net show -v 4 --net tcp | tr -d '\\n' | grep -q 'nid: 192.0.2.1@tcp.*nid priority: 0.*nid: 198.51.100.1@tcp.*nid priority: -1'"
+check "multirail-client: each server NID prefers its rail's NI" sh -c \
+	"'$ctl' --name '$n' peer show -v 4 | tr -d '\\n' | grep -q 'nid: 192.0.2.12@tcp *udsp info:.*Preferred source NIDs: *NID-0: 192.0.2.1@tcp.*nid: 198.51.100.12@tcp *udsp info:.*Preferred source NIDs: *NID-0: 198.51.100.1@tcp'"
 check "multirail-client: SIGTERM exits 0" stop "$pid_mr"
 
 n=lnp-rt-$$

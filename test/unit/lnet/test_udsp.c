@@ -612,6 +612,29 @@ setup_two_nets(void **state)
 	return 0;
 }
 
+/*
+ * A net pair as 2.17 takes one: NID descriptors whose addresses are all
+ * wildcards (a bare net as src matches no NI, as in the kernel).
+ */
+static void
+test_node_net_pair(void **state)
+{
+	struct lnet_ctl_udsp_info info;
+	struct lnet_nid b1 = nid(B1);
+	struct lnet_nid c1 = nid("10.1.1.1@o2ib1");
+	struct lnet_nid a1 = nid("10.1.0.1@o2ib1");
+
+	(void)state;
+	rule("*.*.*.*@o2ib1", "*.*.*.*@o2ib1", -1);
+	rule("o2ib", "*.*.*.*@o2ib", -1);
+	assert_int_equal(lnet_ctl_peer_ni_udsp(&c1, &info), 0);
+	assert_int_equal(info.npref_src, 1);
+	assert_true(lnet_nid_same(&info.pref_src[0], &a1));
+	assert_int_equal(lnet_ctl_peer_ni_udsp(&b1, &info), 0);
+	assert_int_equal(info.npref_src, 0);
+	rules_clear();
+}
+
 static void
 test_node_net_priority(void **state)
 {
@@ -777,6 +800,7 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_node_ctl_list_and_errors, setup_one_net, teardown),
 		cmocka_unit_test_setup_teardown(test_node_net_priority, setup_two_nets, teardown),
+		cmocka_unit_test_setup_teardown(test_node_net_pair, setup_two_nets, teardown),
 		cmocka_unit_test_setup_teardown(test_refresh_in_slices, setup_one_net, teardown),
 		cmocka_unit_test_setup_teardown(test_refresh_peer_deleted_under_it, setup_one_net,
 						teardown),
