@@ -44,32 +44,37 @@ pushed_since() {
 	eventually 5 pushed_now "$1"
 }
 
-# gets_of NID: the GETs A's NI has sent (net show -v 2's sent_stats: a
-# push counts as a PUT, and its late completion must not count here).
-gets_of() {
-	"$ctl" --name "${tag}a" net show -v 2 --net tcp | sed 's/^ *-* *//' |
+# gets_from NID: the GETs B has received from A's NID (B's peer show -v 2
+# received_stats): what crossed the wire from that NI. A's own count of
+# GETs sent would also count an attempt that died on a link already down
+# (a discovery ping of B, say), which never left the NI.
+gets_from() {
+	"$ctl" --name "${tag}b" peer show -v 2 --nid "$1" | sed 's/^ *-* *//' |
 		awk -v nid="$1" '$0 == "nid: " nid { on = 1; next } /^nid: / { on = 0 }
-			on && $0 == "sent_stats:" { sent = 1; next } on && /_stats:$/ { sent = 0 }
-			on && sent && /^get: / { print $2; exit }'
+			on && $0 == "received_stats:" { rx = 1; next } on && /_stats:$/ { rx = 0 }
+			on && rx && /^get: / { print $2; exit }'
 }
 
-# pings_split: 10 pings from A to B; how many GETs left from each of A's NIs.
-pings_split() {
-	s0=$(gets_of "$a0@tcp") s1=$(gets_of "$a1@tcp")
+# pings: 10 pings from A to B, after noting B's counts (s0, s1).
+pings() {
+	s0=$(gets_from "$a0@tcp") s1=$(gets_from "$a1@tcp")
 	i=0
 	while [ $i -lt 10 ]; do
 		"$ctl" --name "${tag}a" ping --timeout 2 "$b0@tcp" >/dev/null 2>&1 || return 1
 		i=$((i + 1))
 	done
-	echo "$(( $(gets_of "$a0@tcp") - s0 )) $(( $(gets_of "$a1@tcp") - s1 ))"
+}
+# split_is EXPR: B's GETs from A's NIs since pings (e0, e1) satisfy EXPR.
+# B counts a GET as it completes, a moment after its REPLY left: retried.
+split_now() {
+	e0=$(( $(gets_from "$a0@tcp") - s0 )) e1=$(( $(gets_from "$a1@tcp") - s1 ))
+	eval "$1" || { echo "eth0, eth1 GETs: $e0 $e1"; return 1; }
 }
 only_eth0() {
-	got=$(pings_split) || return 1
-	[ "${got#* }" -eq 0 ] && [ "${got% *}" -ge 10 ] || { echo "eth0, eth1 GETs: $got"; return 1; }
+	pings && eventually 3 split_now '[ $e1 -eq 0 ] && [ $e0 -ge 10 ]'
 }
 both() {
-	got=$(pings_split) || return 1
-	[ "${got#* }" -gt 0 ] && [ "${got% *}" -gt 0 ] || { echo "eth0, eth1 GETs: $got"; return 1; }
+	pings && eventually 3 split_now '[ $e1 -gt 0 ] && [ $e0 -gt 0 ]'
 }
 
 check "topology: two veth pairs on one subnet" two_rails "${tag}a" "${tag}b" "$a0" "$b0" "$a1" "$b1"
