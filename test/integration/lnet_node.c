@@ -19,20 +19,37 @@
  *       pattern, no GET, no compare): the message rate and bandwidth
  *       workloads of benchmarks; --inflight 1 with 8 bytes is the
  *       ping-pong (the ACK is the pong). --get-only: a GET and its REPLY.
- *       --warmup N runs N operations before the clock starts.
+ *       --warmup N runs N operations before the clock starts; the counts
+ *       after them are printed under "warm:" (and "warm_peer_nis:"), so a
+ *       test can subtract what discovery and the warm-up sent.
+ *       At exit "run_paths:" counts the run's PUTs and GETs (not the
+ *       warm-up's, none of LNet's own) by the path each took, from the
+ *       ACK or REPLY that answered it (it comes back the same way): our
+ *       NID "from", the peer NID "to", "messages".
  *   Both: --nid may be given up to 4 times: one NI each (Multi-Rail); at
  *   exit each NI's send and receive counts are printed under "nis:".
  *   --discovery 0|1: `set discovery` once the NIs are up.
  *   --change-after N: once N operations have started, --del-nid NID
  *   deletes that NI and --add-nid NID adds one, at runtime (client).
- *   --run-after N:CMD (up to 4): once N operations have started, print the
- *   NIs' counts and health under "at_N:" and run the shell command CMD
+ *   --run-after N:CMD (up to 4): once N operations of the run (after any
+ *   warm-up) have started, print the NIs' counts and health under "at_N:"
+ *   (the paths so far under "at_N_paths:") and run the shell command CMD
  *   (a link going down under the traffic), then go on (client). CMD
  *   "@fault NID" adds a drop rule failing every PUT and GET of the node's
  *   portal to NID as a remote drop (lnetctl fault drop add -s '*' -d NID
  *   -p 40 -r 1 -e remote_dropped: LNet's own pings go through); "@nofault"
- *   deletes it.
+ *   deletes it. "@udsp SPEC [SPEC...]" adds UDSP rules (in order) as
+ *   --udsp does; "@noudsp" deletes every rule (udsp del --all). With N 0
+ *   they apply once the warm-up is done, before the run's first operation.
+ *   Both: --udsp SPEC (up to 8) adds a UDSP rule once the NIs are up,
+ *   before any traffic (lnetctl udsp add): SPEC is a comma-separated
+ *   subset of src=DESCR,dst=DESCR,rte=DESCR,priority=P,idx=I (a comma
+ *   inside [...] belongs to the descriptor); without priority the rule is
+ *   a preferred-list one. A rule refused ends the program with LNet's words.
  *   At exit the client prints each NI's health and LNet's health counters.
+ *   Each "..._peer_nis:" list gives each peer NI's health, drops, recovery
+ *   pings and the messages sent to it and received from it (send_count,
+ *   recv_count).
  *   --recovery-load N (client): before the run, N peer NIs on the client's
  *   net (127.1.x.y, where nobody listens) heard from and at health 0, so
  *   recovery pings them all (each refused) while the run goes: the cost of
@@ -68,6 +85,8 @@
 #define NODE_MAX_SIZES 8
 #define NODE_MAX_NIDS 4
 #define NODE_MAX_RUNS 4
+#define NODE_MAX_UDSP 8
+#define NODE_MAX_PATHS 16
 
 enum node_phase { SLOT_IDLE = 0, SLOT_PUT, SLOT_GET };
 
@@ -98,6 +117,9 @@ struct node {
 		bool done;
 	} runs[NODE_MAX_RUNS];
 	unsigned int nruns;
+	bool warming;              /* in the warm-up: --run-after waits for the run */
+	const char *udsp[NODE_MAX_UDSP]; /* --udsp, applied once the NIs are up */
+	unsigned int nudsp;
 	int discovery;             /* `set discovery`; -1: the default (on) */
 	struct lnet_processid peer;
 	uint16_t port;
@@ -117,6 +139,12 @@ struct node {
 	struct node_slot slots[NODE_SLOTS];
 	unsigned int idle[NODE_SLOTS];  /* indexes of the idle slots: a stack */
 	unsigned int nidle;
+	struct {
+		struct lnet_nid from; /* our NI */
+		struct lnet_nid to;   /* the peer's */
+		uint64_t messages;
+	} paths[NODE_MAX_PATHS];   /* the run's PUTs and GETs by the path they took */
+	unsigned int npaths;
 	uint64_t started, verified, failed, mismatched;
 	uint64_t bytes;
 	double first_error_at;
@@ -172,6 +200,67 @@ node_lcores_of_affinity(char *out, size_t len)
 	}
 }
 
+/*
+ * A UDSP rule from "src=X,dst=Y,rte=Z,priority=P,idx=I" (any subset; no
+ * priority: the preferred-list action) added as lnetctl udsp add does.
+ * 0, or -errno with the reason in @p err.
+ */
+static int
+node_udsp_add(const char *spec, char *err, size_t errlen)
+{
+	char buf[512];
+	char *descr[3] = { NULL, NULL, NULL }; /* src, dst, rte */
+	static const char *const names[3] = { "src", "dst", "rte" };
+	long priority = -1;
+	long idx = -1;
+	char *p = buf;
+
+	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf)) {
+		snprintf(err, errlen, "too long");
+		return -EINVAL;
+	}
+	while (*p != '\0') {
+		char *item = p;
+		char *eq;
+		char *end;
+		int depth = 0;
+		int k;
+
+		/* The item ends at a comma outside brackets: 10.0.0.[1,2]@tcp is one descriptor. */
+		for (; *p != '\0' && (*p != ',' || depth > 0); p++) {
+			depth += *p == '[' ? 1 : *p == ']' ? -1 : 0;
+		}
+		if (*p == ',') {
+			*p++ = '\0';
+		}
+		eq = strchr(item, '=');
+		if (eq == NULL || eq[1] == '\0') {
+			snprintf(err, errlen, "'%.64s' is not KEY=VALUE", item);
+			return -EINVAL;
+		}
+		*eq++ = '\0';
+		k = 0;
+		while (k < 3 && strcmp(item, names[k]) != 0) {
+			k++;
+		}
+		if (k < 3) {
+			descr[k] = eq;
+		} else if (strcmp(item, "priority") == 0 || strcmp(item, "idx") == 0) {
+			long v = strtol(eq, &end, 10);
+
+			if (*end != '\0' || v < 0) {
+				snprintf(err, errlen, "bad %.16s '%.64s'", item, eq);
+				return -EINVAL;
+			}
+			*(item[0] == 'p' ? &priority : &idx) = v;
+		} else {
+			snprintf(err, errlen, "unknown key '%.64s' (src, dst, rte, priority, idx)", item);
+			return -EINVAL;
+		}
+	}
+	return lnet_ctl_udsp_add(descr[0], descr[1], descr[2], priority, (int)idx, err, errlen);
+}
+
 static int
 node_up(struct node *n)
 {
@@ -218,6 +307,13 @@ node_up(struct node *n)
 	}
 	if (rc != 0) {
 		fprintf(stderr, "lnet_node: %s\n", err[0] != '\0' ? err : strerror(-rc));
+	}
+	for (unsigned int i = 0; rc == 0 && i < n->nudsp; i++) {
+		rc = node_udsp_add(n->udsp[i], err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "lnet_node: --udsp '%s': %s\n", n->udsp[i],
+				err[0] != '\0' ? err : strerror(-rc));
+		}
 	}
 	return rc;
 }
@@ -419,12 +515,43 @@ node_start(struct node *n, struct node_slot *s)
 	node_posted(n, s, true, rc);
 }
 
+/*
+ * A PUT or GET answered (its ACK or REPLY): the answer came back over the
+ * path the request took, from the peer NI it reached (sender) to our NI
+ * that sent it (target), so this counts the request on its path.
+ */
+static void
+node_count_path(struct node *n, const struct lnet_event *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < n->npaths; i++) {
+		if (lnet_nid_same(&n->paths[i].from, &ev->target.nid) &&
+		    lnet_nid_same(&n->paths[i].to, &ev->sender)) {
+			break;
+		}
+	}
+	if (i == n->npaths) {
+		if (n->npaths == NODE_MAX_PATHS) {
+			return;
+		}
+		n->paths[i].from = ev->target.nid;
+		n->paths[i].to = ev->sender;
+		n->paths[i].messages = 0;
+		n->npaths++;
+	}
+	n->paths[i].messages++;
+}
+
 /* One event of a slot's MD; the MD is done after its "unlinked" event. */
 static void
 node_event(struct node *n, const struct lnet_event *ev)
 {
 	struct node_slot *s = ev->md_user_ptr;
 
+	if (ev->status == 0 && (ev->type == LNET_EVENT_ACK || ev->type == LNET_EVENT_REPLY)) {
+		node_count_path(n, ev);
+	}
 	if (ev->status != 0 || ev->type == LNET_EVENT_UNLINK ||
 	    ((ev->type == LNET_EVENT_ACK || ev->type == LNET_EVENT_REPLY) && ev->mlength != s->size)) {
 		if (n->failed < 4) { /* the first few, for whoever reads the log */
@@ -504,9 +631,11 @@ node_print_peer_nis(const char *title)
 
 			if (lnet_ctl_peer_ni_state(&peers[p].nis[i], &st) == 0) {
 				printf("    - nid: %s\n      health: %d\n      dropped: %u\n"
-				       "      ping_count: %u\n",
+				       "      ping_count: %u\n      send_count: %llu\n"
+				       "      recv_count: %llu\n",
 				       libcfs_nidstr(&peers[p].nis[i]), st.health_value, st.hs_dropped,
-				       st.ping_count);
+				       st.ping_count, (unsigned long long)st.send_count,
+				       (unsigned long long)st.recv_count);
 			}
 		}
 	}
@@ -531,6 +660,39 @@ node_print_nis_as(const char *title)
 	}
 	node_print_peer_nis(title);
 	fflush(stdout);
+}
+
+/* --run-after's in-process UDSP commands: "@udsp SPEC..." adds rules, "@noudsp" deletes all. */
+static void
+node_udsp_cmd(const char *cmd)
+{
+	char err[256] = "";
+	int rc;
+
+	if (strcmp(cmd, "@noudsp") == 0) {
+		rc = lnet_ctl_udsp_del(-1);
+		if (rc != 0 && rc != -ENOENT) {
+			fprintf(stderr, "lnet_node: '%s' failed: %s\n", cmd, strerror(-rc));
+		}
+		return;
+	}
+	for (const char *p = cmd + 6; *p != '\0';) { /* SPEC SPEC...: one rule each, in order */
+		size_t len = strcspn(p, " ");
+		char spec[512];
+
+		if (len >= sizeof(spec)) {
+			fprintf(stderr, "lnet_node: '%s': a rule too long\n", cmd);
+		} else if (len > 0) {
+			memcpy(spec, p, len);
+			spec[len] = '\0';
+			rc = node_udsp_add(spec, err, sizeof(err));
+			if (rc != 0) {
+				fprintf(stderr, "lnet_node: '%s' failed: %s\n", spec,
+					err[0] != '\0' ? err : strerror(-rc));
+			}
+		}
+		p += len + (p[len] == ' ');
+	}
 }
 
 /* --run-after's in-process commands: a fault rule on one peer NID's PUTs, or none. */
@@ -587,6 +749,19 @@ node_print_nis(void)
 	fflush(stdout);
 }
 
+/* The run's PUTs and GETs so far by path (our NI, the peer NI), under "<title>_paths:". */
+static void
+node_print_paths(const struct node *n, const char *title)
+{
+	printf("%s_paths:\n", title);
+	for (unsigned int i = 0; i < n->npaths; i++) {
+		printf("    - from: %s\n", libcfs_nidstr(&n->paths[i].from));
+		printf("      to: %s\n      messages: %llu\n", libcfs_nidstr(&n->paths[i].to),
+		       (unsigned long long)n->paths[i].messages);
+	}
+	fflush(stdout);
+}
+
 /* --run-after: the counts so far, then the command (the test's link change). */
 static void
 node_runs(struct node *n)
@@ -594,13 +769,17 @@ node_runs(struct node *n)
 	for (unsigned int i = 0; i < n->nruns; i++) {
 		char title[32];
 
-		if (n->runs[i].done || n->started != n->runs[i].after) {
+		if (n->warming || n->runs[i].done || n->started != n->runs[i].after) {
 			continue;
 		}
 		n->runs[i].done = true;
 		snprintf(title, sizeof(title), "at_%llu", (unsigned long long)n->runs[i].after);
 		node_print_nis_as(title);
-		if (n->runs[i].cmd[0] == '@') {
+		node_print_paths(n, title);
+		if (strncmp(n->runs[i].cmd, "@udsp ", 6) == 0 ||
+		    strcmp(n->runs[i].cmd, "@noudsp") == 0) {
+			node_udsp_cmd(n->runs[i].cmd);
+		} else if (n->runs[i].cmd[0] == '@') {
 			node_fault(n->runs[i].cmd);
 		} else if (system(n->runs[i].cmd) != 0) {
 			fprintf(stderr, "lnet_node: '%s' failed\n", n->runs[i].cmd);
@@ -751,10 +930,14 @@ node_warm_up(struct node *n)
 	if (n->warmup == 0) {
 		return;
 	}
+	n->warming = true;
 	node_run(n, n->warmup);
+	n->warming = false;
 	if (n->failed == 0) {
 		n->started = n->verified = n->bytes = 0;
+		n->npaths = 0;
 	}
+	node_print_nis_as("warm"); /* what the run's counts start from */
 }
 
 static int
@@ -800,6 +983,7 @@ node_client(struct node *n)
 		       secs * 1e6 / (double)n->verified);
 	}
 	node_print_nis();
+	node_print_paths(n, "run");
 	for (i = 0; i < n->inflight; i++) {
 		free(n->slots[i].tx);
 		free(n->slots[i].rx);
@@ -861,6 +1045,7 @@ main(int argc, char **argv)
 		{ "del-nid", required_argument, NULL, 'D' },
 		{ "run-after", required_argument, NULL, 'R' },
 		{ "recovery-load", required_argument, NULL, 'Q' },
+		{ "udsp", required_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct node n = { .port = 988, .count = 100, .inflight = 8, .nsizes = 4,
@@ -901,6 +1086,13 @@ main(int argc, char **argv)
 			n.runs[n.nruns++].cmd = cmd + 1;
 			break;
 		}
+		case 'U':
+			if (n.nudsp == NODE_MAX_UDSP) {
+				rc = -E2BIG;
+				break;
+			}
+			n.udsp[n.nudsp++] = optarg;
+			break;
 		case 'd': n.discovery = atoi(optarg); break;
 		case 'A': rc = libcfs_strnid(&n.add_nid, optarg); break;
 		case 'D': rc = libcfs_strnid(&n.del_nid, optarg); break;
