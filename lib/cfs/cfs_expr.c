@@ -309,6 +309,31 @@ cfs_split_dotted(const char *str, char parts[][64], unsigned int n)
 }
 
 int
+cfs_addr_exprs_parse(const char *addr, bool ip, struct cfs_expr_list *expr[4], unsigned int *nexpr)
+{
+	char parts[4][64];
+	unsigned int i;
+	int rc;
+
+	*nexpr = 0;
+	if (!ip) {
+		*nexpr = 1;
+		return cfs_expr_list_parse(addr, strlen(addr), 0, UINT32_MAX, &expr[0]);
+	}
+	if (cfs_split_dotted(addr, parts, 4) != 0) {
+		return -EINVAL;
+	}
+	for (i = 0; i < 4; i++) {
+		rc = cfs_expr_list_parse(parts[i], strlen(parts[i]), 0, 255, &expr[i]);
+		if (rc != 0) {
+			return rc;
+		}
+		*nexpr = i + 1;
+	}
+	return 0;
+}
+
+int
 cfs_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

@@ -75,25 +75,7 @@ cfs_nid_parts_net(const char *str, struct cfs_nid_parts *d)
 static int
 cfs_nid_parts_addr(const char *addr, struct cfs_nid_parts *d)
 {
-	char parts[4][64];
-	unsigned int i;
-	int rc;
-
-	if (!cfs_lnd_is_ip((int)d->net_type)) {
-		d->naddr = 1;
-		return cfs_expr_list_parse(addr, strlen(addr), 0, UINT32_MAX, &d->addr[0]);
-	}
-	if (cfs_split_dotted(addr, parts, 4) != 0) {
-		return -EINVAL;
-	}
-	for (i = 0; i < 4; i++) {
-		rc = cfs_expr_list_parse(parts[i], strlen(parts[i]), 0, 255, &d->addr[i]);
-		if (rc != 0) {
-			return rc;
-		}
-		d->naddr = i + 1;
-	}
-	return 0;
+	return cfs_addr_exprs_parse(addr, cfs_lnd_is_ip((int)d->net_type), d->addr, &d->naddr);
 }
 
 /* One range of stride 1 (or no list, @p none_lo..@p none_hi): its bounds. */

@@ -53,30 +53,6 @@ cfs_free_nidlist(struct cfs_nidlist *nl)
 	free(nl);
 }
 
-static int
-cfs_addr_exprs_parse(char *addr, bool ip, struct cfs_nidrange *r)
-{
-	char parts[4][64];
-	unsigned int i;
-	int rc;
-
-	if (!ip) {
-		r->nexpr = 1;
-		return cfs_expr_list_parse(addr, strlen(addr), 0, UINT32_MAX, &r->expr[0]);
-	}
-	if (cfs_split_dotted(addr, parts, 4) != 0) {
-		return -EINVAL;
-	}
-	for (i = 0; i < 4; i++) {
-		rc = cfs_expr_list_parse(parts[i], strlen(parts[i]), 0, 255, &r->expr[i]);
-		if (rc != 0) {
-			return rc;
-		}
-		r->nexpr = i + 1;
-	}
-	return 0;
-}
-
 /* One "addr@net" token. */
 static int
 cfs_nidrange_parse(char *tok, struct cfs_nidrange *r)
@@ -98,7 +74,7 @@ cfs_nidrange_parse(char *tok, struct cfs_nidrange *r)
 		r->ipv6 = true;
 		return inet_pton(AF_INET6, tok, r->ipv6_addr) == 1 ? 0 : -EINVAL;
 	}
-	return cfs_addr_exprs_parse(tok, ip, r);
+	return cfs_addr_exprs_parse(tok, ip, r->expr, &r->nexpr);
 }
 
 int

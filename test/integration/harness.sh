@@ -97,6 +97,36 @@ netns_veth() {
 		ip -n "$1" link set "$3" up && ip -n "$2" link set "$3" up
 }
 
+# node_serve NS NAME ARGS...: an lnet_node server ($node) in namespace NS,
+# up once it says "serving:"; its pid in $server, its output in
+# $work/NAME.out (the NI counts it prints at exit) and NAME.err.
+node_serve() {
+	ns_=$1 name_=$2
+	shift 2
+	ip netns exec "$ns_" "$node" serve "$@" >"$work/$name_.out" 2>"$work/$name_.err" &
+	server=$!
+	i_=0
+	while [ $i_ -lt 100 ] && ! grep -q '^serving:' "$work/$name_.out"; do
+		sleep 0.1
+		i_=$((i_ + 1))
+	done
+	grep -q '^serving:' "$work/$name_.out" || { cat "$work/$name_.err"; return 1; }
+}
+
+node_unserve() { # stop the server node_serve started
+	kill -TERM "$server" && wait "$server"
+}
+
+# node_field FILE SECTION NID KEY: that (peer) NI's KEY under SECTION of an
+# lnet_node's output ("nis", "at_N", "warm", "nis_peer_nis", ...).
+node_field() {
+	awk -v sec="$2:" -v nid="$3" -v key="$4:" '
+		/^[a-z_0-9]+:$/ { in_sec = ($1 == sec); on = 0; next }
+		in_sec && $3 == nid { on = 1; next }
+		/- nid:/ { on = 0 }
+		in_sec && on && $1 == key { print $2 }' "$1"
+}
+
 # two_rails NS_A NS_B A0 B0 A1 B1: namespaces NS_A and NS_B (added to $nss,
 # which the caller's on_exit deletes) joined by eth0 (A0/B0) and eth1
 # (A1/B1), /24 each: the kernel captures' two-rail layout.

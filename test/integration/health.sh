@@ -28,21 +28,8 @@ topology() {
 	two_rails "${tag}a" "${tag}b" "$a0" "$b0" "$a1" "$b1"
 }
 
-serve() { # NAME: an lnet_node server with two NIs in namespace b, up when it says so
-	ip netns exec "${tag}b" "$node" serve --nid "$b0@tcp" --nid "$b1@tcp" \
-		>"$work/$1.out" 2>"$work/$1.err" &
-	server=$!
-	i=0
-	while [ $i -lt 100 ] && ! grep -q '^serving:' "$work/$1.out"; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q '^serving:' "$work/$1.out" || { cat "$work/$1.err"; return 1; }
-}
-
-unserve() {
-	kill -TERM "$server" && wait "$server"
-}
+serve() { node_serve "${tag}b" "$1" --nid "$b0@tcp" --nid "$b1@tcp"; } # NAME: two NIs
+unserve() { node_unserve; }
 
 # client NAME ARGS...: an lnet_node client with two NIs in namespace a, 64 in flight.
 client() {
@@ -52,14 +39,7 @@ client() {
 		--sizes 1048576 --inflight 64 "$@" >"$work/$name.out" 2>"$work/$name.err"
 }
 
-# field FILE SECTION NID KEY: that NI's KEY under SECTION ("nis", "at_N").
-field() {
-	awk -v sec="$2:" -v nid="$3" -v key="$4:" '
-		/^[a-z_0-9]+:$/ { in_sec = ($1 == sec); on = 0; next }
-		in_sec && $3 == nid { on = 1; next }
-		/- nid:/ { on = 0 }
-		in_sec && on && $1 == key { print $2 }' "$1"
-}
+field() { node_field "$@"; } # FILE SECTION NID KEY
 
 # stat FILE KEY: a health counter the client printed at exit.
 stat() {

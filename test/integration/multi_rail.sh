@@ -30,23 +30,8 @@ topology() {
 	two_rails "${tag}a" "${tag}b" "$a0" "$b0" "$a1" "$b1"
 }
 
-# serve NAME ARGS...: an lnet_node server in namespace b, up when it says so.
-serve() {
-	name=$1
-	shift
-	ip netns exec "${tag}b" "$node" serve "$@" >"$work/$name.out" 2>"$work/$name.err" &
-	server=$!
-	i=0
-	while [ $i -lt 100 ] && ! grep -q '^serving:' "$work/$name.out"; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q '^serving:' "$work/$name.out" || { cat "$work/$name.err"; return 1; }
-}
-
-unserve() { # NAME: stop the server; its NI counts are in $work/NAME.out
-	kill -TERM "$server" && wait "$server"
-}
+serve() { node_serve "${tag}b" "$@"; }   # NAME ARGS...: its NI counts in $work/NAME.out
+unserve() { node_unserve; }
 
 # client NAME ARGS...: an lnet_node client in namespace a; every operation verified.
 client() {

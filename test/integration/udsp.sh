@@ -43,23 +43,8 @@ topology() {
 	two_rails "${tag}a" "${tag}b" "$a0" "$b0" "$a1" "$b1"
 }
 
-# serve NAME ARGS...: an lnet_node server in namespace b, up when it says so.
-serve() {
-	name=$1
-	shift
-	ip netns exec "${tag}b" "$node" serve "$@" >"$work/$name.out" 2>"$work/$name.err" &
-	server=$!
-	i=0
-	while [ $i -lt 100 ] && ! grep -q '^serving:' "$work/$name.out"; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q '^serving:' "$work/$name.out" || { cat "$work/$name.err"; return 1; }
-}
-
-unserve() { # stop the server; its NI counts are in its .out
-	kill -TERM "$server" && wait "$server"
-}
+serve() { node_serve "${tag}b" "$@"; }   # NAME ARGS...
+unserve() { node_unserve; }
 
 # client NAME ARGS...: an lnet_node client in namespace a, $count operations of
 # 1 MiB after a warm-up of 8; every one verified, none failed.
@@ -74,15 +59,7 @@ client() {
 	[ "$v" = "$count" ] && [ "$f" = 0 ] || { cat "$work/$name.out" "$work/$name.err"; return 1; }
 }
 
-# field FILE SECTION NID KEY: that (peer) NI's KEY under SECTION ("nis", "warm",
-# "at_N", "nis_peer_nis", "warm_peer_nis", ...).
-field() {
-	awk -v sec="$2:" -v nid="$3" -v key="$4:" '
-		/^[a-z_0-9]+:$/ { in_sec = ($1 == sec); on = 0; next }
-		in_sec && $3 == nid { on = 1; next }
-		/- nid:/ { on = 0 }
-		in_sec && on && $1 == key { print $2 }' "$1"
-}
+field() { node_field "$@"; }
 
 # minus A B: A - B, a missing count as 0 (the check fails on the numbers then).
 minus() {
