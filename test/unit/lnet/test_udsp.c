@@ -286,6 +286,37 @@ test_compiled_preferred_lists(void **state)
 	lnet_udsp_set_fini(&s);
 }
 
+/* Router rules: the gateways rte matches become the preferred routers of the peer NIs dst matches. */
+static void
+test_compiled_router_lists(void **state)
+{
+	struct lnet_nid gws[3] = { nid("10.0.0.5@tcp"), nid("10.0.0.6@tcp"), nid("10.0.0.9@tcp") };
+	struct lnet_nid far = nid("10.9.0.2@tcp1");
+	struct lnet_nid other = nid("10.8.0.2@tcp1");
+	struct lnet_udsp_compiled c;
+	struct lnet_udsp_set s;
+	struct lnet_udsp_rule *r;
+	const struct lnet_nid *l;
+	char err[128];
+	unsigned int n;
+
+	(void)state;
+	lnet_udsp_set_init(&s);
+	assert_int_equal(lnet_udsp_rule_make(NULL, "10.9.0.[1-9]@tcp1", "10.0.0.[5-8]@tcp", -1, &r, err,
+					     sizeof(err)), 0);
+	assert_int_equal(r->action, LNET_UDSP_ACTION_PREF);
+	assert_int_equal(lnet_udsp_rule_aspects(r), LNET_UDSP_PREF_RTE);
+	assert_int_equal(lnet_udsp_set_add(&s, r, -1, NULL), 0);
+	assert_int_equal(lnet_udsp_compile(&s, NULL, 0, gws, 3, &c), 0);
+	l = lnet_udsp_pref(&c, true, &far, &n);
+	assert_int_equal(n, 2);
+	assert_true(lnet_nid_same(&l[0], &gws[0]) && lnet_nid_same(&l[1], &gws[1]));
+	assert_null(lnet_udsp_pref(&c, true, &other, &n));
+	assert_null(lnet_udsp_pref(&c, false, &far, &n)); /* no preferred sources from it */
+	lnet_udsp_compiled_fini(&c);
+	lnet_udsp_set_fini(&s);
+}
+
 /* ---- on a node ------------------------------------------------------------- */
 
 #define UD_MAX 512
@@ -793,6 +824,7 @@ main(void)
 		cmocka_unit_test(test_index_order),
 		cmocka_unit_test(test_flatten_lowest_index_wins),
 		cmocka_unit_test(test_compiled_preferred_lists),
+		cmocka_unit_test(test_compiled_router_lists),
 		cmocka_unit_test_setup_teardown(test_node_nid_priority, setup_one_net, teardown),
 		cmocka_unit_test_setup_teardown(test_node_nid_pair, setup_one_net, teardown),
 		cmocka_unit_test_setup_teardown(test_node_health_first, setup_one_net, teardown),
