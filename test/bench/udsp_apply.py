@@ -14,7 +14,6 @@ window with nothing applied. Figures, never pass/fail.
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -58,26 +57,8 @@ def peers_yaml(n):
     return "\n".join(out) + "\n"
 
 
-def telemetry_path(name):
-    dirs = ["/var/run/dpdk"]
-    if os.environ.get("XDG_RUNTIME_DIR"):
-        dirs.append(os.environ["XDG_RUNTIME_DIR"] + "/dpdk")
-    dirs.append("/tmp/dpdk")
-    for d in dirs:
-        p = Path(d) / name / "dpdk_telemetry.v2"
-        if p.exists():
-            return str(p)
-    return None
-
-
-def tel(name, cmd):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.connect(telemetry_path(name))
-    s.recv(16384)
-    s.send(cmd.encode())
-    reply = json.loads(s.recv(1 << 20).decode())
-    s.close()
-    return reply[cmd.split(",")[0]]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+from bad_peer import telemetry as tel  # noqa: E402  (the tests' telemetry reader)
 
 
 def data_gaps(name, reset):
