@@ -233,18 +233,28 @@ cfs_nid_parts_match_nid(const struct cfs_nid_parts *d, const struct lnet_nid *ni
 	return true;
 }
 
+/*
+ * The same ranges in the same order, as the kernel compares them; the
+ * stride of a one-value range means nothing ("[4-4/2]" is "4", which is
+ * how it prints).
+ */
 static bool
 cfs_nid_parts_expr_same(const struct cfs_expr_list *a, const struct cfs_expr_list *b)
 {
-	char ta[CFS_NID_PARTS_LEN];
-	char tb[CFS_NID_PARTS_LEN];
+	unsigned int i;
 
-	if (a == NULL || b == NULL) {
+	if (a == NULL || b == NULL || a->n != b->n) {
 		return a == b;
 	}
-	/* equal text is equal ranges, in order, as the kernel compares them */
-	return cfs_expr_list_print(ta, sizeof(ta), a) >= 0 &&
-	       cfs_expr_list_print(tb, sizeof(tb), b) >= 0 && strcmp(ta, tb) == 0;
+	for (i = 0; i < a->n; i++) {
+		const struct cfs_range_expr *x = &a->r[i];
+		const struct cfs_range_expr *y = &b->r[i];
+
+		if (x->lo != y->lo || x->hi != y->hi || (x->lo != x->hi && x->stride != y->stride)) {
+			return false;
+		}
+	}
+	return true;
 }
 
 bool

@@ -123,7 +123,6 @@ lnet_udsp_set_add(struct lnet_udsp_set *s, struct lnet_udsp_rule *r, int idx,
 		if (old->action == LNET_UDSP_ACTION_PRIORITY && r->action == LNET_UDSP_ACTION_PRIORITY &&
 		    old->priority != r->priority) {
 			old->priority = r->priority;
-			s->gen++;
 			lnet_udsp_rule_free(r);
 			if (kept != NULL) {
 				*kept = old;
@@ -145,7 +144,6 @@ lnet_udsp_set_add(struct lnet_udsp_set *s, struct lnet_udsp_rule *r, int idx,
 	memmove(&s->rules[at + 1], &s->rules[at], (s->n - at) * sizeof(s->rules[0]));
 	s->rules[at] = r;
 	s->n++;
-	s->gen++;
 	return 0;
 }
 
@@ -160,7 +158,6 @@ lnet_udsp_set_take(struct lnet_udsp_set *s, int idx)
 	r = s->rules[idx];
 	memmove(&s->rules[idx], &s->rules[idx + 1], (s->n - (unsigned int)idx - 1) * sizeof(s->rules[0]));
 	s->n--;
-	s->gen++;
 	return r;
 }
 
@@ -202,8 +199,7 @@ lnet_udsp_set_del(struct lnet_udsp_set *s, int idx)
 			lnet_udsp_rule_free(s->rules[i]);
 		}
 		s->n = 0;
-		s->gen++;
-		return 0;
+			return 0;
 	}
 	if ((unsigned int)idx >= s->n) {
 		return -ENOENT;

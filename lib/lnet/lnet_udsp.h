@@ -59,7 +59,6 @@ struct lnet_udsp_set {
 	unsigned int n;
 	unsigned int cap;
 	struct lnet_udsp_rule **rules;
-	uint64_t gen;             /* bumped by every change */
 };
 
 /* ---- rules ---- */

@@ -3,11 +3,10 @@
  * UDSP on the node: the rules live on the management lcore (struct
  * lnet_udsp_state); applying them writes each NI's priorities (read by
  * the data lcores' selection views, rebuilt on ni_state_gen) and each
- * peer's composition (lnet_peer_publish, RCU). Rules are applied again
- * when rules change, when the NI table changes (preferred local NIDs
- * follow the NIs), and whenever a composition is built, so a peer NI that
- * discovery adds gets them too. Only compositions whose values change are
- * published again.
+ * peer composition's UDSP values, in place (atomics and RCU-published
+ * lists). Every composition built gets the current values, so a peer NI
+ * that discovery adds gets them; a change of rules or NIs refreshes the
+ * published ones it can reach, a slice per loop turn.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,34 +21,27 @@
 #define LNET_UDSP_SLICE_US 200
 #define LNET_UDSP_SLICE_PEERS 4096
 
-/*
- * Which peers a refresh looks at: none (a rule of local NIs only), those
- * one changed rule's dst reaches (adding, deleting or re-prioritising it
- * can change no other peer's values), or all of them.
- */
-enum lnet_udsp_scope {
-	LNET_UDSP_SCOPE_NONE = 0,
-	LNET_UDSP_SCOPE_RULE,
-	LNET_UDSP_SCOPE_ALL,
-};
-
 struct lnet_udsp_state {
 	struct lnet *ln;
 	struct lnet_udsp_set set;
 	struct lnet_udsp_compiled comp;   /* of set against the NIs of the current table */
 	struct lnet_ctl_udsp_stats stats;
-	/* the peers' refresh after a change: a slice per loop turn */
+	/*
+	 * The peers' refresh after a change, a slice per loop turn: under way
+	 * while aspects (enum lnet_udsp_aspect: what it recomputes) is not 0.
+	 * It looks at the peer NIs scope_rule's dst reaches (adding, deleting
+	 * or re-prioritising one rule can change no other peer's values), or
+	 * at every peer NI when scope_rule is NULL.
+	 */
 	struct rt_timer slice;
 	unsigned int slice_peers;
-	bool refreshing;
+	unsigned int aspects;
+	struct lnet_udsp_rule *scope_rule; /* in the set, or deleted and ... */
+	bool scope_owned;                  /* ... freed when the refresh ends */
 	uint64_t started_us;
 	uint64_t busy_us;
 	unsigned int updated;
 	struct lnet_mgmt_op *waiting;     /* the udsp add/del that returns when it ends */
-	enum lnet_udsp_scope scope;
-	struct lnet_udsp_rule *scope_rule; /* SCOPE_RULE: in the set, or deleted and ... */
-	bool scope_owned;                  /* ... freed when the refresh ends */
-	unsigned int aspects;              /* enum lnet_udsp_aspect: what the refresh recomputes */
 };
 
 static void lnet_udsp_slice(void *arg);
@@ -149,34 +141,31 @@ lnet_udsp_scope_drop(struct lnet_udsp_state *u)
 	if (u->scope_owned) {
 		lnet_udsp_rule_free(u->scope_rule);
 	}
-	u->scope = LNET_UDSP_SCOPE_NONE;
 	u->scope_rule = NULL;
 	u->scope_owned = false;
 	u->aspects = 0;
 }
 
-/* Widen the refresh under way (or none) to cover @p scope too. */
+/*
+ * Widen the refresh under way (or none) to cover rule @p r's change
+ * (@p r NULL: every peer NI) of @p aspects too.
+ */
 static void
-lnet_udsp_scope_add(struct lnet_udsp_state *u, enum lnet_udsp_scope scope,
-		    struct lnet_udsp_rule *r, bool owned, unsigned int aspects)
+lnet_udsp_scope_add(struct lnet_udsp_state *u, struct lnet_udsp_rule *r, bool owned,
+		    unsigned int aspects)
 {
-	if (scope == LNET_UDSP_SCOPE_NONE) {
-		return;
-	}
-	aspects |= u->aspects;
-	if (u->scope == LNET_UDSP_SCOPE_NONE && scope == LNET_UDSP_SCOPE_RULE) {
-		u->scope = scope;
+	if (u->aspects == 0 && r != NULL) {
 		u->scope_rule = r;
 		u->scope_owned = owned;
 		u->aspects = aspects;
 		return;
 	}
 	/* two rules, or everything: look at every peer */
+	aspects |= u->aspects;
 	lnet_udsp_scope_drop(u);
 	if (owned) {
 		lnet_udsp_rule_free(r);
 	}
-	u->scope = LNET_UDSP_SCOPE_ALL;
 	u->aspects = aspects;
 }
 
@@ -186,7 +175,6 @@ lnet_udsp_refresh_done(struct lnet_udsp_state *u)
 	struct lnet_mgmt_op *op = u->waiting;
 
 	lnet_udsp_scope_drop(u);
-	u->refreshing = false;
 	u->waiting = NULL;
 	u->stats.applies++;
 	u->stats.peers_updated += u->updated;
@@ -222,15 +210,17 @@ lnet_udsp_slice(void *arg)
 }
 
 /*
- * Mgmt: rules or NIs changed; every NI (at once) and the peers in @p scope
- * (a slice per loop turn) get what the rules say now. A change while a
- * refresh is under way widens its scope and starts it again from the
- * first peer. @p waiter (may be NULL) is completed when the refresh ends.
- * @p r is @p scope's rule; @p owned: the refresh frees it (a deleted rule).
+ * Mgmt: rules or NIs changed; every NI (at once) and the peers (a slice
+ * per loop turn) get what the rules say now: the @p aspects of the peer
+ * NIs rule @p r reaches (NULL: of every peer NI; @p aspects 0: no peer
+ * value changes). A change while a refresh is under way widens it and
+ * starts it again from the first peer. @p waiter (may be NULL) is
+ * completed when the refresh ends. @p owned: the refresh frees @p r (a
+ * deleted rule).
  */
 static int
-lnet_udsp_apply(struct lnet *ln, bool nis, struct lnet_mgmt_op *waiter, enum lnet_udsp_scope scope,
-		struct lnet_udsp_rule *r, bool owned, unsigned int aspects)
+lnet_udsp_apply(struct lnet *ln, bool nis, struct lnet_mgmt_op *waiter, struct lnet_udsp_rule *r,
+		bool owned, unsigned int aspects)
 {
 	struct lnet_udsp_state *u = ln->udsp;
 	uint64_t t0 = rt_now_us(ln->rt);
@@ -247,7 +237,7 @@ lnet_udsp_apply(struct lnet *ln, bool nis, struct lnet_mgmt_op *waiter, enum lne
 		/* selection views cache the priorities: rebuild them */
 		__atomic_fetch_add(&ln->ni_state_gen, 1, __ATOMIC_RELEASE);
 	}
-	if (scope == LNET_UDSP_SCOPE_NONE) {
+	if (aspects == 0) {
 		/* local NIs only: done, whatever refresh may be under way for others */
 		u->stats.applies++;
 		u->stats.last_apply_us = rt_now_us(ln->rt) - t0;
@@ -260,13 +250,12 @@ lnet_udsp_apply(struct lnet *ln, bool nis, struct lnet_mgmt_op *waiter, enum lne
 		}
 		return 0;
 	}
-	if (!u->refreshing) {
-		u->refreshing = true;
+	if (u->aspects == 0) {
 		u->started_us = t0;
 		u->busy_us = 0;
 		u->updated = 0;
 	}
-	lnet_udsp_scope_add(u, scope, r, owned, aspects);
+	lnet_udsp_scope_add(u, r, owned, aspects);
 	u->busy_us += rt_now_us(ln->rt) - t0;
 	if (waiter != NULL) {
 		u->waiting = waiter; /* udsp ops run one at a time: one waits at most */
@@ -289,7 +278,7 @@ lnet_udsp_slice_peers(struct lnet *ln, unsigned int n)
 bool
 lnet_udsp_refresh_pending(const struct lnet *ln)
 {
-	return ln->udsp->refreshing && rt_timer_pending(&ln->udsp->slice);
+	return ln->udsp->aspects != 0 && rt_timer_pending(&ln->udsp->slice);
 }
 
 /* Pair rules: the only peer values that follow the local NIs. */
@@ -314,9 +303,8 @@ lnet_udsp_table_changed(struct lnet *ln)
 		return;
 	}
 	/* the NIs' own priorities were set before the table went out; pair rules follow the NIs */
-	if (lnet_udsp_apply(ln, false, NULL,
-			    lnet_udsp_has_pairs(&ln->udsp->set) ? LNET_UDSP_SCOPE_ALL : LNET_UDSP_SCOPE_NONE,
-			    NULL, false, LNET_UDSP_PREF_SRC) != 0) {
+	if (lnet_udsp_apply(ln, false, NULL, NULL, false,
+			    lnet_udsp_has_pairs(&ln->udsp->set) ? LNET_UDSP_PREF_SRC : 0) != 0) {
 		LNET_LOG(WARNING, "udsp: no memory to apply the rules to the new NIs");
 	}
 }
@@ -431,10 +419,10 @@ lnet_udsp_nid_in_scope(const struct lnet *ln, const struct lnet_nid *nid)
 {
 	const struct lnet_udsp_state *u = ln->udsp;
 
-	if (u->scope != LNET_UDSP_SCOPE_RULE) {
-		return u->scope == LNET_UDSP_SCOPE_ALL;
+	if (u->aspects == 0) {
+		return false;
 	}
-	return lnet_udsp_rule_reaches(u->scope_rule, nid);
+	return u->scope_rule == NULL || lnet_udsp_rule_reaches(u->scope_rule, nid);
 }
 
 /* ---- the daemon's calls (lnet_ctl.h), each run on the management lcore ---- */
@@ -478,13 +466,6 @@ struct lnet_udsp_op {
 	bool del;
 };
 
-/* The peers a rule's change can reach: those of its dst; none when it decides nothing of peers. */
-static enum lnet_udsp_scope
-lnet_udsp_scope_of(const struct lnet_udsp_rule *r)
-{
-	return lnet_udsp_rule_aspects(r) != 0 ? LNET_UDSP_SCOPE_RULE : LNET_UDSP_SCOPE_NONE;
-}
-
 /* The change on the set, then its application (rc 0: the refresh completes @p op). */
 static int
 lnet_udsp_change(struct lnet_mgmt_op *op, struct lnet_udsp_call *a, bool del)
@@ -495,13 +476,12 @@ lnet_udsp_change(struct lnet_mgmt_op *op, struct lnet_udsp_call *a, bool del)
 
 	if (del && a->idx < 0) {
 		lnet_udsp_set_del(s, -1);
-		return lnet_udsp_apply(a->ln, true, op, LNET_UDSP_SCOPE_ALL, NULL, false, LNET_UDSP_ALL);
+		return lnet_udsp_apply(a->ln, true, op, NULL, false, LNET_UDSP_ALL);
 	}
 	if (del) {
 		r = lnet_udsp_set_take(s, a->idx);
 		return r == NULL ? -ENOENT :
-				   lnet_udsp_apply(a->ln, true, op, lnet_udsp_scope_of(r), r, true,
-						   lnet_udsp_rule_aspects(r));
+				   lnet_udsp_apply(a->ln, true, op, r, true, lnet_udsp_rule_aspects(r));
 	}
 	rc = lnet_udsp_rule_make(a->src, a->dst, a->rte, a->priority, &r, a->err, a->errlen);
 	if (rc != 0) {
@@ -513,8 +493,7 @@ lnet_udsp_change(struct lnet_mgmt_op *op, struct lnet_udsp_call *a, bool del)
 		snprintf(a->err, a->errlen, "cannot add udsp: %s", strerror(-rc));
 		return rc;
 	}
-	return lnet_udsp_apply(a->ln, true, op, lnet_udsp_scope_of(r), r, false,
-			       lnet_udsp_rule_aspects(r));
+	return lnet_udsp_apply(a->ln, true, op, r, false, lnet_udsp_rule_aspects(r));
 }
 
 static void
