@@ -3,8 +3,8 @@
  * /lnet/udsp_{add,del,show,stats}: the rules behind lnetctl udsp. A
  * descriptor travels with its commas as ';' (parameters are comma
  * separated). status is what the kernel's lnetctl prints as errno: -22
- * for what its library refuses, +errno for what the kernel module refused
- * on add ("cannot add udsp: ..."), -1 for a failed delete.
+ * for what its library refuses (lnet_ctl_udsp_add's -EINVAL), +errno for
+ * what the kernel module refused or failed on add, -1 for a failed delete.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -73,8 +73,8 @@ lnetd_udsp_add(const char *cmd, const char *params, struct rte_tel_data *d)
 		return lnetd_reply_status(d, -EINVAL, "priority and idx take a number >= 0");
 	}
 	rc = lnet_ctl_udsp_add(src, dst, rte, priority, (int)idx, err, sizeof(err));
-	/* what the kernel module refuses comes back as a positive errno */
-	if (rc != 0 && strncmp(err, "cannot add udsp", 15) == 0) {
+	/* -EINVAL: the checks the kernel lnetctl's library makes; the rest, the module's (+errno) */
+	if (rc != 0 && rc != -EINVAL) {
 		rc = -rc;
 	}
 	return lnetd_reply_status(d, rc, err);

@@ -387,10 +387,11 @@ struct lnet_ctl_udsp {
  * Add a UDSP rule (lnetctl udsp add, import, --config): descriptors in
  * ip2nets syntax (NULL or "": absent), @p priority < 0 for the kernel's
  * "pref" action, @p idx < 0 to append. The rules are applied to every NI
- * and peer before it returns. -EINVAL with the kernel's words in @p err
- * (a combination it refuses, a descriptor that does not parse), -EALREADY
- * for a rule already there (a priority rule with the same descriptors
- * takes the new priority instead).
+ * and peer before it returns. -EINVAL only for what the kernel lnetctl's
+ * library refuses, with its words in @p err (a combination, a descriptor
+ * that does not parse); any other error is the node's, @p err "cannot add
+ * udsp: ...": -EALREADY for a rule already there (a priority rule with the
+ * same descriptors takes the new priority instead), -ENOMEM.
  */
 LNP_API int lnet_ctl_udsp_add(const char *src, const char *dst, const char *rte, long priority,
 			      int idx, char *err, size_t errlen);

@@ -490,10 +490,13 @@ lnet_udsp_change(struct lnet_mgmt_op *op, struct lnet_udsp_call *a, bool del)
 	rc = lnet_udsp_set_add(s, r, a->idx, &r);
 	if (rc != 0) {
 		lnet_udsp_rule_free(r);
-		snprintf(a->err, a->errlen, "cannot add udsp: %s", strerror(-rc));
-		return rc;
+	} else {
+		rc = lnet_udsp_apply(a->ln, true, op, r, false, lnet_udsp_rule_aspects(r));
 	}
-	return lnet_udsp_apply(a->ln, true, op, r, false, lnet_udsp_rule_aspects(r));
+	if (rc != 0) {
+		snprintf(a->err, a->errlen, "cannot add udsp: %s", strerror(-rc));
+	}
+	return rc;
 }
 
 static void
