@@ -414,7 +414,7 @@ lnet_peer_dir_udsp_restart(struct lnet_peer_dir *d)
 	d->udsp_active = true;
 }
 
-/* Peers a refresh takes at once: their structures and compositions are fetched ahead. */
+/* Peers a refresh takes at once: their compositions are fetched ahead. */
 #define LNET_UDSP_BATCH 16
 
 /* The compositions of the next peers in scope from the place on (at most @p max), on their way. */

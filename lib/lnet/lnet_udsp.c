@@ -161,15 +161,18 @@ lnet_udsp_set_take(struct lnet_udsp_set *s, int idx)
 	return r;
 }
 
+/* A dst descriptor reaches a peer NI by its NID, or by its net for a net descriptor. */
+static bool
+lnet_udsp_dst_reaches(const struct cfs_nid_parts *d, const struct lnet_nid *nid)
+{
+	return d->naddr == 0 ? cfs_nid_parts_match_net(d, lnet_nid_net(nid)) :
+			       cfs_nid_parts_match_nid(d, nid);
+}
+
 bool
 lnet_udsp_rule_reaches(const struct lnet_udsp_rule *r, const struct lnet_nid *nid)
 {
-	const struct cfs_nid_parts *d = &r->dst;
-
-	if (!cfs_nid_parts_present(d)) {
-		return false;
-	}
-	return d->naddr == 0 ? cfs_nid_parts_match_net(d, lnet_nid_net(nid)) : cfs_nid_parts_match_nid(d, nid);
+	return cfs_nid_parts_present(&r->dst) && lnet_udsp_dst_reaches(&r->dst, nid);
 }
 
 unsigned int
@@ -199,7 +202,7 @@ lnet_udsp_set_del(struct lnet_udsp_set *s, int idx)
 			lnet_udsp_rule_free(s->rules[i]);
 		}
 		s->n = 0;
-			return 0;
+		return 0;
 	}
 	if ((unsigned int)idx >= s->n) {
 		return -ENOENT;
@@ -380,10 +383,7 @@ lnet_udsp_pref(const struct lnet_udsp_compiled *c, bool rte, const struct lnet_n
 	unsigned int i;
 
 	for (i = 0; i < nl; i++) {
-		const struct cfs_nid_parts *d = l[i]->dst;
-
-		if (d->naddr == 0 ? cfs_nid_parts_match_net(d, lnet_nid_net(nid)) :
-				    cfs_nid_parts_match_nid(d, nid)) {
+		if (lnet_udsp_dst_reaches(l[i]->dst, nid)) {
 			*n = l[i]->n;
 			return l[i]->nids;
 		}

@@ -14,19 +14,9 @@ build=$1 src=$2
 . "$src/harness.sh"
 tel="python3 $src/../common/bad_peer.py telemetry"
 a=lnetd-fault-$$
+ctl_name=$a
 
-# out_err WANT_RC WANT_STDOUT_FILE WANT_STDERR_FILE lnetctl-args...: exact bytes on each stream.
-out_err() {
-	rc=$1 o=$2 e=$3
-	shift 3
-	"$ctl" --name "$a" "$@" >"$work/o" 2>"$work/e"
-	got=$?
-	[ "$got" -eq "$rc" ] || { echo "exit $got, want $rc"; cat "$work/o" "$work/e"; return 1; }
-	cmp -s "$o" "$work/o" || { echo "stdout:"; diff "$o" "$work/o"; return 1; }
-	cmp -s "$e" "$work/e" || { echo "stderr:"; diff "$e" "$work/e"; return 1; }
-}
 : >"$work/empty"
-line() { printf '%s\n' "$1" >"$work/want"; }
 yaml_ok() { python3 -c 'import yaml,sys; list(yaml.safe_load_all(sys.stdin))' <"$1"; }
 
 # rule KIND SRC DST PTL MSG RATE INTERVAL [LATENCY]: one rule of show, counters zero.

@@ -97,6 +97,19 @@ netns_veth() {
 		ip -n "$1" link set "$3" up && ip -n "$2" link set "$3" up
 }
 
+# out_err WANT_RC WANT_STDOUT_FILE WANT_STDERR_FILE lnetctl-args...: exact
+# bytes on each stream; lnetctl talks to daemon $ctl_name when it is set.
+out_err() {
+	rc=$1 o=$2 e=$3
+	shift 3
+	"$ctl" ${ctl_name:+--name "$ctl_name"} "$@" >"$work/o" 2>"$work/e"
+	got=$?
+	[ "$got" -eq "$rc" ] || { echo "exit $got, want $rc"; cat "$work/o" "$work/e"; return 1; }
+	cmp -s "$o" "$work/o" || { echo "stdout:"; diff "$o" "$work/o"; return 1; }
+	cmp -s "$e" "$work/e" || { echo "stderr:"; diff "$e" "$work/e"; return 1; }
+}
+line() { printf '%s\n' "$1" >"$work/want"; } # TEXT: the one line wanted, in $work/want
+
 # node_serve NS NAME ARGS...: an lnet_node server ($node) in namespace NS,
 # up once it says "serving:"; its pid in $server, its output in
 # $work/NAME.out (the NI counts it prints at exit) and NAME.err.

@@ -12,16 +12,6 @@ set -u
 build=$1 src=$2
 . "$src/harness.sh"
 
-# out_err WANT_RC WANT_STDOUT_FILE WANT_STDERR_FILE lnetctl-args...: exact bytes on each stream.
-out_err() {
-	rc=$1 o=$2 e=$3
-	shift 3
-	"$ctl" "$@" >"$work/o" 2>"$work/e"
-	got=$?
-	[ "$got" -eq "$rc" ] || { echo "exit $got, want $rc"; cat "$work/o" "$work/e"; return 1; }
-	cmp -s "$o" "$work/o" || { echo "stdout:"; diff "$o" "$work/o"; return 1; }
-	cmp -s "$e" "$work/e" || { echo "stderr:"; diff "$e" "$work/e"; return 1; }
-}
 : >"$work/empty"
 yaml_ok() { python3 -c 'import yaml,sys; list(yaml.safe_load_all(sys.stdin))' <"$1"; }
 

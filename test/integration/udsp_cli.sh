@@ -17,21 +17,11 @@ port=$(( 20000 + $$ % 20000 ))
 n3=127.0.$(( $$ % 200 + 20 ))
 ip1=$n3.41 ip2=$n3.42 peer=$n3.43 peer2=$n3.44 gw=$n3.45
 a=lnetd-udsp-a-$$
+ctl_name=$a
 
 start() { sd=$1; shift; start_daemon "$sd" --accept-port "$port" --accept all "$@"; }
 
-# out_err WANT_RC WANT_STDOUT_FILE WANT_STDERR_FILE lnetctl-args...: exact bytes on each stream.
-out_err() {
-	rc=$1 o=$2 e=$3
-	shift 3
-	"$ctl" --name "$a" "$@" >"$work/o" 2>"$work/e"
-	got=$?
-	[ "$got" -eq "$rc" ] || { echo "exit $got, want $rc"; cat "$work/o" "$work/e"; return 1; }
-	cmp -s "$o" "$work/o" || { echo "stdout:"; diff "$o" "$work/o"; return 1; }
-	cmp -s "$e" "$work/e" || { echo "stderr:"; diff "$e" "$work/e"; return 1; }
-}
 : >"$work/empty"
-line() { printf '%s\n' "$1" >"$work/want"; }
 # block VERB ERRNO DESCR: the kernel's cYAML error block, into $work/block
 block() { printf '%s:\n    - udsp:\n          errno: %s\n          descr: "%s"\n' "$1" "$2" "$3" >"$work/block"; }
 yaml_ok() { python3 -c 'import yaml,sys; list(yaml.safe_load_all(sys.stdin))' <"$1"; }
@@ -308,7 +298,7 @@ check "SIGTERM: $a exits 0" stop_daemon "$pid_a"
 b=lnetd-udsp-b-$$
 check "daemon $b starts" start "$b"
 pid_b=$pid
-a=$b
+a=$b ctl_name=$b
 check "import the full export (nets, peer, globals, rules)" out_err 0 "$work/empty" "$work/empty" import "$work/full.yaml"
 check "show: the rules exported" out_err 0 "$work/show_all" "$work/empty" udsp show
 check "export after import is the same, rules and all" sh -c \
@@ -325,7 +315,7 @@ printf 'net:\n    - net type: tcp\n      local NI(s):\n        - nid: %s@tcp\npe
 	"$ip1" "$peer" "$peer" >"$work/config.yaml"
 check "daemon $c starts with --config" start "$c" --config "$work/config.yaml"
 pid_c=$pid
-a=$c
+a=$c ctl_name=$c
 { printf 'udsp:\n'; rule 0 "dst=$peer@tcp" 2; rule 1 src=tcp 6; } >"$work/want"
 check "--config: its rules" out_err 0 "$work/want" "$work/empty" udsp show
 check "--config: applied to the NI and the peer" sh -c \
