@@ -22,7 +22,7 @@
  *       --warmup N runs N operations before the clock starts; the counts
  *       after them are printed under "warm:" (and "warm_peer_nis:"), so a
  *       test can subtract what discovery and the warm-up sent.
- *       At exit "run_paths:" counts the run's PUTs and GETs (not the
+ *       With --paths, at exit "run_paths:" counts the run's PUTs and GETs (not the
  *       warm-up's, none of LNet's own) by the path each took, from the
  *       ACK or REPLY that answered it (it comes back the same way): our
  *       NID "from", the peer NID "to", "messages".
@@ -145,6 +145,7 @@ struct node {
 		uint64_t messages;
 	} paths[NODE_MAX_PATHS];   /* the run's PUTs and GETs by the path they took */
 	unsigned int npaths;
+	bool count_paths;          /* --paths: count them (off for benchmarks: no work per answer) */
 	uint64_t started, verified, failed, mismatched;
 	uint64_t bytes;
 	double first_error_at;
@@ -549,7 +550,8 @@ node_event(struct node *n, const struct lnet_event *ev)
 {
 	struct node_slot *s = ev->md_user_ptr;
 
-	if (ev->status == 0 && (ev->type == LNET_EVENT_ACK || ev->type == LNET_EVENT_REPLY)) {
+	if (n->count_paths && ev->status == 0 &&
+	    (ev->type == LNET_EVENT_ACK || ev->type == LNET_EVENT_REPLY)) {
 		node_count_path(n, ev);
 	}
 	if (ev->status != 0 || ev->type == LNET_EVENT_UNLINK ||
@@ -753,6 +755,9 @@ node_print_nis(void)
 static void
 node_print_paths(const struct node *n, const char *title)
 {
+	if (!n->count_paths) {
+		return;
+	}
 	printf("%s_paths:\n", title);
 	for (unsigned int i = 0; i < n->npaths; i++) {
 		printf("    - from: %s\n", libcfs_nidstr(&n->paths[i].from));
@@ -1046,6 +1051,7 @@ main(int argc, char **argv)
 		{ "run-after", required_argument, NULL, 'R' },
 		{ "recovery-load", required_argument, NULL, 'Q' },
 		{ "udsp", required_argument, NULL, 'U' },
+		{ "paths", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct node n = { .port = 988, .count = 100, .inflight = 8, .nsizes = 4,
@@ -1086,6 +1092,9 @@ main(int argc, char **argv)
 			n.runs[n.nruns++].cmd = cmd + 1;
 			break;
 		}
+		case 'T':
+			n.count_paths = true;
+			break;
 		case 'U':
 			if (n.nudsp == NODE_MAX_UDSP) {
 				rc = -E2BIG;

@@ -51,7 +51,7 @@ unserve() { node_unserve; }
 client() {
 	name=$1
 	shift
-	ip netns exec "${tag}a" "$node" client --peer "$B0" --sizes 1048576 --inflight $inflight \
+	ip netns exec "${tag}a" "$node" client --paths --peer "$B0" --sizes 1048576 --inflight $inflight \
 		--warmup 8 --count "$count" "$@" >"$work/$name.out" 2>"$work/$name.err"
 	v=$(awk '$1 == "verified:" { print $2 }' "$work/$name.out")
 	f=$(awk '$1 == "failed:" { print $2 }' "$work/$name.out")
