@@ -428,6 +428,98 @@ struct lnet_ctl_udsp_stats {
 };
 LNP_API int lnet_ctl_udsp_stats(struct lnet_ctl_udsp_stats *out);
 
+/* ---- routes and routing (issue 16) ---------------------------------------- */
+
+/** Hops of a route added without --hop (the kernel's LNET_UNDEFINED_HOPS, shown as -1). */
+#define LNET_CTL_UNDEFINED_HOPS UINT32_MAX
+/** The kernel's default route priority and gateway health sensitivity. */
+#define LNET_CTL_ROUTE_PRIO_DEFAULT 0
+/** One route as `lnetctl route show -v` prints it. */
+struct lnet_ctl_route {
+	uint32_t net;             /**< the remote net */
+	struct lnet_nid gateway;  /**< the gateway NID as added */
+	uint32_t hops;            /**< 1..255 or LNET_CTL_UNDEFINED_HOPS */
+	uint32_t priority;        /**< 0 is the best */
+	uint32_t health_sensitivity; /**< as added (0: the global router_sensitivity) */
+	bool alive;               /**< "state: up" */
+	bool single_hop;          /**< "type: single-hop": the gateway has an NI on net */
+};
+/**
+ * `route add`, with the kernel's refusals: -EINVAL (ANY or 0@lo gateway, a
+ * remote net that is ANY or lo, a gateway on the remote net itself, hops
+ * outside 1..255 unless LNET_CTL_UNDEFINED_HOPS), -EEXIST (the remote net
+ * is local, or a route to it through that gateway peer exists),
+ * -EHOSTUNREACH (no local NI on the gateway's net); @p err says which.
+ * The gateway becomes a peer, discovered at once.
+ */
+LNP_API int lnet_ctl_route_add(uint32_t net, const struct lnet_nid *gateway, uint32_t hops,
+			       uint32_t priority, uint32_t health_sensitivity, char *err,
+			       size_t errlen);
+/**
+ * `route del`: the routes to @p net (LNET_NET_ANY: every net) through the
+ * peer owning @p gateway (NULL: any gateway). -ENOENT when @p net has no
+ * route at all, as the kernel's; 0 otherwise, even when nothing matched.
+ */
+LNP_API int lnet_ctl_route_del(uint32_t net, const struct lnet_nid *gateway, char *err,
+			       size_t errlen);
+/** Routes in the kernel's listing order. @return how many there are (fills up to @p max), or -errno. */
+LNP_API int lnet_ctl_route_list(struct lnet_ctl_route *out, unsigned int max);
+
+/** Router buffer pools per CPT, the kernel's order. */
+enum lnet_ctl_rtr_pool_kind {
+	LNET_CTL_RTR_TINY,
+	LNET_CTL_RTR_SMALL,
+	LNET_CTL_RTR_LARGE,
+	LNET_CTL_RTR_NPOOLS,
+};
+struct lnet_ctl_rtr_pool {
+	int npages;               /**< pages a buffer holds: 0, 1, 256 */
+	int nbuffers;
+	int credits;              /**< may be negative: messages waiting */
+	int mincredits;
+};
+/** The kernel's routing states (`routing show` "enable"). */
+#define LNET_CTL_ROUTING_DISABLED 0
+#define LNET_CTL_ROUTING_ENABLED 1
+#define LNET_CTL_ROUTING_STOPPING 2
+#define LNET_CTL_ROUTING_STARTING 3
+/** CPTs `routing show` lists at most (LNP_MAX_CPTS of the default build). */
+#define LNET_CTL_ROUTING_CPTS 64
+/** `lnetctl routing show` and `buffers`. */
+struct lnet_ctl_routing {
+	int enable;               /**< LNET_CTL_ROUTING_* */
+	unsigned int ncpts;       /**< pools[0..ncpts) are filled (0 while never enabled) */
+	struct lnet_ctl_rtr_pool pools[LNET_CTL_ROUTING_CPTS][LNET_CTL_RTR_NPOOLS];
+	int buffers[LNET_CTL_RTR_NPOOLS]; /**< the configured totals over all CPTs (0: default) */
+	uint32_t forward_delay_s; /**< of the STARTING state: ping timeout + check interval */
+};
+LNP_API int lnet_ctl_routing_get(struct lnet_ctl_routing *out);
+/**
+ * `set routing 1|0`: 1 allocates the pools and starts forwarding after
+ * the kernel's delay (STARTING, then ENABLED); 0 stops it (STOPPING until
+ * the buffers are back, then DISABLED). -EBUSY enabling while stopping.
+ */
+LNP_API int lnet_ctl_routing_set(bool enable, char *err, size_t errlen);
+/**
+ * `set tiny_buffers|small_buffers|large_buffers N`: the total over all
+ * CPTs (divided between them, at least the kernel's minimum per CPT); 0
+ * gives the default. -EINVAL for a negative count. Resizes live pools.
+ */
+LNP_API int lnet_ctl_buffers_set(enum lnet_ctl_rtr_pool_kind kind, int total, char *err,
+				 size_t errlen);
+
+/**
+ * The lnet module parameters lnetd-pmd takes (lnetd-pmd --lnet-params), by
+ * the kernel's names: alive_router_check_interval (60),
+ * router_ping_timeout (50), check_routers_before_use (0),
+ * avoid_asym_router_failure (1), tiny_router_buffers,
+ * small_router_buffers, large_router_buffers (0: the defaults), as
+ * /sys/module/lnet/parameters. -ENOENT for another name, -EINVAL for a
+ * value the kernel refuses.
+ */
+LNP_API int lnet_ctl_param_set(const char *name, int value, char *err, size_t errlen);
+LNP_API int lnet_ctl_param_get(const char *name, int *value);
+
 LNP_END_DECLS
 
 #endif /* LNET_CTL_H */

@@ -23,6 +23,7 @@
 
 #include "lnet_internal.h"
 #include "lnet_peer_dir.h"
+#include "lnet_route.h"
 
 /* What a ping or push sent for a peer's discovery is; owned by its MD's handler. */
 struct lnet_disc_io {
@@ -95,6 +96,9 @@ lnet_disc_fail_held(struct lnet_disc *dd, int error)
 	struct lnet_peer *p = lnet_disc_peer(dd);
 	struct lnet_msg *msg;
 
+	if (p->rtr_refs > 0 && !p->dead) {
+		lnet_route_gw_data(dd->node->arg, p, NULL); /* a gateway not heard: its routes go down */
+	}
 	while ((msg = TAILQ_FIRST(&p->held)) != NULL) {
 		TAILQ_REMOVE(&p->held, msg, link);
 		lnet_finalize(msg, error);
@@ -514,8 +518,14 @@ lnet_disc_merge_op(struct lnet_disc *dd, const struct lnet_disc_data *data)
 	struct lnet_peer *p = lnet_disc_peer(dd);
 	struct lnet_peer_dir *d = dd->node->arg;
 
+	int rc;
+
 	lnet_disc_take_flags(d, p, data->info);
-	return lnet_disc_apply(d, p, data->info, false);
+	rc = lnet_disc_apply(d, p, data->info, false);
+	if (rc == 0 && p->rtr_refs > 0) {
+		lnet_route_gw_data(d, p, data->info); /* the kernel's router check reply */
+	}
+	return rc;
 }
 
 static const struct lnet_disc_ops lnet_discovery_ops = {

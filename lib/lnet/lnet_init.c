@@ -16,6 +16,7 @@
 
 #include "lnet_fault.h"
 #include "lnet_internal.h"
+#include "lnet_route.h"
 #include "lnp_build_config.h"
 
 #define LNET_EAL_MAX_ARGS 64
@@ -35,6 +36,12 @@ static struct lnet_init_opts g_lnet_opts = { .opts_size = sizeof(struct lnet_ini
  * Kernel LNet's defaults (lnet-facts §12.8); max_interfaces is 200 as Lustre
  * 2.17 shows it (the global_show.yaml files of captures/kernel/tool-output).
  */
+/* The kernel lnet module's router parameters' defaults (lnet-facts §11). */
+static const struct lnet_rtr_params lnet_default_rtr_params = {
+	.alive_router_check_interval = 60, .router_ping_timeout = 50,
+	.check_routers_before_use = 0, .avoid_asym_router_failure = 1,
+};
+
 static const struct lnet_ctl_global lnet_default_tunables = {
 	.numa_range = 0, .max_interfaces = 200, .discovery = 1, .drop_asym_route = 0,
 	.retry_count = 2, .transaction_timeout = 150, .health_sensitivity = 100,
@@ -257,7 +264,7 @@ lnet_runtime_start(struct lnet *ln)
 	}
 	ln->fault = lnet_fault_create(ln->rt, 0);
 	ln->udsp = lnet_udsp_state_create(ln);
-	if (ln->fault == NULL || ln->udsp == NULL) {
+	if (ln->fault == NULL || ln->udsp == NULL || lnet_route_init(ln) != 0) {
 		return -ENOMEM;
 	}
 	rc = lnet_cpts_create(ln);
@@ -296,6 +303,7 @@ lnet_destroy(struct lnet *ln)
 	lnet_fault_destroy(ln->fault);
 	ln->fault = NULL;
 	lnet_ping_target_fini(ln);
+	lnet_route_fini(ln);
 	lnet_peer_dir_destroy(ln);
 	lnet_ni_table_destroy(ln);
 	lnet_udsp_state_destroy(ln->udsp);
@@ -329,6 +337,7 @@ lnet_ni_init_locked(lnet_pid_t requested_pid)
 	}
 	ln->pid = requested_pid == LNET_PID_ANY ? LNET_PID_LUSTRE : requested_pid;
 	ln->tunables = lnet_default_tunables;
+	ln->rtr_params = lnet_default_rtr_params;
 	ln->interface_cookie = lnet_new_interface_cookie();
 	rc = lnet_choose_mode(ln, &g_lnet_opts);
 	if (rc == 0) {

@@ -405,6 +405,7 @@ struct lnet_msg {
 	struct lnet_processid target;   /* tx: where it goes (the caller's NID) */
 	struct lnet_nid src_param;      /* tx: the caller's source NID, or ANY */
 	struct lnet_nid from;           /* rx: last hop */
+	struct lnet_nid nexthop;        /* tx: the peer NID of this hop (a gateway when routed) */
 	struct lnet_ni *txni;
 	struct lnet_ni *rxni;
 	struct lnet_peer_ni *txpeer;
@@ -425,6 +426,7 @@ struct lnet_msg {
 	bool disc_passed;         /* discovery let it through: no second gate */
 	bool recovery;            /* a health recovery ping: never resent, this peer NI only */
 	bool no_resend;           /* its MD went: no resend (the kernel's msg_no_resend) */
+	bool routing;             /* forwarded by this router: header kept as received */
 	uint8_t retry_count;      /* resends so far */
 	enum lnet_msg_hstatus hstatus; /* what the LND said of its failure */
 	uint64_t deadline_us;     /* tx: resends stop here (transaction_timeout from the first send) */
@@ -500,6 +502,20 @@ struct lnet_eq {
 
 /* ---- the node ------------------------------------------------------------ */
 
+/* The kernel lnet module's router parameters (lnetd-pmd --lnet-params); atomics. */
+struct lnet_rtr_params {
+	int alive_router_check_interval; /* seconds between router checks (60) */
+	int router_ping_timeout;         /* seconds a router check may take (50) */
+	int check_routers_before_use;    /* routes start down until checked (0) */
+	int avoid_asym_router_failure;   /* single-hop routes need the remote net up (1) */
+	int tiny_router_buffers;         /* 0: the kernel's defaults */
+	int small_router_buffers;
+	int large_router_buffers;
+};
+
+struct lnet_route_state;
+struct lnet_route_table;
+
 
 struct lnet {
 	struct rt_runtime *rt;
@@ -532,6 +548,9 @@ struct lnet {
 	struct lnet_fault *fault;       /* fault rules (lnet_fault.c): read by every lcore */
 	struct lnet_udsp_state *udsp;   /* mgmt: UDSP rules and what they flatten to (lnet_udsp_ctl.c) */
 	unsigned int ping_nnis;         /* atomic: NIs the posted ping target lists after 0@lo */
+	struct lnet_rtr_params rtr_params;
+	struct lnet_route_state *routes;   /* mgmt: route add/del, gateways (lnet_route.c) */
+	struct lnet_route_table *route_table; /* RCU-published routes for the data lcores */
 };
 
 /* lnet_init.c */
@@ -615,7 +634,8 @@ void lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg);
 
 /* lnet_send_mr.c: Multi-Rail selection in the destination NID's shard */
 int lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_ni *lpni,
-			const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst);
+			const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst,
+			struct lnet_nid *nexthop);
 void lnet_sel_cache_free(struct lnet_sel_cache *sc);
 /* A response leaves on @p ni to @p lpni: it takes its turn as a send would (lnet_handle_send). */
 void lnet_sel_stamp_response(struct lnet_ni *ni, struct lnet_peer_ni *lpni);
@@ -770,6 +790,8 @@ void lnet_udsp_state_destroy(struct lnet_udsp_state *u);
 void lnet_udsp_table_prios(struct lnet *ln, const struct lnet_ni_table *t);
 /* Mgmt, after the NI table changed: the peers' preferred local NIDs follow (a refresh, not waited for). */
 void lnet_udsp_table_changed(struct lnet *ln);
+/* Mgmt, after the gateways changed (route add/del): router rules follow. */
+void lnet_udsp_gateways_changed(struct lnet *ln);
 /* Tests: at most @p n peers per refresh slice (0: the default); is a refresh under way? */
 void lnet_udsp_slice_peers(struct lnet *ln, unsigned int n);
 bool lnet_udsp_refresh_pending(const struct lnet *ln);

@@ -177,6 +177,12 @@ LNP_API void lnet_finalize_hstatus(struct lnet_msg *msg, int status,
 LNP_API const struct lnet_hdr *lnet_msg_hdr(const struct lnet_msg *msg);
 
 /**
+ * The peer NID @p msg goes to on this hop: the header's destination, or
+ * the gateway of a route to its net (the header keeps the final one).
+ */
+LNP_API const struct lnet_nid *lnet_msg_nexthop(const struct lnet_msg *msg);
+
+/**
  * The payload of @p msg: @p *niov fragments at @p *iov, starting @p *offset
  * bytes in, @p *len bytes in all (0 and NULL for messages without payload).
  */

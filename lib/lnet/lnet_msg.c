@@ -292,6 +292,12 @@ lnet_msg_hdr(const struct lnet_msg *msg)
 	return &msg->hdr;
 }
 
+const struct lnet_nid *
+lnet_msg_nexthop(const struct lnet_msg *msg)
+{
+	return &msg->nexthop;
+}
+
 void
 lnet_msg_payload(const struct lnet_msg *msg, unsigned int *niov, const struct iovec **iov,
 		 unsigned int *offset, unsigned int *len)

@@ -93,7 +93,7 @@ lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid, stru
 	}
 	lpni->nid = *nid;
 	lnet_health_init(&lpni->health, LNET_MAX_HEALTH_VALUE);
-	lpni->txcredits = ni->tun.peer_tx_credits;
+	lpni->txcredits = ni != NULL ? ni->tun.peer_tx_credits : 0; /* remote: none, as the kernel's */
 	lpni->mintxcredits = lpni->txcredits;
 	TAILQ_INIT(&lpni->txq);
 	TAILQ_INSERT_HEAD(&c->peers.hash[lnet_peer_hash(nid)], lpni, link);

@@ -15,6 +15,7 @@
 #include "lnet_ctl.h"
 #include "lnet_internal.h"
 #include "lnet_peer_dir.h"
+#include "lnet_route.h"
 
 #define LNET_PEER_DIR_MIN_BUCKETS 1024U
 #define LNET_PEER_TOMB ((struct lnet_peer *)1)
@@ -492,6 +493,9 @@ lnet_peer_publish(struct lnet_peer_dir *d, struct lnet_peer *p)
 			rt_rcu_publish((void **)&p->lpnis[i]->comp, c);
 		}
 	}
+	if (p->rtr_refs > 0) {
+		lnet_route_gw_published(d, p); /* the routes' snapshot names the old one */
+	}
 	if (old != NULL && rt_rcu_retire(d->ln->rt, old, lnet_peer_comp_free) != 0) {
 		LNET_LOG(WARNING, "peer composition retire failed; old one kept");
 	}
@@ -506,6 +510,9 @@ lnet_peer_delete(struct lnet_peer_dir *d, struct lnet_peer *p, int error)
 		return;
 	}
 	lnet_discovery_peer_fini(d, p, error);
+	if (p->rtr_refs > 0) {
+		lnet_route_gw_gone(d, p);
+	}
 	for (i = 0; i < p->nnis; i++) {
 		lnet_dir_unindex(d, &p->nis[i]);
 		lnet_peer_ni_unpublish(p->lpnis[i]);
@@ -695,9 +702,10 @@ lnet_peer_ni_ensure_on_cpt(void *arg)
 	struct lnet_cpt *c = lnet_cpt_self(l->ln);
 	struct lnet_ni *ni = lnet_ni_find_by_net(l->ln, lnet_nid_net(&l->nid));
 
-	struct lnet_peer_ni *lpni = ni != NULL ? lnet_peer_ni_find(c, &l->nid) : NULL;
+	struct lnet_peer_ni *lpni = lnet_peer_ni_find(c, &l->nid);
 
-	if (ni != NULL && lpni == NULL) {
+	if (lpni == NULL) {
+		/* A NID on a remote net has one too (no credits): routed sends name it. */
 		lnet_peer_ni_find_or_create(c, &l->nid, ni); /* which tells mgmt */
 	} else if (lpni != NULL) {
 		lnet_peer_dir_learn(l->ln, &l->nid, lpni); /* made for a peer since merged away */
@@ -785,6 +793,11 @@ lnet_peer_del_on_mgmt(void *arg)
 		snprintf(a->err, a->errlen, "%s is not the primary NID of peer %s",
 			 libcfs_nidstr_r(a->prim, s, sizeof(s)), libcfs_nidstr(&p->nis[0]));
 		return -ENODEV;
+	}
+	if (p->rtr_refs > 0) {
+		/* The kernel's: a gateway stays while a route names it. */
+		snprintf(a->err, a->errlen, "%s is a router. Can not be deleted", libcfs_nidstr(&p->nis[0]));
+		return -EBUSY;
 	}
 	if (a->n == 0 && p->locked && !a->lock_or_force) {
 		/* The kernel keeps a locked primary: only the other NIDs go. */

@@ -40,6 +40,7 @@ struct lnet_peer {
 	struct lnet_nid disc_src;
 	struct lnet_nid disc_dst;
 	uint64_t merge_into;      /* emptied by a merge: seq of the peer that took its NIDs */
+	unsigned int rtr_refs;    /* routes through it (a gateway: lnet_route.c) */
 	struct lnet_peer *next_dead;
 };
 

@@ -363,6 +363,10 @@ sel_b1d(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 	return 0;
 }
 
+static int sel_routed(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+		      const struct lnet_sel_routes *r, const struct lnet_sel_msg *m, int src,
+		      struct lnet_sel_result *res);
+
 /* No source, MR peer, response: the exact NID from the best NI of its net. */
 static int
 send_any_mr_resp(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
@@ -392,7 +396,7 @@ send_any_mr_resp(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
  */
 static int
 sel_b1c(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
-	    const struct lnet_sel_msg *m, struct lnet_sel_result *res)
+	const struct lnet_sel_routes *r, const struct lnet_sel_msg *m, struct lnet_sel_result *res)
 {
 	int net, pnet, ni, pni;
 
@@ -402,6 +406,8 @@ sel_b1c(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 		return send_any_mr_resp(l, p, m, res);
 	}
 	pnet = best_peer_net(l, p, &net);
+	if (pnet == NONE && (res->send_case & LNET_SEL_REMOTE_DST))
+		return sel_routed(l, p, r, m, NONE, res); /* B2C: none of its nets is ours */
 	if (pnet == NONE)
 		return -EHOSTUNREACH;
 	ni = best_ni_on_net(l, net, p, pnet, m->md_cpt);
@@ -416,12 +422,199 @@ sel_b1c(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 	return 0;
 }
 
-/* A2C, A2D, B2C, B2D: through a router, which issue 16 brings. */
-static int
-sel_routed(struct lnet_sel_result *res)
+/* ---- §7.5: routes to a remote net ---- */
+
+static bool
+peer_ni_prefers_rtr(const struct lnet_sel_peer_ni *pni, const struct lnet_nid *gw)
 {
-	(void)res;
-	return -EHOSTUNREACH;
+	for (int i = 0; pni != NULL && i < pni->nr_pref_rtrs; i++) {
+		if (lnet_nid_same(&pni->pref_rtrs[i], gw))
+			return true;
+	}
+	return false;
+}
+
+/* The kernel's lnet_compare_routes: UDSP preference, priority, hops. */
+static int
+route_compare(const struct lnet_sel_route *c, bool c_pref, const struct lnet_sel_route *b,
+	      bool b_pref)
+{
+	uint32_t c_hops = c->hops == LNET_SEL_UNDEFINED_HOPS ? 1 : c->hops;
+	uint32_t b_hops = b->hops == LNET_SEL_UNDEFINED_HOPS ? 1 : b->hops;
+	int r;
+
+	if ((r = prefer_higher(c_pref, b_pref)) != 0)
+		return r;
+	if ((r = prefer_lower(c->priority, b->priority)) != 0)
+		return r;
+	return prefer_lower(c_hops, b_hops);
+}
+
+/* The kernel's lnet_compare_gw_lpnis: health, fewer bytes queued, more credits. */
+static int
+gw_ni_compare(const struct lnet_sel_peer_ni *c, const struct lnet_sel_peer_ni *b)
+{
+	int r;
+
+	if ((r = prefer_lower(c->avoid, b->avoid)) != 0)
+		return r;
+	if ((r = prefer_higher(c->health, b->health)) != 0)
+		return r;
+	if ((r = prefer_lower(c->txqnob, b->txqnob)) != 0)
+		return r;
+	return prefer_higher(c->tx_credits, b->tx_credits);
+}
+
+/* The gateway's best peer NI on local net @net_id, or on any local net (LNET_NET_ANY). */
+static int
+gw_best_ni(const struct lnet_sel_local *l, const struct lnet_sel_peer *gw, uint32_t net_id)
+{
+	static const struct lnet_nid any = LNET_ANY_NID;
+	int best = NONE;
+
+	for (int i = 0; i < gw->nr_nets; i++) {
+		int cand;
+
+		if (net_id != LNET_NET_ANY ? gw->nets[i].net_id != net_id :
+					     local_net_find(l, gw->nets[i].net_id) == NONE)
+			continue;
+		cand = best_peer_ni_on_net(gw, i, &any);
+		if (cand != NONE &&
+		    (best == NONE || peer_ni_compare(&gw->nis[cand], false, &gw->nis[best], false) > 0))
+			best = cand;
+	}
+	return best;
+}
+
+/*
+ * The kernel's lnet_find_route_locked: the best alive route to @net whose
+ * gateway has a peer NI on @src_net (LNET_NET_ANY: on a local net); the
+ * gateway's peer NI in *gw_ni. Equal routes take turns (lower seq first).
+ */
+static int
+best_route(const struct lnet_sel_local *l, const struct lnet_sel_routes *r, uint32_t net,
+	   uint32_t src_net, const struct lnet_sel_peer_ni *dst, int *gw_ni)
+{
+	bool best_pref = false;
+	int best = NONE;
+
+	*gw_ni = NONE;
+	for (int i = 0; i < r->nr_routes; i++) {
+		const struct lnet_sel_route *rt = &r->routes[i];
+		bool pref;
+		int c = 1;
+		int g;
+
+		if (rt->net != net || !rt->alive || rt->gw == NULL)
+			continue;
+		pref = peer_ni_prefers_rtr(dst, &rt->gw_primary);
+		if (best != NONE && (c = route_compare(rt, pref, &r->routes[best], best_pref)) < 0)
+			continue;
+		g = gw_best_ni(l, rt->gw, src_net);
+		if (g == NONE)
+			continue;
+		if (c == 0) {
+			c = gw_ni_compare(&rt->gw->nis[g], &r->routes[best].gw->nis[*gw_ni]);
+			if (c < 0 || (c == 0 && rt->seq > r->routes[best].seq))
+				continue;
+		}
+		best = i;
+		best_pref = pref;
+		*gw_ni = g;
+	}
+	return best;
+}
+
+static bool
+routes_reach(const struct lnet_sel_routes *r, uint32_t net)
+{
+	for (int i = 0; i < r->nr_routes; i++) {
+		if (r->routes[i].net == net)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The destination's peer NI a routed message goes to when the caller did
+ * not fix it: the kernel's walk of the peer's remote nets that have
+ * routes, by health, UDSP priority and round robin, then the best peer NI
+ * of that net.
+ */
+static int
+routed_dst_ni(const struct lnet_sel_peer *p, const struct lnet_sel_routes *r)
+{
+	static const struct lnet_nid any = LNET_ANY_NID;
+	int best = NONE;
+	int r2;
+
+	for (int i = 0; i < p->nr_nets; i++) {
+		const struct lnet_sel_net *c = &p->nets[i];
+		const struct lnet_sel_net *b = best == NONE ? NULL : &p->nets[best];
+
+		if (!routes_reach(r, c->net_id))
+			continue;
+		if (b != NULL && ((r2 = prefer_higher(c->health, b->health)) < 0 ||
+				  (r2 == 0 && ((r2 = prefer_lower(c->sel_prio, b->sel_prio)) < 0 ||
+					       (r2 == 0 && c->seq >= b->seq)))))
+			continue;
+		best = i;
+	}
+	return best == NONE ? NONE : best_peer_ni_on_net(p, best, &any);
+}
+
+/*
+ * A2C, A2D, B2C, B2D and forwarding to a remote net: the final
+ * destination's peer NI (the NID given when the source is, when the peer
+ * is not Multi-Rail and has a sticky NI, or when forwarding), the route
+ * and its gateway's peer NI, then the local NI on that peer NI's net
+ * unless the source fixed it.
+ */
+static int
+sel_routed(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+	   const struct lnet_sel_routes *r, const struct lnet_sel_msg *m, int src,
+	   struct lnet_sel_result *res)
+{
+	uint32_t src_net = LNET_NET_ANY;
+	const struct lnet_sel_peer *gw;
+	int dst = NONE;
+	int route, gwni, gnet, net;
+
+	if (r == NULL || m->response)
+		return -EHOSTUNREACH; /* a response goes back by the gateway it came from */
+	if (src == NONE && (res->send_case & LNET_SEL_NMR_DST) && !m->reserved) {
+		dst = peer_ni_find(p, &m->dst);
+		if (dst != NONE) {
+			src = sticky_ni(l, p, peer_net_of_ni(p, dst));
+			src = src != NONE && l->nis[src].avoid ? NONE : src;
+		}
+	}
+	if (src != NONE && l->nis[src].fatal)
+		return -ENETDOWN;
+	if (src != NONE || m->routing || (res->send_case & LNET_SEL_NMR_DST))
+		dst = peer_ni_find(p, &m->dst);
+	else
+		dst = routed_dst_ni(p, r);
+	if (dst == NONE)
+		return src != NONE || m->routing ? -EFAULT : -EHOSTUNREACH;
+	if (src != NONE)
+		src_net = lnet_nid_net(&l->nis[src].nid);
+	route = best_route(l, r, lnet_nid_net(&p->nis[dst].nid), src_net, &p->nis[dst], &gwni);
+	if (route == NONE)
+		return -EHOSTUNREACH;
+	gw = r->routes[route].gw;
+	gnet = peer_net_of_ni(gw, gwni);
+	net = local_net_find(l, gw->nets[gnet].net_id);
+	if (src == NONE && net != NONE)
+		src = best_ni_on_net(l, net, gw, gnet, m->md_cpt);
+	if (src == NONE)
+		return -EHOSTUNREACH;
+	res->send_case |= LNET_SEL_ROUTED;
+	result_set(res, l, NONE, src, p, NONE, dst);
+	res->route = route;
+	res->gw_ni = gwni;
+	res->record_pref = should_record_pref(p, dst, m);
+	return 0;
 }
 
 static unsigned int
@@ -445,10 +638,12 @@ classify(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 }
 
 int
-lnet_select(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
-	    const struct lnet_sel_msg *m, struct lnet_sel_result *res)
+lnet_select_routed(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+		   const struct lnet_sel_routes *r, const struct lnet_sel_msg *m,
+		   struct lnet_sel_result *res)
 {
-	*res = (struct lnet_sel_result){.net = NONE, .ni = NONE, .peer_net = NONE, .peer_ni = NONE};
+	*res = (struct lnet_sel_result){.net = NONE, .ni = NONE, .peer_net = NONE, .peer_ni = NONE,
+					.route = NONE, .gw_ni = NONE};
 	if (lnet_nid_is_lo0(&m->dst)) {
 		res->send_case = LNET_SEL_LOOPBACK;
 		return 0;
@@ -460,14 +655,21 @@ lnet_select(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 		if (src == NONE)
 			return -EINVAL;
 		if (res->send_case & LNET_SEL_REMOTE_DST)
-			return sel_routed(res);
+			return sel_routed(l, p, r, m, src, res);
 		return send_spec_local(l, p, m, src, res);
 	}
 	if (res->send_case & LNET_SEL_MR_DST)
-		return sel_b1c(l, p, m, res);
+		return sel_b1c(l, p, r, m, res);
 	if (res->send_case & LNET_SEL_REMOTE_DST)
-		return sel_routed(res);
+		return sel_routed(l, p, r, m, NONE, res);
 	return sel_b1d(l, p, m, res);
+}
+
+int
+lnet_select(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+	    const struct lnet_sel_msg *m, struct lnet_sel_result *res)
+{
+	return lnet_select_routed(l, p, NULL, m, res);
 }
 
 const char *
@@ -477,8 +679,8 @@ lnet_sel_case_str(unsigned int c, char *buf, unsigned int len)
 		snprintf(buf, len, "LOOPBACK");
 		return buf;
 	}
-	snprintf(buf, len, "%s %s %s%s", c & LNET_SEL_SRC_SPEC ? "SRC_SPEC" : "SRC_ANY",
+	snprintf(buf, len, "%s %s %s%s%s", c & LNET_SEL_SRC_SPEC ? "SRC_SPEC" : "SRC_ANY",
 		 c & LNET_SEL_LOCAL_DST ? "LOCAL" : "REMOTE", c & LNET_SEL_MR_DST ? "MR" : "NMR",
-		 c & LNET_SEL_RESP ? " RESP" : "");
+		 c & LNET_SEL_RESP ? " RESP" : "", c & LNET_SEL_ROUTED ? " ROUTED" : "");
 	return buf;
 }

@@ -43,9 +43,17 @@
  * from a given NI that is down fails; a resend to a non-Multi-Rail peer
  * fails when the source is fixed or the peer NI is unhealthy.
  *
- * Not here yet: routes (issue 16: every routed case answers -EHOSTUNREACH,
- * forwarding as a router is not modelled), GPU device priority and UDSP
- * values (the fields exist; neutral values make them no-ops).
+ * Routes (seed 004 A2C, A2D, B2C, B2D; lnet-facts §7.5): a destination on
+ * a net we have no NI on is reached through a gateway of a route to its
+ * net, chosen by lnet_select_routed() from struct lnet_sel_routes: the
+ * route (alive, UDSP-preferred gateway, priority, hops, then the gateway's
+ * best peer NI by health, queued bytes, credits, then round robin), the
+ * gateway's peer NI, and the local NI on that peer NI's net. The header
+ * keeps the final destination: res.peer_ni (in @peer) is it, res.route and
+ * res.gw_ni say where the message goes first.
+ *
+ * Not here yet: GPU device priority (the field exists; neutral values make
+ * it a no-op).
  */
 #ifndef LNET_SELECT_H
 #define LNET_SELECT_H
@@ -65,7 +73,11 @@ enum lnet_sel_case {
 	LNET_SEL_NMR_DST = 1u << 5,
 	LNET_SEL_RESP = 1u << 6,      /* ACK or REPLY: to the exact NID */
 	LNET_SEL_LOOPBACK = 1u << 7,  /* 0@lo: no selection */
+	LNET_SEL_ROUTED = 1u << 8,    /* through a gateway: res.route, res.gw_ni */
 };
+
+/* A route's hops when none were given (the kernel's LNET_UNDEFINED_HOPS): ranks as 1. */
+#define LNET_SEL_UNDEFINED_HOPS UINT32_MAX
 
 /* The largest health value; UDSP priority when no rule applies (lowest). */
 #define LNET_SEL_MAX_HEALTH 1000
@@ -115,7 +127,10 @@ struct lnet_sel_peer_ni {
 	uint64_t seq;
 	const struct lnet_nid *pref_nids; /* the kernel's lpni_pref */
 	uint16_t nr_pref_nids;
+	const struct lnet_nid *pref_rtrs; /* UDSP preferred gateways (primary NIDs) */
+	uint16_t nr_pref_rtrs;
 	bool avoid;        /* a resend: the peer NI the message already failed on */
+	uint64_t txqnob;   /* bytes queued to it: ranks a gateway's peer NIs */
 };
 
 struct lnet_sel_peer {
@@ -134,6 +149,23 @@ struct lnet_sel_msg {
 	bool recovery;       /* health recovery ping: this peer NI, as non-MR */
 	bool reserved;       /* on the reserved portal (ping, push): no stickiness */
 	bool resend;         /* health resend: seed 004's rules for a second try */
+	bool routing;        /* forwarded by this router: the destination NID is kept */
+};
+
+/* One route to a remote net, its gateway seen as a peer (lnet-facts §11). */
+struct lnet_sel_route {
+	uint32_t net;                   /* the remote net */
+	uint32_t hops;                  /* 1..255, or LNET_SEL_UNDEFINED_HOPS */
+	uint32_t priority;              /* lower is better */
+	uint64_t seq;                   /* round robin: lower goes first */
+	bool alive;
+	struct lnet_nid gw_primary;     /* compared with UDSP preferred gateways */
+	const struct lnet_sel_peer *gw; /* NULL: the gateway is not known yet */
+};
+
+struct lnet_sel_routes {
+	const struct lnet_sel_route *routes; /* in the kernel's list order */
+	uint16_t nr_routes;
 };
 
 struct lnet_sel_result {
@@ -144,17 +176,28 @@ struct lnet_sel_result {
 	int peer_ni;            /* index in peer->nis, -1 for loopback */
 	bool stamp_seq;         /* advance the round-robin counters (above) */
 	bool record_pref;       /* record nis[ni].nid as peer NI's preferred */
+	int route;              /* LNET_SEL_ROUTED: index in routes, else -1 */
+	int gw_ni;              /* ... and the gateway's peer NI sent to */
 };
 
 /*
  * Choose the path for @msg to @peer. 0 and @res filled, or:
  * -EINVAL a source NID that is not a local NI; -ENETDOWN the given source
- * NI is down (fatal); -EHOSTUNREACH no local net reaches the peer (routes
- * are issue 16), or a resend has no other path (A1D, B1D); -EFAULT the
+ * NI is down (fatal); -EHOSTUNREACH no local net reaches the peer (and no
+ * routes were given), or a resend has no other path (A1D, B1D); -EFAULT the
  * destination NID is missing from @peer (the caller's view is wrong).
  */
 int lnet_select(const struct lnet_sel_local *local, const struct lnet_sel_peer *peer,
 		const struct lnet_sel_msg *msg, struct lnet_sel_result *res);
+
+/*
+ * lnet_select() that reaches remote nets through @routes (NULL: none).
+ * -EHOSTUNREACH also when no alive route has a gateway with a peer NI on
+ * a local net (on the source NI's net when the source is given).
+ */
+int lnet_select_routed(const struct lnet_sel_local *local, const struct lnet_sel_peer *peer,
+		       const struct lnet_sel_routes *routes, const struct lnet_sel_msg *msg,
+		       struct lnet_sel_result *res);
 
 /* Text of a send case, e.g. "SRC_ANY LOCAL MR", for logs and tests. */
 const char *lnet_sel_case_str(unsigned int send_case, char *buf, unsigned int len);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lnet_internal.h"
+#include "lnet_route.h"
 
 static bool
 lnet_dest_is_local(struct lnet *ln, const struct lnet_nid *nid)
@@ -41,6 +42,7 @@ lnet_send_loopback(struct lnet_cpt *c, struct lnet_msg *msg)
 	lnet_msg_set_txni(c, msg, c->ln->loni);
 	msg->hdr.src_nid = msg->target.nid;
 	msg->hdr.dest_nid = msg->target.nid;
+	msg->nexthop = msg->target.nid;
 	lnet_send_addressed(c, msg);
 }
 
@@ -60,7 +62,7 @@ lnet_send_addressed(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_ni_send(c, msg);
 		return;
 	}
-	msg->peer_cpt = (uint16_t)lnet_cpt_of_nid(c->ln, &msg->hdr.dest_nid);
+	msg->peer_cpt = (uint16_t)lnet_cpt_of_nid(c->ln, &msg->nexthop);
 	lnet_msg_dispatch(c->ln, msg, msg->peer_cpt, LNET_STEP_SEND_PEER);
 }
 
@@ -78,6 +80,7 @@ lnet_send_route(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_msg_set_txni(c, msg, self);
 		msg->hdr.src_nid = self->nid;
 		msg->hdr.dest_nid = self->nid;
+		msg->nexthop = self->nid;
 		lnet_send_addressed(c, msg);
 		return;
 	}
@@ -108,11 +111,12 @@ lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	struct lnet_ni *net_ni = lnet_ni_find_by_net(c->ln, lnet_nid_net(&msg->target.nid));
 	const struct lnet_peer_comp *comp;
 	struct lnet_peer_ni *lpni;
+	struct lnet_nid nexthop;
 	struct lnet_nid dst;
 	struct lnet_ni *ni;
 	int rc;
 
-	if (net_ni == NULL) {
+	if (net_ni == NULL && lnet_route_table_get(c->ln) == NULL) {
 		lnet_send_fail(c, msg, -EHOSTUNREACH, "no local NI on the destination's net");
 		return;
 	}
@@ -127,14 +131,17 @@ lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_msg_to_mgmt(c->ln, msg);
 		return;
 	}
-	rc = lnet_send_mr_select(c, msg, lpni, comp, &ni, &dst);
+	rc = lnet_send_mr_select(c, msg, lpni, comp, &ni, &dst, &nexthop);
 	if (rc != 0) {
 		lnet_send_fail(c, msg, rc, "no path to the peer");
 		return;
 	}
 	lnet_msg_set_txni(c, msg, ni);
-	msg->hdr.src_nid = ni->nid;
+	if (!msg->routing) {
+		msg->hdr.src_nid = ni->nid; /* a forwarded message keeps its originator's */
+	}
 	msg->hdr.dest_nid = dst;
+	msg->nexthop = nexthop;
 	lnet_send_addressed(c, msg);
 }
 
@@ -152,20 +159,28 @@ lnet_send_response(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_n
 		return;
 	}
 	ni = lnet_ni_find_by_nid(c->ln, src);
-	if (ni == NULL || ni->net_id != lnet_nid_net(&msg->target.nid)) {
+	if (ni == NULL) {
 		lnet_send_fail(c, msg, -EHOSTUNREACH, "the NI the request came on is gone");
 		return;
 	}
 	lnet_msg_set_txni(c, msg, ni);
 	msg->hdr.src_nid = ni->nid;
 	msg->hdr.dest_nid = msg->target.nid;
+	msg->nexthop = msg->target.nid;
+	if (ni->net_id != lnet_nid_net(&msg->target.nid)) {
+		/*
+		 * A request that came through a router: back by the gateway it
+		 * came from (the kernel's rtr_nid), the header to the originator.
+		 */
+		msg->nexthop = msg->from;
+	}
 	lnet_send_addressed(c, msg);
 }
 
 void
 lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	struct lnet_peer_ni *lpni = lnet_peer_ni_find_or_create(c, &msg->hdr.dest_nid, msg->txni);
+	struct lnet_peer_ni *lpni = lnet_peer_ni_find_or_create(c, &msg->nexthop, msg->txni);
 
 	if (lpni == NULL) {
 		lnet_send_fail(c, msg, -ENOMEM, "no memory for the peer");

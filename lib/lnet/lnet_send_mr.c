@@ -18,6 +18,7 @@
 #include <rte_cycles.h>
 
 #include "lnet_internal.h"
+#include "lnet_route.h"
 
 struct lnet_sel_cache {
 	bool built;
@@ -33,6 +34,14 @@ struct lnet_sel_cache {
 	struct lnet_sel_net *pnets;
 	struct lnet_sel_peer_ni *pnis;
 	unsigned int pcap;
+	/* scratch for the routes' view: the routes, their gateways' views */
+	struct lnet_sel_route *routes;
+	struct lnet_route_view **rviews;  /* routes[i]'s entry in the snapshot */
+	struct lnet_sel_peer *gws;
+	unsigned int rcap;
+	struct lnet_sel_net *gnets;
+	struct lnet_sel_peer_ni *gnis;
+	unsigned int gcap;                /* of gnets and gnis */
 };
 
 void
@@ -47,6 +56,11 @@ lnet_sel_cache_free(struct lnet_sel_cache *sc)
 	free(sc->dist);
 	free(sc->pnets);
 	free(sc->pnis);
+	free(sc->routes);
+	free(sc->rviews);
+	free(sc->gws);
+	free(sc->gnets);
+	free(sc->gnis);
 	free(sc);
 }
 
@@ -253,6 +267,20 @@ lnet_sel_stamp_response(struct lnet_ni *ni, struct lnet_peer_ni *lpni)
 	lnet_sel_stamp_ni(ni, lpni, rte_rdtsc());
 }
 
+/* Whether the local view has an NI on @p net. */
+static bool
+lnet_sel_local_net(const struct lnet_sel_cache *sc, uint32_t net)
+{
+	unsigned int i;
+
+	for (i = 0; i < sc->view.nr_nets; i++) {
+		if (sc->nets[i].net_id == net) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Credits of a peer NI: its shard's, read as they are; a new one starts full. */
 static int
 lnet_sel_peer_credits(const struct lnet_sel_cache *sc, const struct lnet_peer_comp_ni *cni)
@@ -309,6 +337,8 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
 	}
 	for (i = 0, j = 0; i < nnis; i++) {
 		const struct lnet_udsp_nids *pref = rt_rcu_read((void *const *)&nis[i].pref);
+		const struct lnet_udsp_nids *rtr = comp != NULL ? rt_rcu_read((void *const *)&nis[i].rtr) :
+								   NULL;
 		/* UDSP's preferred NIDs; else the sticky NID of a non-MR peer (one list in the kernel) */
 		bool sticky = pref == NULL && !mr && lpni->has_pref &&
 			      lnet_nid_same(&nis[i].nid, &lpni->nid);
@@ -322,6 +352,8 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
 			.seq = lnet_sel_peer_seq(&nis[i]),
 			.pref_nids = sticky ? &lpni->pref : pref != NULL ? pref->nids : NULL,
 			.nr_pref_nids = (uint16_t)(sticky ? 1 : pref != NULL ? pref->n : 0),
+			.pref_rtrs = rtr != NULL ? rtr->nids : NULL,
+			.nr_pref_rtrs = (uint16_t)(rtr != NULL ? rtr->n : 0),
 			.avoid = avoid != NULL && pni == avoid,
 		};
 		while (j + 1 < nnets && i >= (unsigned int)sc->pnets[j].first_ni + sc->pnets[j].nr_nis) {
@@ -333,6 +365,177 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
 	}
 	*view = (struct lnet_sel_peer){ sc->pnets, sc->pnis, (uint16_t)nnets, (uint16_t)nnis, mr };
 	return 0;
+}
+
+/* ---- routes ---------------------------------------------------------------- */
+
+static int
+lnet_sel_routes_grow(struct lnet_sel_cache *sc, unsigned int nroutes, unsigned int ngw)
+{
+	if (nroutes > sc->rcap) {
+		struct lnet_sel_route *r = realloc(sc->routes, nroutes * sizeof(*r));
+		struct lnet_route_view **v;
+		struct lnet_sel_peer *g;
+
+		if (r != NULL) {
+			sc->routes = r;
+		}
+		v = realloc(sc->rviews, nroutes * sizeof(*v));
+		if (v != NULL) {
+			sc->rviews = v;
+		}
+		g = realloc(sc->gws, nroutes * sizeof(*g));
+		if (g != NULL) {
+			sc->gws = g;
+		}
+		if (r == NULL || v == NULL || g == NULL) {
+			return -ENOMEM;
+		}
+		sc->rcap = nroutes;
+	}
+	if (ngw > sc->gcap) {
+		struct lnet_sel_net *n = realloc(sc->gnets, ngw * sizeof(*n));
+		struct lnet_sel_peer_ni *i;
+
+		if (n != NULL) {
+			sc->gnets = n;
+		}
+		i = realloc(sc->gnis, ngw * sizeof(*i));
+		if (i != NULL) {
+			sc->gnis = i;
+		}
+		if (n == NULL || i == NULL) {
+			return -ENOMEM;
+		}
+		sc->gcap = ngw;
+	}
+	return 0;
+}
+
+/* A gateway as selection sees a peer: its NIs' health, credits, queued bytes, turns. */
+static void
+lnet_sel_gw_view(const struct lnet_sel_cache *sc, const struct lnet_peer_comp *gw,
+		 const struct lnet_peer_ni *avoid, struct lnet_sel_net *nets,
+		 struct lnet_sel_peer_ni *nis, struct lnet_sel_peer *view)
+{
+	unsigned int i;
+	unsigned int j = 0;
+
+	for (i = 0; i < gw->nnets; i++) {
+		nets[i] = gw->nets[i];
+		nets[i].sel_prio = __atomic_load_n(&gw->nets[i].sel_prio, __ATOMIC_RELAXED);
+		nets[i].health = 0;
+	}
+	for (i = 0; i < gw->nnis; i++) {
+		const struct lnet_peer_ni *pni = gw->nis[i].lpni;
+
+		nis[i] = (struct lnet_sel_peer_ni){
+			.nid = gw->nis[i].nid,
+			.health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH,
+			.sel_prio = __atomic_load_n(&gw->nis[i].sel_prio, __ATOMIC_RELAXED),
+			.tx_credits = lnet_sel_peer_credits(sc, &gw->nis[i]),
+			.seq = lnet_sel_peer_seq(&gw->nis[i]),
+			.txqnob = pni != NULL ? __atomic_load_n(&pni->txqnob, __ATOMIC_RELAXED) : 0,
+			.avoid = avoid != NULL && pni == avoid,
+		};
+		while (j + 1 < gw->nnets && i >= (unsigned int)nets[j].first_ni + nets[j].nr_nis) {
+			j++;
+		}
+		nets[j].health = nis[i].health > nets[j].health ? nis[i].health : nets[j].health;
+	}
+	*view = (struct lnet_sel_peer){ nets, nis, gw->nnets, gw->nnis, gw->multi_rail };
+}
+
+/* How many routes (and gateway NIs) lead to the peer's nets that are not ours. */
+static void
+lnet_sel_routes_count(const struct lnet_sel_cache *sc, const struct lnet_route_table *t,
+		      const struct lnet_sel_peer *peer, unsigned int *nr, unsigned int *ngw)
+{
+	unsigned int i;
+	unsigned int k;
+
+	*nr = 0;
+	*ngw = 0;
+	for (i = 0; i < peer->nr_nets; i++) {
+		const struct lnet_route_view *rv;
+		unsigned int n;
+
+		if (lnet_sel_local_net(sc, peer->nets[i].net_id)) {
+			continue;
+		}
+		rv = lnet_route_find(t, peer->nets[i].net_id, &n);
+		for (k = 0; k < n; k++) {
+			(*nr)++;
+			*ngw += rv[k].gw != NULL ? rv[k].gw->nnis : 0;
+		}
+	}
+}
+
+/*
+ * The routes to the peer's remote nets, each gateway's view filled from
+ * its published composition (NULL: no route reaches any of them).
+ */
+static const struct lnet_sel_routes *
+lnet_sel_routes_view(struct lnet_sel_cache *sc, const struct lnet_route_table *t,
+		     const struct lnet_sel_peer *peer, const struct lnet_peer_ni *avoid,
+		     struct lnet_sel_routes *out)
+{
+	unsigned int nr;
+	unsigned int ngw;
+	unsigned int g = 0;
+	unsigned int i;
+	unsigned int k;
+
+	if (t == NULL) {
+		return NULL;
+	}
+	lnet_sel_routes_count(sc, t, peer, &nr, &ngw);
+	if (nr == 0 || lnet_sel_routes_grow(sc, nr, ngw) != 0) {
+		return NULL;
+	}
+	out->nr_routes = 0;
+	for (i = 0; i < peer->nr_nets; i++) {
+		struct lnet_route_view *rv;
+		unsigned int n;
+
+		if (lnet_sel_local_net(sc, peer->nets[i].net_id)) {
+			continue;
+		}
+		rv = (struct lnet_route_view *)lnet_route_find(t, peer->nets[i].net_id, &n);
+		for (k = 0; k < n; k++) {
+			struct lnet_sel_route *r = &sc->routes[out->nr_routes];
+
+			*r = (struct lnet_sel_route){
+				.net = rv[k].net, .hops = rv[k].hops, .priority = rv[k].priority,
+				.seq = __atomic_load_n(&rv[k].seq, __ATOMIC_RELAXED),
+				.alive = rv[k].alive, .gw_primary = rv[k].gw_primary,
+			};
+			if (rv[k].gw != NULL) {
+				lnet_sel_gw_view(sc, rv[k].gw, avoid, &sc->gnets[g], &sc->gnis[g],
+						 &sc->gws[out->nr_routes]);
+				r->gw = &sc->gws[out->nr_routes];
+				g += rv[k].gw->nnis;
+			}
+			sc->rviews[out->nr_routes++] = &rv[k];
+		}
+	}
+	out->routes = sc->routes;
+	return out;
+}
+
+/* A routed send's turns: the route, the gateway's peer NI, the final destination. */
+static void
+lnet_sel_apply_routed(struct lnet_sel_cache *sc, const struct lnet_sel_result *res,
+		      const struct lnet_peer_comp *comp, uint64_t now)
+{
+	struct lnet_route_view *rv = sc->rviews[res->route];
+	const struct lnet_peer_comp *gw = rv->gw;
+
+	__atomic_store_n(&rv->seq, now, __ATOMIC_RELAXED);
+	lnet_sel_stamp_ni(sc->ni[res->ni], gw->nis[res->gw_ni].lpni, now);
+	if (comp != NULL && comp->nis[res->peer_ni].lpni != NULL) {
+		__atomic_store_n(&comp->nis[res->peer_ni].lpni->sel_seq, now, __ATOMIC_RELAXED);
+	}
 }
 
 /* The kernel's lnet_handle_send bookkeeping: the chosen path takes its turn. */
@@ -347,8 +550,12 @@ lnet_sel_apply(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni, uint64_t *r
 			rr[res->peer_net] = now;
 		}
 		sc->nets[res->net].seq = now;
-		lnet_sel_stamp_ni(sc->ni[res->ni],
-				  comp != NULL ? comp->nis[res->peer_ni].lpni : lpni, now);
+		if (res->send_case & LNET_SEL_ROUTED) {
+			lnet_sel_apply_routed(sc, res, comp, now);
+		} else {
+			lnet_sel_stamp_ni(sc->ni[res->ni],
+					  comp != NULL ? comp->nis[res->peer_ni].lpni : lpni, now);
+		}
 	}
 	if (res->record_pref) {
 		lpni->pref = sc->nis[res->ni].nid;
@@ -358,10 +565,13 @@ lnet_sel_apply(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni, uint64_t *r
 
 int
 lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_ni *lpni,
-		    const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst)
+		    const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst,
+		    struct lnet_nid *nexthop)
 {
 	struct lnet_sel_cache *sc = lnet_sel_cache_get(c);
 	unsigned int nnets = comp != NULL ? comp->nnets : 1;
+	const struct lnet_sel_routes *routes;
+	struct lnet_sel_routes rbuf;
 	struct lnet_sel_peer peer;
 	struct lnet_sel_result res;
 	struct lnet_sel_msg m;
@@ -401,13 +611,17 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 		.reserved = lnet_msg_is_reserved(msg),
 		.recovery = msg->recovery,
 		.resend = msg->retry_count != 0,
+		.routing = msg->routing,
 	};
-	rc = lnet_select(&sc->view, &peer, &m, &res);
+	routes = lnet_sel_routes_view(sc, lnet_route_table_get(c->ln), &peer, msg->avoid_lpni, &rbuf);
+	rc = lnet_select_routed(&sc->view, &peer, routes, &m, &res);
 	if (rc != 0) {
 		return rc == -EINVAL || rc == -EFAULT ? -EHOSTUNREACH : rc;
 	}
 	lnet_sel_apply(sc, lpni, rr, comp, &res);
 	*ni = sc->ni[res.ni];
 	*dst = peer.nis[res.peer_ni].nid;
+	*nexthop = (res.send_case & LNET_SEL_ROUTED) ? routes->routes[res.route].gw->nis[res.gw_ni].nid :
+						    *dst;
 	return 0;
 }

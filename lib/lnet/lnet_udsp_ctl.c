@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lnet_internal.h"
+#include "lnet_route.h"
 #include "lnet_peer_dir.h"
 #include "lnet_udsp.h"
 
@@ -113,6 +114,8 @@ lnet_udsp_recompile(struct lnet *ln)
 	const struct lnet_ni_table *t = ln->ni_table;
 	struct lnet_udsp_compiled next;
 	struct lnet_nid *local;
+	struct lnet_nid *gws;
+	unsigned int ngws;
 	unsigned int n = 0;
 	unsigned int i;
 	int rc;
@@ -124,9 +127,10 @@ lnet_udsp_recompile(struct lnet *ln)
 	for (i = 0; t != NULL && i < t->nnis; i++) {
 		local[n++] = t->nis[i]->nid;
 	}
-	/* No gateways before routing (issue 16): router rules are kept, and match none. */
-	rc = lnet_udsp_compile(&u->set, local, n, NULL, 0, &next);
+	gws = lnet_route_gateways(ln, &ngws); /* router rules match the gateways' primary NIDs */
+	rc = lnet_udsp_compile(&u->set, local, n, gws, ngws, &next);
 	free(local);
+	free(gws);
 	if (rc != 0) {
 		return rc;
 	}
@@ -306,6 +310,32 @@ lnet_udsp_table_changed(struct lnet *ln)
 	if (lnet_udsp_apply(ln, false, NULL, NULL, false,
 			    lnet_udsp_has_pairs(&ln->udsp->set) ? LNET_UDSP_PREF_SRC : 0) != 0) {
 		LNET_LOG(WARNING, "udsp: no memory to apply the rules to the new NIs");
+	}
+}
+
+/* Router rules: the only peer values that follow the gateways. */
+static bool
+lnet_udsp_has_rte(const struct lnet_udsp_set *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->rules[i]->action == LNET_UDSP_ACTION_PREF &&
+		    cfs_nid_parts_present(&s->rules[i]->rte)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+void
+lnet_udsp_gateways_changed(struct lnet *ln)
+{
+	if (ln->udsp == NULL || !lnet_udsp_has_rte(&ln->udsp->set)) {
+		return;
+	}
+	if (lnet_udsp_apply(ln, false, NULL, NULL, false, LNET_UDSP_PREF_RTE) != 0) {
+		LNET_LOG(WARNING, "udsp: no memory to apply the router rules to the new gateways");
 	}
 }
 

@@ -1468,6 +1468,7 @@ socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 {
 	struct socklnd_ni *s = lnet_ni_lnd_data(ni);
 	const struct lnet_hdr *h = lnet_msg_hdr(msg);
+	const struct lnet_nid *to = lnet_msg_nexthop(msg); /* a gateway when routed */
 	const struct iovec *iov;
 	struct sock_tx *tx;
 	unsigned int niov;
@@ -1476,8 +1477,8 @@ socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 	int rc;
 
 	/* An IPv4 NI reaches IPv4 peers, an IPv6 one IPv6 peers; both on its own net. */
-	if (sock_addr_family(&h->dest_nid) != sock_addr_family(lnet_ni_nid(ni)) ||
-	    lnet_nid_net(&h->dest_nid) != lnet_nid_net(lnet_ni_nid(ni))) {
+	if (sock_addr_family(to) != sock_addr_family(lnet_ni_nid(ni)) ||
+	    lnet_nid_net(to) != lnet_nid_net(lnet_ni_nid(ni))) {
 		s->stats.no_conn++;
 		return -EHOSTUNREACH;
 	}
@@ -1486,11 +1487,11 @@ socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 	if (tx == NULL) {
 		return -ENOMEM;
 	}
-	if (sock_tx_prepare(tx, sock_addr_proto(&h->dest_nid), NULL, h, iov, niov, off, len, msg) != 0) {
+	if (sock_tx_prepare(tx, sock_addr_proto(to), NULL, h, iov, niov, off, len, msg) != 0) {
 		socklnd_tx_free(s, tx);
 		return -EINVAL;
 	}
-	rc = socklnd_peer_send(s, &h->dest_nid, tx);
+	rc = socklnd_peer_send(s, to, tx);
 	if (rc != 0) {
 		/*
 		 * No way to the peer now (its connects failed, it backs off).

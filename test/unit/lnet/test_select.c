@@ -1163,19 +1163,229 @@ test_b1d_sticky_ni_avoided(void **state)
 	assert_false(w.res.record_pref); /* the peer keeps its preferred NI */
 }
 
-/* A2C, A2D, B2C, B2D: routed destinations wait for routing (issue 16). */
-static void
-test_routed_cases_unreachable(void **state)
-{
+/* ---- routes (§7.5; seed 004 A2C, A2D, B2C, B2D) ---- */
+
+#define TCP8 LNET_MKNET(LNET_LND_SOCK, 8)
+enum { G1, G2 };
+
+/*
+ * The destination is on tcp9 (and tcp8 when Multi-Rail), which we have no
+ * NI on. Gateway G1 has NIs on tcp (10.0.0.254) and tcp9, gateway G2 on
+ * tcp1 (10.1.0.254) and tcp9; one route to tcp9 through each.
+ */
+struct gworld {
 	struct world w;
+	struct lnet_sel_net gnets[2][2];
+	struct lnet_sel_peer_ni gnis[2][2];
+	struct lnet_sel_peer gw[2];
+	struct lnet_sel_route routes[2];
+	struct lnet_sel_routes rt;
+};
+
+static void
+gw_init(struct gworld *r, int g, uint32_t lnet, uint32_t addr)
+{
+	pni_init(&r->gnis[g][0], nid_on(lnet, addr));
+	pni_init(&r->gnis[g][1], nid_on(TCP9, addr));
+	r->gnets[g][0] = (struct lnet_sel_net){lnet, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 1};
+	r->gnets[g][1] = (struct lnet_sel_net){TCP9, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 1, 1};
+	r->gw[g] = (struct lnet_sel_peer){.nets = r->gnets[g], .nis = r->gnis[g], .nr_nets = 2,
+					  .nr_nis = 2, .multi_rail = true};
+	r->routes[g] = (struct lnet_sel_route){.net = TCP9, .hops = LNET_SEL_UNDEFINED_HOPS,
+					       .alive = true, .gw_primary = r->gnis[g][0].nid,
+					       .gw = &r->gw[g], .seq = (uint64_t)g};
+}
+
+/* A non-MR destination 10.9.0.2@tcp9, message from any NI. */
+static void
+gworld_init(struct gworld *r)
+{
+	memset(r, 0, sizeof(*r));
+	world_init(&r->w);
+	pni_init(&r->w.pnis[X], nid_on(TCP9, 0x0a090002U));
+	r->w.pnets[0] = (struct lnet_sel_net){TCP9, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 1};
+	r->w.peer.nr_nets = 1;
+	r->w.peer.nr_nis = 1;
+	r->w.peer.multi_rail = false;
+	r->w.msg.dst = r->w.pnis[X].nid;
+	gw_init(r, G1, TCP, 0x0a0000feU);
+	gw_init(r, G2, TCP1, 0x0a0100feU);
+	r->rt = (struct lnet_sel_routes){.routes = r->routes, .nr_routes = 2};
+}
+
+static int
+rsel(struct gworld *r)
+{
+	return lnet_select_routed(&r->w.local, &r->w.peer, &r->rt, &r->w.msg, &r->w.res);
+}
+
+/* Routed through gateway @g's NI @gni, from local NI @ni, the header to peer NI @pni. */
+static void
+expect_routed(struct gworld *r, int g, int gni, int ni, int pni)
+{
+	assert_int_equal(rsel(r), 0);
+	assert_true(r->w.res.send_case & LNET_SEL_ROUTED);
+	assert_int_equal(r->w.res.route, g);
+	assert_int_equal(r->w.res.gw_ni, gni);
+	assert_int_equal(r->w.res.ni, ni);
+	assert_int_equal(r->w.res.peer_ni, pni);
+}
+
+static void
+test_routed_without_routes_unreachable(void **state)
+{
+	struct gworld r;
 
 	(void)state;
-	world_init(&w);
-	w.msg.dst = nid_on(TCP9, 0x0a090002);
-	w.peer.multi_rail = false;
-	assert_int_equal(sel(&w), -EHOSTUNREACH);
-	w.msg.src = w.nis[A].nid;
-	assert_int_equal(sel(&w), -EHOSTUNREACH);
+	gworld_init(&r);
+	assert_int_equal(lnet_select_routed(&r.w.local, &r.w.peer, NULL, &r.w.msg, &r.w.res),
+			 -EHOSTUNREACH);
+	r.w.msg.src = r.w.nis[A].nid;
+	assert_int_equal(sel(&r.w), -EHOSTUNREACH);
+	r.routes[G1].net = TCP8; /* routes, but not to tcp9 */
+	r.routes[G2].net = TCP8;
+	assert_int_equal(rsel(&r), -EHOSTUNREACH);
+}
+
+/* B2D: the gateway's local net decides the NI; the first local NI becomes sticky. */
+static void
+test_routed_b2d_priority_then_hops(void **state)
+{
+	struct gworld r;
+
+	(void)state;
+	gworld_init(&r);
+	r.routes[G1].priority = 1;
+	expect_routed(&r, G2, 0, C, X);
+	assert_true(r.w.res.record_pref);
+	assert_true(r.w.res.stamp_seq);
+	r.routes[G1].priority = 0;
+	r.routes[G2].hops = 2;   /* unset hops count as 1 */
+	expect_routed(&r, G1, 0, A, X);
+	r.routes[G1].hops = 3;
+	expect_routed(&r, G2, 0, C, X);
+}
+
+static void
+test_routed_dead_routes_skipped(void **state)
+{
+	struct gworld r;
+
+	(void)state;
+	gworld_init(&r);
+	r.routes[G1].priority = 1;
+	r.routes[G2].alive = false;
+	expect_routed(&r, G1, 0, A, X);
+	r.routes[G1].alive = false;
+	assert_int_equal(rsel(&r), -EHOSTUNREACH);
+	r.routes[G1].alive = true;
+	r.routes[G1].gw = NULL;  /* a gateway not known yet */
+	assert_int_equal(rsel(&r), -EHOSTUNREACH);
+}
+
+/* Equal routes: gateway NI health, then fewer bytes queued, then credits, then turns. */
+static void
+test_routed_gateway_ni_ranking(void **state)
+{
+	struct gworld r;
+
+	(void)state;
+	gworld_init(&r);
+	expect_routed(&r, G1, 0, A, X);          /* lower seq */
+	r.routes[G1].seq = 5;
+	expect_routed(&r, G2, 0, C, X);
+	r.gnis[G1][0].tx_credits = 9;
+	expect_routed(&r, G1, 0, A, X);
+	r.gnis[G1][0].txqnob = 4096;
+	expect_routed(&r, G2, 0, C, X);
+	r.gnis[G2][0].health = 900;
+	expect_routed(&r, G1, 0, A, X);
+}
+
+/* A UDSP router rule (the destination's preferred gateways) beats priority. */
+static void
+test_routed_udsp_preferred_gateway(void **state)
+{
+	struct gworld r;
+	struct lnet_nid pref;
+
+	(void)state;
+	gworld_init(&r);
+	r.routes[G2].priority = 5;
+	pref = r.gnis[G2][0].nid;
+	r.w.pnis[X].pref_rtrs = &pref;
+	r.w.pnis[X].nr_pref_rtrs = 1;
+	expect_routed(&r, G2, 0, C, X);
+}
+
+/* A2C, A2D: the source NI's net restricts the gateways; none there fails. */
+static void
+test_routed_spec_src(void **state)
+{
+	struct gworld r;
+
+	(void)state;
+	gworld_init(&r);
+	r.routes[G2].priority = 1;
+	r.w.msg.src = r.w.nis[C].nid;
+	expect_routed(&r, G2, 0, C, X);
+	r.w.msg.src = r.w.nis[B].nid;
+	expect_routed(&r, G1, 0, B, X);
+	r.w.peer.multi_rail = true;       /* A2C: the same */
+	expect_routed(&r, G1, 0, B, X);
+	r.routes[G1].alive = false;
+	assert_int_equal(rsel(&r), -EHOSTUNREACH);
+	r.routes[G1].alive = true;
+	r.w.nis[B].fatal = true;
+	assert_int_equal(rsel(&r), -ENETDOWN);
+}
+
+/* B2D: a non-MR destination's sticky NI fixes the local net, so the gateway. */
+static void
+test_routed_b2d_sticky_ni(void **state)
+{
+	struct gworld r;
+	struct lnet_nid sticky;
+
+	(void)state;
+	gworld_init(&r);
+	r.routes[G1].priority = 1;
+	sticky = r.w.nis[B].nid;
+	r.w.pnis[X].pref_nids = &sticky;
+	r.w.pnis[X].nr_pref_nids = 1;
+	expect_routed(&r, G1, 0, B, X);
+	assert_false(r.w.res.record_pref);
+	r.w.msg.reserved = true;          /* LNet's own messages are not sticky */
+	expect_routed(&r, G2, 0, C, X);
+}
+
+/*
+ * B2C: a Multi-Rail destination on tcp9 and tcp8, none of them ours: the
+ * peer net with routes, its best peer NI; when the router forwards, the
+ * NID given stays.
+ */
+static void
+test_routed_b2c_mr(void **state)
+{
+	struct gworld r;
+
+	(void)state;
+	gworld_init(&r);
+	pni_init(&r.w.pnis[Y], nid_on(TCP8, 0x0a080002U));
+	r.w.pnets[0] = (struct lnet_sel_net){TCP8, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 1};
+	r.w.pnets[1] = (struct lnet_sel_net){TCP9, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 1, 1};
+	r.w.pnis[X] = r.w.pnis[Y];
+	pni_init(&r.w.pnis[Y], nid_on(TCP9, 0x0a090002U));
+	r.w.peer.nr_nets = 2;
+	r.w.peer.nr_nis = 2;
+	r.w.peer.multi_rail = true;
+	r.w.msg.dst = r.w.pnis[X].nid;    /* given on tcp8: only tcp9 has routes */
+	expect_routed(&r, G1, 0, A, Y);
+	assert_false(r.w.res.record_pref);
+	r.w.msg.routing = true;           /* forwarding: tcp8 is the NID's net, no route */
+	assert_int_equal(rsel(&r), -EHOSTUNREACH);
+	r.w.msg.dst = r.w.pnis[Y].nid;
+	expect_routed(&r, G1, 0, A, Y);
 }
 
 int
@@ -1224,7 +1434,14 @@ main(void)
 		cmocka_unit_test(test_b1c_health_and_avoid),
 		cmocka_unit_test(test_b1d_resend),
 		cmocka_unit_test(test_b1d_sticky_ni_avoided),
-		cmocka_unit_test(test_routed_cases_unreachable),
+		cmocka_unit_test(test_routed_without_routes_unreachable),
+		cmocka_unit_test(test_routed_b2d_priority_then_hops),
+		cmocka_unit_test(test_routed_dead_routes_skipped),
+		cmocka_unit_test(test_routed_gateway_ni_ranking),
+		cmocka_unit_test(test_routed_udsp_preferred_gateway),
+		cmocka_unit_test(test_routed_spec_src),
+		cmocka_unit_test(test_routed_b2d_sticky_ni),
+		cmocka_unit_test(test_routed_b2c_mr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

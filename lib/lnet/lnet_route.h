@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Routes to remote nets (lnet-facts §11). The management lcore owns the
+ * table (route add/del, gateways as peers, their aliveness); the data
+ * lcores read an immutable snapshot published by RCU, rebuilt whenever a
+ * route, a gateway's composition or a route's state changes: a send to a
+ * remote net reads it once, with no lock and no shared write but the
+ * routes' round-robin stamps.
+ */
+#ifndef LNET_ROUTE_H
+#define LNET_ROUTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lnet_internal.h"
+
+struct lnet_peer;
+struct lnet_peer_dir;
+struct lnet_merge_proposal;
+
+/* One route as the data lcores see it. */
+struct lnet_route_view {
+	uint32_t net;             /* remote net */
+	uint32_t lnet;            /* local net of the gateway NID as added */
+	uint32_t hops;
+	uint32_t priority;
+	bool alive;
+	struct lnet_nid gw_nid;   /* as added */
+	struct lnet_nid gw_primary;
+	const struct lnet_peer_comp *gw; /* NULL: the gateway peer is not published yet */
+	uint64_t seq;             /* round robin: a TSC stamp, written relaxed by any lcore */
+};
+
+/* The published snapshot; routes grouped by remote net, nets sorted. */
+struct lnet_route_table {
+	uint64_t gen;
+	unsigned int nroutes;
+	struct lnet_route_view routes[];
+};
+
+/* mgmt: make and free the table (LNetNIInit, LNetNIFini). */
+int lnet_route_init(struct lnet *ln);
+void lnet_route_fini(struct lnet *ln);
+
+/* Any lcore, in an RCU read section: the snapshot (NULL when there are no routes). */
+static inline const struct lnet_route_table *
+lnet_route_table_get(const struct lnet *ln)
+{
+	return rt_rcu_read((void *const *)&ln->route_table);
+}
+
+/* Routes to @p net in @p t: *n of them from the returned one (NULL: none). */
+const struct lnet_route_view *lnet_route_find(const struct lnet_route_table *t, uint32_t net,
+					      unsigned int *n);
+/* Whether @p nid is a NID of a gateway of @p t (for routed responses). */
+bool lnet_route_is_gateway_nid(const struct lnet_route_table *t, const struct lnet_nid *nid);
+
+/* Peer directory hooks (mgmt). A gateway peer's composition changed: */
+void lnet_route_gw_published(struct lnet_peer_dir *d, struct lnet_peer *p);
+/* ... it is being deleted or merged away: */
+void lnet_route_gw_gone(struct lnet_peer_dir *d, struct lnet_peer *p);
+/* ... its ping data arrived (@p prop) or its discovery failed (@p prop NULL): */
+void lnet_route_gw_data(struct lnet_peer_dir *d, struct lnet_peer *p,
+			const struct lnet_merge_proposal *prop);
+
+/* Gateways' primary NIDs for UDSP router rules (mgmt): *n of them, caller frees. */
+struct lnet_nid *lnet_route_gateways(struct lnet *ln, unsigned int *n);
+
+#endif /* LNET_ROUTE_H */
