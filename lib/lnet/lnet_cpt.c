@@ -247,6 +247,9 @@ lnet_msg_step_on(struct lnet_cpt *c, struct lnet_msg *msg)
 	case LNET_STEP_FREE:
 		lnet_msg_free_local(c, msg);
 		break;
+	case LNET_STEP_FWD_DONE:
+		lnet_fwd_done_step(c, msg);
+		break;
 	case LNET_STEP_REMATCH:
 		lnet_ptl_rematch(c, msg->hdr.msg.put.ptl_index);
 		lnet_msg_free_local(c, msg);

@@ -264,7 +264,8 @@ lnet_runtime_start(struct lnet *ln)
 	}
 	ln->fault = lnet_fault_create(ln->rt, 0);
 	ln->udsp = lnet_udsp_state_create(ln);
-	if (ln->fault == NULL || ln->udsp == NULL || lnet_route_init(ln) != 0) {
+	if (ln->fault == NULL || ln->udsp == NULL || lnet_route_init(ln) != 0 ||
+	    lnet_router_init(ln) != 0) {
 		return -ENOMEM;
 	}
 	rc = lnet_cpts_create(ln);
@@ -299,6 +300,7 @@ lnet_destroy(struct lnet *ln)
 		rt_runtime_stop(ln->rt);
 	}
 	lnet_recovery_fini(ln);
+	lnet_router_fini(ln);
 	lnet_cpts_destroy(ln);
 	lnet_fault_destroy(ln->fault);
 	ln->fault = NULL;
@@ -383,6 +385,7 @@ lnet_cpt_quiesce(void *arg)
 	}
 	lnet_credits_abort_queued(c, -ESHUTDOWN);
 	lnet_fault_drop_held(c, NULL, -ESHUTDOWN);
+	lnet_fwd_abort_queued(c);
 	lnet_rsp_fini(c);
 	return 0;
 }

@@ -351,6 +351,9 @@ struct lnet_peer_ni {
 	int mintxcredits;
 	uint64_t txqnob;
 	struct lnet_msg_list txq;
+	int rtrcredits;           /* router credits (peer_buffer_credits) for what it sends us */
+	int minrtrcredits;
+	struct lnet_msg_list rtrq;  /* messages waiting for one */
 	/*
 	 * Counts of messages to and from this peer NI, one slot per CPT: a
 	 * message is counted where it completes (its MD's CPT), which need
@@ -382,6 +385,7 @@ enum lnet_msg_step {
 	LNET_STEP_FIN_MD,         /* on the MD's CPT: events, detach, free */
 	LNET_STEP_FREE,           /* on the home CPT: back to the cache */
 	LNET_STEP_REMATCH,        /* lazy portal: retry the delayed list */
+	LNET_STEP_FWD_DONE,       /* forwarded: buffer and router credits back (lnet_router.c) */
 };
 
 /* What the LND's recv() is asked to do with a received message. */
@@ -427,6 +431,12 @@ struct lnet_msg {
 	bool recovery;            /* a health recovery ping: never resent, this peer NI only */
 	bool no_resend;           /* its MD went: no resend (the kernel's msg_no_resend) */
 	bool routing;             /* forwarded by this router: header kept as received */
+	bool rtrcredit;           /* holds a router buffer pool credit (and maybe a buffer) */
+	bool peerrtrcredit;       /* holds a router credit of its last hop's peer NI */
+	uint8_t rtr_pool;         /* which pool of rtr_cpt */
+	uint16_t rtr_cpt;         /* the lcore of the router credits and buffer */
+	void *rtr_buf;            /* the router buffer the payload is in */
+	struct iovec rtr_iov;
 	uint8_t retry_count;      /* resends so far */
 	enum lnet_msg_hstatus hstatus; /* what the LND said of its failure */
 	uint64_t deadline_us;     /* tx: resends stop here (transaction_timeout from the first send) */
@@ -451,6 +461,16 @@ struct lnet_outbox {
 	struct lnet_msg_list *q;        /* [destination CPT] */
 	unsigned int n;
 	struct rt_poller *poller;
+};
+
+/* One router buffer pool of a CPT (lnet_router.c), owned by its data lcore. */
+struct lnet_rtr_pool {
+	unsigned int npages;      /* of each buffer: 0 (tiny), 1 (small), 256 (large) */
+	int nbuffers;
+	int credits;              /* negative: messages waiting in waitq */
+	int mincredits;
+	struct rte_mempool *mp;   /* NULL for tiny */
+	struct lnet_msg_list waitq;
 };
 
 struct lnet_sel_cache;
@@ -479,6 +499,7 @@ struct lnet_cpt {
 	struct lnet_msg_list fault_held;    /* lnet_fault_path.c: held by delay rules, by release time */
 	struct rt_timer fault_timer;
 	uint32_t fault_rand;                /* the fault rules' random state on this lcore */
+	struct lnet_rtr_pool rtr[3];        /* lnet_router.c: tiny, small, large */
 };
 
 /* ---- event queues ------------------------------------------------------- */
@@ -551,7 +572,19 @@ struct lnet {
 	struct lnet_rtr_params rtr_params;
 	struct lnet_route_state *routes;   /* mgmt: route add/del, gateways (lnet_route.c) */
 	struct lnet_route_table *route_table; /* RCU-published routes for the data lcores */
+	int routing;              /* atomic: LNET_CTL_ROUTING_* (lnet_router.c) */
+	struct lnet_router *router; /* mgmt: set routing's state machine */
 };
+
+/* lnet_router.c: this node as a router */
+struct lnet_router;
+int lnet_router_init(struct lnet *ln);
+void lnet_router_fini(struct lnet *ln);
+int lnet_routing_state(const struct lnet *ln);
+void lnet_fwd_rx_step(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_fwd_done_step(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_fwd_abort_queued(struct lnet_cpt *c);
 
 /* lnet_init.c */
 struct lnet *lnet_instance(void);

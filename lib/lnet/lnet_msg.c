@@ -251,6 +251,10 @@ lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	bool send_ack;
 
+	if (msg->routing) {
+		lnet_fwd_fin(c, msg); /* no MD, no event, no resend: a router's */
+		return;
+	}
 	if (lnet_health_fin(c, msg)) {
 		return; /* resent: it completes later, once */
 	}
@@ -302,6 +306,13 @@ void
 lnet_msg_payload(const struct lnet_msg *msg, unsigned int *niov, const struct iovec **iov,
 		 unsigned int *offset, unsigned int *len)
 {
+	if (msg->rtr_buf != NULL) {
+		*niov = msg->len != 0 ? 1 : 0; /* forwarded: sent from the buffer it came into */
+		*iov = &msg->rtr_iov;
+		*offset = 0;
+		*len = msg->len;
+		return;
+	}
 	if (msg->md == NULL || msg->wanted == 0) {
 		*niov = 0;
 		*iov = NULL;

@@ -96,6 +96,11 @@ lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid, stru
 	lpni->txcredits = ni != NULL ? ni->tun.peer_tx_credits : 0; /* remote: none, as the kernel's */
 	lpni->mintxcredits = lpni->txcredits;
 	TAILQ_INIT(&lpni->txq);
+	/* The kernel's lpni_rtrcredits: peer_buffer_credits, else peer_credits. */
+	lpni->rtrcredits = ni == NULL ? 0 : ni->tun.peer_rtr_credits != 0 ? ni->tun.peer_rtr_credits :
+					  ni->tun.peer_tx_credits;
+	lpni->minrtrcredits = lpni->rtrcredits;
+	TAILQ_INIT(&lpni->rtrq);
 	TAILQ_INSERT_HEAD(&c->peers.hash[lnet_peer_hash(nid)], lpni, link);
 	c->peers.npeer_nis++;
 	if (!lnet_nid_is_lo0(nid)) {

@@ -942,8 +942,8 @@ lnet_peer_ni_state_on_cpt(void *arg)
 	o->tx_credits = lpni != NULL ? lpni->txcredits : credits;
 	o->min_tx_credits = lpni != NULL ? lpni->mintxcredits : credits;
 	o->txqnob = lpni != NULL ? lpni->txqnob : 0;
-	o->rtr_credits = rtr;
-	o->min_rtr_credits = rtr;
+	o->rtr_credits = lpni != NULL ? lpni->rtrcredits : rtr;
+	o->min_rtr_credits = lpni != NULL ? lpni->minrtrcredits : rtr;
 	if (lpni != NULL) {
 		uint64_t by_type[LNET_STATS_KINDS][LNET_STATS_NTYPES];
 		uint64_t total[LNET_STATS_KINDS];

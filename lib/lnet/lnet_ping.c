@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 
 /* Features a kernel node advertises with routing off and discovery on. */
@@ -62,8 +63,11 @@ lnet_ping_md_handler(struct lnet_event *ev)
 static uint32_t
 lnet_ping_features(const struct lnet *ln)
 {
-	return ln->tunables.discovery != 0 ? LNET_PING_FEATURES :
-					     LNET_PING_FEATURES & ~LNET_PING_FEAT_DISCOVERY;
+	uint32_t f = ln->tunables.discovery != 0 ? LNET_PING_FEATURES :
+						   LNET_PING_FEATURES & ~LNET_PING_FEAT_DISCOVERY;
+
+	/* A router says it routes only once forwarding is on (not while starting). */
+	return lnet_routing_state(ln) == LNET_CTL_ROUTING_ENABLED ? f & ~LNET_PING_FEAT_RTE_DISABLED : f;
 }
 
 /*

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 
 /* Payload handling by the LND runs on the NI's lcore (any lcore for lo). */
@@ -41,7 +42,10 @@ lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 	switch (msg->rx_action) {
 	case LNET_RX_DELIVER:
-		if (msg->md != NULL) {
+		if (msg->routing) {
+			rc = ni->lnd->recv(ni, private, msg, msg->len != 0 ? 1 : 0, &msg->rtr_iov, 0,
+					   msg->len, msg->len);
+		} else if (msg->md != NULL) {
 			rc = ni->lnd->recv(ni, private, msg, msg->md->niov, msg->md->iov,
 					   msg->offset, msg->wanted, msg->len);
 		} else {
@@ -165,6 +169,10 @@ lnet_rx_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 	lnet_health_rx_alive(c, msg->rxpeer);
 	/* Multi-Rail: the initiator is the sender's peer, named by its primary NID. */
+	if (msg->routing) {
+		lnet_fwd_rx_step(c, msg); /* for another node: router credits, a buffer */
+		return;
+	}
 	comp = rt_rcu_read((void *const *)&msg->rxpeer->comp);
 	if (comp != NULL && lnet_nid_same(&msg->from, &msg->hdr.src_nid)) {
 		msg->ev.initiator.nid = comp->primary;
@@ -188,6 +196,7 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 	struct lnet *ln = ni->ln;
 	struct lnet_cpt *c = lnet_cpt_self(ln);
 	struct lnet_msg *msg;
+	bool for_me;
 	int rc;
 
 	rc = lnet_hdr_validate(hdr);
@@ -196,15 +205,19 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 		LNET_LOG(DEBUG, "bad header: %s", lnet_wire_strerror(rc));
 		return -EPROTO;
 	}
-	if (!lnet_hdr_for_me(ln, ni, hdr)) {
-		/* Same net: it should have come straight to its NI. */
-		if (lnet_nid_net(&hdr->dest_nid) == ni->net_id) {
+	for_me = lnet_hdr_for_me(ln, ni, hdr);
+	if (!for_me) {
+		/* Same net, or another NI of ours: it should have come straight there. */
+		if (lnet_nid_net(&hdr->dest_nid) == ni->net_id ||
+		    lnet_ni_find_by_nid(ln, &hdr->dest_nid) != NULL || ni->any_cpt) {
 			c->counters.errors++;
 			return -EPROTO;
 		}
-		lnet_parse_drop(c, ni, hdr);
-		ni->lnd->recv(ni, private, NULL, 0, NULL, 0, 0, hdr->payload_length);
-		return 0; /* routing is not enabled: dropped quietly */
+		if (lnet_routing_state(ln) == LNET_CTL_ROUTING_DISABLED) {
+			lnet_parse_drop(c, ni, hdr);
+			ni->lnd->recv(ni, private, NULL, 0, NULL, 0, 0, hdr->payload_length);
+			return 0; /* not a router: dropped and counted */
+		}
 	}
 	if (lnet_fault_rx_drop(c, ni, hdr)) {
 		lnet_parse_drop(c, ni, hdr); /* a drop rule: lost as on the wire */
@@ -222,6 +235,11 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 	msg->from = *from;
 	msg->lnd_private = private;
 	msg->len = hdr->payload_length;
+	if (!for_me) {
+		msg->routing = true; /* the kernel's msg_routing: on to its destination */
+		msg->target.nid = hdr->dest_nid;
+		msg->target.pid = hdr->dest_pid;
+	}
 	lnet_rx_event_source(msg);
 	if (ni->any_cpt) {
 		lnet_rx_dispatch(c, msg); /* lo: no peer NI, as the kernel's lo sends have none */

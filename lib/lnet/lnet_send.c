@@ -51,8 +51,10 @@ static void
 lnet_send_addressed(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	msg->hdr.dest_pid = msg->target.pid;
-	msg->hdr.src_pid = c->ln->pid;
-	lnet_health_stamp_deadline(c, msg);
+	if (!msg->routing) {
+		msg->hdr.src_pid = c->ln->pid;
+		lnet_health_stamp_deadline(c, msg); /* routers apply no deadline */
+	}
 	if (msg->md != NULL && !msg->is_reply_to_get) {
 		/* The SEND event names the NID we actually sent from. */
 		msg->ev.initiator.nid = msg->hdr.src_nid;

@@ -41,6 +41,11 @@
  *   deletes it. "@udsp SPEC [SPEC...]" adds UDSP rules (in order) as
  *   --udsp does; "@noudsp" deletes every rule (udsp del --all). With N 0
  *   they apply once the warm-up is done, before the run's first operation.
+ *   Both: --router makes the node a router (set routing 1) with small
+ *   buffer pools and a forwarding delay of 2 s (alive_router_check_interval
+ *   1, router_ping_timeout 1).
+ *   Both: --route NET:GATEWAY (up to 4) adds a route to NET through the
+ *   gateway NID once the NIs are up (lnetctl route add).
  *   Both: --udsp SPEC (up to 8) adds a UDSP rule once the NIs are up,
  *   before any traffic (lnetctl udsp add): SPEC is a comma-separated
  *   subset of src=DESCR,dst=DESCR,rte=DESCR,priority=P,idx=I (a comma
@@ -120,6 +125,9 @@ struct node {
 	bool warming;              /* in the warm-up: --run-after waits for the run */
 	const char *udsp[NODE_MAX_UDSP]; /* --udsp, applied once the NIs are up */
 	unsigned int nudsp;
+	const char *routes[4];    /* --route NET:GATEWAY */
+	unsigned int nroutes;
+	bool router;              /* --router */
 	int discovery;             /* `set discovery`; -1: the default (on) */
 	struct lnet_processid peer;
 	uint16_t port;
@@ -199,6 +207,69 @@ node_lcores_of_affinity(char *out, size_t len)
 	if (count == 1) {
 		snprintf(out, len, "--lcores 0@%d,1@%d", first, first);
 	}
+}
+
+/* --router: routing on, small pools, forwarding within 2 s. */
+static int
+node_router(char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		int value;
+	} params[] = {
+		{ "alive_router_check_interval", 1 }, { "router_ping_timeout", 1 },
+		{ "tiny_router_buffers", 256 }, { "small_router_buffers", 256 },
+		{ "large_router_buffers", 32 },
+	};
+	int rc = 0;
+
+	for (unsigned int i = 0; rc == 0 && i < sizeof(params) / sizeof(params[0]); i++) {
+		rc = lnet_ctl_param_set(params[i].name, params[i].value, err, errlen);
+	}
+	return rc != 0 ? rc : lnet_ctl_routing_set(true, err, errlen);
+}
+
+/* A route is down until its gateway answered a ping saying it routes: wait (10 s at most). */
+static void
+node_routes_wait_up(void)
+{
+	struct lnet_ctl_route r[4];
+
+	for (int tries = 0; tries < 100; tries++) {
+		int n = lnet_ctl_route_list(r, 4);
+		int up = 0;
+
+		for (int i = 0; i < n && i < 4; i++) {
+			up += r[i].alive;
+		}
+		if (n > 0 && up == n) {
+			return;
+		}
+		usleep(100000);
+	}
+	fprintf(stderr, "lnet_node: routes still down after 10 s\n");
+}
+
+/* --route NET:GATEWAY, as lnetctl route add --net NET --gateway GATEWAY. */
+static int
+node_route_add(const char *spec, char *err, size_t errlen)
+{
+	const char *colon = strchr(spec, ':');
+	struct lnet_nid gw;
+	char net[32];
+	uint32_t netid;
+
+	if (colon == NULL || (size_t)(colon - spec) >= sizeof(net)) {
+		snprintf(err, errlen, "NET:GATEWAY expected");
+		return -EINVAL;
+	}
+	snprintf(net, sizeof(net), "%.*s", (int)(colon - spec), spec);
+	netid = libcfs_str2net(net);
+	if (netid == LNET_NET_ANY || libcfs_strnid(&gw, colon + 1) != 0) {
+		snprintf(err, errlen, "bad net or gateway NID");
+		return -EINVAL;
+	}
+	return lnet_ctl_route_add(netid, &gw, LNET_CTL_UNDEFINED_HOPS, 0, 0, err, errlen);
 }
 
 /*
@@ -308,6 +379,19 @@ node_up(struct node *n)
 	}
 	if (rc != 0) {
 		fprintf(stderr, "lnet_node: %s\n", err[0] != '\0' ? err : strerror(-rc));
+	}
+	if (rc == 0 && n->router) {
+		rc = node_router(err, sizeof(err));
+	}
+	for (unsigned int i = 0; rc == 0 && i < n->nroutes; i++) {
+		rc = node_route_add(n->routes[i], err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "lnet_node: --route '%s': %s\n", n->routes[i],
+				err[0] != '\0' ? err : strerror(-rc));
+		}
+	}
+	if (rc == 0 && n->nroutes > 0) {
+		node_routes_wait_up();
 	}
 	for (unsigned int i = 0; rc == 0 && i < n->nudsp; i++) {
 		rc = node_udsp_add(n->udsp[i], err, sizeof(err));
@@ -1051,6 +1135,8 @@ main(int argc, char **argv)
 		{ "run-after", required_argument, NULL, 'R' },
 		{ "recovery-load", required_argument, NULL, 'Q' },
 		{ "udsp", required_argument, NULL, 'U' },
+		{ "route", required_argument, NULL, 'r' },
+		{ "router", no_argument, NULL, 'W' },
 		{ "paths", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1094,6 +1180,16 @@ main(int argc, char **argv)
 		}
 		case 'T':
 			n.count_paths = true;
+			break;
+		case 'W':
+			n.router = true;
+			break;
+		case 'r':
+			if (n.nroutes == sizeof(n.routes) / sizeof(n.routes[0])) {
+				rc = -E2BIG;
+				break;
+			}
+			n.routes[n.nroutes++] = optarg;
 			break;
 		case 'U':
 			if (n.nudsp == NODE_MAX_UDSP) {
