@@ -469,7 +469,8 @@ struct lnet_rtr_pool {
 	int nbuffers;
 	int credits;              /* negative: messages waiting in waitq */
 	int mincredits;
-	struct rte_mempool *mp;   /* NULL for tiny */
+	void *slab;               /* the buffers; NULL for tiny */
+	struct rte_ring *free;    /* the free ones */
 	struct lnet_msg_list waitq;
 };
 

@@ -9,6 +9,7 @@
 
 #include "lnet_ctl.h"
 #include "lnet_internal.h"
+#include "lnet_route.h"
 
 /* Payload handling by the LND runs on the NI's lcore (any lcore for lo). */
 void
@@ -153,6 +154,22 @@ lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 }
 
 /*
+ * drop_asym_route: a message that came through a gateway we would not use
+ * to send back to its source's net (the kernel's asymmetrical route).
+ */
+static bool
+lnet_rx_asym_route(struct lnet_cpt *c, const struct lnet_msg *msg)
+{
+	uint32_t src_net = lnet_nid_net(&msg->hdr.src_nid);
+
+	if (src_net == lnet_nid_net(&msg->from) || msg->rxni->any_cpt ||
+	    __atomic_load_n(&c->ln->tunables.drop_asym_route, __ATOMIC_RELAXED) == 0) {
+		return false;
+	}
+	return !lnet_route_via(lnet_route_table_get(c->ln), src_net, &msg->from);
+}
+
+/*
  * On the CPT owning the sender's peer NI (the last hop's): find or create
  * it, as the kernel does for every message it receives, so the message's
  * counts land on it; then on to matching.
@@ -171,6 +188,10 @@ lnet_rx_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	/* Multi-Rail: the initiator is the sender's peer, named by its primary NID. */
 	if (msg->routing) {
 		lnet_fwd_rx_step(c, msg); /* for another node: router credits, a buffer */
+		return;
+	}
+	if (lnet_rx_asym_route(c, msg)) {
+		lnet_drop_rx(c, msg, "asymmetrical route"); /* counted as a drop, as the kernel's */
 		return;
 	}
 	comp = rt_rcu_read((void *const *)&msg->rxpeer->comp);

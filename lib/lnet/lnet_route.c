@@ -39,6 +39,7 @@ struct lnet_route_state {
 	unsigned int nroutes;
 	uint64_t gen;
 	struct rt_timer resolve;  /* gateways to find or make again */
+	struct rt_timer check;    /* the router checker: gateways pinged in turn */
 };
 
 static unsigned int
@@ -170,6 +171,27 @@ lnet_route_is_gateway_nid(const struct lnet_route_table *t, const struct lnet_ni
 	return false;
 }
 
+bool
+lnet_route_via(const struct lnet_route_table *t, uint32_t net, const struct lnet_nid *gw_nid)
+{
+	unsigned int n;
+	const struct lnet_route_view *rv = lnet_route_find(t, net, &n);
+	unsigned int i;
+	unsigned int j;
+
+	for (i = 0; i < n; i++) {
+		if (lnet_nid_same(&rv[i].gw_nid, gw_nid)) {
+			return true;
+		}
+		for (j = 0; rv[i].gw != NULL && j < rv[i].gw->nnis; j++) {
+			if (lnet_nid_same(&rv[i].gw->nis[j].nid, gw_nid)) {
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 /* ---- gateways ----------------------------------------------------------------- */
 
 static void
@@ -190,10 +212,19 @@ lnet_route_gw_unref(struct lnet_route *r)
 	r->gw = NULL;
 }
 
+static uint64_t
+lnet_route_check_interval_us(const struct lnet *ln)
+{
+	int s = __atomic_load_n(&ln->rtr_params.alive_router_check_interval, __ATOMIC_RELAXED);
+
+	return s > 0 ? (uint64_t)s * 1000000ULL : 0;
+}
+
 /* The kernel pings a new gateway at once (lpn_next_ping = now). */
 static void
 lnet_route_gw_discover(struct lnet_peer_dir *d, struct lnet_peer *p)
 {
+	p->rtr_next_check_us = rt_now_us(d->ln->rt) + lnet_route_check_interval_us(d->ln);
 	/* A discovery under way (-EBUSY) serves as well; as the kernel's
 	 * router check, it pings even with discovery off. */
 	(void)lnet_disc_discover(&p->disc, false, lnet_disc_now(d));
@@ -238,6 +269,31 @@ lnet_route_resolve_all(void *arg)
 	if (changed) {
 		lnet_route_publish(rs);
 	}
+}
+
+/*
+ * The router checker (the kernel's lnet_check_routers): every gateway is
+ * pinged (discovered) each alive_router_check_interval; its answer, or its
+ * silence, sets its routes' state. 0 turns the checks off, as the kernel's.
+ */
+static void
+lnet_route_check(void *arg)
+{
+	struct lnet_route_state *rs = arg;
+	struct lnet_peer_dir *d = rs->ln->peer_dir;
+	uint64_t interval = lnet_route_check_interval_us(rs->ln);
+	uint64_t now = rt_now_us(rs->ln->rt);
+	struct lnet_route *r;
+
+	if (d == NULL || d->stopping || rs->nroutes == 0) {
+		return; /* the next route add starts it again */
+	}
+	TAILQ_FOREACH(r, &rs->routes, link) {
+		if (interval != 0 && r->gw != NULL && !r->gw->dead && now >= r->gw->rtr_next_check_us) {
+			lnet_route_gw_discover(d, r->gw);
+		}
+	}
+	rt_timer_arm(&rs->check, 1000000);
 }
 
 void
@@ -461,6 +517,9 @@ lnet_route_add_on_mgmt(void *arg)
 	if (p != NULL) {
 		lnet_route_gw_discover(d, r->gw); /* the kernel's forced router check */
 	}
+	if (!rt_timer_pending(&rs->check)) {
+		rt_timer_arm(&rs->check, 1000000);
+	}
 	lnet_route_publish(rs);
 	lnet_udsp_gateways_changed(a->ln);
 	return 0;
@@ -671,6 +730,7 @@ lnet_route_init(struct lnet *ln)
 	rs->ln = ln;
 	TAILQ_INIT(&rs->routes);
 	rt_timer_init(&rs->resolve, lnet_route_resolve_all, rs);
+	rt_timer_init(&rs->check, lnet_route_check, rs);
 	ln->routes = rs;
 	return 0;
 }
@@ -686,6 +746,7 @@ lnet_route_fini(struct lnet *ln)
 		return;
 	}
 	rt_timer_cancel(&rs->resolve);
+	rt_timer_cancel(&rs->check);
 	while ((r = TAILQ_FIRST(&rs->routes)) != NULL) {
 		TAILQ_REMOVE(&rs->routes, r, link);
 		r->gw = NULL; /* the peer directory may be gone already */

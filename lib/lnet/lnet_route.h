@@ -53,6 +53,8 @@ lnet_route_table_get(const struct lnet *ln)
 /* Routes to @p net in @p t: *n of them from the returned one (NULL: none). */
 const struct lnet_route_view *lnet_route_find(const struct lnet_route_table *t, uint32_t net,
 					      unsigned int *n);
+/* Whether a route to @p net goes through the gateway that has @p gw_nid (drop_asym_route). */
+bool lnet_route_via(const struct lnet_route_table *t, uint32_t net, const struct lnet_nid *gw_nid);
 /* Whether @p nid is a NID of a gateway of @p t (for routed responses). */
 bool lnet_route_is_gateway_nid(const struct lnet_route_table *t, const struct lnet_nid *nid);
 

@@ -10,16 +10,19 @@
  * go back where they came from. The pools and credits are owned by that
  * lcore: no lock, no atomic on the path.
  *
- * Buffers come from an rte_mempool per pool, made whole when routing is
- * turned on (as the kernel allocates them all): a count that does not fit
- * in the EAL's memory fails `set routing 1` with -ENOMEM.
+ * A pool's buffers are one page-aligned slab, made whole when routing is
+ * turned on (as the kernel allocates them all; the pages are committed as
+ * buffers are first used), and an rte_ring of the free ones. Not an
+ * rte_mempool: pools must work without EAL too (an application polling
+ * LNet on its own thread, the tests), and only the owning lcore takes and
+ * returns buffers, so the ring is single-producer, single-consumer.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include "lnet_ctl.h"
 #include "lnet_internal.h"
@@ -59,10 +62,10 @@ lnet_rtr_per_cpt(const struct lnet *ln, unsigned int kind)
 static void
 lnet_rtr_pool_free(struct lnet_rtr_pool *p)
 {
-	if (p->mp != NULL) {
-		rte_mempool_free(p->mp);
-	}
-	p->mp = NULL;
+	free(p->free);
+	free(p->slab);
+	p->free = NULL;
+	p->slab = NULL;
 	p->nbuffers = 0;
 	p->credits = 0;
 	p->mincredits = 0;
@@ -73,25 +76,51 @@ static int
 lnet_rtr_pool_make(struct lnet *ln, unsigned int cpt, unsigned int kind, int n,
 		   struct lnet_rtr_pool *p)
 {
-	static unsigned int gen;
-	char name[RTE_MEMPOOL_NAMESIZE];
+	size_t size = (size_t)lnet_rtr_npages[kind] * LNET_RTR_PAGE;
+	ssize_t rsz = rte_ring_get_memsize(rte_align32pow2((uint32_t)n + 1));
+	int i;
 
+	(void)ln;
 	*p = (struct lnet_rtr_pool){ .npages = lnet_rtr_npages[kind], .nbuffers = n, .credits = n,
 				     .mincredits = n };
 	TAILQ_INIT(&p->waitq);
-	if (p->npages == 0) {
+	if (size == 0) {
 		return 0; /* tiny: a header and no payload, nothing to hold */
 	}
-	snprintf(name, sizeof(name), "lnrtr%u_%u_%u_%u", (unsigned int)ln->pid & 0xffffU, cpt, kind,
-		 gen++);
-	p->mp = rte_mempool_create(name, (unsigned int)n, p->npages * LNET_RTR_PAGE, 0, 0, NULL, NULL,
-				   NULL, NULL, SOCKET_ID_ANY, 0);
-	if (p->mp == NULL) {
+	p->slab = rsz < 0 ? NULL : aligned_alloc(LNET_RTR_PAGE, size * (size_t)n);
+	p->free = p->slab == NULL ? NULL : aligned_alloc(RTE_CACHE_LINE_SIZE, (size_t)rsz);
+	if (p->free == NULL ||
+	    rte_ring_init(p->free, "lnet_rtr", rte_align32pow2((uint32_t)n + 1),
+			  RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
 		LNET_LOG(ERR, "error allocating %dx%u page router buffers on CPT %u", n, p->npages,
 			 cpt);
+		lnet_rtr_pool_free(p);
 		return -ENOMEM;
 	}
+	for (i = 0; i < n; i++) {
+		rte_ring_sp_enqueue(p->free, (char *)p->slab + (size_t)i * size);
+	}
 	return 0;
+}
+
+/* A buffer of pool @p p (its credit taken): NULL for tiny. */
+static void *
+lnet_rtr_buf_get(struct lnet_rtr_pool *p)
+{
+	void *b = NULL;
+
+	if (p->free != NULL && rte_ring_sc_dequeue(p->free, &b) != 0) {
+		b = NULL; /* cannot happen while the credits count the buffers */
+	}
+	return b;
+}
+
+static void
+lnet_rtr_buf_put(struct lnet_rtr_pool *p, void *b)
+{
+	if (b != NULL && p->free != NULL) {
+		rte_ring_sp_enqueue(p->free, b);
+	}
 }
 
 /* Which pool holds @p len bytes: the smallest whose buffers are big enough. */
@@ -131,8 +160,8 @@ lnet_fwd_take_buffer(struct lnet_cpt *c, struct lnet_msg *msg)
 		TAILQ_INSERT_TAIL(&p->waitq, msg, link); /* the kernel's rbp_msgs */
 		return;
 	}
-	if (p->mp != NULL && rte_mempool_get(p->mp, &msg->rtr_buf) != 0) {
-		msg->rtr_buf = NULL; /* cannot happen while credits count the buffers */
+	msg->rtr_buf = lnet_rtr_buf_get(p);
+	if (msg->rtr_buf == NULL && p->free != NULL) {
 		lnet_drop_rx(c, msg, "no router buffer");
 		return;
 	}
@@ -173,16 +202,14 @@ lnet_fwd_done_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	if (msg->rtrcredit) {
 		struct lnet_rtr_pool *p = &c->rtr[msg->rtr_pool];
 
-		if (msg->rtr_buf != NULL && p->mp != NULL) {
-			rte_mempool_put(p->mp, msg->rtr_buf);
-		}
+		lnet_rtr_buf_put(p, msg->rtr_buf);
 		msg->rtr_buf = NULL;
 		msg->rtrcredit = false;
 		p->credits++;
 		if (p->credits <= 0 && (next = TAILQ_FIRST(&p->waitq)) != NULL) {
 			TAILQ_REMOVE(&p->waitq, next, link);
-			if (p->mp != NULL && rte_mempool_get(p->mp, &next->rtr_buf) != 0) {
-				next->rtr_buf = NULL;
+			next->rtr_buf = lnet_rtr_buf_get(p);
+			if (next->rtr_buf == NULL && p->free != NULL) {
 				lnet_drop_rx(c, next, "no router buffer");
 			} else {
 				next->rtr_iov.iov_base = next->rtr_buf;

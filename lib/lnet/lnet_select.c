@@ -467,7 +467,8 @@ gw_ni_compare(const struct lnet_sel_peer_ni *c, const struct lnet_sel_peer_ni *b
 
 /* The gateway's best peer NI on local net @net_id, or on any local net (LNET_NET_ANY). */
 static int
-gw_best_ni(const struct lnet_sel_local *l, const struct lnet_sel_peer *gw, uint32_t net_id)
+gw_best_ni(const struct lnet_sel_local *l, const struct lnet_sel_peer *gw, uint32_t net_id,
+	   int min_health)
 {
 	static const struct lnet_nid any = LNET_ANY_NID;
 	int best = NONE;
@@ -479,8 +480,9 @@ gw_best_ni(const struct lnet_sel_local *l, const struct lnet_sel_peer *gw, uint3
 					     local_net_find(l, gw->nets[i].net_id) == NONE)
 			continue;
 		cand = best_peer_ni_on_net(gw, i, &any);
-		if (cand != NONE &&
-		    (best == NONE || peer_ni_compare(&gw->nis[cand], false, &gw->nis[best], false) > 0))
+		if (cand == NONE || gw->nis[cand].health < min_health)
+			continue; /* the best is below the router sensitivity: so are the others */
+		if (best == NONE || peer_ni_compare(&gw->nis[cand], false, &gw->nis[best], false) > 0)
 			best = cand;
 	}
 	return best;
@@ -510,7 +512,7 @@ best_route(const struct lnet_sel_local *l, const struct lnet_sel_routes *r, uint
 		pref = peer_ni_prefers_rtr(dst, &rt->gw_primary);
 		if (best != NONE && (c = route_compare(rt, pref, &r->routes[best], best_pref)) < 0)
 			continue;
-		g = gw_best_ni(l, rt->gw, src_net);
+		g = gw_best_ni(l, rt->gw, src_net, r->min_health);
 		if (g == NONE)
 			continue;
 		if (c == 0) {

@@ -166,6 +166,9 @@ struct lnet_sel_route {
 struct lnet_sel_routes {
 	const struct lnet_sel_route *routes; /* in the kernel's list order */
 	uint16_t nr_routes;
+	/* A gateway NI below this health is not alive (router_sensitivity% of
+	 * the maximum, the kernel's lnet_is_peer_ni_alive): its routes wait. */
+	int min_health;
 };
 
 struct lnet_sel_result {

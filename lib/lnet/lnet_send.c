@@ -138,6 +138,11 @@ lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_send_fail(c, msg, rc, "no path to the peer");
 		return;
 	}
+	if (msg->routing && lnet_nid_same(&nexthop, &msg->from)) {
+		/* Routes that point back at each other: it would go round for ever. */
+		lnet_send_fail(c, msg, -EHOSTUNREACH, "routing loop: the next hop is the last one");
+		return;
+	}
 	lnet_msg_set_txni(c, msg, ni);
 	if (!msg->routing) {
 		msg->hdr.src_nid = ni->nid; /* a forwarded message keeps its originator's */

@@ -614,6 +614,11 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 		.routing = msg->routing,
 	};
 	routes = lnet_sel_routes_view(sc, lnet_route_table_get(c->ln), &peer, msg->avoid_lpni, &rbuf);
+	if (routes != NULL) {
+		/* router_sensitivity: the percentage of full health a gateway NI needs */
+		rbuf.min_health = __atomic_load_n(&c->ln->tunables.router_sensitivity, __ATOMIC_RELAXED) *
+				  LNET_SEL_MAX_HEALTH / 100;
+	}
 	rc = lnet_select_routed(&sc->view, &peer, routes, &m, &res);
 	if (rc != 0) {
 		return rc == -EINVAL || rc == -EFAULT ? -EHOSTUNREACH : rc;

@@ -45,7 +45,8 @@
  *   buffer pools and a forwarding delay of 2 s (alive_router_check_interval
  *   1, router_ping_timeout 1).
  *   Both: --route NET:GATEWAY (up to 4) adds a route to NET through the
- *   gateway NID once the NIs are up (lnetctl route add).
+ *   gateway NID once the NIs are up (lnetctl route add); a client waits
+ *   (10 s at most) for its routes to come up before its run.
  *   Both: --udsp SPEC (up to 8) adds a UDSP rule once the NIs are up,
  *   before any traffic (lnetctl udsp add): SPEC is a comma-separated
  *   subset of src=DESCR,dst=DESCR,rte=DESCR,priority=P,idx=I (a comma
@@ -389,9 +390,6 @@ node_up(struct node *n)
 			fprintf(stderr, "lnet_node: --route '%s': %s\n", n->routes[i],
 				err[0] != '\0' ? err : strerror(-rc));
 		}
-	}
-	if (rc == 0 && n->nroutes > 0) {
-		node_routes_wait_up();
 	}
 	for (unsigned int i = 0; rc == 0 && i < n->nudsp; i++) {
 		rc = node_udsp_add(n->udsp[i], err, sizeof(err));
@@ -831,6 +829,11 @@ node_print_nis(void)
 	       "    response_timeout_count: %u\n",
 	       c.resend_count, c.successful_resends, c.failed_resends, c.local_dropped_count,
 	       c.remote_dropped_count, c.network_timeout_count, c.response_timeout_count);
+	printf("counts:\n    send_count: %u\n    recv_count: %u\n    route_count: %u\n"
+	       "    route_length: %llu\n    drop_count: %u\n    local_no_route_count: %u\n"
+	       "    errors: %u\n",
+	       c.send_count, c.recv_count, c.route_count, (unsigned long long)c.route_length,
+	       c.drop_count, c.local_no_route_count, c.errors);
 	node_print_faults();
 	fflush(stdout);
 }
@@ -1234,6 +1237,9 @@ main(int argc, char **argv)
 	signal(SIGTERM, node_on_signal);
 	if (node_up(&n) != 0) {
 		return 1;
+	}
+	if (!serve && n.nroutes > 0) {
+		node_routes_wait_up(); /* a server serves at once: its routes come up as they may */
 	}
 	rc = serve ? node_serve(&n) : node_client(&n);
 	LNetNIFini();

@@ -1302,6 +1302,24 @@ test_routed_gateway_ni_ranking(void **state)
 	expect_routed(&r, G1, 0, A, X);
 }
 
+/* router_sensitivity 100: a gateway NI below full health takes its routes out. */
+static void
+test_routed_router_sensitivity(void **state)
+{
+	struct gworld r;
+
+	(void)state;
+	gworld_init(&r);
+	r.rt.min_health = LNET_SEL_MAX_HEALTH;
+	r.routes[G2].priority = 3;
+	r.gnis[G1][0].health = 999;
+	expect_routed(&r, G2, 0, C, X);
+	r.gnis[G2][0].health = 500;
+	assert_int_equal(rsel(&r), -EHOSTUNREACH);
+	r.rt.min_health = 500;           /* router_sensitivity 50 */
+	expect_routed(&r, G1, 0, A, X);
+}
+
 /* A UDSP router rule (the destination's preferred gateways) beats priority. */
 static void
 test_routed_udsp_preferred_gateway(void **state)
@@ -1439,6 +1457,7 @@ main(void)
 		cmocka_unit_test(test_routed_dead_routes_skipped),
 		cmocka_unit_test(test_routed_gateway_ni_ranking),
 		cmocka_unit_test(test_routed_udsp_preferred_gateway),
+		cmocka_unit_test(test_routed_router_sensitivity),
 		cmocka_unit_test(test_routed_spec_src),
 		cmocka_unit_test(test_routed_b2d_sticky_ni),
 		cmocka_unit_test(test_routed_b2c_mr),
