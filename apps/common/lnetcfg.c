@@ -20,6 +20,7 @@ const char *const lnetcfg_global_keys[] = {
 };
 const unsigned int lnetcfg_nglobal_keys =
 	sizeof(lnetcfg_global_keys) / sizeof(lnetcfg_global_keys[0]);
+const char *const lnetcfg_rtr_pool_names[LNETCFG_RTR_POOLS] = { "tiny", "small", "large" };
 
 #define LNETCFG_MAX_IFS 16 /* interfaces of one NI block */
 
@@ -36,6 +37,7 @@ lnetcfg_init(struct lnetcfg *cfg, const char *origin, lnetcfg_report_fn report, 
 	cfg->origin = origin;
 	cfg->report = report;
 	cfg->arg = arg;
+	cfg->routing = LNETCFG_UNSET;
 }
 
 void
@@ -45,11 +47,13 @@ lnetcfg_fini(struct lnetcfg *cfg)
 	free(cfg->peers);
 	free(cfg->ip2nets);
 	free(cfg->udsps);
+	free(cfg->routes);
 	cfg->nis = NULL;
 	cfg->peers = NULL;
 	cfg->ip2nets = NULL;
 	cfg->udsps = NULL;
-	cfg->nnis = cfg->npeers = cfg->nglobals = cfg->nip2nets = cfg->nudsps = 0;
+	cfg->routes = NULL;
+	cfg->nnis = cfg->npeers = cfg->nglobals = cfg->nip2nets = cfg->nudsps = cfg->nroutes = 0;
 }
 
 void
@@ -876,6 +880,225 @@ lnetcfg_udsp(struct lnetcfg_doc *d, const yaml_node_t *item)
 	*slot = u;
 }
 
+/* An integer scalar, strtol in any base as the kernel's parse_long; false when it is none. */
+static bool
+lnetcfg_long(const yaml_node_t *n, long *out)
+{
+	const char *v = lnetcfg_scalar(n);
+	char *end = NULL;
+
+	if (v == NULL || *v == '\0') {
+		return false;
+	}
+	errno = 0;
+	*out = strtol(v, &end, 0);
+	return *end == '\0' && errno == 0;
+}
+
+/* route: net. What the kernel refuses before it looks at its routes, in its words. */
+static void
+lnetcfg_route_net(struct lnetcfg_doc *d, const yaml_node_t *vn, struct lnetcfg_route *r)
+{
+	const char *v = lnetcfg_scalar(vn);
+
+	if (v == NULL) {
+		LNETCFG_ERR(d, vn, "route: net is invalid key");
+		return;
+	}
+	r->net = libcfs_str2net(v);
+	if (r->net != LNET_NET_ANY && LNET_NETTYP(r->net) == LNET_LND_LO) {
+		LNETCFG_ERR(d, vn, "route: setting @lo not allowed");
+	} else if (r->net == LNET_NET_ANY) {
+		/* an unparsable net reads as ANY, which the kernel names so */
+		LNETCFG_ERR(d, vn, "route: setting LNET_NET_ANY not allowed");
+	}
+}
+
+static void
+lnetcfg_route_gateway(struct lnetcfg_doc *d, const yaml_node_t *vn, struct lnetcfg_route *r)
+{
+	const char *v = lnetcfg_scalar(vn);
+
+	if (v == NULL) {
+		LNETCFG_ERR(d, vn, "route: gateway is invalid key");
+	} else if (libcfs_strnid(&r->gateway, v) != 0) {
+		r->gateway = LNET_ANY_NID;
+		LNETCFG_ERR(d, vn, "route: cannot parse gateway");
+	}
+}
+
+/* hop and priority: -1 for hop is "none"; the kernel's bounds and words. */
+static void
+lnetcfg_route_number(struct lnetcfg_doc *d, const char *k, const yaml_node_t *vn,
+		     struct lnetcfg_route *r)
+{
+	long x;
+
+	if (!lnetcfg_long(vn, &x)) {
+		LNETCFG_ERR(d, vn, "route: %s has invalid key", k);
+	} else if (strcmp(k, "hop") == 0) {
+		if ((x < 1 || x > 255) && x != -1) {
+			LNETCFG_ERR(d, vn, "route: invalid hop count must be between 1 and 255");
+		}
+		r->hops = x;
+	} else if (strcmp(k, "priority") == 0) {
+		if (x < 0) {
+			LNETCFG_ERR(d, vn, "route: invalid priority, must not be negative");
+		} else if (x > UINT32_MAX) {
+			LNETCFG_ERR(d, vn, "route: priority must be at most %lu", (unsigned long)UINT32_MAX);
+		}
+		r->priority = x;
+	} else if (x < 0 || x > INT32_MAX) {
+		LNETCFG_ERR(d, vn, "route: %s must be between 0 and %d", k, INT32_MAX);
+	} else {
+		r->health_sensitivity = x;
+	}
+}
+
+/* One route: key; what the kernel's route command does not read is passed over, as it does. */
+static void
+lnetcfg_route_key(struct lnetcfg_doc *d, const char *k, const yaml_node_t *vn,
+		  struct lnetcfg_route *r)
+{
+	const char *v = lnetcfg_scalar(vn);
+
+	if (strcmp(k, "net") == 0) {
+		lnetcfg_route_net(d, vn, r);
+	} else if (strcmp(k, "gateway") == 0) {
+		lnetcfg_route_gateway(d, vn, r);
+	} else if (strcmp(k, "hop") == 0 || strcmp(k, "priority") == 0 ||
+		   strcmp(k, "health_sensitivity") == 0) {
+		lnetcfg_route_number(d, k, vn, r);
+	} else if (strcmp(k, "state") == 0 && v == NULL) {
+		LNETCFG_ERR(d, vn, "route: state is invalid key");
+	} else if (strcmp(k, "state") == 0 && strcmp(v, "up") != 0 && strcmp(v, "down") != 0) {
+		LNETCFG_ERR(d, vn, "route: status string bad value");
+	}
+}
+
+/*
+ * One route: item: net and gateway are needed (the kernel's "missing
+ * mandatory parameter"); whether this node takes the route (a local net,
+ * a gateway it cannot reach) is the applier's check.
+ */
+static void
+lnetcfg_route(struct lnetcfg_doc *d, const yaml_node_t *item)
+{
+	struct lnetcfg_route r = { .net = LNET_NET_ANY, .gateway = LNET_ANY_NID, .hops = -1 };
+	struct lnetcfg_route *slot;
+	unsigned int errors = d->cfg->nerrors;
+	yaml_node_pair_t *p;
+
+	if (item->type != YAML_MAPPING_NODE) {
+		LNETCFG_ERR(d, item, "route: each item must be a mapping");
+		return;
+	}
+	r.at = lnetcfg_at(item);
+	for (p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
+		const yaml_node_t *kn = lnetcfg_node(d, p->key);
+		const char *k = lnetcfg_scalar(kn);
+
+		if (k == NULL) {
+			LNETCFG_ERR(d, kn, "route: keys must be scalars");
+		} else {
+			lnetcfg_route_key(d, k, lnetcfg_node(d, p->value), &r);
+		}
+	}
+	if (d->cfg->nerrors != errors) {
+		return;
+	}
+	if (r.net == LNET_NET_ANY || lnet_nid_is_any(&r.gateway)) {
+		LNETCFG_ERR(d, item, "route: missing mandatory parameter: %s",
+			    r.net == LNET_NET_ANY ? "network" : "gateway");
+		return;
+	}
+	slot = lnetcfg_grow(&d->cfg->routes, &d->cfg->nroutes, &d->cfg->routes_cap, sizeof(*slot),
+			    8);
+	if (slot == NULL) {
+		LNETCFG_ERR(d, item, "out of memory");
+		return;
+	}
+	*slot = r;
+}
+
+/*
+ * "enable: N" of routing:. The kernel's states: 1 (enabled) and 3 (still
+ * starting, which an export taken in the first minutes shows) ask for
+ * routing; 0 and 2 (stopping) for none.
+ */
+static void
+lnetcfg_routing_enable(struct lnetcfg_doc *d, const yaml_node_t *vn)
+{
+	long x;
+
+	if (!lnetcfg_long(vn, &x) || x < 0 || x > 3) {
+		LNETCFG_ERR(d, vn, "routing: enable must be 0, 1, 2 or 3");
+		return;
+	}
+	d->cfg->routing = x == 1 || x == 3;
+}
+
+/* routing: --backup's mapping, or show's sequence (cpt[N] items, then "enable"). */
+static void
+lnetcfg_routing(struct lnetcfg_doc *d, const yaml_node_t *r)
+{
+	const yaml_node_t *vn = NULL;
+	yaml_node_item_t *it;
+
+	d->cfg->routing_at = lnetcfg_at(r);
+	d->cfg->routing = 0; /* no "enable" is no routing, as the kernel reads it */
+	if (r->type == YAML_MAPPING_NODE) {
+		vn = lnetcfg_map_get(d, r, "enable");
+	} else if (r->type == YAML_SEQUENCE_NODE) {
+		for (it = r->data.sequence.items.start; it < r->data.sequence.items.top; it++) {
+			const yaml_node_t *e = lnetcfg_map_get(d, lnetcfg_node(d, *it), "enable");
+
+			vn = e != NULL ? e : vn;
+		}
+	} else {
+		LNETCFG_ERR(d, r, "routing: expected a mapping such as \"enable: 1\"");
+		return;
+	}
+	if (vn != NULL) {
+		lnetcfg_routing_enable(d, vn);
+	}
+}
+
+/* buffers: tiny, small, large; one left out goes back to its default (0). */
+static void
+lnetcfg_buffers(struct lnetcfg_doc *d, const yaml_node_t *b)
+{
+	yaml_node_pair_t *p;
+
+	if (b->type != YAML_MAPPING_NODE) {
+		LNETCFG_ERR(d, b, "buffers: expected a mapping such as \"tiny: 2048\"");
+		return;
+	}
+	d->cfg->has_buffers = true;
+	d->cfg->buffers_at = lnetcfg_at(b);
+	memset(d->cfg->buffers, 0, sizeof(d->cfg->buffers));
+	for (p = b->data.mapping.pairs.start; p < b->data.mapping.pairs.top; p++) {
+		const yaml_node_t *vn = lnetcfg_node(d, p->value);
+		const char *k = lnetcfg_scalar(lnetcfg_node(d, p->key));
+		unsigned int i;
+		long x;
+
+		for (i = 0; k != NULL && i < LNETCFG_RTR_POOLS &&
+			    strcmp(k, lnetcfg_rtr_pool_names[i]) != 0; i++) {
+		}
+		if (k == NULL || i == LNETCFG_RTR_POOLS) {
+			continue; /* the kernel's buffers command reads these three only */
+		}
+		if (!lnetcfg_long(vn, &x)) {
+			LNETCFG_ERR(d, vn, "buffers: %s must be an integer", k);
+		} else if (x < 0 || x > INT32_MAX) {
+			LNETCFG_ERR(d, vn, "buffers: tiny, small and large must be >= 0");
+		} else {
+			d->cfg->buffers[i] = (int)x;
+		}
+	}
+}
+
 /* A global: key's name in global show ("max_intf" is the kernel's other name), or NULL. */
 static const char *
 lnetcfg_global_name(const char *k)
@@ -978,8 +1201,13 @@ lnetcfg_top(struct lnetcfg_doc *d, const yaml_node_t *root)
 			lnetcfg_global(d, vn);
 		} else if (strcmp(k, "udsp") == 0) {
 			lnetcfg_list(d, vn, "udsp", lnetcfg_udsp);
-		} else if (strcmp(k, "route") == 0 || strcmp(k, "routing") == 0 ||
-			   strcmp(k, "buffers") == 0 || strcmp(k, "numa") == 0) {
+		} else if (strcmp(k, "route") == 0) {
+			lnetcfg_list(d, vn, "route", lnetcfg_route);
+		} else if (strcmp(k, "routing") == 0) {
+			lnetcfg_routing(d, vn);
+		} else if (strcmp(k, "buffers") == 0) {
+			lnetcfg_buffers(d, vn);
+		} else if (strcmp(k, "numa") == 0) {
 			LNETCFG_ERR(d, kn, "%s: not supported by lnetd-pmd yet", k);
 		} else {
 			/* the kernel reads any other key as a global setting */

@@ -87,6 +87,25 @@ struct lnetcfg_udsp {
 	struct lnetcfg_loc at;
 };
 
+/*
+ * One route: item (lnet-facts §12.5), as `lnetctl export` prints it. The
+ * checks are those the kernel's route command makes on what import sends
+ * (net, gateway, hop, priority, state), in its words; state and type,
+ * which a full export prints, are read past as the kernel does.
+ */
+struct lnetcfg_route {
+	uint32_t net;                   /* the remote net */
+	struct lnet_nid gateway;
+	long hops;                      /* 1..255, or -1: none (shown as -1) */
+	long priority;                  /* 0 when none, as the kernel's */
+	long health_sensitivity;        /* 0 when none (the router_sensitivity global) */
+	struct lnetcfg_loc at;
+};
+
+/* Router buffer pools, in the kernel's order (buffers: tiny, small, large). */
+#define LNETCFG_RTR_POOLS 3
+extern const char *const lnetcfg_rtr_pool_names[LNETCFG_RTR_POOLS];
+
 typedef void (*lnetcfg_report_fn)(void *arg, const char *msg);
 
 struct lnetcfg {
@@ -116,6 +135,23 @@ struct lnetcfg {
 	struct lnetcfg_udsp *udsps;     /* in file order */
 	unsigned int nudsps;
 	unsigned int udsps_cap;
+	struct lnetcfg_route *routes;   /* in file order */
+	unsigned int nroutes;
+	unsigned int routes_cap;
+	/*
+	 * routing: in either form export prints (--backup's mapping "enable:
+	 * N", or the sequence of cpt[N] items then "enable: N"): 1 to route,
+	 * 0 not to, LNETCFG_UNSET when the file has no routing: section.
+	 */
+	int routing;
+	struct lnetcfg_loc routing_at;
+	/*
+	 * buffers: the totals over all CPTs, 0 for a pool the section leaves
+	 * out (the kernel's import sets those back to their defaults).
+	 */
+	bool has_buffers;
+	int buffers[LNETCFG_RTR_POOLS];
+	struct lnetcfg_loc buffers_at;
 };
 
 /* The global settings a file may name, in `global show` order. */

@@ -165,6 +165,28 @@ int lnetctl_udsp_show(struct lnetctl_conn *c, long idx);
 /* "udsp info:" of a local or peer NI entry (-v 4), from its udsp_* keys. */
 void lnetctl_out_udsp_info(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni);
 
+/* lnetctl_route.c: route add|del|show, routing show, argv[0] = that word */
+int lnetctl_route_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_route_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_route_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_routing_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+/*
+ * One route to the daemon (import): @p hop -1 for none, @p sensitivity 0
+ * for none; a refusal is the kernel's netlink block under @p verb and
+ * "import", and -EINVAL.
+ */
+int lnetctl_route_add(struct lnetctl_conn *c, const char *net, const char *gw, long hop, long prio,
+		      long sensitivity, const char *verb);
+int lnetctl_route_del(struct lnetctl_conn *c, const char *net, const char *gw, const char *verb);
+/* export's route: every route, as show -v prints them (--backup: without state and type). */
+int lnetctl_route_export(struct lnetctl_conn *c, bool backup);
+/* routing show's YAML (--backup: export's "routing: enable: N"); nothing when routing never ran. */
+int lnetctl_routing_show(struct lnetctl_conn *c, bool backup);
+/* set routing 0|1, with the kernel's error block. */
+int lnetctl_routing_set(struct lnetctl_conn *c, bool enable);
+/* set <pool>_buffers N ("tiny", "small", "large"), with the kernel library's checks and block. */
+int lnetctl_buffers_set(struct lnetctl_conn *c, const char *pool, int value);
+
 /* lnetctl_net.c: net set's and peer set's options (the kernel's set_value_helper). */
 #define LNETCTL_SET_VALUE_SHORTOPTS "ai:l:m:n:s:t:"
 extern const struct option lnetctl_set_value_opts[];

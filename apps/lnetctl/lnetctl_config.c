@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * set, export and import. export prints what `net show -v 2` and `global
- * show` print, in the kernel's section order (lnet-facts §12.9); import
- * checks a whole file against this daemon before changing anything. Errors
- * are the kernel's blocks on stderr (set: "add:" under the tunable's name,
- * "parser:" for a value that is not a number; import: "add:"/"del:" under
- * "import", "add:" under "udsp" for a rule), one block per run, and the
- * kernel's negative errno.
+ * set, export and import. export prints what `net show -v 2`, `route show
+ * -v`, `peer show -v 3`, `routing show` and `global show` print, in the
+ * kernel's section order (its jt_export: net, route, peer, then routing,
+ * buffers, global, udsp); import checks a whole file against this daemon
+ * before changing anything. Errors are the kernel's blocks on stderr (set:
+ * "add:" under the tunable's name, "parser:" for a value that is not a
+ * number; import: "add:"/"del:" under "import", "add:" under "udsp" for a
+ * rule), one block per run, and the kernel's negative errno.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -29,9 +30,20 @@ lnetctl_export(struct lnetctl_conn *c, bool backup)
 	rc = lnetctl_net_show(c, NULL, backup ? -1 : 2);
 	fflush(stdout);
 	if (rc == 0) {
+		rc = lnetctl_route_export(c, backup);
+	}
+	if (rc == 0) {
 		rc = lnetctl_peer_show(c, NULL, backup ? -1 : 3); /* the kernel's export: -v 3 */
 	}
 	fflush(stdout);
+	/*
+	 * The kernel's export prints net, route and peer as its netlink dumps
+	 * come; routing and buffers go into the cYAML tree it prints last,
+	 * ahead of global (jt_export, lnetctl.c).
+	 */
+	if (rc == 0) {
+		rc = lnetctl_routing_show(c, backup);
+	}
 	if (rc == 0) {
 		rc = lnetctl_global_show(c);
 	}
@@ -194,6 +206,50 @@ lnetctl_import_udsp_del(struct lnetctl_conn *c, const struct lnetcfg *cfg)
 	return rc;
 }
 
+/*
+ * route: items, added (or, with --del, deleted) one by one; the first
+ * refusal stops the import with the kernel's netlink block under "import".
+ */
+static int
+lnetctl_import_routes(struct lnetctl_conn *c, const struct lnetcfg *cfg, bool del)
+{
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < cfg->nroutes; i++) {
+		const struct lnetcfg_route *r = &cfg->routes[i];
+		char net[LNET_NIDSTR_SIZE];
+		char gw[LNET_NIDSTR_SIZE];
+
+		libcfs_net2str_r(r->net, net, sizeof(net));
+		libcfs_nidstr_r(&r->gateway, gw, sizeof(gw));
+		rc = del ? lnetctl_route_del(c, net, gw, "del") :
+			   lnetctl_route_add(c, net, gw, r->hops, r->priority,
+					     r->health_sensitivity, "add");
+	}
+	return rc;
+}
+
+/*
+ * routing: then buffers:, in export's order. The kernel's routing and
+ * buffers commands do not look at --add/--del: a file's routing: turns
+ * routing on or off and its buffers: set the pools whichever is given.
+ */
+static int
+lnetctl_import_routing(struct lnetctl_conn *c, const struct lnetcfg *cfg)
+{
+	unsigned int i;
+	int rc = 0;
+
+	if (cfg->routing != LNETCFG_UNSET) {
+		rc = lnetctl_routing_set(c, cfg->routing == 1);
+	}
+	for (i = 0; rc == 0 && cfg->has_buffers && i < LNETCFG_RTR_POOLS; i++) {
+		rc = lnetctl_buffers_set(c, lnetcfg_rtr_pool_names[i], cfg->buffers[i]);
+	}
+	return rc;
+}
+
 /* What lnetctl set says it failed to configure, as the kernel names each tunable. */
 struct lnetctl_tunable {
 	const char *name;
@@ -295,9 +351,10 @@ lnetctl_tunable_set(struct lnetctl_conn *c, const struct lnetctl_tunable *t, lon
 
 /*
  * The whole file is checked first, against the daemon too; an invalid one
- * changes nothing. Then one request per item: globals, NIs, peers, udsp
- * rules (add), or rules, peers then NIs (--del). A request the daemon refuses stops the import
- * there with its error.
+ * changes nothing. Then one request per item: globals, NIs, peers,
+ * routes, routing and buffers, udsp rules (add), or rules, routes, peers,
+ * routing and buffers, then NIs (--del). A request the daemon refuses
+ * stops the import there with its error.
  */
 int
 lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
@@ -336,8 +393,18 @@ lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
 	if (rc == 0 && del) {
 		rc = lnetctl_import_udsp_del(c, &cfg);
 	}
+	/* routes leave before their gateway peers go, and come after those are made */
+	if (rc == 0 && del) {
+		rc = lnetctl_import_routes(c, &cfg, true);
+	}
 	for (i = 0; rc == 0 && i < cfg.npeers; i++) {
 		rc = lnetctl_import_peer(c, &cfg.peers[i], del);
+	}
+	if (rc == 0 && !del) {
+		rc = lnetctl_import_routes(c, &cfg, false);
+	}
+	if (rc == 0) {
+		rc = lnetctl_import_routing(c, &cfg);
 	}
 	/*
 	 * Rules last, each at the file's idx, so that export then import gives
@@ -390,10 +457,40 @@ lnetctl_unconfigure(struct lnetctl_conn *c)
 }
 
 /*
+ * set routing|tiny_buffers|small_buffers|large_buffers VALUE (jt_set_routing,
+ * jt_set_tiny/small/large): routing takes 0 or 1 only, its own words when
+ * not; a pool's count goes on as an int, as the kernel's lnetctl passes it.
+ */
+static int
+lnetctl_set_router(struct lnetctl_ctx *ctx, const char *what, const char *value)
+{
+	bool routing = strcmp(what, "routing") == 0;
+	char descr[160];
+	char pool[16];
+	char *end = NULL;
+	long v;
+	int rc;
+
+	v = strtol(value, &end, 0);
+	if (*end != '\0' || (routing && v != 0 && v != 1)) {
+		snprintf(descr, sizeof(descr), routing ? "cannot parse routing value.\n"
+							 "must be 0 for disable or 1 for enable" :
+							 "cannot parse %s value", what);
+		lnetctl_print_error("parser", "set", -1, descr);
+		return -1;
+	}
+	rc = lnetctl_need_conn(ctx);
+	if (rc != 0 || routing) {
+		return rc != 0 ? rc : lnetctl_routing_set(&ctx->conn, v == 1);
+	}
+	snprintf(pool, sizeof(pool), "%.*s", (int)(strchr(what, '_') - what), what);
+	return lnetctl_buffers_set(&ctx->conn, pool, (int)v);
+}
+
+/*
  * set <tunable> <value>: the kernel's tunables, its number parsing (any
  * base strtol reads) and its checks (lnet-facts §12.1), each stored in
- * the daemon: global show and export print it. Routing and its buffers
- * wait for routing (issue 16).
+ * the daemon: global show and export print it.
  */
 int
 lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -408,25 +505,21 @@ lnetctl_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	if (argc < 3) {
 		return lnetctl_usage_error("set", "tunable", "usage: set <tunable> <value>");
 	}
+	if (strcmp(argv[1], "routing") == 0 || strcmp(argv[1], "tiny_buffers") == 0 ||
+	    strcmp(argv[1], "small_buffers") == 0 || strcmp(argv[1], "large_buffers") == 0) {
+		return lnetctl_set_router(ctx, argv[1], argv[2]);
+	}
 	t = lnetctl_tunable_find(argv[1]);
-	if (t == NULL && strcmp(argv[1], "routing") != 0 && strstr(argv[1], "_buffers") == NULL) {
+	if (t == NULL) {
 		snprintf(descr, sizeof(descr), "set %s: no such tunable", argv[1]);
 		return lnetctl_usage_error("set", "tunable", descr);
 	}
 	errno = 0;
 	v = strtol(argv[2], &end, 0);
-	if (*end != '\0' || (strcmp(argv[1], "routing") == 0 && v != 0 && v != 1)) {
+	if (*end != '\0') {
 		snprintf(descr, sizeof(descr), "cannot parse %s value", argv[1]);
 		lnetctl_print_error("parser", "set", -1, descr);
 		return -1;
-	}
-	if (t == NULL) {
-		snprintf(descr, sizeof(descr), "%s: not supported by lnetd-pmd yet (no routing)",
-			 argv[1]);
-		lnetctl_print_error(strcmp(argv[1], "routing") == 0 && v == 0 ? "del" : "add",
-				    strcmp(argv[1], "routing") == 0 ? "routing" : "buf", -EOPNOTSUPP,
-				    descr);
-		return -EOPNOTSUPP;
 	}
 	rc = lnetctl_need_conn(ctx);
 	return rc != 0 ? rc : lnetctl_tunable_set(&ctx->conn, t, v);

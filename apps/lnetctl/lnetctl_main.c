@@ -115,24 +115,25 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	  "\t--large: use large NIDs\n" },
 	{ "lnet", "unconfigure", lnetctl_lnet_unconfigure_cmd,
 	  "stop LNet (lnetd-pmd: every NI but 0@lo goes, the daemon stays)\n" },
-	{ "route", "add", NULL,
+	/* --health_sensitivity is in the kernel's help, not in its getopt: it prints this help */
+	{ "route", "add", lnetctl_route_add_cmd,
 	  "add a route\n"
 	  "\t--net: the remote network (e.g. tcp1)\n"
 	  "\t--gateway: the router's NID (e.g. 10.1.1.2@tcp)\n"
 	  "\t--hop|hop-count: hops to the final network (1 to 255)\n"
 	  "\t--priority: the route's priority (0 is the highest)\n"
-	  "\t--health_sensitivity: how fast the gateway's health drops (>= 1)\n" LNETCTL_LATER },
-	{ "route", "del", NULL,
+	  "\t--health_sensitivity: how fast the gateway's health drops (>= 1)\n" },
+	{ "route", "del", lnetctl_route_del_cmd,
 	  "delete a route\n"
 	  "\t--net: the remote network (e.g. tcp1)\n"
-	  "\t--gateway: the router's NID (e.g. 10.1.1.2@tcp)\n" LNETCTL_LATER },
-	{ "route", "show", NULL,
+	  "\t--gateway: the router's NID (e.g. 10.1.1.2@tcp)\n" },
+	{ "route", "show", lnetctl_route_show_cmd,
 	  "show routes\n"
 	  "\t--net: only routes to this network (e.g. tcp1)\n"
 	  "\t--gateway: only routes through this NID\n"
 	  "\t--hop|hop-count: only routes of this hop count\n"
 	  "\t--priority: only routes of this priority\n"
-	  "\t--verbose: print each route in detail\n" LNETCTL_LATER },
+	  "\t--verbose: print each route in detail\n" },
 	{ "net", "add", lnetctl_net_add_cmd,
 	  "add a network\n"
 	  "\t--net: network name (e.g. tcp0)\n"
@@ -166,7 +167,7 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	  "\t--health: the health value to set\n"
 	  "\t--conns-per-peer: connections to open to each peer (lnetd-pmd: not yet)\n"
 	  "\t--all: set it on every NI\n" },
-	{ "routing", "show", NULL, "show routing information\n" LNETCTL_LATER },
+	{ "routing", "show", lnetctl_routing_show_cmd, "show routing information\n" },
 	{ "set", "tiny_buffers", NULL, "set the tiny router buffers\n\tVALUE must be above 0\n" },
 	{ "set", "small_buffers", NULL, "set the small router buffers\n\tVALUE must be above 0\n" },
 	{ "set", "large_buffers", NULL, "set the large router buffers\n\tVALUE must be above 0\n" },

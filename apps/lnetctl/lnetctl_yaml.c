@@ -194,12 +194,17 @@ lnetctl_print_error(const char *verb, const char *object, int err, const char *d
 	free(quoted);
 }
 
+/*
+ * A scalar as the kernel's yaml_lnet_print_error emits it: implicit when
+ * plain only, so libyaml writes a quoted one with its non-specific tag
+ * ("descr: ! \"...\"", as the kernel captures show).
+ */
 static void
 lnetctl_nl_scalar(yaml_emitter_t *em, bool *ok, const char *s, yaml_scalar_style_t style)
 {
 	yaml_event_t ev;
 
-	yaml_scalar_event_initialize(&ev, NULL, NULL, (const yaml_char_t *)s, (int)strlen(s), 1, 1,
+	yaml_scalar_event_initialize(&ev, NULL, NULL, (const yaml_char_t *)s, (int)strlen(s), 1, 0,
 				     style);
 	*ok = *ok && yaml_emitter_emit(em, &ev);
 }
@@ -208,7 +213,7 @@ lnetctl_nl_scalar(yaml_emitter_t *em, bool *ok, const char *s, yaml_scalar_style
  * The error block of the kernel's netlink commands (its
  * yaml_lnet_print_error): libyaml with indent 6 on stderr, an explicit
  * document ("---" ... "..."), the object's key empty beside errno and a
- * double-quoted descr.
+ * double-quoted descr after libyaml's "!" tag.
  */
 void
 lnetctl_print_nl_error(const char *verb, const char *object, int err, const char *descr)

@@ -17,6 +17,7 @@ struct lnetd_opts {
 	const char *config;   /* --config FILE; NULL: the embedded default */
 	const char *name;     /* --name NAME: EAL file prefix, lnetctl --name */
 	const char *cpu_pattern; /* --cpu-pattern "0[0,1] 1[2,3]": CPTs; NULL: libnuma */
+	const char *lnet_params; /* --lnet-params NAME=VALUE,...: lnet module parameters */
 };
 
 /* lnetd_config.c: apply a YAML configuration (lnetctl export format). */
@@ -39,6 +40,16 @@ int lnetd_fault_register(void);
 
 /* lnetd_udsp.c: /lnet/udsp_{add,del,show,stats} (lnetctl udsp). */
 int lnetd_udsp_register(void);
+
+/*
+ * lnetd_route.c: /lnet/route_{add,del,show}, /lnet/routing_{show,set},
+ * /lnet/buffers_set (lnetctl route, routing show, set routing|*_buffers).
+ */
+int lnetd_route_register(void);
+/* The kernel's words for a refusal @p rc of route add (its route command's). */
+const char *lnetd_route_add_descr(int rc);
+/* --lnet-params "NAME=VALUE,...": checked; with @p apply, set (lnet_ctl_param_set). */
+int lnetd_lnet_params(const char *list, bool apply, char *err, size_t errlen);
 
 /* lnetd_capture.c: /lnet/capture_start|stop|show. */
 int lnetd_capture_register(void);

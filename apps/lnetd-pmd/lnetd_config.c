@@ -3,7 +3,8 @@
  * --config FILE and the embedded default: the lnetctl export model
  * (apps/common/lnetcfg), checked whole against this node before anything
  * changes (ip2nets: items matched against this host's interfaces), then
- * applied: globals, NIs, peers, then UDSP rules.
+ * applied: globals, NIs, peers, routes, routing and its buffers, then
+ * UDSP rules.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -69,6 +70,63 @@ lnetd_check_nis(struct lnetcfg *cfg)
 	}
 }
 
+/*
+ * route: items. Their gateways may be peers of the file: those come first,
+ * so a route finds its gateway peer as the file describes it.
+ */
+static int
+lnetd_apply_routes(struct lnetcfg *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nroutes; i++) {
+		const struct lnetcfg_route *r = &cfg->routes[i];
+		char why[256] = "";
+		int rc = lnet_ctl_route_add(r->net, &r->gateway,
+					    r->hops < 0 ? LNET_CTL_UNDEFINED_HOPS : (uint32_t)r->hops,
+					    (uint32_t)r->priority, (uint32_t)r->health_sensitivity,
+					    why, sizeof(why));
+
+		if (rc != 0) {
+			lnetcfg_error(cfg, &r->at, "route: %s",
+				      why[0] != '\0' ? why : lnetd_route_add_descr(rc));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * routing: then buffers:, in export's order (the kernel's import applies
+ * them in file order, and resizes the pools only once routing is on).
+ */
+static int
+lnetd_apply_routing(struct lnetcfg *cfg)
+{
+	char why[256] = "";
+	unsigned int i;
+	int rc;
+
+	if (cfg->routing != LNETCFG_UNSET) {
+		rc = lnet_ctl_routing_set(cfg->routing == 1, why, sizeof(why));
+		if (rc != 0) {
+			lnetcfg_error(cfg, &cfg->routing_at, "routing: %s",
+				      why[0] != '\0' ? why : strerror(-rc));
+			return -EINVAL;
+		}
+	}
+	for (i = 0; cfg->has_buffers && i < LNETCFG_RTR_POOLS; i++) {
+		rc = lnet_ctl_buffers_set((enum lnet_ctl_rtr_pool_kind)i, cfg->buffers[i], why,
+					  sizeof(why));
+		if (rc != 0) {
+			lnetcfg_error(cfg, &cfg->buffers_at, "buffers: %s",
+				      why[0] != '\0' ? why : strerror(-rc));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int
 lnetd_apply(struct lnetcfg *cfg)
 {
@@ -100,6 +158,9 @@ lnetd_apply(struct lnetcfg *cfg)
 			lnetcfg_error(cfg, &p->at, "peer: %s", why);
 			return -EINVAL;
 		}
+	}
+	if (lnetd_apply_routes(cfg) != 0 || lnetd_apply_routing(cfg) != 0) {
+		return -EINVAL;
 	}
 	/* UDSP rules last, each at the file's idx (as lnetctl import adds them). */
 	for (i = 0; i < cfg->nudsps; i++) {

@@ -2,7 +2,7 @@
 /*
  * lnetd-pmd: one process that is a whole LNet node.
  *
- *   lnetd-pmd [EAL args] [-- [--config FILE] [--name NAME]]
+ *   lnetd-pmd [EAL args] [-- [--config FILE] [--name NAME] [--lnet-params N=V,...]]
  *
  * With no EAL arguments it runs the embedded default: no hugepages, no PCI,
  * the management lcore and the data lcores on the EAL workers, and
@@ -29,7 +29,8 @@ static void
 lnetd_usage(FILE *f)
 {
 	fprintf(f, "usage: lnetd-pmd [EAL options] [-- [--config FILE] [--name NAME]\n"
-		   "                                    [--cpu-pattern PATTERN]]\n"
+		   "                                    [--cpu-pattern PATTERN]\n"
+		   "                                    [--lnet-params NAME=VALUE,...]]\n"
 		   "  --config FILE          configuration in lnetctl export format\n"
 		   "                         (default: the embedded config/default.yaml)\n"
 		   "  --name NAME            instance name: EAL file prefix, lnetctl --name\n"
@@ -45,6 +46,13 @@ lnetd_usage(FILE *f)
 		   "                         keepalive*, min/max_reconnectms, min_bulk, enable_csum,\n"
 		   "                         tx/rx_buffer_size, accept_port, accept): defaults of\n"
 		   "                         every tcp NI\n"
+		   "  --lnet-params NAME=VALUE[,NAME=VALUE...]\n"
+		   "                         lnet module parameters, by the kernel module's\n"
+		   "                         names: alive_router_check_interval (60),\n"
+		   "                         router_ping_timeout (50), check_routers_before_use\n"
+		   "                         (0), avoid_asym_router_failure (1),\n"
+		   "                         tiny|small|large_router_buffers (0: default); set\n"
+		   "                         once LNet is up, before --config is applied\n"
 		   "  --accept-port PORT     --socklnd accept_port=PORT (default 988)\n"
 		   "  --accept POLICY        --socklnd accept=POLICY: secure (privileged source\n"
 		   "                         ports, default), all, none\n"
@@ -90,6 +98,22 @@ lnetd_opt_lnd_spec(const char *spec)
 	return lnetd_opt_lnd_params("lnd-params", type, "", colon + 1);
 }
 
+/*
+ * --lnet-params NAME=VALUE[,...]: its form is checked now; the names and
+ * values once LNet is up (lnet_ctl_param_set), before --config.
+ */
+static int
+lnetd_opt_lnet_params(const char *list)
+{
+	char err[256];
+	int rc = lnetd_lnet_params(list, false, err, sizeof(err));
+
+	if (rc != 0) {
+		fprintf(stderr, "lnetd-pmd: --lnet-params: %s\n", err);
+	}
+	return rc;
+}
+
 /* Options after "--". Returns 0, 1 (help shown) or -1. */
 static int
 lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
@@ -103,6 +127,7 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 		{ "enable-csum", no_argument, NULL, 'C' },
 		{ "socklnd", required_argument, NULL, 'S' },
 		{ "lnd-params", required_argument, NULL, 'L' },
+		{ "lnet-params", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -110,7 +135,7 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:L:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:L:l:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			o->config = optarg;
@@ -135,6 +160,10 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 			break;
 		case 'L':
 			rc = lnetd_opt_lnd_spec(optarg);
+			break;
+		case 'l':
+			rc = lnetd_opt_lnet_params(optarg);
+			o->lnet_params = optarg;
 			break;
 		case 'h':
 			lnetd_usage(stdout);
@@ -209,6 +238,13 @@ lnetd_run(const struct lnetd_opts *o)
 	}
 	if (rc != 0) {
 		fprintf(stderr, "lnetd-pmd: LNet start failed: %s\n", strerror(-rc));
+		return 1;
+	}
+	/* The module parameters first: the configuration's routing starts with them. */
+	if (o->lnet_params != NULL &&
+	    lnetd_lnet_params(o->lnet_params, true, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lnetd-pmd: --lnet-params: %s\n", err);
+		LNetNIFini();
 		return 1;
 	}
 	rc = o->config != NULL ?

@@ -1205,5 +1205,8 @@ lnetd_telemetry_register(void)
 	if (rc == 0) {
 		rc = lnetd_fault_register();
 	}
-	return rc != 0 ? rc : lnetd_udsp_register();
+	if (rc == 0) {
+		rc = lnetd_udsp_register();
+	}
+	return rc != 0 ? rc : lnetd_route_register();
 }

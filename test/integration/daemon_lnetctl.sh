@@ -50,8 +50,7 @@ list_commands_are_the_kernels() { # the parser's words, its 19 commands in its o
 		"$ctl" list-commands | cmp -s "$work/want" -
 }
 check "--list-commands: the kernel's list, in its layout" list_commands_are_the_kernels
-for cmd in \
-	"route add --net tcp1 --gateway 10.0.0.1@tcp" "routing show"; do
+for cmd in "debug peer --nid 10.0.0.1@tcp"; do
 	# shellcheck disable=SC2086
 	check "$cmd: not supported yet" fails_with -95 --name "$a" $cmd
 done

@@ -51,10 +51,12 @@ check "set bogus 1: the parser's line, exit 255" out_err 255 "$work/empty" "$wor
 sed -n '/^set retry_count: /,/^$/p' "$work/set_all" >"$work/rc_help"
 check "set retry_count (no value): its help, exit 234" out_err 234 "$work/rc_help" "$work/empty" set retry_count
 check "set retry_count -h: its help, exit 1" out_err 1 "$work/rc_help" "$work/empty" set retry_count --help
-printf 'add:\n    - route:\n          errno: -95\n          descr: "route add: not supported by lnetd-pmd yet"\n' >"$work/route_add"
-check "route add: the kernel's error block, byte for byte, exit 161" out_err 161 "$work/empty" "$work/route_add" route add --net tcp1 --gateway 10.0.0.1@tcp
-check "route add -h: its help, marked not supported, exit 1" sh -c \
-	"'$ctl' route add -h >'$work/o'; [ \$? -eq 1 ] && head -1 '$work/o' | grep -qx 'route add: add a route' && grep -q 'not supported yet' '$work/o'"
+printf 'show:\n    - debug:\n          errno: -95\n          descr: "debug peer: not supported by lnetd-pmd yet"\n' >"$work/debug_peer"
+check "debug peer (not built): the kernel's error block, byte for byte, exit 161" out_err 161 "$work/empty" "$work/debug_peer" debug peer --nid 10.0.0.1@tcp
+check "debug peer -h: its help, marked not supported, exit 1" sh -c \
+	"'$ctl' debug peer -h >'$work/o'; [ \$? -eq 1 ] && head -1 '$work/o' | grep -qx 'debug peer: show a peer'\''s debug information' && grep -q 'not supported yet' '$work/o'"
+check "route add -h: its help, exit 1" sh -c \
+	"'$ctl' route add -h >'$work/o'; [ \$? -eq 1 ] && head -1 '$work/o' | grep -qx 'route add: add a route' && ! grep -q 'not supported' '$work/o'"
 printf 'manage:\n    - setup-sysctl:\n          errno: -95\n          descr: "setup-sysctl: lnetd-pmd runs in userspace; its NIs do not use the kernel'"'"'s network sysctls"\n' >"$work/sysctl"
 check "setup-sysctl: a clear reason, exit 161" out_err 161 "$work/empty" "$work/sysctl" setup-sysctl
 for c in setup-mrrouting service-id; do
@@ -74,11 +76,11 @@ check "discover --bogus NID: getopt's complaint, nothing asked, exit 0 (the kern
 	"'$ctl' discover --bogus 10.0.0.1@tcp >'$work/o' 2>'$work/e'; [ \$? -eq 0 ] && [ ! -s '$work/o' ] && grep -q \"unrecognized option '--bogus'\" '$work/e'"
 # NID lists are parsed as the kernel's netlink commands do; their errors in
 # its yaml_lnet_print_error layout (libyaml, indent 6, "---" to "...").
-printf -- '---\nmanage:\n-     discover:\n      errno: -22\n      descr: "asterisk not allowed in nidstring"\n...\n' >"$work/ds"
+printf -- '---\nmanage:\n-     discover:\n      errno: -22\n      descr: ! "asterisk not allowed in nidstring"\n...\n' >"$work/ds"
 check "discover with an asterisk: parsed and refused as the kernel's, -22" out_err 234 "$work/empty" "$work/ds" discover -f '10.0.0.*@tcp'
-printf -- '---\nmanage:\n-     discover:\n      errno: -22\n      descr: "\\"Unable to parse nidlist: no valid NIDs in string\\""\n...\n' >"$work/ds"
+printf -- '---\nmanage:\n-     discover:\n      errno: -22\n      descr: ! "\\"Unable to parse nidlist: no valid NIDs in string\\""\n...\n' >"$work/ds"
 check "discover notanid: the kernel's 'no valid NIDs' block, -22" out_err 234 "$work/empty" "$work/ds" discover notanid
-printf -- '---\nmanage:\n-     discover:\n      errno: -22\n      descr: "\\"Unable to parse nidlist: invalid NID in nidstr\\""\n...\n' >"$work/ds"
+printf -- '---\nmanage:\n-     discover:\n      errno: -22\n      descr: ! "\\"Unable to parse nidlist: invalid NID in nidstr\\""\n...\n' >"$work/ds"
 check "discover 1.2.3.4@bogus: the kernel's 'invalid NID' block, -22" out_err 234 "$work/empty" "$work/ds" --name nobody-$$ discover --force 1.2.3.4@bogus
 check "discover NID with no daemon: the connection's error block on stderr, nothing on stdout" sh -c \
 	"'$ctl' --name nobody-$$ discover 10.0.0.1@tcp >'$work/o' 2>'$work/e'; [ \$? -ne 0 ] && [ ! -s '$work/o' ] && grep -q 'cannot reach lnetd-pmd' '$work/e'"
@@ -120,8 +122,7 @@ printf '%-19s %-19s \n' show set >>"$work/nl"
 check "net list-commands: the words of that level, as the kernel's nested parser lists them" sh -c \
 	"'$ctl' net list-commands | cmp -s - '$work/nl' || { '$ctl' net list-commands | diff '$work/nl' -; exit 1; }"
 # Every command not built yet: its block is valid YAML on stderr, nothing on stdout, exit 161.
-for c in "route add" "route del" "route show" "routing show" \
-	"debug peer --nid 1.2.3.4@tcp"; do
+for c in "debug peer --nid 1.2.3.4@tcp"; do
 	# shellcheck disable=SC2086
 	check "$c: not supported, valid YAML, exit 161" sh -c \
 		"'$ctl' $c >'$work/o' 2>'$work/e'; [ \$? -eq 161 ] && [ ! -s '$work/o' ] && grep -q 'errno: -95' '$work/e' && python3 -c 'import yaml,sys; list(yaml.safe_load_all(sys.stdin))' <'$work/e'"
@@ -150,9 +151,9 @@ pid_b=$pid
 check "prompt: 'gl sh' runs global show, 'quit' ends, exit 0" sh -c \
 	"printf 'gl show\nquit\nnet show\n' | '$ctl' --name '$a' >'$work/o' 2>'$work/e' && grep -q '^global:' '$work/o' && ! grep -q '^net:' '$work/o' && ! grep -q '> ' '$work/o'"
 check "prompt: a script stops at its first failing line with its exit status" sh -c \
-	"printf 'route show\nglobal show\n' | '$ctl' --name '$a' >'$work/o' 2>/dev/null; [ \$? -eq 161 ] && [ ! -s '$work/o' ]"
+	"printf 'debug peer --nid 1.2.3.4@tcp\nglobal show\n' | '$ctl' --name '$a' >'$work/o' 2>/dev/null; [ \$? -eq 161 ] && [ ! -s '$work/o' ]"
 check "prompt: ignore_errors goes on" sh -c \
-	"printf 'ignore_errors\nroute show\nglobal show\n' | '$ctl' --name '$a' >'$work/o' 2>/dev/null; [ \$? -eq 161 ] && grep -q '^global:' '$work/o'"
+	"printf 'ignore_errors\ndebug peer --nid 1.2.3.4@tcp\nglobal show\n' | '$ctl' --name '$a' >'$work/o' 2>/dev/null; [ \$? -eq 161 ] && grep -q '^global:' '$work/o'"
 check "prompt: an unknown word prints the usage, EOF ends with 0" sh -c \
 	"printf 'frob\n' | '$ctl' --name '$a' | grep -q '^usage: lnetctl'"
 check "prompt: an ambiguous prefix is named on stderr" sh -c \
@@ -164,7 +165,7 @@ check "prompt: help net answers on stderr" sh -c \
 # cpt-of-nid: space-separated, commas, ranges
 check "cpt-of-nid N1 N2,N3 10.0.0.[4-5]@tcp: five NIDs" sh -c \
 	"'$ctl' --name '$a' cpt-of-nid 10.0.0.1@tcp 10.0.0.2@tcp,10.0.0.3@tcp '10.0.0.[4-5]@tcp' >'$work/o' && grep -c '^-   nid: 10.0.0.[1-5]@tcp$' '$work/o' | grep -qx 5"
-printf -- '---\nshow:\n-     cpt-of-nid:\n      errno: -22\n      descr: "\\"Unable to parse nidlist: invalid NID in nidstr\\""\n...\n' >"$work/cb"
+printf -- '---\nshow:\n-     cpt-of-nid:\n      errno: -22\n      descr: ! "\\"Unable to parse nidlist: invalid NID in nidstr\\""\n...\n' >"$work/cb"
 check "cpt-of-nid a bad NID: the netlink error block, -22" out_err 234 "$work/empty" "$work/cb" cpt-of-nid 10.0.0.1@tcp 1.2.3@tcp
 check "that block is valid YAML" yaml_ok "$work/cb"
 check "cpt-of-nid -h: help, exit 0" sh -c "'$ctl' --name '$a' cpt-of-nid -h | grep -q '^ cpt-of-nid: '"
@@ -190,7 +191,7 @@ check "that output is valid YAML" yaml_ok "$work/o"
 check "ping a range and a NID: the reply under ping:, both failures under manage:, one document" sh -c \
 	"'$ctl' --name '$a' ping -t 1 '127.0.0.[253-254]@tcp' '$ipb@tcp' >'$work/o' 2>'$work/e'; [ \$? -eq 255 ] && [ ! -s '$work/e' ] && [ \$(grep -c '^ping:' '$work/o') -eq 1 ] && [ \$(grep -c '^manage:' '$work/o') -eq 1 ] && [ \$(grep -c '^- ping:' '$work/o') -eq 2 ] && [ \$(grep -c '^- primary nid: $ipb@tcp' '$work/o') -eq 1 ] && [ \$(sed -n '/^manage:/=' '$work/o') -gt \$(sed -n '/^ping:/=' '$work/o') ]"
 check "that output is valid YAML too" yaml_ok "$work/o"
-printf -- '---\nmanage:\n-     ping:\n      errno: -22\n      descr: "source NID 10.9.9.9@tcp is not a NID of this node"\n...\n' >"$work/src"
+printf -- '---\nmanage:\n-     ping:\n      errno: -22\n      descr: ! "source NID 10.9.9.9@tcp is not a NID of this node"\n...\n' >"$work/src"
 check "ping --source a NID not local: the request fails, its block on stderr, exit 234" out_err 234 "$work/empty" "$work/src" --name "$a" ping --source 10.9.9.9@tcp "$ipb@tcp"
 check "ping -h: its help on stdout, exit 0" sh -c "'$ctl' ping -h | head -1 | grep -qx 'ping nid\[,nid,...\]'"
 check "ping a NID with an asterisk: -22" fails_with -22 --name "$a" ping '10.0.0.*@tcp'

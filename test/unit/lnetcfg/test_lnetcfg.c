@@ -307,6 +307,149 @@ test_udsp_errors(void **state)
 	}
 }
 
+/* route: as export prints it (both forms); state and type read past; hop -1 and priority 0 when left out. */
+static void
+test_routes(void **state)
+{
+	struct lnetcfg cfg;
+	struct lnet_nid gw;
+	struct seen s;
+
+	(void)state;
+	assert_int_equal(parse(&cfg, &s, "route:\n    - net: tcp1\n      gateway: 10.0.0.254@tcp\n"
+				  "      hop: -1\n      priority: 0\n      state: down\n"
+				  "      type: multi-hop\n    - net: o2ib3\n      gateway: 10.0.0.253@tcp\n"
+				  "      hop: 0x10\n      priority: 7\n      health_sensitivity: 3\n"
+				  "    - gateway: 10.0.0.252@tcp\n      net: tcp2\n      frob: 1\n"), 0);
+	assert_int_equal(cfg.nroutes, 3);
+	assert_int_equal(cfg.routes[0].net, libcfs_str2net("tcp1"));
+	assert_int_equal(libcfs_strnid(&gw, "10.0.0.254@tcp"), 0);
+	assert_true(lnet_nid_same(&cfg.routes[0].gateway, &gw));
+	assert_int_equal(cfg.routes[0].hops, -1);
+	assert_int_equal(cfg.routes[0].priority, 0);
+	assert_int_equal(cfg.routes[0].at.line, 2);
+	assert_int_equal(cfg.routes[0].at.col, 7);
+	assert_int_equal(cfg.routes[1].net, libcfs_str2net("o2ib3"));
+	assert_int_equal(cfg.routes[1].hops, 16);
+	assert_int_equal(cfg.routes[1].priority, 7);
+	assert_int_equal(cfg.routes[1].health_sensitivity, 3);
+	assert_int_equal(cfg.routes[2].net, libcfs_str2net("tcp2"));
+	assert_int_equal(cfg.routes[2].hops, -1); /* left out: the kernel's undefined hops */
+	assert_int_equal(cfg.routes[2].health_sensitivity, 0);
+	/* the kernel's route command passes over keys it does not read, without a word */
+	assert_string_equal(s.warnings, "");
+	assert_int_equal(cfg.routing, LNETCFG_UNSET);
+	assert_false(cfg.has_buffers);
+	lnetcfg_fini(&cfg);
+	assert_null(cfg.routes);
+	assert_int_equal(cfg.nroutes, 0);
+}
+
+/* Every malformed route: item, in the words of the kernel's route command; none is kept. */
+static void
+test_route_errors(void **state)
+{
+	static const struct {
+		const char *yaml;
+		const char *error;
+	} cases[] = {
+		{ "route: {net: tcp1}\n", "f.yaml:1:8: route: expected a list\n" },
+		{ "route:\n  - tcp1\n", "f.yaml:2:5: route: each item must be a mapping\n" },
+		{ "route:\n  - net: lo\n    gateway: 1.2.3.4@tcp\n",
+		  "f.yaml:2:10: route: setting @lo not allowed\n" },
+		{ "route:\n  - net: frob\n    gateway: 1.2.3.4@tcp\n",
+		  "f.yaml:2:10: route: setting LNET_NET_ANY not allowed\n" },
+		{ "route:\n  - net: [tcp1]\n    gateway: 1.2.3.4@tcp\n",
+		  "f.yaml:2:10: route: net is invalid key\n" },
+		{ "route:\n  - net: tcp1\n    gateway: 1.2.3@tcp\n",
+		  "f.yaml:3:14: route: cannot parse gateway\n" },
+		{ "route:\n  - net: tcp1\n    gateway: 1.2.3.4@tcp\n    hop: 0\n",
+		  "f.yaml:4:10: route: invalid hop count must be between 1 and 255\n" },
+		{ "route:\n  - net: tcp1\n    gateway: 1.2.3.4@tcp\n    hop: 256\n",
+		  "f.yaml:4:10: route: invalid hop count must be between 1 and 255\n" },
+		{ "route:\n  - net: tcp1\n    gateway: 1.2.3.4@tcp\n    hop: x\n",
+		  "f.yaml:4:10: route: hop has invalid key\n" },
+		{ "route:\n  - net: tcp1\n    gateway: 1.2.3.4@tcp\n    priority: -1\n",
+		  "f.yaml:4:15: route: invalid priority, must not be negative\n" },
+		{ "route:\n  - net: tcp1\n    gateway: 1.2.3.4@tcp\n    state: sideways\n",
+		  "f.yaml:4:12: route: status string bad value\n" },
+		{ "route:\n  - gateway: 1.2.3.4@tcp\n",
+		  "f.yaml:2:5: route: missing mandatory parameter: network\n" },
+		{ "route:\n  - net: tcp1\n    hop: 2\n",
+		  "f.yaml:2:5: route: missing mandatory parameter: gateway\n" },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lnetcfg cfg;
+		struct seen s;
+
+		assert_int_equal(parse(&cfg, &s, cases[i].yaml), -EINVAL);
+		assert_string_equal(s.errors, cases[i].error);
+		assert_int_equal(cfg.nroutes, 0);
+		lnetcfg_fini(&cfg);
+	}
+}
+
+/*
+ * routing: in --backup's mapping form and in routing show's sequence
+ * form; enable 1 and 3 (starting) route, 0 and 2 (stopping) do not, none
+ * given is none. buffers: a pool left out is 0 (its default).
+ */
+static void
+test_routing_buffers(void **state)
+{
+	static const struct {
+		const char *yaml;
+		int routing;
+	} forms[] = {
+		{ "routing:\n    enable: 1\n", 1 },
+		{ "routing:\n    enable: 0\n", 0 },
+		{ "routing:\n    enable: 3\n", 1 },
+		{ "routing:\n    enable: 2\n", 0 },
+		{ "routing: {}\n", 0 },
+		{ "routing:\n    - cpt[0]:\n          tiny:\n              npages: 0\n"
+		  "    - cpt[1]:\n          tiny:\n              npages: 0\n    - enable: 1\n", 1 },
+		{ "routing:\n    - cpt[0]:\n          tiny:\n              npages: 0\n", 0 },
+	};
+	struct lnetcfg cfg;
+	struct seen s;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		assert_int_equal(parse(&cfg, &s, forms[i].yaml), 0);
+		assert_int_equal(cfg.routing, forms[i].routing);
+		lnetcfg_fini(&cfg);
+	}
+	assert_int_equal(parse(&cfg, &s, "buffers:\n    tiny: 2048\n    large: 0x10\n    huge: 3\n"), 0);
+	assert_true(cfg.has_buffers);
+	assert_int_equal(cfg.buffers[0], 2048);
+	assert_int_equal(cfg.buffers[1], 0); /* left out: back to the default, as the kernel's import */
+	assert_int_equal(cfg.buffers[2], 16);
+	assert_string_equal(lnetcfg_rtr_pool_names[1], "small");
+	lnetcfg_fini(&cfg);
+
+	assert_int_equal(parse(&cfg, &s, "routing: 1\n"), -EINVAL);
+	assert_string_equal(s.errors, "f.yaml:1:10: routing: expected a mapping such as \"enable: 1\"\n");
+	lnetcfg_fini(&cfg);
+	assert_int_equal(parse(&cfg, &s, "routing:\n    enable: 4\n"), -EINVAL);
+	assert_string_equal(s.errors, "f.yaml:2:13: routing: enable must be 0, 1, 2 or 3\n");
+	lnetcfg_fini(&cfg);
+	assert_int_equal(parse(&cfg, &s, "buffers:\n    small: -1\n"), -EINVAL);
+	assert_string_equal(s.errors, "f.yaml:2:12: buffers: tiny, small and large must be >= 0\n");
+	lnetcfg_fini(&cfg);
+	assert_int_equal(parse(&cfg, &s, "buffers:\n    small: x\n"), -EINVAL);
+	assert_string_equal(s.errors, "f.yaml:2:12: buffers: small must be an integer\n");
+	lnetcfg_fini(&cfg);
+	assert_int_equal(parse(&cfg, &s, "buffers: [1]\n"), -EINVAL);
+	assert_string_equal(s.errors, "f.yaml:1:10: buffers: expected a mapping such as \"tiny: 2048\"\n");
+	lnetcfg_fini(&cfg);
+	assert_int_equal(parse(&cfg, &s, "numa:\n    range: 1\n"), -EINVAL); /* still not built */
+	lnetcfg_fini(&cfg);
+}
+
 /* Descriptors in the grammar of the kernel's cfs_parse_nid_parts. */
 static void
 test_udsp_descr(void **state)
@@ -351,6 +494,9 @@ main(void)
 		cmocka_unit_test(test_udsp),
 		cmocka_unit_test(test_udsp_errors),
 		cmocka_unit_test(test_udsp_descr),
+		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_route_errors),
+		cmocka_unit_test(test_routing_buffers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
