@@ -109,6 +109,9 @@ lnet_cpt_create(struct lnet *ln, unsigned int cpt, struct lnet_cpt **out)
 	TAILQ_INIT(&c->msg_cache);
 	lnet_rsp_init(c);
 	lnet_fault_cpt_init(c);
+	for (i = 0; i < sizeof(c->rtr) / sizeof(c->rtr[0]); i++) {
+		lnet_rtr_pool_init(&c->rtr[i], i);
+	}
 	rc = lnet_md_table_init(&c->mds);
 	if (rc == 0) {
 		rc = lnet_peer_table_init(&c->peers);

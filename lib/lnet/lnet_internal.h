@@ -463,14 +463,14 @@ struct lnet_outbox {
 	struct rt_poller *poller;
 };
 
-/* One router buffer pool of a CPT (lnet_router.c), owned by its data lcore. */
+/* One router buffer pool of a CPT (lnet_rtr_pool.c), owned by its data lcore. */
 struct lnet_rtr_pool {
 	unsigned int npages;      /* of each buffer: 0 (tiny), 1 (small), 256 (large) */
-	int nbuffers;
+	int nbuffers;             /* made (and not freed yet) */
+	int req;                  /* wanted: a buffer back while credits are at it is freed */
 	int credits;              /* negative: messages waiting in waitq */
 	int mincredits;
-	void *slab;               /* the buffers; NULL for tiny */
-	struct rte_ring *free;    /* the free ones */
+	struct rte_ring *free;    /* the free buffers; NULL for tiny */
 	struct lnet_msg_list waitq;
 };
 
@@ -586,6 +586,16 @@ void lnet_fwd_rx_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_fwd_done_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_fwd_abort_queued(struct lnet_cpt *c);
+void lnet_fwd_recv(struct lnet_cpt *c, struct lnet_msg *msg);
+/* lnet_rtr_pool.c: one router buffer pool, on its CPT's lcore */
+void lnet_rtr_pool_init(struct lnet_rtr_pool *p, unsigned int kind);
+unsigned int lnet_rtr_pool_kind(unsigned int len);
+int lnet_rtr_pool_resize(struct lnet_cpt *c, struct lnet_rtr_pool *p, int n,
+			 void (*give)(struct lnet_cpt *c, struct lnet_msg *msg));
+void *lnet_rtr_buf_get(struct lnet_rtr_pool *p);
+struct lnet_msg *lnet_rtr_buf_put(struct lnet_rtr_pool *p, void *b);
+void lnet_rtr_pool_empty(struct lnet_rtr_pool *p);
+void lnet_rtr_pool_fini(struct lnet_rtr_pool *p);
 
 /* lnet_init.c */
 struct lnet *lnet_instance(void);

@@ -665,8 +665,56 @@ test_set_routing_states(void **state)
 	rt_sim_advance_us(ln()->rt, 3500000);
 	settle();
 	assert_int_equal(routing().enable, LNET_CTL_ROUTING_DISABLED);
-	assert_int_equal(routing().ncpts, 0);
+	/* as the kernel's: the CPTs still listed, empty; the settings back to the defaults */
+	assert_int_equal(routing().ncpts, 1);
+	assert_int_equal(routing().pools[0][LNET_CTL_RTR_LARGE].nbuffers, 0);
+	assert_int_equal(routing().pools[0][LNET_CTL_RTR_SMALL].credits, 0);
+	assert_int_equal(routing().buffers[LNET_CTL_RTR_LARGE], 0);
 	assert_int_equal(lnet_ctl_buffers_set(LNET_CTL_RTR_TINY, -1, err, sizeof(err)), -EINVAL);
+	/* not routing: a size is not taken (the kernel's lnet_rtrpools_adjust) */
+	assert_int_equal(lnet_ctl_buffers_set(LNET_CTL_RTR_LARGE, 5, err, sizeof(err)), 0);
+	assert_int_equal(routing().buffers[LNET_CTL_RTR_LARGE], 0);
+}
+
+/* Live resizing: growth serves who waits; shrinking frees buffers as they come back. */
+static void
+test_buffers_resized_live(void **state)
+{
+	struct lnet_nid pa = nid_on(TCP, PA);
+	struct lnet_nid pb = nid_on(TCP1, PB);
+	static char big[8192];
+	struct lnet_ctl_routing r;
+	struct lnet_hdr h;
+	char err[128];
+	int i;
+
+	(void)state;
+	routing_on(); /* one large buffer */
+	g_r.hold = true;
+	for (i = 0; i < 3; i++) {
+		h = fwd_hdr(LNET_MSG_PUT, pa, pb);
+		assert_int_equal(deliver(g_r.tcp, &h, pa, big, sizeof(big)), 0);
+	}
+	assert_int_equal(g_r.nsent, 1);
+	assert_int_equal(routing().pools[0][LNET_CTL_RTR_LARGE].credits, -2);
+	assert_int_equal(lnet_ctl_buffers_set(LNET_CTL_RTR_LARGE, 4, err, sizeof(err)), 0);
+	settle();
+	assert_int_equal(g_r.nsent, 3);               /* the two waiting got the new buffers */
+	r = routing();
+	assert_int_equal(r.pools[0][LNET_CTL_RTR_LARGE].nbuffers, 4);
+	assert_int_equal(r.pools[0][LNET_CTL_RTR_LARGE].credits, 1);
+	assert_int_equal(r.buffers[LNET_CTL_RTR_LARGE], 4);
+
+	/* Fewer: as the kernel's, nothing changes until buffers come back. */
+	assert_int_equal(lnet_ctl_buffers_set(LNET_CTL_RTR_LARGE, 2, err, sizeof(err)), 0);
+	r = routing();
+	assert_int_equal(r.pools[0][LNET_CTL_RTR_LARGE].nbuffers, 4);
+	assert_int_equal(r.pools[0][LNET_CTL_RTR_LARGE].credits, 1);
+	release_held();  /* the first back is kept (1 < 2), the next two are freed */
+	r = routing();
+	assert_int_equal(r.pools[0][LNET_CTL_RTR_LARGE].nbuffers, 2);
+	assert_int_equal(r.pools[0][LNET_CTL_RTR_LARGE].credits, 2);
+	assert_int_equal(counters().route_count, 3);
 }
 
 /* Turned on and off before forwarding ever started: the timer fires on a stopped router. */
@@ -855,6 +903,7 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_set_routing_states, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routing_off_before_its_delay, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_buffers_resized_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forward_keeps_header, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forward_waits_for_a_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forward_waits_for_a_peer_router_credit,
