@@ -104,6 +104,35 @@ lnet_fwd_done_step(struct lnet_cpt *c, struct lnet_msg *msg)
 }
 
 /*
+ * The kernel's decommit of a routed message: received, it counts on the
+ * NI and peer NI it came by; sent, on the ones it left by, and as routed
+ * (route_count, route_length) instead of sent. A failure counts as a drop.
+ */
+static void
+lnet_fwd_count(struct lnet_cpt *c, const struct lnet_msg *msg)
+{
+	enum lnet_stats_kind kind = msg->tx ? LNET_STATS_SEND : LNET_STATS_RECV;
+	struct lnet_ni *ni = msg->tx ? msg->txni : msg->rxni;
+	struct lnet_peer_ni *lpni = msg->tx ? msg->txpeer : msg->rxpeer;
+
+	if (msg->status != 0) {
+		c->counters.drop_count++;
+		c->counters.drop_length += msg->len;
+		return;
+	}
+	if (msg->tx) {
+		c->counters.route_count++;
+		c->counters.route_length += msg->len;
+	}
+	if (ni != NULL) {
+		lnet_stats_incr(ni->stats, c->cpt, kind, msg->hdr.type);
+	}
+	if (lpni != NULL) {
+		lnet_stats_incr(lpni->stats, c->cpt, kind, msg->hdr.type);
+	}
+}
+
+/*
  * A forwarded message completes a step (on its home lcore): its payload
  * is in the buffer, so on to the next hop with the header as received; or
  * it went out (or failed), so what it holds goes back.
@@ -111,19 +140,14 @@ lnet_fwd_done_step(struct lnet_cpt *c, struct lnet_msg *msg)
 void
 lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg)
 {
+	lnet_fwd_count(c, msg);
 	if (!msg->tx && msg->status == 0) {
-		c->counters.route_count++;
-		c->counters.route_length += msg->len;
 		msg->tx = true;
 		msg->disc_passed = true;  /* a router does not hold messages for discovery */
 		msg->src_param = LNET_ANY_NID;
 		lnet_msg_dispatch(c->ln, msg, lnet_cpt_of_nid(c->ln, &msg->target.nid),
 				  LNET_STEP_SEND_SELECT);
 		return;
-	}
-	if (msg->status != 0) {
-		c->counters.drop_count++;
-		c->counters.drop_length += msg->len;
 	}
 	lnet_msg_dispatch(c->ln, msg, msg->rtr_cpt, LNET_STEP_FWD_DONE);
 }
