@@ -230,25 +230,40 @@ node_router(char *err, size_t errlen)
 	return rc != 0 ? rc : lnet_ctl_routing_set(true, err, errlen);
 }
 
-/* A route is down until its gateway answered a ping saying it routes: wait (10 s at most). */
+/*
+ * A route is down until its gateway answered a ping saying it routes: wait
+ * (10 s at most). Polled, LNet runs only in LNetEQPoll: wait there.
+ */
 static void
-node_routes_wait_up(void)
+node_routes_wait_up(const struct node *n)
 {
+	struct lnet_eq *eq = n->exec == LNET_EXEC_POLLED ? LNetEQAlloc(1) : NULL;
 	struct lnet_ctl_route r[4];
+	int tries;
 
-	for (int tries = 0; tries < 100; tries++) {
-		int n = lnet_ctl_route_list(r, 4);
+	for (tries = 0; tries < 100; tries++) {
+		int nr = lnet_ctl_route_list(r, 4);
 		int up = 0;
+		struct lnet_event ev;
 
-		for (int i = 0; i < n && i < 4; i++) {
+		for (int i = 0; i < nr && i < 4; i++) {
 			up += r[i].alive;
 		}
-		if (n > 0 && up == n) {
-			return;
+		if (nr > 0 && up == nr) {
+			break;
 		}
-		usleep(100000);
+		if (eq != NULL) {
+			LNetEQPoll(&eq, 1, 100, &ev, NULL);
+		} else {
+			usleep(100000);
+		}
 	}
-	fprintf(stderr, "lnet_node: routes still down after 10 s\n");
+	if (eq != NULL) {
+		LNetEQFree(eq);
+	}
+	if (tries == 100) {
+		fprintf(stderr, "lnet_node: routes still down after 10 s\n");
+	}
 }
 
 /* --route NET:GATEWAY, as lnetctl route add --net NET --gateway GATEWAY. */
@@ -1239,7 +1254,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (!serve && n.nroutes > 0) {
-		node_routes_wait_up(); /* a server serves at once: its routes come up as they may */
+		node_routes_wait_up(&n); /* a server serves at once: its routes come up as they may */
 	}
 	rc = serve ? node_serve(&n) : node_client(&n);
 	LNetNIFini();

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * In-process cost of a forwarded message: a router node (polled mode, one
+ * CPT, no EAL) with NIs on tcp and tcp1 over an LND with no wire, whose
+ * receive copies the payload from memory as socklnd copies it from a
+ * socket and whose send completes at once. Each message arrives on tcp
+ * for a peer on tcp1 and is forwarded (router credits, a pool buffer, the
+ * payload received into it, selection of the next hop, the send). Beside
+ * it in the same run, the same message received for this node (a PUT to
+ * a posted MD, its ACK sent back): what the node does with a message of
+ * its own. Prints YAML.
+ *
+ *   bench_fwd [--iters N] [--size BYTES] [--only fwd|local]
+ *
+ * usertools/lnet-bench (--figures router) runs it under callgrind at two
+ * iteration counts and divides the difference: instructions per message.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api.h"
+#include "lnet_ctl.h"
+#include "lnet_internal.h"
+
+#define FWD_PORTAL 7
+#define TCP LNET_MKNET(LNET_LND_SOCK, 0)
+#define TCP1 LNET_MKNET(LNET_LND_SOCK, 1)
+
+struct fwd_bench {
+	unsigned long iters;
+	unsigned int size;
+	const char *only;
+	uint8_t *wire;            /* the payload as it "arrives" */
+	uint8_t *sink;            /* the local MD */
+	struct lnet_ni *in;       /* 10.0.0.1@tcp */
+	struct lnet_nid from;     /* 10.0.0.7@tcp */
+	struct lnet_nid far;      /* 10.1.0.8@tcp1 */
+	unsigned long sent;
+};
+
+static struct fwd_bench g_b;
+
+static int
+fwd_startup(struct lnet_ni *ni)
+{
+	(void)ni;
+	return 0;
+}
+
+static void
+fwd_shutdown(struct lnet_ni *ni)
+{
+	(void)ni;
+}
+
+static int
+fwd_send(struct lnet_ni *ni, struct lnet_msg *msg)
+{
+	(void)ni;
+	g_b.sent++;
+	lnet_finalize(msg, 0);
+	return 0;
+}
+
+/* The payload comes in: copied from "the socket" into where LNet wants it. */
+static int
+fwd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,
+	 const struct iovec *iov, unsigned int offset, unsigned int mlen, unsigned int rlen)
+{
+	struct iovec src = { g_b.wire, rlen };
+
+	(void)ni;
+	(void)private;
+	if (msg == NULL) {
+		return 0;
+	}
+	if (mlen != 0) {
+		lnet_iov_copy(iov, niov, offset, &src, 1, 0, mlen);
+	}
+	lnet_finalize(msg, 0);
+	return 0;
+}
+
+static const struct lnet_lnd_ops fwd_ops = {
+	.name = "benchfwd", .type = 0xfb, .startup = fwd_startup, .shutdown = fwd_shutdown,
+	.send = fwd_send, .recv = fwd_recv,
+};
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static struct lnet_nid
+nid_on(uint32_t net, uint32_t addr)
+{
+	struct lnet_nid n;
+
+	lnet_nid4_to_nid(LNET_MKNID(net, addr), &n);
+	return n;
+}
+
+static struct lnet_ni *
+ni_add(struct lnet_nid nid)
+{
+	struct lnet_ni_req req = {
+		.add = true, .lnd = &fwd_ops, .nid = &nid, .cpt = 0,
+		.tun = { .peer_tx_credits = 64, .max_tx_credits = 256, .peer_rtr_credits = 64 },
+	};
+
+	return lnet_ni_config(lnet_instance(), &req) == 0 ? lnet_ni_find_by_nid(lnet_instance(), &nid) :
+							     NULL;
+}
+
+struct fwd_parse {
+	struct lnet_hdr hdr;
+	int rc;
+};
+
+static int
+fwd_parse_on_lcore(void *arg)
+{
+	struct fwd_parse *p = arg;
+
+	p->rc = lnet_parse(g_b.in, &p->hdr, &g_b.from, NULL);
+	return 0;
+}
+
+/* One PUT arrives from 10.0.0.7@tcp for @p dst, and LNet runs until it is done with it. */
+static int
+arrive(const struct lnet_nid *dst, bool ack)
+{
+	struct fwd_parse p = { .hdr = { .type = LNET_MSG_PUT, .src_nid = g_b.from, .dest_nid = *dst,
+					.src_pid = LNET_PID_LUSTRE, .dest_pid = LNET_PID_LUSTRE,
+					.payload_length = g_b.size } };
+	struct lnet *ln = lnet_instance();
+
+	p.hdr.msg.put.ptl_index = FWD_PORTAL;
+	p.hdr.msg.put.match_bits = 1;
+	if (ack) {
+		p.hdr.msg.put.ack_wmd.wh_interface_cookie = 1;
+		p.hdr.msg.put.ack_wmd.wh_object_cookie = 2;
+	} else {
+		p.hdr.msg.put.ack_wmd.wh_object_cookie = LNET_WIRE_HANDLE_COOKIE_NONE;
+	}
+	if (rt_lcore_call(g_b.in->ln->cpts[g_b.in->cpt]->lcore, fwd_parse_on_lcore, &p) != 0 ||
+	    p.rc != 0) {
+		return -1;
+	}
+	rt_runtime_poll_until_idle(ln->rt, 100);
+	return 0;
+}
+
+static int
+routing_on(void)
+{
+	static const char *const params[][2] = {
+		{ "alive_router_check_interval", "0" }, { "router_ping_timeout", "0" },
+		{ "tiny_router_buffers", "64" }, { "small_router_buffers", "64" },
+		{ "large_router_buffers", "16" },
+	};
+	struct lnet_ctl_routing r;
+	char err[128];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+		if (lnet_ctl_param_set(params[i][0], atoi(params[i][1]), err, sizeof(err)) != 0) {
+			return -1;
+		}
+	}
+	if (lnet_ctl_routing_set(true, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bench_fwd: %s\n", err);
+		return -1;
+	}
+	for (i = 0; i < 100; i++) {
+		rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+		if (lnet_ctl_routing_get(&r) == 0 && r.enable == LNET_CTL_ROUTING_ENABLED) {
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A posted MD on FWD_PORTAL that takes every PUT (its events are not asked for). */
+static int
+local_target(void)
+{
+	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
+	struct lnet_md md = { .umd_start = g_b.sink, .umd_length = g_b.size,
+			      .umd_threshold = LNET_MD_THRESH_INF,
+			      .umd_options = LNET_MD_OP_PUT | LNET_MD_MANAGE_REMOTE };
+	struct lnet_me *me = LNetMEAttach(FWD_PORTAL, &any, 1, 0, LNET_RETAIN, LNET_INS_AFTER);
+	struct lnet_handle_md h;
+
+	return me == NULL ? -1 : LNetMDAttach(me, &md, LNET_RETAIN, &h);
+}
+
+static int
+run(const char *name, const struct lnet_nid *dst, bool ack)
+{
+	unsigned long before = g_b.sent;
+	double t0 = now_s();
+	double secs;
+	unsigned long i;
+
+	for (i = 0; i < g_b.iters; i++) {
+		if (arrive(dst, ack) != 0) {
+			fprintf(stderr, "bench_fwd: %s: message %lu refused\n", name, i);
+			return -1;
+		}
+	}
+	secs = now_s() - t0;
+	if (g_b.sent - before != g_b.iters) {
+		fprintf(stderr, "bench_fwd: %s: %lu of %lu sent on\n", name, g_b.sent - before, g_b.iters);
+		return -1;
+	}
+	printf("%s:\n    msgs: %lu\n    size: %u\n    msgs_per_sec: %.0f\n    ns_per_msg: %.1f\n",
+	       name, g_b.iters, g_b.size, (double)g_b.iters / secs, secs * 1e9 / (double)g_b.iters);
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "iters", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
+		{ "only", required_argument, NULL, 'o' }, { NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "n:s:o:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			g_b.iters = strtoul(optarg, NULL, 10);
+			break;
+		case 's':
+			g_b.size = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 'o':
+			g_b.only = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: bench_fwd [--iters N] [--size B] [--only fwd|local]\n");
+			return -1;
+		}
+	}
+	return g_b.iters == 0 || g_b.size > LNET_MAX_MSG_SIZE ? -1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lnet_init_opts o = { .opts_size = sizeof(o), .mode = LNET_EXEC_POLLED, .ncpts = 1,
+				    .no_eal = true };
+	struct lnet_nid me;
+	char err[128];
+	int rc = 0;
+
+	g_b.iters = 100000;
+	g_b.size = 4096;
+	if (parse_args(argc, argv) != 0) {
+		return 2;
+	}
+	g_b.wire = calloc(1, g_b.size + 1);
+	g_b.sink = calloc(1, g_b.size + 1);
+	g_b.from = nid_on(TCP, 0x0a000007U);
+	g_b.far = nid_on(TCP1, 0x0a010008U);
+	if (g_b.wire == NULL || g_b.sink == NULL || lnet_init_opts_set(&o) != 0 ||
+	    LNetNIInit(LNET_PID_LUSTRE) < 0) {
+		fprintf(stderr, "bench_fwd: LNet did not come up\n");
+		return 1;
+	}
+	g_b.in = ni_add(nid_on(TCP, 0x0a000001U));
+	me = g_b.in != NULL ? g_b.in->nid : LNET_ANY_NID;
+	if (g_b.in == NULL || ni_add(nid_on(TCP1, 0x0a010001U)) == NULL ||
+	    lnet_ctl_global_set("discovery", 0, err, sizeof(err)) != 0 || routing_on() != 0 ||
+	    local_target() != 0) {
+		fprintf(stderr, "bench_fwd: set-up failed\n");
+		rc = 1;
+	}
+	if (rc == 0 && (g_b.only == NULL || strcmp(g_b.only, "fwd") == 0)) {
+		rc = run("forwarded", &g_b.far, false);
+	}
+	if (rc == 0 && (g_b.only == NULL || strcmp(g_b.only, "local") == 0)) {
+		rc = run("received_and_acked", &me, true);
+	}
+	LNetNIFini();
+	free(g_b.wire);
+	free(g_b.sink);
+	return rc == 0 ? 0 : 1;
+}
