@@ -228,6 +228,7 @@ struct lnet_ni {
 	char ifname[LNET_CTL_IFNAMSIZ];
 	int dev_cpt;              /* CPT of the device's NUMA node, -1 (CFS_CPT_ANY) unknown */
 	uint64_t sel_seq;         /* round robin (the kernel's ni_seq): TSC of its last send, relaxed */
+	uint64_t last_ping_us;    /* atomic: a ping from another node came (the kernel's net_last_alive) */
 	/* UDSP priorities of the NI and of its net (lnet_udsp_ctl.c): set by
 	 * mgmt before the NI is published, or followed by an ni_state_gen bump. */
 	uint32_t udsp_prio;

@@ -102,6 +102,7 @@ lnet_ni_alloc(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd
 	ni->tq.credits = tun->max_tx_credits;
 	ni->tq.mincredits = tun->max_tx_credits;
 	ni->status = LNET_NI_STATUS_UP;
+	ni->last_ping_us = rt_now_us(ln->rt); /* the kernel starts net_last_alive at now */
 	ni->dev_cpt = CFS_CPT_ANY; /* until the LND says where its device is */
 	/* As the kernel shows it: lo has no health, other NIs start healthy. */
 	lnet_health_init(&ni->health, (lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0 ? 0 : LNET_MAX_HEALTH_VALUE);

@@ -210,6 +210,31 @@ lnet_parse_drop(struct lnet_cpt *c, struct lnet_ni *ni, const struct lnet_hdr *h
 	lnet_stats_incr(ni->stats, c->cpt, LNET_STATS_DROP, hdr->type);
 }
 
+/*
+ * On a router, a ping from another node says the net it came on is alive
+ * (the kernel's net_last_alive, at most once a second): its NI is UP again
+ * if the router had marked it DOWN for the silence (lnet_router_ctl.c).
+ */
+static void
+lnet_rx_router_ping(struct lnet_cpt *c, struct lnet_ni *ni, const struct lnet_hdr *hdr)
+{
+	uint64_t now;
+
+	if (hdr->type != LNET_MSG_GET || hdr->msg.get.ptl_index != LNET_RESERVED_PORTAL ||
+	    ni->any_cpt || lnet_routing_state(c->ln) == LNET_CTL_ROUTING_DISABLED) {
+		return;
+	}
+	now = rt_lcore_now_us(c->lcore);
+	if (now - __atomic_load_n(&ni->last_ping_us, __ATOMIC_RELAXED) < 1000000 ||
+	    lnet_ni_find_by_nid(c->ln, &hdr->src_nid) != NULL) {
+		return;
+	}
+	__atomic_store_n(&ni->last_ping_us, now, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&ni->status, __ATOMIC_RELAXED) != LNET_NI_STATUS_UP) {
+		lnet_ni_health_status(ni, true);
+	}
+}
+
 int
 lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid *from,
 	   void *private)
@@ -226,6 +251,7 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 		LNET_LOG(DEBUG, "bad header: %s", lnet_wire_strerror(rc));
 		return -EPROTO;
 	}
+	lnet_rx_router_ping(c, ni, hdr);
 	for_me = lnet_hdr_for_me(ln, ni, hdr);
 	if (!for_me) {
 		/* Same net, or another NI of ours: it should have come straight there. */

@@ -225,9 +225,10 @@ static void
 lnet_route_gw_discover(struct lnet_peer_dir *d, struct lnet_peer *p)
 {
 	p->rtr_next_check_us = rt_now_us(d->ln->rt) + lnet_route_check_interval_us(d->ln);
-	/* A discovery under way (-EBUSY) serves as well; as the kernel's
-	 * router check, it pings even with discovery off. */
-	(void)lnet_disc_discover(&p->disc, false, lnet_disc_now(d));
+	/* Forced: a gateway discovered already is pinged again (and pushed to
+	 * if it lacks our NIs), with discovery off too, as the kernel's router
+	 * check; one under way (-EBUSY) serves as well. */
+	(void)lnet_disc_discover(&p->disc, true, lnet_disc_now(d));
 	lnet_discovery_settle(d, p);
 }
 

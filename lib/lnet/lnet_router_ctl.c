@@ -10,6 +10,11 @@
  * buffer settings back to their defaults. Pool sizes change only while
  * routing is on, as the kernel's lnet_rtrpools_adjust.
  *
+ * While routing, a net no other node has pinged for router_ping_timeout +
+ * alive_router_check_interval has its NIs DOWN in the ping target, pushed
+ * to the peers, until a ping comes (the kernel's lnet_update_ni_status):
+ * its gateways' users then route around it.
+ *
  * The state and its timer are the management lcore's; each CPT's pools
  * are resized on that CPT's lcore (lnet_rtr_pool.c), from the calling
  * thread, which waits for each.
@@ -206,6 +211,44 @@ lnet_rtr_disable(struct lnet_router *r)
 	LNET_LOG(NOTICE, "Message forwarding disabled");
 }
 
+/* The latest ping any NI of @p net_id had (the kernel keeps one per net). */
+static uint64_t
+lnet_rtr_net_last_ping(const struct lnet_ni_table *t, uint32_t net_id)
+{
+	uint64_t last = 0;
+	unsigned int i;
+
+	for (i = 0; i < t->nnis; i++) {
+		uint64_t l = __atomic_load_n(&t->nis[i]->last_ping_us, __ATOMIC_RELAXED);
+
+		if (t->nis[i]->net_id == net_id && l > last) {
+			last = l;
+		}
+	}
+	return last;
+}
+
+/* Nets silent for the router's timeout: their NIs DOWN (a ping brings each back, lnet_recv.c). */
+static void
+lnet_rtr_nets_check(struct lnet *ln, uint64_t now)
+{
+	const struct lnet_ni_table *t = lnet_ni_table_get(ln);
+	uint64_t timeout = lnet_rtr_delay_us(ln);
+	unsigned int i;
+
+	for (i = 0; i < t->nnis; i++) {
+		struct lnet_ni *ni = t->nis[i];
+
+		if (ni->any_cpt || ni->status != LNET_NI_STATUS_UP ||
+		    now < lnet_rtr_net_last_ping(t, ni->net_id) + timeout) {
+			continue;
+		}
+		LNET_LOG(NOTICE, "%s: no ping from another node for %us: down in the ping target",
+			 libcfs_nidstr(&ni->nid), (unsigned int)(timeout / 1000000));
+		lnet_ni_health_status(ni, false);
+	}
+}
+
 static void
 lnet_rtr_timer_fired(void *arg)
 {
@@ -214,18 +257,19 @@ lnet_rtr_timer_fired(void *arg)
 	uint64_t now = rt_now_us(ln->rt);
 	int state = lnet_routing_state(ln);
 
+	if (state != LNET_CTL_ROUTING_DISABLED) {
+		lnet_rtr_nets_check(ln, now);
+	}
 	if (state == LNET_CTL_ROUTING_STARTING && now >= r->min_wait_us) {
 		__atomic_store_n(&ln->routing, LNET_CTL_ROUTING_ENABLED, __ATOMIC_RELEASE);
 		LNET_LOG(NOTICE, "Message forwarding enabled");
 		lnet_rtr_advertise(ln);
-		return;
-	}
-	if (state == LNET_CTL_ROUTING_STOPPING &&
-	    ((now >= r->min_wait_us && lnet_rtr_pools_idle(ln)) || now >= r->max_wait_us)) {
+	} else if (state == LNET_CTL_ROUTING_STOPPING &&
+		   ((now >= r->min_wait_us && lnet_rtr_pools_idle(ln)) || now >= r->max_wait_us)) {
 		lnet_rtr_disable(r);
 		return;
 	}
-	if (state == LNET_CTL_ROUTING_STARTING || state == LNET_CTL_ROUTING_STOPPING) {
+	if (state != LNET_CTL_ROUTING_DISABLED) {
 		rt_timer_arm(&r->timer, 1000000); /* the kernel's monitor looks once a second */
 	}
 }

@@ -42,11 +42,12 @@
  *   --udsp does; "@noudsp" deletes every rule (udsp del --all). With N 0
  *   they apply once the warm-up is done, before the run's first operation.
  *   Both: --router makes the node a router (set routing 1) with small
- *   buffer pools and a forwarding delay of 2 s (alive_router_check_interval
- *   1, router_ping_timeout 1).
+ *   buffer pools and a forwarding delay of 4 s (alive_router_check_interval
+ *   1, router_ping_timeout 3: a net with no ping for 4 s is down).
  *   Both: --route NET:GATEWAY (up to 4) adds a route to NET through the
- *   gateway NID once the NIs are up (lnetctl route add); a client waits
- *   (10 s at most) for its routes to come up before its run.
+ *   gateway NID once the NIs are up (lnetctl route add), its gateways then
+ *   checked every second (alive_router_check_interval 1, as --router
+ *   expects); a client waits (10 s at most) for its routes to come up.
  *   Both: --udsp SPEC (up to 8) adds a UDSP rule once the NIs are up,
  *   before any traffic (lnetctl udsp add): SPEC is a comma-separated
  *   subset of src=DESCR,dst=DESCR,rte=DESCR,priority=P,idx=I (a comma
@@ -210,7 +211,7 @@ node_lcores_of_affinity(char *out, size_t len)
 	}
 }
 
-/* --router: routing on, small pools, forwarding within 2 s. */
+/* --router: routing on, small pools, forwarding within 4 s. */
 static int
 node_router(char *err, size_t errlen)
 {
@@ -218,7 +219,7 @@ node_router(char *err, size_t errlen)
 		const char *name;
 		int value;
 	} params[] = {
-		{ "alive_router_check_interval", 1 }, { "router_ping_timeout", 1 },
+		{ "alive_router_check_interval", 1 }, { "router_ping_timeout", 3 },
 		{ "tiny_router_buffers", 256 }, { "small_router_buffers", 256 },
 		{ "large_router_buffers", 32 },
 	};
@@ -398,6 +399,11 @@ node_up(struct node *n)
 	}
 	if (rc == 0 && n->router) {
 		rc = node_router(err, sizeof(err));
+	}
+	if (rc == 0 && n->nroutes > 0) {
+		/* Its gateways checked each second: a router built as --router counts a net
+		 * with no ping for 4 s as down (the kernel's, with those settings). */
+		rc = lnet_ctl_param_set("alive_router_check_interval", 1, err, sizeof(err));
 	}
 	for (unsigned int i = 0; rc == 0 && i < n->nroutes; i++) {
 		rc = node_route_add(n->routes[i], err, sizeof(err));

@@ -717,6 +717,60 @@ test_buffers_resized_live(void **state)
 	assert_int_equal(counters().route_count, 3);
 }
 
+/* Our NIs' status in our ping target: how a peer sees this router's nets. */
+static uint32_t
+ping_status_of(const struct lnet_ni *ni)
+{
+	struct lnet_ping_entry nis[4];
+	struct lnet_ping_decoded d;
+	unsigned int n = ut_ping_self(nis, 4, &d);
+
+	for (unsigned int i = 0; i < n && i < 4; i++) {
+		if (lnet_nid_same(&nis[i].nid, &ni->nid)) {
+			return nis[i].status;
+		}
+	}
+	fail();
+	return 0;
+}
+
+/*
+ * A router's net no other node pinged for router_ping_timeout +
+ * alive_router_check_interval goes DOWN in its ping target; a ping from
+ * another node on it brings it back.
+ */
+static void
+test_router_silent_net_goes_down(void **state)
+{
+	struct lnet_nid pa = nid_on(TCP, PA);
+	struct lnet_hdr h = { .type = LNET_MSG_GET, .src_nid = pa, .dest_nid = g_r.tcp->nid,
+			      .src_pid = LNET_PID_LUSTRE, .dest_pid = LNET_PID_LUSTRE };
+	char err[128];
+
+	(void)state;
+	param("alive_router_check_interval", 2);
+	param("router_ping_timeout", 1);
+	param("large_router_buffers", 1);
+	assert_int_equal(lnet_ctl_routing_set(true, err, sizeof(err)), 0);
+	settle();
+	assert_int_equal(ping_status_of(g_r.tcp), LNET_NI_STATUS_UP);
+	rt_sim_advance_us(ln()->rt, 4000000);
+	settle();
+	rt_sim_advance_us(ln()->rt, 1000000);
+	settle();
+	assert_int_equal(ping_status_of(g_r.tcp), LNET_NI_STATUS_DOWN);
+	assert_int_equal(ping_status_of(g_r.tcp1), LNET_NI_STATUS_DOWN);
+
+	h.msg.get.ptl_index = LNET_RESERVED_PORTAL;
+	h.msg.get.match_bits = LNET_PROTO_PING_MATCHBITS;
+	h.msg.get.sink_length = 272;
+	h.msg.get.return_wmd.wh_interface_cookie = 5;
+	h.msg.get.return_wmd.wh_object_cookie = 6;
+	assert_int_equal(deliver(g_r.tcp, &h, pa, NULL, 0), 0);
+	assert_int_equal(ping_status_of(g_r.tcp), LNET_NI_STATUS_UP);   /* pinged: alive */
+	assert_int_equal(ping_status_of(g_r.tcp1), LNET_NI_STATUS_DOWN); /* still silent */
+}
+
 /* Turned on and off before forwarding ever started: the timer fires on a stopped router. */
 static void
 test_routing_off_before_its_delay(void **state)
@@ -923,6 +977,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_set_routing_states, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routing_off_before_its_delay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_buffers_resized_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_router_silent_net_goes_down, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forward_keeps_header, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forward_waits_for_a_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forward_waits_for_a_peer_router_credit,
