@@ -507,6 +507,72 @@ put_far(void)
 	settle();
 }
 
+/*
+ * A Multi-Rail gateway: G1 with two NIDs on tcp (and one on tcp5),
+ * discovered (ping, our push, its ACK); routed PUTs take both of its tcp
+ * NIDs in turn, and a tcp NID whose health dropped is left alone.
+ */
+static void
+test_routed_multi_rail_gateway(void **state)
+{
+	struct lnet_ping_entry nis[3] = {
+		{ .nid = nid_on(TCP, G1), .status = LNET_NI_STATUS_UP },
+		{ .nid = nid_on(TCP, G1 + 1), .status = LNET_NI_STATUS_UP },
+		{ .nid = nid_on(TCP5, G1_FAR), .status = LNET_NI_STATUS_UP },
+	};
+	struct lnet_ping_src src = { .features = 0x1a, .pid = LNET_PID_LUSTRE, .seqno = 3,
+				     .nis = nis, .nnis = 3 };
+	struct lnet_hdr h = { .type = LNET_MSG_REPLY, .src_nid = nis[0].nid,
+			      .dest_nid = nid_on(TCP, ME_A), .src_pid = LNET_PID_LUSTRE,
+			      .dest_pid = LNET_PID_LUSTRE };
+	static uint8_t info[256];
+	struct lnet_ctl_route r;
+	const struct r_sent *s;
+	unsigned int to[2] = { 0, 0 };
+	char err[128];
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	ut_discovery(1);
+	assert_int_equal(route_add(TCP5, TCP, G1, 1, 0), 0);
+	settle();
+	s = last_sent();
+	assert_int_equal(lnet_ping_info_encode(&src, info, sizeof(info), &len), 0);
+	h.msg.reply.dst_wmd = s->hdr.msg.get.return_wmd;
+	assert_int_equal(deliver(g_r.tcp, &h, nis[0].nid, info, (unsigned int)len), 0);
+	s = last_sent();                             /* our push to the gateway */
+	assert_int_equal(s->hdr.type, LNET_MSG_PUT);
+	h = (struct lnet_hdr){ .type = LNET_MSG_ACK, .src_nid = nis[0].nid,
+			       .dest_nid = nid_on(TCP, ME_A), .src_pid = LNET_PID_LUSTRE,
+			       .dest_pid = LNET_PID_LUSTRE };
+	h.msg.ack.dst_wmd = s->hdr.msg.put.ack_wmd;
+	h.msg.ack.match_bits = LNET_PROTO_PING_MATCHBITS;
+	assert_int_equal(deliver(g_r.tcp, &h, nis[0].nid, NULL, 0), 0);
+	assert_int_equal(routes(&r, 1), 1);
+	assert_true(r.alive);
+	ut_discovery(0); /* the destination itself is not discovered here */
+
+	for (i = 0; i < 6; i++) {
+		put_far();
+		s = last_sent();
+		to[0] += lnet_nid_same(&s->hop, &nis[0].nid);
+		to[1] += lnet_nid_same(&s->hop, &nis[1].nid);
+		assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	}
+	assert_int_equal(to[0], 3);
+	assert_int_equal(to[1], 3);
+
+	/* One of its tcp NIDs unhealthy: router_sensitivity 100 leaves it out. */
+	assert_int_equal(lnet_ctl_peer_ni_health_set(&nis[1].nid, 900, err, sizeof(err)), 0);
+	settle();
+	for (i = 0; i < 4; i++) {
+		put_far();
+		assert_true(lnet_nid_same(&last_sent()->hop, &nis[0].nid));
+		assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	}
+}
+
 static void
 test_routed_put_goes_to_gateway(void **state)
 {
@@ -972,6 +1038,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_route_deleted_during_gateway_ping, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_routed_put_goes_to_gateway, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_routed_multi_rail_gateway, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routed_ack_goes_back_by_gateway, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_set_routing_states, setup, teardown),
