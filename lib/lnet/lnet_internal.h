@@ -435,6 +435,7 @@ struct lnet_msg {
 	bool rtrcredit;           /* holds a router buffer pool credit (and maybe a buffer) */
 	bool peerrtrcredit;       /* holds a router credit of its last hop's peer NI */
 	uint8_t rtr_pool;         /* which pool of rtr_cpt */
+	uint32_t rtr_gen;         /* ... and its generation when its credit was taken */
 	uint16_t rtr_cpt;         /* the lcore of the router credits and buffer */
 	void *rtr_buf;            /* the router buffer the payload is in */
 	struct iovec rtr_iov;
@@ -472,6 +473,7 @@ struct lnet_rtr_pool {
 	int credits;              /* negative: messages waiting in waitq */
 	int mincredits;
 	struct rte_ring *free;    /* the free buffers; NULL for tiny */
+	uint32_t gen;             /* emptied (routing off) so many times */
 	struct lnet_msg_list waitq;
 };
 
@@ -594,7 +596,7 @@ unsigned int lnet_rtr_pool_kind(unsigned int len);
 int lnet_rtr_pool_resize(struct lnet_cpt *c, struct lnet_rtr_pool *p, int n,
 			 void (*give)(struct lnet_cpt *c, struct lnet_msg *msg));
 void *lnet_rtr_buf_get(struct lnet_rtr_pool *p);
-struct lnet_msg *lnet_rtr_buf_put(struct lnet_rtr_pool *p, void *b);
+struct lnet_msg *lnet_rtr_buf_put(struct lnet_rtr_pool *p, void *b, uint32_t gen);
 void lnet_rtr_pool_empty(struct lnet_rtr_pool *p);
 void lnet_rtr_pool_fini(struct lnet_rtr_pool *p);
 

@@ -42,6 +42,7 @@ lnet_fwd_take_buffer(struct lnet_cpt *c, struct lnet_msg *msg)
 	struct lnet_rtr_pool *p = &c->rtr[lnet_rtr_pool_kind(msg->len)];
 
 	msg->rtr_pool = (uint8_t)(p - c->rtr);
+	msg->rtr_gen = p->gen;
 	msg->rtrcredit = true;
 	p->credits--;
 	if (p->credits < p->mincredits) {
@@ -85,7 +86,7 @@ lnet_fwd_done_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	struct lnet_msg *next;
 
 	if (msg->rtrcredit) {
-		next = lnet_rtr_buf_put(&c->rtr[msg->rtr_pool], msg->rtr_buf);
+		next = lnet_rtr_buf_put(&c->rtr[msg->rtr_pool], msg->rtr_buf, msg->rtr_gen);
 		msg->rtr_buf = NULL;
 		msg->rtrcredit = false;
 		if (next != NULL) {
@@ -156,10 +157,10 @@ lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg)
 static void
 lnet_fwd_drop_waiting(struct lnet_cpt *c, struct lnet_msg *msg, const char *why)
 {
-	if (msg->rtrcredit) {
+	if (msg->rtrcredit && msg->rtr_gen == c->rtr[msg->rtr_pool].gen) {
 		c->rtr[msg->rtr_pool].credits++;
-		msg->rtrcredit = false;
 	}
+	msg->rtrcredit = false;
 	if (msg->peerrtrcredit) {
 		msg->rxpeer->rtrcredits++;
 		msg->peerrtrcredit = false;

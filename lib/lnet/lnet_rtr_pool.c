@@ -162,10 +162,14 @@ lnet_rtr_buf_get(struct lnet_rtr_pool *p)
  * waiting for it, if any.
  */
 struct lnet_msg *
-lnet_rtr_buf_put(struct lnet_rtr_pool *p, void *b)
+lnet_rtr_buf_put(struct lnet_rtr_pool *p, void *b, uint32_t gen)
 {
 	struct lnet_msg *next;
 
+	if (gen != p->gen) {
+		free(b); /* taken before routing went off: that pool's counts are gone */
+		return NULL;
+	}
 	if (p->credits >= p->req) {
 		free(b);
 		p->nbuffers -= p->nbuffers > 0;
@@ -185,12 +189,14 @@ lnet_rtr_buf_put(struct lnet_rtr_pool *p, void *b)
 
 /*
  * Routing off (the kernel's lnet_rtrpool_free_bufs): the free buffers go,
- * the counts are 0; a buffer still out is freed when it comes back.
+ * the counts are 0; a buffer still out is freed when it comes back, its
+ * generation telling it from one of a pool made again since.
  */
 void
 lnet_rtr_pool_empty(struct lnet_rtr_pool *p)
 {
 	lnet_rtr_pool_trim(p, 0);
+	p->gen++;
 	p->nbuffers = 0;
 	p->req = 0;
 	p->credits = 0;
