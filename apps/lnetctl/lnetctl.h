@@ -48,6 +48,12 @@ void lnetctl_close(struct lnetctl_conn *c);
 int lnetctl_request(struct lnetctl_conn *c, const char *cmd, const char *params,
 		    yaml_document_t *doc, char *err, size_t errlen);
 
+/*
+ * A request whose reply is {"status": N[, "descr": ...]}: N with the node's
+ * words in @p descr, or the connection's error and its words.
+ */
+int lnetctl_call(struct lnetctl_conn *c, const char *cmd, const char *params, char *descr,
+		 size_t len);
 int lnetctl_request_status(struct lnetctl_conn *c, const char *cmd, const char *params,
 			   yaml_document_t *doc, yaml_node_t **value, const char *verb,
 			   const char *object);

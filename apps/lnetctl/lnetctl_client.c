@@ -150,6 +150,27 @@ lnetctl_request(struct lnetctl_conn *c, const char *cmd, const char *params,
  * success leave the document to the caller with *value at the reply.
  */
 int
+lnetctl_call(struct lnetctl_conn *c, const char *cmd, const char *params, char *descr, size_t len)
+{
+	yaml_document_t doc;
+	yaml_node_t *v;
+	const char *status;
+	const char *d;
+	int rc = lnetctl_request(c, cmd, params, &doc, descr, len);
+
+	if (rc != 0) {
+		return rc;
+	}
+	v = yaml_document_get_node(&doc, yaml_document_get_root_node(&doc)->data.mapping.pairs.start->value);
+	status = lnetctl_scalar(lnetctl_map_get(&doc, v, "status"));
+	d = lnetctl_scalar(lnetctl_map_get(&doc, v, "descr"));
+	rc = status != NULL ? atoi(status) : -EPROTO;
+	snprintf(descr, len, "%s", d != NULL ? d : "");
+	yaml_document_delete(&doc);
+	return rc;
+}
+
+int
 lnetctl_request_status(struct lnetctl_conn *c, const char *cmd, const char *params,
 		       yaml_document_t *doc, yaml_node_t **value, const char *verb,
 		       const char *object)

@@ -293,24 +293,9 @@ lnetctl_global_request(struct lnetctl_conn *c, const char *key, long value, char
 		       size_t len)
 {
 	char params[128];
-	yaml_document_t doc;
-	yaml_node_t *v;
-	const char *status;
-	const char *d;
-	int rc;
 
 	snprintf(params, sizeof(params), "key=%s,value=%ld", key, value);
-	rc = lnetctl_request(c, "/lnet/global_set", params, &doc, descr, len);
-	if (rc != 0) {
-		return rc;
-	}
-	v = yaml_document_get_node(&doc, yaml_document_get_root_node(&doc)->data.mapping.pairs.start->value);
-	status = lnetctl_scalar(lnetctl_map_get(&doc, v, "status"));
-	d = lnetctl_scalar(lnetctl_map_get(&doc, v, "descr"));
-	rc = status != NULL ? atoi(status) : -EPROTO;
-	snprintf(descr, len, "%s", d != NULL ? d : "");
-	yaml_document_delete(&doc);
-	return rc;
+	return lnetctl_call(c, "/lnet/global_set", params, descr, len);
 }
 
 /*

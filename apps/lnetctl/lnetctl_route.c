@@ -105,34 +105,6 @@ lnetctl_route_net_param(char *out, size_t len, const char *net)
 }
 
 /*
- * One request whose reply is {"status": N[, "descr": ...]}: N with the
- * node's words in @p descr, or the connection's error and its words.
- */
-static int
-lnetctl_route_call(struct lnetctl_conn *c, const char *cmd, const char *params, char *descr,
-		   size_t len)
-{
-	yaml_document_t doc;
-	yaml_node_t *root;
-	yaml_node_t *v;
-	const char *status;
-	const char *d;
-	int rc = lnetctl_request(c, cmd, params, &doc, descr, len);
-
-	if (rc != 0) {
-		return rc;
-	}
-	root = yaml_document_get_root_node(&doc);
-	v = yaml_document_get_node(&doc, root->data.mapping.pairs.start->value);
-	status = lnetctl_scalar(lnetctl_map_get(&doc, v, "status"));
-	d = lnetctl_scalar(lnetctl_map_get(&doc, v, "descr"));
-	rc = status != NULL ? atoi(status) : -EPROTO;
-	snprintf(descr, len, "%s", d != NULL ? d : "");
-	yaml_document_delete(&doc);
-	return rc;
-}
-
-/*
  * One request of add or del; a refusal is the kernel's netlink error block
  * under @p verb with the node's code and words, and -EINVAL, which is what
  * the kernel's lnetctl returns for any of them.
@@ -142,7 +114,7 @@ lnetctl_route_request(struct lnetctl_conn *c, const char *cmd, const char *param
 		      const char *verb, const char *object)
 {
 	char descr[256];
-	int rc = lnetctl_route_call(c, cmd, params, descr, sizeof(descr));
+	int rc = lnetctl_call(c, cmd, params, descr, sizeof(descr));
 
 	if (rc != 0) {
 		lnetctl_print_nl_error(verb, object, rc, descr);
@@ -668,7 +640,7 @@ lnetctl_routing_set(struct lnetctl_conn *c, bool enable)
 	int rc;
 
 	snprintf(params, sizeof(params), "enable=%d", enable ? 1 : 0);
-	rc = lnetctl_route_call(c, "/lnet/routing_set", params, err, sizeof(err));
+	rc = lnetctl_call(c, "/lnet/routing_set", params, err, sizeof(err));
 	if (rc != 0) {
 		snprintf(descr, sizeof(descr), "cannot %s routing %s", enable ? "enable" : "disable",
 			 strerror(-rc));
@@ -698,7 +670,7 @@ lnetctl_buffers_set(struct lnetctl_conn *c, const char *pool, int value)
 		return 0; /* the kernel's "leave this pool alone" */
 	}
 	snprintf(params, sizeof(params), "%s=%d", pool, value);
-	rc = lnetctl_route_call(c, "/lnet/buffers_set", params, err, sizeof(err));
+	rc = lnetctl_call(c, "/lnet/buffers_set", params, err, sizeof(err));
 	if (rc != 0) {
 		snprintf(descr, sizeof(descr), "cannot configure buffers: %s", strerror(-rc));
 		lnetctl_print_error("add", "buf", rc, descr);
