@@ -20,7 +20,9 @@
 #include <string.h>
 
 #include "lnet_health.h"
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
+#include "lnet_route.h"
 
 /* The kernel's lnet_health_check, one row per status (lnet-facts §8.3). */
 static const struct lnet_hs_reaction lnet_hs_table[LNET_MSG_STATUS_END] = {
@@ -327,10 +329,26 @@ lnet_health_ok(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_health_ping_reset(&msg->rxni->health);
 		lnet_health_ping_reset(&msg->rxpeer->health);
 		if (lnet_health_value(&msg->rxpeer->health) < LNET_MAX_HEALTH_VALUE) {
-			lnet_health_raise(ln, &msg->rxpeer->health);
+			lnet_health_heard(ln, msg->rxpeer);
 			lnet_recovery_queue_lpni(ln, msg->rxpeer); /* it may have aged out */
 		}
 	}
+}
+
+/*
+ * A peer NI we received from is healthier; the kernel's lnet_health_check
+ * takes a gateway's, or any peer NI's on a router, straight to full health
+ * (routes wait for full health under router_sensitivity 100).
+ */
+void
+lnet_health_heard(struct lnet *ln, struct lnet_peer_ni *lpni)
+{
+	if (lnet_routing_state(ln) != LNET_CTL_ROUTING_DISABLED ||
+	    lnet_route_is_gateway_nid(lnet_route_table_get(ln), &lpni->nid)) {
+		__atomic_store_n(&lpni->health.value, LNET_MAX_HEALTH_VALUE, __ATOMIC_RELAXED);
+		return;
+	}
+	lnet_health_raise(ln, &lpni->health);
 }
 
 /*

@@ -813,6 +813,8 @@ void lnet_health_local_failure(struct lnet *ln, struct lnet_ni *ni);
 void lnet_health_remote_failure(struct lnet *ln, struct lnet_peer_ni *lpni);
 /* Success: health up by health_sensitivity, at most LNET_MAX_HEALTH_VALUE. */
 void lnet_health_raise(struct lnet *ln, struct lnet_health *h);
+/* A message received from @p lpni: healthier (full health from a gateway, or on a router). */
+void lnet_health_heard(struct lnet *ln, struct lnet_peer_ni *lpni);
 /* Any lcore: @p ni's health reached 0 (DOWN) or the maximum (UP): its ping status follows. */
 void lnet_ni_health_status(struct lnet_ni *ni, bool up);
 /* Success on local NI @p ni: health up; UP in the ping target once at the maximum again. */

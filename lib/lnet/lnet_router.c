@@ -124,6 +124,9 @@ lnet_fwd_count(struct lnet_cpt *c, const struct lnet_msg *msg)
 	if (msg->tx) {
 		c->counters.route_count++;
 		c->counters.route_length += msg->len;
+	} else if (lpni != NULL &&
+		   lnet_health_value(&lpni->health) < LNET_MAX_HEALTH_VALUE) {
+		lnet_health_heard(c->ln, lpni); /* a router: full health, as the kernel's */
 	}
 	if (ni != NULL) {
 		lnet_stats_incr(ni->stats, c->cpt, kind, msg->hdr.type);

@@ -628,11 +628,18 @@ test_routed_ack_goes_back_by_gateway(void **state)
 	struct lnet_nid far = nid_on(TCP5, FAR);
 	const struct r_sent *s;
 
+	struct lnet_ctl_peer_ni st;
+	char err[128];
+
 	(void)state;
 	g1_route(true, LNET_NI_STATUS_UP);
 	ut_attach(&md, 0, ~0ULL, LNET_INS_AFTER, LNET_RETAIN);
+	assert_int_equal(lnet_ctl_peer_ni_health_set(&g1, 300, err, sizeof(err)), 0);
 	assert_int_equal(put_from(G1, far), 0);
 	assert_int_equal(ut_event().type, LNET_EVENT_PUT);
+	/* heard from a gateway: full health at once, as the kernel's lnet_health_check */
+	assert_int_equal(lnet_ctl_peer_ni_state(&g1, &st), 0);
+	assert_int_equal(st.health_value, LNET_CTL_MAX_HEALTH);
 	s = last_sent();
 	assert_int_equal(s->hdr.type, LNET_MSG_ACK);
 	assert_true(lnet_nid_same(&s->hdr.dest_nid, &far));
