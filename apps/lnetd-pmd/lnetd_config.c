@@ -107,6 +107,19 @@ lnetd_apply_routing(struct lnetcfg *cfg)
 	unsigned int i;
 	int rc;
 
+	/*
+	 * The start-up file sizes the pools routing starts with (the kernel's
+	 * module parameters), so a router comes up with them rather than with
+	 * the default 1 GiB shrunk later; buffers: below then changes nothing.
+	 */
+	for (i = 0; cfg->has_buffers && cfg->routing == 1 && i < LNETCFG_RTR_POOLS; i++) {
+		static const char *const params[] = { "tiny_router_buffers", "small_router_buffers",
+						      "large_router_buffers" };
+
+		if (cfg->buffers[i] > 0) {
+			lnet_ctl_param_set(params[i], cfg->buffers[i], why, sizeof(why));
+		}
+	}
 	if (cfg->routing != LNETCFG_UNSET) {
 		rc = lnet_ctl_routing_set(cfg->routing == 1, why, sizeof(why));
 		if (rc != 0) {

@@ -287,10 +287,10 @@ ctl_name=$d
 check "--config: its routes (state and type of the file read past)" out_err 0 "$work/want" "$work/empty" route show -v
 check "--config: routing on" eventually 10 routing_on "$d"
 n=$(ncpts "$d")
-# Fewer buffers than --lnet-params made: as the kernel's, the pools keep them until
-# traffic cycles them (lnet_return_rx_credits_locked frees the ones above the count).
-routing_yaml 1 64 32 8 "$n" >"$work/want"
-check "--config: its smaller buffers: the pools as they were until buffers come back" \
+# The start-up file's buffers: size the pools routing starts with (over --lnet-params,
+# as module parameters would): no default pools to shrink first.
+routing_yaml 1 32 16 4 "$n" >"$work/want"
+check "--config: its buffers: the sizes routing starts with" \
 	out_err 0 "$work/want" "$work/empty" routing show
 check "SIGTERM: $d exits 0" stop_daemon "$pid_d"
 printf 'net:\n    - net type: tcp\n      local NI(s):\n        - nid: %s@tcp\nroute:\n    - net: tcp1\n      gateway: %s@tcp\n      hop: 0\n' \
