@@ -749,25 +749,32 @@ test_set_routing_states(void **state)
 	assert_int_equal(routing().buffers[LNET_CTL_RTR_LARGE], 0);
 }
 
-/* Live resizing: growth serves who waits; shrinking frees buffers as they come back. */
+/* Routing on, sends held, and @p n 8 KiB PUTs (the large pool) from PA for PB. */
 static void
-test_buffers_resized_live(void **state)
+held_large_puts(unsigned int n)
 {
 	struct lnet_nid pa = nid_on(TCP, PA);
 	struct lnet_nid pb = nid_on(TCP1, PB);
 	static char big[8192];
-	struct lnet_ctl_routing r;
 	struct lnet_hdr h;
-	char err[128];
-	int i;
 
-	(void)state;
-	routing_on(); /* one large buffer */
+	routing_on();
 	g_r.hold = true;
-	for (i = 0; i < 3; i++) {
+	while (n-- > 0) {
 		h = fwd_hdr(LNET_MSG_PUT, pa, pb);
 		assert_int_equal(deliver(g_r.tcp, &h, pa, big, sizeof(big)), 0);
 	}
+}
+
+/* Live resizing: growth serves who waits; shrinking frees buffers as they come back. */
+static void
+test_buffers_resized_live(void **state)
+{
+	struct lnet_ctl_routing r;
+	char err[128];
+
+	(void)state;
+	held_large_puts(3); /* one large buffer */
 	assert_int_equal(g_r.nsent, 1);
 	assert_int_equal(routing().pools[0][LNET_CTL_RTR_LARGE].credits, -2);
 	assert_int_equal(lnet_ctl_buffers_set(LNET_CTL_RTR_LARGE, 4, err, sizeof(err)), 0);
@@ -929,18 +936,8 @@ test_forward_keeps_header(void **state)
 static void
 test_forward_waits_for_a_buffer(void **state)
 {
-	struct lnet_nid pa = nid_on(TCP, PA);
-	struct lnet_nid pb = nid_on(TCP1, PB);
-	static char big[8192];
-	struct lnet_hdr h;
-
 	(void)state;
-	routing_on();
-	g_r.hold = true;
-	h = fwd_hdr(LNET_MSG_PUT, pa, pb);
-	assert_int_equal(deliver(g_r.tcp, &h, pa, big, sizeof(big)), 0);
-	h = fwd_hdr(LNET_MSG_PUT, pa, pb);
-	assert_int_equal(deliver(g_r.tcp, &h, pa, big, sizeof(big)), 0);
+	held_large_puts(2);
 	assert_int_equal(g_r.nsent, 1);
 	assert_int_equal(routing().pools[0][LNET_CTL_RTR_LARGE].credits, -1);
 	assert_int_equal(routing().pools[0][LNET_CTL_RTR_LARGE].mincredits, -1);
@@ -1017,18 +1014,8 @@ test_forward_refusals(void **state)
 static void
 test_shutdown_with_forwarded_messages(void **state)
 {
-	struct lnet_nid pa = nid_on(TCP, PA);
-	struct lnet_nid pb = nid_on(TCP1, PB);
-	static char big[8192];
-	struct lnet_hdr h;
-
 	(void)state;
-	routing_on();
-	g_r.hold = true;
-	h = fwd_hdr(LNET_MSG_PUT, pa, pb);
-	assert_int_equal(deliver(g_r.tcp, &h, pa, big, sizeof(big)), 0);
-	h = fwd_hdr(LNET_MSG_PUT, pa, pb);
-	assert_int_equal(deliver(g_r.tcp, &h, pa, big, sizeof(big)), 0);
+	held_large_puts(2);
 	assert_int_equal(routing().pools[0][LNET_CTL_RTR_LARGE].credits, -1);
 	/* teardown: the LND finalizes what it holds, the waiting one is dropped */
 }
