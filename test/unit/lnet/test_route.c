@@ -20,6 +20,7 @@
  *     deleted, and shutdown with forwarded messages held.
  */
 #include "lnet_ut.h"
+#include "lnet_peer_dir.h"
 #include "lnet_route.h"
 
 #define R_SENT_MAX 64
@@ -470,6 +471,71 @@ test_router_checker(void **state)
 	rt_sim_advance_us(ln()->rt, 60000000);          /* the checker finds nothing to do */
 	settle();
 	assert_int_equal(routes(NULL, 0), 0);
+}
+
+/* On mgmt: the peer owning G1 goes away as a merge or discovery failure would take it. */
+static int
+g1_peer_gone_on_mgmt(void *arg)
+{
+	struct lnet_peer_dir *d = ln()->peer_dir;
+	struct lnet_nid g1 = nid_on(TCP, G1);
+	struct lnet_peer *p = lnet_peer_find(d, &g1);
+
+	(void)arg;
+	if (p == NULL) {
+		return -ENOENT;
+	}
+	lnet_peer_delete(d, p, -EHOSTUNREACH);
+	return 0;
+}
+
+static bool
+g1_has_peer(void)
+{
+	struct lnet_nid g1 = nid_on(TCP, G1);
+	struct lnet_ctl_peer p;
+	uint64_t next;
+
+	return lnet_ctl_peer_list(0, &g1, &p, 1, &next) == 1;
+}
+
+/*
+ * The gateway's peer taken away under its route: the route goes down at
+ * once, and a timer makes the peer again for the NID as added (discovered
+ * at once): the route comes back up with its answer.
+ */
+static void
+test_route_gateway_peer_gone(void **state)
+{
+	struct lnet_nid g1 = nid_on(TCP, G1);
+	struct lnet_ctl_route r;
+	unsigned int before;
+	char err[128];
+
+	(void)state;
+	g1_route(true, LNET_NI_STATUS_UP);
+	assert_int_equal(routes(&r, 1), 1);
+	assert_true(r.alive);
+	before = g_r.nsent;
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(ln()->rt), g1_peer_gone_on_mgmt, NULL), 0);
+	assert_int_equal(routes(&r, 1), 1);
+	assert_false(r.alive);                 /* no gateway: down */
+	settle();                              /* the resolve timer: made again, pinged */
+	assert_true(g1_has_peer());
+	assert_true(g_r.nsent > before);
+	g1_reply(last_sent(), true, LNET_NI_STATUS_UP);
+	assert_int_equal(routes(&r, 1), 1);
+	assert_true(r.alive);
+
+	/* Again, the route deleted right after (the timer may have made the peer): no
+	 * reference is left behind, the peer is an ordinary one. */
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(ln()->rt), g1_peer_gone_on_mgmt, NULL), 0);
+	assert_int_equal(lnet_ctl_route_del(TCP5, &g1, err, sizeof(err)), 0);
+	settle();
+	assert_int_equal(routes(NULL, 0), 0);
+	if (g1_has_peer()) {
+		assert_int_equal(lnet_ctl_peer_del(&g1, NULL, 0, err, sizeof(err)), 0); /* not -EBUSY */
+	}
 }
 
 /* A route deleted while its gateway's first ping is out: the answer finds no route. */
@@ -1031,6 +1097,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_router_checker, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_route_deleted_during_gateway_ping, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_route_gateway_peer_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routed_put_goes_to_gateway, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routed_multi_rail_gateway, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routed_ack_goes_back_by_gateway, setup,
