@@ -210,54 +210,10 @@ lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid)
 	return lnet_nid_cpt_hash(nid, ln->ncpts);
 }
 
-static void
+void
 lnet_msg_step_on(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	switch (msg->step) {
-	case LNET_STEP_SEND_MD:
-		lnet_send_md_step(c, msg);
-		break;
-	case LNET_STEP_SEND_SELECT:
-		lnet_send_select_step(c, msg);
-		break;
-	case LNET_STEP_SEND_PEER:
-		lnet_send_peer_step(c, msg);
-		break;
-	case LNET_STEP_SEND_NI:
-		lnet_send_ni_step(c, msg);
-		break;
-	case LNET_STEP_RX_PEER:
-		lnet_rx_peer_step(c, msg);
-		break;
-	case LNET_STEP_RX_MATCH:
-		lnet_ptl_match(c, msg);
-		break;
-	case LNET_STEP_RX_MD:
-		lnet_rx_md_step(c, msg);
-		break;
-	case LNET_STEP_RX_RECV:
-		lnet_rx_recv_step(c, msg);
-		break;
-	case LNET_STEP_FIN_NI:
-		lnet_fin_ni_step(c, msg);
-		break;
-	case LNET_STEP_FIN_PEER:
-		lnet_fin_peer_step(c, msg);
-		break;
-	case LNET_STEP_FIN_MD:
-		lnet_fin_md_step(c, msg);
-		break;
-	case LNET_STEP_FREE:
-		lnet_msg_free_local(c, msg);
-		break;
-	case LNET_STEP_FWD_DONE:
-		lnet_fwd_done_step(c, msg);
-		break;
-	case LNET_STEP_REMATCH:
-		lnet_ptl_rematch(c, msg->hdr.msg.put.ptl_index);
-		lnet_msg_free_local(c, msg);
-		break;
-	}
+	lnet_msg_step_run(c, msg, msg->step);
 }
 
 /* rt message handler: runs the message's next step on this lcore. */
@@ -270,19 +226,14 @@ lnet_msg_run_step(void *arg)
 	lnet_msg_step_on(c, msg);
 }
 
-/*
- * Run @p step of @p msg on @p dst_cpt: inline when already there, else on
- * that lcore's ring, else (ring full) from this lcore's outbox in order.
- */
+/* lnet_msg_dispatch() to a CPT that is not the caller's: its ring, else the outbox. */
 void
-lnet_msg_dispatch(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt,
-		  enum lnet_msg_step step)
+lnet_msg_dispatch_away(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt)
 {
 	struct lnet_cpt *self = lnet_cpt_self(ln);
 	struct lnet_cpt *dst = ln->cpts[dst_cpt];
 	struct lnet_outbox *o = self != NULL ? &self->outbox : lnet_mgmt_outbox(ln);
 
-	msg->step = step;
 	if (self == dst) {
 		lnet_msg_step_on(dst, msg);
 		return;

@@ -13,6 +13,7 @@
 #include <sys/queue.h>
 #include <sys/uio.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_log.h>
 
 #include "api.h"
@@ -618,8 +619,8 @@ void lnet_outbox_fini(struct lnet_outbox *o);
 void lnet_cpts_destroy(struct lnet *ln);
 struct lnet_cpt *lnet_cpt_self(struct lnet *ln);
 struct lnet_cpt *lnet_cpt_get(struct lnet *ln, unsigned int cpt);
-void lnet_msg_dispatch(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt,
-		       enum lnet_msg_step step);
+void lnet_msg_step_on(struct lnet_cpt *c, struct lnet_msg *msg);
+void lnet_msg_dispatch_away(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt);
 void lnet_msg_run_step(void *arg);
 int lnet_call_on_cpt(struct lnet *ln, unsigned int cpt, rt_call_fn fn, void *ctx);
 unsigned int lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid);
@@ -887,6 +888,79 @@ static inline unsigned int
 lnet_msg_payload_len(const struct lnet_msg *msg)
 {
 	return msg->hdr.payload_length;
+}
+
+/*
+ * Run @p step of @p msg on @p c, the caller's CPT. Always inlined: where the
+ * step is a constant the switch folds into one direct call.
+ */
+static inline __attribute__((always_inline)) void
+lnet_msg_step_run(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_msg_step step)
+{
+	switch (step) {
+	case LNET_STEP_SEND_MD:
+		lnet_send_md_step(c, msg);
+		break;
+	case LNET_STEP_SEND_SELECT:
+		lnet_send_select_step(c, msg);
+		break;
+	case LNET_STEP_SEND_PEER:
+		lnet_send_peer_step(c, msg);
+		break;
+	case LNET_STEP_SEND_NI:
+		lnet_send_ni_step(c, msg);
+		break;
+	case LNET_STEP_RX_PEER:
+		lnet_rx_peer_step(c, msg);
+		break;
+	case LNET_STEP_RX_MATCH:
+		lnet_ptl_match(c, msg);
+		break;
+	case LNET_STEP_RX_MD:
+		lnet_rx_md_step(c, msg);
+		break;
+	case LNET_STEP_RX_RECV:
+		lnet_rx_recv_step(c, msg);
+		break;
+	case LNET_STEP_FIN_NI:
+		lnet_fin_ni_step(c, msg);
+		break;
+	case LNET_STEP_FIN_PEER:
+		lnet_fin_peer_step(c, msg);
+		break;
+	case LNET_STEP_FIN_MD:
+		lnet_fin_md_step(c, msg);
+		break;
+	case LNET_STEP_FREE:
+		lnet_msg_free_local(c, msg);
+		break;
+	case LNET_STEP_FWD_DONE:
+		lnet_fwd_done_step(c, msg);
+		break;
+	case LNET_STEP_REMATCH:
+		lnet_ptl_rematch(c, msg->hdr.msg.put.ptl_index);
+		lnet_msg_free_local(c, msg);
+		break;
+	}
+}
+
+/*
+ * Run @p step of @p msg on @p dst_cpt: inline when the caller is that CPT's
+ * lcore (the common case: one call, the step known at the call site), else
+ * on that lcore's ring or, ring full, from this lcore's outbox in order.
+ */
+static inline void
+lnet_msg_dispatch(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt,
+		  enum lnet_msg_step step)
+{
+	struct lnet_cpt *dst = ln->cpts[dst_cpt];
+
+	msg->step = step;
+	if (likely(rt_lcore_self() == dst->lcore)) {
+		lnet_msg_step_run(dst, msg, step);
+		return;
+	}
+	lnet_msg_dispatch_away(ln, msg, dst_cpt);
 }
 
 #endif /* LNET_INTERNAL_H */
