@@ -198,7 +198,9 @@ lnet_eq_take(struct lnet_eq **eqs, int neq, struct lnet_event *event, int *which
 		if (which != NULL) {
 			*which = i;
 		}
-		if (dropped != __atomic_exchange_n(&eqs[i]->reported, dropped, __ATOMIC_RELAXED)) {
+		/* The exchange (a locked instruction) only once there is news to report. */
+		if (unlikely(dropped != __atomic_load_n(&eqs[i]->reported, __ATOMIC_RELAXED)) &&
+		    dropped != __atomic_exchange_n(&eqs[i]->reported, dropped, __ATOMIC_RELAXED)) {
 			return -EOVERFLOW;
 		}
 		return 1;
@@ -283,6 +285,7 @@ LNetEQPoll(struct lnet_eq **eqs, int neq, int timeout_ms, struct lnet_event *eve
 {
 	struct lnet *ln = lnet_instance();
 	struct lnet_eq_wait w = { eqs, neq };
+	int rc;
 	int i;
 
 	if (eqs == NULL || neq <= 0 || event == NULL) {
@@ -293,18 +296,23 @@ LNetEQPoll(struct lnet_eq **eqs, int neq, int timeout_ms, struct lnet_event *eve
 			return -EINVAL;
 		}
 	}
-	if (ln != NULL && rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
+	/* An event already there is the common case of a busy application: no waiting logic. */
+	rc = lnet_eq_take(eqs, neq, event, which);
+	if (rc != 0 || ln == NULL) {
+		return rc;
+	}
+	if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
 		/* Inline mode (tests): the wait is spent in virtual time. */
 		rt_wait_until(ln->rt, lnet_eq_any_ready, &w,
 			      timeout_ms < 0 ? UINT64_MAX : (uint64_t)timeout_ms * 1000);
-	} else if (ln != NULL && rt_runtime_caller_polls(ln->rt) && !lnet_eq_any_ready(&w)) {
+	} else if (rt_runtime_caller_polls(ln->rt)) {
 		/* Polled mode: one round even for timeout 0, then spin until the timeout. */
 		rt_runtime_poll_until_idle(ln->rt, 1);
 		if (timeout_ms != 0) {
 			rt_wait_until(ln->rt, lnet_eq_any_ready, &w,
 				      timeout_ms < 0 ? UINT64_MAX : (uint64_t)timeout_ms * 1000);
 		}
-	} else if (ln != NULL && timeout_ms != 0) {
+	} else if (timeout_ms != 0) {
 		lnet_eq_wait_threads(ln, &w, timeout_ms);
 	}
 	return lnet_eq_take(eqs, neq, event, which);
