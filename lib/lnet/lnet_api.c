@@ -109,6 +109,7 @@ lnet_md_kick_lazy(struct lnet_cpt *c, const struct lnet_me *me)
 		LNET_LOG(WARNING, "no memory to rematch portal %u", me->portal);
 		return;
 	}
+	memset(&carrier->hdr, 0, sizeof(carrier->hdr));
 	carrier->hdr.msg.put.ptl_index = me->portal;
 	lnet_msg_dispatch(c->ln, carrier, home, LNET_STEP_REMATCH);
 }
@@ -250,8 +251,12 @@ lnet_send_args_to_hdr(const struct lnet_send_args *a, const struct lnet_libmd *m
 {
 	struct lnet_handle_wire wmd = { a->ln->interface_cookie, md->cookie };
 
+	/* Every field: lnet_msg_alloc() leaves the header as the cache had it. */
 	h->type = a->type;
 	h->src_nid = a->self;
+	h->dest_nid = a->target.nid;
+	h->dest_pid = a->target.pid;
+	h->src_pid = a->ln->pid;
 	if (a->type == LNET_MSG_PUT) {
 		h->payload_length = md->length;
 		if (a->ack) {
@@ -265,6 +270,7 @@ lnet_send_args_to_hdr(const struct lnet_send_args *a, const struct lnet_libmd *m
 		h->msg.put.offset = a->offset;
 	} else {
 		h->payload_length = 0;
+		memset(&h->msg, 0, sizeof(h->msg)); /* the GET's fields leave a tail unused */
 		h->msg.get.return_wmd = wmd;
 		h->msg.get.match_bits = a->match_bits;
 		h->msg.get.ptl_index = a->portal;
@@ -276,7 +282,9 @@ lnet_send_args_to_hdr(const struct lnet_send_args *a, const struct lnet_libmd *m
 static void
 lnet_send_event_init(const struct lnet_send_args *a, unsigned int len, struct lnet_event *ev)
 {
+	/* Every field the SEND event has before lnet_msg_detach_md() fills the rest. */
 	ev->target = a->target;
+	memset(&ev->sender, 0, sizeof(ev->sender));
 	ev->initiator.nid = a->self;
 	ev->initiator.pid = a->ln->pid;
 	ev->source = ev->initiator;

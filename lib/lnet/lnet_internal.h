@@ -407,7 +407,6 @@ struct lnet_msg {
 	uint16_t peer_cpt;
 	uint16_t match_cpt;       /* wildcard matching: CPT being searched */
 	uint16_t match_tries;
-	struct lnet_hdr hdr;
 	struct lnet_processid target;   /* tx: where it goes (the caller's NID) */
 	struct lnet_nid src_param;      /* tx: the caller's source NID, or ANY */
 	struct lnet_nid from;           /* rx: last hop */
@@ -449,6 +448,11 @@ struct lnet_msg {
 	uint64_t fault_release_us;         /* held by a delay rule until then */
 	bool fault_rx;                     /* ... on its way in (else out) */
 	struct lnet_peer_ni *dst_lpni; /* tx, to discovery: the destination NID's peer NI */
+	/*
+	 * Not zeroed by lnet_msg_alloc() (most of the message's bytes): whoever
+	 * makes the message writes every field, the header first of all.
+	 */
+	struct lnet_hdr hdr;
 	struct lnet_event ev;
 };
 

@@ -4,11 +4,31 @@
  * (lnet_finalize) through the owners of the credits it holds, events, and
  * the ACK that follows a received PUT.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lnet_internal.h"
 
+/*
+ * Zero the first @p len bytes of a message through libc's memset (vector
+ * stores): for a length it knows, the compiler inlines a rep stos instead,
+ * an instruction per 8 bytes. The empty asm hides the constant from it.
+ */
+static inline void
+lnet_msg_zero(void *p, size_t len)
+{
+	__asm__("" : "+r"(len));
+	memset(p, 0, len);
+}
+
+/* The zeroed part of a message: up to its header. */
+#define LNET_MSG_ZEROED offsetof(struct lnet_msg, hdr)
+
+/*
+ * A message from this CPT's cache, zeroed up to its header: the header and
+ * the event are its maker's to write (lnet_send_on_cpt, lnet_parse).
+ */
 struct lnet_msg *
 lnet_msg_alloc(struct lnet_cpt *c)
 {
@@ -17,7 +37,7 @@ lnet_msg_alloc(struct lnet_cpt *c)
 	if (msg != NULL) {
 		TAILQ_REMOVE(&c->msg_cache, msg, link);
 		c->nmsg_cache--;
-		memset(msg, 0, sizeof(*msg));
+		lnet_msg_zero(msg, LNET_MSG_ZEROED);
 	} else {
 		msg = calloc(1, sizeof(*msg));
 		if (msg == NULL) {

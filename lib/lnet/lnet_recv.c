@@ -98,6 +98,8 @@ lnet_rx_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	msg->ev.mlength = is_ack ? h->msg.ack.mlength : mlength;
 	msg->ev.match_bits = is_ack ? h->msg.ack.match_bits : 0;
 	msg->ev.offset = 0;
+	msg->ev.pt_index = 0;
+	msg->ev.hdr_data = 0;
 	lnet_ni_recv(c, msg, LNET_RX_DELIVER);
 }
 
