@@ -285,12 +285,13 @@ lnet_sel_local_net(const struct lnet_sel_cache *sc, uint32_t net)
 static int
 lnet_sel_peer_credits(const struct lnet_sel_cache *sc, const struct lnet_peer_comp_ni *cni)
 {
-	uint32_t net = lnet_nid_net(&cni->nid);
+	uint32_t net;
 	unsigned int i;
 
 	if (cni->lpni != NULL) {
 		return __atomic_load_n(&cni->lpni->txcredits, __ATOMIC_RELAXED);
 	}
+	net = lnet_nid_net(&cni->nid);
 	for (i = 0; i < sc->view.nr_nis; i++) {
 		if (sc->ni[i]->net_id == net) {
 			return sc->ni[i]->tun.peer_tx_credits;
@@ -309,11 +310,8 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
 		   const struct lnet_peer_comp *comp, uint64_t *rr, const struct lnet_peer_ni *avoid,
 		   struct lnet_sel_peer *view)
 {
-	struct lnet_peer_comp_ni one = { .nid = lpni->nid, .lpni = lpni,
-					 .sel_prio = LNET_SEL_PRIO_NONE };
-	struct lnet_sel_net one_net = { .net_id = lnet_nid_net(&lpni->nid), .nr_nis = 1,
-					.health = LNET_SEL_MAX_HEALTH,
-					.sel_prio = LNET_SEL_PRIO_NONE };
+	struct lnet_peer_comp_ni one;
+	struct lnet_sel_net one_net;
 	const struct lnet_peer_comp_ni *nis = comp != NULL ? comp->nis : &one;
 	const struct lnet_sel_net *nets = comp != NULL ? comp->nets : &one_net;
 	unsigned int nnets = comp != NULL ? comp->nnets : 1;
@@ -321,6 +319,14 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
 	bool mr = comp != NULL && comp->multi_rail;
 	unsigned int i;
 	unsigned int j;
+
+	if (comp == NULL) {
+		one = (struct lnet_peer_comp_ni){ .nid = lpni->nid, .lpni = lpni,
+						  .sel_prio = LNET_SEL_PRIO_NONE };
+		one_net = (struct lnet_sel_net){ .net_id = lnet_nid_net(&lpni->nid), .nr_nis = 1,
+						 .health = LNET_SEL_MAX_HEALTH,
+						 .sel_prio = LNET_SEL_PRIO_NONE };
+	}
 
 	if (lnet_sel_peer_grow(sc, nnets > nnis ? nnets : nnis) != 0) {
 		return -ENOMEM;
