@@ -6,17 +6,36 @@
  * least any loopback transfer costs). Prints YAML.
  *
  *   bench_lo [--iters N] [--size BYTES] [--cpts N] [--only put|get|memcpy]
+ *            [--mr-udsp [--port P]]
+ *
+ * --mr-udsp measures the same 0@lo path with what a deployed node has in
+ * place: two socklnd NIs (127.0.0.2@tcp and 127.0.0.3@tcp, added at
+ * runtime after LNetNIInit, as lnet_node adds its NIs; Multi-Rail), health
+ * at its defaults (printed) and 20 UDSP rules of every kind (net and NID
+ * priorities, src/dst NID pairs, a router preference, some matching the
+ * 127.0.0.x NIDs, some other ranges, two inserted with idx). The NIs listen
+ * on port P (accept_port), by default a free one the kernel picks (bound
+ * then closed: another listener there would have made that bind fail).
+ * Under the YAML's "bench_lo:" it says what was in place (nis, udsp_rules).
  *
  * For instruction counts, usertools/lnet-bench (--figures inproc) runs this under callgrind at two
  * iteration counts and divides the difference.
  */
+#include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "api.h"
+#include "cfs.h"
+#include "lnet_ctl.h"
+#include "lnet_lnd.h"
 
 #define BENCH_PORTAL 5
 #define BENCH_BITS 1ULL
@@ -26,6 +45,8 @@ struct bench {
 	unsigned int size;
 	unsigned int ncpts;
 	const char *only;
+	bool mr_udsp;              /* --mr-udsp: two socklnd NIs and 20 UDSP rules in place */
+	unsigned int port;         /* --port: their accept_port; 0: a free one */
 	struct lnet_eq *eq;
 	struct lnet_processid self;
 	char *src;
@@ -144,17 +165,172 @@ bench_lnet(struct bench *b, bool put, double floor_ops)
 	return LNetMDUnlink(h) == 0 && drain(b, 1) == 0 ? 0 : -1;
 }
 
+/* --mr-udsp: the two socklnd NIs added at runtime (the loopback has every 127.x address). */
+static const char *const mr_nids[] = { "127.0.0.2@tcp", "127.0.0.3@tcp" };
+
+/*
+ * --mr-udsp: 20 UDSP rules of every kind, in lnetctl udsp add's terms
+ * (NULL: no such descriptor; priority -1: a preferred-list rule; idx -1:
+ * appended). usertools/lnet-bench gives lnet_node the same 20 (as --udsp
+ * SPECs, MR_UDSP_RULES) with a client on 127.0.0.2/3 and a server on
+ * 127.0.0.1/4: rules matching those NIDs give both rails of each side the
+ * same priority and pair them straight (.2/.1, .3/.4), so both stay in use.
+ */
+static const struct {
+	const char *src;
+	const char *dst;
+	const char *rte;
+	long priority;
+	int idx;
+} mr_rules[] = {
+	{ "tcp", NULL, NULL, 0, -1 },                            /* local net priority */
+	{ NULL, "tcp", NULL, 0, -1 },                            /* peer net priority */
+	{ "127.0.0.[2-3]@tcp", NULL, NULL, 1, -1 },              /* local NID priorities, equal */
+	{ "127.0.0.[1,4]@tcp", NULL, NULL, 1, -1 },
+	{ NULL, "127.0.0.[1,4]@tcp", NULL, 1, -1 },              /* peer NID priorities, equal */
+	{ NULL, "127.0.0.[2-3]@tcp", NULL, 1, -1 },
+	{ "127.0.0.2@tcp", "127.0.0.1@tcp", NULL, -1, -1 },      /* src/dst pairs, straight */
+	{ "127.0.0.3@tcp", "127.0.0.4@tcp", NULL, -1, -1 },
+	{ "127.0.0.1@tcp", "127.0.0.2@tcp", NULL, -1, -1 },
+	{ "127.0.0.4@tcp", "127.0.0.3@tcp", NULL, -1, -1 },
+	{ NULL, "10.0.[0-127].*@tcp", NULL, 2, -1 },             /* other ranges */
+	{ NULL, "12.0.*.*@tcp", NULL, 3, -1 },
+	{ NULL, "13.[0-1].*.*@tcp", NULL, 4, -1 },
+	{ "10.1.1.1@tcp", "12.*.*.*@tcp", NULL, -1, -1 },
+	{ NULL, "tcp1", NULL, 5, -1 },
+	{ "tcp1", NULL, NULL, 2, -1 },
+	{ NULL, "12.0.[0-31].[0-255/2]@tcp", NULL, 7, 0 },       /* inserted first */
+	{ NULL, "13.1.[100-134].*@tcp", NULL, 8, 3 },            /* inserted at 3 */
+	{ NULL, "10.2.*.*@tcp", "10.9.9.1@tcp", -1, -1 },        /* a preferred router */
+	{ NULL, "127.0.0.*@tcp", NULL, 1, -1 },                  /* every 127.0.0.x peer alike */
+};
+
+#define MR_NNIDS (sizeof(mr_nids) / sizeof(mr_nids[0]))
+#define MR_NRULES (sizeof(mr_rules) / sizeof(mr_rules[0]))
+
+/* A port free on both NIs' addresses: bound there (the kernel picks it), then closed. */
+static unsigned int
+mr_free_port(void)
+{
+	for (int tries = 0; tries < 16; tries++) {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000002) };
+		socklen_t len = sizeof(sa);
+		int fd[MR_NNIDS];
+		unsigned int port = 0;
+		bool ok = true;
+
+		for (unsigned int i = 0; i < MR_NNIDS; i++) {
+			sa.sin_addr.s_addr = htonl(0x7f000002 + i);
+			fd[i] = socket(AF_INET, SOCK_STREAM, 0);
+			ok = ok && fd[i] >= 0 && bind(fd[i], (struct sockaddr *)&sa, sizeof(sa)) == 0;
+			if (ok && i == 0 && getsockname(fd[0], (struct sockaddr *)&sa, &len) == 0) {
+				port = ntohs(sa.sin_port);
+			}
+			ok = ok && port != 0;
+		}
+		for (unsigned int i = 0; i < MR_NNIDS; i++) {
+			if (fd[i] >= 0) {
+				close(fd[i]);
+			}
+		}
+		if (ok) {
+			return port;
+		}
+	}
+	return 0;
+}
+
+/* The socklnd's module parameters: our port, any peer (before LNetNIInit). */
+static int
+mr_params(struct bench *b)
+{
+	const struct lnet_lnd_ops *sock = lnet_lnd_find(LNET_LND_SOCK);
+	char params[64];
+	char err[256] = "";
+	int rc;
+
+	if (b->port == 0) {
+		b->port = mr_free_port();
+	}
+	if (b->port == 0 || b->port > 65535) {
+		fprintf(stderr, "bench_lo: no port for the socklnd NIs\n");
+		return -1;
+	}
+	snprintf(params, sizeof(params), "accept_port=%u,accept=all", b->port);
+	rc = sock == NULL || sock->params_set == NULL ? -EOPNOTSUPP :
+							sock->params_set(params, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "bench_lo: socklnd %s: %s\n", params, err[0] != '\0' ? err : strerror(-rc));
+	}
+	return rc;
+}
+
+/* After LNetNIInit: the two NIs, then the rules (applied to every NI and peer before it returns). */
+static int
+mr_setup(void)
+{
+	struct lnet_ctl_ni_tunables tun = { 180, 8, 0, 256 };
+	char err[256] = "";
+	int rc = 0;
+
+	for (unsigned int i = 0; rc == 0 && i < MR_NNIDS; i++) {
+		struct lnet_nid nid;
+
+		rc = libcfs_strnid(&nid, mr_nids[i]) != 0 ? -EINVAL :
+			lnet_ctl_ni_add(&nid, NULL, &tun, NULL, 0, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "bench_lo: add %s: %s\n", mr_nids[i],
+				err[0] != '\0' ? err : strerror(-rc));
+		}
+	}
+	for (unsigned int i = 0; rc == 0 && i < MR_NRULES; i++) {
+		rc = lnet_ctl_udsp_add(mr_rules[i].src, mr_rules[i].dst, mr_rules[i].rte,
+				       mr_rules[i].priority, mr_rules[i].idx, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "bench_lo: udsp rule %u (src %s dst %s rte %s priority %ld): %s\n",
+				i, mr_rules[i].src ? mr_rules[i].src : "-",
+				mr_rules[i].dst ? mr_rules[i].dst : "-",
+				mr_rules[i].rte ? mr_rules[i].rte : "-", mr_rules[i].priority,
+				err[0] != '\0' ? err : strerror(-rc));
+		}
+	}
+	return rc;
+}
+
+/* What was in place while it measured: the NIs (0@lo counted), the rules, health. */
+static void
+print_in_place(const struct bench *b)
+{
+	struct lnet_ctl_ni nis[8];
+	struct lnet_ctl_global g = { 0 };
+	unsigned int nrules = 0;
+	struct lnet_ctl_udsp r[1];
+	int nnis = lnet_ctl_ni_list(nis, 8);
+
+	lnet_ctl_global_get(&g);
+	if (lnet_ctl_udsp_list(0, r, 1, &nrules) < 0) {
+		nrules = 0;
+	}
+	printf("    mr_udsp: %s\n    nis: %d\n    udsp_rules: %u\n    health_sensitivity: %d\n"
+	       "    retry_count: %d\n", b->mr_udsp ? "true" : "false", nnis, nrules,
+	       g.health_sensitivity, g.retry_count);
+	if (b->mr_udsp) {
+		printf("    port: %u\n", b->port);
+	}
+}
+
 static int
 parse_args(int argc, char **argv, struct bench *b)
 {
 	static const struct option longopts[] = {
 		{ "iters", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
 		{ "cpts", required_argument, NULL, 'c' }, { "only", required_argument, NULL, 'o' },
+		{ "mr-udsp", no_argument, NULL, 'm' }, { "port", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "n:s:c:o:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:s:c:o:mp:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			b->iters = strtoul(optarg, NULL, 10);
@@ -168,9 +344,15 @@ parse_args(int argc, char **argv, struct bench *b)
 		case 'o':
 			b->only = optarg;
 			break;
+		case 'm':
+			b->mr_udsp = true;
+			break;
+		case 'p':
+			b->port = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr, "usage: bench_lo [--iters N] [--size B] [--cpts N] "
-					"[--only put|get|memcpy]\n");
+					"[--only put|get|memcpy] [--mr-udsp [--port P]]\n");
 			return -1;
 		}
 	}
@@ -198,12 +380,18 @@ main(int argc, char **argv)
 	b.src = calloc(1, b.size);
 	b.dst = calloc(1, b.size);
 	b.sink = calloc(1, b.size);
-	if (b.src == NULL || b.dst == NULL || b.sink == NULL || lnet_init_opts_set(&o) != 0 ||
-	    LNetNIInit(LNET_PID_LUSTRE) != 0 || LNetGetId(0, &b.self, true) != 0) {
+	if (b.src == NULL || b.dst == NULL || b.sink == NULL || (b.mr_udsp && mr_params(&b) != 0) ||
+	    lnet_init_opts_set(&o) != 0 || LNetNIInit(LNET_PID_LUSTRE) != 0 ||
+	    LNetGetId(0, &b.self, true) != 0) {
 		return 1;
 	}
 	b.eq = LNetEQAlloc(64);
 	printf("bench_lo:\n    size: %u\n    cpts: %u\n    mode: polled\n", b.size, b.ncpts);
+	if (b.mr_udsp && mr_setup() != 0) {
+		LNetNIFini();
+		return 1;
+	}
+	print_in_place(&b);
 	if (b.eq == NULL || setup_target(&b) != 0) {
 		rc = 1;
 	}

@@ -48,7 +48,7 @@
  *   gateway NID once the NIs are up (lnetctl route add), its gateways then
  *   checked every second (alive_router_check_interval 1, as --router
  *   expects); a client waits (10 s at most) for its routes to come up.
- *   Both: --udsp SPEC (up to 8) adds a UDSP rule once the NIs are up,
+ *   Both: --udsp SPEC (up to 32) adds a UDSP rule once the NIs are up,
  *   before any traffic (lnetctl udsp add): SPEC is a comma-separated
  *   subset of src=DESCR,dst=DESCR,rte=DESCR,priority=P,idx=I (a comma
  *   inside [...] belongs to the descriptor); without priority the rule is
@@ -61,6 +61,9 @@
  *   net (127.1.x.y, where nobody listens) heard from and at health 0, so
  *   recovery pings them all (each refused) while the run goes: the cost of
  *   recovery to the data path, for lnet-bench.
+ *   Both: --conns-per-peer N sets the socklnd's conns_per_peer (module
+ *   parameter, 0-127; default 1): N bulk connections each way per peer, as
+ *   the kernel's ksocklnd opens several on fast links (lnet-bench's bw1m).
  *   Both: --exec threads (default: LNet's lcores on EAL worker threads,
  *   --lcores LIST for EAL's -l, default every CPU) or --exec polled (no
  *   thread but the application's: it runs LNet inside LNetEQPoll).
@@ -92,7 +95,7 @@
 #define NODE_MAX_SIZES 8
 #define NODE_MAX_NIDS 4
 #define NODE_MAX_RUNS 4
-#define NODE_MAX_UDSP 8
+#define NODE_MAX_UDSP 32
 #define NODE_MAX_PATHS 16
 
 enum node_phase { SLOT_IDLE = 0, SLOT_PUT, SLOT_GET };
@@ -133,6 +136,7 @@ struct node {
 	int discovery;             /* `set discovery`; -1: the default (on) */
 	struct lnet_processid peer;
 	uint16_t port;
+	int conns_per_peer;        /* --conns-per-peer; -1: the socklnd's default */
 	unsigned int sizes[NODE_MAX_SIZES];
 	unsigned int nsizes;
 	uint64_t count;
@@ -355,7 +359,7 @@ node_up(struct node *n)
 {
 	const struct lnet_lnd_ops *sock = lnet_lnd_find(LNET_LND_SOCK);
 	struct lnet_ctl_ni_tunables tun = { 180, 8, 0, 256 };
-	char params[64];
+	char params[96];
 	struct lnet_init_opts lo = { .opts_size = sizeof(lo), .mode = n->exec };
 	char mine[64];
 	char eal[384];
@@ -373,6 +377,11 @@ node_up(struct node *n)
 	lo.eal_args = lo.no_eal ? NULL : eal;    /* lnet_init refuses both */
 	/* The socklnd's module parameters, which its NIs start from. */
 	snprintf(params, sizeof(params), "accept_port=%u,accept=all", n->port);
+	if (n->conns_per_peer >= 0) {
+		size_t used = strlen(params);
+
+		snprintf(params + used, sizeof(params) - used, ",conns_per_peer=%d", n->conns_per_peer);
+	}
 	rc = sock == NULL || sock->params_set == NULL ? -EOPNOTSUPP :
 							sock->params_set(params, err, sizeof(err));
 	if (rc == 0) {
@@ -1162,6 +1171,7 @@ main(int argc, char **argv)
 		{ "route", required_argument, NULL, 'r' },
 		{ "router", no_argument, NULL, 'W' },
 		{ "paths", no_argument, NULL, 'T' },
+		{ "conns-per-peer", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct node n = { .port = 988, .count = 100, .inflight = 8, .nsizes = 4,
@@ -1178,6 +1188,7 @@ main(int argc, char **argv)
 	n.nid = LNET_ANY_NID;
 	n.add_nid = LNET_ANY_NID;
 	n.discovery = -1;
+	n.conns_per_peer = -1;
 	n.del_nid = LNET_ANY_NID;
 	n.peer.pid = LNET_PID_LUSTRE;
 	while ((c = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
@@ -1223,6 +1234,14 @@ main(int argc, char **argv)
 			n.udsp[n.nudsp++] = optarg;
 			break;
 		case 'd': n.discovery = atoi(optarg); break;
+		case 'N': {
+			char *end = NULL;
+			long v = strtol(optarg, &end, 10);
+
+			rc = end == optarg || *end != '\0' || v < 0 || v > 127 ? -EINVAL : 0;
+			n.conns_per_peer = (int)v;
+			break;
+		}
 		case 'A': rc = libcfs_strnid(&n.add_nid, optarg); break;
 		case 'D': rc = libcfs_strnid(&n.del_nid, optarg); break;
 		case 'p': rc = libcfs_strnid(&n.peer.nid, optarg); break;
