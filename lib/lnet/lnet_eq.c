@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <rte_atomic.h>
 #include <rte_common.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
@@ -160,7 +161,7 @@ lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev)
 	}
 	memcpy(zc.ptr1, ev, sizeof(*ev)); /* one element never wraps */
 	rte_ring_enqueue_zc_elem_finish(eq->ring, 1);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the event before our look at sleepers */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST); /* the event before our look at sleepers */
 	if (__atomic_load_n(&eq->sleepers, __ATOMIC_RELAXED) != 0) {
 		uint64_t one = 1;
 
@@ -246,7 +247,7 @@ lnet_eq_sleep(const struct lnet_eq_wait *w, uint64_t us)
 		pfd[i] = (struct pollfd){ .fd = w->eqs[i]->evfd, .events = POLLIN };
 		__atomic_fetch_add(&w->eqs[i]->sleepers, 1, __ATOMIC_RELAXED);
 	}
-	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* sleepers before our look at the rings */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST); /* sleepers before our look at the rings */
 	if (!lnet_eq_any_ready((void *)w)) {
 		ppoll(pfd, (nfds_t)w->neq, &ts, NULL);
 	}

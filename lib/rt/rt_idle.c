@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_atomic.h>
+
 #include "rt_internal.h"
 
 RTE_LOG_REGISTER_SUFFIX(rt_logtype_idle, idle, NOTICE);
@@ -129,7 +131,7 @@ rt_idle_wake(struct rt_lcore *lc)
 	if (w == NULL) {
 		return;
 	}
-	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* our enqueue before our look at "sleeping" */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST); /* our enqueue before our look at "sleeping" */
 	if (__atomic_load_n(&w->sleeping, __ATOMIC_RELAXED) != 0 &&
 	    write(w->evfd, &one, sizeof(one)) < 0 && errno != EAGAIN) {
 		RT_LOG(ERR, "wake-up lost: %s", strerror(errno));
@@ -191,7 +193,7 @@ rt_idle_sleep(struct rt_runtime *rt, struct rt_waiter *w)
 	int n;
 
 	__atomic_store_n(&w->sleeping, 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* "sleeping" before our look at the rings */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST); /* "sleeping" before our look at the rings */
 	timeout_us = rt_idle_timeout_us(rt, w, rt_now_us(rt));
 	if (rt_idle_rings_empty(rt, w) && timeout_us > 0 &&
 	    !__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
