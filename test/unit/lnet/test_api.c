@@ -87,6 +87,67 @@ test_put_ack_events(void **state)
 	assert_int_equal(LNetMDUnlink(sh), -ENOENT);
 }
 
+/*
+ * Messages come back from a cache with only their first part zeroed; the
+ * header and the event are written whole by whoever makes a message. A
+ * GET after a PUT+ACK reuses those messages: nothing of the PUT's event
+ * (portal, header data, offset) may show in the ACK, GET, REPLY or SEND.
+ */
+static void
+test_reused_messages_carry_nothing_over(void **state)
+{
+	char src[8] = "0123456";
+	char data[16];
+	char sink[16];
+	struct lnet_md pmd = ut_md(data, sizeof(data), LNET_MD_THRESH_INF,
+				   LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE);
+	struct lnet_handle_md sh = ut_bind(src, sizeof(src), 2);
+	struct lnet_handle_md gh;
+	struct lnet_nid zero;
+	struct lnet_event ev;
+
+	(void)state;
+	memset(&zero, 0, sizeof(zero));
+	memset(data, 'x', sizeof(data));
+	ut_attach(&pmd, 0x55, 0, LNET_INS_AFTER, LNET_UNLINK);
+	assert_int_equal(ut_put(sh, LNET_ACK_REQ, 0x55, 3), 0);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_memory_equal(&ev.sender, &zero, sizeof(zero));
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_PUT);
+	assert_int_equal(ev.hdr_data, 0xabcdef);
+	assert_int_equal(ev.offset, 3);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_ACK);
+	assert_int_equal(ev.pt_index, 0);
+	assert_int_equal(ev.hdr_data, 0);
+	assert_int_equal(ev.offset, 0);
+
+	memset(sink, 0, sizeof(sink));
+	gh = ut_bind(sink, sizeof(sink), 2);
+	assert_int_equal(ut_get(gh, 0x55, 0), 0);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.hdr_data, 0);
+	assert_int_equal(ev.offset, 0);
+	assert_memory_equal(&ev.sender, &zero, sizeof(zero));
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_GET);
+	assert_int_equal(ev.hdr_data, 0);
+	assert_int_equal(ev.offset, 0);
+	assert_int_equal(ev.pt_index, UT_PORTAL);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_REPLY);
+	assert_int_equal(ev.pt_index, 0);
+	assert_int_equal(ev.hdr_data, 0);
+	assert_int_equal(ev.match_bits, 0);
+	assert_int_equal(ev.mlength, sizeof(sink));
+	assert_memory_equal(sink, data, sizeof(sink));
+	ut_no_event();
+	assert_int_equal(ut_counters().msgs_alloc, 0);
+}
+
 static void
 test_put_noack(void **state)
 {
@@ -680,6 +741,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_opts_rejected_while_up, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_put_ack_events, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_put_noack, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_reused_messages_carry_nothing_over, ut_setup1,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_get_reply, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_get_with_remote_offset, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_mismatch_dropped_and_counted, ut_setup1,
