@@ -448,6 +448,7 @@ struct lnet_msg {
 	uint64_t fault_release_us;         /* held by a delay rule until then */
 	bool fault_rx;                     /* ... on its way in (else out) */
 	struct lnet_peer_ni *dst_lpni; /* tx, to discovery: the destination NID's peer NI */
+	struct lnet_peer_ni *sel_lpni; /* tx: the next hop's peer NI as selection knew it, or NULL */
 	/*
 	 * Not zeroed by lnet_msg_alloc() (most of the message's bytes): whoever
 	 * makes the message writes every field, the header first of all.
@@ -687,7 +688,7 @@ void lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg);
 /* lnet_send_mr.c: Multi-Rail selection in the destination NID's shard */
 int lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_ni *lpni,
 			const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst,
-			struct lnet_nid *nexthop);
+			struct lnet_nid *nexthop, struct lnet_peer_ni **nexthop_lpni);
 void lnet_sel_cache_free(struct lnet_sel_cache *sc);
 /* A response leaves on @p ni to @p lpni: it takes its turn as a send would (lnet_handle_send). */
 void lnet_sel_stamp_response(struct lnet_ni *ni, struct lnet_peer_ni *lpni);

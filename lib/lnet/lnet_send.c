@@ -113,6 +113,7 @@ lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	struct lnet_ni *net_ni = lnet_ni_find_by_net(c->ln, lnet_nid_net(&msg->target.nid));
 	const struct lnet_peer_comp *comp;
 	struct lnet_peer_ni *lpni;
+	struct lnet_peer_ni *nexthop_lpni;
 	struct lnet_nid nexthop;
 	struct lnet_nid dst;
 	struct lnet_ni *ni;
@@ -133,7 +134,7 @@ lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_msg_to_mgmt(c->ln, msg);
 		return;
 	}
-	rc = lnet_send_mr_select(c, msg, lpni, comp, &ni, &dst, &nexthop);
+	rc = lnet_send_mr_select(c, msg, lpni, comp, &ni, &dst, &nexthop, &nexthop_lpni);
 	if (rc != 0) {
 		lnet_send_fail(c, msg, rc, "no path to the peer");
 		return;
@@ -149,6 +150,7 @@ lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 	msg->hdr.dest_nid = dst;
 	msg->nexthop = nexthop;
+	msg->sel_lpni = nexthop_lpni;
 	lnet_send_addressed(c, msg);
 }
 
@@ -187,8 +189,11 @@ lnet_send_response(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_n
 void
 lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	struct lnet_peer_ni *lpni = lnet_peer_ni_find_or_create(c, &msg->nexthop, msg->txni);
+	/* Peer NIs live until shutdown: the one selection saw is still this NID's. */
+	struct lnet_peer_ni *lpni = msg->sel_lpni != NULL ? msg->sel_lpni :
+				    lnet_peer_ni_find_or_create(c, &msg->nexthop, msg->txni);
 
+	msg->sel_lpni = NULL;
 	if (lpni == NULL) {
 		lnet_send_fail(c, msg, -ENOMEM, "no memory for the peer");
 		return;

@@ -572,7 +572,7 @@ lnet_sel_apply(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni, uint64_t *r
 int
 lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_ni *lpni,
 		    const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst,
-		    struct lnet_nid *nexthop)
+		    struct lnet_nid *nexthop, struct lnet_peer_ni **nexthop_lpni)
 {
 	struct lnet_sel_cache *sc = lnet_sel_cache_get(c);
 	unsigned int nnets = comp != NULL ? comp->nnets : 1;
@@ -634,5 +634,8 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 	*dst = peer.nis[res.peer_ni].nid;
 	*nexthop = (res.send_case & LNET_SEL_ROUTED) ? routes->routes[res.route].gw->nis[res.gw_ni].nid :
 						    *dst;
+	/* The peer NI of a direct send's NID, when known: the peer step need not look it up. */
+	*nexthop_lpni = (res.send_case & LNET_SEL_ROUTED) ? NULL :
+			comp != NULL ? comp->nis[res.peer_ni].lpni : lpni;
 	return 0;
 }
