@@ -272,19 +272,30 @@ lnet_msg_to_mgmt(struct lnet *ln, struct lnet_msg *msg)
  * Run fn(ctx) on @p cpt's lcore and return its result. From a foreign
  * thread this waits; from the owning lcore it runs inline.
  */
-int
-lnet_call_on_cpt(struct lnet *ln, unsigned int cpt, rt_call_fn fn, void *ctx)
+static __attribute__((noinline, cold)) int
+lnet_call_on_cpt_retry(struct lnet *ln, unsigned int cpt, rt_call_fn fn, void *ctx)
 {
-	int rc;
+	int rc = -ENOBUFS;
 
-	while ((rc = rt_lcore_call(ln->cpts[cpt]->lcore, fn, ctx)) == -ENOBUFS &&
-	       lnet_cpt_self(ln) == NULL) {
+	while (rc == -ENOBUFS && lnet_cpt_self(ln) == NULL) {
 		/* The ring drains as its lcore runs; inline mode runs it here. */
 		if (rt_runtime_caller_polls(ln->rt)) {
 			rt_runtime_poll_until_idle(ln->rt, 1);
 		} else {
 			sched_yield();
 		}
+		rc = rt_lcore_call(ln->cpts[cpt]->lcore, fn, ctx);
 	}
 	return rc;
+}
+
+int
+lnet_call_on_cpt(struct lnet *ln, unsigned int cpt, rt_call_fn fn, void *ctx)
+{
+	int rc = rt_lcore_call(ln->cpts[cpt]->lcore, fn, ctx);
+
+	if (likely(rc != -ENOBUFS)) {
+		return rc;
+	}
+	return lnet_call_on_cpt_retry(ln, cpt, fn, ctx);
 }

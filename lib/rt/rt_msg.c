@@ -182,24 +182,13 @@ rt_call_wait(struct rt_runtime *rt, struct rt_call *c)
 	}
 }
 
-int
-rt_lcore_call(struct rt_lcore *dst, rt_call_fn fn, void *ctx)
+/* rt_lcore_call() through @p dst's ring, waiting for its answer (kept out of the inline paths' frame). */
+static __attribute__((noinline)) int
+rt_lcore_call_queued(struct rt_lcore *dst, rt_call_fn fn, void *ctx)
 {
 	struct rt_call c = { fn, ctx, 0, 0, NULL };
-	struct rt_lcore *self = rt_lcore_self();
 	int rc;
 
-	if (self == dst) {
-		return fn(ctx);
-	}
-	if (self != NULL) {
-		/* Waiting here would stall this lcore's loop (and deadlock on one worker). */
-		return -EDEADLK;
-	}
-	if (dst->rt->mode == RT_MODE_POLLED && rte_ring_empty(dst->ring)) {
-		/* This thread runs every lcore, and nothing it sent dst is still queued. */
-		return rt_lcore_call_inline(dst, fn, ctx);
-	}
 	if (dst->rt->mode == RT_MODE_THREADS) {
 		c.caller = rt_caller_self();
 	}
@@ -213,6 +202,25 @@ rt_lcore_call(struct rt_lcore *dst, rt_call_fn fn, void *ctx)
 		rt_wait_until(dst->rt, rt_call_done, &c, UINT64_MAX);
 	}
 	return c.rc;
+}
+
+int
+rt_lcore_call(struct rt_lcore *dst, rt_call_fn fn, void *ctx)
+{
+	struct rt_lcore *self = rt_lcore_self();
+
+	if (self == dst) {
+		return fn(ctx);
+	}
+	if (self != NULL) {
+		/* Waiting here would stall this lcore's loop (and deadlock on one worker). */
+		return -EDEADLK;
+	}
+	if (dst->rt->mode == RT_MODE_POLLED && rte_ring_empty(dst->ring)) {
+		/* This thread runs every lcore, and nothing it sent dst is still queued. */
+		return rt_lcore_call_inline(dst, fn, ctx);
+	}
+	return rt_lcore_call_queued(dst, fn, ctx);
 }
 
 bool
