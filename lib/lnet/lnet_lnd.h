@@ -43,6 +43,8 @@ struct lnet_pcap;
 #define LNET_LND_CAP_NO_HEALTH  (1u << 2)
 /** Its one NI lives as long as LNet: never added or deleted by net add/del. */
 #define LNET_LND_CAP_BUILTIN    (1u << 3)
+/** Every header it gives lnet_parse() passed lnet_hdr_validate() (its wire decoder's last step). */
+#define LNET_LND_CAP_HDR_CHECKED (1u << 4)
 /** @} */
 
 /** One module parameter of an LND and its current value (lnet_lnd_ops.params_get). */

@@ -1595,6 +1595,7 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 static const struct lnet_lnd_ops socklnd_ops = {
 	.name = "tcp",
 	.type = LNET_LND_SOCK,
+	.caps = LNET_LND_CAP_HDR_CHECKED, /* lnet_hdr_decode_nid4/nid16 validate */
 	.startup = socklnd_startup,
 	.shutdown = socklnd_shutdown,
 	.send = socklnd_send,
