@@ -20,6 +20,9 @@ lnet_outbox_poll(void *arg)
 	unsigned int dst;
 	int busy = RT_POLLER_IDLE;
 
+	if (likely(o->queued == 0)) {
+		return RT_POLLER_IDLE;
+	}
 	for (dst = 0; dst < o->n; dst++) {
 		struct lnet_msg *msg;
 
@@ -32,10 +35,19 @@ lnet_outbox_poll(void *arg)
 				break;
 			}
 			TAILQ_REMOVE(&o->q[dst], msg, link);
+			o->queued--;
 			busy = RT_POLLER_BUSY;
 		}
 	}
 	return busy;
+}
+
+/* Behind the messages already waiting for @p dst (a CPT, or ncpts: the management lcore). */
+static void
+lnet_outbox_queue(struct lnet_outbox *o, unsigned int dst, struct lnet_msg *msg)
+{
+	TAILQ_INSERT_TAIL(&o->q[dst], msg, link);
+	o->queued++;
 }
 
 /* An outbox polled by @p lc; call on @p lc or before the runtime starts. */
@@ -239,14 +251,14 @@ lnet_msg_dispatch_away(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_c
 		return;
 	}
 	if (o != NULL && !TAILQ_EMPTY(&o->q[dst_cpt])) {
-		TAILQ_INSERT_TAIL(&o->q[dst_cpt], msg, link);
+		lnet_outbox_queue(o, dst_cpt, msg);
 		return;
 	}
 	if (rt_lcore_send_msg(dst->lcore, lnet_msg_run_step, msg) == 0) {
 		return;
 	}
 	if (o != NULL) {
-		TAILQ_INSERT_TAIL(&o->q[dst_cpt], msg, link);
+		lnet_outbox_queue(o, dst_cpt, msg);
 		return;
 	}
 	/* A thread that is no lcore: API entry points run on lcores through
@@ -265,7 +277,7 @@ lnet_msg_to_mgmt(struct lnet *ln, struct lnet_msg *msg)
 	    rt_lcore_send_msg(rt_mgmt_lcore(ln->rt), lnet_discovery_msg_on_mgmt, msg) == 0) {
 		return;
 	}
-	TAILQ_INSERT_TAIL(q, msg, link);
+	lnet_outbox_queue(&self->outbox, ln->ncpts, msg);
 }
 
 /*

@@ -468,6 +468,7 @@ struct lnet_outbox {
 	struct lnet *ln;
 	struct lnet_msg_list *q;        /* [destination CPT] */
 	unsigned int n;
+	unsigned int queued;            /* messages in all of q: the poller's idle test */
 	struct rt_poller *poller;
 };
 
