@@ -15,7 +15,11 @@ sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
 	struct ksock_msg lnet = { KSOCK_MSG_LNET, 0, { 0, 0 } };
 	size_t n = 0;
 
-	memset(tx, 0, sizeof(*tx));
+	/* Every field but the header bytes, which the encoders write up to hdr_len. */
+	tx->hdr_len = 0;
+	tx->sent = 0;
+	tx->end = 0;
+	tx->requeued = false;
 	if (km == NULL) {
 		km = &lnet;
 	}
