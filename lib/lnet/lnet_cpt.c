@@ -246,10 +246,6 @@ lnet_msg_dispatch_away(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_c
 	struct lnet_cpt *dst = ln->cpts[dst_cpt];
 	struct lnet_outbox *o = self != NULL ? &self->outbox : lnet_mgmt_outbox(ln);
 
-	if (self == dst) {
-		lnet_msg_step_on(dst, msg);
-		return;
-	}
 	if (o != NULL && !TAILQ_EMPTY(&o->q[dst_cpt])) {
 		lnet_outbox_queue(o, dst_cpt, msg);
 		return;
