@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Event queues: events copied into a ring that application threads poll.
- * Producers are data lcores (multi-producer); LNetEQPoll may run on several
- * threads (multi-consumer). A full queue drops the event and counts it; the
- * next LNetEQPoll reports -EOVERFLOW once for the loss.
+ * Event queues: events copied into rings that application threads poll.
+ * Each CPT that posts to a queue has a ring of its own, made on its first
+ * event, with that CPT's lcore as its single producer (no compare-and-swap
+ * to post); LNetEQPoll may run on several threads (multi-consumer, head/tail
+ * sync). Events of one MD come from its CPT, so they stay in order. A full
+ * ring drops the event and counts it; the next LNetEQPoll reports -EOVERFLOW
+ * once for the loss. The capacity given to LNetEQAlloc is each ring's.
  *
  * Events are copied into and out of the ring's own slots with memcpy
- * (rte_ring's zero-copy API, which needs head/tail sync): rte_ring's element
- * copy moves 4 bytes at a time, a third of a PUT+ACK's instructions.
+ * (rte_ring's zero-copy API): rte_ring's element copy moves 4 bytes at a
+ * time, a third of a PUT+ACK's instructions.
  *
  * In THREADS mode a caller of LNetEQPoll that has spun RT-briefly without an
  * event sleeps in ppoll() on the queues' eventfds; producers write them only
@@ -37,37 +40,53 @@ struct lnet_eq *
 LNetEQAlloc(unsigned int count)
 {
 	struct lnet_eq *eq;
-	ssize_t size;
 
 	if (count == 0 || count > (1U << 20)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	/* Exact capacity: the ring rounds its slots up to a power of two itself. */
-	size = rte_ring_get_memsize_elem(sizeof(struct lnet_event), rte_align32pow2(count + 1));
 	eq = calloc(1, sizeof(*eq));
-	if (eq == NULL || size < 0 ||
-	    posix_memalign((void **)&eq->ring, RTE_CACHE_LINE_SIZE, (size_t)size) != 0) {
-		free(eq);
+	if (eq == NULL) {
 		errno = ENOMEM;
-		return NULL;
-	}
-	if (rte_ring_init(eq->ring, "lnet_eq", count,
-			  RING_F_EXACT_SZ | RING_F_MP_HTS_ENQ | RING_F_MC_HTS_DEQ) != 0) {
-		free(eq->ring);
-		free(eq);
-		errno = EINVAL;
 		return NULL;
 	}
 	eq->size = count;
 	eq->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (eq->evfd < 0) {
-		free(eq->ring);
 		free(eq);
 		errno = ENOMEM;
 		return NULL;
 	}
 	return eq;
+}
+
+/* @p cpt's ring, on its lcore's first event: NULL if there is no memory for it. */
+static __attribute__((noinline)) struct rte_ring *
+lnet_eq_ring_make(struct lnet_eq *eq, unsigned int cpt)
+{
+	/* Exact capacity: the ring rounds its slots up to a power of two itself. */
+	ssize_t size = rte_ring_get_memsize_elem(sizeof(struct lnet_event),
+						 rte_align32pow2(eq->size + 1));
+	struct rte_ring *r;
+
+	if (size < 0 || posix_memalign((void **)&r, RTE_CACHE_LINE_SIZE, (size_t)size) != 0) {
+		return NULL;
+	}
+	if (rte_ring_init(r, "lnet_eq", eq->size,
+			  RING_F_EXACT_SZ | RING_F_SP_ENQ | RING_F_MC_HTS_DEQ) != 0) {
+		free(r);
+		return NULL;
+	}
+	__atomic_store_n(&eq->ring[cpt], r, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&eq->nring, __ATOMIC_RELAXED) <= cpt) {
+		/* Only data lcores make rings; each raises nring past its own. */
+		unsigned int n = __atomic_load_n(&eq->nring, __ATOMIC_RELAXED);
+
+		while (n <= cpt && !__atomic_compare_exchange_n(&eq->nring, &n, cpt + 1, false,
+								__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+		}
+	}
+	return r;
 }
 
 /*
@@ -108,9 +127,12 @@ static void
 lnet_eq_destroy(void *obj)
 {
 	struct lnet_eq *eq = obj;
+	unsigned int i;
 
 	close(eq->evfd);
-	free(eq->ring);
+	for (i = 0; i < LNP_MAX_CPTS; i++) {
+		free(eq->ring[i]);
+	}
 	free(eq);
 }
 
@@ -151,16 +173,21 @@ LNetEQFree(struct lnet_eq *eq)
 }
 
 void
-lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev)
+lnet_eq_enqueue(struct lnet_eq *eq, unsigned int cpt, const struct lnet_event *ev)
 {
+	struct rte_ring *r = eq->ring[cpt]; /* only this lcore writes it */
 	struct rte_ring_zc_data zc;
 
-	if (rte_ring_enqueue_zc_bulk_elem_start(eq->ring, sizeof(*ev), 1, &zc, NULL) == 0) {
+	if (unlikely(r == NULL) && (r = lnet_eq_ring_make(eq, cpt)) == NULL) {
+		__atomic_fetch_add(&eq->dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (rte_ring_enqueue_zc_bulk_elem_start(r, sizeof(*ev), 1, &zc, NULL) == 0) {
 		__atomic_fetch_add(&eq->dropped, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	memcpy(zc.ptr1, ev, sizeof(*ev)); /* one element never wraps */
-	rte_ring_enqueue_zc_elem_finish(eq->ring, 1);
+	rte_ring_enqueue_zc_elem_finish(r, 1);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST); /* the event before our look at sleepers */
 	if (__atomic_load_n(&eq->sleepers, __ATOMIC_RELAXED) != 0) {
 		uint64_t one = 1;
@@ -171,17 +198,63 @@ lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev)
 	}
 }
 
-static bool
-lnet_eq_dequeue(struct lnet_eq *eq, struct lnet_event *ev)
+static inline __attribute__((always_inline)) bool
+lnet_eq_ring_dequeue(struct rte_ring *r, struct lnet_event *ev)
 {
 	struct rte_ring_zc_data zc;
 
-	if (rte_ring_dequeue_zc_bulk_elem_start(eq->ring, sizeof(*ev), 1, &zc, NULL) == 0) {
+	if (r == NULL || rte_ring_dequeue_zc_bulk_elem_start(r, sizeof(*ev), 1, &zc, NULL) == 0) {
 		return false;
 	}
 	memcpy(ev, zc.ptr1, sizeof(*ev));
-	rte_ring_dequeue_zc_elem_finish(eq->ring, 1);
+	rte_ring_dequeue_zc_elem_finish(r, 1);
 	return true;
+}
+
+/* An event from one of @p n rings, starting at the hint so that no CPT starves another. */
+static __attribute__((noinline)) bool
+lnet_eq_dequeue_any(struct lnet_eq *eq, unsigned int n, struct lnet_event *ev)
+{
+	unsigned int first = __atomic_load_n(&eq->next, __ATOMIC_RELAXED) % n;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		unsigned int k = (first + i) % n;
+
+		if (lnet_eq_ring_dequeue(__atomic_load_n(&eq->ring[k], __ATOMIC_ACQUIRE), ev)) {
+			__atomic_store_n(&eq->next, k + 1, __ATOMIC_RELAXED);
+			return true;
+		}
+	}
+	return false;
+}
+
+static inline bool
+lnet_eq_dequeue(struct lnet_eq *eq, struct lnet_event *ev)
+{
+	unsigned int n = __atomic_load_n(&eq->nring, __ATOMIC_ACQUIRE);
+
+	if (likely(n <= 1)) {
+		return lnet_eq_ring_dequeue(__atomic_load_n(&eq->ring[0], __ATOMIC_ACQUIRE), ev);
+	}
+	return lnet_eq_dequeue_any(eq, n, ev);
+}
+
+/* Events waiting in @p eq (any ring). */
+static bool
+lnet_eq_ready(struct lnet_eq *eq)
+{
+	unsigned int n = __atomic_load_n(&eq->nring, __ATOMIC_ACQUIRE);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_ring *r = __atomic_load_n(&eq->ring[i], __ATOMIC_ACQUIRE);
+
+		if (r != NULL && rte_ring_count(r) != 0) {
+			return true;
+		}
+	}
+	return false;
 }
 
 /* One event from the first non-empty queue; 1, 0 (none) or -EOVERFLOW. */
@@ -227,7 +300,7 @@ lnet_eq_any_ready(void *arg)
 	int i;
 
 	for (i = 0; i < w->neq; i++) {
-		if (rte_ring_count(w->eqs[i]->ring) != 0) {
+		if (lnet_eq_ready(w->eqs[i])) {
 			return true;
 		}
 	}

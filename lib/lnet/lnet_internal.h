@@ -518,8 +518,15 @@ struct lnet_cpt {
 #define LNET_EQ_REF_STRIDE 8      /* one 64-byte line per CPT */
 
 struct lnet_eq {
-	struct rte_ring *ring;
-	unsigned int size;
+	/*
+	 * One ring per CPT that posts here, made on its first event: each has
+	 * one producer, that CPT's lcore, so posting takes no atomic
+	 * read-modify-write. Published with release; read with acquire.
+	 */
+	struct rte_ring *ring[LNP_MAX_CPTS];
+	unsigned int nring;       /* atomic: rings [0, nring) may exist */
+	unsigned int next;        /* atomic, a hint: the ring LNetEQPoll looks at first */
+	unsigned int size;        /* each ring's capacity */
 	uint64_t dropped;         /* atomic: events lost to overflow */
 	uint64_t reported;        /* atomic: drops already reported */
 	int evfd;                 /* written after an enqueue when a poller sleeps */
@@ -870,7 +877,7 @@ void lnet_fault_drop_held(struct lnet_cpt *c, const struct lnet_ni *ni, int stat
 void lnet_fault_release_held(struct lnet *ln);
 
 /* lnet_eq.c */
-void lnet_eq_enqueue(struct lnet_eq *eq, const struct lnet_event *ev);
+void lnet_eq_enqueue(struct lnet_eq *eq, unsigned int cpt, const struct lnet_event *ev);
 void lnet_eq_get(struct lnet_eq *eq, unsigned int cpt);
 void lnet_eq_put(struct lnet_eq *eq, unsigned int cpt);
 

@@ -350,6 +350,6 @@ lnet_md_deliver_event(struct lnet_cpt *c, struct lnet_libmd *md, struct lnet_eve
 			md->eq = NULL;
 			lnet_eq_put(eq, md->cpt);
 		}
-		lnet_eq_enqueue(eq, ev);
+		lnet_eq_enqueue(eq, c->cpt, ev);
 	}
 }

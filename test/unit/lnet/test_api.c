@@ -478,6 +478,48 @@ test_eq_overflow(void **state)
 	assert_int_equal(LNetEQFree(small), 0);
 }
 
+/*
+ * Two CPTs: each posts into a ring of its own, of the queue's capacity
+ * (no drop at twice it), and LNetEQPoll takes from them in turn.
+ */
+static void
+test_two_cpts_eq_rings(void **state)
+{
+	struct lnet_eq *eq = LNetEQAlloc(2);
+	char buf[4];
+	struct lnet_md md;
+	struct lnet_handle_md h[4];
+	struct lnet_event ev;
+	unsigned int per_cpt[2] = { 0, 0 };
+	unsigned int last_cpt = 2;
+	int i;
+
+	(void)state;
+	assert_non_null(eq);
+	for (i = 0; i < 4; i++) {
+		md = ut_md(buf, sizeof(buf), 1, 0);
+		md.umd_eq_handle = eq;
+		assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h[i]), 0);
+		per_cpt[lnet_cookie_cpt(h[i].cookie)]++;
+	}
+	assert_int_equal(per_cpt[0], 2);
+	assert_int_equal(per_cpt[1], 2);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(LNetMDUnlink(h[i]), 0);
+	}
+	for (i = 0; i < 4; i++) {
+		unsigned int cpt;
+
+		assert_int_equal(LNetEQPoll(&eq, 1, 0, &ev, NULL), 1);
+		assert_int_equal(ev.type, LNET_EVENT_UNLINK);
+		cpt = lnet_cookie_cpt(ev.md_handle.cookie);
+		assert_true(cpt != last_cpt); /* in turn: neither ring starves the other */
+		last_cpt = cpt;
+	}
+	assert_int_equal(LNetEQPoll(&eq, 1, 0, &ev, NULL), 0);
+	assert_int_equal(LNetEQFree(eq), 0);
+}
+
 /* Two CPTs: MDs bound round-robin, wildcard and unique portals. */
 static void
 test_two_cpts_put_get(void **state)
@@ -758,6 +800,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_eq_overflow, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_put_ack_events, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_get_reply, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_two_cpts_eq_rings, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_cpts_put_get, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_cpts_wildcard_search, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_ping_target, ut_setup1, ut_teardown),
