@@ -118,7 +118,6 @@ lnet_cpt_create(struct lnet *ln, unsigned int cpt, struct lnet_cpt **out)
 	c->ln = ln;
 	c->cpt = cpt;
 	c->lcore = rt_data_lcore(ln->rt, cpt);
-	TAILQ_INIT(&c->msg_cache);
 	lnet_rsp_init(c);
 	lnet_fault_cpt_init(c);
 	for (i = 0; i < sizeof(c->rtr) / sizeof(c->rtr[0]); i++) {

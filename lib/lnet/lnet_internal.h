@@ -497,7 +497,7 @@ struct lnet_cpt {
 	struct lnet_md_table mds;
 	struct lnet_match_table mt[LNET_MAX_PORTALS];
 	struct lnet_peer_table peers;
-	struct lnet_msg_list msg_cache;
+	struct lnet_msg *msg_cache;   /* free messages, a stack linked by link.tqe_next */
 	unsigned int nmsg_cache;
 	struct lnet_outbox outbox;
 	struct lnet_counters counters;

@@ -32,10 +32,10 @@ lnet_msg_zero(void *p, size_t len)
 struct lnet_msg *
 lnet_msg_alloc(struct lnet_cpt *c)
 {
-	struct lnet_msg *msg = TAILQ_FIRST(&c->msg_cache);
+	struct lnet_msg *msg = c->msg_cache;
 
-	if (msg != NULL) {
-		TAILQ_REMOVE(&c->msg_cache, msg, link);
+	if (likely(msg != NULL)) {
+		c->msg_cache = msg->link.tqe_next;
 		c->nmsg_cache--;
 		lnet_msg_zero(msg, LNET_MSG_ZEROED);
 	} else {
@@ -58,8 +58,9 @@ lnet_msg_free_local(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	lnet_msg_put_nis(c, msg);
 	c->counters.msgs_alloc--;
-	if (c->nmsg_cache < LNET_MSG_CACHE_MAX) {
-		TAILQ_INSERT_HEAD(&c->msg_cache, msg, link);
+	if (likely(c->nmsg_cache < LNET_MSG_CACHE_MAX)) {
+		msg->link.tqe_next = c->msg_cache; /* last in, first out: still in cache */
+		c->msg_cache = msg;
 		c->nmsg_cache++;
 		return;
 	}
@@ -78,8 +79,8 @@ lnet_msg_cache_drain(struct lnet_cpt *c)
 {
 	struct lnet_msg *msg;
 
-	while ((msg = TAILQ_FIRST(&c->msg_cache)) != NULL) {
-		TAILQ_REMOVE(&c->msg_cache, msg, link);
+	while ((msg = c->msg_cache) != NULL) {
+		c->msg_cache = msg->link.tqe_next;
 		free(msg);
 	}
 	c->nmsg_cache = 0;
@@ -98,21 +99,28 @@ lnet_finalize_hstatus(struct lnet_msg *msg, int status, enum lnet_msg_hstatus hs
 	lnet_finalize(msg, status);
 }
 
+/* Credits first: each on the lcore that owns it. */
+static __attribute__((noinline)) void
+lnet_finalize_credits(struct lnet_msg *msg)
+{
+	if (msg->txcredit) {
+		lnet_msg_dispatch(msg->ln, msg, msg->txni->cpt, LNET_STEP_FIN_NI);
+	} else {
+		lnet_msg_dispatch(msg->ln, msg, msg->peer_cpt, LNET_STEP_FIN_PEER);
+	}
+}
+
 void
 lnet_finalize(struct lnet_msg *msg, int status)
 {
-	struct lnet *ln = msg->ln;
-
 	if (msg->status == 0) {
 		msg->status = status;
 	}
-	if (msg->txcredit) {
-		lnet_msg_dispatch(ln, msg, msg->txni->cpt, LNET_STEP_FIN_NI);
-	} else if (msg->peertxcredit) {
-		lnet_msg_dispatch(ln, msg, msg->peer_cpt, LNET_STEP_FIN_PEER);
-	} else {
-		lnet_msg_dispatch(ln, msg, msg->md != NULL ? msg->md_cpt : msg->home_cpt,
+	if (likely(!msg->txcredit && !msg->peertxcredit)) {
+		lnet_msg_dispatch(msg->ln, msg, msg->md != NULL ? msg->md_cpt : msg->home_cpt,
 				  LNET_STEP_FIN_MD);
+	} else {
+		lnet_finalize_credits(msg);
 	}
 }
 
