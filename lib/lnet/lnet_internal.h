@@ -222,6 +222,7 @@ struct lnet_ni {
 	 * queue: in effect one instance per CPT, summed when shown.
 	 */
 	bool any_cpt;
+	bool unref;               /* lo: never deleted, so messages hold no reference on it */
 	uint32_t status;          /* LNET_NI_STATUS_*: mgmt (DOWN once net del starts) */
 	bool fatal;               /* atomic: its link is down (the kernel's ni_fatal_error_on) */
 	struct lnet_health health; /* lo: value 0, never changes (LNET_LND_CAP_NO_HEALTH) */

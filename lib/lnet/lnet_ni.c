@@ -99,6 +99,7 @@ lnet_ni_alloc(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd
 	ni->udsp_net_prio = LNET_SEL_PRIO_NONE;
 	ni->credits_enabled = (lnd->caps & LNET_LND_CAP_NO_CREDITS) == 0;
 	ni->any_cpt = (lnd->caps & LNET_LND_CAP_ANY_CPT) != 0;
+	ni->unref = (lnd->caps & LNET_LND_CAP_BUILTIN) != 0; /* lo: net del refuses it */
 	ni->tq.credits = tun->max_tx_credits;
 	ni->tq.mincredits = tun->max_tx_credits;
 	ni->status = LNET_NI_STATUS_UP;
@@ -120,10 +121,14 @@ lnet_ni_free(struct lnet_ni *ni)
 
 /* ---- references held by messages ---- */
 
-static void
+static inline void
 lnet_ni_ref_add(struct lnet_ni *ni, unsigned int cpt, int64_t delta)
 {
 	int64_t *r = &ni->refs[cpt * LNET_NI_REF_STRIDE];
+
+	if (ni->unref) {
+		return;
+	}
 
 	/* Single writer per slot; atomic only so that net del may read it. */
 	__atomic_store_n(r, __atomic_load_n(r, __ATOMIC_RELAXED) + delta, __ATOMIC_RELEASE);
@@ -166,12 +171,16 @@ lnet_msg_set_rxni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni *ni)
 	lnet_msg_hold_ni(c, &msg->rxni, ni);
 }
 
-/* As a message is freed, on whichever lcore that happens. */
+/* As a message is freed, on whichever lcore that happens: its slots are zeroed when it is reused. */
 void
 lnet_msg_put_nis(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	lnet_msg_set_txni(c, msg, NULL);
-	lnet_msg_set_rxni(c, msg, NULL);
+	if (msg->txni != NULL) {
+		lnet_ni_ref_add(msg->txni, c->cpt, -1);
+	}
+	if (msg->rxni != NULL) {
+		lnet_ni_ref_add(msg->rxni, c->cpt, -1);
+	}
 }
 
 /* Publish @p t in place of the current table, retiring the old one. */
