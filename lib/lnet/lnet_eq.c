@@ -258,7 +258,7 @@ lnet_eq_ready(struct lnet_eq *eq)
 }
 
 /* One event from the first non-empty queue; 1, 0 (none) or -EOVERFLOW. */
-static int
+static inline __attribute__((always_inline)) int
 lnet_eq_take(struct lnet_eq **eqs, int neq, struct lnet_event *event, int *which)
 {
 	int i;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/queue.h>
 #include <sys/uio.h>
 
@@ -674,7 +675,6 @@ void lnet_ptl_drop_delayed_ni(struct lnet_cpt *c, const struct lnet_ni *ni);
 /* lnet_msg.c */
 struct lnet_msg *lnet_msg_alloc(struct lnet_cpt *c);
 void lnet_msg_free(struct lnet_msg *msg);
-void lnet_msg_free_local(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_msg_cache_drain(struct lnet_cpt *c);
 void lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_drop_rx(struct lnet_cpt *c, struct lnet_msg *msg, const char *why);
@@ -902,6 +902,21 @@ static inline unsigned int
 lnet_msg_payload_len(const struct lnet_msg *msg)
 {
 	return msg->hdr.payload_length;
+}
+
+/* Back into @p c's cache, on the CPT that allocated it (lnet_msg_free). */
+static inline void
+lnet_msg_free_local(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	lnet_msg_put_nis(c, msg);
+	c->counters.msgs_alloc--;
+	if (likely(c->nmsg_cache < LNET_MSG_CACHE_MAX)) {
+		msg->link.tqe_next = c->msg_cache; /* last in, first out: still in cache */
+		c->msg_cache = msg;
+		c->nmsg_cache++;
+		return;
+	}
+	free(msg);
 }
 
 /*

@@ -53,20 +53,6 @@ lnet_msg_alloc(struct lnet_cpt *c)
 	return msg;
 }
 
-void
-lnet_msg_free_local(struct lnet_cpt *c, struct lnet_msg *msg)
-{
-	lnet_msg_put_nis(c, msg);
-	c->counters.msgs_alloc--;
-	if (likely(c->nmsg_cache < LNET_MSG_CACHE_MAX)) {
-		msg->link.tqe_next = c->msg_cache; /* last in, first out: still in cache */
-		c->msg_cache = msg;
-		c->nmsg_cache++;
-		return;
-	}
-	free(msg);
-}
-
 /* Messages go back to the cache of the CPT that allocated them. */
 void
 lnet_msg_free(struct lnet_msg *msg)

@@ -11,22 +11,9 @@
 #include "lnet_internal.h"
 #include "lnet_route.h"
 
-/* Payload handling by the LND runs on the NI's lcore (any lcore for lo). */
-void
-lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action action)
-{
-	struct lnet_ni *ni = msg->rxni;
-
-	msg->rx_action = action;
-	if (ni->any_cpt || ni->cpt == c->cpt) {
-		lnet_rx_recv_step(c, msg);
-		return;
-	}
-	lnet_msg_dispatch(c->ln, msg, ni->cpt, LNET_STEP_RX_RECV);
-}
-
-void
-lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg)
+/* The LND's recv of @p msg, on its NI's lcore; inlined into lnet_ni_recv, the common caller. */
+static inline __attribute__((always_inline)) void
+lnet_rx_recv_run(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	struct lnet_ni *ni = msg->rxni;
 	void *private = msg->lnd_private;
@@ -65,6 +52,26 @@ lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_send_reply(c, msg);
 		break;
 	}
+}
+
+void
+lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	lnet_rx_recv_run(c, msg);
+}
+
+/* Payload handling by the LND runs on the NI's lcore (any lcore for lo). */
+void
+lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action action)
+{
+	struct lnet_ni *ni = msg->rxni;
+
+	msg->rx_action = action;
+	if (ni->any_cpt || ni->cpt == c->cpt) {
+		lnet_rx_recv_run(c, msg);
+		return;
+	}
+	lnet_msg_dispatch(c->ln, msg, ni->cpt, LNET_STEP_RX_RECV);
 }
 
 /* ACK or REPLY: find our MD from the handle we sent out. */
@@ -128,7 +135,7 @@ lnet_rx_event_source(struct lnet_msg *msg)
 	ev->target.pid = msg->hdr.dest_pid;
 }
 
-static void
+static inline __attribute__((always_inline)) void
 lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	struct lnet *ln = c->ln;
