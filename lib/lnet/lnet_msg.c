@@ -11,15 +11,24 @@
 #include "lnet_internal.h"
 
 /*
- * Zero the first @p len bytes of a message through libc's memset (vector
- * stores): for a length it knows, the compiler inlines a rep stos instead,
- * an instruction per 8 bytes. The empty asm hides the constant from it.
+ * Zero the first @p len bytes of a message with 16-byte stores the compiler
+ * unrolls (an instruction per 16 bytes, no call); for a constant length it
+ * would otherwise emit rep stos, an instruction per 8 bytes. may_alias: the
+ * stores are seen as writes of the message's fields.
  */
+typedef long long lnet_v16 __attribute__((vector_size(16), aligned(8), may_alias));
+
 static inline void
 lnet_msg_zero(void *p, size_t len)
 {
-	__asm__("" : "+r"(len));
-	memset(p, 0, len);
+	lnet_v16 *q = p;
+	size_t i;
+
+#pragma GCC unroll 32
+	for (i = 0; i < len / sizeof(*q); i++) {
+		q[i] = (lnet_v16){ 0, 0 };
+	}
+	memset((char *)p + len / sizeof(*q) * sizeof(*q), 0, len % sizeof(*q));
 }
 
 /* The zeroed part of a message: up to its header. */
