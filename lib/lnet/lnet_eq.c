@@ -354,27 +354,13 @@ lnet_eq_wait_threads(struct lnet *ln, struct lnet_eq_wait *w, int timeout_ms)
 	}
 }
 
-int
-LNetEQPoll(struct lnet_eq **eqs, int neq, int timeout_ms, struct lnet_event *event, int *which)
+/* No event was waiting: wait for one as the execution mode does, then look again. */
+static __attribute__((noinline)) int
+lnet_eq_poll_wait(struct lnet *ln, struct lnet_eq **eqs, int neq, int timeout_ms,
+		  struct lnet_event *event, int *which)
 {
-	struct lnet *ln = lnet_instance();
 	struct lnet_eq_wait w = { eqs, neq };
-	int rc;
-	int i;
 
-	if (eqs == NULL || neq <= 0 || event == NULL) {
-		return -EINVAL;
-	}
-	for (i = 0; i < neq; i++) {
-		if (eqs[i] == NULL) {
-			return -EINVAL;
-		}
-	}
-	/* An event already there is the common case of a busy application: no waiting logic. */
-	rc = lnet_eq_take(eqs, neq, event, which);
-	if (rc != 0 || ln == NULL) {
-		return rc;
-	}
 	if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
 		/* Inline mode (tests): the wait is spent in virtual time. */
 		rt_wait_until(ln->rt, lnet_eq_any_ready, &w,
@@ -390,4 +376,27 @@ LNetEQPoll(struct lnet_eq **eqs, int neq, int timeout_ms, struct lnet_event *eve
 		lnet_eq_wait_threads(ln, &w, timeout_ms);
 	}
 	return lnet_eq_take(eqs, neq, event, which);
+}
+
+int
+LNetEQPoll(struct lnet_eq **eqs, int neq, int timeout_ms, struct lnet_event *event, int *which)
+{
+	struct lnet *ln;
+	int rc;
+	int i;
+
+	if (eqs == NULL || neq <= 0 || event == NULL) {
+		return -EINVAL;
+	}
+	for (i = 0; i < neq; i++) {
+		if (eqs[i] == NULL) {
+			return -EINVAL;
+		}
+	}
+	/* An event already there is the common case of a busy application: no waiting logic. */
+	rc = lnet_eq_take(eqs, neq, event, which);
+	if (rc != 0 || (ln = lnet_instance()) == NULL) {
+		return rc;
+	}
+	return lnet_eq_poll_wait(ln, eqs, neq, timeout_ms, event, which);
 }
