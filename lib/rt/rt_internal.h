@@ -120,9 +120,23 @@ struct rt_runtime {
 };
 
 void *rt_zalloc_aligned(size_t size);
-unsigned int rt_msgs_run(struct rt_lcore *lc);
+unsigned int rt_msgs_run_batch(struct rt_lcore *lc);
+
+/* Most loop iterations find no message: a look at two indexes, no call. */
+static inline unsigned int
+rt_msgs_run(struct rt_lcore *lc)
+{
+	return rte_ring_empty(lc->ring) ? 0 : rt_msgs_run_batch(lc);
+}
 unsigned int rt_pollers_run(struct rt_lcore *lc, uint64_t now);
-unsigned int rt_timers_run(struct rt_lcore *lc, uint64_t now);
+unsigned int rt_timers_run_due(struct rt_lcore *lc, uint64_t now);
+
+/* The timer heap's first expiry tells whether any is due: no call on most iterations. */
+static inline unsigned int
+rt_timers_run(struct rt_lcore *lc, uint64_t now)
+{
+	return lc->nheap != 0 && lc->heap[0]->expire_us <= now ? rt_timers_run_due(lc, now) : 0;
+}
 unsigned int rt_lcore_poll_at(struct rt_lcore *lc, uint64_t now);
 unsigned int rt_runtime_poll_round(struct rt_runtime *rt, uint64_t now);
 unsigned int rt_rcu_reclaim(struct rt_runtime *rt);

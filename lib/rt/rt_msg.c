@@ -34,7 +34,7 @@ rt_lcore_send_msg(struct rt_lcore *dst, rt_msg_fn fn, void *ctx)
 
 /* Bounded: at most one batch per loop iteration, so pollers keep running. */
 unsigned int
-rt_msgs_run(struct rt_lcore *lc)
+rt_msgs_run_batch(struct rt_lcore *lc)
 {
 	struct rt_msg msgs[RT_MSG_BATCH];
 	unsigned int n;

@@ -179,14 +179,11 @@ rt_timer_arm(struct rt_timer *t, uint64_t delay_us)
 
 /* @p now: the clock as this loop iteration read it (one read per iteration). */
 unsigned int
-rt_timers_run(struct rt_lcore *lc, uint64_t now)
+rt_timers_run_due(struct rt_lcore *lc, uint64_t now)
 {
 	unsigned int max = lc->nheap;
 	unsigned int n = 0;
 
-	if (max == 0) {
-		return 0;
-	}
 	/* Bounded: a callback re-arming with delay 0 fires again next iteration. */
 	while (n < max && lc->nheap > 0 && lc->heap[0]->expire_us <= now) {
 		struct rt_timer *t = lc->heap[0];
