@@ -322,7 +322,8 @@ lnet_eq_sleep(const struct lnet_eq_wait *w, uint64_t us)
 	}
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST); /* sleepers before our look at the rings */
 	if (!lnet_eq_any_ready((void *)w)) {
-		ppoll(pfd, (nfds_t)w->neq, &ts, NULL);
+		/* neq is within (0, LNET_EQ_POLL_MAX] here; the bound says so to the compiler. */
+		ppoll(pfd, (nfds_t)RTE_MIN((unsigned int)w->neq, (unsigned int)LNET_EQ_POLL_MAX), &ts, NULL);
 	}
 	for (i = 0; i < w->neq; i++) {
 		__atomic_fetch_sub(&w->eqs[i]->sleepers, 1, __ATOMIC_RELAXED);

@@ -336,6 +336,8 @@ struct lnet_peer_comp {
 	struct lnet_peer_comp_ni *nis;
 };
 
+struct lnet_sel_pview;
+
 struct lnet_peer_ni {
 	TAILQ_ENTRY(lnet_peer_ni) link;
 	struct lnet_nid nid;
@@ -351,6 +353,7 @@ struct lnet_peer_ni {
 	uint64_t sel_seq;
 	struct lnet_nid pref;
 	bool has_pref;
+	struct lnet_sel_pview *selv; /* the peer as selection sees it from this NID, cached */
 	int txcredits;
 	int mintxcredits;
 	uint64_t txqnob;
@@ -584,6 +587,12 @@ struct lnet {
 	struct lnet_outbox mgmt_outbox;  /* the management lcore's hand-offs to full rings */       /* mgmt */
 	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
 	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal state changes */
+	/*
+	 * atomic: bumped when a peer composition is published or UDSP changes
+	 * one in place (priorities, preferred NIDs), before anything replaced
+	 * is retired: selection's cached peer views (lnet_send_mr.c) rebuild.
+	 */
+	uint64_t sel_gen;
 	bool ping_quiet;          /* mgmt: the ping target rebuild under way pushes nothing */
 	struct lnet_recovery *recovery; /* mgmt: health recovery queues (lnet_recovery.c) */
 	struct lnet_fault *fault;       /* fault rules (lnet_fault.c): read by every lcore */
@@ -701,6 +710,13 @@ int lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_pe
 void lnet_sel_cache_free(struct lnet_sel_cache *sc);
 /* A response leaves on @p ni to @p lpni: it takes its turn as a send would (lnet_handle_send). */
 void lnet_sel_stamp_response(struct lnet_ni *ni, struct lnet_peer_ni *lpni);
+
+/* Cached peer views are stale from here (release: what was changed is seen with the new value). */
+static inline void
+lnet_sel_gen_bump(struct lnet *ln)
+{
+	__atomic_fetch_add(&ln->sel_gen, 1, __ATOMIC_RELEASE);
+}
 
 /* A PUT or GET on the reserved portal (ping, push): never held by discovery. */
 static inline bool
@@ -860,13 +876,13 @@ void lnet_udsp_gateways_changed(struct lnet *ln);
 void lnet_udsp_slice_peers(struct lnet *ln, unsigned int n);
 bool lnet_udsp_refresh_pending(const struct lnet *ln);
 /* Mgmt: fill the UDSP values of a composition being built (its nets and NIs set). */
-void lnet_udsp_comp_fill(const struct lnet *ln, struct lnet_peer_comp *c);
+void lnet_udsp_comp_fill(struct lnet *ln, struct lnet_peer_comp *c);
 /* Free a composition and its lists (an rt_free_fn, for compositions past their grace period). */
 void lnet_peer_comp_free(void *c);
 /* Mgmt: may the refresh under way change the values of the peer NI @p nid? */
 bool lnet_udsp_nid_in_scope(const struct lnet *ln, const struct lnet_nid *nid);
 /* Mgmt: bring @p c's values to what the rules say now, in place; true when one changed. */
-bool lnet_udsp_comp_update(const struct lnet *ln, struct lnet_peer_comp *c);
+bool lnet_udsp_comp_update(struct lnet *ln, struct lnet_peer_comp *c);
 
 /* lnet_fault_path.c: fault rules on the data path (true: the rule took the message) */
 void lnet_fault_cpt_init(struct lnet_cpt *c);

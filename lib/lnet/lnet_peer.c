@@ -41,6 +41,7 @@ lnet_peer_table_fini(struct lnet_peer_table *pt)
 			TAILQ_REMOVE(&pt->hash[i], lpni, link);
 			lnet_stats_free(lpni->stats);
 			free(lpni->rr);
+			free(lpni->selv);
 			free(lpni);
 		}
 	}

@@ -493,6 +493,7 @@ lnet_peer_publish(struct lnet_peer_dir *d, struct lnet_peer *p)
 			rt_rcu_publish((void **)&p->lpnis[i]->comp, c);
 		}
 	}
+	lnet_sel_gen_bump(d->ln); /* before the old one is retired */
 	if (p->rtr_refs > 0) {
 		lnet_route_gw_published(d, p); /* the routes' snapshot names the old one */
 	}

@@ -12,17 +12,20 @@
 
 #define NONE (-1)
 
-/* -1, 0 or 1: which of two values the rule prefers (higher or lower). */
+/*
+ * -1, 0 or 1: which of two values the rule prefers (higher or lower).
+ * Equal is the usual case (a tie passes to the next rule): one compare.
+ */
 static inline int
 prefer_higher(int cand, int best)
 {
-	return (cand > best) - (cand < best);
+	return cand == best ? 0 : cand > best ? 1 : -1;
 }
 
 static inline int
 prefer_lower(uint64_t cand, uint64_t best)
 {
-	return (cand < best) - (cand > best);
+	return cand == best ? 0 : cand < best ? 1 : -1;
 }
 
 /* ---- lookups over the small views ---- */

@@ -30,10 +30,6 @@ struct lnet_sel_cache {
 	struct lnet_ni **ni;          /* nis[i]'s NI */
 	uint16_t *dist;
 	unsigned int cap;             /* of nets, nis and ni */
-	/* scratch for the peer's view */
-	struct lnet_sel_net *pnets;
-	struct lnet_sel_peer_ni *pnis;
-	unsigned int pcap;
 	/* scratch for the routes' view: the routes, their gateways' views */
 	struct lnet_sel_route *routes;
 	struct lnet_route_view **rviews;  /* routes[i]'s entry in the snapshot */
@@ -54,8 +50,6 @@ lnet_sel_cache_free(struct lnet_sel_cache *sc)
 	free(sc->nis);
 	free(sc->ni);
 	free(sc->dist);
-	free(sc->pnets);
-	free(sc->pnis);
 	free(sc->routes);
 	free(sc->rviews);
 	free(sc->gws);
@@ -197,30 +191,6 @@ lnet_sel_cache_get(struct lnet_cpt *c)
 	return sc;
 }
 
-static int
-lnet_sel_peer_grow(struct lnet_sel_cache *sc, unsigned int n)
-{
-	struct lnet_sel_net *nets;
-	struct lnet_sel_peer_ni *nis;
-
-	if (n <= sc->pcap) {
-		return 0;
-	}
-	nets = realloc(sc->pnets, n * sizeof(*nets));
-	if (nets != NULL) {
-		sc->pnets = nets;
-	}
-	nis = realloc(sc->pnis, n * sizeof(*nis));
-	if (nis != NULL) {
-		sc->pnis = nis;
-	}
-	if (nets == NULL || nis == NULL) {
-		return -ENOMEM;
-	}
-	sc->pcap = n;
-	return 0;
-}
-
 /* Room in the destination peer NI for the round robin over @p n peer nets. */
 static uint64_t *
 lnet_sel_rr(struct lnet_peer_ni *lpni, unsigned int n)
@@ -301,75 +271,151 @@ lnet_sel_peer_credits(const struct lnet_sel_cache *sc, const struct lnet_peer_co
 }
 
 /*
- * The peer's view from @p comp (NULL: a peer the management lcore has not
- * published yet, seen as its one NID, not Multi-Rail); @p avoid: the peer
- * NI a resend must not take while another is left.
+ * The peer as selection sees it from one destination NID: what changes only
+ * with its published composition or UDSP (NIDs, nets, priorities,
+ * preferred NIDs, ln->sel_gen) is kept; health, credits, turns and the NI a
+ * resend avoids are read at each send. Owned by the destination NID's
+ * shard, as its peer NI is; one allocation, the arrays after the header.
  */
-static int
-lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni,
-		   const struct lnet_peer_comp *comp, uint64_t *rr, const struct lnet_peer_ni *avoid,
-		   struct lnet_sel_peer *view)
+struct lnet_sel_pview {
+	uint64_t gen;                     /* ln->sel_gen it was built at */
+	const struct lnet_peer_comp *comp;
+	bool has_pref;                    /* the peer NI's, then: the sticky NID */
+	bool mr;
+	uint16_t nnets;
+	uint16_t nnis;
+	uint16_t cap;
+	struct lnet_sel_net *nets;
+	struct lnet_sel_peer_ni *nis;
+};
+
+static struct lnet_sel_pview *
+lnet_sel_pview_room(struct lnet_peer_ni *lpni, unsigned int n)
 {
-	struct lnet_peer_comp_ni one;
-	struct lnet_sel_net one_net;
+	struct lnet_sel_pview *pv = lpni->selv;
+
+	if (pv != NULL && n <= pv->cap) {
+		return pv;
+	}
+	pv = malloc(sizeof(*pv) + n * (sizeof(struct lnet_sel_net) + sizeof(struct lnet_sel_peer_ni)));
+	if (pv == NULL) {
+		return NULL;
+	}
+	pv->cap = (uint16_t)n;
+	pv->nis = (struct lnet_sel_peer_ni *)(pv + 1);
+	pv->nets = (struct lnet_sel_net *)(pv->nis + n);
+	free(lpni->selv);
+	lpni->selv = pv;
+	return pv;
+}
+
+/*
+ * (Re)build the kept part of @p lpni's view from @p comp (NULL: a peer the
+ * management lcore has not published yet, seen as its one NID, not
+ * Multi-Rail).
+ */
+static __attribute__((noinline)) struct lnet_sel_pview *
+lnet_sel_pview_build(struct lnet_peer_ni *lpni, const struct lnet_peer_comp *comp, uint64_t gen)
+{
+	struct lnet_peer_comp_ni one = { .nid = lpni->nid, .lpni = lpni,
+					 .sel_prio = LNET_SEL_PRIO_NONE };
+	struct lnet_sel_net one_net = { .net_id = lnet_nid_net(&lpni->nid), .nr_nis = 1,
+					.sel_prio = LNET_SEL_PRIO_NONE };
 	const struct lnet_peer_comp_ni *nis = comp != NULL ? comp->nis : &one;
 	const struct lnet_sel_net *nets = comp != NULL ? comp->nets : &one_net;
 	unsigned int nnets = comp != NULL ? comp->nnets : 1;
 	unsigned int nnis = comp != NULL ? comp->nnis : 1;
 	bool mr = comp != NULL && comp->multi_rail;
+	struct lnet_sel_pview *pv = lnet_sel_pview_room(lpni, nnets > nnis ? nnets : nnis);
 	unsigned int i;
-	unsigned int j;
 
-	if (comp == NULL) {
-		one = (struct lnet_peer_comp_ni){ .nid = lpni->nid, .lpni = lpni,
-						  .sel_prio = LNET_SEL_PRIO_NONE };
-		one_net = (struct lnet_sel_net){ .net_id = lnet_nid_net(&lpni->nid), .nr_nis = 1,
-						 .health = LNET_SEL_MAX_HEALTH,
-						 .sel_prio = LNET_SEL_PRIO_NONE };
-	}
-
-	if (lnet_sel_peer_grow(sc, nnets > nnis ? nnets : nnis) != 0) {
-		return -ENOMEM;
+	if (pv == NULL) {
+		return NULL;
 	}
 	for (i = 0; i < nnets; i++) {
-		sc->pnets[i] = (struct lnet_sel_net){
+		pv->nets[i] = (struct lnet_sel_net){
 			.net_id = nets[i].net_id,
 			.sel_prio = __atomic_load_n(&nets[i].sel_prio, __ATOMIC_RELAXED), /* UDSP: in place */
-			.seq = rr != NULL ? rr[i] : 0,
 			.first_ni = nets[i].first_ni,
 			.nr_nis = nets[i].nr_nis,
-			/* health: its best NI's (the kernel's lpn_healthv), below */
 		};
 	}
-	for (i = 0, j = 0; i < nnis; i++) {
+	for (i = 0; i < nnis; i++) {
 		const struct lnet_udsp_nids *pref = rt_rcu_read((void *const *)&nis[i].pref);
 		const struct lnet_udsp_nids *rtr = comp != NULL ? rt_rcu_read((void *const *)&nis[i].rtr) :
 								   NULL;
 		/* UDSP's preferred NIDs; else the sticky NID of a non-MR peer (one list in the kernel) */
 		bool sticky = pref == NULL && !mr && lpni->has_pref &&
 			      lnet_nid_same(&nis[i].nid, &lpni->nid);
-		const struct lnet_peer_ni *pni = nis[i].lpni;
 
-		sc->pnis[i] = (struct lnet_sel_peer_ni){
+		pv->nis[i] = (struct lnet_sel_peer_ni){
 			.nid = nis[i].nid,
-			.health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH,
 			.sel_prio = __atomic_load_n(&nis[i].sel_prio, __ATOMIC_RELAXED),
-			.tx_credits = lnet_sel_peer_credits(sc, &nis[i]),
-			.seq = lnet_sel_peer_seq(&nis[i]),
 			.pref_nids = sticky ? &lpni->pref : pref != NULL ? pref->nids : NULL,
 			.nr_pref_nids = (uint16_t)(sticky ? 1 : pref != NULL ? pref->n : 0),
 			.pref_rtrs = rtr != NULL ? rtr->nids : NULL,
 			.nr_pref_rtrs = (uint16_t)(rtr != NULL ? rtr->n : 0),
-			.avoid = avoid != NULL && pni == avoid,
 		};
-		while (j + 1 < nnets && i >= (unsigned int)sc->pnets[j].first_ni + sc->pnets[j].nr_nis) {
-			j++;
-		}
-		if (sc->pnis[i].health > sc->pnets[j].health) {
-			sc->pnets[j].health = sc->pnis[i].health;
+	}
+	pv->gen = gen;
+	pv->comp = comp;
+	pv->has_pref = lpni->has_pref;
+	pv->mr = mr;
+	pv->nnets = (uint16_t)nnets;
+	pv->nnis = (uint16_t)nnis;
+	return pv;
+}
+
+/*
+ * The peer's view for this send: the kept part (rebuilt when stale), then
+ * what changes message by message; @p avoid: the peer NI a resend must not
+ * take while another is left.
+ */
+static int
+lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet *ln, struct lnet_peer_ni *lpni,
+		   const struct lnet_peer_comp *comp, uint64_t *rr, const struct lnet_peer_ni *avoid,
+		   struct lnet_sel_peer *view)
+{
+	uint64_t gen = __atomic_load_n(&ln->sel_gen, __ATOMIC_ACQUIRE);
+	struct lnet_sel_pview *pv = lpni->selv;
+	struct lnet_peer_comp_ni one;
+	const struct lnet_peer_comp_ni *nis;
+	unsigned int i;
+	unsigned int j;
+
+	if (unlikely(pv == NULL || pv->gen != gen || pv->comp != comp ||
+		     pv->has_pref != lpni->has_pref)) {
+		pv = lnet_sel_pview_build(lpni, comp, gen);
+		if (pv == NULL) {
+			return -ENOMEM;
 		}
 	}
-	*view = (struct lnet_sel_peer){ sc->pnets, sc->pnis, (uint16_t)nnets, (uint16_t)nnis, mr };
+	if (comp != NULL) {
+		nis = comp->nis;
+	} else {
+		one = (struct lnet_peer_comp_ni){ .nid = lpni->nid, .lpni = lpni };
+		nis = &one;
+	}
+	for (i = 0; i < pv->nnets; i++) {
+		pv->nets[i].seq = rr != NULL ? rr[i] : 0;
+		pv->nets[i].health = 0; /* its best NI's (the kernel's lpn_healthv), below */
+	}
+	for (i = 0, j = 0; i < pv->nnis; i++) {
+		const struct lnet_peer_ni *pni = nis[i].lpni;
+		struct lnet_sel_peer_ni *sp = &pv->nis[i];
+
+		sp->health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH;
+		sp->tx_credits = lnet_sel_peer_credits(sc, &nis[i]);
+		sp->seq = lnet_sel_peer_seq(&nis[i]);
+		sp->avoid = avoid != NULL && pni == avoid;
+		while (j + 1 < pv->nnets && i >= (unsigned int)pv->nets[j].first_ni + pv->nets[j].nr_nis) {
+			j++;
+		}
+		if (sp->health > pv->nets[j].health) {
+			pv->nets[j].health = sp->health;
+		}
+	}
+	*view = (struct lnet_sel_peer){ pv->nets, pv->nis, pv->nnets, pv->nnis, pv->mr };
 	return 0;
 }
 
@@ -590,7 +636,7 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 		return -ENOMEM;
 	}
 	rr = lnet_sel_rr(lpni, nnets);
-	if (lnet_sel_peer_view(sc, lpni, comp, rr, msg->avoid_lpni, &peer) != 0) {
+	if (lnet_sel_peer_view(sc, c->ln, lpni, comp, rr, msg->avoid_lpni, &peer) != 0) {
 		return -ENOMEM;
 	}
 	/* What changes message by message is read as it is now. */

@@ -368,7 +368,7 @@ lnet_udsp_nids_same(const struct lnet_udsp_nids *l, const struct lnet_nid *nids,
 
 /* Keep list *@p slot (published) equal to @p nids: a new one replaces it, the old retired. */
 static bool
-lnet_udsp_nids_set(const struct lnet *ln, struct lnet_udsp_nids **slot, const struct lnet_nid *nids,
+lnet_udsp_nids_set(struct lnet *ln, struct lnet_udsp_nids **slot, const struct lnet_nid *nids,
 		   unsigned int n)
 {
 	struct lnet_udsp_nids *old = *slot;
@@ -377,6 +377,7 @@ lnet_udsp_nids_set(const struct lnet *ln, struct lnet_udsp_nids **slot, const st
 		return false;
 	}
 	rt_rcu_publish((void **)slot, lnet_udsp_nids_new(nids, n));
+	lnet_sel_gen_bump(ln); /* before the retire: no cached view keeps the old list past it */
 	if (old != NULL && rt_rcu_retire(ln->rt, old, free) != 0) {
 		LNET_LOG(WARNING, "udsp: list retire failed; old list kept");
 	}
@@ -395,7 +396,7 @@ lnet_udsp_prio_set(uint32_t *slot, uint32_t prio)
 
 /* The values of @p c in @p aspects, brought to what the rules say now. */
 static bool
-lnet_udsp_comp_set(const struct lnet *ln, struct lnet_peer_comp *c, unsigned int aspects)
+lnet_udsp_comp_set(struct lnet *ln, struct lnet_peer_comp *c, unsigned int aspects)
 {
 	const struct lnet_udsp_state *u = ln->udsp;
 	bool on = lnet_udsp_active(ln);
@@ -426,17 +427,20 @@ lnet_udsp_comp_set(const struct lnet *ln, struct lnet_peer_comp *c, unsigned int
 			changed |= lnet_udsp_nids_set(ln, &ni->rtr, l, on ? k : 0);
 		}
 	}
+	if (changed) {
+		lnet_sel_gen_bump(ln); /* priorities changed in place */
+	}
 	return changed;
 }
 
 bool
-lnet_udsp_comp_update(const struct lnet *ln, struct lnet_peer_comp *c)
+lnet_udsp_comp_update(struct lnet *ln, struct lnet_peer_comp *c)
 {
 	return lnet_udsp_comp_set(ln, c, ln->udsp->aspects);
 }
 
 void
-lnet_udsp_comp_fill(const struct lnet *ln, struct lnet_peer_comp *c)
+lnet_udsp_comp_fill(struct lnet *ln, struct lnet_peer_comp *c)
 {
 	/* not published yet: the same as updating it in place, and nothing to retire */
 	if (lnet_udsp_active(ln)) {

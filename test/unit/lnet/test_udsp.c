@@ -498,6 +498,20 @@ test_node_nid_priority(void **state)
 	spreads();
 }
 
+/*
+ * A non-Multi-Rail peer keeps the local NI its first message went from (the
+ * kernel's preferred NID), though round robin would alternate: selection's
+ * cached view of the peer must take up the preference once it is recorded.
+ */
+static void
+test_node_non_mr_peer_sticks(void **state)
+{
+	(void)state;
+	puts_to("10.0.2.1@o2ib", 10); /* discovery off: known only as this NID */
+	assert_true(sent(A1, NULL) == 10 || sent(A2, NULL) == 10);
+	spreads(); /* the Multi-Rail peer beside it still alternates */
+}
+
 /* A NID pair: each local NI sends to the peer NI that prefers it. */
 static void
 test_node_nid_pair(void **state)
@@ -827,6 +841,7 @@ main(void)
 		cmocka_unit_test(test_compiled_router_lists),
 		cmocka_unit_test_setup_teardown(test_node_nid_priority, setup_one_net, teardown),
 		cmocka_unit_test_setup_teardown(test_node_nid_pair, setup_one_net, teardown),
+		cmocka_unit_test_setup_teardown(test_node_non_mr_peer_sticks, setup_one_net, teardown),
 		cmocka_unit_test_setup_teardown(test_node_health_first, setup_one_net, teardown),
 		cmocka_unit_test_setup_teardown(test_node_rules_follow_new_nis_and_peers, setup_one_net,
 						teardown),
