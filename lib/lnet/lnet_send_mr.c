@@ -396,24 +396,23 @@ lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet *ln, struct lnet_peer_
 		one = (struct lnet_peer_comp_ni){ .nid = lpni->nid, .lpni = lpni };
 		nis = &one;
 	}
-	for (i = 0; i < pv->nnets; i++) {
-		pv->nets[i].seq = rr != NULL ? rr[i] : 0;
-		pv->nets[i].health = 0; /* its best NI's (the kernel's lpn_healthv), below */
-	}
-	for (i = 0, j = 0; i < pv->nnis; i++) {
-		const struct lnet_peer_ni *pni = nis[i].lpni;
-		struct lnet_sel_peer_ni *sp = &pv->nis[i];
+	for (j = 0; j < pv->nnets; j++) {
+		struct lnet_sel_net *net = &pv->nets[j];
+		unsigned int end = (unsigned int)net->first_ni + net->nr_nis; /* not reloaded */
+		int best = 0; /* its best NI's health (the kernel's lpn_healthv) */
 
-		sp->health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH;
-		sp->tx_credits = lnet_sel_peer_credits(sc, &nis[i]);
-		sp->seq = lnet_sel_peer_seq(&nis[i]);
-		sp->avoid = avoid != NULL && pni == avoid;
-		while (j + 1 < pv->nnets && i >= (unsigned int)pv->nets[j].first_ni + pv->nets[j].nr_nis) {
-			j++;
+		net->seq = rr != NULL ? rr[j] : 0;
+		for (i = net->first_ni; i < end; i++) {
+			const struct lnet_peer_ni *pni = nis[i].lpni;
+			struct lnet_sel_peer_ni *sp = &pv->nis[i];
+
+			sp->health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH;
+			sp->tx_credits = lnet_sel_peer_credits(sc, &nis[i]);
+			sp->seq = lnet_sel_peer_seq(&nis[i]);
+			sp->avoid = avoid != NULL && pni == avoid;
+			best = sp->health > best ? sp->health : best;
 		}
-		if (sp->health > pv->nets[j].health) {
-			pv->nets[j].health = sp->health;
-		}
+		net->health = best;
 	}
 	*view = (struct lnet_sel_peer){ pv->nets, pv->nis, pv->nnets, pv->nnis, pv->mr };
 	return 0;
@@ -642,17 +641,20 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 	/* What changes message by message is read as it is now. */
 	for (j = 0; j < sc->view.nr_nets; j++) {
 		struct lnet_sel_net *net = &sc->nets[j];
+		unsigned int end = (unsigned int)net->first_ni + net->nr_nis; /* not reloaded */
+		int best = 0; /* its best NI's health (the kernel's lnet_get_net_healthv_locked) */
 
-		net->health = 0; /* its best NI's (the kernel's lnet_get_net_healthv_locked) */
-		for (i = net->first_ni; i < (unsigned int)net->first_ni + net->nr_nis; i++) {
+		for (i = net->first_ni; i < end; i++) {
+			const struct lnet_ni *lni = sc->ni[i];
 			struct lnet_sel_ni *sn = &sc->nis[i];
 
-			sn->tx_credits = __atomic_load_n(&sc->ni[i]->tq.credits, __ATOMIC_RELAXED);
-			sn->seq = __atomic_load_n(&sc->ni[i]->sel_seq, __ATOMIC_RELAXED);
-			sn->health = lnet_health_value(&sc->ni[i]->health);
-			sn->avoid = msg->avoid_ni != NULL && sc->ni[i] == msg->avoid_ni;
-			net->health = sn->health > net->health ? sn->health : net->health;
+			sn->tx_credits = __atomic_load_n(&lni->tq.credits, __ATOMIC_RELAXED);
+			sn->seq = __atomic_load_n(&lni->sel_seq, __ATOMIC_RELAXED);
+			sn->health = lnet_health_value(&lni->health);
+			sn->avoid = lni == msg->avoid_ni;
+			best = sn->health > best ? sn->health : best;
 		}
+		net->health = best;
 	}
 	sc->view.numa_range = (uint32_t)__atomic_load_n(&c->ln->tunables.numa_range,
 						       __ATOMIC_RELAXED);
