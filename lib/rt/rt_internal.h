@@ -131,11 +131,18 @@ rt_msgs_run(struct rt_lcore *lc)
 unsigned int rt_pollers_run(struct rt_lcore *lc, uint64_t now);
 unsigned int rt_timers_run_due(struct rt_lcore *lc, uint64_t now);
 
-/* The timer heap's first expiry tells whether any is due: no call on most iterations. */
+/* The timer heap's first expiry tells whether any is due. */
+static inline bool
+rt_timers_due(const struct rt_lcore *lc, uint64_t now)
+{
+	return lc->nheap != 0 && lc->heap[0]->expire_us <= now;
+}
+
+/* No call on most iterations: nothing is due. */
 static inline unsigned int
 rt_timers_run(struct rt_lcore *lc, uint64_t now)
 {
-	return lc->nheap != 0 && lc->heap[0]->expire_us <= now ? rt_timers_run_due(lc, now) : 0;
+	return rt_timers_due(lc, now) ? rt_timers_run_due(lc, now) : 0;
 }
 unsigned int rt_lcore_poll_at(struct rt_lcore *lc, uint64_t now);
 unsigned int rt_runtime_poll_round(struct rt_runtime *rt, uint64_t now);

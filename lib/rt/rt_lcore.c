@@ -257,7 +257,7 @@ rt_lcore_nothing_due(const struct rt_lcore *lc, uint64_t now)
 {
 	const struct rt_poller *p;
 
-	if (!rte_ring_empty(lc->ring) || (lc->nheap > 0 && lc->heap[0]->expire_us <= now) ||
+	if (!rte_ring_empty(lc->ring) || rt_timers_due(lc, now) ||
 	    (lc->role == RT_ROLE_MGMT && lc->rt->nretired > 0)) {
 		return false;
 	}

@@ -185,7 +185,7 @@ rt_timers_run_due(struct rt_lcore *lc, uint64_t now)
 	unsigned int n = 0;
 
 	/* Bounded: a callback re-arming with delay 0 fires again next iteration. */
-	while (n < max && lc->nheap > 0 && lc->heap[0]->expire_us <= now) {
+	while (n < max && rt_timers_due(lc, now)) {
 		struct rt_timer *t = lc->heap[0];
 
 		rt_timer_cancel(t);
