@@ -451,6 +451,42 @@ test_put_to_unknown_net_fails_send(void **state)
 	assert_int_equal(ut_counters().local_no_route_count, 1);
 }
 
+/*
+ * The loopback never puts its header through lnet_parse's checks (LNet
+ * built it); its send refuses a payload above LNET_MTU instead, as a
+ * receiver refuses one from a wire: the SEND fails, nothing is matched.
+ */
+static void
+test_lo_put_above_mtu_fails_send(void **state)
+{
+	char *big = calloc(1, LNET_MTU + 1);
+	char dst[8];
+	struct lnet_md md = ut_md(dst, sizeof(dst), 1, LNET_MD_OP_PUT | LNET_MD_TRUNCATE);
+	struct lnet_handle_md th;
+	struct lnet_event ev;
+
+	(void)state;
+	assert_non_null(big);
+	th = ut_attach(&md, 9, 0, LNET_INS_AFTER, LNET_UNLINK);
+	assert_int_equal(ut_put(ut_bind(big, LNET_MTU + 1, 1), LNET_ACK_REQ, 9, 0), 0);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -EPROTO);
+	assert_int_equal(ev.unlinked, 1);
+	ut_no_event();
+	assert_int_equal(ut_counters().recv_count, 0);
+	assert_int_equal(ut_counters().msgs_alloc, 0);
+	/* At the limit it goes, truncated into the small MD. */
+	assert_int_equal(ut_put(ut_bind(big, LNET_MTU, 1), LNET_NOACK_REQ, 9, 0), 0);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_PUT);
+	assert_int_equal(ev.rlength, LNET_MTU);
+	assert_int_equal(ev.mlength, sizeof(dst));
+	assert_int_equal(LNetMDUnlink(th), -ENOENT);
+	free(big);
+}
+
 static void
 test_eq_overflow(void **state)
 {
@@ -795,6 +831,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_unique_portal_put, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_insert_before_after, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_arguments, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_lo_put_above_mtu_fails_send, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_put_to_unknown_net_fails_send, ut_setup1,
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_eq_overflow, ut_setup1, ut_teardown),
