@@ -60,6 +60,8 @@ struct lnet_nid {
 	uint16_t nid_num;  /**< net number, big-endian */
 	uint32_t nid_addr[LNET_NID_ADDR_WORDS]; /**< address words, big-endian */
 };
+_Static_assert(sizeof(struct lnet_nid) == 20 && __builtin_offsetof(struct lnet_nid, nid_addr) == 4,
+	       "lnet_nid_same() compares a header word and two address words");
 
 /** Process identity: PID plus large NID (current Lustre order). */
 struct lnet_processid {
@@ -173,9 +175,17 @@ lnet_nid4_to_nid(lnet_nid_t nid4, struct lnet_nid *nid)
 static inline bool
 lnet_nid_same(const struct lnet_nid *a, const struct lnet_nid *b)
 {
-	return a->nid_size == b->nid_size && a->nid_type == b->nid_type &&
-	       a->nid_num == b->nid_num &&
-	       memcmp(a->nid_addr, b->nid_addr, sizeof(a->nid_addr)) == 0;
+	/* All 20 bytes, as three words and no branch: unused address words are zero. */
+	uint32_t ha, hb;
+	uint64_t a0, a1, b0, b1;
+
+	memcpy(&ha, a, sizeof(ha));
+	memcpy(&hb, b, sizeof(hb));
+	memcpy(&a0, &a->nid_addr[0], sizeof(a0));
+	memcpy(&b0, &b->nid_addr[0], sizeof(b0));
+	memcpy(&a1, &a->nid_addr[2], sizeof(a1));
+	memcpy(&b1, &b->nid_addr[2], sizeof(b1));
+	return ((uint64_t)(ha ^ hb) | (a0 ^ b0) | (a1 ^ b1)) == 0;
 }
 
 /** True for 0@lo. */

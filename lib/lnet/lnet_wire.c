@@ -80,12 +80,10 @@ lnet_nid4_decode(uint64_t nid4, struct lnet_nid *nid)
 	return (nid4 >> 56) == 0 && nid->nid_type != 0xff;
 }
 
-int
-lnet_hdr_validate(const struct lnet_hdr *h)
+/* What lnet_hdr_validate() checks besides the NIDs' forms. */
+static int
+lnet_hdr_validate_fields(const struct lnet_hdr *h)
 {
-	if (!lnet_nid_wellformed(&h->src_nid) || !lnet_nid_wellformed(&h->dest_nid)) {
-		return -LNET_WIRE_ENID;
-	}
 	if (lnet_nid_is_any(&h->src_nid)) {
 		return -LNET_WIRE_ESRCANY;
 	}
@@ -99,6 +97,15 @@ lnet_hdr_validate(const struct lnet_hdr *h)
 	default:
 		return -LNET_WIRE_ETYPE;
 	}
+}
+
+int
+lnet_hdr_validate(const struct lnet_hdr *h)
+{
+	if (!lnet_nid_wellformed(&h->src_nid) || !lnet_nid_wellformed(&h->dest_nid)) {
+		return -LNET_WIRE_ENID;
+	}
+	return lnet_hdr_validate_fields(h);
 }
 
 /* ---- the 40-byte message union, shared by both header formats ---- */
@@ -232,7 +239,7 @@ lnet_hdr_decode_nid4(const void *buf, size_t len, struct lnet_hdr *h)
 	h->type = le32toh(w.type);
 	h->payload_length = le32toh(w.payload_length);
 	lnet_union_decode(&w.msg, h);
-	return lnet_hdr_validate(h);
+	return lnet_hdr_validate_fields(h); /* a NID that fits 64 bits is well formed */
 }
 
 int
