@@ -677,6 +677,89 @@ lnet_select(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 	return lnet_select_routed(l, p, NULL, m, res);
 }
 
+void
+lnet_sel_plan_make(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+		   const struct lnet_nid *dst, struct lnet_sel_plan *plan)
+{
+	int pnet = NONE, net = NONE;
+
+	*plan = (struct lnet_sel_plan){.kind = LNET_SEL_PLAN_NONE, .net = NONE, .pnet = NONE,
+				       .dst = NONE, .sticky = NONE, .sticky_net = NONE};
+	if (lnet_nid_is_lo0(dst))
+		return;
+	if (p->multi_rail) {
+		/* sel_b1c's best_peer_net with a single candidate: no comparison */
+		for (int i = 0; i < p->nr_nets; i++) {
+			int n = local_net_find(l, p->nets[i].net_id);
+
+			if (n == NONE)
+				continue;
+			if (pnet != NONE)
+				return; /* two local nets: compared message by message */
+			pnet = i;
+			net = n;
+		}
+		if (pnet == NONE || p->nets[pnet].nr_nis == 0)
+			return;
+		*plan = (struct lnet_sel_plan){.kind = LNET_SEL_PLAN_MR, .net = (int16_t)net,
+					       .pnet = (int16_t)pnet, .dst = NONE, .sticky = NONE,
+					       .sticky_net = NONE};
+		return;
+	}
+	/* sel_b1d: classify() says LOCAL when the destination's net is one of ours */
+	if (local_net_find(l, lnet_nid_net(dst)) == NONE)
+		return;
+	plan->dst = (int16_t)peer_ni_find(p, dst);
+	if (plan->dst == NONE || (pnet = peer_net_of_ni(p, plan->dst)) == NONE)
+		return;
+	plan->kind = LNET_SEL_PLAN_NMR;
+	plan->pnet = (int16_t)pnet;
+	plan->net = (int16_t)local_net_find(l, p->nets[pnet].net_id);
+	plan->sticky = (int16_t)sticky_ni(l, p, pnet);
+	plan->sticky_net = (int16_t)(plan->sticky != NONE ? local_net_of_ni(l, plan->sticky) : NONE);
+	plan->record_pref = p->nis[plan->dst].nr_pref_nids == 0;
+}
+
+int
+lnet_select_planned(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
+		    const struct lnet_sel_plan *plan, int md_cpt, bool reserved,
+		    struct lnet_sel_result *res)
+{
+	int ni;
+	int pni;
+
+	*res = (struct lnet_sel_result){.net = NONE, .ni = NONE, .peer_net = NONE, .peer_ni = NONE,
+					.route = NONE, .gw_ni = NONE};
+	if (plan->kind == LNET_SEL_PLAN_MR) {
+		res->send_case = LNET_SEL_SRC_ANY | LNET_SEL_LOCAL_DST | LNET_SEL_MR_DST;
+		ni = best_ni_on_net(l, plan->net, p, plan->pnet, md_cpt);
+		pni = ni == NONE ? NONE : best_peer_ni_on_net(p, plan->pnet, &l->nis[ni].nid);
+		if (pni == NONE)
+			return -EHOSTUNREACH;
+		result_set(res, l, plan->net, ni, p, plan->pnet, pni);
+		return 0;
+	}
+	if (plan->kind != LNET_SEL_PLAN_NMR)
+		return -EINVAL;
+	res->send_case = LNET_SEL_SRC_ANY | LNET_SEL_LOCAL_DST | LNET_SEL_NMR_DST;
+	if (!reserved && plan->sticky != NONE) {
+		ni = plan->sticky;
+		res->net = plan->sticky_net;
+	} else {
+		ni = plan->net == NONE ? NONE :
+					 best_ni_on_net(l, plan->net, p, plan->pnet, md_cpt);
+		res->net = plan->net;
+	}
+	if (ni == NONE)
+		return -EHOSTUNREACH;
+	res->ni = ni;
+	res->peer_ni = plan->dst;
+	res->peer_net = plan->pnet;
+	res->stamp_seq = true;
+	res->record_pref = plan->record_pref;
+	return 0;
+}
+
 const char *
 lnet_sel_case_str(unsigned int c, char *buf, unsigned int len)
 {

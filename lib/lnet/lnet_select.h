@@ -202,6 +202,46 @@ int lnet_select_routed(const struct lnet_sel_local *local, const struct lnet_sel
 		       const struct lnet_sel_routes *routes, const struct lnet_sel_msg *msg,
 		       struct lnet_sel_result *res);
 
+/*
+ * A plan: what lnet_select_routed() decides for a destination once its
+ * views are known, kept while they stay the same (the wiring keys it on
+ * the peer's composition and the NI table). It covers the common message
+ * (source ANY; not a response, a recovery ping or a resend) to a peer with
+ * one local net to choose: a Multi-Rail peer with exactly one net that is
+ * ours (B1C), or a non-Multi-Rail peer on a local net (B1D). Then the nets
+ * need no comparing and only that net's NIs are looked at per message.
+ * Anything else (routes, two local nets, nothing reachable) has no plan.
+ */
+enum lnet_sel_plan_kind {
+	LNET_SEL_PLAN_NONE = 0,
+	LNET_SEL_PLAN_MR,  /* B1C: best NI of net, then best peer NI of pnet */
+	LNET_SEL_PLAN_NMR, /* B1D: to dst, from sticky (unless reserved) or the best NI of net */
+};
+
+struct lnet_sel_plan {
+	uint8_t kind;         /* enum lnet_sel_plan_kind */
+	bool record_pref;     /* NMR: the first send makes its NI sticky */
+	int16_t net;          /* local net index (NMR: -1 when no local net has pnet's id) */
+	int16_t pnet;         /* peer net index */
+	int16_t dst;          /* NMR: the destination's peer NI */
+	int16_t sticky;       /* NMR: its sticky local NI, or -1 */
+	int16_t sticky_net;   /* ... and that NI's local net */
+};
+
+/* The plan for messages to @dst over these views (kind NONE: use lnet_select_routed()). */
+void lnet_sel_plan_make(const struct lnet_sel_local *local, const struct lnet_sel_peer *peer,
+			const struct lnet_nid *dst, struct lnet_sel_plan *plan);
+
+/*
+ * lnet_select_routed() for a message the plan covers (source ANY, no
+ * response, recovery or resend), with the same result; @reserved: on the
+ * reserved portal. Reads only the NIs of the plan's nets: the caller need
+ * refresh no others.
+ */
+int lnet_select_planned(const struct lnet_sel_local *local, const struct lnet_sel_peer *peer,
+			const struct lnet_sel_plan *plan, int md_cpt, bool reserved,
+			struct lnet_sel_result *res);
+
 /* Text of a send case, e.g. "SRC_ANY LOCAL MR", for logs and tests. */
 const char *lnet_sel_case_str(unsigned int send_case, char *buf, unsigned int len);
 

@@ -287,6 +287,11 @@ struct lnet_sel_pview {
 	uint16_t cap;
 	struct lnet_sel_net *nets;
 	struct lnet_sel_peer_ni *nis;
+	/* The plan of the common message (lnet_select.h), and the local view it was made with. */
+	bool plan_made;
+	struct lnet_sel_plan plan;
+	uint64_t plan_tgen;               /* sel cache gen (the NI table's) */
+	uint32_t plan_sgen;               /* ... and state_gen */
 };
 
 static struct lnet_sel_pview *
@@ -359,6 +364,7 @@ lnet_sel_pview_build(struct lnet_peer_ni *lpni, const struct lnet_peer_comp *com
 	}
 	pv->gen = gen;
 	pv->comp = comp;
+	pv->plan_made = false;
 	pv->has_pref = lpni->has_pref;
 	pv->mr = mr;
 	pv->nnets = (uint16_t)nnets;
@@ -366,56 +372,88 @@ lnet_sel_pview_build(struct lnet_peer_ni *lpni, const struct lnet_peer_comp *com
 	return pv;
 }
 
-/*
- * The peer's view for this send: the kept part (rebuilt when stale), then
- * what changes message by message; @p avoid: the peer NI a resend must not
- * take while another is left.
- */
-static int
-lnet_sel_peer_view(struct lnet_sel_cache *sc, struct lnet *ln, struct lnet_peer_ni *lpni,
-		   const struct lnet_peer_comp *comp, uint64_t *rr, const struct lnet_peer_ni *avoid,
-		   struct lnet_sel_peer *view)
+/* @p lpni's kept view, rebuilt when stale; NULL: no memory. */
+static inline struct lnet_sel_pview *
+lnet_sel_pview_get(struct lnet *ln, struct lnet_peer_ni *lpni, const struct lnet_peer_comp *comp)
 {
 	uint64_t gen = __atomic_load_n(&ln->sel_gen, __ATOMIC_ACQUIRE);
 	struct lnet_sel_pview *pv = lpni->selv;
-	struct lnet_peer_comp_ni one;
-	const struct lnet_peer_comp_ni *nis;
-	unsigned int i;
-	unsigned int j;
 
 	if (unlikely(pv == NULL || pv->gen != gen || pv->comp != comp ||
 		     pv->has_pref != lpni->has_pref)) {
 		pv = lnet_sel_pview_build(lpni, comp, gen);
-		if (pv == NULL) {
-			return -ENOMEM;
-		}
 	}
-	if (comp != NULL) {
-		nis = comp->nis;
-	} else {
-		one = (struct lnet_peer_comp_ni){ .nid = lpni->nid, .lpni = lpni };
-		nis = &one;
+	return pv;
+}
+
+/*
+ * Health, credits and turns of peer net @p j's NIs as they are now
+ * (@p avoid: the peer NI a resend must not take while another is left);
+ * returns the best health among them (the kernel's lpn_healthv).
+ */
+static inline int
+lnet_sel_peer_refresh_net(const struct lnet_sel_cache *sc, struct lnet_sel_pview *pv,
+			  const struct lnet_peer_comp_ni *nis, unsigned int j,
+			  const struct lnet_peer_ni *avoid)
+{
+	const struct lnet_sel_net *net = &pv->nets[j];
+	unsigned int end = (unsigned int)net->first_ni + net->nr_nis; /* not reloaded */
+	int best = 0;
+	unsigned int i;
+
+	for (i = net->first_ni; i < end; i++) {
+		const struct lnet_peer_ni *pni = nis[i].lpni;
+		struct lnet_sel_peer_ni *sp = &pv->nis[i];
+
+		sp->health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH;
+		sp->tx_credits = lnet_sel_peer_credits(sc, &nis[i]);
+		sp->seq = lnet_sel_peer_seq(&nis[i]);
+		sp->avoid = avoid != NULL && pni == avoid;
+		best = sp->health > best ? sp->health : best;
 	}
+	return best;
+}
+
+/* Local net @p j's NIs as they are now; returns their best health (lnet_get_net_healthv_locked). */
+static inline int
+lnet_sel_local_refresh_net(struct lnet_sel_cache *sc, unsigned int j, const struct lnet_ni *avoid)
+{
+	const struct lnet_sel_net *net = &sc->nets[j];
+	unsigned int end = (unsigned int)net->first_ni + net->nr_nis; /* not reloaded */
+	int best = 0;
+	unsigned int i;
+
+	for (i = net->first_ni; i < end; i++) {
+		const struct lnet_ni *lni = sc->ni[i];
+		struct lnet_sel_ni *sn = &sc->nis[i];
+
+		sn->tx_credits = __atomic_load_n(&lni->tq.credits, __ATOMIC_RELAXED);
+		sn->seq = __atomic_load_n(&lni->sel_seq, __ATOMIC_RELAXED);
+		sn->health = lnet_health_value(&lni->health);
+		sn->avoid = lni == avoid;
+		best = sn->health > best ? sn->health : best;
+	}
+	return best;
+}
+
+static inline struct lnet_sel_peer
+lnet_sel_peer_of(const struct lnet_sel_pview *pv)
+{
+	return (struct lnet_sel_peer){ pv->nets, pv->nis, pv->nnets, pv->nnis, pv->mr };
+}
+
+/* The peer's whole view for this send: every net's NIs read as they are now. */
+static void
+lnet_sel_peer_refresh(const struct lnet_sel_cache *sc, struct lnet_sel_pview *pv,
+		      const struct lnet_peer_comp_ni *nis, const uint64_t *rr,
+		      const struct lnet_peer_ni *avoid)
+{
+	unsigned int j;
+
 	for (j = 0; j < pv->nnets; j++) {
-		struct lnet_sel_net *net = &pv->nets[j];
-		unsigned int end = (unsigned int)net->first_ni + net->nr_nis; /* not reloaded */
-		int best = 0; /* its best NI's health (the kernel's lpn_healthv) */
-
-		net->seq = rr != NULL ? rr[j] : 0;
-		for (i = net->first_ni; i < end; i++) {
-			const struct lnet_peer_ni *pni = nis[i].lpni;
-			struct lnet_sel_peer_ni *sp = &pv->nis[i];
-
-			sp->health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH;
-			sp->tx_credits = lnet_sel_peer_credits(sc, &nis[i]);
-			sp->seq = lnet_sel_peer_seq(&nis[i]);
-			sp->avoid = avoid != NULL && pni == avoid;
-			best = sp->health > best ? sp->health : best;
-		}
-		net->health = best;
+		pv->nets[j].seq = rr != NULL ? rr[j] : 0;
+		pv->nets[j].health = lnet_sel_peer_refresh_net(sc, pv, nis, j, avoid);
 	}
-	*view = (struct lnet_sel_peer){ pv->nets, pv->nis, pv->nnets, pv->nnis, pv->mr };
-	return 0;
 }
 
 /* ---- routes ---------------------------------------------------------------- */
@@ -614,6 +652,84 @@ lnet_sel_apply(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni, uint64_t *r
 	}
 }
 
+/* A message the plan covers: source ANY; no response, recovery ping or resend (nothing to avoid). */
+static inline bool
+lnet_sel_plan_fits(const struct lnet_msg *msg)
+{
+	return msg->avoid_ni == NULL && msg->avoid_lpni == NULL && !msg->recovery &&
+	       msg->retry_count == 0 && lnet_nid_is_any(&msg->src_param);
+}
+
+/*
+ * The common message through @p lpni's plan (made again when the peer's
+ * view or the NI table changed), reading only the NIs it compares;
+ * nonzero: no plan, or one that failed (the whole selection says why).
+ */
+static int
+lnet_sel_by_plan(struct lnet_sel_cache *sc, const struct lnet_msg *msg,
+		 const struct lnet_peer_ni *lpni, struct lnet_sel_pview *pv,
+		 const struct lnet_peer_comp_ni *nis, int md_cpt, struct lnet_sel_result *res)
+{
+	struct lnet_sel_peer peer = lnet_sel_peer_of(pv);
+	const struct lnet_sel_plan *plan = &pv->plan;
+	bool reserved = lnet_msg_is_reserved(msg);
+
+	if (unlikely(!pv->plan_made || pv->plan_tgen != sc->gen || pv->plan_sgen != sc->state_gen)) {
+		lnet_sel_plan_make(&sc->view, &peer, &lpni->nid, &pv->plan);
+		pv->plan_tgen = sc->gen;
+		pv->plan_sgen = sc->state_gen;
+		pv->plan_made = true;
+	}
+	switch (plan->kind) {
+	case LNET_SEL_PLAN_MR:
+		lnet_sel_local_refresh_net(sc, (unsigned int)plan->net, NULL);
+		lnet_sel_peer_refresh_net(sc, pv, nis, (unsigned int)plan->pnet, NULL);
+		break;
+	case LNET_SEL_PLAN_NMR:
+		if ((reserved || plan->sticky < 0) && plan->net >= 0) {
+			lnet_sel_local_refresh_net(sc, (unsigned int)plan->net, NULL);
+		}
+		break;
+	default:
+		return -EAGAIN;
+	}
+	return lnet_select_planned(&sc->view, &peer, plan, md_cpt, reserved, res);
+}
+
+/* Every view read as it is now, the routes too, and lnet_select_routed(). */
+static int
+lnet_sel_full(struct lnet_cpt *c, struct lnet_sel_cache *sc, const struct lnet_msg *msg,
+	      struct lnet_sel_pview *pv, const struct lnet_peer_comp_ni *nis, const uint64_t *rr,
+	      int md_cpt, struct lnet_sel_routes *rbuf, const struct lnet_sel_routes **routes,
+	      struct lnet_sel_result *res)
+{
+	struct lnet_sel_peer peer;
+	struct lnet_sel_msg m;
+	unsigned int j;
+
+	lnet_sel_peer_refresh(sc, pv, nis, rr, msg->avoid_lpni);
+	peer = lnet_sel_peer_of(pv);
+	for (j = 0; j < sc->view.nr_nets; j++) {
+		sc->nets[j].health = lnet_sel_local_refresh_net(sc, j, msg->avoid_ni);
+	}
+	m = (struct lnet_sel_msg){
+		.src = msg->src_param,
+		.dst = msg->target.nid,
+		.md_cpt = md_cpt,
+		.reserved = lnet_msg_is_reserved(msg),
+		.recovery = msg->recovery,
+		.resend = msg->retry_count != 0,
+		.routing = msg->routing,
+	};
+	*routes = lnet_sel_routes_view(sc, lnet_route_table_get(c->ln), &peer, msg->avoid_lpni, rbuf);
+	if (*routes != NULL) {
+		/* router_sensitivity: the percentage of full health a gateway NI needs */
+		rbuf->min_health = __atomic_load_n(&c->ln->tunables.router_sensitivity,
+						   __ATOMIC_RELAXED) * LNET_SEL_MAX_HEALTH / 100;
+	}
+	return lnet_select_routed(&sc->view, &peer, *routes, &m, res);
+}
+
 int
 lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_ni *lpni,
 		    const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst,
@@ -621,65 +737,32 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 {
 	struct lnet_sel_cache *sc = lnet_sel_cache_get(c);
 	unsigned int nnets = comp != NULL ? comp->nnets : 1;
-	const struct lnet_sel_routes *routes;
+	struct lnet_peer_comp_ni one = { .nid = lpni->nid, .lpni = lpni };
+	const struct lnet_peer_comp_ni *nis = comp != NULL ? comp->nis : &one;
+	const struct lnet_sel_routes *routes = NULL;
 	struct lnet_sel_routes rbuf;
-	struct lnet_sel_peer peer;
+	struct lnet_sel_pview *pv;
 	struct lnet_sel_result res;
-	struct lnet_sel_msg m;
 	uint64_t *rr;
-	unsigned int i;
-	unsigned int j;
+	int md_cpt;
 	int rc;
 
-	if (sc == NULL) {
+	if (sc == NULL || (pv = lnet_sel_pview_get(c->ln, lpni, comp)) == NULL) {
 		return -ENOMEM;
 	}
 	rr = lnet_sel_rr(lpni, nnets);
-	if (lnet_sel_peer_view(sc, c->ln, lpni, comp, rr, msg->avoid_lpni, &peer) != 0) {
-		return -ENOMEM;
-	}
-	/* What changes message by message is read as it is now. */
-	for (j = 0; j < sc->view.nr_nets; j++) {
-		struct lnet_sel_net *net = &sc->nets[j];
-		unsigned int end = (unsigned int)net->first_ni + net->nr_nis; /* not reloaded */
-		int best = 0; /* its best NI's health (the kernel's lnet_get_net_healthv_locked) */
-
-		for (i = net->first_ni; i < end; i++) {
-			const struct lnet_ni *lni = sc->ni[i];
-			struct lnet_sel_ni *sn = &sc->nis[i];
-
-			sn->tx_credits = __atomic_load_n(&lni->tq.credits, __ATOMIC_RELAXED);
-			sn->seq = __atomic_load_n(&lni->sel_seq, __ATOMIC_RELAXED);
-			sn->health = lnet_health_value(&lni->health);
-			sn->avoid = lni == msg->avoid_ni;
-			best = sn->health > best ? sn->health : best;
-		}
-		net->health = best;
-	}
+	md_cpt = msg->md != NULL ? msg->md->cpt : c->cpt;
 	sc->view.numa_range = (uint32_t)__atomic_load_n(&c->ln->tunables.numa_range,
 						       __ATOMIC_RELAXED);
-	m = (struct lnet_sel_msg){
-		.src = msg->src_param,
-		.dst = msg->target.nid,
-		.md_cpt = msg->md != NULL ? msg->md->cpt : c->cpt,
-		.reserved = lnet_msg_is_reserved(msg),
-		.recovery = msg->recovery,
-		.resend = msg->retry_count != 0,
-		.routing = msg->routing,
-	};
-	routes = lnet_sel_routes_view(sc, lnet_route_table_get(c->ln), &peer, msg->avoid_lpni, &rbuf);
-	if (routes != NULL) {
-		/* router_sensitivity: the percentage of full health a gateway NI needs */
-		rbuf.min_health = __atomic_load_n(&c->ln->tunables.router_sensitivity, __ATOMIC_RELAXED) *
-				  LNET_SEL_MAX_HEALTH / 100;
-	}
-	rc = lnet_select_routed(&sc->view, &peer, routes, &m, &res);
-	if (rc != 0) {
-		return rc == -EINVAL || rc == -EFAULT ? -EHOSTUNREACH : rc;
+	if (!lnet_sel_plan_fits(msg) || lnet_sel_by_plan(sc, msg, lpni, pv, nis, md_cpt, &res) != 0) {
+		rc = lnet_sel_full(c, sc, msg, pv, nis, rr, md_cpt, &rbuf, &routes, &res);
+		if (rc != 0) {
+			return rc == -EINVAL || rc == -EFAULT ? -EHOSTUNREACH : rc;
+		}
 	}
 	lnet_sel_apply(sc, lpni, rr, comp, &res);
 	*ni = sc->ni[res.ni];
-	*dst = peer.nis[res.peer_ni].nid;
+	*dst = pv->nis[res.peer_ni].nid;
 	*nexthop = (res.send_case & LNET_SEL_ROUTED) ? routes->routes[res.route].gw->nis[res.gw_ni].nid :
 						    *dst;
 	/* The peer NI of a direct send's NID, when known: the peer step need not look it up. */

@@ -1031,6 +1031,67 @@ test_random_views_follow_the_rule_tuples(void **state)
 	assert_true(found > 2000 && found < 19000);
 }
 
+/*
+ * A plan (lnet_sel_plan_make) gives the same path as the whole selection
+ * for every message it covers: random views, Multi-Rail or not, sticky
+ * NIDs that are ours or not, reserved or not, either MD CPT.
+ */
+static void
+test_random_views_plan_agrees(void **state)
+{
+	unsigned int kinds[3] = {0, 0, 0};
+	unsigned int agreed = 0;
+	uint32_t seed = 29;
+
+	(void)state;
+	for (int iter = 0; iter < 20000; iter++) {
+		struct rworld w;
+		struct lnet_sel_plan plan;
+		struct lnet_sel_result want, got;
+		struct lnet_sel_msg m;
+		struct lnet_nid stranger = nid_on(TCP9, 77);
+		int rc_want, rc_got;
+
+		rworld_fill(&w, &seed);
+		w.peer.multi_rail = rnd(&seed, 2) == 0;
+		for (unsigned int i = 0; !w.peer.multi_rail && i < w.peer.nr_nis; i++) {
+			if (rnd(&seed, 3) == 0) { /* sticky: one of ours, or a NID we no longer have */
+				w.pnis[i].pref_nids = rnd(&seed, 4) == 0 ? &stranger :
+					&w.nis[rnd(&seed, w.local.nr_nis)].nid;
+				w.pnis[i].nr_pref_nids = 1;
+			}
+		}
+		m = (struct lnet_sel_msg){.src = LNET_ANY_NID,
+					  .dst = w.pnis[rnd(&seed, w.peer.nr_nis)].nid,
+					  .md_cpt = (int)rnd(&seed, 2), .reserved = rnd(&seed, 3) == 0,
+					  .routing = rnd(&seed, 4) == 0};
+		lnet_sel_plan_make(&w.local, &w.peer, &m.dst, &plan);
+		kinds[plan.kind]++;
+		if (plan.kind == LNET_SEL_PLAN_NONE)
+			continue;
+		rc_want = lnet_select_routed(&w.local, &w.peer, NULL, &m, &want);
+		rc_got = lnet_select_planned(&w.local, &w.peer, &plan, m.md_cpt, m.reserved, &got);
+		assert_int_equal(rc_got, rc_want);
+		if (rc_want != 0)
+			continue;
+		agreed++;
+		assert_int_equal(got.send_case, want.send_case);
+		assert_int_equal(got.net, want.net);
+		assert_int_equal(got.ni, want.ni);
+		assert_int_equal(got.peer_net, want.peer_net);
+		assert_int_equal(got.peer_ni, want.peer_ni);
+		assert_int_equal(got.stamp_seq, want.stamp_seq);
+		assert_int_equal(got.record_pref, want.record_pref);
+		assert_int_equal(got.route, want.route);
+		assert_int_equal(got.gw_ni, want.gw_ni);
+	}
+	/* Every kind of plan, and views with none, were seen; most plans chose a path. */
+	assert_true(kinds[LNET_SEL_PLAN_NONE] > 1000);
+	assert_true(kinds[LNET_SEL_PLAN_MR] > 1000);
+	assert_true(kinds[LNET_SEL_PLAN_NMR] > 1000);
+	assert_true(agreed > (kinds[LNET_SEL_PLAN_MR] + kinds[LNET_SEL_PLAN_NMR]) / 2);
+}
+
 static void
 test_case_str(void **state)
 {
@@ -1446,6 +1507,7 @@ main(void)
 		cmocka_unit_test(test_net_peer_health_beats_peer_prio),
 		cmocka_unit_test(test_net_not_local_skipped),
 		cmocka_unit_test(test_random_views_follow_the_rule_tuples),
+		cmocka_unit_test(test_random_views_plan_agrees),
 		cmocka_unit_test(test_case_str),
 		cmocka_unit_test(test_a1c_health),
 		cmocka_unit_test(test_a1d_resend_fails),
