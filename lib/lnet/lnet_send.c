@@ -110,25 +110,28 @@ lnet_send_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 void
 lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	struct lnet_ni *net_ni = lnet_ni_find_by_net(c->ln, lnet_nid_net(&msg->target.nid));
-	const struct lnet_peer_comp *comp;
-	struct lnet_peer_ni *lpni;
+	struct lnet_peer_ni *lpni = lnet_peer_ni_find(c, &msg->target.nid);
+	const struct lnet_peer_comp *comp = lpni != NULL ? rt_rcu_read((void *const *)&lpni->comp) : NULL;
 	struct lnet_peer_ni *nexthop_lpni;
 	struct lnet_nid nexthop;
 	struct lnet_nid dst;
 	struct lnet_ni *ni;
 	int rc;
 
-	if (net_ni == NULL && lnet_route_table_get(c->ln) == NULL) {
-		lnet_send_fail(c, msg, -EHOSTUNREACH, "no local NI on the destination's net");
-		return;
+	if (unlikely(comp == NULL)) {
+		/* A NID not known yet, or its peer not published: reachable at all? (Else selection says.) */
+		struct lnet_ni *net_ni = lnet_ni_find_by_net(c->ln, lnet_nid_net(&msg->target.nid));
+
+		if (net_ni == NULL && lnet_route_table_get(c->ln) == NULL) {
+			lnet_send_fail(c, msg, -EHOSTUNREACH, "no local NI on the destination's net");
+			return;
+		}
+		lpni = lpni != NULL ? lpni : lnet_peer_ni_find_or_create(c, &msg->target.nid, net_ni);
+		if (lpni == NULL) {
+			lnet_send_fail(c, msg, -ENOMEM, "no memory for the peer");
+			return;
+		}
 	}
-	lpni = lnet_peer_ni_find_or_create(c, &msg->target.nid, net_ni);
-	if (lpni == NULL) {
-		lnet_send_fail(c, msg, -ENOMEM, "no memory for the peer");
-		return;
-	}
-	comp = rt_rcu_read((void *const *)&lpni->comp);
 	if (!msg->disc_passed && (comp == NULL || (comp->gated && lnet_msg_wants_discovery(msg)))) {
 		msg->dst_lpni = lpni;
 		lnet_msg_to_mgmt(c->ln, msg);
