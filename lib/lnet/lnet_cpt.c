@@ -71,6 +71,7 @@ lnet_outbox_init(struct lnet_outbox *o, struct lnet *ln, struct rt_lcore *lc)
 		o->q = NULL;
 		return -ENOMEM;
 	}
+	rt_poller_set_pending(o->poller, &o->queued); /* an empty outbox costs its loop nothing */
 	return 0;
 }
 

@@ -238,6 +238,13 @@ LNP_API void rt_poller_unregister(struct rt_poller **p);
  */
 LNP_API int rt_poller_set_wait_fd(struct rt_poller *p, int fd);
 
+/**
+ * @p p has work only while *@p pending is not zero (a count its own lcore
+ * keeps, such as messages queued): the loop does not call it otherwise,
+ * and POLLED mode may leave its lcore out of a round. Call on its lcore.
+ */
+LNP_API void rt_poller_set_pending(struct rt_poller *p, const unsigned int *pending);
+
 /** Initialise a timer (once, before first arm). */
 LNP_API void rt_timer_init(struct rt_timer *t, rt_timer_fn fn, void *arg);
 

@@ -65,6 +65,7 @@ struct rt_poller {
 	uint64_t period_us;
 	uint64_t next_us;
 	int wait_fd;                /* readable when fn has work; -1: none */
+	const unsigned int *pending; /* fn has work only while this is not 0; NULL: always */
 	char name[32];
 };
 

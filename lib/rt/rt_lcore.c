@@ -249,8 +249,8 @@ rt_lcore_poll(struct rt_lcore *lc)
 
 /*
  * POLLED: true if polling @p lc now would find nothing to do, so a round may
- * leave it out. Every poller without a period makes a lcore always due (the
- * data lcores: the LND and the outbox).
+ * leave it out. Every poller without a period or a pending count makes a
+ * lcore always due (the data lcores' LNDs).
  */
 static bool
 rt_lcore_nothing_due(const struct rt_lcore *lc, uint64_t now)
@@ -262,7 +262,7 @@ rt_lcore_nothing_due(const struct rt_lcore *lc, uint64_t now)
 		return false;
 	}
 	for (p = lc->pollers; p != NULL; p = p->next) {
-		if (p->period_us == 0 || p->next_us <= now) {
+		if ((p->pending == NULL || *p->pending != 0) && (p->period_us == 0 || p->next_us <= now)) {
 			return false;
 		}
 	}

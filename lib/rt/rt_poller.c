@@ -68,6 +68,14 @@ rt_poller_set_wait_fd(struct rt_poller *p, int fd)
 }
 
 void
+rt_poller_set_pending(struct rt_poller *p, const unsigned int *pending)
+{
+	if (p != NULL) {
+		p->pending = pending;
+	}
+}
+
+void
 rt_pollers_free(struct rt_lcore *lc)
 {
 	while (lc->pollers != NULL) {
@@ -91,6 +99,9 @@ rt_pollers_run(struct rt_lcore *lc, uint64_t now)
 	}
 	for (p = lc->pollers; p != NULL; p = next) {
 		next = p->next; /* a poller may unregister itself */
+		if (p->pending != NULL && *p->pending == 0) {
+			continue;
+		}
 		if (p->period_us != 0) {
 			if (now < p->next_us) {
 				continue;

@@ -221,6 +221,46 @@ test_polled_skip_bounded(void **state)
 	rt_runtime_destroy(rt);
 }
 
+/*
+ * A poller with a pending count is called only while the count is not
+ * zero, and with it at zero its lcore is left out of POLLED rounds as if
+ * it had no poller; a count that rises brings it back in the next round.
+ */
+static void
+test_poller_pending_count(void **state)
+{
+	struct rt_runtime *rt = ut_polled(1);
+	struct rt_lcore *d0 = rt_data_lcore(rt, 0);
+	unsigned int rounds = 10 * RT_POLLED_SKIP_MAX;
+	unsigned int calls = 0;
+	unsigned int pending = 0;
+	struct rt_poller *p = rt_poller_register(d0, idle_poller, &calls, 0, "pending");
+	unsigned int i;
+
+	(void)state;
+	assert_non_null(p);
+	rt_poller_set_pending(p, &pending);
+	for (i = 0; i < rounds; i++) {
+		rt_runtime_poll_until_idle(rt, 1);
+	}
+	assert_int_equal(calls, 0);
+	assert_int_equal(ut_loops(d0), rounds / RT_POLLED_SKIP_MAX);
+	assert_int_equal(rt_lcore_poll(d0), 0); /* polled directly: still not called */
+	assert_int_equal(calls, 0);
+	pending = 2;
+	for (i = 0; i < rounds; i++) {
+		rt_runtime_poll_until_idle(rt, 1);
+	}
+	assert_int_equal(calls, rounds);
+	assert_int_equal(ut_loops(d0), rounds / RT_POLLED_SKIP_MAX + 1 + rounds);
+	rt_poller_set_pending(p, NULL); /* no count: always due again */
+	pending = 0;
+	rt_runtime_poll_until_idle(rt, 1);
+	assert_int_equal(calls, rounds + 1);
+	rt_poller_unregister(&p);
+	rt_runtime_destroy(rt);
+}
+
 struct stamp {
 	struct rt_timer t;
 	struct rt_runtime *rt;
@@ -369,6 +409,7 @@ main(void)
 		cmocka_unit_test(test_batch_and_stats),
 		cmocka_unit_test(test_poll_until_idle),
 		cmocka_unit_test(test_polled_skip_bounded),
+		cmocka_unit_test(test_poller_pending_count),
 		cmocka_unit_test(test_polled_mgmt_timers_and_msgs),
 		cmocka_unit_test(test_polled_periodic_poller),
 	};
