@@ -295,8 +295,9 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 		msg->routing = true; /* the kernel's msg_routing: on to its destination */
 		msg->target.nid = hdr->dest_nid;
 		msg->target.pid = hdr->dest_pid;
+	} else {
+		lnet_rx_event_source(msg); /* a forwarded message has no event */
 	}
-	lnet_rx_event_source(msg);
 	if (ni->any_cpt) {
 		lnet_rx_dispatch(c, msg); /* lo: no peer NI, as the kernel's lo sends have none */
 		return 0;
