@@ -13,17 +13,21 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+struct lnet_pcap;
+
 struct sock_tap {
 	void (*io)(void *ctx, bool out, bool boundary, const struct iovec *iov, int iovcnt,
 		   size_t n);
 	void *ctx;
+	/* Where the owner keeps the capture it feeds (NULL: always call): no call while none runs. */
+	struct lnet_pcap *const *cap;
 };
 
 static inline void
 sock_tap_io(const struct sock_tap *t, bool out, bool boundary, const struct iovec *iov,
 	    int iovcnt, ssize_t n)
 {
-	if (t != NULL && t->io != NULL && n > 0) {
+	if (t != NULL && t->io != NULL && n > 0 && (t->cap == NULL || *t->cap != NULL)) {
 		t->io(t->ctx, out, boundary, iov, iovcnt, (size_t)n);
 	}
 }

@@ -106,7 +106,7 @@ socklnd_tap(void *ctx, bool out, bool boundary, const struct iovec *iov, int iov
 static void
 socklnd_conn_flow(struct socklnd_conn *c)
 {
-	c->tap = (struct sock_tap){ socklnd_tap, c };
+	c->tap = (struct sock_tap){ socklnd_tap, c, &c->sni->cap };
 	c->hs.tap = &c->tap;
 	lnet_pcap_flow_init(c->sni->cap, &c->flow, c->fd, c->active, c->sni->cap != NULL);
 }
