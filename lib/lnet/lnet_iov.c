@@ -21,9 +21,19 @@ lnet_iov_copy(const struct iovec *dst_iov, unsigned int dst_niov, unsigned int d
 	      const struct iovec *src_iov, unsigned int src_niov, unsigned int src_off,
 	      unsigned int len)
 {
-	size_t doff = lnet_iov_seek(&dst_iov, &dst_niov, dst_off);
-	size_t soff = lnet_iov_seek(&src_iov, &src_niov, src_off);
+	size_t doff;
+	size_t soff;
 
+	if (dst_niov == 1 && src_niov == 1 && len != 0 && dst_off < dst_iov->iov_len &&
+	    len <= dst_iov->iov_len - dst_off && src_off < src_iov->iov_len &&
+	    len <= src_iov->iov_len - src_off) {
+		/* One fragment each side, and it all fits: the usual MD. */
+		memcpy((char *)dst_iov->iov_base + dst_off, (const char *)src_iov->iov_base + src_off,
+		       len);
+		return;
+	}
+	doff = lnet_iov_seek(&dst_iov, &dst_niov, dst_off);
+	soff = lnet_iov_seek(&src_iov, &src_niov, src_off);
 	while (len > 0 && dst_niov > 0 && src_niov > 0) {
 		size_t dleft = dst_iov->iov_len - doff;
 		size_t sleft = src_iov->iov_len - soff;

@@ -49,6 +49,29 @@ test_copy_stops_at_end_of_shorter_list(void **state)
 	assert_memory_equal(d, "xyz.....", 8);
 }
 
+/* One fragment each side: exactly len bytes between the offsets, to the last byte of either. */
+static void
+test_single_fragments_copy_exactly(void **state)
+{
+	char s[6] = "abcdef";
+	struct iovec src[1] = { { s, 6 } };
+	char d[6];
+	struct iovec dst[1] = { { d, 6 } };
+
+	(void)state;
+	memset(d, '.', sizeof(d));
+	lnet_iov_copy(dst, 1, 2, src, 1, 1, 3);
+	assert_memory_equal(d, "..bcd.", 6);
+	lnet_iov_copy(dst, 1, 5, src, 1, 5, 1); /* the last byte of both */
+	assert_memory_equal(d, "..bcdf", 6);
+	lnet_iov_copy(dst, 1, 0, src, 1, 0, 0); /* nothing */
+	assert_memory_equal(d, "..bcdf", 6);
+	lnet_iov_copy(dst, 1, 4, src, 1, 0, 6); /* more than the destination holds */
+	assert_memory_equal(d, "..bcab", 6);
+	lnet_iov_copy(dst, 1, 0, src, 1, 3, 6); /* more than the source has */
+	assert_memory_equal(d, "defcab", 6);
+}
+
 static void
 test_zero_length_fragments_are_skipped(void **state)
 {
@@ -68,6 +91,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_copy_across_uneven_fragments),
 		cmocka_unit_test(test_copy_stops_at_end_of_shorter_list),
+		cmocka_unit_test(test_single_fragments_copy_exactly),
 		cmocka_unit_test(test_zero_length_fragments_are_skipped),
 	};
 
