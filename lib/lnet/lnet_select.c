@@ -141,7 +141,7 @@ ni_compare(const struct lnet_sel_ni *c, uint32_t c_dist, const struct lnet_sel_n
 }
 
 /* Best NI of local net @net for peer net @pnet (NONE if it has no peer NI). */
-static int
+static inline __attribute__((always_inline)) int
 best_ni_on_net(const struct lnet_sel_local *l, int net, const struct lnet_sel_peer *p, int pnet,
 	       int md_cpt)
 {
@@ -184,15 +184,21 @@ peer_ni_compare(const struct lnet_sel_peer_ni *c, bool c_pref, const struct lnet
 	return c->seq < b->seq ? 1 : -1;
 }
 
-static int
-best_peer_ni_on_net(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *local_nid)
+/*
+ * Whether each peer NI prefers the local NI comes from its list, or from
+ * @p pref_of (a plan's: bit @p local_bit of pref_of[i - first]) when given.
+ */
+static inline __attribute__((always_inline)) int
+best_peer_ni_of(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *local_nid,
+		const uint64_t *pref_of, unsigned int local_bit)
 {
 	const struct lnet_sel_net *pn = &p->nets[pnet];
 	bool best_pref = false;
 	int best = NONE;
 
 	for (int i = pn->first_ni; i < pn->first_ni + pn->nr_nis; i++) {
-		bool pref = peer_ni_prefers(&p->nis[i], local_nid);
+		bool pref = pref_of != NULL ? (pref_of[i - pn->first_ni] >> local_bit) & 1 :
+					      peer_ni_prefers(&p->nis[i], local_nid);
 
 		if (best == NONE || peer_ni_compare(&p->nis[i], pref, &p->nis[best], best_pref) > 0) {
 			best = i;
@@ -200,6 +206,12 @@ best_peer_ni_on_net(const struct lnet_sel_peer *p, int pnet, const struct lnet_n
 		}
 	}
 	return best;
+}
+
+static inline __attribute__((always_inline)) int
+best_peer_ni_on_net(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *local_nid)
+{
+	return best_peer_ni_of(p, pnet, local_nid, NULL, 0);
 }
 
 /* ---- §7.2: the best local net among the peer's nets ---- */
@@ -677,6 +689,23 @@ lnet_select(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 	return lnet_select_routed(l, p, NULL, m, res);
 }
 
+/* Which of net's NIs each of pnet's NIs prefers, as bits. */
+static void
+plan_prefs(const struct lnet_sel_local *l, int net, const struct lnet_sel_peer *p, int pnet,
+	   uint64_t *pref)
+{
+	const struct lnet_sel_net *n = &l->nets[net];
+	const struct lnet_sel_net *pn = &p->nets[pnet];
+
+	for (int i = 0; i < pn->nr_nis; i++) {
+		pref[i] = 0;
+		for (int j = 0; j < n->nr_nis; j++) {
+			if (peer_ni_prefers(&p->nis[pn->first_ni + i], &l->nis[n->first_ni + j].nid))
+				pref[i] |= 1ULL << j;
+		}
+	}
+}
+
 void
 lnet_sel_plan_make(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 		   const struct lnet_nid *dst, struct lnet_sel_plan *plan)
@@ -699,11 +728,13 @@ lnet_sel_plan_make(const struct lnet_sel_local *l, const struct lnet_sel_peer *p
 			pnet = i;
 			net = n;
 		}
-		if (pnet == NONE || p->nets[pnet].nr_nis == 0)
+		if (pnet == NONE || p->nets[pnet].nr_nis == 0 ||
+		    p->nets[pnet].nr_nis > LNET_SEL_PLAN_MAX_PNIS || l->nets[net].nr_nis > 64)
 			return;
-		*plan = (struct lnet_sel_plan){.kind = LNET_SEL_PLAN_MR, .net = (int16_t)net,
-					       .pnet = (int16_t)pnet, .dst = NONE, .sticky = NONE,
-					       .sticky_net = NONE};
+		plan_prefs(l, net, p, pnet, plan->pref);
+		plan->kind = LNET_SEL_PLAN_MR;
+		plan->net = (int16_t)net;
+		plan->pnet = (int16_t)pnet;
 		return;
 	}
 	/* sel_b1d: classify() says LOCAL when the destination's net is one of ours */
@@ -733,7 +764,9 @@ lnet_select_planned(const struct lnet_sel_local *l, const struct lnet_sel_peer *
 	if (plan->kind == LNET_SEL_PLAN_MR) {
 		res->send_case = LNET_SEL_SRC_ANY | LNET_SEL_LOCAL_DST | LNET_SEL_MR_DST;
 		ni = best_ni_on_net(l, plan->net, p, plan->pnet, md_cpt);
-		pni = ni == NONE ? NONE : best_peer_ni_on_net(p, plan->pnet, &l->nis[ni].nid);
+		pni = ni == NONE ? NONE :
+				   best_peer_ni_of(p, plan->pnet, NULL, plan->pref,
+						   (unsigned int)(ni - l->nets[plan->net].first_ni));
 		if (pni == NONE)
 			return -EHOSTUNREACH;
 		result_set(res, l, plan->net, ni, p, plan->pnet, pni);

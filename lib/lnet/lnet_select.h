@@ -218,6 +218,9 @@ enum lnet_sel_plan_kind {
 	LNET_SEL_PLAN_NMR, /* B1D: to dst, from sticky (unless reserved) or the best NI of net */
 };
 
+/* A Multi-Rail plan's peer net has at most this many NIs, its local net at most 64. */
+#define LNET_SEL_PLAN_MAX_PNIS 16
+
 struct lnet_sel_plan {
 	uint8_t kind;         /* enum lnet_sel_plan_kind */
 	bool record_pref;     /* NMR: the first send makes its NI sticky */
@@ -226,6 +229,8 @@ struct lnet_sel_plan {
 	int16_t dst;          /* NMR: the destination's peer NI */
 	int16_t sticky;       /* NMR: its sticky local NI, or -1 */
 	int16_t sticky_net;   /* ... and that NI's local net */
+	/* MR: bit j of pref[i]: pnet's NI i prefers net's NI j (UDSP; the lists do not change) */
+	uint64_t pref[LNET_SEL_PLAN_MAX_PNIS];
 };
 
 /* The plan for messages to @dst over these views (kind NONE: use lnet_select_routed()). */

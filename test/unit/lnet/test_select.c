@@ -1033,8 +1033,9 @@ test_random_views_follow_the_rule_tuples(void **state)
 
 /*
  * A plan (lnet_sel_plan_make) gives the same path as the whole selection
- * for every message it covers: random views, Multi-Rail or not, sticky
- * NIDs that are ours or not, reserved or not, either MD CPT.
+ * for every message it covers: random views, Multi-Rail (UDSP preferred
+ * NIDs, one or two) or not (sticky NIDs ours or not), reserved or not,
+ * either MD CPT.
  */
 static void
 test_random_views_plan_agrees(void **state)
@@ -1050,10 +1051,19 @@ test_random_views_plan_agrees(void **state)
 		struct lnet_sel_result want, got;
 		struct lnet_sel_msg m;
 		struct lnet_nid stranger = nid_on(TCP9, 77);
+		struct lnet_nid prefs[RN * RI][2];
 		int rc_want, rc_got;
 
 		rworld_fill(&w, &seed);
 		w.peer.multi_rail = rnd(&seed, 2) == 0;
+		for (unsigned int i = 0; w.peer.multi_rail && i < w.peer.nr_nis; i++) {
+			if (rnd(&seed, 2) == 0) { /* UDSP: one or two preferred local NIDs */
+				prefs[i][0] = w.nis[rnd(&seed, w.local.nr_nis)].nid;
+				prefs[i][1] = w.nis[rnd(&seed, w.local.nr_nis)].nid;
+				w.pnis[i].pref_nids = prefs[i];
+				w.pnis[i].nr_pref_nids = (uint16_t)(1 + rnd(&seed, 2));
+			}
+		}
 		for (unsigned int i = 0; !w.peer.multi_rail && i < w.peer.nr_nis; i++) {
 			if (rnd(&seed, 3) == 0) { /* sticky: one of ours, or a NID we no longer have */
 				w.pnis[i].pref_nids = rnd(&seed, 4) == 0 ? &stranger :
