@@ -1008,4 +1008,26 @@ lnet_msg_dispatch(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt,
 	lnet_msg_dispatch_away(ln, msg, dst_cpt);
 }
 
+/*
+ * lnet_msg_dispatch() from a step running on @p c's own lcore (every step
+ * and LNet's work on a CPT have theirs): which lcore this is, is known
+ * without asking. The sanitizer builds every test runs check that it is.
+ */
+static inline void
+lnet_msg_dispatch_c(struct lnet_cpt *c, struct lnet_msg *msg, unsigned int dst_cpt,
+		    enum lnet_msg_step step)
+{
+#ifdef __SANITIZE_ADDRESS__
+	if (rt_lcore_self() != c->lcore) {
+		abort();
+	}
+#endif
+	msg->step = step;
+	if (likely(dst_cpt == c->cpt)) {
+		lnet_msg_step_run(c, msg, step);
+		return;
+	}
+	lnet_msg_dispatch_away(c->ln, msg, dst_cpt);
+}
+
 #endif /* LNET_INTERNAL_H */

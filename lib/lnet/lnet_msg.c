@@ -293,7 +293,7 @@ lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_send_ack(c, msg);
 		return;
 	}
-	lnet_msg_free(msg);
+	lnet_msg_dispatch_c(c, msg, msg->home_cpt, LNET_STEP_FREE); /* lnet_msg_free() */
 }
 
 /* Drop a received message: count it and let the LND discard its payload. */

@@ -326,7 +326,7 @@ lnet_ptl_rematch(struct lnet_cpt *c, unsigned int portal)
 	while ((msg = TAILQ_FIRST(&waiting)) != NULL) {
 		TAILQ_REMOVE(&waiting, msg, link);
 		msg->match_tries = 0;
-		lnet_msg_dispatch(c->ln, msg, lnet_ptl_match_cpt_first(c->ln, msg),
+		lnet_msg_dispatch_c(c, msg, lnet_ptl_match_cpt_first(c->ln, msg),
 				  LNET_STEP_RX_MATCH);
 	}
 }

@@ -71,7 +71,7 @@ lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action actio
 		lnet_rx_recv_run(c, msg);
 		return;
 	}
-	lnet_msg_dispatch(c->ln, msg, ni->cpt, LNET_STEP_RX_RECV);
+	lnet_msg_dispatch_c(c, msg, ni->cpt, LNET_STEP_RX_RECV);
 }
 
 /* ACK or REPLY: find our MD from the handle we sent out. */
@@ -149,7 +149,7 @@ lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 			lnet_drop_rx(c, msg, "portal index out of range");
 			return;
 		}
-		lnet_msg_dispatch(ln, msg, lnet_ptl_match_cpt_first(ln, msg), LNET_STEP_RX_MATCH);
+		lnet_msg_dispatch_c(c, msg, lnet_ptl_match_cpt_first(ln, msg), LNET_STEP_RX_MATCH);
 		return;
 	}
 	wmd = h->type == LNET_MSG_ACK ? &h->msg.ack.dst_wmd : &h->msg.reply.dst_wmd;
@@ -159,7 +159,7 @@ lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 		return;
 	}
 	msg->md_cpt = (uint16_t)lnet_cookie_cpt(wmd->wh_object_cookie);
-	lnet_msg_dispatch(ln, msg, msg->md_cpt, LNET_STEP_RX_MD);
+	lnet_msg_dispatch_c(c, msg, msg->md_cpt, LNET_STEP_RX_MD);
 }
 
 /*
@@ -305,6 +305,6 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 	if (lnet_fault_rx_delay(c, msg)) {
 		return 0; /* a delay rule holds it */
 	}
-	lnet_msg_dispatch(ln, msg, lnet_cpt_of_nid(ln, from), LNET_STEP_RX_PEER);
+	lnet_msg_dispatch_c(c, msg, lnet_cpt_of_nid(ln, from), LNET_STEP_RX_PEER);
 	return 0;
 }

@@ -101,7 +101,7 @@ lnet_fwd_done_step(struct lnet_cpt *c, struct lnet_msg *msg)
 			lnet_fwd_take_buffer(c, next);
 		}
 	}
-	lnet_msg_free(msg);
+	lnet_msg_dispatch_c(c, msg, msg->home_cpt, LNET_STEP_FREE); /* lnet_msg_free() */
 }
 
 /*
@@ -149,11 +149,11 @@ lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg)
 		msg->tx = true;
 		msg->disc_passed = true;  /* a router does not hold messages for discovery */
 		msg->src_param = LNET_ANY_NID;
-		lnet_msg_dispatch(c->ln, msg, lnet_cpt_of_nid(c->ln, &msg->target.nid),
+		lnet_msg_dispatch_c(c, msg, lnet_cpt_of_nid(c->ln, &msg->target.nid),
 				  LNET_STEP_SEND_SELECT);
 		return;
 	}
-	lnet_msg_dispatch(c->ln, msg, msg->rtr_cpt, LNET_STEP_FWD_DONE);
+	lnet_msg_dispatch_c(c, msg, msg->rtr_cpt, LNET_STEP_FWD_DONE);
 }
 
 /* Dropped while waiting: what it holds goes back (no one else is served: all are going). */

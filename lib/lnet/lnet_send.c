@@ -65,7 +65,7 @@ lnet_send_addressed(struct lnet_cpt *c, struct lnet_msg *msg)
 		return;
 	}
 	msg->peer_cpt = (uint16_t)lnet_cpt_of_nid(c->ln, &msg->nexthop);
-	lnet_msg_dispatch(c->ln, msg, msg->peer_cpt, LNET_STEP_SEND_PEER);
+	lnet_msg_dispatch_c(c, msg, msg->peer_cpt, LNET_STEP_SEND_PEER);
 }
 
 /*
@@ -90,7 +90,7 @@ lnet_send_route(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_send_loopback(c, msg);
 		return;
 	}
-	lnet_msg_dispatch(c->ln, msg, lnet_cpt_of_nid(c->ln, &msg->target.nid),
+	lnet_msg_dispatch_c(c, msg, lnet_cpt_of_nid(c->ln, &msg->target.nid),
 			  LNET_STEP_SEND_SELECT);
 }
 
@@ -208,7 +208,7 @@ lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	if (!lnet_credits_take_peer(lpni, msg)) {
 		return; /* queued: sent when a credit comes back */
 	}
-	lnet_msg_dispatch(c->ln, msg, msg->txni->cpt, LNET_STEP_SEND_NI);
+	lnet_msg_dispatch_c(c, msg, msg->txni->cpt, LNET_STEP_SEND_NI);
 }
 
 void
