@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/queue.h>
 #include <sys/uio.h>
 
@@ -178,6 +179,28 @@ lnet_stats_incr(struct lnet_msg_stats *slots, unsigned int cpt, enum lnet_stats_
 
 	/* Single writer: a load and a store (a plain add), atomic only so readers may sum. */
 	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Zero the first @p len bytes of a hot object (a message, an MD) with
+ * 16-byte stores the compiler unrolls for a constant @p len (an
+ * instruction per 16 bytes, no call; memset would be a call, rep stos an
+ * instruction per 8 bytes). may_alias: the stores are seen as writes of
+ * the object's fields.
+ */
+typedef long long lnet_v16 __attribute__((vector_size(16), aligned(8), may_alias));
+
+static inline void
+lnet_zero16(void *p, size_t len)
+{
+	lnet_v16 *q = p;
+	size_t i;
+
+#pragma GCC unroll 32
+	for (i = 0; i < len / sizeof(*q); i++) {
+		q[i] = (lnet_v16){ 0, 0 };
+	}
+	memset((char *)p + len / sizeof(*q) * sizeof(*q), 0, len % sizeof(*q));
 }
 
 struct lnet_msg_stats *lnet_stats_alloc(unsigned int ncpts);

@@ -90,7 +90,7 @@ lnet_md_from_cache(struct lnet_md_table *t)
 	if (md != NULL) {
 		t->cache = md->next_cached;
 		t->ncache--;
-		memset(md, 0, sizeof(*md) + sizeof(struct iovec));
+		lnet_zero16(md, sizeof(*md) + sizeof(struct iovec));
 	}
 	return md;
 }

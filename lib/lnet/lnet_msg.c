@@ -10,27 +10,6 @@
 
 #include "lnet_internal.h"
 
-/*
- * Zero the first @p len bytes of a message with 16-byte stores the compiler
- * unrolls (an instruction per 16 bytes, no call); for a constant length it
- * would otherwise emit rep stos, an instruction per 8 bytes. may_alias: the
- * stores are seen as writes of the message's fields.
- */
-typedef long long lnet_v16 __attribute__((vector_size(16), aligned(8), may_alias));
-
-static inline void
-lnet_msg_zero(void *p, size_t len)
-{
-	lnet_v16 *q = p;
-	size_t i;
-
-#pragma GCC unroll 32
-	for (i = 0; i < len / sizeof(*q); i++) {
-		q[i] = (lnet_v16){ 0, 0 };
-	}
-	memset((char *)p + len / sizeof(*q) * sizeof(*q), 0, len % sizeof(*q));
-}
-
 /* The zeroed part of a message: up to its header. */
 #define LNET_MSG_ZEROED offsetof(struct lnet_msg, hdr)
 
@@ -46,7 +25,7 @@ lnet_msg_alloc(struct lnet_cpt *c)
 	if (likely(msg != NULL)) {
 		c->msg_cache = msg->link.tqe_next;
 		c->nmsg_cache--;
-		lnet_msg_zero(msg, LNET_MSG_ZEROED);
+		lnet_zero16(msg, LNET_MSG_ZEROED);
 	} else {
 		msg = calloc(1, sizeof(*msg));
 		if (msg == NULL) {
