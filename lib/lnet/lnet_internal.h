@@ -684,11 +684,9 @@ void lnet_md_unlink(struct lnet_cpt *c, struct lnet_libmd *md);
 void lnet_md_release(struct lnet_cpt *c, struct lnet_libmd *md);
 bool lnet_md_exhausted(const struct lnet_libmd *md);
 bool lnet_md_active(const struct lnet_libmd *md);
-void lnet_md_deliver_event(struct lnet_cpt *c, struct lnet_libmd *md, struct lnet_event *ev);
 unsigned int lnet_cookie_cpt(uint64_t cookie);
 void lnet_md_attach_msg(struct lnet_libmd *md, struct lnet_msg *msg, unsigned int offset,
 			unsigned int mlength);
-void lnet_md_fill_event(const struct lnet_libmd *md, struct lnet_event *ev);
 
 /* lnet_ptl.c: portals, MEs, matching */
 int lnet_ptl_claim(struct lnet *ln, unsigned int portal, bool unique);
@@ -1051,6 +1049,36 @@ lnet_msg_dispatch_c(struct lnet_cpt *c, struct lnet_msg *msg, unsigned int dst_c
 		return;
 	}
 	lnet_msg_dispatch_away(c->ln, msg, dst_cpt);
+}
+
+static inline void
+lnet_md_fill_event(const struct lnet_libmd *md, struct lnet_event *ev)
+{
+	ev->md_handle.cookie = md->cookie;
+	ev->md_start = md->start;
+	ev->md_user_ptr = md->user_ptr;
+	ev->md_options = md->options;
+}
+
+/* Post @p ev of @p md: its handler, then its event queue (inlined: every completion has one). */
+static inline void
+lnet_md_deliver_event(struct lnet_cpt *c, struct lnet_libmd *md, struct lnet_event *ev)
+{
+	lnet_md_fill_event(md, ev);
+	ev->sequence = ++c->ev_seq;
+	if (md->handler != NULL) {
+		md->handler(ev);
+	}
+	if (md->eq != NULL) {
+		struct lnet_eq *eq = md->eq;
+
+		if (ev->unlinked) {
+			/* The MD's last event: whoever sees it may free the queue (LNetEQFree). */
+			md->eq = NULL;
+			lnet_eq_put(eq, md->cpt);
+		}
+		lnet_eq_enqueue(eq, c->cpt, ev);
+	}
 }
 
 #endif /* LNET_INTERNAL_H */

@@ -309,14 +309,6 @@ lnet_md_attach_msg(struct lnet_libmd *md, struct lnet_msg *msg, unsigned int off
 	}
 }
 
-void
-lnet_md_fill_event(const struct lnet_libmd *md, struct lnet_event *ev)
-{
-	ev->md_handle.cookie = md->cookie;
-	ev->md_start = md->start;
-	ev->md_user_ptr = md->user_ptr;
-	ev->md_options = md->options;
-}
 
 /*
  * Drop @p msg's reference (already counted out by the caller) and free
@@ -334,22 +326,3 @@ lnet_md_release(struct lnet_cpt *c, struct lnet_libmd *md)
 	}
 }
 
-void
-lnet_md_deliver_event(struct lnet_cpt *c, struct lnet_libmd *md, struct lnet_event *ev)
-{
-	lnet_md_fill_event(md, ev);
-	ev->sequence = ++c->ev_seq;
-	if (md->handler != NULL) {
-		md->handler(ev);
-	}
-	if (md->eq != NULL) {
-		struct lnet_eq *eq = md->eq;
-
-		if (ev->unlinked) {
-			/* The MD's last event: whoever sees it may free the queue (LNetEQFree). */
-			md->eq = NULL;
-			lnet_eq_put(eq, md->cpt);
-		}
-		lnet_eq_enqueue(eq, c->cpt, ev);
-	}
-}
