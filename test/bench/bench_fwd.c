@@ -10,7 +10,11 @@
  * a posted MD, its ACK sent back): what the node does with a message of
  * its own. Prints YAML.
  *
- *   bench_fwd [--iters N] [--size BYTES] [--only fwd|local]
+ *   bench_fwd [--iters N] [--size BYTES] [--only fwd|local] [--mr-udsp]
+ *
+ * --mr-udsp measures it with what a deployed router has: a second NI on
+ * each net (Multi-Rail: the next hop is chosen between two), health, and
+ * 20 UDSP rules of every kind, some of them matching these NIDs.
  *
  * usertools/lnet-bench (--figures router) runs it under callgrind at two
  * iteration counts and divides the difference: instructions per message.
@@ -33,6 +37,7 @@ struct fwd_bench {
 	unsigned long iters;
 	unsigned int size;
 	const char *only;
+	bool mr_udsp;
 	uint8_t *wire;            /* the payload as it "arrives" */
 	uint8_t *sink;            /* the local MD */
 	struct lnet_ni *in;       /* 10.0.0.1@tcp */
@@ -117,6 +122,91 @@ ni_add(struct lnet_nid nid)
 
 	return lnet_ni_config(lnet_instance(), &req) == 0 ? lnet_ni_find_by_nid(lnet_instance(), &nid) :
 							     NULL;
+}
+
+/* --mr-udsp: each net's second NI, beside 10.0.0.1@tcp and 10.1.0.1@tcp1. */
+static const uint32_t mr_second_nis[][2] = { { TCP, 0x0a000002U }, { TCP1, 0x0a010002U } };
+
+/*
+ * --mr-udsp: 20 UDSP rules in lnetctl udsp add's terms (NULL: no such
+ * descriptor; priority -1: a preferred-list rule; idx -1: appended). Both
+ * rails of each net get the same priority and straight pairs (.1/.8, .2/.9),
+ * so the next hop to 10.1.0.8@tcp1 is chosen by the rules, not by default.
+ */
+static const struct {
+	const char *src;
+	const char *dst;
+	const char *rte;
+	long priority;
+	int idx;
+} mr_rules[] = {
+	{ "tcp1", NULL, NULL, 0, -1 },                           /* local net priority */
+	{ NULL, "tcp1", NULL, 0, -1 },                           /* peer net priority */
+	{ "10.1.0.[1-2]@tcp1", NULL, NULL, 1, -1 },              /* local NID priorities, equal */
+	{ "10.0.0.[1-2]@tcp", NULL, NULL, 1, -1 },
+	{ NULL, "10.1.0.[8-9]@tcp1", NULL, 1, -1 },              /* peer NID priorities, equal */
+	{ NULL, "10.0.0.[7-8]@tcp", NULL, 1, -1 },
+	{ "10.1.0.1@tcp1", "10.1.0.8@tcp1", NULL, -1, -1 },      /* src/dst pairs, straight */
+	{ "10.1.0.2@tcp1", "10.1.0.9@tcp1", NULL, -1, -1 },
+	{ "10.0.0.1@tcp", "10.0.0.7@tcp", NULL, -1, -1 },
+	{ "10.0.0.2@tcp", "10.0.0.8@tcp", NULL, -1, -1 },
+	{ NULL, "10.2.[0-127].*@tcp", NULL, 2, -1 },             /* other ranges */
+	{ NULL, "12.0.*.*@tcp", NULL, 3, -1 },
+	{ NULL, "13.[0-1].*.*@tcp", NULL, 4, -1 },
+	{ "10.0.0.1@tcp", "12.*.*.*@tcp", NULL, -1, -1 },
+	{ NULL, "tcp2", NULL, 5, -1 },
+	{ "tcp", NULL, NULL, 2, -1 },
+	{ NULL, "12.0.[0-31].[0-255/2]@tcp", NULL, 7, 0 },       /* inserted first */
+	{ NULL, "13.1.[100-134].*@tcp", NULL, 8, 3 },            /* inserted at 3 */
+	{ NULL, "10.5.*.*@tcp2", "10.1.0.9@tcp1", -1, -1 },      /* a preferred router */
+	{ NULL, "10.1.0.*@tcp1", NULL, 1, -1 },                  /* every far peer alike */
+};
+
+#define MR_NRULES (sizeof(mr_rules) / sizeof(mr_rules[0]))
+
+/* After the first NIs: the second ones, then the rules. */
+static int
+mr_setup(void)
+{
+	char err[256] = "";
+	unsigned int i;
+
+	for (i = 0; i < sizeof(mr_second_nis) / sizeof(mr_second_nis[0]); i++) {
+		if (ni_add(nid_on(mr_second_nis[i][0], mr_second_nis[i][1])) == NULL) {
+			fprintf(stderr, "bench_fwd: the second NI on net %u was not added\n", i);
+			return -1;
+		}
+	}
+	for (i = 0; i < MR_NRULES; i++) {
+		int rc = lnet_ctl_udsp_add(mr_rules[i].src, mr_rules[i].dst, mr_rules[i].rte,
+					   mr_rules[i].priority, mr_rules[i].idx, err, sizeof(err));
+
+		if (rc != 0) {
+			fprintf(stderr, "bench_fwd: udsp rule %u: %s\n", i,
+				err[0] != '\0' ? err : strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* What was in place while it measured. */
+static void
+print_in_place(void)
+{
+	struct lnet_ctl_ni nis[8];
+	struct lnet_ctl_global g = { 0 };
+	struct lnet_ctl_udsp r[1];
+	unsigned int nrules = 0;
+	int nnis = lnet_ctl_ni_list(nis, 8);
+
+	lnet_ctl_global_get(&g);
+	if (lnet_ctl_udsp_list(0, r, 1, &nrules) < 0) {
+		nrules = 0;
+	}
+	printf("bench_fwd:\n    mr_udsp: %s\n    nis: %d\n    udsp_rules: %u\n"
+	       "    health_sensitivity: %d\n", g_b.mr_udsp ? "true" : "false", nnis, nrules,
+	       g.health_sensitivity);
 }
 
 struct fwd_parse {
@@ -231,11 +321,12 @@ parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "iters", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
-		{ "only", required_argument, NULL, 'o' }, { NULL, 0, NULL, 0 },
+		{ "only", required_argument, NULL, 'o' }, { "mr-udsp", no_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "n:s:o:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:s:o:m", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			g_b.iters = strtoul(optarg, NULL, 10);
@@ -246,8 +337,12 @@ parse_args(int argc, char **argv)
 		case 'o':
 			g_b.only = optarg;
 			break;
+		case 'm':
+			g_b.mr_udsp = true;
+			break;
 		default:
-			fprintf(stderr, "usage: bench_fwd [--iters N] [--size B] [--only fwd|local]\n");
+			fprintf(stderr, "usage: bench_fwd [--iters N] [--size B] [--only fwd|local] "
+					"[--mr-udsp]\n");
 			return -1;
 		}
 	}
@@ -280,10 +375,13 @@ main(int argc, char **argv)
 	g_b.in = ni_add(nid_on(TCP, 0x0a000001U));
 	me = g_b.in != NULL ? g_b.in->nid : LNET_ANY_NID;
 	if (g_b.in == NULL || ni_add(nid_on(TCP1, 0x0a010001U)) == NULL ||
-	    lnet_ctl_global_set("discovery", 0, err, sizeof(err)) != 0 || routing_on() != 0 ||
-	    local_target() != 0) {
+	    lnet_ctl_global_set("discovery", 0, err, sizeof(err)) != 0 ||
+	    (g_b.mr_udsp && mr_setup() != 0) || routing_on() != 0 || local_target() != 0) {
 		fprintf(stderr, "bench_fwd: set-up failed\n");
 		rc = 1;
+	}
+	if (rc == 0) {
+		print_in_place();
 	}
 	if (rc == 0 && (g_b.only == NULL || strcmp(g_b.only, "fwd") == 0)) {
 		rc = run("forwarded", &g_b.far, false);
