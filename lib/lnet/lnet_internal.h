@@ -316,6 +316,11 @@ struct lnet_push_target;
 struct lnet_ni_table {
 	uint64_t gen;             /* one more than the table it replaced */
 	unsigned int nnis;
+	/* Our NIs by NID (NULL: empty), open addressing: whether a NID is ours
+	 * is asked of every forwarded message and every send, and a scan costs
+	 * a compare per NI. Power-of-two size, at least twice nnis. */
+	unsigned int by_nid_mask;
+	struct lnet_ni **by_nid;
 	struct lnet_ni *nis[];    /* nis[0] is 0@lo */
 };
 
@@ -783,6 +788,37 @@ struct lnet_ni *lnet_ni_find_by_net(struct lnet *ln, uint32_t net);
  */
 unsigned int lnet_ni_distance(const struct lnet *ln, const struct lnet_ni *ni, int md_cpt);
 struct lnet_ni *lnet_ni_find_by_nid(struct lnet *ln, const struct lnet_nid *nid);
+
+/* The slot a NID's probe starts at in lnet_ni_table.by_nid: all 20 bytes folded, then mixed. */
+static inline unsigned int
+lnet_ni_nid_slot(const struct lnet_nid *nid, unsigned int mask)
+{
+	uint32_t h;
+	uint64_t a0, a1;
+
+	memcpy(&h, nid, sizeof(h));
+	memcpy(&a0, &nid->nid_addr[0], sizeof(a0));
+	memcpy(&a1, &nid->nid_addr[2], sizeof(a1));
+	return (unsigned int)(((a0 ^ a1 ^ h) * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
+}
+
+/* Our NI with @p nid in table @p t, or NULL (lnet_ni_find_by_nid, inlined where it is hot). */
+static inline struct lnet_ni *
+lnet_ni_lookup(const struct lnet_ni_table *t, const struct lnet_nid *nid)
+{
+	unsigned int i;
+
+	if (t == NULL) {
+		return NULL;
+	}
+	/* At most half full: an empty slot always ends the probe. */
+	for (i = lnet_ni_nid_slot(nid, t->by_nid_mask); t->by_nid[i] != NULL; i = (i + 1) & t->by_nid_mask) {
+		if (lnet_nid_same(&t->by_nid[i]->nid, nid)) {
+			return t->by_nid[i];
+		}
+	}
+	return NULL;
+}
 const struct lnet_ni_table *lnet_ni_table_get(struct lnet *ln);
 void lnet_msg_set_txni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni *ni);
 void lnet_msg_set_rxni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni *ni);

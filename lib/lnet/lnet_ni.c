@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "lnet_internal.h"
 
 /* Registry of LNDs, filled by constructors before main(); read-only after. */
@@ -61,15 +63,7 @@ lnet_ni_find_by_net(struct lnet *ln, uint32_t net)
 struct lnet_ni *
 lnet_ni_find_by_nid(struct lnet *ln, const struct lnet_nid *nid)
 {
-	const struct lnet_ni_table *t = lnet_ni_table_get(ln);
-	unsigned int i;
-
-	for (i = 0; t != NULL && i < t->nnis; i++) {
-		if (lnet_nid_same(&t->nis[i]->nid, nid)) {
-			return t->nis[i];
-		}
-	}
-	return NULL;
+	return lnet_ni_lookup(lnet_ni_table_get(ln), nid);
 }
 
 static struct lnet_ni *
@@ -183,12 +177,43 @@ lnet_msg_put_nis(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 }
 
+/* A table for @p n NIs, its NID index empty (lnet_ni_table_replace fills it). */
+static struct lnet_ni_table *
+lnet_ni_table_alloc(unsigned int n)
+{
+	unsigned int slots = rte_align32pow2(RTE_MAX(2 * n, 8U));
+	struct lnet_ni_table *t = calloc(1, sizeof(*t) + n * sizeof(t->nis[0]) +
+					    slots * sizeof(t->by_nid[0]));
+
+	if (t != NULL) {
+		t->by_nid = &t->nis[n];
+		t->by_nid_mask = slots - 1;
+	}
+	return t;
+}
+
+static void
+lnet_ni_table_index(struct lnet_ni_table *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nnis; i++) {
+		unsigned int k = lnet_ni_nid_slot(&t->nis[i]->nid, t->by_nid_mask);
+
+		while (t->by_nid[k] != NULL) {
+			k = (k + 1) & t->by_nid_mask;
+		}
+		t->by_nid[k] = t->nis[i];
+	}
+}
+
 /* Publish @p t in place of the current table, retiring the old one. */
 static void
 lnet_ni_table_replace(struct lnet *ln, struct lnet_ni_table *t)
 {
 	struct lnet_ni_table *old = ln->ni_table;
 
+	lnet_ni_table_index(t);
 	t->gen = old != NULL ? old->gen + 1 : 1;
 	lnet_udsp_table_prios(ln, t); /* a new NI goes out with its UDSP priorities */
 	rt_rcu_publish((void **)&ln->ni_table, t);
@@ -205,7 +230,7 @@ lnet_ni_table_append(struct lnet *ln, struct lnet_ni *ni)
 {
 	struct lnet_ni_table *old = ln->ni_table;
 	unsigned int n = old == NULL ? 0 : old->nnis;
-	struct lnet_ni_table *t = malloc(sizeof(*t) + (n + 1) * sizeof(t->nis[0]));
+	struct lnet_ni_table *t = lnet_ni_table_alloc(n + 1);
 
 	if (t == NULL) {
 		return -ENOMEM;
@@ -224,7 +249,7 @@ static int
 lnet_ni_table_remove(struct lnet *ln, const struct lnet_ni *ni)
 {
 	struct lnet_ni_table *old = ln->ni_table;
-	struct lnet_ni_table *t = malloc(sizeof(*t) + old->nnis * sizeof(t->nis[0]));
+	struct lnet_ni_table *t = lnet_ni_table_alloc(old->nnis);
 	unsigned int i;
 
 	if (t == NULL) {

@@ -265,7 +265,7 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 	if (!for_me) {
 		/* Same net, or another NI of ours: it should have come straight there. */
 		if (lnet_nid_net(&hdr->dest_nid) == ni->net_id ||
-		    lnet_ni_find_by_nid(ln, &hdr->dest_nid) != NULL || ni->any_cpt) {
+		    lnet_ni_lookup(lnet_ni_table_get(ln), &hdr->dest_nid) != NULL || ni->any_cpt) {
 			c->counters.errors++;
 			return -EPROTO;
 		}

@@ -17,7 +17,7 @@
 static bool
 lnet_dest_is_local(struct lnet *ln, const struct lnet_nid *nid)
 {
-	return lnet_nid_is_lo0(nid) || lnet_ni_find_by_nid(ln, nid) != NULL;
+	return lnet_nid_is_lo0(nid) || lnet_ni_lookup(lnet_ni_table_get(ln), nid) != NULL;
 }
 
 static void
@@ -170,7 +170,7 @@ lnet_send_response(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_n
 		lnet_send_loopback(c, msg);
 		return;
 	}
-	ni = lnet_ni_find_by_nid(c->ln, src);
+	ni = lnet_ni_lookup(lnet_ni_table_get(c->ln), src);
 	if (ni == NULL) {
 		lnet_send_fail(c, msg, -EHOSTUNREACH, "the NI the request came on is gone");
 		return;

@@ -149,6 +149,60 @@ test_discovery_feature_follows_setting(void **state)
 	assert_int_equal(d.seqno, seq);
 }
 
+/*
+ * Whether a NID is ours (lnet_ni_find_by_nid, the NI table's NID index):
+ * every NI of 40 is found, on two nets, and nothing else is (the same
+ * address on another net or type, an address word beyond the first);
+ * after half are deleted the rest are still found and the deleted not.
+ */
+static void
+test_ni_lookup_by_nid(void **state)
+{
+	struct lnet *ln = lnet_instance();
+	struct lnet_nid nids[40];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 40; i++) {
+		nids[i] = t_nid(0x0a000100U + i);
+		nids[i].nid_num = htons((uint16_t)(i % 2));
+		assert_int_equal(ctl_add(&nids[i], i % ln->ncpts), 0);
+	}
+	for (i = 0; i < 40; i++) {
+		struct lnet_ni *ni = lnet_ni_find_by_nid(ln, &nids[i]);
+		struct lnet_nid other = nids[i];
+
+		assert_non_null(ni);
+		assert_true(lnet_nid_same(&ni->nid, &nids[i]));
+		other.nid_num = htons((uint16_t)(2 + i % 2));
+		assert_null(lnet_ni_find_by_nid(ln, &other));
+		other = nids[i];
+		other.nid_type = LNET_LND_SOCK;
+		assert_null(lnet_ni_find_by_nid(ln, &other));
+		other = nids[i];
+		other.nid_addr[3] = 1;
+		assert_null(lnet_ni_find_by_nid(ln, &other));
+		other = nids[i];
+		other.nid_addr[0] = htonl(0x0b000100U + i);
+		assert_null(lnet_ni_find_by_nid(ln, &other));
+	}
+	assert_ptr_equal(lnet_ni_find_by_nid(ln, &ln->loni->nid), ln->loni);
+	for (i = 0; i < 40; i += 2) {
+		assert_int_equal(ctl_del(&nids[i]), 0);
+	}
+	rt_runtime_poll_until_idle(ln->rt, 100);
+	for (i = 0; i < 40; i++) {
+		struct lnet_ni *ni = lnet_ni_find_by_nid(ln, &nids[i]);
+
+		if (i % 2 == 0) {
+			assert_null(ni);
+		} else {
+			assert_non_null(ni);
+			assert_true(lnet_nid_same(&ni->nid, &nids[i]));
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -157,6 +211,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ni_cycles_bounded, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_discovery_feature_follows_setting, ut_setup1,
 						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_ni_lookup_by_nid, ut_setup2, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
