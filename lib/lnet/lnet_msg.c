@@ -248,18 +248,12 @@ lnet_msg_detach_md(struct lnet_cpt *c, struct lnet_msg *msg)
 	lnet_md_release(c, md);
 }
 
-void
-lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
+/* Completion once health has had its say: counters, the event, the ACK or the free. */
+static inline void
+lnet_fin_md_done(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	bool send_ack;
 
-	if (msg->routing) {
-		lnet_fwd_fin(c, msg); /* no MD, no event, no resend: a router's */
-		return;
-	}
-	if (lnet_health_fin(c, msg)) {
-		return; /* resent: it completes later, once */
-	}
 	if (msg->tx && msg->md != NULL && msg->md->rsp_tracked && msg->txpeer != NULL) {
 		msg->md->rsp_next_hop = msg->txpeer; /* blamed if the answer never comes */
 	}
@@ -273,6 +267,30 @@ lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		return;
 	}
 	lnet_msg_dispatch_c(c, msg, msg->home_cpt, LNET_STEP_FREE); /* lnet_msg_free() */
+}
+
+/* Out of line: a failure is rare, and its health decisions would crowd the common path. */
+static __attribute__((noinline)) bool
+lnet_fin_md_failed_resent(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	return lnet_health_fin(c, msg);
+}
+
+void
+lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	if (msg->routing) {
+		lnet_fwd_fin(c, msg); /* no MD, no event, no resend: a router's */
+		return;
+	}
+	if (unlikely(msg->status != 0)) {
+		if (lnet_fin_md_failed_resent(c, msg)) {
+			return; /* resent: it completes later, once */
+		}
+	} else {
+		lnet_health_fin(c, msg); /* success: never a resend */
+	}
+	lnet_fin_md_done(c, msg);
 }
 
 /* Drop a received message: count it and let the LND discard its payload. */
