@@ -117,11 +117,11 @@ lnet_fault_tx(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	struct lnet_fault *f = c->ln->fault;
 	enum lnet_msg_hstatus hs = LNET_MSG_STATUS_OK;
-	uint64_t now = rt_lcore_now_us(c->lcore);
 	uint64_t delay;
 
 	if (lnet_fault_any(f, LNET_FAULT_DROP) &&
-	    lnet_fault_drop_match(f, &msg->hdr, NULL, now, &c->fault_rand, &hs)) {
+	    lnet_fault_drop_match(f, &msg->hdr, NULL, rt_lcore_now_us(c->lcore), &c->fault_rand,
+				  &hs)) {
 		/* As if the LND had failed it: health decides what comes next. */
 		lnet_finalize_hstatus(msg, -EIO, hs != LNET_MSG_STATUS_OK ? hs
 									: LNET_MSG_STATUS_LOCAL_ERROR);
@@ -130,7 +130,7 @@ lnet_fault_tx(struct lnet_cpt *c, struct lnet_msg *msg)
 	if (!lnet_fault_any(f, LNET_FAULT_DELAY)) {
 		return false;
 	}
-	delay = lnet_fault_delay_match(f, &msg->hdr, NULL, now);
+	delay = lnet_fault_delay_match(f, &msg->hdr, NULL, rt_lcore_now_us(c->lcore));
 	if (delay == 0) {
 		return false;
 	}
