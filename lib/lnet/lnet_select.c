@@ -152,6 +152,13 @@ best_ni_on_net(const struct lnet_sel_local *l, int net, const struct lnet_sel_pe
 
 	if (p->nets[pnet].nr_nis == 0)
 		return NONE;
+	if (n->same_dist) {
+		for (int i = n->first_ni; i < n->first_ni + n->nr_nis; i++) {
+			if (best == NONE || ni_compare(&l->nis[i], 0, &l->nis[best], 0) > 0)
+				best = i;
+		}
+		return best;
+	}
 	for (int i = n->first_ni; i < n->first_ni + n->nr_nis; i++) {
 		uint32_t d = ni_distance(l, row, &l->nis[i]);
 
@@ -161,6 +168,20 @@ best_ni_on_net(const struct lnet_sel_local *l, int net, const struct lnet_sel_pe
 		}
 	}
 	return best;
+}
+
+void
+lnet_sel_nets_mark_same_dist(struct lnet_sel_net *nets, unsigned int nr_nets,
+			     const struct lnet_sel_ni *nis)
+{
+	for (unsigned int j = 0; j < nr_nets; j++) {
+		struct lnet_sel_net *n = &nets[j];
+		bool same = true;
+
+		for (int i = n->first_ni + 1; i < n->first_ni + n->nr_nis; i++)
+			same = same && nis[i].dev_cpt == nis[n->first_ni].dev_cpt;
+		n->same_dist = same;
+	}
 }
 
 /* ---- §7.4: the best peer NI of one peer net ---- */

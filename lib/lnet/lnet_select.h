@@ -103,6 +103,9 @@ struct lnet_sel_net {
 	uint64_t seq;
 	uint16_t first_ni;
 	uint16_t nr_nis;
+	/* Local nets: every NI's device on the same CPT, so the distance rule
+	 * ties for any MD and is skipped (lnet_sel_nets_mark_same_dist). */
+	bool same_dist;
 };
 
 struct lnet_sel_local {
@@ -234,6 +237,10 @@ struct lnet_sel_plan {
 };
 
 /* The plan for messages to @dst over these views (kind NONE: use lnet_select_routed()). */
+/* Sets each local net's same_dist from its NIs' dev_cpt (after a view's NIs are filled in). */
+void lnet_sel_nets_mark_same_dist(struct lnet_sel_net *nets, unsigned int nr_nets,
+				  const struct lnet_sel_ni *nis);
+
 void lnet_sel_plan_make(const struct lnet_sel_local *local, const struct lnet_sel_peer *peer,
 			const struct lnet_nid *dst, struct lnet_sel_plan *plan);
 

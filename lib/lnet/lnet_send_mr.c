@@ -158,6 +158,7 @@ lnet_sel_cache_fill(struct lnet_sel_cache *sc, const struct lnet_ni_table *t)
 			net->nr_nis++;
 		}
 	}
+	lnet_sel_nets_mark_same_dist(sc->nets, nnets, sc->nis);
 	sc->view.nets = sc->nets;
 	sc->view.nis = sc->nis;
 	sc->view.nr_nets = (uint16_t)nnets;

@@ -867,6 +867,8 @@ rworld_fill(struct rworld *w, uint32_t *s)
 	w->peer.nis = w->pnis;
 	w->peer.nr_nis = (uint16_t)n_pni;
 	w->peer.multi_rail = true;
+	/* As lnet_send_mr.c marks its views: a net whose NIs share a device CPT skips distance. */
+	lnet_sel_nets_mark_same_dist(w->nets, w->local.nr_nets, w->nis);
 }
 
 /* Lexicographic: negative when key a ranks first. Lower is better. */
