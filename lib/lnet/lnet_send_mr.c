@@ -738,8 +738,8 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 {
 	struct lnet_sel_cache *sc = lnet_sel_cache_get(c);
 	unsigned int nnets = comp != NULL ? comp->nnets : 1;
-	struct lnet_peer_comp_ni one = { .nid = lpni->nid, .lpni = lpni };
-	const struct lnet_peer_comp_ni *nis = comp != NULL ? comp->nis : &one;
+	const struct lnet_peer_comp_ni *nis = comp != NULL ? comp->nis : NULL;
+	struct lnet_peer_comp_ni one;
 	const struct lnet_sel_routes *routes = NULL;
 	struct lnet_sel_routes rbuf;
 	struct lnet_sel_pview *pv;
@@ -750,6 +750,11 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 
 	if (sc == NULL || (pv = lnet_sel_pview_get(c->ln, lpni, comp)) == NULL) {
 		return -ENOMEM;
+	}
+	if (nis == NULL) {
+		/* Not published yet: the peer as its one NID. */
+		one = (struct lnet_peer_comp_ni){ .nid = lpni->nid, .lpni = lpni };
+		nis = &one;
 	}
 	rr = lnet_sel_rr(lpni, nnets);
 	md_cpt = msg->md != NULL ? msg->md->cpt : c->cpt;
