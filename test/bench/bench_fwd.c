@@ -27,6 +27,7 @@
 
 #include "api.h"
 #include "lnet_ctl.h"
+#include "bench_udsp.h"
 #include "lnet_internal.h"
 
 #define FWD_PORTAL 7
@@ -128,18 +129,10 @@ ni_add(struct lnet_nid nid)
 static const uint32_t mr_second_nis[][2] = { { TCP, 0x0a000002U }, { TCP1, 0x0a010002U } };
 
 /*
- * --mr-udsp: 20 UDSP rules in lnetctl udsp add's terms (NULL: no such
- * descriptor; priority -1: a preferred-list rule; idx -1: appended). Both
- * rails of each net get the same priority and straight pairs (.1/.8, .2/.9),
+ * --mr-udsp: 20 UDSP rules of every kind (bench_udsp.h). Both rails of each net get the same priority and straight pairs (.1/.8, .2/.9),
  * so the next hop to 10.1.0.8@tcp1 is chosen by the rules, not by default.
  */
-static const struct {
-	const char *src;
-	const char *dst;
-	const char *rte;
-	long priority;
-	int idx;
-} mr_rules[] = {
+static const struct bench_udsp_rule mr_rules[] = {
 	{ "tcp1", NULL, NULL, 0, -1 },                           /* local net priority */
 	{ NULL, "tcp1", NULL, 0, -1 },                           /* peer net priority */
 	{ "10.1.0.[1-2]@tcp1", NULL, NULL, 1, -1 },              /* local NID priorities, equal */
@@ -168,7 +161,6 @@ static const struct {
 static int
 mr_setup(void)
 {
-	char err[256] = "";
 	unsigned int i;
 
 	for (i = 0; i < sizeof(mr_second_nis) / sizeof(mr_second_nis[0]); i++) {
@@ -177,17 +169,7 @@ mr_setup(void)
 			return -1;
 		}
 	}
-	for (i = 0; i < MR_NRULES; i++) {
-		int rc = lnet_ctl_udsp_add(mr_rules[i].src, mr_rules[i].dst, mr_rules[i].rte,
-					   mr_rules[i].priority, mr_rules[i].idx, err, sizeof(err));
-
-		if (rc != 0) {
-			fprintf(stderr, "bench_fwd: udsp rule %u: %s\n", i,
-				err[0] != '\0' ? err : strerror(-rc));
-			return -1;
-		}
-	}
-	return 0;
+	return bench_udsp_add_all(mr_rules, MR_NRULES, "bench_fwd") == 0 ? 0 : -1;
 }
 
 /* What was in place while it measured. */

@@ -35,6 +35,7 @@
 #include "api.h"
 #include "cfs.h"
 #include "lnet_ctl.h"
+#include "bench_udsp.h"
 #include "lnet_lnd.h"
 
 #define BENCH_PORTAL 5
@@ -176,13 +177,7 @@ static const char *const mr_nids[] = { "127.0.0.2@tcp", "127.0.0.3@tcp" };
  * 127.0.0.1/4: rules matching those NIDs give both rails of each side the
  * same priority and pair them straight (.2/.1, .3/.4), so both stay in use.
  */
-static const struct {
-	const char *src;
-	const char *dst;
-	const char *rte;
-	long priority;
-	int idx;
-} mr_rules[] = {
+static const struct bench_udsp_rule mr_rules[] = {
 	{ "tcp", NULL, NULL, 0, -1 },                            /* local net priority */
 	{ NULL, "tcp", NULL, 0, -1 },                            /* peer net priority */
 	{ "127.0.0.[2-3]@tcp", NULL, NULL, 1, -1 },              /* local NID priorities, equal */
@@ -283,18 +278,7 @@ mr_setup(void)
 				err[0] != '\0' ? err : strerror(-rc));
 		}
 	}
-	for (unsigned int i = 0; rc == 0 && i < MR_NRULES; i++) {
-		rc = lnet_ctl_udsp_add(mr_rules[i].src, mr_rules[i].dst, mr_rules[i].rte,
-				       mr_rules[i].priority, mr_rules[i].idx, err, sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "bench_lo: udsp rule %u (src %s dst %s rte %s priority %ld): %s\n",
-				i, mr_rules[i].src ? mr_rules[i].src : "-",
-				mr_rules[i].dst ? mr_rules[i].dst : "-",
-				mr_rules[i].rte ? mr_rules[i].rte : "-", mr_rules[i].priority,
-				err[0] != '\0' ? err : strerror(-rc));
-		}
-	}
-	return rc;
+	return rc != 0 ? rc : bench_udsp_add_all(mr_rules, MR_NRULES, "bench_lo");
 }
 
 /* What was in place while it measured: the NIs (0@lo counted), the rules, health. */
