@@ -6,7 +6,11 @@
  * least any loopback transfer costs). Prints YAML.
  *
  *   bench_lo [--iters N] [--size BYTES] [--cpts N] [--only put|get|memcpy]
- *            [--mr-udsp [--port P]]
+ *            [--mr-udsp [--port P]] [--handler]
+ *
+ * --handler delivers the events to MD handlers (on the lcore, as Lustre
+ * 2.17 takes every event) instead of the event queue the application
+ * polls: the LNet path without the queue's hand-off between threads.
  *
  * --mr-udsp measures the same 0@lo path with what a deployed node has in
  * place: two socklnd NIs (127.0.0.2@tcp and 127.0.0.3@tcp, added at
@@ -47,6 +51,8 @@ struct bench {
 	unsigned int ncpts;
 	const char *only;
 	bool mr_udsp;              /* --mr-udsp: two socklnd NIs and 20 UDSP rules in place */
+	bool handler;              /* --handler: events to MD handlers (as Lustre takes them), no EQ */
+	unsigned long handled_want; /* --handler: events drained so far */
 	unsigned int port;         /* --port: their accept_port; 0: a free one */
 	struct lnet_eq *eq;
 	struct lnet_processid self;
@@ -64,11 +70,37 @@ now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* --handler: events the MD handlers were given, and the failed ones among them. */
+static unsigned long g_handled;
+static unsigned long g_handled_failed;
+
+/* On the lcore that owns the MD (polled mode: inside the LNet call that made the event). */
+static void
+count_event(struct lnet_event *ev)
+{
+	g_handled++;
+	g_handled_failed += ev->status != 0;
+}
+
 static int
 drain(struct bench *b, unsigned int nevents)
 {
 	struct lnet_event ev;
 
+	if (b->handler) {
+		/* Over 0@lo they came inside the call that started them; else a poll runs the lcores. */
+		b->handled_want += nevents;
+		while (g_handled < b->handled_want && g_handled_failed == 0) {
+			if (LNetEQPoll(&b->eq, 1, 0, &ev, NULL) < 0) {
+				return -1;
+			}
+		}
+		if (g_handled_failed != 0) {
+			fprintf(stderr, "bench: %lu events failed\n", g_handled_failed);
+			return -1;
+		}
+		return 0;
+	}
 	while (nevents > 0) {
 		int rc = LNetEQPoll(&b->eq, 1, -1, &ev, NULL);
 
@@ -88,7 +120,8 @@ setup_target(struct bench *b)
 	struct lnet_md md = {
 		.umd_start = b->dst, .umd_length = b->size, .umd_threshold = LNET_MD_THRESH_INF,
 		.umd_options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE,
-		.umd_eq_handle = b->eq,
+		.umd_eq_handle = b->handler ? NULL : b->eq,
+		.umd_handler = b->handler ? count_event : NULL,
 	};
 	struct lnet_me *me = LNetMEAttach(BENCH_PORTAL, &any, BENCH_BITS, 0, LNET_RETAIN,
 					  LNET_INS_AFTER);
@@ -148,7 +181,9 @@ static int
 bench_lnet(struct bench *b, bool put, double floor_ops)
 {
 	struct lnet_md md = { .umd_start = b->src, .umd_length = b->size,
-			      .umd_threshold = LNET_MD_THRESH_INF, .umd_eq_handle = b->eq };
+			      .umd_threshold = LNET_MD_THRESH_INF,
+			      .umd_eq_handle = b->handler ? NULL : b->eq,
+			      .umd_handler = b->handler ? count_event : NULL };
 	struct lnet_handle_md h;
 	double t0;
 
@@ -310,11 +345,12 @@ parse_args(int argc, char **argv, struct bench *b)
 		{ "iters", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
 		{ "cpts", required_argument, NULL, 'c' }, { "only", required_argument, NULL, 'o' },
 		{ "mr-udsp", no_argument, NULL, 'm' }, { "port", required_argument, NULL, 'p' },
+		{ "handler", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "n:s:c:o:mp:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:s:c:o:mp:H", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			b->iters = strtoul(optarg, NULL, 10);
@@ -334,9 +370,12 @@ parse_args(int argc, char **argv, struct bench *b)
 		case 'p':
 			b->port = (unsigned int)strtoul(optarg, NULL, 10);
 			break;
+		case 'H':
+			b->handler = true;
+			break;
 		default:
 			fprintf(stderr, "usage: bench_lo [--iters N] [--size B] [--cpts N] "
-					"[--only put|get|memcpy] [--mr-udsp [--port P]]\n");
+					"[--only put|get|memcpy] [--mr-udsp [--port P]] [--handler]\n");
 			return -1;
 		}
 	}
