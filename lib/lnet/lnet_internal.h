@@ -819,6 +819,7 @@ lnet_ni_lookup(const struct lnet_ni_table *t, const struct lnet_nid *nid)
 	}
 	return NULL;
 }
+
 const struct lnet_ni_table *lnet_ni_table_get(struct lnet *ln);
 void lnet_msg_set_txni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni *ni);
 void lnet_msg_set_rxni(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_ni *ni);
