@@ -129,8 +129,9 @@ ni_add(struct lnet_nid nid)
 static const uint32_t mr_second_nis[][2] = { { TCP, 0x0a000002U }, { TCP1, 0x0a010002U } };
 
 /*
- * --mr-udsp: 20 UDSP rules of every kind (bench_udsp.h). Both rails of each net get the same priority and straight pairs (.1/.8, .2/.9),
- * so the next hop to 10.1.0.8@tcp1 is chosen by the rules, not by default.
+ * --mr-udsp: 20 UDSP rules of every kind (bench_udsp.h). Both rails of each
+ * net get the same priority and straight pairs (.1/.8, .2/.9), so the next
+ * hop to 10.1.0.8@tcp1 is chosen by the rules, not by default.
  */
 static const struct bench_udsp_rule mr_rules[] = {
 	{ "tcp1", NULL, NULL, 0, -1 },                           /* local net priority */

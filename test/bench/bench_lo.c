@@ -333,6 +333,7 @@ print_in_place(const struct bench *b)
 	printf("    mr_udsp: %s\n    nis: %d\n    udsp_rules: %u\n    health_sensitivity: %d\n"
 	       "    retry_count: %d\n", b->mr_udsp ? "true" : "false", nnis, nrules,
 	       g.health_sensitivity, g.retry_count);
+	printf("    handler: %s\n", b->handler ? "true" : "false");
 	if (b->mr_udsp) {
 		printf("    port: %u\n", b->port);
 	}
