@@ -199,9 +199,10 @@ LNP_API int LNetSetLazyPortal(int portal);
 LNP_API int LNetClearLazyPortal(int portal);
 
 /**
- * Allocate a polled event queue of @p count events. Each CPT that posts to
- * it gets a ring of that capacity on its first event (events of one MD come
- * from its CPT, in order); an event that finds its ring full is dropped and
+ * Allocate a polled event queue of @p count events, rounded up to a power
+ * of two (as the kernel's LNetEQAlloc did). Each CPT that posts to it gets
+ * a ring of that capacity on its first event (events of one MD come from
+ * its CPT, in order); an event that finds its ring full is dropped and
  * reported once by LNetEQPoll as -EOVERFLOW.
  * Point struct lnet_md.umd_eq_handle at it.
  * @return the queue, or NULL with errno (EINVAL, ENOMEM)

@@ -556,7 +556,7 @@ struct lnet_eq {
 	 * one producer, that CPT's lcore, so posting takes no atomic
 	 * read-modify-write. Published with release; read with acquire.
 	 */
-	struct rte_ring *ring[LNP_MAX_CPTS];
+	struct lnet_eq_ring *ring[LNP_MAX_CPTS];
 	unsigned int nring;       /* atomic: rings [0, nring) may exist */
 	unsigned int next;        /* atomic, a hint: the ring LNetEQPoll looks at first */
 	unsigned int size;        /* each ring's capacity */
