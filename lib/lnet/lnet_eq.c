@@ -35,23 +35,6 @@
 
 #include "lnet_internal.h"
 
-/*
- * The sequence word of the slot for position pos: pos while it is free for
- * the producer, pos + 1 once the event is in it, pos + size once a consumer
- * has copied it out (free for position pos + size, the next lap).
- */
-struct lnet_eq_slot {
-	uint64_t seq;
-	struct lnet_event ev;
-};
-
-struct lnet_eq_ring {
-	uint64_t head __rte_cache_aligned; /* the next position to take: consumers' CAS */
-	uint64_t tail __rte_cache_aligned; /* the next position to fill: the producer's own */
-	uint64_t mask;
-	struct lnet_eq_slot slot[] __rte_cache_aligned;
-};
-
 struct lnet_eq *
 LNetEQAlloc(unsigned int count)
 {
@@ -189,33 +172,24 @@ LNetEQFree(struct lnet_eq *eq)
 	return rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_eq_retire_on_mgmt, &a);
 }
 
+/* No ring yet (it is made now) or a full one (the event is lost and counted). */
 void
-lnet_eq_enqueue(struct lnet_eq *eq, unsigned int cpt, const struct lnet_event *ev)
+lnet_eq_enqueue_slow(struct lnet_eq *eq, unsigned int cpt, const struct lnet_event *ev)
 {
-	struct lnet_eq_ring *r = eq->ring[cpt]; /* only this lcore writes it */
-	struct lnet_eq_slot *s;
-	uint64_t pos;
-
-	if (unlikely(r == NULL) && (r = lnet_eq_ring_make(eq, cpt)) == NULL) {
-		__atomic_fetch_add(&eq->dropped, 1, __ATOMIC_RELAXED);
+	if (eq->ring[cpt] == NULL && lnet_eq_ring_make(eq, cpt) != NULL) {
+		lnet_eq_enqueue(eq, cpt, ev);
 		return;
 	}
-	pos = r->tail;
-	s = &r->slot[pos & r->mask];
-	if (unlikely(__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != pos)) {
-		__atomic_fetch_add(&eq->dropped, 1, __ATOMIC_RELAXED); /* full */
-		return;
-	}
-	memcpy(&s->ev, ev, sizeof(*ev));
-	__atomic_store_n(&s->seq, pos + 1, __ATOMIC_RELEASE);
-	r->tail = pos + 1;
-	rte_atomic_thread_fence(__ATOMIC_SEQ_CST); /* the event before our look at sleepers */
-	if (__atomic_load_n(&eq->sleepers, __ATOMIC_RELAXED) != 0) {
-		uint64_t one = 1;
+	__atomic_fetch_add(&eq->dropped, 1, __ATOMIC_RELAXED);
+}
 
-		if (write(eq->evfd, &one, sizeof(one)) < 0) {
-			(void)errno; /* EAGAIN: the counter is already non-zero */
-		}
+void
+lnet_eq_wake(struct lnet_eq *eq)
+{
+	uint64_t one = 1;
+
+	if (write(eq->evfd, &one, sizeof(one)) < 0) {
+		(void)errno; /* EAGAIN: the counter is already non-zero */
 	}
 }
 

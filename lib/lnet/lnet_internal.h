@@ -15,6 +15,7 @@
 #include <sys/queue.h>
 #include <sys/uio.h>
 
+#include <rte_atomic.h>
 #include <rte_branch_prediction.h>
 #include <rte_log.h>
 
@@ -550,6 +551,23 @@ struct lnet_cpt {
 
 #define LNET_EQ_REF_STRIDE 8      /* one 64-byte line per CPT */
 
+/*
+ * The sequence word of the slot for position pos: pos while it is free for
+ * the producer, pos + 1 once the event is in it, pos + size once a consumer
+ * has copied it out (free for position pos + size, the next lap).
+ */
+struct lnet_eq_slot {
+	uint64_t seq;
+	struct lnet_event ev;
+};
+
+struct lnet_eq_ring {
+	uint64_t head __rte_cache_aligned; /* the next position to take: consumers' CAS */
+	uint64_t tail __rte_cache_aligned; /* the next position to fill: the producer's own */
+	uint64_t mask;
+	struct lnet_eq_slot slot[] __rte_cache_aligned;
+};
+
 struct lnet_eq {
 	/*
 	 * One ring per CPT that posts here, made on its first event: each has
@@ -952,7 +970,8 @@ void lnet_fault_drop_held(struct lnet_cpt *c, const struct lnet_ni *ni, int stat
 void lnet_fault_release_held(struct lnet *ln);
 
 /* lnet_eq.c */
-void lnet_eq_enqueue(struct lnet_eq *eq, unsigned int cpt, const struct lnet_event *ev);
+void lnet_eq_enqueue_slow(struct lnet_eq *eq, unsigned int cpt, const struct lnet_event *ev);
+void lnet_eq_wake(struct lnet_eq *eq);
 void lnet_eq_get(struct lnet_eq *eq, unsigned int cpt);
 void lnet_eq_put(struct lnet_eq *eq, unsigned int cpt);
 
@@ -1086,6 +1105,37 @@ lnet_msg_dispatch_c(struct lnet_cpt *c, struct lnet_msg *msg, unsigned int dst_c
 		return;
 	}
 	lnet_msg_dispatch_away(c->ln, msg, dst_cpt);
+}
+
+/*
+ * Post @p ev to @p cpt's ring of @p eq, on that CPT's lcore (its only
+ * producer): inlined into every completion; no ring yet, or a full one,
+ * out of line.
+ */
+static inline void
+lnet_eq_enqueue(struct lnet_eq *eq, unsigned int cpt, const struct lnet_event *ev)
+{
+	struct lnet_eq_ring *r = eq->ring[cpt]; /* only this lcore writes it */
+	struct lnet_eq_slot *s;
+	uint64_t pos;
+
+	if (unlikely(r == NULL)) {
+		lnet_eq_enqueue_slow(eq, cpt, ev);
+		return;
+	}
+	pos = r->tail;
+	s = &r->slot[pos & r->mask];
+	if (unlikely(__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != pos)) {
+		lnet_eq_enqueue_slow(eq, cpt, ev); /* full */
+		return;
+	}
+	memcpy(&s->ev, ev, sizeof(*ev));
+	__atomic_store_n(&s->seq, pos + 1, __ATOMIC_RELEASE);
+	r->tail = pos + 1;
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST); /* the event before our look at sleepers */
+	if (unlikely(__atomic_load_n(&eq->sleepers, __ATOMIC_RELAXED) != 0)) {
+		lnet_eq_wake(eq);
+	}
 }
 
 static inline void
