@@ -216,12 +216,6 @@ lnet_cpt_self(struct lnet *ln)
 	return rt_lcore_ctx(lc);
 }
 
-unsigned int
-lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid)
-{
-	return lnet_nid_cpt_hash(nid, ln->ncpts);
-}
-
 void
 lnet_msg_step_on(struct lnet_cpt *c, struct lnet_msg *msg)
 {

@@ -693,7 +693,6 @@ void lnet_msg_step_on(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_msg_dispatch_away(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt);
 void lnet_msg_run_step(void *arg);
 int lnet_call_on_cpt(struct lnet *ln, unsigned int cpt, rt_call_fn fn, void *ctx);
-unsigned int lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid);
 
 /* lnet_md.c */
 void lnet_md_recycle(struct lnet_md_table *t, struct lnet_libmd *md);
@@ -1064,6 +1063,13 @@ lnet_msg_step_run(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_msg_step s
 		lnet_msg_free_local(c, msg);
 		break;
 	}
+}
+
+/* The CPT of @p nid's peer state; one CPT (no hash to take) is decided inline. */
+static inline unsigned int
+lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid)
+{
+	return ln->ncpts <= 1 ? 0 : lnet_nid_cpt_hash(nid, ln->ncpts);
 }
 
 /*
