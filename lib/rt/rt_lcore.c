@@ -279,18 +279,21 @@ rt_lcore_nothing_due(const struct rt_lcore *lc, uint64_t now)
 unsigned int
 rt_runtime_poll_round(struct rt_runtime *rt, uint64_t now)
 {
+	struct rt_lcore *lc = rt->lcores;
+	struct rt_lcore *end = lc + rt->n;
 	unsigned int work = 0;
-	unsigned int i;
 
-	for (i = 0; i < rt->n; i++) {
-		struct rt_lcore *lc = &rt->lcores[i];
-
-		if (rt->mode == RT_MODE_POLLED) {
-			if (++lc->skipped < RT_POLLED_SKIP_MAX && rt_lcore_nothing_due(lc, now)) {
-				continue;
-			}
-			lc->skipped = 0;
+	if (rt->mode != RT_MODE_POLLED) {
+		for (; lc < end; lc++) {
+			work += rt_lcore_poll_at(lc, now);
 		}
+		return work;
+	}
+	for (; lc < end; lc++) {
+		if (++lc->skipped < RT_POLLED_SKIP_MAX && rt_lcore_nothing_due(lc, now)) {
+			continue;
+		}
+		lc->skipped = 0;
 		work += rt_lcore_poll_at(lc, now);
 	}
 	return work;
