@@ -312,6 +312,7 @@ socklnd_conn_close_hs(struct socklnd_conn *c, int status, enum lnet_msg_hstatus 
 		c->fd = -1; /* its number may serve a new connection at once */
 	}
 	socklnd_conn_set_state(c, SOCKLND_CONN_EV_CLOSE);
+	c->sni->dead_pending = true;
 	c->sni->nup -= was == SOCKLND_CONN_UP;
 	socklnd_flush_unlink(c);
 	socklnd_rx_unlink(c);
@@ -350,22 +351,37 @@ socklnd_conn_fail(struct socklnd_conn *c, int status)
 	socklnd_conn_close(c, status);
 }
 
+/*
+ * Free the closed connections LNet no longer holds. Every poll calls it: it
+ * walks the list only after a close, and again while one closed connection
+ * still waits for LNet (WAIT_SINK, until socklnd_recv() lets it go).
+ */
 static void
 socklnd_conn_free_dead(struct socklnd_ni *s)
 {
 	struct socklnd_conn *c;
 	struct socklnd_conn *next;
+	bool held = false;
 
+	if (!s->dead_pending) {
+		return;
+	}
 	for (c = TAILQ_FIRST(&s->conns); c != NULL; c = next) {
 		next = TAILQ_NEXT(c, link);
-		if (c->state == SOCKLND_CONN_DEAD && !(c->rx.state == SOCK_RX_WAIT_SINK)) {
-			TAILQ_REMOVE(&s->conns, c, link);
-			if (c->peer != NULL) {
-				TAILQ_REMOVE(&c->peer->conns, c, plink);
-			}
-			free(c);
+		if (c->state != SOCKLND_CONN_DEAD) {
+			continue;
 		}
+		if (c->rx.state == SOCK_RX_WAIT_SINK) {
+			held = true;
+			continue;
+		}
+		TAILQ_REMOVE(&s->conns, c, link);
+		if (c->peer != NULL) {
+			TAILQ_REMOVE(&c->peer->conns, c, plink);
+		}
+		free(c);
 	}
+	s->dead_pending = held;
 }
 
 /*
@@ -375,13 +391,16 @@ socklnd_conn_free_dead(struct socklnd_ni *s)
  * every segment that arrives run the epoll callback (a lock, the ready list)
  * in the sender's send path, which is the round trip's critical path.
  */
-static void
+static inline void
 socklnd_conn_epoll_set(struct socklnd_conn *c, bool in)
 {
-	struct epoll_event ev = { .events = EPOLLIN | (c->want_out ? EPOLLOUT : 0), .data.ptr = c };
+	struct epoll_event ev;
 
-	if (c->in_epoll != in &&
-	    epoll_ctl(c->sni->epfd, in ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->fd, in ? &ev : NULL) == 0) {
+	if (c->in_epoll == in) {
+		return; /* every poll asks this of each cold connection: mostly so already */
+	}
+	ev = (struct epoll_event){ .events = EPOLLIN | (c->want_out ? EPOLLOUT : 0), .data.ptr = c };
+	if (epoll_ctl(c->sni->epfd, in ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->fd, in ? &ev : NULL) == 0) {
 		c->in_epoll = in;
 		c->sni->nout += in ? -1U : 1U;
 	}

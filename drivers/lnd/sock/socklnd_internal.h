@@ -164,6 +164,7 @@ struct socklnd_ni {
 	unsigned int poll_tick;          /* polls since the last epoll_wait */
 	uint64_t polls;                  /* socklnd_poll calls */
 	bool any_cold;                   /* an UP connection the last direct poll left to epoll */
+	bool dead_pending;               /* a connection closed and may not be freed yet */
 	unsigned int nout;               /* connections whose fd is out of epfd (read directly) */
 	unsigned int direct_streak;      /* polls in a row that read directly (capped) */
 	unsigned int ntx_cache;
