@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Receive framing of an established connection (see sock_rx.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -106,9 +107,9 @@ sock_rx_read(struct sock_rx *rx, int fd, void *p, size_t n)
 	return r;
 }
 
-/* Fill rx->buf up to @p need; 1 when there, 0 to wait, <0 error. */
-static int
-sock_rx_fill(struct sock_rx *rx, int fd, size_t need)
+/* sock_rx_fill() when the header is not all staged: read into rx->buf. */
+static __attribute__((noinline)) int
+sock_rx_fill_read(struct sock_rx *rx, int fd, size_t need, const uint8_t **at)
 {
 	while (rx->have < need) {
 		ssize_t r = sock_rx_read(rx, fd, rx->buf + rx->have, need - rx->have);
@@ -118,7 +119,32 @@ sock_rx_fill(struct sock_rx *rx, int fd, size_t need)
 		}
 		rx->have += (size_t)r;
 	}
+	*at = rx->buf;
 	return 1;
+}
+
+/*
+ * A header of @p need bytes: rx->buf filled up to @p need, or, when none of
+ * it was taken yet and all of it is staged (the usual case: one recv brings
+ * many), the stage itself, taken as sock_rx_read() would take it but without
+ * copying it. *@p at: where its bytes are, until the next recv. 1 when there,
+ * 0 to wait, <0 error.
+ */
+static inline int
+sock_rx_fill(struct sock_rx *rx, int fd, size_t need, const uint8_t **at)
+{
+	if (rx->have == 0 && rx->stage_len - rx->stage_off >= need) {
+		const uint8_t *p = rx->stage + rx->stage_off;
+		struct iovec v = { (void *)(uintptr_t)p, need };
+
+		sock_tap_io(rx->tap, false, rx->state == SOCK_RX_KSOCK_HDR, &v, 1, (ssize_t)need);
+		rx->stage_off += (unsigned int)need;
+		rx->bytes += need;
+		rx->have = need;
+		*at = p;
+		return 1;
+	}
+	return sock_rx_fill_read(rx, fd, need, at);
 }
 
 static void
@@ -146,6 +172,7 @@ sock_rx_csum_check(struct sock_rx *rx)
 static int
 sock_rx_ksock_hdr(struct sock_rx *rx, int fd)
 {
+	const uint8_t *at;
 	int rc;
 
 	if (rx->proto->msg_hdr_size == 0) {
@@ -155,19 +182,19 @@ sock_rx_ksock_hdr(struct sock_rx *rx, int fd)
 		rx->state = SOCK_RX_LNET_HDR;
 		return 1;
 	}
-	rc = sock_rx_fill(rx, fd, rx->proto->msg_hdr_size);
+	rc = sock_rx_fill(rx, fd, rx->proto->msg_hdr_size, &at);
 
 	if (rc <= 0) {
 		return rc;
 	}
-	rc = ksock_msg_hdr_decode(rx->buf, rx->have, rx->swapped, &rx->km);
+	rc = ksock_msg_hdr_decode(at, rx->have, rx->swapped, &rx->km);
 	if (rc != 0) {
 		return sock_rx_fail(rx, -EPROTO, ksock_strerror(rc));
 	}
 	rx->have = 0;
 	rx->csum_on = rx->km.csum != 0;
 	if (rx->csum_on) {
-		rx->csum_run = ksock_csum_msg_hdr(rx->buf);
+		rx->csum_run = ksock_csum_msg_hdr(at);
 	}
 	if (rx->km.type == KSOCK_MSG_NOOP) {
 		if (sock_rx_csum_check(rx) != 0) {
@@ -183,16 +210,17 @@ sock_rx_ksock_hdr(struct sock_rx *rx, int fd)
 static int
 sock_rx_lnet_hdr(struct sock_rx *rx, int fd)
 {
-	int rc = sock_rx_fill(rx, fd, rx->proto->lnet_hdr_size);
+	const uint8_t *at;
+	int rc = sock_rx_fill(rx, fd, rx->proto->lnet_hdr_size, &at);
 
 	if (rc <= 0) {
 		return rc;
 	}
-	rc = rx->proto->lnet_hdr_decode(rx->buf, rx->have, &rx->hdr);
+	rc = rx->proto->lnet_hdr_decode(at, rx->have, &rx->hdr);
 	if (rc != 0) {
 		return sock_rx_fail(rx, -EPROTO, lnet_wire_strerror(rc));
 	}
-	sock_rx_csum_add(rx, rx->buf, rx->have);
+	sock_rx_csum_add(rx, at, rx->have);
 	rx->have = 0;
 	rx->state = SOCK_RX_WAIT_SINK;
 	rx->msgs++;

@@ -495,6 +495,117 @@ test_checksums(void **state)
 	close(fds[1]);
 }
 
+/* What a tap saw of the stream: its bytes, and where it was told messages start. */
+struct tap_log {
+	uint8_t bytes[1024];
+	size_t n;
+	size_t starts[16];
+	unsigned int nstarts;
+};
+
+static void
+tap_record(void *ctx, bool out, bool boundary, const struct iovec *iov, int iovcnt, size_t n)
+{
+	struct tap_log *t = ctx;
+	size_t left = n;
+
+	assert_false(out);
+	if (boundary) {
+		assert_true(t->nstarts < 16);
+		t->starts[t->nstarts++] = t->n;
+	}
+	for (int i = 0; i < iovcnt && left > 0; i++) {
+		size_t k = iov[i].iov_len < left ? iov[i].iov_len : left;
+
+		assert_true(t->n + k <= sizeof(t->bytes));
+		memcpy(t->bytes + t->n, iov[i].iov_base, k);
+		t->n += k;
+		left -= k;
+	}
+}
+
+/*
+ * Headers read whole from the stage (one recv brought the lot) and headers
+ * split across recvs (the bytes trickle in): the same messages, and the tap
+ * sees the same stream with a start at each message, either way.
+ */
+static void
+test_headers_staged_or_split(void **state)
+{
+	static uint8_t src[100];
+	static uint8_t dst[100];
+	struct iovec siov[1] = { { src, sizeof(src) } };
+	struct ksock_msg noop = { KSOCK_MSG_NOOP, 0, { 0, 1 } };
+	struct lnet_hdr h = put_hdr(sizeof(src));
+	struct lnet_hdr ack = put_hdr(0);
+	uint8_t wire[1024];
+	size_t wlen = 0;
+	size_t starts[3];
+	struct sock_tx tx;
+	int round;
+
+	(void)state;
+	ack.type = LNET_MSG_ACK;
+	for (size_t i = 0; i < sizeof(src); i++) {
+		src[i] = (uint8_t)(i * 7 + 1);
+	}
+	/* The stream: an ACK (headers only), a NOOP, a PUT with 100 bytes. */
+	starts[0] = wlen;
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &ack, NULL, 0, 0, 0, NULL), 0);
+	memcpy(wire + wlen, tx.hdr, tx.hdr_len);
+	wlen += tx.hdr_len;
+	starts[1] = wlen;
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL), 0);
+	memcpy(wire + wlen, tx.hdr, tx.hdr_len);
+	wlen += tx.hdr_len;
+	starts[2] = wlen;
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, siov, 1, 0, sizeof(src),
+					 NULL), 0);
+	memcpy(wire + wlen, tx.hdr, tx.hdr_len);
+	wlen += tx.hdr_len;
+	memcpy(wire + wlen, src, sizeof(src));
+	wlen += sizeof(src);
+
+	for (round = 0; round < 2; round++) {
+		size_t chunk = round == 0 ? wlen : 7; /* 7: every header split, some more than once */
+		struct tap_log log = { 0 };
+		struct sock_tap tap = { tap_record, &log, NULL };
+		struct sock_rx rx;
+		struct sink s;
+		size_t off = 0;
+		int fds[2];
+
+		pair(fds);
+		sink_init(&s, &rx, &ksock_proto_v3, dst, sizeof(dst));
+		rx.tap = &tap;
+		memset(dst, 0, sizeof(dst));
+		while (off < wlen) {
+			size_t k = wlen - off < chunk ? wlen - off : chunk;
+
+			assert_int_equal(write(fds[0], wire + off, k), (ssize_t)k);
+			off += k;
+			assert_true(sock_rx_poll(&rx, fds[1]) >= 0);
+		}
+		assert_int_equal(s.lnets, 2);
+		assert_int_equal(s.noops, 1);
+		assert_int_equal(s.payloads, 2);
+		assert_int_equal(s.hdr.type, LNET_MSG_PUT);
+		assert_int_equal(s.hdr.payload_length, sizeof(src));
+		assert_int_equal(s.hdr.msg.put.match_bits, 0x77);
+		assert_true(lnet_nid_same(&s.hdr.src_nid, &h.src_nid));
+		assert_int_equal(s.noop_km.zc_cookies[1], 1);
+		assert_memory_equal(dst, src, sizeof(src));
+		assert_int_equal(rx.bytes, wlen);
+		assert_int_equal(log.n, wlen);
+		assert_memory_equal(log.bytes, wire, wlen);
+		assert_int_equal(log.nstarts, 3);
+		assert_memory_equal(log.starts, starts, sizeof(starts));
+		assert_int_equal(rx.state, SOCK_RX_KSOCK_HDR);
+		close(fds[0]);
+		close(fds[1]);
+	}
+}
+
 int
 main(void)
 {
@@ -505,6 +616,7 @@ main(void)
 		cmocka_unit_test(test_v1_and_v4_framing),
 		cmocka_unit_test(test_coalesced_queue),
 		cmocka_unit_test(test_checksums),
+		cmocka_unit_test(test_headers_staged_or_split),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
