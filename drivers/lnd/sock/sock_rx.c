@@ -305,6 +305,23 @@ sock_rx_poll(struct sock_rx *rx, int fd)
 	int moved = 0;
 
 	rx->drained = false; /* polled because readable, or to try again */
+	/*
+	 * Between messages with nothing staged, the next byte can only come
+	 * from the socket: the recv that sock_rx_ksock_hdr() would reach through
+	 * sock_rx_fill() and sock_rx_read() (into the stage: a ksock header is
+	 * small), done here first, so a poll that finds the socket empty, the
+	 * usual one, ends at once. V1 frames have no ksock header: not here.
+	 */
+	if (rx->state == SOCK_RX_KSOCK_HDR && rx->have == 0 && !sock_rx_staged(rx) &&
+	    rx->proto->msg_hdr_size != 0) {
+		ssize_t r = sock_rx_recv(rx, fd, rx->stage, sizeof(rx->stage));
+
+		if (r <= 0) {
+			return (int)r;
+		}
+		rx->stage_off = 0;
+		rx->stage_len = (unsigned int)r;
+	}
 
 	for (;;) {
 		int rc;
