@@ -47,8 +47,8 @@ sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
 }
 
 /* The payload's pieces from its byte @skip on: at most @max iovecs. */
-static int
-sock_tx_payload_iov(const struct sock_tx *tx, size_t skip, struct iovec *out, int max)
+static __attribute__((noinline)) int
+sock_tx_payload_iov_walk(const struct sock_tx *tx, size_t skip, struct iovec *out, int max)
 {
 	size_t off = (size_t)tx->offset + skip;
 	size_t left = tx->len - skip;
@@ -70,6 +70,24 @@ sock_tx_payload_iov(const struct sock_tx *tx, size_t skip, struct iovec *out, in
 		off = 0;
 	}
 	return n;
+}
+
+/*
+ * sock_tx_payload_iov_walk(), without the walk when the payload lies in one
+ * fragment (an LNet MD of one buffer: the usual case): the same iovec.
+ */
+static inline int
+sock_tx_payload_iov(const struct sock_tx *tx, size_t skip, struct iovec *out, int max)
+{
+	if (tx->niov == 1 && (size_t)tx->offset + tx->len <= tx->iov[0].iov_len) {
+		if (skip >= tx->len || max <= 0) {
+			return 0;
+		}
+		out[0].iov_base = (char *)tx->iov[0].iov_base + tx->offset + skip;
+		out[0].iov_len = tx->len - skip;
+		return 1;
+	}
+	return sock_tx_payload_iov_walk(tx, skip, out, max);
 }
 
 /* The iovecs still to write (at most @max), starting at byte tx->sent of the frame. */

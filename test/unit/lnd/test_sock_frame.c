@@ -606,6 +606,79 @@ test_headers_staged_or_split(void **state)
 	}
 }
 
+/*
+ * A payload in one fragment of a larger buffer (an offset in, ending short
+ * of its end), 512 KiB so the socket takes it in pieces: every piece resumes
+ * at the right byte, in sock_tx_send and in a coalesced sock_txq_send; a
+ * fragment too short for offset + len is refused as before.
+ */
+static void
+test_single_fragment_offset(void **state)
+{
+	const unsigned int len = 512U << 10;
+	const unsigned int off = 777;
+	uint8_t *buf = malloc(off + len + 100);
+	uint8_t *dst = calloc(1, len);
+	struct iovec one = { buf, off + len + 100 };
+	struct iovec shorter = { buf, 0 };
+	struct lnet_hdr h = put_hdr(len);
+	struct sock_tx_list q = TAILQ_HEAD_INITIALIZER(q);
+	struct sock_tx tx;
+	struct sock_rx rx;
+	struct sink s;
+	int fds[2];
+	int round;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < off + len + 100; i++) {
+		buf[i] = (uint8_t)(i * 11 + 5);
+	}
+	for (round = 0; round < 2; round++) {
+		int sent = 0;
+
+		pair(fds);
+		memset(dst, 0, len);
+		sink_init(&s, &rx, &ksock_proto_v3, dst, len);
+		assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, &one, 1, off, len, &h), 0);
+		if (round == 1) {
+			TAILQ_INSERT_TAIL(&q, &tx, link);
+		}
+		for (i = 0; i < 100000 && (sent != 1 || s.payloads == 0); i++) {
+			if (sent != 1 && round == 0) {
+				sent = sock_tx_send(&tx, fds[0], NULL);
+			} else if (sent != 1) {
+				unsigned int done = 0;
+
+				sent = sock_txq_send(&q, fds[0], NULL, &done);
+				if (done == 1) {
+					TAILQ_REMOVE(&q, &tx, link);
+				}
+			}
+			assert_true(sent >= 0);
+			assert_true(sock_rx_poll(&rx, fds[1]) >= 0);
+		}
+		assert_int_equal(sent, 1);
+		assert_int_equal(tx.sent, 24 + 72 + len);
+		assert_int_equal(s.payloads, 1);
+		assert_memory_equal(dst, buf + off, len);
+		assert_true(TAILQ_EMPTY(&q));
+		close(fds[0]);
+		close(fds[1]);
+	}
+	/* The fragment ends one byte short of offset + len: all but that byte, then -EINVAL. */
+	pair(fds);
+	h = put_hdr(100);
+	shorter.iov_len = off + 100 - 1;
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, &shorter, 1, off, 100, &h), 0);
+	assert_int_equal(sock_tx_send(&tx, fds[0], NULL), -EINVAL);
+	assert_int_equal(tx.sent, 24 + 72 + 99);
+	close(fds[0]);
+	close(fds[1]);
+	free(buf);
+	free(dst);
+}
+
 int
 main(void)
 {
@@ -617,6 +690,7 @@ main(void)
 		cmocka_unit_test(test_coalesced_queue),
 		cmocka_unit_test(test_checksums),
 		cmocka_unit_test(test_headers_staged_or_split),
+		cmocka_unit_test(test_single_fragment_offset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
