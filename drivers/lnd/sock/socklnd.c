@@ -827,17 +827,21 @@ socklnd_conn_progress(struct socklnd_conn *c, bool received, bool sent)
 	}
 }
 
-static void
-socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
+/*
+ * socklnd_conn_event() on a connection not UP (yet, or any more): the
+ * connect's completion and the handshake, which may bring it UP.
+ * @return false when this event has nothing more for it.
+ */
+static __attribute__((noinline)) bool
+socklnd_conn_event_setup(struct socklnd_conn *c, uint32_t events)
 {
-	uint64_t writes = c->sni->stats.tx_writes;
 	enum sock_conn_state hs_was = c->hs.state;
 	int rc;
 
 	if (c->state == SOCKLND_CONN_DEAD) {
-		return; /* closed earlier in this batch of events (a sibling's error) */
+		return false; /* closed earlier in this batch of events (a sibling's error) */
 	}
-	if (c->active && c->state != SOCKLND_CONN_UP) {
+	if (c->active) {
 		c->last_io_us = rt_now_us(c->sni->rt); /* connecting or in the hello: its socket woke us */
 	}
 	if (c->state == SOCKLND_CONN_CONNECTING) {
@@ -845,13 +849,13 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 		socklen_t len = sizeof(err);
 
 		if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) == 0) {
-			return;
+			return false;
 		}
 		getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len);
 		if (err != 0) {
 			c->sni->stats.connect_failures++;
 			socklnd_conn_close(c, -err);
-			return;
+			return false;
 		}
 		socklnd_conn_set_state(c, SOCKLND_CONN_EV_TCP_UP);
 		socklnd_conn_flow(c);
@@ -863,7 +867,7 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 		}
 		if (rc == -EXDEV) {
 			socklnd_conn_hand_off(c);
-			return;
+			return false;
 		}
 		if (rc < 0) {
 			if (rc != -EALREADY) { /* a race or duplicate settled, not an error */
@@ -871,13 +875,25 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 				lnet_ni_count_error(c->sni->ni);
 			}
 			socklnd_conn_close(c, rc);
-			return;
+			return false;
 		}
 		if (rc == 0) {
 			socklnd_conn_want(c, sock_conn_wants_write(&c->hs));
-			return;
+			return false;
 		}
 		socklnd_conn_up(c);
+	}
+	return true;
+}
+
+static void
+socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
+{
+	uint64_t writes = c->sni->stats.tx_writes;
+	int rc;
+
+	if (c->state != SOCKLND_CONN_UP && !socklnd_conn_event_setup(c, events)) {
+		return;
 	}
 	if ((events & EPOLLOUT) != 0 || !TAILQ_EMPTY(&c->txq)) {
 		if (socklnd_conn_flush(c) < 0) {
