@@ -518,12 +518,12 @@ socklnd_on_noop(void *ctx, const struct ksock_msg *km)
 struct sock_tx *
 socklnd_tx_alloc(struct socklnd_ni *s)
 {
-	struct sock_tx *tx = TAILQ_FIRST(&s->tx_cache);
+	struct sock_tx *tx = s->tx_cache;
 
 	if (tx == NULL) {
 		return calloc(1, sizeof(*tx));
 	}
-	TAILQ_REMOVE(&s->tx_cache, tx, link);
+	s->tx_cache = TAILQ_NEXT(tx, link);
 	s->ntx_cache--;
 	return tx;
 }
@@ -532,7 +532,8 @@ void
 socklnd_tx_free(struct socklnd_ni *s, struct sock_tx *tx)
 {
 	if (s->ntx_cache < SOCKLND_TX_CACHE_MAX) {
-		TAILQ_INSERT_HEAD(&s->tx_cache, tx, link);
+		TAILQ_NEXT(tx, link) = s->tx_cache; /* last in, first out: still in cache */
+		s->tx_cache = tx;
 		s->ntx_cache++;
 		return;
 	}
@@ -544,8 +545,8 @@ socklnd_tx_cache_destroy(struct socklnd_ni *s)
 {
 	struct sock_tx *tx;
 
-	while ((tx = TAILQ_FIRST(&s->tx_cache)) != NULL) {
-		TAILQ_REMOVE(&s->tx_cache, tx, link);
+	while ((tx = s->tx_cache) != NULL) {
+		s->tx_cache = TAILQ_NEXT(tx, link);
 		free(tx);
 	}
 	s->ntx_cache = 0;
@@ -1341,7 +1342,7 @@ socklnd_startup(struct lnet_ni *ni)
 	TAILQ_INIT(&s->flushq);
 	TAILQ_INIT(&s->rxq);
 	TAILQ_INIT(&s->ackconns);
-	TAILQ_INIT(&s->tx_cache);
+	s->tx_cache = NULL;
 	TAILQ_INIT(&s->peers);
 	/* One incarnation per NI lifetime (trap 8): wall-clock ns at start. */
 	clock_gettime(CLOCK_REALTIME, &ts);

@@ -159,7 +159,7 @@ struct socklnd_ni {
 	struct socklnd_conn_list rxq;    /* sink set later, payload already staged: read it */
 	struct socklnd_conn_list ackconns; /* connections with messages waiting for the peer's TCP ACK */
 	struct rt_timer ack_timer;       /* looks at them while the lcore would otherwise sleep */
-	struct sock_tx_list tx_cache;    /* freed txs, reused: no malloc per message */
+	struct sock_tx *tx_cache;        /* freed txs, reused: no malloc per message (a stack by link.tqe_next) */
 	unsigned int nup;                /* connections UP */
 	unsigned int poll_tick;          /* polls since the last epoll_wait */
 	uint64_t polls;                  /* socklnd_poll calls */
