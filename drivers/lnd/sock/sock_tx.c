@@ -48,12 +48,15 @@ sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
 
 /* The payload's pieces from its byte @skip on: at most @max iovecs. */
 static __attribute__((noinline)) int
-sock_tx_payload_iov_walk(const struct sock_tx *tx, size_t skip, struct iovec *out, int max)
+sock_tx_payload_iov_walk(const struct sock_tx *tx, size_t skip, struct iovec *out, int max,
+			 size_t *bytes)
 {
 	size_t off = (size_t)tx->offset + skip;
 	size_t left = tx->len - skip;
 	unsigned int i;
 	int n = 0;
+
+	*bytes = 0;
 
 	for (i = 0; i < tx->niov && left > 0 && n < max; i++) {
 		size_t take;
@@ -66,6 +69,7 @@ sock_tx_payload_iov_walk(const struct sock_tx *tx, size_t skip, struct iovec *ou
 		take = take < left ? take : left;
 		out[n].iov_base = (char *)tx->iov[i].iov_base + off;
 		out[n++].iov_len = take;
+		*bytes += take;
 		left -= take;
 		off = 0;
 	}
@@ -75,39 +79,51 @@ sock_tx_payload_iov_walk(const struct sock_tx *tx, size_t skip, struct iovec *ou
 /*
  * sock_tx_payload_iov_walk(), without the walk when the payload lies in one
  * fragment (an LNet MD of one buffer: the usual case): the same iovec.
+ * *@p bytes: how many the iovecs hold.
  */
 static inline int
-sock_tx_payload_iov(const struct sock_tx *tx, size_t skip, struct iovec *out, int max)
+sock_tx_payload_iov(const struct sock_tx *tx, size_t skip, struct iovec *out, int max,
+		    size_t *bytes)
 {
 	if (tx->niov == 1 && (size_t)tx->offset + tx->len <= tx->iov[0].iov_len) {
 		if (skip >= tx->len || max <= 0) {
+			*bytes = 0;
 			return 0;
 		}
 		out[0].iov_base = (char *)tx->iov[0].iov_base + tx->offset + skip;
 		out[0].iov_len = tx->len - skip;
+		*bytes = tx->len - skip;
 		return 1;
 	}
-	return sock_tx_payload_iov_walk(tx, skip, out, max);
+	return sock_tx_payload_iov_walk(tx, skip, out, max, bytes);
 }
 
-/* The iovecs still to write (at most @max), starting at byte tx->sent of the frame. */
+/*
+ * The iovecs still to write (at most @max), starting at byte tx->sent of the
+ * frame. *@p bytes: how many they hold.
+ */
 static int
-sock_tx_iov(const struct sock_tx *tx, struct iovec *out, int max)
+sock_tx_iov(const struct sock_tx *tx, struct iovec *out, int max, size_t *bytes)
 {
 	size_t skip = tx->sent;
+	size_t head = 0;
 	int n = 0;
 
+	*bytes = 0;
 	if (max <= 0) {
 		return 0;
 	}
 	if (skip < tx->hdr_len) {
+		head = tx->hdr_len - skip;
 		out[n].iov_base = (void *)(tx->hdr + skip);
-		out[n++].iov_len = tx->hdr_len - skip;
+		out[n++].iov_len = head;
 		skip = 0;
 	} else {
 		skip -= tx->hdr_len;
 	}
-	return n + sock_tx_payload_iov(tx, skip, out + n, max - n);
+	n += sock_tx_payload_iov(tx, skip, out + n, max - n, bytes);
+	*bytes += head;
+	return n;
 }
 
 int
@@ -125,7 +141,8 @@ sock_tx_checksum(struct sock_tx *tx)
 	run = ksock_csum_update(run, tx->hdr + sizeof(struct ksock_msg_hdr),
 				tx->hdr_len - sizeof(struct ksock_msg_hdr));
 	while (done < tx->len) {
-		int n = sock_tx_payload_iov(tx, done, v, SOCK_TX_MAX_IOV);
+		size_t bytes;
+		int n = sock_tx_payload_iov(tx, done, v, SOCK_TX_MAX_IOV, &bytes);
 		int i;
 
 		if (n == 0) {
@@ -149,10 +166,11 @@ sock_tx_send(struct sock_tx *tx, int fd, const struct sock_tap *tap)
 	while (tx->sent < total) {
 		struct iovec v[SOCK_TX_MAX_IOV];
 		struct msghdr mh = { 0 };
+		size_t bytes;
 		ssize_t n;
 
 		mh.msg_iov = v;
-		mh.msg_iovlen = (size_t)sock_tx_iov(tx, v, SOCK_TX_MAX_IOV);
+		mh.msg_iovlen = (size_t)sock_tx_iov(tx, v, SOCK_TX_MAX_IOV, &bytes);
 		if (mh.msg_iovlen == 0) {
 			return -EINVAL; /* the payload fragments are shorter than len */
 		}
@@ -175,22 +193,22 @@ sock_tx_left(const struct sock_tx *tx)
 	return tx->hdr_len + tx->len - tx->sent;
 }
 
-/* The fragments of the queue's head messages: whole ones, then part of one at most. */
+/*
+ * The fragments of the queue's head messages: whole ones, then part of one at
+ * most. *@p offered: the bytes they hold.
+ */
 static int
-sock_txq_gather(struct sock_tx_list *q, struct iovec *v)
+sock_txq_gather(struct sock_tx_list *q, struct iovec *v, size_t *offered)
 {
 	struct sock_tx *tx;
 	int n = 0;
 
+	*offered = 0;
 	TAILQ_FOREACH(tx, q, link) {
-		int k = sock_tx_iov(tx, v + n, SOCK_TX_MAX_IOV - n);
-		size_t got = 0;
-		int i;
+		size_t got;
 
-		for (i = 0; i < k; i++) {
-			got += v[n + i].iov_len;
-		}
-		n += k;
+		n += sock_tx_iov(tx, v + n, SOCK_TX_MAX_IOV - n, &got);
+		*offered += got;
 		if (got < sock_tx_left(tx)) {
 			break; /* out of fragments; the rest of it goes next time */
 		}
@@ -208,22 +226,18 @@ sock_txq_send(struct sock_tx_list *q, int fd, const struct sock_tap *tap, unsign
 	struct msghdr mh = { 0 };
 	struct sock_tx *tx;
 	struct sock_tx *head = TAILQ_FIRST(q);
-	size_t offered = 0;
+	size_t offered;
 	size_t wrote;
 	ssize_t n;
-	int i;
 
 	*done = 0;
 	if (head == NULL) {
 		return 1;
 	}
 	mh.msg_iov = v;
-	mh.msg_iovlen = (size_t)sock_txq_gather(q, v);
+	mh.msg_iovlen = (size_t)sock_txq_gather(q, v, &offered);
 	if (mh.msg_iovlen == 0) {
 		return -EINVAL; /* the head's payload fragments are shorter than its len */
-	}
-	for (i = 0; i < (int)mh.msg_iovlen; i++) {
-		offered += v[i].iov_len;
 	}
 	n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 	sock_tap_io(tap, true, head->sent == 0, v, (int)mh.msg_iovlen, n);
