@@ -169,6 +169,7 @@ struct socklnd_ni {
 	unsigned int direct_streak;      /* polls in a row that read directly (capped) */
 	unsigned int ntx_cache;
 	struct socklnd_peer_list peers;
+	struct socklnd_peer *last_peer;  /* the one socklnd_peer_get() found last: asked first */
 	struct rt_poller *poller;
 	struct rt_runtime *rt;
 	struct rt_timer sweep;           /* timeouts and retries: once a second */

@@ -67,10 +67,15 @@ socklnd_peer_set_state(struct socklnd_ni *s, struct socklnd_peer *p, enum sockln
 struct socklnd_peer *
 socklnd_peer_get(struct socklnd_ni *s, const struct lnet_nid *nid)
 {
-	struct socklnd_peer *p;
+	struct socklnd_peer *p = s->last_peer;
 
+	/* Messages mostly go to the peer the last one went to: no walk for them. */
+	if (p != NULL && lnet_nid_same(&p->nid, nid)) {
+		return p;
+	}
 	TAILQ_FOREACH(p, &s->peers, link) {
 		if (lnet_nid_same(&p->nid, nid)) {
+			s->last_peer = p;
 			return p;
 		}
 	}
@@ -83,6 +88,7 @@ socklnd_peer_get(struct socklnd_ni *s, const struct lnet_nid *nid)
 	TAILQ_INIT(&p->conns);
 	TAILQ_INIT(&p->txq);
 	TAILQ_INSERT_TAIL(&s->peers, p, link);
+	s->last_peer = p;
 	return p;
 }
 
@@ -161,8 +167,10 @@ socklnd_peer_pick(struct socklnd_peer *p, unsigned int min_bulk, size_t size)
 		any = any != NULL ? any : c;
 	}
 	if (best != NULL) {
-		TAILQ_REMOVE(&p->conns, best, plink);
-		TAILQ_INSERT_TAIL(&p->conns, best, plink);
+		if (TAILQ_NEXT(best, plink) != NULL) { /* at the back already: it stays */
+			TAILQ_REMOVE(&p->conns, best, plink);
+			TAILQ_INSERT_TAIL(&p->conns, best, plink);
+		}
 		return best;
 	}
 	return any;
@@ -534,6 +542,7 @@ socklnd_peers_destroy(struct socklnd_ni *s, int status)
 {
 	struct socklnd_peer *p;
 
+	s->last_peer = NULL;
 	while ((p = TAILQ_FIRST(&s->peers)) != NULL) {
 		TAILQ_REMOVE(&s->peers, p, link);
 		socklnd_txq_fail(s, &p->txq, status, socklnd_hstatus(status));

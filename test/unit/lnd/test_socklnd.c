@@ -1417,6 +1417,53 @@ conn_apply(unsigned int st, unsigned int ev, uint64_t *counts, unsigned int *aft
 	return rc;
 }
 
+/*
+ * The peer lookup remembers the last peer found: asked for another one it
+ * still finds it (or makes it, once), the list keeps one peer per NID in
+ * the order they came, and shutdown forgets them all.
+ */
+static void
+test_peer_get_remembers_last(void **state)
+{
+	static struct socklnd_ni s;
+	struct lnet_nid a, b, c;
+	struct socklnd_peer *pa, *pb, *pc, *p;
+	unsigned int n = 0;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	TAILQ_INIT(&s.peers);
+	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(2, 0), 0x0a000001), &a);
+	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(2, 0), 0x0a000002), &b);
+	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(2, 1), 0x0a000001), &c); /* a's address, another net */
+	pa = socklnd_peer_get(&s, &a);
+	assert_non_null(pa);
+	assert_ptr_equal(socklnd_peer_get(&s, &a), pa);
+	pb = socklnd_peer_get(&s, &b);
+	assert_non_null(pb);
+	assert_ptr_not_equal(pb, pa);
+	assert_ptr_equal(socklnd_peer_get(&s, &a), pa);
+	assert_ptr_equal(socklnd_peer_get(&s, &b), pb);
+	assert_ptr_equal(socklnd_peer_get(&s, &b), pb);
+	pc = socklnd_peer_get(&s, &c);
+	assert_non_null(pc);
+	assert_ptr_not_equal(pc, pa);
+	assert_ptr_equal(socklnd_peer_get(&s, &a), pa);
+	assert_ptr_equal(socklnd_peer_get(&s, &c), pc);
+	TAILQ_FOREACH(p, &s.peers, link) {
+		assert_ptr_equal(p, n == 0 ? pa : n == 1 ? pb : pc);
+		n++;
+	}
+	assert_int_equal(n, 3);
+	socklnd_peers_destroy(&s, -ESHUTDOWN);
+	assert_true(TAILQ_EMPTY(&s.peers));
+	assert_null(s.last_peer);
+	pa = socklnd_peer_get(&s, &a); /* a new one after shutdown's, not the freed one */
+	assert_non_null(pa);
+	assert_ptr_equal(TAILQ_FIRST(&s.peers), pa);
+	socklnd_peers_destroy(&s, -ESHUTDOWN);
+}
+
 static void
 test_conn_fsm_every_pair(void **state)
 {
@@ -1624,6 +1671,7 @@ main(void)
 		cmocka_unit_test(test_module_params),
 		cmocka_unit_test(test_lnd_params),
 		cmocka_unit_test(test_conn_fsm_every_pair),
+		cmocka_unit_test(test_peer_get_remembers_last),
 		cmocka_unit_test(test_peer_fsm_every_pair),
 		cmocka_unit_test_setup_teardown(test_conn_states_counted, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
