@@ -402,6 +402,13 @@ struct lnet_peer_ni {
 struct lnet_peer_table {
 	struct lnet_peer_ni_list *hash;
 	unsigned int npeer_nis;
+	/*
+	 * The last peer NI each kind of lookup found: [0] a sender's (the
+	 * receive side), [1] a destination's. Peer NIs leave the table only at
+	 * its teardown, so a remembered one is always live; a hit still compares
+	 * the whole NID.
+	 */
+	struct lnet_peer_ni *last[2];
 };
 
 /* ---- messages ----------------------------------------------------------- */

@@ -195,6 +195,43 @@ test_peer_and_ni_credits_queue_fifo(void **state)
 	assert_int_equal(ut_counters().msgs_alloc, 0);
 }
 
+/* The peer lookups remember the last peer NI found: alternating and unknown NIDs still get their own. */
+static void
+test_peer_lookup_remembers_but_matches_whole_nid(void **state)
+{
+	struct lnet_nid nid_a = lnp_tcp_nid(0x0a000002);
+	struct lnet_nid nid_b = lnp_tcp_nid(0x0a000003);
+	struct lnet_nid nid_c = lnp_tcp_nid(0x0a000004);
+	struct lnet_cpt *c = lnet_instance()->cpts[0];
+	struct lnet_peer_ni *a;
+	struct lnet_peer_ni *b;
+
+	(void)state;
+	put_to(0x0a000002, "A1");
+	put_to(0x0a000003, "B1");
+	a = peer(0x0a000002);
+	b = peer(0x0a000003);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_ptr_not_equal(a, b);
+	assert_true(lnet_nid_same(&a->nid, &nid_a));
+	assert_true(lnet_nid_same(&b->nid, &nid_b));
+	assert_ptr_equal(peer(0x0a000002), a);
+	assert_ptr_equal(peer(0x0a000002), a);
+	assert_ptr_equal(peer(0x0a000003), b);
+	assert_null(peer(0x0a000004)); /* right after a hit: no stale answer */
+	assert_ptr_equal(lnet_peer_ni_find_or_create(c, &nid_a, NULL), a);
+	assert_ptr_equal(lnet_peer_ni_find_or_create(c, &nid_b, NULL), b);
+	assert_ptr_equal(lnet_peer_ni_find(c, &nid_a), a);
+	assert_null(lnet_peer_ni_find(c, &nid_c));
+	assert_ptr_equal(lnet_peer_ni_find_or_create(c, &nid_b, NULL), b);
+	while (g_hold.nheld > 0) {
+		hold_complete(0);
+	}
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+}
+
 static void
 test_lnd_send_error_completes_with_status(void **state)
 {
@@ -653,6 +690,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_peer_and_ni_credits_queue_fifo, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_peer_lookup_remembers_but_matches_whole_nid, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lnd_send_error_completes_with_status, setup,
 						teardown),
