@@ -109,25 +109,10 @@ lnet_fwd_done_step(struct lnet_cpt *c, struct lnet_msg *msg)
  * NI and peer NI it came by; sent, on the ones it left by, and as routed
  * (route_count, route_length) instead of sent. A failure counts as a drop.
  */
-static void
-lnet_fwd_count(struct lnet_cpt *c, const struct lnet_msg *msg)
+static inline void
+lnet_fwd_count_on(struct lnet_cpt *c, const struct lnet_msg *msg, enum lnet_stats_kind kind,
+		  const struct lnet_ni *ni, const struct lnet_peer_ni *lpni)
 {
-	enum lnet_stats_kind kind = msg->tx ? LNET_STATS_SEND : LNET_STATS_RECV;
-	struct lnet_ni *ni = msg->tx ? msg->txni : msg->rxni;
-	struct lnet_peer_ni *lpni = msg->tx ? msg->txpeer : msg->rxpeer;
-
-	if (msg->status != 0) {
-		c->counters.drop_count++;
-		c->counters.drop_length += msg->len;
-		return;
-	}
-	if (msg->tx) {
-		c->counters.route_count++;
-		c->counters.route_length += msg->len;
-	} else if (lpni != NULL &&
-		   lnet_health_value(&lpni->health) < LNET_MAX_HEALTH_VALUE) {
-		lnet_health_heard(c->ln, lpni); /* a router: full health, as the kernel's */
-	}
 	if (ni != NULL) {
 		lnet_stats_incr(ni->stats, c->cpt, kind, msg->hdr.type);
 	}
@@ -139,19 +124,33 @@ lnet_fwd_count(struct lnet_cpt *c, const struct lnet_msg *msg)
 /*
  * A forwarded message completes a step (on its home lcore): its payload
  * is in the buffer, so on to the next hop with the header as received; or
- * it went out (or failed), so what it holds goes back.
+ * it went out (or failed), so what it holds goes back. Each of the three
+ * ways counts as lnet_fwd_count_on() says, then moves on.
  */
 void
 lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	lnet_fwd_count(c, msg);
-	if (!msg->tx && msg->status == 0) {
+	struct lnet_peer_ni *lpni;
+
+	if (unlikely(msg->status != 0)) {
+		c->counters.drop_count++;
+		c->counters.drop_length += msg->len;
+	} else if (!msg->tx) {
+		lpni = msg->rxpeer;
+		if (lpni != NULL && lnet_health_value(&lpni->health) < LNET_MAX_HEALTH_VALUE) {
+			lnet_health_heard(c->ln, lpni); /* a router: full health, as the kernel's */
+		}
+		lnet_fwd_count_on(c, msg, LNET_STATS_RECV, msg->rxni, lpni);
 		msg->tx = true;
 		msg->disc_passed = true;  /* a router does not hold messages for discovery */
 		msg->src_param = LNET_ANY_NID;
 		lnet_msg_dispatch_c(c, msg, lnet_cpt_of_nid(c->ln, &msg->target.nid),
 				  LNET_STEP_SEND_SELECT);
 		return;
+	} else {
+		c->counters.route_count++;
+		c->counters.route_length += msg->len;
+		lnet_fwd_count_on(c, msg, LNET_STATS_SEND, msg->txni, msg->txpeer);
 	}
 	lnet_msg_dispatch_c(c, msg, msg->rtr_cpt, LNET_STEP_FWD_DONE);
 }
