@@ -293,6 +293,7 @@ struct lnet_sel_pview {
 	struct lnet_sel_plan plan;
 	uint64_t plan_tgen;               /* sel cache gen (the NI table's) */
 	uint32_t plan_sgen;               /* ... and state_gen */
+	struct lnet_sel_peer peer;        /* the above as lnet_select sees them, made with them */
 };
 
 static struct lnet_sel_pview *
@@ -370,6 +371,7 @@ lnet_sel_pview_build(struct lnet_peer_ni *lpni, const struct lnet_peer_comp *com
 	pv->mr = mr;
 	pv->nnets = (uint16_t)nnets;
 	pv->nnis = (uint16_t)nnis;
+	pv->peer = (struct lnet_sel_peer){ pv->nets, pv->nis, pv->nnets, pv->nnis, pv->mr };
 	return pv;
 }
 
@@ -435,12 +437,6 @@ lnet_sel_local_refresh_net(struct lnet_sel_cache *sc, unsigned int j, const stru
 		best = sn->health > best ? sn->health : best;
 	}
 	return best;
-}
-
-static inline struct lnet_sel_peer
-lnet_sel_peer_of(const struct lnet_sel_pview *pv)
-{
-	return (struct lnet_sel_peer){ pv->nets, pv->nis, pv->nnets, pv->nnis, pv->mr };
 }
 
 /* The peer's whole view for this send: every net's NIs read as they are now. */
@@ -671,12 +667,12 @@ lnet_sel_by_plan(struct lnet_sel_cache *sc, const struct lnet_msg *msg,
 		 const struct lnet_peer_ni *lpni, struct lnet_sel_pview *pv,
 		 const struct lnet_peer_comp_ni *nis, int md_cpt, struct lnet_sel_result *res)
 {
-	struct lnet_sel_peer peer = lnet_sel_peer_of(pv);
+	const struct lnet_sel_peer *peer = &pv->peer; /* kept with the view: not made per message */
 	const struct lnet_sel_plan *plan = &pv->plan;
 	bool reserved = lnet_msg_is_reserved(msg);
 
 	if (unlikely(!pv->plan_made || pv->plan_tgen != sc->gen || pv->plan_sgen != sc->state_gen)) {
-		lnet_sel_plan_make(&sc->view, &peer, &lpni->nid, &pv->plan);
+		lnet_sel_plan_make(&sc->view, peer, &lpni->nid, &pv->plan);
 		pv->plan_tgen = sc->gen;
 		pv->plan_sgen = sc->state_gen;
 		pv->plan_made = true;
@@ -694,7 +690,7 @@ lnet_sel_by_plan(struct lnet_sel_cache *sc, const struct lnet_msg *msg,
 	default:
 		return -EAGAIN;
 	}
-	return lnet_select_planned(&sc->view, &peer, plan, md_cpt, reserved, res);
+	return lnet_select_planned(&sc->view, peer, plan, md_cpt, reserved, res);
 }
 
 /* Every view read as it is now, the routes too, and lnet_select_routed(). */
@@ -704,12 +700,11 @@ lnet_sel_full(struct lnet_cpt *c, struct lnet_sel_cache *sc, const struct lnet_m
 	      int md_cpt, struct lnet_sel_routes *rbuf, const struct lnet_sel_routes **routes,
 	      struct lnet_sel_result *res)
 {
-	struct lnet_sel_peer peer;
+	const struct lnet_sel_peer *peer = &pv->peer;
 	struct lnet_sel_msg m;
 	unsigned int j;
 
 	lnet_sel_peer_refresh(sc, pv, nis, rr, msg->avoid_lpni);
-	peer = lnet_sel_peer_of(pv);
 	for (j = 0; j < sc->view.nr_nets; j++) {
 		sc->nets[j].health = lnet_sel_local_refresh_net(sc, j, msg->avoid_ni);
 	}
@@ -722,13 +717,13 @@ lnet_sel_full(struct lnet_cpt *c, struct lnet_sel_cache *sc, const struct lnet_m
 		.resend = msg->retry_count != 0,
 		.routing = msg->routing,
 	};
-	*routes = lnet_sel_routes_view(sc, lnet_route_table_get(c->ln), &peer, msg->avoid_lpni, rbuf);
+	*routes = lnet_sel_routes_view(sc, lnet_route_table_get(c->ln), peer, msg->avoid_lpni, rbuf);
 	if (*routes != NULL) {
 		/* router_sensitivity: the percentage of full health a gateway NI needs */
 		rbuf->min_health = __atomic_load_n(&c->ln->tunables.router_sensitivity,
 						   __ATOMIC_RELAXED) * LNET_SEL_MAX_HEALTH / 100;
 	}
-	return lnet_select_routed(&sc->view, &peer, *routes, &m, res);
+	return lnet_select_routed(&sc->view, peer, *routes, &m, res);
 }
 
 int
