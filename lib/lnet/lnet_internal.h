@@ -794,9 +794,25 @@ void lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action 
 int lnet_peer_table_init(struct lnet_peer_table *pt);
 void lnet_peer_table_fini(struct lnet_peer_table *pt);
 void lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid, struct lnet_peer_ni *lpni);
-struct lnet_peer_ni *lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid,
-						 struct lnet_ni *ni);
+struct lnet_peer_ni *lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c, const struct lnet_nid *nid,
+						      struct lnet_ni *ni);
 struct lnet_peer_ni *lnet_peer_ni_find(struct lnet_cpt *c, const struct lnet_nid *nid);
+
+/*
+ * @p nid's peer NI in @p c's shard, made (with @p ni's credits) if new.
+ * The sender's last one is checked here, inline: the hash walk and the
+ * making, with the frame they need, only on a miss.
+ */
+static inline struct lnet_peer_ni *
+lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid, struct lnet_ni *ni)
+{
+	struct lnet_peer_ni *lpni = c->peers.last[0];
+
+	if (likely(lpni != NULL) && lnet_nid_same(&lpni->nid, nid)) {
+		return lpni;
+	}
+	return lnet_peer_ni_find_or_create_walk(c, nid, ni);
+}
 
 /* lnet_ni.c */
 int lnet_ni_table_create(struct lnet *ln);

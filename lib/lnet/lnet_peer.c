@@ -101,10 +101,11 @@ lnet_peer_ni_find(struct lnet_cpt *c, const struct lnet_nid *nid)
 	return lnet_peer_ni_find_at(c, nid, 1);
 }
 
+/* lnet_peer_ni_find_or_create() past its check of the last one found. */
 struct lnet_peer_ni *
-lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid, struct lnet_ni *ni)
+lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c, const struct lnet_nid *nid, struct lnet_ni *ni)
 {
-	struct lnet_peer_ni *lpni = lnet_peer_ni_find_at(c, nid, 0);
+	struct lnet_peer_ni *lpni = lnet_peer_ni_walk(c, nid, 0);
 
 	if (lpni != NULL) {
 		return lpni;
