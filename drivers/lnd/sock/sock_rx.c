@@ -61,6 +61,19 @@ sock_rx_recv(struct sock_rx *rx, int fd, void *p, size_t n)
 	return sock_rx_fail(rx, -errno, "recv failed");
 }
 
+/* An empty stage filled by one recv: >0 bytes, 0 would block, <0 error/closed. */
+static ssize_t
+sock_rx_restage(struct sock_rx *rx, int fd)
+{
+	ssize_t r = sock_rx_recv(rx, fd, rx->stage, sizeof(rx->stage));
+
+	if (r > 0) {
+		rx->stage_off = 0;
+		rx->stage_len = (unsigned int)r;
+	}
+	return r;
+}
+
 /* Up to @p n staged bytes into @p p, refilling the stage first if it is empty. */
 static ssize_t
 sock_rx_unstage(struct sock_rx *rx, int fd, void *p, size_t n)
@@ -68,13 +81,11 @@ sock_rx_unstage(struct sock_rx *rx, int fd, void *p, size_t n)
 	size_t avail;
 
 	if (!sock_rx_staged(rx)) {
-		ssize_t r = sock_rx_recv(rx, fd, rx->stage, sizeof(rx->stage));
+		ssize_t r = sock_rx_restage(rx, fd);
 
 		if (r <= 0) {
 			return r;
 		}
-		rx->stage_off = 0;
-		rx->stage_len = (unsigned int)r;
 	}
 	avail = rx->stage_len - rx->stage_off;
 	if (n > avail) {
@@ -314,13 +325,11 @@ sock_rx_poll(struct sock_rx *rx, int fd)
 	 */
 	if (rx->state == SOCK_RX_KSOCK_HDR && rx->have == 0 && !sock_rx_staged(rx) &&
 	    rx->proto->msg_hdr_size != 0) {
-		ssize_t r = sock_rx_recv(rx, fd, rx->stage, sizeof(rx->stage));
+		ssize_t r = sock_rx_restage(rx, fd);
 
 		if (r <= 0) {
 			return (int)r;
 		}
-		rx->stage_off = 0;
-		rx->stage_len = (unsigned int)r;
 	}
 
 	for (;;) {
