@@ -399,16 +399,21 @@ struct lnet_peer_ni {
 	struct lnet_health health;
 };
 
+enum lnet_peer_last {
+	LNET_PEER_LAST_SENDER,  /* lnet_peer_ni_find_or_create(): the receive side's */
+	LNET_PEER_LAST_DEST,    /* lnet_peer_ni_find(): a destination's */
+	LNET_PEER_LAST_KINDS,
+};
+
 struct lnet_peer_table {
 	struct lnet_peer_ni_list *hash;
 	unsigned int npeer_nis;
 	/*
-	 * The last peer NI each kind of lookup found: [0] a sender's (the
-	 * receive side), [1] a destination's. Peer NIs leave the table only at
-	 * its teardown, so a remembered one is always live; a hit still compares
-	 * the whole NID.
+	 * The last peer NI each kind of lookup found (enum lnet_peer_last).
+	 * Peer NIs leave the table only at its teardown, so a remembered one is
+	 * always live; a hit still compares the whole NID.
 	 */
-	struct lnet_peer_ni *last[2];
+	struct lnet_peer_ni *last[LNET_PEER_LAST_KINDS];
 };
 
 /* ---- messages ----------------------------------------------------------- */
@@ -798,6 +803,15 @@ struct lnet_peer_ni *lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c, const 
 						      struct lnet_ni *ni);
 struct lnet_peer_ni *lnet_peer_ni_find(struct lnet_cpt *c, const struct lnet_nid *nid);
 
+/* The peer NI the @p kind of lookup found last, if it is @p nid's; else NULL. */
+static inline struct lnet_peer_ni *
+lnet_peer_ni_last(const struct lnet_cpt *c, const struct lnet_nid *nid, enum lnet_peer_last kind)
+{
+	struct lnet_peer_ni *lpni = c->peers.last[kind];
+
+	return lpni != NULL && lnet_nid_same(&lpni->nid, nid) ? lpni : NULL;
+}
+
 /*
  * @p nid's peer NI in @p c's shard, made (with @p ni's credits) if new.
  * The sender's last one is checked here, inline: the hash walk and the
@@ -806,12 +820,9 @@ struct lnet_peer_ni *lnet_peer_ni_find(struct lnet_cpt *c, const struct lnet_nid
 static inline struct lnet_peer_ni *
 lnet_peer_ni_find_or_create(struct lnet_cpt *c, const struct lnet_nid *nid, struct lnet_ni *ni)
 {
-	struct lnet_peer_ni *lpni = c->peers.last[0];
+	struct lnet_peer_ni *lpni = lnet_peer_ni_last(c, nid, LNET_PEER_LAST_SENDER);
 
-	if (likely(lpni != NULL) && lnet_nid_same(&lpni->nid, nid)) {
-		return lpni;
-	}
-	return lnet_peer_ni_find_or_create_walk(c, nid, ni);
+	return likely(lpni != NULL) ? lpni : lnet_peer_ni_find_or_create_walk(c, nid, ni);
 }
 
 /* lnet_ni.c */

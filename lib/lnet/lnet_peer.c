@@ -17,8 +17,7 @@ lnet_peer_table_init(struct lnet_peer_table *pt)
 	unsigned int i;
 
 	pt->npeer_nis = 0;
-	pt->last[0] = NULL;
-	pt->last[1] = NULL;
+	memset(pt->last, 0, sizeof(pt->last));
 	pt->hash = calloc(LNET_PEER_HASH_SIZE, sizeof(*pt->hash));
 	if (pt->hash == NULL) {
 		return -ENOMEM;
@@ -35,8 +34,7 @@ lnet_peer_table_fini(struct lnet_peer_table *pt)
 	struct lnet_peer_ni *lpni;
 	unsigned int i;
 
-	pt->last[0] = NULL;
-	pt->last[1] = NULL;
+	memset(pt->last, 0, sizeof(pt->last));
 	if (pt->hash == NULL) {
 		return;
 	}
@@ -70,42 +68,33 @@ lnet_peer_hash(const struct lnet_nid *nid)
 }
 
 static struct lnet_peer_ni *
-lnet_peer_ni_walk(struct lnet_cpt *c, const struct lnet_nid *nid, unsigned int slot)
+lnet_peer_ni_walk(struct lnet_cpt *c, const struct lnet_nid *nid, enum lnet_peer_last kind)
 {
 	struct lnet_peer_ni *lpni;
 
 	TAILQ_FOREACH(lpni, &c->peers.hash[lnet_peer_hash(nid)], link) {
 		if (lnet_nid_same(&lpni->nid, nid)) {
-			c->peers.last[slot] = lpni;
+			c->peers.last[kind] = lpni;
 			return lpni;
 		}
 	}
 	return NULL;
 }
 
-/* Consecutive messages mostly name the same peer: try the last one found first. */
-static inline struct lnet_peer_ni *
-lnet_peer_ni_find_at(struct lnet_cpt *c, const struct lnet_nid *nid, unsigned int slot)
-{
-	struct lnet_peer_ni *lpni = c->peers.last[slot];
-
-	if (likely(lpni != NULL) && lnet_nid_same(&lpni->nid, nid)) {
-		return lpni;
-	}
-	return lnet_peer_ni_walk(c, nid, slot);
-}
-
+/* Consecutive messages mostly name the same peer: the last one found is tried first. */
 struct lnet_peer_ni *
 lnet_peer_ni_find(struct lnet_cpt *c, const struct lnet_nid *nid)
 {
-	return lnet_peer_ni_find_at(c, nid, 1);
+	struct lnet_peer_ni *lpni = lnet_peer_ni_last(c, nid, LNET_PEER_LAST_DEST);
+
+	return likely(lpni != NULL) ? lpni : lnet_peer_ni_walk(c, nid, LNET_PEER_LAST_DEST);
 }
 
 /* lnet_peer_ni_find_or_create() past its check of the last one found. */
 struct lnet_peer_ni *
 lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c, const struct lnet_nid *nid, struct lnet_ni *ni)
 {
-	struct lnet_peer_ni *lpni = lnet_peer_ni_walk(c, nid, 0);
+	struct lnet_peer_ni *lpni = lnet_peer_ni_walk(c, nid, LNET_PEER_LAST_SENDER);
 
 	if (lpni != NULL) {
 		return lpni;
