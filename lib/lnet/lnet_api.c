@@ -231,17 +231,22 @@ LNetMDUnlink(struct lnet_handle_md handle)
 	return lnet_call_on_cpt(ln, lnet_cookie_cpt(handle.cookie), lnet_md_unlink_on_cpt, &a);
 }
 
+/*
+ * An LNetPut/LNetGet as its lcore takes it. The caller waits for that
+ * lcore (lnet_call_on_cpt), so self and target may point at its arguments:
+ * no copies, and every field is set by name (no zeroing of the whole).
+ */
 struct lnet_send_args {
 	struct lnet *ln;
-	struct lnet_nid self;
+	const struct lnet_nid *self;          /* the caller's source NID, or any */
+	const struct lnet_processid *target;
 	uint64_t cookie;
-	struct lnet_processid target;
-	uint32_t type;
-	bool ack;
-	unsigned int portal;
 	uint64_t match_bits;
-	unsigned int offset;
 	uint64_t hdr_data;
+	uint32_t type;
+	unsigned int portal;
+	unsigned int offset;
+	bool ack;
 	bool recovery;
 };
 
@@ -253,9 +258,9 @@ lnet_send_args_to_hdr(const struct lnet_send_args *a, const struct lnet_libmd *m
 
 	/* Every field: lnet_msg_alloc() leaves the header as the cache had it. */
 	h->type = a->type;
-	h->src_nid = a->self;
-	h->dest_nid = a->target.nid;
-	h->dest_pid = a->target.pid;
+	h->src_nid = *a->self;
+	h->dest_nid = a->target->nid;
+	h->dest_pid = a->target->pid;
 	h->src_pid = a->ln->pid;
 	if (a->type == LNET_MSG_PUT) {
 		h->payload_length = md->length;
@@ -283,9 +288,9 @@ static void
 lnet_send_event_init(const struct lnet_send_args *a, unsigned int len, struct lnet_event *ev)
 {
 	/* Every field the SEND event has before lnet_msg_detach_md() fills the rest. */
-	ev->target = a->target;
+	ev->target = *a->target;
 	memset(&ev->sender, 0, sizeof(ev->sender));
-	ev->initiator.nid = a->self;
+	ev->initiator.nid = *a->self;
 	ev->initiator.pid = a->ln->pid;
 	ev->source = ev->initiator;
 	ev->pt_index = a->portal;
@@ -315,7 +320,7 @@ lnet_send_on_cpt(void *arg)
 	}
 	msg->tx = true;
 	msg->recovery = a->recovery;
-	msg->target = a->target;
+	msg->target = *a->target;
 	lnet_send_args_to_hdr(a, md, &msg->hdr);
 	len = a->type == LNET_MSG_PUT ? md->length : 0;
 	lnet_md_attach_msg(md, msg, 0, len);
@@ -328,24 +333,20 @@ lnet_send_on_cpt(void *arg)
 	return 0;
 }
 
+static const struct lnet_nid lnet_send_any_nid = LNET_ANY_NID;
+
 static int
-lnet_send_common(struct lnet_send_args *a, const struct lnet_nid *self,
-		 const struct lnet_processid *target)
+lnet_send_common(struct lnet_send_args *a)
 {
 	if (a->ln == NULL) {
 		return -ENETDOWN;
 	}
-	if (target == NULL || lnet_nid_is_any(&target->nid) || a->portal >= LNET_MAX_PORTALS) {
+	if (a->target == NULL || lnet_nid_is_any(&a->target->nid) ||
+	    a->portal >= LNET_MAX_PORTALS) {
 		return -EINVAL;
 	}
 	if (lnet_cookie_cpt(a->cookie) >= a->ln->ncpts) {
 		return -ENOENT;
-	}
-	a->target = *target;
-	if (self != NULL) {
-		a->self = *self;
-	} else {
-		a->self = LNET_ANY_NID;
 	}
 	return lnet_call_on_cpt(a->ln, lnet_cookie_cpt(a->cookie), lnet_send_on_cpt, a);
 }
@@ -356,12 +357,13 @@ LNetPut(const struct lnet_nid *self, struct lnet_handle_md mdh, enum lnet_ack_re
 	unsigned int offset, uint64_t hdr_data)
 {
 	struct lnet_send_args a = {
-		.ln = lnet_api_instance(), .cookie = mdh.cookie, .type = LNET_MSG_PUT,
-		.ack = ack == LNET_ACK_REQ, .portal = portal, .match_bits = match_bits,
-		.offset = offset, .hdr_data = hdr_data,
+		.ln = lnet_api_instance(), .self = self != NULL ? self : &lnet_send_any_nid,
+		.target = target, .cookie = mdh.cookie, .match_bits = match_bits,
+		.hdr_data = hdr_data, .type = LNET_MSG_PUT, .portal = portal, .offset = offset,
+		.ack = ack == LNET_ACK_REQ, .recovery = false,
 	};
 
-	return lnet_send_common(&a, self, target);
+	return lnet_send_common(&a);
 }
 
 int
@@ -370,10 +372,11 @@ LNetGet(const struct lnet_nid *self, struct lnet_handle_md mdh,
 	unsigned int offset, bool recovery)
 {
 	struct lnet_send_args a = {
-		.ln = lnet_api_instance(), .cookie = mdh.cookie, .type = LNET_MSG_GET,
-		.portal = portal, .match_bits = match_bits, .offset = offset,
-		.recovery = recovery,
+		.ln = lnet_api_instance(), .self = self != NULL ? self : &lnet_send_any_nid,
+		.target = target, .cookie = mdh.cookie, .match_bits = match_bits,
+		.hdr_data = 0, .type = LNET_MSG_GET, .portal = portal, .offset = offset,
+		.ack = false, .recovery = recovery,
 	};
 
-	return lnet_send_common(&a, self, target);
+	return lnet_send_common(&a);
 }
