@@ -284,23 +284,6 @@ lnet_send_args_to_hdr(const struct lnet_send_args *a, const struct lnet_libmd *m
 	}
 }
 
-static void
-lnet_send_event_init(const struct lnet_send_args *a, unsigned int len, struct lnet_event *ev)
-{
-	/* Every field the SEND event has before lnet_msg_detach_md() fills the rest. */
-	ev->target = *a->target;
-	memset(&ev->sender, 0, sizeof(ev->sender));
-	ev->initiator.nid = *a->self;
-	ev->initiator.pid = a->ln->pid;
-	ev->source = ev->initiator;
-	ev->pt_index = a->portal;
-	ev->match_bits = a->match_bits;
-	ev->rlength = len;
-	ev->mlength = len;
-	ev->offset = a->offset;
-	ev->hdr_data = a->type == LNET_MSG_PUT ? a->hdr_data : 0;
-}
-
 static int
 lnet_send_on_cpt(void *arg)
 {
@@ -324,7 +307,6 @@ lnet_send_on_cpt(void *arg)
 	lnet_send_args_to_hdr(a, md, &msg->hdr);
 	len = a->type == LNET_MSG_PUT ? md->length : 0;
 	lnet_md_attach_msg(md, msg, 0, len);
-	lnet_send_event_init(a, len, &msg->ev);
 	if (a->type == LNET_MSG_GET || a->ack) {
 		msg->md_ask = ++md->asks;
 		lnet_rsp_track(c, md, a->type);

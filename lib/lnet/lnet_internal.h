@@ -443,6 +443,14 @@ enum lnet_rx_action {
 	LNET_RX_GET,              /* consume the GET, then send the REPLY */
 };
 
+/* What a GET's event reports once its header has become the REPLY's (lnet_send_reply). */
+struct lnet_msg_get_req {
+	struct lnet_processid target;  /* the GET's destination */
+	uint64_t match_bits;
+	unsigned int portal;
+	unsigned int rlength;          /* its sink length */
+};
+
 struct lnet_msg {
 	TAILQ_ENTRY(lnet_msg) link;   /* credit queue, delayed list or outbox */
 	struct lnet *ln;
@@ -500,7 +508,12 @@ struct lnet_msg {
 	 * makes the message writes every field, the header first of all.
 	 */
 	struct lnet_hdr hdr;
-	struct lnet_event ev;
+	/*
+	 * Its event is written at completion, straight into the event queue's
+	 * slot (lnet_msg.c), from the header and these: no copy staged here.
+	 */
+	struct lnet_nid initiator_nid;  /* rx for us: the sender, by its primary NID if known */
+	struct lnet_msg_get_req get_req; /* a GET turned into its REPLY: the GET's own fields */
 };
 
 /* ---- per-CPT state --------------------------------------------------- */
@@ -1148,34 +1161,52 @@ lnet_msg_dispatch_c(struct lnet_cpt *c, struct lnet_msg *msg, unsigned int dst_c
 }
 
 /*
- * Post @p ev to @p cpt's ring of @p eq, on that CPT's lcore (its only
- * producer): inlined into every completion; no ring yet, or a full one,
- * out of line.
+ * The slot of @p cpt's ring of @p eq that the next event goes into, on that
+ * CPT's lcore (its only producer), or NULL: no ring yet, or a full one
+ * (then lnet_eq_enqueue_slow). Fill its event, then lnet_eq_commit().
  */
-static inline void
-lnet_eq_enqueue(struct lnet_eq *eq, unsigned int cpt, const struct lnet_event *ev)
+static inline struct lnet_eq_slot *
+lnet_eq_reserve(struct lnet_eq *eq, unsigned int cpt)
 {
 	struct lnet_eq_ring *r = eq->ring[cpt]; /* only this lcore writes it */
 	struct lnet_eq_slot *s;
-	uint64_t pos;
 
 	if (unlikely(r == NULL)) {
-		lnet_eq_enqueue_slow(eq, cpt, ev);
-		return;
+		return NULL;
 	}
-	pos = r->tail;
-	s = &r->slot[pos & r->mask];
-	if (unlikely(__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != pos)) {
-		lnet_eq_enqueue_slow(eq, cpt, ev); /* full */
-		return;
+	s = &r->slot[r->tail & r->mask];
+	if (unlikely(__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != r->tail)) {
+		return NULL; /* full */
 	}
-	memcpy(&s->ev, ev, sizeof(*ev));
-	__atomic_store_n(&s->seq, pos + 1, __ATOMIC_RELEASE);
-	r->tail = pos + 1;
+	return s;
+}
+
+/* Publish the event filled in @p s (from lnet_eq_reserve) to its consumers. */
+static inline void
+lnet_eq_commit(struct lnet_eq *eq, unsigned int cpt, struct lnet_eq_slot *s)
+{
+	struct lnet_eq_ring *r = eq->ring[cpt];
+
+	__atomic_store_n(&s->seq, r->tail + 1, __ATOMIC_RELEASE);
+	r->tail++;
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST); /* the event before our look at sleepers */
 	if (unlikely(__atomic_load_n(&eq->sleepers, __ATOMIC_RELAXED) != 0)) {
 		lnet_eq_wake(eq);
 	}
+}
+
+/* Post a copy of @p ev to @p cpt's ring of @p eq, on that CPT's lcore. */
+static inline void
+lnet_eq_enqueue(struct lnet_eq *eq, unsigned int cpt, const struct lnet_event *ev)
+{
+	struct lnet_eq_slot *s = lnet_eq_reserve(eq, cpt);
+
+	if (unlikely(s == NULL)) {
+		lnet_eq_enqueue_slow(eq, cpt, ev);
+		return;
+	}
+	memcpy(&s->ev, ev, sizeof(*ev));
+	lnet_eq_commit(eq, cpt, s);
 }
 
 static inline void

@@ -228,8 +228,179 @@ lnet_msg_event_kind(const struct lnet_msg *msg)
 	}
 }
 
-/* Detach @p msg from its MD and post its event (lnet_msg_detach_md). */
+/* Who: a SEND names us and where it went; nothing came from a last hop. */
+static inline __attribute__((always_inline)) void
+lnet_event_ids_send(const struct lnet_msg *msg, struct lnet_event *ev)
+{
+	ev->target = msg->target;
+	ev->initiator.nid = msg->hdr.src_nid; /* the NID it actually went from */
+	ev->initiator.pid = msg->hdr.src_pid;
+	ev->source = ev->initiator;
+	memset(&ev->sender, 0, sizeof(ev->sender));
+}
+
+/* Who: a received message names its sender (by primary NID) and us as it addressed us. */
+static inline __attribute__((always_inline)) void
+lnet_event_ids_rx(const struct lnet_msg *msg, struct lnet_event *ev)
+{
+	const struct lnet_hdr *h = &msg->hdr;
+
+	ev->target.nid = h->dest_nid;
+	ev->target.pid = h->dest_pid;
+	ev->initiator.nid = msg->initiator_nid;
+	ev->initiator.pid = h->src_pid;
+	ev->source.nid = h->src_nid;
+	ev->source.pid = h->src_pid;
+	ev->sender = msg->from;
+}
+
+/* A GET served: its header is the REPLY's now (lnet_send_reply), so the GET's own fields. */
 static void
+lnet_event_write_get_served(const struct lnet_msg *msg, struct lnet_event *ev)
+{
+	ev->target = msg->get_req.target;
+	ev->initiator.nid = msg->initiator_nid;
+	ev->initiator.pid = msg->target.pid; /* the REPLY goes back to the GET's source */
+	ev->source = msg->target;
+	ev->sender = msg->from;
+	ev->pt_index = msg->get_req.portal;
+	ev->match_bits = msg->get_req.match_bits;
+	ev->rlength = msg->get_req.rlength;
+	ev->hdr_data = 0;
+}
+
+/* What: the portal, match bits, lengths and offset its kind reports, each written once. */
+static inline __attribute__((always_inline)) void
+lnet_event_write_what(const struct lnet_msg *msg, struct lnet_event *ev)
+{
+	const struct lnet_hdr *h = &msg->hdr;
+
+	switch (h->type) {
+	case LNET_MSG_PUT:
+		ev->pt_index = h->msg.put.ptl_index;
+		ev->match_bits = h->msg.put.match_bits;
+		ev->hdr_data = h->msg.put.hdr_data;
+		ev->rlength = msg->tx ? msg->wanted : msg->len;
+		ev->mlength = msg->wanted;
+		ev->offset = msg->tx ? h->msg.put.offset : msg->offset; /* a SEND: the offset asked for */
+		break;
+	case LNET_MSG_GET:
+		ev->pt_index = h->msg.get.ptl_index;
+		ev->match_bits = h->msg.get.match_bits;
+		ev->hdr_data = 0;
+		ev->rlength = msg->tx ? 0 : h->msg.get.sink_length;
+		ev->mlength = msg->wanted;
+		ev->offset = msg->tx ? h->msg.get.src_offset : msg->offset;
+		break;
+	case LNET_MSG_ACK:
+		ev->pt_index = 0;
+		ev->match_bits = h->msg.ack.match_bits;
+		ev->hdr_data = 0;
+		ev->rlength = h->msg.ack.mlength;
+		ev->mlength = h->msg.ack.mlength;
+		ev->offset = 0;
+		break;
+	default: /* REPLY */
+		ev->pt_index = 0;
+		ev->match_bits = 0;
+		ev->hdr_data = 0;
+		ev->rlength = msg->len;
+		ev->mlength = msg->wanted;
+		ev->offset = msg->offset;
+		break;
+	}
+}
+
+/*
+ * All of @p msg's event, written into @p ev at completion: into the event
+ * queue's slot itself when it can, so nothing is staged and copied.
+ */
+static inline __attribute__((always_inline)) void
+lnet_msg_event_write(const struct lnet_msg *msg, const struct lnet_libmd *md, bool unlinked,
+		     uint64_t sequence, struct lnet_event *ev)
+{
+	ev->type = lnet_msg_event_kind(msg);
+	if (msg->is_reply_to_get) {
+		lnet_event_write_get_served(msg, ev);
+		ev->mlength = msg->wanted;
+		ev->offset = msg->offset;
+	} else {
+		if (msg->tx) {
+			lnet_event_ids_send(msg, ev);
+		} else {
+			lnet_event_ids_rx(msg, ev);
+		}
+		lnet_event_write_what(msg, ev);
+	}
+	ev->status = msg->status;
+	ev->mhealth = msg->status == 0 ? LNET_MSG_STATUS_OK
+		      : msg->hstatus != LNET_MSG_STATUS_OK ? msg->hstatus : LNET_MSG_STATUS_LOCAL_ERROR;
+	ev->unlinked = unlinked;
+	lnet_md_fill_event(md, ev);
+	ev->sequence = sequence;
+}
+
+/* An MD with a handler: the event on the stack, to the handler, then to its queue if any. */
+static __attribute__((noinline)) void
+lnet_msg_event_to_handler(struct lnet_cpt *c, struct lnet_libmd *md, const struct lnet_msg *msg,
+			  bool unlinked, uint64_t sequence)
+{
+	struct lnet_eq *eq = md->eq;
+	struct lnet_event ev;
+
+	lnet_msg_event_write(msg, md, unlinked, sequence, &ev);
+	md->handler(&ev);
+	if (eq != NULL) {
+		if (unlinked) {
+			md->eq = NULL; /* the MD's last event: whoever sees it may free the queue */
+			lnet_eq_put(eq, md->cpt);
+		}
+		lnet_eq_enqueue(eq, c->cpt, &ev);
+	}
+}
+
+/* No ring yet, or a full one: the event on the stack, to lnet_eq_enqueue_slow. */
+static __attribute__((noinline, cold)) void
+lnet_msg_event_to_eq_slow(struct lnet_cpt *c, struct lnet_eq *eq, const struct lnet_libmd *md,
+			  const struct lnet_msg *msg, bool unlinked, uint64_t sequence)
+{
+	struct lnet_event ev;
+
+	lnet_msg_event_write(msg, md, unlinked, sequence, &ev);
+	lnet_eq_enqueue_slow(eq, c->cpt, &ev);
+}
+
+/* @p msg's event to its MD's handler and event queue (lnet_md_deliver_event, without a copy). */
+static inline __attribute__((always_inline)) void
+lnet_msg_post_event(struct lnet_cpt *c, struct lnet_libmd *md, const struct lnet_msg *msg,
+		    bool unlinked)
+{
+	uint64_t sequence = ++c->ev_seq;
+	struct lnet_eq *eq = md->eq;
+	struct lnet_eq_slot *slot;
+
+	if (md->handler != NULL) {
+		lnet_msg_event_to_handler(c, md, msg, unlinked, sequence);
+		return;
+	}
+	if (eq == NULL) {
+		return;
+	}
+	if (unlinked) {
+		md->eq = NULL; /* the MD's last event: whoever sees it may free the queue */
+		lnet_eq_put(eq, md->cpt);
+	}
+	slot = lnet_eq_reserve(eq, c->cpt);
+	if (unlikely(slot == NULL)) {
+		lnet_msg_event_to_eq_slow(c, eq, md, msg, unlinked, sequence);
+		return;
+	}
+	lnet_msg_event_write(msg, md, unlinked, sequence, &slot->ev);
+	lnet_eq_commit(eq, c->cpt, slot);
+}
+
+/* Detach @p msg from its MD and post its event (lnet_msg_detach_md). */
+static inline __attribute__((always_inline)) void
 lnet_msg_detach_md(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	struct lnet_libmd *md = msg->md;
@@ -238,18 +409,13 @@ lnet_msg_detach_md(struct lnet_cpt *c, struct lnet_msg *msg)
 	if (lnet_md_exhausted(md) && (md->flags & LNET_MD_FLAG_AUTO_UNLINK) != 0) {
 		lnet_md_unlink(c, md);
 	}
-	msg->ev.type = lnet_msg_event_kind(msg);
-	msg->ev.status = msg->status;
-	msg->ev.mhealth = msg->status == 0 ? LNET_MSG_STATUS_OK
-			  : msg->hstatus != LNET_MSG_STATUS_OK ? msg->hstatus : LNET_MSG_STATUS_LOCAL_ERROR;
-	msg->ev.unlinked = md->refcount == 0 && (md->flags & LNET_MD_FLAG_ZOMBIE) != 0;
-	lnet_md_deliver_event(c, md, &msg->ev);
+	lnet_msg_post_event(c, md, msg, md->refcount == 0 && (md->flags & LNET_MD_FLAG_ZOMBIE) != 0);
 	msg->md = NULL;
 	lnet_md_release(c, md);
 }
 
 /* Completion once health has had its say: counters, the event, the ACK or the free. */
-static inline void
+static inline __attribute__((always_inline)) void
 lnet_fin_md_done(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	bool send_ack;

@@ -141,7 +141,8 @@ lnet_match_info_of(const struct lnet_msg *msg, struct lnet_match_info *info)
 {
 	const struct lnet_hdr *h = &msg->hdr;
 
-	info->initiator = msg->ev.initiator;
+	info->initiator.nid = msg->initiator_nid;
+	info->initiator.pid = h->src_pid;
 	if (h->type == LNET_MSG_PUT) {
 		info->opc = LNET_MD_OP_PUT;
 		info->match_bits = h->msg.put.match_bits;
@@ -206,21 +207,6 @@ lnet_try_match_md(const struct lnet_me *me, const struct lnet_match_info *info,
 }
 
 static void
-lnet_rx_event_init(struct lnet_msg *msg, const struct lnet_match_info *info,
-		   unsigned int offset, unsigned int mlength)
-{
-	struct lnet_event *ev = &msg->ev;
-
-	ev->type = info->opc == LNET_MD_OP_PUT ? LNET_EVENT_PUT : LNET_EVENT_GET;
-	ev->pt_index = info->portal;
-	ev->match_bits = info->match_bits;
-	ev->rlength = info->rlength;
-	ev->mlength = mlength;
-	ev->offset = offset;
-	ev->hdr_data = info->opc == LNET_MD_OP_PUT ? msg->hdr.msg.put.hdr_data : 0;
-}
-
-static void
 lnet_matched(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_me *me,
 	     const struct lnet_match_info *info, unsigned int offset, unsigned int mlength)
 {
@@ -230,7 +216,6 @@ lnet_matched(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_me *me,
 		md->offset = offset + mlength;
 	}
 	lnet_md_attach_msg(md, msg, offset, mlength);
-	lnet_rx_event_init(msg, info, offset, mlength);
 	if (lnet_md_exhausted(md) && (md->flags & LNET_MD_FLAG_AUTO_UNLINK) != 0) {
 		lnet_md_unlink(c, md);
 	}

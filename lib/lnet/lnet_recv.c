@@ -100,13 +100,6 @@ lnet_rx_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	lnet_rsp_untrack(c, md);
 	md->answers++; /* its request got there (lnet_health_fin) */
 	lnet_md_attach_msg(md, msg, 0, mlength);
-	msg->ev.type = is_ack ? LNET_EVENT_ACK : LNET_EVENT_REPLY;
-	msg->ev.rlength = is_ack ? h->msg.ack.mlength : msg->len;
-	msg->ev.mlength = is_ack ? h->msg.ack.mlength : mlength;
-	msg->ev.match_bits = is_ack ? h->msg.ack.match_bits : 0;
-	msg->ev.offset = 0;
-	msg->ev.pt_index = 0;
-	msg->ev.hdr_data = 0;
 	lnet_ni_recv(c, msg, LNET_RX_DELIVER);
 }
 
@@ -120,19 +113,6 @@ lnet_hdr_for_me(struct lnet *ln, struct lnet_ni *ni, const struct lnet_hdr *h)
 		return lnet_nid_is_lo0(&h->dest_nid) || lnet_ni_find_by_nid(ln, &h->dest_nid) != NULL;
 	}
 	return false;
-}
-
-static void
-lnet_rx_event_source(struct lnet_msg *msg)
-{
-	struct lnet_event *ev = &msg->ev;
-
-	ev->initiator.nid = msg->hdr.src_nid;
-	ev->initiator.pid = msg->hdr.src_pid;
-	ev->source = ev->initiator;
-	ev->sender = msg->from;
-	ev->target.nid = msg->hdr.dest_nid;
-	ev->target.pid = msg->hdr.dest_pid;
 }
 
 static inline __attribute__((always_inline)) void
@@ -205,7 +185,7 @@ lnet_rx_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 	comp = rt_rcu_read((void *const *)&msg->rxpeer->comp);
 	if (comp != NULL && lnet_nid_same(&msg->from, &msg->hdr.src_nid)) {
-		msg->ev.initiator.nid = comp->primary;
+		msg->initiator_nid = comp->primary;
 	}
 	lnet_rx_dispatch(c, msg);
 }
@@ -296,7 +276,7 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 		msg->target.nid = hdr->dest_nid;
 		msg->target.pid = hdr->dest_pid;
 	} else {
-		lnet_rx_event_source(msg); /* a forwarded message has no event */
+		msg->initiator_nid = hdr->src_nid; /* a forwarded message has no event */
 	}
 	if (ni->any_cpt) {
 		lnet_rx_dispatch(c, msg); /* lo: no peer NI, as the kernel's lo sends have none */

@@ -55,11 +55,6 @@ lnet_send_addressed(struct lnet_cpt *c, struct lnet_msg *msg)
 		msg->hdr.src_pid = c->ln->pid;
 		lnet_health_stamp_deadline(c, msg); /* routers apply no deadline */
 	}
-	if (msg->md != NULL && !msg->is_reply_to_get) {
-		/* The SEND event names the NID we actually sent from. */
-		msg->ev.initiator.nid = msg->hdr.src_nid;
-		msg->ev.source.nid = msg->hdr.src_nid;
-	}
 	if (!msg->txni->credits_enabled) {
 		lnet_ni_send(c, msg);
 		return;
@@ -374,6 +369,11 @@ lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg)
 	struct lnet_nid src = msg->rxni->nid;
 
 	/* The GET counts as received once its REPLY is sent (lnet_msg_count). */
+	msg->get_req.target.nid = h->dest_nid;
+	msg->get_req.target.pid = h->dest_pid;
+	msg->get_req.match_bits = h->msg.get.match_bits;
+	msg->get_req.portal = h->msg.get.ptl_index;
+	msg->get_req.rlength = h->msg.get.sink_length;
 	lnet_msg_turn_around(c, msg);
 	msg->is_reply_to_get = true;
 	h->type = LNET_MSG_REPLY;
