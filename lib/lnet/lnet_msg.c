@@ -207,27 +207,6 @@ lnet_msg_count(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 }
 
-static enum lnet_event_kind
-lnet_msg_event_kind(const struct lnet_msg *msg)
-{
-	if (msg->is_reply_to_get) {
-		return LNET_EVENT_GET;
-	}
-	if (msg->tx) {
-		return LNET_EVENT_SEND;
-	}
-	switch (msg->hdr.type) {
-	case LNET_MSG_ACK:
-		return LNET_EVENT_ACK;
-	case LNET_MSG_REPLY:
-		return LNET_EVENT_REPLY;
-	case LNET_MSG_GET:
-		return LNET_EVENT_GET;
-	default:
-		return LNET_EVENT_PUT;
-	}
-}
-
 /* Who: a SEND names us and where it went; nothing came from a last hop. */
 static inline __attribute__((always_inline)) void
 lnet_event_ids_send(const struct lnet_msg *msg, struct lnet_event *ev)
@@ -258,6 +237,7 @@ lnet_event_ids_rx(const struct lnet_msg *msg, struct lnet_event *ev)
 static void
 lnet_event_write_get_served(const struct lnet_msg *msg, struct lnet_event *ev)
 {
+	ev->type = LNET_EVENT_GET;
 	ev->target = msg->get_req.target;
 	ev->initiator.nid = msg->initiator_nid;
 	ev->initiator.pid = msg->target.pid; /* the REPLY goes back to the GET's source */
@@ -266,47 +246,72 @@ lnet_event_write_get_served(const struct lnet_msg *msg, struct lnet_event *ev)
 	ev->pt_index = msg->get_req.portal;
 	ev->match_bits = msg->get_req.match_bits;
 	ev->rlength = msg->get_req.rlength;
+	ev->mlength = msg->wanted;
+	ev->offset = msg->offset;
 	ev->hdr_data = 0;
 }
 
-/* What: the portal, match bits, lengths and offset its kind reports, each written once. */
+/* A SEND: its portal, match bits, offset and header data as it asked, what it carries. */
 static inline __attribute__((always_inline)) void
-lnet_event_write_what(const struct lnet_msg *msg, struct lnet_event *ev)
+lnet_event_write_sent(const struct lnet_msg *msg, struct lnet_event *ev)
 {
 	const struct lnet_hdr *h = &msg->hdr;
 
-	switch (h->type) {
-	case LNET_MSG_PUT:
+	ev->type = LNET_EVENT_SEND;
+	lnet_event_ids_send(msg, ev);
+	ev->rlength = msg->wanted; /* a PUT's payload; nothing for a GET */
+	ev->mlength = msg->wanted;
+	if (h->type == LNET_MSG_PUT) {
 		ev->pt_index = h->msg.put.ptl_index;
 		ev->match_bits = h->msg.put.match_bits;
 		ev->hdr_data = h->msg.put.hdr_data;
-		ev->rlength = msg->tx ? msg->wanted : msg->len;
-		ev->mlength = msg->wanted;
-		ev->offset = msg->tx ? h->msg.put.offset : msg->offset; /* a SEND: the offset asked for */
-		break;
-	case LNET_MSG_GET:
+		ev->offset = h->msg.put.offset;
+	} else {
 		ev->pt_index = h->msg.get.ptl_index;
 		ev->match_bits = h->msg.get.match_bits;
 		ev->hdr_data = 0;
-		ev->rlength = msg->tx ? 0 : h->msg.get.sink_length;
-		ev->mlength = msg->wanted;
-		ev->offset = msg->tx ? h->msg.get.src_offset : msg->offset;
+		ev->offset = h->msg.get.src_offset;
+	}
+}
+
+/* A message received: its kind by its header, and what it matched and moved. */
+static inline __attribute__((always_inline)) void
+lnet_event_write_received(const struct lnet_msg *msg, struct lnet_event *ev)
+{
+	const struct lnet_hdr *h = &msg->hdr;
+
+	lnet_event_ids_rx(msg, ev);
+	ev->mlength = msg->wanted;
+	ev->offset = msg->offset;
+	switch (h->type) {
+	case LNET_MSG_PUT:
+		ev->type = LNET_EVENT_PUT;
+		ev->pt_index = h->msg.put.ptl_index;
+		ev->match_bits = h->msg.put.match_bits;
+		ev->hdr_data = h->msg.put.hdr_data;
+		ev->rlength = msg->len;
+		break;
+	case LNET_MSG_GET: /* not served after all: its REPLY never went */
+		ev->type = LNET_EVENT_GET;
+		ev->pt_index = h->msg.get.ptl_index;
+		ev->match_bits = h->msg.get.match_bits;
+		ev->hdr_data = 0;
+		ev->rlength = h->msg.get.sink_length;
 		break;
 	case LNET_MSG_ACK:
+		ev->type = LNET_EVENT_ACK;
 		ev->pt_index = 0;
 		ev->match_bits = h->msg.ack.match_bits;
 		ev->hdr_data = 0;
-		ev->rlength = h->msg.ack.mlength;
+		ev->rlength = h->msg.ack.mlength; /* what the target says it took */
 		ev->mlength = h->msg.ack.mlength;
-		ev->offset = 0;
 		break;
-	default: /* REPLY */
+	default:
+		ev->type = LNET_EVENT_REPLY;
 		ev->pt_index = 0;
 		ev->match_bits = 0;
 		ev->hdr_data = 0;
 		ev->rlength = msg->len;
-		ev->mlength = msg->wanted;
-		ev->offset = msg->offset;
 		break;
 	}
 }
@@ -319,18 +324,12 @@ static inline __attribute__((always_inline)) void
 lnet_msg_event_write(const struct lnet_msg *msg, const struct lnet_libmd *md, bool unlinked,
 		     uint64_t sequence, struct lnet_event *ev)
 {
-	ev->type = lnet_msg_event_kind(msg);
 	if (msg->is_reply_to_get) {
 		lnet_event_write_get_served(msg, ev);
-		ev->mlength = msg->wanted;
-		ev->offset = msg->offset;
+	} else if (msg->tx) {
+		lnet_event_write_sent(msg, ev);
 	} else {
-		if (msg->tx) {
-			lnet_event_ids_send(msg, ev);
-		} else {
-			lnet_event_ids_rx(msg, ev);
-		}
-		lnet_event_write_what(msg, ev);
+		lnet_event_write_received(msg, ev);
 	}
 	ev->status = msg->status;
 	ev->mhealth = msg->status == 0 ? LNET_MSG_STATUS_OK
