@@ -242,6 +242,49 @@ sock_rx_lnet_hdr(struct sock_rx *rx, int fd)
 	return 1;
 }
 
+/*
+ * The usual small message, in one step: an LNET message whose two headers
+ * are both staged, with no checksum, while nothing taps the stream (the tap
+ * sees each header as its own piece: sock_rx_fill() keeps doing that). Both
+ * are decoded where they lie and go to LNet; if LNet's answer takes no
+ * payload (rlen 0: an ACK, a GET) the message completes here too, as
+ * sock_rx_payload() would complete it. @return 0 when it is not such a
+ * message (sock_rx_ksock_hdr() takes it, its errors included), 1 done or
+ * waiting for LNet, <0 LNet refused the header.
+ */
+static inline int
+sock_rx_lnet_staged(struct sock_rx *rx)
+{
+	const struct ksock_proto *p = rx->proto;
+	size_t hsz = p->msg_hdr_size;
+	size_t n = hsz + p->lnet_hdr_size;
+	const uint8_t *at = rx->stage + rx->stage_off;
+	int rc;
+
+	if (rx->have != 0 || hsz == 0 || rx->stage_len - rx->stage_off < n || sock_tap_on(rx->tap)) {
+		return 0;
+	}
+	if (ksock_msg_hdr_decode(at, hsz, rx->swapped, &rx->km) != 0 ||
+	    rx->km.type != KSOCK_MSG_LNET || rx->km.csum != 0 ||
+	    p->lnet_hdr_decode(at + hsz, n - hsz, &rx->hdr) != 0) {
+		return 0;
+	}
+	rx->stage_off += (unsigned int)n;
+	rx->bytes += n;
+	rx->csum_on = false;
+	rx->state = SOCK_RX_WAIT_SINK;
+	rx->msgs++;
+	rc = rx->ops.on_lnet(rx->ops.ctx, &rx->km, &rx->hdr);
+	if (rc != 0) {
+		return sock_rx_fail(rx, rc, "LNet refused the header");
+	}
+	if (rx->state == SOCK_RX_PAYLOAD && rx->rlen == 0) {
+		rx->state = SOCK_RX_KSOCK_HDR;
+		rx->ops.on_payload(rx->ops.ctx, rx->cookie, 0);
+	}
+	return 1;
+}
+
 void
 sock_rx_set_sink(struct sock_rx *rx, const struct iovec *iov, unsigned int niov,
 		 unsigned int offset, unsigned int mlen, unsigned int rlen, void *cookie)
@@ -337,7 +380,10 @@ sock_rx_poll(struct sock_rx *rx, int fd)
 
 		switch (rx->state) {
 		case SOCK_RX_KSOCK_HDR:
-			rc = sock_rx_ksock_hdr(rx, fd);
+			rc = sock_rx_lnet_staged(rx);
+			if (rc == 0) {
+				rc = sock_rx_ksock_hdr(rx, fd);
+			}
 			break;
 		case SOCK_RX_LNET_HDR:
 			rc = sock_rx_lnet_hdr(rx, fd);

@@ -23,6 +23,13 @@ struct sock_tap {
 	struct lnet_pcap *const *cap;
 };
 
+/** Does a read or write of @p t's stream go to anyone now? */
+static inline bool
+sock_tap_on(const struct sock_tap *t)
+{
+	return t != NULL && t->io != NULL && (t->cap == NULL || *t->cap != NULL);
+}
+
 static inline void
 sock_tap_io(const struct sock_tap *t, bool out, bool boundary, const struct iovec *iov,
 	    int iovcnt, ssize_t n)

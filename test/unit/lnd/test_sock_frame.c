@@ -34,6 +34,8 @@ struct sink {
 	bool defer;               /* answer on_lnet later, as a lazy portal would */
 	void *done_cookie;
 	int want_status;          /* what on_payload must report */
+	int refuse;               /* on_lnet's answer: 0, or -errno to refuse the header */
+	struct lnet_hdr hdrs[8];  /* each header, in order */
 };
 
 static void
@@ -50,9 +52,15 @@ on_lnet(void *ctx, const struct ksock_msg *km, const struct lnet_hdr *hdr)
 {
 	struct sink *s = ctx;
 
+	if (s->lnets < 8) {
+		s->hdrs[s->lnets] = *hdr;
+	}
 	s->lnets++;
 	s->km = *km;
 	s->hdr = *hdr;
+	if (s->refuse != 0) {
+		return s->refuse;
+	}
 	if (!s->defer) {
 		sock_rx_set_sink(s->rx, s->mlen != 0 ? s->iov : NULL, 3, 0, s->mlen,
 				 hdr->payload_length, s);
@@ -679,6 +687,148 @@ test_single_fragment_offset(void **state)
 	free(dst);
 }
 
+/*
+ * Small messages whose headers lie whole in the stage, nothing tapping the
+ * stream: decoded in one step (ACKs complete at once). Written in every
+ * chunk size, so each header is split at every byte once; a NOOP and a PUT
+ * with a payload in between go the usual way; a tap whose capture is off
+ * sees nothing and changes nothing; an answer LNet defers holds the rest;
+ * a header LNet refuses ends the stream.
+ */
+static void
+test_staged_headers_fast(void **state)
+{
+	static uint8_t src[100];
+	static uint8_t dst[100];
+	struct iovec siov[1] = { { src, sizeof(src) } };
+	struct ksock_msg noop = { KSOCK_MSG_NOOP, 0, { 0, 1 } };
+	struct lnet_hdr h = put_hdr(sizeof(src));
+	struct lnet_hdr ack = put_hdr(0);
+	uint8_t wire[2048];
+	size_t wlen = 0;
+	struct sock_tx tx;
+	size_t chunk;
+	int i;
+
+	(void)state;
+	ack.type = LNET_MSG_ACK;
+	for (size_t k = 0; k < sizeof(src); k++) {
+		src[k] = (uint8_t)(k * 5 + 3);
+	}
+	/* ACK x3, NOOP, PUT with 100 bytes, ACK x2: a different match_bits each. */
+	for (i = 0; i < 7; i++) {
+		struct lnet_hdr *m = i == 4 ? &h : &ack;
+
+		m->msg.ack.match_bits = 100 + (uint64_t)i; /* ack and put keep match_bits in one place */
+		if (i == 3) {
+			assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0,
+							 NULL), 0);
+		} else if (i == 4) {
+			h.msg.put.match_bits = 104;
+			assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, siov, 1, 0,
+							 sizeof(src), NULL), 0);
+		} else {
+			assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &ack, NULL, 0, 0, 0,
+							 NULL), 0);
+		}
+		memcpy(wire + wlen, tx.hdr, tx.hdr_len);
+		wlen += tx.hdr_len;
+		if (i == 4) {
+			memcpy(wire + wlen, src, sizeof(src));
+			wlen += sizeof(src);
+		}
+	}
+	for (chunk = 1; chunk <= wlen; chunk++) {
+		struct lnet_pcap *off_cap = NULL;
+		struct tap_log log = { 0 };
+		struct sock_tap tap = { tap_record, &log, &off_cap };
+		struct sock_rx rx;
+		struct sink s;
+		size_t off = 0;
+		int fds[2];
+
+		pair(fds);
+		sink_init(&s, &rx, &ksock_proto_v3, dst, sizeof(dst));
+		if (chunk % 2 == 0) {
+			rx.tap = &tap; /* there, its capture off */
+		}
+		memset(dst, 0, sizeof(dst));
+		while (off < wlen) {
+			size_t k = wlen - off < chunk ? wlen - off : chunk;
+
+			assert_int_equal(write(fds[0], wire + off, k), (ssize_t)k);
+			off += k;
+			assert_true(sock_rx_poll(&rx, fds[1]) >= 0);
+		}
+		assert_int_equal(s.lnets, 6);
+		assert_int_equal(s.noops, 1);
+		assert_int_equal(s.payloads, 6);
+		for (i = 0; i < 6; i++) {
+			unsigned int w = i < 3 ? (unsigned int)i : (unsigned int)i + 1;
+
+			assert_int_equal(s.hdrs[i].type, w == 4 ? LNET_MSG_PUT : LNET_MSG_ACK);
+			assert_int_equal(s.hdrs[i].msg.ack.match_bits, 100 + w);
+			assert_true(lnet_nid_same(&s.hdrs[i].src_nid, &h.src_nid));
+		}
+		assert_memory_equal(dst, src, sizeof(src));
+		assert_int_equal(rx.bytes, wlen);
+		assert_int_equal(rx.msgs, 6);
+		assert_int_equal(log.n, 0);
+		assert_int_equal(rx.state, SOCK_RX_KSOCK_HDR);
+		assert_false(sock_rx_staged(&rx));
+		close(fds[0]);
+		close(fds[1]);
+	}
+
+	/* Deferred: the first ACK waits for LNet, the rest stays staged until it answers. */
+	{
+		struct sock_rx rx;
+		struct sink s;
+		int fds[2];
+
+		pair(fds);
+		sink_init(&s, &rx, &ksock_proto_v3, dst, sizeof(dst));
+		s.defer = true;
+		assert_int_equal(write(fds[0], wire, 3 * 96), 3 * 96);
+		assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
+		assert_int_equal(s.lnets, 1);
+		assert_int_equal(s.payloads, 0);
+		assert_int_equal(rx.state, SOCK_RX_WAIT_SINK);
+		assert_true(sock_rx_staged(&rx));
+		assert_int_equal(sock_rx_poll(&rx, fds[1]), 0);
+		s.defer = false;
+		sock_rx_set_sink(&rx, NULL, 0, 0, 0, 0, &s);
+		assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
+		assert_int_equal(s.lnets, 3);
+		assert_int_equal(s.payloads, 3);
+		assert_ptr_equal(s.done_cookie, &s);
+		assert_int_equal(s.hdrs[2].msg.ack.match_bits, 102);
+		close(fds[0]);
+		close(fds[1]);
+	}
+
+	/* Refused: the poll says why, and nothing after it is read. */
+	{
+		struct sock_rx rx;
+		struct sink s;
+		int fds[2];
+
+		pair(fds);
+		sink_init(&s, &rx, &ksock_proto_v3, dst, sizeof(dst));
+		s.refuse = -EPROTO;
+		assert_int_equal(write(fds[0], wire, 2 * 96), 2 * 96);
+		assert_int_equal(sock_rx_poll(&rx, fds[1]), -EPROTO);
+		assert_int_equal(s.lnets, 1);
+		assert_int_equal(s.payloads, 0);
+		assert_int_equal(rx.state, SOCK_RX_FAILED);
+		assert_non_null(strstr(rx.why, "refused"));
+		assert_int_equal(sock_rx_poll(&rx, fds[1]), -EPROTO);
+		assert_int_equal(s.lnets, 1);
+		close(fds[0]);
+		close(fds[1]);
+	}
+}
+
 int
 main(void)
 {
@@ -691,6 +841,7 @@ main(void)
 		cmocka_unit_test(test_checksums),
 		cmocka_unit_test(test_headers_staged_or_split),
 		cmocka_unit_test(test_single_fragment_offset),
+		cmocka_unit_test(test_staged_headers_fast),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
