@@ -88,6 +88,7 @@ socklnd_conn_set_state(struct socklnd_conn *c, enum socklnd_conn_event ev)
 		return -EINVAL;
 	}
 	c->state = (enum socklnd_conn_state)next;
+	c->sni->conn_gen++; /* what a peer's pick kept may be wrong now */
 	return 0;
 }
 
@@ -1512,6 +1513,7 @@ socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 	struct socklnd_ni *s = lnet_ni_lnd_data(ni);
 	const struct lnet_hdr *h = lnet_msg_hdr(msg);
 	const struct lnet_nid *to = lnet_msg_nexthop(msg); /* a gateway when routed */
+	struct socklnd_peer *p = s->last_peer;
 	const struct iovec *iov;
 	struct sock_tx *tx;
 	unsigned int niov;
@@ -1519,9 +1521,13 @@ socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 	unsigned int len;
 	int rc;
 
+	/* Mostly the peer the last message went to, its NID checked then. */
+	if (p != NULL && (!p->send_ok || !lnet_nid_same(&p->nid, to))) {
+		p = NULL;
+	}
 	/* An IPv4 NI reaches IPv4 peers, an IPv6 one IPv6 peers; both on its own net. */
-	if (sock_addr_family(to) != sock_addr_family(lnet_ni_nid(ni)) ||
-	    lnet_nid_net(to) != lnet_nid_net(lnet_ni_nid(ni))) {
+	if (p == NULL && (sock_addr_family(to) != sock_addr_family(lnet_ni_nid(ni)) ||
+			  lnet_nid_net(to) != lnet_nid_net(lnet_ni_nid(ni)))) {
 		s->stats.no_conn++;
 		return -EHOSTUNREACH;
 	}
@@ -1534,7 +1540,7 @@ socklnd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 		socklnd_tx_free(s, tx);
 		return -EINVAL;
 	}
-	rc = socklnd_peer_send(s, to, tx);
+	rc = socklnd_peer_send(s, p, to, tx);
 	if (rc != 0) {
 		/*
 		 * No way to the peer now (its connects failed, it backs off).

@@ -139,6 +139,10 @@ struct socklnd_peer {
 	uint64_t keepalive_at_us;        /* no keepalive NOOP before this */
 	int error;                       /* why the last attempt to connect failed: 0, -errno */
 	bool closing;                    /* closing a set of its connections (socklnd_peer_close_set) */
+	bool send_ok;                    /* socklnd_send() found its NID one this NI reaches */
+	/* The only carrying connection of a type, [0] CONTROL [1] BULK_OUT, while the NI's conn_gen is pick_gen. */
+	struct socklnd_conn *pick[2];
+	uint64_t pick_gen[2];
 };
 
 #define SOCKLND_KEEPALIVE_RETRY_US 10000000ULL /* keepalive NOOPs at most every 10 s */
@@ -161,6 +165,7 @@ struct socklnd_ni {
 	struct rt_timer ack_timer;       /* looks at them while the lcore would otherwise sleep */
 	struct sock_tx *tx_cache;        /* freed txs, reused: no malloc per message (a stack by link.tqe_next) */
 	unsigned int nup;                /* connections UP */
+	uint64_t conn_gen;               /* connection state changes: a peer's kept pick is as old */
 	unsigned int poll_tick;          /* polls since the last epoll_wait */
 	uint64_t polls;                  /* socklnd_poll calls */
 	bool any_cold;                   /* an UP connection the last direct poll left to epoll */
@@ -225,7 +230,9 @@ struct socklnd_ni *socklnd_registry_here(const struct lnet_nid *nid);
 
 /* socklnd_peer.c: the peers */
 struct socklnd_peer *socklnd_peer_get(struct socklnd_ni *s, const struct lnet_nid *nid);
-int socklnd_peer_send(struct socklnd_ni *s, const struct lnet_nid *nid, struct sock_tx *tx);
+/* @p p: the peer of @p nid, known to be one this NI reaches; NULL: looked up (and so marked). */
+int socklnd_peer_send(struct socklnd_ni *s, struct socklnd_peer *p, const struct lnet_nid *nid,
+		      struct sock_tx *tx);
 int socklnd_peer_accept(struct socklnd_conn *c, const struct ksock_hello *hello);
 void socklnd_peer_conn_up(struct socklnd_conn *c);
 void socklnd_peer_conn_gone(struct socklnd_conn *c, enum socklnd_conn_state was, int status);

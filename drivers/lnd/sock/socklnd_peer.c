@@ -176,6 +176,47 @@ socklnd_peer_pick(struct socklnd_peer *p, unsigned int min_bulk, size_t size)
 	return any;
 }
 
+/* Is @p c the only connection of its type among @p p's that carry messages? */
+static bool
+socklnd_peer_only_of_type(const struct socklnd_peer *p, const struct socklnd_conn *c)
+{
+	const struct socklnd_conn *o;
+
+	TAILQ_FOREACH(o, &p->conns, plink) {
+		if (o != c && o->type == c->type && socklnd_conn_carries(o)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * socklnd_peer_pick() for a message to send. When the pick found the only
+ * connection of the type it wants, that is the answer until a connection
+ * of the NI changes state (s->conn_gen): no walk for the messages after.
+ * It still goes to the back, as a pick's does.
+ */
+static struct socklnd_conn *
+socklnd_peer_pick_send(struct socklnd_ni *s, struct socklnd_peer *p, size_t size)
+{
+	unsigned int min_bulk = (unsigned int)s->opts.min_bulk;
+	int want = size < min_bulk ? SOCKLND_CONN_CONTROL : SOCKLND_CONN_BULK_OUT;
+	unsigned int k = want == SOCKLND_CONN_BULK_OUT;
+	struct socklnd_conn *c = p->pick[k];
+
+	if (c != NULL && p->pick_gen[k] == s->conn_gen) {
+		if (TAILQ_NEXT(c, plink) != NULL) {
+			TAILQ_REMOVE(&p->conns, c, plink);
+			TAILQ_INSERT_TAIL(&p->conns, c, plink);
+		}
+		return c;
+	}
+	c = socklnd_peer_pick(p, min_bulk, size);
+	p->pick[k] = c != NULL && c->type == want && socklnd_peer_only_of_type(p, c) ? c : NULL;
+	p->pick_gen[k] = s->conn_gen;
+	return c;
+}
+
 static void
 socklnd_txq_fail(struct socklnd_ni *s, struct sock_tx_list *q, int status,
 		 enum lnet_msg_hstatus hs)
@@ -249,15 +290,19 @@ socklnd_peer_give_up(struct socklnd_ni *s, struct socklnd_peer *p)
 }
 
 int
-socklnd_peer_send(struct socklnd_ni *s, const struct lnet_nid *nid, struct sock_tx *tx)
+socklnd_peer_send(struct socklnd_ni *s, struct socklnd_peer *p, const struct lnet_nid *nid,
+		  struct sock_tx *tx)
 {
-	struct socklnd_peer *p = socklnd_peer_get(s, nid);
 	struct socklnd_conn *c;
 
 	if (p == NULL) {
-		return -ENOMEM;
+		p = socklnd_peer_get(s, nid);
+		if (p == NULL) {
+			return -ENOMEM;
+		}
+		p->send_ok = true;
 	}
-	c = socklnd_peer_pick(p, (unsigned int)s->opts.min_bulk, tx->hdr_len + tx->len);
+	c = socklnd_peer_pick_send(s, p, tx->hdr_len + tx->len);
 	if (c != NULL) {
 		socklnd_conn_queue(c, tx);
 		return 0;

@@ -1464,6 +1464,117 @@ test_peer_get_remembers_last(void **state)
 	socklnd_peers_destroy(&s, -ESHUTDOWN);
 }
 
+/* A connection of @p type on @p p, brought UP through the state table (each step a state change). */
+static void
+pick_conn(struct socklnd_ni *s, struct socklnd_peer *p, struct socklnd_conn *c, int type,
+	  struct sock_tx *busy)
+{
+	memset(c, 0, sizeof(*c));
+	c->sni = s;
+	c->peer = p;
+	c->fd = -1;
+	c->type = type;
+	TAILQ_INIT(&c->txq);
+	TAILQ_INIT(&c->ackq);
+	TAILQ_INSERT_TAIL(&c->txq, busy, link); /* never empty: no clock read for the send clock */
+	TAILQ_INSERT_TAIL(&p->conns, c, plink);
+	assert_int_equal(socklnd_conn_set_state(c, SOCKLND_CONN_EV_CONNECT), 0);
+	assert_int_equal(socklnd_conn_set_state(c, SOCKLND_CONN_EV_TCP_UP), 0);
+	assert_int_equal(socklnd_conn_set_state(c, SOCKLND_CONN_EV_HS_DONE), 0);
+}
+
+/* Send @p len payload bytes to @p p (NULL: by NID): the connection the message was queued on. */
+static struct socklnd_conn *
+pick_send(struct socklnd_ni *s, struct socklnd_peer *p, const struct lnet_nid *nid,
+	  struct sock_tx *tx, unsigned int len)
+{
+	struct socklnd_peer *q;
+	struct socklnd_conn *c;
+
+	memset(tx, 0, sizeof(*tx));
+	tx->hdr_len = 96;
+	tx->len = len;
+	assert_int_equal(socklnd_peer_send(s, p, nid, tx), 0);
+	TAILQ_FOREACH(q, &s->peers, link) {
+		TAILQ_FOREACH(c, &q->conns, plink) {
+			if (TAILQ_LAST(&c->txq, sock_tx_list) == tx) {
+				return c;
+			}
+		}
+	}
+	fail_msg("the message was queued nowhere");
+	return NULL;
+}
+
+/*
+ * The send path keeps a peer's only carrying connection of a type: while
+ * no connection changes state it is the pick; a second one of the type
+ * (conns_per_peer 2) brings back the choice by queue length, taking turns;
+ * one closing leaves the other; none of the type falls back to any that
+ * carries; a peer found by NID is marked as one this NI sends to.
+ */
+static void
+test_send_pick_kept(void **state)
+{
+	static struct socklnd_ni s;
+	static struct socklnd_conn ctl, out1, out2, in;
+	static struct sock_tx busy[4];
+	static struct sock_tx tx[16];
+	struct lnet_nid nid;
+	struct socklnd_peer *p;
+	unsigned int i;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	TAILQ_INIT(&s.peers);
+	TAILQ_INIT(&s.conns);
+	TAILQ_INIT(&s.flushq);
+	s.opts.min_bulk = 1024;
+	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(2, 0), 0x0a000009), &nid);
+	p = socklnd_peer_get(&s, &nid);
+	assert_non_null(p);
+	assert_false(p->send_ok);
+	pick_conn(&s, p, &ctl, SOCKLND_CONN_CONTROL, &busy[0]);
+	pick_conn(&s, p, &in, SOCKLND_CONN_BULK_IN, &busy[1]);
+	pick_conn(&s, p, &out1, SOCKLND_CONN_BULK_OUT, &busy[2]);
+	/* By NID: the peer is found and marked. */
+	assert_ptr_equal(pick_send(&s, NULL, &nid, &tx[0], 4096), &out1);
+	assert_true(p->send_ok);
+	assert_ptr_equal(p->pick[1], &out1);
+	assert_ptr_equal(pick_send(&s, p, &nid, &tx[1], 4096), &out1);
+	assert_ptr_equal(pick_send(&s, p, &nid, &tx[2], 8), &ctl);
+	assert_ptr_equal(p->pick[0], &ctl);
+	assert_ptr_equal(pick_send(&s, p, &nid, &tx[3], 4096), &out1);
+	assert_ptr_equal(TAILQ_LAST(&p->conns, socklnd_conn_list), &out1); /* to the back, as before */
+	/* A second BULK_OUT: the one with fewer queued, then turns. */
+	pick_conn(&s, p, &out2, SOCKLND_CONN_BULK_OUT, &busy[3]);
+	assert_ptr_equal(pick_send(&s, p, &nid, &tx[4], 4096), &out2);
+	assert_null(p->pick[1]);
+	assert_ptr_equal(pick_send(&s, p, &nid, &tx[5], 4096), &out2);
+	assert_ptr_equal(pick_send(&s, p, &nid, &tx[6], 4096), &out2);
+	assert_int_equal(out1.nqueued, 3);
+	assert_int_equal(out2.nqueued, 3);
+	assert_ptr_equal(pick_send(&s, p, &nid, &tx[7], 4096), &out1);
+	assert_ptr_equal(pick_send(&s, p, &nid, &tx[8], 4096), &out2);
+	/* out2 closes: out1 alone again, and kept. */
+	assert_int_equal(socklnd_conn_set_state(&out2, SOCKLND_CONN_EV_CLOSE), 0);
+	for (i = 9; i < 12; i++) {
+		assert_ptr_equal(pick_send(&s, p, &nid, &tx[i], 4096), &out1);
+	}
+	assert_ptr_equal(p->pick[1], &out1);
+	/* out1 closes too: large messages go on any that carries (CONTROL, not BULK_IN). */
+	assert_int_equal(socklnd_conn_set_state(&out1, SOCKLND_CONN_EV_CLOSE), 0);
+	assert_ptr_equal(pick_send(&s, p, &nid, &tx[12], 4096), &ctl);
+	assert_null(p->pick[1]);
+	assert_ptr_equal(pick_send(&s, p, &nid, &tx[13], 8), &ctl);
+	/* The kept CONTROL goes with its state too. */
+	assert_int_equal(socklnd_conn_set_state(&ctl, SOCKLND_CONN_EV_CLOSE), 0);
+	assert_true(p->pick_gen[0] != s.conn_gen);
+	TAILQ_REMOVE(&s.peers, p, link); /* its connections are not real enough for socklnd_peers_destroy */
+	s.last_peer = NULL;
+	free(p);
+}
+
 static void
 test_conn_fsm_every_pair(void **state)
 {
@@ -1672,6 +1783,7 @@ main(void)
 		cmocka_unit_test(test_lnd_params),
 		cmocka_unit_test(test_conn_fsm_every_pair),
 		cmocka_unit_test(test_peer_get_remembers_last),
+		cmocka_unit_test(test_send_pick_kept),
 		cmocka_unit_test(test_peer_fsm_every_pair),
 		cmocka_unit_test_setup_teardown(test_conn_states_counted, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
