@@ -1230,7 +1230,7 @@ socklnd_poll(void *arg)
 	}
 	flushed += socklnd_flush_queued(s) + socklnd_rx_staged(s);
 	flushed += socklnd_reap_all(s); /* an SIOCOUTQ per connection with messages waiting */
-	if (!TAILQ_EMPTY(&s->ackconns) && !rt_timer_pending(&s->ack_timer)) {
+	if (s->ack_ticks && !TAILQ_EMPTY(&s->ackconns) && !rt_timer_pending(&s->ack_timer)) {
 		rt_timer_arm(&s->ack_timer, SOCKLND_ACK_TICK_US);
 	}
 	socklnd_conn_free_dead(s);
@@ -1276,6 +1276,12 @@ socklnd_start_polling(void *arg)
 	struct socklnd_ni *s = arg;
 
 	s->rt = rt_lcore_runtime(rt_lcore_self());
+	/*
+	 * POLLED: the caller runs every lcore's pollers round after round, and
+	 * this poller (no period) in each: its own reap sees every ACK as soon
+	 * as a tick would. THREADS sleeps, SIM skips idle time: they need it.
+	 */
+	s->ack_ticks = rt_runtime_mode(s->rt) != RT_MODE_POLLED;
 	s->poller = rt_poller_register(rt_lcore_self(), socklnd_poll, s, 0, "socklnd");
 	/* Idle, the lcore sleeps until a socket (or the listener) is ready. */
 	if (s->poller != NULL && rt_poller_set_wait_fd(s->poller, s->epfd) != 0) {
