@@ -43,6 +43,8 @@ RTE_LOG_REGISTER_DEFAULT(socklnd_logtype, NOTICE);
 /* Freed txs kept per NI for reuse: enough for a full window of every peer's credits. */
 #define SOCKLND_TX_CACHE_MAX 1024U
 #define SOCKLND_SWEEP_US 1000000ULL
+/* Polls in a row that moved nothing between two looks at what the peers' TCP acknowledged. */
+#define SOCKLND_REAP_IDLE_EVERY 8U
 
 _Static_assert(SOCKLND_STATS_HS_STATES == SOCK_CONN_NSTATES, "hs_entered[] has a slot per state");
 _Static_assert(SOCKLND_STATS_CONN_STATES == SOCKLND_CONN_NSTATES, "conn_entered[] has a slot per state");
@@ -912,10 +914,12 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 		if (rc > 0) {
 			c->hot_until = c->sni->polls + SOCKLND_HOT_POLLS;
 		}
-		c->sni->stats.csum_checked += c->rx.csum_checked;
-		c->sni->stats.rx_reads += c->rx.recvs;
-		c->rx.csum_checked = 0;
-		c->rx.recvs = 0;
+		if ((c->rx.csum_checked | c->rx.recvs) != 0) { /* an empty recv leaves them 0 */
+			c->sni->stats.csum_checked += c->rx.csum_checked;
+			c->sni->stats.rx_reads += c->rx.recvs;
+			c->rx.csum_checked = 0;
+			c->rx.recvs = 0;
+		}
 		if (rc < 0) {
 			if (rc == -EPROTO || rc == -EBADMSG) {
 				c->sni->stats.proto_errors += rc == -EPROTO;
@@ -1229,7 +1233,19 @@ socklnd_poll(void *arg)
 		}
 	}
 	flushed += socklnd_flush_queued(s) + socklnd_rx_staged(s);
-	flushed += socklnd_reap_all(s); /* an SIOCOUTQ per connection with messages waiting */
+	/*
+	 * An SIOCOUTQ per connection with messages waiting. POLLED (no ack
+	 * ticks): on a poll that moved something (the peer's answer often
+	 * brings the ACK with it), else every SOCKLND_REAP_IDLE_EVERY idle
+	 * polls: the spinning caller asked the kernel on every one of them,
+	 * about ACKs that come once. THREADS and SIM look on every poll: an
+	 * idle one may be the last before the lcore sleeps or time skips.
+	 */
+	if (s->ack_ticks || n > 0 || flushed > 0 || direct_busy > 0 ||
+	    ++s->reap_tick >= SOCKLND_REAP_IDLE_EVERY) {
+		s->reap_tick = 0;
+		flushed += socklnd_reap_all(s);
+	}
 	if (s->ack_ticks && !TAILQ_EMPTY(&s->ackconns) && !rt_timer_pending(&s->ack_timer)) {
 		rt_timer_arm(&s->ack_timer, SOCKLND_ACK_TICK_US);
 	}

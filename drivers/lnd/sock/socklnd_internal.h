@@ -168,6 +168,7 @@ struct socklnd_ni {
 	unsigned int nup;                /* connections UP */
 	uint64_t conn_gen;               /* connection state changes: a peer's kept pick is as old */
 	unsigned int poll_tick;          /* polls since the last epoll_wait */
+	unsigned int reap_tick;          /* idle polls since the last socklnd_reap_all() */
 	uint64_t polls;                  /* socklnd_poll calls */
 	bool any_cold;                   /* an UP connection the last direct poll left to epoll */
 	bool dead_pending;               /* a connection closed and may not be freed yet */
