@@ -354,11 +354,18 @@ sock_rx_payload(struct sock_rx *rx, int fd)
 }
 
 int
-sock_rx_poll(struct sock_rx *rx, int fd)
+sock_rx_probe(struct sock_rx *rx, int fd)
 {
-	int moved = 0;
+	ssize_t r;
 
 	rx->drained = false; /* polled because readable, or to try again */
+	r = sock_rx_restage(rx, fd);
+	return r > 0 ? 1 : (int)r;
+}
+
+int
+sock_rx_poll(struct sock_rx *rx, int fd)
+{
 	/*
 	 * Between messages with nothing staged, the next byte can only come
 	 * from the socket: the recv that sock_rx_ksock_hdr() would reach through
@@ -366,14 +373,22 @@ sock_rx_poll(struct sock_rx *rx, int fd)
 	 * small), done here first, so a poll that finds the socket empty, the
 	 * usual one, ends at once. V1 frames have no ksock header: not here.
 	 */
-	if (rx->state == SOCK_RX_KSOCK_HDR && rx->have == 0 && !sock_rx_staged(rx) &&
-	    rx->proto->msg_hdr_size != 0) {
-		ssize_t r = sock_rx_restage(rx, fd);
+	if (sock_rx_between(rx)) {
+		int r = sock_rx_probe(rx, fd);
 
 		if (r <= 0) {
-			return (int)r;
+			return r;
 		}
+		return sock_rx_resume(rx, fd);
 	}
+	rx->drained = false;
+	return sock_rx_resume(rx, fd);
+}
+
+int
+sock_rx_resume(struct sock_rx *rx, int fd)
+{
+	int moved = 0;
 
 	for (;;) {
 		int rc;

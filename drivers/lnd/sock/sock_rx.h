@@ -105,11 +105,30 @@ void sock_rx_init(struct sock_rx *rx, const struct ksock_proto *proto, bool swap
  */
 int sock_rx_poll(struct sock_rx *rx, int fd);
 
+/**
+ * sock_rx_poll() in two steps, for an owner that polls a connection whose
+ * socket is mostly empty: when sock_rx_between(), sock_rx_probe() is the
+ * recv sock_rx_poll() starts with. It returns 0 when the socket is empty
+ * (nothing else moved: sock_rx_poll() would have returned 0 there), else
+ * 1 or -errno, and then sock_rx_resume() returns what sock_rx_poll() would
+ * have.
+ */
+int sock_rx_probe(struct sock_rx *rx, int fd);
+int sock_rx_resume(struct sock_rx *rx, int fd);
+
 /** Bytes received and not yet consumed: the owner must poll again without waiting for the socket. */
 static inline bool
 sock_rx_staged(const struct sock_rx *rx)
 {
 	return rx->stage_off < rx->stage_len;
+}
+
+/** Between messages with nothing staged: the next byte can only come from the socket (V2+ framing). */
+static inline bool
+sock_rx_between(const struct sock_rx *rx)
+{
+	return rx->state == SOCK_RX_KSOCK_HDR && rx->have == 0 && !sock_rx_staged(rx) &&
+	       rx->proto->msg_hdr_size != 0;
 }
 
 /** In the middle of a payload large enough to be read straight into LNet's buffer. */

@@ -890,8 +890,13 @@ socklnd_conn_event_setup(struct socklnd_conn *c, uint32_t events)
 	return true;
 }
 
-static void
-socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
+/*
+ * What a connection's readiness (@p events) calls for: the connect and the
+ * handshake, writing its queue, reading. @p probed: sock_rx_probe() found
+ * bytes just now, the read goes on from there (socklnd_conn_read()).
+ */
+static inline void
+socklnd_conn_event_rx(struct socklnd_conn *c, uint32_t events, bool probed)
 {
 	uint64_t writes = c->sni->stats.tx_writes;
 	int rc;
@@ -906,7 +911,7 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 	}
 	if (c->state == SOCKLND_CONN_UP) {
 		c->in_rx = true;
-		rc = sock_rx_poll(&c->rx, c->fd);
+		rc = probed ? sock_rx_resume(&c->rx, c->fd) : sock_rx_poll(&c->rx, c->fd);
 		c->in_rx = false;
 		if (rc > 0 || c->sni->stats.tx_writes != writes) {
 			socklnd_conn_progress(c, rc > 0, c->sni->stats.tx_writes != writes);
@@ -934,6 +939,30 @@ socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
 			socklnd_conn_flush(c);
 		}
 	}
+}
+
+static void
+socklnd_conn_event(struct socklnd_conn *c, uint32_t events)
+{
+	socklnd_conn_event_rx(c, events, false);
+}
+
+/*
+ * socklnd_conn_event(c, EPOLLIN) for an UP connection read directly, most
+ * polls finding its socket empty: with nothing to write and nothing staged,
+ * the recv comes first, and an empty socket ends it there (all the event
+ * would have done: no bytes moved, nothing counted, nothing to flush).
+ */
+static inline void
+socklnd_conn_read(struct socklnd_conn *c)
+{
+	if (TAILQ_EMPTY(&c->txq) && sock_rx_between(&c->rx)) {
+		if (sock_rx_probe(&c->rx, c->fd) != 0) {
+			socklnd_conn_event_rx(c, EPOLLIN, true);
+		}
+		return;
+	}
+	socklnd_conn_event(c, EPOLLIN);
 }
 
 /*
@@ -1101,7 +1130,7 @@ socklnd_poll_direct(struct socklnd_ni *s, unsigned int *busy)
 			if (caller_polls && c->in_epoll && !c->want_out) {
 				socklnd_conn_epoll_set(c, false);
 			}
-			socklnd_conn_event(c, EPOLLIN);
+			socklnd_conn_read(c);
 		} else {
 			socklnd_conn_epoll_set(c, true);
 			any_cold = true;

@@ -829,6 +829,55 @@ test_staged_headers_fast(void **state)
 	}
 }
 
+/*
+ * sock_rx_probe() + sock_rx_resume() is sock_rx_poll(): an empty socket
+ * ends at the probe (0, nothing moved); bytes go on in resume, a short
+ * recv still counting as the socket drained (no second recv); half a
+ * header waits for the rest; a closed peer fails in the probe and resume
+ * says so again.
+ */
+static void
+test_probe_then_resume(void **state)
+{
+	uint8_t dst[8];
+	struct sock_rx rx;
+	struct sink s;
+	int fds[2];
+
+	(void)state;
+	pair(fds);
+	sink_init(&s, &rx, &ksock_proto_v3, dst, 0);
+	assert_true(sock_rx_between(&rx));
+	assert_int_equal(sock_rx_probe(&rx, fds[1]), 0);
+	assert_int_equal(rx.recvs, 0);
+	assert_true(sock_rx_between(&rx));
+	/* Two frames: one recv brings both, resume takes them without another. */
+	assert_int_equal(write(fds[0], kernel_get, 96), 96);
+	assert_int_equal(write(fds[0], kernel_get, 96), 96);
+	assert_int_equal(sock_rx_probe(&rx, fds[1]), 1);
+	assert_int_equal(sock_rx_resume(&rx, fds[1]), 1);
+	assert_int_equal(s.lnets, 2);
+	assert_int_equal(s.payloads, 2);
+	assert_int_equal(rx.recvs, 1);
+	assert_true(sock_rx_between(&rx));
+	/* Half a header: resume waits; the rest comes through sock_rx_poll(). */
+	assert_int_equal(write(fds[0], kernel_get, 20), 20);
+	assert_int_equal(sock_rx_probe(&rx, fds[1]), 1);
+	assert_int_equal(sock_rx_resume(&rx, fds[1]), 0);
+	assert_false(sock_rx_between(&rx));
+	assert_int_equal(write(fds[0], kernel_get + 20, 76), 76);
+	assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
+	assert_int_equal(s.lnets, 3);
+	assert_int_equal(s.payloads, 3);
+	assert_true(sock_rx_between(&rx));
+	/* The peer closes. */
+	close(fds[0]);
+	assert_int_equal(sock_rx_probe(&rx, fds[1]), -ECONNRESET);
+	assert_int_equal(sock_rx_resume(&rx, fds[1]), -ECONNRESET);
+	assert_int_equal(rx.state, SOCK_RX_FAILED);
+	close(fds[1]);
+}
+
 int
 main(void)
 {
@@ -842,6 +891,7 @@ main(void)
 		cmocka_unit_test(test_headers_staged_or_split),
 		cmocka_unit_test(test_single_fragment_offset),
 		cmocka_unit_test(test_staged_headers_fast),
+		cmocka_unit_test(test_probe_then_resume),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
