@@ -36,16 +36,12 @@ sock_rx_abort(struct sock_rx *rx, int err)
 	sock_rx_fail(rx, err, "connection closed");
 }
 
-/* recv() into @p p; >0 bytes, 0 would block, <0 error/closed. */
-static ssize_t
-sock_rx_recv(struct sock_rx *rx, int fd, void *p, size_t n)
+/* sock_rx_recv() on a socket not known to be drained. */
+static inline __attribute__((always_inline)) ssize_t
+sock_rx_recv_now(struct sock_rx *rx, int fd, void *p, size_t n)
 {
-	ssize_t r;
+	ssize_t r = recv(fd, p, n, 0);
 
-	if (rx->drained) {
-		return 0;
-	}
-	r = recv(fd, p, n, 0);
 	if (r > 0) {
 		rx->recvs++;
 		rx->drained = (size_t)r < n;
@@ -59,6 +55,13 @@ sock_rx_recv(struct sock_rx *rx, int fd, void *p, size_t n)
 		return 0;
 	}
 	return sock_rx_fail(rx, -errno, "recv failed");
+}
+
+/* recv() into @p p; >0 bytes, 0 would block, <0 error/closed. */
+static ssize_t
+sock_rx_recv(struct sock_rx *rx, int fd, void *p, size_t n)
+{
+	return rx->drained ? 0 : sock_rx_recv_now(rx, fd, p, n);
 }
 
 /* An empty stage filled by one recv: >0 bytes, 0 would block, <0 error/closed. */
@@ -261,14 +264,23 @@ sock_rx_lnet_staged(struct sock_rx *rx)
 	const uint8_t *at = rx->stage + rx->stage_off;
 	int rc;
 
-	if (rx->have != 0 || hsz == 0 || rx->stage_len - rx->stage_off < n || sock_tap_on(rx->tap)) {
+	struct ksock_msg_hdr w;
+	uint32_t lnet = rx->swapped ? __builtin_bswap32(KSOCK_MSG_LNET) : KSOCK_MSG_LNET;
+
+	if (rx->have != 0 || hsz != sizeof(w) || rx->stage_len - rx->stage_off < n ||
+	    sock_tap_on(rx->tap)) {
 		return 0;
 	}
-	if (ksock_msg_hdr_decode(at, hsz, rx->swapped, &rx->km) != 0 ||
-	    rx->km.type != KSOCK_MSG_LNET || rx->km.csum != 0 ||
+	/* ksock_msg_hdr_decode() of the one kind taken here: LNET, no checksum. */
+	memcpy(&w, at, sizeof(w));
+	if (w.ksm_type != lnet || w.ksm_csum != 0 ||
 	    p->lnet_hdr_decode(at + hsz, n - hsz, &rx->hdr) != 0) {
 		return 0;
 	}
+	rx->km.type = KSOCK_MSG_LNET;
+	rx->km.csum = 0;
+	rx->km.zc_cookies[0] = rx->swapped ? __builtin_bswap64(w.ksm_zc_cookies[0]) : w.ksm_zc_cookies[0];
+	rx->km.zc_cookies[1] = rx->swapped ? __builtin_bswap64(w.ksm_zc_cookies[1]) : w.ksm_zc_cookies[1];
 	rx->stage_off += (unsigned int)n;
 	rx->bytes += n;
 	rx->csum_on = false;
@@ -359,8 +371,13 @@ sock_rx_probe(struct sock_rx *rx, int fd)
 	ssize_t r;
 
 	rx->drained = false; /* polled because readable, or to try again */
-	r = sock_rx_restage(rx, fd);
-	return r > 0 ? 1 : (int)r;
+	r = sock_rx_recv_now(rx, fd, rx->stage, sizeof(rx->stage)); /* sock_rx_restage(), in line */
+	if (r > 0) {
+		rx->stage_off = 0;
+		rx->stage_len = (unsigned int)r;
+		return 1;
+	}
+	return (int)r;
 }
 
 int
