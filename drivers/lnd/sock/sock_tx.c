@@ -12,7 +12,9 @@ sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
 		const struct iovec *iov, unsigned int niov, unsigned int offset,
 		unsigned int len, void *cookie)
 {
-	struct ksock_msg lnet = { KSOCK_MSG_LNET, 0, { 0, 0 } };
+	static const struct ksock_msg lnet = { KSOCK_MSG_LNET, 0, { 0, 0 } };
+	/* ksock_msg_hdr_encode() of it, done once: an LNET message without ZC cookies. */
+	static const struct ksock_msg_hdr lnet_w = { KSOCK_MSG_LNET, 0, { 0, 0 } };
 	size_t n = 0;
 
 	/* Every field but the header bytes, which the encoders write up to hdr_len. */
@@ -20,14 +22,16 @@ sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
 	tx->sent = 0;
 	tx->end = 0;
 	tx->requeued = false;
-	if (km == NULL) {
-		km = &lnet;
-	}
 	if (proto->msg_hdr_size != 0) {
-		if (ksock_msg_hdr_encode(km, tx->hdr, sizeof(tx->hdr)) != 0) {
+		if (km == NULL && proto->msg_hdr_size == sizeof(lnet_w)) {
+			memcpy(tx->hdr, &lnet_w, sizeof(lnet_w));
+		} else if (ksock_msg_hdr_encode(km != NULL ? km : &lnet, tx->hdr, sizeof(tx->hdr)) != 0) {
 			return -KSOCK_EINVAL;
 		}
 		n = proto->msg_hdr_size;
+	}
+	if (km == NULL) {
+		km = &lnet;
 	}
 	if (hdr != NULL) {
 		if (proto->lnet_hdr_encode(hdr, tx->hdr + n, sizeof(tx->hdr) - n) != 0) {
