@@ -256,7 +256,7 @@ sock_rx_lnet_hdr(struct sock_rx *rx, int fd)
  * waiting for LNet, <0 LNet refused the header.
  */
 static inline int
-sock_rx_lnet_staged(struct sock_rx *rx)
+sock_rx_lnet_staged(struct sock_rx *rx, bool tapped)
 {
 	const struct ksock_proto *p = rx->proto;
 	size_t hsz = p->msg_hdr_size;
@@ -267,8 +267,7 @@ sock_rx_lnet_staged(struct sock_rx *rx)
 	struct ksock_msg_hdr w;
 	uint32_t lnet = rx->swapped ? __builtin_bswap32(KSOCK_MSG_LNET) : KSOCK_MSG_LNET;
 
-	if (rx->have != 0 || hsz != sizeof(w) || rx->stage_len - rx->stage_off < n ||
-	    sock_tap_on(rx->tap)) {
+	if (tapped || rx->have != 0 || hsz != sizeof(w) || rx->stage_len - rx->stage_off < n) {
 		return 0;
 	}
 	/* ksock_msg_hdr_decode() of the one kind taken here: LNET, no checksum. */
@@ -405,6 +404,8 @@ sock_rx_poll(struct sock_rx *rx, int fd)
 int
 sock_rx_resume(struct sock_rx *rx, int fd)
 {
+	/* A capture starts or stops between polls (socklnd_capture, on this lcore), not in one. */
+	bool tapped = sock_tap_on(rx->tap);
 	int moved = 0;
 
 	for (;;) {
@@ -412,7 +413,7 @@ sock_rx_resume(struct sock_rx *rx, int fd)
 
 		switch (rx->state) {
 		case SOCK_RX_KSOCK_HDR:
-			rc = sock_rx_lnet_staged(rx);
+			rc = sock_rx_lnet_staged(rx, tapped);
 			if (rc == 0) {
 				rc = sock_rx_ksock_hdr(rx, fd);
 			}

@@ -1103,7 +1103,7 @@ socklnd_poll_direct(struct socklnd_ni *s, unsigned int *busy)
 {
 	uint64_t writes = s->stats.tx_writes;
 	uint64_t reads = s->stats.rx_reads;
-	bool caller_polls = rt_runtime_caller_polls(s->rt);
+	bool caller_polls = s->caller_polls;
 	struct socklnd_conn *c;
 	bool any_cold = false;
 
@@ -1237,6 +1237,7 @@ socklnd_poll(void *arg)
 	struct epoll_event evs[SOCKLND_EPOLL_BATCH];
 	unsigned int direct_busy = 0;
 	unsigned int flushed;
+	bool busy;
 	int n = 0;
 	int i;
 
@@ -1262,6 +1263,7 @@ socklnd_poll(void *arg)
 		}
 	}
 	flushed += socklnd_flush_queued(s) + socklnd_rx_staged(s);
+	busy = n > 0 || flushed > 0 || direct_busy > 0;
 	/*
 	 * An SIOCOUTQ per connection with messages waiting. POLLED (no ack
 	 * ticks): on a poll that moved something (the peer's answer often
@@ -1270,16 +1272,15 @@ socklnd_poll(void *arg)
 	 * about ACKs that come once. THREADS and SIM look on every poll: an
 	 * idle one may be the last before the lcore sleeps or time skips.
 	 */
-	if (s->ack_ticks || n > 0 || flushed > 0 || direct_busy > 0 ||
-	    ++s->reap_tick >= SOCKLND_REAP_IDLE_EVERY) {
+	if (s->ack_ticks || busy || ++s->reap_tick >= SOCKLND_REAP_IDLE_EVERY) {
 		s->reap_tick = 0;
-		flushed += socklnd_reap_all(s);
+		busy = socklnd_reap_all(s) > 0 || busy;
 	}
 	if (s->ack_ticks && !TAILQ_EMPTY(&s->ackconns) && !rt_timer_pending(&s->ack_timer)) {
 		rt_timer_arm(&s->ack_timer, SOCKLND_ACK_TICK_US);
 	}
 	socklnd_conn_free_dead(s);
-	return n > 0 || flushed > 0 || direct_busy > 0 ? RT_POLLER_BUSY : RT_POLLER_IDLE;
+	return busy ? RT_POLLER_BUSY : RT_POLLER_IDLE;
 }
 
 /* ---- LND ops ---- */
@@ -1327,6 +1328,7 @@ socklnd_start_polling(void *arg)
 	 * as a tick would. THREADS sleeps, SIM skips idle time: they need it.
 	 */
 	s->ack_ticks = rt_runtime_mode(s->rt) != RT_MODE_POLLED;
+	s->caller_polls = rt_runtime_caller_polls(s->rt);
 	s->poller = rt_poller_register(rt_lcore_self(), socklnd_poll, s, 0, "socklnd");
 	/* Idle, the lcore sleeps until a socket (or the listener) is ready. */
 	if (s->poller != NULL && rt_poller_set_wait_fd(s->poller, s->epfd) != 0) {

@@ -164,6 +164,7 @@ struct socklnd_ni {
 	struct socklnd_conn_list ackconns; /* connections with messages waiting for the peer's TCP ACK */
 	struct rt_timer ack_timer;       /* looks at them while the lcore would otherwise sleep */
 	bool ack_ticks;                  /* the lcore may sleep (or skip time): ack_timer is armed */
+	bool caller_polls;               /* rt_runtime_caller_polls() of its runtime */
 	struct sock_tx *tx_cache;        /* freed txs, reused: no malloc per message (a stack by link.tqe_next) */
 	unsigned int nup;                /* connections UP */
 	uint64_t conn_gen;               /* connection state changes: a peer's kept pick is as old */
