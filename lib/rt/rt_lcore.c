@@ -18,7 +18,7 @@ RTE_LOG_REGISTER_SUFFIX(rt_logtype_lcore, lcore, NOTICE);
 #define RT_LOGTYPE rt_logtype_lcore
 
 /* The logical lcore whose iteration is running on this thread, if any. */
-static __thread struct rt_lcore *t_rt_self;
+static __thread struct rt_lcore *t_rt_self __attribute__((tls_model("initial-exec")));
 
 void *
 rt_zalloc_aligned(size_t size)
