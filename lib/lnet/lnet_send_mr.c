@@ -21,8 +21,8 @@
 #include "lnet_route.h"
 
 struct lnet_sel_cache {
-	bool built;
-	uint64_t gen;                 /* of the NI table the view is built from */
+	uint64_t gen;                 /* of the NI table the view is built from (0: not built) */
+	uint64_t epoch;               /* this build's, from lnet_sel_epochs: what plans are made with */
 	uint32_t state_gen;           /* and of its NIs' fatal state (ln->ni_state_gen); health is read live */
 	struct lnet_sel_local view;
 	struct lnet_sel_net *nets;    /* local nets; their seq is this CPT's */
@@ -165,6 +165,12 @@ lnet_sel_cache_fill(struct lnet_sel_cache *sc, const struct lnet_ni_table *t)
 	sc->view.nr_nis = (uint16_t)nnis;
 }
 
+/*
+ * Every build of any CPT's local view takes the next of these: a plan made
+ * with one build is known current by one compare (0: none).
+ */
+static uint64_t lnet_sel_epochs;
+
 /* This CPT's local view, current with the published NI table and its NIs' state. */
 static struct lnet_sel_cache *
 lnet_sel_cache_get(struct lnet_cpt *c)
@@ -180,14 +186,15 @@ lnet_sel_cache_get(struct lnet_cpt *c)
 		}
 		c->sel = sc;
 	}
-	if (!sc->built || sc->gen != t->gen || sc->state_gen != state_gen) {
+	/* A table's gen is never 0: a new cache is built the first time. */
+	if (sc->gen != t->gen || sc->state_gen != state_gen) {
 		if (lnet_sel_cache_grow(sc, t->nnis) != 0 || lnet_sel_cache_dist(sc, c->ln) != 0) {
 			return NULL;
 		}
 		lnet_sel_cache_fill(sc, t);
 		sc->gen = t->gen;
 		sc->state_gen = state_gen;
-		sc->built = true;
+		sc->epoch = __atomic_add_fetch(&lnet_sel_epochs, 1, __ATOMIC_RELAXED);
 	}
 	return sc;
 }
@@ -279,22 +286,22 @@ lnet_sel_peer_credits(const struct lnet_sel_cache *sc, const struct lnet_peer_co
  * shard, as its peer NI is; one allocation, the arrays after the header.
  */
 struct lnet_sel_pview {
-	uint64_t gen;                     /* ln->sel_gen it was built at */
+	uint64_t gen;                     /* ln->sel_gen it was built at; STALE: a sticky NID since */
 	const struct lnet_peer_comp *comp;
-	bool has_pref;                    /* the peer NI's, then: the sticky NID */
 	bool mr;
 	uint16_t nnets;
 	uint16_t nnis;
 	uint16_t cap;
 	struct lnet_sel_net *nets;
 	struct lnet_sel_peer_ni *nis;
-	/* The plan of the common message (lnet_select.h), and the local view it was made with. */
-	bool plan_made;
+	/* The plan of the common message (lnet_select.h), and the local view's epoch it was made with. */
 	struct lnet_sel_plan plan;
-	uint64_t plan_tgen;               /* sel cache gen (the NI table's) */
-	uint32_t plan_sgen;               /* ... and state_gen */
+	uint64_t plan_epoch;              /* 0: none made */
 	struct lnet_sel_peer peer;        /* the above as lnet_select sees them, made with them */
 };
+
+/* A gen ln->sel_gen never reaches: the view is built again at the next send. */
+#define LNET_SEL_PVIEW_STALE UINT64_MAX
 
 static struct lnet_sel_pview *
 lnet_sel_pview_room(struct lnet_peer_ni *lpni, unsigned int n)
@@ -366,8 +373,7 @@ lnet_sel_pview_build(struct lnet_peer_ni *lpni, const struct lnet_peer_comp *com
 	}
 	pv->gen = gen;
 	pv->comp = comp;
-	pv->plan_made = false;
-	pv->has_pref = lpni->has_pref;
+	pv->plan_epoch = 0;
 	pv->mr = mr;
 	pv->nnets = (uint16_t)nnets;
 	pv->nnis = (uint16_t)nnis;
@@ -382,8 +388,8 @@ lnet_sel_pview_get(struct lnet *ln, struct lnet_peer_ni *lpni, const struct lnet
 	uint64_t gen = __atomic_load_n(&ln->sel_gen, __ATOMIC_ACQUIRE);
 	struct lnet_sel_pview *pv = lpni->selv;
 
-	if (unlikely(pv == NULL || pv->gen != gen || pv->comp != comp ||
-		     pv->has_pref != lpni->has_pref)) {
+	/* lpni->has_pref is not compared: lnet_sel_apply() makes the view stale as it sets it. */
+	if (unlikely(pv == NULL || pv->gen != gen || pv->comp != comp)) {
 		pv = lnet_sel_pview_build(lpni, comp, gen);
 	}
 	return pv;
@@ -626,8 +632,8 @@ lnet_sel_apply_routed(struct lnet_sel_cache *sc, const struct lnet_sel_result *r
 
 /* The kernel's lnet_handle_send bookkeeping: the chosen path takes its turn. */
 static void
-lnet_sel_apply(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni, uint64_t *rr,
-	       const struct lnet_peer_comp *comp, const struct lnet_sel_result *res)
+lnet_sel_apply(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni, struct lnet_sel_pview *pv,
+	       uint64_t *rr, const struct lnet_peer_comp *comp, const struct lnet_sel_result *res)
 {
 	uint64_t now = rte_rdtsc();
 
@@ -645,7 +651,10 @@ lnet_sel_apply(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni, uint64_t *r
 	}
 	if (res->record_pref) {
 		lpni->pref = sc->nis[res->ni].nid;
-		lpni->has_pref = true;
+		if (!lpni->has_pref) {
+			lpni->has_pref = true;
+			pv->gen = LNET_SEL_PVIEW_STALE; /* the sticky NID is in the kept view */
+		}
 	}
 }
 
@@ -671,11 +680,9 @@ lnet_sel_by_plan(struct lnet_sel_cache *sc, const struct lnet_msg *msg,
 	const struct lnet_sel_plan *plan = &pv->plan;
 	bool reserved = lnet_msg_is_reserved(msg);
 
-	if (unlikely(!pv->plan_made || pv->plan_tgen != sc->gen || pv->plan_sgen != sc->state_gen)) {
+	if (unlikely(pv->plan_epoch != sc->epoch)) {
 		lnet_sel_plan_make(&sc->view, peer, &lpni->nid, &pv->plan);
-		pv->plan_tgen = sc->gen;
-		pv->plan_sgen = sc->state_gen;
-		pv->plan_made = true;
+		pv->plan_epoch = sc->epoch;
 	}
 	switch (plan->kind) {
 	case LNET_SEL_PLAN_MR:
@@ -761,7 +768,7 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 			return rc == -EINVAL || rc == -EFAULT ? -EHOSTUNREACH : rc;
 		}
 	}
-	lnet_sel_apply(sc, lpni, rr, comp, &res);
+	lnet_sel_apply(sc, lpni, pv, rr, comp, &res);
 	*ni = sc->ni[res.ni];
 	*dst = pv->nis[res.peer_ni].nid;
 	*nexthop = (res.send_case & LNET_SEL_ROUTED) ? routes->routes[res.route].gw->nis[res.gw_ni].nid :
