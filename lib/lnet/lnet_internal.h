@@ -657,7 +657,7 @@ struct lnet {
 	struct lnet_handle_md ping_mdh;
 	struct lnet_outbox mgmt_outbox;  /* the management lcore's hand-offs to full rings */       /* mgmt */
 	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
-	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal state changes */
+	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal state changes, or the NI table */
 	/*
 	 * atomic: bumped when a peer composition is published or UDSP changes
 	 * one in place (priorities, preferred NIDs), before anything replaced

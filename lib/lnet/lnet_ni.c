@@ -217,6 +217,8 @@ lnet_ni_table_replace(struct lnet *ln, struct lnet_ni_table *t)
 	t->gen = old != NULL ? old->gen + 1 : 1;
 	lnet_udsp_table_prios(ln, t); /* a new NI goes out with its UDSP priorities */
 	rt_rcu_publish((void **)&ln->ni_table, t);
+	/* After the publish: a view built at the new gen reads this table (or a newer one). */
+	__atomic_fetch_add(&ln->ni_state_gen, 1, __ATOMIC_RELEASE);
 	if (old != NULL && rt_rcu_retire(ln->rt, old, free) != 0) {
 		/* Cannot defer: leak it rather than free under a reader. */
 		LNET_LOG(WARNING, "NI table retire failed; old table kept");

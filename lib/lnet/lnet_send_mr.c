@@ -21,9 +21,9 @@
 #include "lnet_route.h"
 
 struct lnet_sel_cache {
-	uint64_t gen;                 /* of the NI table the view is built from (0: not built) */
 	uint64_t epoch;               /* this build's, from lnet_sel_epochs: what plans are made with */
-	uint32_t state_gen;           /* and of its NIs' fatal state (ln->ni_state_gen); health is read live */
+	/* ln->ni_state_gen it was built at: bumped by a new NI table too; health is read live */
+	uint32_t state_gen;
 	struct lnet_sel_local view;
 	struct lnet_sel_net *nets;    /* local nets; their seq is this CPT's */
 	struct lnet_sel_ni *nis;
@@ -171,12 +171,14 @@ lnet_sel_cache_fill(struct lnet_sel_cache *sc, const struct lnet_ni_table *t)
  */
 static uint64_t lnet_sel_epochs;
 
-/* This CPT's local view, current with the published NI table and its NIs' state. */
-static struct lnet_sel_cache *
-lnet_sel_cache_get(struct lnet_cpt *c)
+/*
+ * (Re)build this CPT's local view (made the first time) from the table
+ * published now: read after @p state_gen, it is that gen's table or newer.
+ */
+static __attribute__((noinline)) struct lnet_sel_cache *
+lnet_sel_cache_build(struct lnet_cpt *c, uint32_t state_gen)
 {
 	const struct lnet_ni_table *t = lnet_ni_table_get(c->ln);
-	uint32_t state_gen = __atomic_load_n(&c->ln->ni_state_gen, __ATOMIC_ACQUIRE);
 	struct lnet_sel_cache *sc = c->sel;
 
 	if (sc == NULL) {
@@ -186,15 +188,29 @@ lnet_sel_cache_get(struct lnet_cpt *c)
 		}
 		c->sel = sc;
 	}
-	/* A table's gen is never 0: a new cache is built the first time. */
-	if (sc->gen != t->gen || sc->state_gen != state_gen) {
-		if (lnet_sel_cache_grow(sc, t->nnis) != 0 || lnet_sel_cache_dist(sc, c->ln) != 0) {
-			return NULL;
-		}
-		lnet_sel_cache_fill(sc, t);
-		sc->gen = t->gen;
-		sc->state_gen = state_gen;
-		sc->epoch = __atomic_add_fetch(&lnet_sel_epochs, 1, __ATOMIC_RELAXED);
+	if (lnet_sel_cache_grow(sc, t->nnis) != 0 || lnet_sel_cache_dist(sc, c->ln) != 0) {
+		sc->state_gen = state_gen - 1; /* not built: tried again at the next send */
+		return NULL;
+	}
+	lnet_sel_cache_fill(sc, t);
+	sc->state_gen = state_gen;
+	sc->epoch = __atomic_add_fetch(&lnet_sel_epochs, 1, __ATOMIC_RELAXED);
+	return sc;
+}
+
+/*
+ * This CPT's local view, current with the published NI table and its NIs'
+ * state: one gen says both (lnet_ni_table_replace() bumps it after a new
+ * table is published).
+ */
+static inline struct lnet_sel_cache *
+lnet_sel_cache_get(struct lnet_cpt *c)
+{
+	uint32_t state_gen = __atomic_load_n(&c->ln->ni_state_gen, __ATOMIC_ACQUIRE);
+	struct lnet_sel_cache *sc = c->sel;
+
+	if (unlikely(sc == NULL || sc->state_gen != state_gen)) {
+		return lnet_sel_cache_build(c, state_gen);
 	}
 	return sc;
 }
