@@ -659,6 +659,12 @@ struct lnet {
 	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
 	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal state changes, or the NI table */
 	/*
+	 * Atomic: every build of any CPT's local selection view takes the next
+	 * (lnet_send_mr.c), so a plan made with one is known current by one
+	 * compare (0: none).
+	 */
+	uint64_t sel_epochs;
+	/*
 	 * atomic: bumped when a peer composition is published or UDSP changes
 	 * one in place (priorities, preferred NIDs), before anything replaced
 	 * is retired: selection's cached peer views (lnet_send_mr.c) rebuild.

@@ -21,7 +21,7 @@
 #include "lnet_route.h"
 
 struct lnet_sel_cache {
-	uint64_t epoch;               /* this build's, from lnet_sel_epochs: what plans are made with */
+	uint64_t epoch;               /* this build's, from ln->sel_epochs: what plans are made with */
 	/* ln->ni_state_gen it was built at: bumped by a new NI table too; health is read live */
 	uint32_t state_gen;
 	struct lnet_sel_local view;
@@ -166,12 +166,6 @@ lnet_sel_cache_fill(struct lnet_sel_cache *sc, const struct lnet_ni_table *t)
 }
 
 /*
- * Every build of any CPT's local view takes the next of these: a plan made
- * with one build is known current by one compare (0: none).
- */
-static uint64_t lnet_sel_epochs;
-
-/*
  * (Re)build this CPT's local view (made the first time) from the table
  * published now: read after @p state_gen, it is that gen's table or newer.
  */
@@ -194,7 +188,7 @@ lnet_sel_cache_build(struct lnet_cpt *c, uint32_t state_gen)
 	}
 	lnet_sel_cache_fill(sc, t);
 	sc->state_gen = state_gen;
-	sc->epoch = __atomic_add_fetch(&lnet_sel_epochs, 1, __ATOMIC_RELAXED);
+	sc->epoch = __atomic_add_fetch(&c->ln->sel_epochs, 1, __ATOMIC_RELAXED);
 	return sc;
 }
 
