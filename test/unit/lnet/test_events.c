@@ -22,19 +22,6 @@ static unsigned int g_nsent;
 static uint64_t g_last_sequence; /* events' sequence numbers only rise */
 
 static int
-ev_startup(struct lnet_ni *ni)
-{
-	(void)ni;
-	return 0;
-}
-
-static void
-ev_shutdown(struct lnet_ni *ni)
-{
-	(void)ni;
-}
-
-static int
 ev_send(struct lnet_ni *ni, struct lnet_msg *msg)
 {
 	(void)ni;
@@ -45,8 +32,8 @@ ev_send(struct lnet_ni *ni, struct lnet_msg *msg)
 }
 
 static const struct lnet_lnd_ops ev_ops = {
-	.name = "evlnd", .type = 0xfd, .startup = ev_startup, .shutdown = ev_shutdown,
-	.send = ev_send, .recv = ut_lnd_recv_arrived,
+	.name = "evlnd", .type = 0xfd, .startup = ut_lnd_startup_nothing,
+	.shutdown = ut_lnd_shutdown_nothing, .send = ev_send, .recv = ut_lnd_recv_arrived,
 };
 
 static int
