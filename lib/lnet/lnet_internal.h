@@ -1224,23 +1224,36 @@ lnet_md_fill_event(const struct lnet_libmd *md, struct lnet_event *ev)
 	ev->md_options = md->options;
 }
 
+/*
+ * The event queue an event of @p md goes to, or NULL. With the MD's last
+ * event (@p unlinked) the MD lets its queue go: whoever sees that event
+ * may free the queue (LNetEQFree).
+ */
+static inline __attribute__((always_inline)) struct lnet_eq *
+lnet_md_event_queue(struct lnet_libmd *md, bool unlinked)
+{
+	struct lnet_eq *eq = md->eq;
+
+	if (unlikely(unlinked) && eq != NULL) {
+		md->eq = NULL;
+		lnet_eq_put(eq, md->cpt);
+	}
+	return eq;
+}
+
 /* Post @p ev of @p md: its handler, then its event queue (inlined: every completion has one). */
 static inline void
 lnet_md_deliver_event(struct lnet_cpt *c, struct lnet_libmd *md, struct lnet_event *ev)
 {
+	struct lnet_eq *eq;
+
 	lnet_md_fill_event(md, ev);
 	ev->sequence = ++c->ev_seq;
 	if (md->handler != NULL) {
 		md->handler(ev);
 	}
-	if (md->eq != NULL) {
-		struct lnet_eq *eq = md->eq;
-
-		if (ev->unlinked) {
-			/* The MD's last event: whoever sees it may free the queue (LNetEQFree). */
-			md->eq = NULL;
-			lnet_eq_put(eq, md->cpt);
-		}
+	eq = lnet_md_event_queue(md, ev->unlinked);
+	if (eq != NULL) {
 		lnet_eq_enqueue(eq, c->cpt, ev);
 	}
 }

@@ -344,16 +344,13 @@ static __attribute__((noinline)) void
 lnet_msg_event_to_handler(struct lnet_cpt *c, struct lnet_libmd *md, const struct lnet_msg *msg,
 			  bool unlinked, uint64_t sequence)
 {
-	struct lnet_eq *eq = md->eq;
 	struct lnet_event ev;
+	struct lnet_eq *eq;
 
 	lnet_msg_event_write(msg, md, unlinked, sequence, &ev);
 	md->handler(&ev);
+	eq = lnet_md_event_queue(md, unlinked);
 	if (eq != NULL) {
-		if (unlinked) {
-			md->eq = NULL; /* the MD's last event: whoever sees it may free the queue */
-			lnet_eq_put(eq, md->cpt);
-		}
 		lnet_eq_enqueue(eq, c->cpt, &ev);
 	}
 }
@@ -375,19 +372,16 @@ lnet_msg_post_event(struct lnet_cpt *c, struct lnet_libmd *md, const struct lnet
 		    bool unlinked)
 {
 	uint64_t sequence = ++c->ev_seq;
-	struct lnet_eq *eq = md->eq;
 	struct lnet_eq_slot *slot;
+	struct lnet_eq *eq;
 
 	if (md->handler != NULL) {
 		lnet_msg_event_to_handler(c, md, msg, unlinked, sequence);
 		return;
 	}
+	eq = lnet_md_event_queue(md, unlinked);
 	if (eq == NULL) {
 		return;
-	}
-	if (unlinked) {
-		md->eq = NULL; /* the MD's last event: whoever sees it may free the queue */
-		lnet_eq_put(eq, md->cpt);
 	}
 	slot = lnet_eq_reserve(eq, c->cpt);
 	if (unlikely(slot == NULL)) {
