@@ -9,6 +9,7 @@
  * config/default.yaml. SIGINT/SIGTERM stop it cleanly (exit 0).
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,13 +31,16 @@ lnetd_usage(FILE *f)
 {
 	fprintf(f, "usage: lnetd-pmd [EAL options] [-- [--config FILE] [--name NAME]\n"
 		   "                                    [--cpu-pattern PATTERN]\n"
-		   "                                    [--lnet-params NAME=VALUE,...]]\n"
+		   "                                    [--lnet-params NAME=VALUE,...] [--stall-ms MS]]\n"
 		   "  --config FILE          configuration in lnetctl export format\n"
 		   "                         (default: the embedded config/default.yaml)\n"
 		   "  --name NAME            instance name: EAL file prefix, lnetctl --name\n"
 		   "                         (default %s)\n"
 		   "  --cpu-pattern PATTERN  CPU partitions, as the kernel's cpu_pattern:\n"
 		   "                         \"0[0,1] 1[2,3]\" or \"N 0[0] 1[1]\" (default: NUMA nodes)\n"
+		   "  --stall-ms MS          the stall watchdog: count and log every poll of an\n"
+		   "                         lcore that runs longer than MS milliseconds\n"
+		   "                         (default %d; 0: no watchdog)\n"
 		   "  --lnd-params TYPE:NAME=VALUE[,NAME=VALUE...]\n"
 		   "                         module parameters of the LND of net type TYPE, by\n"
 		   "                         the kernel module's names; the LND checks them\n"
@@ -58,7 +62,7 @@ lnetd_usage(FILE *f)
 		   "                         ports, default), all, none\n"
 		   "  --enable-csum          --socklnd enable_csum=1: checksum what goes on V2\n"
 		   "                         connections; received checksums are always checked\n",
-		LNETD_DEFAULT_NAME);
+		LNETD_DEFAULT_NAME, LNET_STALL_MS_DEFAULT);
 }
 
 /*
@@ -114,6 +118,24 @@ lnetd_opt_lnet_params(const char *list)
 	return rc;
 }
 
+/* --stall-ms MS: 0 turns the watchdog off (lnet_init_opts.stall_ms -1). */
+static int
+lnetd_opt_stall_ms(const char *arg, int *stall_ms)
+{
+	char *end = NULL;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || v < 0 || v > INT_MAX) {
+		fprintf(stderr, "lnetd-pmd: --stall-ms: a number of milliseconds expected, not '%s'\n",
+			arg);
+		return -EINVAL;
+	}
+	*stall_ms = v == 0 ? -1 : (int)v;
+	return 0;
+}
+
 /* Options after "--". Returns 0, 1 (help shown) or -1. */
 static int
 lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
@@ -128,6 +150,7 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 		{ "socklnd", required_argument, NULL, 'S' },
 		{ "lnd-params", required_argument, NULL, 'L' },
 		{ "lnet-params", required_argument, NULL, 'l' },
+		{ "stall-ms", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -135,7 +158,7 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:L:l:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:L:l:s:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			o->config = optarg;
@@ -164,6 +187,9 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 		case 'l':
 			rc = lnetd_opt_lnet_params(optarg);
 			o->lnet_params = optarg;
+			break;
+		case 's':
+			rc = lnetd_opt_stall_ms(optarg, &o->stall_ms);
 			break;
 		case 'h':
 			lnetd_usage(stdout);
@@ -228,6 +254,7 @@ lnetd_run(const struct lnetd_opts *o)
 	sigset_t set;
 	struct lnet_init_opts lo = {
 		.opts_size = sizeof(lo), .mode = LNET_EXEC_THREADS, .cpu_pattern = o->cpu_pattern,
+		.stall_ms = o->stall_ms,
 	};
 	int sig = 0;
 	int rc;

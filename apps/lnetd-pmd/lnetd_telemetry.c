@@ -20,6 +20,7 @@
 #include "lnet_lnd.h"
 #include "lnet_wire.h"
 #include "lnetd.h"
+#include "lnp_build_config.h"
 
 #define LNETD_MAX_NIS 64
 #define LNETD_RECOVERY_MAX 200 /* NIDs listed; the total is given too (a telemetry dict holds 256) */
@@ -273,6 +274,31 @@ lnetd_lnd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * After the kernel's keys, ours: the stall watchdog's count over every lcore
+ * and the longest stall (lnetctl stats show prints every key in order).
+ */
+static int
+lnetd_stall_stats(struct rte_tel_data *d)
+{
+	struct lnet_ctl_lcore lc[LNP_MAX_CPTS + 1];
+	int n = lnet_ctl_lcore_stats(lc, LNP_MAX_CPTS + 1, false);
+	uint64_t stalls = 0;
+	uint64_t longest = 0;
+	int i;
+
+	if (n < 0) {
+		return n;
+	}
+	for (i = 0; i < n; i++) {
+		stalls += lc[i].stalls;
+		longest = lc[i].stall_longest_us > longest ? lc[i].stall_longest_us : longest;
+	}
+	rte_tel_data_add_dict_u64(d, "lcore_stalls", stalls);
+	rte_tel_data_add_dict_u64(d, "lcore_stall_longest_us", longest);
+	return 0;
+}
+
 /* /lnet/stats_show: the counters in `lnetctl stats show` order. */
 static int
 lnetd_stats_show(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -314,7 +340,7 @@ lnetd_stats_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	LNETD_STAT(route_length);
 	LNETD_STAT(drop_length);
 #undef LNETD_STAT
-	return 0;
+	return lnetd_stall_stats(d);
 }
 
 /* /lnet/global_show in `lnetctl global show` order. */

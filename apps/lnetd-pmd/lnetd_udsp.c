@@ -212,6 +212,7 @@ lnetd_lcore_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	(void)cmd;
 	lnetd_reply_status(d, n < 0 ? n : 0, "");
+	rte_tel_data_add_dict_u64(d, "stall_threshold_us", lnet_ctl_stall_threshold_us());
 	for (i = 0; i < n; i++) {
 		struct rte_tel_data *e = rte_tel_data_alloc();
 		char key[16];
@@ -229,6 +230,12 @@ lnetd_lcore_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(e, "send_full", lc[i].send_full);
 		rte_tel_data_add_dict_u64(e, "sleeps", lc[i].sleeps);
 		rte_tel_data_add_dict_u64(e, "max_gap_us", lc[i].max_gap_us);
+		rte_tel_data_add_dict_u64(e, "stalls", lc[i].stalls);
+		rte_tel_data_add_dict_u64(e, "stall_longest_us", lc[i].stall_longest_us);
+		rte_tel_data_add_dict_u64(e, "stall_last_us", lc[i].stall_last_us);
+		rte_tel_data_add_dict_int(e, "stall_ongoing", lc[i].stall_ongoing);
+		rte_tel_data_add_dict_string(e, "stall_step", lc[i].stall_step);
+		rte_tel_data_add_dict_string(e, "stall_fn", lc[i].stall_fn);
 		snprintf(key, sizeof(key), "l%d", i);
 		if (rte_tel_data_add_dict_container(d, key, e, 0) != 0) {
 			rte_tel_data_free(e);
@@ -253,7 +260,7 @@ lnetd_udsp_register(void)
 		{ "/lnet/udsp_show", lnetd_udsp_show, "Selection rules, paged. Params: idx, start" },
 		{ "/lnet/udsp_stats", lnetd_udsp_stats, "Cost of applying the selection rules" },
 		{ "/lnet/lcore_stats", lnetd_lcore_stats,
-		  "Each lcore's loop counters; reset=1 restarts max_gap_us (longest stall)" },
+		  "Each lcore's loop counters and stalls; reset=1 restarts max_gap_us" },
 	};
 	unsigned int i;
 	int rc = 0;

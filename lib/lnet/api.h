@@ -48,7 +48,17 @@ struct lnet_init_opts {
 	const char *cpu_pattern;     /**< e.g. "0[0,1] 1[2,3]"; NULL = libnuma */
 	const char *eal_args;        /**< EAL arguments if LNet starts EAL; NULL = default */
 	bool no_eal;                 /**< never start EAL (-EINVAL with eal_args or THREADS) */
+	/**
+	 * The stall watchdog: a thread that counts and logs every poll of a
+	 * lcore that runs longer than this many milliseconds. 0: the default
+	 * (LNET_STALL_MS_DEFAULT in threads mode; none when polled, which keeps
+	 * the polled mode's one thread); -1: none.
+	 */
+	int stall_ms;
 };
+
+/** The stall watchdog's threshold in threads mode unless lnet_init_opts says otherwise. */
+#define LNET_STALL_MS_DEFAULT 500
 
 /**
  * Set the options the next LNetNIInit() uses (before the first one).

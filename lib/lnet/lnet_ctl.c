@@ -146,6 +146,14 @@ lnet_ctl_ncpts(void)
 	return ln == NULL ? -ENETDOWN : (int)ln->ncpts;
 }
 
+uint64_t
+lnet_ctl_stall_threshold_us(void)
+{
+	struct lnet *ln = lnet_instance();
+
+	return ln == NULL ? 0 : rt_watchdog_threshold_us(ln->rt);
+}
+
 int
 lnet_ctl_lcore_stats(struct lnet_ctl_lcore *out, unsigned int max, bool reset_gap)
 {
@@ -159,13 +167,19 @@ lnet_ctl_lcore_stats(struct lnet_ctl_lcore *out, unsigned int max, bool reset_ga
 		struct rt_lcore *lc = i == 0 ? rt_mgmt_lcore(ln->rt) : rt_data_lcore(ln->rt, i - 1);
 
 		struct rt_lcore_stats st;
+		struct rt_lcore_stalls ss;
 
 		rt_lcore_stats_get(lc, &st);
+		rt_lcore_stalls_get(lc, &ss);
 		out[i] = (struct lnet_ctl_lcore){
 			.mgmt = i == 0, .cpt = i == 0 ? -1 : (int)i - 1, .loops = st.loops,
 			.busy_loops = st.busy_loops, .msgs = st.msgs, .timers = st.timers,
 			.send_full = st.send_full, .sleeps = st.sleeps, .max_gap_us = st.max_gap_us,
+			.stalls = ss.stalls, .stall_longest_us = ss.longest_us,
+			.stall_last_us = ss.last_us, .stall_ongoing = ss.ongoing,
+			.stall_step = rt_step_name(ss.last_step),
 		};
+		rt_fn_describe(ss.last_fn, out[i].stall_fn, sizeof(out[i].stall_fn));
 		if (reset_gap && lc != NULL) {
 			rt_lcore_gap_reset(lc);
 		}

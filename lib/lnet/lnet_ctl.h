@@ -360,7 +360,17 @@ struct lnet_ctl_lcore {
 	uint64_t send_full;       /**< hand-offs to it refused by a full ring */
 	uint64_t sleeps;          /**< idle sleeps of its thread */
 	uint64_t max_gap_us;      /**< longest time it could not poll (rt_lcore_stats) */
+	/* What the stall watchdog saw (rt_lcore_stalls): */
+	uint64_t stalls;          /**< polls that ran past the threshold */
+	uint64_t stall_longest_us;/**< the longest */
+	uint64_t stall_last_us;   /**< the last (or the one going on) */
+	bool stall_ongoing;       /**< the last has not ended */
+	const char *stall_step;   /**< its step: "message", "poller", "timer", ... */
+	char stall_fn[64];        /**< the step's function (symbol or module+offset) */
 };
+
+/** The stall watchdog's threshold in microseconds; 0 when none watches. */
+LNP_API uint64_t lnet_ctl_stall_threshold_us(void);
 /**
  * The management lcore then each CPT's data lcore, up to @p max; with
  * @p reset_gap each one's max_gap_us starts again after it is read.

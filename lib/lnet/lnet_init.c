@@ -247,6 +247,19 @@ lnet_rt_mode(enum lnet_exec_mode mode)
 	}
 }
 
+/* The stall watchdog's threshold (lnet_init_opts.stall_ms); 0: none. */
+static uint64_t
+lnet_stall_us(const struct lnet *ln, const struct lnet_init_opts *o)
+{
+	if (o->stall_ms < 0 || ln->mode == LNET_EXEC_INLINE) {
+		return 0;
+	}
+	if (o->stall_ms == 0) {
+		return ln->mode == LNET_EXEC_THREADS ? LNET_STALL_MS_DEFAULT * 1000ULL : 0;
+	}
+	return (uint64_t)o->stall_ms * 1000;
+}
+
 static int
 lnet_runtime_start(struct lnet *ln)
 {
@@ -255,6 +268,7 @@ lnet_runtime_start(struct lnet *ln)
 		.mode = lnet_rt_mode(ln->mode),
 		.n_data = ln->ncpts,
 		.name = "lnet",
+		.stall_us = lnet_stall_us(ln, &g_lnet_opts),
 	};
 	int rc;
 

@@ -62,6 +62,11 @@ struct rt_runtime_opts {
 	unsigned int ring_size; /**< per-lcore message ring entries (power of 2); 0 = 4096 */
 	bool mgmt_on_main;      /**< THREADS: mgmt runs in rt_runtime_run_main() */
 	const char *name;       /**< for logs and ring names; may be NULL */
+	/**
+	 * The stall watchdog's threshold (THREADS, POLLED): one poll of a lcore
+	 * longer than this is a stall, counted and logged. 0: no watchdog.
+	 */
+	uint64_t stall_us;
 };
 
 /** A message handler: runs on the destination lcore. */
@@ -108,6 +113,30 @@ struct rt_lcore_stats {
 	 * its thread was busy elsewhere (another lcore's work, the OS).
 	 */
 	uint64_t max_gap_us;
+};
+
+/** The step of a lcore's poll that runs (what a stall was doing). */
+enum rt_step {
+	RT_STEP_NONE = 0,   /**< between steps */
+	RT_STEP_MSG,        /**< a message from its ring */
+	RT_STEP_POLLER,     /**< a poller */
+	RT_STEP_TIMER,      /**< a timer's callback */
+	RT_STEP_RCU,        /**< the management lcore's RCU reclaim */
+	RT_STEP_N,
+};
+
+/**
+ * What the stall watchdog saw of one lcore. Written by the watchdog thread
+ * only; each field readable (relaxed) by anyone.
+ */
+struct rt_lcore_stalls {
+	uint64_t stalls;       /**< polls that ran past the threshold */
+	uint64_t longest_us;   /**< the longest, as long as the watchdog saw it run */
+	uint64_t last_us;      /**< the last one (or the one going on), so far */
+	uint64_t last_at_us;   /**< when the last one's poll began (rt_now_us) */
+	enum rt_step last_step;/**< what the last one was doing */
+	const void *last_fn;   /**< the function of that step */
+	bool ongoing;          /**< the last one has not ended yet */
 };
 
 /**
@@ -295,6 +324,17 @@ LNP_API unsigned int rt_runtime_poll_until_idle(struct rt_runtime *rt, unsigned 
 LNP_API void rt_lcore_stats_get(const struct rt_lcore *lc, struct rt_lcore_stats *out);
 /** Start measuring max_gap_us again (any thread). */
 LNP_API void rt_lcore_gap_reset(struct rt_lcore *lc);
+/** Copy of what the stall watchdog saw of @p lc (zeros for NULL). */
+LNP_API void rt_lcore_stalls_get(const struct rt_lcore *lc, struct rt_lcore_stalls *out);
+/** The stall watchdog's threshold; 0 when none watches (SIM, or stall_us 0). */
+LNP_API uint64_t rt_watchdog_threshold_us(const struct rt_runtime *rt);
+/** "message", "poller", "timer", "rcu reclaim", "none". */
+LNP_API const char *rt_step_name(enum rt_step step);
+/**
+ * Name @p fn for a person: its symbol and offset, or, for a static
+ * function, its module and offset (what addr2line takes).
+ */
+LNP_API void rt_fn_describe(const void *fn, char *buf, size_t len);
 
 /** Destructor for rt_rcu_retire(). */
 typedef void (*rt_free_fn)(void *obj);

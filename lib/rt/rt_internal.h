@@ -13,6 +13,8 @@
 
 #include "rt.h"
 
+struct rt_watchdog;
+
 /*
  * Each file that logs registers its own "rt.<file>" log type and defines
  * RT_LOGTYPE to it before using RT_LOG, so levels can be set per concern.
@@ -77,6 +79,16 @@ struct rt_waiter {
 	uint64_t sleeps;            /* written by its thread only */
 };
 
+/*
+ * What a lcore is doing, for the stall watchdog (rt_watchdog.c): written by
+ * the lcore's thread with relaxed stores, read by the watchdog.
+ */
+struct rt_beat {
+	uint64_t busy_since_us;     /* when the poll in progress began; 0: not in a poll */
+	const void *step_fn;        /* the function of the step in progress */
+	enum rt_step step;
+};
+
 struct rt_lcore {
 	struct rt_runtime *rt;
 	enum rt_lcore_role role;
@@ -93,6 +105,9 @@ struct rt_lcore {
 	uint64_t now_us;            /* the clock as its current (or last) iteration read it */
 	uint64_t seen_sleeps;       /* its thread's sleeps at its last iteration */
 	struct rt_lcore_stats stats;
+	struct rt_beat beat;
+	struct rt_lcore_stalls stalls; /* written by the watchdog only */
+	uint64_t stall_since_us;    /* watchdog's: the poll whose stall it counted */
 };
 
 struct rt_retired {
@@ -118,7 +133,19 @@ struct rt_runtime {
 	unsigned int nworkers;
 	struct rt_waiter *waiters;  /* [nworkers] the workers', then the main thread's */
 	unsigned int nwaiters;
+	struct rt_watchdog *watchdog; /* NULL: none watches */
 };
+
+int rt_watchdog_start(struct rt_runtime *rt, uint64_t threshold_us);
+void rt_watchdog_stop(struct rt_runtime *rt);
+
+/* The lcore's beat: the step it is in (relaxed: the watchdog only samples it). */
+static inline void
+rt_beat_step(struct rt_lcore *lc, enum rt_step step, const void *fn)
+{
+	__atomic_store_n(&lc->beat.step_fn, fn, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->beat.step, step, __ATOMIC_RELAXED);
+}
 
 void *rt_zalloc_aligned(size_t size);
 unsigned int rt_msgs_run_batch(struct rt_lcore *lc);

@@ -4,6 +4,7 @@
  * iteration, and the THREADS backend on EAL worker lcores.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,10 @@ rt_runtime_create(const struct rt_runtime_opts *opts, struct rt_runtime **out)
 	for (i = 0; rc == 0 && i < rt->n; i++) {
 		rc = rt_lcore_init(rt, i, ring_size);
 	}
+	if (rc == 0 && opts->opts_size >= offsetof(struct rt_runtime_opts, stall_us) +
+						   sizeof(opts->stall_us)) {
+		rc = rt_watchdog_start(rt, opts->stall_us);
+	}
 	if (rc != 0) {
 		rt_runtime_destroy(rt);
 		return rc;
@@ -102,6 +107,7 @@ rt_runtime_destroy(struct rt_runtime *rt)
 	if (rt == NULL) {
 		return;
 	}
+	rt_watchdog_stop(rt); /* before the lcores it looks at go */
 	rt_rcu_free_all(rt);
 	if (rt->lcores != NULL) {
 		rt_idle_fini(rt);
@@ -219,12 +225,16 @@ rt_lcore_poll_at(struct rt_lcore *lc, uint64_t now)
 	t_rt_self = lc;
 	rt_lcore_gap(lc, now);
 	lc->now_us = now;
+	/* Never 0 (the watchdog's "not in a poll"); release: the steps' stores are seen after it. */
+	__atomic_store_n(&lc->beat.busy_since_us, now | 1, __ATOMIC_RELEASE);
 	work = rt_msgs_run(lc);
 	work += rt_pollers_run(lc, now);
 	work += rt_timers_run(lc, now);
 	if (lc->role == RT_ROLE_MGMT) {
+		rt_beat_step(lc, RT_STEP_RCU, (const void *)rt_rcu_reclaim);
 		work += rt_rcu_reclaim(lc->rt);
 	}
+	__atomic_store_n(&lc->beat.busy_since_us, 0, __ATOMIC_RELAXED);
 	/* End of an iteration: nothing published earlier is referenced any more. */
 	rte_rcu_qsbr_quiescent(lc->rt->qsbr, lc->id);
 	rt_stat_add(&lc->stats.loops, 1);

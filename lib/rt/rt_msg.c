@@ -42,6 +42,7 @@ rt_msgs_run_batch(struct rt_lcore *lc)
 
 	n = rte_ring_sc_dequeue_burst_elem(lc->ring, msgs, sizeof(msgs[0]), RT_MSG_BATCH, NULL);
 	for (i = 0; i < n; i++) {
+		rt_beat_step(lc, RT_STEP_MSG, (const void *)msgs[i].fn);
 		msgs[i].fn(msgs[i].ctx);
 	}
 	if (n != 0) {

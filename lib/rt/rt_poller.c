@@ -108,6 +108,7 @@ rt_pollers_run(struct rt_lcore *lc, uint64_t now)
 			}
 			p->next_us = now + p->period_us;
 		}
+		rt_beat_step(lc, RT_STEP_POLLER, (const void *)p->fn);
 		if (p->fn(p->arg) == RT_POLLER_BUSY) {
 			busy++;
 		}

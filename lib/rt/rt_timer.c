@@ -189,6 +189,7 @@ rt_timers_run_due(struct rt_lcore *lc, uint64_t now)
 		struct rt_timer *t = lc->heap[0];
 
 		rt_timer_cancel(t);
+		rt_beat_step(lc, RT_STEP_TIMER, (const void *)t->fn);
 		t->fn(t->arg); /* may re-arm t */
 		n++;
 	}

@@ -25,7 +25,7 @@ check "net show -v is the kernel's bytes for lo" same "$exp/net_show_v_lo.yaml" 
 check "net show (detail 0)" same "$exp/net_show_lo.yaml" "$ctl" --name "$a" net show
 check "net show --net lo" same "$exp/net_show_lo.yaml" "$ctl" --name "$a" net show --net lo
 check "global show is the kernel's bytes" same "$exp/global_show.yaml" "$ctl" --name "$a" global show
-check "stats show is the kernel's bytes on a fresh node" same "$exp/stats_show.yaml" "$ctl" --name "$a" stats show
+check "stats show is the kernel's bytes on a fresh node, then the stall watchdog's two keys" same "$exp/stats_show.yaml" "$ctl" --name "$a" stats show
 check "net show --net tcp: no such net" fails_with -2 --name "$a" net show --net tcp
 check "net show --net bogus99: refused" fails_with -22 --name "$a" net show --net bogus99
 check "net show --frob: unknown option" fails_with -22 --name "$a" net show --frob
