@@ -137,6 +137,13 @@ struct rt_lcore_stalls {
 	enum rt_step last_step;/**< what the last one was doing */
 	const void *last_fn;   /**< the function of that step */
 	bool ongoing;          /**< the last one has not ended yet */
+	/**
+	 * Its thread as the kernel saw it when the stall was found (THREADS):
+	 * the state ('R' running or preempted, 'S'/'D' blocked; 0 not known)
+	 * and the system call it was blocked in (-1: none, or not known).
+	 */
+	char last_state;
+	long last_syscall;
 };
 
 /**

@@ -77,6 +77,7 @@ struct rt_waiter {
 	int evfd;                   /* written by senders when sleeping */
 	int sleeping;               /* atomic */
 	uint64_t sleeps;            /* written by its thread only */
+	int tid;                    /* its thread's kernel id, once it runs (the watchdog's look) */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_launch.h>
 #include <rte_pause.h>
@@ -448,6 +449,7 @@ rt_worker_main(void *arg)
 	struct rt_waiter *me_waiter = rt_worker_waiter(rt, me);
 	uint64_t last_work_us = rt_now_us(rt);
 
+	__atomic_store_n(&me_waiter->tid, (int)gettid(), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
 		unsigned int work = 0;
 		unsigned int i;
@@ -520,6 +522,7 @@ rt_runtime_run_main(struct rt_runtime *rt)
 	if (rt->mode != RT_MODE_THREADS || !rt->mgmt_on_main || !rt->started) {
 		return -EINVAL;
 	}
+	__atomic_store_n(&rt->waiters[rt->nworkers].tid, (int)gettid(), __ATOMIC_RELEASE);
 	/* seq_cst pairs with rt_runtime_stop(): one of us sees the other's store. */
 	__atomic_store_n(&rt->main_running, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&rt->stop, __ATOMIC_SEQ_CST)) {

@@ -80,17 +80,74 @@ rt_mode_name(enum rt_mode mode)
 	}
 }
 
+/* The first line of /proc/self/task/@p tid/@p what, without its newline ("" if none). */
 static void
-rt_stall_log_start(const struct rt_lcore *lc, const struct rt_lcore_stalls *s, uint64_t ran_us)
+rt_task_file(int tid, const char *what, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, what);
+	f = fopen(path, "re");
+	if (f == NULL) {
+		return;
+	}
+	if (fgets(buf, (int)len, f) == NULL) {
+		buf[0] = '\0';
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/*
+ * Where the stalled lcore's thread is, as the kernel sees it: running (or
+ * preempted: its state R) or blocked in a system call ("syscall": its
+ * number and arguments; "wchan": the kernel function it sleeps in). What
+ * tells a blocking call on a lcore from a host that gave it no CPU.
+ */
+static void
+rt_stall_thread(struct rt_lcore *lc, char *buf, size_t len)
+{
+	int tid = lc->waiter != NULL ? __atomic_load_n(&lc->waiter->tid, __ATOMIC_ACQUIRE) : 0;
+	char stat[256];
+	char sys[96];
+	char wchan[64];
+	const char *state;
+
+	__atomic_store_n(&lc->stalls.last_state, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->stalls.last_syscall, -1L, __ATOMIC_RELAXED);
+	if (tid <= 0) {
+		snprintf(buf, len, "thread not known");
+		return;
+	}
+	rt_task_file(tid, "stat", stat, sizeof(stat));
+	rt_task_file(tid, "syscall", sys, sizeof(sys));
+	rt_task_file(tid, "wchan", wchan, sizeof(wchan));
+	state = strrchr(stat, ')'); /* "pid (comm) S ...": the comm may hold spaces */
+	__atomic_store_n(&lc->stalls.last_state, state != NULL && state[1] == ' ' ? state[2] : 0,
+			 __ATOMIC_RELAXED);
+	/* "running", or the number then the arguments */
+	__atomic_store_n(&lc->stalls.last_syscall,
+			 sys[0] >= '0' && sys[0] <= '9' ? strtol(sys, NULL, 10) : -1L, __ATOMIC_RELAXED);
+	snprintf(buf, len, "thread %d state %c, syscall %s, wchan %s", tid,
+		 lc->stalls.last_state != 0 ? lc->stalls.last_state : '?',
+		 sys[0] != '\0' ? sys : "?", wchan[0] != '\0' ? wchan : "?");
+}
+
+static void
+rt_stall_log_start(struct rt_lcore *lc, const struct rt_lcore_stalls *s, uint64_t ran_us)
 {
 	char fn[128];
+	char thread[256];
 
 	rt_fn_describe(s->last_fn, fn, sizeof(fn));
+	rt_stall_thread(lc, thread, sizeof(thread));
 	RT_LOG(WARNING, "lcore %u (%s, cpt %d, %s mode) stalled: one poll has run %" PRIu64
-		       " ms, in a %s step, %s (stall %" PRIu64 ")",
+		       " ms, in a %s step, %s (stall %" PRIu64 "); %s",
 	       lc->id, lc->role == RT_ROLE_MGMT ? "mgmt" : "data", lc->cpt,
 	       rt_mode_name(lc->rt->mode), ran_us / 1000, rt_step_name(s->last_step), fn,
-	       s->stalls);
+	       s->stalls + 1, thread);
 }
 
 /* One look at @p lc at @p now: a new stall, one going on, or the end of one. */
@@ -116,9 +173,11 @@ rt_watchdog_look(struct rt_watchdog *wd, struct rt_lcore *lc, uint64_t now)
 		__atomic_store_n(&s->last_fn, __atomic_load_n(&lc->beat.step_fn, __ATOMIC_RELAXED),
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(&s->last_at_us, since, __ATOMIC_RELAXED);
-		__atomic_store_n(&s->stalls, s->stalls + 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->ongoing, true, __ATOMIC_RELAXED);
-		rt_stall_log_start(lc, s, now - since);
+		__atomic_store_n(&s->last_us, now - since, __ATOMIC_RELAXED);
+		rt_stall_log_start(lc, s, now - since); /* with the thread's state, before the count */
+		/* release: whoever sees the count sees the rest of the record */
+		__atomic_store_n(&s->stalls, s->stalls + 1, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&s->last_us, now - since, __ATOMIC_RELAXED);
 	if (now - since > s->longest_us) {
@@ -238,4 +297,6 @@ rt_lcore_stalls_get(const struct rt_lcore *lc, struct rt_lcore_stalls *out)
 	out->last_step = __atomic_load_n(&lc->stalls.last_step, __ATOMIC_RELAXED);
 	out->last_fn = __atomic_load_n(&lc->stalls.last_fn, __ATOMIC_RELAXED);
 	out->ongoing = __atomic_load_n(&lc->stalls.ongoing, __ATOMIC_RELAXED);
+	out->last_state = __atomic_load_n(&lc->stalls.last_state, __ATOMIC_RELAXED);
+	out->last_syscall = __atomic_load_n(&lc->stalls.last_syscall, __ATOMIC_RELAXED);
 }

@@ -7,6 +7,9 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 
@@ -162,6 +165,64 @@ test_watchdog_sees_each_kind_of_step(void **state)
 	rt_runtime_destroy(rt); /* the watchdog stops with it */
 }
 
+static int g_blocking_fd = -1;
+
+/* A poller that blocks in read() on a blocking eventfd: a lcore in a system call. */
+static int
+blocking_poller(void *arg)
+{
+	struct stall *s = arg;
+	uint64_t v;
+
+	if (__atomic_exchange_n(&s->armed, 0, __ATOMIC_ACQ_REL) == 0) {
+		return RT_POLLER_IDLE;
+	}
+	return read(g_blocking_fd, &v, sizeof(v)) == (ssize_t)sizeof(v) ? RT_POLLER_BUSY :
+									 RT_POLLER_IDLE;
+}
+
+static bool
+counted(void *arg)
+{
+	struct stall *s = arg;
+	struct rt_lcore_stalls st;
+
+	rt_lcore_stalls_get(s->lc, &st);
+	return st.stalls > s->stalls_before;
+}
+
+/*
+ * The stall report says where the thread is: blocked ('S') in read(2), the
+ * evidence that tells a blocking call on a lcore from a preempted thread.
+ */
+static void
+test_watchdog_names_the_blocking_syscall(void **state)
+{
+	struct rt_runtime *rt = threads_runtime(THRESHOLD_US);
+	struct stall s = { .lc = rt_data_lcore(rt, 0) };
+	struct rt_lcore_stalls st;
+	uint64_t one = 1;
+
+	(void)state;
+	g_blocking_fd = eventfd(0, EFD_CLOEXEC); /* blocking: read() waits for our write */
+	assert_true(g_blocking_fd >= 0);
+	assert_non_null(rt_poller_register(s.lc, blocking_poller, &s, 0, "blocks"));
+	assert_int_equal(rt_runtime_start(rt), 0);
+	stall_begin(&s);
+	__atomic_store_n(&s.armed, 1, __ATOMIC_RELEASE);
+	assert_true(rt_wait_until(rt, counted, &s, VERDICT_BOUND_US));
+	rt_lcore_stalls_get(s.lc, &st);
+	assert_int_equal(st.last_step, RT_STEP_POLLER);
+	assert_ptr_equal(st.last_fn, (const void *)blocking_poller);
+	assert_int_equal(st.last_state, 'S');
+	assert_int_equal(st.last_syscall, SYS_read);
+	assert_int_equal(write(g_blocking_fd, &one, sizeof(one)), (ssize_t)sizeof(one));
+	assert_true(rt_wait_until(rt, stall_over, &s, VERDICT_BOUND_US));
+	rt_runtime_stop(rt);
+	rt_runtime_destroy(rt);
+	close(g_blocking_fd);
+}
+
 /* Polls shorter than the threshold are no stalls, however many. */
 static void
 test_watchdog_quiet_when_polls_are_short(void **state)
@@ -227,6 +288,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_watchdog_sees_each_kind_of_step),
+		cmocka_unit_test(test_watchdog_names_the_blocking_syscall),
 		cmocka_unit_test(test_watchdog_quiet_when_polls_are_short),
 		cmocka_unit_test(test_watchdog_polled_mode),
 		cmocka_unit_test(test_watchdog_off),
