@@ -1165,6 +1165,13 @@ socklnd_close_all(struct socklnd_ni *s, int status, enum lnet_msg_hstatus hs)
 	socklnd_peers_fail_waiting(s, status, hs);
 }
 
+/* The link to @p peer is down, as the table says (nothing known: not down, try). */
+static bool
+socklnd_peer_link_down(const struct socklnd_ni *s, const struct lnet_nid *peer)
+{
+	return s->links != NULL && sock_link_peer_down(s->links, peer);
+}
+
 /*
  * A link went down somewhere: the NI's connections to peers behind it
  * carry nothing any more (a rail's NI talks to the other rail's peer NIDs
@@ -1177,7 +1184,8 @@ socklnd_close_unreachable(struct socklnd_ni *s)
 	struct socklnd_conn *c;
 
 	TAILQ_FOREACH(c, &s->conns, link) {
-		if (c->state != SOCKLND_CONN_DEAD && c->peer != NULL && sock_link_peer_down(&c->peer_nid)) {
+		if (c->state != SOCKLND_CONN_DEAD && c->peer != NULL &&
+		    socklnd_peer_link_down(s, &c->peer_nid)) {
 			s->stats.link_closes++;
 			socklnd_conn_close_hs(c, -ENETUNREACH, LNET_MSG_STATUS_REMOTE_DROPPED);
 		}
@@ -1188,17 +1196,27 @@ socklnd_close_unreachable(struct socklnd_ni *s)
 static void
 socklnd_link_event(struct socklnd_ni *s)
 {
-	bool any = false;
+	struct sock_link_own own = { s->link_ifindex, lnet_ni_nid(s->ni) };
 	bool up;
 
-	if (!sock_link_drain(s->link_fd, s->link_ifindex, lnet_ni_nid(s->ni), &any)) {
-		if (any) {
-			socklnd_close_unreachable(s);
-		}
+	switch (sock_link_drain(s->link_fd, s->links, &own)) {
+	case SOCK_LINK_NOTHING:
 		return;
+	case SOCK_LINK_OTHERS:
+		socklnd_close_unreachable(s); /* the table's answers: no system call */
+		return;
+	case SOCK_LINK_LOST:
+		/* Blocking (the rtnl lock), but only when the kernel dropped notifications. */
+		s->stats.link_reloads++;
+		if (sock_link_table_load(s->links) != 0) {
+			return; /* no worse than before: the next notification tries again */
+		}
+		break;
+	case SOCK_LINK_OURS:
+		break;
 	}
 	s->stats.link_checks++;
-	up = sock_link_is_up(lnet_ni_nid(s->ni), &s->link_ifindex);
+	up = sock_link_is_up(s->links, lnet_ni_nid(s->ni), &s->link_ifindex);
 	if (up != s->link_up) {
 		s->stats.link_changes++;
 		s->link_up = up;
@@ -1216,8 +1234,18 @@ socklnd_link_watch(struct socklnd_ni *s)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->link_fd };
 
-	s->link_fd = sock_link_open(); /* first: a change after the look below is heard */
-	s->link_up = sock_link_is_up(lnet_ni_nid(s->ni), &s->link_ifindex);
+	s->links = sock_link_table_create();
+	s->link_fd = sock_link_open(); /* first: a change after the load below is heard */
+	/* Start-up may block on the kernel (getifaddrs); the message path never does. */
+	if (s->links != NULL && sock_link_table_load(s->links) != 0) {
+		sock_link_table_destroy(s->links);
+		s->links = NULL;
+	}
+	s->link_up = s->links == NULL || sock_link_is_up(s->links, lnet_ni_nid(s->ni), &s->link_ifindex);
+	if (s->links == NULL && s->link_fd >= 0) {
+		close(s->link_fd); /* nothing to keep current */
+		s->link_fd = -ENOMEM;
+	}
 	if (s->link_fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->link_fd, &ev) != 0) {
 		int rc = -errno;
 
@@ -1429,6 +1457,7 @@ socklnd_startup(struct lnet_ni *ni)
 		if (s->link_fd >= 0) {
 			close(s->link_fd);
 		}
+		sock_link_table_destroy(s->links);
 		lnet_ni_set_lnd_data(ni, NULL);
 		free(s);
 	}
@@ -1468,6 +1497,7 @@ socklnd_shutdown(struct lnet_ni *ni)
 	if (s->link_fd >= 0) {
 		close(s->link_fd);
 	}
+	sock_link_table_destroy(s->links);
 	socklnd_tx_cache_destroy(s);
 	free(s);
 	lnet_ni_set_lnd_data(ni, NULL);
@@ -1511,7 +1541,7 @@ socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	if (sock_addr_of_nid(peer, s->opts.port, &sa) != 0) {
 		return -EAFNOSUPPORT;
 	}
-	if (sock_link_peer_down(peer)) {
+	if (socklnd_peer_link_down(s, peer)) {
 		return -ENETUNREACH; /* its SYN would wait for a link that is down */
 	}
 	c = calloc(1, sizeof(*c));
@@ -1685,6 +1715,7 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "sibling_closes", st->sibling_closes }, { "tx_requeued", st->tx_requeued },
 		{ "csum_checked", st->csum_checked }, { "csum_errors", st->csum_errors },
 		{ "link_checks", st->link_checks }, { "link_changes", st->link_changes },
+		{ "link_reloads", st->link_reloads },
 		{ "ack_checks", st->ack_checks }, { "unacked_failed", st->unacked_failed },
 		{ "link_closes", st->link_closes },
 	};

@@ -131,7 +131,8 @@ struct socklnd_stats {
 	uint64_t keepalives;         /**< keepalive NOOPs sent to quiet peers */
 	uint64_t csum_checked;       /**< received messages whose ksm_csum matched */
 	uint64_t csum_errors;        /**< ... that did not: connection closed */
-	uint64_t link_checks;        /**< link state read again: rtnetlink named our interface or address */
+	uint64_t link_checks;        /**< link state looked at again: rtnetlink said something changed */
+	uint64_t link_reloads;       /**< the link table read from the kernel again: notifications were lost */
 	uint64_t link_changes;       /**< ... and it had changed: reported to LNet */
 	uint64_t link_closes;        /**< connections closed: the link to their peer went down */
 	uint64_t hs_entered[SOCKLND_STATS_HS_STATES];     /**< handshakes entering each sock_conn_state */

@@ -155,6 +155,7 @@ struct socklnd_ni {
 	int listen_fd;
 	int epfd;
 	int link_fd;                     /* rtnetlink: link and address changes (sock_link.h); -1 none */
+	struct sock_link_table *links;   /* the host's interfaces and addresses, kept by link_fd */
 	bool link_up;                    /* as last reported to LNet */
 	int link_ifindex;                /* the interface holding the NI's address; 0 none */
 	uint64_t incarnation;
