@@ -73,6 +73,8 @@ void lnetctl_out_seq_begin(struct lnetctl_out *o);
 void lnetctl_out_seq_end(struct lnetctl_out *o);
 void lnetctl_out_scalar(struct lnetctl_out *o, const char *s);
 void lnetctl_out_quoted(struct lnetctl_out *o, const char *s);
+/* Plain when it can be, else quoted after libyaml's "!" tag (the kernel's ping/discover descr). */
+void lnetctl_out_tagged(struct lnetctl_out *o, const char *s);
 void lnetctl_out_kv(struct lnetctl_out *o, const char *key, const char *value);
 /*
  * The kernel's error block on stderr, as cYAML prints it:

@@ -175,7 +175,7 @@ ping_cut() {
 check "$b gets 14 more NIs on tcp" more_nis 1 14
 check "$c: max_interfaces 16" "$ctl" --name "$c" set max_interfaces 16
 check "$c pings $b: 16 entries in a reply that leaves the 400 bytes unfilled, -71 as the kernel" \
-	sh -c "! '$ctl' --name '$c' ping '$ipb@tcp' >'$work/got' 2>&1 && grep -qx '  errno: -71' '$work/got' && grep -qx \"  descr: 'failed to ping $ipb@tcp: Protocol error'\" '$work/got' && grep -qx 'manage:' '$work/got' || { cat '$work/got'; exit 1; }"
+	sh -c "! '$ctl' --name '$c' ping '$ipb@tcp' >'$work/got' 2>&1 && grep -qx '  errno: -71' '$work/got' && grep -qx \"  descr: ! 'failed to ping $ipb@tcp: Protocol error'\" '$work/got' && grep -qx 'manage:' '$work/got' || { cat '$work/got'; exit 1; }"
 check "$b gets 10 more NIs on tcp" more_nis 15 24
 check "$c pings $b: the reply cut at 400 bytes lists the 23 NIDs that came whole" ping_cut
 check "$c: max_interfaces 200 again" "$ctl" --name "$c" set max_interfaces 200
