@@ -151,9 +151,10 @@ lnetd_ni_resolve(const struct lnetcfg_ni *spec, struct lnet_nid *nid, char *ifna
 		}
 		return 0;
 	}
+	/* As ksocknal_startup(): an LND that cannot start on the interface is -ENETDOWN. */
 	if (lnetd_if_nid(spec->ifname, spec->net, nid) != 0) {
 		snprintf(err, errlen, "interface %s has no IPv4 or global IPv6 address", spec->ifname);
-		return -ENODEV;
+		return -ENETDOWN;
 	}
 	snprintf(ifname, len, "%s", spec->ifname);
 	return 0;

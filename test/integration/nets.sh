@@ -72,12 +72,18 @@ check "net add --ip2net with a bad rule: -22" fails_with -22 --name "$a" net add
 check "net add twice: -17" fails_with -17 --name "$a" net add --net tcp --nid "$ip@tcp"
 check "net del of the loopback net: -22, it lives as long as LNet" fails_with -22 --name "$a" net del --net lo
 check "net add --conns-per-peer 128: out of range" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --conns-per-peer 128
-check "net add --tos 300: out of range" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --tos 300
-check "net add --peer-credits x: usage" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --peer-credits x
+# jt_add_ni's own --tos check: its cYAML_build_error(-1, -1, "ni", "add", ...) block, -EINVAL.
+printf 'add:\n    - ni:\n          errno: -1\n          descr: "Invalid ToS argument"\n' >"$work/tos"
+: >"$work/empty"
+check "net add --tos 300: jt_add_ni's Invalid ToS block, exit 234" \
+	out_err 234 "$work/empty" "$work/tos" --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --tos 300
 check "net add --cpt 9 on one CPT: refused" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --cpt 9
 check "net add --auth-key: not supported yet" fails_with -95 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --auth-key k
 check "net add --ip2net with --net: usage" fails_with -22 --name "$a" net add --net tcp4 --ip2net "tcp4 127.0.0.*"
 check "refused adds changed nothing" sh -c "! '$ctl' --name '$a' net show | grep -q tcp4"
+# jt_add_ni ignores an integer option parse_long() refuses.
+check "net add --peer-credits x: the value ignored, the NI added" sh -c \
+	"'$ctl' --name '$a' net add --net tcp4 --nid '$ip2@tcp4' --peer-credits x && '$ctl' --name '$a' net show -v --net tcp4 | grep -q 'peer_credits: 8' && '$ctl' --name '$a' net del --net tcp4"
 
 "$ctl" --name "$a" export >"$work/full.yaml"
 "$ctl" --name "$a" export --backup >"$work/backup.yaml"
@@ -125,7 +131,7 @@ check "import of the backup restores the nets" sh -c \
 	"'$ctl' --name '$b' import '$work/backup.yaml' && '$ctl' --name '$b' export --backup | diff '$work/backup.yaml' -"
 printf 'net:\n    - net type: tcp5\n      local NI(s):\n        - interfaces:\n              0: nosuch0\n' >"$work/nosuch.yaml"
 check "import of a NI whose interface is missing: refused, nothing changes" sh -c \
-	"! '$ctl' --name '$b' import '$work/nosuch.yaml' >'$work/e' 2>&1 && grep -q 'errno: -19' '$work/e' && '$ctl' --name '$b' export --backup | diff '$work/backup.yaml' -"
+	"! '$ctl' --name '$b' import '$work/nosuch.yaml' >'$work/e' 2>&1 && grep -q 'errno: -100' '$work/e' && '$ctl' --name '$b' export --backup | diff '$work/backup.yaml' -"
 check "SIGTERM: $b exits 0" stop "$pid_b"
 
 # --config with tcp NIs: applied at start-up; a bad one names its location.
