@@ -109,7 +109,6 @@ int lnetctl_nid_args(int argc, char **argv, char (**nids)[LNET_NIDSTR_SIZE], uns
 void lnetctl_print_cmd_help(const char *cmd, const char *sub);
 
 /* lnetctl_net.c: argv[0] = "add" / "del" */
-int lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv);
 int lnetctl_ni_request(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add);
 int lnetctl_ni_unconfigure(struct lnetctl_conn *c, const struct lnetcfg_ni *ni);
 int lnetctl_ni_request_as(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add,

@@ -488,9 +488,70 @@ lnetctl_net_add(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
-/* net del --net NET [--if IFACE] | --nid NID  (argv[0] = "del") */
-int
-lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv)
+/*
+ * The kernel's lnet_net_cmd() text and errno for a refused NI delete,
+ * from the daemon's answer: no such net (-ENODEV), no such NI on it
+ * (-ENOENT), or another refusal. A whole net goes through
+ * lnet_dyn_del_net() (no net: -EINVAL), one interface's NI through the
+ * delete branch of lnet_genl_parse_local_ni() (-ENODEV either way), one
+ * NID's through lnet_dyn_del_ni() (-ENOENT either way).
+ */
+static const char *
+lnetctl_ni_del_refusal(const struct lnetcfg_ni *ni, int *rc)
+{
+	bool missing = *rc == -ENODEV || *rc == -ENOENT;
+
+	if (ni->has_nid) {
+		*rc = missing ? -ENOENT : *rc;
+		return "cannot del LNet NI";
+	}
+	if (ni->ifname[0] != '\0') {
+		const char *what = *rc == -ENODEV ? "LNet net doesn't exist" : "cannot del LNet NI";
+
+		*rc = missing ? -ENODEV : *rc;
+		return what;
+	}
+	*rc = missing ? -EINVAL : *rc;
+	return "cannot del network";
+}
+
+/*
+ * One delete to the daemon; a refusal prints as 2.17's
+ * yaml_lnet_config_ni() prints the kernel's (under "del" and "net") and
+ * the command ends with its -EINVAL. The lo net is refused before, as the
+ * kernel's parser refuses its net type ("setting @lo not allowed").
+ */
+static int
+lnetctl_net_del_one(struct lnetctl_conn *c, const struct lnetcfg_ni *ni)
+{
+	char params[512];
+	char descr[256];
+	const char *why;
+	int rc;
+
+	if (LNET_NETTYP(ni->net) == LNET_LND_LO) {
+		lnetctl_print_nl_error("del", "net", -ENODEV, "setting @lo not allowed");
+		return -EINVAL;
+	}
+	lnetctl_ni_params(ni, false, params, sizeof(params));
+	rc = lnetctl_call(c, "/lnet/net_del", params, descr, sizeof(descr));
+	if (rc == 0) {
+		return 0;
+	}
+	why = lnetctl_ni_del_refusal(ni, &rc);
+	lnetctl_print_nl_error("del", "net", rc, why);
+	return -EINVAL;
+}
+
+/*
+ * net del --net NET [--if IFACE] | --nid NID  (argv[0] = "del"), checked
+ * as jt_del_ni and yaml_lnet_config_ni check it: an unknown option prints
+ * getopt's complaint and the help and ends with 0; no net prints
+ * "missing mandatory parameters" on stdout and ends with -EINVAL. --net
+ * beside --nid is taken (the kernel refuses it) when both name one net.
+ */
+static int
+lnetctl_net_del(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	static const char usage[] = "usage: net del --net NET [--if IFACE] | --nid NID";
 	static const struct option opts[] = {
@@ -502,23 +563,28 @@ lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv)
 	struct lnetcfg_ni ni;
 	const char *net = NULL, *ifname = NULL, *nid = NULL;
 	int opt;
+	int rc;
 
 	lnetcfg_ni_init(&ni, LNET_NET_ANY);
 	optind = 0;
-	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "n:i:", opts, NULL)) != -1) {
 		const char **slot = opt == 'n' ? &net : opt == 'i' ? &ifname : opt == 'N' ? &nid :
 				    NULL;
 
-		if (slot == NULL || *slot != NULL) {
-			opterr = 1;
+		if (slot == NULL) {
+			lnetctl_print_cmd_help("net", "del");
+			return 0;
+		}
+		if (*slot != NULL) {
 			return lnetctl_usage_error("del", "net", usage);
 		}
 		*slot = optarg;
 	}
-	opterr = 1;
-	if (optind < argc || (net == NULL && nid == NULL) || (ifname != NULL && net == NULL) ||
-	    (ifname != NULL && strlen(ifname) >= sizeof(ni.ifname))) {
+	if (net == NULL && nid == NULL) {
+		printf("missing mandatory parameters in NI config: 'network'\n");
+		return -EINVAL;
+	}
+	if (optind < argc || (ifname != NULL && strlen(ifname) >= sizeof(ni.ifname))) {
 		return lnetctl_usage_error("del", "net", usage);
 	}
 	if (nid != NULL) {
@@ -542,7 +608,8 @@ lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv)
 	if (ifname != NULL) {
 		snprintf(ni.ifname, sizeof(ni.ifname), "%s", ifname);
 	}
-	return lnetctl_ni_request(c, &ni, false);
+	rc = lnetctl_need_conn(ctx);
+	return rc != 0 ? rc : lnetctl_net_del_one(&ctx->conn, &ni);
 }
 
 /* -v's level: attached (--verbose=2, -v2) or the next word when it is a number, as the kernel reads it. */
@@ -613,10 +680,8 @@ lnetctl_net_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 int
 lnetctl_net_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
-	int rc = lnetctl_need_conn(ctx);
-
 	/* argv[0] is "del", as getopt_long wants it */
-	return rc != 0 ? rc : lnetctl_net_del(&ctx->conn, argc, argv);
+	return lnetctl_net_del(ctx, argc, argv);
 }
 
 /* What net set was asked; -1: not given (the kernel's defaults). */
