@@ -73,6 +73,8 @@ void lnetctl_out_seq_begin(struct lnetctl_out *o);
 void lnetctl_out_seq_end(struct lnetctl_out *o);
 void lnetctl_out_scalar(struct lnetctl_out *o, const char *s);
 void lnetctl_out_quoted(struct lnetctl_out *o, const char *s);
+/* Plain when it can be, else quoted after libyaml's "!" tag (the kernel's ping/discover descr). */
+void lnetctl_out_tagged(struct lnetctl_out *o, const char *s);
 void lnetctl_out_kv(struct lnetctl_out *o, const char *key, const char *value);
 /*
  * The kernel's error block on stderr, as cYAML prints it:
@@ -107,8 +109,6 @@ int lnetctl_nid_args(int argc, char **argv, char (**nids)[LNET_NIDSTR_SIZE], uns
 void lnetctl_print_cmd_help(const char *cmd, const char *sub);
 
 /* lnetctl_net.c: argv[0] = "add" / "del" */
-int lnetctl_net_add(struct lnetctl_conn *c, int argc, char **argv);
-int lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv);
 int lnetctl_ni_request(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add);
 int lnetctl_ni_unconfigure(struct lnetctl_conn *c, const struct lnetcfg_ni *ni);
 int lnetctl_ni_request_as(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add,

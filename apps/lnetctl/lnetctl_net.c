@@ -257,6 +257,16 @@ struct lnetctl_net_add_args {
 	const char *ip2net;
 };
 
+/* Whether jt_add_ni's parse_long() takes @p val: strtol, base 0, to the end. */
+static bool
+lnetctl_net_add_parses(const char *val)
+{
+	char *end = NULL;
+
+	(void)strtol(val, &end, 0);
+	return *end == '\0';
+}
+
 /* One option into @p a; false with @p err set when it is refused. */
 static bool
 lnetctl_net_add_opt(struct lnetctl_net_add_args *a, int opt, const char *val, char *err,
@@ -272,6 +282,9 @@ lnetctl_net_add_opt(struct lnetctl_net_add_args *a, int opt, const char *val, ch
 			 opt == 'a' ? "auth-key" : opt == 'k' ? "skip-mr-route-setup" :
 			 "traffic-class");
 		return false;
+	}
+	if (slot != NULL && opt != 'S' && !lnetctl_net_add_parses(val)) {
+		return true; /* jt_add_ni ignores a value parse_long refuses */
 	}
 	if (slot != NULL) {
 		if (*slot != LNETCFG_UNSET || !lnetctl_opt_int(val, lo, hi, slot)) {
@@ -336,9 +349,92 @@ lnetctl_net_add_nis(struct lnetctl_net_add_args *a, struct lnetcfg_ni *nis, char
 	return lnetctl_if_list(a->ifs, &a->tmpl, nis, LNETCTL_MAX_NEW_NIS, err, errlen);
 }
 
-/* argv[0] = "add": getopt_long with the kernel's options. */
-int
-lnetctl_net_add(struct lnetctl_conn *c, int argc, char **argv)
+/*
+ * The extack text the kernel's lnet_net_cmd() gives a refused NI add, by
+ * lnet_dyn_add_ni()'s errno.
+ */
+static const char *
+lnetctl_ni_add_refusal(int rc)
+{
+	switch (rc) {
+	case -ENOENT:
+		return "cannot parse net";
+	case -ERANGE:
+		return "invalid CPT set";
+	case -ENOSPC:
+		return "too many NIs, check lnet_interfaces_max";
+	default:
+		return "cannot add LNet NI";
+	}
+}
+
+/*
+ * One NI of net add to the daemon. A refusal prints as 2.17's
+ * yaml_lnet_config_ni() prints the kernel's (yaml_lnet_print_error under
+ * "add" and "net", the errno with the extack text) and the command ends
+ * with -EINVAL as that function returns. The daemon's -EOPNOTSUPP (no
+ * such LND in this build) keeps its own words: the kernel has no such
+ * answer (it would load the LND's module).
+ */
+static int
+lnetctl_net_add_one(struct lnetctl_conn *c, const struct lnetcfg_ni *ni)
+{
+	char params[512];
+	char descr[256];
+	int rc;
+
+	lnetctl_ni_params(ni, true, params, sizeof(params));
+	rc = lnetctl_call(c, "/lnet/net_add", params, descr, sizeof(descr));
+	if (rc == 0) {
+		return 0;
+	}
+	if (rc == -EOPNOTSUPP) {
+		lnetctl_print_error("add", "net", rc, descr);
+		return rc;
+	}
+	lnetctl_print_nl_error("add", "net", rc, lnetctl_ni_add_refusal(rc));
+	return -EINVAL;
+}
+
+/* jt_add_ni's --tos check: parse_long's number, from -1 to 0xff. */
+static bool
+lnetctl_net_add_tos_ok(const char *val)
+{
+	long tos;
+	char *end = NULL;
+
+	tos = strtol(val, &end, 0);
+	return *end == '\0' && tos >= -1 && tos <= 0xff;
+}
+
+/*
+ * What 2.17's yaml_lnet_config_ni() checks before it asks the kernel, and
+ * prints on stdout: no --net (nor --ip2net, nor --nid, which names its
+ * net), then a net with no interface. Both end the command with -EINVAL.
+ */
+static int
+lnetctl_net_add_mandatory(const struct lnetctl_net_add_args *a)
+{
+	if (a->ip2net != NULL || a->nid != NULL) {
+		return 0;
+	}
+	if (a->net == NULL) {
+		printf("missing mandatory parameters in NI config: 'network'\n");
+		return -EINVAL;
+	}
+	if (a->ifs == NULL) {
+		printf("creating a local NI needs at least one interface\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * argv[0] = "add": getopt_long with the kernel's options; the daemon is
+ * asked only once the command line passed the checks jt_add_ni makes first.
+ */
+static int
+lnetctl_net_add(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	struct lnetctl_net_add_args a = { .net = NULL };
 	struct lnetcfg_ni nis[LNETCTL_MAX_NEW_NIS];
@@ -350,15 +446,19 @@ lnetctl_net_add(struct lnetctl_conn *c, int argc, char **argv)
 
 	lnetcfg_ni_init(&a.tmpl, LNET_NET_ANY);
 	optind = 0;
-	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "a:b:c:i:k:m:n:p:r:s:t:T:", lnetctl_net_add_opts,
 				  NULL)) != -1) {
 		if (opt == '?' || opt == ':') {
-			opterr = 1;
-			return lnetctl_usage_error("add", "net", lnetctl_net_add_usage);
+			/* jt_add_ni: getopt's complaint, the help, and 0 */
+			lnetctl_print_cmd_help("net", "add");
+			return 0;
+		}
+		if (opt == 'S' && !lnetctl_net_add_tos_ok(optarg)) {
+			/* jt_add_ni's cYAML_build_error(-1, -1, "ni", "add", ...) */
+			lnetctl_print_error("add", "ni", -1, "Invalid ToS argument");
+			return -EINVAL;
 		}
 		if (!lnetctl_net_add_opt(&a, opt, optarg, err, sizeof(err))) {
-			opterr = 1;
 			if (strstr(err, "not supported") != NULL) {
 				lnetctl_print_error("add", "net", -EOPNOTSUPP, err);
 				return -EOPNOTSUPP;
@@ -366,9 +466,12 @@ lnetctl_net_add(struct lnetctl_conn *c, int argc, char **argv)
 			return lnetctl_usage_error("add", "net", err);
 		}
 	}
-	opterr = 1;
 	if (optind < argc) {
 		return lnetctl_usage_error("add", "net", lnetctl_net_add_usage);
+	}
+	rc = lnetctl_net_add_mandatory(&a);
+	if (rc != 0) {
+		return rc;
 	}
 	n = lnetctl_net_add_nis(&a, nis, err, sizeof(err));
 	if (n == -EINVAL) {
@@ -378,15 +481,77 @@ lnetctl_net_add(struct lnetctl_conn *c, int argc, char **argv)
 		lnetctl_print_error("add", "net", n, err);
 		return n;
 	}
+	rc = lnetctl_need_conn(ctx);
 	for (i = 0; i < n && rc == 0; i++) {
-		rc = lnetctl_ni_request(c, &nis[i], true);
+		rc = lnetctl_net_add_one(&ctx->conn, &nis[i]);
 	}
 	return rc;
 }
 
-/* net del --net NET [--if IFACE] | --nid NID  (argv[0] = "del") */
-int
-lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv)
+/*
+ * The kernel's lnet_net_cmd() text and errno for a refused NI delete,
+ * from the daemon's answer: no such net (-ENODEV), no such NI on it
+ * (-ENOENT), or another refusal. A whole net goes through
+ * lnet_dyn_del_net() (no net: -EINVAL), one interface's NI through the
+ * delete branch of lnet_genl_parse_local_ni() (-ENODEV either way), one
+ * NID's through lnet_dyn_del_ni() (-ENOENT either way).
+ */
+static const char *
+lnetctl_ni_del_refusal(const struct lnetcfg_ni *ni, int *rc)
+{
+	bool missing = *rc == -ENODEV || *rc == -ENOENT;
+
+	if (ni->has_nid) {
+		*rc = missing ? -ENOENT : *rc;
+		return "cannot del LNet NI";
+	}
+	if (ni->ifname[0] != '\0') {
+		const char *what = *rc == -ENODEV ? "LNet net doesn't exist" : "cannot del LNet NI";
+
+		*rc = missing ? -ENODEV : *rc;
+		return what;
+	}
+	*rc = missing ? -EINVAL : *rc;
+	return "cannot del network";
+}
+
+/*
+ * One delete to the daemon; a refusal prints as 2.17's
+ * yaml_lnet_config_ni() prints the kernel's (under "del" and "net") and
+ * the command ends with its -EINVAL. The lo net is refused before, as the
+ * kernel's parser refuses its net type ("setting @lo not allowed").
+ */
+static int
+lnetctl_net_del_one(struct lnetctl_conn *c, const struct lnetcfg_ni *ni)
+{
+	char params[512];
+	char descr[256];
+	const char *why;
+	int rc;
+
+	if (LNET_NETTYP(ni->net) == LNET_LND_LO) {
+		lnetctl_print_nl_error("del", "net", -ENODEV, "setting @lo not allowed");
+		return -EINVAL;
+	}
+	lnetctl_ni_params(ni, false, params, sizeof(params));
+	rc = lnetctl_call(c, "/lnet/net_del", params, descr, sizeof(descr));
+	if (rc == 0) {
+		return 0;
+	}
+	why = lnetctl_ni_del_refusal(ni, &rc);
+	lnetctl_print_nl_error("del", "net", rc, why);
+	return -EINVAL;
+}
+
+/*
+ * net del --net NET [--if IFACE] | --nid NID  (argv[0] = "del"), checked
+ * as jt_del_ni and yaml_lnet_config_ni check it: an unknown option prints
+ * getopt's complaint and the help and ends with 0; no net prints
+ * "missing mandatory parameters" on stdout and ends with -EINVAL. --net
+ * beside --nid is taken (the kernel refuses it) when both name one net.
+ */
+static int
+lnetctl_net_del(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	static const char usage[] = "usage: net del --net NET [--if IFACE] | --nid NID";
 	static const struct option opts[] = {
@@ -398,23 +563,28 @@ lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv)
 	struct lnetcfg_ni ni;
 	const char *net = NULL, *ifname = NULL, *nid = NULL;
 	int opt;
+	int rc;
 
 	lnetcfg_ni_init(&ni, LNET_NET_ANY);
 	optind = 0;
-	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "n:i:", opts, NULL)) != -1) {
 		const char **slot = opt == 'n' ? &net : opt == 'i' ? &ifname : opt == 'N' ? &nid :
 				    NULL;
 
-		if (slot == NULL || *slot != NULL) {
-			opterr = 1;
+		if (slot == NULL) {
+			lnetctl_print_cmd_help("net", "del");
+			return 0;
+		}
+		if (*slot != NULL) {
 			return lnetctl_usage_error("del", "net", usage);
 		}
 		*slot = optarg;
 	}
-	opterr = 1;
-	if (optind < argc || (net == NULL && nid == NULL) || (ifname != NULL && net == NULL) ||
-	    (ifname != NULL && strlen(ifname) >= sizeof(ni.ifname))) {
+	if (net == NULL && nid == NULL) {
+		printf("missing mandatory parameters in NI config: 'network'\n");
+		return -EINVAL;
+	}
+	if (optind < argc || (ifname != NULL && strlen(ifname) >= sizeof(ni.ifname))) {
 		return lnetctl_usage_error("del", "net", usage);
 	}
 	if (nid != NULL) {
@@ -438,7 +608,8 @@ lnetctl_net_del(struct lnetctl_conn *c, int argc, char **argv)
 	if (ifname != NULL) {
 		snprintf(ni.ifname, sizeof(ni.ifname), "%s", ifname);
 	}
-	return lnetctl_ni_request(c, &ni, false);
+	rc = lnetctl_need_conn(ctx);
+	return rc != 0 ? rc : lnetctl_net_del_one(&ctx->conn, &ni);
 }
 
 /* -v's level: attached (--verbose=2, -v2) or the next word when it is a number, as the kernel reads it. */
@@ -502,19 +673,15 @@ lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 int
 lnetctl_net_add_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
-	int rc = lnetctl_need_conn(ctx);
-
 	/* argv[0] is "add", as getopt_long wants it */
-	return rc != 0 ? rc : lnetctl_net_add(&ctx->conn, argc, argv);
+	return lnetctl_net_add(ctx, argc, argv);
 }
 
 int
 lnetctl_net_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
-	int rc = lnetctl_need_conn(ctx);
-
 	/* argv[0] is "del", as getopt_long wants it */
-	return rc != 0 ? rc : lnetctl_net_del(&ctx->conn, argc, argv);
+	return lnetctl_net_del(ctx, argc, argv);
 }
 
 /* What net set was asked; -1: not given (the kernel's defaults). */

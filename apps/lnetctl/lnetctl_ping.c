@@ -74,7 +74,10 @@ lnetctl_ping_run_end(struct lnetctl_ping_run *r)
 	}
 }
 
-/* A NID that failed: the kernel's "failed to <ping|discover> NID: <strerror>". */
+/*
+ * A NID that failed: the kernel's "failed to <ping|discover> NID: <strerror>",
+ * its descr tagged as yaml_lnet_ping_display() emits it ("descr: ! '...'").
+ */
 static void
 lnetctl_ping_failed(struct lnetctl_ping_run *r, const char *group, const char *nid, int err)
 {
@@ -86,7 +89,8 @@ lnetctl_ping_failed(struct lnetctl_ping_run *r, const char *group, const char *n
 	lnetctl_out_map_begin(&r->o);
 	lnetctl_out_kv(&r->o, group, "");
 	lnetctl_out_kv(&r->o, "errno", num);
-	lnetctl_out_kv(&r->o, "descr", descr);
+	lnetctl_out_scalar(&r->o, "descr");
+	lnetctl_out_tagged(&r->o, descr);
 	lnetctl_out_map_end(&r->o);
 }
 
@@ -194,19 +198,36 @@ lnetctl_ping(struct lnetctl_conn *c, const struct lnetctl_ping_req *q,
 	return rc;
 }
 
+/* jt_ping's help, as its -h prints it. */
 static void
 lnetctl_ping_help(void)
 {
 	printf("ping nid[,nid,...]\n"
-	       "\t -s|--source: the local NID to send the ping from\n"
-	       "\t -t|--timeout: seconds to wait for each reply (default 1)\n"
-	       "\t -h|--help: print this help\n");
+	       "\t --source: source nid\n"
+	       "\t --timeout: ping timeout\n"
+	       "\t --help: display this help\n");
+}
+
+/*
+ * The kernel's lnet_ping_show_start keeps a timeout from 1 ms up to
+ * DEFAULT_PEER_TIMEOUT (180 s) exclusive; anything else (0, negative,
+ * longer) waits those 180 s.
+ */
+#define LNETCTL_PING_DEFAULT_PEER_TIMEOUT_MS 180000L
+
+static long
+lnetctl_ping_timeout_ms(long ms)
+{
+	return ms > 0 && ms < LNETCTL_PING_DEFAULT_PEER_TIMEOUT_MS ? ms :
+								   LNETCTL_PING_DEFAULT_PEER_TIMEOUT_MS;
 }
 
 /*
  * ping [-s|--source NID] [-t|--timeout S] NID[,NID...] [NID...]: the
  * kernel's jt_ping options; NIDs may be ranges ("10.0.0.[1-3]@tcp"). As
- * its getopt loop, -h prints the help and an unknown option ends with 0.
+ * its getopt loop, -h prints the help and an unknown option ends with 0;
+ * a source that does not parse ends with -EINVAL and prints nothing
+ * (jt_ping returns libcfs_strnid's answer).
  */
 int
 lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -222,7 +243,8 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	const char *why = "";
 	struct lnet_nid nid;
 	unsigned int n = 0;
-	int timeout = 1;
+	long timeout_ms = 1000;
+	int src_rc = 0;
 	int opt;
 	int rc;
 
@@ -230,8 +252,9 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "hs:t:", opts, NULL)) != -1) {
 		if (opt == 's') {
 			src = optarg;
+			src_rc = libcfs_strnid(&nid, src) != 0 ? -EINVAL : 0;
 		} else if (opt == 't') {
-			timeout = atoi(optarg);
+			timeout_ms = 1000 * atol(optarg);
 		} else {
 			if (opt == 'h') {
 				lnetctl_ping_help();
@@ -239,13 +262,8 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 			return 0;
 		}
 	}
-	if (src != NULL && libcfs_strnid(&nid, src) != 0) {
-		lnetctl_print_nl_error("manage", "ping", -EINVAL, "cannot parse source NID");
-		return -EINVAL;
-	}
-	if (timeout <= 0) {
-		lnetctl_print_nl_error("manage", "ping", -EINVAL, "the timeout must be at least 1 second");
-		return -EINVAL;
+	if (src_rc != 0) {
+		return src_rc;
 	}
 	if (optind >= argc) {
 		lnetctl_print_nl_error("manage", "ping", -EINVAL,
@@ -262,7 +280,7 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		char extra[128];
 		struct lnetctl_ping_req q = { .group = "ping", .extra = extra, .einval_stops = true };
 
-		snprintf(extra, sizeof(extra), "timeout=%d%s%s", timeout * 1000,
+		snprintf(extra, sizeof(extra), "timeout=%ld%s%s", lnetctl_ping_timeout_ms(timeout_ms),
 			 src != NULL ? ",source=" : "", src != NULL ? src : "");
 		rc = lnetctl_ping(&ctx->conn, &q, nids, n);
 	}

@@ -114,6 +114,21 @@ lnetctl_out_quoted(struct lnetctl_out *o, const char *s)
 	lnetctl_out_scalar_style(o, s, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
 }
 
+/*
+ * A scalar implicit only when plain: quoted, libyaml writes its
+ * non-specific tag, as the kernel's lnetctl emits a descr it rewrote
+ * (yaml_lnet_ping_display: plain_implicit 1, quoted_implicit 0).
+ */
+void
+lnetctl_out_tagged(struct lnetctl_out *o, const char *s)
+{
+	yaml_event_t ev;
+
+	yaml_scalar_event_initialize(&ev, NULL, NULL, (const yaml_char_t *)s, (int)strlen(s), 1, 0,
+				     YAML_PLAIN_SCALAR_STYLE);
+	lnetctl_emit(o, &ev);
+}
+
 void
 lnetctl_out_kv(struct lnetctl_out *o, const char *key, const char *value)
 {

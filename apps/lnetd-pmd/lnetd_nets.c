@@ -151,9 +151,10 @@ lnetd_ni_resolve(const struct lnetcfg_ni *spec, struct lnet_nid *nid, char *ifna
 		}
 		return 0;
 	}
+	/* As ksocknal_startup(): an LND that cannot start on the interface is -ENETDOWN. */
 	if (lnetd_if_nid(spec->ifname, spec->net, nid) != 0) {
 		snprintf(err, errlen, "interface %s has no IPv4 or global IPv6 address", spec->ifname);
-		return -ENODEV;
+		return -ENETDOWN;
 	}
 	snprintf(ifname, len, "%s", spec->ifname);
 	return 0;
@@ -264,6 +265,7 @@ lnetd_ni_del(uint32_t net, const char *ifname, const struct lnet_nid *nid, bool 
 	const struct lnet_lnd_ops *lnd = lnet_lnd_find(LNET_NETTYP(net));
 	struct lnet_ctl_ni *nis = calloc(LNETD_MAX_NIS, sizeof(*nis));
 	int n = nis != NULL ? lnet_ctl_ni_list(nis, LNETD_MAX_NIS) : -ENOMEM;
+	bool net_found = false;
 	int deleted = 0;
 	int rc = 0;
 	int i;
@@ -275,6 +277,7 @@ lnetd_ni_del(uint32_t net, const char *ifname, const struct lnet_nid *nid, bool 
 		return -EINVAL;
 	}
 	for (i = 0; i < n && rc == 0; i++) {
+		net_found = net_found || nis[i].net == net;
 		if (nis[i].net != net || (ifname != NULL && strcmp(nis[i].ifname, ifname) != 0) ||
 		    (nid != NULL && !lnet_nid_same(&nis[i].nid, nid))) {
 			continue;
@@ -286,9 +289,11 @@ lnetd_ni_del(uint32_t net, const char *ifname, const struct lnet_nid *nid, bool 
 	if (n < 0) {
 		return n;
 	}
+	/* No such net (-ENODEV) told apart from no such NI on it, as the kernel's replies are. */
 	if (rc == 0 && deleted == 0) {
-		snprintf(err, errlen, "no such NI on net %s", libcfs_net2str(net));
-		return -ENOENT;
+		snprintf(err, errlen, net_found ? "no such NI on net %s" : "no net %s",
+			 libcfs_net2str(net));
+		return net_found ? -ENOENT : -ENODEV;
 	}
 	return rc;
 }

@@ -656,29 +656,59 @@ lnetd_ping_event(struct lnet_eq *eq, int timeout_ms, struct lnet_event *ev)
 /* Bounds the wait for an unlinked MD's last event (an LND gives up on a send within lnd_timeout). */
 #define LNETD_PING_UNLINK_WAIT_MS 60000
 
+/* What the ping's events said so far, as the kernel's ping_data. */
+struct lnetd_ping_state {
+	int rc;            /* the first failed event's status */
+	bool replied;
+	bool unlinked;
+	unsigned int len;  /* the REPLY's mlength */
+};
+
+static void
+lnetd_ping_note(struct lnetd_ping_state *ps, const struct lnet_event *ev)
+{
+	if (ev->status != 0) {
+		if (ps->rc == 0) {
+			ps->rc = ev->status;
+		}
+	} else if (ev->type == LNET_EVENT_REPLY) {
+		ps->replied = true;
+		ps->len = ev->mlength;
+	}
+	ps->unlinked = ps->unlinked || ev->unlinked;
+}
+
 /*
- * End the ping MD's life before its queue goes: the queue cannot be freed
- * while the MD can still post to it (LNetEQFree answers -EBUSY). If the last
- * event never comes, the queue is left allocated rather than freed under it.
+ * The ping's events until the MD is unlinked, as the kernel's lnet_ping():
+ * up to @p timeout_ms for the reply (or a failed send), then the MD is
+ * unlinked and its last events are awaited, so a send that fails after
+ * the timeout (a connect that ends in EHOSTUNREACH when the neighbour
+ * lookup fails) still gives the ping its status.
  */
 static void
-lnetd_ping_finish(struct lnet_eq *eq, struct lnet_handle_md h, bool unlinked)
+lnetd_ping_wait(struct lnet_eq *eq, struct lnet_handle_md h, int timeout_ms,
+		struct lnetd_ping_state *ps)
 {
 	struct lnet_event ev;
 
-	if (!unlinked) {
-		LNetMDUnlink(h);
-		while (lnetd_ping_event(eq, LNETD_PING_UNLINK_WAIT_MS, &ev) && !ev.unlinked) {
+	while (!ps->unlinked && lnetd_ping_event(eq, timeout_ms, &ev)) {
+		lnetd_ping_note(ps, &ev);
+		if (ev.type == LNET_EVENT_SEND && ev.status != 0) {
+			break;
 		}
 	}
-	if (LNetEQFree(eq) != 0) {
-		fprintf(stderr, "lnetd-pmd: ping: an MD still holds its event queue; left allocated\n");
+	if (!ps->unlinked) {
+		LNetMDUnlink(h);
+	}
+	while (!ps->unlinked && lnetd_ping_event(eq, LNETD_PING_UNLINK_WAIT_MS, &ev)) {
+		lnetd_ping_note(ps, &ev);
 	}
 }
 
 /*
  * GET the target's ping info (lnet-facts §3.1) from this telemetry thread,
- * which may wait: the lcores do the work.
+ * which may wait: the lcores do the work. No reply is the first failed
+ * event's status, else -EIO, as the kernel's lnet_ping() answers.
  */
 static int
 lnetd_ping_one(const struct lnet_nid *src, const struct lnet_processid *id, int timeout_ms,
@@ -689,9 +719,8 @@ lnetd_ping_one(const struct lnet_nid *src, const struct lnet_processid *id, int 
 		.umd_start = buf, .umd_length = (unsigned int)bufsize, .umd_threshold = 2,
 		.umd_options = LNET_MD_TRUNCATE, .umd_eq_handle = eq,
 	};
+	struct lnetd_ping_state ps = { .rc = 0 };
 	struct lnet_handle_md h;
-	struct lnet_event ev;
-	bool unlinked = false;
 	int rc;
 
 	*len = 0;
@@ -704,22 +733,21 @@ lnetd_ping_one(const struct lnet_nid *src, const struct lnet_processid *id, int 
 		return rc;
 	}
 	rc = LNetGet(src, h, id, LNET_RESERVED_PORTAL, LNET_PROTO_PING_MATCHBITS, 0, false);
-	while (rc == 0 && !unlinked) {
-		if (!lnetd_ping_event(eq, timeout_ms, &ev)) {
-			snprintf(err, errlen, "no reply within %d ms", timeout_ms);
-			rc = -ETIMEDOUT;
-			break;
-		}
-		unlinked = ev.unlinked;
-		if (ev.status != 0) {
-			snprintf(err, errlen, "%s", strerror(-ev.status));
-			rc = ev.status;
-		} else if (ev.type == LNET_EVENT_REPLY) {
-			*len = ev.mlength;
-		}
+	if (rc != 0) {
+		LNetMDUnlink(h);
 	}
-	lnetd_ping_finish(eq, h, unlinked);
-	return rc;
+	lnetd_ping_wait(eq, h, timeout_ms, &ps);
+	/* The queue cannot go while the MD may still post to it: left allocated then. */
+	if (!ps.unlinked || LNetEQFree(eq) != 0) {
+		fprintf(stderr, "lnetd-pmd: ping: an MD still holds its event queue; left allocated\n");
+	}
+	if (!ps.replied) {
+		rc = ps.rc != 0 ? ps.rc : rc != 0 ? rc : -EIO;
+		snprintf(err, errlen, "%s", strerror(-rc));
+		return rc;
+	}
+	*len = ps.len;
+	return 0;
 }
 
 /* A ping's source must be one of this node's NIs: -EINVAL otherwise. */

@@ -76,7 +76,7 @@ dead_is() { # FROM ARGS...: the failure under manage: on stdout, exit 255
 	rc=$?
 	[ "$rc" -eq 255 ] && [ ! -s "$work/err" ] && grep -qx 'manage:' "$work/got" &&
 		grep -qx -- '- discover:' "$work/got" && grep -qx '  errno: -[1-9][0-9]*' "$work/got" &&
-		grep -q "^  descr: 'failed to discover $ipnobody@tcp: " "$work/got" ||
+		grep -q "^  descr: ! 'failed to discover $ipnobody@tcp: " "$work/got" ||
 		{ echo "exit $rc"; cat "$work/got" "$work/err"; return 1; }
 }
 check "discover a NID nobody answers: failed to discover under manage:, exit 255" dead_is "$a" "$ipnobody@tcp"

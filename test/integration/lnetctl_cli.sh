@@ -107,7 +107,7 @@ check "discover a peer that is not Multi-Rail: Multi-Rail: false" out_err 0 "$wo
 {
 	cat "$work/dmr"
 	sed -n '2,$p' "$work/dnmr"
-	printf "manage:\n- discover:\n  errno: -113\n  descr: 'failed to discover 10.1.0.5@tcp: No route to host'\n"
+	printf "manage:\n- discover:\n  errno: -113\n  descr: ! 'failed to discover 10.1.0.5@tcp: No route to host'\n"
 } >"$work/dmix"
 check "discover two peers and a dead NID: both under discover:, the failure under manage:, exit 255" \
 	out_err 255 "$work/dmix" "$work/empty" discover 10.1.0.1@tcp,10.1.0.5@tcp 10.1.0.9@tcp
@@ -186,14 +186,21 @@ check "ping --source NID --timeout S (separate words)" sh -c \
 # The kernel's ping prints its failures with its results on stdout, under
 # "manage:", one document, and returns -1 when a NID failed.
 check "ping -t 1 a dead NID: its failure on stdout, nothing on stderr, exit 255" sh -c \
-	"'$ctl' --name '$a' ping -t 1 127.0.0.254@tcp >'$work/o' 2>'$work/e'; [ \$? -eq 255 ] && [ ! -s '$work/e' ] && grep -qx 'manage:' '$work/o' && grep -qx -- '- ping:' '$work/o' && grep -qx \"  descr: 'failed to ping 127.0.0.254@tcp: Connection refused'\" '$work/o'"
+	"'$ctl' --name '$a' ping -t 1 127.0.0.254@tcp >'$work/o' 2>'$work/e'; [ \$? -eq 255 ] && [ ! -s '$work/e' ] && grep -qx 'manage:' '$work/o' && grep -qx -- '- ping:' '$work/o' && grep -qx \"  descr: ! 'failed to ping 127.0.0.254@tcp: Connection refused'\" '$work/o'"
 check "that output is valid YAML" yaml_ok "$work/o"
 check "ping a range and a NID: the reply under ping:, both failures under manage:, one document" sh -c \
 	"'$ctl' --name '$a' ping -t 1 '127.0.0.[253-254]@tcp' '$ipb@tcp' >'$work/o' 2>'$work/e'; [ \$? -eq 255 ] && [ ! -s '$work/e' ] && [ \$(grep -c '^ping:' '$work/o') -eq 1 ] && [ \$(grep -c '^manage:' '$work/o') -eq 1 ] && [ \$(grep -c '^- ping:' '$work/o') -eq 2 ] && [ \$(grep -c '^- primary nid: $ipb@tcp' '$work/o') -eq 1 ] && [ \$(sed -n '/^manage:/=' '$work/o') -gt \$(sed -n '/^ping:/=' '$work/o') ]"
 check "that output is valid YAML too" yaml_ok "$work/o"
 printf -- '---\nmanage:\n-     ping:\n      errno: -22\n      descr: ! "source NID 10.9.9.9@tcp is not a NID of this node"\n...\n' >"$work/src"
 check "ping --source a NID not local: the request fails, its block on stderr, exit 234" out_err 234 "$work/empty" "$work/src" --name "$a" ping --source 10.9.9.9@tcp "$ipb@tcp"
-check "ping -h: its help on stdout, exit 0" sh -c "'$ctl' ping -h | head -1 | grep -qx 'ping nid\[,nid,...\]'"
+# jt_ping's help text and its getopt loop: a --source that libcfs_strnid
+# refuses ends the command with its -EINVAL and prints nothing.
+printf 'ping nid[,nid,...]\n\t --source: source nid\n\t --timeout: ping timeout\n\t --help: display this help\n' >"$work/ph"
+check "ping -h: jt_ping's help, byte for byte, exit 0" out_err 0 "$work/ph" "$work/empty" ping -h
+check "ping -s notanid NID: nothing printed, exit 234 (jt_ping returns libcfs_strnid's -EINVAL)" \
+	out_err 234 "$work/empty" "$work/empty" --name "$a" ping -s notanid "$ipb@tcp"
+check "ping -t 0 NID: the kernel's default timeout (180 s), the reply at once" sh -c \
+	"'$ctl' --name '$a' ping -t 0 '$ipb@tcp' | grep -q 'primary nid: $ipb@tcp'"
 check "ping a NID with an asterisk: -22" fails_with -22 --name "$a" ping '10.0.0.*@tcp'
 # discover through the daemon with discovery off: as the kernel's
 # lnet_discover, it still pings the peer once (no push) and prints it, not
@@ -210,7 +217,7 @@ check "discover --force NID: the same" out_err 0 "$work/dn" "$work/empty" --name
 discover_range_and_peer() {
 	"$ctl" --name "$a" discover "127.0.0.[253-254]@tcp0,$ipb@tcp" >"$work/o" 2>"$work/e"
 	rc=$?
-	failed=$(sed -n "s/.*descr: 'failed to discover \([^:]*\):.*/\1/p" "$work/o" | tr '\n' ' ')
+	failed=$(sed -n "s/.*descr: ! 'failed to discover \([^:]*\):.*/\1/p" "$work/o" | tr '\n' ' ')
 	[ "$rc" -eq 255 ] && [ ! -s "$work/e" ] && [ "$(sed -n 1p "$work/o")" = discover: ] &&
 		grep -qx -- "- primary nid: $ipb@tcp" "$work/o" && [ "$(grep -c '^manage:' "$work/o")" -eq 1 ] &&
 		[ "$failed" = "127.0.0.253@tcp 127.0.0.254@tcp " ] ||
