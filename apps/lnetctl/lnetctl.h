@@ -15,9 +15,24 @@
 
 /* A connection to one lnetd-pmd instance's telemetry socket. */
 struct lnetctl_conn {
-	int fd;
+	int fd;                   /* -1 after a reply did not come in time: the next request reconnects */
 	char path[256];
+	long reply_ms;            /* how long the next request waits for its reply */
 };
+
+/*
+ * How long a request waits for the daemon's reply unless the command says
+ * (LNETCTL_REPLY_TIMEOUT in seconds overrides it): a daemon that does not
+ * answer within it is stuck, and lnetctl gives up rather than hang.
+ */
+#define LNETCTL_REPLY_MS_DEFAULT 60000L
+/*
+ * A ping or discover with --timeout N waits N s and this much more: the
+ * daemon answers after N s what the LND says of the message (the kernel's
+ * lnet_ping() waits for its GET's end after the timeout, as ours does: a
+ * neighbour that never answered ARP is -113 after about 3 s).
+ */
+#define LNETCTL_REPLY_GRACE_MS 5000L
 
 /*
  * One run of lnetctl: which daemon, and the connection opened on the

@@ -4,11 +4,13 @@
  * per request (dpdk-on-this-machine.md §3). JSON is read with libyaml.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lnetctl.h"
@@ -30,6 +32,52 @@ lnetctl_socket_candidates(const char *name, char paths[][256], int max)
 		snprintf(paths[n++], 256, "/tmp/dpdk/%s/dpdk_telemetry.v2", name);
 	}
 	return n;
+}
+
+/* LNETCTL_REPLY_TIMEOUT (seconds), else the default. */
+static long
+lnetctl_reply_ms_default(void)
+{
+	const char *env = getenv("LNETCTL_REPLY_TIMEOUT");
+	char *end = NULL;
+	long s = env != NULL ? strtol(env, &end, 10) : 0;
+
+	return env != NULL && end != env && *end == '\0' && s > 0 && s < 86400 ? s * 1000 :
+										LNETCTL_REPLY_MS_DEFAULT;
+}
+
+static long
+lnetctl_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* recv() one message within @p ms: its length, 0 closed, -1 with errno (ETIMEDOUT). */
+static ssize_t
+lnetctl_recv_within(int fd, void *buf, size_t len, long ms)
+{
+	long until = lnetctl_now_ms() + ms;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	for (;;) {
+		long left = until - lnetctl_now_ms();
+		int n;
+
+		if (left <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		n = poll(&pfd, 1, (int)(left > 1000000 ? 1000000 : left));
+		if (n > 0) {
+			return recv(fd, buf, len, 0);
+		}
+		if (n < 0 && errno != EINTR) {
+			return -1;
+		}
+	}
 }
 
 int
@@ -56,8 +104,9 @@ lnetctl_connect(const char *name, struct lnetctl_conn *c, char *err, size_t errl
 		}
 		memcpy(sun.sun_path, paths[i], strlen(paths[i]) + 1);
 		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 &&
-		    recv(fd, hello, sizeof(hello), 0) > 0) {
+		    lnetctl_recv_within(fd, hello, sizeof(hello), lnetctl_reply_ms_default()) > 0) {
 			c->fd = fd;
+			c->reply_ms = lnetctl_reply_ms_default();
 			memcpy(c->path, paths[i], sizeof(c->path));
 			return 0;
 		}
@@ -67,6 +116,27 @@ lnetctl_connect(const char *name, struct lnetctl_conn *c, char *err, size_t errl
 	snprintf(err, errlen, "cannot reach lnetd-pmd instance \"%s\" (%s: %s)", name, paths[0],
 		 strerror(last));
 	return -last;
+}
+
+/* After a reply that did not come: the same daemon again, past its greeting. */
+static int
+lnetctl_reconnect(struct lnetctl_conn *c)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char hello[1024];
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	if (fd < 0) {
+		return -errno;
+	}
+	memcpy(sun.sun_path, c->path, sizeof(sun.sun_path) - 1);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
+	    lnetctl_recv_within(fd, hello, sizeof(hello), c->reply_ms) <= 0) {
+		close(fd);
+		return -ECONNRESET;
+	}
+	c->fd = fd;
+	return 0;
 }
 
 void
@@ -120,11 +190,23 @@ lnetctl_request(struct lnetctl_conn *c, const char *cmd, const char *params,
 	}
 	n = snprintf(req, sizeof(req), "%s%s%s", cmd, params != NULL ? "," : "",
 		     params != NULL ? params : "");
-	if (n >= (ssize_t)sizeof(req) || send(c->fd, req, (size_t)n, 0) != n ||
-	    (n = recv(c->fd, reply, LNETCTL_MAX_REPLY, 0)) <= 0) {
+	if (c->fd < 0 && lnetctl_reconnect(c) != 0) {
 		snprintf(err, errlen, "lost the connection to lnetd-pmd (%s)", c->path);
 		free(reply);
 		return -ECONNRESET;
+	}
+	if (n >= (ssize_t)sizeof(req) || send(c->fd, req, (size_t)n, 0) != n ||
+	    (n = lnetctl_recv_within(c->fd, reply, LNETCTL_MAX_REPLY, c->reply_ms)) <= 0) {
+		rc = n < 0 && errno == ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
+		if (rc == -ETIMEDOUT) {
+			snprintf(err, errlen, "lnetd-pmd did not answer within %ld s (%s)",
+				 (c->reply_ms + 999) / 1000, c->path);
+			lnetctl_close(c); /* its late answer must not be read as the next one's */
+		} else {
+			snprintf(err, errlen, "lost the connection to lnetd-pmd (%s)", c->path);
+		}
+		free(reply);
+		return rc;
 	}
 	reply[n] = '\0';
 	rc = lnetctl_parse_reply(reply, (size_t)n, doc, err, errlen);

@@ -128,6 +128,9 @@ lnetctl_ping_nid(struct lnetctl_conn *c, const struct lnetctl_ping_req *q, const
 	snprintf(params, sizeof(params), "nid=%s%s%s", nid, q->extra != NULL ? "," : "",
 		 q->extra != NULL ? q->extra : "");
 	rc = lnetctl_request(c, cmd, params, doc, err, sizeof(err));
+	if (rc == -ETIMEDOUT) {
+		return rc; /* no answer in time: the NID's failure, as a ping that timed out */
+	}
 	if (rc != 0) {
 		lnetctl_print_error("manage", q->group, rc, err);
 		*stop = true;
@@ -282,6 +285,8 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 
 		snprintf(extra, sizeof(extra), "timeout=%ld%s%s", lnetctl_ping_timeout_ms(timeout_ms),
 			 src != NULL ? ",source=" : "", src != NULL ? src : "");
+		/* Given up on the client side too, should the daemon not answer. */
+		ctx->conn.reply_ms = lnetctl_ping_timeout_ms(timeout_ms) + LNETCTL_REPLY_GRACE_MS;
 		rc = lnetctl_ping(&ctx->conn, &q, nids, n);
 	}
 	free(nids);

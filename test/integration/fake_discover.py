@@ -11,6 +11,9 @@ Replies (the daemon's /lnet/discover shape):
   10.1.0.1@tcp, 10.1.0.2@tcp: peer 10.1.0.1@tcp, Multi-Rail, both NIDs
   10.1.0.9@tcp: peer 10.1.0.9@tcp, not Multi-Rail
   anything else: status -113 (no route to host)
+A stuck daemon (issue 31, D1), for lnetctl's own deadline: /lnet/ping and
+/lnet/discover of 10.1.0.66@tcp, and /lnet/net_show, get no answer at all;
+/lnet/ping of another NID gets -113.
 """
 import json
 import os
@@ -25,14 +28,22 @@ NON_MR = {"status": 0, "primary_nid": "10.1.0.9@tcp", "multi_rail": "false",
 DEAD = {"status": -113, "descr": "no route to the peer"}
 
 
+STUCK = "10.1.0.66@tcp"
+
+
 def answer(req):
+    """The reply to REQ, or None for no reply at all."""
     cmd, _, params = req.partition(",")
     args = dict(p.split("=", 1) for p in params.split(",") if "=" in p)
+    nid = args.get("nid")
     if cmd == "/lnet/global_show":
         return {cmd: {"discovery": 1}}
+    if cmd == "/lnet/net_show" or (cmd in ("/lnet/ping", "/lnet/discover") and nid == STUCK):
+        return None
+    if cmd == "/lnet/ping":
+        return {cmd: DEAD}
     if cmd != "/lnet/discover":
         return {cmd: None}
-    nid = args.get("nid")
     if nid in ("10.1.0.1@tcp", "10.1.0.2@tcp"):
         return {cmd: MR}
     if nid == "10.1.0.9@tcp":
@@ -49,7 +60,9 @@ def serve(conn, log):
             break
         with open(log, "a", encoding="utf-8") as f:
             f.write(req.decode() + "\n")
-        conn.send(json.dumps(answer(req.decode())).encode())
+        reply = answer(req.decode())
+        if reply is not None:
+            conn.send(json.dumps(reply).encode())
     conn.close()
 
 

@@ -112,6 +112,26 @@ check "discover a peer that is not Multi-Rail: Multi-Rail: false" out_err 0 "$wo
 check "discover two peers and a dead NID: both under discover:, the failure under manage:, exit 255" \
 	out_err 255 "$work/dmix" "$work/empty" discover 10.1.0.1@tcp,10.1.0.5@tcp 10.1.0.9@tcp
 check "that output is valid YAML" yaml_ok "$work/o"
+# A daemon that does not answer (issue 31, D1): lnetctl gives up on its own
+# deadline (--timeout and 5 s for a ping; LNETCTL_REPLY_TIMEOUT seconds for
+# the rest), prints a stuck ping as the kernel prints one that timed out and
+# asks the next NID on a new connection. `timeout 60` turns a hang into a failure.
+printf "manage:\n- ping:\n  errno: -110\n  descr: ! 'failed to ping 10.1.0.66@tcp: Connection timed out'\n- ping:\n  errno: -113\n  descr: ! 'failed to ping 10.1.0.5@tcp: No route to host'\n" >"$work/pstuck"
+gives_up() { # WANT_RC WANT_STDOUT SECONDS_AT_LEAST lnetctl-args...: exit, bytes, and not before
+	want_rc=$1 want_out=$2 least=$3
+	shift 3
+	t0=$(date +%s)
+	timeout 60 "$ctl" "$@" >"$work/o" 2>"$work/e"
+	got=$? took=$(($(date +%s) - t0))
+	echo "exit $got after $took s"
+	[ "$got" -eq "$want_rc" ] && [ "$took" -ge "$least" ] && cmp -s "$want_out" "$work/o" ||
+		{ cat "$work/o" "$work/e"; return 1; }
+}
+check "ping -t 1 of a NID the daemon never answers: -110 after 6 s, then the next NID's -113, exit 255" \
+	gives_up 255 "$work/pstuck" 5 ping -t 1 10.1.0.66@tcp 10.1.0.5@tcp
+check "that ping's stderr is empty" cmp -s "$work/empty" "$work/e"
+check "net show from a daemon that never answers: given up after LNETCTL_REPLY_TIMEOUT=2 s, -110 on stderr" \
+	sh -c "LNETCTL_REPLY_TIMEOUT=2 timeout 60 '$ctl' net show >'$work/o' 2>'$work/e'; [ \$? -ne 0 ] && [ ! -s '$work/o' ] && grep -q 'errno: -110' '$work/e' && grep -q 'did not answer within 2 s' '$work/e' || { cat '$work/o' '$work/e'; exit 1; }"
 ctl=$real_ctl
 check "cpt-of-nid alone: its help, exit 234" sh -c \
 	"'$ctl' cpt-of-nid >'$work/o'; [ \$? -eq 234 ] && head -1 '$work/o' | grep -q '^ cpt-of-nid: '"
