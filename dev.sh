@@ -25,20 +25,38 @@ deps() {
 	done
 	[ -z "$missing" ] && return 0
 	echo "installing:$missing"
-	as_root apt-get update -q
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
+	do_ as_root apt-get update -q
+	do_ as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
 }
 
 setup() { # <dir> <meson options...>
 	dir=$1; shift
 	if [ ! -f "$dir/build.ninja" ]; then
-		meson setup "$dir" "$@"
+		do_ meson setup "$dir" "$@"
 	fi
 }
 
-build() {
+# What `run` and `demo` start, and all they build: a newcomer's first command
+# does not compile the test suite. `build` (and `bench`, which runs programs
+# under test/bench) builds the rest in the same build/ when asked.
+RUN_TARGETS="apps/lnetd-pmd/lnetd-pmd apps/lnetctl/lnetctl"
+DEMO_TARGETS="apps/lnet-demo/lnet-demo"
+
+# DEV_DRY=1: print the commands that build or install instead of running them
+# (test/integration/dev_run_targets.sh reads what `run` would build).
+do_() {
+	if [ -n "${DEV_DRY:-}" ]; then echo "$*"; else "$@"; fi
+}
+
+# Replace this shell with a program (DEV_DRY: print its command line).
+start() {
+	if [ -n "${DEV_DRY:-}" ]; then echo "$*"; exit 0; fi
+	exec "$@"
+}
+
+build() { # [ninja targets; none: all]
 	setup build -Db_lto=true # whole-program inlining across lib/rt, lib/lnet and the LNDs
-	ninja -C build
+	do_ ninja -C build "$@"
 }
 
 build_test() {
@@ -61,14 +79,14 @@ case "${1:-}" in
 deps) deps ;;
 build) deps; build ;;
 run)
-	deps; build
+	deps; build $RUN_TARGETS
 	# The main job: lnetd-pmd on its embedded default (Ctrl-C stops it).
 	# In another shell: ./build/apps/lnetctl/lnetctl net show -v
-	exec ./build/apps/lnetd-pmd/lnetd-pmd
+	start ./build/apps/lnetd-pmd/lnetd-pmd
 	;;
 demo)
-	deps; build
-	exec ./build/apps/lnet-demo/lnet-demo
+	deps; build $DEMO_TARGETS
+	start ./build/apps/lnet-demo/lnet-demo
 	;;
 test)
 	deps; PACKAGES="$TEST_PACKAGES" deps; build_test

@@ -224,6 +224,12 @@ LNP_API int lnet_ctl_discover(const struct lnet_nid *nid, bool force, struct lne
  */
 LNP_API int lnet_ctl_hold(void);
 LNP_API void lnet_ctl_release(void);
+/**
+ * How many times LNetNIFini has looked at the holds, found one outstanding
+ * and waited: lets a test see LNetNIFini blocked on a hold it controls,
+ * without guessing how long that takes.
+ */
+unsigned int lnet_ctl_hold_waits(void);
 LNP_API int lnet_ctl_peer_ni_state(const struct lnet_nid *nid, struct lnet_ctl_peer_ni *out);
 
 /** Local NIs, lo first, in configuration order. @return count (up to @p max) or -errno. */

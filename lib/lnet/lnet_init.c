@@ -62,6 +62,7 @@ lnet_instance(void)
  */
 static unsigned int g_ctl_holds;
 static bool g_stopping;
+static unsigned int g_ctl_hold_waits;
 
 bool
 lnet_stopping(void)
@@ -86,11 +87,18 @@ lnet_ctl_release(void)
 	__atomic_fetch_sub(&g_ctl_holds, 1, __ATOMIC_SEQ_CST);
 }
 
+unsigned int
+lnet_ctl_hold_waits(void)
+{
+	return __atomic_load_n(&g_ctl_hold_waits, __ATOMIC_SEQ_CST);
+}
+
 /* LNetNIFini, its NIs gone: the holders' waits have ended; let them leave. */
 static void
 lnet_wait_for_holders(struct lnet *ln)
 {
 	while (__atomic_load_n(&g_ctl_holds, __ATOMIC_SEQ_CST) != 0) {
+		__atomic_fetch_add(&g_ctl_hold_waits, 1, __ATOMIC_SEQ_CST);
 		if (rt_runtime_caller_polls(ln->rt)) {
 			rt_runtime_poll_until_idle(ln->rt, 1); /* their calls need the lcores to move */
 		} else {

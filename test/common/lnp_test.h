@@ -8,8 +8,27 @@
  * shared/reference/dpdk-on-this-machine.md), with a per-process file prefix
  * so tests run in parallel without colliding.
  */
+#include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
+
+/*
+ * A test waits for a condition, never for a fixed time: this generous bound
+ * on the real clock (seconds, for a loaded shared machine under ASan) only
+ * turns a condition that never comes into a loud failure.
+ */
+#define LNP_TEST_WAIT_LIMIT_US (20ULL * 1000 * 1000)
+
+/* The real monotonic clock in microseconds, for LNP_TEST_WAIT_LIMIT_US. */
+static inline uint64_t
+lnp_test_real_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
 
 #define LNP_TEST_EAL_MAX_ARGS 16
 

@@ -56,11 +56,13 @@ check "half-message: the other node still pings through" pings
 # Three clients stall in $b's handshake at once (its sock_timeout is 50 s):
 # each is still open after 2 s and closed by accept_timeout within 12 s,
 # while $a and $b keep pinging each other.
+accepted0=$(counter "$b" accepted)
 for case in silent half-connreq truncated-hello; do
 	$peer attack "$case" "$ipb" "$port" "$ipb@tcp" "$ipa@tcp" 12 2 >"$work/$case.out" 2>&1 &
 	eval "stall_$(echo $case | tr - _)=\$!"
 done
-sleep 1
+accepted_from() { [ "$(counter "$b" accepted)" -ge "$1" ]; } # at least this many
+check "$b accepted the three stalling clients" eventually 20 accepted_from $((accepted0 + 3))
 check "pings while three clients stall in $b's handshake" pings
 for case in silent half-connreq truncated-hello; do
 	eval "p=\$stall_$(echo $case | tr - _)"

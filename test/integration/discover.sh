@@ -143,15 +143,16 @@ ipsilent=127.0.$(( $$ % 200 + 20 )).46
 python3 -c "import socket,time
 s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(('$ipsilent', 988)); s.listen(8); c=[]
-while True: c.append(s.accept())" &
+print('listening', flush=True)
+while True: c.append(s.accept()); print('accepted', flush=True)" >"$work/silent.out" &
 silent=$!
 on_exit="${on_exit:+$on_exit; }kill $silent 2>/dev/null"
-sleep 0.3
+check "the silent peer listens" eventually 20 grep -q listening "$work/silent.out"
 "$ctl" --name "$a" discover "$ipsilent@tcp" >"$work/slow" 2>&1 &
 slow=$!
 "$ctl" --name "$a" ping --timeout 30 "$ipsilent@tcp" >"$work/slowping" 2>&1 &
 slowping=$!
-sleep 1
+check "$a connected to the silent peer" eventually 20 grep -q accepted "$work/silent.out"
 check "a discover of a peer that never answers is still waiting" kill -0 "$slow"
 exits_within() { # pid seconds: its exit status; killed (137) if still running then
 	i=0

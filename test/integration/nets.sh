@@ -165,8 +165,8 @@ c=lnetd-nets-c-$$
 "$daemon" -- --name "$c" --accept-port "$port" --accept all --config "$work/config.yaml" >"$work/$c.out" 2>"$work/$c.err" &
 pid_c=$!
 pids="$pids $pid_c"
-sleep 3
-check "--config with tcp NIs: they run" sh -c "'$ctl' --name '$c' export --backup | diff '$work/config.yaml' -"
+check "--config with tcp NIs: they run" \
+	eventually 30 sh -c "'$ctl' --name '$c' export --backup | diff '$work/config.yaml' -"
 check "SIGTERM: $c exits 0" stop "$pid_c"
 check "--config with a NI on a missing interface: refused with its location" sh -c \
 	"! '$daemon' -- --name bad-$$ --config '$work/nosuch.yaml' 2>'$work/e' && grep -q 'nosuch.yaml:4:11: interface nosuch0' '$work/e'"

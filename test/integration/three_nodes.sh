@@ -83,8 +83,7 @@ serve() {
 	$(where b) "$node" serve --nid "$ips@tcp" --port "$port" >"$work/s.out" 2>&1 &
 	spid=$!
 	pids="$pids $spid"
-	sleep 1.5
-	kill -0 "$spid"
+	eventually 30 grep -q '^serving:' "$work/s.out" && kill -0 "$spid"
 }
 
 client() { # lnet_node client options...

@@ -53,7 +53,7 @@ data_traffic() {
 	ip netns exec "${tag}b" "$node" serve --nid "$ips@tcp" >"$work/s.out" 2>&1 &
 	spid=$!
 	pids="$pids $spid"
-	sleep 1.5
+	eventually 30 grep -q '^serving:' "$work/s.out" || { cat "$work/s.out"; return 1; }
 	ip netns exec "${tag}a" "$node" client --nid "$ipk@tcp" --peer "$ips@tcp" \
 		--sizes 0,1,4096,1048576 --count 40 --inflight 4 --log "$work/client.log" >"$work/c.out" 2>&1
 }

@@ -16,6 +16,10 @@ ipnobody=127.0.$(( $$ % 200 + 20 )).13
 start() { start_daemon "$1"; }
 stop() { stop_daemon "$1"; }
 
+sends_of() { # daemon: its send_count (stats show)
+	"$ctl" --name "$1" stats show | sed -n 's/^    send_count: //p'
+}
+sends_above() { [ "$(sends_of "$1")" -gt "$2" ]; } # daemon count
 ping_is() { # from-name, to-ip: the kernel's ping shape
 	printf 'ping:\n- primary nid: %s@tcp\n  Multi-Rail: false\n  peer_ni:\n  - nid: %s@tcp\n' \
 		"$2" "$2" >"$work/want"
@@ -65,6 +69,9 @@ check "transaction_timeout 2 (retry_count 0 first: the kernel wants it below)" s
 	"'$ctl' --name '$a' set retry_count 0 && '$ctl' --name '$a' set transaction_timeout 2"
 check "a ping to nobody, with a short timeout, fails" sh -c \
 	"! '$ctl' --name '$a' ping '$ipnobody@tcp' --timeout 500 >/dev/null 2>&1"
+# Part of the scenario: time passes beyond transaction_timeout (2 s) so the
+# ping's response timer fires. The check after it cannot fail for timing:
+# on a slow machine the timer may fire later, and the check still passes.
 sleep 4
 check "after transaction_timeout $a still serves pings" ping_is "$b" "$ipa"
 check "$a counts no response timeout: the pings' MDs were unlinked" sh -c \
@@ -103,9 +110,10 @@ check "net add --bogus: getopt's complaint, net add's help, exit 0 (jt_add_ni's 
 	out_err 0 "$work/nh" "$work/nb" --name "$a" net add --bogus 1
 # net del while $b keeps pinging $a: the NI goes, every ping ends (no hang),
 # and a new NI on the same address serves again.
+sent0=$(sends_of "$b")
 ( i=0; while [ $i -lt 40 ]; do "$ctl" --name "$b" ping "$ipa@tcp" --timeout 2 >/dev/null 2>&1; i=$((i + 1)); done ) &
 flood=$!
-sleep 0.5
+check "$b's pings to $a under way" eventually 20 sends_above "$b" "$sent0"
 check "net del on $a under traffic" "$ctl" --name "$a" net del --net tcp
 check "$a shows no tcp net" sh -c "! '$ctl' --name '$a' net show | grep -q '@tcp'"
 check "pinging the deleted NI fails with an error" sh -c "! '$ctl' --name '$b' ping '$ipa@tcp' --timeout 2 >/dev/null 2>&1"
@@ -119,9 +127,10 @@ check "$a reaches $b again" ping_is "$a" "$ipb"
 check "$b reaches the new NI over $a's connections" ping_is "$b" "$ipa"
 check "$b closed its other connections to $a at the first EOF" sh -c \
 	"python3 '$(dirname "$0")/../common/bad_peer.py' telemetry '$b' /lnet/lnd_stats | grep -q '\"sibling_closes\": [1-9]'"
+sent0=$(sends_of "$b")
 ( i=0; while [ $i -lt 30 ]; do "$ctl" --name "$b" ping "$ipa@tcp" --timeout 1 >/dev/null 2>&1; "$ctl" --name "$a" ping "$ipb@tcp" --timeout 1 >/dev/null 2>&1; i=$((i + 1)); done ) &
 flood=$!
-sleep 0.5
+check "the pings between $b and $a under way" eventually 20 sends_above "$b" "$sent0"
 check "SIGTERM: $a exits 0 under traffic, connections up" stop "$pid_a"
 wait "$flood"
 check "$b notices and keeps serving" sh -c "'$ctl' --name '$b' net show >/dev/null"

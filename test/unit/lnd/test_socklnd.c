@@ -3,7 +3,14 @@
  * The socklnd serving a peer that behaves as a kernel node: it connects to
  * our acceptor, sends the connreq and a V3 hello, PUTs with a zero-copy
  * ACK request, and pings our ping target. LNet runs inline (SIM), so the
- * test pumps it between socket steps.
+ * test runs its lcores between socket steps.
+ *
+ * Real TCP on loopback is between the two, so a step never waits a fixed
+ * time: PUMP_UNTIL runs LNet until the condition the next check needs
+ * holds, bounded by LNP_TEST_WAIT_LIMIT_US on the real clock, and fails
+ * naming the condition if it does not come. What must not happen is
+ * checked after settle() (LNet has handled everything it has been given)
+ * and after whatever positive step would have come later.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,6 +26,7 @@
 #include "socklnd_internal.h"
 #include "sock_rx.h"
 #include "sock_tx.h"
+#include "lnp_test.h"
 #include "lnp_test_fsm.h"
 #include "lnp_test_nid.h"
 
@@ -50,30 +58,97 @@ add_sock_ni(void *arg)
 	return lnet_ni_add(lnet_instance(), &nid, socklnd_lnd_ops(), &tun, NULL, 0, &g_sni);
 }
 
+/* LNet's lcores (this thread runs them) until none has work, or many rounds. */
 static void
-pump(void)
+settle(void)
 {
-	unsigned int i;
-
-	for (i = 0; i < 20; i++) {
-		rt_runtime_poll_until_idle(lnet_instance()->rt, 10);
-		usleep(200);
-	}
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 1000);
 }
 
-/* The next event, pumping the lcores for up to @p ms while there is none. */
-static struct lnet_event
-event_within(unsigned int ms)
-{
-	struct lnet_event ev = ut_event();
-	unsigned int i;
+/*
+ * Run LNet until @p cond holds (looked at after each run), at most
+ * LNP_TEST_WAIT_LIMIT_US on the real clock; the limit fails the test with
+ * @p what, the condition awaited. Between looks, a pause for the kernel.
+ */
+#define PUMP_UNTIL(what, cond)                                                                  \
+	do {                                                                                    \
+		uint64_t pu_t0_ = lnp_test_real_us();                                           \
+                                                                                                \
+		for (;;) {                                                                      \
+			settle();                                                               \
+			if (cond) {                                                             \
+				break;                                                          \
+			}                                                                       \
+			if (lnp_test_real_us() - pu_t0_ > LNP_TEST_WAIT_LIMIT_US) {             \
+				fail_msg("%s:%d: waited %llu s for %s (%s)", __FILE__, __LINE__,  \
+					 LNP_TEST_WAIT_LIMIT_US / 1000000, what, #cond);        \
+			}                                                                       \
+			usleep(100);                                                            \
+		}                                                                               \
+	} while (0)
 
-	for (i = 0; i < ms && ev.type == 0; i++) {
-		rt_runtime_poll_until_idle(lnet_instance()->rt, 10);
-		usleep(1000);
-		ev = ut_event();
-	}
+/* The next event, running LNet until there is one. */
+static struct lnet_event
+wait_event(void)
+{
+	struct lnet_event ev = { 0 };
+
+	PUMP_UNTIL("an event", (ev = ut_event()).type != 0);
 	return ev;
+}
+
+/* What a nonblocking read of up to @p n bytes got: 0 when nothing (or EOF). */
+static size_t
+read_some(int fd, void *buf, size_t n)
+{
+	ssize_t r = read(fd, buf, n);
+
+	return r > 0 ? (size_t)r : 0;
+}
+
+/* Read exactly @p n bytes from nonblocking @p fd, running LNet until they came. */
+static void
+read_all(int fd, void *buf, size_t n, const char *what)
+{
+	size_t got = 0;
+
+	PUMP_UNTIL(what, (got += read_some(fd, (uint8_t *)buf + got, n - got)) == n);
+}
+
+/* Is there something to read on @p fd (bytes or EOF), now. */
+static bool
+readable(int fd)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	return poll(&p, 1, 0) == 1;
+}
+
+/* Run LNet until the node has closed @p fd (EOF; bytes before it, a keepalive NOOP, are dropped). */
+static void
+wait_closed_by_node(int fd)
+{
+	char c[64];
+
+	PUMP_UNTIL("the node closing our connection", read(fd, c, sizeof(c)) == 0);
+}
+
+/*
+ * The node has not closed @p fd: once LNet has handled all it was given,
+ * there is no EOF to read (a keepalive NOOP may be). Meaningful after a
+ * positive step that would come after the close in question.
+ */
+static void
+still_open(int fd)
+{
+	char c[64];
+	ssize_t r;
+
+	settle();
+	while ((r = read(fd, c, sizeof(c))) > 0) {
+	}
+	assert_int_equal(r, -1);
+	assert_int_equal(errno, EAGAIN);
 }
 
 static int
@@ -88,7 +163,7 @@ setup(void **state)
 	ut_up(1);
 	ut_discovery(0); /* the LND alone: no discovery ping before the first PUT */
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
-	pump();
+	settle(); /* no socket yet: nothing to wait for */
 	return 0;
 }
 
@@ -104,9 +179,7 @@ kernel_connect_as(struct ksock_hello *answer, int ctype, uint64_t incarnation)
 	uint8_t b[128];
 	size_t n = 0;
 	size_t h = 0;
-	size_t got = 0;
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	unsigned int i;
 
 	me.src_nid = lnp_tcp_nid(g_peer);
 	me.dst_nid = target;
@@ -117,14 +190,7 @@ kernel_connect_as(struct ksock_hello *answer, int ctype, uint64_t incarnation)
 	assert_int_equal(ksock_connreq_encode(&target, b, sizeof(b), &n), 0);
 	assert_int_equal(ksock_proto_v3.hello_encode(&me, b + n, sizeof(b) - n, &h), 0);
 	assert_int_equal(write(fd, b, n + h), (ssize_t)(n + h));
-	for (i = 0; i < 50 && got < 56; i++) {
-		ssize_t r;
-
-		pump();
-		r = read(fd, b + got, 56 - got);
-		got += r > 0 ? (size_t)r : 0;
-	}
-	assert_int_equal(got, 56);
+	read_all(fd, b, 56, "the node's hello in answer");
 	assert_int_equal(ksock_proto_v3.hello_decode(b, 56, answer, &n), 0);
 	return fd;
 }
@@ -141,43 +207,58 @@ kernel_connect(struct ksock_hello *answer)
 	return kernel_connect_type(answer, SOCKLND_CONN_CONTROL);
 }
 
-/* Read whole frames the LND sent: up to @p max, each ksock header + LNet header + payload. */
+/* A frame the LND sent: ksock header, LNet header + payload for KSOCK_MSG_LNET. */
 struct frame {
 	struct ksock_msg km;
 	struct lnet_hdr hdr;
 	uint8_t payload[4096];
 };
 
+/* The whole frames at the start of @p buf[0, @p have), decoded into @p f (up to @p max). */
 static unsigned int
-kernel_read_frames(int fd, struct frame *f, unsigned int max)
+frames_decode(const uint8_t *buf, size_t have, struct frame *f, unsigned int max)
 {
-	static uint8_t buf[65536];
-	size_t have = 0;
 	unsigned int n = 0;
-	unsigned int i;
 
-	for (i = 0; i < 30; i++) {
-		ssize_t r;
-
-		pump();
-		r = read(fd, buf + have, sizeof(buf) - have);
-		have += r > 0 ? (size_t)r : 0;
-	}
 	for (size_t off = 0; n < max && off + 24 <= have;) {
 		assert_int_equal(ksock_msg_hdr_decode(buf + off, have - off, false, &f[n].km), 0);
-		off += 24;
 		memset(&f[n].hdr, 0, sizeof(f[n].hdr));
 		if (f[n].km.type == KSOCK_MSG_LNET) {
-			assert_true(off + 72 <= have);
-			assert_int_equal(lnet_hdr_decode_nid4(buf + off, 72, &f[n].hdr), 0);
-			off += 72;
+			if (off + 24 + 72 > have) {
+				break;
+			}
+			assert_int_equal(lnet_hdr_decode_nid4(buf + off + 24, 72, &f[n].hdr), 0);
 			assert_true(f[n].hdr.payload_length <= sizeof(f[n].payload));
-			memcpy(f[n].payload, buf + off, f[n].hdr.payload_length);
-			off += f[n].hdr.payload_length;
+			if (off + 24 + 72 + f[n].hdr.payload_length > have) {
+				break;
+			}
+			memcpy(f[n].payload, buf + off + 24 + 72, f[n].hdr.payload_length);
+			off += 72 + f[n].hdr.payload_length;
 		}
+		off += 24;
 		n++;
 	}
 	return n;
+}
+
+/*
+ * Read the frames the LND sent on @p fd, running LNet until @p want whole
+ * ones came; then whatever else is already there: @return how many (up to
+ * @p max), which the caller compares with @p want to see nothing more came.
+ */
+static unsigned int
+kernel_read_frames(int fd, struct frame *f, unsigned int max, unsigned int want)
+{
+	static uint8_t buf[65536];
+	size_t have = 0;
+
+	assert_true(want <= max);
+	PUMP_UNTIL("the frames the node sends",
+		   frames_decode(buf, have += read_some(fd, buf + have, sizeof(buf) - have), f,
+				 max) >= want);
+	settle();
+	have += read_some(fd, buf + have, sizeof(buf) - have);
+	return frames_decode(buf, have, f, max);
 }
 
 /* A PUT from the kernel peer to us on UT_PORTAL; the caller sets its ack_wmd. */
@@ -247,8 +328,9 @@ test_kernel_peer_puts_and_pings(void **state)
 	put.msg.put.ack_wmd.wh_interface_cookie = 0xabc;
 	put.msg.put.ack_wmd.wh_object_cookie = 0xdef;
 	kernel_send(fd, &zc, &put, "from kernel", 11);
-	n = kernel_read_frames(fd, f, 4);
-	ev = ut_event();
+	n = kernel_read_frames(fd, f, 4, 2); /* the zero-copy ACK (a NOOP) and the ACK */
+	assert_int_equal(n, 2);
+	ev = wait_event();
 	assert_int_equal(ev.type, LNET_EVENT_PUT);
 	assert_int_equal(ev.mlength, 11);
 	assert_memory_equal(dst, "from kernel", 11);
@@ -277,7 +359,7 @@ test_kernel_peer_puts_and_pings(void **state)
 	get.msg.get.match_bits = LNET_PROTO_PING_MATCHBITS;
 	get.msg.get.sink_length = 3960;
 	kernel_send(fd, NULL, &get, NULL, 0);
-	n = kernel_read_frames(fd, f, 4);
+	n = kernel_read_frames(fd, f, 4, 1);
 	assert_int_equal(n, 1);
 	assert_int_equal(f[0].hdr.type, LNET_MSG_REPLY);
 	assert_int_equal(f[0].hdr.msg.reply.dst_wmd.wh_object_cookie, 0x77);
@@ -293,22 +375,20 @@ test_kernel_peer_puts_and_pings(void **state)
 	assert_int_equal(LNetPut(NULL, ut_bind("to kernel", 10, 1), LNET_NOACK_REQ,
 				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) }, 3, 7, 0,
 				 0), 0);
-	n = kernel_read_frames(fd, f, 4);
+	n = kernel_read_frames(fd, f, 4, 1);
 	assert_int_equal(n, 1);
 	assert_int_equal(f[0].hdr.type, LNET_MSG_PUT);
 	assert_memory_equal(f[0].payload, "to kernel", 10);
-	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	assert_int_equal(wait_event().type, LNET_EVENT_SEND);
 
 	/* Garbage closes the connection and is counted. */
 	assert_int_equal(write(fd, "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c"
 				   "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c", 24), 24);
-	pump();
+	PUMP_UNTIL("the LND closing the connection", readable(fd));
 	{
 		char c;
-		struct pollfd p = { fd, POLLIN, 0 };
 
-		assert_int_equal(poll(&p, 1, 1000), 1);
-		assert_int_equal(read(fd, &c, 1), 0); /* closed by the LND */
+		assert_int_equal(read(fd, &c, 1), 0); /* closed by the LND, nothing before */
 	}
 	close(fd);
 	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
@@ -337,8 +417,7 @@ test_stats_and_no_conn(void **state)
 	assert_int_equal(LNetPut(NULL, ut_bind("x", 2, 1), LNET_NOACK_REQ,
 				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(0x7f000003) }, 3, 7, 0,
 				 0), 0);
-	pump();
-	ev = ut_event();
+	ev = wait_event(); /* the SEND, once the connects failed */
 	assert_int_equal(ev.type, LNET_EVENT_SEND);
 	assert_int_equal(ev.status, -ECONNREFUSED); /* as the kernel reports it, not -EHOSTUNREACH */
 	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
@@ -348,8 +427,7 @@ test_stats_and_no_conn(void **state)
 	assert_int_equal(LNetPut(NULL, ut_bind("y", 2, 1), LNET_NOACK_REQ,
 				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(0x7f000004) }, 3, 7, 0,
 				 0), 0);
-	pump();
-	assert_int_equal(ut_event().status, -ECONNREFUSED);
+	assert_int_equal(wait_event().status, -ECONNREFUSED);
 }
 
 /* The kernel side of an accepted connection: accept, read connreq + our hello into @p h. */
@@ -358,25 +436,12 @@ kernel_accept_read(int lfd, struct ksock_hello *hp)
 {
 	struct ksock_connreq cr;
 	uint8_t b[128];
-	size_t got = 0;
 	size_t n;
-	unsigned int i;
 	int fd = -1;
 
-	for (i = 0; i < 50 && fd < 0; i++) {
-		pump();
-		fd = accept(lfd, NULL, NULL);
-	}
-	assert_true(fd >= 0);
+	PUMP_UNTIL("a connect from the node", (fd = accept(lfd, NULL, NULL)) >= 0);
 	fcntl(fd, F_SETFL, O_NONBLOCK);
-	for (i = 0; i < 50 && got < 72; i++) {
-		ssize_t r;
-
-		pump();
-		r = read(fd, b + got, 72 - got);
-		got += r > 0 ? (size_t)r : 0;
-	}
-	assert_int_equal(got, 72);
+	read_all(fd, b, 72, "the node's connection request and hello");
 	assert_int_equal(ksock_connreq_decode(b, 16, &cr, &n), 0);
 	assert_int_equal(lnet_nid_to_nid4(&cr.nid), LNET_MKNID(LNET_MKNET(2, 0), g_peer));
 	assert_int_equal(ksock_proto_v3.hello_decode(b + 16, 56, hp, &n), 0);
@@ -444,11 +509,11 @@ test_active_connects(void **state)
 	/* CONTROL, BULK_IN and BULK_OUT, as a kernel connects */
 	assert_int_equal(types, (1 << SOCKLND_CONN_CONTROL) | (1 << SOCKLND_CONN_BULK_IN) |
 					(1 << SOCKLND_CONN_BULK_OUT));
-	n = kernel_read_frames(control, f, 4);
+	n = kernel_read_frames(control, f, 4, 1);
 	assert_int_equal(n, 1);
 	assert_int_equal(f[0].hdr.type, LNET_MSG_PUT);
 	assert_memory_equal(f[0].payload, "active!", 8);
-	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	assert_int_equal(wait_event().type, LNET_EVENT_SEND);
 	for (i = 0; i < 3; i++) {
 		close(fds[i]);
 	}
@@ -467,6 +532,7 @@ test_stalled_peer_times_out(void **state)
 	uint8_t half[30] = { 0xc1, 0, 0, 0 };
 	uint8_t ka[64];
 	struct ksock_msg km;
+	uint64_t reads;
 	int idle;
 	int stalled = kernel_connect_type(&answer, SOCKLND_CONN_BULK_OUT);
 	char c;
@@ -475,24 +541,27 @@ test_stalled_peer_times_out(void **state)
 	g_peer = 0x7f000005U; /* another peer: a timeout closes the stalled one's siblings */
 	idle = kernel_connect(&answer);
 	g_peer = PEER_ADDR;
+	reads = sock_stats().rx_reads;
 	assert_int_equal(write(stalled, half, sizeof(half)), (ssize_t)sizeof(half));
-	pump();
+	PUMP_UNTIL("the node reading the half message", sock_stats().rx_reads > reads);
 	rt_sim_advance_us(lnet_instance()->rt, 49ULL * 1000000);
-	pump();
+	settle(); /* the virtual clock: whatever was due at 49 s has run */
 	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
 	assert_int_equal(st.timeouts, 0); /* not yet: 50 s is the default */
 	rt_sim_advance_us(lnet_instance()->rt, 3ULL * 1000000);
-	pump();
+	settle();
 	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
 	assert_int_equal(st.timeouts, 1);
+	PUMP_UNTIL("the stalled connection's EOF", readable(stalled));
 	assert_int_equal(read(stalled, &c, 1), 0); /* closed by the node */
 	/* The idle one is still open: silent for over `keepalive` (30 s), it got one NOOP {0, 1}. */
-	assert_int_equal(read(idle, ka, sizeof(ka)), 24);
+	read_all(idle, ka, 24, "the keepalive NOOP");
 	assert_int_equal(ksock_msg_hdr_decode(ka, 24, false, &km), 0);
 	assert_int_equal(km.type, KSOCK_MSG_NOOP);
 	assert_int_equal(km.zc_cookies[0], 0);
 	assert_int_equal(km.zc_cookies[1], SOCKNAL_KEEPALIVE_PING);
-	assert_int_equal(read(idle, &c, 1), -1);
+	settle();
+	assert_int_equal(read(idle, &c, 1), -1); /* only the one NOOP, and no EOF */
 	assert_int_equal(errno, EAGAIN);
 	assert_int_equal(sock_stats().keepalives, 1); /* not again within 10 s */
 	close(stalled);
@@ -508,22 +577,6 @@ sock_stats(void)
 	return st;
 }
 
-/* True once the node has closed @p fd (EOF), pumping LNet meanwhile. */
-static bool
-closed_by_node(int fd)
-{
-	unsigned int i;
-	char c[64];
-
-	for (i = 0; i < 20; i++) {
-		pump();
-		if (read(fd, c, sizeof(c)) == 0) { /* a keepalive NOOP may come first */
-			return true;
-		}
-	}
-	return false;
-}
-
 /* A second CONTROL connection from the same peer is a duplicate: CONN_NONE. */
 static void
 test_duplicate_refused(void **state)
@@ -536,8 +589,8 @@ test_duplicate_refused(void **state)
 	assert_int_equal(answer.ctype, SOCKLND_CONN_CONTROL);
 	second = kernel_connect(&answer);
 	assert_int_equal(answer.ctype, SOCKLND_CONN_NONE);
-	assert_true(closed_by_node(second));
-	assert_false(closed_by_node(first));
+	wait_closed_by_node(second);
+	still_open(first);
 	assert_int_equal(sock_stats().duplicates, 1);
 	assert_int_equal(sock_stats().handshake_failures, 0); /* a refusal is not an error */
 	close(first);
@@ -554,8 +607,8 @@ test_new_incarnation_closes_old(void **state)
 
 	(void)state;
 	assert_int_equal(answer.ctype, SOCKLND_CONN_CONTROL); /* not a duplicate: a new life */
-	assert_true(closed_by_node(old));
-	assert_false(closed_by_node(fresh));
+	wait_closed_by_node(old);
+	still_open(fresh);
 	assert_int_equal(sock_stats().stale_conns, 1);
 	close(old);
 	close(fresh);
@@ -594,7 +647,7 @@ test_race_higher_peer_wins(void **state)
 	assert_int_equal(LNetPut(NULL, ut_bind("race!", 6, 1), LNET_NOACK_REQ,
 				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) }, 3, 7, 0,
 				 0), 0);
-	pump(); /* our three connects are in flight */
+	PUMP_UNTIL("our three connects in flight", sock_stats().connects == 3);
 	theirs = kernel_connect(&answer);
 	assert_int_equal(answer.ctype, SOCKLND_CONN_CONTROL); /* 127.0.0.2 > 127.0.0.1: accepted */
 	do {
@@ -603,10 +656,10 @@ test_race_higher_peer_wins(void **state)
 			close(ours);
 		}
 	} while (t != SOCKLND_CONN_CONTROL);
-	assert_int_equal(kernel_read_frames(theirs, f, 2), 1);
+	assert_int_equal(kernel_read_frames(theirs, f, 2, 1), 1);
 	assert_int_equal(f[0].hdr.type, LNET_MSG_PUT);
 	assert_memory_equal(f[0].payload, "race!", 6);
-	assert_int_equal(ut_event().status, 0);
+	assert_int_equal(wait_event().status, 0);
 	close(ours);
 	close(theirs);
 	close(lfd);
@@ -622,7 +675,7 @@ setup_high(void **state)
 	ut_up(1);
 	ut_discovery(0); /* the LND alone: no discovery ping before the first PUT */
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
-	pump();
+	settle(); /* no socket yet: nothing to wait for */
 	return 0;
 }
 
@@ -639,17 +692,17 @@ test_race_lower_peer_refused(void **state)
 	assert_int_equal(LNetPut(NULL, ut_bind("mine", 5, 1), LNET_NOACK_REQ,
 				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(g_peer) }, 3, 7, 0,
 				 0), 0);
-	pump();
+	PUMP_UNTIL("our three connects in flight", sock_stats().connects == 3);
 	fd = kernel_connect(&answer);
 	assert_int_equal(answer.ctype, SOCKLND_CONN_NONE);
-	assert_true(closed_by_node(fd));
+	wait_closed_by_node(fd);
 	assert_int_equal(sock_stats().races_won, 1);
 	close(fd);
 	for (int i = 0; i < 3; i++) {
 		close(kernel_accept_one(lfd, &t)); /* ours proceed; then the peer goes away */
 	}
-	pump();
-	(void)ut_event();
+	settle();
+	(void)ut_event(); /* whichever way the PUT went: not what this test is about */
 	close(lfd);
 }
 
@@ -661,22 +714,18 @@ test_reconnect_backoff(void **state)
 
 	(void)state;
 	assert_int_equal(LNetPut(NULL, ut_bind("a", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
-	pump();
-	assert_int_equal(ut_event().status, -ECONNREFUSED);
+	assert_int_equal(wait_event().status, -ECONNREFUSED);
 	assert_int_equal(sock_stats().connects, 3);
 	assert_int_equal(LNetPut(NULL, ut_bind("b", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
-	pump();
-	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+	assert_int_equal(wait_event().status, -EHOSTUNREACH);
 	assert_int_equal(sock_stats().connects, 3); /* backing off: no new attempt */
 	rt_sim_advance_us(lnet_instance()->rt, 1100000);
 	assert_int_equal(LNetPut(NULL, ut_bind("c", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
-	pump();
-	assert_int_equal(ut_event().status, -ECONNREFUSED);
+	assert_int_equal(wait_event().status, -ECONNREFUSED);
 	assert_int_equal(sock_stats().connects, 6); /* 1 s passed: tried again */
 	rt_sim_advance_us(lnet_instance()->rt, 1100000);
 	assert_int_equal(LNetPut(NULL, ut_bind("d", 2, 1), LNET_NOACK_REQ, &nobody, 3, 7, 0, 0), 0);
-	pump();
-	assert_int_equal(ut_event().status, -EHOSTUNREACH);
+	assert_int_equal(wait_event().status, -EHOSTUNREACH);
 	assert_int_equal(sock_stats().connects, 6); /* now it waits 2 s */
 	/* the peer went idle -> connecting -> backoff, twice */
 	assert_int_equal(sock_stats().peer_entered[SOCKLND_PEER_CONNECTING], 2);
@@ -693,7 +742,7 @@ setup_two_per_peer(void **state)
 	ut_up(1);
 	ut_discovery(0); /* the LND alone: no discovery ping before the first PUT */
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
-	pump();
+	settle(); /* no socket yet: nothing to wait for */
 	return 0;
 }
 
@@ -716,6 +765,7 @@ test_two_conns_per_peer(void **state)
 	int count[4] = { 0 };
 	unsigned int total = 0;
 	int bulk_in = -1;
+	uint64_t dead;
 	int extra;
 	unsigned int i;
 
@@ -729,35 +779,33 @@ test_two_conns_per_peer(void **state)
 	assert_int_equal(count[SOCKLND_CONN_CONTROL], 1);
 	assert_int_equal(count[SOCKLND_CONN_BULK_IN], 2);
 	assert_int_equal(count[SOCKLND_CONN_BULK_OUT], 2);
-	pump();
-	assert_int_equal(ut_event().status, 0);
+	assert_int_equal(wait_event().status, 0);
 	for (i = 0; i < 4; i++) {
 		assert_int_equal(LNetPut(NULL, ut_bind(big, sizeof(big), 1), LNET_NOACK_REQ, &peer, 3,
 					 7, 0, 0), 0);
-		pump();
-		assert_int_equal(ut_event().status, 0);
+		assert_int_equal(wait_event().status, 0); /* the peer's TCP has it: all sent */
 	}
 	for (i = 0; i < 5; i++) {
-		unsigned int n = kernel_read_frames(fds[i], f, 4);
+		/* they took turns on the BULK_OUTs; "hi" on CONTROL; BULK_IN carries no LNet messages */
+		unsigned int want = types[i] == SOCKLND_CONN_BULK_OUT ? 2 :
+				    types[i] == SOCKLND_CONN_CONTROL ? 1 : 0;
+		unsigned int n = kernel_read_frames(fds[i], f, 4, want);
 
 		total += n;
-		if (types[i] == SOCKLND_CONN_BULK_OUT) {
-			assert_int_equal(n, 2); /* they took turns */
-		} else if (types[i] == SOCKLND_CONN_CONTROL) {
-			assert_int_equal(n, 1); /* "hi" */
-		} else {
-			assert_int_equal(n, 0); /* BULK_IN carries no LNet messages */
-		}
+		assert_int_equal(n, want);
 	}
 	assert_int_equal(total, 5);
 	/* The same incarnation as its accepted side's hellos (7): not a restart. */
 	extra = kernel_connect_as(&answer, SOCKLND_CONN_BULK_OUT, 7); /* our BULK_IN: 2 up */
 	assert_int_equal(answer.ctype, SOCKLND_CONN_NONE);
 	assert_int_equal(sock_stats().duplicates, 1);
+	wait_closed_by_node(extra); /* its end counted before the one awaited below */
 	close(extra);
+	dead = sock_stats().conn_entered[SOCKLND_CONN_DEAD];
 	close(fds[bulk_in]);
 	fds[bulk_in] = -1;
-	pump();
+	PUMP_UNTIL("the node closing its side of the BULK_IN",
+		   sock_stats().conn_entered[SOCKLND_CONN_DEAD] > dead);
 	extra = kernel_connect_as(&answer, SOCKLND_CONN_BULK_OUT, 7); /* one left: taken */
 	assert_int_equal(answer.ctype, SOCKLND_CONN_BULK_IN);
 	assert_int_equal(sock_stats().duplicates, 1);
@@ -986,6 +1034,7 @@ test_lazy_put_held_times_out(void **state)
 	struct ksock_hello answer;
 	struct ksock_msg km = { KSOCK_MSG_LNET, 0, { 0, 0 } };
 	struct lnet_hdr put;
+	uint64_t reads;
 	int fd;
 
 	(void)state;
@@ -993,17 +1042,18 @@ test_lazy_put_held_times_out(void **state)
 	fd = kernel_connect(&answer);
 	put = kernel_put_hdr(12, 0x55);
 	memset(&put.msg.put.ack_wmd, 0xff, sizeof(put.msg.put.ack_wmd));
+	reads = sock_stats().rx_reads;
 	kernel_send(fd, &km, &put, "held forever", 12);
-	pump();
+	PUMP_UNTIL("the node reading the PUT", sock_stats().rx_reads > reads);
 	rt_sim_advance_us(lnet_instance()->rt, 49ULL * 1000000);
-	pump();
+	settle(); /* the virtual clock: whatever was due at 49 s has run */
 	assert_int_equal(sock_stats().timeouts, 0); /* not yet: sock_timeout is 50 s */
-	assert_false(closed_by_node(fd));
+	still_open(fd);
 	rt_sim_advance_us(lnet_instance()->rt, 3ULL * 1000000);
-	assert_true(closed_by_node(fd));
+	wait_closed_by_node(fd);
 	assert_int_equal(sock_stats().timeouts, 1);
 	assert_int_equal(LNetClearLazyPortal(UT_PORTAL), 0); /* drops it: the connection is freed */
-	pump();
+	settle();
 	close(fd);
 }
 
@@ -1052,20 +1102,21 @@ test_stalled_handshake_accept_timeout(void **state)
 	fds[0] = client_stalls_after(b, 0);         /* nothing */
 	fds[1] = client_stalls_after(b, 8);         /* the acceptor magic and version */
 	fds[2] = client_stalls_after(b, n + h / 2); /* the request and half a hello */
-	pump();
+	PUMP_UNTIL("the node accepting the three", sock_stats().accepted == 3);
+	PUMP_UNTIL("the node reading what they sent",
+		   sock_stats().hs_entered[SOCK_CONN_RECV_HELLO] == 1); /* the third's request */
 	rt_sim_advance_us(lnet_instance()->rt, 4ULL * 1000000);
-	pump();
 	for (i = 0; i < 3; i++) {
-		assert_false(closed_by_node(fds[i])); /* not before accept_timeout */
+		still_open(fds[i]); /* not before accept_timeout */
 	}
 	good = kernel_connect(&answer); /* others are served meanwhile */
 	assert_int_equal(answer.ctype, SOCKLND_CONN_CONTROL);
 	rt_sim_advance_us(lnet_instance()->rt, 2ULL * 1000000);
 	for (i = 0; i < 3; i++) {
-		assert_true(closed_by_node(fds[i]));
+		wait_closed_by_node(fds[i]);
 		close(fds[i]);
 	}
-	assert_false(closed_by_node(good)); /* a finished handshake is not timed */
+	still_open(good); /* a finished handshake is not timed */
 	assert_int_equal(sock_stats().handshake_timeouts, 3);
 	assert_int_equal(sock_stats().timeouts, 0);
 	assert_int_equal(sock_stats().conns_up, 1);
@@ -1156,12 +1207,13 @@ test_new_incarnation_spares_pending_connects(void **state)
 	(void)state;
 	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
 	kernel_accept_three(lfd, old); /* incarnation 7 */
-	assert_int_equal(kernel_read_frames(old[0], f, 2), 1);
-	assert_int_equal(ut_event().status, 0);
+	assert_int_equal(kernel_read_frames(old[0], f, 2, 1), 1);
+	assert_int_equal(wait_event().status, 0);
 	for (i = 0; i < 3; i++) {
 		close(old[i]); /* rmmod */
 	}
-	pump();
+	PUMP_UNTIL("the node closing the three on their EOF",
+		   sock_stats().conn_entered[SOCKLND_CONN_DEAD] == 3);
 	assert_int_equal(LNetPut(NULL, ut_bind("after", 6, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
 	for (i = 0; i < 3; i++) {
 		fds[i] = kernel_accept_pending(lfd, &types[i]);
@@ -1169,18 +1221,19 @@ test_new_incarnation_spares_pending_connects(void **state)
 	}
 	assert_true(control >= 0);
 	kernel_reply_captured(fds[control], types[control]); /* the new incarnation, first */
-	pump();
+	PUMP_UNTIL("the node taking the new incarnation's reply", sock_stats().conns_up == 4);
 	for (i = 0; i < 3; i++) {
 		if ((int)i != control) {
-			assert_false(closed_by_node(fds[i])); /* pending: not stale */
+			still_open(fds[i]); /* pending: not stale */
 			kernel_reply_captured(fds[i], types[i]);
 		}
 	}
-	assert_int_equal(kernel_read_frames(fds[control], f, 2), 1);
+	assert_int_equal(kernel_read_frames(fds[control], f, 2, 1), 1);
 	assert_memory_equal(f[0].payload, "after", 6);
-	assert_int_equal(ut_event().status, 0);
+	assert_int_equal(wait_event().status, 0);
+	PUMP_UNTIL("the node taking the other two replies", sock_stats().conns_up == 6);
 	for (i = 0; i < 3; i++) {
-		assert_false(closed_by_node(fds[i]));
+		still_open(fds[i]);
 	}
 	for (i = 0; i < 3; i++) {
 		close(fds[i]);
@@ -1214,14 +1267,13 @@ test_reset_closes_siblings_after_crash(void **state)
 	(void)state;
 	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
 	kernel_accept_three(lfd, old);
-	assert_int_equal(kernel_read_frames(old[0], f, 2), 1);
-	assert_int_equal(ut_event().status, 0);
+	assert_int_equal(kernel_read_frames(old[0], f, 2, 1), 1);
+	assert_int_equal(wait_event().status, 0);
 	/* The crash: the CONTROL connection answers with a reset. */
 	assert_int_equal(setsockopt(old[0], SOL_SOCKET, SO_LINGER, &rst, sizeof(rst)), 0);
 	close(old[0]);
-	pump();
-	assert_true(closed_by_node(old[1])); /* the siblings went with it */
-	assert_true(closed_by_node(old[2]));
+	wait_closed_by_node(old[1]); /* the siblings went with it */
+	wait_closed_by_node(old[2]);
 	assert_int_equal(sock_stats().sibling_closes, 1);
 	assert_int_equal(LNetPut(NULL, ut_bind("after", 6, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
 	for (i = 0; i < 3; i++) {
@@ -1230,9 +1282,9 @@ test_reset_closes_siblings_after_crash(void **state)
 		kernel_reply_captured(fds[i], types[i]);
 	}
 	assert_true(control >= 0);
-	assert_int_equal(kernel_read_frames(fds[control], f, 2), 1);
+	assert_int_equal(kernel_read_frames(fds[control], f, 2, 1), 1);
 	assert_memory_equal(f[0].payload, "after", 6);
-	assert_int_equal(ut_event().status, 0);
+	assert_int_equal(wait_event().status, 0);
 	for (i = 0; i < 3; i++) {
 		close(fds[i]);
 		close(old[i == 0 ? 1 : i]);
@@ -1246,18 +1298,9 @@ kernel_read_big(int fd, uint8_t *payload, size_t len)
 {
 	static uint8_t buf[24 + 72 + (256 << 10)];
 	size_t want = 24 + 72 + len;
-	size_t have = 0;
-	unsigned int i;
 
 	assert_true(want <= sizeof(buf));
-	for (i = 0; i < 2000 && have < want; i++) {
-		ssize_t r;
-
-		pump();
-		r = read(fd, buf + have, want - have);
-		have += r > 0 ? (size_t)r : 0;
-	}
-	assert_int_equal(have, want);
+	read_all(fd, buf, want, "the large PUT, whole");
 	memcpy(payload, buf + 24 + 72, len);
 }
 
@@ -1270,7 +1313,7 @@ setup_small_sndbuf(void **state)
 	ut_up(1);
 	ut_discovery(0); /* the LND alone: no discovery ping before the first PUT */
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
-	pump();
+	settle(); /* no socket yet: nothing to wait for */
 	return 0;
 }
 
@@ -1293,6 +1336,7 @@ test_unsent_message_moves_to_new_connection(void **state)
 	int small = 2048;
 	int lfd = kernel_listen(PEER_ADDR);
 	struct lnet_event ev;
+	uint64_t writes;
 	int old[3];
 	int fds[3];
 	int types[3];
@@ -1306,20 +1350,20 @@ test_unsent_message_moves_to_new_connection(void **state)
 	assert_int_equal(setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
 	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
 	kernel_accept_three(lfd, old);
-	assert_int_equal(kernel_read_frames(old[0], f, 2), 1);
-	assert_int_equal(ut_event().status, 0);
+	assert_int_equal(kernel_read_frames(old[0], f, 2, 1), 1);
+	assert_int_equal(wait_event().status, 0);
+	writes = sock_stats().tx_writes;
 	assert_int_equal(LNetPut(NULL, ut_bind(big1, sizeof(big1), 1), LNET_NOACK_REQ, &peer, 3, 7,
 				 0, 0), 0);
 	assert_int_equal(LNetPut(NULL, ut_bind(big2, sizeof(big2), 1), LNET_NOACK_REQ, &peer, 3, 7,
 				 0, 0), 0);
-	pump();
+	PUMP_UNTIL("the node writing the first", sock_stats().tx_writes > writes);
 	ut_no_event(); /* the socket is full: neither is out */
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(setsockopt(old[i], SOL_SOCKET, SO_LINGER, &rst, sizeof(rst)), 0);
 		close(old[i]); /* the crash */
 	}
-	pump();
-	ev = ut_event();
+	ev = wait_event();
 	assert_int_equal(ev.type, LNET_EVENT_SEND);
 	assert_true(ev.status == -ECONNRESET || ev.status == -EPIPE); /* half sent: lost */
 	assert_int_equal(sock_stats().tx_requeued, 1);
@@ -1328,14 +1372,14 @@ test_unsent_message_moves_to_new_connection(void **state)
 		kernel_reply_captured(fds[i], types[i]);
 		pf[i] = (struct pollfd){ fds[i], POLLIN, 0 };
 	}
-	pump();
-	assert_int_equal(poll(pf, 3, 1000), 1); /* on whichever new connection came up first */
+	PUMP_UNTIL("the second PUT on a new connection", poll(pf, 3, 0) > 0);
+	assert_int_equal(poll(pf, 3, 0), 1); /* on whichever new connection came up first */
 	for (i = 0; i < 3; i++) {
 		carrier = pf[i].revents != 0 ? (int)i : carrier;
 	}
 	kernel_read_big(fds[carrier], got, sizeof(got));
 	assert_memory_equal(got, big2, sizeof(big2));
-	ev = event_within(2000); /* it completes once the peer's TCP acknowledged it (delayed ACK) */
+	ev = wait_event(); /* it completes once the peer's TCP acknowledged it (delayed ACK) */
 	assert_int_equal(ev.type, LNET_EVENT_SEND);
 	assert_int_equal(ev.status, 0);
 	for (i = 0; i < 3; i++) {
@@ -1380,14 +1424,13 @@ test_registry_published_and_gone(void **state)
 	assert_ptr_equal(a.s, lnet_ni_lnd_data(g_sni));
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(lnet_ni_del(ln, &a.nid), 0);
-		pump();
-		assert_null(socklnd_registry_lcore(&a.nid));
+		PUMP_UNTIL("the NID gone from the registry", socklnd_registry_lcore(&a.nid) == NULL);
 		assert_int_equal(rt_lcore_call(rt_data_lcore(ln->rt, 0), registry_here_on_lcore, &a),
 				 0);
 		assert_null(a.s);
 		assert_int_equal(rt_lcore_call(rt_mgmt_lcore(ln->rt), add_sock_ni, NULL), 0);
-		pump();
-		assert_ptr_equal(socklnd_registry_lcore(&a.nid), rt_data_lcore(ln->rt, 0));
+		PUMP_UNTIL("the NID in the registry again",
+			   socklnd_registry_lcore(&a.nid) == rt_data_lcore(ln->rt, 0));
 		assert_int_equal(rt_lcore_call(rt_data_lcore(ln->rt, 0), registry_here_on_lcore, &a),
 				 0);
 		assert_ptr_equal(a.s, lnet_ni_lnd_data(g_sni));
@@ -1643,8 +1686,7 @@ test_conn_states_counted(void **state)
 	(void)state;
 	fd = kernel_connect(&answer);
 	close(fd);
-	pump();
-	assert_int_equal(sock_stats().conn_entered[SOCKLND_CONN_DEAD], 1);
+	PUMP_UNTIL("the node closing its side", sock_stats().conn_entered[SOCKLND_CONN_DEAD] == 1);
 	assert_int_equal(sock_stats().conn_entered[SOCKLND_CONN_HANDSHAKE], 1);
 	assert_int_equal(sock_stats().conn_entered[SOCKLND_CONN_UP], 1);
 	assert_int_equal(sock_stats().conn_entered[SOCKLND_CONN_CONNECTING], 0);
@@ -1704,8 +1746,7 @@ test_cold_connection_still_receives(void **state)
 	ut_attach(&md, 0x99, 0, LNET_INS_AFTER, LNET_RETAIN);
 	fd = kernel_connect(&answer);
 	kernel_send(fd, NULL, &put, "first", 5);
-	pump();
-	ev = ut_event();
+	ev = wait_event();
 	assert_int_equal(ev.type, LNET_EVENT_PUT);
 	assert_memory_equal(dst, "first", 5);
 	for (i = 0; i < 2 * SOCKLND_EPOLL_EVERY; i++) { /* out after a streak of direct polls */
@@ -1721,8 +1762,7 @@ test_cold_connection_still_receives(void **state)
 	assert_false(l.hot);
 	assert_true(l.in_epoll);
 	kernel_send(fd, NULL, &put, "again", 5);
-	pump();
-	ev = ut_event();
+	ev = wait_event();
 	assert_int_equal(ev.type, LNET_EVENT_PUT);
 	assert_memory_equal(dst + 5, "again", 5); /* the MD's offset moved on */
 	for (i = 0; i < 2 * SOCKLND_EPOLL_EVERY; i++) {
@@ -1732,7 +1772,7 @@ test_cold_connection_still_receives(void **state)
 	assert_true(l.hot);
 	assert_false(l.in_epoll);
 	close(fd);
-	pump();
+	PUMP_UNTIL("the node closing its side", sock_stats().conn_entered[SOCKLND_CONN_DEAD] == 1);
 }
 
 /*
@@ -1758,11 +1798,11 @@ test_unacked_message_fails_when_ni_deleted(void **state)
 	assert_int_equal(LNetPut(NULL, ut_bind(msg8k, sizeof(msg8k), 1), LNET_NOACK_REQ, &peer, 3, 7,
 				 0, 0), 0);
 	kernel_accept_three(lfd, fds);
-	pump();
-	assert_true(sock_stats().ack_checks > 0); /* written whole, waiting for the peer's ACK */
+	/* written whole, waiting for the peer's ACK */
+	PUMP_UNTIL("the node waiting for the peer's ACK", sock_stats().ack_checks > 0);
 	ut_no_event();
 	assert_int_equal(lnet_ni_del(lnet_instance(), &our), 0);
-	ev = event_within(100);
+	ev = wait_event();
 	for (unsigned int i = 0; i < 3; i++) {
 		close(fds[i]);
 	}
@@ -1771,7 +1811,7 @@ test_unacked_message_fails_when_ni_deleted(void **state)
 	assert_int_equal(ev.status, -ETIMEDOUT);
 	assert_int_equal(ev.mhealth, LNET_MSG_STATUS_NETWORK_TIMEOUT);
 	rt_sim_advance_us(lnet_instance()->rt, 1000000);
-	pump(); /* the tick's time has come: nothing runs on the freed NI */
+	settle(); /* the tick's time has come (virtual clock): nothing runs on the freed NI */
 	ut_no_event();
 }
 

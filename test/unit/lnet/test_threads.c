@@ -68,24 +68,32 @@ ut_fini_run(void *arg)
 /*
  * A thread holding the instance (a telemetry client of the daemon) keeps
  * LNetNIFini from freeing it; once LNetNIFini has begun a new hold is
- * refused, and after it returns too. Runs last: it takes LNet down and up.
+ * refused, and after it returns too. The test is the holder: it waits until
+ * LNetNIFini reports it found our hold and is waiting on it (a handshake,
+ * no time guessed), sees the instance still there, then releases it. Runs last: it takes LNet
+ * down and up.
  */
 static void
 test_fini_waits_for_holders(void **state)
 {
 	struct ut_fini_thread f = { 0 };
 	struct lnet_init_opts o = { .opts_size = sizeof(o), .ncpts = 2 };
-	int i;
+	unsigned int waits = lnet_ctl_hold_waits();
+	uint64_t t0 = lnp_test_real_us();
 
 	(void)state;
 	assert_int_equal(lnet_ctl_hold(), 0);
 	assert_int_equal(pthread_create(&f.tid, NULL, ut_fini_run, &f), 0);
-	for (i = 0; i < 200 && lnet_ctl_hold() == 0; i++) {
-		lnet_ctl_release(); /* not begun yet */
+	/* Twice: LNetNIFini is in its wait, looking at our hold again and again. */
+	while (lnet_ctl_hold_waits() - waits < 2) {
+		if (lnp_test_real_us() - t0 > LNP_TEST_WAIT_LIMIT_US) {
+			fail_msg("LNetNIFini did not wait for our hold within %llu s",
+				 LNP_TEST_WAIT_LIMIT_US / 1000000);
+		}
 		usleep(1000);
 	}
-	assert_int_equal(lnet_ctl_hold(), -ESHUTDOWN);
-	usleep(100000);
+	assert_int_equal(lnet_ctl_hold(), -ESHUTDOWN); /* begun: no new hold */
+	/* It waits on our hold, which we have not released: it cannot have returned. */
 	assert_false(__atomic_load_n(&f.returned, __ATOMIC_SEQ_CST));
 	assert_non_null(lnet_instance()); /* still there for the holder */
 	lnet_ctl_release();

@@ -62,7 +62,7 @@ test_threads_messages_calls_stop(void **state)
 			/* ring full: the worker drains it */
 		}
 	}
-	assert_true(rt_wait_until(rt, all_received, &want, 10 * 1000 * 1000));
+	assert_true(rt_wait_until(rt, all_received, &want, LNP_TEST_WAIT_LIMIT_US));
 	assert_int_equal(rt_lcore_call(rt_data_lcore(rt, 1), where_am_i, &where), 5);
 	assert_ptr_equal(where, rt_data_lcore(rt, 1));
 	assert_true(__atomic_load_n(&g_polls, __ATOMIC_RELAXED) > 0);
@@ -143,16 +143,35 @@ stamped(void *arg)
 	return __atomic_load_n((uint64_t *)arg, __ATOMIC_ACQUIRE) != 0;
 }
 
+struct sleeps_arg {
+	struct rt_lcore *lc;
+	uint64_t want;
+};
+
+/* True once @p arg's lcore's thread has slept (idle) at least want times. */
+static bool
+slept(void *arg)
+{
+	struct sleeps_arg *a = arg;
+	struct rt_lcore_stats st;
+
+	rt_lcore_stats_get(a->lc, &st);
+	return st.sleeps >= a->want;
+}
+
 /*
- * A timed-out wait returns false after the timeout on the real clock, and an
- * idle, backed-off worker still picks a message up promptly. The design bound
- * is ~100 us; 20 ms leaves room for two shared cores under ASan.
+ * A timed-out wait returns false, not before its timeout on the real clock
+ * (a lower bound the clock guarantees, whatever the load), and an idle
+ * worker that has gone to sleep still picks a message up. How promptly is
+ * not asserted: a sleep ends after 1 ms anyway, so a lost wake-up would not
+ * show in the delay, and a delay bound fails on a loaded machine.
  */
 static void
 test_threads_wait_timeout_and_wakeup(void **state)
 {
 	struct rt_runtime_opts o = { .opts_size = sizeof(o), .mode = RT_MODE_THREADS, .n_data = 1 };
 	struct rt_runtime *rt = NULL;
+	struct sleeps_arg a;
 	uint64_t t0;
 	uint64_t ran = 0;
 
@@ -160,13 +179,13 @@ test_threads_wait_timeout_and_wakeup(void **state)
 	assert_int_equal(rt_runtime_create(&o, &rt), 0);
 	assert_int_equal(rt_runtime_start(rt), 0);
 	t0 = rt_now_us(rt);
-	assert_false(rt_wait_until(rt, never, NULL, 30000)); /* lets the worker back off */
+	assert_false(rt_wait_until(rt, never, NULL, 30000));
 	assert_true(rt_now_us(rt) - t0 >= 30000);
 	assert_false(rt_wait_until(rt, never, NULL, 0));
-	t0 = rt_now_us(rt);
+	a = (struct sleeps_arg){ rt_data_lcore(rt, 0), 1 };
+	assert_true(rt_wait_until(rt, slept, &a, LNP_TEST_WAIT_LIMIT_US)); /* backed off, asleep */
 	assert_int_equal(rt_lcore_send_msg(rt_data_lcore(rt, 0), stamp_msg, &ran), 0);
-	assert_true(rt_wait_until(rt, stamped, &ran, 1000000));
-	assert_true(ran - t0 < 20000);
+	assert_true(rt_wait_until(rt, stamped, &ran, LNP_TEST_WAIT_LIMIT_US));
 	rt_runtime_stop(rt);
 	rt_runtime_destroy(rt);
 }
@@ -191,12 +210,16 @@ read_evfd(void *arg)
 }
 
 /*
- * An idle worker sleeps instead of spinning: through the 100 ms that would be
- * millions of loop iterations; sleeping (1 ms at most between polls) is about
- * a hundred, plus the 200 us spins after each wake-up. A message and a write
- * to the poller's wait fd are then handled: that checks no wake-up is lost
- * for good, not how fast it comes (the 1 ms cap would mask a slow one, and
- * timing asserts are not reliable on a shared 2-core machine).
+ * An idle worker sleeps instead of spinning: once it has slept (200 us
+ * without work), every iteration of its loop sleeps until something is
+ * ready. Counted, not timed: through 50 of its sleeps it made no more
+ * iterations than sleeps (give or take the one under way at each end) and
+ * did no work; a loop that spun would make thousands per sleep, one that
+ * never slept would not get there. The sleeps are read around the
+ * iterations (before them first, after them last), so a delay between the
+ * two reads only widens the sleeps' window. A message and a write to the
+ * poller's wait fd are then handled: that checks no wake-up is lost for
+ * good, not how fast it comes (the 1 ms cap would mask a slow one).
  */
 static void
 test_threads_idle_sleep_and_wake(void **state)
@@ -205,7 +228,10 @@ test_threads_idle_sleep_and_wake(void **state)
 	struct rt_runtime *rt = NULL;
 	struct rt_lcore_stats before;
 	struct rt_lcore_stats after;
+	struct rt_lcore_stats st;
 	struct rt_poller *p;
+	struct sleeps_arg a;
+	uint64_t sleeps0;
 	uint64_t ran = 0;
 	uint64_t one = 1;
 	int want = 1;
@@ -219,16 +245,24 @@ test_threads_idle_sleep_and_wake(void **state)
 	assert_int_equal(rt_poller_set_wait_fd(p, fd), 0);
 	assert_int_equal(rt_poller_set_wait_fd(p, fd), -EINVAL); /* one fd per poller */
 	assert_int_equal(rt_runtime_start(rt), 0);
-	assert_false(rt_wait_until(rt, never, NULL, 20000));
+	a = (struct sleeps_arg){ rt_data_lcore(rt, 0), 1 };
+	assert_true(rt_wait_until(rt, slept, &a, LNP_TEST_WAIT_LIMIT_US));
+	rt_lcore_stats_get(rt_data_lcore(rt, 0), &st);
+	sleeps0 = st.sleeps;
 	rt_lcore_stats_get(rt_data_lcore(rt, 0), &before);
-	assert_false(rt_wait_until(rt, never, NULL, 100000));
+	a.want = sleeps0 + 50;
+	assert_true(rt_wait_until(rt, slept, &a, LNP_TEST_WAIT_LIMIT_US));
 	rt_lcore_stats_get(rt_data_lcore(rt, 0), &after);
-	assert_true(after.sleeps > before.sleeps);
-	assert_true(after.loops - before.loops < 200000);
+	rt_lcore_stats_get(rt_data_lcore(rt, 0), &st);
+	assert_int_equal(after.busy_loops, before.busy_loops);
+	if (after.loops - before.loops > st.sleeps - sleeps0 + 2) {
+		fail_msg("idle: %llu iterations, %llu sleeps", (unsigned long long)(after.loops - before.loops),
+			 (unsigned long long)(st.sleeps - sleeps0));
+	}
 	assert_int_equal(rt_lcore_send_msg(rt_data_lcore(rt, 0), stamp_msg, &ran), 0);
-	assert_true(rt_wait_until(rt, stamped, &ran, 1000000));
+	assert_true(rt_wait_until(rt, stamped, &ran, LNP_TEST_WAIT_LIMIT_US));
 	assert_int_equal(write(fd, &one, sizeof(one)), (ssize_t)sizeof(one));
-	assert_true(rt_wait_until(rt, polls_reached, &want, 1000000));
+	assert_true(rt_wait_until(rt, polls_reached, &want, LNP_TEST_WAIT_LIMIT_US));
 	rt_runtime_stop(rt);
 	rt_runtime_destroy(rt);
 	close(fd);
