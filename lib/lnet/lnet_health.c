@@ -36,7 +36,17 @@ static const struct lnet_hs_reaction lnet_hs_table[LNET_MSG_STATUS_END] = {
 	[LNET_MSG_STATUS_REMOTE_ERROR] = { false, true, LNET_HS_RESEND_NONE },
 	[LNET_MSG_STATUS_REMOTE_DROPPED] = { false, true, LNET_HS_RESEND_REMOTE },
 	[LNET_MSG_STATUS_REMOTE_TIMEOUT] = { false, true, LNET_HS_RESEND_NONE },
-	[LNET_MSG_STATUS_NETWORK_TIMEOUT] = { true, true, LNET_HS_RESEND_NONE },
+	/*
+	 * The kernel resends no network timeout. Ours go again (issue 31): an
+	 * LND reports one for bytes the peer's transport never acknowledged
+	 * within lnd_timeout (a path that drops silently), which is how a
+	 * remote drop looks when nothing tells: resent inside
+	 * transaction_timeout, not failed after it. Which end dropped is not
+	 * known (without source routing a rail's local NI reaches the peer's
+	 * other NID through the other link, and the answers come back through
+	 * its own): the next try avoids both, the path.
+	 */
+	[LNET_MSG_STATUS_NETWORK_TIMEOUT] = { true, true, LNET_HS_RESEND_PATH },
 };
 
 const struct lnet_hs_reaction *
@@ -215,6 +225,21 @@ lnet_health_count(struct lnet_cpt *c, struct lnet_ni *ni, struct lnet_peer_ni *l
 	}
 }
 
+/* Remember the path @p msg just failed on; the oldest goes when they are too many. */
+static void
+lnet_msg_path_failed(struct lnet_msg *msg)
+{
+	unsigned int n = msg->nfailed_paths;
+
+	if (n == LNET_MSG_FAILED_PATHS) {
+		memmove(&msg->failed_paths[0], &msg->failed_paths[1],
+			(LNET_MSG_FAILED_PATHS - 1) * sizeof(msg->failed_paths[0]));
+		n--;
+	}
+	msg->failed_paths[n] = (struct lnet_msg_path){ msg->txni, msg->txpeer };
+	msg->nfailed_paths = (uint8_t)(n + 1);
+}
+
 /*
  * Send @p msg again: its credits are back, its NIs released; selection
  * runs anew in the destination's shard, the failed path marked.
@@ -234,9 +259,19 @@ lnet_health_resend(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_hs_resend
 		return false;
 	}
 	msg->retry_count++;
-	if (kind == LNET_HS_RESEND_LOCAL) {
+	/*
+	 * A path (after a network timeout): the next try leaves from another
+	 * local NI and avoids, from each, the peer NIs it failed on from there.
+	 * The peer NI alone is not avoided: from the other local NI it may be
+	 * the only way left (a 2x2 whose one good path crosses).
+	 */
+	if (kind == LNET_HS_RESEND_PATH) {
+		lnet_msg_path_failed(msg);
+	}
+	if (kind != LNET_HS_RESEND_REMOTE) {
 		msg->avoid_ni = msg->txni;
-	} else {
+	}
+	if (kind == LNET_HS_RESEND_REMOTE) {
 		msg->avoid_lpni = msg->txpeer;
 	}
 	if (msg->hdr.type == LNET_MSG_ACK || msg->hdr.type == LNET_MSG_REPLY) {
@@ -289,7 +324,7 @@ lnet_health_failed(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_health_remote_failure(ln, lpni);
 	}
 	if (!msg->tx || (r->resend == LNET_HS_RESEND_LOCAL && !lnet_health_local_resend_allowed(ln)) ||
-	    (r->resend == LNET_HS_RESEND_REMOTE && !multi_rail_peer) ||
+	    (r->resend >= LNET_HS_RESEND_REMOTE && !multi_rail_peer) ||
 	    r->resend == LNET_HS_RESEND_NONE) {
 		lnet_health_log(msg, "not resent (status, or no other path)");
 		return false;

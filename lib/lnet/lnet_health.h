@@ -20,6 +20,7 @@ enum lnet_hs_resend {
 	LNET_HS_RESEND_NONE = 0,
 	LNET_HS_RESEND_LOCAL,   /* another local NI (if this node has two) */
 	LNET_HS_RESEND_REMOTE,  /* another peer NI (if the peer has two) */
+	LNET_HS_RESEND_PATH,    /* another peer NI, and another local NI if there is one */
 };
 
 /* What one completion status does (the kernel's lnet_health_check). */

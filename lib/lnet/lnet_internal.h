@@ -451,6 +451,9 @@ struct lnet_msg_get_req {
 	unsigned int rlength;          /* its sink length */
 };
 
+/* Failed paths a resent message remembers: the retries of a 2x2 Multi-Rail pair and more. */
+#define LNET_MSG_FAILED_PATHS 4
+
 struct lnet_msg {
 	TAILQ_ENTRY(lnet_msg) link;   /* credit queue, delayed list or outbox */
 	struct lnet *ln;
@@ -498,6 +501,7 @@ struct lnet_msg {
 	uint64_t deadline_us;     /* tx: resends stop here (transaction_timeout from the first send) */
 	struct lnet_ni *avoid_ni;          /* resend: the local NI that failed it (compared only) */
 	struct lnet_peer_ni *avoid_lpni;   /* resend: the peer NI that failed it */
+	uint8_t nfailed_paths;             /* resend: entries of failed_paths (those past hdr) */
 	uint32_t md_ask;                   /* tx: its MD's asks when it was sent (1: the first) */
 	uint64_t fault_release_us;         /* held by a delay rule until then */
 	bool fault_rx;                     /* ... on its way in (else out) */
@@ -514,6 +518,15 @@ struct lnet_msg {
 	 */
 	struct lnet_nid initiator_nid;  /* rx for us: the sender, by its primary NID if known */
 	struct lnet_msg_get_req get_req; /* a GET turned into its REPLY: the GET's own fields */
+	/*
+	 * Resends after a network timeout: the paths (local NI, peer NI,
+	 * compared only) that failed it, the oldest first; nfailed_paths of
+	 * them are valid. A next try avoids each of them (issue 31).
+	 */
+	struct lnet_msg_path {
+		const struct lnet_ni *ni;
+		const struct lnet_peer_ni *lpni;
+	} failed_paths[LNET_MSG_FAILED_PATHS];
 };
 
 /* ---- per-CPT state --------------------------------------------------- */

@@ -235,6 +235,13 @@ LNP_API void lnet_ni_link_state(struct lnet_ni *ni, bool up);
 /** The data lcore that drives @p ni (where send/recv/shutdown run). */
 LNP_API struct rt_lcore *lnet_ni_lcore(const struct lnet_ni *ni);
 
+/**
+ * LNet's lnd_timeout in seconds, as global show prints it: (transaction_timeout
+ * - 1) / (retry_count + 1), at least 1. Followed at runtime: an LND reads it
+ * again when it looks at its timeouts, so lnetctl set changes it at once.
+ */
+LNP_API unsigned int lnet_ni_lnd_timeout(const struct lnet_ni *ni);
+
 /** LND-private data of @p ni. */
 LNP_API void *lnet_ni_lnd_data(const struct lnet_ni *ni);
 LNP_API void lnet_ni_set_lnd_data(struct lnet_ni *ni, void *data);

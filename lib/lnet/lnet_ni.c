@@ -456,6 +456,14 @@ lnet_ni_lcore(const struct lnet_ni *ni)
 	return ni->ln->cpts[ni->any_cpt ? 0 : ni->cpt]->lcore;
 }
 
+unsigned int
+lnet_ni_lnd_timeout(const struct lnet_ni *ni)
+{
+	int t = __atomic_load_n(&ni->ln->tunables.lnd_timeout, __ATOMIC_RELAXED);
+
+	return t < 1 ? 1U : (unsigned int)t;
+}
+
 /* At shutdown, after every lcore stopped: nothing reads the table any more. */
 void
 lnet_ni_table_destroy(struct lnet *ln)

@@ -186,13 +186,20 @@ lnet_sel_nets_mark_same_dist(struct lnet_sel_net *nets, unsigned int nr_nets,
 
 /* ---- §7.4: the best peer NI of one peer net ---- */
 
+/* A resend avoids a peer NI that failed it, or that failed it from local NI @p local (NONE: any). */
+static inline bool
+peer_ni_avoided(const struct lnet_sel_peer_ni *pni, int local)
+{
+	return pni->avoid || (local != NONE && local < 64 && ((pni->avoid_with >> local) & 1) != 0);
+}
+
 static int
 peer_ni_compare(const struct lnet_sel_peer_ni *c, bool c_pref, const struct lnet_sel_peer_ni *b,
-		bool b_pref)
+		bool b_pref, int local)
 {
 	int r;
 
-	if ((r = prefer_lower(c->avoid, b->avoid)) != 0)
+	if ((r = prefer_lower(peer_ni_avoided(c, local), peer_ni_avoided(b, local))) != 0)
 		return r;
 	if ((r = prefer_higher(c->health, b->health)) != 0)
 		return r;
@@ -211,7 +218,7 @@ peer_ni_compare(const struct lnet_sel_peer_ni *c, bool c_pref, const struct lnet
  */
 static inline __attribute__((always_inline)) int
 best_peer_ni_of(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *local_nid,
-		const uint64_t *pref_of, unsigned int local_bit)
+		const uint64_t *pref_of, unsigned int local_bit, int local)
 {
 	const struct lnet_sel_net *pn = &p->nets[pnet];
 	bool best_pref = false;
@@ -221,7 +228,7 @@ best_peer_ni_of(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *
 		bool pref = pref_of != NULL ? (pref_of[i - pn->first_ni] >> local_bit) & 1 :
 					      peer_ni_prefers(&p->nis[i], local_nid);
 
-		if (best == NONE || peer_ni_compare(&p->nis[i], pref, &p->nis[best], best_pref) > 0) {
+		if (best == NONE || peer_ni_compare(&p->nis[i], pref, &p->nis[best], best_pref, local) > 0) {
 			best = i;
 			best_pref = pref;
 		}
@@ -229,10 +236,12 @@ best_peer_ni_of(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *
 	return best;
 }
 
+/* @p local: the local NI (index) it will be sent from, NONE when not one of ours yet. */
 static inline __attribute__((always_inline)) int
-best_peer_ni_on_net(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *local_nid)
+best_peer_ni_on_net(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *local_nid,
+		    int local)
 {
-	return best_peer_ni_of(p, pnet, local_nid, NULL, 0);
+	return best_peer_ni_of(p, pnet, local_nid, NULL, 0, local);
 }
 
 /* ---- §7.2: the best local net among the peer's nets ---- */
@@ -310,7 +319,7 @@ sel_a1c(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 {
 	if (m->resend && p->nis[dst].avoid) {
 		int pnet = peer_net_of_ni(p, dst);
-		int pni = pnet == NONE ? NONE : best_peer_ni_on_net(p, pnet, &l->nis[src].nid);
+		int pni = pnet == NONE ? NONE : best_peer_ni_on_net(p, pnet, &l->nis[src].nid, src);
 
 		dst = pni != NONE ? pni : dst;
 	}
@@ -449,7 +458,7 @@ sel_b1c(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
 	ni = best_ni_on_net(l, net, p, pnet, m->md_cpt);
 	if (ni == NONE)
 		return -EHOSTUNREACH;
-	pni = best_peer_ni_on_net(p, pnet, &l->nis[ni].nid);
+	pni = best_peer_ni_on_net(p, pnet, &l->nis[ni].nid, ni);
 	if (pni == NONE)
 		return -EHOSTUNREACH;
 	res->send_case &= ~(unsigned int)LNET_SEL_REMOTE_DST;
@@ -515,10 +524,10 @@ gw_best_ni(const struct lnet_sel_local *l, const struct lnet_sel_peer *gw, uint3
 		if (net_id != LNET_NET_ANY ? gw->nets[i].net_id != net_id :
 					     local_net_find(l, gw->nets[i].net_id) == NONE)
 			continue;
-		cand = best_peer_ni_on_net(gw, i, &any);
+		cand = best_peer_ni_on_net(gw, i, &any, NONE);
 		if (cand == NONE || gw->nis[cand].health < min_health)
 			continue; /* the best is below the router sensitivity: so are the others */
-		if (best == NONE || peer_ni_compare(&gw->nis[cand], false, &gw->nis[best], false) > 0)
+		if (best == NONE || peer_ni_compare(&gw->nis[cand], false, &gw->nis[best], false, NONE) > 0)
 			best = cand;
 	}
 	return best;
@@ -598,7 +607,7 @@ routed_dst_ni(const struct lnet_sel_peer *p, const struct lnet_sel_routes *r)
 			continue;
 		best = i;
 	}
-	return best == NONE ? NONE : best_peer_ni_on_net(p, best, &any);
+	return best == NONE ? NONE : best_peer_ni_on_net(p, best, &any, NONE);
 }
 
 /*
@@ -787,7 +796,7 @@ lnet_select_planned(const struct lnet_sel_local *l, const struct lnet_sel_peer *
 		ni = best_ni_on_net(l, plan->net, p, plan->pnet, md_cpt);
 		pni = ni == NONE ? NONE :
 				   best_peer_ni_of(p, plan->pnet, NULL, plan->pref,
-						   (unsigned int)(ni - l->nets[plan->net].first_ni));
+						   (unsigned int)(ni - l->nets[plan->net].first_ni), NONE);
 		if (pni == NONE)
 			return -EHOSTUNREACH;
 		result_set(res, l, plan->net, ni, p, plan->pnet, pni);

@@ -133,6 +133,7 @@ struct lnet_sel_peer_ni {
 	const struct lnet_nid *pref_rtrs; /* UDSP preferred gateways (primary NIDs) */
 	uint16_t nr_pref_rtrs;
 	bool avoid;        /* a resend: the peer NI the message already failed on */
+	uint64_t avoid_with; /* a resend: bit i, it failed on this peer NI from local NI i (a path) */
 	uint64_t txqnob;   /* bytes queued to it: ranks a gateway's peer NIs */
 };
 

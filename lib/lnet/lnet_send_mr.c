@@ -410,11 +410,30 @@ lnet_sel_pview_get(struct lnet *ln, struct lnet_peer_ni *lpni, const struct lnet
  * (@p avoid: the peer NI a resend must not take while another is left);
  * returns the best health among them (the kernel's lpn_healthv).
  */
+/* Bit i set: @p msg failed on @p pni from local NI i (its failed paths; resends only). */
+static uint64_t
+lnet_sel_avoid_with(const struct lnet_sel_cache *sc, const struct lnet_msg *msg,
+		    const struct lnet_peer_ni *pni)
+{
+	uint64_t bits = 0;
+
+	for (unsigned int k = 0; pni != NULL && k < msg->nfailed_paths; k++) {
+		if (msg->failed_paths[k].lpni != pni) {
+			continue;
+		}
+		for (unsigned int i = 0; i < sc->view.nr_nis && i < 64; i++) {
+			bits |= sc->ni[i] == msg->failed_paths[k].ni ? 1ULL << i : 0;
+		}
+	}
+	return bits;
+}
+
 static inline int
 lnet_sel_peer_refresh_net(const struct lnet_sel_cache *sc, struct lnet_sel_pview *pv,
 			  const struct lnet_peer_comp_ni *nis, unsigned int j,
-			  const struct lnet_peer_ni *avoid)
+			  const struct lnet_msg *msg)
 {
+	const struct lnet_peer_ni *avoid = msg != NULL ? msg->avoid_lpni : NULL;
 	const struct lnet_sel_net *net = &pv->nets[j];
 	unsigned int end = (unsigned int)net->first_ni + net->nr_nis; /* not reloaded */
 	int best = 0;
@@ -428,6 +447,7 @@ lnet_sel_peer_refresh_net(const struct lnet_sel_cache *sc, struct lnet_sel_pview
 		sp->tx_credits = lnet_sel_peer_credits(sc, &nis[i]);
 		sp->seq = lnet_sel_peer_seq(&nis[i]);
 		sp->avoid = avoid != NULL && pni == avoid;
+		sp->avoid_with = msg != NULL && msg->nfailed_paths != 0 ? lnet_sel_avoid_with(sc, msg, pni) : 0;
 		best = sp->health > best ? sp->health : best;
 	}
 	return best;
@@ -459,13 +479,13 @@ lnet_sel_local_refresh_net(struct lnet_sel_cache *sc, unsigned int j, const stru
 static void
 lnet_sel_peer_refresh(const struct lnet_sel_cache *sc, struct lnet_sel_pview *pv,
 		      const struct lnet_peer_comp_ni *nis, const uint64_t *rr,
-		      const struct lnet_peer_ni *avoid)
+		      const struct lnet_msg *msg)
 {
 	unsigned int j;
 
 	for (j = 0; j < pv->nnets; j++) {
 		pv->nets[j].seq = rr != NULL ? rr[j] : 0;
-		pv->nets[j].health = lnet_sel_peer_refresh_net(sc, pv, nis, j, avoid);
+		pv->nets[j].health = lnet_sel_peer_refresh_net(sc, pv, nis, j, msg);
 	}
 }
 
@@ -721,7 +741,7 @@ lnet_sel_full(struct lnet_cpt *c, struct lnet_sel_cache *sc, const struct lnet_m
 	struct lnet_sel_msg m;
 	unsigned int j;
 
-	lnet_sel_peer_refresh(sc, pv, nis, rr, msg->avoid_lpni);
+	lnet_sel_peer_refresh(sc, pv, nis, rr, msg);
 	for (j = 0; j < sc->view.nr_nets; j++) {
 		sc->nets[j].health = lnet_sel_local_refresh_net(sc, j, msg->avoid_ni);
 	}

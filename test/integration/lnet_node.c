@@ -12,7 +12,8 @@
  *       Runs N operations, K at a time, each in its own 1 MiB slot of the
  *       server: PUT a pattern (with ACK), GET it back, compare every byte.
  *       Prints a YAML summary; exit 0 when every operation verified.
- *       --timeout sets transaction_timeout. With --stop-on-error it stops
+ *       --timeout sets transaction_timeout (--retry-count retry_count, first).
+ *       With --stop-on-error it stops
  *       starting operations at the first failure and reports how long the
  *       ones in flight took to complete (each must end with an event).
  *       --put-only: each operation is a PUT with ACK and nothing more (no
@@ -143,6 +144,7 @@ struct node {
 	uint64_t warmup;
 	unsigned int inflight;
 	int timeout;
+	int retry_count;          /* --retry-count: set before --timeout; -1 the default */
 	bool stop_on_error;
 	bool put_only;
 	bool get_only;
@@ -392,6 +394,9 @@ node_up(struct node *n)
 	}
 	for (unsigned int i = 0; rc == 0 && i < n->nnids; i++) {
 		rc = lnet_ctl_ni_add(&n->nids[i], NULL, &tun, NULL, 0, err, sizeof(err));
+	}
+	if (rc == 0 && n->retry_count >= 0) {
+		rc = lnet_ctl_global_set("retry_count", n->retry_count, err, sizeof(err));
 	}
 	/* As the kernel, LNet refuses a timeout not above retry_count: fewer retries then. */
 	if (rc == 0 && n->timeout > 0 && lnet_ctl_global_get(&g) == 0 && n->timeout <= g.retry_count) {
@@ -1157,6 +1162,7 @@ main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'P' }, { "sizes", required_argument, NULL, 's' },
 		{ "count", required_argument, NULL, 'c' }, { "inflight", required_argument, NULL, 'k' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "retry-count", required_argument, NULL, 'Y' },
 		{ "stop-on-error", no_argument, NULL, 'e' }, { "log", required_argument, NULL, 'l' },
 		{ "put-only", no_argument, NULL, 'o' }, { "get-only", no_argument, NULL, 'g' },
 		{ "exec", required_argument, NULL, 'x' }, { "lcores", required_argument, NULL, 'L' },
@@ -1188,6 +1194,7 @@ main(int argc, char **argv)
 	n.nid = LNET_ANY_NID;
 	n.add_nid = LNET_ANY_NID;
 	n.discovery = -1;
+	n.retry_count = -1;
 	n.conns_per_peer = -1;
 	n.del_nid = LNET_ANY_NID;
 	n.peer.pid = LNET_PID_LUSTRE;
@@ -1250,6 +1257,7 @@ main(int argc, char **argv)
 		case 'c': n.count = strtoull(optarg, NULL, 10); break;
 		case 'k': n.inflight = (unsigned int)atoi(optarg); break;
 		case 't': n.timeout = atoi(optarg); break;
+		case 'Y': n.retry_count = atoi(optarg); break;
 		case 'e': n.stop_on_error = true; break;
 		case 'o': n.put_only = true; break;
 		case 'g': n.get_only = true; break;

@@ -1010,12 +1010,29 @@ socklnd_accept_timed_out(const struct socklnd_conn *c, uint64_t now)
 	       now - c->last_io_us > SOCKLND_ACCEPT_TIMEOUT_US;
 }
 
+/*
+ * How long a connection may owe bytes without progress: sock_timeout, or
+ * LNet's lnd_timeout when that is smaller or sock_timeout is 0 (ksocklnd's
+ * ksocknal_timeout() takes sock_timeout whenever it is set: a message held
+ * by a path that drops silently then fails only after 50 s, past a
+ * transaction_timeout of 30, too late to be resent; issue 31). Read at each
+ * sweep: lnetctl set transaction_timeout or retry_count moves it at once.
+ */
+uint64_t
+socklnd_timeout_us(const struct socklnd_ni *s)
+{
+	unsigned int lnd = lnet_ni_lnd_timeout(s->ni);
+	unsigned int sock = (unsigned int)s->opts.timeout;
+
+	return (uint64_t)(sock == 0 || lnd < sock ? lnd : sock) * 1000000ULL;
+}
+
 static void
 socklnd_sweep(void *arg)
 {
 	struct socklnd_ni *s = arg;
 	uint64_t now = rt_now_us(s->rt);
-	uint64_t limit = (uint64_t)s->opts.timeout * 1000000ULL;
+	uint64_t limit = socklnd_timeout_us(s);
 	struct socklnd_conn *c;
 
 	TAILQ_FOREACH(c, &s->conns, link) {
@@ -1024,7 +1041,7 @@ socklnd_sweep(void *arg)
 			lnet_ni_count_error(s->ni);
 			socklnd_conn_close(c, -ETIMEDOUT);
 		} else if (c->state != SOCKLND_CONN_HANDSHAKE || c->active) {
-			if (limit > 0 && socklnd_conn_timed_out(c, now, limit)) {
+			if (socklnd_conn_timed_out(c, now, limit)) {
 				s->stats.timeouts++;
 				socklnd_conn_fail(c, -ETIMEDOUT);
 			}
@@ -1374,7 +1391,7 @@ socklnd_start_polling(void *arg)
 /*
  * Tunables this LND honours. conns_per_peer 0 is the kernel's "auto" (from
  * the link speed: 1 under 10 Gb/s); we do not read link speeds and take 1.
- * timeout 0 turns the sweep off.
+ * timeout 0 is LNet's lnd_timeout (socklnd_timeout_us), as ksocklnd's.
  */
 int
 socklnd_opts_check(const struct socklnd_opts *o)

@@ -202,6 +202,8 @@ struct socklnd_ni {
 
 #define SOCKLND_MAX_REFUSED 3             /* SOCKNAL_MAX_RETRIES */
 #define SOCKLND_ACCEPT_TIMEOUT_US 5000000ULL /* the kernel acceptor's accept_timeout (5 s) */
+/* The sweep's limit: min(sock_timeout, LNet's lnd_timeout); sock_timeout 0 is lnd_timeout. */
+uint64_t socklnd_timeout_us(const struct socklnd_ni *s);
 
 /* socklnd.c: the connections */
 int socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type);

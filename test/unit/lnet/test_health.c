@@ -333,7 +333,7 @@ test_status_table(void **state)
 		{ LNET_MSG_STATUS_REMOTE_ERROR, false, true, LNET_HS_RESEND_NONE },
 		{ LNET_MSG_STATUS_REMOTE_DROPPED, false, true, LNET_HS_RESEND_REMOTE },
 		{ LNET_MSG_STATUS_REMOTE_TIMEOUT, false, true, LNET_HS_RESEND_NONE },
-		{ LNET_MSG_STATUS_NETWORK_TIMEOUT, true, true, LNET_HS_RESEND_NONE },
+		{ LNET_MSG_STATUS_NETWORK_TIMEOUT, true, true, LNET_HS_RESEND_PATH },
 	};
 	size_t i;
 
@@ -469,13 +469,47 @@ test_remote_dropped_resent_to_other_peer_ni(void **state)
 	assert_int_equal(recovery_list(true, q, 4), 0);
 }
 
+/*
+ * A network timeout (the LND's: the peer's transport never acknowledged the
+ * bytes within lnd_timeout): both ends of the path lose health and the PUT
+ * goes to the peer's other NID, where the kernel would fail it (issue 31).
+ */
+static void
+test_network_timeout_resent_to_other_peer_ni(void **state)
+{
+	struct hl_sent first;
+	struct hl_sent second;
+	struct lnet_ctl_peer_ni st;
+	struct lnet_event ev;
+	struct lnet_counters c0;
+
+	(void)state;
+	rx_from(PA, NI1);
+	rx_from(PB, NI1);
+	c0 = ut_counters();
+	put_to_peer();
+	first = complete(-ETIMEDOUT, LNET_MSG_STATUS_NETWORK_TIMEOUT);
+	second = complete(0, LNET_MSG_STATUS_OK);
+	assert_false(nid_eq(first.dst, second.dst));
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, 0);
+	st = peer_ni(first.dst);
+	assert_int_equal(st.health_value, 900);
+	assert_int_equal(st.hs_network_timeout, 1);
+	assert_int_equal(health_of_ni(first.src), 900); /* the path's local end too, as the kernel's */
+	assert_int_equal(ut_counters().network_timeout_count, c0.network_timeout_count + 1);
+	assert_int_equal(ut_counters().resend_count, c0.resend_count + 1);
+	assert_int_equal(ut_counters().successful_resends, c0.successful_resends + 1);
+}
+
 /* Statuses never resent: the message completes with its error, health moves as the table says. */
 static void
 test_statuses_not_resent(void **state)
 {
 	static const enum lnet_msg_hstatus rows[] = {
 		LNET_MSG_STATUS_LOCAL_ERROR, LNET_MSG_STATUS_REMOTE_ERROR,
-		LNET_MSG_STATUS_REMOTE_TIMEOUT, LNET_MSG_STATUS_NETWORK_TIMEOUT,
+		LNET_MSG_STATUS_REMOTE_TIMEOUT,
 	};
 	size_t i;
 
@@ -505,7 +539,7 @@ test_statuses_not_resent(void **state)
 	assert_int_equal(ut_counters().local_error_count, 1);
 	assert_int_equal(ut_counters().remote_error_count, 1);
 	assert_int_equal(ut_counters().remote_timeout_count, 1);
-	assert_int_equal(ut_counters().network_timeout_count, 1);
+	assert_int_equal(ut_counters().network_timeout_count, 0);
 }
 
 /* Every try fails: 1 + retry_count sends, each on a path not just failed, then the error. */
@@ -1074,6 +1108,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_local_statuses_resent, setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_remote_dropped_resent_to_other_peer_ni,
 						setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_network_timeout_resent_to_other_peer_ni, setup_two_rails,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_statuses_not_resent, setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_retries_exhausted, setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_retry_count_zero, setup_two_rails, teardown),
