@@ -503,6 +503,54 @@ test_network_timeout_resent_to_other_peer_ni(void **state)
 	assert_int_equal(ut_counters().successful_resends, c0.successful_resends + 1);
 }
 
+/*
+ * Two rails and no source routing, the far port of one down: of the four
+ * paths only NI1 to PA is left (the cross ones go out, or come back, by the
+ * dead rail). Each network timeout fails its path and the next try avoids
+ * every path that failed the message, whatever order selection tries them
+ * in: never a path twice, and the good one by the fourth try (retry_count 3).
+ */
+static void
+test_network_timeouts_avoid_failed_paths(void **state)
+{
+	struct hl_sent tried[4];
+	struct lnet_event ev;
+	unsigned int n = 0;
+
+	struct lnet_nid pa = PA;
+
+	(void)state;
+	set_global("retry_count", 3);
+	rx_from(PA, NI1);
+	rx_from(PB, NI2);
+	/*
+	 * The good path looks worst, so every other goes first; by health
+	 * alone the third try would take NI2 to PB again (PB 800 > PA 700).
+	 */
+	__atomic_store_n(&ni_of(NI1)->health.value, 800, __ATOMIC_RELAXED);
+	__atomic_store_n(&lnet_peer_ni_find(ln()->cpts[0], &pa)->health.value, 700, __ATOMIC_RELAXED);
+	put_to_peer();
+	for (;;) {
+		struct hl_sent s = *held();
+
+		for (unsigned int k = 0; k < n; k++) {
+			assert_false(nid_eq(s.src, tried[k].src) && nid_eq(s.dst, tried[k].dst));
+		}
+		assert_true(n < 4);
+		tried[n++] = s;
+		if (nid_eq(s.src, NI1) && nid_eq(s.dst, PA)) {
+			complete(0, LNET_MSG_STATUS_OK);
+			break;
+		}
+		complete(-ETIMEDOUT, LNET_MSG_STATUS_NETWORK_TIMEOUT);
+	}
+	assert_int_equal(n, 4); /* every path tried once, the good one last */
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, 0);
+	ut_no_event();
+}
+
 /* Statuses never resent: the message completes with its error, health moves as the table says. */
 static void
 test_statuses_not_resent(void **state)
@@ -1110,6 +1158,8 @@ main(void)
 						setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_network_timeout_resent_to_other_peer_ni, setup_two_rails,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_network_timeouts_avoid_failed_paths,
+						setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_statuses_not_resent, setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_retries_exhausted, setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_retry_count_zero, setup_two_rails, teardown),
