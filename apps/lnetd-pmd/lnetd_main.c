@@ -23,6 +23,7 @@
 
 #include "api.h"
 #include "lnetd.h"
+#include "rt.h"
 
 #define LNETD_MAX_ARGS 64
 
@@ -334,7 +335,15 @@ main(int argc, char **argv)
 		fprintf(stderr, "lnetd-pmd: EAL initialization failed: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
+	/* From here the lcores log through a ring: a slow stderr or syslog never stalls them. */
+	rc = rt_log_async_start();
+	if (rc != 0) {
+		fprintf(stderr, "lnetd-pmd: log ring: %s\n", strerror(-rc));
+		rte_eal_cleanup();
+		return 1;
+	}
 	rc = lnetd_run(&o);
+	rt_log_async_stop();
 	rte_eal_cleanup();
 	return rc;
 }

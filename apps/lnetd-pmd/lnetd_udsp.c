@@ -15,6 +15,7 @@
 
 #include "lnet_ctl.h"
 #include "lnetd.h"
+#include "rt.h"
 #include "lnp_build_config.h"
 
 /* A reply holds 16 KiB: a rule is under 1 KiB of JSON. */
@@ -213,6 +214,7 @@ lnetd_lcore_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	lnetd_reply_status(d, n < 0 ? n : 0, "");
 	rte_tel_data_add_dict_u64(d, "stall_threshold_us", lnet_ctl_stall_threshold_us());
+	rte_tel_data_add_dict_u64(d, "log_dropped", rt_log_dropped());
 	for (i = 0; i < n; i++) {
 		struct rte_tel_data *e = rte_tel_data_alloc();
 		char key[16];

@@ -365,6 +365,24 @@ LNP_API int rt_rcu_retire(struct rt_runtime *rt, void *old, rt_free_fn fn);
 /** Retirements not yet freed. */
 LNP_API unsigned int rt_rcu_pending(const struct rt_runtime *rt);
 
+/**
+ * Log lines without a system call on the thread that logs: DPDK's log stream
+ * becomes a ring that a thread of its own ("lnet-log") writes to stderr
+ * (instead of stderr and syslog from the logging thread, either of which
+ * blocks when its reader is slow). A full ring drops lines and counts them.
+ * Needs EAL. Once per process: -EALREADY after that.
+ * @return 0, -ENOMEM, -EALREADY
+ */
+LNP_API int rt_log_async_start(void);
+/**
+ * Write what is queued (a second at most for an output that takes nothing)
+ * and stop the writer; lines logged after it go out directly, dropped when
+ * the output would block.
+ */
+LNP_API void rt_log_async_stop(void);
+/** Lines the full ring dropped since rt_log_async_start(). */
+LNP_API uint64_t rt_log_dropped(void);
+
 LNP_END_DECLS
 
 #endif /* RT_H */

@@ -136,18 +136,17 @@ rt_stall_thread(struct rt_lcore *lc, char *buf, size_t len)
 }
 
 static void
-rt_stall_log_start(struct rt_lcore *lc, const struct rt_lcore_stalls *s, uint64_t ran_us)
+rt_stall_log_start(const struct rt_lcore *lc, const struct rt_lcore_stalls *s, uint64_t ran_us,
+		   const char *thread)
 {
 	char fn[128];
-	char thread[256];
 
 	rt_fn_describe(s->last_fn, fn, sizeof(fn));
-	rt_stall_thread(lc, thread, sizeof(thread));
 	RT_LOG(WARNING, "lcore %u (%s, cpt %d, %s mode) stalled: one poll has run %" PRIu64
 		       " ms, in a %s step, %s (stall %" PRIu64 "); %s",
 	       lc->id, lc->role == RT_ROLE_MGMT ? "mgmt" : "data", lc->cpt,
 	       rt_mode_name(lc->rt->mode), ran_us / 1000, rt_step_name(s->last_step), fn,
-	       s->stalls + 1, thread);
+	       s->stalls, thread);
 }
 
 /* One look at @p lc at @p now: a new stall, one going on, or the end of one. */
@@ -156,6 +155,7 @@ rt_watchdog_look(struct rt_watchdog *wd, struct rt_lcore *lc, uint64_t now)
 {
 	struct rt_lcore_stalls *s = &lc->stalls;
 	uint64_t since = __atomic_load_n(&lc->beat.busy_since_us, __ATOMIC_ACQUIRE);
+	char thread[256];
 	bool stalled = since != 0 && now > since && now - since > wd->threshold_us;
 
 	if (s->ongoing && (!stalled || since != lc->stall_since_us)) {
@@ -175,9 +175,11 @@ rt_watchdog_look(struct rt_watchdog *wd, struct rt_lcore *lc, uint64_t now)
 		__atomic_store_n(&s->last_at_us, since, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->ongoing, true, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->last_us, now - since, __ATOMIC_RELAXED);
-		rt_stall_log_start(lc, s, now - since); /* with the thread's state, before the count */
+		rt_stall_thread(lc, thread, sizeof(thread));
 		/* release: whoever sees the count sees the rest of the record */
 		__atomic_store_n(&s->stalls, s->stalls + 1, __ATOMIC_RELEASE);
+		/* Last: logging may block (a stderr nobody reads, the very cause of a stall). */
+		rt_stall_log_start(lc, s, now - since, thread);
 	}
 	__atomic_store_n(&s->last_us, now - since, __ATOMIC_RELAXED);
 	if (now - since > s->longest_us) {

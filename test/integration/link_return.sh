@@ -89,9 +89,10 @@ no_stall() {
 	telemetry "$p" /lnet/lcore_stats >"$work/lcores.json" || return 1
 	cat "$work/lcores.json"
 	python3 - "$work/lcores.json" <<'EOF'
-import json, sys
+import json, re, sys
 d = json.load(open(sys.argv[1]))
-lcores = [v for k, v in d.items() if k.startswith("l")]
+lcores = [v for k, v in d.items() if re.fullmatch(r"l[0-9]+", k)]
+assert d["log_dropped"] == 0, d
 assert d["stall_threshold_us"] == 2000000, d
 assert len(lcores) >= 2, d
 for lc in lcores:
