@@ -172,9 +172,10 @@ run_verified() { # NAME COUNT ARGS...
 }
 
 # tcpdump on S's rail-B interface, the server application's traffic only.
-capture_start() {
+capture_start() { # tcpdump_start's, with a host; FILE.where: tcpdump_stop's marker
+	echo "${tag}s eth0" >"$1.where"
 	ip netns exec "${tag}s" tcpdump -i eth0 -s 0 -B 131072 -U --immediate-mode -w "$1" \
-		"tcp port 988 and host $ipv" 2>"$1.err" &
+		"(tcp port 988 and host $ipv) or $tcpdump_marker" 2>"$1.err" &
 	tcpdump_pid=$!
 	eventually 5 grep -q "listening on" "$1.err"
 }
