@@ -108,11 +108,19 @@ def ip_layer(frame, sums):
     raise SystemExit("not IPv4/TCP or IPv6/TCP")
 
 
+def is_marker(frame):
+    """The UDP datagram to port 9 harness.sh's tcpdump_stop writes last (IPv4, 20-byte header)."""
+    return (len(frame) >= 38 and struct.unpack_from("!H", frame, 12)[0] == 0x0800 and
+            frame[14] == 0x45 and frame[23] == 17 and struct.unpack_from("!H", frame, 36)[0] == 9)
+
+
 def streams(path, sums=True):
     """(src, sport, dst, dport) -> payload bytes in sequence order."""
     out = {}
     nxt = {}
     for frame in read_pcap(path):
+        if is_marker(frame):
+            continue
         src, dst, tcp, end = ip_layer(frame, sums)
         sport, dport, seq = struct.unpack_from("!HHI", frame, tcp)
         flags = frame[tcp + 13]

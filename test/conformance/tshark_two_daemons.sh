@@ -35,16 +35,32 @@ start() {
 
 start "$a"
 start "$b"
-tshark -i lo -f "tcp port 988 and host $ipa" -w "$work/cap.pcap" >/dev/null 2>&1 &
+tshark -i lo -f "tcp port 988 and host $ipa" -w "$work/cap.pcap" >/dev/null 2>"$work/tshark.err" &
 ts=$!
-sleep 2
+# eventually SECONDS CMD...: CMD succeeds within SECONDS (tried every 0.1 s).
+eventually() {
+	ev_n=$(($1 * 10)) ev_i=0
+	shift
+	while [ $ev_i -lt $ev_n ]; do
+		"$@" && return 0
+		sleep 0.1
+		ev_i=$((ev_i + 1))
+	done
+	return 1
+}
+capturing() { grep -q "^Capturing on" "$work/tshark.err"; }
+eventually 30 capturing || { echo "FAIL: tshark not capturing after 30 s"; cat "$work/tshark.err"; exit 1; }
 "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp" &&
 	"$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp" &&
 	"$ctl" --name "$a" capture start --file "$work/ours.pcap" &&
 	"$ctl" --name "$a" ping "$ipb@tcp" >/dev/null &&
 	"$ctl" --name "$b" ping "$ipa@tcp" >/dev/null &&
 	"$ctl" --name "$a" ping "$ipb@tcp" >/dev/null || { echo "FAIL: traffic"; exit 1; }
-sleep 1
+# The last REPLY has crossed lo; tshark writes what it captures as it goes:
+# wait until its file holds all three REPLYs before stopping it (the checks
+# below then compare the files' every message).
+three_replies() { [ "$(tshark -n -r "$work/cap.pcap" -Y 'lnet' 2>/dev/null | grep -c LNET_REPLY)" -ge 3 ]; }
+eventually 30 three_replies || echo "tshark's file: fewer than 3 REPLYs after 30 s"
 "$ctl" --name "$a" capture stop >"$work/stop.yaml" || { echo "FAIL: capture stop"; exit 1; }
 kill -INT "$ts"
 wait "$ts"

@@ -163,15 +163,19 @@ check "malformed YAML: libyaml's line and column, exit 1" sh -c \
 	"! '$daemon' -- --name c-$$ --config '$work/broken.yaml' 2>'$work/e' && grep -q 'broken.yaml: Parser error: .* at line 2, column 3' '$work/e'"
 check "an unknown global: refused with its location" sh -c \
 	"! '$daemon' -- --name c-$$ --config '$work/global.yaml' 2>'$work/e' && grep -q \"global.yaml:3:5: invalid key 'bogus'\" '$work/e'"
-check "the shipped default.yaml loads" sh -c \
-	"'$daemon' -- --name d-$$ --config '$src/../../config/default.yaml' >'$work/d.out' 2>&1 & p=\$!; sleep 3; kill -TERM \$p; wait \$p"
+# Up means its telemetry answers, which it registers once the config is
+# applied (start_daemon waits for that); then SIGTERM ends it with exit 0.
+check "the shipped default.yaml loads" start_daemon "d-$$" --config "$src/../../config/default.yaml"
+check "... and SIGTERM ends it: exit 0" stop_daemon "$pid"
 
 # The shipped examples run in examples_netns.sh, on interfaces named as they name them.
 printf 'peer:\n    - primary nid: 10.0.0.1@tcp\n      peer ni:\n        - nid: 10.0.0.2@tcp\n    - primary nid: 10.0.0.2@tcp\n' >"$work/dup.yaml"
 check "config: a NID owned twice is refused with its location" sh -c \
 	"! '$daemon' -- --name dup-$$ --config '$work/dup.yaml' 2>'$work/e' && grep -q 'dup.yaml:5:.*peer: ' '$work/e'"
-check "--cpu-pattern gives two CPTs, and NIDs spread over them" sh -c \
-	"'$daemon' -- --name cpt-$$ --cpu-pattern '0[0] 1[1]' >/dev/null 2>&1 & p=\$!; sleep 3; '$ctl' --name cpt-$$ net show -v | grep -q 'CPT: \"\\[0,1\\]\"' && '$ctl' --name cpt-$$ cpt-of-nid 10.0.0.1@tcp,10.0.0.2@tcp,10.0.0.3@tcp,10.0.0.4@tcp | grep -q 'cpt: 1'; r=\$?; kill -TERM \$p; wait \$p && [ \$r -eq 0 ]"
+check "--cpu-pattern: the daemon starts" start_daemon "cpt-$$" --cpu-pattern '0[0] 1[1]'
+check "... with two CPTs, and NIDs spread over them" sh -c \
+	"'$ctl' --name cpt-$$ net show -v | grep -q 'CPT: \"\\[0,1\\]\"' && '$ctl' --name cpt-$$ cpt-of-nid 10.0.0.1@tcp,10.0.0.2@tcp,10.0.0.3@tcp,10.0.0.4@tcp | grep -q 'cpt: 1'"
+check "... and SIGTERM ends it: exit 0" stop_daemon "$pid"
 check "--cpu-pattern out of range: refused" sh -c \
 	"! '$daemon' -- --name cpt2-$$ --cpu-pattern '0[99]' 2>'$work/e' && grep -q 'CPU list' '$work/e'"
 

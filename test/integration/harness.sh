@@ -176,10 +176,12 @@ links_up() {
 
 # tcpdump_start NS IFACE FILE: record IFACE's port-988 traffic in namespace NS;
 # sets $tcpdump_pid once it listens. Its buffer (128 MiB) and immediate mode
-# keep it from losing packets; tcpdump_stop lets the last block reach it first.
+# keep it from losing packets; tcpdump_stop lets the last packet reach the
+# file first. FILE.where says where it listens, for tcpdump_stop's marker.
 tcpdump_start() {
+	echo "$1 $2" >"$3.where"
 	ip netns exec "$1" tcpdump -i "$2" -s 0 -B 131072 -U --immediate-mode -w "$3" \
-		"tcp port 988" 2>"$3.err" &
+		"tcp port 988 or $tcpdump_marker" 2>"$3.err" &
 	tcpdump_pid=$!
 	i=0
 	while [ $i -lt 50 ] && ! grep -q "listening on" "$3.err"; do
@@ -189,9 +191,40 @@ tcpdump_start() {
 	grep -q "listening on" "$3.err"
 }
 
-tcpdump_stop() { # FILE: stop, then say whether the kernel dropped none
-	sleep 1
+# The marker: an Ethernet broadcast frame holding a UDP datagram to port 9
+# (discard) from 0.0.0.0 to 255.255.255.255, written on the captured
+# interface by a packet socket once the traffic is over (no address
+# needed: IPv6-only and tentative interfaces too; the peer drops it).
+# tcpdump writes packets in the order it takes them off the interface:
+# with the marker in its file, all before it are there too. No check reads
+# UDP (tshark's and pcap_check.py's look at TCP port 988).
+tcpdump_marker="udp port 9"
+tcpdump_marker_send() { # NS IFACE
+	ip netns exec "$1" python3 -c '
+import socket, struct, sys
+payload = b"lnp tcpdump marker"
+udp = struct.pack("!HHHH", 9, 9, 8 + len(payload), 0) + payload
+ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
+                           bytes(4), b"\xff\xff\xff\xff"))
+words = struct.unpack("!10H", bytes(ip))
+total = sum(words)
+total = (total & 0xFFFF) + (total >> 16)
+total = (total & 0xFFFF) + (total >> 16)
+struct.pack_into("!H", ip, 10, ~total & 0xFFFF)
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+s.send(b"\xff" * 6 + s.getsockname()[4].ljust(6, b"\0")[:6] + b"\x08\x00" + bytes(ip) + udp)' "$2"
+}
+tcpdump_marked() { # FILE: the marker is in it
+	[ "$(tcpdump -n -r "$1" "$tcpdump_marker" 2>/dev/null | wc -l)" -ge 1 ]
+}
+
+tcpdump_stop() { # FILE: stop once the marker is in it; say whether the kernel dropped none
+	ts_marked=0
+	# shellcheck disable=SC2046 # FILE.where: NS IFACE
+	tcpdump_marker_send $(cat "$1.where") && eventually 30 tcpdump_marked "$1" && ts_marked=1
 	kill -INT "$tcpdump_pid"
 	wait "$tcpdump_pid"
+	[ $ts_marked -eq 1 ] || { echo "tcpdump: no marker in $1 after 30 s"; return 1; }
 	grep -q "^0 packets dropped by kernel" "$1.err"
 }

@@ -96,12 +96,18 @@ sent_more_after() {
 t_down=$((count / 5)) t_up=$((count / 2))
 check "topology: two namespaces joined by two veth pairs on two subnets" topology
 check "server with two NIs" serve s1
+# Once eth1 is back up the client starts nothing until its NI there is up
+# and at full health again (as healthy as eth0's: LNet then takes both),
+# however long the link and recovery take.
 check "client: $count operations of 1 MiB, 64 in flight; eth1 down after $t_down, up after $t_up" \
 	client c1 --count "$count" \
 	--run-after "$t_down:ip link set eth1 down" \
 	--run-after "$((t_down + 64)):true" \
-	--run-after "$t_up:ip link set eth1 up; sleep 0.5"
+	--run-after "$t_up:ip link set eth1 up" \
+	--run-after "$((t_up + 1)):@healthy $a1@tcp"
 check "client: every operation verified, none lost" all_verified "$work/c1.out" "$count"
+check "client: its NI on eth1 was back at full health before it went on" \
+	sh -c "! grep 'still not so' '$work/c1.err'"
 # What the rail held when it went (often nothing: a veth's bytes are acknowledged in
 # microseconds) was resent, every resend succeeded; the fault rule below always resends.
 check "client: whatever the downed rail held was resent over the other, every resend succeeded" \
@@ -121,12 +127,15 @@ few=$((count / 5))
 check "server with two NIs" serve s2
 check "tcpdump on both of the client's veths" pcap_both
 # Once a message failed there, $b1 is less healthy than $b0 and gets no more of them, and
-# nothing of it arrives: it is pinged for recovery (the application pauses 3 s for that).
+# nothing of it arrives: it is pinged for recovery. The application pauses until a REPLY
+# comes from $b1: the rule fails its own GETs there, so that REPLY answers a recovery
+# ping, whose GET crossed eth1 (captured) before it.
 check "client: $few operations of 4 KiB, a drop rule on $b1's PUTs and GETs from op 50 to op $((few - 50))" \
 	client c2 --count "$few" --sizes 4096 --inflight 8 \
-	--run-after "50:@fault $b1@tcp" --run-after "60:sleep 3" --run-after "$((few - 50)):@nofault"
+	--run-after "50:@fault $b1@tcp" --run-after "60:@replied $b1@tcp" --run-after "$((few - 50)):@nofault"
 check "tcpdump lost nothing" pcap_both_stop
 check "client: every operation verified, none lost to the rule" all_verified "$work/c2.out" "$few"
+check "client: $b1 answered (a recovery ping) before it went on" sh -c "! grep 'still not so' '$work/c2.err'"
 check "client: the rule fired and each message it failed was resent" sh -c \
 	"d=\$(awk '/^health:/ { on = 1 } on && \$1 == \"remote_dropped_count:\" { print \$2 }' '$work/c2.out'); r=\$(awk '/^health:/ { on = 1 } on && \$1 == \"resend_count:\" { print \$2 }' '$work/c2.out'); echo \"dropped \$d, resent \$r\"; [ \"\${d:-0}\" -gt 0 ] && [ \"\$r\" -ge \"\$d\" ]"
 check "client: $b1 lost health to the rule" peer_lost_health "$work/c2.out" "at_$((few - 50))_peer_nis" "$b1@tcp"

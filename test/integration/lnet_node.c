@@ -42,13 +42,19 @@
  *   deletes it. "@udsp SPEC [SPEC...]" adds UDSP rules (in order) as
  *   --udsp does; "@noudsp" deletes every rule (udsp del --all). With N 0
  *   they apply once the warm-up is done, before the run's first operation.
+ *   "@healthy NID [NID...]" waits (60 s at most) until each NID, a local NI
+ *   or a peer NI, is at full health (a local NI up, too; a peer NI LNet
+ *   does not know reads as full, as LNet reports it); "@replied NID"
+ *   until a REPLY comes from that peer NI (the application starting
+ *   nothing meanwhile: a recovery ping's, while a rule fails its GETs).
+ *   Either says on stderr when the 60 s ran out, and the run goes on.
  *   Both: --router makes the node a router (set routing 1) with small
  *   buffer pools and a forwarding delay of 4 s (alive_router_check_interval
  *   1, router_ping_timeout 3: a net with no ping for 4 s is down).
  *   Both: --route NET:GATEWAY (up to 4) adds a route to NET through the
  *   gateway NID once the NIs are up (lnetctl route add), its gateways then
  *   checked every second (alive_router_check_interval 1, as --router
- *   expects); a client waits (10 s at most) for its routes to come up.
+ *   expects); a client waits (60 s at most) for its routes to come up.
  *   Both: --udsp SPEC (up to 32) adds a UDSP rule once the NIs are up,
  *   before any traffic (lnetctl udsp add): SPEC is a comma-separated
  *   subset of src=DESCR,dst=DESCR,rte=DESCR,priority=P,idx=I (a comma
@@ -98,6 +104,7 @@
 #define NODE_MAX_RUNS 4
 #define NODE_MAX_UDSP 32
 #define NODE_MAX_PATHS 16
+#define NODE_WAIT_LIMIT_TRIES 600 /* waits for a condition: 100 ms each, 60 s */
 
 enum node_phase { SLOT_IDLE = 0, SLOT_PUT, SLOT_GET };
 
@@ -239,7 +246,7 @@ node_router(char *err, size_t errlen)
 
 /*
  * A route is down until its gateway answered a ping saying it routes: wait
- * (10 s at most). Polled, LNet runs only in LNetEQPoll: wait there.
+ * (60 s at most). Polled, LNet runs only in LNetEQPoll: wait there.
  */
 static void
 node_routes_wait_up(const struct node *n)
@@ -248,7 +255,7 @@ node_routes_wait_up(const struct node *n)
 	struct lnet_ctl_route r[4];
 	int tries;
 
-	for (tries = 0; tries < 100; tries++) {
+	for (tries = 0; tries < NODE_WAIT_LIMIT_TRIES; tries++) {
 		int nr = lnet_ctl_route_list(r, 4);
 		int up = 0;
 		struct lnet_event ev;
@@ -268,8 +275,8 @@ node_routes_wait_up(const struct node *n)
 	if (eq != NULL) {
 		LNetEQFree(eq);
 	}
-	if (tries == 100) {
-		fprintf(stderr, "lnet_node: routes still down after 10 s\n");
+	if (tries == NODE_WAIT_LIMIT_TRIES) {
+		fprintf(stderr, "lnet_node: routes still down after 60 s\n");
 	}
 }
 
@@ -889,6 +896,87 @@ node_print_paths(const struct node *n, const char *title)
 	fflush(stdout);
 }
 
+/* --run-after's waits: polled, LNet runs only in LNetEQPoll, so the wait is there. */
+static bool
+node_nid_healthy(const struct lnet_nid *nid)
+{
+	struct lnet_ctl_ni nis[8];
+	struct lnet_ctl_peer_ni st;
+	int n = lnet_ctl_ni_list(nis, 8);
+
+	for (int i = 0; i < n; i++) {
+		if (lnet_nid_same(&nis[i].nid, nid)) {
+			return nis[i].up && nis[i].health_value == LNET_CTL_MAX_HEALTH;
+		}
+	}
+	return lnet_ctl_peer_ni_state(nid, &st) == 0 && st.health_value == LNET_CTL_MAX_HEALTH;
+}
+
+static uint64_t
+node_replies_from(const struct lnet_nid *nid)
+{
+	struct lnet_ctl_peer_ni st;
+
+	return lnet_ctl_peer_ni_state(nid, &st) == 0 ? st.received[2] : 0; /* REPLYs */
+}
+
+/* "@healthy NID..." or "@replied NID": wait until it holds (60 s at most). */
+static void
+node_wait_cmd(const struct node *n, const char *cmd)
+{
+	bool replied = strncmp(cmd, "@replied ", 9) == 0;
+	const char *list = cmd + 9 /* past "@healthy " or "@replied " */;
+	struct lnet_nid nids[NODE_MAX_NIDS * 2];
+	unsigned int nn = 0;
+	uint64_t replies0;
+	struct lnet_eq *eq;
+	int tries;
+
+	for (const char *p = list; *p != '\0' && nn < sizeof(nids) / sizeof(nids[0]);) {
+		size_t len = strcspn(p, " ");
+		char one[64];
+
+		if (len > 0 && len < sizeof(one)) {
+			memcpy(one, p, len);
+			one[len] = '\0';
+			if (libcfs_strnid(&nids[nn], one) != 0) {
+				fprintf(stderr, "lnet_node: '%s': bad NID %s\n", cmd, one);
+				return;
+			}
+			nn++;
+		}
+		p += len + (p[len] == ' ');
+	}
+	if (nn == 0 || (replied && nn != 1)) {
+		fprintf(stderr, "lnet_node: '%s': NID(s) expected\n", cmd);
+		return;
+	}
+	replies0 = replied ? node_replies_from(&nids[0]) : 0;
+	eq = n->exec == LNET_EXEC_POLLED ? LNetEQAlloc(1) : NULL;
+	for (tries = 0; tries < NODE_WAIT_LIMIT_TRIES; tries++) {
+		bool ok = true;
+		struct lnet_event ev;
+
+		for (unsigned int i = 0; ok && i < nn; i++) {
+			ok = replied ? node_replies_from(&nids[i]) > replies0 : node_nid_healthy(&nids[i]);
+		}
+		if (ok) {
+			break;
+		}
+		if (eq != NULL) {
+			LNetEQPoll(&eq, 1, 100, &ev, NULL);
+		} else {
+			usleep(100000);
+		}
+	}
+	if (eq != NULL) {
+		LNetEQFree(eq);
+	}
+	if (tries == NODE_WAIT_LIMIT_TRIES) {
+		fprintf(stderr, "lnet_node: '%s': still not so after 60 s\n", cmd);
+	}
+}
+
 /* --run-after: the counts so far, then the command (the test's link change). */
 static void
 node_runs(struct node *n)
@@ -906,6 +994,9 @@ node_runs(struct node *n)
 		if (strncmp(n->runs[i].cmd, "@udsp ", 6) == 0 ||
 		    strcmp(n->runs[i].cmd, "@noudsp") == 0) {
 			node_udsp_cmd(n->runs[i].cmd);
+		} else if (strncmp(n->runs[i].cmd, "@healthy ", 9) == 0 ||
+			   strncmp(n->runs[i].cmd, "@replied ", 9) == 0) {
+			node_wait_cmd(n, n->runs[i].cmd);
 		} else if (n->runs[i].cmd[0] == '@') {
 			node_fault(n->runs[i].cmd);
 		} else if (system(n->runs[i].cmd) != 0) {

@@ -29,8 +29,9 @@ on_exit='for n in $nss; do ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/
 # The capture's two nodes, both interfaces of each up with their addresses
 # (eth1 stays up even when it is not an NI, as in the captures).
 topology() {
-	two_rails "${tag}A" "${tag}B" 192.0.2.11 192.0.2.12 198.51.100.11 198.51.100.12 &&
-		sleep 1 # veths up, no duplicate-address wait: IPv4 only
+	# two_rails waits (links_up) until both veths are up with a carrier in
+	# both namespaces; IPv4 has no duplicate-address wait after that.
+	two_rails "${tag}A" "${tag}B" 192.0.2.11 192.0.2.12 198.51.100.11 198.51.100.12
 }
 
 teardown() {
