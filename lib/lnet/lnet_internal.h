@@ -390,6 +390,7 @@ struct lnet_peer_ni {
 	int rtrcredits;           /* router credits (peer_buffer_credits) for what it sends us */
 	int minrtrcredits;
 	struct lnet_msg_list rtrq;  /* messages waiting for one */
+	uint64_t gw_heard_us;     /* last told mgmt that traffic came through this dead gateway */
 	/*
 	 * Counts of messages to and from this peer NI, one slot per CPT: a
 	 * message is counted where it completes (its MD's CPT), which need
