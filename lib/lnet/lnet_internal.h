@@ -493,6 +493,7 @@ struct lnet_msg {
 	uint32_t rtr_gen;         /* ... and its generation when its credit was taken */
 	uint16_t rtr_cpt;         /* the lcore of the router credits and buffer */
 	void *rtr_buf;            /* the router buffer the payload is in */
+	uint64_t fwd_us[3];       /* forwarded: came in, had its buffer, had its payload (µs) */
 	struct iovec rtr_iov;
 	uint8_t retry_count;      /* resends so far */
 	enum lnet_msg_hstatus hstatus; /* what the LND said of its failure */
@@ -554,6 +555,7 @@ struct lnet_cpt {
 	struct lnet *ln;
 	uint16_t cpt;
 	struct rt_lcore *lcore;
+	uint64_t fwd_max_us;      /* the longest a forwarded message took here, in to out */
 	struct lnet_md_table mds;
 	struct lnet_match_table mt[LNET_MAX_PORTALS];
 	struct lnet_peer_table peers;

@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Routing soak (not gating): test/integration/routing.sh run again and again
+# for a while, to catch what shows once in tens of runs (issue 31: a
+# forwarded REPLY held 3 s in a router). Each run's routers log the longest
+# forward of each of their lcores as it grows past 100 ms ("longest forward
+# so far") and every forward that took 1 s or more ("slow forward", with
+# where the time went: waiting for a router credit or buffer, receiving the
+# payload, sending it on); their logs are read after each run, then the
+# run's files go.
+#   routing_soak.sh BUILD_DIR [SECONDS]    (SOAK_SECONDS, default 600: no new
+#   run starts after that; SOAK_RUNS caps the number of runs)
+# Prints one line per run and a summary: runs, failed runs, the longest
+# forward seen, every slow forward. Exit 1 if a run failed or a forward took
+# 1 s or more, 77 without root or ip.
+set -u
+build=$(cd "${1:?usage: routing_soak.sh BUILD_DIR [SECONDS]}" && pwd)
+secs=${2:-${SOAK_SECONDS:-600}}
+max_runs=${SOAK_RUNS:-1000000}
+here=$(cd "$(dirname "$0")" && pwd)
+script="$here/../integration/routing.sh"
+[ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1 || { echo "routing_soak: needs root and ip"; exit 77; }
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT INT TERM
+start=$(date +%s)
+runs=0 failed=0 longest=0 longest_run=0 slow=0
+: >"$out/slow"
+while [ $(( $(date +%s) - start )) -lt "$secs" ] && [ "$runs" -lt "$max_runs" ]; do
+	runs=$((runs + 1))
+	t0=$(date +%s)
+	LNP_KEEP_WORK=1 sh "$script" "$build" "$here/../integration" >"$out/run" 2>&1
+	rc=$?
+	t1=$(date +%s)
+	work=$(sed -n 's/^kept: //p' "$out/run" | tail -1)
+	lng=0
+	if [ -n "$work" ] && [ -d "$work" ]; then
+		# the routers' logs (the daemons are r1, r2 and the restarted r1)
+		lng=$(cat "$work"/lrt*r1.* "$work"/lrt*r2.* 2>/dev/null |
+			sed -n 's/.*longest forward so far \([0-9]*\) ms.*/\1/p' | sort -n | tail -1)
+		lng=${lng:-0}
+		grep -h "slow forward" "$work"/lrt*r1.* "$work"/lrt*r2.* 2>/dev/null |
+			sed "s/^/run $runs: /" >>"$out/slow"
+		rm -rf "$work"
+	fi
+	ops=$(sed -n 's/^10,000 operations: \(.*\) s$/\1/p' "$out/run")
+	state=ok
+	if [ "$rc" -ne 0 ]; then
+		failed=$((failed + 1))
+		state="FAILED ($rc)"
+		grep -E '^not ok|FAIL|failed' "$out/run" | head -5 | sed "s/^/run $runs:   /"
+	fi
+	echo "run $runs: $state in $((t1 - t0)) s, 10,000 ops in ${ops:-?} s, longest forward ${lng} ms"
+	if [ "$lng" -gt "$longest" ]; then
+		longest=$lng longest_run=$runs
+	fi
+done
+slow=$(wc -l <"$out/slow")
+echo "routing_soak: $runs runs in $(( $(date +%s) - start )) s, $failed failed;" \
+	"longest forward ${longest} ms (run $longest_run); $slow forwards of 1 s or more"
+cat "$out/slow"
+[ "$failed" -eq 0 ] && [ "$slow" -eq 0 ]
