@@ -493,7 +493,7 @@ struct lnet_msg {
 	uint32_t rtr_gen;         /* ... and its generation when its credit was taken */
 	uint16_t rtr_cpt;         /* the lcore of the router credits and buffer */
 	void *rtr_buf;            /* the router buffer the payload is in */
-	uint64_t fwd_us[3];       /* forwarded: came in, had its buffer, had its payload (µs) */
+	uint64_t fwd_us[4];       /* forwarded: came in, had its buffer, had its payload, to the LND (µs) */
 	struct iovec rtr_iov;
 	uint8_t retry_count;      /* resends so far */
 	enum lnet_msg_hstatus hstatus; /* what the LND said of its failure */

@@ -88,6 +88,13 @@ lnet_fwd_rx_step(struct lnet_cpt *c, struct lnet_msg *msg)
  */
 #define LNET_FWD_SLOW_US 1000000ULL
 
+/* ms from @p a to @p b (0 when either step did not happen); the lcores' clocks are one clock */
+static unsigned long long
+lnet_fwd_ms(uint64_t a, uint64_t b)
+{
+	return a != 0 && b > a ? (unsigned long long)((b - a) / 1000) : 0;
+}
+
 static void
 lnet_fwd_took(struct lnet_cpt *c, const struct lnet_msg *msg)
 {
@@ -109,14 +116,12 @@ lnet_fwd_took(struct lnet_cpt *c, const struct lnet_msg *msg)
 		return;
 	}
 	LNET_LOG(WARNING, "slow forward: %s %s -> %s from %s, status %d: %llu ms "
-		 "(credit/buffer %llu ms, payload in %llu ms, send %llu ms)",
+		 "(credit/buffer %llu ms, payload in %llu ms, selection/tx credits %llu ms, LND %llu ms)",
 		 lnet_msg_type_str(msg->hdr.type), libcfs_nidstr_r(&msg->hdr.src_nid, src, sizeof(src)),
 		 libcfs_nidstr_r(&msg->hdr.dest_nid, dst, sizeof(dst)),
 		 libcfs_nidstr_r(&msg->from, from, sizeof(from)), msg->status,
-		 (unsigned long long)(took / 1000),
-		 (unsigned long long)(t[1] > t[0] ? (t[1] - t[0]) / 1000 : 0),
-		 (unsigned long long)(t[2] > t[1] && t[1] != 0 ? (t[2] - t[1]) / 1000 : 0),
-		 (unsigned long long)(t[2] != 0 && now > t[2] ? (now - t[2]) / 1000 : 0));
+		 (unsigned long long)(took / 1000), lnet_fwd_ms(t[0], t[1]), lnet_fwd_ms(t[1], t[2]),
+		 lnet_fwd_ms(t[2], t[3]), lnet_fwd_ms(t[3], now));
 }
 
 /* On the lcore that took them: the buffer and both credits go back; waiters move on. */
