@@ -277,6 +277,7 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 	msg->len = hdr->payload_length;
 	if (!for_me) {
 		msg->routing = true; /* the kernel's msg_routing: on to its destination */
+		msg->fwd_us[0] = rt_lcore_now_us(c->lcore);
 		msg->target.nid = hdr->dest_nid;
 		msg->target.pid = hdr->dest_pid;
 	} else {

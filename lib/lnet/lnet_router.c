@@ -67,7 +67,6 @@ lnet_fwd_rx_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		return;
 	}
 	msg->rtr_cpt = c->cpt;
-	msg->fwd_us[0] = rt_lcore_now_us(c->lcore);
 	msg->peerrtrcredit = true;
 	lpni->rtrcredits--;
 	if (lpni->rtrcredits < lpni->minrtrcredits) {
@@ -81,7 +80,7 @@ lnet_fwd_rx_step(struct lnet_cpt *c, struct lnet_msg *msg)
 }
 
 /*
- * How long a forwarded message took from its header in to its send's end,
+ * How long a forwarded message took from its header in (lnet_parse) to its send's end,
  * kept as the lcore's longest; one over LNET_FWD_SLOW_US is logged with
  * where the time went (waiting for a router credit or buffer, receiving
  * its payload, being sent on), for the soak test to find.
@@ -116,7 +115,7 @@ lnet_fwd_took(struct lnet_cpt *c, const struct lnet_msg *msg)
 		return;
 	}
 	LNET_LOG(WARNING, "slow forward: %s %s -> %s from %s, status %d: %llu ms "
-		 "(credit/buffer %llu ms, payload in %llu ms, selection/tx credits %llu ms, LND %llu ms)",
+		 "(router credit/buffer %llu ms, payload in %llu ms, selection/tx credits %llu ms, LND %llu ms)",
 		 lnet_msg_type_str(msg->hdr.type), libcfs_nidstr_r(&msg->hdr.src_nid, src, sizeof(src)),
 		 libcfs_nidstr_r(&msg->hdr.dest_nid, dst, sizeof(dst)),
 		 libcfs_nidstr_r(&msg->from, from, sizeof(from)), msg->status,
