@@ -428,21 +428,21 @@ void
 lnet_route_gw_traffic(struct lnet_cpt *c, struct lnet_peer_ni *lpni, const struct lnet_nid *from,
 		      uint32_t src_net)
 {
-	const struct lnet_route_table *t = lnet_route_table_get(c->ln);
+	unsigned int n;
+	const struct lnet_route_view *rv = lnet_route_find(lnet_route_table_get(c->ln), src_net, &n);
 	struct lnet_route_gw_heard *h;
 	unsigned int i;
 	unsigned int j;
 	bool dead = false;
 	uint64_t now;
 
-	for (i = 0; t != NULL && i < t->nroutes && !dead; i++) {
-		const struct lnet_route_view *rv = &t->routes[i];
-		bool via = lnet_nid_same(&rv->gw_nid, from);
+	for (i = 0; i < n && !dead; i++) { /* the routes to that net only: a binary search */
+		bool via = lnet_nid_same(&rv[i].gw_nid, from);
 
-		for (j = 0; !via && rv->gw != NULL && j < rv->gw->nnis; j++) {
-			via = lnet_nid_same(&rv->gw->nis[j].nid, from);
+		for (j = 0; !via && rv[i].gw != NULL && j < rv[i].gw->nnis; j++) {
+			via = lnet_nid_same(&rv[i].gw->nis[j].nid, from);
 		}
-		dead = via && rv->net == src_net && !rv->gw_alive;
+		dead = via && !rv[i].gw_alive;
 	}
 	if (!dead) {
 		return;
