@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lnet_ctl.h"
 #include "lnet_internal.h"
@@ -103,6 +104,7 @@ lnet_fwd_took(struct lnet_cpt *c, const struct lnet_msg *msg)
 	char src[LNET_NIDSTR_SIZE];
 	char dst[LNET_NIDSTR_SIZE];
 	char from[LNET_NIDSTR_SIZE];
+	struct timespec wall;
 
 	if (took > c->fwd_max_us) {
 		c->fwd_max_us = took;
@@ -114,9 +116,10 @@ lnet_fwd_took(struct lnet_cpt *c, const struct lnet_msg *msg)
 	if (took < LNET_FWD_SLOW_US) {
 		return;
 	}
-	LNET_LOG(WARNING, "slow forward: %s %s -> %s from %s, status %d: %llu ms "
+	clock_gettime(CLOCK_REALTIME, &wall); /* for matching with what the test did then */
+	LNET_LOG(WARNING, "slow forward at %lld.%03ld: %s %s -> %s from %s, status %d: %llu ms "
 		 "(router credit/buffer %llu ms, payload in %llu ms, selection/tx credits %llu ms, LND %llu ms)",
-		 lnet_msg_type_str(msg->hdr.type), libcfs_nidstr_r(&msg->hdr.src_nid, src, sizeof(src)),
+		 (long long)wall.tv_sec, wall.tv_nsec / 1000000, lnet_msg_type_str(msg->hdr.type), libcfs_nidstr_r(&msg->hdr.src_nid, src, sizeof(src)),
 		 libcfs_nidstr_r(&msg->hdr.dest_nid, dst, sizeof(dst)),
 		 libcfs_nidstr_r(&msg->from, from, sizeof(from)), msg->status,
 		 (unsigned long long)(took / 1000), lnet_fwd_ms(t[0], t[1]), lnet_fwd_ms(t[1], t[2]),
