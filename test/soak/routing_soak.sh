@@ -22,19 +22,26 @@ here=$(cd "$(dirname "$0")" && pwd)
 script="$here/../integration/routing.sh"
 [ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1 || { echo "routing_soak: needs root and ip"; exit 77; }
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT INT TERM
+out=$(mktemp -d /tmp/lnet_routing_soak.XXXXXX)
+trap '[ -n "${SOAK_KEEP:-}" ] && echo "kept: $out" || rm -rf "$out"' EXIT
+trap 'exit 130' INT TERM
 start=$(date +%s)
 runs=0 failed=0 longest=0 longest_run=0 slow=0
 : >"$out/slow"
 while [ $(( $(date +%s) - start )) -lt "$secs" ] && [ "$runs" -lt "$max_runs" ]; do
 	runs=$((runs + 1))
 	t0=$(date +%s)
+	[ -d "$out" ] || { echo "routing_soak: $out is gone: stopped"; exit 1; }
 	# each line of the run stamped with the time it came (a slow forward's log line has
-	# its own): what the test was doing then
-	{ LNP_KEEP_WORK=1 sh "$script" "$build" "$here/../integration" 2>&1; echo "rc=$?"; } |
+	# its own): what the test was doing then. routing.sh writes to a file, never a pipe:
+	# nothing the stamper does can cut a run short (and leave its namespaces behind).
+	: >"$out/raw" # there before tail opens it
+	LNP_KEEP_WORK=1 sh "$script" "$build" "$here/../integration" >>"$out/raw" 2>&1 &
+	rpid=$!
+	tail -n +1 -f --pid="$rpid" "$out/raw" 2>/dev/null |
 		while IFS= read -r line; do echo "$(date +%s.%N | cut -c1-14) $line"; done >"$out/run"
-	rc=$(sed -n 's/^[0-9.]* rc=//p' "$out/run")
+	wait "$rpid"
+	rc=$?
 	cp "$out/run" "$out/run.$runs" # kept until the end: the summary shows the phases
 	t1=$(date +%s)
 	work=$(sed -n 's/^[0-9.]* kept: //p' "$out/run" | tail -1)
@@ -55,6 +62,10 @@ while [ $(( $(date +%s) - start )) -lt "$secs" ] && [ "$runs" -lt "$max_runs" ];
 	state=ok
 	if [ "$rc" -ne 0 ]; then
 		failed=$((failed + 1))
+		if [ $((t1 - t0)) -lt 10 ]; then # not a run: the machine's problem, not the code's
+			echo "routing_soak: run $runs ended in $((t1 - t0)) s:"; tail -n 5 "$out/raw"
+			break
+		fi
 		state="FAILED ($rc)"
 		grep -E ' FAIL' "$out/run" | head -5 | sed "s/^/run $runs:   /"
 	fi
