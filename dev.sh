@@ -4,6 +4,8 @@
 #   ./dev.sh run    install packages, build, run the main job
 #   ./dev.sh test   install packages, build under ASan+UBSan, run every gating test
 #   ./dev.sh deps | build | demo | conformance | fuzz | bench
+#   ./dev.sh soak [SECONDS]   not gating: routing.sh again and again (default 600 s),
+#                             the routers' longest forward and any of 1 s or more
 set -eu
 cd "$(dirname "$0")"
 
@@ -112,13 +114,18 @@ fuzz)
 	deps; build_fuzz
 	FUZZ_SECONDS="${FUZZ_SECONDS:-60}" test/fuzz/run.sh build-fuzz
 	;;
+soak)
+	# Not gating: routed traffic for a while, to catch a forward that hangs once in many runs.
+	deps; PACKAGES="$TEST_PACKAGES" deps; build_test
+	exec test/soak/routing_soak.sh build-test "${2:-${SOAK_SECONDS:-600}}"
+	;;
 bench)
 	deps; build
 	shift
 	exec ./usertools/lnet-bench --build build "$@"
 	;;
 *)
-	echo "usage: $0 run|test|deps|build|demo|conformance|fuzz|bench" >&2
+	echo "usage: $0 run|test|deps|build|demo|conformance|fuzz|bench|soak" >&2
 	exit 2
 	;;
 esac

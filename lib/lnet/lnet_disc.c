@@ -69,6 +69,7 @@ lnet_disc_node_init(struct lnet_disc_node *n, const struct lnet_disc_ops *ops, v
 	n->enabled = true;
 	n->local_seqno = 1;
 	n->ping_max = LNET_DISC_PING_MAX_SIZE;
+	n->backoff_max = 900; /* the kernel's lnet_max_recovery_ping_interval */
 }
 
 void
@@ -176,14 +177,27 @@ static void
 disc_release(struct lnet_disc *d)
 {
 	d->error = 0;
+	d->fails = 0;
+	d->retry_at = 0;
 	d->held = 0;
 	d->node->ops->release_held(d);
 }
 
+/*
+ * The k-th failure in a row: no re-ping for a message before 2^(k-1) s,
+ * the kernel's lnet_get_next_recovery_ping (capped at backoff_max).
+ */
 static void
-disc_fail(struct lnet_disc *d, int error)
+disc_fail(struct lnet_disc *d, int error, uint64_t now)
 {
+	const struct lnet_disc_node *n = d->node;
+
 	d->error = error;
+	if (d->fails < UINT32_MAX) {
+		d->fails++;
+	}
+	d->retry_at = now + n->backoff_unit *
+			    (uint64_t)lnet_recovery_next_ping(d->fails - 1, 0, n->backoff_max);
 	d->held = 0;
 	d->node->ops->fail_held(d, error);
 }
@@ -341,11 +355,11 @@ disc_on_adopt(struct lnet_disc *d, enum lnet_disc_state from, uint64_t now,
 }
 
 static void
-disc_on_merged(struct lnet_disc *d, struct lnet_disc *survivor)
+disc_on_merged(struct lnet_disc *d, struct lnet_disc *survivor, uint64_t now)
 {
 	disc_end_step(d);
 	if (survivor == NULL) { /* no one to take the messages */
-		disc_fail(d, -EHOSTUNREACH);
+		disc_fail(d, -EHOSTUNREACH, now);
 		return;
 	}
 	survivor->held += d->held;
@@ -379,12 +393,12 @@ disc_act(struct lnet_disc *d, enum lnet_disc_state from, enum lnet_disc_event ev
 		return disc_on_ack(d);
 	case LNET_DISC_EV_FAIL:
 		disc_end_step(d);
-		disc_fail(d, a->error);
+		disc_fail(d, a->error, now);
 		return NONE;
 	case LNET_DISC_EV_TIMEOUT:
 		d->timer_armed = false; /* it fired */
 		disc_end_step(d);
-		disc_fail(d, -ETIMEDOUT);
+		disc_fail(d, -ETIMEDOUT, now);
 		return NONE;
 	case LNET_DISC_EV_LOCAL_NI:
 		return from == D ? disc_decide(d) : NONE;
@@ -403,10 +417,10 @@ disc_act(struct lnet_disc *d, enum lnet_disc_state from, enum lnet_disc_event ev
 		return disc_on_adopt(d, from, now, follow);
 	case LNET_DISC_EV_DELETE:
 		disc_end_step(d);
-		disc_fail(d, -EHOSTUNREACH);
+		disc_fail(d, -EHOSTUNREACH, now);
 		return NONE;
 	case LNET_DISC_EV_MERGED:
-		disc_on_merged(d, a->survivor);
+		disc_on_merged(d, a->survivor, now);
 		return NONE;
 	case LNET_DISC_EV_DISC_ON:
 	default:
@@ -443,9 +457,20 @@ disc_gone(const struct lnet_disc *d)
 	return d->state == LNET_DISC_DELETED || d->state == LNET_DISC_MERGED ? -ENOENT : 0;
 }
 
+/* In E and the back-off of the last failure not over: a message does not ping. */
+static bool
+disc_backing_off(const struct lnet_disc *d, uint64_t now)
+{
+	return d->state == LNET_DISC_ERROR && d->node->backoff_unit != 0 && now < d->retry_at;
+}
+
 int
 lnet_disc_send(struct lnet_disc *d, uint64_t now)
 {
+	if (disc_backing_off(d, now)) {
+		d->node->stats.backoff++;
+		return d->error < 0 ? d->error : -EHOSTUNREACH;
+	}
 	if (disc_gone(d) != 0 || lnet_disc_fire(d, LNET_DISC_EV_SEND, NULL, now) != 0) {
 		return -ENOENT;
 	}

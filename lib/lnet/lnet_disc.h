@@ -22,7 +22,9 @@
  *   N   discovery off locally (set discovery 0, s2_01): the peer is used as
  *       configured or as first seen, no ping, no push; messages pass.
  *   E   the last discovery failed (timeout, error, bad data); held messages
- *       were failed with that error; the next message or `discover` retries.
+ *       were failed with that error; `discover` retries at once, a message
+ *       once the back-off below has passed (until then it fails at once
+ *       with that error, no ping sent).
  *   X   deleted, M merged into another peer: terminal, nothing fires after.
  *
  * Table (event: transitions; "-" everywhere else = refused, nothing done):
@@ -44,6 +46,17 @@
  *   ADOPT       U,E->PG ping+arm | PG,PS stay | D,N release
  *   DELETE      U,PG,PS,D,N,E->X cancel, fail held (-EHOSTUNREACH)
  *   MERGED      U,PG,PS,D,N,E->M cancel, move held to the survivor
+ * Back-off (SEND in E only): after the k-th discovery in a row that failed,
+ * a message brings no new ping before 2^(k-1) s have passed, and
+ * max_recovery_ping_interval once k-1 > 9: the kernel's schedule for
+ * pinging an unhealthy peer NI (lnet_get_next_recovery_ping), applied to
+ * the re-ping a message asks for. 2.17's discovery has none of its own
+ * (lnet_discover_peer_locked clears lp_dc_error and queues the peer again
+ * for each message, lp_last_queued is not read): a peer that never answers
+ * would cost a ping per message. A discovery that succeeds, or a push
+ * from the peer, ends the back-off; `discover`, the router checker
+ * (FORCE) and a push do not wait for it. No timer: the next message
+ * after the back-off pings.
  * Sequence numbers: a push that arrives during a ping wins over that ping's
  * reply when the reply's seqno is not higher (the reply is ignored, the ping
  * still completes). Otherwise the last data received is merged, even with a
@@ -176,6 +189,7 @@ struct lnet_disc_stats {
 	uint64_t stale_timer;  /**< timer with nothing armed, or before its deadline */
 	uint64_t old_data;     /**< ping replies older than a push received during the ping */
 	uint64_t too_big;      /**< reply announcing more than ping_max bytes */
+	uint64_t backoff;      /**< messages failed at once, the peer's back-off not over */
 };
 
 /** Node-wide discovery: one per LNet instance. */
@@ -186,6 +200,8 @@ struct lnet_disc_node {
 	uint32_t ping_max;         /**< largest reply buffer a re-ping may ask for */
 	uint32_t local_seqno;      /**< our ping target's seqno */
 	bool enabled;              /**< `set discovery` */
+	uint64_t backoff_unit;     /**< "now" units in a second of back-off; 0: no back-off */
+	int backoff_max;           /**< longest back-off, seconds (max_recovery_ping_interval) */
 	uint32_t next_token;
 	uint64_t entered[LNET_DISC_NSTATES]; /**< rt_fsm_step counts */
 	struct lnet_disc_stats stats;
@@ -210,6 +226,8 @@ struct lnet_disc {
 	bool timer_armed;
 	uint64_t deadline;
 	int error;                 /**< of the last failed discovery, 0 if none */
+	uint32_t fails;            /**< discoveries failed in a row */
+	uint64_t retry_at;         /**< in E: a message pings again from then on */
 	unsigned int held;         /**< messages held since the last release/fail/move */
 	char name[48];             /**< for logs (the caller may write the primary NID) */
 };

@@ -550,11 +550,22 @@ lnet_discovery_timeout_us(const struct lnet *ln)
 	return (s != 0 ? s : 50) * 1000000;
 }
 
+/* A failed peer's back-off is counted in seconds of rt_now_us, up to max_recovery_ping_interval. */
+static void
+lnet_discovery_backoff_set(struct lnet_peer_dir *d)
+{
+	int max = __atomic_load_n(&d->ln->tunables.max_recovery_ping_interval, __ATOMIC_RELAXED);
+
+	d->disc.backoff_unit = 1000000;
+	d->disc.backoff_max = max > 0 ? max : 1;
+}
+
 void
 lnet_discovery_tunables_changed(struct lnet *ln)
 {
 	if (ln->peer_dir != NULL) {
 		ln->peer_dir->disc.timeout = lnet_discovery_timeout_us(ln);
+		lnet_discovery_backoff_set(ln->peer_dir);
 	}
 }
 
@@ -564,6 +575,7 @@ lnet_discovery_node_init(struct lnet_peer_dir *d)
 	struct lnet *ln = d->ln;
 
 	lnet_disc_node_init(&d->disc, &lnet_discovery_ops, d, lnet_discovery_timeout_us(ln));
+	lnet_discovery_backoff_set(d);
 	lnet_disc_node_enable(&d->disc, __atomic_load_n(&ln->tunables.discovery, __ATOMIC_RELAXED));
 	lnet_disc_node_local_changed(&d->disc, ln->ping_seqno);
 }

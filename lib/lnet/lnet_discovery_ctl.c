@@ -60,6 +60,7 @@ lnet_discovery_get_on_mgmt(void *arg)
 	lnet_disc_count(o, "stale_timers", st->stale_timer);
 	lnet_disc_count(o, "replies_older_than_push", st->old_data);
 	lnet_disc_count(o, "replies_too_big", st->too_big);
+	lnet_disc_count(o, "failed_in_backoff", st->backoff);
 	lnet_disc_count(o, "data_accepted", m->accepted);
 	lnet_disc_count(o, "data_truncated", m->truncated);
 	lnet_disc_count(o, "data_short", m->short_data);

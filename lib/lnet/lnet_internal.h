@@ -390,6 +390,7 @@ struct lnet_peer_ni {
 	int rtrcredits;           /* router credits (peer_buffer_credits) for what it sends us */
 	int minrtrcredits;
 	struct lnet_msg_list rtrq;  /* messages waiting for one */
+	uint64_t gw_heard_us;     /* last told mgmt that traffic came through this dead gateway */
 	/*
 	 * Counts of messages to and from this peer NI, one slot per CPT: a
 	 * message is counted where it completes (its MD's CPT), which need
@@ -495,6 +496,7 @@ struct lnet_msg {
 	uint32_t rtr_gen;         /* ... and its generation when its credit was taken */
 	uint16_t rtr_cpt;         /* the lcore of the router credits and buffer */
 	void *rtr_buf;            /* the router buffer the payload is in */
+	uint64_t fwd_us[4];       /* forwarded: came in, had its buffer, had its payload, to the LND (µs) */
 	struct iovec rtr_iov;
 	uint8_t retry_count;      /* resends so far */
 	enum lnet_msg_hstatus hstatus; /* what the LND said of its failure */
@@ -566,6 +568,7 @@ struct lnet_cpt {
 	struct lnet *ln;
 	uint16_t cpt;
 	struct rt_lcore *lcore;
+	uint64_t fwd_max_us;      /* the longest a forwarded message took here, in to out */
 	struct lnet_md_table mds;
 	struct lnet_match_table mt[LNET_MAX_PORTALS];
 	struct lnet_peer_table peers;

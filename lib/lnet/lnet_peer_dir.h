@@ -41,6 +41,7 @@ struct lnet_peer {
 	struct lnet_nid disc_dst;
 	uint64_t merge_into;      /* emptied by a merge: seq of the peer that took its NIDs */
 	unsigned int rtr_refs;    /* routes through it (a gateway: lnet_route.c) */
+	bool gw_alive;            /* a gateway: the kernel's lp_alive (discovery or traffic says so) */
 	uint64_t rtr_next_check_us; /* the router checker's next ping of it */
 	struct lnet_peer *next_dead;
 };

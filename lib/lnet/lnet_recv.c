@@ -174,6 +174,10 @@ lnet_rx_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		return;
 	}
 	lnet_health_rx_alive(c, msg->rxpeer);
+	if (lnet_nid_net(&msg->hdr.src_nid) != lnet_nid_net(&msg->from)) {
+		/* through a gateway: one we hold dead is alive again (the kernel's lnet_parse) */
+		lnet_route_gw_traffic(c, msg->rxpeer, &msg->from, lnet_nid_net(&msg->hdr.src_nid));
+	}
 	/* Multi-Rail: the initiator is the sender's peer, named by its primary NID. */
 	if (msg->routing) {
 		lnet_fwd_rx_step(c, msg); /* for another node: router credits, a buffer */
@@ -273,6 +277,7 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 	msg->len = hdr->payload_length;
 	if (!for_me) {
 		msg->routing = true; /* the kernel's msg_routing: on to its destination */
+		msg->fwd_us[0] = rt_lcore_now_us(c->lcore);
 		msg->target.nid = hdr->dest_nid;
 		msg->target.pid = hdr->dest_pid;
 	} else {

@@ -67,8 +67,10 @@ lnet_route_view_cmp(const void *a, const void *b)
 
 /*
  * The kernel's lnet_is_route_alive as far as the management lcore keeps
- * it: a known gateway whose last discovery did not fail and whose ping
- * data said it routes between the route's nets.
+ * it: a known gateway that is alive (its last discovery did not fail, or
+ * traffic came through it since: lp_alive) and whose ping data said it
+ * routes between the route's nets (or, discovery off, traffic from that
+ * net came through it since).
  */
 static bool
 lnet_route_alive(const struct lnet_route *r)
@@ -76,10 +78,7 @@ lnet_route_alive(const struct lnet_route *r)
 	if (r->gw == NULL || r->gw->dead || r->gw->comp == NULL) {
 		return false;
 	}
-	if (r->gw->disc.state == LNET_DISC_ERROR) {
-		return false;
-	}
-	return r->have_data && r->data_alive;
+	return r->gw->gw_alive && r->have_data && r->data_alive;
 }
 
 static void
@@ -108,7 +107,8 @@ lnet_route_publish(struct lnet_route_state *rs)
 		TAILQ_FOREACH(r, &rs->routes, link) {
 			t->routes[i++] = (struct lnet_route_view){
 				.net = r->net, .lnet = r->lnet, .hops = r->hops,
-				.priority = r->priority, .alive = lnet_route_alive(r), .gw_nid = r->nid,
+				.priority = r->priority, .alive = lnet_route_alive(r),
+				.gw_alive = r->gw != NULL && r->gw->gw_alive, .gw_nid = r->nid,
 				.gw_primary = r->gw != NULL ? r->gw->nis[0] : r->nid,
 				.gw = r->gw != NULL && !r->gw->dead ? r->gw->comp : NULL,
 			};
@@ -348,6 +348,7 @@ lnet_route_gw_data(struct lnet_peer_dir *d, struct lnet_peer *p,
 	if (rs == NULL) {
 		return;
 	}
+	p->gw_alive = prop != NULL; /* the kernel's lp_alive = lp_dc_error == 0 */
 	TAILQ_FOREACH(r, &rs->routes, link) {
 		bool lnet_up = false;
 		bool net_up = false;
@@ -373,6 +374,92 @@ lnet_route_gw_data(struct lnet_peer_dir *d, struct lnet_peer *p,
 				(!avoid_asym || (r->hops != 1 && !r->single_hop) || net_up);
 	}
 	lnet_route_publish(rs);
+}
+
+/* What a data lcore saw: traffic from net @p net came through gateway @p from. */
+struct lnet_route_gw_heard {
+	struct lnet_hop hop;
+	struct lnet *ln;
+	struct lnet_nid from;
+	uint32_t net;
+};
+
+/* The kernel's lnet_is_discovery_disabled: here, or on the peer (not MR, or it said so). */
+static bool
+lnet_route_gw_no_discovery(const struct lnet_peer_dir *d, const struct lnet_peer *p)
+{
+	return !d->disc.enabled || !p->mr || p->no_discovery;
+}
+
+/*
+ * The kernel's lnet_parse for a message a gateway forwarded to us (its
+ * source on another net than the gateway's NID) while the gateway is not
+ * lp_alive: it is alive again, and when discovery is off (here or on the
+ * gateway), which leaves a route's state to what was last seen, its routes
+ * to the source's net are up again. With discovery on the routes wait for
+ * the gateway's next ping data.
+ */
+static void
+lnet_route_gw_heard_on_mgmt(void *arg)
+{
+	struct lnet_route_gw_heard *h = arg;
+	struct lnet_route_state *rs = lnet_route_state(h->ln);
+	struct lnet_peer_dir *d = h->ln->peer_dir;
+	struct lnet_peer *p = d != NULL && !d->stopping ? lnet_peer_find(d, &h->from) : NULL;
+	char s[LNET_NIDSTR_SIZE];
+	struct lnet_route *r;
+
+	if (rs != NULL && p != NULL && !p->dead && p->rtr_refs > 0 && !p->gw_alive) {
+		p->gw_alive = true;
+		TAILQ_FOREACH(r, &rs->routes, link) {
+			if (r->gw == p && r->net == h->net && lnet_route_gw_no_discovery(d, p)) {
+				r->have_data = true;
+				r->data_alive = true;
+			}
+		}
+		LNET_LOG(NOTICE, "gateway %s alive again: traffic came through it",
+			 libcfs_nidstr_r(&p->nis[0], s, sizeof(s)));
+		lnet_route_publish(rs);
+	}
+	free(h);
+}
+
+void
+lnet_route_gw_traffic(struct lnet_cpt *c, struct lnet_peer_ni *lpni, const struct lnet_nid *from,
+		      uint32_t src_net)
+{
+	unsigned int n;
+	const struct lnet_route_view *rv = lnet_route_find(lnet_route_table_get(c->ln), src_net, &n);
+	struct lnet_route_gw_heard *h;
+	unsigned int i;
+	unsigned int j;
+	bool dead = false;
+	uint64_t now;
+
+	for (i = 0; i < n && !dead; i++) { /* the routes to that net only: a binary search */
+		bool via = lnet_nid_same(&rv[i].gw_nid, from);
+
+		for (j = 0; !via && rv[i].gw != NULL && j < rv[i].gw->nnis; j++) {
+			via = lnet_nid_same(&rv[i].gw->nis[j].nid, from);
+		}
+		dead = via && !rv[i].gw_alive;
+	}
+	if (!dead) {
+		return;
+	}
+	now = rt_lcore_now_us(c->lcore);
+	if (lpni->gw_heard_us != 0 && now - lpni->gw_heard_us < 1000000) {
+		return; /* told already; mgmt has not republished yet */
+	}
+	h = calloc(1, sizeof(*h));
+	if (h == NULL) {
+		return; /* the next message tells */
+	}
+	lpni->gw_heard_us = now;
+	h->ln = c->ln;
+	h->from = *from;
+	h->net = src_net;
+	lnet_hop_send(&h->hop, rt_mgmt_lcore(c->ln->rt), lnet_route_gw_heard_on_mgmt, h);
 }
 
 struct lnet_nid *

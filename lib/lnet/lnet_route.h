@@ -26,6 +26,7 @@ struct lnet_route_view {
 	uint32_t hops;
 	uint32_t priority;
 	bool alive;
+	bool gw_alive;            /* its gateway's lp_alive: false, traffic through it says it is up */
 	struct lnet_nid gw_nid;   /* as added */
 	struct lnet_nid gw_primary;
 	const struct lnet_peer_comp *gw; /* NULL: the gateway peer is not published yet */
@@ -65,6 +66,15 @@ void lnet_route_gw_gone(struct lnet_peer_dir *d, struct lnet_peer *p);
 /* ... its ping data arrived (@p prop) or its discovery failed (@p prop NULL): */
 void lnet_route_gw_data(struct lnet_peer_dir *d, struct lnet_peer *p,
 			const struct lnet_merge_proposal *prop);
+
+/*
+ * Any lcore, in an RCU read section: a message from @p from whose source is
+ * on @p src_net came through it. When @p from is a gateway we hold dead
+ * with a route to that net, mgmt is told (at most once a second per
+ * @p lpni): the kernel's lnet_parse takes the gateway as alive again.
+ */
+void lnet_route_gw_traffic(struct lnet_cpt *c, struct lnet_peer_ni *lpni,
+			   const struct lnet_nid *from, uint32_t src_net);
 
 /* Gateways' primary NIDs for UDSP router rules (mgmt): *n of them, caller frees. */
 struct lnet_nid *lnet_route_gateways(struct lnet *ln, unsigned int *n);

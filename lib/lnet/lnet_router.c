@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lnet_ctl.h"
 #include "lnet_internal.h"
@@ -33,6 +34,7 @@ lnet_fwd_recv(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 	msg->rtr_iov.iov_base = msg->rtr_buf;
 	msg->rtr_iov.iov_len = msg->len;
+	msg->fwd_us[1] = rt_lcore_now_us(c->lcore);
 	lnet_ni_recv(c, msg, LNET_RX_DELIVER);
 }
 
@@ -78,12 +80,60 @@ lnet_fwd_rx_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	lnet_fwd_take_buffer(c, msg);
 }
 
+/*
+ * How long a forwarded message took from its header in (lnet_parse) to its send's end,
+ * kept as the lcore's longest; one over LNET_FWD_SLOW_US is logged with
+ * where the time went (waiting for a router credit or buffer, receiving
+ * its payload, being sent on), for the soak test to find.
+ */
+#define LNET_FWD_SLOW_US 1000000ULL
+
+/* ms from @p a to @p b (0 when either step did not happen); the lcores' clocks are one clock */
+static unsigned long long
+lnet_fwd_ms(uint64_t a, uint64_t b)
+{
+	return a != 0 && b > a ? (unsigned long long)((b - a) / 1000) : 0;
+}
+
+static void
+lnet_fwd_took(struct lnet_cpt *c, const struct lnet_msg *msg)
+{
+	uint64_t now = rt_lcore_now_us(c->lcore);
+	const uint64_t *t = msg->fwd_us;
+	uint64_t took = t[0] != 0 && now > t[0] ? now - t[0] : 0;
+	char src[LNET_NIDSTR_SIZE];
+	char dst[LNET_NIDSTR_SIZE];
+	char from[LNET_NIDSTR_SIZE];
+	struct timespec wall;
+
+	if (took > c->fwd_max_us) {
+		c->fwd_max_us = took;
+		if (took >= LNET_FWD_SLOW_US / 10) {
+			LNET_LOG(NOTICE, "CPT %u: longest forward so far %llu ms", c->cpt,
+				 (unsigned long long)(took / 1000));
+		}
+	}
+	if (took < LNET_FWD_SLOW_US) {
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &wall); /* for matching with what the test did then */
+	LNET_LOG(WARNING, "slow forward at %lld.%03ld: %s %s -> %s from %s, status %d: %llu ms "
+		 "(router credit/buffer %llu ms, payload in %llu ms, selection/tx credits %llu ms, LND %llu ms)",
+		 (long long)wall.tv_sec, wall.tv_nsec / 1000000, lnet_msg_type_str(msg->hdr.type), libcfs_nidstr_r(&msg->hdr.src_nid, src, sizeof(src)),
+		 libcfs_nidstr_r(&msg->hdr.dest_nid, dst, sizeof(dst)),
+		 libcfs_nidstr_r(&msg->from, from, sizeof(from)), msg->status,
+		 (unsigned long long)(took / 1000), lnet_fwd_ms(t[0], t[1]), lnet_fwd_ms(t[1], t[2]),
+		 lnet_fwd_ms(t[2], t[3]), lnet_fwd_ms(t[3], now));
+}
+
 /* On the lcore that took them: the buffer and both credits go back; waiters move on. */
 void
 lnet_fwd_done_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	struct lnet_peer_ni *lpni = msg->rxpeer;
 	struct lnet_msg *next;
+
+	lnet_fwd_took(c, msg);
 
 	if (msg->rtrcredit) {
 		next = lnet_rtr_buf_put(&c->rtr[msg->rtr_pool], msg->rtr_buf, msg->rtr_gen);
@@ -141,6 +191,7 @@ lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg)
 			lnet_health_heard(c->ln, lpni); /* a router: full health, as the kernel's */
 		}
 		lnet_fwd_count_on(c, msg, LNET_STATS_RECV, msg->rxni, lpni);
+		msg->fwd_us[2] = rt_lcore_now_us(c->lcore);
 		msg->tx = true;
 		msg->disc_passed = true;  /* a router does not hold messages for discovery */
 		msg->src_param = LNET_ANY_NID;

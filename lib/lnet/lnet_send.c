@@ -240,6 +240,9 @@ lnet_ni_send_now(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_finalize_hstatus(msg, -ENETDOWN, LNET_MSG_STATUS_LOCAL_ABORTED);
 		return;
 	}
+	if (msg->routing) {
+		msg->fwd_us[3] = rt_lcore_now_us(c->lcore); /* its tx credits taken */
+	}
 	rc = ni->lnd->send(ni, msg);
 	if (rc != 0) {
 		c->counters.local_error_count++;

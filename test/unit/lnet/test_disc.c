@@ -798,6 +798,73 @@ test_ping_send_fails(void **state)
 	assert_int_equal(lnet_disc_send(&peer_a, NOW + 1), LNET_DISC_HOLD);
 }
 
+/*
+ * The back-off (backoff_unit 1: "now" counts seconds): after the k-th
+ * failure in a row a message fails at once with its error, no ping, until
+ * 2^(k-1) s have passed (the kernel's recovery ping schedule): 1, 2, 4 ...
+ * 512, then max_recovery_ping_interval (900) once k-1 > 9. `discover`
+ * does not wait for it; a discovery that succeeds ends it.
+ */
+static void
+test_backoff_schedule(void **state)
+{
+	static const uint64_t wait[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900 };
+	struct lnet_disc_data plain = mr7;
+	uint64_t now = NOW;
+	unsigned int k;
+
+	(void)state;
+	node.backoff_unit = 1;
+	plain.multi_rail = false;
+	for (k = 0; k < sizeof(wait) / sizeof(wait[0]); k++) {
+		clear_log();
+		assert_int_equal(lnet_disc_send(&peer_a, now), LNET_DISC_HOLD);
+		assert_int_equal(lnet_disc_reply(&peer_a, g.last_ping_token, -EIO, NULL, now), 0);
+		assert_int_equal(peer_a.state, E);
+		assert_int_equal(peer_a.fails, k + 1);
+		assert_int_equal(peer_a.retry_at, now + wait[k]);
+		clear_log();
+		assert_int_equal(lnet_disc_send(&peer_a, now + wait[k] - 1), -EIO);
+		assert_string_equal(g.log, ""); /* no ping, nothing held */
+		assert_int_equal(peer_a.state, E);
+		now += wait[k];
+	}
+	assert_int_equal(node.stats.backoff, k);
+
+	/* `discover` pings at once, back-off or not; its failure counts as the next one. */
+	assert_int_equal(lnet_disc_send(&peer_a, now), LNET_DISC_HOLD);
+	assert_int_equal(lnet_disc_reply(&peer_a, g.last_ping_token, -EIO, NULL, now), 0);
+	clear_log();
+	assert_int_equal(lnet_disc_discover(&peer_a, false, now + 1), 0);
+	assert_int_equal(strncmp(g.log, "ping:272 arm:", 13), 0);
+	assert_int_equal(peer_a.state, PG);
+	/* Its answer ends the back-off: the next failure waits 1 s again. */
+	assert_int_equal(lnet_disc_reply(&peer_a, g.last_ping_token, 0, &plain, now + 1), 0);
+	assert_int_equal(peer_a.state, D);
+	assert_int_equal(peer_a.fails, 0);
+	assert_int_equal(lnet_disc_discover(&peer_a, true, now + 2), 0);
+	assert_int_equal(lnet_disc_reply(&peer_a, g.last_ping_token, -EIO, NULL, now + 2), 0);
+	assert_int_equal(peer_a.retry_at, now + 3);
+	/* A push from the peer ends it too. */
+	assert_int_equal(lnet_disc_push(&peer_a, &plain, now + 2), 0);
+	assert_int_equal(peer_a.state, D);
+	assert_int_equal(peer_a.fails, 0);
+	assert_int_equal(peer_a.retry_at, 0);
+}
+
+/* Without backoff_unit (the default of lnet_disc_node_init) a message in E pings at once. */
+static void
+test_no_backoff_by_default(void **state)
+{
+	(void)state;
+	assert_int_equal(node.backoff_unit, 0);
+	assert_int_equal(lnet_disc_send(&peer_a, NOW), LNET_DISC_HOLD);
+	assert_int_equal(lnet_disc_timer(&peer_a, NOW + TMO), 0);
+	assert_int_equal(peer_a.state, E);
+	assert_int_equal(lnet_disc_send(&peer_a, NOW + TMO), LNET_DISC_HOLD);
+	assert_int_equal(peer_a.state, PG);
+}
+
 /* ACKs and push failures of no push in flight are stale; a failed push fails the step. */
 static void
 test_push_ack_and_failure(void **state)
@@ -842,6 +909,8 @@ main(void)
 		cmocka_unit_test_setup(test_discover_and_force, setup),
 		cmocka_unit_test_setup(test_ping_send_fails, setup),
 		cmocka_unit_test_setup(test_push_ack_and_failure, setup),
+		cmocka_unit_test_setup(test_backoff_schedule, setup),
+		cmocka_unit_test_setup(test_no_backoff_by_default, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,9 @@
  *     push and its ACK, then the PUT; K is then Multi-Rail with both NIDs
  *     (peer state 273, as the kernel's) and PUTs alternate between them;
  *   - K down: the discovery's timer fails the held PUT, K's peer is in
- *     error, and the next PUT tries again;
+ *     error; a PUT within the back-off fails at once, the next one after
+ *     it pings again; a K that never answers costs 6 pings a minute;
+ *   - K deleted in its back-off: nothing fires, a new peer pings at once;
  *   - K deleted while its ping is out: the held PUT fails at once, and the
  *     ping's timer and a late REPLY find nothing to act on;
  *   - K's push: ACKed, merged (both NIDs), pushed back;
@@ -226,9 +228,102 @@ test_ping_timeout_fails_held_put(void **state)
 	assert_true((k_peer().state & LNET_CTL_PEER_PING_FAILED) != 0);
 	assert_int_equal(g_k.nsent, 1); /* the PUT never left */
 
+	/* Within the first failure's back-off (1 s) a PUT fails at once, no ping. */
+	put_to_k("too soon");
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -ETIMEDOUT);
+	assert_int_equal(g_k.nsent, 1);
+	rt_sim_advance_us(lnet_instance()->rt, 1000000);
 	put_to_k("again");
 	assert_int_equal(g_k.nsent, 2);
 	assert_true(is_ping_get(sent_at(1)));
+}
+
+/* Pings sent to K so far. */
+static unsigned int
+pings_sent(void)
+{
+	unsigned int n = 0;
+	unsigned int i;
+
+	for (i = 0; i < g_k.nsent; i++) {
+		n += is_ping_get(sent_at(i));
+	}
+	return n;
+}
+
+/*
+ * K never answers and a PUT goes to it every 100 ms for a minute, each
+ * ping timing out after 3 s (transaction_timeout 3): the back-off after
+ * the k-th failure in a row, 2^(k-1) s, leaves 6 pings in that minute
+ * (at 0, 4, 9, 16, 27 and 46 s), not one every 3 s (20). Every PUT ends
+ * with an error event but those held behind the last ping.
+ */
+static void
+test_silent_peer_pings_bounded(void **state)
+{
+	char err[128];
+	unsigned int puts = 0;
+	unsigned int events = 0;
+	unsigned int t;
+	struct lnet_event ev;
+
+	(void)state;
+	assert_int_equal(lnet_ctl_global_set("transaction_timeout", 3, err, sizeof(err)), 0);
+	for (t = 0; t < 600; t++) { /* 60 s in steps of 100 ms */
+		put_to_k("anyone?");
+		puts++;
+		rt_sim_advance_us(lnet_instance()->rt, 100000);
+		settle();
+		while ((ev = ut_event()).type != 0) {
+			assert_int_equal(ev.type, LNET_EVENT_SEND);
+			assert_int_equal(ev.status, -ETIMEDOUT);
+			events++;
+		}
+	}
+	assert_int_equal(g_k.nsent, pings_sent()); /* no PUT ever left */
+	assert_int_equal(pings_sent(), 6);
+	assert_true((k_peer().state & LNET_CTL_PEER_PING_FAILED) != 0);
+	assert_int_equal(events, puts); /* the last ping failed at 49 s: none is held */
+}
+
+/*
+ * K deleted while its back-off runs: nothing of it is left to fire; a PUT
+ * to K's NID after makes a new peer, pinged at once (no back-off inherited).
+ */
+static void
+test_peer_deleted_during_backoff(void **state)
+{
+	struct lnet_nid k = lnp_tcp_nid(K_A);
+	struct lnet_event ev;
+	char err[128];
+
+	(void)state;
+	put_to_k("lost");
+	rt_sim_advance_us(lnet_instance()->rt, 11ULL * 1000000); /* ping timed out */
+	settle();
+	assert_int_equal(ut_event().status, -ETIMEDOUT);
+	put_to_k("in back-off"); /* fails at once */
+	assert_int_equal(ut_event().status, -ETIMEDOUT);
+	assert_int_equal(g_k.nsent, 1);
+	assert_int_equal(lnet_ctl_peer_del(&k, NULL, 0, err, sizeof(err)), 0);
+	settle();
+	ut_no_event();
+	rt_sim_advance_us(lnet_instance()->rt, 2ULL * 1000000); /* past the back-off */
+	settle();
+	ut_no_event();
+	assert_int_equal(g_k.nsent, 1);
+	put_to_k("new peer");
+	assert_int_equal(g_k.nsent, 2);
+	assert_true(is_ping_get(sent_at(1)));
+	k_reply(sent_at(1), false);
+	assert_true(is_push(sent_at(2)));
+	k_ack(sent_at(2));
+	assert_int_equal(sent_at(3)->hdr.type, LNET_MSG_PUT);
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, 0);
 }
 
 /* K deleted while its ping is out: the PUT fails now; nothing fires later. */
@@ -561,6 +656,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_first_put_discovers_mr_peer, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_ping_timeout_fails_held_put, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_silent_peer_pings_bounded, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_peer_deleted_during_backoff, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_peer_deleted_during_ping, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_push_merged_and_pushed_back, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_api_follows_discovery, setup, ut_teardown),
