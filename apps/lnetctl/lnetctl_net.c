@@ -612,31 +612,16 @@ lnetctl_net_del(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc != 0 ? rc : lnetctl_net_del_one(&ctx->conn, &ni);
 }
 
-/* -v's level: attached (--verbose=2, -v2) or the next word when it is a number, as the kernel reads it. */
-static int
-lnetctl_verbose_level(int argc, char **argv)
-{
-	const char *lvl = optarg;
-	char *end = NULL;
-	long x;
-
-	if (lvl == NULL && optind < argc && argv[optind][0] != '-') {
-		lvl = argv[optind];
-	}
-	if (lvl == NULL) {
-		return 1;
-	}
-	x = strtol(lvl, &end, 0);
-	if (lvl[0] == '\0' || *end != '\0') {
-		return 1; /* not a level: -v alone */
-	}
-	if (optarg == NULL) {
-		optind++;
-	}
-	return (int)x;
-}
-
-/* net show [--net|-n NET] [--verbose|-v [LEVEL]] */
+/*
+ * net show [--net|-n NET] [--verbose|-v [LEVEL]], read as 2.17's
+ * jt_show_net reads it: -v takes no argument of its own ("-v2" is -v and
+ * an unknown -2), the level is the next word when parse_long() takes it
+ * (a word it refuses is used up, level 1), --verbose=N is level 1; an
+ * unknown option prints getopt's complaint and the help and ends with 0;
+ * other words are ignored. The kernel's dump refuses a net it cannot
+ * parse (-ENOENT "cannot parse net", lnet_net_show_start) and one with no
+ * NI (-ESRCH "Network is down", lnet_net_show_dump) in the netlink block.
+ */
 int
 lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
@@ -646,28 +631,34 @@ lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *net = NULL;
-	int detail = 0;
+	char *end = NULL;
+	long detail = 0;
 	int opt;
 	int rc;
 
 	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "n:v::", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:v", opts, NULL)) != -1) {
 		if (opt == 'n') {
 			net = optarg;
 		} else if (opt == 'v') {
-			detail = lnetctl_verbose_level(argc, argv);
+			if (optarg != NULL || optind >= argc || argv[optind][0] == '-') {
+				detail = 1;
+				continue;
+			}
+			detail = strtol(argv[optind], &end, 0);
+			detail = *end != '\0' ? 1 : detail;
+			optind++;
 		} else {
-			break;
+			lnetctl_print_cmd_help("net", "show");
+			return 0;
 		}
 	}
-	opterr = 1;
-	if (opt != -1 || optind < argc) {
-		lnetctl_print_error("show", "net", -EINVAL, "unknown option");
+	if (net != NULL && libcfs_str2net(net) == LNET_NET_ANY) {
+		lnetctl_print_nl_error("show", "net", -ENOENT, "cannot parse net");
 		return -EINVAL;
 	}
 	rc = lnetctl_need_conn(ctx);
-	return rc != 0 ? rc : lnetctl_net_show(&ctx->conn, net, detail);
+	return rc != 0 ? rc : lnetctl_net_show(&ctx->conn, net, (int)detail);
 }
 
 int

@@ -26,9 +26,10 @@ check "net show (detail 0)" same "$exp/net_show_lo.yaml" "$ctl" --name "$a" net 
 check "net show --net lo" same "$exp/net_show_lo.yaml" "$ctl" --name "$a" net show --net lo
 check "global show is the kernel's bytes" same "$exp/global_show.yaml" "$ctl" --name "$a" global show
 check "stats show is the kernel's bytes on a fresh node, then the stall watchdog's two keys" same "$exp/stats_show.yaml" "$ctl" --name "$a" stats show
-check "net show --net tcp: no such net" fails_with -2 --name "$a" net show --net tcp
-check "net show --net bogus99: refused" fails_with -22 --name "$a" net show --net bogus99
-check "net show --frob: unknown option" fails_with -22 --name "$a" net show --frob
+check "net show --net tcp: no NI, lnet_net_show_dump's -ESRCH" fails_with -3 --name "$a" net show --net tcp
+check "net show --net bogus99: lnet_net_show_start's -ENOENT" fails_with -2 --name "$a" net show --net bogus99
+check "net show --frob: getopt's complaint and the help, exit 0" sh -c \
+	"'$ctl' --name '$a' net show --frob 2>'$work/e' | grep -q '^net show: ' && grep -qx \"show: unrecognized option '--frob'\" '$work/e'"
 check "stats show extra: ignored, as the kernel's" same "$exp/stats_show.yaml" "$ctl" --name "$a" stats show extra
 # The kernel's parser (libcfs/util/parser.c): an unknown command is one line on
 # stderr and exit status 255 (main returns -1); version and list-commands.
@@ -109,7 +110,12 @@ check "configuration unchanged after refused imports" same "$exp/export_lo.yaml"
 # Malformed command lines: each an error block and a failing exit (a
 # command without its subcommand, or an unknown one, is the parser's: see
 # lnetctl_cli.sh).
-for cmd in "net show --net" "net show --frob" "net show -x" "net show --net bogus9" \
+# jt_show_net's '?' case: getopt's complaint, the help, exit 0.
+for cmd in "net show --net" "net show --frob" "net show -x"; do
+	# shellcheck disable=SC2086
+	check "getopt refuses: $cmd: the help, exit 0" sh -c "'$ctl' --name '$a' $cmd 2>/dev/null | grep -q '^net show: '"
+done
+for cmd in "net show --net bogus9" \
 	"export --frob" "export a b" "import --frob" "import a b" "import /nonexistent/file.yaml"; do
 	# shellcheck disable=SC2086
 	check "bad command line: $cmd" sh -c "! '$ctl' --name '$a' $cmd >'$work/e' 2>&1 && grep -q 'errno: ' '$work/e'"

@@ -77,6 +77,25 @@ nl_del_err() { # ERRNO DESCR: the block in $work/nl
 	printf -- '---\ndel:\n-     net:\n      errno: %s\n      descr: ! "%s"\n...\n' "$1" "$2" >"$work/nl"
 }
 : >"$work/empty"
+# net show's refusals (2.17's jt_show_net / yaml_lnet_config_ni, NLM_F_DUMP).
+nl_show_err() { # ERRNO DESCR: the block in $work/nl
+	printf -- '---\nshow:\n-     net:\n      errno: %s\n      descr: ! "%s"\n...\n' "$1" "$2" >"$work/nl"
+}
+nl_show_err -2 'cannot parse net'
+check "net show --net foo: lnet_net_show_start's -ENOENT 'cannot parse net'" \
+	out_err 234 "$work/empty" "$work/nl" --name "$a" net show --net foo
+nl_show_err -3 'Network is down'
+check "net show --net tcp9: no NI, lnet_net_show_dump's -ESRCH 'Network is down'" \
+	out_err 234 "$work/empty" "$work/nl" --name "$a" net show --net tcp9
+"$ctl" net show -h >"$work/sh"
+printf "show: unrecognized option '--bogus'\n" >"$work/sb"
+check "net show --bogus: getopt's complaint, net show's help, exit 0" \
+	out_err 0 "$work/sh" "$work/sb" --name "$a" net show --bogus
+printf "show: invalid option -- '2'\n" >"$work/s2"
+check "net show -v2: -v takes no argument (short options n:v), -2 is unknown" \
+	out_err 0 "$work/sh" "$work/s2" --name "$a" net show -v2
+"$ctl" --name "$a" net show >"$work/plain"
+check "net show foo: other words are ignored" out_err 0 "$work/plain" "$work/empty" --name "$a" net show foo
 nl_del_err -19 'setting @lo not allowed'
 check "net del of the loopback net: the kernel's parser refuses its net type, -19" \
 	out_err 234 "$work/empty" "$work/nl" --name "$a" net del --net lo
