@@ -733,11 +733,10 @@ lnetctl_net_set_opt(struct lnetctl_net_set_args *a, int opt, const char *val, ch
 /* The request net set makes of @p a: health of one NI or all of them; the rest is refused. */
 static int
 lnetctl_net_set_apply(struct lnetctl_ctx *ctx, const struct lnetctl_net_set_args *a, char *err,
-		      size_t errlen)
+		      size_t errlen, bool *quiet)
 {
 	char params[160];
-	yaml_document_t doc;
-	yaml_node_t *v;
+	char descr[256];
 	int rc;
 
 	if (a->lnd_timeout >= 0) {
@@ -754,20 +753,22 @@ lnetctl_net_set_apply(struct lnetctl_ctx *ctx, const struct lnetctl_net_set_args
 		return 0; /* nothing to set, as the kernel's */
 	}
 	if (a->nid != NULL && strchr(a->nid, '@') == NULL) {
-		snprintf(err, errlen, "%s: not a NID", a->nid);
-		return -EINVAL;
+		return -EINVAL; /* yaml_lnet_config_ni_value's, without a word (err stays empty) */
 	}
 	rc = lnetctl_need_conn(ctx);
 	if (rc != 0) {
+		*quiet = true; /* its line is printed */
 		return rc;
 	}
 	snprintf(params, sizeof(params), "health=%ld%s%s", a->health, a->nid != NULL ? ",nid=" : "",
 		 a->nid != NULL ? a->nid : "");
-	rc = lnetctl_request_status(&ctx->conn, "/lnet/net_set", params, &doc, &v, "net", "set");
-	if (rc == 0) {
-		yaml_document_delete(&doc);
+	rc = lnetctl_call(&ctx->conn, "/lnet/net_set", params, descr, sizeof(descr));
+	if (rc == 0 || rc == -ENOENT) {
+		return 0; /* lnet_ni_set_healthv() passes over a NID no NI has */
 	}
-	return rc; /* the daemon's refusal is printed already (err stays empty) */
+	/* yaml_lnet_config_ni(NLM_F_REPLACE)'s block; set_value_helper's follows */
+	lnetctl_print_nl_error("set", "net", rc, descr);
+	return -EINVAL;
 }
 
 /* The options net set and peer set share, as the kernel's set_value_helper takes them. */
@@ -785,36 +786,41 @@ const struct option lnetctl_set_value_opts[] = {
 /*
  * net set [--all|-a] [--nid|-n NID] [--health|-t V] [--conns-per-peer|-m N]
  * [--lnd-timeout|-l N --net|-i NET]  (argv[0] = "set"): the health value
- * of one NI or of every NI; errors as the kernel's "net:"/"set:" block.
+ * of one NI or of every NI; errors as 2.17's set_value_helper prints them:
+ * getopt's complaint, then its "net:"/"set:" block; --all with --nid or a
+ * --nid without '@' are yaml_lnet_config_ni_value's -EINVAL with no text;
+ * a refusal by the node is yaml_lnet_config_ni()'s netlink block first.
+ * A NID no NI has is passed over (lnet_ni_set_healthv), exit 0.
  */
 int
 lnetctl_net_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	struct lnetctl_net_set_args a = { .health = -1, .conns_per_peer = -1, .lnd_timeout = -1 };
 	char err[256] = "";
+	bool quiet = false;
 	int opt;
 	int rc = 0;
 
 	optind = 0;
-	opterr = 0;
 	while (rc == 0 && (opt = getopt_long(argc, argv, LNETCTL_SET_VALUE_SHORTOPTS,
 					     lnetctl_set_value_opts, NULL)) != -1) {
 		rc = lnetctl_net_set_opt(&a, opt, optarg, err, sizeof(err));
 	}
-	opterr = 1;
 	if (rc == 0 && a.lnd_timeout >= 0 && !a.net) {
 		snprintf(err, sizeof(err), "Specified --lnd-timeout without --net option");
 		rc = -EINVAL;
 	}
 	if (rc == 0 && a.all && a.nid != NULL) {
-		snprintf(err, sizeof(err), "--all and --nid together");
-		rc = -EINVAL;
+		rc = -EINVAL; /* yaml_lnet_config_ni_value's, without a word */
 	}
 	if (rc == 0) {
-		rc = lnetctl_net_set_apply(ctx, &a, err, sizeof(err));
+		rc = lnetctl_net_set_apply(ctx, &a, err, sizeof(err), &quiet);
 	}
+	/* set_value_helper's cYAML_build_error(rc, -1, "net", "set", err_str) */
 	if (rc != 0 && err[0] != '\0') {
 		lnetctl_print_error("net", "set", rc, err);
+	} else if (rc != 0 && !quiet) {
+		lnetctl_print_error_raw("net", "set", rc, "");
 	}
 	return rc;
 }
