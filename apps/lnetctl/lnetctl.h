@@ -128,6 +128,8 @@ int lnetctl_ni_request(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool
 int lnetctl_ni_unconfigure(struct lnetctl_conn *c, const struct lnetcfg_ni *ni);
 int lnetctl_ni_request_as(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add,
 			  const char *verb, const char *object);
+/* One NI of an import; a refusal prints the kernel's two netlink blocks (net, import). */
+int lnetctl_import_ni(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add);
 /* The kernel's error block with errno -EINVAL; returns -EINVAL. */
 int lnetctl_usage_error(const char *verb, const char *object, const char *usage);
 

@@ -544,6 +544,27 @@ lnetctl_net_del_one(struct lnetctl_conn *c, const struct lnetcfg_ni *ni)
 }
 
 /*
+ * One NI of an import (add, or del with --del), as 2.17's
+ * handle_net_config_sequence() (lnet/utils/lnetctl.c) sends it through
+ * yaml_lnet_config_ni(): a refusal prints that function's block under
+ * "net", then the import's own ("Failed to configure NI on net 'NET' rc =
+ * -22", errno -EINVAL), and the import stops there with -EINVAL.
+ */
+int
+lnetctl_import_ni(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add)
+{
+	char descr[128];
+	int rc = add ? lnetctl_net_add_one(c, ni) : lnetctl_net_del_one(c, ni);
+
+	if (rc == -EINVAL) {
+		snprintf(descr, sizeof(descr), "Failed to configure NI on net '%s' rc = %d",
+			 libcfs_net2str(ni->net), rc);
+		lnetctl_print_nl_error(add ? "add" : "del", "import", rc, descr);
+	}
+	return rc;
+}
+
+/*
  * net del --net NET [--if IFACE] | --nid NID  (argv[0] = "del"), checked
  * as jt_del_ni and yaml_lnet_config_ni check it: an unknown option prints
  * getopt's complaint and the help and ends with 0; no net prints

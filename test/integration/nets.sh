@@ -117,8 +117,24 @@ check "net add --peer-credits x: the value ignored, the NI added" sh -c \
 "$ctl" --name "$a" export --backup >"$work/backup.yaml"
 check "export --backup: no lo, no nid/status/statistics, no lnd timeout" sh -c \
 	"! grep -q 'net type: lo' '$work/backup.yaml' && ! grep -q 'status:' '$work/backup.yaml' && ! grep -q 'statistics' '$work/backup.yaml' && ! grep -q 'timeout: 50' '$work/backup.yaml' && grep -q 'tos: 16' '$work/backup.yaml' && grep -q 'nid: $ip@tcp' '$work/backup.yaml' && [ \$(grep -c 'nid:' '$work/backup.yaml') -eq 1 ]"
-check "import of what runs: each NI already configured, nothing changes" sh -c \
-	"! '$ctl' --name '$a' import '$work/full.yaml' >'$work/e' 2>&1 && [ \$(grep -c 'already configured' '$work/e') -eq 1 ]"
+# handle_net_config_sequence: the first NI the node refuses ends the import,
+# yaml_lnet_config_ni's block (-17 "cannot add LNet NI") then the import's.
+printf -- '---\nadd:\n-     net:\n      errno: -17\n      descr: ! "cannot add LNet NI"\n...\n---\nadd:\n-     import:\n      errno: -22\n      descr: ! "Failed to configure NI on net '"'"'tcp'"'"' rc = -22"\n...\n' >"$work/imp17"
+check "import of what runs: the first NI already there ends it, both blocks, -22" \
+	out_err 234 "$work/empty" "$work/imp17" --name "$a" import "$work/full.yaml"
+check "import: the others stayed as they were" sh -c "'$ctl' --name '$a' export | cmp -s - '$work/full.yaml'"
+# jt_import/jt_export's command lines.
+printf "import: unrecognized option '--bogus'\n" >"$work/ib"
+check "import --bogus: getopt's complaint, exit 0" out_err 0 "$work/empty" "$work/ib" --name "$a" import --bogus
+printf "yaml:\n    - builder:\n          errno: -1\n          descr: cannot open '/nonexistent.yaml': No such file or directory\n" >"$work/inf"
+check "import of no file: the builder block, its text unquoted, exit -ENOENT" \
+	out_err 254 "$work/empty" "$work/inf" --name "$a" import /nonexistent.yaml
+check "import with two words reads stdin (jt_import's file is argv[1] of two)" sh -c \
+	"'$ctl' --name '$a' import a b <'$work/full.yaml' 2>'$work/e2'; [ \$? -eq 234 ] && cmp -s '$work/e2' '$work/imp17'"
+check "export to a file it cannot open: -1, nothing printed" \
+	out_err 255 "$work/empty" "$work/empty" --name "$a" export /nonexistent/dir/f.yaml
+check "export FILE extra: the first word is the file" sh -c \
+	"'$ctl' --name '$a' export '$work/ex.yaml' extra && cmp -s '$work/ex.yaml' '$work/full.yaml'"
 
 # 127.0.0.1 has tcp1 on it too: NIs share an address (acceptor.sh tests their traffic).
 check "net add --ip2net: the matching interface, the address tcp1 has too" "$ctl" --name "$a" net add --ip2net "tcp2(lo) 127.0.0.*"
