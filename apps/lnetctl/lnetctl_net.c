@@ -445,7 +445,7 @@ lnetctl_net_add(struct lnetctl_ctx *ctx, int argc, char **argv)
 	int rc = 0;
 
 	lnetcfg_ni_init(&a.tmpl, LNET_NET_ANY);
-	optind = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while ((opt = getopt_long(argc, argv, "a:b:c:i:k:m:n:p:r:s:t:T:", lnetctl_net_add_opts,
 				  NULL)) != -1) {
 		if (opt == '?' || opt == ':') {
@@ -587,7 +587,7 @@ lnetctl_net_del(struct lnetctl_ctx *ctx, int argc, char **argv)
 	int rc;
 
 	lnetcfg_ni_init(&ni, LNET_NET_ANY);
-	optind = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while ((opt = getopt_long(argc, argv, "n:i:", opts, NULL)) != -1) {
 		const char **slot = opt == 'n' ? &net : opt == 'i' ? &ifname : opt == 'N' ? &nid :
 				    NULL;
@@ -657,7 +657,7 @@ lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	int opt;
 	int rc;
 
-	optind = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while ((opt = getopt_long(argc, argv, "n:v", opts, NULL)) != -1) {
 		if (opt == 'n') {
 			net = optarg;
@@ -822,7 +822,7 @@ lnetctl_net_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	int opt;
 	int rc = 0;
 
-	optind = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while (rc == 0 && (opt = getopt_long(argc, argv, LNETCTL_SET_VALUE_SHORTOPTS,
 					     lnetctl_set_value_opts, NULL)) != -1) {
 		rc = lnetctl_net_set_opt(&a, opt, optarg, err, sizeof(err));

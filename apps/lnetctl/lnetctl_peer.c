@@ -498,7 +498,7 @@ lnetctl_peer_change_cmd(struct lnetctl_ctx *ctx, int argc, char **argv, bool add
 		lnetctl_print_cmd_help("peer", argv[0]);
 		return -EINVAL;
 	}
-	optind = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while ((opt = getopt_long(argc, argv, "k:m:n:f:l", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'k':
@@ -581,7 +581,7 @@ lnetctl_peer_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	int opt;
 	int rc;
 
-	optind = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while ((opt = getopt_long(argc, argv, "hn:v::", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
@@ -642,7 +642,7 @@ lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	int opt;
 	int rc;
 
-	optind = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while ((opt = getopt_long(argc, argv, LNETCTL_SET_VALUE_SHORTOPTS, lnetctl_set_value_opts,
 				  NULL)) != -1) {
 		switch (opt) {

@@ -355,6 +355,9 @@ check "net set --nid without '@': -EINVAL with no text" \
 printf "set: unrecognized option '--bogus'\nnet:\n    - set:\n          errno: -22\n          descr: \"Invalid option or missing argument\"\n" >"$work/bogus"
 check "net set --bogus: getopt's complaint (opterr is on), then the block" \
 	out_err 234 "$work/empty" "$work/bogus" net set --bogus
+sed 1d "$work/bogus" >"$work/bogus3"
+check "net set --all --bogus: more than two words, check_cmd leaves getopt silent: the block only" \
+	out_err 234 "$work/empty" "$work/bogus3" net set --all --bogus
 # A refusal: yaml_lnet_config_ni(NLM_F_REPLACE)'s netlink block, then
 # set_value_helper's. (The kernel takes 2000; lnetd-pmd does not.)
 printf -- '---\nset:\n-     net:\n      errno: -22\n      descr: ! "health value 2000: from 0 to 1000"\n...\n' >"$work/h2000"

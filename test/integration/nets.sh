@@ -94,6 +94,8 @@ check "net show --bogus: getopt's complaint, net show's help, exit 0" \
 printf "show: invalid option -- '2'\n" >"$work/s2"
 check "net show -v2: -v takes no argument (short options n:v), -2 is unknown" \
 	out_err 0 "$work/sh" "$work/s2" --name "$a" net show -v2
+check "net show --net tcp --bogus: more than two words, getopt silent (check_cmd): the help, 0" \
+	out_err 0 "$work/sh" "$work/empty" --name "$a" net show --net tcp --bogus
 "$ctl" --name "$a" net show >"$work/plain"
 check "net show foo: other words are ignored" out_err 0 "$work/plain" "$work/empty" --name "$a" net show foo
 nl_del_err -19 'setting @lo not allowed'

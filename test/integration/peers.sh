@@ -151,6 +151,8 @@ check "peer show --nid foo: lnet_peer_ni_show_start's libcfs_strid, -22" \
 printf "show: unrecognized option '--bogus'\n" >"$work/bogus"
 check "peer show --bogus: getopt's line, the help, 0" \
 	out_err 0 "$work/help_show" "$work/bogus" peer show --bogus
+check "peer add P --bogus: more than two words, check_cmd leaves getopt silent: the help, 0" \
+	out_err 0 "$work/help_add" "$work/empty" peer add --prim_nid "$net.42@tcp" --bogus
 check "peer del R: gone" run peer del --prim_nid "$net.42@tcp"
 check "peer set --nid Q --health 500: peer show -v 2 gives Q health 500" sh -c \
 	"'$ctl' --name '$d' peer set --nid '$net.5@tcp' --health 500 && '$ctl' --name '$d' peer show -v 2 -n '$net.5@tcp' | grep -q 'health value: 500'"
