@@ -629,6 +629,15 @@ lnetctl_peer_list_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
  * options): the health value of one peer NI or of all of them, which then
  * join recovery, as the kernel's. --state sets lp_state bits the kernel
  * keeps for tests; this node has none to set, and says so.
+ *
+ * What 2.17's yaml_lnet_peer(NLM_F_REPLACE) request makes the kernel's
+ * lnet_peer_ni_cmd/lnet_parse_peer_nis do: --all wins over --nid; a
+ * --health parse_long() refuses is no health (-1); with no health and
+ * neither --all nor --nid the request deletes the peer LNET_ANY_NID,
+ * refused -EINVAL ("failed to del primary peer") under "set:", then
+ * set_value_helper's empty block; with --all it does nothing; a negative
+ * health, or a health with neither, sets nothing. With --nid and no
+ * health the kernel deletes that peer: lnetd-pmd refuses instead.
  */
 int
 lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -638,6 +647,7 @@ lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	char *end = NULL;
 	long health = -1;
 	bool state = false;
+	bool all = false;
 	char descr[256];
 	int opt;
 	int rc;
@@ -646,15 +656,15 @@ lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, LNETCTL_SET_VALUE_SHORTOPTS, lnetctl_set_value_opts,
 				  NULL)) != -1) {
 		switch (opt) {
+		case 'a':
+			all = true;
+			break;
 		case 's':
 			state = true;
 			break;
 		case 't':
 			health = strtol(optarg, &end, 0);
-			if (*optarg == '\0' || *end != '\0' || health < 0) {
-				lnetctl_print_error("peer", "set", -EINVAL, "Invalid health value");
-				return -EINVAL;
-			}
+			health = *end != '\0' ? -1 : health;
 			break;
 		case 'n':
 			nid = optarg;
@@ -673,9 +683,18 @@ lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 				    "peer state cannot be set: this node keeps no settable peer state");
 		return -EOPNOTSUPP;
 	}
-	if (health < 0) {
+	nid = all ? NULL : nid;
+	if (health == -1 && !all && nid == NULL) {
+		lnetctl_print_nl_error("set", "peer", -EINVAL, "failed to del primary peer");
+		lnetctl_print_error_raw("net", "set", -EINVAL, "");
+		return -EINVAL;
+	}
+	if (health == -1 && nid != NULL) {
 		lnetctl_print_error("set", "peer", -EINVAL, "nothing to set: --health or --state");
 		return -EINVAL;
+	}
+	if (health < 0 || (!all && nid == NULL)) {
+		return 0;
 	}
 	rc = lnetctl_need_conn(ctx);
 	if (rc != 0) {

@@ -165,6 +165,16 @@ check "peer set --health 1001: out of range, both blocks" \
 	out_err 234 "$work/empty" "$work/set_err" peer set --nid "$net.5@tcp" --health 1001
 check "peer set --nid of no peer: lnet_peer_ni_set_healthv passes over it, 0" \
 	out_err 0 "$work/empty" "$work/empty" peer set --nid "$net.77@tcp" --health 10
+# lnet_peer_ni_cmd's reading of set_value_helper's request.
+printf -- '---\nset:\n-     peer:\n      errno: -22\n      descr: ! "failed to del primary peer"\n...\nnet:\n    - set:\n          errno: -22\n          descr: \n' >"$work/set_any"
+check "peer set alone: a delete of the peer LNET_ANY_NID, -22, then set_value_helper's block" \
+	out_err 234 "$work/empty" "$work/set_any" peer set
+check "peer set --health x: no health (parse_long), the same" \
+	out_err 234 "$work/empty" "$work/set_any" peer set --health x
+check "peer set --all --health x: nothing to do, 0" \
+	out_err 0 "$work/empty" "$work/empty" peer set --all --health x
+check "peer set --health 5 with neither --all nor --nid: no peer NI LNET_ANY_NID, nothing set" sh -c \
+	"'$ctl' --name '$d' peer set --health 5 && ! '$ctl' --name '$d' peer show -v 2 | grep -q 'health value: 5\$'"
 check "peer set -a -s 1: not supported" \
 	fails_block set peer -95 "cannot be set" -- peer set -a -s 1
 check "peer set -s: exit status 161 (-EOPNOTSUPP), as the block says" sh -c \
