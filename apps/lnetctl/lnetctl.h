@@ -53,6 +53,18 @@ struct lnetctl_ctx {
  */
 typedef int (*lnetctl_fn)(struct lnetctl_ctx *ctx, int argc, char **argv);
 
+/*
+ * Before a subcommand's getopt_long: the kernel's check_cmd() turns
+ * getopt's own complaints off and leaves them off when the command has
+ * more than two words (argv[0] and one); with fewer, getopt complains.
+ */
+static inline void
+lnetctl_check_cmd_opterr(int argc)
+{
+	optind = 0;
+	opterr = argc > 2 ? 0 : 1;
+}
+
 /* Connect to the daemon once per run; prints the error itself. */
 int lnetctl_need_conn(struct lnetctl_ctx *ctx);
 
@@ -128,6 +140,8 @@ int lnetctl_ni_request(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool
 int lnetctl_ni_unconfigure(struct lnetctl_conn *c, const struct lnetcfg_ni *ni);
 int lnetctl_ni_request_as(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add,
 			  const char *verb, const char *object);
+/* One NI of an import; a refusal prints the kernel's two netlink blocks (net, import). */
+int lnetctl_import_ni(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add);
 /* The kernel's error block with errno -EINVAL; returns -EINVAL. */
 int lnetctl_usage_error(const char *verb, const char *object, const char *usage);
 

@@ -617,6 +617,7 @@ static int
 lnetctl_run_sub(struct lnetctl_parser *p, const struct lnetctl_top *top, int argc, char **argv)
 {
 	unsigned int i;
+	int rc;
 
 	if (argc < 2) {
 		lnetctl_print_cmd_help(top->name, NULL);
@@ -655,7 +656,9 @@ lnetctl_run_sub(struct lnetctl_parser *p, const struct lnetctl_top *top, int arg
 			return lnetctl_unsupported(c->name, c->sub);
 		}
 		optind = 0;
-		return c->fn(p->ctx, argc - 1, argv + 1);
+		rc = c->fn(p->ctx, argc - 1, argv + 1);
+		opterr = 1; /* lnetctl_check_cmd_opterr() may have turned it off */
+		return rc;
 	}
 	lnetctl_not_valid(argv[1]);
 	return -1;

@@ -445,7 +445,7 @@ lnetctl_net_add(struct lnetctl_ctx *ctx, int argc, char **argv)
 	int rc = 0;
 
 	lnetcfg_ni_init(&a.tmpl, LNET_NET_ANY);
-	optind = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while ((opt = getopt_long(argc, argv, "a:b:c:i:k:m:n:p:r:s:t:T:", lnetctl_net_add_opts,
 				  NULL)) != -1) {
 		if (opt == '?' || opt == ':') {
@@ -544,6 +544,27 @@ lnetctl_net_del_one(struct lnetctl_conn *c, const struct lnetcfg_ni *ni)
 }
 
 /*
+ * One NI of an import (add, or del with --del), as 2.17's
+ * handle_net_config_sequence() (lnet/utils/lnetctl.c) sends it through
+ * yaml_lnet_config_ni(): a refusal prints that function's block under
+ * "net", then the import's own ("Failed to configure NI on net 'NET' rc =
+ * -22", errno -EINVAL), and the import stops there with -EINVAL.
+ */
+int
+lnetctl_import_ni(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add)
+{
+	char descr[128];
+	int rc = add ? lnetctl_net_add_one(c, ni) : lnetctl_net_del_one(c, ni);
+
+	if (rc == -EINVAL) {
+		snprintf(descr, sizeof(descr), "Failed to configure NI on net '%s' rc = %d",
+			 libcfs_net2str(ni->net), rc);
+		lnetctl_print_nl_error(add ? "add" : "del", "import", rc, descr);
+	}
+	return rc;
+}
+
+/*
  * net del --net NET [--if IFACE] | --nid NID  (argv[0] = "del"), checked
  * as jt_del_ni and yaml_lnet_config_ni check it: an unknown option prints
  * getopt's complaint and the help and ends with 0; no net prints
@@ -566,7 +587,7 @@ lnetctl_net_del(struct lnetctl_ctx *ctx, int argc, char **argv)
 	int rc;
 
 	lnetcfg_ni_init(&ni, LNET_NET_ANY);
-	optind = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while ((opt = getopt_long(argc, argv, "n:i:", opts, NULL)) != -1) {
 		const char **slot = opt == 'n' ? &net : opt == 'i' ? &ifname : opt == 'N' ? &nid :
 				    NULL;
@@ -612,31 +633,16 @@ lnetctl_net_del(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return rc != 0 ? rc : lnetctl_net_del_one(&ctx->conn, &ni);
 }
 
-/* -v's level: attached (--verbose=2, -v2) or the next word when it is a number, as the kernel reads it. */
-static int
-lnetctl_verbose_level(int argc, char **argv)
-{
-	const char *lvl = optarg;
-	char *end = NULL;
-	long x;
-
-	if (lvl == NULL && optind < argc && argv[optind][0] != '-') {
-		lvl = argv[optind];
-	}
-	if (lvl == NULL) {
-		return 1;
-	}
-	x = strtol(lvl, &end, 0);
-	if (lvl[0] == '\0' || *end != '\0') {
-		return 1; /* not a level: -v alone */
-	}
-	if (optarg == NULL) {
-		optind++;
-	}
-	return (int)x;
-}
-
-/* net show [--net|-n NET] [--verbose|-v [LEVEL]] */
+/*
+ * net show [--net|-n NET] [--verbose|-v [LEVEL]], read as 2.17's
+ * jt_show_net reads it: -v takes no argument of its own ("-v2" is -v and
+ * an unknown -2), the level is the next word when parse_long() takes it
+ * (a word it refuses is used up, level 1), --verbose=N is level 1; an
+ * unknown option prints getopt's complaint and the help and ends with 0;
+ * other words are ignored. The kernel's dump refuses a net it cannot
+ * parse (-ENOENT "cannot parse net", lnet_net_show_start) and one with no
+ * NI (-ESRCH "Network is down", lnet_net_show_dump) in the netlink block.
+ */
 int
 lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
@@ -646,28 +652,34 @@ lnetctl_net_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *net = NULL;
-	int detail = 0;
+	char *end = NULL;
+	long detail = 0;
 	int opt;
 	int rc;
 
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "n:v::", opts, NULL)) != -1) {
+	lnetctl_check_cmd_opterr(argc);
+	while ((opt = getopt_long(argc, argv, "n:v", opts, NULL)) != -1) {
 		if (opt == 'n') {
 			net = optarg;
 		} else if (opt == 'v') {
-			detail = lnetctl_verbose_level(argc, argv);
+			if (optarg != NULL || optind >= argc || argv[optind][0] == '-') {
+				detail = 1;
+				continue;
+			}
+			detail = strtol(argv[optind], &end, 0);
+			detail = *end != '\0' ? 1 : detail;
+			optind++;
 		} else {
-			break;
+			lnetctl_print_cmd_help("net", "show");
+			return 0;
 		}
 	}
-	opterr = 1;
-	if (opt != -1 || optind < argc) {
-		lnetctl_print_error("show", "net", -EINVAL, "unknown option");
+	if (net != NULL && libcfs_str2net(net) == LNET_NET_ANY) {
+		lnetctl_print_nl_error("show", "net", -ENOENT, "cannot parse net");
 		return -EINVAL;
 	}
 	rc = lnetctl_need_conn(ctx);
-	return rc != 0 ? rc : lnetctl_net_show(&ctx->conn, net, detail);
+	return rc != 0 ? rc : lnetctl_net_show(&ctx->conn, net, (int)detail);
 }
 
 int
@@ -742,11 +754,10 @@ lnetctl_net_set_opt(struct lnetctl_net_set_args *a, int opt, const char *val, ch
 /* The request net set makes of @p a: health of one NI or all of them; the rest is refused. */
 static int
 lnetctl_net_set_apply(struct lnetctl_ctx *ctx, const struct lnetctl_net_set_args *a, char *err,
-		      size_t errlen)
+		      size_t errlen, bool *quiet)
 {
 	char params[160];
-	yaml_document_t doc;
-	yaml_node_t *v;
+	char descr[256];
 	int rc;
 
 	if (a->lnd_timeout >= 0) {
@@ -763,20 +774,22 @@ lnetctl_net_set_apply(struct lnetctl_ctx *ctx, const struct lnetctl_net_set_args
 		return 0; /* nothing to set, as the kernel's */
 	}
 	if (a->nid != NULL && strchr(a->nid, '@') == NULL) {
-		snprintf(err, errlen, "%s: not a NID", a->nid);
-		return -EINVAL;
+		return -EINVAL; /* yaml_lnet_config_ni_value's, without a word (err stays empty) */
 	}
 	rc = lnetctl_need_conn(ctx);
 	if (rc != 0) {
+		*quiet = true; /* its line is printed */
 		return rc;
 	}
 	snprintf(params, sizeof(params), "health=%ld%s%s", a->health, a->nid != NULL ? ",nid=" : "",
 		 a->nid != NULL ? a->nid : "");
-	rc = lnetctl_request_status(&ctx->conn, "/lnet/net_set", params, &doc, &v, "net", "set");
-	if (rc == 0) {
-		yaml_document_delete(&doc);
+	rc = lnetctl_call(&ctx->conn, "/lnet/net_set", params, descr, sizeof(descr));
+	if (rc == 0 || rc == -ENOENT) {
+		return 0; /* lnet_ni_set_healthv() passes over a NID no NI has */
 	}
-	return rc; /* the daemon's refusal is printed already (err stays empty) */
+	/* yaml_lnet_config_ni(NLM_F_REPLACE)'s block; set_value_helper's follows */
+	lnetctl_print_nl_error("set", "net", rc, descr);
+	return -EINVAL;
 }
 
 /* The options net set and peer set share, as the kernel's set_value_helper takes them. */
@@ -794,36 +807,41 @@ const struct option lnetctl_set_value_opts[] = {
 /*
  * net set [--all|-a] [--nid|-n NID] [--health|-t V] [--conns-per-peer|-m N]
  * [--lnd-timeout|-l N --net|-i NET]  (argv[0] = "set"): the health value
- * of one NI or of every NI; errors as the kernel's "net:"/"set:" block.
+ * of one NI or of every NI; errors as 2.17's set_value_helper prints them:
+ * getopt's complaint, then its "net:"/"set:" block; --all with --nid or a
+ * --nid without '@' are yaml_lnet_config_ni_value's -EINVAL with no text;
+ * a refusal by the node is yaml_lnet_config_ni()'s netlink block first.
+ * A NID no NI has is passed over (lnet_ni_set_healthv), exit 0.
  */
 int
 lnetctl_net_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	struct lnetctl_net_set_args a = { .health = -1, .conns_per_peer = -1, .lnd_timeout = -1 };
 	char err[256] = "";
+	bool quiet = false;
 	int opt;
 	int rc = 0;
 
-	optind = 0;
-	opterr = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while (rc == 0 && (opt = getopt_long(argc, argv, LNETCTL_SET_VALUE_SHORTOPTS,
 					     lnetctl_set_value_opts, NULL)) != -1) {
 		rc = lnetctl_net_set_opt(&a, opt, optarg, err, sizeof(err));
 	}
-	opterr = 1;
 	if (rc == 0 && a.lnd_timeout >= 0 && !a.net) {
 		snprintf(err, sizeof(err), "Specified --lnd-timeout without --net option");
 		rc = -EINVAL;
 	}
 	if (rc == 0 && a.all && a.nid != NULL) {
-		snprintf(err, sizeof(err), "--all and --nid together");
-		rc = -EINVAL;
+		rc = -EINVAL; /* yaml_lnet_config_ni_value's, without a word */
 	}
 	if (rc == 0) {
-		rc = lnetctl_net_set_apply(ctx, &a, err, sizeof(err));
+		rc = lnetctl_net_set_apply(ctx, &a, err, sizeof(err), &quiet);
 	}
+	/* set_value_helper's cYAML_build_error(rc, -1, "net", "set", err_str) */
 	if (rc != 0 && err[0] != '\0') {
 		lnetctl_print_error("net", "set", rc, err);
+	} else if (rc != 0 && !quiet) {
+		lnetctl_print_error_raw("net", "set", rc, "");
 	}
 	return rc;
 }

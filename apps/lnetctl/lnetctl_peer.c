@@ -331,7 +331,8 @@ lnetctl_peer_stream_all(struct lnetctl_conn *c, struct lnetctl_peer_stream *s, c
 	if (s->any) {
 		lnetctl_peer_end(s);
 	} else if (cursor == 0 && nid != NULL) {
-		lnetctl_print_error("show", "peer", -ENOENT, "cannot find peer");
+		/* lnet_peer_ni_show_dump()'s refusal, as yaml_lnet_peer() prints it */
+		lnetctl_print_nl_error("show", "peer", -ENOENT, "cannot find peer");
 		return -EINVAL;
 	}
 	return cursor < 0 ? -EINVAL : (s->o.failed ? -EIO : 0);
@@ -357,13 +358,119 @@ lnetctl_peer_bad_option(const char *top, const char *op, char opt)
 	return -EINVAL;
 }
 
+/* 2.17's LNET_MAX_NIDS_PER_PEER; its count test lets one more through. */
+#define LNETCTL_NL_MAX_NIDS_PER_PEER 128
+
 /*
- * peer add|del, jt_peer_nid_common's options: -k/--prim_nid, -n/--nid,
+ * peer add/del's --nid list, read as 2.17's yaml_lnet_peer() reads it
+ * before it asks (lustre_lnet_parse_nid_range(), then its count): a list
+ * it cannot parse prints "can't parse nidrange" on stdout; every refusal
+ * leaves its errno and text for the netlink block. The range parser's
+ * finer texts (brackets, order) are its "invalid NID in nidstr" here.
+ */
+static int
+lnetctl_peer_nidrange(const char *list, struct lnet_nid **nids, const char **msg)
+{
+	char err[256];
+	int n;
+
+	*msg = NULL;
+	*nids = NULL;
+	if (strchr(list, '*') != NULL) {
+		*msg = "asterisk not allowed in nidstring";
+	} else if (strstr(list, "<?>") != NULL) {
+		*msg = "\"Unable to parse nidlist: LNET_ANY_NID is unsupported\"";
+	} else if (strchr(list, '@') == NULL) {
+		*msg = "\"Unable to parse nidlist: no valid NIDs in string\"";
+	}
+	n = *msg != NULL ? -EINVAL : lnetctl_expand_nids(list, nids, err, sizeof(err));
+	if (n == -E2BIG || n > LNETCTL_NL_MAX_NIDS_PER_PEER + 1) {
+		free(n > 0 ? *nids : NULL);
+		*msg = "Unable to parse nidlist: specifies more NIDs than allowed";
+		return -E2BIG;
+	}
+	if (n == 0) {
+		free(*nids);
+		*msg = "Unable to parse nidlist: did not expand to any nids";
+		return -ENOENT;
+	}
+	if (n < 0) {
+		*msg = *msg != NULL ? *msg : "\"Unable to parse nidlist: invalid NID in nidstr\"";
+		printf("can't parse nidrange: \"%s\"\n", list);
+	}
+	return n;
+}
+
+/* One add/del to the daemon; its status (0 or the node's errno). */
+static int
+lnetctl_peer_ask(struct lnetctl_conn *c, const struct lnetctl_peer_req *r, const char *prim,
+		 const struct lnet_nid *nids, int n)
+{
+	char nidstr[LNET_NIDSTR_SIZE];
+	char params[1024];
+	char descr[256];
+	size_t off;
+	int k;
+
+	off = (size_t)snprintf(params, sizeof(params), "prim_nid=%s%s%s", prim,
+			       r->non_mr ? ",non_mr=1" : "",
+			       !r->lock_or_force ? "" : r->add ? ",lock_prim=1" : ",force=1");
+	for (k = 0; k < n; k++) {
+		off += (size_t)snprintf(params + off, sizeof(params) - off, "%s%s",
+					k == 0 ? ",nid=" : ";",
+					libcfs_nidstr_r(&nids[k], nidstr, sizeof(nidstr)));
+	}
+	return lnetctl_call(c, r->add ? "/lnet/peer_add" : "/lnet/peer_del", params, descr,
+			    sizeof(descr));
+}
+
+/*
+ * The request 2.17's lnet_peer_ni_cmd() (lnet/lnet/api-ni.c) carries out,
+ * with its texts: add makes the primary first ("failed to add primary
+ * peer"), then adds each NID ("failed to add peer"), and a failure after
+ * the primary deletes the peer again; del deletes the NIDs ("failed to
+ * del peer") or, without any, the peer ("failed to del primary peer").
+ * A refused add then deletes the peer whose primary it named, new or not,
+ * as the kernel's report_err does (nothing when that NID is no primary).
+ */
+static int
+lnetctl_peer_nl_change(struct lnetctl_conn *c, const struct lnetctl_peer_req *r,
+		       const char *prim, const struct lnet_nid *nids, int n)
+{
+	const char *why = r->add ? "failed to add primary peer" : "failed to del primary peer";
+	struct lnetctl_peer_req undo = { false, false, r->lock_or_force, r->verb };
+	int rc = 0;
+	int i = 0;
+
+	if (r->add || n == 0) {
+		rc = lnetctl_peer_ask(c, r, prim, NULL, 0);
+	}
+	while (rc == 0 && i < n) {
+		int k = n - i < LNETCTL_NIDS_PER_REQ ? n - i : LNETCTL_NIDS_PER_REQ;
+
+		why = r->add ? "failed to add peer" : "failed to del peer";
+		rc = lnetctl_peer_ask(c, r, prim, nids + i, k);
+		i += k;
+	}
+	if (rc == 0) {
+		return 0;
+	}
+	lnetctl_print_nl_error(r->verb, "peer", rc, why);
+	if (r->add) {
+		(void)lnetctl_peer_ask(c, &undo, prim, NULL, 0);
+	}
+	return -EINVAL;
+}
+
+/*
+ * peer add|del, 2.17's jt_peer_nid_common: -k/--prim_nid, -n/--nid,
  * -m/--non_mr (add), -l/--lock_prim (add), -f/--force (del). As the
  * kernel's: -m and -f take an argument in their short form, --force on add
  * and --lock_prim on del ask the same of the daemon as their counterpart
- * (one request flag), and an add or del with either flag names its error
- * block "show" (the kernel picks the word from the request's flags).
+ * (one request flag, NLM_F_EXCL), and an add or del with either flag names
+ * its error block "show" (yaml_lnet_print_error picks the word from the
+ * request's flags). Without --prim_nid its request names no peer, which
+ * the kernel takes as nothing to do.
  */
 static int
 lnetctl_peer_change_cmd(struct lnetctl_ctx *ctx, int argc, char **argv, bool add)
@@ -377,24 +484,28 @@ lnetctl_peer_change_cmd(struct lnetctl_ctx *ctx, int argc, char **argv, bool add
 		{ .name = NULL },
 	};
 	struct lnetctl_peer_req r = { .add = add };
+	struct lnet_nid *nids = NULL;
+	struct lnet_nid nid;
 	const char *prim = NULL;
-	const char *nids = NULL;
+	const char *list = NULL;
+	const char *msg;
+	int n = 0;
 	int opt;
 	int rc;
 
 	if (argc < 2) {
-		printf("usage: peer %s --prim_nid NID [--nid NIDLIST] %s\n", argv[0],
-		       add ? "[--non_mr] [--lock_prim]" : "[--force]");
+		/* check_cmd(peer_cmds, "peer", "add", 2, ...) */
+		lnetctl_print_cmd_help("peer", argv[0]);
 		return -EINVAL;
 	}
-	optind = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while ((opt = getopt_long(argc, argv, "k:m:n:f:l", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'k':
 			prim = optarg;
 			break;
 		case 'n':
-			nids = optarg;
+			list = optarg;
 			break;
 		case 'm':
 			if (!add) {
@@ -407,21 +518,33 @@ lnetctl_peer_change_cmd(struct lnetctl_ctx *ctx, int argc, char **argv, bool add
 			r.lock_or_force = true;
 			break;
 		default:
-			printf("usage: peer %s --prim_nid NID [--nid NIDLIST] %s\n", argv[0],
-			       add ? "[--non_mr] [--lock_prim]" : "[--force]");
+			lnetctl_print_cmd_help("peer", argv[0]);
 			return 0;
 		}
 	}
 	r.verb = r.lock_or_force ? "show" : add ? "add" : "del";
 	if (prim == NULL) {
-		lnetctl_print_error(r.verb, "peer", -EINVAL, "missing primary NID");
+		return 0;
+	}
+	if (list != NULL) {
+		n = lnetctl_peer_nidrange(list, &nids, &msg);
+		if (n < 0) {
+			lnetctl_print_nl_error(r.verb, "peer", n, msg);
+			return -EINVAL;
+		}
+	}
+	if (libcfs_strnid(&nid, prim) != 0) {
+		/* lnet_peer_ni_cmd's libcfs_strnid() of the primary */
+		free(nids);
+		lnetctl_print_nl_error(r.verb, "peer", -EINVAL, "unsupported primary NID");
 		return -EINVAL;
 	}
 	rc = lnetctl_need_conn(ctx);
-	if (rc != 0) {
-		return rc;
+	if (rc == 0) {
+		rc = lnetctl_peer_nl_change(&ctx->conn, &r, prim, nids, n);
 	}
-	return lnetctl_peer_send(&ctx->conn, &r, prim, nids) != 0 ? -EINVAL : 0;
+	free(nids);
+	return rc;
 }
 
 int
@@ -439,7 +562,8 @@ lnetctl_peer_del_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 /*
  * peer show [-n|--nid NID] [-v|--verbose [N]]. As the kernel's: the level
  * is the next word after -v (so "-v 2", not "-v2" or "--verbose=2", which
- * are level 1).
+ * are level 1); a --nid that is no NID or no peer's is refused by the
+ * kernel's dump ("invalid NID", "cannot find peer") in the netlink block.
  */
 int
 lnetctl_peer_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -451,12 +575,13 @@ lnetctl_peer_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		{ .name = NULL },
 	};
 	struct lnetctl_peer_stream s = { .detail = 0 };
+	struct lnet_nid id;
 	const char *nid = NULL;
 	char *end;
 	int opt;
 	int rc;
 
-	optind = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while ((opt = getopt_long(argc, argv, "hn:v::", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
@@ -471,9 +596,14 @@ lnetctl_peer_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 			}
 			break;
 		default:
-			printf("usage: peer show [--nid NID] [--verbose [N]]\n");
+			lnetctl_print_cmd_help("peer", "show");
 			return 0;
 		}
+	}
+	if (nid != NULL && libcfs_strnid(&id, nid) != 0) {
+		/* lnet_peer_ni_show_start()'s libcfs_strid() of --nid */
+		lnetctl_print_nl_error("show", "peer", -EINVAL, "invalid NID");
+		return -EINVAL;
 	}
 	rc = lnetctl_need_conn(ctx);
 	return rc != 0 ? rc : lnetctl_peer_stream_all(&ctx->conn, &s, nid);
@@ -499,6 +629,15 @@ lnetctl_peer_list_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
  * options): the health value of one peer NI or of all of them, which then
  * join recovery, as the kernel's. --state sets lp_state bits the kernel
  * keeps for tests; this node has none to set, and says so.
+ *
+ * What 2.17's yaml_lnet_peer(NLM_F_REPLACE) request makes the kernel's
+ * lnet_peer_ni_cmd/lnet_parse_peer_nis do: --all wins over --nid; a
+ * --health parse_long() refuses is no health (-1); with no health and
+ * neither --all nor --nid the request deletes the peer LNET_ANY_NID,
+ * refused -EINVAL ("failed to del primary peer") under "set:", then
+ * set_value_helper's empty block; with --all it does nothing; a negative
+ * health, or a health with neither, sets nothing. With --nid and no
+ * health the kernel deletes that peer: lnetd-pmd refuses instead.
  */
 int
 lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -508,24 +647,24 @@ lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	char *end = NULL;
 	long health = -1;
 	bool state = false;
-	yaml_document_t doc;
-	yaml_node_t *v;
+	bool all = false;
+	char descr[256];
 	int opt;
 	int rc;
 
-	optind = 0;
+	lnetctl_check_cmd_opterr(argc);
 	while ((opt = getopt_long(argc, argv, LNETCTL_SET_VALUE_SHORTOPTS, lnetctl_set_value_opts,
 				  NULL)) != -1) {
 		switch (opt) {
+		case 'a':
+			all = true;
+			break;
 		case 's':
 			state = true;
 			break;
 		case 't':
 			health = strtol(optarg, &end, 0);
-			if (*optarg == '\0' || *end != '\0' || health < 0) {
-				lnetctl_print_error("peer", "set", -EINVAL, "Invalid health value");
-				return -EINVAL;
-			}
+			health = *end != '\0' ? -1 : health;
 			break;
 		case 'n':
 			nid = optarg;
@@ -544,9 +683,18 @@ lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 				    "peer state cannot be set: this node keeps no settable peer state");
 		return -EOPNOTSUPP;
 	}
-	if (health < 0) {
+	nid = all ? NULL : nid;
+	if (health == -1 && !all && nid == NULL) {
+		lnetctl_print_nl_error("set", "peer", -EINVAL, "failed to del primary peer");
+		lnetctl_print_error_raw("net", "set", -EINVAL, "");
+		return -EINVAL;
+	}
+	if (health == -1 && nid != NULL) {
 		lnetctl_print_error("set", "peer", -EINVAL, "nothing to set: --health or --state");
 		return -EINVAL;
+	}
+	if (health < 0 || (!all && nid == NULL)) {
+		return 0;
 	}
 	rc = lnetctl_need_conn(ctx);
 	if (rc != 0) {
@@ -554,9 +702,16 @@ lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	}
 	snprintf(params, sizeof(params), "health=%ld%s%s", health, nid != NULL ? ",nid=" : "",
 		 nid != NULL ? nid : "");
-	rc = lnetctl_request_status(&ctx->conn, "/lnet/peer_set", params, &doc, &v, "peer", "set");
-	if (rc == 0) {
-		yaml_document_delete(&doc);
+	rc = lnetctl_call(&ctx->conn, "/lnet/peer_set", params, descr, sizeof(descr));
+	if (rc == 0 || rc == -ENOENT) {
+		/* lnet_peer_ni_set_healthv() passes over a NID no peer has */
+		return 0;
 	}
-	return rc;
+	/*
+	 * 2.17's yaml_lnet_peer(NLM_F_REPLACE) prints the refusal; then
+	 * set_value_helper() adds its own block, with no text, and -EINVAL.
+	 */
+	lnetctl_print_nl_error("set", "peer", rc, descr);
+	lnetctl_print_error_raw("net", "set", -EINVAL, "");
+	return -EINVAL;
 }

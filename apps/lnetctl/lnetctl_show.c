@@ -285,8 +285,9 @@ lnetctl_net_show(struct lnetctl_conn *c, const char *net, int detail)
 	if (l.n == 0) {
 		yaml_document_delete(&doc);
 		if (net != NULL) {
-			lnetctl_print_error("show", "net", -ENOENT, "no such net");
-			return -ENOENT;
+			/* lnet_net_show_dump() found no NI of the net */
+			lnetctl_print_nl_error("show", "net", -ESRCH, "Network is down");
+			return -EINVAL;
 		}
 		return 0;
 	}

@@ -552,6 +552,12 @@ lnet_peer_add_check(struct lnet_peer_dir *d, struct lnet_peer_add_args *a, struc
 			 libcfs_nidstr_r(a->prim, s, sizeof(s)), libcfs_nidstr(&p->nis[0]));
 		return -EEXIST;
 	}
+	if (p != NULL && p->configured && a->n == 0 && !a->not_configured && p->mr != a->mr) {
+		/* The kernel's lnet_peer_add(): a configured peer keeps its Multi-Rail flag. */
+		snprintf(a->err, a->errlen, "peer %s is %sMulti-Rail",
+			 libcfs_nidstr_r(a->prim, s, sizeof(s)), p->mr ? "" : "not ");
+		return -EPERM;
+	}
 	if (p != NULL && a->n > 0 && !p->mr) {
 		snprintf(a->err, a->errlen, "peer %s is not Multi-Rail: it has one NID",
 			 libcfs_nidstr_r(a->prim, s, sizeof(s)));
@@ -564,8 +570,11 @@ lnet_peer_add_check(struct lnet_peer_dir *d, struct lnet_peer_add_args *a, struc
 	for (i = 0; i < a->n; i++) {
 		struct lnet_peer *owner = lnet_dir_find(d, &a->nids[i]);
 
-		if (owner != NULL || lnet_nid_same(&a->nids[i], a->prim) ||
-		    lnet_nid_is_any(&a->nids[i])) {
+		/* The peer's own NIDs are there already (the kernel's lnet_peer_add_nid). */
+		if ((owner != NULL && owner == p) || lnet_nid_same(&a->nids[i], a->prim)) {
+			continue;
+		}
+		if (owner != NULL || lnet_nid_is_any(&a->nids[i])) {
 			snprintf(a->err, a->errlen, "%s already belongs to peer %s",
 				 libcfs_nidstr_r(&a->nids[i], s, sizeof(s)),
 				 owner != NULL ? libcfs_nidstr(&owner->nis[0]) :
@@ -609,7 +618,9 @@ lnet_peer_add_on_mgmt(void *arg)
 		p->lock_ts = d->next_lock_ts++;
 	}
 	for (i = 0; i < a->n && rc == 0; i++) {
-		rc = lnet_peer_append_nid(d, p, &a->nids[i]);
+		if (lnet_dir_find(d, &a->nids[i]) != p) {
+			rc = lnet_peer_append_nid(d, p, &a->nids[i]);
+		}
 	}
 	lnet_peer_publish(d, p);
 	lnet_peer_want_lpnis(d, p);
@@ -813,10 +824,13 @@ lnet_peer_del_on_mgmt(void *arg)
 		return 0;
 	}
 	for (i = 0; i < a->n; i++) {
-		if (lnet_dir_find(d, &a->nids[i]) != p || lnet_nid_same(&a->nids[i], a->prim)) {
+		struct lnet_peer *owner = lnet_dir_find(d, &a->nids[i]);
+
+		if (owner != p || lnet_nid_same(&a->nids[i], a->prim)) {
+			/* The kernel's lnet_peer_del_nid(): another peer's NID is -ECHILD. */
 			snprintf(a->err, a->errlen, "%s is not a secondary NID of peer %s",
 				 libcfs_nidstr_r(&a->nids[i], s, sizeof(s)), libcfs_nidstr(a->prim));
-			return -ENOENT;
+			return owner != NULL && owner != p ? -ECHILD : -ENOENT;
 		}
 	}
 	for (i = 0; i < a->n; i++) {

@@ -77,6 +77,27 @@ nl_del_err() { # ERRNO DESCR: the block in $work/nl
 	printf -- '---\ndel:\n-     net:\n      errno: %s\n      descr: ! "%s"\n...\n' "$1" "$2" >"$work/nl"
 }
 : >"$work/empty"
+# net show's refusals (2.17's jt_show_net / yaml_lnet_config_ni, NLM_F_DUMP).
+nl_show_err() { # ERRNO DESCR: the block in $work/nl
+	printf -- '---\nshow:\n-     net:\n      errno: %s\n      descr: ! "%s"\n...\n' "$1" "$2" >"$work/nl"
+}
+nl_show_err -2 'cannot parse net'
+check "net show --net foo: lnet_net_show_start's -ENOENT 'cannot parse net'" \
+	out_err 234 "$work/empty" "$work/nl" --name "$a" net show --net foo
+nl_show_err -3 'Network is down'
+check "net show --net tcp9: no NI, lnet_net_show_dump's -ESRCH 'Network is down'" \
+	out_err 234 "$work/empty" "$work/nl" --name "$a" net show --net tcp9
+"$ctl" net show -h >"$work/sh"
+printf "show: unrecognized option '--bogus'\n" >"$work/sb"
+check "net show --bogus: getopt's complaint, net show's help, exit 0" \
+	out_err 0 "$work/sh" "$work/sb" --name "$a" net show --bogus
+printf "show: invalid option -- '2'\n" >"$work/s2"
+check "net show -v2: -v takes no argument (short options n:v), -2 is unknown" \
+	out_err 0 "$work/sh" "$work/s2" --name "$a" net show -v2
+check "net show --net tcp --bogus: more than two words, getopt silent (check_cmd): the help, 0" \
+	out_err 0 "$work/sh" "$work/empty" --name "$a" net show --net tcp --bogus
+"$ctl" --name "$a" net show >"$work/plain"
+check "net show foo: other words are ignored" out_err 0 "$work/plain" "$work/empty" --name "$a" net show foo
 nl_del_err -19 'setting @lo not allowed'
 check "net del of the loopback net: the kernel's parser refuses its net type, -19" \
 	out_err 234 "$work/empty" "$work/nl" --name "$a" net del --net lo
@@ -98,8 +119,24 @@ check "net add --peer-credits x: the value ignored, the NI added" sh -c \
 "$ctl" --name "$a" export --backup >"$work/backup.yaml"
 check "export --backup: no lo, no nid/status/statistics, no lnd timeout" sh -c \
 	"! grep -q 'net type: lo' '$work/backup.yaml' && ! grep -q 'status:' '$work/backup.yaml' && ! grep -q 'statistics' '$work/backup.yaml' && ! grep -q 'timeout: 50' '$work/backup.yaml' && grep -q 'tos: 16' '$work/backup.yaml' && grep -q 'nid: $ip@tcp' '$work/backup.yaml' && [ \$(grep -c 'nid:' '$work/backup.yaml') -eq 1 ]"
-check "import of what runs: each NI already configured, nothing changes" sh -c \
-	"! '$ctl' --name '$a' import '$work/full.yaml' >'$work/e' 2>&1 && [ \$(grep -c 'already configured' '$work/e') -eq 1 ]"
+# handle_net_config_sequence: the first NI the node refuses ends the import,
+# yaml_lnet_config_ni's block (-17 "cannot add LNet NI") then the import's.
+printf -- '---\nadd:\n-     net:\n      errno: -17\n      descr: ! "cannot add LNet NI"\n...\n---\nadd:\n-     import:\n      errno: -22\n      descr: ! "Failed to configure NI on net '"'"'tcp'"'"' rc = -22"\n...\n' >"$work/imp17"
+check "import of what runs: the first NI already there ends it, both blocks, -22" \
+	out_err 234 "$work/empty" "$work/imp17" --name "$a" import "$work/full.yaml"
+check "import: the others stayed as they were" sh -c "'$ctl' --name '$a' export | cmp -s - '$work/full.yaml'"
+# jt_import/jt_export's command lines.
+printf "import: unrecognized option '--bogus'\n" >"$work/ib"
+check "import --bogus: getopt's complaint, exit 0" out_err 0 "$work/empty" "$work/ib" --name "$a" import --bogus
+printf "yaml:\n    - builder:\n          errno: -1\n          descr: cannot open '/nonexistent.yaml': No such file or directory\n" >"$work/inf"
+check "import of no file: the builder block, its text unquoted, exit -ENOENT" \
+	out_err 254 "$work/empty" "$work/inf" --name "$a" import /nonexistent.yaml
+check "import with two words reads stdin (jt_import's file is argv[1] of two)" sh -c \
+	"'$ctl' --name '$a' import a b <'$work/full.yaml' 2>'$work/e2'; [ \$? -eq 234 ] && cmp -s '$work/e2' '$work/imp17'"
+check "export to a file it cannot open: -1, nothing printed" \
+	out_err 255 "$work/empty" "$work/empty" --name "$a" export /nonexistent/dir/f.yaml
+check "export FILE extra: the first word is the file" sh -c \
+	"'$ctl' --name '$a' export '$work/ex.yaml' extra && cmp -s '$work/ex.yaml' '$work/full.yaml'"
 
 # 127.0.0.1 has tcp1 on it too: NIs share an address (acceptor.sh tests their traffic).
 check "net add --ip2net: the matching interface, the address tcp1 has too" "$ctl" --name "$a" net add --ip2net "tcp2(lo) 127.0.0.*"

@@ -107,7 +107,10 @@ check "net add NID off the net: refused" fails_with -22 --name "$a" net add --ne
 "$ctl" net add -h >"$work/nh"
 printf "add: unrecognized option '--bogus'\n" >"$work/nb"
 check "net add --bogus: getopt's complaint, net add's help, exit 0 (jt_add_ni's '?' case)" \
-	out_err 0 "$work/nh" "$work/nb" --name "$a" net add --bogus 1
+	out_err 0 "$work/nh" "$work/nb" --name "$a" net add --bogus
+: >"$work/nb3"
+check "net add --bogus 1: more than two words, check_cmd leaves getopt silent: the help only" \
+	out_err 0 "$work/nh" "$work/nb3" --name "$a" net add --bogus 1
 # net del while $b keeps pinging $a: the NI goes, every ping ends (no hang),
 # and a new NI on the same address serves again.
 sent0=$(sends_of "$b")
