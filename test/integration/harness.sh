@@ -228,3 +228,21 @@ tcpdump_stop() { # FILE: stop once the marker is in it; say whether the kernel d
 	[ $ts_marked -eq 1 ] || { echo "tcpdump: no marker in $1 after 30 s"; return 1; }
 	grep -q "^0 packets dropped by kernel" "$1.err"
 }
+
+# lcores_calm NAME MAX_GAP_US [JSON_FILE]: daemon NAME's /lnet/lcore_stats
+# (kept in JSON_FILE; the script sets $src): the watchdog counted no stall on any lcore, and
+# each lcore's longest gap between loop rounds is under MAX_GAP_US.
+lcores_calm() {
+	lc_json=${3:-$work/lcores.json}
+	python3 "$src/../common/bad_peer.py" telemetry "$1" /lnet/lcore_stats >"$lc_json" || return 1
+	cat "$lc_json"
+	python3 - "$lc_json" "$2" <<'EOF_PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+lcores = [v for k, v in d.items() if re.fullmatch(r"l[0-9]+", k)]
+assert len(lcores) >= 2, d
+for lc in lcores:
+    assert lc["stalls"] == 0, lc
+    assert lc["max_gap_us"] < int(sys.argv[2]), lc
+EOF_PY
+}

@@ -23,7 +23,6 @@ netns_script link_return llr
 
 a0=10.$x.1.1 b0=10.$x.1.2 a1=10.$x.2.1 b1=10.$x.2.2
 p=${tag}p k=${tag}k
-telemetry() { python3 "$src/../common/bad_peer.py" telemetry "$1" "$2"; }
 
 # Short LND timeouts: the outage outlives the connections opened before it.
 setup() {
@@ -84,21 +83,11 @@ all_answered() {
 		{ cat "$1.failed" 2>/dev/null; return 1; }
 }
 
-# No stall counted, each lcore's longest gap under 1 s (microseconds in /lnet/lcore_stats).
+# No stall counted, each lcore's longest gap under 5 s; the watchdog at 2 s, no log line lost.
 no_stall() {
-	telemetry "$p" /lnet/lcore_stats >"$work/lcores.json" || return 1
-	cat "$work/lcores.json"
-	python3 - "$work/lcores.json" <<'EOF'
-import json, re, sys
-d = json.load(open(sys.argv[1]))
-lcores = [v for k, v in d.items() if re.fullmatch(r"l[0-9]+", k)]
-assert d["log_dropped"] == 0, d
-assert d["stall_threshold_us"] == 2000000, d
-assert len(lcores) >= 2, d
-for lc in lcores:
-    assert lc["stalls"] == 0, lc
-    assert lc["max_gap_us"] < 5000000, lc
-EOF
+	lcores_calm "$p" 5000000 "$work/lcores.json" &&
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["stall_threshold_us"] == 2000000 and d["log_dropped"] == 0))' \
+			"$work/lcores.json"
 }
 
 check "two daemons, two rails each, discovered both ways" setup

@@ -21,7 +21,6 @@ netns_script log_blocked llb
 
 a0=10.$x.1.1 b0=10.$x.1.2 a1=10.$x.2.1 b1=10.$x.2.2
 p=${tag}p k=${tag}k
-telemetry() { python3 "$src/../common/bad_peer.py" telemetry "$1" "$2"; }
 
 # P under a stderr nobody reads; up once its telemetry answers.
 start_stuck() {
@@ -78,19 +77,7 @@ pings() { # FROM TO: five pings, each answered within its timeout (the outer one
 	done
 }
 
-no_stall() {
-	telemetry "$p" /lnet/lcore_stats >"$work/lcores.json" || return 1
-	cat "$work/lcores.json"
-	python3 - "$work/lcores.json" <<'EOF'
-import json, re, sys
-d = json.load(open(sys.argv[1]))
-lcores = [v for k, v in d.items() if re.fullmatch(r"l[0-9]+", k)]
-assert len(lcores) >= 2, d
-for lc in lcores:
-    assert lc["stalls"] == 0, lc
-    assert lc["max_gap_us"] < 10000000, lc
-EOF
-}
+no_stall() { lcores_calm "$p" 10000000; }
 
 stops() { # SIGTERM: gone within 10 s, the pipe never read
 	kill -TERM "$stuck" && eventually 10 sh -c "! kill -0 $stuck 2>/dev/null" && pipe_full
