@@ -298,8 +298,12 @@ lnet_health_log(const struct lnet_msg *msg, const char *what)
 		 msg->retry_count, what);
 }
 
-/* A failure reported by the LND: health, counts, and a resend if the table allows one. */
-static bool
+/*
+ * A failure reported by the LND: health, counts, and a resend if the table
+ * allows one. Out of line and cold: inlined, it made lnet_health_fin too big
+ * to be inlined itself, and every message's completion paid its frame.
+ */
+static __attribute__((noinline, cold)) bool
 lnet_health_failed(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	const struct lnet_hs_reaction *r = lnet_hs_reaction(msg->hstatus);
