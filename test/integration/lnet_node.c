@@ -245,37 +245,50 @@ node_router(char *err, size_t errlen)
 }
 
 /*
- * A route is down until its gateway answered a ping saying it routes: wait
- * (60 s at most). Polled, LNet runs only in LNetEQPoll: wait there.
+ * Until @p cond holds, 60 s at most. Polled, LNet runs only in LNetEQPoll:
+ * the wait is there; with threads, a sleep. @return whether it held.
  */
-static void
-node_routes_wait_up(const struct node *n)
+static bool
+node_wait_until(const struct node *n, bool (*cond)(void *arg), void *arg)
 {
 	struct lnet_eq *eq = n->exec == LNET_EXEC_POLLED ? LNetEQAlloc(1) : NULL;
-	struct lnet_ctl_route r[4];
-	int tries;
+	bool held = cond(arg);
 
-	for (tries = 0; tries < NODE_WAIT_LIMIT_TRIES; tries++) {
-		int nr = lnet_ctl_route_list(r, 4);
-		int up = 0;
+	for (int tries = 1; !held && tries < NODE_WAIT_LIMIT_TRIES; tries++) {
 		struct lnet_event ev;
 
-		for (int i = 0; i < nr && i < 4; i++) {
-			up += r[i].alive;
-		}
-		if (nr > 0 && up == nr) {
-			break;
-		}
 		if (eq != NULL) {
 			LNetEQPoll(&eq, 1, 100, &ev, NULL);
 		} else {
 			usleep(100000);
 		}
+		held = cond(arg);
 	}
 	if (eq != NULL) {
 		LNetEQFree(eq);
 	}
-	if (tries == NODE_WAIT_LIMIT_TRIES) {
+	return held;
+}
+
+static bool
+node_routes_up(void *arg)
+{
+	struct lnet_ctl_route r[4];
+	int nr = lnet_ctl_route_list(r, 4);
+	int up = 0;
+
+	(void)arg;
+	for (int i = 0; i < nr && i < 4; i++) {
+		up += r[i].alive;
+	}
+	return nr > 0 && up == nr;
+}
+
+/* A route is down until its gateway answered a ping saying it routes: wait for that. */
+static void
+node_routes_wait_up(const struct node *n)
+{
+	if (!node_wait_until(n, node_routes_up, NULL)) {
 		fprintf(stderr, "lnet_node: routes still down after 60 s\n");
 	}
 }
@@ -920,59 +933,55 @@ node_replies_from(const struct lnet_nid *nid)
 	return lnet_ctl_peer_ni_state(nid, &st) == 0 ? st.received[2] : 0; /* REPLYs */
 }
 
+/* What "@healthy NID..." or "@replied NID" waits for. */
+struct node_wait_nids {
+	struct lnet_nid nids[NODE_MAX_NIDS * 2];
+	unsigned int nn;
+	bool replied;             /* a REPLY more from nids[0]; else all of them at full health */
+	uint64_t replies0;
+};
+
+static bool
+node_nids_so(void *arg)
+{
+	const struct node_wait_nids *w = arg;
+	bool ok = true;
+
+	for (unsigned int i = 0; ok && i < w->nn; i++) {
+		ok = w->replied ? node_replies_from(&w->nids[i]) > w->replies0 :
+				  node_nid_healthy(&w->nids[i]);
+	}
+	return ok;
+}
+
 /* "@healthy NID..." or "@replied NID": wait until it holds (60 s at most). */
 static void
 node_wait_cmd(const struct node *n, const char *cmd)
 {
-	bool replied = strncmp(cmd, "@replied ", 9) == 0;
+	struct node_wait_nids w = { .nn = 0, .replied = strncmp(cmd, "@replied ", 9) == 0 };
 	const char *list = cmd + 9 /* past "@healthy " or "@replied " */;
-	struct lnet_nid nids[NODE_MAX_NIDS * 2];
-	unsigned int nn = 0;
-	uint64_t replies0;
-	struct lnet_eq *eq;
-	int tries;
 
-	for (const char *p = list; *p != '\0' && nn < sizeof(nids) / sizeof(nids[0]);) {
+	for (const char *p = list; *p != '\0' && w.nn < sizeof(w.nids) / sizeof(w.nids[0]);) {
 		size_t len = strcspn(p, " ");
 		char one[64];
 
 		if (len > 0 && len < sizeof(one)) {
 			memcpy(one, p, len);
 			one[len] = '\0';
-			if (libcfs_strnid(&nids[nn], one) != 0) {
+			if (libcfs_strnid(&w.nids[w.nn], one) != 0) {
 				fprintf(stderr, "lnet_node: '%s': bad NID %s\n", cmd, one);
 				return;
 			}
-			nn++;
+			w.nn++;
 		}
 		p += len + (p[len] == ' ');
 	}
-	if (nn == 0 || (replied && nn != 1)) {
+	if (w.nn == 0 || (w.replied && w.nn != 1)) {
 		fprintf(stderr, "lnet_node: '%s': NID(s) expected\n", cmd);
 		return;
 	}
-	replies0 = replied ? node_replies_from(&nids[0]) : 0;
-	eq = n->exec == LNET_EXEC_POLLED ? LNetEQAlloc(1) : NULL;
-	for (tries = 0; tries < NODE_WAIT_LIMIT_TRIES; tries++) {
-		bool ok = true;
-		struct lnet_event ev;
-
-		for (unsigned int i = 0; ok && i < nn; i++) {
-			ok = replied ? node_replies_from(&nids[i]) > replies0 : node_nid_healthy(&nids[i]);
-		}
-		if (ok) {
-			break;
-		}
-		if (eq != NULL) {
-			LNetEQPoll(&eq, 1, 100, &ev, NULL);
-		} else {
-			usleep(100000);
-		}
-	}
-	if (eq != NULL) {
-		LNetEQFree(eq);
-	}
-	if (tries == NODE_WAIT_LIMIT_TRIES) {
+	w.replies0 = w.replied ? node_replies_from(&w.nids[0]) : 0;
+	if (!node_wait_until(n, node_nids_so, &w)) {
 		fprintf(stderr, "lnet_node: '%s': still not so after 60 s\n", cmd);
 	}
 }
