@@ -45,7 +45,7 @@ struct lnet_ctl_lnd_counter {
 	uint64_t value;
 };
 
-#define LNET_CTL_LND_COUNTERS 32
+#define LNET_CTL_LND_COUNTERS 48
 
 /** One local NI as `lnetctl net show -v` prints it. */
 struct lnet_ctl_ni {

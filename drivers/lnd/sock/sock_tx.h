@@ -33,6 +33,7 @@ struct sock_tx {
 	uint64_t end;                /* written whole: the connection's byte count at its last byte */
 	void *cookie;                /* the LNet message */
 	bool requeued;               /* its connection died before a byte went: moved once already */
+	uint64_t queued_us;          /* put on its peer's queue (waiting for a connection) at */
 };
 
 TAILQ_HEAD(sock_tx_list, sock_tx);

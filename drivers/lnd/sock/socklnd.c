@@ -1027,6 +1027,43 @@ socklnd_timeout_us(const struct socklnd_ni *s)
 	return (uint64_t)(sock == 0 || lnd < sock ? lnd : sock) * 1000000ULL;
 }
 
+/*
+ * An UP connection whose socket took nothing, or whose peer acknowledged
+ * nothing, for SOCKLND_SLOW_US: counted and logged once per wait (its
+ * start is the progress stamp the timeout reads), long before sock_timeout
+ * would close it. Costs the message path nothing.
+ */
+static void
+socklnd_conn_slow_check(struct socklnd_conn *c, uint64_t now)
+{
+	struct socklnd_ni *s = c->sni;
+	char peer[LNET_NIDSTR_SIZE];
+	int outq = 0;
+
+	if (c->state != SOCKLND_CONN_UP) {
+		return;
+	}
+	if (!TAILQ_EMPTY(&c->txq) && now - c->tx_io_us >= SOCKLND_SLOW_US &&
+	    c->slow_tx_seen != c->tx_io_us) {
+		c->slow_tx_seen = c->tx_io_us;
+		s->stats.slow_writes++;
+		SOCK_LOG(WARNING, "%s: connection to %s (type %d) took no bytes for %llu ms, %u messages queued",
+			 libcfs_nidstr(lnet_ni_nid(s->ni)), libcfs_nidstr_r(&c->peer_nid, peer, sizeof(peer)),
+			 c->type, (unsigned long long)((now - c->tx_io_us) / 1000), c->nqueued);
+	}
+	if (!TAILQ_EMPTY(&c->ackq) && now - c->ack_io_us >= SOCKLND_SLOW_US &&
+	    c->slow_ack_seen != c->ack_io_us) {
+		c->slow_ack_seen = c->ack_io_us;
+		s->stats.slow_acks++;
+		if (ioctl(c->fd, SIOCOUTQ, &outq) != 0) {
+			outq = -1;
+		}
+		SOCK_LOG(WARNING, "%s: connection to %s (type %d): nothing acknowledged for %llu ms, %d bytes unacknowledged",
+			 libcfs_nidstr(lnet_ni_nid(s->ni)), libcfs_nidstr_r(&c->peer_nid, peer, sizeof(peer)),
+			 c->type, (unsigned long long)((now - c->ack_io_us) / 1000), outq);
+	}
+}
+
 static void
 socklnd_sweep(void *arg)
 {
@@ -1044,6 +1081,8 @@ socklnd_sweep(void *arg)
 			if (socklnd_conn_timed_out(c, now, limit)) {
 				s->stats.timeouts++;
 				socklnd_conn_fail(c, -ETIMEDOUT);
+			} else {
+				socklnd_conn_slow_check(c, now);
 			}
 		}
 	}
@@ -1734,7 +1773,8 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "link_checks", st->link_checks }, { "link_changes", st->link_changes },
 		{ "link_reloads", st->link_reloads },
 		{ "ack_checks", st->ack_checks }, { "unacked_failed", st->unacked_failed },
-		{ "link_closes", st->link_closes },
+		{ "link_closes", st->link_closes }, { "slow_conn_waits", st->slow_conn_waits },
+		{ "slow_writes", st->slow_writes }, { "slow_acks", st->slow_acks },
 	};
 	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;
 

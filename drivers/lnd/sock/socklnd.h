@@ -135,6 +135,9 @@ struct socklnd_stats {
 	uint64_t link_reloads;       /**< the link table read from the kernel again: notifications were lost */
 	uint64_t link_changes;       /**< ... and it had changed: reported to LNet */
 	uint64_t link_closes;        /**< connections closed: the link to their peer went down */
+	uint64_t slow_conn_waits;    /**< messages that waited SOCKLND_SLOW_US or more for a connection */
+	uint64_t slow_writes;        /**< connections whose socket took nothing for SOCKLND_SLOW_US or more */
+	uint64_t slow_acks;          /**< connections whose peer acknowledged nothing for SOCKLND_SLOW_US or more */
 	uint64_t hs_entered[SOCKLND_STATS_HS_STATES];     /**< handshakes entering each sock_conn_state */
 	uint64_t conn_entered[SOCKLND_STATS_CONN_STATES]; /**< connections entering each state */
 	uint64_t peer_entered[SOCKLND_STATS_PEER_STATES]; /**< peers entering each state */

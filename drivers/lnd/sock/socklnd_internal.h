@@ -90,6 +90,8 @@ struct socklnd_conn {
 	uint64_t last_io_us;             /* opened, or last readiness on the socket */
 	uint64_t rx_io_us;               /* UP: last bytes in */
 	uint64_t tx_io_us;               /* UP: last bytes out, or the first tx queued on an empty txq */
+	uint64_t slow_tx_seen;           /* the tx_io_us and ack_io_us of the last slow wait reported: */
+	uint64_t slow_ack_seen;          /* each wait is counted once */
 	struct sock_tap tap;             /* its bytes, to the NI's capture */
 	struct lnet_nid handoff;         /* the other NI its connection request named */
 	struct lnet_pcap_flow flow;      /* how the capture frames them */
@@ -140,6 +142,7 @@ struct socklnd_peer {
 	int error;                       /* why the last attempt to connect failed: 0, -errno */
 	bool closing;                    /* closing a set of its connections (socklnd_peer_close_set) */
 	bool send_ok;                    /* socklnd_send() found its NID one this NI reaches */
+	uint64_t slow_wait_seen;         /* queued_us of the last message reported waiting long */
 	/* The only carrying connection of a type, [0] CONTROL [1] BULK_OUT, while the NI's conn_gen is pick_gen. */
 	struct socklnd_conn *pick[2];
 	uint64_t pick_gen[2];
@@ -201,6 +204,12 @@ struct socklnd_ni {
 #define SOCKLND_EPOLL_EVERY_COLD 16U
 
 #define SOCKLND_MAX_REFUSED 3             /* SOCKNAL_MAX_RETRIES */
+/*
+ * A wait inside the LND this long (for a connection, for the socket to take
+ * bytes, for the peer's TCP to acknowledge them) is counted and logged by
+ * the sweep: far above a healthy path's, far below sock_timeout.
+ */
+#define SOCKLND_SLOW_US 1000000ULL
 #define SOCKLND_ACCEPT_TIMEOUT_US 5000000ULL /* the kernel acceptor's accept_timeout (5 s) */
 /* The sweep's limit: min(sock_timeout, LNet's lnd_timeout); sock_timeout 0 is lnd_timeout. */
 uint64_t socklnd_timeout_us(const struct socklnd_ni *s);

@@ -307,7 +307,8 @@ socklnd_peer_send(struct socklnd_ni *s, struct socklnd_peer *p, const struct lne
 		socklnd_conn_queue(c, tx);
 		return 0;
 	}
-	if (p->state == SOCKLND_PEER_BACKOFF && rt_now_us(s->rt) < p->retry_at_us) {
+	tx->queued_us = rt_now_us(s->rt);
+	if (p->state == SOCKLND_PEER_BACKOFF && tx->queued_us < p->retry_at_us) {
 		return -EHOSTUNREACH; /* it failed just now: do not hammer it */
 	}
 	TAILQ_INSERT_TAIL(&p->txq, tx, link);
@@ -458,6 +459,7 @@ socklnd_peer_requeue(struct socklnd_conn *c, struct sock_tx *tx, int status)
 		return false;
 	}
 	tx->requeued = true;
+	tx->queued_us = rt_now_us(c->sni->rt);
 	TAILQ_INSERT_TAIL(&c->peer->txq, tx, link);
 	c->sni->stats.tx_requeued++;
 	return true;
@@ -562,13 +564,40 @@ socklnd_peer_keepalive(struct socklnd_ni *s, struct socklnd_peer *p, uint64_t no
 	}
 }
 
-/* Once a second: keepalives, and refused connection types are tried again. */
+/*
+ * Messages held SOCKLND_SLOW_US or more waiting for a connection: counted
+ * and logged once per message at the head of the queue, with what the
+ * peer's connecting is doing, so that a slow forward or a late reply can
+ * be told apart from a peer that answers slowly.
+ */
+static void
+socklnd_peer_slow_check(struct socklnd_ni *s, struct socklnd_peer *p, uint64_t now_us)
+{
+	const struct sock_tx *head = TAILQ_FIRST(&p->txq);
+	char nid[LNET_NIDSTR_SIZE];
+
+	if (head == NULL || now_us - head->queued_us < SOCKLND_SLOW_US ||
+	    p->slow_wait_seen == head->queued_us) {
+		return;
+	}
+	p->slow_wait_seen = head->queued_us;
+	s->stats.slow_conn_waits++;
+	SOCK_LOG(WARNING, "%s: a message waited %llu ms for a connection to %s (peer %s, "
+		 "retry types %#x in %lld ms, last error %d)",
+		 libcfs_nidstr(lnet_ni_nid(s->ni)), (unsigned long long)((now_us - head->queued_us) / 1000),
+		 libcfs_nidstr_r(&p->nid, nid, sizeof(nid)), socklnd_peer_states[p->state],
+		 p->retry_types, p->retry_types != 0 ? ((long long)p->retry_at_us - (long long)now_us) / 1000 : 0,
+		 p->error);
+}
+
+/* Once a second: keepalives, refused connection types tried again, long waits reported. */
 void
 socklnd_peer_tick(struct socklnd_ni *s, uint64_t now_us)
 {
 	struct socklnd_peer *p;
 
 	TAILQ_FOREACH(p, &s->peers, link) {
+		socklnd_peer_slow_check(s, p, now_us);
 		socklnd_peer_keepalive(s, p, now_us);
 		if (p->retry_types == 0 || now_us < p->retry_at_us) {
 			continue;

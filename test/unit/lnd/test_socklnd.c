@@ -1815,6 +1815,91 @@ test_unacked_message_fails_when_ni_deleted(void **state)
 	ut_no_event();
 }
 
+/* Connections whose socket is full with messages still queued (socklnd waits for EPOLLOUT). */
+static int
+conns_full_on_lcore(void *arg)
+{
+	struct socklnd_ni *s = lnet_ni_lnd_data(g_sni);
+	struct socklnd_conn *c;
+	unsigned int *n = arg;
+
+	*n = 0;
+	TAILQ_FOREACH(c, &s->conns, link) {
+		*n += c->state == SOCKLND_CONN_UP && c->want_out && !TAILQ_EMPTY(&c->txq);
+	}
+	return 0;
+}
+
+static unsigned int
+conns_full(void)
+{
+	unsigned int n;
+
+	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, conns_full_on_lcore, &n), 0);
+	return n;
+}
+
+/* The virtual clock @p us on, and what came due has run. */
+static void
+advance_us(uint64_t us)
+{
+	rt_sim_advance_us(lnet_instance()->rt, us);
+	settle();
+}
+
+/*
+ * Waits of SOCKLND_SLOW_US inside the LND are found by the sweep and
+ * counted once each (virtual clock): messages waiting for a connection
+ * whose peer never answers the hello, then, connected, a peer that reads
+ * nothing: its window shuts, so bytes written stay unacknowledged and the
+ * rest stay queued on a full socket. Not one earlier than 1 s.
+ */
+static void
+test_slow_waits_counted_once(void **state)
+{
+	static uint8_t big[1 << 20];
+	struct lnet_processid peer = { LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) };
+	int small = 4096;
+	int lfd = kernel_listen(PEER_ADDR);
+	struct socklnd_stats st;
+	int fds[3];
+
+	(void)state;
+	assert_int_equal(setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+	for (unsigned int i = 0; i < 8; i++) {
+		assert_int_equal(LNetPut(NULL, ut_bind(big, sizeof(big), 1), LNET_NOACK_REQ, &peer, 3, 7,
+					 0, 0), 0);
+	}
+	PUMP_UNTIL("our three connects in flight", sock_stats().connects == 3);
+	advance_us(SOCKLND_SLOW_US - 100000);
+	assert_int_equal(sock_stats().slow_conn_waits, 0);
+	advance_us(200000);
+	assert_int_equal(sock_stats().slow_conn_waits, 1);
+	advance_us(SOCKLND_SLOW_US);
+	assert_int_equal(sock_stats().slow_conn_waits, 1); /* the same wait, once */
+
+	kernel_accept_three(lfd, fds); /* hellos answered; nothing read after them */
+	PUMP_UNTIL("a socket full, messages queued behind it", conns_full() > 0);
+	PUMP_UNTIL("messages written and waiting for the peer's ACK", sock_stats().ack_checks > 0);
+	st = sock_stats();
+	assert_int_equal(st.slow_writes, 0);
+	assert_int_equal(st.slow_acks, 0);
+	advance_us(SOCKLND_SLOW_US + 100000);
+	st = sock_stats();
+	assert_int_equal(st.slow_writes, 1);
+	assert_int_equal(st.slow_acks, 1);
+	advance_us(SOCKLND_SLOW_US);
+	st = sock_stats();
+	assert_int_equal(st.slow_writes, 1);
+	assert_int_equal(st.slow_acks, 1);
+	assert_int_equal(st.slow_conn_waits, 1);
+	ut_no_event(); /* slow, not failed: sock_timeout is 50 s */
+	for (unsigned int i = 0; i < 3; i++) {
+		close(fds[i]);
+	}
+	close(lfd);
+}
+
 int
 main(void)
 {
@@ -1830,6 +1915,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_unacked_message_fails_when_ni_deleted, setup,
 						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_slow_waits_counted_once, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_cold_connection_still_receives, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_active_connects, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_peer_times_out, setup, ut_teardown),
