@@ -8,7 +8,9 @@
 # where the time went: waiting for a router credit or buffer, receiving the
 # payload, waiting for tx credits, in the LND); their logs are read after
 # each run, then the run's files go. Each slow forward is shown with the
-# check of routing.sh that ended next (what the run was doing then).
+# check of routing.sh that ended next (what the run was doing then). Every
+# daemon's socklnd waits of 1 s or more (for a connection, a full socket, the
+# peer's TCP acknowledgement) and lcore stalls are listed after them.
 #   routing_soak.sh BUILD_DIR [SECONDS]    (SOAK_SECONDS, default 600: no new
 #   run starts after that; SOAK_RUNS caps the number of runs)
 # Prints one line per run and a summary: runs, failed runs, the longest
@@ -28,6 +30,7 @@ trap 'exit 130' INT TERM
 start=$(date +%s)
 runs=0 failed=0 longest=0 longest_run=0 slow=0
 : >"$out/slow"
+: >"$out/lnd"
 while [ $(( $(date +%s) - start )) -lt "$secs" ] && [ "$runs" -lt "$max_runs" ]; do
 	runs=$((runs + 1))
 	t0=$(date +%s)
@@ -56,6 +59,14 @@ while [ $(( $(date +%s) - start )) -lt "$secs" ] && [ "$runs" -lt "$max_runs" ];
 			r=$(basename "$f" | sed 's/^lrt[0-9]*//; s/\..*//')
 			grep "slow forward" "$f" | sed "s/^/run $runs, $r: /" >>"$out/slow"
 		done
+		# every daemon's waits of 1 s or more inside socklnd, and lcore stalls:
+		# where a slow forward's "LND" time went, and whether its lcore ran
+		for f in "$work"/*.err "$work"/*.out; do
+			[ -f "$f" ] || continue
+			r=$(basename "$f" | sed 's/^lrt[0-9]*//')
+			grep -E "for a connection to|took no bytes|nothing acknowledged|stalled: one poll" "$f" |
+				sed "s/^/run $runs, $r: /" >>"$out/lnd"
+		done
 		rm -rf "$work"
 	fi
 	ops=$(sed -n 's/^[0-9.]* 10,000 operations: \(.*\) s$/\1/p' "$out/run")
@@ -78,6 +89,10 @@ slow=$(wc -l <"$out/slow")
 echo "routing_soak: $runs runs in $(( $(date +%s) - start )) s, $failed failed;" \
 	"longest forward ${longest} ms (run $longest_run); $slow forwards of 1 s or more"
 cat "$out/slow"
+if [ -s "$out/lnd" ]; then
+	echo "routing_soak: waits of 1 s or more in socklnd, and lcore stalls:"
+	sort -u "$out/lnd"
+fi
 # for each slow forward, the check of its run that came next (stamped lines)
 while IFS= read -r l; do
 	n=$(echo "$l" | sed 's/^run \([0-9]*\),.*/\1/')
