@@ -129,9 +129,27 @@ int lnetctl_peer_change(struct lnetctl_conn *c, bool add, const char *prim, cons
 			bool non_mr);
 int lnetctl_peer_show(struct lnetctl_conn *c, const char *nid, int detail);
 
-/* lnetctl_cmds.c: NID arguments as the kernel's ping takes them (commas, ranges, several words). */
+/* lnetctl_nidrange.c: cpt-of-nid's words, each one plain NID (the kernel's "invalid NID"). */
 int lnetctl_nid_args(int argc, char **argv, char (**nids)[LNET_NIDSTR_SIZE], unsigned int *n,
 		     const char **why);
+
+/* NIDs as 2.17's lustre_lnet_parse_nid_range() unrolls them, as text, in order. */
+struct lnetctl_nidrange {
+	char **nid;
+	unsigned int n;
+	unsigned int max;
+};
+
+/*
+ * Parse one NID list argument (NIDs and bracketed ranges separated by ','),
+ * appending to @p out (zeroed first by the caller for the first word).
+ * @return 0, or the negative errno 2.17's parser gives with *@p msg its
+ * text ("\"Unable to parse nidlist: ...\""); @p out is freed on error.
+ */
+int lnetctl_nidrange_add(const char *arg, struct lnetctl_nidrange *out, const char **msg);
+/* Every word of a command line through lnetctl_nidrange_add(). */
+int lnetctl_nidrange_args(int argc, char **argv, struct lnetctl_nidrange *out, const char **msg);
+void lnetctl_nidrange_free(struct lnetctl_nidrange *l);
 /* lnetctl_main.c: "<cmd> <sub>: <help>" for one subcommand, or every one when @p sub is NULL. */
 void lnetctl_print_cmd_help(const char *cmd, const char *sub);
 

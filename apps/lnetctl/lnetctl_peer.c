@@ -363,42 +363,31 @@ lnetctl_peer_bad_option(const char *top, const char *op, char opt)
 
 /*
  * peer add/del's --nid list, read as 2.17's yaml_lnet_peer() reads it
- * before it asks (lustre_lnet_parse_nid_range(), then its count): a list
- * it cannot parse prints "can't parse nidrange" on stdout; every refusal
- * leaves its errno and text for the netlink block. The range parser's
- * finer texts (brackets, order) are its "invalid NID in nidstr" here.
+ * before it asks: lustre_lnet_parse_nid_range() (a list it cannot parse
+ * prints "can't parse nidrange" on stdout, then the parser's errno and
+ * text in the block), nothing at all (-ENOENT), then more NIDs than a
+ * peer may have (-E2BIG). The NIDs come back as text, unchecked.
  */
 static int
-lnetctl_peer_nidrange(const char *list, struct lnet_nid **nids, const char **msg)
+lnetctl_peer_nidrange(const char *list, struct lnetctl_nidrange *nids, const char **msg)
 {
-	char err[256];
-	int n;
+	int rc = lnetctl_nidrange_args(1, (char **)&list, nids, msg);
 
-	*msg = NULL;
-	*nids = NULL;
-	if (strchr(list, '*') != NULL) {
-		*msg = "asterisk not allowed in nidstring";
-	} else if (strstr(list, "<?>") != NULL) {
-		*msg = "\"Unable to parse nidlist: LNET_ANY_NID is unsupported\"";
-	} else if (strchr(list, '@') == NULL) {
-		*msg = "\"Unable to parse nidlist: no valid NIDs in string\"";
+	if (rc < 0) {
+		printf("can't parse nidrange: \"%s\"\n", list);
+		return rc;
 	}
-	n = *msg != NULL ? -EINVAL : lnetctl_expand_nids(list, nids, err, sizeof(err));
-	if (n == -E2BIG || n > LNETCTL_NL_MAX_NIDS_PER_PEER + 1) {
-		free(n > 0 ? *nids : NULL);
-		*msg = "Unable to parse nidlist: specifies more NIDs than allowed";
-		return -E2BIG;
-	}
-	if (n == 0) {
-		free(*nids);
+	if (nids->n == 0) {
+		lnetctl_nidrange_free(nids);
 		*msg = "Unable to parse nidlist: did not expand to any nids";
 		return -ENOENT;
 	}
-	if (n < 0) {
-		*msg = *msg != NULL ? *msg : "\"Unable to parse nidlist: invalid NID in nidstr\"";
-		printf("can't parse nidrange: \"%s\"\n", list);
+	if (nids->n > LNETCTL_NL_MAX_NIDS_PER_PEER + 1) {
+		lnetctl_nidrange_free(nids);
+		*msg = "Unable to parse nidlist: specifies more NIDs than allowed";
+		return -E2BIG;
 	}
-	return n;
+	return 0;
 }
 
 /* One add/del to the daemon; its status (0 or the node's errno). */
@@ -430,19 +419,30 @@ lnetctl_peer_ask(struct lnetctl_conn *c, const struct lnetctl_peer_req *r, const
  * peer"), then adds each NID ("failed to add peer"), and a failure after
  * the primary deletes the peer again; del deletes the NIDs ("failed to
  * del peer") or, without any, the peer ("failed to del primary peer").
- * A refused add then deletes the peer whose primary it named, new or not,
- * as the kernel's report_err does (nothing when that NID is no primary).
+ * A NID of the list the kernel's libcfs_strnid() cannot read stops it
+ * there ("unsupported secondary NID", lnet_parse_peer_nis()), the NIDs
+ * before it done. A refused add then deletes the peer whose primary it
+ * named, new or not, as the kernel's report_err does (nothing when that
+ * NID is no primary).
  */
 static int
 lnetctl_peer_nl_change(struct lnetctl_conn *c, const struct lnetctl_peer_req *r,
-		       const char *prim, const struct lnet_nid *nids, int n)
+		       const char *prim, const struct lnetctl_nidrange *list)
 {
 	const char *why = r->add ? "failed to add primary peer" : "failed to del primary peer";
 	struct lnetctl_peer_req undo = { false, false, r->lock_or_force, r->verb };
+	struct lnet_nid *nids = calloc(list->n > 0 ? list->n : 1, sizeof(*nids));
+	int n = 0;
 	int rc = 0;
 	int i = 0;
 
-	if (r->add || n == 0) {
+	if (nids == NULL) {
+		return -ENOMEM;
+	}
+	while (n < (int)list->n && libcfs_strnid(&nids[n], list->nid[n]) == 0) {
+		n++;
+	}
+	if (r->add || list->n == 0) {
 		rc = lnetctl_peer_ask(c, r, prim, NULL, 0);
 	}
 	while (rc == 0 && i < n) {
@@ -451,6 +451,11 @@ lnetctl_peer_nl_change(struct lnetctl_conn *c, const struct lnetctl_peer_req *r,
 		why = r->add ? "failed to add peer" : "failed to del peer";
 		rc = lnetctl_peer_ask(c, r, prim, nids + i, k);
 		i += k;
+	}
+	free(nids);
+	if (rc == 0 && n < (int)list->n) {
+		why = "unsupported secondary NID";
+		rc = -EINVAL;
 	}
 	if (rc == 0) {
 		return 0;
@@ -484,12 +489,11 @@ lnetctl_peer_change_cmd(struct lnetctl_ctx *ctx, int argc, char **argv, bool add
 		{ .name = NULL },
 	};
 	struct lnetctl_peer_req r = { .add = add };
-	struct lnet_nid *nids = NULL;
+	struct lnetctl_nidrange nids = { NULL, 0, 0 };
 	struct lnet_nid nid;
 	const char *prim = NULL;
 	const char *list = NULL;
 	const char *msg;
-	int n = 0;
 	int opt;
 	int rc;
 
@@ -511,7 +515,12 @@ lnetctl_peer_change_cmd(struct lnetctl_ctx *ctx, int argc, char **argv, bool add
 			if (!add) {
 				return lnetctl_peer_bad_option("peer", "del", (char)opt);
 			}
-			r.non_mr = true;
+			/*
+			 * 2.17 sends "Multi-Rail: False", which its
+			 * lnet_peer_ni_cmd() reads into a flag it resets
+			 * for the next attribute: the peer is made
+			 * Multi-Rail all the same, so nothing is asked.
+			 */
 			break;
 		case 'f':
 		case 'l':
@@ -527,23 +536,23 @@ lnetctl_peer_change_cmd(struct lnetctl_ctx *ctx, int argc, char **argv, bool add
 		return 0;
 	}
 	if (list != NULL) {
-		n = lnetctl_peer_nidrange(list, &nids, &msg);
-		if (n < 0) {
-			lnetctl_print_nl_error(r.verb, "peer", n, msg);
+		rc = lnetctl_peer_nidrange(list, &nids, &msg);
+		if (rc < 0) {
+			lnetctl_print_nl_error(r.verb, "peer", rc, msg);
 			return -EINVAL;
 		}
 	}
 	if (libcfs_strnid(&nid, prim) != 0) {
 		/* lnet_peer_ni_cmd's libcfs_strnid() of the primary */
-		free(nids);
+		lnetctl_nidrange_free(&nids);
 		lnetctl_print_nl_error(r.verb, "peer", -EINVAL, "unsupported primary NID");
 		return -EINVAL;
 	}
 	rc = lnetctl_need_conn(ctx);
 	if (rc == 0) {
-		rc = lnetctl_peer_nl_change(&ctx->conn, &r, prim, nids, n);
+		rc = lnetctl_peer_nl_change(&ctx->conn, &r, prim, &nids);
 	}
-	free(nids);
+	lnetctl_nidrange_free(&nids);
 	return rc;
 }
 

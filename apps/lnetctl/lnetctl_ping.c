@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lnetctl.h"
+#include "cfs.h"
 #include "nidstr.h"
 
 static void
@@ -81,11 +82,18 @@ lnetctl_ping_run_end(struct lnetctl_ping_run *r)
 static void
 lnetctl_ping_failed(struct lnetctl_ping_run *r, const char *group, const char *nid, int err)
 {
+	struct lnet_processid id;
 	char num[16];
-	char descr[LNET_NIDSTR_SIZE + 128];
+	char descr[512];
 
 	snprintf(num, sizeof(num), "%d", err);
-	snprintf(descr, sizeof(descr), "failed to %s %s: %s", group, nid, strerror(-err));
+	if (libcfs_strid(&id, nid) != 0) {
+		/* lnet_ping_cmd()'s text for a NID it cannot parse (discover) */
+		snprintf(descr, sizeof(descr), "cannot parse NID '%s': %s", nid, strerror(-err));
+	} else {
+		snprintf(descr, sizeof(descr), "failed to %s %s: %s", group, libcfs_nidstr(&id.nid),
+			 strerror(-err));
+	}
 	lnetctl_out_map_begin(&r->o);
 	lnetctl_out_kv(&r->o, group, "");
 	lnetctl_out_kv(&r->o, "errno", num);
@@ -157,8 +165,7 @@ lnetctl_ping_nid(struct lnetctl_conn *c, const struct lnetctl_ping_req *q, const
  * a refused request stops it with its errno.
  */
 static int
-lnetctl_ping(struct lnetctl_conn *c, const struct lnetctl_ping_req *q,
-	     char (*nids)[LNET_NIDSTR_SIZE], unsigned int n)
+lnetctl_ping(struct lnetctl_conn *c, const struct lnetctl_ping_req *q, char **nids, unsigned int n)
 {
 	struct lnetctl_ping_run r = { .doc_open = false };
 	int *errs = calloc(n, sizeof(*errs));
@@ -172,8 +179,18 @@ lnetctl_ping(struct lnetctl_conn *c, const struct lnetctl_ping_req *q,
 	for (i = 0; i < n && rc == 0; i++) {
 		yaml_document_t doc;
 		yaml_node_t *v;
+		struct lnet_processid id;
 		bool stop = false;
 
+		if (libcfs_strid(&id, nids[i]) != 0) {
+			/* discover: a failure of its own, after the peers (lnet_ping_cmd) */
+			errs[i] = -EINVAL;
+			failed++;
+			continue;
+		}
+		if (lnet_nid_is_any(&id.nid)) {
+			continue;
+		}
 		errs[i] = lnetctl_ping_nid(c, q, nids[i], &doc, &v, &stop);
 		if (stop) {
 			rc = errs[i];
@@ -241,11 +258,11 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		{ .name = "source", .has_arg = required_argument, .val = 's' },
 		{ .name = NULL },
 	};
-	char (*nids)[LNET_NIDSTR_SIZE] = NULL;
+	struct lnetctl_nidrange nids;
 	const char *src = NULL;
 	const char *why = "";
 	struct lnet_nid nid;
-	unsigned int n = 0;
+	unsigned int i;
 	long timeout_ms = 1000;
 	int src_rc = 0;
 	int opt;
@@ -273,10 +290,21 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 				       "\"Unable to parse nidlist: no NID to ping\"");
 		return -EINVAL;
 	}
-	rc = lnetctl_nid_args(argc - optind, argv + optind, &nids, &n, &why);
+	rc = lnetctl_nidrange_args(argc - optind, argv + optind, &nids, &why);
 	if (rc != 0) {
+		/* yaml_lnet_ping(): the parser's errno in the block, then -EINVAL */
 		lnetctl_print_nl_error("manage", "ping", rc, why);
-		return rc;
+		return -EINVAL;
+	}
+	for (i = 0; i < nids.n; i++) {
+		struct lnet_processid id;
+
+		if (libcfs_strid(&id, nids.nid[i]) != 0) {
+			/* lnet_ping_show_start() reads every NID before it pings one */
+			lnetctl_nidrange_free(&nids);
+			lnetctl_print_nl_error("manage", "ping", -EINVAL, "cannot parse NID");
+			return -EINVAL;
+		}
 	}
 	rc = lnetctl_need_conn(ctx);
 	if (rc == 0) {
@@ -287,9 +315,9 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 			 src != NULL ? ",source=" : "", src != NULL ? src : "");
 		/* Given up on the client side too, should the daemon not answer. */
 		ctx->conn.reply_ms = lnetctl_ping_timeout_ms(timeout_ms) + LNETCTL_REPLY_GRACE_MS;
-		rc = lnetctl_ping(&ctx->conn, &q, nids, n);
+		rc = lnetctl_ping(&ctx->conn, &q, nids.nid, nids.n);
 	}
-	free(nids);
+	lnetctl_nidrange_free(&nids);
 	return rc;
 }
 
@@ -320,9 +348,8 @@ lnetctl_discover_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		{ .name = NULL },
 	};
 	struct lnetctl_ping_req q = { .group = "discover", .extra = NULL, .einval_stops = false };
-	char (*nids)[LNET_NIDSTR_SIZE] = NULL;
+	struct lnetctl_nidrange nids;
 	const char *why = "";
-	unsigned int n = 0;
 	int opt;
 	int rc;
 
@@ -341,15 +368,15 @@ lnetctl_discover_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		printf("Missing nid argument\n");
 		return -1;
 	}
-	rc = lnetctl_nid_args(argc - optind, argv + optind, &nids, &n, &why);
+	rc = lnetctl_nidrange_args(argc - optind, argv + optind, &nids, &why);
 	if (rc != 0) {
 		lnetctl_print_nl_error("manage", "discover", rc, why);
-		return rc;
+		return -EINVAL;
 	}
 	rc = lnetctl_need_conn(ctx);
 	if (rc == 0) {
-		rc = lnetctl_ping(&ctx->conn, &q, nids, n);
+		rc = lnetctl_ping(&ctx->conn, &q, nids.nid, nids.n);
 	}
-	free(nids);
+	lnetctl_nidrange_free(&nids);
 	return rc;
 }

@@ -48,30 +48,24 @@ struct lnetctl_route_args {
 	long hop;
 	long prio;
 	bool verbose;
-	char (*gws)[LNET_NIDSTR_SIZE]; /* the gateway unrolled, as the kernel's lnetctl does */
-	unsigned int ngws;
+	struct lnetctl_nidrange gws; /* the gateway unrolled, as the kernel's lnetctl does */
 };
 
 /*
- * The gateway as the kernel's lustre_lnet_parse_nid_range reads it: no
- * '*', no LNET_ANY_NID, then NIDs and ranges separated by commas. Its
- * refusal is printed under @p verb, errno -22, and is -EINVAL.
+ * The gateway as 2.17's yaml_lnet_route() reads it, through
+ * lustre_lnet_parse_nid_range(): its refusal is printed under @p verb
+ * with the parser's errno and text, and is -EINVAL. The NIDs a range
+ * names go on as text; the node refuses one it cannot parse ("cannot
+ * parse gateway"), as the kernel's lnet_route_cmd() does.
  */
 static int
 lnetctl_route_gateways(struct lnetctl_route_args *a, const char *verb)
 {
 	const char *why = "";
-	char *arg = (char *)a->gw; /* lnetctl_nid_args reads its words, as a command line's */
-	int rc;
+	int rc = lnetctl_nidrange_args(1, (char **)&a->gw, &a->gws, &why);
 
-	if (strchr(a->gw, '*') == NULL && strstr(a->gw, "<?>") != NULL) {
-		why = "\"Unable to parse nidlist: LNET_ANY_NID is unsupported\"";
-		rc = -EINVAL;
-	} else {
-		rc = lnetctl_nid_args(1, &arg, &a->gws, &a->ngws, &why);
-	}
 	if (rc != 0) {
-		lnetctl_print_nl_error(verb, "route", rc == -ENOMEM ? -ENOMEM : -EINVAL, why);
+		lnetctl_print_nl_error(verb, "route", rc, why);
 		return -EINVAL;
 	}
 	return 0;
@@ -135,9 +129,13 @@ lnetctl_route_change(struct lnetctl_conn *c, const struct lnetctl_route_args *a,
 	int rc = 0;
 
 	lnetctl_route_net_param(net, sizeof(net), a->net);
-	for (i = 0; i < a->ngws && rc == 0; i++) {
+	for (i = 0; i < a->gws.n && rc == 0; i++) {
 		char params[512];
-		int off = snprintf(params, sizeof(params), "net=%s,gateway=%s", net, a->gws[i]);
+		char gw[LNET_NIDSTR_SIZE + 1];
+		int off;
+
+		lnetctl_route_net_param(gw, sizeof(gw), a->gws.nid[i]);
+		off = snprintf(params, sizeof(params), "net=%s,gateway=%s", net, gw);
 
 		/* as the kernel's lnetctl sends them: an int each, only when not -1 */
 		if (add && (int)a->hop != -1) {
@@ -204,7 +202,7 @@ lnetctl_route_change_cmd(struct lnetctl_ctx *ctx, struct lnetctl_route_args *a, 
 	if (rc == 0) {
 		rc = lnetctl_route_change(&ctx->conn, a, add);
 	}
-	free(a->gws);
+	lnetctl_nidrange_free(&a->gws);
 	return rc;
 }
 
@@ -462,7 +460,7 @@ lnetctl_route_filters(struct lnetctl_route_args *a, struct lnetctl_route_filter 
 	if (a->gw != NULL && lnetctl_route_gateways(a, "show") != 0) {
 		return -EINVAL;
 	}
-	n = a->gw != NULL ? a->ngws : 1;
+	n = a->gw != NULL ? a->gws.n : 1;
 	*f = calloc(n > 0 ? n : 1, sizeof(**f));
 	if (*f == NULL) {
 		return -ENOMEM;
@@ -470,7 +468,7 @@ lnetctl_route_filters(struct lnetctl_route_args *a, struct lnetctl_route_filter 
 	for (i = 0; i < n; i++) {
 		(*f)[i] = (struct lnetctl_route_filter){
 			.net = a->net != NULL ? libcfs_str2net(a->net) : LNET_NET_ANY,
-			.gw = a->gw != NULL ? a->gws[i] : NULL,
+			.gw = a->gw != NULL ? a->gws.nid[i] : NULL,
 			.hop = (int)a->hop, .prio = (int)a->prio,
 		};
 	}
@@ -524,7 +522,7 @@ lnetctl_route_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		rc = lnetctl_route_list(&ctx->conn, f, nf, a.verbose ? LRD_VERBOSE : LRD_PLAIN);
 	}
 	free(f);
-	free(a.gws);
+	lnetctl_nidrange_free(&a.gws);
 	return rc;
 }
 

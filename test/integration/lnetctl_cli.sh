@@ -182,11 +182,15 @@ check "prompt: an ambiguous prefix is named on stderr" sh -c \
 check "--name=NAME works as --name NAME" sh -c "'$ctl' --name='$a' global show | grep -q '^global:'"
 check "prompt: help net answers on stderr" sh -c \
 	"printf 'help net\n' | '$ctl' --name '$a' 2>&1 >/dev/null | grep -qx 'net: net {add | del | show | set | help}'"
-# cpt-of-nid: space-separated, commas, ranges
-check "cpt-of-nid N1 N2,N3 10.0.0.[4-5]@tcp: five NIDs" sh -c \
-	"'$ctl' --name '$a' cpt-of-nid 10.0.0.1@tcp 10.0.0.2@tcp,10.0.0.3@tcp '10.0.0.[4-5]@tcp' >'$work/o' && grep -c '^-   nid: 10.0.0.[1-5]@tcp$' '$work/o' | grep -qx 5"
-printf -- '---\nshow:\n-     cpt-of-nid:\n      errno: -22\n      descr: ! "\\"Unable to parse nidlist: invalid NID in nidstr\\""\n...\n' >"$work/cb"
+# cpt-of-nid: space-separated NIDs only; 2.17 sends each word as it is and
+# its kernel (lnet_cpt_of_nid_show_start) refuses a list or a range as one
+# NID it cannot read, "invalid NID", before it answers any.
+check "cpt-of-nid N1 N2 N3: three NIDs" sh -c \
+	"'$ctl' --name '$a' cpt-of-nid 10.0.0.1@tcp 10.0.0.2@tcp 10.0.0.3@tcp >'$work/o' && grep -c '^-   nid: 10.0.0.[1-3]@tcp$' '$work/o' | grep -qx 3"
+printf -- '---\nshow:\n-     cpt-of-nid:\n      errno: -22\n      descr: ! "invalid NID"\n...\n' >"$work/cb"
 check "cpt-of-nid a bad NID: the netlink error block, -22" out_err 234 "$work/empty" "$work/cb" cpt-of-nid 10.0.0.1@tcp 1.2.3@tcp
+check "cpt-of-nid N1,N2: one word, no NID, -22" out_err 234 "$work/empty" "$work/cb" cpt-of-nid 10.0.0.1@tcp,10.0.0.2@tcp
+check "cpt-of-nid a range: no NID, -22" out_err 234 "$work/empty" "$work/cb" cpt-of-nid '10.0.0.[4-5]@tcp'
 check "that block is valid YAML" yaml_ok "$work/cb"
 check "cpt-of-nid -h: help, exit 0" sh -c "'$ctl' --name '$a' cpt-of-nid -h | grep -q '^ cpt-of-nid: '"
 

@@ -76,9 +76,11 @@ check "peer show --nid of a deleted peer: lnet_peer_ni_show_dump's -ENOENT, noth
 	out_err 234 "$work/empty" "$work/nl" peer show --nid "$net.2@tcp"
 
 # --opt=value forms, --non_mr; an unlocked peer goes with a plain del.
+# --non_mr: 2.17's lnet_peer_ni_cmd() drops the "Multi-Rail: False" it is
+# sent (its flag is reset for the next attribute): the peer is Multi-Rail.
 check "peer add --prim_nid=Q --non_mr" run peer add "--prim_nid=$net.5@tcp" --non_mr
-check "non-MR configured peer: state CONFIGURED (8), Multi-Rail: false" sh -c \
-	"[ \"\$('$ctl' --name '$d' peer show -v 3 --nid $net.5@tcp | sed -n 's/^      peer state: //p')\" = 8 ] && '$ctl' --name '$d' peer show --nid=$net.5@tcp | grep -qx '      Multi-Rail: false'"
+check "--non_mr peer as 2.17 makes it: state MULTI_RAIL|CONFIGURED (9), Multi-Rail: true" sh -c \
+	"[ \"\$('$ctl' --name '$d' peer show -v 3 --nid $net.5@tcp | sed -n 's/^      peer state: //p')\" = 9 ] && '$ctl' --name '$d' peer show --nid=$net.5@tcp | grep -qx '      Multi-Rail: true'"
 check "peer add --prim_nid R --nid=S (MR)" run peer add --prim_nid "$net.6@tcp" "--nid=$net.7@tcp"
 check "peer del --prim_nid R --nid S: the secondary only" sh -c \
 	"'$ctl' --name '$d' peer del --prim_nid $net.6@tcp --nid $net.7@tcp"

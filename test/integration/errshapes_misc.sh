@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# lnetctl's NID-list errors and peer add --non_mr byte for byte as 2.17's
+# lnetctl prints them on a kernel with netlink: the range reader of its
+# netlink commands (liblnetconfig's lustre_lnet_parse_nid_range() and its
+# range scanner) with each malformed form's text and errno, under ping,
+# discover, route add/del --gateway and peer add/del --nid; what the kernel
+# then says of a NID a range names but no one can read (ping: "cannot parse
+# NID", route: "cannot parse gateway", peer: "unsupported secondary NID");
+# cpt-of-nid's plain NIDs ("invalid NID"); and --non_mr, which 2.17's
+# lnet_peer_ni_cmd() ignores (the peer is Multi-Rail).
+#   errshapes_misc.sh BUILD_DIR SRC_DIR
+set -u
+build=$1 src=$2
+. "$src/harness.sh"
+
+: >"$work/empty"
+# yaml_lnet_print_error()'s block: VERB OBJECT ERRNO DESCR (DESCR as libyaml
+# double-quotes it: pass inner quotes already escaped) into $work/blk.
+blk() {
+	printf -- '---\n%s:\n-     %s:\n      errno: %s\n      descr: ! "%s"\n...\n' "$1" "$2" "$3" "$4" >"$work/blk"
+}
+q='\"Unable to parse nidlist: '
+
+# --- the range reader, every command that uses it; no daemon needed ---
+# form | errno | text (after "Unable to parse nidlist: ")
+while IFS='|' read -r form errno text; do
+	[ -n "$form" ] || continue
+	case $text in
+	asterisk*) d=$text ;;
+	*) d="$q$text\\\"" ;;
+	esac
+	blk manage ping "$errno" "$d"
+	check "ping '$form': $text, $errno, exit 234" out_err 234 "$work/empty" "$work/blk" \
+		--name nobody-$$ ping "$form"
+	blk manage discover "$errno" "$d"
+	check "discover '$form': the same under discover" out_err 234 "$work/empty" "$work/blk" \
+		--name nobody-$$ discover "$form"
+	blk add route "$errno" "$d"
+	check "route add --gateway '$form': the same under add: route" out_err 234 "$work/empty" \
+		"$work/blk" --name nobody-$$ route add --net tcp9 --gateway "$form"
+	blk del route "$errno" "$d"
+	check "route del --gateway '$form': under del: route" out_err 234 "$work/empty" \
+		"$work/blk" --name nobody-$$ route del --net tcp9 --gateway "$form"
+	printf 'can'"'"'t parse nidrange: "%s"\n' "$form" >"$work/pout"
+	blk add peer "$errno" "$d"
+	check "peer add --nid '$form': stdout's line, then the block" out_err 234 "$work/pout" \
+		"$work/blk" --name nobody-$$ peer add --prim_nid 10.9.9.9@tcp --nid "$form"
+	blk del peer "$errno" "$d"
+	check "peer del --nid '$form': the same under del" out_err 234 "$work/pout" \
+		"$work/blk" --name nobody-$$ peer del --prim_nid 10.9.9.9@tcp --nid "$form"
+done <<'FORMS'
+10.0.0.[1-3@tcp|-22|incomplete bracket set
+10.0.0.1-3]@tcp|-22|incomplete bracket set
+10.0.0.]1[@tcp|-22|improper bracket ordering
+10.0.0.[3-1]@tcp|-34|range is wrong order
+10.0.0.[1-4,3-2]@tcp|-34|range is wrong order
+10.0.0.[1-]@tcp|-34|range needs number after -
+10.0.0.[1-2/]@tcp|-34|range needs number after /
+10.0.0.[1,]@tcp|-34|range needs number after ,
+10.0.0.[1;2]@tcp|-22|invalid character in range
+10.0.0.[1-2/0]@tcp|-12|allocation failed
+1.2.3.4@bogus|-22|invalid NID in nidstr
+10.0.0.1@tcp,10.0.0.256@tcp|-22|invalid NID in nidstr
+notanid|-22|no valid NIDs in string
+10.0.0.*@tcp|-22|asterisk not allowed in nidstring
+<?>@tcp|-22|LNET_ANY_NID is unsupported
+FORMS
+
+# peer add's own checks after the reader: nothing named, too many NIDs.
+printf '' >"$work/pout"
+blk add peer -2 "Unable to parse nidlist: did not expand to any nids"
+check "peer add --nid '10.0.0.[0]@tcp' (a 0 alone names nothing): -2, exit 234" out_err 234 \
+	"$work/empty" "$work/blk" --name nobody-$$ peer add --prim_nid 10.9.9.9@tcp --nid '10.0.0.[0]@tcp'
+blk add peer -7 "Unable to parse nidlist: specifies more NIDs than allowed"
+check "peer add --nid of 130 NIDs: -7" out_err 234 "$work/empty" "$work/blk" \
+	--name nobody-$$ peer add --prim_nid 10.9.9.9@tcp --nid '10.0.[1-2].[1-65]@tcp'
+
+# cpt-of-nid reads no list: each word one NID (lnet_cpt_of_nid_show_start).
+blk show cpt-of-nid -22 "invalid NID"
+check "cpt-of-nid a range: invalid NID, exit 234" out_err 234 "$work/empty" "$work/blk" \
+	--name nobody-$$ cpt-of-nid '10.0.0.[1-2]@tcp'
+check "cpt-of-nid N1,N2: invalid NID" out_err 234 "$work/empty" "$work/blk" \
+	--name nobody-$$ cpt-of-nid 10.0.0.1@tcp,10.0.0.2@tcp
+
+# --- through a daemon ---
+d=lnetd-esm-$$
+net=127.0.$(( $$ % 200 + 20 ))
+ctl_name=$d
+check "daemon $d starts" start_daemon "$d"
+check "net add tcp" "$ctl" --name "$d" net add --net tcp --nid "$net.1@tcp"
+
+# ping: a range's NIDs go as text; one the kernel cannot read fails the
+# whole request before any ping (lnet_ping_show_start: "cannot parse NID").
+blk manage ping -22 "cannot parse NID"
+check "ping '10.0.0.[1-2]@bogus': cannot parse NID, exit 234" out_err 234 "$work/empty" \
+	"$work/blk" ping '10.0.0.[1-2]@bogus'
+check "ping '10.0.0.[0]@tcp': names nothing, prints nothing, exit 0" out_err 0 "$work/empty" \
+	"$work/empty" ping '10.0.0.[0]@tcp'
+
+# route add: a range's gateway the kernel cannot read (lnet_route_cmd).
+blk add route -19 "cannot parse gateway"
+check "route add --gateway '10.0.0.[1-2]@bogus': cannot parse gateway, -19" out_err 234 \
+	"$work/empty" "$work/blk" route add --net tcp9 --gateway '10.0.0.[1-2]@bogus'
+
+# peer add --nid with a range the kernel cannot read: the NIDs before it
+# added, then "unsupported secondary NID" and the peer deleted (report_err).
+blk add peer -22 "unsupported secondary NID"
+check "peer add --nid '10.1.0.[1-2]@bogus': unsupported secondary NID" out_err 234 "$work/empty" \
+	"$work/blk" peer add --prim_nid 10.1.0.9@tcp --nid '10.1.0.[1-2]@bogus'
+check "... and no peer is left" sh -c "! '$ctl' --name '$d' peer show --nid 10.1.0.9@tcp >/dev/null 2>&1"
+check "peer add --nid '10.1.0.[1-2]@tcp' (a range's NIDs as text): ok" out_err 0 "$work/empty" \
+	"$work/empty" peer add --prim_nid 10.1.0.9@tcp --nid '10.1.0.[1-2]@tcp'
+check "... the peer has its three NIDs" sh -c \
+	"'$ctl' --name '$d' peer show --nid 10.1.0.9@tcp | grep -c '^      -     nid: 10.1.0.[129]@tcp$' | grep -qx 3"
+check "peer del of it" out_err 0 "$work/empty" "$work/empty" peer del --prim_nid 10.1.0.9@tcp
+
+# --non_mr: 2.17 sends "Multi-Rail: False", which lnet_peer_ni_cmd() drops;
+# nothing printed and the peer is Multi-Rail.
+check "peer add --non_mr: nothing printed, exit 0" out_err 0 "$work/empty" "$work/empty" \
+	peer add --prim_nid 10.2.0.1@tcp --nid 10.2.0.2@tcp --non_mr
+check "... the peer is Multi-Rail" sh -c \
+	"'$ctl' --name '$d' peer show --nid 10.2.0.1@tcp | grep -qx '      Multi-Rail: true'"
+
+finish errshapes_misc
