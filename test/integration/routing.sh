@@ -316,6 +316,8 @@ check "a new client run (routes through R1 and R2) through R2 alone: 300 operati
 r1_down_r2_up() { route_state c "$r1a@tcp" down && route_state c "$r2a@tcp" up; }
 check "C's route show -v: the route through R1 goes down, through R2 stays up" eventually 10 r1_down_r2_up
 check "C pings S through R2" ping_routed c "$ips@tcp1"
+# the killed R1's log, kept apart: the restarted one writes its own afresh (the soak reads both)
+cp "$work/${tag}r1.err" "$work/${tag}killed-r1.err" 2>/dev/null
 check "R1 restarted (kill -9 left its telemetry socket behind)" daemon_up r1 "$fast,$pools" "tcp:$r1a" "tcp1:$r1b"
 pid_r1=$pid
 check "... set routing 1" lc r1 set routing 1

@@ -8,7 +8,8 @@
 # where the time went: waiting for a router credit or buffer, receiving the
 # payload, waiting for tx credits, in the LND); their logs are read after
 # each run, then the run's files go. Each slow forward is shown with the
-# check of routing.sh that ended next (what the run was doing then). Every
+# check of routing.sh that ended next (what the run was doing then); the
+# killed R1's log is kept apart by routing.sh, so its slow forwards count. Every
 # daemon's socklnd waits of 1 s or more (for a connection, a full socket, the
 # peer's TCP acknowledgement) and lcore stalls are listed after them.
 #   routing_soak.sh BUILD_DIR [SECONDS]    (SOAK_SECONDS, default 600: no new
