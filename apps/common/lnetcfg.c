@@ -88,6 +88,29 @@ lnetcfg_at(const yaml_node_t *n)
 		lnetcfg_error((d)->cfg, &_l, __VA_ARGS__);            \
 	} while (0)
 
+/*
+ * What the kernel's import says of the error about to be reported, when
+ * it is the file's first: its errno and descr (lnetcfg.h, kerr).
+ */
+static void
+lnetcfg_kerr(struct lnetcfg_doc *d, int err, bool silent, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+lnetcfg_kerr(struct lnetcfg_doc *d, int err, bool silent, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->cfg->nerrors > 0) {
+		return;
+	}
+	d->cfg->kerr = err;
+	d->cfg->kerr_silent = silent;
+	va_start(ap, fmt);
+	vsnprintf(d->cfg->kdescr, sizeof(d->cfg->kdescr), fmt, ap);
+	va_end(ap);
+}
+
 /* A key the kernel's import skips with a warning, in its words. */
 static void
 lnetcfg_warn_ignored(struct lnetcfg_doc *d, const char *key, const char *section)
@@ -175,6 +198,41 @@ lnetcfg_nid(struct lnetcfg_doc *d, const yaml_node_t *n, const yaml_node_t *pare
 		return false;
 	}
 	return true;
+}
+
+/*
+ * yaml_lnet_extract_long's words (2.17 lnetctl.c) for a value the kernel's
+ * import reads as a number: none, or not one parse_long takes.
+ */
+static void
+lnetcfg_kerr_long(struct lnetcfg_doc *d, const yaml_node_t *n, const char *key)
+{
+	const char *v = lnetcfg_scalar(n);
+	char *end = NULL;
+
+	if (v == NULL) {
+		return;
+	}
+	if (*v == '\0') {
+		lnetcfg_kerr(d, -EINVAL, false, "no value specified for key '%s'", key);
+		return;
+	}
+	(void)strtol(v, &end, 0);
+	if (*end != '\0') {
+		lnetcfg_kerr(d, -EINVAL, false, "invalid value '%s' for key '%s'", v, key);
+	}
+}
+
+/* A peer NID lnet_peer_ni_cmd() cannot read (libcfs_strnid: -EINVAL), in its words. */
+static void
+lnetcfg_kerr_nid(struct lnetcfg_doc *d, const yaml_node_t *n, const char *what)
+{
+	const char *s = lnetcfg_scalar(n);
+	struct lnet_nid nid;
+
+	if (s != NULL && libcfs_strnid(&nid, s) != 0) {
+		lnetcfg_kerr(d, -EINVAL, false, "%s", what);
+	}
 }
 
 void
@@ -680,6 +738,7 @@ lnetcfg_peer_nis(struct lnetcfg_doc *d, const yaml_node_t *list, struct lnetcfg_
 	yaml_node_item_t *it;
 
 	if (list->type != YAML_SEQUENCE_NODE) {
+		lnetcfg_kerr(d, -EINVAL, false, "invalid NIDs list");
 		LNETCFG_ERR(d, list, "peer: \"peer ni\" must be a list");
 		return;
 	}
@@ -688,8 +747,12 @@ lnetcfg_peer_nis(struct lnetcfg_doc *d, const yaml_node_t *list, struct lnetcfg_
 		const yaml_node_t *nn = lnetcfg_map_get(d, e, "nid");
 		struct lnet_nid nid;
 
-		if (!lnetcfg_nid(d, nn != NULL ? nn : e, e, "peer ni", &nid) ||
-		    lnet_nid_same(&nid, &p->prim)) {
+		lnetcfg_kerr_nid(d, nn, "unsupported secondary NID");
+		if (!lnetcfg_nid(d, nn != NULL ? nn : e, e, "peer ni", &nid)) {
+			continue;
+		}
+		if (lnet_nid_same(&nid, &p->prim)) {
+			p->lists_prim = true;
 			continue;
 		}
 		if (p->nnis == LNETCFG_PEER_NIS) {
@@ -697,6 +760,9 @@ lnetcfg_peer_nis(struct lnetcfg_doc *d, const yaml_node_t *list, struct lnetcfg_
 			return;
 		}
 		p->nis[p->nnis++] = nid;
+		if (!p->lists_prim) {
+			p->nis_before_prim = p->nnis;
+		}
 	}
 }
 
@@ -719,6 +785,7 @@ lnetcfg_peer(struct lnetcfg_doc *d, const yaml_node_t *item)
 	}
 	memset(p, 0, sizeof(*p));
 	p->at = lnetcfg_at(item);
+	lnetcfg_kerr_nid(d, lnetcfg_map_get(d, item, "primary nid"), "unsupported primary NID");
 	if (!lnetcfg_nid(d, lnetcfg_map_get(d, item, "primary nid"), item, "peer: primary nid",
 			 &p->prim)) {
 		d->cfg->npeers--;
@@ -728,10 +795,12 @@ lnetcfg_peer(struct lnetcfg_doc *d, const yaml_node_t *item)
 	mr = lnetcfg_scalar(mn);
 	p->mr = mr == NULL || strcasecmp(mr, "true") == 0;
 	if (mr != NULL && !p->mr && strcasecmp(mr, "false") != 0) {
+		lnetcfg_kerr(d, -EINVAL, false, "invalid MR flag param");
 		LNETCFG_ERR(d, mn, "peer: Multi-Rail must be True or False");
 	}
 	list = lnetcfg_map_get(d, item, "peer ni");
 	if (list != NULL) {
+		p->has_ni_list = true;
 		lnetcfg_peer_nis(d, list, p);
 	}
 }
@@ -760,6 +829,7 @@ lnetcfg_udsp_descr(struct lnetcfg_doc *d, const yaml_node_t *vn, const char *key
 	}
 	if (!d->cfg->udsp_del && !lnetcfg_udsp_descr_ok(v)) {
 		/* the kernel's words for what its lnetctl cannot parse */
+		lnetcfg_kerr(d, -EINVAL, true, "failed to parse %s parameter", key);
 		LNETCFG_ERR(d, vn, "udsp: failed to parse %s parameter", key);
 		return false;
 	}
@@ -779,6 +849,7 @@ lnetcfg_udsp_priority(struct lnetcfg_doc *d, const yaml_node_t *vn, struct lnetc
 		return;
 	}
 	*seen = true;
+	lnetcfg_kerr_long(d, vn, "priority");
 	if (lnetcfg_int(d, vn, "udsp: priority", 0, INT_MAX, &x)) {
 		u->priority = x;
 	}
@@ -815,6 +886,7 @@ lnetcfg_udsp_combination(struct lnetcfg_doc *d, const yaml_node_t *item, const s
 	const char *why = cfs_udsp_shape_error(u->src[0] != '\0', u->dst[0] != '\0', u->rte[0] != '\0');
 
 	if (why != NULL) {
+		lnetcfg_kerr(d, -EINVAL, true, "%s", why);
 		LNETCFG_ERR(d, item, "udsp: %s", why);
 		return false;
 	}
@@ -851,6 +923,7 @@ lnetcfg_udsp(struct lnetcfg_doc *d, const yaml_node_t *item)
 		if (k == NULL) {
 			LNETCFG_ERR(d, kn, "udsp: keys must be scalars");
 		} else if (strcmp(k, "idx") == 0) {
+			lnetcfg_kerr_long(d, vn, k);
 			lnetcfg_int(d, vn, "udsp: idx", 0, INT_MAX, &u.idx);
 		} else if (strcmp(k, "src") == 0) {
 			lnetcfg_udsp_descr(d, vn, k, u.src);
@@ -902,14 +975,17 @@ lnetcfg_route_net(struct lnetcfg_doc *d, const yaml_node_t *vn, struct lnetcfg_r
 	const char *v = lnetcfg_scalar(vn);
 
 	if (v == NULL) {
+		lnetcfg_kerr(d, -EINVAL, false, "net is invalid key");
 		LNETCFG_ERR(d, vn, "route: net is invalid key");
 		return;
 	}
 	r->net = libcfs_str2net(v);
 	if (r->net != LNET_NET_ANY && LNET_NETTYP(r->net) == LNET_LND_LO) {
+		lnetcfg_kerr(d, -EACCES, false, "setting @lo not allowed");
 		LNETCFG_ERR(d, vn, "route: setting @lo not allowed");
 	} else if (r->net == LNET_NET_ANY) {
 		/* an unparsable net reads as ANY, which the kernel names so */
+		lnetcfg_kerr(d, -ENXIO, false, "setting LNET_NET_ANY not allowed");
 		LNETCFG_ERR(d, vn, "route: setting LNET_NET_ANY not allowed");
 	}
 }
@@ -920,9 +996,11 @@ lnetcfg_route_gateway(struct lnetcfg_doc *d, const yaml_node_t *vn, struct lnetc
 	const char *v = lnetcfg_scalar(vn);
 
 	if (v == NULL) {
+		lnetcfg_kerr(d, -EINVAL, false, "gateway is invalid key");
 		LNETCFG_ERR(d, vn, "route: gateway is invalid key");
 	} else if (libcfs_strnid(&r->gateway, v) != 0) {
 		r->gateway = LNET_ANY_NID;
+		lnetcfg_kerr(d, -ENODEV, false, "cannot parse gateway");
 		LNETCFG_ERR(d, vn, "route: cannot parse gateway");
 	}
 }
@@ -935,14 +1013,17 @@ lnetcfg_route_number(struct lnetcfg_doc *d, const char *k, const yaml_node_t *vn
 	long x;
 
 	if (!lnetcfg_long(vn, &x)) {
+		lnetcfg_kerr(d, -EINVAL, false, "%s has invalid key", k);
 		LNETCFG_ERR(d, vn, "route: %s has invalid key", k);
 	} else if (strcmp(k, "hop") == 0) {
 		if ((x < 1 || x > 255) && x != -1) {
+			lnetcfg_kerr(d, -EINVAL, false, "invalid hop count must be between 1 and 255");
 			LNETCFG_ERR(d, vn, "route: invalid hop count must be between 1 and 255");
 		}
 		r->hops = x;
 	} else if (strcmp(k, "priority") == 0) {
 		if (x < 0) {
+			lnetcfg_kerr(d, -EINVAL, false, "invalid priority, must not be negative");
 			LNETCFG_ERR(d, vn, "route: invalid priority, must not be negative");
 		} else if (x > UINT32_MAX) {
 			LNETCFG_ERR(d, vn, "route: priority must be at most %lu", (unsigned long)UINT32_MAX);
@@ -970,8 +1051,10 @@ lnetcfg_route_key(struct lnetcfg_doc *d, const char *k, const yaml_node_t *vn,
 		   strcmp(k, "health_sensitivity") == 0) {
 		lnetcfg_route_number(d, k, vn, r);
 	} else if (strcmp(k, "state") == 0 && v == NULL) {
+		lnetcfg_kerr(d, -EINVAL, false, "state is invalid key");
 		LNETCFG_ERR(d, vn, "route: state is invalid key");
 	} else if (strcmp(k, "state") == 0 && strcmp(v, "up") != 0 && strcmp(v, "down") != 0) {
+		lnetcfg_kerr(d, -EINVAL, false, "status string bad value");
 		LNETCFG_ERR(d, vn, "route: status string bad value");
 	}
 }
@@ -1008,6 +1091,8 @@ lnetcfg_route(struct lnetcfg_doc *d, const yaml_node_t *item)
 		return;
 	}
 	if (r.net == LNET_NET_ANY || lnet_nid_is_any(&r.gateway)) {
+		lnetcfg_kerr(d, -ENODEV, false, "missing mandatory parameter: %s",
+			     r.net == LNET_NET_ANY ? "network" : "gateway");
 		LNETCFG_ERR(d, item, "route: missing mandatory parameter: %s",
 			    r.net == LNET_NET_ANY ? "network" : "gateway");
 		return;
@@ -1127,6 +1212,10 @@ lnetcfg_global(struct lnetcfg_doc *d, const yaml_node_t *g)
 	yaml_node_pair_t *p;
 
 	if (g->type != YAML_MAPPING_NODE) {
+		/* the kernel's import reads the value as one more key */
+		if (g->type == YAML_SCALAR_NODE) {
+			lnetcfg_kerr(d, -EINVAL, false, "invalid key '%s'", lnetcfg_scalar(g));
+		}
 		LNETCFG_ERR(d, g, "global: expected a mapping");
 		return;
 	}
@@ -1138,9 +1227,11 @@ lnetcfg_global(struct lnetcfg_doc *d, const yaml_node_t *g)
 		long x;
 
 		if (name == NULL) {
+			lnetcfg_kerr(d, -EINVAL, false, "invalid key '%s'", k != NULL ? k : "?");
 			LNETCFG_ERR(d, kn, "invalid key '%s'", k != NULL ? k : "?");
 			continue;
 		}
+		lnetcfg_kerr_long(d, lnetcfg_node(d, p->value), k);
 		if (!lnetcfg_int(d, lnetcfg_node(d, p->value), k, INT_MIN + 1L, INT_MAX, &x) ||
 		    strcmp(name, "lnd_timeout") == 0) {
 			continue;
@@ -1211,6 +1302,7 @@ lnetcfg_top(struct lnetcfg_doc *d, const yaml_node_t *root)
 			LNETCFG_ERR(d, kn, "%s: not supported by lnetd-pmd yet", k);
 		} else {
 			/* the kernel reads any other key as a global setting */
+			lnetcfg_kerr(d, -EINVAL, false, "invalid key '%s'", k);
 			LNETCFG_ERR(d, kn, "invalid key '%s'", k);
 		}
 	}

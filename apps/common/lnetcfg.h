@@ -53,6 +53,9 @@ struct lnetcfg_peer {
 	bool mr;
 	unsigned int nnis;              /* secondary NIDs */
 	struct lnet_nid nis[LNETCFG_PEER_NIS];
+	bool has_ni_list;               /* a "peer ni" list was given */
+	bool lists_prim;                /* ... and it names the primary NID */
+	unsigned int nis_before_prim;   /* nis[] that come before it there (all when it does not) */
 	struct lnetcfg_loc at;
 };
 
@@ -115,6 +118,15 @@ struct lnetcfg {
 	/* Keys the kernel's import ignores with a warning ("Ignoring unrecognized key ..."). */
 	lnetcfg_report_fn warn;
 	unsigned int nerrors;
+	/*
+	 * The first error as 2.17's import (jt_import, lnetctl.c) reports it,
+	 * when it has a form there: kerr its errno (0: none), kdescr the
+	 * netlink block's descr; kerr_silent when the kernel's import prints
+	 * nothing and ends with kerr (its library refusing a udsp rule).
+	 */
+	int kerr;
+	bool kerr_silent;
+	char kdescr[160];
 	bool syntax;                    /* the file is not YAML: report() had libyaml's words */
 	struct lnetcfg_ni *nis;         /* non-lo NIs; lo is always there */
 	unsigned int nnis;

@@ -194,6 +194,7 @@ int lnetctl_lnet_configure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_lnet_unconfigure_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_debug_nidlist_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
+int lnetctl_debug_peer_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_debug_recovery_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_not_applicable_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_capture_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
@@ -211,6 +212,9 @@ int lnetctl_udsp_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
  */
 int lnetctl_udsp_add(struct lnetctl_conn *c, const char *src, const char *dst, const char *rte,
 		     long priority, long idx);
+/* The same for import: nothing printed (2.17's import prints none of its refusals). */
+int lnetctl_udsp_import_add(struct lnetctl_conn *c, const char *src, const char *dst, const char *rte,
+			    long priority, long idx);
 /* Delete the rule at @p idx, or every rule (@p idx < 0). */
 int lnetctl_udsp_del(struct lnetctl_conn *c, long idx);
 /* udsp show's YAML on stdout: every rule (@p idx < 0) or one; nothing when none. */

@@ -87,10 +87,13 @@ lnetctl_cur_nis_get(struct lnetctl_conn *c, struct lnetctl_cur_nis *cur, const c
 {
 	yaml_node_t *root;
 	char err[256];
+	char descr[300];
 	int rc = lnetctl_request(c, "/lnet/net_show", "detail=0", &cur->doc, err, sizeof(err));
 
 	if (rc != 0) {
-		lnetctl_print_error(verb, object, rc, err);
+		/* jt_unconfig_lnet: yaml_lnet_print_error(0, "lnet", ...) names it "configure" */
+		snprintf(descr, sizeof(descr), "LNet configure error: %s", err);
+		lnetctl_print_nl_error(verb, object, rc, descr);
 		return rc;
 	}
 	root = yaml_document_get_root_node(&cur->doc);
@@ -98,31 +101,75 @@ lnetctl_cur_nis_get(struct lnetctl_conn *c, struct lnetctl_cur_nis *cur, const c
 	return 0;
 }
 
+/* One /lnet/peer_add or peer_del of an import; the node's status. */
+static int
+lnetctl_import_peer_ask(struct lnetctl_conn *c, bool add, const char *prim, const char *nid,
+			bool non_mr)
+{
+	char params[2 * LNET_NIDSTR_SIZE + 32];
+	char descr[256];
+
+	snprintf(params, sizeof(params), "prim_nid=%s%s%s%s", prim, non_mr ? ",non_mr=1" : "",
+		 nid != NULL ? ",nid=" : "", nid != NULL ? nid : "");
+	return lnetctl_call(c, add ? "/lnet/peer_add" : "/lnet/peer_del", params, descr,
+			    sizeof(descr));
+}
+
+/*
+ * One peer: item as 2.17's lnet_peer_ni_cmd (lnet/lnet/api-ni.c) carries
+ * it out. add: the primary first ("failed to add primary peer"), then each
+ * NID ("failed to add peer"); a failure deletes the peer again (its
+ * report_err). del: the NIDs listed before the primary one each ("failed
+ * to del peer"), then, when the list names the primary or there is no
+ * list, the whole peer ("failed to del primary peer"). A refusal is the
+ * import's netlink block (jt_import: the reply's errno and message, under
+ * "import") and ends the import with -EINVAL.
+ */
 static int
 lnetctl_import_peer(struct lnetctl_conn *c, const struct lnetcfg_peer *p, bool del)
 {
+	const char *why = del ? "failed to del primary peer" : "failed to add primary peer";
 	char prim[LNET_NIDSTR_SIZE];
 	char nid[LNET_NIDSTR_SIZE];
-	char *list = NULL;
-	size_t off = 0;
 	unsigned int i;
-	int rc;
+	int rc = 0;
 
-	if (p->nnis > 0) {
-		list = malloc((size_t)p->nnis * LNET_NIDSTR_SIZE);
-		if (list == NULL) {
-			return -ENOMEM;
-		}
-		for (i = 0; i < p->nnis; i++) {
-			off += (size_t)sprintf(list + off, "%s%s", i > 0 ? "," : "",
-					       libcfs_nidstr_r(&p->nis[i], nid, sizeof(nid)));
-		}
+	libcfs_nidstr_r(&p->prim, prim, sizeof(prim));
+	if (!del) {
+		rc = lnetctl_import_peer_ask(c, true, prim, NULL, !p->mr);
 	}
-	/* --del names whole peers: deleting the primary takes its NIDs too. */
-	rc = lnetctl_peer_change(c, !del, libcfs_nidstr_r(&p->prim, prim, sizeof(prim)),
-				 del ? NULL : list, !p->mr);
-	free(list);
-	return rc;
+	for (i = 0; rc == 0 && i < (del ? p->nis_before_prim : p->nnis); i++) {
+		why = del ? "failed to del peer" : "failed to add peer";
+		rc = lnetctl_import_peer_ask(c, !del, prim,
+					     libcfs_nidstr_r(&p->nis[i], nid, sizeof(nid)), !p->mr);
+	}
+	if (rc == 0 && del && (!p->has_ni_list || p->lists_prim)) {
+		why = "failed to del primary peer";
+		rc = lnetctl_import_peer_ask(c, false, prim, NULL, false);
+	}
+	if (rc == 0) {
+		return 0;
+	}
+	lnetctl_print_nl_error(del ? "del" : "add", "import", rc, why);
+	if (!del) {
+		(void)lnetctl_import_peer_ask(c, false, prim, NULL, false);
+	}
+	return -EINVAL;
+}
+
+/*
+ * One rule of import --del: 2.17's lustre_lnet_del_udsp returns
+ * l_ioctl's -1 and its error tree is dropped (handle_udsp_sequences), so a
+ * refusal prints nothing and ends the import with -1.
+ */
+static int
+lnetctl_import_udsp_del_one(struct lnetctl_conn *c, long idx)
+{
+	char params[32];
+	char descr[256];
+
+	snprintf(params, sizeof(params), "idx=%ld", idx);
+	return lnetctl_call(c, "/lnet/udsp_del", params, descr, sizeof(descr)) == 0 ? 0 : -1;
 }
 
 /*
@@ -148,7 +195,7 @@ lnetctl_import_udsp_del(struct lnetctl_conn *c, const struct lnetcfg *cfg)
 		if (next < 0) {
 			break;
 		}
-		rc = lnetctl_udsp_del(c, next);
+		rc = lnetctl_import_udsp_del_one(c, next);
 		last = next;
 	}
 	return rc;
@@ -206,6 +253,9 @@ struct lnetctl_tunable {
 	const char *below_min;  /* descr when under min, or NULL: no such check */
 };
 
+/* LNET_INTERFACES_MAX_DEFAULT of the kernel's lnet-dlc.h: what import --del puts back. */
+#define LNETCTL_INTERFACES_MAX_DEFAULT 200
+
 static const struct lnetctl_tunable lnetctl_tunables[] = {
 	{ "numa_range", "numa_range", 0, NULL },
 	{ "max_interfaces", "max interfaces", 0, NULL },
@@ -253,14 +303,17 @@ lnetctl_global_request(struct lnetctl_conn *c, const char *key, long value, char
  * reports as -ENODATA with the write's reason.
  */
 static int
-lnetctl_tunable_set(struct lnetctl_conn *c, const struct lnetctl_tunable *t, long value)
+lnetctl_tunable_set_as(struct lnetctl_conn *c, const struct lnetctl_tunable *t, long value,
+		       bool quiet)
 {
 	char descr[256];
 	int rc;
 
 	if (t->below_min != NULL && (value < t->min || (strcmp(t->name, "response_tracking") == 0 &&
 							value > 3))) {
-		lnetctl_print_error("add", t->name, -EINVAL, t->below_min);
+		if (!quiet) {
+			lnetctl_print_error("add", t->name, -EINVAL, t->below_min);
+		}
 		return -EINVAL;
 	}
 	if (value < INT_MIN || value > INT_MAX) {
@@ -278,8 +331,48 @@ lnetctl_tunable_set(struct lnetctl_conn *c, const struct lnetctl_tunable *t, lon
 		snprintf(descr, sizeof(descr), "cannot configure %s: %s", t->what, strerror(-rc));
 		rc = -ENODATA;
 	}
-	lnetctl_print_error("add", t->name, rc, descr);
+	if (!quiet) {
+		lnetctl_print_error("add", t->name, rc, descr);
+	}
 	return rc;
+}
+
+static int
+lnetctl_tunable_set(struct lnetctl_conn *c, const struct lnetctl_tunable *t, long value)
+{
+	return lnetctl_tunable_set_as(c, t, value, false);
+}
+
+/*
+ * One global: setting of an import, as 2.17's yaml_import_global_settings
+ * (lnetctl.c) applies it: with --del, numa_range goes back to 0,
+ * max_interfaces to its default and discovery to on, the others stay. The
+ * library's error tree is built into a copy of handle_global_parameter's
+ * pointer and never printed: a refusal ends the import with its status
+ * alone (-EINVAL for the library's own checks, -ENODATA for a write the
+ * kernel refused).
+ */
+static int
+lnetctl_import_global(struct lnetctl_conn *c, const struct lnetcfg_global *g, bool del)
+{
+	const struct lnetctl_tunable *t = lnetctl_tunable_find(g->key);
+	long value = g->value;
+
+	if (t == NULL) {
+		return 0; /* lnd_timeout: lnetcfg leaves it out, the kernel does nothing with it */
+	}
+	if (del) {
+		if (strcmp(g->key, "numa_range") == 0) {
+			value = 0;
+		} else if (strcmp(g->key, "max_interfaces") == 0) {
+			value = LNETCTL_INTERFACES_MAX_DEFAULT;
+		} else if (strcmp(g->key, "discovery") == 0) {
+			value = 1;
+		} else {
+			return 0;
+		}
+	}
+	return lnetctl_tunable_set_as(c, t, value, true);
 }
 
 /*
@@ -316,14 +409,17 @@ lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
 	}
 	if (errs.n > 0 && cfg.syntax) {
 		fprintf(stderr, "%s\n", errs.first); /* libyaml's words, as the kernel prints them */
+	} else if (errs.n > 0 && cfg.kerr != 0 && cfg.kerr_silent) {
+		rc = cfg.kerr; /* a udsp rule its library refuses: nothing printed */
+	} else if (errs.n > 0 && cfg.kerr != 0) {
+		/* yaml_lnet_print_error(flags, "import", ...): the kernel's errno, the import's -EINVAL */
+		lnetctl_print_nl_error(del ? "del" : "add", "import", cfg.kerr, cfg.kdescr);
+		rc = -EINVAL;
 	} else if (errs.n > 0) {
 		lnetctl_print_error(del ? "del" : "add", "import", rc, errs.first);
 	}
-	for (i = 0; rc == 0 && !del && i < cfg.nglobals; i++) {
-		const struct lnetctl_tunable *t = lnetctl_tunable_find(cfg.globals[i].key);
-
-		/* lnetcfg gives global show's names, lnd_timeout (derived) left out */
-		rc = t != NULL ? lnetctl_tunable_set(c, t, cfg.globals[i].value) : -EINVAL;
+	for (i = 0; rc == 0 && i < cfg.nglobals; i++) {
+		rc = lnetctl_import_global(c, &cfg.globals[i], del);
 	}
 	for (i = 0; rc == 0 && !del && i < cfg.nnis; i++) {
 		rc = lnetctl_import_ni(c, &cfg.nis[i], true);
@@ -355,9 +451,17 @@ lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
 	for (i = 0; rc == 0 && !del && i < cfg.nudsps; i++) {
 		const struct lnetcfg_udsp *u = &cfg.udsps[i];
 
-		rc = lnetctl_udsp_add(c, u->src[0] != '\0' ? u->src : NULL,
-				      u->dst[0] != '\0' ? u->dst : NULL,
-				      u->rte[0] != '\0' ? u->rte : NULL, u->priority, u->idx);
+		/*
+		 * handle_udsp_sequences adds a rule when a mapping that had an
+		 * idx ends: one without is not added. The node's refusal comes
+		 * back from the ioctl as a positive errno, which it passes over.
+		 */
+		if (u->idx >= 0) {
+			(void)lnetctl_udsp_import_add(c, u->src[0] != '\0' ? u->src : NULL,
+						      u->dst[0] != '\0' ? u->dst : NULL,
+						      u->rte[0] != '\0' ? u->rte : NULL,
+						      u->priority, u->idx);
+		}
 	}
 	for (i = 0; rc == 0 && del && i < cfg.nnis; i++) {
 		rc = lnetctl_import_ni(c, &cfg.nis[i], false);
@@ -371,7 +475,7 @@ lnetctl_unconfigure(struct lnetctl_conn *c)
 {
 	struct lnetctl_cur_nis cur = { .value = NULL };
 	yaml_node_pair_t *p;
-	int rc = lnetctl_cur_nis_get(c, &cur, "unconfigure", "lnet");
+	int rc = lnetctl_cur_nis_get(c, &cur, "configure", "lnet");
 
 	for (p = rc == 0 ? cur.value->data.mapping.pairs.start : NULL;
 	     p != NULL && p < cur.value->data.mapping.pairs.top && rc == 0; p++) {

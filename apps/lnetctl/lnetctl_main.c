@@ -211,7 +211,7 @@ static const struct lnetctl_cmd lnetctl_cmds[] = {
 	  "list the recovery queues\n"
 	  "\t--local : the local NIs' queue\n"
 	  "\t--peer : the peer NIs' queue\n" },
-	{ "debug", "peer", NULL, "show a peer's debug information\n\t--nid: the peer's NID\n" LNETCTL_LATER },
+	{ "debug", "peer", lnetctl_debug_peer_cmd, "show a peer's debug information\n\t--nid: the peer's NID\n" LNETCTL_LATER },
 	{ "debug", "nidlist", lnetctl_debug_nidlist_cmd,
 	  "parse a NID list and print it back: nidlist NIDLIST [NID to match]\n" },
 	{ "global", "show", lnetctl_global_show_cmd, "show the global settings\n" },

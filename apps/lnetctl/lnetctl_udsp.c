@@ -100,14 +100,44 @@ lnetctl_udsp_request(struct lnetctl_conn *c, const char *cmd, const char *params
 	return rc;
 }
 
+/*
+ * The request of an add: @p params gets src/dst/rte, priority and idx; false
+ * (with the descriptor named in @p bad) when one cannot travel, which the
+ * kernel's library refuses as what it cannot parse.
+ */
+static bool
+lnetctl_udsp_add_params(char *params, size_t len, const char *src, const char *dst,
+			const char *rte, long priority, long idx, const char **bad)
+{
+	bool ok[3];
+
+	params[0] = '\0';
+	ok[0] = lnetctl_udsp_param(params, len, "src", src);
+	ok[1] = lnetctl_udsp_param(params, len, "dst", dst);
+	ok[2] = lnetctl_udsp_param(params, len, "rte", rte);
+	if ((src == NULL || rte == NULL) && (!ok[0] || !ok[1] || !ok[2])) {
+		*bad = !ok[0] ? "src" : !ok[1] ? "dst" : "rte";
+		return false;
+	}
+	if (priority >= 0) {
+		snprintf(params + strlen(params), len - strlen(params), "%spriority=%ld",
+			 params[0] != '\0' ? "," : "", priority);
+	}
+	if (idx >= 0) {
+		snprintf(params + strlen(params), len - strlen(params), "%sidx=%ld",
+			 params[0] != '\0' ? "," : "", idx);
+	}
+	return true;
+}
+
 int
 lnetctl_udsp_add(struct lnetctl_conn *c, const char *src, const char *dst, const char *rte,
 		 long priority, long idx)
 {
-	char params[1024] = "";
+	char params[1024];
+	const char *bad = NULL;
 	yaml_document_t doc;
 	yaml_node_t *v;
-	bool ok[3];
 	int rc;
 
 	/*
@@ -115,24 +145,12 @@ lnetctl_udsp_add(struct lnetctl_conn *c, const char *src, const char *dst, const
 	 * answers those in its words), then parses each: one that cannot
 	 * travel is refused here as the kernel refuses what it cannot parse.
 	 */
-	ok[0] = lnetctl_udsp_param(params, sizeof(params), "src", src);
-	ok[1] = lnetctl_udsp_param(params, sizeof(params), "dst", dst);
-	ok[2] = lnetctl_udsp_param(params, sizeof(params), "rte", rte);
-	if ((src == NULL || rte == NULL) && (!ok[0] || !ok[1] || !ok[2])) {
+	if (!lnetctl_udsp_add_params(params, sizeof(params), src, dst, rte, priority, idx, &bad)) {
 		char descr[64];
 
-		snprintf(descr, sizeof(descr), "failed to parse %s parameter",
-			 !ok[0] ? "src" : !ok[1] ? "dst" : "rte");
+		snprintf(descr, sizeof(descr), "failed to parse %s parameter", bad);
 		lnetctl_print_error("add", "udsp", -EINVAL, descr);
 		return -EINVAL;
-	}
-	if (priority >= 0) {
-		snprintf(params + strlen(params), sizeof(params) - strlen(params), "%spriority=%ld",
-			 params[0] != '\0' ? "," : "", priority);
-	}
-	if (idx >= 0) {
-		snprintf(params + strlen(params), sizeof(params) - strlen(params), "%sidx=%ld",
-			 params[0] != '\0' ? "," : "", idx);
 	}
 	rc = lnetctl_udsp_request(c, "/lnet/udsp_add", params[0] != '\0' ? params : NULL, "add", 0,
 				  &doc, &v);
@@ -140,6 +158,26 @@ lnetctl_udsp_add(struct lnetctl_conn *c, const char *src, const char *dst, const
 		yaml_document_delete(&doc);
 	}
 	return rc;
+}
+
+/*
+ * One rule of an import: 2.17's handle_udsp_sequences (lnetctl.c) drops
+ * the error tree lustre_lnet_add_udsp builds, so nothing is printed; the
+ * status is returned (-EINVAL for what cannot travel).
+ */
+int
+lnetctl_udsp_import_add(struct lnetctl_conn *c, const char *src, const char *dst, const char *rte,
+			long priority, long idx)
+{
+	char params[1024];
+	char descr[256];
+	const char *bad = NULL;
+
+	if (!lnetctl_udsp_add_params(params, sizeof(params), src, dst, rte, priority, idx, &bad)) {
+		return -EINVAL;
+	}
+	return lnetctl_call(c, "/lnet/udsp_add", params[0] != '\0' ? params : NULL, descr,
+			    sizeof(descr));
 }
 
 int

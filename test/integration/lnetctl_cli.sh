@@ -51,7 +51,7 @@ check "set bogus 1: the parser's line, exit 255" out_err 255 "$work/empty" "$wor
 sed -n '/^set retry_count: /,/^$/p' "$work/set_all" >"$work/rc_help"
 check "set retry_count (no value): its help, exit 234" out_err 234 "$work/rc_help" "$work/empty" set retry_count
 check "set retry_count -h: its help, exit 1" out_err 1 "$work/rc_help" "$work/empty" set retry_count --help
-printf 'show:\n    - debug:\n          errno: -95\n          descr: "debug peer: not supported by lnetd-pmd yet"\n' >"$work/debug_peer"
+printf 'debug:\n    - peer:\n          errno: -95\n          descr: "debug peer: not supported by lnetd-pmd yet"\n' >"$work/debug_peer"
 check "debug peer (not built): the kernel's error block, byte for byte, exit 161" out_err 161 "$work/empty" "$work/debug_peer" debug peer --nid 10.0.0.1@tcp
 check "debug peer -h: its help, marked not supported, exit 1" sh -c \
 	"'$ctl' debug peer -h >'$work/o'; [ \$? -eq 1 ] && head -1 '$work/o' | grep -qx 'debug peer: show a peer'\''s debug information' && grep -q 'not supported yet' '$work/o'"
