@@ -232,6 +232,8 @@ lnetd_lcore_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(e, "send_full", lc[i].send_full);
 		rte_tel_data_add_dict_u64(e, "sleeps", lc[i].sleeps);
 		rte_tel_data_add_dict_u64(e, "max_gap_us", lc[i].max_gap_us);
+		rte_tel_data_add_dict_u64(e, "oversleeps", lc[i].oversleeps);
+		rte_tel_data_add_dict_u64(e, "oversleep_longest_us", lc[i].oversleep_longest_us);
 		rte_tel_data_add_dict_u64(e, "stalls", lc[i].stalls);
 		rte_tel_data_add_dict_u64(e, "stall_longest_us", lc[i].stall_longest_us);
 		rte_tel_data_add_dict_u64(e, "stall_last_us", lc[i].stall_last_us);

@@ -175,6 +175,7 @@ lnet_ctl_lcore_stats(struct lnet_ctl_lcore *out, unsigned int max, bool reset_ga
 			.mgmt = i == 0, .cpt = i == 0 ? -1 : (int)i - 1, .loops = st.loops,
 			.busy_loops = st.busy_loops, .msgs = st.msgs, .timers = st.timers,
 			.send_full = st.send_full, .sleeps = st.sleeps, .max_gap_us = st.max_gap_us,
+			.oversleeps = st.oversleeps, .oversleep_longest_us = st.oversleep_longest_us,
 			.stalls = ss.stalls, .stall_longest_us = ss.longest_us,
 			.stall_last_us = ss.last_us, .stall_ongoing = ss.ongoing,
 			.stall_step = rt_step_name(ss.last_step),

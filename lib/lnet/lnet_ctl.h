@@ -366,6 +366,8 @@ struct lnet_ctl_lcore {
 	uint64_t send_full;       /**< hand-offs to it refused by a full ring */
 	uint64_t sleeps;          /**< idle sleeps of its thread */
 	uint64_t max_gap_us;      /**< longest time it could not poll (rt_lcore_stats) */
+	uint64_t oversleeps;      /**< its thread's sleeps that ended a stall threshold late */
+	uint64_t oversleep_longest_us; /**< the longest overshoot */
 	/* What the stall watchdog saw (rt_lcore_stalls): */
 	uint64_t stalls;          /**< polls that ran past the threshold */
 	uint64_t stall_longest_us;/**< the longest */

@@ -113,6 +113,13 @@ struct rt_lcore_stats {
 	 * its thread was busy elsewhere (another lcore's work, the OS).
 	 */
 	uint64_t max_gap_us;
+	/**
+	 * Idle sleeps of its thread that ended the stall threshold or more
+	 * after they were due, and the longest overshoot: the host gave the
+	 * thread no CPU (a blocking call in a poll is a stall instead).
+	 */
+	uint64_t oversleeps;
+	uint64_t oversleep_longest_us;
 };
 
 /** The step of a lcore's poll that runs (what a stall was doing). */

@@ -12,6 +12,7 @@
  * The sender's cost when nobody sleeps is one fence and one load.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -183,6 +184,24 @@ rt_idle_rings_empty(struct rt_runtime *rt, const struct rt_waiter *w)
 	return true;
 }
 
+/*
+ * A sleep that ended @p over_us past its due time, the stall threshold or
+ * more: the host ran the thread that late (CPU given to others, a
+ * throttled cgroup). Its lcores could not poll meanwhile, as in a stall,
+ * but nothing of ours blocked: counted apart, and logged, so that a late
+ * message is not blamed on the code (the watchdog sees polls only).
+ */
+static __attribute__((noinline, cold)) void
+rt_idle_overslept(struct rt_waiter *w, uint64_t over_us)
+{
+	rt_stat_add(&w->oversleeps, 1);
+	if (over_us > w->oversleep_longest_us) {
+		__atomic_store_n(&w->oversleep_longest_us, over_us, __ATOMIC_RELAXED);
+	}
+	RT_LOG(WARNING, "thread %d woke %" PRIu64 " ms after its sleep was due: no CPU for it",
+	       w->tid, over_us / 1000);
+}
+
 void
 rt_idle_sleep(struct rt_runtime *rt, struct rt_waiter *w)
 {
@@ -190,17 +209,26 @@ rt_idle_sleep(struct rt_runtime *rt, struct rt_waiter *w)
 	struct timespec ts;
 	uint64_t timeout_us;
 	uint64_t drained;
+	uint64_t threshold;
+	uint64_t t0;
+	uint64_t slept;
 	int n;
 
 	__atomic_store_n(&w->sleeping, 1, __ATOMIC_RELAXED);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST); /* "sleeping" before our look at the rings */
-	timeout_us = rt_idle_timeout_us(rt, w, rt_now_us(rt));
+	t0 = rt_now_us(rt);
+	timeout_us = rt_idle_timeout_us(rt, w, t0);
 	if (rt_idle_rings_empty(rt, w) && timeout_us > 0 &&
 	    !__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
 		ts.tv_sec = (time_t)(timeout_us / 1000000);
 		ts.tv_nsec = (long)(timeout_us % 1000000) * 1000;
 		n = epoll_pwait2(w->epfd, evs, RT_IDLE_EVENTS, &ts, NULL);
 		(void)n; /* whatever woke us, the next loop iteration finds it */
+		slept = rt_now_us(rt) - t0;
+		threshold = rt_watchdog_threshold_us(rt);
+		if (threshold != 0 && slept > timeout_us && slept - timeout_us >= threshold) {
+			rt_idle_overslept(w, slept - timeout_us);
+		}
 	}
 	__atomic_store_n(&w->sleeping, 0, __ATOMIC_RELAXED);
 	rt_stat_add(&w->sleeps, 1);

@@ -77,6 +77,8 @@ struct rt_waiter {
 	int evfd;                   /* written by senders when sleeping */
 	int sleeping;               /* atomic */
 	uint64_t sleeps;            /* written by its thread only */
+	uint64_t oversleeps;        /* sleeps that ended a stall threshold or more past their due time */
+	uint64_t oversleep_longest_us; /* ... the longest overshoot (its thread only) */
 	int tid;                    /* its thread's kernel id, once it runs (the watchdog's look) */
 };
 

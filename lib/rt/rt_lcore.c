@@ -341,6 +341,9 @@ rt_lcore_stats_get(const struct rt_lcore *lc, struct rt_lcore_stats *out)
 	out->send_full = __atomic_load_n(&lc->stats.send_full, __ATOMIC_RELAXED);
 	out->sleeps = lc->waiter != NULL ? __atomic_load_n(&lc->waiter->sleeps, __ATOMIC_RELAXED) : 0;
 	out->max_gap_us = __atomic_load_n(&lc->stats.max_gap_us, __ATOMIC_RELAXED);
+	out->oversleeps = lc->waiter != NULL ? __atomic_load_n(&lc->waiter->oversleeps, __ATOMIC_RELAXED) : 0;
+	out->oversleep_longest_us =
+		lc->waiter != NULL ? __atomic_load_n(&lc->waiter->oversleep_longest_us, __ATOMIC_RELAXED) : 0;
 }
 
 void

@@ -11,7 +11,8 @@
 # check of routing.sh that ended next (what the run was doing then); the
 # killed R1's log is kept apart by routing.sh, so its slow forwards count. Every
 # daemon's socklnd waits of 1 s or more (for a connection, a full socket, the
-# peer's TCP acknowledgement) and lcore stalls are listed after them.
+# peer's TCP acknowledgement), lcore stalls and sleeps the host ended late
+# (no CPU for the thread) are listed after them.
 #   routing_soak.sh BUILD_DIR [SECONDS]    (SOAK_SECONDS, default 600: no new
 #   run starts after that; SOAK_RUNS caps the number of runs)
 # Prints one line per run and a summary: runs, failed runs, the longest
@@ -65,7 +66,7 @@ while [ $(( $(date +%s) - start )) -lt "$secs" ] && [ "$runs" -lt "$max_runs" ];
 		for f in "$work"/*.err "$work"/*.out; do
 			[ -f "$f" ] || continue
 			r=$(basename "$f" | sed 's/^lrt[0-9]*//')
-			grep -E "for a connection to|took no bytes|nothing acknowledged|stalled: one poll" "$f" |
+			grep -E "for a connection to|took no bytes|nothing acknowledged|stalled: one poll|after its sleep was due" "$f" |
 				sed "s/^/run $runs, $r: /" >>"$out/lnd"
 		done
 		rm -rf "$work"
