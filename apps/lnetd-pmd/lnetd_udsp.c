@@ -238,6 +238,9 @@ lnetd_lcore_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(e, "stall_longest_us", lc[i].stall_longest_us);
 		rte_tel_data_add_dict_u64(e, "stall_last_us", lc[i].stall_last_us);
 		rte_tel_data_add_dict_int(e, "stall_ongoing", lc[i].stall_ongoing);
+		rte_tel_data_add_dict_u64(e, "stalls_blocked", lc[i].stalls_blocked);
+		rte_tel_data_add_dict_string(e, "stall_state", (char[2]){ lc[i].stall_state != 0 ? lc[i].stall_state : '-', '\0' });
+		rte_tel_data_add_dict_int(e, "stall_syscall", (int)lc[i].stall_syscall);
 		rte_tel_data_add_dict_string(e, "stall_step", lc[i].stall_step);
 		rte_tel_data_add_dict_string(e, "stall_fn", lc[i].stall_fn);
 		snprintf(key, sizeof(key), "l%d", i);

@@ -178,6 +178,8 @@ lnet_ctl_lcore_stats(struct lnet_ctl_lcore *out, unsigned int max, bool reset_ga
 			.oversleeps = st.oversleeps, .oversleep_longest_us = st.oversleep_longest_us,
 			.stalls = ss.stalls, .stall_longest_us = ss.longest_us,
 			.stall_last_us = ss.last_us, .stall_ongoing = ss.ongoing,
+			.stalls_blocked = ss.blocked, .stall_state = ss.last_state,
+			.stall_syscall = ss.last_syscall,
 			.stall_step = rt_step_name(ss.last_step),
 		};
 		rt_fn_describe(ss.last_fn, out[i].stall_fn, sizeof(out[i].stall_fn));

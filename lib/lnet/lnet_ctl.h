@@ -373,6 +373,9 @@ struct lnet_ctl_lcore {
 	uint64_t stall_longest_us;/**< the longest */
 	uint64_t stall_last_us;   /**< the last (or the one going on) */
 	bool stall_ongoing;       /**< the last has not ended */
+	uint64_t stalls_blocked;  /**< stalls whose thread was blocked in a system call (not preempted) */
+	char stall_state;         /**< the last one's thread state: 'R', 'S', 'D'; 0 not known */
+	long stall_syscall;       /**< ... the system call it was in; -1 none or not known */
 	const char *stall_step;   /**< its step: "message", "poller", "timer", ... */
 	char stall_fn[64];        /**< the step's function (symbol or module+offset) */
 };

@@ -151,6 +151,12 @@ struct rt_lcore_stalls {
 	 */
 	char last_state;
 	long last_syscall;
+	/**
+	 * Stalls whose thread was found blocked (state S or D: in a system
+	 * call that waits), not preempted: the code's fault, where a stall in
+	 * state R is the host's (no CPU for it).
+	 */
+	uint64_t blocked;
 };
 
 /**

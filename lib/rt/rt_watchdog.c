@@ -176,6 +176,9 @@ rt_watchdog_look(struct rt_watchdog *wd, struct rt_lcore *lc, uint64_t now)
 		__atomic_store_n(&s->ongoing, true, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->last_us, now - since, __ATOMIC_RELAXED);
 		rt_stall_thread(lc, thread, sizeof(thread));
+		if (s->last_state == 'S' || s->last_state == 'D') {
+			__atomic_store_n(&s->blocked, s->blocked + 1, __ATOMIC_RELAXED);
+		}
 		/* release: whoever sees the count sees the rest of the record */
 		__atomic_store_n(&s->stalls, s->stalls + 1, __ATOMIC_RELEASE);
 		/* Last: logging may block (a stderr nobody reads, the very cause of a stall). */
@@ -301,4 +304,5 @@ rt_lcore_stalls_get(const struct rt_lcore *lc, struct rt_lcore_stalls *out)
 	out->ongoing = __atomic_load_n(&lc->stalls.ongoing, __ATOMIC_RELAXED);
 	out->last_state = __atomic_load_n(&lc->stalls.last_state, __ATOMIC_RELAXED);
 	out->last_syscall = __atomic_load_n(&lc->stalls.last_syscall, __ATOMIC_RELAXED);
+	out->blocked = __atomic_load_n(&lc->stalls.blocked, __ATOMIC_RELAXED);
 }

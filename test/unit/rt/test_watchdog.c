@@ -121,6 +121,9 @@ assert_stall(struct rt_runtime *rt, struct stall *s, enum rt_step step, const vo
 	assert_true(st.last_us > THRESHOLD_US);
 	assert_true(st.longest_us >= st.last_us);
 	assert_false(st.ongoing);
+	/* it spins: running or preempted ('R'; 0 in POLLED, whose thread the watchdog does not know) */
+	assert_true(st.last_state == 'R' || st.last_state == 0);
+	assert_int_equal(st.blocked, 0); /* not in a system call that waits */
 }
 
 static struct rt_runtime *
@@ -216,6 +219,7 @@ test_watchdog_names_the_blocking_syscall(void **state)
 	assert_ptr_equal(st.last_fn, (const void *)blocking_poller);
 	assert_int_equal(st.last_state, 'S');
 	assert_int_equal(st.last_syscall, SYS_read);
+	assert_int_equal(st.blocked, 1); /* counted as the code's, not the host's */
 	assert_int_equal(write(g_blocking_fd, &one, sizeof(one)), (ssize_t)sizeof(one));
 	assert_true(rt_wait_until(rt, stall_over, &s, VERDICT_BOUND_US));
 	rt_runtime_stop(rt);
