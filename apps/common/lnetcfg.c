@@ -766,6 +766,34 @@ lnetcfg_peer_nis(struct lnetcfg_doc *d, const yaml_node_t *list, struct lnetcfg_
 	}
 }
 
+/*
+ * 2.17's lnet_peer_ni_cmd reads an item's keys in order: "peer ni" before
+ * any "primary nid", or an item with neither, ends its loop with the
+ * status it has, 0 ("missing required primary NID", "missing primary
+ * NID"): the rest of the list is not read and the section succeeds. Only
+ * import reads peer: that way; for the others it is the located error.
+ */
+static bool
+lnetcfg_peer_cut(struct lnetcfg_doc *d, const yaml_node_t *item)
+{
+	yaml_node_pair_t *p;
+
+	if (d->cfg->section == NULL) {
+		return false;
+	}
+	for (p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
+		const char *k = lnetcfg_scalar(lnetcfg_node(d, p->key));
+
+		if (k != NULL && strcmp(k, "primary nid") == 0) {
+			return false;
+		}
+		if (k != NULL && strcmp(k, "peer ni") == 0) {
+			return true;
+		}
+	}
+	return true;
+}
+
 static void
 lnetcfg_peer(struct lnetcfg_doc *d, const yaml_node_t *item)
 {
@@ -785,6 +813,11 @@ lnetcfg_peer(struct lnetcfg_doc *d, const yaml_node_t *item)
 	}
 	memset(p, 0, sizeof(*p));
 	p->at = lnetcfg_at(item);
+	if (lnetcfg_peer_cut(d, item)) {
+		d->cfg->npeers--;
+		d->cfg->cut = true;
+		return;
+	}
 	lnetcfg_kerr_nid(d, lnetcfg_map_get(d, item, "primary nid"), "unsupported primary NID");
 	if (!lnetcfg_nid(d, lnetcfg_map_get(d, item, "primary nid"), item, "peer: primary nid",
 			 &p->prim)) {
@@ -1012,6 +1045,9 @@ lnetcfg_route_number(struct lnetcfg_doc *d, const char *k, const yaml_node_t *vn
 {
 	long x;
 
+	if (!lnetcfg_long(vn, &x) && strcmp(k, "health_sensitivity") == 0) {
+		return;
+	}
 	if (!lnetcfg_long(vn, &x)) {
 		lnetcfg_kerr(d, -EINVAL, false, "%s has invalid key", k);
 		LNETCFG_ERR(d, vn, "route: %s has invalid key", k);
@@ -1025,13 +1061,11 @@ lnetcfg_route_number(struct lnetcfg_doc *d, const char *k, const yaml_node_t *vn
 		if (x < 0) {
 			lnetcfg_kerr(d, -EINVAL, false, "invalid priority, must not be negative");
 			LNETCFG_ERR(d, vn, "route: invalid priority, must not be negative");
-		} else if (x > UINT32_MAX) {
-			LNETCFG_ERR(d, vn, "route: priority must be at most %lu", (unsigned long)UINT32_MAX);
 		}
-		r->priority = x;
-	} else if (x < 0 || x > INT32_MAX) {
-		LNETCFG_ERR(d, vn, "route: %s must be between 0 and %d", k, INT32_MAX);
-	} else {
+		/* 2.17's lnet_route_cmd keeps the low 32 bits (its u32 priority) */
+		r->priority = (long)(uint32_t)x;
+	} else if (x >= 0 && x <= INT32_MAX) {
+		/* 2.17's route command does not read it: a bad one is no error either */
 		r->health_sensitivity = x;
 	}
 }
@@ -1202,6 +1236,37 @@ lnetcfg_global_name(const char *k)
 }
 
 /*
+ * One "key: value" of global: (or of the top level, which 2.17's import
+ * reads the same way: handle_global_parameter).
+ */
+static void
+lnetcfg_global_pair(struct lnetcfg_doc *d, const yaml_node_t *kn, const yaml_node_t *vn)
+{
+	const char *k = lnetcfg_scalar(kn);
+	const char *name = k != NULL ? lnetcfg_global_name(k) : NULL;
+	struct lnetcfg_global *gl;
+	long x;
+
+	if (name == NULL) {
+		lnetcfg_kerr(d, -EINVAL, false, "invalid key '%s'", k != NULL ? k : "?");
+		LNETCFG_ERR(d, kn, "invalid key '%s'", k != NULL ? k : "?");
+		return;
+	}
+	lnetcfg_kerr_long(d, vn, k);
+	if (!lnetcfg_int(d, vn, k, INT_MIN + 1L, INT_MAX, &x) || strcmp(name, "lnd_timeout") == 0) {
+		return;
+	}
+	if (d->cfg->nglobals == LNETCFG_MAX_GLOBALS) {
+		LNETCFG_ERR(d, kn, "global: more than %d settings", LNETCFG_MAX_GLOBALS);
+		return;
+	}
+	gl = &d->cfg->globals[d->cfg->nglobals++];
+	snprintf(gl->key, sizeof(gl->key), "%s", name);
+	gl->value = x;
+	gl->at = lnetcfg_at(vn);
+}
+
+/*
  * global: every setting of global show, checked by whoever applies it
  * (the daemon's checks are the kernel's). lnd_timeout is derived from
  * transaction_timeout and retry_count: the kernel's import skips it.
@@ -1220,30 +1285,10 @@ lnetcfg_global(struct lnetcfg_doc *d, const yaml_node_t *g)
 		return;
 	}
 	for (p = g->data.mapping.pairs.start; p < g->data.mapping.pairs.top; p++) {
-		const yaml_node_t *kn = lnetcfg_node(d, p->key);
-		const char *k = lnetcfg_scalar(kn);
-		const char *name = k != NULL ? lnetcfg_global_name(k) : NULL;
-		struct lnetcfg_global *gl;
-		long x;
-
-		if (name == NULL) {
-			lnetcfg_kerr(d, -EINVAL, false, "invalid key '%s'", k != NULL ? k : "?");
-			LNETCFG_ERR(d, kn, "invalid key '%s'", k != NULL ? k : "?");
-			continue;
+		if (d->cfg->section != NULL && d->cfg->nerrors > 0) {
+			return; /* the settings before the first error are applied */
 		}
-		lnetcfg_kerr_long(d, lnetcfg_node(d, p->value), k);
-		if (!lnetcfg_int(d, lnetcfg_node(d, p->value), k, INT_MIN + 1L, INT_MAX, &x) ||
-		    strcmp(name, "lnd_timeout") == 0) {
-			continue;
-		}
-		if (d->cfg->nglobals == LNETCFG_MAX_GLOBALS) {
-			LNETCFG_ERR(d, kn, "global: more than %d settings", LNETCFG_MAX_GLOBALS);
-			return;
-		}
-		gl = &d->cfg->globals[d->cfg->nglobals++];
-		snprintf(gl->key, sizeof(gl->key), "%s", name);
-		gl->value = x;
-		gl->at = lnetcfg_at(lnetcfg_node(d, p->value));
+		lnetcfg_global_pair(d, lnetcfg_node(d, p->key), lnetcfg_node(d, p->value));
 	}
 }
 
@@ -1259,53 +1304,141 @@ lnetcfg_list(struct lnetcfg_doc *d, const yaml_node_t *l, const char *section, l
 		return;
 	}
 	for (it = l->data.sequence.items.start; it < l->data.sequence.items.top; it++) {
+		struct lnetcfg *c = d->cfg;
+		unsigned int errors = c->nerrors;
+		unsigned int n[4] = { c->nnis, c->npeers, c->nroutes, c->nudsps };
+
+		if (c->section != NULL && (c->cut || errors > 0)) {
+			break; /* the section is read up to its first error */
+		}
 		fn(d, lnetcfg_node(d, *it));
+		if (c->section != NULL && c->nerrors != errors) {
+			/* an item with an error is not applied, even in part */
+			c->nnis = n[0];
+			c->npeers = n[1];
+			c->nroutes = n[2];
+			c->nudsps = n[3];
+		}
 	}
 }
 
+/*
+ * numa: "range: N", what 2.17's lnet_numa_cmd reads: the numa_range
+ * tunable, 0 when the section names none. It goes in as one more global
+ * setting, which is how global show and export print it.
+ */
 static void
+lnetcfg_numa(struct lnetcfg_doc *d, const yaml_node_t *kn, const yaml_node_t *m)
+{
+	yaml_node_pair_t *p;
+	struct lnetcfg_global *gl;
+	long range = 0;
+	const yaml_node_t *at = kn;
+
+	if (m->type == YAML_MAPPING_NODE) {
+		for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+			const char *k = lnetcfg_scalar(lnetcfg_node(d, p->key));
+
+			if (k != NULL && strcmp(k, "range") == 0) {
+				at = lnetcfg_node(d, p->value);
+				if (!lnetcfg_int(d, at, "numa: range", 0, INT_MAX, &range)) {
+					return;
+				}
+			}
+		}
+	} else if (m->type != YAML_SCALAR_NODE || lnetcfg_scalar(m)[0] != '\0') {
+		LNETCFG_ERR(d, m, "numa: expected a mapping such as \"range: 0\"");
+		return;
+	}
+	if (d->cfg->nglobals == LNETCFG_MAX_GLOBALS) {
+		LNETCFG_ERR(d, kn, "global: more than %d settings", LNETCFG_MAX_GLOBALS);
+		return;
+	}
+	gl = &d->cfg->globals[d->cfg->nglobals++];
+	snprintf(gl->key, sizeof(gl->key), "numa_range");
+	gl->value = range;
+	gl->at = lnetcfg_at(at);
+}
+
+/* A new section: nothing of the last one left (section-by-section reading only). */
+static void
+lnetcfg_section_reset(struct lnetcfg *cfg)
+{
+	cfg->nerrors = 0;
+	cfg->kerr = 0;
+	cfg->kerr_silent = false;
+	cfg->kdescr[0] = '\0';
+	cfg->cut = false;
+	cfg->nnis = cfg->npeers = cfg->nglobals = cfg->nip2nets = cfg->nudsps = cfg->nroutes = 0;
+	cfg->routing = LNETCFG_UNSET;
+	cfg->has_buffers = false;
+}
+
+/* One top-level "key: value"; the name of its kind of section. */
+static const char *
+lnetcfg_top_pair(struct lnetcfg_doc *d, const yaml_node_t *kn, const yaml_node_t *vn)
+{
+	const char *k = lnetcfg_scalar(kn);
+
+	if (k == NULL) {
+		LNETCFG_ERR(d, kn, "section names must be scalars");
+		return "global";
+	}
+	if (strcmp(k, "net") == 0) {
+		lnetcfg_list(d, vn, "net", lnetcfg_net);
+	} else if (strcmp(k, "peer") == 0) {
+		lnetcfg_list(d, vn, "peer", lnetcfg_peer);
+	} else if (strcmp(k, "ip2nets") == 0) {
+		lnetcfg_list(d, vn, "ip2nets", lnetcfg_ip2net_item);
+	} else if (strcmp(k, "global") == 0) {
+		lnetcfg_global(d, vn);
+	} else if (strcmp(k, "udsp") == 0) {
+		lnetcfg_list(d, vn, "udsp", lnetcfg_udsp);
+	} else if (strcmp(k, "route") == 0) {
+		lnetcfg_list(d, vn, "route", lnetcfg_route);
+	} else if (strcmp(k, "routing") == 0) {
+		lnetcfg_routing(d, vn);
+	} else if (strcmp(k, "buffers") == 0) {
+		lnetcfg_buffers(d, vn);
+	} else if (strcmp(k, "numa") == 0) {
+		lnetcfg_numa(d, kn, vn);
+	} else {
+		/*
+		 * Any other key is read as a global setting (2.17's jt_import
+		 * hands it to handle_global_parameter): a tunable's name sets
+		 * it, another is its "invalid key".
+		 */
+		lnetcfg_global_pair(d, kn, vn);
+		return "global";
+	}
+	return k;
+}
+
+static int
 lnetcfg_top(struct lnetcfg_doc *d, const yaml_node_t *root)
 {
 	yaml_node_pair_t *p;
+	int rc = 0;
 
 	if (root == NULL) {
-		return; /* an empty file configures nothing */
+		return 0; /* an empty file configures nothing */
 	}
 	if (root->type != YAML_MAPPING_NODE) {
 		LNETCFG_ERR(d, root, "expected a mapping of sections (net, peer, global, ...)");
-		return;
+		return d->cfg->section != NULL ? d->cfg->section(d->cfg, "", d->cfg->arg) : 0;
 	}
-	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
-		const yaml_node_t *kn = lnetcfg_node(d, p->key);
-		const yaml_node_t *vn = lnetcfg_node(d, p->value);
-		const char *k = lnetcfg_scalar(kn);
+	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top && rc == 0; p++) {
+		const char *name;
 
-		if (k == NULL) {
-			LNETCFG_ERR(d, kn, "section names must be scalars");
-		} else if (strcmp(k, "net") == 0) {
-			lnetcfg_list(d, vn, "net", lnetcfg_net);
-		} else if (strcmp(k, "peer") == 0) {
-			lnetcfg_list(d, vn, "peer", lnetcfg_peer);
-		} else if (strcmp(k, "ip2nets") == 0) {
-			lnetcfg_list(d, vn, "ip2nets", lnetcfg_ip2net_item);
-		} else if (strcmp(k, "global") == 0) {
-			lnetcfg_global(d, vn);
-		} else if (strcmp(k, "udsp") == 0) {
-			lnetcfg_list(d, vn, "udsp", lnetcfg_udsp);
-		} else if (strcmp(k, "route") == 0) {
-			lnetcfg_list(d, vn, "route", lnetcfg_route);
-		} else if (strcmp(k, "routing") == 0) {
-			lnetcfg_routing(d, vn);
-		} else if (strcmp(k, "buffers") == 0) {
-			lnetcfg_buffers(d, vn);
-		} else if (strcmp(k, "numa") == 0) {
-			LNETCFG_ERR(d, kn, "%s: not supported by lnetd-pmd yet", k);
-		} else {
-			/* the kernel reads any other key as a global setting */
-			lnetcfg_kerr(d, -EINVAL, false, "invalid key '%s'", k);
-			LNETCFG_ERR(d, kn, "invalid key '%s'", k);
+		if (d->cfg->section != NULL) {
+			lnetcfg_section_reset(d->cfg);
+		}
+		name = lnetcfg_top_pair(d, lnetcfg_node(d, p->key), lnetcfg_node(d, p->value));
+		if (d->cfg->section != NULL) {
+			rc = d->cfg->section(d->cfg, name, d->cfg->arg);
 		}
 	}
+	return rc;
 }
 
 /* libyaml's complaint as the kernel's lnetctl words it: "Parser error: ... at line L, column C". */
@@ -1338,6 +1471,7 @@ lnetcfg_parse(struct lnetcfg *cfg, const char *text, size_t len)
 {
 	struct lnetcfg_doc d = { .cfg = cfg };
 	yaml_parser_t parser;
+	int rc;
 
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -1346,9 +1480,12 @@ lnetcfg_parse(struct lnetcfg *cfg, const char *text, size_t len)
 		yaml_parser_delete(&parser);
 		return -EINVAL;
 	}
-	lnetcfg_top(&d, yaml_document_get_root_node(&d.doc));
+	rc = lnetcfg_top(&d, yaml_document_get_root_node(&d.doc));
 	yaml_document_delete(&d.doc);
 	yaml_parser_delete(&parser);
+	if (cfg->section != NULL) {
+		return rc; /* each section's errors went to section() */
+	}
 	return cfg->nerrors > 0 ? -EINVAL : 0;
 }
 

@@ -164,6 +164,21 @@ struct lnetcfg {
 	bool has_buffers;
 	int buffers[LNETCFG_RTR_POOLS];
 	struct lnetcfg_loc buffers_at;
+	/*
+	 * Section by section (lnetctl import): when set, each top-level
+	 * section is read on its own, in file order, and handed to section()
+	 * with its name ("global" for a global setting written at the top
+	 * level, or a key import reads as one); the lists, the errors and the
+	 * kernel error above then hold that section alone. Reading a list
+	 * stops at its first error, so what the lists hold is what comes
+	 * before it. A nonzero return ends the parse, which returns it.
+	 */
+	int (*section)(struct lnetcfg *cfg, const char *name, void *arg);
+	/*
+	 * The section's list ends here without an error: 2.17's kernel stops
+	 * reading peer: at an item with no primary NID and reports success.
+	 */
+	bool cut;
 };
 
 /* The global settings a file may name, in `global show` order. */
@@ -171,7 +186,10 @@ extern const char *const lnetcfg_global_keys[];
 extern const unsigned int lnetcfg_nglobal_keys;
 
 void lnetcfg_init(struct lnetcfg *cfg, const char *origin, lnetcfg_report_fn report, void *arg);
-/* Parse @p text; 0, or -EINVAL after reporting every error found. */
+/*
+ * Parse @p text; 0, or -EINVAL after reporting every error found. With
+ * section() set: what the last section() call returned (0 when all went).
+ */
 int lnetcfg_parse(struct lnetcfg *cfg, const char *text, size_t len);
 /* Read a whole file ("-": stdin) and parse it. */
 int lnetcfg_parse_file(struct lnetcfg *cfg, const char *path);

@@ -3,11 +3,11 @@
  * set, export and import. export prints what `net show -v 2`, `route show
  * -v`, `peer show -v 3`, `routing show` and `global show` print, in the
  * kernel's section order (its jt_export: net, route, peer, then routing,
- * buffers, global, udsp); import checks a whole file against this daemon
- * before changing anything. Errors are the kernel's blocks on stderr (set:
- * "add:" under the tunable's name, "parser:" for a value that is not a
- * number; import: "add:"/"del:" under "import", "add:" under "udsp" for a
- * rule), one block per run, and the kernel's negative errno.
+ * buffers, global, udsp); import applies a file section by section in
+ * file order, as 2.17's jt_import does (struct lnetctl_import). Errors are
+ * the kernel's blocks on stderr (set: "add:" under the tunable's name,
+ * "parser:" for a value that is not a number; import: "add:"/"del:" under
+ * "import"), one block per run, and the kernel's negative errno.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -19,6 +19,9 @@
 
 #include "cfs.h"
 #include "lnetctl.h"
+
+static int lnetctl_global_request(struct lnetctl_conn *c, const char *key, long value,
+				  char *descr, size_t len);
 
 
 int
@@ -52,19 +55,51 @@ lnetctl_export(struct lnetctl_conn *c, bool backup)
 	return rc != 0 ? rc : lnetctl_udsp_show(c, -1);
 }
 
-/* The first error of an import (the kernel's import stops at its first). */
-struct lnetctl_import_errs {
-	char first[512];
-	unsigned int n;
+/*
+ * An import in progress. 2.17's jt_import (lnetctl.c) reads the file as a
+ * stream of YAML events and acts on each top-level section as it reads it,
+ * in file order, in one of two ways:
+ *
+ * - peer:, route:, routing:, buffers: and numa: are netlink sections: the
+ *   events go into one netlink message (its emitter is opened on the
+ *   section's name), which is sent when the next section starts or the
+ *   file ends. The kernel carries a message out item by item and stops at
+ *   its first failure (lnet_peer_ni_cmd, lnet_route_cmd...), but nobody
+ *   reads the reply then: all the messages go on one socket, and only at
+ *   the very end does jt_import read from it, once, which gives the reply
+ *   to the first message sent. So an import goes on past a netlink
+ *   section that failed; only the first such section's failure is
+ *   reported, under add:/del: - import:, and the later ones are lost.
+ *
+ * - global: (and any other key, read as a global setting), net: /
+ *   ip2nets: and udsp: are carried out at once by lnetctl itself, each
+ *   setting, NI or rule in turn, each with its own request and reply. Their
+ *   first failure ends the import there: what came before stays, the
+ *   netlink replies are never read, and the status is that failure's.
+ *
+ * What the kernel only finds out while carrying a message out (a NID that
+ * does not parse, a bad hop count) therefore comes after the items and
+ * sections ahead of it took effect. lnetcfg reads the file section by
+ * section in the same order, up to each section's first error; this
+ * applies each as it comes.
+ */
+struct lnetctl_import {
+	struct lnetctl_conn *c;
+	bool del;
+	char first[512];        /* the section's first error, lnetcfg's located words */
+	unsigned int nerrs;
+	bool nl_sent;           /* a netlink section went before */
+	int nl_err;             /* the first one's reply: 0, or its errno and text */
+	char nl_descr[256];
 };
 
 static void
 lnetctl_import_report(void *arg, const char *msg)
 {
-	struct lnetctl_import_errs *e = arg;
+	struct lnetctl_import *imp = arg;
 
-	if (e->n++ == 0) {
-		snprintf(e->first, sizeof(e->first), "%s", msg);
+	if (imp->nerrs++ == 0) {
+		snprintf(imp->first, sizeof(imp->first), "%s", msg);
 	}
 }
 
@@ -119,130 +154,199 @@ lnetctl_import_peer_ask(struct lnetctl_conn *c, bool add, const char *prim, cons
  * One peer: item as 2.17's lnet_peer_ni_cmd (lnet/lnet/api-ni.c) carries
  * it out. add: the primary first ("failed to add primary peer"), then each
  * NID ("failed to add peer"); a failure deletes the peer again (its
- * report_err). del: the NIDs listed before the primary one each ("failed
- * to del peer"), then, when the list names the primary or there is no
- * list, the whole peer ("failed to del primary peer"). A refusal is the
- * import's netlink block (jt_import: the reply's errno and message, under
- * "import") and ends the import with -EINVAL.
+ * report_err). (2.17 makes every peer Multi-Rail whatever its
+ * "Multi-Rail" says: the primary goes in with mr true, and the flag the
+ * key sets lives in the loop over the item's keys. This one still passes
+ * the file's flag: lnetd-pmd's add over a peer a route made is not yet the
+ * kernel's delete-and-recreate, see lnet_peer_add.) del: the NIDs listed before the primary one each ("failed to
+ * del peer"), then, when the list names the primary or there is no list,
+ * the whole peer ("failed to del primary peer"). The status, and the
+ * kernel's words in @p why when it fails.
  */
 static int
-lnetctl_import_peer(struct lnetctl_conn *c, const struct lnetcfg_peer *p, bool del)
+lnetctl_import_peer(struct lnetctl_conn *c, const struct lnetcfg_peer *p, bool del,
+		    const char **why)
 {
-	const char *why = del ? "failed to del primary peer" : "failed to add primary peer";
 	char prim[LNET_NIDSTR_SIZE];
 	char nid[LNET_NIDSTR_SIZE];
 	unsigned int i;
 	int rc = 0;
 
+	*why = del ? "failed to del primary peer" : "failed to add primary peer";
 	libcfs_nidstr_r(&p->prim, prim, sizeof(prim));
 	if (!del) {
 		rc = lnetctl_import_peer_ask(c, true, prim, NULL, !p->mr);
 	}
 	for (i = 0; rc == 0 && i < (del ? p->nis_before_prim : p->nnis); i++) {
-		why = del ? "failed to del peer" : "failed to add peer";
+		*why = del ? "failed to del peer" : "failed to add peer";
 		rc = lnetctl_import_peer_ask(c, !del, prim,
 					     libcfs_nidstr_r(&p->nis[i], nid, sizeof(nid)), !p->mr);
 	}
 	if (rc == 0 && del && (!p->has_ni_list || p->lists_prim)) {
-		why = "failed to del primary peer";
+		*why = "failed to del primary peer";
 		rc = lnetctl_import_peer_ask(c, false, prim, NULL, false);
 	}
-	if (rc == 0) {
-		return 0;
-	}
-	lnetctl_print_nl_error(del ? "del" : "add", "import", rc, why);
-	if (!del) {
+	if (rc != 0 && !del) {
 		(void)lnetctl_import_peer_ask(c, false, prim, NULL, false);
 	}
-	return -EINVAL;
+	return rc;
 }
 
 /*
- * One rule of import --del: 2.17's lustre_lnet_del_udsp returns
- * l_ioctl's -1 and its error tree is dropped (handle_udsp_sequences), so a
- * refusal prints nothing and ends the import with -1.
+ * libnl's text for an errno (nl_syserr2nlerr, then nl_geterror): what
+ * 2.17's lnetctl prints for a netlink reply that carries no message of the
+ * kernel's own, as routing:, buffers: and numa: replies never do.
+ */
+static const char *
+lnetctl_nl_errtext(int err)
+{
+	static const struct {
+		int err;
+		const char *text;
+	} texts[] = {
+		{ EBADF, "Bad socket" },
+		{ ENOTSOCK, "Bad socket" },
+		{ EADDRINUSE, "Object exists" },
+		{ EEXIST, "Object exists" },
+		{ EADDRNOTAVAIL, "Invalid address for specified address family" },
+		{ ESRCH, "Object not found" },
+		{ ENOENT, "Object not found" },
+		{ EINTR, "Interrupted system call" },
+		{ EAGAIN, "Try again" },
+		{ ENOPROTOOPT, "Invalid input data or parameter" },
+		{ EFAULT, "Invalid input data or parameter" },
+		{ EINVAL, "Invalid input data or parameter" },
+		{ EACCES, "No Access" },
+		{ ENOBUFS, "Out of memory" },
+		{ ENOMEM, "Out of memory" },
+		{ EAFNOSUPPORT, "Address family not supported" },
+		{ EPROTONOSUPPORT, "Protocol mismatch" },
+		{ EOPNOTSUPP, "Operation not supported" },
+		{ EPERM, "Operation not permitted" },
+		{ EBUSY, "Object busy" },
+		{ ERANGE, "Input data out of range" },
+		{ ENODEV, "No such device" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		if (texts[i].err == (err < 0 ? -err : err)) {
+			return texts[i].text;
+		}
+	}
+	return "Unspecific failure";
+}
+
+/*
+ * A netlink section's items: peers, routes, routing and buffers, numa.
+ * The kernel stops at the first item it refuses; the status, and in
+ * @p descr what its reply says.
  */
 static int
-lnetctl_import_udsp_del_one(struct lnetctl_conn *c, long idx)
+lnetctl_import_nl_items(struct lnetctl_import *imp, const struct lnetcfg *cfg, const char *name,
+			char *descr, size_t len)
 {
-	char params[32];
-	char descr[256];
+	const char *why = NULL;
+	char params[64];
+	unsigned int i;
+	int rc = 0;
 
-	snprintf(params, sizeof(params), "idx=%ld", idx);
-	return lnetctl_call(c, "/lnet/udsp_del", params, descr, sizeof(descr)) == 0 ? 0 : -1;
+	for (i = 0; rc == 0 && strcmp(name, "peer") == 0 && i < cfg->npeers; i++) {
+		rc = lnetctl_import_peer(imp->c, &cfg->peers[i], imp->del, &why);
+		snprintf(descr, len, "%s", why);
+	}
+	for (i = 0; rc == 0 && strcmp(name, "route") == 0 && i < cfg->nroutes; i++) {
+		const struct lnetcfg_route *r = &cfg->routes[i];
+		char net[LNET_NIDSTR_SIZE];
+		char gw[LNET_NIDSTR_SIZE];
+		char rp[2 * LNET_NIDSTR_SIZE + 64];
+
+		libcfs_net2str_r(r->net, net, sizeof(net));
+		libcfs_nidstr_r(&r->gateway, gw, sizeof(gw));
+		/* lnet_route_cmd reads net, gateway, hop and priority; health_sensitivity it does not */
+		if (imp->del) {
+			snprintf(rp, sizeof(rp), "net=%s,gateway=%s", net, gw);
+		} else if (r->hops != -1) {
+			snprintf(rp, sizeof(rp), "net=%s,gateway=%s,priority=%ld,hop=%ld", net, gw,
+				 r->priority, r->hops);
+		} else {
+			snprintf(rp, sizeof(rp), "net=%s,gateway=%s,priority=%ld", net, gw,
+				 r->priority);
+		}
+		rc = lnetctl_call(imp->c, imp->del ? "/lnet/route_del" : "/lnet/route_add", rp,
+				  descr, len);
+	}
+	/* lnet_routing_cmd, lnet_buffers_cmd and lnet_numa_cmd read no add/del: the file's values go in */
+	if (rc == 0 && strcmp(name, "routing") == 0 && cfg->routing != LNETCFG_UNSET) {
+		snprintf(params, sizeof(params), "enable=%d", cfg->routing == 1 ? 1 : 0);
+		rc = lnetctl_call(imp->c, "/lnet/routing_set", params, descr, len);
+	}
+	for (i = 0; rc == 0 && strcmp(name, "buffers") == 0 && cfg->has_buffers &&
+		    i < LNETCFG_RTR_POOLS; i++) {
+		snprintf(params, sizeof(params), "%s=%d", lnetcfg_rtr_pool_names[i], cfg->buffers[i]);
+		rc = lnetctl_call(imp->c, "/lnet/buffers_set", params, descr, len);
+	}
+	for (i = 0; rc == 0 && strcmp(name, "numa") == 0 && i < cfg->nglobals; i++) {
+		rc = lnetctl_global_request(imp->c, cfg->globals[i].key, cfg->globals[i].value, descr,
+					    len);
+	}
+	if (rc != 0 && strcmp(name, "peer") != 0 && strcmp(name, "route") != 0) {
+		snprintf(descr, len, "%s", lnetctl_nl_errtext(rc));
+	}
+	return rc;
 }
 
 /*
- * import --del: the file's rules by idx, highest first so that the others
- * keep theirs; a rule without idx names none and is skipped, as the
- * kernel's import skips it.
+ * import --del of udsp: as 2.17's handle_udsp_sequences: each rule with an
+ * idx, in file order (the node renumbers the rules after each, as the
+ * kernel's lnet_udsp_del_policy does). lustre_lnet_del_udsp returns
+ * l_ioctl's -1 on a refusal and its error tree is dropped: nothing printed,
+ * the import ends with -1.
  */
 static int
 lnetctl_import_udsp_del(struct lnetctl_conn *c, const struct lnetcfg *cfg)
 {
-	long last = LONG_MAX;
-	int rc = 0;
+	unsigned int i;
 
-	while (rc == 0) {
-		long next = -1;
-		unsigned int i;
+	for (i = 0; i < cfg->nudsps; i++) {
+		char params[32];
+		char descr[256];
 
-		for (i = 0; i < cfg->nudsps; i++) {
-			if (cfg->udsps[i].idx > next && cfg->udsps[i].idx < last) {
-				next = cfg->udsps[i].idx;
-			}
+		if (cfg->udsps[i].idx < 0) {
+			continue;
 		}
-		if (next < 0) {
-			break;
+		snprintf(params, sizeof(params), "idx=%ld", cfg->udsps[i].idx);
+		if (lnetctl_call(c, "/lnet/udsp_del", params, descr, sizeof(descr)) != 0) {
+			return -1;
 		}
-		rc = lnetctl_import_udsp_del_one(c, next);
-		last = next;
 	}
-	return rc;
+	return 0;
 }
 
 /*
- * route: items, added (or, with --del, deleted) one by one; the first
- * refusal stops the import with the kernel's netlink block under "import".
+ * udsp: rules added as 2.17's handle_udsp_sequences adds them: one when a
+ * mapping that had an idx ends (one without is not added). The node's
+ * refusal comes back from the ioctl as a positive errno, which it passes
+ * over. Each rule goes at the file's idx, so that export then import gives
+ * the same list; the kernel's import differs there (it refuses
+ * "priority: 0", an empty action type, and sends a rule without priority
+ * as priority -1): this one adds what udsp show and export print.
  */
-static int
-lnetctl_import_routes(struct lnetctl_conn *c, const struct lnetcfg *cfg, bool del)
+static void
+lnetctl_import_udsp_add(struct lnetctl_conn *c, const struct lnetcfg *cfg)
 {
 	unsigned int i;
-	int rc = 0;
 
-	for (i = 0; rc == 0 && i < cfg->nroutes; i++) {
-		const struct lnetcfg_route *r = &cfg->routes[i];
-		char net[LNET_NIDSTR_SIZE];
-		char gw[LNET_NIDSTR_SIZE];
+	for (i = 0; i < cfg->nudsps; i++) {
+		const struct lnetcfg_udsp *u = &cfg->udsps[i];
 
-		libcfs_net2str_r(r->net, net, sizeof(net));
-		libcfs_nidstr_r(&r->gateway, gw, sizeof(gw));
-		rc = del ? lnetctl_route_del(c, net, gw, "del") :
-			   lnetctl_route_add(c, net, gw, r->hops, r->priority,
-					     r->health_sensitivity, "add");
+		if (u->idx >= 0) {
+			(void)lnetctl_udsp_import_add(c, u->src[0] != '\0' ? u->src : NULL,
+						      u->dst[0] != '\0' ? u->dst : NULL,
+						      u->rte[0] != '\0' ? u->rte : NULL,
+						      u->priority, u->idx);
+		}
 	}
-	return rc;
-}
-
-/*
- * routing: then buffers:, in export's order. The kernel's routing and
- * buffers commands do not look at --add/--del: a file's routing: turns
- * routing on or off and its buffers: set the pools whichever is given.
- */
-static int
-lnetctl_import_routing(struct lnetctl_conn *c, const struct lnetcfg *cfg)
-{
-	unsigned int i;
-	int rc = 0;
-
-	if (cfg->routing != LNETCFG_UNSET) {
-		rc = lnetctl_routing_set(c, cfg->routing == 1);
-	}
-	for (i = 0; rc == 0 && cfg->has_buffers && i < LNETCFG_RTR_POOLS; i++) {
-		rc = lnetctl_buffers_set(c, lnetcfg_rtr_pool_names[i], cfg->buffers[i]);
-	}
-	return rc;
 }
 
 /* What lnetctl set says it failed to configure, as the kernel names each tunable. */
@@ -376,95 +480,119 @@ lnetctl_import_global(struct lnetctl_conn *c, const struct lnetcfg_global *g, bo
 }
 
 /*
- * The whole file is checked first, against the daemon too; an invalid one
- * changes nothing. Then one request per item: globals, NIs, peers,
- * routes, routing and buffers, udsp rules (add), or rules, routes, peers,
- * routing and buffers, then NIs (--del). A request the daemon refuses
- * stops the import there with its error.
+ * The end of a section's reading: its first error, when it had one, in the
+ * words 2.17's import has for it (a netlink reply's, or
+ * yaml_lnet_extract_long's and handle_global_parameter's, under "import";
+ * nothing for a rule the udsp library refuses), else this reader's own
+ * located words. 0 when the section had none.
  */
+static int
+lnetctl_import_read_error(struct lnetctl_import *imp, const struct lnetcfg *cfg)
+{
+	const char *verb = imp->del ? "del" : "add";
+
+	if (cfg->nerrors == 0) {
+		return 0;
+	}
+	if (cfg->kerr != 0 && cfg->kerr_silent) {
+		return cfg->kerr;
+	}
+	if (cfg->kerr != 0) {
+		lnetctl_print_nl_error(verb, "import", cfg->kerr, cfg->kdescr);
+	} else {
+		lnetctl_print_error(verb, "import", -EINVAL, imp->first);
+	}
+	return -EINVAL;
+}
+
+/* A netlink section: "peer", "route", "routing", "buffers", "numa". */
+static bool
+lnetctl_import_is_nl(const char *name)
+{
+	static const char *const nl[] = { "peer", "route", "routing", "buffers", "numa" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(nl) / sizeof(nl[0]); i++) {
+		if (strcmp(nl[i], name) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * One section, read up to its first error (lnetcfg, section()): applied
+ * as 2.17's jt_import applies it (see struct lnetctl_import). 0 to go on.
+ */
+static int
+lnetctl_import_section(struct lnetcfg *cfg, const char *name, void *arg)
+{
+	struct lnetctl_import *imp = arg;
+	char descr[256] = "";
+	unsigned int i;
+	int rc = 0;
+
+	if (lnetctl_import_is_nl(name)) {
+		rc = lnetctl_import_nl_items(imp, cfg, name, descr, sizeof(descr));
+		if (rc == 0 && cfg->nerrors > 0 && cfg->kerr != 0 && !cfg->kerr_silent) {
+			rc = cfg->kerr; /* the kernel reads the item after those it carried out */
+			snprintf(descr, sizeof(descr), "%s", cfg->kdescr);
+		} else if (rc == 0 && cfg->nerrors > 0) {
+			rc = lnetctl_import_read_error(imp, cfg); /* no kernel form: ours, at once */
+			imp->nerrs = 0;
+			return rc;
+		}
+		if (!imp->nl_sent) {
+			imp->nl_sent = true;
+			imp->nl_err = rc;
+			snprintf(imp->nl_descr, sizeof(imp->nl_descr), "%s", descr);
+		}
+		imp->nerrs = 0;
+		return 0;
+	}
+	if (strcmp(name, "net") == 0 || strcmp(name, "ip2nets") == 0) {
+		if (cfg->nerrors == 0) {
+			lnetcfg_ip2nets_resolve_here(cfg);
+		}
+		/* handle_net_config_sequence: each NI in turn, the first refused ends the import */
+		for (i = 0; rc == 0 && i < cfg->nnis; i++) {
+			rc = lnetctl_import_ni(imp->c, &cfg->nis[i], !imp->del);
+		}
+	} else if (strcmp(name, "global") == 0) {
+		/* yaml_import_global_settings: a refusal ends it, nothing printed */
+		for (i = 0; rc == 0 && i < cfg->nglobals; i++) {
+			rc = lnetctl_import_global(imp->c, &cfg->globals[i], imp->del);
+		}
+	} else if (strcmp(name, "udsp") == 0 && imp->del) {
+		rc = lnetctl_import_udsp_del(imp->c, cfg);
+	} else if (strcmp(name, "udsp") == 0) {
+		lnetctl_import_udsp_add(imp->c, cfg);
+	}
+	if (rc == 0) {
+		rc = lnetctl_import_read_error(imp, cfg);
+	}
+	imp->nerrs = 0;
+	return rc;
+}
+
 int
 lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
 {
-	struct lnetctl_import_errs errs = { .n = 0 };
+	struct lnetctl_import imp = { .c = c, .del = del };
 	struct lnetcfg cfg;
-	unsigned int i;
 	int rc;
 
-	lnetcfg_init(&cfg, file, lnetctl_import_report, &errs);
+	lnetcfg_init(&cfg, file, lnetctl_import_report, &imp);
 	cfg.warn = lnetctl_import_warn;
 	cfg.udsp_del = del;
-	/* Even a file with errors is checked on: the first error is the one shown. */
+	cfg.section = lnetctl_import_section;
 	rc = lnetcfg_parse_file(&cfg, file);
-	if (rc == 0 || (rc == -EINVAL && !cfg.syntax)) {
-		/*
-		 * No check of the NIs against the node's first: as 2.17's
-		 * handle_net_config_sequence(), each goes in turn and the first
-		 * the node refuses ends the import (lnetctl_import_ni()).
-		 */
-		lnetcfg_ip2nets_resolve_here(&cfg);
-		rc = 0;
-	}
-	if (rc == 0 && cfg.nerrors > 0) {
+	if (rc != 0 && cfg.syntax) {
+		fprintf(stderr, "%s\n", imp.first); /* libyaml's words, as the kernel prints them */
+	} else if (rc == 0 && imp.nl_err != 0) {
+		/* jt_import's last step: the first netlink reply, read now */
+		lnetctl_print_nl_error(del ? "del" : "add", "import", imp.nl_err, imp.nl_descr);
 		rc = -EINVAL;
-	}
-	if (errs.n > 0 && cfg.syntax) {
-		fprintf(stderr, "%s\n", errs.first); /* libyaml's words, as the kernel prints them */
-	} else if (errs.n > 0 && cfg.kerr != 0 && cfg.kerr_silent) {
-		rc = cfg.kerr; /* a udsp rule its library refuses: nothing printed */
-	} else if (errs.n > 0 && cfg.kerr != 0) {
-		/* yaml_lnet_print_error(flags, "import", ...): the kernel's errno, the import's -EINVAL */
-		lnetctl_print_nl_error(del ? "del" : "add", "import", cfg.kerr, cfg.kdescr);
-		rc = -EINVAL;
-	} else if (errs.n > 0) {
-		lnetctl_print_error(del ? "del" : "add", "import", rc, errs.first);
-	}
-	for (i = 0; rc == 0 && i < cfg.nglobals; i++) {
-		rc = lnetctl_import_global(c, &cfg.globals[i], del);
-	}
-	for (i = 0; rc == 0 && !del && i < cfg.nnis; i++) {
-		rc = lnetctl_import_ni(c, &cfg.nis[i], true);
-	}
-	if (rc == 0 && del) {
-		rc = lnetctl_import_udsp_del(c, &cfg);
-	}
-	/* routes leave before their gateway peers go, and come after those are made */
-	if (rc == 0 && del) {
-		rc = lnetctl_import_routes(c, &cfg, true);
-	}
-	for (i = 0; rc == 0 && i < cfg.npeers; i++) {
-		rc = lnetctl_import_peer(c, &cfg.peers[i], del);
-	}
-	if (rc == 0 && !del) {
-		rc = lnetctl_import_routes(c, &cfg, false);
-	}
-	if (rc == 0) {
-		rc = lnetctl_import_routing(c, &cfg);
-	}
-	/*
-	 * Rules last, each at the file's idx, so that export then import gives
-	 * the same list. The kernel's import differs (lnetctl.c
-	 * handle_udsp_sequences): it refuses "priority: 0" (an empty action
-	 * type), and a rule without priority goes as priority -1 (so a NID
-	 * pair or router rule becomes a priority rule that applies nothing);
-	 * this one adds what udsp show and export print.
-	 */
-	for (i = 0; rc == 0 && !del && i < cfg.nudsps; i++) {
-		const struct lnetcfg_udsp *u = &cfg.udsps[i];
-
-		/*
-		 * handle_udsp_sequences adds a rule when a mapping that had an
-		 * idx ends: one without is not added. The node's refusal comes
-		 * back from the ioctl as a positive errno, which it passes over.
-		 */
-		if (u->idx >= 0) {
-			(void)lnetctl_udsp_import_add(c, u->src[0] != '\0' ? u->src : NULL,
-						      u->dst[0] != '\0' ? u->dst : NULL,
-						      u->rte[0] != '\0' ? u->rte : NULL,
-						      u->priority, u->idx);
-		}
-	}
-	for (i = 0; rc == 0 && del && i < cfg.nnis; i++) {
-		rc = lnetctl_import_ni(c, &cfg.nis[i], false);
 	}
 	lnetcfg_fini(&cfg);
 	return rc;

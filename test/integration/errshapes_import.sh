@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# import's sections other than net (global, peer, route, udsp) and debug
+# import's sections other than net (global, peer, route, udsp, routing,
+# numa), the order it applies them in and where it stops, and debug
 # peer / debug recovery, byte for byte against 2.17's lnetctl
 # (lnet/utils/lnetctl.c jt_import, handle_global_parameter,
 # yaml_lnet_extract_long, handle_udsp_sequences; lnet/lnet/api-ni.c
@@ -91,6 +92,76 @@ check "udsp: a rule without idx is not added, exit 0" sh -c \
 	"'$ctl' --name '$a' import '$work/unoidx.yaml' >'$work/o' 2>&1 && [ ! -s '$work/o' ] && [ -z \"\$('$ctl' --name '$a' udsp show)\" ]"
 file udel 'udsp:\n    - idx: 4\n'
 check "import --del of a rule there is not: nothing printed, l_ioctl's -1 (255)" out_err 255 "$work/empty" "$work/empty" import --del "$work/udel.yaml"
+
+# --- file order (jt_import: sections applied as read; netlink replies read once, at the end) ---
+has_peer() { "$ctl" --name "$a" peer show | grep -q "primary nid: $1\$"; }
+hasnt_peer() { ! has_peer "$1"; }
+glob() { "$ctl" --name "$a" global show | grep -qx "    $1: $2"; }
+file ordA 'route:\n    - net: tcp9\n      gateway: 10.9.0.1@tcp\npeer:\n    - primary nid: 10.9.2.1@tcp\n'
+nl add "No interface configured on the same net as gateway" -113
+check "route: refused, then peer: the route's reply (the first netlink one), exit 234" out_err 234 "$work/empty" "$work/want" import "$work/ordA.yaml"
+check "... and the peer: after it was added all the same" has_peer 10.9.2.1@tcp
+file ordB 'peer:\n    - primary nid: 10.9.2.2@tcp\nroute:\n    - net: tcp9\n      gateway: 1.2.3@tcp\n'
+check "peer: then a route: the kernel refuses: only the first reply is read, it says yes: nothing, exit 0" \
+	out_err 0 "$work/empty" "$work/empty" import "$work/ordB.yaml"
+check "... the peer is there, no route" sh -c "'$ctl' --name '$a' peer show | grep -q 'primary nid: 10.9.2.2@tcp' && [ -z \"\$('$ctl' --name '$a' route show)\" ]"
+file ordC 'route:\n    - net: tcp9\n      gateway: 10.9.0.1@tcp\nglobal:\n    frob: 1\npeer:\n    - primary nid: 10.9.2.3@tcp\n'
+nl add "invalid key 'frob'" -22
+check "route: refused, then a global: error: that one stops it at once, the route's reply never read" \
+	out_err 234 "$work/empty" "$work/want" import "$work/ordC.yaml"
+check "... the peer: after it not added" hasnt_peer 10.9.2.3@tcp
+file ordD 'global:\n    retry_count: 5\n    frob: 1\n    transaction_timeout: 100\npeer:\n    - primary nid: 10.9.2.x@tcp\n'
+check "global: each setting as it is read: retry_count in, then frob stops it" out_err 234 "$work/empty" "$work/want" import "$work/ordD.yaml"
+check "... retry_count 5, transaction_timeout untouched" sh -c "'$ctl' --name '$a' global show | grep -qx '    retry_count: 5' && '$ctl' --name '$a' global show | grep -qx '    transaction_timeout: 150'"
+file ordE 'global:\n    retry_count: 3\npeer:\n    - primary nid: 10.9.2.4@tcp\n    - primary nid: 10.9.2.x@tcp\n    - primary nid: 10.9.2.5@tcp\n'
+nl add "unsupported primary NID" -22
+check "a NID the kernel cannot read: after the global: and the peers ahead of it took effect" \
+	out_err 234 "$work/empty" "$work/want" import "$work/ordE.yaml"
+check "... retry_count 3, the first peer in, the one after the bad NID not" sh -c \
+	"'$ctl' --name '$a' global show | grep -qx '    retry_count: 3' && '$ctl' --name '$a' peer show | grep -q 'primary nid: 10.9.2.4@tcp' && ! '$ctl' --name '$a' peer show | grep -q 'primary nid: 10.9.2.5@tcp'"
+file ordF 'peer:\n    - primary nid: 10.9.2.6@tcp\nudsp:\n    - idx: 0\n      src: tcp\n      rte: tcp\nglobal:\n    retry_count: 4\n'
+check "peer:, then a rule the udsp library refuses: nothing printed, exit 234" out_err 234 "$work/empty" "$work/empty" import "$work/ordF.yaml"
+check "... the peer in, the global: after it not applied" sh -c \
+	"'$ctl' --name '$a' peer show | grep -q 'primary nid: 10.9.2.6@tcp' && '$ctl' --name '$a' global show | grep -qx '    retry_count: 3'"
+file topg 'discovery: 0\nretry_count: 2\n'
+check "a tunable at the top level is set, as handle_global_parameter reads it" sh -c \
+	"'$ctl' --name '$a' import '$work/topg.yaml' && '$ctl' --name '$a' global show | grep -qx '    discovery: 0' && '$ctl' --name '$a' global show | grep -qx '    retry_count: 2' && '$ctl' --name '$a' set discovery 1"
+file ordG 'peer:\n    - primary nid: 10.9.2.1@tcp\n    - primary nid: 10.9.2.2@tcp\n    - primary nid: 10.9.2.4@tcp\n    - primary nid: 10.9.2.6@tcp\n'
+check "import --del of the peers left" out_err 0 "$work/empty" "$work/empty" import --del "$work/ordG.yaml"
+
+# --- peer: without a primary NID; route: priority and health_sensitivity (lnet_peer_ni_cmd, lnet_route_cmd) ---
+file pnoprim 'peer:\n    - primary nid: 10.9.3.1@tcp\n    - Multi-Rail: True\n    - primary nid: 10.9.3.2@tcp\n'
+check "peer: an item without primary nid ends the section, success: nothing, exit 0" out_err 0 "$work/empty" "$work/empty" import "$work/pnoprim.yaml"
+check "... the peer before it in, the one after it not" sh -c "'$ctl' --name '$a' peer show | grep -q 'primary nid: 10.9.3.1@tcp' && ! '$ctl' --name '$a' peer show | grep -q '10.9.3.2@tcp'"
+file pnifirst 'peer:\n    - peer ni:\n        - nid: 10.9.3.3@tcp\n      primary nid: 10.9.3.3@tcp\n    - primary nid: 10.9.3.4@tcp\n'
+check "peer: \"peer ni\" ahead of \"primary nid\": the same (missing required primary NID, status 0)" out_err 0 "$work/empty" "$work/empty" import "$work/pnifirst.yaml"
+check "... nothing added" sh -c "! '$ctl' --name '$a' peer show | grep -q '10.9.3.[34]@tcp'"
+file pdel2 'peer:\n    - primary nid: 10.9.3.1@tcp\n'
+check "import --del of it" out_err 0 "$work/empty" "$work/empty" import --del "$work/pdel2.yaml"
+lip=127.0.$(($$ % 200 + 20)).91
+check "net add --nid $lip@tcp" "$ctl" --name "$a" net add --net tcp --nid "$lip@tcp"
+file rprio "route:\n    - net: tcp9\n      gateway: ${lip%.*}.92@tcp\n      priority: 4294967301\n      health_sensitivity: abc\n"
+check "route: a priority past 32 bits is kept modulo 2^32, health_sensitivity not read: exit 0" out_err 0 "$work/empty" "$work/empty" import "$work/rprio.yaml"
+check "... route show -v: priority 5" sh -c "'$ctl' --name '$a' route show -v | grep -qx '      priority: 5'"
+check "import --del of it" out_err 0 "$work/empty" "$work/empty" import --del "$work/rprio.yaml"
+
+# --- routing: refused by the node: libnl's text for the errno (its reply has no message) ---
+routing_is() { "$ctl" --name "$a" routing show | grep -qx "    - enable: $1"; }
+routing_up() { routing_is 1 || routing_is 3; }
+check "set routing 1" out_err 0 "$work/empty" "$work/empty" set routing 1
+check "routing on" eventually 10 routing_up
+check "set routing 0: stopping" sh -c "'$ctl' --name '$a' set routing 0 && '$ctl' --name '$a' routing show | grep -qx '    - enable: 2'"
+file ron 'routing:\n    enable: 1\n'
+nl add "Object busy" -16
+check "routing: enable while it stops: -EBUSY as nl_geterror words it, exit 234" out_err 234 "$work/empty" "$work/want" import "$work/ron.yaml"
+
+# --- numa: (lnet_numa_cmd: the numa_range tunable; it reads no --del) ---
+file numa 'numa:\n    range: 5\n'
+check "numa: range 5" sh -c "'$ctl' --name '$a' import '$work/numa.yaml' && '$ctl' --name '$a' global show | grep -qx '    numa_range: 5'"
+file numa2 'numa:\n    range: 6\n'
+check "import --del of numa: range 6 sets 6" sh -c "'$ctl' --name '$a' import --del '$work/numa2.yaml' && '$ctl' --name '$a' global show | grep -qx '    numa_range: 6'"
+file numa0 'numa:\n'
+check "numa: with no range: 0" sh -c "'$ctl' --name '$a' import '$work/numa0.yaml' && '$ctl' --name '$a' global show | grep -qx '    numa_range: 0'"
 
 # --- debug peer (jt_show_peer_debug_info) and debug recovery ---
 printf 'debug:\n    - peer:\n          errno: -22\n          descr: --nid must be specified\n' >"$work/want"

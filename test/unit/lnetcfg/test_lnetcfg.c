@@ -446,7 +446,17 @@ test_routing_buffers(void **state)
 	assert_int_equal(parse(&cfg, &s, "buffers: [1]\n"), -EINVAL);
 	assert_string_equal(s.errors, "f.yaml:1:10: buffers: expected a mapping such as \"tiny: 2048\"\n");
 	lnetcfg_fini(&cfg);
-	assert_int_equal(parse(&cfg, &s, "numa:\n    range: 1\n"), -EINVAL); /* still not built */
+	/* numa: is the numa_range tunable (2.17's lnet_numa_cmd), 0 when it names no range */
+	assert_int_equal(parse(&cfg, &s, "numa:\n    range: 3\n"), 0);
+	assert_int_equal(cfg.nglobals, 1);
+	assert_string_equal(cfg.globals[0].key, "numa_range");
+	assert_int_equal(cfg.globals[0].value, 3);
+	lnetcfg_fini(&cfg);
+	assert_int_equal(parse(&cfg, &s, "numa:\n    frob: 3\n"), 0);
+	assert_int_equal(cfg.globals[0].value, 0);
+	lnetcfg_fini(&cfg);
+	assert_int_equal(parse(&cfg, &s, "numa:\n    range: x\n"), -EINVAL);
+	assert_string_equal(s.errors, "f.yaml:2:12: numa: range must be an integer\n");
 	lnetcfg_fini(&cfg);
 }
 
