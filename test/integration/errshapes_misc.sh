@@ -83,12 +83,97 @@ check "cpt-of-nid a range: invalid NID, exit 234" out_err 234 "$work/empty" "$wo
 check "cpt-of-nid N1,N2: invalid NID" out_err 234 "$work/empty" "$work/blk" \
 	--name nobody-$$ cpt-of-nid 10.0.0.1@tcp,10.0.0.2@tcp
 
+# --- net add's option combinations (jt_add_ni, yaml_lnet_config_ni) ---
+# yaml_lnet_config_ni()'s kernel block for net add: ERRNO DESCR into $work/blk.
+nlblk() { blk add net "$1" "$2"; }
+line "--net is invalid with --nid option"
+check "net add --net with --nid: jt_add_ni's line on stdout, exit 234" out_err 234 "$work/want" \
+	"$work/empty" --name nobody-$$ net add --net tcp --nid 10.0.0.1@tcp
+check "net add --nid with --net after it: the same (checked once options are read)" out_err 234 \
+	"$work/want" "$work/empty" --name nobody-$$ net add --nid 10.0.0.1@tcp --net tcp1
+check "net add --net with --if and --nid: the same" out_err 234 "$work/want" "$work/empty" \
+	--name nobody-$$ net add --net tcp --if eth0 --nid 10.0.0.1@tcp
+line "missing mandatory parameters in NI config: 'network'"
+check "net add --nid without '@': no net, yaml_lnet_config_ni's line, exit 234" out_err 234 \
+	"$work/want" "$work/empty" --name nobody-$$ net add --nid eth0
+check "net add -k --net tcp: -k takes an argument (\"k:\"), --net is it: no net" out_err 234 \
+	"$work/want" "$work/empty" --name nobody-$$ net add -k --net tcp --if eth0
+line "creating a local NI needs at least one interface"
+check "net add --net tcp alone: no interface, exit 234" out_err 234 "$work/want" "$work/empty" \
+	--name nobody-$$ net add --net tcp
+printf 'ni:\n    - add:\n          errno: -1\n          descr: "bad interface list"\n' >"$work/cy"
+check "net add --if 'eth0[0': a bracket not closed, cYAML ni/add block, exit 234" out_err 234 \
+	"$work/empty" "$work/cy" --name nobody-$$ net add --net tcp --if 'eth0[0'
+check "net add --if 'eth0[x]': CPTs cfs_expr_list_parse refuses: the same" out_err 234 \
+	"$work/empty" "$work/cy" --name nobody-$$ net add --net tcp --if 'eth0[x]'
+printf 'ni:\n    - add:\n          errno: -1\n          descr: "bad NID list"\n' >"$work/cy"
+check "net add --nid 'x[1': the NID list's block" out_err 234 "$work/empty" "$work/cy" \
+	--name nobody-$$ net add --nid '10.0.0.[1@tcp'
+printf 'ni:\n    - add:\n          errno: -1\n          descr: "Invalid traffic-class argument"\n' >"$work/cy"
+check "net add --traffic-class '': its block" out_err 234 "$work/empty" "$work/cy" \
+	--name nobody-$$ net add --net tcp --if eth0 --traffic-class ''
+printf 'ni:\n    - add:\n          errno: -1\n          descr: "Invalid ToS argument"\n' >"$work/cy"
+check "net add --tos 256: its block" out_err 234 "$work/empty" "$work/cy" \
+	--name nobody-$$ net add --net tcp --if eth0 --tos 256
+nlblk -19 "setting @lo not allowed"
+check "net add --net lo: the kernel's net type check, -19" out_err 234 "$work/empty" "$work/blk" \
+	--name nobody-$$ net add --net lo --if lo
+
 # --- through a daemon ---
 d=lnetd-esm-$$
 net=127.0.$(( $$ % 200 + 20 ))
 ctl_name=$d
 check "daemon $d starts" start_daemon "$d"
-check "net add tcp" "$ctl" --name "$d" net add --net tcp --nid "$net.1@tcp"
+check "net add tcp" "$ctl" --name "$d" net add --nid "$net.1@tcp"
+
+# net add through the kernel's lnet_net_cmd(): what each combination asks.
+line "--net is invalid with --nid option"
+nlblk -42 "no configuration"
+check "net add --if N@tcp alone: the net from '@', no net type sent: -ENOMSG" out_err 234 \
+	"$work/empty" "$work/blk" net add --if "$net.2@tcp"
+nlblk -2 "cannot parse net"
+check "net add --net bogus --if lo: the kernel's LNET_NET_ANY, lnet_dyn_add_ni's -ENOENT" \
+	out_err 234 "$work/empty" "$work/blk" net add --net bogus --if lo
+check "net add --ip2net R --if lo: the rules cleared by the items' key, the NI under no net" \
+	out_err 234 "$work/empty" "$work/blk" net add --ip2net 'tcp(lo) 127.*.*.*' --if lo
+check "net add --nid N@bogus: net type <?>, its NID passed over, nothing added, exit 0" \
+	out_err 0 "$work/empty" "$work/empty" net add --nid "$net.3@bogus"
+check "net add --net tcp3 --ip2net R: the rules not sent, a net type alone adds nothing" \
+	out_err 0 "$work/empty" "$work/empty" net add --net tcp3 --ip2net 'tcp3(lo) 127.*.*.*'
+check "... so no tcp3 NI" sh -c "! '$ctl' --name '$d' net show | grep -q tcp3"
+check "net add --nid N2,N3 --if lo on tcp2: three NIs" out_err 0 "$work/empty" \
+	"$work/empty" net add --nid "$net.2@tcp2,$net.3@tcp2" --if lo
+check "... net show lists the three" sh -c \
+	"'$ctl' --name '$d' net show --net tcp2 | sed -n 's/^ *- *nid: /nid:/p' | sort | tr '\\n' ' ' | grep -qx 'nid:127.0.0.1@tcp2 nid:$net.2@tcp2 nid:$net.3@tcp2 '"
+nlblk -17 "cannot add LNet NI"
+check "net add --nid N4,N2 on tcp2: N4 added, N2 there already: -17 ends it" out_err 234 \
+	"$work/empty" "$work/blk" net add --nid "$net.4@tcp2,$net.2@tcp2"
+check "... N4 stayed" sh -c "'$ctl' --name '$d' net show --net tcp2 | grep -q 'nid: $net.4@tcp2'"
+nlblk -22 "unsupported NID"
+check "net add --nid N@tcp2,junk@tcp2: the second NID libcfs_strnid refuses" out_err 234 \
+	"$work/empty" "$work/blk" net add --nid "$net.5@tcp2,junk@tcp2"
+nlblk -34 "failed to parse lnd tunables"
+check "net add --conns-per-peer 128: ksocknal_nl_set's -ERANGE" out_err 234 "$work/empty" \
+	"$work/blk" net add --nid "$net.6@tcp2" --conns-per-peer 128
+nlblk -34 "invalid CPT value"
+check "net add --cpt 4096: lnet_genl_parse_local_ni's -ERANGE" out_err 234 "$work/empty" \
+	"$work/blk" net add --nid "$net.6@tcp2" --cpt 4096
+check "net add --cpt x, --credits y, --auth-key, --skip-mr-route-setup, extra words: ignored" \
+	out_err 0 "$work/empty" "$work/empty" net add --nid "$net.6@tcp2" --cpt x --credits y \
+	--auth-key 3 --skip-mr-route-setup extra words
+check "... the NI is there with the default credits" sh -c \
+	"'$ctl' --name '$d' net show -v --net tcp2 | grep -q '      credits: 256'"
+check "net add --peer-credits twice: the last wins" out_err 0 "$work/empty" "$work/empty" \
+	net add --nid "$net.7@tcp2" --peer-credits 5 --peer-credits 7
+check "... peer_credits 7" sh -c \
+	"'$ctl' --name '$d' net show -v --net tcp2 | grep -q '      peer_credits: 7'"
+check "net del --net tcp2" "$ctl" --name "$d" net del --net tcp2
+line "--net is invalid with --nid option"
+check "net del --net with --nid: jt_del_ni's line, exit 234" out_err 234 "$work/want" \
+	"$work/empty" net del --net tcp --nid "$net.1@tcp"
+nlblk -2 "cannot setup ip2nets"
+check "net add --ip2net matching nothing: lnet_handle_legacy_ip2nets' -ENOENT" out_err 234 \
+	"$work/empty" "$work/blk" net add --ip2net 'tcp4 10.255.255.*'
 
 # ping: a range's NIDs go as text; one the kernel cannot read fails the
 # whole request before any ping (lnet_ping_show_start: "cannot parse NID").

@@ -195,9 +195,9 @@ check "that block is valid YAML" yaml_ok "$work/cb"
 check "cpt-of-nid -h: help, exit 0" sh -c "'$ctl' --name '$a' cpt-of-nid -h | grep -q '^ cpt-of-nid: '"
 
 # Two NIs on A (same net), one on B; ping from each of A's NIs with --source.
-check "net add on $a: $ipa1" "$ctl" --name "$a" net add --net tcp --nid "$ipa1@tcp"
-check "net add on $a: $ipa2" "$ctl" --name "$a" net add --net tcp --nid "$ipa2@tcp"
-check "net add on $b: $ipb" "$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp"
+check "net add on $a: $ipa1" "$ctl" --name "$a" net add --nid "$ipa1@tcp"
+check "net add on $a: $ipa2" "$ctl" --name "$a" net add --nid "$ipa2@tcp"
+check "net add on $b: $ipb" "$ctl" --name "$b" net add --nid "$ipb@tcp"
 check "ping -s $ipa2@tcp (short option)" sh -c \
 	"'$ctl' --name '$a' ping -s '$ipa2@tcp' '$ipb@tcp' 2>'$work/e' | grep -q 'primary nid: $ipb@tcp' && [ ! -s '$work/e' ]"
 check "B knows A by $ipa2 only: the GET left from that NI" sh -c \

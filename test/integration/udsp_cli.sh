@@ -48,9 +48,9 @@ same_lines() { # net|peer, then the expected lines
 
 check "daemon $a starts" start "$a"
 pid_a=$pid
-check "net add $ip1@tcp" "$ctl" --name "$a" net add --net tcp --nid "$ip1@tcp"
-check "net add $ip2@tcp" "$ctl" --name "$a" net add --net tcp --nid "$ip2@tcp"
-check "net add $ip1@tcp1" "$ctl" --name "$a" net add --net tcp1 --nid "$ip1@tcp1"
+check "net add $ip1@tcp" "$ctl" --name "$a" net add --nid "$ip1@tcp"
+check "net add $ip2@tcp" "$ctl" --name "$a" net add --nid "$ip2@tcp"
+check "net add $ip1@tcp1" "$ctl" --name "$a" net add --nid "$ip1@tcp1"
 check "peer add $peer@tcp with $peer2@tcp" "$ctl" --name "$a" peer add --prim_nid "$peer@tcp" --nid "$peer2@tcp"
 
 # --- show, add of each kind, --idx, del ---
