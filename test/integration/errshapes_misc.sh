@@ -83,6 +83,75 @@ check "cpt-of-nid a range: invalid NID, exit 234" out_err 234 "$work/empty" "$wo
 check "cpt-of-nid N1,N2: invalid NID" out_err 234 "$work/empty" "$work/blk" \
 	--name nobody-$$ cpt-of-nid 10.0.0.1@tcp,10.0.0.2@tcp
 
+# --- help texts: 2.17's command tables (lnetctl.c) and parser (parser.c) ---
+printf '%s\n' "usage: lnetctl [COMMAND] [OPTIONS]... [ARGS]" \
+	"Without any parameters, interactive mode is invoked" \
+	"Try 'lnetctl help <COMMAND>', or 'lnetctl --list-commands' for a list of commands." >"$work/want"
+check "help: cfs_parser_help's three lines, exit 0" out_err 0 "$work/want" "$work/empty" help
+check "net help: the same" out_err 0 "$work/want" "$work/empty" net help
+printf 'help: provide useful information about a command\n' >"$work/want"
+check "help help: the override's text on stderr" out_err 0 "$work/empty" "$work/want" help help
+printf 'ignore_errors: ignore errors that occur during script processing\n' >"$work/want"
+check "help ignore_errors" out_err 0 "$work/empty" "$work/want" help ignore_errors
+printf '%s\n' "set: set {tiny_buffers | small_buffers | large_buffers | routing | numa_range | max_interfaces | discovery | drop_asym_route | retry_count | transaction_timeout | health_sensitivity | recovery_interval | router_sensitivity | response_tracking | recovery_limit}" >"$work/want"
+check "help set: cmd_list's line (without max_recovery_ping_interval, as 2.17)" out_err 0 \
+	"$work/empty" "$work/want" help set
+for w in 'stats: stats {show | help}' 'debug: debug {recovery {local | peer} | peer}' \
+	'udsp: udsp {add | del | help}' 'fault: {drop | delay | help}'; do
+	printf '%s\n' "$w" >"$work/want"
+	check "help ${w%%:*}: '$w'" out_err 0 "$work/empty" "$work/want" help "${w%%:*}"
+done
+printf 'service-id: Calculate IB Lustre service ID\n\n' >"$work/want"
+check "help service-id: its text and its newline" out_err 0 "$work/empty" "$work/want" help service-id
+printf 'setup-mrrouting: setup linux routing tables\n\n' >"$work/want"
+check "help setup-mrrouting" out_err 0 "$work/empty" "$work/want" help setup-mrrouting
+printf 'capture: capture {start | stop | show} (lnetd-pmd only)\n' >"$work/want"
+check "help capture: ours, and says so" out_err 0 "$work/empty" "$work/want" help capture
+printf '%s\n' 'net add: add a network' '	--net: net name (e.g. tcp0)' \
+	'	--if: physical interface (e.g. eth0)' \
+	'	--nid: bring up NI based on the address of the specified LNet NID' \
+	'	--ip2net: specify networks based on IP address patterns' \
+	'	--peer-timeout: time to wait before declaring a peer dead' \
+	'	--peer-credits: define the max number of inflight messages' \
+	'	--peer-buffer-credits: the number of buffer credits per peer' \
+	'	--credits: Network Interface credits' \
+	'	--cpt: CPU Partitions configured net uses (e.g. [0,1]' \
+	'	--conns-per-peer: number of connections per peer' \
+	'	--skip-mr-route-setup: do not add linux route for the ni' \
+	'	--auth-key: Network authorization key (kfilnd only)' \
+	'	--traffic-class: Traffic class (kfilnd only)' \
+	"	--tos: IP's Type of Service" '' >"$work/want"
+check "net add -h: net_cmds' text byte for byte, exit 1" out_err 1 "$work/want" "$work/empty" net add -h
+check "net add --help: the same" out_err 1 "$work/want" "$work/empty" net add --help
+printf '%s\n' 'peer set: set peer ni specific parameter' '	--nid: Peer NI NID to set the' \
+	'	--health: specify health value to set' \
+	'	--all: set all peer_nis values to the one specified' \
+	'	--state: set peer state (DANGEROUS: for test/debug only)' >"$work/want"
+check "peer set -h: its text, no newline of its own (2.17's has none)" out_err 1 "$work/want" \
+	"$work/empty" peer set -h
+printf '%s\n' 'debug peer: show peer debug info' "	--nid: peer's NID" '' >"$work/want"
+check "debug peer -h: 2.17's text (the command itself is not supported yet)" out_err 1 \
+	"$work/want" "$work/empty" debug peer -h
+printf '%s\n' 'drop add: add LNet drop rule' \
+	'	--source nid:  Drop messages originating from <nid>.' \
+	'	--dest nid:    Drop messages destined for <nid>.' \
+	'	--rate r:      Drop messages at specified rate (1/<r>).' \
+	'	--interval i:  Drop messages at specified time interval (seconds).' \
+	'	--portal p:    Drop messages on specified portal.' \
+	'	--message m:   Drop messages of specified type <PUT|ACK|GET|REPLY>.' \
+	'	--health_error: Dropped messages simulate the specified health status' \
+	'	                <local_timeout|remote_dropped|network_timeout|...>.' '' >"$work/want"
+check "fault drop add -h: fault_drop_cmds' text" out_err 1 "$work/want" "$work/empty" \
+	fault drop add -h
+printf '%-19s %-19s %-19s %-19s \n' quit exit help --help version --version list-commands \
+	--list-commands --ignore_errors ignore_errors tiny_buffers small_buffers large_buffers \
+	routing numa_range max_interfaces discovery drop_asym_route retry_count \
+	transaction_timeout health_sensitivity recovery_interval router_sensitivity \
+	response_tracking >"$work/want"
+printf '%-19s %s \n' recovery_limit max_recovery_ping_interval >>"$work/want"
+check "set --list-commands: a name wider than its column as cfs_parser_list_commands prints it" \
+	out_err 0 "$work/want" "$work/empty" set --list-commands
+
 # --- net add's option combinations (jt_add_ni, yaml_lnet_config_ni) ---
 # yaml_lnet_config_ni()'s kernel block for net add: ERRNO DESCR into $work/blk.
 nlblk() { blk add net "$1" "$2"; }
