@@ -57,9 +57,6 @@ lnetctl_sublevel_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	return -EINVAL;
 }
 
-/* Not built yet: the help's last line says so. */
-#define LNETCTL_LATER "\t(lnetd-pmd: not supported yet)\n"
-
 /*
  * Top-level commands, in the kernel's order; leaf: no subcommand word.
  * A command with subcommands and an fn (set) is one function for all of
@@ -79,232 +76,260 @@ static const struct lnetctl_top lnetctl_tops[] = {
 	{ "net", false, NULL, "net {add | del | show | set | help}" },
 	{ "routing", false, NULL, "routing {show | help}" },
 	{ "set", false, lnetctl_set_cmd,
-	  "set {tiny_buffers | small_buffers | large_buffers | routing | numa_range"
-	  " | max_interfaces | discovery | drop_asym_route | retry_count"
-	  " | transaction_timeout | health_sensitivity | recovery_interval"
-	  " | router_sensitivity | response_tracking | recovery_limit"
-	  " | max_recovery_ping_interval}" },
+	  "set {tiny_buffers | small_buffers | large_buffers"
+	  " | routing | numa_range | max_interfaces"
+	  " | discovery | drop_asym_route | retry_count"
+	  " | transaction_timeout | health_sensitivity"
+	  " | recovery_interval | router_sensitivity"
+	  " | response_tracking | recovery_limit}" },
 	{ "import", true, lnetctl_import_cmd, "import FILE.yaml" },
 	{ "export", true, lnetctl_export_cmd, "export FILE.yaml" },
-	{ "stats", false, NULL, "stats {show | reset | help}" },
-	{ "debug", false, NULL, "debug {recovery {local | peer} | peer | nidlist}" },
+	{ "stats", false, NULL, "stats {show | help}" },
+	{ "debug", false, NULL, "debug {recovery {local | peer} | peer}" },
 	{ "global", false, NULL, "global {show | help}" },
 	{ "peer", false, NULL, "peer {add | del | show | list | set | help}" },
 	{ "ping", true, lnetctl_ping_cmd, "ping nid,[nid,...]" },
 	{ "discover", true, lnetctl_discover_cmd, "discover nid[,nid,...]" },
-	{ "service-id", true, lnetctl_not_applicable_cmd,
-	  "Work out the IB Lustre service ID (o2ib only)\n" },
-	{ "udsp", false, NULL, "udsp {add | del | show | help}" },
+	{ "service-id", true, lnetctl_not_applicable_cmd, "Calculate IB Lustre service ID\n" },
+	{ "udsp", false, NULL, "udsp {add | del | help}" },
 	{ "fault", false, NULL, "{drop | delay | help}" },
-	{ "setup-mrrouting", true, lnetctl_not_applicable_cmd,
-	  "set up the Linux routing tables for Multi-Rail (kernel nodes only)\n" },
+	{ "setup-mrrouting", true, lnetctl_not_applicable_cmd, "setup linux routing tables\n" },
 	{ "setup-sysctl", true, lnetctl_not_applicable_cmd,
-	  "set the Linux sysctls large systems need (kernel nodes only)\n" },
+	  "setup linux sysctl parameter for large systems\n" },
 	{ "cpt-of-nid", true, lnetctl_cpt_of_nid_cmd,
-	  "Give the CPT each NID hashes to\n usage:\n\tlnetctl cpt-of-nid nid[ nid ...]\n" },
-	{ "capture", false, NULL, "capture {start | stop | show}" },
+	  "Calculate the CPTs associated with NIDs\n"
+	  " usage:\n\tlnetctl cpt-of-nid nid[ nid ...]\n" },
+	/* ours: 2.17's lnetctl has no capture */
+	{ "capture", false, NULL, "capture {start | stop | show} (lnetd-pmd only)" },
 };
 
 #define LNETCTL_NTOPS (sizeof(lnetctl_tops) / sizeof(lnetctl_tops[0]))
 
-/* Subcommands, grouped by command in the kernel's order; help in its layout. */
+/*
+ * Subcommands, grouped by command in the kernel's order; each help is
+ * 2.17's text of that command (lnetctl.c's command tables) byte for byte,
+ * options lnetd-pmd does not do yet included: they fail when used.
+ */
 static const struct lnetctl_cmd lnetctl_cmds[] = {
 	{ "lnet", "configure", lnetctl_lnet_configure_cmd,
-	  "start LNet (lnetd-pmd: it runs while the daemon does)\n"
-	  "\t--all: also bring up the NIs of the module parameters\n"
-	  "\t--large: use large NIDs\n" },
-	{ "lnet", "unconfigure", lnetctl_lnet_unconfigure_cmd,
-	  "stop LNet (lnetd-pmd: every NI but 0@lo goes, the daemon stays)\n" },
+	  "configure lnet\n"
+	  "\t--all: load NI configuration from module parameters\n"
+	  "\t--large: start LNet with large NIDs\n" },
+	{ "lnet", "unconfigure", lnetctl_lnet_unconfigure_cmd, "unconfigure lnet\n" },
 	/* --health_sensitivity is in the kernel's help, not in its getopt: it prints this help */
 	{ "route", "add", lnetctl_route_add_cmd,
 	  "add a route\n"
-	  "\t--net: the remote network (e.g. tcp1)\n"
-	  "\t--gateway: the router's NID (e.g. 10.1.1.2@tcp)\n"
-	  "\t--hop|hop-count: hops to the final network (1 to 255)\n"
-	  "\t--priority: the route's priority (0 is the highest)\n"
-	  "\t--health_sensitivity: how fast the gateway's health drops (>= 1)\n" },
+	  "\t--net: net name (e.g. tcp0)\n"
+	  "\t--gateway: gateway nid (e.g. 10.1.1.2@tcp)\n"
+	  "\t--hop|hop-count: number to final destination (1 <= hops <= 255)\n"
+	  "\t--priority: priority of route (0 - highest prio\n"
+	  "\t--health_sensitivity: gateway health sensitivity (>= 1)\n" },
 	{ "route", "del", lnetctl_route_del_cmd,
 	  "delete a route\n"
-	  "\t--net: the remote network (e.g. tcp1)\n"
-	  "\t--gateway: the router's NID (e.g. 10.1.1.2@tcp)\n" },
+	  "\t--net: net name (e.g. tcp0)\n"
+	  "\t--gateway: gateway nid (e.g. 10.1.1.2@tcp)\n" },
 	{ "route", "show", lnetctl_route_show_cmd,
 	  "show routes\n"
-	  "\t--net: only routes to this network (e.g. tcp1)\n"
-	  "\t--gateway: only routes through this NID\n"
-	  "\t--hop|hop-count: only routes of this hop count\n"
-	  "\t--priority: only routes of this priority\n"
-	  "\t--verbose: print each route in detail\n" },
+	  "\t--net: net name (e.g. tcp0) to filter on\n"
+	  "\t--gateway: gateway nid (e.g. 10.1.1.2@tcp) to filter on\n"
+	  "\t--hop|hop-count: number to final destination (1 <= hops <= 255) to filter on\n"
+	  "\t--priority: priority of route (0 - highest prio to filter on\n"
+	  "\t--verbose: display detailed output per route\n" },
 	{ "net", "add", lnetctl_net_add_cmd,
 	  "add a network\n"
-	  "\t--net: network name (e.g. tcp0)\n"
-	  "\t--if: interface(s) to use (e.g. eth0 or eth0,eth1)\n"
-	  "\t--nid: bring up the NI that has this NID's address\n"
-	  "\t--ip2net: networks chosen by IP address patterns\n"
-	  "\t--peer-timeout: seconds before a silent peer is declared dead\n"
-	  "\t--peer-credits: messages in flight to one peer at most\n"
-	  "\t--peer-buffer-credits: router buffer credits of each peer\n"
-	  "\t--credits: messages in flight on the NI at most\n"
-	  "\t--cpt: CPU partitions the NI uses (e.g. [0,1])\n"
-	  "\t--conns-per-peer: connections to open to each peer\n"
-	  "\t--skip-mr-route-setup: do not add a Linux route for the NI\n"
-	  "\t--auth-key: authorization key (kfilnd only)\n"
-	  "\t--traffic-class: traffic class (kfilnd only)\n"
-	  "\t--tos: IP Type of Service of the NI's connections\n" },
+	  "\t--net: net name (e.g. tcp0)\n"
+	  "\t--if: physical interface (e.g. eth0)\n"
+	  "\t--nid: bring up NI based on the address of the specified LNet NID\n"
+	  "\t--ip2net: specify networks based on IP address patterns\n"
+	  "\t--peer-timeout: time to wait before declaring a peer dead\n"
+	  "\t--peer-credits: define the max number of inflight messages\n"
+	  "\t--peer-buffer-credits: the number of buffer credits per peer\n"
+	  "\t--credits: Network Interface credits\n"
+	  "\t--cpt: CPU Partitions configured net uses (e.g. [0,1]\n"
+	  "\t--conns-per-peer: number of connections per peer\n"
+	  "\t--skip-mr-route-setup: do not add linux route for the ni\n"
+	  "\t--auth-key: Network authorization key (kfilnd only)\n"
+	  "\t--traffic-class: Traffic class (kfilnd only)\n"
+	  "\t--tos: IP's Type of Service\n" },
 	{ "net", "del", lnetctl_net_del_cmd,
 	  "delete a network\n"
-	  "\t--net: network name (e.g. tcp0)\n"
-	  "\t--nid: shut down the NI that has this NID's address\n"
-	  "\t--if: only this interface of the network (e.g. eth0)\n" },
+	  "\t--net: net name (e.g. tcp0)\n"
+	  "\t--nid: shutdown NI based on the address of the specified LNet NID\n"
+	  "\t--if: physical interface (e.g. eth0)\n" },
 	{ "net", "show", lnetctl_net_show_cmd,
 	  "show networks\n"
-	  "\t--net: only this network (e.g. tcp0)\n"
-	  "\t--verbose: each NI in detail. An optional level of 2 adds message statistics\n" },
+	  "\t--net: net name (e.g. tcp0) to filter on\n"
+	  "\t--verbose: display detailed output per network."
+	  " Optional argument of '2' outputs more stats\n" },
 	{ "net", "set", lnetctl_net_set_cmd,
-	  "set a parameter of local NIs\n"
-	  "\t--nid: the NI to set it on\n"
-	  "\t--net: the network to set it on (e.g. tcp)\n"
-	  "\t--lnd-timeout: the LND timeout of --net's LND, in seconds (lnetd-pmd: not yet)\n"
-	  "\t--health: the health value to set\n"
-	  "\t--conns-per-peer: connections to open to each peer (lnetd-pmd: not yet)\n"
-	  "\t--all: set it on every NI\n" },
+	  "set local NI specific parameter\n"
+	  "\t--nid: NI NID to set the value on\n"
+	  "\t--net: network to set the value on (e.g. tcp, o2ib, kfi)\n"
+	  "\t--lnd-timeout: set LND timeout (seconds) for LND used by --net argument\n"
+	  "\t--health: specify health value to set\n"
+	  "\t--conns-per-peer: number of connections per peer\n"
+	  "\t--all: set all NIs value to the one specified\n" },
 	{ "routing", "show", lnetctl_routing_show_cmd, "show routing information\n" },
-	{ "set", "tiny_buffers", NULL, "set the tiny router buffers\n\tVALUE must be above 0\n" },
-	{ "set", "small_buffers", NULL, "set the small router buffers\n\tVALUE must be above 0\n" },
-	{ "set", "large_buffers", NULL, "set the large router buffers\n\tVALUE must be above 0\n" },
-	{ "set", "routing", NULL, "turn routing on or off\n\t0 - off\n\t1 - on\n" },
-	{ "set", "numa_range", NULL, "set the NUMA range of NI selection\n\tVALUE must be 0 or more\n" },
+	{ "set", "tiny_buffers", NULL,
+	  "set tiny routing buffers\n"
+	  "\tVALUE must be greater than 0\n" },
+	{ "set", "small_buffers", NULL,
+	  "set small routing buffers\n"
+	  "\tVALUE must be greater than 0\n" },
+	{ "set", "large_buffers", NULL,
+	  "set large routing buffers\n"
+	  "\tVALUE must be greater than 0\n" },
+	{ "set", "routing", NULL,
+	  "enable/disable routing\n"
+	  "\t0 - disable routing\n"
+	  "\t1 - enable routing\n" },
+	{ "set", "numa_range", NULL,
+	  "set NUMA range for NI selection\n"
+	  "\tVALUE must be at least 0\n" },
 	{ "set", "max_interfaces", NULL,
-	  "set the default number of interfaces at most\n\tVALUE must be above 16\n" },
+	  "set the default value for "
+	  "max interfaces\n"
+	  "\tValue must be greater than 16\n" },
 	{ "set", "discovery", NULL,
-	  "turn peer discovery on or off\n\t0 - off\n\t1 - on (the default)\n" },
+	  "enable/disable peer discovery\n"
+	  "\t0 - disable peer discovery\n"
+	  "\t1 - enable peer discovery (default)\n" },
 	{ "set", "drop_asym_route", NULL,
-	  "drop or accept messages that came over an asymmetric route\n"
-	  "\t0 - accept them (the default)\n\t1 - drop them\n" },
-	{ "set", "retry_count", NULL, "how many times to resend\n\t0 - never\n\t>0 - that many times\n" },
+	  "drop/accept asymmetrical route messages\n"
+	  "\t0 - accept asymmetrical route messages (default)\n"
+	  "\t1 - drop asymmetrical route messages\n" },
+	{ "set", "retry_count", NULL,
+	  "number of retries\n"
+	  "\t0 - turn of retries\n"
+	  "\t>0 - number of retries\n" },
 	{ "set", "transaction_timeout", NULL,
-	  "message and response timeout\n\t>0 - timeout in seconds\n" },
+	  "Message/Response timeout\n"
+	  "\t>0 - timeout in seconds\n" },
 	{ "set", "health_sensitivity", NULL,
-	  "how much a failure lowers health\n\t0 - no health evaluation\n"
-	  "\t>0 - the decrement, 1000 at most\n" },
+	  "sensitivity to failure\n"
+	  "\t0 - turn off health evaluation\n"
+	  "\t>0 - sensitivity value not more than 1000\n" },
 	{ "set", "recovery_interval", NULL,
-	  "how often to ping interfaces in recovery (1 second at least)\n"
-	  "\t>0 - seconds between pings\n" },
+	  "interval to ping in seconds (at least 1)\n"
+	  "\t>0 - time in seconds between pings\n" },
 	{ "set", "router_sensitivity", NULL,
-	  "router sensitivity %\n\t100 - a router's interfaces are used only when fully healthy\n"
-	  "\t<100 - they are used below full health too\n" },
+	  "router sensitivity %\n"
+	  "\t100 - router interfaces need to be fully healthy to be used\n"
+	  "\t<100 - router interfaces can be used even if not healthy\n" },
 	{ "set", "response_tracking", NULL,
-	  "which messages get response tracking\n"
-	  "\t0 - only LNet pings and discovery pushes\n"
-	  "\t1 - GETs too\n"
-	  "\t2 - PUTs too\n"
-	  "\t3 - both PUTs and GETs (the default)\n"
-	  "\tNote: pings and discovery pushes are always tracked\n" },
+	  "Set the behavior of response tracking\n"
+	  "\t0 - Only LNet pings and discovery pushes utilize response tracking\n"
+	  "\t1 - GETs are eligible for response tracking\n"
+	  "\t2 - PUTs are eligible for response tracking\n"
+	  "\t3 - Both PUTs and GETs are eligible for response tracking (default)\n"
+	  "\tNote: Regardless of the value of the response_tracking parameter LNet\n"
+	  "\t      pings and discovery pushes always utilize response tracking\n" },
 	{ "set", "recovery_limit", NULL,
-	  "how long to try recovering an unhealthy interface\n"
-	  "\t0 - for ever (the default)\n"
-	  "\t>0 - that many seconds\n" },
+	  "Set how long LNet will attempt to recover unhealthy interfaces.\n"
+	  "\t0 - Recover indefinitely (default)\n"
+	  "\t>0 - Recover for the specified number of seconds.\n" },
 	{ "set", "max_recovery_ping_interval", NULL,
-	  "the longest interval between recovery pings\n\t>0 - seconds\n" },
-	{ "stats", "show", lnetctl_stats_show_cmd, "show LNet statistics\n" },
-	{ "stats", "reset", lnetctl_stats_reset_cmd, "reset LNet statistics\n" },
+	  "maximum recovery ping interval\n"
+	  "\t>0 - maximum recovery ping interval in seconds\n" },
+	{ "stats", "show", lnetctl_stats_show_cmd, "show LNET statistics\n" },
+	{ "stats", "reset", lnetctl_stats_reset_cmd, "reset LNET statistics\n" },
 	{ "debug", "recovery", lnetctl_debug_recovery_cmd,
-	  "list the recovery queues\n"
-	  "\t--local : the local NIs' queue\n"
-	  "\t--peer : the peer NIs' queue\n" },
-	{ "debug", "peer", lnetctl_debug_peer_cmd, "show a peer's debug information\n\t--nid: the peer's NID\n" LNETCTL_LATER },
-	{ "debug", "nidlist", lnetctl_debug_nidlist_cmd,
-	  "parse a NID list and print it back: nidlist NIDLIST [NID to match]\n" },
-	{ "global", "show", lnetctl_global_show_cmd, "show the global settings\n" },
+	  "list recovery queues\n"
+	  "\t--local : list local recovery queue\n"
+	  "\t--peer : list peer recovery queue\n" },
+	{ "debug", "peer", lnetctl_debug_peer_cmd,
+	  "show peer debug info\n"
+	  "\t--nid: peer's NID\n" },
+	{ "debug", "nidlist", lnetctl_debug_nidlist_cmd, "debug nidlist parsing\n" },
+	{ "global", "show", lnetctl_global_show_cmd, "show global variables\n" },
 	{ "peer", "add", lnetctl_peer_add_cmd,
 	  "add a peer NID\n"
-	  "\t--prim_nid: the peer's primary NID\n"
-	  "\t--nid: one or more NIDs of the peer\n"
-	  "\t--non_mr: the peer is not Multi-Rail\n"
-	  "\t--ip2nets: NIDs of the peer as an ip2nets range\n"
-	  "\t--lock_prim: lock the primary NID\n" },
+	  "\t--prim_nid: Primary NID of the peer.\n"
+	  "\t--nid: one or more peer NIDs\n"
+	  "\t--non_mr: create this peer as not Multi-Rail capable\n"
+	  "\t--ip2nets: specify a range of nids per peer\n"
+	  "\t--lock_prim: lock primary nid\n" },
 	{ "peer", "del", lnetctl_peer_del_cmd,
 	  "delete a peer NID\n"
-	  "\t--prim_nid: the peer's primary NID\n"
-	  "\t--nid: the NIDs to remove; without it the whole\n"
-	  "\t       peer goes\n"
-	  "\t--ip2nets: NIDs of the peer as an ip2nets range\n"
-	  "\t--force: delete a locked primary NID too\n" },
+	  "\t--prim_nid: Primary NID of the peer.\n"
+	  "\t--nid: list of NIDs to remove. If none provided,\n"
+	  "\t       peer is deleted\n"
+	  "\t--ip2nets: specify a range of nids per peer\n"
+	  "\t--force: force-delete locked primary NID\n" },
 	{ "peer", "show", lnetctl_peer_show_cmd,
-	  "show peers\n"
-	  "\t--nid: only the peer with this NID\n"
-	  "\t--verbose: each peer in detail. An optional level of 2 adds message statistics\n" },
-	{ "peer", "list", lnetctl_peer_list_cmd, "list every peer\n" },
+	  "show peer information\n"
+	  "\t--nid: NID of peer to filter on.\n"
+	  "\t--verbose: display detailed output per peer."
+	  " Optional argument of '2' outputs more stats\n" },
+	{ "peer", "list", lnetctl_peer_list_cmd, "list all peers\n" },
 	{ "peer", "set", lnetctl_peer_set_cmd,
-	  "set a parameter of peer NIs\n"
-	  "\t--nid: the peer NI to set it on\n"
-	  "\t--health: the health value to set (lnetd-pmd: not yet)\n"
-	  "\t--all: set it on every peer NI\n"
-	  "\t--state: set the peer's state (for tests and debugging only; lnetd-pmd: not yet)" },
+	  "set peer ni specific parameter\n"
+	  "\t--nid: Peer NI NID to set the\n"
+	  "\t--health: specify health value to set\n"
+	  "\t--all: set all peer_nis values to the one specified\n"
+	  "\t--state: set peer state (DANGEROUS: for test/debug only)" },
 	{ "udsp", "add", lnetctl_udsp_add_cmd,
-	  "add a selection policy rule\n"
-	  "\t--src nid|net: local NID or network to match (ip2nets syntax).\n"
-	  "\t--dst nid:     remote NID to match (ip2nets syntax).\n"
-	  "\t--rte nid:     router NID to match (ip2nets syntax).\n"
-	  "\t--priority p:  priority p, p >= 0.\n"
-	  "\t               0 is the highest.\n"
-	  "\t--idx n:       put the rule at position n of the list.\n"
-	  "\t               Without it the rule goes last.\n" },
+	  "add a udsp\n"
+	  "\t--src nid|net: ip2nets syntax specifying the local NID or network to match.\n"
+	  "\t--dst nid:     ip2nets syntax specifying the remote NID to match.\n"
+	  "\t--rte nid:     ip2nets syntax specifying the router NID to match.\n"
+	  "\t--priority p:  Assign priority value p where p >= 0.\n"
+	  "\t               Note: 0 is the highest priority.\n"
+	  "\t--idx n:       Insert the rule in the n'th position on the list of rules.\n"
+	  "\t               By default, rules are appended to the end of the rule list.\n" },
 	{ "udsp", "del", lnetctl_udsp_del_cmd,
-	  "delete selection policy rules\n"
-	  "\t--all:   every rule.\n"
-	  "\t--idx n: the rule at position n.\n" },
+	  "delete a udsp\n"
+	  "\t--all:   Delete all rules.\n"
+	  "\t--idx n: Delete the rule at index n.\n" },
 	{ "udsp", "show", lnetctl_udsp_show_cmd,
-	  "show selection policy rules\n"
-	  "\t--idx n: only the rule at position n.\n"
-	  "\t         Without it every rule.\n" },
+	  "show udsps\n"
+	  "\t--idx n: Show the rule at at index n.\n"
+	  "\t         By default, all rules are shown.\n" },
 	{ "fault", "drop", lnetctl_sublevel_cmd,
-	  "drop rules\n"
+	  "Manage drop rules\n"
 	  "usage: lnetctl fault drop add [<options>] -r <rate>|-i <interval> -s <src> -d <dest>\n"
 	  "   or: lnetctl fault drop del -s <src> -d <dest>\n"
 	  "   or: lnetctl fault drop show\n"
 	  "   or: lnetctl fault drop reset\n" },
 	{ "fault", "delay", lnetctl_sublevel_cmd,
-	  "delay rules\n"
+	  "Manage delay rules\n"
 	  "usage: lnetctl fault delay add [<options>] -r <rate>|-i <interval> -s <src> -d <dest>\n"
 	  "   or: lnetctl fault delay del -s <src> -d <dest>\n"
 	  "   or: lnetctl fault delay show\n"
 	  "   or: lnetctl fault delay reset\n" },
 	{ "drop", "add", lnetctl_fault_drop_cmd,
-	  "add a drop rule (the newest is matched first)\n"
-	  "\t--source nid:  drop messages from this NID (*@net: any NID of a net; *: any)\n"
-	  "\t--dest nid:    drop messages to this NID\n"
-	  "\t--rate r:      drop 1 of every r messages that match\n"
-	  "\t--interval i:  drop one message that matches every i seconds\n"
-	  "\t--portal p:    only PUTs and GETs to portal p (may be repeated)\n"
-	  "\t--message m:   only messages of type PUT, ACK, GET or REPLY (may be repeated)\n"
-	  "\t--local_nid nid: only messages on the local NI with this NID\n"
-	  "\t--health_error: fail sends with this health status instead of dropping\n"
-	  "\t                <local_timeout|remote_dropped|network_timeout|...|random>\n"
-	  "\t--random:      with --interval: drop about half of the messages that match\n"
-	  "\t--drop_all:    drop every message that matches\n" },
+	  "add LNet drop rule\n"
+	  "\t--source nid:  Drop messages originating from <nid>.\n"
+	  "\t--dest nid:    Drop messages destined for <nid>.\n"
+	  "\t--rate r:      Drop messages at specified rate (1/<r>).\n"
+	  "\t--interval i:  Drop messages at specified time interval (seconds).\n"
+	  "\t--portal p:    Drop messages on specified portal.\n"
+	  "\t--message m:   Drop messages of specified type <PUT|ACK|GET|REPLY>.\n"
+	  "\t--health_error: Dropped messages simulate the specified health status\n"
+	  "\t                <local_timeout|remote_dropped|network_timeout|...>.\n" },
 	{ "drop", "del", lnetctl_fault_drop_cmd,
-	  "delete drop rules\n"
-	  "\t--all:         every drop rule\n"
-	  "\t--source nid:  the rules with this source\n"
-	  "\t--dest nid:    the rules with this destination\n" },
-	{ "drop", "reset", lnetctl_fault_drop_cmd, "zero the counters of every drop rule\n" },
-	{ "drop", "show", lnetctl_fault_drop_cmd, "show the drop rules and their counters\n" },
+	  "delete LNet drop rules\n"
+	  "\t--all:         Delete all drop rules\n"
+	  "\t--source nid:  Delete drop rule with specified source NID\n"
+	  "\t--dest nid:    Delete drop rule with specified destination NID\n" },
+	{ "drop", "reset", lnetctl_fault_drop_cmd, "reset counters for all drop rules\n" },
+	{ "drop", "show", lnetctl_fault_drop_cmd, "show drop rules\n" },
 	{ "delay", "add", lnetctl_fault_delay_cmd,
-	  "add a delay rule (the newest is matched first)\n"
-	  "\t--source nid:  delay messages from this NID (*@net: any NID of a net; *: any)\n"
-	  "\t--dest nid:    delay messages to this NID\n"
-	  "\t--rate r:      delay 1 of every r messages that match\n"
-	  "\t--interval i:  delay one message that matches every i seconds\n"
-	  "\t--portal p:    only PUTs and GETs to portal p (may be repeated)\n"
-	  "\t--message m:   only messages of type PUT, ACK, GET or REPLY (may be repeated)\n"
-	  "\t--latency l:   hold each delayed message for l seconds\n" },
+	  "add LNet delay rule\n"
+	  "\t--source nid:  Delay messages originating from <nid>.\n"
+	  "\t--dest nid:    Delay messages destined for <nid>.\n"
+	  "\t--rate r:      Delay messages at specified rate (1/<r>).\n"
+	  "\t--interval i:  Delay messages at specified time interval (seconds).\n"
+	  "\t--portal p:    Delay messages on specified portal.\n"
+	  "\t--message m:   Delay messages of specified type <PUT|ACK|GET|REPLY>.\n"
+	  "\t--latency:     Delay sending a message (delay only).\n" },
 	{ "delay", "del", lnetctl_fault_delay_cmd,
-	  "delete delay rules\n"
-	  "\t--all:         every delay rule\n"
-	  "\t--source nid:  the rules with this source\n"
-	  "\t--dest nid:    the rules with this destination\n" },
-	{ "delay", "reset", lnetctl_fault_delay_cmd, "zero the counters of every delay rule\n" },
-	{ "delay", "show", lnetctl_fault_delay_cmd, "show the delay rules and their counters\n" },
+	  "delete LNet delay rules\n"
+	  "\t--all:         Delete all delay rules\n"
+	  "\t--source nid:  Delete delay rule with specified source NID\n"
+	  "\t--dest nid:    Delete delay rule with specified destination NID\n" },
+	{ "delay", "reset", lnetctl_fault_delay_cmd, "reset counters for all delay rules\n" },
+	{ "delay", "show", lnetctl_fault_delay_cmd, "show delay rules\n" },
 	{ "capture", "start", lnetctl_capture_cmd,
 	  "record the traffic of tcp NIs to a pcapng file (lnetd-pmd only)\n"
 	  "\t--file: the file to write\n"
@@ -330,14 +355,14 @@ struct lnetctl_override {
 static const struct lnetctl_override lnetctl_overrides[] = {
 	{ "quit", LW_QUIT, "quit" },
 	{ "exit", LW_QUIT, "exit" },
-	{ "help", LW_HELP, "print the help of a command" },
-	{ "--help", LW_HELP, "print the help of a command" },
-	{ "version", LW_VERSION, "print the version" },
-	{ "--version", LW_VERSION, "print the version" },
-	{ "list-commands", LW_LIST, "list the commands" },
-	{ "--list-commands", LW_LIST, "list the commands" },
-	{ "--ignore_errors", LW_IGNORE, "go on after a failed command of a script" },
-	{ "ignore_errors", LW_IGNORE, "go on after a failed command of a script" },
+	{ "help", LW_HELP, "provide useful information about a command" },
+	{ "--help", LW_HELP, "provide useful information about a command" },
+	{ "version", LW_VERSION, "show program version" },
+	{ "--version", LW_VERSION, "show program version" },
+	{ "list-commands", LW_LIST, "list available commands" },
+	{ "--list-commands", LW_LIST, "list available commands" },
+	{ "--ignore_errors", LW_IGNORE, "ignore errors that occur during script processing" },
+	{ "ignore_errors", LW_IGNORE, "ignore errors that occur during script processing" },
 };
 
 #define LNETCTL_NOVERRIDES (sizeof(lnetctl_overrides) / sizeof(lnetctl_overrides[0]))
@@ -469,8 +494,9 @@ lnetctl_parser_help(const char *cmd, int argc, char **argv)
 
 	if (argc <= 1) {
 		printf("usage: lnetctl [COMMAND] [OPTIONS]... [ARGS]\n"
-		       "With no arguments, lnetctl reads commands at a prompt\n"
-		       "See 'lnetctl help <COMMAND>', or 'lnetctl --list-commands' for the commands.\n");
+		       "Without any parameters, interactive mode is invoked\n"
+		       "Try 'lnetctl help <COMMAND>', or 'lnetctl --list-commands' for a list of "
+		       "commands.\n");
 		return 0;
 	}
 	for (i = 1; i < argc; i++) {
@@ -506,8 +532,17 @@ lnetctl_list_commands(const char *cmd)
 	const char *name;
 	unsigned int i;
 
+	int offset = 0;
+
 	for (i = 0; (name = lnetctl_level_name(cmd, i, &help)) != NULL; i++) {
-		printf("%-19s %s", name, i % 4 == 3 ? "\n" : "");
+		int n = printf("%-*s ", 19 - offset, name);
+
+		/* a name wider than its column pushes the next ones right */
+		offset = offset + n - 20 > 0 ? offset + n - 20 : 0;
+		if (i % 4 == 3) {
+			printf("\n");
+			offset = 0;
+		}
 	}
 	if (i % 4 != 0) {
 		printf("\n");

@@ -97,36 +97,6 @@ lnetctl_ni_send(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add, c
 	return rc;
 }
 
-/* An integer option value; false when it is not one. */
-static bool
-lnetctl_opt_int(const char *s, int lo, int hi, int *out)
-{
-	char *end = NULL;
-	long x = strtol(s, &end, 10);
-
-	if (s[0] == '\0' || *end != '\0' || x < lo || x > hi) {
-		return false;
-	}
-	*out = (int)x;
-	return true;
-}
-
-/* --cpt N or "[N,...]": the NI is served by the first CPT listed. */
-static bool
-lnetctl_opt_cpt(const char *s, int *out)
-{
-	char buf[64];
-	char *end;
-
-	snprintf(buf, sizeof(buf), "%s", s[0] == '[' ? s + 1 : s);
-	end = buf + strcspn(buf, ",]");
-	if (s[0] == '[' && s[strlen(s) - 1] != ']') {
-		return false;
-	}
-	*end = '\0';
-	return lnetctl_opt_int(buf, 0, 1023, out);
-}
-
 /* Interfaces named by --ip2net RULES on this host, as NIs of @p tmpl. */
 static int
 lnetctl_ip2net(const char *rules, const struct lnetcfg_ni *tmpl, struct lnetcfg_ni *out,
@@ -155,7 +125,15 @@ lnetctl_ip2net(const char *rules, const struct lnetcfg_ni *tmpl, struct lnetcfg_
 		out[i].net = m[i].net;
 		snprintf(out[i].ifname, sizeof(out[i].ifname), "%s", m[i].ifname);
 		if (m[i].cpts[0] != '\0' && tmpl->cpt == LNETCFG_UNSET) {
-			lnetctl_opt_cpt(m[i].cpts, &out[i].cpt);
+			struct cfs_expr_list *el = NULL;
+			uint32_t *v = NULL;
+
+			if (cfs_expr_list_parse(m[i].cpts, strlen(m[i].cpts), 0, 1023, &el) == 0 &&
+			    cfs_expr_list_values(el, 1024, &v) > 0) {
+				out[i].cpt = (int)v[0];
+			}
+			free(v);
+			cfs_expr_list_free(el);
 		}
 	}
 	if (n == 0) {
@@ -166,39 +144,6 @@ lnetctl_ip2net(const char *rules, const struct lnetcfg_ni *tmpl, struct lnetcfg_
 	free(ifs);
 	return n;
 }
-
-/* --if eth0,eth1: one NI per interface. */
-static int
-lnetctl_if_list(const char *list, const struct lnetcfg_ni *tmpl, struct lnetcfg_ni *out,
-		unsigned int max, char *err, size_t errlen)
-{
-	char *copy = strdup(list);
-	char *save = NULL;
-	char *tok;
-	unsigned int n = 0;
-
-	for (tok = copy != NULL ? strtok_r(copy, ",", &save) : NULL; tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (n == max || strlen(tok) >= sizeof(out[0].ifname)) {
-			free(copy);
-			snprintf(err, errlen, n == max ? "too many interfaces" : "bad interface name");
-			return -EINVAL;
-		}
-		out[n] = *tmpl;
-		snprintf(out[n++].ifname, sizeof(out[0].ifname), "%s", tok);
-	}
-	free(copy);
-	if (n == 0) {
-		snprintf(err, errlen, "--if needs an interface name");
-		return -EINVAL;
-	}
-	return (int)n;
-}
-
-static const char lnetctl_net_add_usage[] =
-	"usage: net add --net NET (--if IFACE[,IFACE...] | --nid NID) | --ip2net RULES "
-	"[--peer-timeout N] [--peer-credits N] [--peer-buffer-credits N] [--credits N] "
-	"[--cpt CPT] [--conns-per-peer N] [--tos N]";
 
 /* The kernel's net add options: its short letters; --nid and --tos are long only. */
 static const struct option lnetctl_net_add_opts[] = {
@@ -219,139 +164,219 @@ static const struct option lnetctl_net_add_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Integer options of net add, by option letter, and where each goes in the NI. */
-static int *
-lnetctl_net_add_int(struct lnetcfg_ni *ni, int opt, int *lo, int *hi)
-{
-	static const struct {
-		int opt;
-		size_t off;
-		int lo;
-		int hi;
-	} ints[] = {
-		{ 't', offsetof(struct lnetcfg_ni, peer_timeout), 0, 1000000 },
-		{ 'c', offsetof(struct lnetcfg_ni, peer_credits), 0, 1000000 },
-		{ 'b', offsetof(struct lnetcfg_ni, peer_buffer_credits), 0, 1000000 },
-		{ 'r', offsetof(struct lnetcfg_ni, credits), 0, 1000000 },
-		{ 'm', offsetof(struct lnetcfg_ni, conns_per_peer), 0, 127 },
-		{ 'S', offsetof(struct lnetcfg_ni, tos), -1, 255 },
-	};
-	unsigned int i;
+/* 2.17's LNET_MAX_STR_LEN: the longest --if/--nid item, and --traffic-class, plus one. */
+#define LNETCTL_NET_STR_LEN 128
 
-	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		if (ints[i].opt == opt) {
-			*lo = ints[i].lo;
-			*hi = ints[i].hi;
-			return (int *)((char *)ni + ints[i].off);
-		}
-	}
-	return NULL;
-}
-
-/* What net add was asked: the NI template and where its NIs come from. */
-struct lnetctl_net_add_args {
-	struct lnetcfg_ni tmpl;
-	const char *net;
-	const char *ifs;
-	const char *nid;
-	const char *ip2net;
+/* One item of --if / --nid: an interface name, or a NID when it holds '@'. */
+struct lnetctl_net_item {
+	char name[LNETCTL_NET_STR_LEN];
+	int cpt; /* the first CPT of its "[...]", or LNETCFG_UNSET */
 };
 
-/* Whether jt_add_ni's parse_long() takes @p val: strtol, base 0, to the end. */
-static bool
-lnetctl_net_add_parses(const char *val)
-{
-	char *end = NULL;
+/* What net add was asked, as 2.17's jt_add_ni keeps it. */
+struct lnetctl_net_add_args {
+	long pto, pc, pbc, cre, cpp, tos; /* -1: not given */
+	int cpt;                          /* the first CPT of --cpt, or LNETCFG_UNSET */
+	const char *net_id;               /* --net as typed */
+	uint32_t nw_id;                   /* 0: none yet */
+	const char *ip2net;
+	bool nid_request;
+	unsigned int nitems;
+	struct lnetctl_net_item items[LNETCTL_MAX_NEW_NIS];
+};
 
-	(void)strtol(val, &end, 0);
-	return *end == '\0';
+/* The first value of an expression list ("[0,1]", "3"); LNETCFG_UNSET when it is not one. */
+static int
+lnetctl_net_first_cpt(const char *s, size_t len, bool *ok)
+{
+	struct cfs_expr_list *el = NULL;
+	uint32_t *v = NULL;
+	int cpt = LNETCFG_UNSET;
+
+	*ok = cfs_expr_list_parse(s, len, 0, UINT32_MAX, &el) == 0;
+	if (*ok && cfs_expr_list_values(el, 4096, &v) > 0) {
+		cpt = v[0] > INT32_MAX ? INT32_MAX : (int)v[0];
+	}
+	free(v);
+	cfs_expr_list_free(el);
+	return cpt;
 }
 
-/* One option into @p a; false with @p err set when it is refused. */
+/*
+ * One item of @p len bytes at @p s into @p a: its name and the CPTs of a
+ * bracket in it; false where 2.17's lustre_lnet_add_intf_descr() refuses
+ * one (too long, a bracket not closed, CPTs it cannot parse).
+ */
 static bool
-lnetctl_net_add_opt(struct lnetctl_net_add_args *a, int opt, const char *val, char *err,
-		    size_t errlen)
+lnetctl_net_add_item(struct lnetctl_net_add_args *a, const char *s, size_t len)
 {
-	const char **str = opt == 'n' ? &a->net : opt == 'i' ? &a->ifs : opt == 'N' ? &a->nid :
-			   opt == 'p' ? &a->ip2net : NULL;
-	int lo = 0, hi = 0;
-	int *slot = lnetctl_net_add_int(&a->tmpl, opt, &lo, &hi);
+	struct lnetctl_net_item *it = &a->items[a->nitems];
+	char buf[LNETCTL_NET_STR_LEN];
+	char *open;
+	bool ok = true;
 
-	if (opt == 'a' || opt == 'k' || opt == 'T') {
-		snprintf(err, errlen, "--%s: not supported by lnetd-pmd yet",
-			 opt == 'a' ? "auth-key" : opt == 'k' ? "skip-mr-route-setup" :
-			 "traffic-class");
+	if (len >= sizeof(buf) || a->nitems == LNETCTL_MAX_NEW_NIS) {
 		return false;
 	}
-	if (slot != NULL && opt != 'S' && !lnetctl_net_add_parses(val)) {
-		return true; /* jt_add_ni ignores a value parse_long refuses */
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	it->cpt = LNETCFG_UNSET;
+	open = strchr(buf, '[');
+	if (open != NULL) {
+		if (strchr(buf, ']') == NULL) {
+			return false;
+		}
+		it->cpt = lnetctl_net_first_cpt(open, strlen(open), &ok);
+		*open = '\0';
 	}
-	if (slot != NULL) {
-		if (*slot != LNETCFG_UNSET || !lnetctl_opt_int(val, lo, hi, slot)) {
-			snprintf(err, errlen, "%s: an integer from %d to %d, once", val, lo, hi);
-			return false;
-		}
-	} else if (opt == 's') {
-		if (a->tmpl.cpt != LNETCFG_UNSET || !lnetctl_opt_cpt(val, &a->tmpl.cpt)) {
-			snprintf(err, errlen, "--cpt: a CPT number or list such as \"[0]\"");
-			return false;
-		}
-	} else if (str == NULL || *str != NULL) {
-		snprintf(err, errlen, "%s", lnetctl_net_add_usage);
+	if (!ok) {
 		return false;
-	} else {
-		*str = val;
+	}
+	snprintf(it->name, sizeof(it->name), "%s", buf);
+	a->nitems++;
+	return true;
+}
+
+/*
+ * An --if or --nid list, split as 2.17's lustre_lnet_parse_interfaces()
+ * splits it: at commas, except that once a '[' is ahead the item runs to
+ * the end, or, with a comma after the ']', is the two bytes from the ']'
+ * (that function's length); each '@' met sets the net from what follows it
+ * to the end of the list. False when an item is refused.
+ */
+static bool
+lnetctl_net_add_list(struct lnetctl_net_add_args *a, const char *list)
+{
+	const char *cur = list;
+	const char *end = list + strlen(list);
+
+	while (cur < end) {
+		const char *open = strchr(cur, '[');
+		const char *comma = strchr(cur, ',');
+		const char *at = strchr(cur, '@');
+		const char *next;
+		size_t len;
+
+		if (open != NULL) {
+			const char *close = strchr(cur, ']');
+
+			if (close == NULL) {
+				return false;
+			}
+			if (comma != NULL && comma > close) {
+				next = comma + 1;
+				len = (size_t)(next - close);
+			} else {
+				len = strlen(cur);
+				next = cur + len;
+			}
+		} else if (comma != NULL) {
+			next = comma + 1;
+			len = (size_t)(comma - cur);
+		} else {
+			len = strlen(cur);
+			next = cur + len;
+		}
+		if (at != NULL) {
+			a->nw_id = libcfs_str2net(at + 1);
+		}
+		if (!lnetctl_net_add_item(a, cur, len)) {
+			return false;
+		}
+		cur = next;
 	}
 	return true;
 }
 
-/* The NIs @p a names: --ip2net's matches, one per --if interface, or the --nid one. */
-static int
-lnetctl_net_add_nis(struct lnetctl_net_add_args *a, struct lnetcfg_ni *nis, char *err,
-		    size_t errlen)
+/* jt_add_ni's parse_long(): strtol, base 0, to the end; -1 (not given) when it refuses. */
+static long
+lnetctl_net_add_long(const char *val)
 {
-	if (a->ip2net != NULL) {
-		if (a->net != NULL || a->ifs != NULL || a->nid != NULL) {
-			snprintf(err, errlen, "--ip2net replaces --net, --if and --nid");
-			return -EINVAL;
-		}
-		return lnetctl_ip2net(a->ip2net, &a->tmpl, nis, LNETCTL_MAX_NEW_NIS, err, errlen);
-	}
-	if ((a->ifs == NULL) == (a->nid == NULL)) {
-		snprintf(err, errlen, "%s", a->net == NULL && a->ifs == NULL ?
-			 lnetctl_net_add_usage : "one of --if and --nid is needed");
-		return -EINVAL;
-	}
-	if (a->nid != NULL) {
-		if (libcfs_strnid_err(&a->tmpl.nid, a->nid, err, errlen) != 0) {
-			return -EINVAL;
-		}
-		a->tmpl.has_nid = true;
-		a->tmpl.net = lnet_nid_net(&a->tmpl.nid);
-	}
-	if (a->net != NULL) {
-		uint32_t net = libcfs_str2net(a->net);
+	char *end = NULL;
+	long x = strtol(val, &end, 0);
 
-		if (net == LNET_NET_ANY || (a->nid != NULL && net != a->tmpl.net)) {
-			snprintf(err, errlen, net == LNET_NET_ANY ? "--net: not a network" :
-				 "--nid is not on --net");
+	return *end == '\0' ? x : -1;
+}
+
+/* The int the daemon is sent for a long option value; LNETCFG_UNSET when not sent. */
+static int
+lnetctl_net_add_int(long v, bool sent)
+{
+	return !sent ? LNETCFG_UNSET : v > INT32_MAX ? INT32_MAX : (int)v;
+}
+
+/*
+ * One option into @p a as jt_add_ni takes it; 0, or the command's return
+ * value once its error is printed: a refused --if/--nid list, an empty or
+ * long --traffic-class and a --tos out of -1..255 are its cYAML_build_error
+ * blocks ("ni" then "add", errno -1) and -EINVAL. An integer parse_long()
+ * refuses is ignored, as is a --cpt cfs_expr_list_parse() refuses; the last
+ * of an option given twice wins, --if and --nid lists add up.
+ */
+static int
+lnetctl_net_add_opt(struct lnetctl_net_add_args *a, int opt, const char *val)
+{
+	bool ok = true;
+
+	switch (opt) {
+	case 'b':
+	case 'c':
+	case 'm':
+	case 'r':
+	case 't':
+		*(opt == 'b' ? &a->pbc : opt == 'c' ? &a->pc : opt == 'm' ? &a->cpp :
+		  opt == 'r' ? &a->cre : &a->pto) = lnetctl_net_add_long(val);
+		break;
+	case 'i':
+	case 'N':
+		if (!lnetctl_net_add_list(a, val)) {
+			lnetctl_print_error("ni", "add", -1,
+					    opt == 'i' ? "bad interface list" : "bad NID list");
 			return -EINVAL;
 		}
-		a->tmpl.net = net;
-	} else if (a->nid == NULL) {
-		snprintf(err, errlen, "%s", lnetctl_net_add_usage);
-		return -EINVAL;
+		a->nid_request = a->nid_request || opt == 'N';
+		break;
+	case 'n':
+		a->nw_id = libcfs_str2net(val);
+		a->net_id = val;
+		break;
+	case 'p':
+		a->ip2net = val;
+		break;
+	case 's': {
+		int cpt = lnetctl_net_first_cpt(val, strlen(val), &ok);
+
+		if (ok) {
+			a->cpt = cpt;
+		}
+		break;
 	}
-	if (a->nid != NULL) {
-		nis[0] = a->tmpl;
-		return 1;
+	case 'T':
+		if (val[0] == '\0' || strlen(val) >= LNETCTL_NET_STR_LEN) {
+			lnetctl_print_error("ni", "add", -1, "Invalid traffic-class argument");
+			return -EINVAL;
+		}
+		break; /* kfilnd's only, as --auth-key: no such LND here */
+	case 'S': {
+		char *end = NULL;
+
+		a->tos = strtol(val, &end, 0);
+		if (*end != '\0' || a->tos < -1 || a->tos > 0xff) {
+			lnetctl_print_error("ni", "add", -1, "Invalid ToS argument");
+			return -EINVAL;
+		}
+		break;
 	}
-	return lnetctl_if_list(a->ifs, &a->tmpl, nis, LNETCTL_MAX_NEW_NIS, err, errlen);
+	default:
+		break; /* --auth-key (kfilnd's), --skip-mr-route-setup (no Linux routes here) */
+	}
+	return 0;
 }
 
 /*
  * The extack text the kernel's lnet_net_cmd() gives a refused NI add, by
- * lnet_dyn_add_ni()'s errno.
+ * the errno: lnet_genl_parse_local_ni()'s CPT check (-ERANGE) comes
+ * before lnet_dyn_add_ni(), whose other answers are named there.
  */
 static const char *
 lnetctl_ni_add_refusal(int rc)
@@ -360,7 +385,7 @@ lnetctl_ni_add_refusal(int rc)
 	case -ENOENT:
 		return "cannot parse net";
 	case -ERANGE:
-		return "invalid CPT set";
+		return "invalid CPT value";
 	case -ENOSPC:
 		return "too many NIs, check lnet_interfaces_max";
 	default:
@@ -371,13 +396,14 @@ lnetctl_ni_add_refusal(int rc)
 /*
  * One NI of net add to the daemon. A refusal prints as 2.17's
  * yaml_lnet_config_ni() prints the kernel's (yaml_lnet_print_error under
- * "add" and "net", the errno with the extack text) and the command ends
- * with -EINVAL as that function returns. The daemon's -EOPNOTSUPP (no
- * such LND in this build) keeps its own words: the kernel has no such
- * answer (it would load the LND's module).
+ * "add" and "net", the errno with the extack text: @p why, or the one
+ * lnet_net_cmd() gives that errno) and the command ends with -EINVAL as
+ * that function returns. The daemon's -EOPNOTSUPP (no such LND in this
+ * build) keeps its own words: the kernel has no such answer (it would
+ * load the LND's module).
  */
 static int
-lnetctl_net_add_one(struct lnetctl_conn *c, const struct lnetcfg_ni *ni)
+lnetctl_net_add_one(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, const char *why)
 {
 	char params[512];
 	char descr[256];
@@ -392,99 +418,162 @@ lnetctl_net_add_one(struct lnetctl_conn *c, const struct lnetcfg_ni *ni)
 		lnetctl_print_error("add", "net", rc, descr);
 		return rc;
 	}
-	lnetctl_print_nl_error("add", "net", rc, lnetctl_ni_add_refusal(rc));
+	lnetctl_print_nl_error("add", "net", rc, why != NULL ? why : lnetctl_ni_add_refusal(rc));
 	return -EINVAL;
 }
 
-/* jt_add_ni's --tos check: parse_long's number, from -1 to 0xff. */
-static bool
-lnetctl_net_add_tos_ok(const char *val)
+/* The kernel's refusal of net add's request, printed; net add's -EINVAL. */
+static int
+lnetctl_net_add_refused(int rc, const char *why)
 {
-	long tos;
-	char *end = NULL;
+	lnetctl_print_nl_error("add", "net", rc, why);
+	return -EINVAL;
+}
 
-	tos = strtol(val, &end, 0);
-	return *end == '\0' && tos >= -1 && tos <= 0xff;
+/* --ip2net alone: the NIs it names on this host, as lnet_handle_legacy_ip2nets() adds them. */
+static int
+lnetctl_net_add_ip2net(struct lnetctl_ctx *ctx, const struct lnetctl_net_add_args *a,
+		       const struct lnetcfg_ni *tmpl)
+{
+	struct lnetcfg_ni nis[LNETCTL_MAX_NEW_NIS];
+	char err[256] = "";
+	int n = lnetctl_ip2net(a->ip2net, tmpl, nis, LNETCTL_MAX_NEW_NIS, err, sizeof(err));
+	int rc;
+	int i;
+
+	if (n < 0) {
+		return lnetctl_net_add_refused(n, "cannot setup ip2nets");
+	}
+	rc = lnetctl_need_conn(ctx);
+	for (i = 0; i < n && rc == 0; i++) {
+		rc = lnetctl_net_add_one(&ctx->conn, &nis[i], "cannot setup ip2nets");
+	}
+	return rc;
 }
 
 /*
- * What 2.17's yaml_lnet_config_ni() checks before it asks the kernel, and
- * prints on stdout: no --net (nor --ip2net, nor --nid, which names its
- * net), then a net with no interface. Both end the command with -EINVAL.
+ * What the kernel's lnet_net_cmd() does with the request 2.17's
+ * yaml_lnet_config_ni() makes of net add: a net type (--net, or the net of
+ * the --nid list) with the items in order, each its own NI (a NID by its
+ * address, an interface by name, an empty name nothing), the first refusal
+ * ending it; a net type with no item does nothing; the net type
+ * libcfs_str2net() cannot read names no LND: a NID under it is passed over,
+ * an interface is "cannot parse net". Without a net type: --ip2net alone is
+ * its rules; --ip2net with items loses its rules to the items' key (the
+ * parser clears them), so the items are under no net; neither (an --if
+ * item with '@' gave the net) sends an empty request, "no configuration".
  */
 static int
-lnetctl_net_add_mandatory(const struct lnetctl_net_add_args *a)
+lnetctl_net_add_send(struct lnetctl_ctx *ctx, const struct lnetctl_net_add_args *a)
 {
-	if (a->ip2net != NULL || a->nid != NULL) {
-		return 0;
+	struct lnetcfg_ni tmpl;
+	uint32_t net = a->net_id != NULL || a->nid_request ? a->nw_id : LNET_NET_ANY;
+	unsigned int lnd = LNET_NETTYP(net);
+	unsigned int i;
+	int rc = 0;
+
+	lnetcfg_ni_init(&tmpl, net);
+	tmpl.peer_timeout = lnetctl_net_add_int(a->pto, a->pto >= 0);
+	tmpl.peer_credits = lnetctl_net_add_int(a->pc, a->pc > 0);
+	tmpl.peer_buffer_credits = lnetctl_net_add_int(a->pbc, a->pbc > 0);
+	tmpl.credits = lnetctl_net_add_int(a->cre, a->cre > 0);
+	tmpl.cpt = a->cpt;
+	if (lnd == LNET_LND_SOCK || lnd == LNET_LND_O2IB) {
+		tmpl.conns_per_peer = lnetctl_net_add_int(a->cpp, a->cpp > -1);
+		tmpl.tos = lnetctl_net_add_int(a->tos, a->tos != -1);
 	}
-	if (a->net == NULL) {
-		printf("missing mandatory parameters in NI config: 'network'\n");
-		return -EINVAL;
+	if (a->net_id == NULL && !a->nid_request) {
+		if (a->ip2net == NULL) {
+			return lnetctl_net_add_refused(-ENOMSG, "no configuration");
+		}
+		if (a->nitems == 0) {
+			return lnetctl_net_add_ip2net(ctx, a, &tmpl);
+		}
 	}
-	if (a->ifs == NULL) {
-		printf("creating a local NI needs at least one interface\n");
-		return -EINVAL;
+	if (net == 0 || LNET_NETTYP(net) == LNET_LND_LO) {
+		return lnetctl_net_add_refused(-ENODEV, net == 0 ? "cannot parse net" :
+					       "setting @lo not allowed");
 	}
-	return 0;
+	for (i = 0; i < a->nitems && rc == 0; i++) {
+		const struct lnetctl_net_item *it = &a->items[i];
+		struct lnetcfg_ni ni = tmpl;
+		char why[160];
+
+		if (it->cpt != LNETCFG_UNSET) {
+			ni.cpt = it->cpt;
+		}
+		if (strchr(it->name, '@') != NULL) {
+			if (net == LNET_NET_ANY) {
+				continue; /* "interface / NID is missing", and no error */
+			}
+			if (libcfs_strnid_err(&ni.nid, it->name, why, sizeof(why)) != 0) {
+				return lnetctl_net_add_refused(-EINVAL, "unsupported NID");
+			}
+			ni.has_nid = true;
+		} else if (it->name[0] == '\0') {
+			continue; /* no interface nor NID: the kernel adds nothing, no error */
+		} else if (net == LNET_NET_ANY) {
+			return lnetctl_net_add_refused(-ENOENT, "cannot parse net");
+		} else if (strlen(it->name) >= sizeof(ni.ifname)) {
+			/* no such interface: ksocknal_startup's -ENETDOWN, as the daemon's */
+			return lnetctl_net_add_refused(-ENETDOWN, "cannot add LNet NI");
+		} else {
+			snprintf(ni.ifname, sizeof(ni.ifname), "%s", it->name);
+		}
+		if (lnd == LNET_LND_SOCK && ni.conns_per_peer > 127) {
+			/* ksocknal_nl_set's range */
+			return lnetctl_net_add_refused(-ERANGE, "failed to parse lnd tunables");
+		}
+		rc = lnetctl_need_conn(ctx);
+		if (rc == 0) {
+			rc = lnetctl_net_add_one(&ctx->conn, &ni, NULL);
+		}
+	}
+	return rc;
 }
 
 /*
- * argv[0] = "add": getopt_long with the kernel's options; the daemon is
- * asked only once the command line passed the checks jt_add_ni makes first.
+ * net add (argv[0] = "add"), as 2.17's jt_add_ni reads it and
+ * yaml_lnet_config_ni() checks it before it asks the kernel: an unknown
+ * option prints getopt's complaint and the help and ends with 0; other
+ * words are ignored; --nid with --net, then no net at all, then a net with
+ * no interface (and no --ip2net) are lines on stdout and -EINVAL.
  */
 static int
 lnetctl_net_add(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
-	struct lnetctl_net_add_args a = { .net = NULL };
-	struct lnetcfg_ni nis[LNETCTL_MAX_NEW_NIS];
-	char err[256] = "";
+	struct lnetctl_net_add_args *a = calloc(1, sizeof(*a));
 	int opt;
-	int n;
-	int i;
 	int rc = 0;
 
-	lnetcfg_ni_init(&a.tmpl, LNET_NET_ANY);
+	if (a == NULL) {
+		return -ENOMEM;
+	}
+	a->pto = a->pc = a->pbc = a->cre = a->cpp = a->tos = -1;
+	a->cpt = LNETCFG_UNSET;
 	lnetctl_check_cmd_opterr(argc);
-	while ((opt = getopt_long(argc, argv, "a:b:c:i:k:m:n:p:r:s:t:T:", lnetctl_net_add_opts,
-				  NULL)) != -1) {
+	while (rc == 0 && (opt = getopt_long(argc, argv, "a:b:c:i:k:m:n:p:r:s:t:T:",
+					     lnetctl_net_add_opts, NULL)) != -1) {
 		if (opt == '?' || opt == ':') {
-			/* jt_add_ni: getopt's complaint, the help, and 0 */
 			lnetctl_print_cmd_help("net", "add");
+			free(a);
 			return 0;
 		}
-		if (opt == 'S' && !lnetctl_net_add_tos_ok(optarg)) {
-			/* jt_add_ni's cYAML_build_error(-1, -1, "ni", "add", ...) */
-			lnetctl_print_error("add", "ni", -1, "Invalid ToS argument");
-			return -EINVAL;
-		}
-		if (!lnetctl_net_add_opt(&a, opt, optarg, err, sizeof(err))) {
-			if (strstr(err, "not supported") != NULL) {
-				lnetctl_print_error("add", "net", -EOPNOTSUPP, err);
-				return -EOPNOTSUPP;
-			}
-			return lnetctl_usage_error("add", "net", err);
-		}
+		rc = lnetctl_net_add_opt(a, opt, optarg);
 	}
-	if (optind < argc) {
-		return lnetctl_usage_error("add", "net", lnetctl_net_add_usage);
+	if (rc == 0 && a->nid_request && a->net_id != NULL) {
+		printf("--net is invalid with --nid option\n");
+		rc = -EINVAL;
+	} else if (rc == 0 && a->ip2net == NULL && a->nw_id == 0) {
+		printf("missing mandatory parameters in NI config: 'network'\n");
+		rc = -EINVAL;
+	} else if (rc == 0 && a->ip2net == NULL && a->nitems == 0) {
+		printf("creating a local NI needs at least one interface\n");
+		rc = -EINVAL;
+	} else if (rc == 0) {
+		rc = lnetctl_net_add_send(ctx, a);
 	}
-	rc = lnetctl_net_add_mandatory(&a);
-	if (rc != 0) {
-		return rc;
-	}
-	n = lnetctl_net_add_nis(&a, nis, err, sizeof(err));
-	if (n == -EINVAL) {
-		return lnetctl_usage_error("add", "net", err);
-	}
-	if (n < 0) {
-		lnetctl_print_error("add", "net", n, err);
-		return n;
-	}
-	rc = lnetctl_need_conn(ctx);
-	for (i = 0; i < n && rc == 0; i++) {
-		rc = lnetctl_net_add_one(&ctx->conn, &nis[i]);
-	}
+	free(a);
 	return rc;
 }
 
@@ -554,7 +643,7 @@ int
 lnetctl_import_ni(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add)
 {
 	char descr[128];
-	int rc = add ? lnetctl_net_add_one(c, ni) : lnetctl_net_del_one(c, ni);
+	int rc = add ? lnetctl_net_add_one(c, ni, NULL) : lnetctl_net_del_one(c, ni);
 
 	if (rc == -EINVAL) {
 		snprintf(descr, sizeof(descr), "Failed to configure NI on net '%s' rc = %d",
@@ -568,8 +657,9 @@ lnetctl_import_ni(struct lnetctl_conn *c, const struct lnetcfg_ni *ni, bool add)
  * net del --net NET [--if IFACE] | --nid NID  (argv[0] = "del"), checked
  * as jt_del_ni and yaml_lnet_config_ni check it: an unknown option prints
  * getopt's complaint and the help and ends with 0; no net prints
- * "missing mandatory parameters" on stdout and ends with -EINVAL. --net
- * beside --nid is taken (the kernel refuses it) when both name one net.
+ * "missing mandatory parameters" on stdout and ends with -EINVAL, as
+ * --net beside --nid ends with jt_del_ni's "--net is invalid with --nid
+ * option".
  */
 static int
 lnetctl_net_del(struct lnetctl_ctx *ctx, int argc, char **argv)
@@ -601,6 +691,10 @@ lnetctl_net_del(struct lnetctl_ctx *ctx, int argc, char **argv)
 		}
 		*slot = optarg;
 	}
+	if (net != NULL && nid != NULL) {
+		printf("--net is invalid with --nid option\n");
+		return -EINVAL;
+	}
 	if (net == NULL && nid == NULL) {
 		printf("missing mandatory parameters in NI config: 'network'\n");
 		return -EINVAL;
@@ -620,9 +714,8 @@ lnetctl_net_del(struct lnetctl_ctx *ctx, int argc, char **argv)
 	if (net != NULL) {
 		uint32_t n = libcfs_str2net(net);
 
-		if (n == LNET_NET_ANY || (nid != NULL && n != ni.net)) {
-			return lnetctl_usage_error("del", "net", n == LNET_NET_ANY ?
-					"--net: not a network" : "--nid is not on --net");
+		if (n == LNET_NET_ANY) {
+			return lnetctl_usage_error("del", "net", "--net: not a network");
 		}
 		ni.net = n;
 	}

@@ -234,8 +234,9 @@ lnetd_ni_plan(const struct lnetcfg_ni *spec, struct lnetd_ni_plan *p, char *err,
 	p->cpt = spec->cpt == LNETCFG_UNSET ? lnet_nid_cpt_hash(&p->nid, (unsigned int)ncpts) :
 					      (unsigned int)spec->cpt;
 	if (p->cpt >= (unsigned int)ncpts) {
+		/* lnet_genl_parse_local_ni()'s errno for a CPT past LNET_CPT_NUMBER */
 		snprintf(err, errlen, "CPT %u does not exist (%d CPTs)", p->cpt, ncpts);
-		return -EINVAL;
+		return -ERANGE;
 	}
 	return 0;
 }

@@ -50,8 +50,8 @@ eventually() {
 }
 capturing() { grep -q "^Capturing on" "$work/tshark.err"; }
 eventually 30 capturing || { echo "FAIL: tshark not capturing after 30 s"; cat "$work/tshark.err"; exit 1; }
-"$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp" &&
-	"$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp" &&
+"$ctl" --name "$a" net add --nid "$ipa@tcp" &&
+	"$ctl" --name "$b" net add --nid "$ipb@tcp" &&
 	"$ctl" --name "$a" capture start --file "$work/ours.pcap" &&
 	"$ctl" --name "$a" ping "$ipb@tcp" >/dev/null &&
 	"$ctl" --name "$b" ping "$ipa@tcp" >/dev/null &&

@@ -49,11 +49,11 @@ pid_a=$pid
 check "daemon $b" start_daemon "$b" --accept-port "$port" --accept all
 pid_b=$pid
 for n in tcp tcp1; do
-	check "$a: $ipa@$n (one address, two nets)" "$ctl" --name "$a" net add --net "$n" --nid "$ipa@$n"
-	check "$b: $ipb@$n" "$ctl" --name "$b" net add --net "$n" --nid "$ipb@$n"
+	check "$a: $ipa@$n (one address, two nets)" "$ctl" --name "$a" net add --nid "$ipa@$n"
+	check "$b: $ipb@$n" "$ctl" --name "$b" net add --nid "$ipb@$n"
 done
-check "$a: $ipa2@tcp2" "$ctl" --name "$a" net add --net tcp2 --nid "$ipa2@tcp2"
-check "$b: $ipb2@tcp2" "$ctl" --name "$b" net add --net tcp2 --nid "$ipb2@tcp2"
+check "$a: $ipa2@tcp2" "$ctl" --name "$a" net add --nid "$ipa2@tcp2"
+check "$b: $ipb2@tcp2" "$ctl" --name "$b" net add --nid "$ipb2@tcp2"
 for n in tcp tcp1; do
 	check "$b pings $ipa@$n" ping_is "$b" "$ipa@$n"
 	check "$a pings $ipb@$n" ping_is "$a" "$ipb@$n"
@@ -64,7 +64,7 @@ check "... handed over from one NI to the other" [ "$(counter "$a" handed_off)" 
 check "a request for a NID that is not here is refused" python3 "$src/../common/bad_peer.py" attack other-nid "$ipa" "$port" "$ipa@tcp" "$ipb@tcp" 2
 check "net del tcp1 on $a" "$ctl" --name "$a" net del --net tcp1
 check "tcp on the shared address still serves" ping_is "$b" "$ipa@tcp"
-check "tcp1 added back on the same address" "$ctl" --name "$a" net add --net tcp1 --nid "$ipa@tcp1"
+check "tcp1 added back on the same address" "$ctl" --name "$a" net add --nid "$ipa@tcp1"
 check "... and reachable again" sh -c "i=0; while [ \$i -lt 10 ]; do '$ctl' --name '$b' ping '$ipa@tcp1' 2>/dev/null | grep -q 'nid: $ipa@tcp1' && exit 0; sleep 1; i=\$((i+1)); done; exit 1"
 check "SIGTERM: $a exits 0" stop_daemon "$pid_a"
 check "SIGTERM: $b exits 0" stop_daemon "$pid_b"

@@ -40,7 +40,7 @@ printf 'net:\n    - net type: tcp\n      local NI(s):\n        - nid: %s@tcp\n  
 	"$ipa" >"$work/a.yaml"
 check "$a: a tcp NI with sock_timeout 3 from YAML" "$ctl" --name "$a" import "$work/a.yaml"
 check "$a: net show -v shows timeout 3" sh -c "'$ctl' --name '$a' net show -v --net tcp | grep -q '      timeout: 3'"
-check "$b: a tcp NI" "$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp"
+check "$b: a tcp NI" "$ctl" --name "$b" net add --nid "$ipb@tcp"
 check "the two ping each other" pings
 
 for case in garbage wrong-magic other-nid huge-payload bad-checksum; do

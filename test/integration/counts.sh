@@ -110,8 +110,8 @@ session() { # tag ipa ipb [daemon options...]
 	pid_a=$pid
 	check "[$tag] daemon $b starts" start_daemon "$b" "$@"
 	pid_b=$pid
-	check "[$tag] net add on $a" "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp" ${cpta:+--cpt "$cpta"}
-	check "[$tag] net add on $b" "$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp" ${cptb:+--cpt "$cptb"}
+	check "[$tag] net add on $a" "$ctl" --name "$a" net add --nid "$ipa@tcp" ${cpta:+--cpt "$cpta"}
+	check "[$tag] net add on $b" "$ctl" --name "$b" net add --nid "$ipb@tcp" ${cptb:+--cpt "$cptb"}
 	if [ -n "$cptb" ]; then
 		check "[$tag] $b's tcp NI is served by CPT $cptb" sh -c \
 			"'$ctl' --name '$b' net show -v --net tcp | grep -q 'CPT: \"\\[$cptb\\]\"'"

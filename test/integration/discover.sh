@@ -44,9 +44,9 @@ check "daemon $a starts" start_daemon "$a"
 pid_a=$pid
 check "daemon $b starts" start_daemon "$b"
 pid_b=$pid
-check "net add on $a" "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp"
-check "net add on $b: $ipb1" "$ctl" --name "$b" net add --net tcp --nid "$ipb1@tcp"
-check "net add on $b: $ipb2" "$ctl" --name "$b" net add --net tcp --nid "$ipb2@tcp"
+check "net add on $a" "$ctl" --name "$a" net add --nid "$ipa@tcp"
+check "net add on $b: $ipb1" "$ctl" --name "$b" net add --nid "$ipb1@tcp"
+check "net add on $b: $ipb2" "$ctl" --name "$b" net add --nid "$ipb2@tcp"
 
 printf 'discover:\n- primary nid: %s@tcp\n  Multi-Rail: true\n  peer_ni:\n  - nid: %s@tcp\n  - nid: %s@tcp\n' \
 	"$ipb1" "$ipb1" "$ipb2" >"$work/b"
@@ -115,10 +115,10 @@ peer_nids_are() { # node peer-nid nid...: peer show lists exactly these NIDs (re
 	return 1
 }
 check "net add of a third NI on $b: its push gives $a's peer three NIDs" sh -c \
-	"'$ctl' --name '$b' net add --net tcp --nid '$ipb3@tcp'"
+	"'$ctl' --name '$b' net add --nid '$ipb3@tcp'"
 check "$a's peer $b: $ipb1, $ipb2, $ipb3" peer_nids_are "$a" "$ipb1@tcp" "$ipb1@tcp" "$ipb2@tcp" "$ipb3@tcp"
 check "net del of it: pushed again, $a's peer loses it" sh -c \
-	"'$ctl' --name '$b' net del --net tcp --nid '$ipb3@tcp'"
+	"'$ctl' --name '$b' net del --nid '$ipb3@tcp'"
 check "$a's peer $b: $ipb1, $ipb2" peer_nids_are "$a" "$ipb1@tcp" "$ipb1@tcp" "$ipb2@tcp"
 
 tel="python3 $(dirname "$0")/../common/bad_peer.py telemetry"

@@ -71,7 +71,7 @@ pid_a=$pid
 check "daemon B" daemon_in b
 pid_b=$pid
 check "A: net add --if eth0 takes its IPv6 address" "$ctl" --name "${tag}a" net add --net tcp --if eth0
-check "B: net add --nid $ipb@tcp" "$ctl" --name "${tag}b" net add --net tcp --nid "$ipb@tcp"
+check "B: net add --nid $ipb@tcp" "$ctl" --name "${tag}b" net add --nid "$ipb@tcp"
 check "A's net show: the large NID on eth0" sh -c \
 	"'$ctl' --name ${tag}a net show --net tcp | tr -d '\\n' | grep -q 'nid: $ipa@tcp *status: up *interfaces: *0: eth0'"
 check "B's net show: the interface found from the NID" sh -c \

@@ -23,7 +23,7 @@ same() { # expected text, then a command
 a=lnetd-nets-a-$$
 check "daemon $a starts" start "$a"
 pid_a=$pid
-check "net add --nid" "$ctl" --name "$a" net add --net tcp --nid "$ip@tcp" --peer-credits 16 --credits 512
+check "net add --nid" "$ctl" --name "$a" net add --nid "$ip@tcp" --peer-credits 16 --credits 512
 check "net add --if lo --tos 16: the interface's address" \
 	"$ctl" --name "$a" net add --net tcp1 --if lo --tos 16 --peer-timeout 90
 check "net show: nid, status and interfaces, the kernel's keys" same "net:
@@ -69,7 +69,7 @@ check "net show -v --net tcp: credits as given" sh -c \
 	"'$ctl' --name '$a' net show -v --net tcp | grep -q 'peer_credits: 16' && '$ctl' --name '$a' net show -v --net tcp | grep -q '      credits: 512'"
 check "net add --ip2net matching nothing: -2" fails_with -2 --name "$a" net add --ip2net "tcp3 10.255.255.*"
 check "net add --ip2net with a bad rule: -22" fails_with -22 --name "$a" net add --ip2net "tcp3(lo) 300.1.1.1"
-check "net add twice: -17" fails_with -17 --name "$a" net add --net tcp --nid "$ip@tcp"
+check "net add twice: -17" fails_with -17 --name "$a" net add --nid "$ip@tcp"
 # A refused net del prints as 2.17's yaml_lnet_config_ni() prints the
 # kernel's refusal: yaml_lnet_print_error(0, "net", msg) with the errno
 # and lnet_net_cmd()'s extack text; the command ends with -EINVAL (234).
@@ -101,19 +101,28 @@ check "net show foo: other words are ignored" out_err 0 "$work/plain" "$work/emp
 nl_del_err -19 'setting @lo not allowed'
 check "net del of the loopback net: the kernel's parser refuses its net type, -19" \
 	out_err 234 "$work/empty" "$work/nl" --name "$a" net del --net lo
-check "net add --conns-per-peer 128: out of range" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --conns-per-peer 128
+nl_add_err() { # ERRNO DESCR: the block in $work/nl
+	printf -- '---\nadd:\n-     net:\n      errno: %s\n      descr: ! "%s"\n...\n' "$1" "$2" >"$work/nl"
+}
+nl_add_err -34 'failed to parse lnd tunables'
+check "net add --conns-per-peer 128: ksocknal_nl_set's -ERANGE" \
+	out_err 234 "$work/empty" "$work/nl" --name "$a" net add --nid "$ip2@tcp4" --conns-per-peer 128
 # jt_add_ni's own --tos check: its cYAML_build_error(-1, -1, "ni", "add", ...) block, -EINVAL.
-printf 'add:\n    - ni:\n          errno: -1\n          descr: "Invalid ToS argument"\n' >"$work/tos"
+printf 'ni:\n    - add:\n          errno: -1\n          descr: "Invalid ToS argument"\n' >"$work/tos"
 : >"$work/empty"
 check "net add --tos 300: jt_add_ni's Invalid ToS block, exit 234" \
-	out_err 234 "$work/empty" "$work/tos" --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --tos 300
-check "net add --cpt 9 on one CPT: refused" fails_with -22 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --cpt 9
-check "net add --auth-key: not supported yet" fails_with -95 --name "$a" net add --net tcp4 --nid "$ip2@tcp4" --auth-key k
-check "net add --ip2net with --net: usage" fails_with -22 --name "$a" net add --net tcp4 --ip2net "tcp4 127.0.0.*"
+	out_err 234 "$work/empty" "$work/tos" --name "$a" net add --nid "$ip2@tcp4" --tos 300
+nl_add_err -34 'invalid CPT value'
+check "net add --cpt 9 on one CPT: lnet_genl_parse_local_ni's -ERANGE" \
+	out_err 234 "$work/empty" "$work/nl" --name "$a" net add --nid "$ip2@tcp4" --cpt 9
+check "net add --ip2net with --net: the rules are not sent, nothing added, exit 0" \
+	out_err 0 "$work/empty" "$work/empty" --name "$a" net add --net tcp4 --ip2net "tcp4 127.0.0.*"
 check "refused adds changed nothing" sh -c "! '$ctl' --name '$a' net show | grep -q tcp4"
+check "net add --auth-key k on a tcp net: kfilnd's, ignored" sh -c \
+	"'$ctl' --name '$a' net add --nid '$ip2@tcp4' --auth-key k && '$ctl' --name '$a' net del --net tcp4"
 # jt_add_ni ignores an integer option parse_long() refuses.
 check "net add --peer-credits x: the value ignored, the NI added" sh -c \
-	"'$ctl' --name '$a' net add --net tcp4 --nid '$ip2@tcp4' --peer-credits x && '$ctl' --name '$a' net show -v --net tcp4 | grep -q 'peer_credits: 8' && '$ctl' --name '$a' net del --net tcp4"
+	"'$ctl' --name '$a' net add --nid '$ip2@tcp4' --peer-credits x && '$ctl' --name '$a' net show -v --net tcp4 | grep -q 'peer_credits: 8' && '$ctl' --name '$a' net del --net tcp4"
 
 "$ctl" --name "$a" export >"$work/full.yaml"
 "$ctl" --name "$a" export --backup >"$work/backup.yaml"
@@ -165,10 +174,12 @@ check "net del --if without --net: yaml_lnet_config_ni's line on stdout, exit 23
 printf "del: unrecognized option '--bogus'\n" >"$work/db"
 check "net del --bogus: getopt's complaint, net del's help, exit 0" \
 	out_err 0 "$work/dh" "$work/db" --name "$a" net del --bogus
-check "net del --nid off --net: usage" fails_with -22 --name "$a" net del --net tcp1 --nid "$ip@tcp"
+line "--net is invalid with --nid option"
+check "net del --net with --nid: jt_del_ni's line on stdout, exit 234" \
+	out_err 234 "$work/want" "$work/empty" --name "$a" net del --net tcp1 --nid "$ip@tcp"
 check "lnet unconfigure: only lo is left" sh -c \
 	"'$ctl' --name '$a' lnet unconfigure && [ \$('$ctl' --name '$a' net show | grep -c 'nid:') -eq 1 ]"
-check "a deleted NI's port is free again: net add works" "$ctl" --name "$a" net add --net tcp --nid "$ip@tcp"
+check "a deleted NI's port is free again: net add works" "$ctl" --name "$a" net add --nid "$ip@tcp"
 check "set discovery 0: stored" sh -c \
 	"'$ctl' --name '$a' set discovery 0 && '$ctl' --name '$a' global show | grep -qx '    discovery: 0'"
 check "set discovery 7: stored as 1, as the kernel's" sh -c \

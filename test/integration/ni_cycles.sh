@@ -45,15 +45,15 @@ check "daemon $a starts, two CPTs" start_daemon "$a" --accept-port "$port" --acc
 pid_a=$pid
 check "daemon $b starts" start_daemon "$b" --accept-port "$port" --accept all
 pid_b=$pid
-check "$a: net add tcp" "$ctl" --name "$a" net add --net tcp --nid "$net.51@tcp"
-check "$b: net add tcp" "$ctl" --name "$b" net add --net tcp --nid "$net.52@tcp"
+check "$a: net add tcp" "$ctl" --name "$a" net add --nid "$net.51@tcp"
+check "$b: net add tcp" "$ctl" --name "$b" net add --nid "$net.52@tcp"
 check "$b pings $a: one NI" pings_exactly "$b" "$net.51@tcp" "$net.51@tcp"
 
 r=0
 while [ $r -lt 10 ]; do
 	check "round $r: two net adds at once" both \
-		"'$ctl' --name '$a' net add --net tcp1 --nid '$net.53@tcp1' --cpt 1" \
-		"'$ctl' --name '$a' net add --net tcp2 --nid '$net.54@tcp2' --cpt 0"
+		"'$ctl' --name '$a' net add --nid '$net.53@tcp1' --cpt 1" \
+		"'$ctl' --name '$a' net add --nid '$net.54@tcp2' --cpt 0"
 	check "round $r: $b's ping lists the three NIs" \
 		pings_exactly "$b" "$net.51@tcp" "$net.51@tcp" "$net.53@tcp1" "$net.54@tcp2"
 	check "round $r: two net dels at once" both \
@@ -69,7 +69,7 @@ rss1000=$(rss_kb "$pid_a")
 echo "RSS after 100 cycles: $rss100 kB, after 1,000: $rss1000 kB;" \
 	"seconds: $(cat "$work/t100") + $(cat "$work/t900")"
 check "RSS after 1,000 cycles within 8 MiB of after 100" [ $((rss1000 - rss100)) -lt 8192 ]
-check "then net add tcp3 once more" "$ctl" --name "$a" net add --net tcp3 --nid "$net.55@tcp3"
+check "then net add tcp3 once more" "$ctl" --name "$a" net add --nid "$net.55@tcp3"
 check "$b's ping lists exactly tcp and tcp3" \
 	pings_exactly "$b" "$net.51@tcp" "$net.51@tcp" "$net.55@tcp3"
 check "$a's ping of itself lists the same" \

@@ -54,7 +54,7 @@ check "daemon $d starts" start_daemon "$d"
 pid_d=$pid
 
 # ksocklnd's net tunables: peer_credits above credits is brought down to credits.
-check "net add --peer-credits 16 --credits 8" run net add --net tcp --nid "$net.1@tcp" \
+check "net add --peer-credits 16 --credits 8" run net add --nid "$net.1@tcp" \
 	--peer-credits 16 --credits 8
 check "net show -v: peer_credits clamped to credits (8)" sh -c \
 	"'$ctl' --name '$d' net show -v --net tcp | grep -qx '                  peer_credits: 8'"

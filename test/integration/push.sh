@@ -35,8 +35,8 @@ pid_a=$pid
 check "daemon $b starts, two CPTs" start_daemon "$b" --accept-port "$port" --accept all \
 	--cpu-pattern "0[0] 1[1]"
 pid_b=$pid
-check "$a: net add tcp" "$ctl" --name "$a" net add --net tcp --nid "$net.71@tcp"
-check "$b: net add tcp on CPT 1" "$ctl" --name "$b" net add --net tcp --nid "$net.72@tcp" --cpt 1
+check "$a: net add tcp" "$ctl" --name "$a" net add --nid "$net.71@tcp"
+check "$b: net add tcp on CPT 1" "$ctl" --name "$b" net add --nid "$net.72@tcp" --cpt 1
 check "the two ping each other" pings
 check "push_show: nothing yet, a target of LNET_PING_INFO_MIN_SIZE (272)" \
 	push_show_is "$a" received=0 target_bytes=272

@@ -77,7 +77,7 @@ check "route show with no route: nothing, exit 0" out_err 0 "$work/empty" "$work
 check "route show -v with no route: nothing, exit 0" out_err 0 "$work/empty" "$work/empty" route show -v
 check "routing show before routing was ever on: nothing, exit 0 (the kernel has no pools)" \
 	out_err 0 "$work/empty" "$work/empty" routing show
-check "net add $ip1@tcp" "$ctl" --name "$a" net add --net tcp --nid "$ip1@tcp"
+check "net add $ip1@tcp" "$ctl" --name "$a" net add --nid "$ip1@tcp"
 
 # --- route add: the kernel's checks, its lnetctl's first ---
 printf "missing mandatory parameters:'net , gateway'\n" >"$work/o1"
@@ -260,8 +260,8 @@ check "c: import --del of the backup: routes, peers and the NI gone; routing sta
 
 # b as a router between tcp and tcp1, c with a route through it: up once b answers as one.
 ctl_name=$c
-check "c: net add $gw3@tcp" "$ctl" --name "$c" net add --net tcp --nid "$gw3@tcp"
-check "b: net add $gw4@tcp1 (b routes between tcp and tcp1)" "$ctl" --name "$b" net add --net tcp1 --nid "$gw4@tcp1"
+check "c: net add $gw3@tcp" "$ctl" --name "$c" net add --nid "$gw3@tcp"
+check "b: net add $gw4@tcp1 (b routes between tcp and tcp1)" "$ctl" --name "$b" net add --nid "$gw4@tcp1"
 check "c: route add tcp1 via b ($ip1@tcp), hop 1" "$ctl" --name "$c" route add --net tcp1 --gateway "$ip1@tcp" --hop 1
 route_up() {
 	printf 'route:\n-     net: tcp1\n      gateway: %s@tcp\n      hop: 1\n      priority: 0\n      state: up\n      type: single-hop\n' "$ip1" >"$work/up"

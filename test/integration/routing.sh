@@ -91,7 +91,7 @@ daemon_up() {
 	DAEMON_PREFIX="ip netns exec $tag$l" start_daemon "$tag$l" --lnet-params "$p" --socklnd "$backoff" ||
 		return 1
 	for spec in "$@"; do
-		"$ctl" --name "$tag$l" net add --net "${spec%%:*}" --nid "${spec#*:}@${spec%%:*}" || return 1
+		"$ctl" --name "$tag$l" net add --nid "${spec#*:}@${spec%%:*}" || return 1
 	done
 }
 

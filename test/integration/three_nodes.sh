@@ -61,7 +61,7 @@ daemon_up() { # letter ip [net add options]
 	n=$1 ip=$2
 	shift 2
 	DAEMON_PREFIX=$(where "$n") start_daemon "lnp$tag$n" --accept-port "$port" --accept all &&
-		"$ctl" --name "lnp$tag$n" net add --net tcp --nid "$ip@tcp" "$@"
+		"$ctl" --name "lnp$tag$n" net add --nid "$ip@tcp" "$@"
 }
 
 lnd_stat() { # letter counter: C's socklnd counter, from the telemetry socket

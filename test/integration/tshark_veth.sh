@@ -42,7 +42,7 @@ topology() {
 
 daemon_up() { # letter ip
 	DAEMON_PREFIX="ip netns exec $tag$1" start_daemon "$tag$1" &&
-		"$ctl" --name "$tag$1" net add --net tcp --nid "$2@tcp"
+		"$ctl" --name "$tag$1" net add --nid "$2@tcp"
 }
 
 ping_is() { # from-letter to-ip

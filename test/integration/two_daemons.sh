@@ -31,8 +31,8 @@ check "daemon $a starts" start "$a"
 pid_a=$pid
 check "daemon $b starts" start "$b"
 pid_b=$pid
-check "net add on $a" "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp"
-check "net add on $b" "$ctl" --name "$b" net add --net tcp --nid "$ipb@tcp" --peer-credits 8 --credits 256
+check "net add on $a" "$ctl" --name "$a" net add --nid "$ipa@tcp"
+check "net add on $b" "$ctl" --name "$b" net add --nid "$ipb@tcp" --peer-credits 8 --credits 256
 check "net show lists the tcp NI" sh -c "'$ctl' --name '$a' net show | grep -q 'nid: $ipa@tcp'"
 check "net show -v: the ksocklnd defaults" sh -c \
 	"'$ctl' --name '$b' net show -v --net tcp | grep -q 'peer_timeout: 180' && '$ctl' --name '$b' net show -v --net tcp | grep -q 'credits: 256'"
@@ -87,7 +87,7 @@ nl_add_err() { # ERRNO: the block in $work/nl
 }
 nl_add_err -17
 check "net add twice: the kernel's -17 block, exit 234" out_err 234 "$work/empty" "$work/nl" \
-	--name "$a" net add --net tcp --nid "$ipa@tcp"
+	--name "$a" net add --nid "$ipa@tcp"
 # ksocknal_startup() answers -ENETDOWN when the LND cannot start on the interface.
 nl_add_err -100
 check "net add on an unknown interface: the kernel's -100 block, exit 234" out_err 234 "$work/empty" "$work/nl" \
@@ -98,12 +98,13 @@ check "net add without --if or --nid: yaml_lnet_config_ni's line on stdout, exit
 line "missing mandatory parameters in NI config: 'network'"
 check "net add without --net: yaml_lnet_config_ni's line on stdout, exit 234" \
 	out_err 234 "$work/want" "$work/empty" --name "$a" net add --if nosuch0
-check "net add o2ib: no LND in this build" fails_with -95 --name "$a" net add --net o2ib --nid 10.0.0.1@o2ib
+check "net add o2ib: no LND in this build" fails_with -95 --name "$a" net add --nid 10.0.0.1@o2ib
 check "... the error names the net type: not supported" \
 	grep -q 'net type o2ib is not supported: no such LND in this build' "$work/err"
 check "net add gni3: not supported either" sh -c \
-	"! '$ctl' --name '$a' net add --net gni3 --nid 12@gni3 >'$work/e' 2>&1 && grep -q 'errno: -95' '$work/e' && grep -q 'net type gni is not supported' '$work/e'"
-check "net add NID off the net: refused" fails_with -22 --name "$a" net add --net tcp1 --nid "$ipa@tcp"
+	"! '$ctl' --name '$a' net add --nid 12@gni3 >'$work/e' 2>&1 && grep -q 'errno: -95' '$work/e' && grep -q 'net type gni is not supported' '$work/e'"
+check "net add --net with --nid: jt_add_ni's line on stdout, exit 234" sh -c \
+	"'$ctl' --name '$a' net add --net tcp1 --nid '$ipa@tcp' >'$work/o'; [ \$? -eq 234 ] && [ \"\$(cat '$work/o')\" = '--net is invalid with --nid option' ]"
 "$ctl" net add -h >"$work/nh"
 printf "add: unrecognized option '--bogus'\n" >"$work/nb"
 check "net add --bogus: getopt's complaint, net add's help, exit 0 (jt_add_ni's '?' case)" \
@@ -122,7 +123,7 @@ check "$a shows no tcp net" sh -c "! '$ctl' --name '$a' net show | grep -q '@tcp
 check "pinging the deleted NI fails with an error" sh -c "! '$ctl' --name '$b' ping '$ipa@tcp' --timeout 2 >/dev/null 2>&1"
 wait "$flood"
 check "$a pings nothing over tcp: no local NI, -113" fails_with -113 --name "$a" ping "$ipb@tcp"
-check "net add again on $a" "$ctl" --name "$a" net add --net tcp --nid "$ipa@tcp"
+check "net add again on $a" "$ctl" --name "$a" net add --nid "$ipa@tcp"
 # $b backs off from the address that failed it (ksocklnd's reconnect backoff);
 # the first EOF from the deleted NI closed all of $b's connections to it
 # (ksocknal_close_conn_and_siblings), so none of the old life is left.
@@ -175,7 +176,7 @@ check "/lnet/lnd_params,lnd=tcp: the same, with the acceptor's (accept by name)"
 check "/lnet/lnd_params,lnd=o2ib: not supported" sh -c \
 	"telemetry() { python3 '$(dirname "$0")/../common/bad_peer.py' telemetry \"\$@\"; }; telemetry '$c' /lnet/lnd_params,lnd=o2ib | grep -q 'net type o2ib is not supported'"
 check "$c's tcp NI takes sock_timeout 20 as its lnd timeout" sh -c \
-	"'$ctl' --name '$c' net add --net tcp --nid '$ipc@tcp' && '$ctl' --name '$c' net show -v --net tcp | grep -q '      timeout: 20'"
+	"'$ctl' --name '$c' net add --nid '$ipc@tcp' && '$ctl' --name '$c' net show -v --net tcp | grep -q '      timeout: 20'"
 check "$c pings $b" ping_is "$c" "$ipb"
 check "... over one connection of type ANY" sh -c \
 	"telemetry() { python3 '$(dirname "$0")/../common/bad_peer.py' telemetry \"\$@\"; }; telemetry '$c' /lnet/lnd_stats | grep -q '\"connects\": 1,'"
@@ -188,7 +189,7 @@ check "... over one connection of type ANY" sh -c \
 more_nis() { # first last: $b's NIs .(100 + first) to .(100 + last)
 	i=$1
 	while [ $i -le $2 ]; do
-		"$ctl" --name "$b" net add --net tcp --nid "${ipb%.*}.$((100 + i))@tcp" || return 1
+		"$ctl" --name "$b" net add --nid "${ipb%.*}.$((100 + i))@tcp" || return 1
 		i=$((i + 1))
 	done
 }

@@ -48,9 +48,9 @@ same_lines() { # net|peer, then the expected lines
 
 check "daemon $a starts" start "$a"
 pid_a=$pid
-check "net add $ip1@tcp" "$ctl" --name "$a" net add --net tcp --nid "$ip1@tcp"
-check "net add $ip2@tcp" "$ctl" --name "$a" net add --net tcp --nid "$ip2@tcp"
-check "net add $ip1@tcp1" "$ctl" --name "$a" net add --net tcp1 --nid "$ip1@tcp1"
+check "net add $ip1@tcp" "$ctl" --name "$a" net add --nid "$ip1@tcp"
+check "net add $ip2@tcp" "$ctl" --name "$a" net add --nid "$ip2@tcp"
+check "net add $ip1@tcp1" "$ctl" --name "$a" net add --nid "$ip1@tcp1"
 check "peer add $peer@tcp with $peer2@tcp" "$ctl" --name "$a" peer add --prim_nid "$peer@tcp" --nid "$peer2@tcp"
 
 # --- show, add of each kind, --idx, del ---
@@ -205,7 +205,7 @@ line 'Must specify --idx or --all'
 check "del alone: stdout, exit 234" out_err 234 "$work/want" "$work/empty" udsp del
 "$ctl" udsp add >"$work/o" 2>"$work/e"
 check "add without src, dst or rte: add's help on stdout, exit 0" sh -c \
-	"[ $? -eq 0 ] && head -1 '$work/o' | grep -qx 'udsp add: add a selection policy rule' && grep -q -- '--priority p' '$work/o' && [ ! -s '$work/e' ]"
+	"[ $? -eq 0 ] && head -1 '$work/o' | grep -qx 'udsp add: add a udsp' && grep -q -- '--priority p' '$work/o' && [ ! -s '$work/e' ]"
 "$ctl" udsp add --priority 2 >"$work/o" 2>"$work/e"
 check "add --priority alone: add's help, exit 0" sh -c "[ $? -eq 0 ] && head -1 '$work/o' | grep -q '^udsp add: '"
 "$ctl" udsp add --frob >"$work/o" 2>"$work/e"
@@ -218,7 +218,7 @@ check "add --src tcp --frob (more than two words): the help, getopt silent" sh -
 check "show -x: net show's help, as the kernel's jt_show_udsp prints it, exit 0" sh -c \
 	"[ $? -eq 0 ] && head -1 '$work/o' | grep -q '^net show: ' && grep -q \"invalid option -- 'x'\" '$work/e'"
 "$ctl" udsp del -h >"$work/o" 2>"$work/e"
-check "del -h: del's help, exit 1 (check_cmd)" sh -c "[ $? -eq 1 ] && head -1 '$work/o' | grep -qx 'udsp del: delete selection policy rules'"
+check "del -h: del's help, exit 1 (check_cmd)" sh -c "[ $? -eq 1 ] && head -1 '$work/o' | grep -qx 'udsp del: delete a udsp'"
 check "refused commands changed nothing" out_err 0 "$work/show_all" "$work/empty" udsp show
 
 # --- export and import ---
