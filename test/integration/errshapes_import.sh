@@ -139,7 +139,7 @@ check "... nothing added" sh -c "! '$ctl' --name '$a' peer show | grep -q '10.9.
 file pdel2 'peer:\n    - primary nid: 10.9.3.1@tcp\n'
 check "import --del of it" out_err 0 "$work/empty" "$work/empty" import --del "$work/pdel2.yaml"
 lip=127.0.$(($$ % 200 + 20)).91
-check "net add --nid $lip@tcp" "$ctl" --name "$a" net add --net tcp --nid "$lip@tcp"
+check "net add --nid $lip@tcp" "$ctl" --name "$a" net add --nid "$lip@tcp"
 file rprio "route:\n    - net: tcp9\n      gateway: ${lip%.*}.92@tcp\n      priority: 4294967301\n      health_sensitivity: abc\n"
 check "route: a priority past 32 bits is kept modulo 2^32, health_sensitivity not read: exit 0" out_err 0 "$work/empty" "$work/empty" import "$work/rprio.yaml"
 check "... route show -v: priority 5" sh -c "'$ctl' --name '$a' route show -v | grep -qx '      priority: 5'"
