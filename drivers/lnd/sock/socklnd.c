@@ -1087,6 +1087,7 @@ socklnd_sweep(void *arg)
 		}
 	}
 	socklnd_peer_tick(s, now);
+	socklnd_link_reload_check(s);
 	socklnd_conn_free_dead(s);
 	rt_timer_arm(&s->sweep, SOCKLND_SWEEP_US);
 }
@@ -1202,117 +1203,6 @@ socklnd_poll_direct(struct socklnd_ni *s, unsigned int *busy)
 }
 
 /* ---- the link under the NI ---- */
-
-/*
- * The link went down: what the NI's connections carry goes nowhere, so they
- * close now and their messages fail as a local drop, for LNet to resend over
- * another NI, instead of waiting for the socket timeout.
- */
-static void
-socklnd_close_all(struct socklnd_ni *s, int status, enum lnet_msg_hstatus hs)
-{
-	struct socklnd_conn *c;
-
-	TAILQ_FOREACH(c, &s->conns, link) {
-		if (c->state != SOCKLND_CONN_DEAD) {
-			socklnd_conn_close_hs(c, status, hs);
-		}
-	}
-	socklnd_peers_fail_waiting(s, status, hs);
-}
-
-/* The link to @p peer is down, as the table says (nothing known: not down, try). */
-static bool
-socklnd_peer_link_down(const struct socklnd_ni *s, const struct lnet_nid *peer)
-{
-	return s->links != NULL && sock_link_peer_down(s->links, peer);
-}
-
-/*
- * A link went down somewhere: the NI's connections to peers behind it
- * carry nothing any more (a rail's NI talks to the other rail's peer NIDs
- * through the other link). They close now, their messages failing as the
- * peer NID's drop, for LNet to send them to the peer's other NIDs.
- */
-static void
-socklnd_close_unreachable(struct socklnd_ni *s)
-{
-	struct socklnd_conn *c;
-
-	TAILQ_FOREACH(c, &s->conns, link) {
-		if (c->state != SOCKLND_CONN_DEAD && c->peer != NULL &&
-		    socklnd_peer_link_down(s, &c->peer_nid)) {
-			s->stats.link_closes++;
-			socklnd_conn_close_hs(c, -ENETUNREACH, LNET_MSG_STATUS_REMOTE_DROPPED);
-		}
-	}
-}
-
-/* On the NI's lcore: rtnetlink said something changed; a new state goes to LNet. */
-static void
-socklnd_link_event(struct socklnd_ni *s)
-{
-	struct sock_link_own own = { s->link_ifindex, lnet_ni_nid(s->ni) };
-	bool up;
-
-	switch (sock_link_drain(s->link_fd, s->links, &own)) {
-	case SOCK_LINK_NOTHING:
-		return;
-	case SOCK_LINK_OTHERS:
-		socklnd_close_unreachable(s); /* the table's answers: no system call */
-		return;
-	case SOCK_LINK_LOST:
-		/* Blocking (the rtnl lock), but only when the kernel dropped notifications. */
-		s->stats.link_reloads++;
-		if (sock_link_table_load(s->links) != 0) {
-			return; /* no worse than before: the next notification tries again */
-		}
-		break;
-	case SOCK_LINK_OURS:
-		break;
-	}
-	s->stats.link_checks++;
-	up = sock_link_is_up(s->links, lnet_ni_nid(s->ni), &s->link_ifindex);
-	if (up != s->link_up) {
-		s->stats.link_changes++;
-		s->link_up = up;
-		lnet_ni_link_state(s->ni, up);
-		if (!up) {
-			socklnd_close_all(s, -ENETDOWN, LNET_MSG_STATUS_LOCAL_DROPPED);
-		}
-	}
-	socklnd_close_unreachable(s);
-}
-
-/* On mgmt at startup: watch the link; a failure only costs the watching. */
-static void
-socklnd_link_watch(struct socklnd_ni *s)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->link_fd };
-
-	s->links = sock_link_table_create();
-	s->link_fd = sock_link_open(); /* first: a change after the load below is heard */
-	/* Start-up may block on the kernel (getifaddrs); the message path never does. */
-	if (s->links != NULL && sock_link_table_load(s->links) != 0) {
-		sock_link_table_destroy(s->links);
-		s->links = NULL;
-	}
-	s->link_up = s->links == NULL || sock_link_is_up(s->links, lnet_ni_nid(s->ni), &s->link_ifindex);
-	if (s->links == NULL && s->link_fd >= 0) {
-		close(s->link_fd); /* nothing to keep current */
-		s->link_fd = -ENOMEM;
-	}
-	if (s->link_fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->link_fd, &ev) != 0) {
-		int rc = -errno;
-
-		close(s->link_fd);
-		s->link_fd = rc;
-	}
-	if (s->link_fd < 0) {
-		SOCK_LOG(WARNING, "%s: link changes not watched: %s",
-			 libcfs_nidstr(lnet_ni_nid(s->ni)), strerror(-s->link_fd));
-	}
-}
 
 static int
 socklnd_poll(void *arg)
@@ -1510,10 +1400,7 @@ socklnd_startup(struct lnet_ni *ni)
 		if (s->epfd >= 0) {
 			close(s->epfd);
 		}
-		if (s->link_fd >= 0) {
-			close(s->link_fd);
-		}
-		sock_link_table_destroy(s->links);
+		socklnd_link_fini(s);
 		lnet_ni_set_lnd_data(ni, NULL);
 		free(s);
 	}
@@ -1550,10 +1437,7 @@ socklnd_shutdown(struct lnet_ni *ni)
 	}
 	close(s->listen_fd);
 	close(s->epfd);
-	if (s->link_fd >= 0) {
-		close(s->link_fd);
-	}
-	sock_link_table_destroy(s->links);
+	socklnd_link_fini(s);
 	socklnd_tx_cache_destroy(s);
 	free(s);
 	lnet_ni_set_lnd_data(ni, NULL);

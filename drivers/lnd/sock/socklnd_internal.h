@@ -9,6 +9,7 @@
 #define SOCKLND_INTERNAL_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -159,6 +160,16 @@ struct socklnd_ni {
 	int epfd;
 	int link_fd;                     /* rtnetlink: link and address changes (sock_link.h); -1 none */
 	struct sock_link_table *links;   /* the host's interfaces and addresses, kept by link_fd */
+	/*
+	 * A reload after lost notifications runs in a thread of its own
+	 * (socklnd_link.c): it writes link_fresh, then link_reload_done
+	 * (release); the lcore owns the rest and joins it.
+	 */
+	pthread_t link_reloader;
+	bool link_reloading;             /* the lcore's: a reloader runs, to be joined */
+	bool link_changed_meanwhile;     /* the lcore's: a notification came while it ran */
+	bool link_reload_done;           /* the reloader's, atomic: link_fresh is set */
+	struct sock_link_table *link_fresh; /* the reloader's result; NULL: it failed */
 	bool link_up;                    /* as last reported to LNet */
 	int link_ifindex;                /* the interface holding the NI's address; 0 none */
 	uint64_t incarnation;
@@ -242,6 +253,15 @@ int socklnd_registry_add(struct socklnd_ni *s, struct rt_lcore *lcore);
 void socklnd_registry_del(struct socklnd_ni *s);
 struct rt_lcore *socklnd_registry_lcore(const struct lnet_nid *nid);
 struct socklnd_ni *socklnd_registry_here(const struct lnet_nid *nid);
+
+/* socklnd_link.c: the host's links (on the NI's lcore but watch and fini, on mgmt) */
+void socklnd_link_watch(struct socklnd_ni *s);
+void socklnd_link_event(struct socklnd_ni *s);
+bool socklnd_peer_link_down(const struct socklnd_ni *s, const struct lnet_nid *peer);
+/* Lost notifications: a reload starts beside the lcore (the sweep's check takes its table in). */
+void socklnd_link_reload_start(struct socklnd_ni *s);
+void socklnd_link_reload_check(struct socklnd_ni *s);
+void socklnd_link_fini(struct socklnd_ni *s);
 
 /* socklnd_peer.c: the peers */
 struct socklnd_peer *socklnd_peer_get(struct socklnd_ni *s, const struct lnet_nid *nid);
