@@ -138,14 +138,13 @@ lnetctl_cur_nis_get(struct lnetctl_conn *c, struct lnetctl_cur_nis *cur, const c
 
 /* One /lnet/peer_add or peer_del of an import; the node's status. */
 static int
-lnetctl_import_peer_ask(struct lnetctl_conn *c, bool add, const char *prim, const char *nid,
-			bool non_mr)
+lnetctl_import_peer_ask(struct lnetctl_conn *c, bool add, const char *prim, const char *nid)
 {
 	char params[2 * LNET_NIDSTR_SIZE + 32];
 	char descr[256];
 
-	snprintf(params, sizeof(params), "prim_nid=%s%s%s%s", prim, non_mr ? ",non_mr=1" : "",
-		 nid != NULL ? ",nid=" : "", nid != NULL ? nid : "");
+	snprintf(params, sizeof(params), "prim_nid=%s%s%s", prim, nid != NULL ? ",nid=" : "",
+		 nid != NULL ? nid : "");
 	return lnetctl_call(c, add ? "/lnet/peer_add" : "/lnet/peer_del", params, descr,
 			    sizeof(descr));
 }
@@ -154,11 +153,10 @@ lnetctl_import_peer_ask(struct lnetctl_conn *c, bool add, const char *prim, cons
  * One peer: item as 2.17's lnet_peer_ni_cmd (lnet/lnet/api-ni.c) carries
  * it out. add: the primary first ("failed to add primary peer"), then each
  * NID ("failed to add peer"); a failure deletes the peer again (its
- * report_err). (2.17 makes every peer Multi-Rail whatever its
+ * report_err). 2.17 makes every peer Multi-Rail whatever its
  * "Multi-Rail" says: the primary goes in with mr true, and the flag the
- * key sets lives in the loop over the item's keys. This one still passes
- * the file's flag: lnetd-pmd's add over a peer a route made is not yet the
- * kernel's delete-and-recreate, see lnet_peer_add.) del: the NIDs listed before the primary one each ("failed to
+ * key sets lives in the loop over the item's keys, reset before the "peer
+ * ni" list is read. del: the NIDs listed before the primary one each ("failed to
  * del peer"), then, when the list names the primary or there is no list,
  * the whole peer ("failed to del primary peer"). The status, and the
  * kernel's words in @p why when it fails.
@@ -175,19 +173,19 @@ lnetctl_import_peer(struct lnetctl_conn *c, const struct lnetcfg_peer *p, bool d
 	*why = del ? "failed to del primary peer" : "failed to add primary peer";
 	libcfs_nidstr_r(&p->prim, prim, sizeof(prim));
 	if (!del) {
-		rc = lnetctl_import_peer_ask(c, true, prim, NULL, !p->mr);
+		rc = lnetctl_import_peer_ask(c, true, prim, NULL);
 	}
 	for (i = 0; rc == 0 && i < (del ? p->nis_before_prim : p->nnis); i++) {
 		*why = del ? "failed to del peer" : "failed to add peer";
 		rc = lnetctl_import_peer_ask(c, !del, prim,
-					     libcfs_nidstr_r(&p->nis[i], nid, sizeof(nid)), !p->mr);
+					     libcfs_nidstr_r(&p->nis[i], nid, sizeof(nid)));
 	}
 	if (rc == 0 && del && (!p->has_ni_list || p->lists_prim)) {
 		*why = "failed to del primary peer";
-		rc = lnetctl_import_peer_ask(c, false, prim, NULL, false);
+		rc = lnetctl_import_peer_ask(c, false, prim, NULL);
 	}
 	if (rc != 0 && !del) {
-		(void)lnetctl_import_peer_ask(c, false, prim, NULL, false);
+		(void)lnetctl_import_peer_ask(c, false, prim, NULL);
 	}
 	return rc;
 }

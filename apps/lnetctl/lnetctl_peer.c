@@ -413,12 +413,22 @@ lnetctl_peer_ask(struct lnetctl_conn *c, const struct lnetctl_peer_req *r, const
 			    sizeof(descr));
 }
 
+/* Whether @p nid is the NID @p prim names. */
+static bool
+lnetctl_peer_is_prim(const struct lnet_nid *nid, const char *prim)
+{
+	struct lnet_nid p;
+
+	return libcfs_strnid(&p, prim) == 0 && lnet_nid_same(&p, nid);
+}
+
 /*
  * The request 2.17's lnet_peer_ni_cmd() (lnet/lnet/api-ni.c) carries out,
  * with its texts: add makes the primary first ("failed to add primary
  * peer"), then adds each NID ("failed to add peer"), and a failure after
  * the primary deletes the peer again; del deletes the NIDs ("failed to
- * del peer") or, without any, the peer ("failed to del primary peer").
+ * del peer") or, without any, the peer ("failed to del primary peer"); a
+ * list that names the primary deletes the NIDs before it, then the peer.
  * A NID of the list the kernel's libcfs_strnid() cannot read stops it
  * there ("unsupported secondary NID", lnet_parse_peer_nis()), the NIDs
  * before it done. A refused add then deletes the peer whose primary it
@@ -432,6 +442,7 @@ lnetctl_peer_nl_change(struct lnetctl_conn *c, const struct lnetctl_peer_req *r,
 	const char *why = r->add ? "failed to add primary peer" : "failed to del primary peer";
 	struct lnetctl_peer_req undo = { false, false, r->lock_or_force, r->verb };
 	struct lnet_nid *nids = calloc(list->n > 0 ? list->n : 1, sizeof(*nids));
+	int upto = 0;
 	int n = 0;
 	int rc = 0;
 	int i = 0;
@@ -442,11 +453,22 @@ lnetctl_peer_nl_change(struct lnetctl_conn *c, const struct lnetctl_peer_req *r,
 	while (n < (int)list->n && libcfs_strnid(&nids[n], list->nid[n]) == 0) {
 		n++;
 	}
+	/*
+	 * The primary in the list (lnet_parse_peer_nis clears its "some NIDs"
+	 * flag): add has nothing to do for it; del deletes no NID from there
+	 * on, and then the whole peer, as for a del without NIDs.
+	 */
+	while (!r->add && upto < n && !lnetctl_peer_is_prim(&nids[upto], prim)) {
+		upto++;
+	}
+	if (r->add) {
+		upto = n;
+	}
 	if (r->add || list->n == 0) {
 		rc = lnetctl_peer_ask(c, r, prim, NULL, 0);
 	}
-	while (rc == 0 && i < n) {
-		int k = n - i < LNETCTL_NIDS_PER_REQ ? n - i : LNETCTL_NIDS_PER_REQ;
+	while (rc == 0 && i < upto) {
+		int k = upto - i < LNETCTL_NIDS_PER_REQ ? upto - i : LNETCTL_NIDS_PER_REQ;
 
 		why = r->add ? "failed to add peer" : "failed to del peer";
 		rc = lnetctl_peer_ask(c, r, prim, nids + i, k);
@@ -456,6 +478,9 @@ lnetctl_peer_nl_change(struct lnetctl_conn *c, const struct lnetctl_peer_req *r,
 	if (rc == 0 && n < (int)list->n) {
 		why = "unsupported secondary NID";
 		rc = -EINVAL;
+	} else if (rc == 0 && upto < n) {
+		why = "failed to del primary peer";
+		rc = lnetctl_peer_ask(c, r, prim, NULL, 0);
 	}
 	if (rc == 0) {
 		return 0;

@@ -445,7 +445,11 @@ lnetd_stats_reset(const char *cmd, const char *params, struct rte_tel_data *d)
 	return lnetd_reply_status(d, rc, rc == 0 ? "" : "LNet is not running");
 }
 
-/* /lnet/peer_add,prim_nid=NID[,nid=A;B][,non_mr=1][,lock_prim=1] (peer_del: [,force=1] for non_mr) */
+/*
+ * /lnet/peer_add,prim_nid=NID[,nid=A;B][,non_mr=1][,lock_prim=1] (peer_del: [,force=1] for
+ * non_mr). Without nid= the peer is added (made again when traffic, discovery or a route made
+ * it); with nid= the NIDs go to the configured peer that is there, each in turn.
+ */
 static int
 lnetd_peer_change(const char *params, struct rte_tel_data *d, bool add)
 {
@@ -473,10 +477,16 @@ lnetd_peer_change(const char *params, struct rte_tel_data *d, bool add)
 	}
 	lock_or_force = lnetd_param(params, add ? "lock_prim" : "force", val, sizeof(val)) &&
 			strcmp(val, "1") == 0;
-	rc = add ? lnet_ctl_peer_add_lock(&prim, nids, (unsigned int)n, mr, lock_or_force, err,
-					  sizeof(err)) :
-		   lnet_ctl_peer_del_force(&prim, nids, (unsigned int)n, lock_or_force, err,
-					   sizeof(err));
+	if (add && n > 0) {
+		/* a "peer ni" entry of 2.17's request: the peer is there (lnet_add_peer_ni) */
+		rc = lnet_ctl_peer_add_nids(&prim, nids, (unsigned int)n, mr, lock_or_force, err,
+					    sizeof(err));
+	} else if (add) {
+		rc = lnet_ctl_peer_add_lock(&prim, NULL, 0, mr, lock_or_force, err, sizeof(err));
+	} else {
+		rc = lnet_ctl_peer_del_force(&prim, nids, (unsigned int)n, lock_or_force, err,
+					     sizeof(err));
+	}
 	return lnetd_reply_status(d, rc, err);
 }
 

@@ -152,12 +152,20 @@ struct lnet_ctl_peer_ni {
 };
 
 /**
- * Add a peer, or NIDs to a Multi-Rail peer. The whole request is checked
- * first (a NID belongs to one peer only); @p err explains a refusal.
+ * Add a peer with @p prim as its primary NID, then @p nids to it, as 2.17's
+ * lnetctl peer add has the kernel do it (lnet_peer_add, then
+ * lnet_add_peer_ni for each NID): a peer traffic, discovery or a route made
+ * is made again as a configured one, NIDs of such peers are taken from
+ * them; a configured peer's NIDs are refused. The NIDs go in turn, up to
+ * the first refused; @p err explains a refusal.
  */
 LNP_API int lnet_ctl_peer_add(const struct lnet_nid *prim, const struct lnet_nid *nids,
 			      unsigned int n, bool mr, char *err, size_t errlen);
-/** Delete a peer, or only some of its secondary NIDs. */
+/**
+ * Delete a peer, or some of its secondary NIDs in turn (up to the first
+ * refused); a NID that is the primary deletes the peer, as 2.17's
+ * lnet_del_peer_ni.
+ */
 LNP_API int lnet_ctl_peer_del(const struct lnet_nid *prim, const struct lnet_nid *nids,
 			      unsigned int n, char *err, size_t errlen);
 /**
@@ -165,6 +173,15 @@ LNP_API int lnet_ctl_peer_del(const struct lnet_nid *prim, const struct lnet_nid
  * --lock_prim): nothing but a forced delete removes that NID from the peer.
  */
 LNP_API int lnet_ctl_peer_add_lock(const struct lnet_nid *prim, const struct lnet_nid *nids,
+				   unsigned int n, bool mr, bool lock_prim, char *err,
+				   size_t errlen);
+/**
+ * Only the NIDs of lnet_ctl_peer_add_lock(), each in turn, to the
+ * configured peer whose primary NID is @p prim (2.17's lnet_add_peer_ni
+ * with a NID, as each "peer ni" entry of a peer add asks): -ENOENT when no
+ * configured peer has @p prim, -ENODEV when it is not its primary.
+ */
+LNP_API int lnet_ctl_peer_add_nids(const struct lnet_nid *prim, const struct lnet_nid *nids,
 				   unsigned int n, bool mr, bool lock_prim, char *err,
 				   size_t errlen);
 /**

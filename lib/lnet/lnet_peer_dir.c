@@ -529,6 +529,50 @@ lnet_peer_delete(struct lnet_peer_dir *d, struct lnet_peer *p, int error)
 	}
 }
 
+/*
+ * peer add and peer del, by the rules of 2.17's peer.c (lnet_peer_add,
+ * lnet_add_peer_ni, lnet_peer_add_nid, lnet_del_peer_ni, lnet_peer_del_nid,
+ * lnet_reset_peer). What we carry out, in our words:
+ *
+ * Adding a primary (peer add --prim_nid P; LNetAddPeer's, unconfigured):
+ *  - no peer has P: a new peer, P alone, configured unless LNetAddPeer's,
+ *    locked with --lock_prim;
+ *  - a configured peer has P: -EEXIST when P is not its primary, -EPERM
+ *    when its Multi-Rail flag is not the one asked for, else nothing at all
+ *    (no lock is taken, nothing else changes);
+ *  - an unconfigured peer whose primary is locked (LNetAddPeer's) has P:
+ *    -EEXIST when P is that primary, -EALREADY when it is another NID;
+ *  - LNetAddPeer without a lock, on an unconfigured peer whose primary is
+ *    P: -EEXIST, nothing changes;
+ *  - otherwise the peer traffic, discovery or a route made is deleted,
+ *    with every NID it had, and a new one made as above. A gateway's peer
+ *    cannot be deleted: -EBUSY, and it stays as it was. (The kernel also
+ *    marks it deleted, which stops its discovery for good; we do not.)
+ *
+ * Adding NIDs (peer add --prim_nid P --nid N...): each N in turn, stopping
+ * at the first refusal, as separate requests: P must be some peer's NID
+ * (-ENOENT), that peer configured when the request is (-ENOENT), P its
+ * primary (-ENODEV), its Multi-Rail flag the one asked for (-EPERM). Then:
+ *  - N is the peer's already (or is P): nothing;
+ *  - a configured peer has N: -EEXIST;
+ *  - an unconfigured peer has N as a secondary NID: N moves, the other
+ *    peer keeps the rest;
+ *  - an unconfigured peer has N as its primary: that whole peer is
+ *    deleted (its routes go to the peer that now has N) and N added; but
+ *    when its primary is locked and it has other NIDs, both peers are
+ *    marked BAD_CONFIG and nothing is added (no error). When its lock is
+ *    older than ours (or we have none), N becomes our primary, with its
+ *    lock and lock time;
+ *  - a second NID on one net of a non-Multi-Rail peer: -ENOTUNIQ (after
+ *    the above);
+ *  - --lock_prim locks the primary (again) with each NID added.
+ *
+ * Deleting (peer del --prim_nid P [--nid N]): P must be some peer's NID
+ * (-ENOENT) and its primary (-ENODEV); a gateway's peer stays (-EBUSY).
+ * Without N, or N == P: the peer is deleted, but a locked primary without
+ * --force keeps the peer with its primary alone. Each other N in turn:
+ * -ENOENT when no peer has it, -ECHILD when another peer does; removed.
+ */
 struct lnet_peer_add_args {
 	struct lnet *ln;
 	const struct lnet_nid *prim;
@@ -539,92 +583,190 @@ struct lnet_peer_add_args {
 	char *err;
 	size_t errlen;
 	bool not_configured;      /* add: LNetAddPeer's, which discovery may still change */
+	bool nids_only;           /* add: the NIDs of an existing peer (lnet_add_peer_ni with a NID) */
 };
 
-static int
-lnet_peer_add_check(struct lnet_peer_dir *d, struct lnet_peer_add_args *a, struct lnet_peer *p)
+static bool
+lnet_peer_has_net(const struct lnet_peer *p, uint32_t net)
 {
-	char s[LNET_NIDSTR_SIZE];
 	unsigned int i;
 
-	if (p != NULL && !lnet_nid_same(&p->nis[0], a->prim)) {
-		snprintf(a->err, a->errlen, "%s is a NID of peer %s, not a primary NID",
-			 libcfs_nidstr_r(a->prim, s, sizeof(s)), libcfs_nidstr(&p->nis[0]));
-		return -EEXIST;
-	}
-	if (p != NULL && p->configured && a->n == 0 && !a->not_configured && p->mr != a->mr) {
-		/* The kernel's lnet_peer_add(): a configured peer keeps its Multi-Rail flag. */
-		snprintf(a->err, a->errlen, "peer %s is %sMulti-Rail",
-			 libcfs_nidstr_r(a->prim, s, sizeof(s)), p->mr ? "" : "not ");
-		return -EPERM;
-	}
-	if (p != NULL && a->n > 0 && !p->mr) {
-		snprintf(a->err, a->errlen, "peer %s is not Multi-Rail: it has one NID",
-			 libcfs_nidstr_r(a->prim, s, sizeof(s)));
-		return -EPERM;
-	}
-	if (p == NULL && !a->mr && a->n > 0) {
-		snprintf(a->err, a->errlen, "a non-Multi-Rail peer has only its primary NID");
-		return -EINVAL;
-	}
-	for (i = 0; i < a->n; i++) {
-		struct lnet_peer *owner = lnet_dir_find(d, &a->nids[i]);
-
-		/* The peer's own NIDs are there already (the kernel's lnet_peer_add_nid). */
-		if ((owner != NULL && owner == p) || lnet_nid_same(&a->nids[i], a->prim)) {
-			continue;
+	for (i = 0; i < p->nnis; i++) {
+		if (lnet_nid_net(&p->nis[i]) == net) {
+			return true;
 		}
-		if (owner != NULL || lnet_nid_is_any(&a->nids[i])) {
-			snprintf(a->err, a->errlen, "%s already belongs to peer %s",
-				 libcfs_nidstr_r(&a->nids[i], s, sizeof(s)),
-				 owner != NULL ? libcfs_nidstr(&owner->nis[0]) :
-						 libcfs_nidstr(a->prim));
+	}
+	return false;
+}
+
+static void
+lnet_peer_lock_now(struct lnet_peer_dir *d, struct lnet_peer *p)
+{
+	p->locked = true;
+	p->lock_ts = d->next_lock_ts++;
+}
+
+/* The kernel's lnet_peer_add(): peer add of a primary NID alone. */
+static int
+lnet_peer_add_primary(struct lnet_peer_dir *d, struct lnet_peer_add_args *a)
+{
+	struct lnet_peer *p = lnet_dir_find(d, a->prim);
+	char s[LNET_NIDSTR_SIZE];
+	bool same = p != NULL && lnet_nid_same(&p->nis[0], a->prim);
+
+	if (p != NULL && p->configured) {
+		if (!same) {
+			snprintf(a->err, a->errlen, "%s is a NID of peer %s, not a primary NID",
+				 libcfs_nidstr_r(a->prim, s, sizeof(s)), libcfs_nidstr(&p->nis[0]));
 			return -EEXIST;
 		}
+		if (p->mr != a->mr) {
+			snprintf(a->err, a->errlen, "peer %s is %sMulti-Rail",
+				 libcfs_nidstr_r(a->prim, s, sizeof(s)), p->mr ? "" : "not ");
+			return -EPERM;
+		}
+		return 0;
+	}
+	if (p != NULL && p->locked) {
+		snprintf(a->err, a->errlen, "peer %s has a locked primary NID",
+			 libcfs_nidstr(&p->nis[0]));
+		return same ? -EEXIST : -EALREADY;
+	}
+	if (p != NULL && same && a->not_configured && !a->lock_or_force) {
+		snprintf(a->err, a->errlen, "peer %s exists", libcfs_nidstr(&p->nis[0]));
+		return -EEXIST;
+	}
+	if (p != NULL && p->rtr_refs > 0) {
+		snprintf(a->err, a->errlen, "peer %s is a gateway: it cannot be made again",
+			 libcfs_nidstr(&p->nis[0]));
+		return -EBUSY;
+	}
+	if (p != NULL) {
+		lnet_peer_delete(d, p, -EHOSTUNREACH);
+	}
+	p = lnet_peer_create(d, a->prim);
+	if (p == NULL) {
+		return -ENOMEM;
+	}
+	p->mr = a->mr;
+	p->configured = !a->not_configured;
+	if (a->lock_or_force) {
+		lnet_peer_lock_now(d, p);
+	}
+	lnet_peer_publish(d, p);
+	lnet_peer_want_lpnis(d, p);
+	return 0;
+}
+
+/* The kernel's lnet_peer_add_nid(): @p nid to @p p, taken from the peer that has it. */
+static int
+lnet_peer_add_one_nid(struct lnet_peer_dir *d, struct lnet_peer_add_args *a, struct lnet_peer *p,
+		      const struct lnet_nid *nid)
+{
+	struct lnet_peer *q = lnet_dir_find(d, nid);
+	struct lnet_peer_ni *lpni = NULL;
+	char s[LNET_NIDSTR_SIZE];
+	bool take_primary = false;
+	int rc;
+
+	if (q == p || lnet_nid_is_any(nid)) {
+		return 0;
+	}
+	if (q != NULL && q->configured) {
+		snprintf(a->err, a->errlen, "%s already belongs to peer %s",
+			 libcfs_nidstr_r(nid, s, sizeof(s)), libcfs_nidstr(&q->nis[0]));
+		return -EEXIST;
+	}
+	if (q != NULL && lnet_nid_same(&q->nis[0], nid)) {
+		if (q->locked && q->nnis > 1) {
+			/* Both say the NID is theirs: the kernel flags both, and adds nothing. */
+			q->bad_config = true;
+			p->bad_config = true;
+			return 0;
+		}
+		if (q->locked && (!p->locked || q->lock_ts < p->lock_ts)) {
+			take_primary = true; /* the NID locked first stays a primary */
+			p->locked = true;
+			p->lock_ts = q->lock_ts;
+		}
+		lpni = lnet_peer_nid_lpni(q, nid);
+		lnet_peer_delete(d, q, -EHOSTUNREACH); /* its routes resolve to @p p again */
+	} else if (q != NULL) {
+		lpni = lnet_peer_nid_lpni(q, nid);
+		lnet_peer_nid_remove(d, q, nid);
+		lnet_peer_publish(d, q);
+	}
+	if (!p->mr && lnet_peer_has_net(p, lnet_nid_net(nid))) {
+		snprintf(a->err, a->errlen, "peer %s is not Multi-Rail: one NID a net",
+			 libcfs_nidstr(&p->nis[0]));
+		return -ENOTUNIQ;
+	}
+	rc = lnet_peer_nid_add(d, p, nid, lpni);
+	if (rc != 0) {
+		return rc;
+	}
+	if (take_primary) {
+		lnet_peer_set_primary(p, nid);
+	}
+	if (a->lock_or_force) {
+		lnet_peer_lock_now(d, p);
 	}
 	return 0;
 }
 
-/* Checked whole before anything changes, so a failed add changes nothing. */
+/* The kernel's lnet_add_peer_ni() with a NID, for each of @p a's NIDs in turn. */
+static int
+lnet_peer_add_nids(struct lnet_peer_dir *d, struct lnet_peer_add_args *a)
+{
+	char s[LNET_NIDSTR_SIZE];
+	struct lnet_peer *p = NULL;
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < a->n && rc == 0; i++) {
+		struct lnet_peer *q = lnet_dir_find(d, a->prim);
+
+		if (q == NULL || (!a->not_configured && !q->configured)) {
+			snprintf(a->err, a->errlen, "no configured peer with primary NID %s",
+				 libcfs_nidstr_r(a->prim, s, sizeof(s)));
+			rc = -ENOENT;
+		} else if (!lnet_nid_same(&q->nis[0], a->prim)) {
+			snprintf(a->err, a->errlen, "%s is not the primary NID of peer %s",
+				 libcfs_nidstr_r(a->prim, s, sizeof(s)), libcfs_nidstr(&q->nis[0]));
+			rc = -ENODEV;
+		} else if (q->mr != a->mr) {
+			snprintf(a->err, a->errlen, "peer %s is %sMulti-Rail",
+				 libcfs_nidstr_r(a->prim, s, sizeof(s)), q->mr ? "" : "not ");
+			rc = -EPERM;
+		} else {
+			if (p != NULL && p != q) {
+				lnet_peer_publish(d, p);
+			}
+			p = q;
+			rc = lnet_peer_add_one_nid(d, a, p, &a->nids[i]);
+		}
+	}
+	if (p != NULL && !p->dead) {
+		lnet_peer_publish(d, p);
+		lnet_peer_want_lpnis(d, p);
+	}
+	return rc;
+}
+
 static int
 lnet_peer_add_on_mgmt(void *arg)
 {
 	struct lnet_peer_add_args *a = arg;
 	struct lnet_peer_dir *d = lnet_peer_dir_get(a->ln);
-	struct lnet_peer *p;
-	unsigned int i;
-	int rc;
+	int rc = 0;
 
 	if (d == NULL) {
 		return -ENOMEM;
 	}
-	p = lnet_dir_find(d, a->prim);
-	rc = lnet_peer_add_check(d, a, p);
-	if (rc != 0) {
-		return rc;
+	if (!a->nids_only) {
+		rc = lnet_peer_add_primary(d, a);
 	}
-	if (p == NULL) {
-		p = lnet_peer_create(d, a->prim);
-		if (p == NULL) {
-			return -ENOMEM;
-		}
-		p->mr = a->mr;
-	}
-	if (!a->not_configured) {
-		p->configured = true; /* configuring a peer traffic created makes it configured, as the kernel's */
-	}
-	if (a->lock_or_force && !p->locked) {
-		p->locked = true;
-		p->lock_ts = d->next_lock_ts++;
-	}
-	for (i = 0; i < a->n && rc == 0; i++) {
-		if (lnet_dir_find(d, &a->nids[i]) != p) {
-			rc = lnet_peer_append_nid(d, p, &a->nids[i]);
-		}
-	}
-	lnet_peer_publish(d, p);
-	lnet_peer_want_lpnis(d, p);
-	return rc;
+	return rc == 0 ? lnet_peer_add_nids(d, a) : rc;
 }
 
 struct lnet_peer *
@@ -770,6 +912,23 @@ lnet_ctl_peer_add_lock(const struct lnet_nid *prim, const struct lnet_nid *nids,
 	return rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_peer_add_on_mgmt, &a);
 }
 
+int
+lnet_ctl_peer_add_nids(const struct lnet_nid *prim, const struct lnet_nid *nids, unsigned int n,
+		       bool mr, bool lock_prim, char *err, size_t errlen)
+{
+	struct lnet_peer_add_args a = { lnet_instance(), prim, nids, n, mr, lock_prim, err, errlen,
+					false, true };
+
+	if (a.ln == NULL) {
+		return -ENETDOWN;
+	}
+	if (prim == NULL || lnet_nid_is_any(prim) || n == 0 || nids == NULL) {
+		snprintf(err, errlen, "a primary NID and NIDs are required");
+		return -EINVAL;
+	}
+	return rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_peer_add_on_mgmt, &a);
+}
+
 /*
  * LNetAddPeer's peer: as the kernel's lnet_add_peer_ni without
  * LNET_PEER_CONFIGURED, so discovery may add the peer's other NIDs to it.
@@ -786,14 +945,13 @@ lnet_peer_add_api(const struct lnet_nid *prim, bool mr, bool lock_prim, char *er
 	return rt_lcore_call(rt_mgmt_lcore(a.ln->rt), lnet_peer_add_on_mgmt, &a);
 }
 
+/* The kernel's lnet_del_peer_ni(), for the peer (no NIDs) or each of the NIDs in turn. */
 static int
-lnet_peer_del_on_mgmt(void *arg)
+lnet_peer_del_one(struct lnet_peer_dir *d, struct lnet_peer_add_args *a, const struct lnet_nid *nid)
 {
-	struct lnet_peer_add_args *a = arg;
-	struct lnet_peer_dir *d = lnet_peer_dir_get(a->ln);
+	struct lnet_peer *p = lnet_dir_find(d, a->prim);
 	char s[LNET_NIDSTR_SIZE];
-	struct lnet_peer *p = d == NULL ? NULL : lnet_dir_find(d, a->prim);
-	unsigned int i;
+	struct lnet_peer *owner;
 
 	if (p == NULL) {
 		snprintf(a->err, a->errlen, "no peer with primary NID %s",
@@ -801,43 +959,55 @@ lnet_peer_del_on_mgmt(void *arg)
 		return -ENOENT;
 	}
 	if (!lnet_nid_same(&p->nis[0], a->prim)) {
-		/* The kernel's answer to a NID that is not its peer's primary. */
 		snprintf(a->err, a->errlen, "%s is not the primary NID of peer %s",
 			 libcfs_nidstr_r(a->prim, s, sizeof(s)), libcfs_nidstr(&p->nis[0]));
 		return -ENODEV;
 	}
 	if (p->rtr_refs > 0) {
-		/* The kernel's: a gateway stays while a route names it. */
 		snprintf(a->err, a->errlen, "%s is a router. Can not be deleted", libcfs_nidstr(&p->nis[0]));
 		return -EBUSY;
 	}
-	if (a->n == 0 && p->locked && !a->lock_or_force) {
-		/* The kernel keeps a locked primary: only the other NIDs go. */
-		while (p->nnis > 1) {
-			lnet_peer_nid_remove(d, p, &p->nis[p->nnis - 1]);
+	if (nid == NULL || lnet_nid_same(nid, a->prim)) {
+		if (p->locked && !a->lock_or_force) {
+			/* lnet_reset_peer(): the locked primary stays, the other NIDs go. */
+			while (p->nnis > 1) {
+				lnet_peer_nid_remove(d, p, &p->nis[p->nnis - 1]);
+			}
+			lnet_peer_publish(d, p);
+		} else {
+			lnet_peer_delete(d, p, -EHOSTUNREACH);
 		}
-		lnet_peer_publish(d, p);
 		return 0;
 	}
-	if (a->n == 0) {
-		lnet_peer_delete(d, p, -EHOSTUNREACH);
-		return 0;
+	owner = lnet_dir_find(d, nid);
+	if (owner != p) {
+		snprintf(a->err, a->errlen, "%s is not a secondary NID of peer %s",
+			 libcfs_nidstr_r(nid, s, sizeof(s)), libcfs_nidstr(a->prim));
+		return owner != NULL ? -ECHILD : -ENOENT;
 	}
-	for (i = 0; i < a->n; i++) {
-		struct lnet_peer *owner = lnet_dir_find(d, &a->nids[i]);
-
-		if (owner != p || lnet_nid_same(&a->nids[i], a->prim)) {
-			/* The kernel's lnet_peer_del_nid(): another peer's NID is -ECHILD. */
-			snprintf(a->err, a->errlen, "%s is not a secondary NID of peer %s",
-				 libcfs_nidstr_r(&a->nids[i], s, sizeof(s)), libcfs_nidstr(a->prim));
-			return owner != NULL && owner != p ? -ECHILD : -ENOENT;
-		}
-	}
-	for (i = 0; i < a->n; i++) {
-		lnet_peer_nid_remove(d, p, &a->nids[i]);
-	}
+	lnet_peer_nid_remove(d, p, nid);
 	lnet_peer_publish(d, p);
 	return 0;
+}
+
+static int
+lnet_peer_del_on_mgmt(void *arg)
+{
+	struct lnet_peer_add_args *a = arg;
+	struct lnet_peer_dir *d = lnet_peer_dir_get(a->ln);
+	unsigned int i;
+	int rc = 0;
+
+	if (d == NULL) {
+		return -ENOMEM;
+	}
+	if (a->n == 0) {
+		return lnet_peer_del_one(d, a, NULL);
+	}
+	for (i = 0; i < a->n && rc == 0; i++) {
+		rc = lnet_peer_del_one(d, a, &a->nids[i]);
+	}
+	return rc;
 }
 
 int

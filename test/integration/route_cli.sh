@@ -236,8 +236,17 @@ routing_on() { "$ctl" --name "$1" routing show | grep -qx '    - enable: 1'; }
 check "b: routing show says enable: 1 within a few seconds (forwarding after 2 s)" eventually 10 routing_on "$b"
 { printf 'route:\n'; rt tcp1 "$gw@tcp" -1 0; rt tcp2 "$gw2@tcp" 2 5; } >"$work/want"
 check "b: route show -v after import" out_err 0 "$work/want" "$work/empty" route show -v
-sed 's/^    enable: 3$/    enable: 1/' "$work/backup.yaml" >"$work/backup_on.yaml"
-check "b: export --backup is a's, routing on" sh -c "'$ctl' --name '$b' export --backup | diff '$work/backup_on.yaml' -"
+# The file's peers are the gateways a's routes made, in order: b's route: section
+# made its own for $gw and $gw2, and the first peer add of peer:, over $gw's,
+# fails -EBUSY as 2.17's lnet_peer_add (a gateway's peer cannot be deleted and
+# made again); the kernel stops the section there and nobody reads its reply.
+# So $gw3 and $gw4 are not added, and $gw's and $gw2's stay as the routes made them.
+sed 's/^    enable: 3$/    enable: 1/' "$work/backup.yaml" |
+	awk -v g3="$gw3@tcp" -v g4="$gw4@tcp" '/^[a-z]/ { skip = 0 } /^-     primary nid: / { skip = ($4 == g3 || $4 == g4) } !skip' \
+	>"$work/backup_on.yaml"
+check "b: the peers of a's backup after the first one (a gateway of b's routes) were not added" sh -c \
+	"! grep -q '$gw3@tcp' '$work/backup_on.yaml' && grep -q 'primary nid: $gw2@tcp' '$work/backup_on.yaml'"
+check "b: export --backup is a's, routing on, without those peers" sh -c "'$ctl' --name '$b' export --backup | diff '$work/backup_on.yaml' -"
 "$ctl" --name "$b" export --backup >"$work/backup_b.yaml"
 
 # a fresh daemon: b's export imports back and exports the same

@@ -539,6 +539,46 @@ test_route_gateway_peer_gone(void **state)
 	}
 }
 
+/*
+ * peer add over a gateway's peer a route made (2.17's lnet_peer_add): the
+ * kernel would delete and make it again, but a gateway's peer NIs cannot
+ * be deleted, so the add fails -EBUSY and the peer stays as it was. As a
+ * NID of a configured peer (lnet_peer_add_nid) it moves, with its routes.
+ */
+static void
+test_peer_add_over_gateway(void **state)
+{
+	struct lnet_nid g1 = nid_on(TCP, G1);
+	struct lnet_nid pa = nid_on(TCP, PA);
+	struct lnet_ctl_route r;
+	struct lnet_ctl_peer p;
+	uint64_t next;
+	char err[128];
+
+	(void)state;
+	g1_route(true, LNET_NI_STATUS_UP);
+	assert_int_equal(lnet_ctl_peer_list(0, &g1, &p, 1, &next), 1);
+	assert_int_equal(p.state & LNET_CTL_PEER_CONFIGURED, 0);
+	assert_int_equal(lnet_ctl_peer_add(&g1, NULL, 0, true, err, sizeof(err)), -EBUSY);
+	assert_int_equal(lnet_ctl_peer_add(&g1, NULL, 0, p.mr, err, sizeof(err)), -EBUSY);
+	assert_int_equal(lnet_ctl_peer_list(0, &g1, &p, 1, &next), 1);
+	assert_int_equal(p.state & LNET_CTL_PEER_CONFIGURED, 0);
+	assert_int_equal(routes(&r, 1), 1);
+	assert_true(r.alive);
+	/* its undo, lnetctl's peer del: a router stays */
+	assert_int_equal(lnet_ctl_peer_del(&g1, NULL, 0, err, sizeof(err)), -EBUSY);
+
+	assert_int_equal(lnet_ctl_peer_add(&pa, NULL, 0, true, err, sizeof(err)), 0);
+	assert_int_equal(lnet_ctl_peer_add_nids(&pa, &g1, 1, true, false, err, sizeof(err)), 0);
+	settle();
+	assert_int_equal(lnet_ctl_peer_list(0, &g1, &p, 1, &next), 1);
+	assert_true(lnet_nid_same(&p.nis[0], &pa));
+	assert_int_equal(lnet_ctl_peer_del(&pa, NULL, 0, err, sizeof(err)), -EBUSY); /* its routes */
+	assert_int_equal(lnet_ctl_route_del(TCP5, &g1, err, sizeof(err)), 0);
+	settle();
+	assert_int_equal(lnet_ctl_peer_del(&pa, NULL, 0, err, sizeof(err)), 0);
+}
+
 /* A route deleted while its gateway's first ping is out: the answer finds no route. */
 static void
 test_route_deleted_during_gateway_ping(void **state)
@@ -1164,6 +1204,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_route_deleted_during_gateway_ping, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_route_gateway_peer_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_peer_add_over_gateway, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routed_put_goes_to_gateway, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routed_multi_rail_gateway, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routed_ack_goes_back_by_gateway, setup,
