@@ -194,12 +194,16 @@ rt_idle_rings_empty(struct rt_runtime *rt, const struct rt_waiter *w)
 static __attribute__((noinline, cold)) void
 rt_idle_overslept(struct rt_waiter *w, uint64_t over_us)
 {
+	struct timespec wall;
+
 	rt_stat_add(&w->oversleeps, 1);
 	if (over_us > w->oversleep_longest_us) {
 		__atomic_store_n(&w->oversleep_longest_us, over_us, __ATOMIC_RELAXED);
 	}
-	RT_LOG(WARNING, "thread %d woke %" PRIu64 " ms after its sleep was due: no CPU for it",
-	       w->tid, over_us / 1000);
+	clock_gettime(CLOCK_REALTIME, &wall); /* to be matched with other processes' logs */
+	RT_LOG(WARNING, "thread %d woke %" PRIu64 " ms after its sleep was due: no CPU for it "
+	       "(woke at %lld.%03ld)", w->tid, over_us / 1000, (long long)wall.tv_sec,
+	       wall.tv_nsec / 1000000);
 }
 
 void
