@@ -266,74 +266,54 @@ sft_msg_body_size(uint32_t type)
 	return end - SFT_MSG_HDR_SIZE;
 }
 
-/* One field from the wire into the message, swapped if the sender was. */
+/*
+ * One field of @p kind from @p src to @p dst, byte-swapped when @p swab:
+ * the same step reads the wire into the message and writes it back out.
+ */
 static void
-sft_field_read(const struct sft_field *f, const uint8_t *wire, struct sft_msg *m, bool swab)
+sft_field_copy(uint8_t kind, uint8_t *dst, const uint8_t *src, bool swab)
 {
-	uint8_t *host = (uint8_t *)m + f->host_off;
-	const uint8_t *src = wire + f->wire_off;
 	uint16_t v16;
 	uint32_t v32;
 	uint64_t v64;
 
-	switch (f->kind) {
+	switch (kind) {
 	case SFT_U8:
-		*host = *src;
+		*dst = *src;
 		break;
 	case SFT_U16:
 		memcpy(&v16, src, sizeof(v16));
 		v16 = swab ? __builtin_bswap16(v16) : v16;
-		memcpy(host, &v16, sizeof(v16));
+		memcpy(dst, &v16, sizeof(v16));
 		break;
 	case SFT_U32:
 		memcpy(&v32, src, sizeof(v32));
 		v32 = swab ? __builtin_bswap32(v32) : v32;
-		memcpy(host, &v32, sizeof(v32));
+		memcpy(dst, &v32, sizeof(v32));
 		break;
 	case SFT_U64:
 		memcpy(&v64, src, sizeof(v64));
 		v64 = swab ? __builtin_bswap64(v64) : v64;
-		memcpy(host, &v64, sizeof(v64));
+		memcpy(dst, &v64, sizeof(v64));
 		break;
 	default:
-		memcpy(host, src, SFT_NAME_SIZE);
+		memcpy(dst, src, SFT_NAME_SIZE);
 		break;
 	}
+}
+
+/* One field from the wire into the message, swapped if the sender was. */
+static void
+sft_field_read(const struct sft_field *f, const uint8_t *wire, struct sft_msg *m, bool swab)
+{
+	sft_field_copy(f->kind, (uint8_t *)m + f->host_off, wire + f->wire_off, swab);
 }
 
 /* One field of the message onto the wire, swapped on request. */
 static void
 sft_field_write(const struct sft_field *f, const struct sft_msg *m, uint8_t *wire, bool swab)
 {
-	const uint8_t *host = (const uint8_t *)m + f->host_off;
-	uint8_t *dst = wire + f->wire_off;
-	uint16_t v16;
-	uint32_t v32;
-	uint64_t v64;
-
-	switch (f->kind) {
-	case SFT_U8:
-		*dst = *host;
-		break;
-	case SFT_U16:
-		memcpy(&v16, host, sizeof(v16));
-		v16 = swab ? __builtin_bswap16(v16) : v16;
-		memcpy(dst, &v16, sizeof(v16));
-		break;
-	case SFT_U32:
-		memcpy(&v32, host, sizeof(v32));
-		v32 = swab ? __builtin_bswap32(v32) : v32;
-		memcpy(dst, &v32, sizeof(v32));
-		break;
-	case SFT_U64:
-		memcpy(&v64, host, sizeof(v64));
-		v64 = swab ? __builtin_bswap64(v64) : v64;
-		memcpy(dst, &v64, sizeof(v64));
-		break;
-	default:
-		memcpy(dst, host, SFT_NAME_SIZE);
-		break;
-	}
+	sft_field_copy(f->kind, wire + f->wire_off, (const uint8_t *)m + f->host_off, swab);
 }
 
 static void
