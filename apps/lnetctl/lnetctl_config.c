@@ -77,6 +77,13 @@ lnetctl_export(struct lnetctl_conn *c, bool backup)
  *   first failure ends the import there: what came before stays, the
  *   netlink replies are never read, and the status is that failure's.
  *
+ * A key that names no section, read after a netlink section, goes into
+ * its message, which then cannot be written: the import ends there with
+ * the emitter's "Writer error", neither applied. A YAML syntax error ends
+ * it where libyaml stops: what the events before it made whole took
+ * effect (a netlink section only if the next section's key was read),
+ * then libyaml's words alone; the netlink replies are not read.
+ *
  * What the kernel only finds out while carrying a message out (a NID that
  * does not parse, a bad hop count) therefore comes after the items and
  * sections ahead of it took effect. lnetcfg reads the file section by
