@@ -1381,6 +1381,66 @@ lnetcfg_section_reset(struct lnetcfg *cfg)
 	cfg->has_buffers = false;
 }
 
+/*
+ * The sections 2.17's import sends over netlink (jt_import's
+ * cmd_mappings): with --exec, ping: and discover: only.
+ */
+static bool
+lnetcfg_is_nl_section(const struct lnetcfg *cfg, const char *k)
+{
+	static const char *const add[] = { "peer", "route", "routing", "buffers", "numa" };
+	static const char *const exec[] = { "ping", "discover" };
+	unsigned int i;
+
+	for (i = 0; k != NULL && !cfg->import_exec && i < sizeof(add) / sizeof(add[0]); i++) {
+		if (strcmp(k, add[i]) == 0) {
+			return true;
+		}
+	}
+	for (i = 0; k != NULL && cfg->import_exec && i < sizeof(exec) / sizeof(exec[0]); i++) {
+		if (strcmp(k, exec[i]) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A key that begins a section of its own in jt_import (not one more global setting). */
+static bool
+lnetcfg_is_section(const struct lnetcfg *cfg, const char *k)
+{
+	return lnetcfg_is_nl_section(cfg, k) ||
+	       (k != NULL && (strcmp(k, "global") == 0 || strcmp(k, "net") == 0 ||
+			      strcmp(k, "ip2nets") == 0 || strcmp(k, "udsp") == 0));
+}
+
+/* A key handle_global_parameter refuses at once ("invalid key"). */
+static bool
+lnetcfg_unknown_key(const char *k)
+{
+	return k == NULL || lnetcfg_global_name(k) == NULL;
+}
+
+/*
+ * A top-level key that names one of the kernel's netlink multicast groups
+ * (lnet_mcast_grps, api-ni.c) but no section: in a netlink section's
+ * message, what the kernel then does with it is not modelled.
+ */
+static bool
+lnetcfg_is_nl_group(const char *k)
+{
+	static const char *const grps[] = { "ip2net", "ping", "discover", "cpt-of-nid",
+					    "dbg-recov", "fault" };
+	unsigned int i;
+
+	for (i = 0; k != NULL && i < sizeof(grps) / sizeof(grps[0]); i++) {
+		if (strcmp(k, grps[i]) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* One top-level "key: value"; the name of its kind of section. */
 static const char *
 lnetcfg_top_pair(struct lnetcfg_doc *d, const yaml_node_t *kn, const yaml_node_t *vn)
@@ -1389,6 +1449,15 @@ lnetcfg_top_pair(struct lnetcfg_doc *d, const yaml_node_t *kn, const yaml_node_t
 
 	if (k == NULL) {
 		LNETCFG_ERR(d, kn, "section names must be scalars");
+		return "global";
+	}
+	if (d->cfg->import_exec && lnetcfg_is_nl_section(d->cfg, k)) {
+		return k; /* ping:, discover: (not read here) */
+	}
+	if (d->cfg->import_exec && (strcmp(k, "peer") == 0 || strcmp(k, "route") == 0 ||
+				    strcmp(k, "routing") == 0 || strcmp(k, "buffers") == 0 ||
+				    strcmp(k, "numa") == 0)) {
+		lnetcfg_global_pair(d, kn, vn); /* --exec: find_command_mapping knows them not */
 		return "global";
 	}
 	if (strcmp(k, "net") == 0) {
@@ -1421,51 +1490,6 @@ lnetcfg_top_pair(struct lnetcfg_doc *d, const yaml_node_t *kn, const yaml_node_t
 	return k;
 }
 
-/* The sections 2.17's import sends over netlink (jt_import's cmd_mappings). */
-static bool
-lnetcfg_is_nl_section(const char *k)
-{
-	return k != NULL && (strcmp(k, "peer") == 0 || strcmp(k, "route") == 0 ||
-			     strcmp(k, "routing") == 0 || strcmp(k, "buffers") == 0 ||
-			     strcmp(k, "numa") == 0);
-}
-
-/* A key that begins a section of its own in jt_import (not one more global setting). */
-static bool
-lnetcfg_is_section(const char *k)
-{
-	return lnetcfg_is_nl_section(k) ||
-	       (k != NULL && (strcmp(k, "global") == 0 || strcmp(k, "net") == 0 ||
-			      strcmp(k, "ip2nets") == 0 || strcmp(k, "udsp") == 0));
-}
-
-/* A key handle_global_parameter refuses at once ("invalid key"). */
-static bool
-lnetcfg_unknown_key(const char *k)
-{
-	return k == NULL || lnetcfg_global_name(k) == NULL;
-}
-
-/*
- * A top-level key that names one of the kernel's netlink multicast groups
- * (lnet_mcast_grps, api-ni.c) but no section: in a netlink section's
- * message, what the kernel then does with it is not modelled.
- */
-static bool
-lnetcfg_is_nl_group(const char *k)
-{
-	static const char *const grps[] = { "ip2net", "ping", "discover", "cpt-of-nid",
-					    "dbg-recov", "fault" };
-	unsigned int i;
-
-	for (i = 0; k != NULL && i < sizeof(grps) / sizeof(grps[0]); i++) {
-		if (strcmp(k, grps[i]) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
 static int
 lnetcfg_top(struct lnetcfg_doc *d, const yaml_node_t *root)
 {
@@ -1494,11 +1518,11 @@ lnetcfg_top(struct lnetcfg_doc *d, const yaml_node_t *root)
 		 * no multicast group of its name and the message is not sent.
 		 */
 		name = lnetcfg_scalar(lnetcfg_node(d, p->key));
-		if (d->cfg->section != NULL && lnetcfg_is_nl_section(name)) {
+		if (d->cfg->section != NULL && lnetcfg_is_nl_section(d->cfg, name)) {
 			for (; end < root->data.mapping.pairs.top; end++) {
 				const char *k = lnetcfg_scalar(lnetcfg_node(d, end->key));
 
-				if (lnetcfg_is_section(k)) {
+				if (lnetcfg_is_section(d->cfg, k)) {
 					break;
 				}
 				merged = merged || !lnetcfg_is_nl_group(k);
@@ -1726,14 +1750,14 @@ lnetcfg_parse_cut(struct lnetcfg_doc *d, const char *text, size_t len, char *msg
 	/* the kernel's op: the last section key read was a netlink one */
 	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
 		last = lnetcfg_scalar(lnetcfg_node(d, p->key));
-		if (lnetcfg_is_section(last)) {
-			nl = lnetcfg_is_nl_section(last);
+		if (lnetcfg_is_section(d->cfg, last)) {
+			nl = lnetcfg_is_nl_section(d->cfg, last);
 		}
 	}
 	d->cut = true;
 	d->flushed = c.doc_end || (c.depth == 1 && c.key[0] != 0 &&
-				   lnetcfg_is_section(lnetcfg_scalar(lnetcfg_node(d, c.key[0]))));
-	if (c.depth >= 2 && !lnetcfg_is_nl_section(last)) {
+				   lnetcfg_is_section(d->cfg, lnetcfg_scalar(lnetcfg_node(d, c.key[0]))));
+	if (c.depth >= 2 && !lnetcfg_is_nl_section(d->cfg, last)) {
 		/* a section part-way: its value is open */
 		sec = yaml_document_get_node(&d->doc, c.open[1]);
 		if (c.depth >= 3 && sec->type == YAML_SEQUENCE_NODE) {
@@ -1759,7 +1783,7 @@ lnetcfg_parse_cut(struct lnetcfg_doc *d, const char *text, size_t len, char *msg
 		/* a key read, not its value: after a netlink section, it went into its message */
 		const char *k = lnetcfg_scalar(lnetcfg_node(d, c.key[0]));
 
-		if (!lnetcfg_is_section(k) && !nl && lnetcfg_unknown_key(k)) {
+		if (!lnetcfg_is_section(d->cfg, k) && !nl && lnetcfg_unknown_key(k)) {
 			yaml_document_append_mapping_pair(
 				&d->doc, c.open[0], c.key[0],
 				yaml_document_add_scalar(&d->doc, NULL, (yaml_char_t *)"", 0,

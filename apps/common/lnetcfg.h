@@ -144,6 +144,12 @@ struct lnetcfg {
 	 * index (as the kernel's import --del reads it), its descriptors unchecked.
 	 */
 	bool udsp_del;
+	/*
+	 * Set before parsing for import --exec: ping: and discover: are then
+	 * the netlink sections, and peer:, route:, routing:, buffers: and
+	 * numa: keys read as global settings (2.17's find_command_mapping).
+	 */
+	bool import_exec;
 	struct lnetcfg_udsp *udsps;     /* in file order */
 	unsigned int nudsps;
 	unsigned int udsps_cap;

@@ -206,6 +206,24 @@ check "... no route" no_route
 file cutdel 'peer:\n    - primary nid: 10.9.5.1@tcp\n    - primary nid: 10.9.5.3@tcp\n    - primary nid: 10.9.5.4@tcp\n'
 check "import --del of the peers left" out_err 0 "$work/empty" "$work/empty" import --del "$work/cutdel.yaml"
 
+# --- import --exec (jt_import, cmd 'e': find_command_mapping knows ping: and discover: only) ---
+file ex1 'global:\n    retry_count: 3\n    discovery: 0\nudsp:\n    - idx: 0\n      src: tcp\n      action:\n          priority: 1\n'
+check "--exec: global: read, not set; udsp: added, as handle_udsp_sequences with NLM_F_CREATE" sh -c \
+	"'$ctl' --name '$a' import --exec '$work/ex1.yaml' >'$work/o' 2>&1 && [ ! -s '$work/o' ] && '$ctl' --name '$a' global show | grep -qx '    retry_count: 7' && '$ctl' --name '$a' global show | grep -qx '    discovery: 1' && '$ctl' --name '$a' udsp show | grep -q 'src: tcp'"
+check "-d -e: the flags of -d stay: udsp: deleted by idx" sh -c \
+	"'$ctl' --name '$a' import -d -e '$work/ex1.yaml' && [ -z \"\$('$ctl' --name '$a' udsp show)\" ]"
+file ex2 'retry_count: 4\npeer:\n    - primary nid: 10.9.5.6@tcp\n'
+nl add "invalid key 'peer'" -22
+check "--exec: peer: is one more global key: handle_global_parameter's block" out_err 234 "$work/empty" "$work/want" import --exec "$work/ex2.yaml"
+check "... no peer, retry_count not set" sh -c \
+	"! '$ctl' --name '$a' peer show | grep -q '10.9.5.6@tcp' && '$ctl' --name '$a' global show | grep -qx '    retry_count: 7'"
+file ex3 'global:\n    retry_count: x\n'
+nl add "invalid value 'x' for key 'retry_count'" -22
+check "--exec: a value that is no number: yaml_lnet_extract_long's block all the same" out_err 234 "$work/empty" "$work/want" import --exec "$work/ex3.yaml"
+file ex4 'ping:\n    - primary nid: 10.9.5.6@tcp\nretry_count: 3\n'
+printf 'Writer error: Netlink group does not exist\n' >"$work/want"
+check "--exec: a key after ping:: into its message, as after a netlink section" out_err 234 "$work/empty" "$work/want" import --exec "$work/ex4.yaml"
+
 # --- debug peer (jt_show_peer_debug_info) and debug recovery ---
 printf 'debug:\n    - peer:\n          errno: -22\n          descr: --nid must be specified\n' >"$work/want"
 check "debug peer without --nid: the library's block, descr unquoted, exit 234" out_err 234 "$work/empty" "$work/want" debug peer
