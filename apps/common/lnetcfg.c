@@ -1548,7 +1548,10 @@ lnetcfg_top(struct lnetcfg_doc *d, const yaml_node_t *root)
 	return rc;
 }
 
-/* libyaml's complaint as the kernel's lnetctl words it (yaml_parser_log_error): "Parser error: ... at line L, column C". */
+/*
+ * libyaml's complaint as the kernel's lnetctl words it
+ * (yaml_parser_log_error): "Parser error: ... at line L, column C".
+ */
 static void
 lnetcfg_syntax_msg(const yaml_parser_t *parser, char *msg, size_t len)
 {
