@@ -192,6 +192,12 @@ check "cut in the second udsp: rule" out_err 234 "$work/empty" "$work/want" impo
 check "... the first rule added, not the second" sh -c \
 	"'$ctl' --name '$a' udsp show | grep -q 'src: tcp' && ! '$ctl' --name '$a' udsp show | grep -q o2ib && '$ctl' --name '$a' udsp del --idx 0"
 
+printf "net:\n    - net type: tcp5\n      local NI(s):\n        - nid: ${lip%.*}.93@tcp5\n    - net type: tcp6\n      local NI(s):\n        - nid: ${lip%.*}.94@tcp6\n          bad: [\n" >"$work/cut6.yaml"
+syn Parser "while parsing a flow node at line 9, column 1" "did not find expected node content at line 9, column 1"
+check "cut in the second net: item" out_err 234 "$work/empty" "$work/want" import "$work/cut6.yaml"
+check "... the first NI configured (handle_net_config_sequence at its mapping's end), not the second" sh -c \
+	"'$ctl' --name '$a' net show | grep -q 'nid: ${lip%.*}.93@tcp5' && ! '$ctl' --name '$a' net show | grep -q '@tcp6' && '$ctl' --name '$a' net del --net tcp5"
+
 # --- a top-level key after a netlink section goes into its message (yaml_netlink_write_handler) ---
 printf 'Writer error: Netlink group does not exist\n' >"$work/want"
 file wr1 'peer:\n    - primary nid: 10.9.5.5@tcp\nretry_count: 1\n'
