@@ -28,6 +28,13 @@ const char *const lnetcfg_rtr_pool_names[LNETCFG_RTR_POOLS] = { "tiny", "small",
 struct lnetcfg_doc {
 	struct lnetcfg *cfg;
 	yaml_document_t doc;
+	/*
+	 * A file libyaml failed part-way (cut): the pairs read so far;
+	 * flushed when what was read last ends a netlink section (the next
+	 * section's key, the end of the document), always so for a whole file.
+	 */
+	bool cut;
+	bool flushed;
 };
 
 void
@@ -1374,6 +1381,66 @@ lnetcfg_section_reset(struct lnetcfg *cfg)
 	cfg->has_buffers = false;
 }
 
+/*
+ * The sections 2.17's import sends over netlink (jt_import's
+ * cmd_mappings): with --exec, ping: and discover: only.
+ */
+static bool
+lnetcfg_is_nl_section(const struct lnetcfg *cfg, const char *k)
+{
+	static const char *const add[] = { "peer", "route", "routing", "buffers", "numa" };
+	static const char *const exec[] = { "ping", "discover" };
+	unsigned int i;
+
+	for (i = 0; k != NULL && !cfg->import_exec && i < sizeof(add) / sizeof(add[0]); i++) {
+		if (strcmp(k, add[i]) == 0) {
+			return true;
+		}
+	}
+	for (i = 0; k != NULL && cfg->import_exec && i < sizeof(exec) / sizeof(exec[0]); i++) {
+		if (strcmp(k, exec[i]) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A key that begins a section of its own in jt_import (not one more global setting). */
+static bool
+lnetcfg_is_section(const struct lnetcfg *cfg, const char *k)
+{
+	return lnetcfg_is_nl_section(cfg, k) ||
+	       (k != NULL && (strcmp(k, "global") == 0 || strcmp(k, "net") == 0 ||
+			      strcmp(k, "ip2nets") == 0 || strcmp(k, "udsp") == 0));
+}
+
+/* A key handle_global_parameter refuses at once ("invalid key"). */
+static bool
+lnetcfg_unknown_key(const char *k)
+{
+	return k == NULL || lnetcfg_global_name(k) == NULL;
+}
+
+/*
+ * A top-level key that names one of the kernel's netlink multicast groups
+ * (lnet_mcast_grps, api-ni.c) but no section: in a netlink section's
+ * message, what the kernel then does with it is not modelled.
+ */
+static bool
+lnetcfg_is_nl_group(const char *k)
+{
+	static const char *const grps[] = { "ip2net", "ping", "discover", "cpt-of-nid",
+					    "dbg-recov", "fault" };
+	unsigned int i;
+
+	for (i = 0; k != NULL && i < sizeof(grps) / sizeof(grps[0]); i++) {
+		if (strcmp(k, grps[i]) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* One top-level "key: value"; the name of its kind of section. */
 static const char *
 lnetcfg_top_pair(struct lnetcfg_doc *d, const yaml_node_t *kn, const yaml_node_t *vn)
@@ -1382,6 +1449,15 @@ lnetcfg_top_pair(struct lnetcfg_doc *d, const yaml_node_t *kn, const yaml_node_t
 
 	if (k == NULL) {
 		LNETCFG_ERR(d, kn, "section names must be scalars");
+		return "global";
+	}
+	if (d->cfg->import_exec && lnetcfg_is_nl_section(d->cfg, k)) {
+		return k; /* ping:, discover: (not read here) */
+	}
+	if (d->cfg->import_exec && (strcmp(k, "peer") == 0 || strcmp(k, "route") == 0 ||
+				    strcmp(k, "routing") == 0 || strcmp(k, "buffers") == 0 ||
+				    strcmp(k, "numa") == 0)) {
+		lnetcfg_global_pair(d, kn, vn); /* --exec: find_command_mapping knows them not */
 		return "global";
 	}
 	if (strcmp(k, "net") == 0) {
@@ -1423,47 +1499,301 @@ lnetcfg_top(struct lnetcfg_doc *d, const yaml_node_t *root)
 	if (root == NULL) {
 		return 0; /* an empty file configures nothing */
 	}
+	d->flushed = d->flushed || !d->cut;
 	if (root->type != YAML_MAPPING_NODE) {
 		LNETCFG_ERR(d, root, "expected a mapping of sections (net, peer, global, ...)");
 		return d->cfg->section != NULL ? d->cfg->section(d->cfg, "", d->cfg->arg) : 0;
 	}
 	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top && rc == 0; p++) {
+		yaml_node_pair_t *end = p + 1;
+		bool merged = false;
 		const char *name;
 
+		/*
+		 * jt_import sends a netlink section's message when the next
+		 * section's key is read (complete_and_setup_emitter, or
+		 * yaml_netlink_complete_emitter ahead of udsp:, net:, ip2nets:,
+		 * global:) or the document ends; any other key read before then
+		 * goes into the message, where yaml_netlink_write_handler finds
+		 * no multicast group of its name and the message is not sent.
+		 */
+		name = lnetcfg_scalar(lnetcfg_node(d, p->key));
+		if (d->cfg->section != NULL && lnetcfg_is_nl_section(d->cfg, name)) {
+			for (; end < root->data.mapping.pairs.top; end++) {
+				const char *k = lnetcfg_scalar(lnetcfg_node(d, end->key));
+
+				if (lnetcfg_is_section(d->cfg, k)) {
+					break;
+				}
+				merged = merged || !lnetcfg_is_nl_group(k);
+			}
+			if (end == root->data.mapping.pairs.top && d->cut && !d->flushed) {
+				break; /* never sent: libyaml failed first */
+			}
+			if (merged) {
+				lnetcfg_section_reset(d->cfg);
+				rc = d->cfg->section(d->cfg, LNETCFG_WRITER_ERROR, d->cfg->arg);
+				break;
+			}
+		}
 		if (d->cfg->section != NULL) {
 			lnetcfg_section_reset(d->cfg);
 		}
 		name = lnetcfg_top_pair(d, lnetcfg_node(d, p->key), lnetcfg_node(d, p->value));
 		if (d->cfg->section != NULL) {
 			rc = d->cfg->section(d->cfg, name, d->cfg->arg);
+			p = end - 1; /* a group's key in the message: not read as a setting */
 		}
 	}
 	return rc;
 }
 
-/* libyaml's complaint as the kernel's lnetctl words it: "Parser error: ... at line L, column C". */
+/*
+ * libyaml's complaint as the kernel's lnetctl words it
+ * (yaml_parser_log_error): "Parser error: ... at line L, column C".
+ */
 static void
-lnetcfg_syntax_error(struct lnetcfg *cfg, const yaml_parser_t *parser)
+lnetcfg_syntax_msg(const yaml_parser_t *parser, char *msg, size_t len)
 {
 	const char *kind = parser->error == YAML_SCANNER_ERROR ? "Scanner" :
 			   parser->error == YAML_PARSER_ERROR ? "Parser" : "Reader";
 	const char *problem = parser->problem != NULL ? parser->problem : "malformed YAML";
-	char msg[512];
 
 	if (parser->context != NULL) {
-		snprintf(msg, sizeof(msg), "%s error: %s at line %zu, column %zu\n%s at line %zu, column %zu",
+		snprintf(msg, len, "%s error: %s at line %zu, column %zu\n%s at line %zu, column %zu",
 			 kind, parser->context, parser->context_mark.line + 1,
 			 parser->context_mark.column + 1, problem, parser->problem_mark.line + 1,
 			 parser->problem_mark.column + 1);
 	} else {
-		snprintf(msg, sizeof(msg), "%s error: %s at line %zu, column %zu", kind, problem,
+		snprintf(msg, len, "%s error: %s at line %zu, column %zu", kind, problem,
 			 parser->problem_mark.line + 1, parser->problem_mark.column + 1);
 	}
+}
+
+static void
+lnetcfg_syntax_report(struct lnetcfg *cfg, const char *msg)
+{
 	cfg->nerrors++;
 	cfg->syntax = true;
 	if (cfg->report != NULL) {
 		cfg->report(cfg->arg, msg);
 	}
+}
+
+#define LNETCFG_DEPTH 64
+
+/*
+ * The first document of a file libyaml stops reading part-way, as far as
+ * its events went: the nodes its events opened and closed, in a document
+ * as yaml_parser_load builds one, with what was left open when it failed.
+ */
+struct lnetcfg_compose {
+	yaml_node_item_t open[LNETCFG_DEPTH];  /* the nodes not yet closed, outermost first */
+	yaml_node_item_t key[LNETCFG_DEPTH];   /* an open mapping's key awaiting its value */
+	int depth;
+	bool doc_end;
+	struct {
+		char *name;
+		yaml_node_item_t id;
+	} anchors[32];
+	unsigned int nanchors;
+};
+
+static bool
+lnetcfg_compose_attach(yaml_document_t *doc, struct lnetcfg_compose *c, yaml_node_item_t id)
+{
+	yaml_node_item_t parent;
+
+	if (c->depth == 0) {
+		return id == 1; /* the root */
+	}
+	parent = c->open[c->depth - 1];
+	if (yaml_document_get_node(doc, parent)->type == YAML_SEQUENCE_NODE) {
+		return yaml_document_append_sequence_item(doc, parent, id) != 0;
+	}
+	if (c->key[c->depth - 1] == 0) {
+		c->key[c->depth - 1] = id;
+		return true;
+	}
+	if (!yaml_document_append_mapping_pair(doc, parent, c->key[c->depth - 1], id)) {
+		return false;
+	}
+	c->key[c->depth - 1] = 0;
+	return true;
+}
+
+static void
+lnetcfg_compose_anchor(struct lnetcfg_compose *c, const yaml_char_t *anchor, yaml_node_item_t id)
+{
+	if (anchor != NULL && c->nanchors < sizeof(c->anchors) / sizeof(c->anchors[0])) {
+		c->anchors[c->nanchors].name = strdup((const char *)anchor);
+		c->anchors[c->nanchors++].id = id;
+	}
+}
+
+/* One event into the document: false when it cannot go in (then the file is read as a whole). */
+static bool
+lnetcfg_compose_event(yaml_document_t *doc, struct lnetcfg_compose *c, const yaml_event_t *ev)
+{
+	yaml_node_item_t id = 0;
+	unsigned int i;
+
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		id = yaml_document_add_scalar(doc, NULL, ev->data.scalar.value,
+					      (int)ev->data.scalar.length, ev->data.scalar.style);
+		lnetcfg_compose_anchor(c, ev->data.scalar.anchor, id);
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		if (c->depth == LNETCFG_DEPTH) {
+			return false;
+		}
+		id = ev->type == YAML_SEQUENCE_START_EVENT ?
+			     yaml_document_add_sequence(doc, NULL, ev->data.sequence_start.style) :
+			     yaml_document_add_mapping(doc, NULL, ev->data.mapping_start.style);
+		lnetcfg_compose_anchor(c, ev->type == YAML_SEQUENCE_START_EVENT ?
+						  ev->data.sequence_start.anchor :
+						  ev->data.mapping_start.anchor, id);
+		break;
+	case YAML_ALIAS_EVENT:
+		for (i = c->nanchors; i > 0; i--) {
+			if (strcmp(c->anchors[i - 1].name, (const char *)ev->data.alias.anchor) == 0) {
+				return lnetcfg_compose_attach(doc, c, c->anchors[i - 1].id);
+			}
+		}
+		return false;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		c->depth--;
+		return true;
+	case YAML_DOCUMENT_END_EVENT:
+		c->doc_end = true;
+		return true;
+	case YAML_DOCUMENT_START_EVENT:
+		return !c->doc_end;
+	default:
+		return true;
+	}
+	if (id == 0) {
+		return false;
+	}
+	yaml_document_get_node(doc, id)->start_mark = ev->start_mark;
+	yaml_document_get_node(doc, id)->end_mark = ev->end_mark;
+	if (!lnetcfg_compose_attach(doc, c, id)) {
+		return false;
+	}
+	if (ev->type != YAML_SCALAR_EVENT) {
+		c->key[c->depth] = 0;
+		c->open[c->depth++] = id;
+	}
+	return true;
+}
+
+/*
+ * What 2.17's jt_import has done when libyaml fails part-way: it acts on
+ * the events as they come. A global setting (of global: or the top level)
+ * is set once its value is read; a net: or ip2nets: item is configured,
+ * and a udsp: rule added, at the end of its mapping; a netlink section
+ * (peer:, route:, routing:, buffers:, numa:) is sent when the key of the
+ * next section is read, or at the end of the document, so the one being
+ * read when the parser fails, or the last one read, is never sent. A
+ * key read whose value is not, that handle_global_parameter does not
+ * know, is its "invalid key" before the parser goes on. This prunes the
+ * document read so far to that, the sections then go to section() as
+ * usual, and the syntax error is reported after them; -1 when the events
+ * do not make a document (the file is then not applied at all).
+ */
+static int
+lnetcfg_parse_cut(struct lnetcfg_doc *d, const char *text, size_t len, char *msg, size_t msglen)
+{
+	struct lnetcfg_compose c = { .depth = 0 };
+	yaml_node_t *root = NULL;
+	yaml_node_t *sec = NULL;
+	const char *last = NULL;
+	bool nl = false;
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	yaml_node_pair_t *p;
+	unsigned int i;
+	int rc = -1;
+
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_document_initialize(&d->doc, NULL, NULL, NULL, 1, 1)) {
+		yaml_parser_delete(&parser);
+		return -1;
+	}
+	for (;;) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			rc = 0;
+			break;
+		}
+		if (ev.type == YAML_STREAM_END_EVENT || !lnetcfg_compose_event(&d->doc, &c, &ev)) {
+			yaml_event_delete(&ev);
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	if (rc == 0) {
+		lnetcfg_syntax_msg(&parser, msg, msglen);
+	}
+	yaml_parser_delete(&parser);
+	for (i = 0; i < c.nanchors; i++) {
+		free(c.anchors[i].name);
+	}
+	root = yaml_document_get_root_node(&d->doc);
+	if (rc != 0 || (root != NULL && root->type != YAML_MAPPING_NODE)) {
+		yaml_document_delete(&d->doc);
+		return -1; /* not read as the kernel's import reads it: nothing applied */
+	}
+	if (root == NULL) {
+		return 0; /* no section read */
+	}
+	/* the kernel's op: the last section key read was a netlink one */
+	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		last = lnetcfg_scalar(lnetcfg_node(d, p->key));
+		if (lnetcfg_is_section(d->cfg, last)) {
+			nl = lnetcfg_is_nl_section(d->cfg, last);
+		}
+	}
+	d->cut = true;
+	d->flushed = c.doc_end || (c.depth == 1 && c.key[0] != 0 &&
+				   lnetcfg_is_section(d->cfg, lnetcfg_scalar(lnetcfg_node(d, c.key[0]))));
+	if (c.depth >= 2 && !lnetcfg_is_nl_section(d->cfg, last)) {
+		/* a section part-way: its value is open */
+		sec = yaml_document_get_node(&d->doc, c.open[1]);
+		if (c.depth >= 3 && sec->type == YAML_SEQUENCE_NODE) {
+			sec->data.sequence.items.top--; /* the item being read */
+		} else if (c.depth >= 3 && c.key[1] == 0) {
+			/* the setting being read: its key, when handle_global_parameter refuses it */
+			yaml_node_pair_t *last_pair = sec->data.mapping.pairs.top - 1;
+
+			if (lnetcfg_unknown_key(lnetcfg_scalar(lnetcfg_node(d, last_pair->key)))) {
+				last_pair->value = yaml_document_add_scalar(
+					&d->doc, NULL, (yaml_char_t *)"", 0, YAML_PLAIN_SCALAR_STYLE);
+			} else {
+				sec->data.mapping.pairs.top--;
+			}
+		} else if (c.depth == 2 && sec->type == YAML_MAPPING_NODE && c.key[1] != 0 &&
+			   lnetcfg_unknown_key(lnetcfg_scalar(lnetcfg_node(d, c.key[1])))) {
+			yaml_document_append_mapping_pair(
+				&d->doc, c.open[1], c.key[1],
+				yaml_document_add_scalar(&d->doc, NULL, (yaml_char_t *)"", 0,
+							 YAML_PLAIN_SCALAR_STYLE));
+		}
+	} else if (c.depth == 1 && c.key[0] != 0) {
+		/* a key read, not its value: after a netlink section, it went into its message */
+		const char *k = lnetcfg_scalar(lnetcfg_node(d, c.key[0]));
+
+		if (!lnetcfg_is_section(d->cfg, k) && !nl && lnetcfg_unknown_key(k)) {
+			yaml_document_append_mapping_pair(
+				&d->doc, c.open[0], c.key[0],
+				yaml_document_add_scalar(&d->doc, NULL, (yaml_char_t *)"", 0,
+							 YAML_PLAIN_SCALAR_STYLE));
+		}
+	}
+	return 0;
 }
 
 int
@@ -1476,8 +1806,20 @@ lnetcfg_parse(struct lnetcfg *cfg, const char *text, size_t len)
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &d.doc)) {
-		lnetcfg_syntax_error(cfg, &parser);
+		char msg[512];
+
+		lnetcfg_syntax_msg(&parser, msg, sizeof(msg));
 		yaml_parser_delete(&parser);
+		if (cfg->section != NULL && lnetcfg_parse_cut(&d, text, len, msg, sizeof(msg)) == 0) {
+			/* what 2.17's import did before libyaml failed, then its words */
+			rc = lnetcfg_top(&d, yaml_document_get_root_node(&d.doc));
+			yaml_document_delete(&d.doc);
+			if (rc != 0) {
+				return rc;
+			}
+			lnetcfg_section_reset(cfg);
+		}
+		lnetcfg_syntax_report(cfg, msg);
 		return -EINVAL;
 	}
 	rc = lnetcfg_top(&d, yaml_document_get_root_node(&d.doc));

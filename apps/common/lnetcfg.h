@@ -144,6 +144,12 @@ struct lnetcfg {
 	 * index (as the kernel's import --del reads it), its descriptors unchecked.
 	 */
 	bool udsp_del;
+	/*
+	 * Set before parsing for import --exec: ping: and discover: are then
+	 * the netlink sections, and peer:, route:, routing:, buffers: and
+	 * numa: keys read as global settings (2.17's find_command_mapping).
+	 */
+	bool import_exec;
 	struct lnetcfg_udsp *udsps;     /* in file order */
 	unsigned int nudsps;
 	unsigned int udsps_cap;
@@ -175,11 +181,20 @@ struct lnetcfg {
 	 */
 	int (*section)(struct lnetcfg *cfg, const char *name, void *arg);
 	/*
+	 * section()'s name LNETCFG_WRITER_ERROR: a key that is no section
+	 * follows a netlink one (peer:, route:, routing:, buffers:, numa:).
+	 * 2.17's import puts it into that section's netlink message, which
+	 * then cannot be written (no multicast group of its name): neither
+	 * is applied, and the import ends there.
+	 */
+	/*
 	 * The section's list ends here without an error: 2.17's kernel stops
 	 * reading peer: at an item with no primary NID and reports success.
 	 */
 	bool cut;
 };
+
+#define LNETCFG_WRITER_ERROR "\x01writer"
 
 /* The global settings a file may name, in `global show` order. */
 extern const char *const lnetcfg_global_keys[];

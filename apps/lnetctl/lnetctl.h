@@ -168,7 +168,7 @@ int lnetctl_capture(struct lnetctl_conn *c, int argc, char **argv);
 
 /* lnetctl_config.c */
 int lnetctl_export(struct lnetctl_conn *c, bool backup);
-int lnetctl_import(struct lnetctl_conn *c, const char *file, bool del);
+int lnetctl_import(struct lnetctl_conn *c, const char *file, bool del, bool exec);
 /* Delete every NI but 0@lo. */
 int lnetctl_unconfigure(struct lnetctl_conn *c);
 

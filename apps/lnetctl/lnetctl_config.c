@@ -77,6 +77,13 @@ lnetctl_export(struct lnetctl_conn *c, bool backup)
  *   first failure ends the import there: what came before stays, the
  *   netlink replies are never read, and the status is that failure's.
  *
+ * A key that names no section, read after a netlink section, goes into
+ * its message, which then cannot be written: the import ends there with
+ * the emitter's "Writer error", neither applied. A YAML syntax error ends
+ * it where libyaml stops: what the events before it made whole took
+ * effect (a netlink section only if the next section's key was read),
+ * then libyaml's words alone; the netlink replies are not read.
+ *
  * What the kernel only finds out while carrying a message out (a NID that
  * does not parse, a bad hop count) therefore comes after the items and
  * sections ahead of it took effect. lnetcfg reads the file section by
@@ -86,6 +93,7 @@ lnetctl_export(struct lnetctl_conn *c, bool backup)
 struct lnetctl_import {
 	struct lnetctl_conn *c;
 	bool del;
+	bool exec;              /* --exec: global settings read, not applied */
 	char first[512];        /* the section's first error, lnetcfg's located words */
 	unsigned int nerrs;
 	bool nl_sent;           /* a netlink section went before */
@@ -507,7 +515,8 @@ lnetctl_import_read_error(struct lnetctl_import *imp, const struct lnetcfg *cfg)
 static bool
 lnetctl_import_is_nl(const char *name)
 {
-	static const char *const nl[] = { "peer", "route", "routing", "buffers", "numa" };
+	static const char *const nl[] = { "peer", "route", "routing", "buffers", "numa", "ping",
+					  "discover" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(nl) / sizeof(nl[0]); i++) {
@@ -530,6 +539,21 @@ lnetctl_import_section(struct lnetcfg *cfg, const char *name, void *arg)
 	unsigned int i;
 	int rc = 0;
 
+	if (strcmp(name, LNETCFG_WRITER_ERROR) == 0) {
+		/*
+		 * jt_import's emitter_error: yaml_emitter_log_error's words
+		 * for yaml_netlink_write_handler's failure; the replies to the
+		 * sections sent before are not read.
+		 */
+		fprintf(stderr, "Writer error: Netlink group does not exist\n");
+		return -EINVAL;
+	}
+	if (imp->exec && lnetctl_import_is_nl(name)) {
+		/* ping: or discover: (LNET_CMD_PING): not built yet */
+		lnetctl_print_error(imp->del ? "del" : "add", "import", -EOPNOTSUPP,
+				    "import --exec: ping and discover not supported by lnetd-pmd yet");
+		return -EOPNOTSUPP;
+	}
 	if (lnetctl_import_is_nl(name)) {
 		rc = lnetctl_import_nl_items(imp, cfg, name, descr, sizeof(descr));
 		if (rc == 0 && cfg->nerrors > 0 && cfg->kerr != 0 && !cfg->kerr_silent) {
@@ -557,8 +581,8 @@ lnetctl_import_section(struct lnetcfg *cfg, const char *name, void *arg)
 			rc = lnetctl_import_ni(imp->c, &cfg->nis[i], !imp->del);
 		}
 	} else if (strcmp(name, "global") == 0) {
-		/* yaml_import_global_settings: a refusal ends it, nothing printed */
-		for (i = 0; rc == 0 && i < cfg->nglobals; i++) {
+		/* yaml_import_global_settings: a refusal ends it, nothing printed; --exec sets nothing */
+		for (i = 0; rc == 0 && !imp->exec && i < cfg->nglobals; i++) {
 			rc = lnetctl_import_global(imp->c, &cfg->globals[i], imp->del);
 		}
 	} else if (strcmp(name, "udsp") == 0 && imp->del) {
@@ -574,15 +598,16 @@ lnetctl_import_section(struct lnetcfg *cfg, const char *name, void *arg)
 }
 
 int
-lnetctl_import(struct lnetctl_conn *c, const char *file, bool del)
+lnetctl_import(struct lnetctl_conn *c, const char *file, bool del, bool exec)
 {
-	struct lnetctl_import imp = { .c = c, .del = del };
+	struct lnetctl_import imp = { .c = c, .del = del, .exec = exec };
 	struct lnetcfg cfg;
 	int rc;
 
 	lnetcfg_init(&cfg, file, lnetctl_import_report, &imp);
 	cfg.warn = lnetctl_import_warn;
 	cfg.udsp_del = del;
+	cfg.import_exec = exec;
 	cfg.section = lnetctl_import_section;
 	rc = lnetcfg_parse_file(&cfg, file);
 	if (rc != 0 && cfg.syntax) {
@@ -738,6 +763,7 @@ lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	};
 	const char *file = "-";
 	bool del = false;
+	bool exec = false;
 	char descr[320];
 	FILE *f;
 	int opt;
@@ -750,9 +776,17 @@ lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		}
 		if (opt == 'a' || opt == 'd') {
 			del = opt == 'd';
-		} else if (opt == 's' || opt == 'e') {
-			lnetctl_print_error(opt == 's' ? "show" : "add", "import", -EOPNOTSUPP,
-					    "import --show/--exec: not supported by lnetd-pmd yet");
+			exec = false;
+		} else if (opt == 'e') {
+			/*
+			 * jt_import: cmd 'e' keeps the flags: net: and udsp: are
+			 * added (deleted after -d), global settings read and not
+			 * applied, and peer:, route:... read as global keys.
+			 */
+			exec = true;
+		} else if (opt == 's') {
+			lnetctl_print_error("show", "import", -EOPNOTSUPP,
+					    "import --show: not supported by lnetd-pmd yet");
 			return -EOPNOTSUPP;
 		} else {
 			printf("import FILE\n"
@@ -780,5 +814,5 @@ lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		fclose(f);
 	}
 	rc = lnetctl_need_conn(ctx);
-	return rc != 0 ? rc : lnetctl_import(&ctx->conn, file, del);
+	return rc != 0 ? rc : lnetctl_import(&ctx->conn, file, del, exec);
 }

@@ -163,6 +163,73 @@ check "import --del of numa: range 6 sets 6" sh -c "'$ctl' --name '$a' import --
 file numa0 'numa:\n'
 check "numa: with no range: 0" sh -c "'$ctl' --name '$a' import '$work/numa0.yaml' && '$ctl' --name '$a' global show | grep -qx '    numa_range: 0'"
 
+# --- a syntax error part-way (jt_import acts on libyaml's events as they come) ---
+# yaml_parser_log_error's words, nothing else (the netlink replies are not read), -EINVAL
+syn() { printf '%s error: %s\n%s\n' "$1" "$2" "$3" >"$work/want"; }
+no_route() { [ -z "$("$ctl" --name "$a" route show)" ]; }
+file cut1 'global:\n    retry_count: 4\npeer:\n    - primary nid: 10.9.5.1@tcp\nroute:\n    - net: tcp9\n      gateway: [bad\n'
+syn Parser "while parsing a flow sequence at line 7, column 16" "did not find expected ',' or ']' at line 8, column 1"
+check "cut in route:: libyaml's words only, exit 234" out_err 234 "$work/empty" "$work/want" import "$work/cut1.yaml"
+check "... global: set, peer: sent when route: began, route: never sent" sh -c \
+	"'$ctl' --name '$a' global show | grep -qx '    retry_count: 4' && '$ctl' --name '$a' peer show | grep -q 'primary nid: 10.9.5.1@tcp' && [ -z \"\$('$ctl' --name '$a' route show)\" ]"
+file cut2 'global:\n    retry_count: 5\npeer:\n    - primary nid: 10.9.5.2@tcp\n  bad: x\n'
+syn Parser "while parsing a block mapping at line 1, column 1" "did not find expected key at line 5, column 3"
+check "cut after a whole peer: with no key after it" out_err 234 "$work/empty" "$work/want" import "$work/cut2.yaml"
+check "... retry_count 5, the peer never sent" sh -c \
+	"'$ctl' --name '$a' global show | grep -qx '    retry_count: 5' && ! '$ctl' --name '$a' peer show | grep -q '10.9.5.2@tcp'"
+file cut3 'peer:\n    - primary nid: 10.9.5.3@tcp\nglobal:\n    retry_count: 6\n    discovery: 0\n    transaction_timeout: "10\n'
+printf 'Scanner error: while scanning a quoted scalar at line 6, column 26\nfound unexpected end of stream at line 7, column 1\n' >"$work/want"
+check "cut in a global: value: the settings before it set" out_err 234 "$work/empty" "$work/want" import "$work/cut3.yaml"
+check "... peer in, retry_count 6, discovery 0, transaction_timeout untouched" sh -c \
+	"'$ctl' --name '$a' peer show | grep -q 'primary nid: 10.9.5.3@tcp' && '$ctl' --name '$a' global show | grep -qx '    retry_count: 6' && '$ctl' --name '$a' global show | grep -qx '    discovery: 0' && '$ctl' --name '$a' global show | grep -qx '    transaction_timeout: 150' && '$ctl' --name '$a' set discovery 1"
+file cut4 'peer:\n    - primary nid: 10.9.5.4@tcp\nglobal:\n    frob: [\n'
+nl add "invalid key 'frob'" -22
+check "cut after an unknown global: key: handle_global_parameter's block comes first" out_err 234 "$work/empty" "$work/want" import "$work/cut4.yaml"
+check "... the peer sent" has_peer 10.9.5.4@tcp
+file cut5 'udsp:\n    - idx: 0\n      src: tcp\n      action:\n          priority: 1\n    - idx: 1\n      src: o2ib\n      bad: [\n'
+syn Parser "while parsing a flow node at line 9, column 1" "did not find expected node content at line 9, column 1"
+check "cut in the second udsp: rule" out_err 234 "$work/empty" "$work/want" import "$work/cut5.yaml"
+check "... the first rule added, not the second" sh -c \
+	"'$ctl' --name '$a' udsp show | grep -q 'src: tcp' && ! '$ctl' --name '$a' udsp show | grep -q o2ib && '$ctl' --name '$a' udsp del --idx 0"
+
+printf "net:\n    - net type: tcp5\n      local NI(s):\n        - nid: ${lip%.*}.93@tcp5\n    - net type: tcp6\n      local NI(s):\n        - nid: ${lip%.*}.94@tcp6\n          bad: [\n" >"$work/cut6.yaml"
+syn Parser "while parsing a flow node at line 9, column 1" "did not find expected node content at line 9, column 1"
+check "cut in the second net: item" out_err 234 "$work/empty" "$work/want" import "$work/cut6.yaml"
+check "... the first NI configured (handle_net_config_sequence at its mapping's end), not the second" sh -c \
+	"'$ctl' --name '$a' net show | grep -q 'nid: ${lip%.*}.93@tcp5' && ! '$ctl' --name '$a' net show | grep -q '@tcp6' && '$ctl' --name '$a' net del --net tcp5"
+
+# --- a top-level key after a netlink section goes into its message (yaml_netlink_write_handler) ---
+printf 'Writer error: Netlink group does not exist\n' >"$work/want"
+file wr1 'peer:\n    - primary nid: 10.9.5.5@tcp\nretry_count: 1\n'
+check "peer: then a tunable: the message cannot be written, exit 234" out_err 234 "$work/empty" "$work/want" import "$work/wr1.yaml"
+check "... neither the peer nor retry_count" sh -c \
+	"! '$ctl' --name '$a' peer show | grep -q '10.9.5.5@tcp' && '$ctl' --name '$a' global show | grep -qx '    retry_count: 6'"
+file wr2 'global:\n    retry_count: 7\nroute:\n    - net: tcp9\n      gateway: 10.9.0.1@tcp\nfrob: 1\nglobal:\n    discovery: 0\n'
+check "route:, an unknown key, then global:: the same when global: begins" out_err 234 "$work/empty" "$work/want" import "$work/wr2.yaml"
+check "... the global: before in, the one after not" sh -c \
+	"'$ctl' --name '$a' global show | grep -qx '    retry_count: 7' && '$ctl' --name '$a' global show | grep -qx '    discovery: 1'"
+check "... no route" no_route
+file cutdel 'peer:\n    - primary nid: 10.9.5.1@tcp\n    - primary nid: 10.9.5.3@tcp\n    - primary nid: 10.9.5.4@tcp\n'
+check "import --del of the peers left" out_err 0 "$work/empty" "$work/empty" import --del "$work/cutdel.yaml"
+
+# --- import --exec (jt_import, cmd 'e': find_command_mapping knows ping: and discover: only) ---
+file ex1 'global:\n    retry_count: 3\n    discovery: 0\nudsp:\n    - idx: 0\n      src: tcp\n      action:\n          priority: 1\n'
+check "--exec: global: read, not set; udsp: added, as handle_udsp_sequences with NLM_F_CREATE" sh -c \
+	"'$ctl' --name '$a' import --exec '$work/ex1.yaml' >'$work/o' 2>&1 && [ ! -s '$work/o' ] && '$ctl' --name '$a' global show | grep -qx '    retry_count: 7' && '$ctl' --name '$a' global show | grep -qx '    discovery: 1' && '$ctl' --name '$a' udsp show | grep -q 'src: tcp'"
+check "-d -e: the flags of -d stay: udsp: deleted by idx" sh -c \
+	"'$ctl' --name '$a' import -d -e '$work/ex1.yaml' && [ -z \"\$('$ctl' --name '$a' udsp show)\" ]"
+file ex2 'retry_count: 4\npeer:\n    - primary nid: 10.9.5.6@tcp\n'
+nl add "invalid key 'peer'" -22
+check "--exec: peer: is one more global key: handle_global_parameter's block" out_err 234 "$work/empty" "$work/want" import --exec "$work/ex2.yaml"
+check "... no peer, retry_count not set" sh -c \
+	"! '$ctl' --name '$a' peer show | grep -q '10.9.5.6@tcp' && '$ctl' --name '$a' global show | grep -qx '    retry_count: 7'"
+file ex3 'global:\n    retry_count: x\n'
+nl add "invalid value 'x' for key 'retry_count'" -22
+check "--exec: a value that is no number: yaml_lnet_extract_long's block all the same" out_err 234 "$work/empty" "$work/want" import --exec "$work/ex3.yaml"
+file ex4 'ping:\n    - primary nid: 10.9.5.6@tcp\nretry_count: 3\n'
+printf 'Writer error: Netlink group does not exist\n' >"$work/want"
+check "--exec: a key after ping:: into its message, as after a netlink section" out_err 234 "$work/empty" "$work/want" import --exec "$work/ex4.yaml"
+
 # --- debug peer (jt_show_peer_debug_info) and debug recovery ---
 printf 'debug:\n    - peer:\n          errno: -22\n          descr: --nid must be specified\n' >"$work/want"
 check "debug peer without --nid: the library's block, descr unquoted, exit 234" out_err 234 "$work/empty" "$work/want" debug peer

@@ -4,6 +4,7 @@
  * a model or located errors, never a crash; what the model holds is
  * consistent with what the parser promises.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,39 @@ count_report(void *arg, const char *msg)
 		abort(); /* every error names where it is */
 	}
 	g_reports++;
+}
+
+/* lnetctl import's reading: section by section, in file order; the first error stops it. */
+static int
+one_section(struct lnetcfg *cfg, const char *name, void *arg)
+{
+	(void)arg;
+	if (name == NULL || cfg->npeers > cfg->peers_cap || cfg->nnis > cfg->nis_cap ||
+	    cfg->nudsps > cfg->udsps_cap || cfg->nroutes > cfg->routes_cap) {
+		abort();
+	}
+	return cfg->nerrors > 0 ? -EINVAL : 0;
+}
+
+/*
+ * The same bytes as import reads them (with and without --exec, by the
+ * first byte): sections whole or cut by a syntax error, never a crash;
+ * a syntax error reached is -EINVAL.
+ */
+static void
+by_sections(const uint8_t *data, size_t size)
+{
+	struct lnetcfg cfg;
+	int rc;
+
+	lnetcfg_init(&cfg, "fuzz", NULL, NULL);
+	cfg.section = one_section;
+	cfg.import_exec = size > 0 && (data[0] & 1) != 0;
+	rc = lnetcfg_parse(&cfg, (const char *)data, size);
+	if (cfg.syntax && rc != -EINVAL) {
+		abort();
+	}
+	lnetcfg_fini(&cfg);
 }
 
 int
@@ -72,5 +106,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	lnetcfg_fini(&cfg);
+	by_sections(data, size);
 	return 0;
 }

@@ -158,6 +158,78 @@ test_syntax_error(void **state)
 	lnetcfg_fini(&cfg);
 }
 
+/* section() by section: the names it was called with, and each one's globals/peers/udsps counts. */
+static int
+on_section(struct lnetcfg *cfg, const char *name, void *arg)
+{
+	char line[96];
+
+	snprintf(line, sizeof(line), "%s g%u p%u u%u e%u",
+		 strcmp(name, LNETCFG_WRITER_ERROR) == 0 ? "WRITER" : name, cfg->nglobals,
+		 cfg->npeers, cfg->nudsps, cfg->nerrors);
+	add_line(((struct seen *)arg)->warnings, sizeof(((struct seen *)arg)->warnings), line);
+	return cfg->nerrors > 0 ? -EINVAL : 0;
+}
+
+static int
+parse_sections(struct lnetcfg *cfg, struct seen *s, const char *text)
+{
+	memset(s, 0, sizeof(*s));
+	lnetcfg_init(cfg, "f.yaml", on_error, s);
+	cfg->section = on_section;
+	return lnetcfg_parse(cfg, text, strlen(text));
+}
+
+/*
+ * A file libyaml fails part-way, read section by section as 2.17's
+ * jt_import acts on its events: the sections before the error, a netlink
+ * one only once the next section's key was read, the items and settings
+ * of the section being read that were whole; then libyaml's words.
+ */
+static void
+test_syntax_error_cut(void **state)
+{
+	struct lnetcfg cfg;
+	struct seen s;
+
+	(void)state;
+	assert_int_equal(parse_sections(&cfg, &s, "global:\n  retry_count: 4\npeer:\n  - primary nid: "
+						  "1.2.3.4@tcp\nroute:\n  - net: tcp9\n    gateway: [x\n"),
+			 -EINVAL);
+	assert_true(cfg.syntax);
+	assert_string_equal(s.warnings, "global g1 p0 u0 e0\npeer g0 p1 u0 e0\n");
+	assert_non_null(strstr(s.errors, "Parser error: while parsing a flow sequence at line 7"));
+	lnetcfg_fini(&cfg);
+
+	/* the peer: is never sent: no key after it */
+	assert_int_equal(parse_sections(&cfg, &s, "peer:\n  - primary nid: 1.2.3.4@tcp\n bad: x\n"),
+			 -EINVAL);
+	assert_string_equal(s.warnings, "");
+	lnetcfg_fini(&cfg);
+
+	/* global: up to the setting being read; udsp: the whole rules */
+	assert_int_equal(parse_sections(&cfg, &s, "global:\n  retry_count: 4\n  discovery: 0\n"
+						  "  retry_count: \"1\n"), -EINVAL);
+	assert_string_equal(s.warnings, "global g2 p0 u0 e0\n");
+	lnetcfg_fini(&cfg);
+	assert_int_equal(parse_sections(&cfg, &s, "udsp:\n  - idx: 0\n    src: tcp\n  - idx: 1\n"
+						  "    src: [\n"), -EINVAL);
+	assert_string_equal(s.warnings, "udsp g0 p0 u1 e0\n");
+	lnetcfg_fini(&cfg);
+
+	/* a key handle_global_parameter refuses comes before libyaml's error */
+	assert_int_equal(parse_sections(&cfg, &s, "global:\n  frob: [\n"), -EINVAL);
+	assert_string_equal(s.warnings, "global g0 p0 u0 e1\n");
+	assert_false(cfg.syntax);
+	lnetcfg_fini(&cfg);
+
+	/* a key after a netlink section: into its message, which cannot be written */
+	assert_int_equal(parse_sections(&cfg, &s, "peer:\n  - primary nid: 1.2.3.4@tcp\nretry_count: 1\n"),
+			 0);
+	assert_string_equal(s.warnings, "WRITER g0 p0 u0 e0\n");
+	lnetcfg_fini(&cfg);
+}
+
 static struct cfs_ifaddr
 if4(const char *name, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
@@ -500,6 +572,7 @@ main(void)
 		cmocka_unit_test(test_unknown_tunables_warn),
 		cmocka_unit_test(test_globals),
 		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_syntax_error_cut),
 		cmocka_unit_test(test_ip2nets),
 		cmocka_unit_test(test_udsp),
 		cmocka_unit_test(test_udsp_errors),
