@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lnd_ut.h"
 #include "lnet_ut.h"
 #include "socklnd.h"
 #include "socklnd_internal.h"
@@ -57,35 +58,6 @@ add_sock_ni(void *arg)
 	assert_int_equal(socklnd_params_set(params, err, sizeof(err)), 0);
 	return lnet_ni_add(lnet_instance(), &nid, socklnd_lnd_ops(), &tun, NULL, 0, &g_sni);
 }
-
-/* LNet's lcores (this thread runs them) until none has work, or many rounds. */
-static void
-settle(void)
-{
-	rt_runtime_poll_until_idle(lnet_instance()->rt, 1000);
-}
-
-/*
- * Run LNet until @p cond holds (looked at after each run), at most
- * LNP_TEST_WAIT_LIMIT_US on the real clock; the limit fails the test with
- * @p what, the condition awaited. Between looks, a pause for the kernel.
- */
-#define PUMP_UNTIL(what, cond)                                                                  \
-	do {                                                                                    \
-		uint64_t pu_t0_ = lnp_test_real_us();                                           \
-                                                                                                \
-		for (;;) {                                                                      \
-			settle();                                                               \
-			if (cond) {                                                             \
-				break;                                                          \
-			}                                                                       \
-			if (lnp_test_real_us() - pu_t0_ > LNP_TEST_WAIT_LIMIT_US) {             \
-				fail_msg("%s:%d: waited %llu s for %s (%s)", __FILE__, __LINE__,  \
-					 LNP_TEST_WAIT_LIMIT_US / 1000000, what, #cond);        \
-			}                                                                       \
-			usleep(100);                                                            \
-		}                                                                               \
-	} while (0)
 
 /* The next event, running LNet until there is one. */
 static struct lnet_event

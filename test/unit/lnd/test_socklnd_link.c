@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lnd_ut.h"
 #include "lnet_ut.h"
 #include "socklnd.h"
 #include "socklnd_internal.h"
@@ -94,12 +95,6 @@ add_sock_ni(void *arg)
 	return lnet_ni_add(lnet_instance(), &nid, socklnd_lnd_ops(), &tun, NULL, 0, &g_sni);
 }
 
-static void
-settle(void)
-{
-	rt_runtime_poll_until_idle(lnet_instance()->rt, 1000);
-}
-
 static int
 setup(void **state)
 {
@@ -177,19 +172,6 @@ reload_done(void)
 	return done;
 }
 
-#define WAIT_FOR(what, cond)                                                                    \
-	do {                                                                                    \
-		uint64_t wf_t0_ = lnp_test_real_us();                                           \
-                                                                                                \
-		while (!(cond)) {                                                               \
-			if (lnp_test_real_us() - wf_t0_ > LNP_TEST_WAIT_LIMIT_US) {             \
-				fail_msg("%s:%d: waited for %s (%s)", __FILE__, __LINE__, what, #cond); \
-			}                                                                       \
-			settle();                                                               \
-			usleep(100);                                                            \
-		}                                                                               \
-	} while (0)
-
 /*
  * Notifications lost: the lcore starts a reload and goes on at once while
  * the reloader waits for the kernel (the gate); the sweep takes the fresh
@@ -207,7 +189,7 @@ test_reload_beside_the_lcore(void **state)
 	notifications_lost();
 	/* back on the lcore while the reloader is held: nothing waited for getifaddrs */
 	assert_int_equal(gate_read(&g_gate_passed), 0);
-	WAIT_FOR("the reloader at the gate", gate_read(&g_gate_waiting) == 1);
+	PUMP_UNTIL("the reloader at the gate", gate_read(&g_gate_waiting) == 1);
 	l = look();
 	assert_true(l.reloading);
 	assert_ptr_equal(l.links, before.links); /* the old table serves meanwhile */
@@ -219,14 +201,14 @@ test_reload_beside_the_lcore(void **state)
 	assert_int_equal(gate_read(&g_gate_waiting), 1);
 
 	gate_set(false);
-	WAIT_FOR("the reloader done", reload_done());
+	PUMP_UNTIL("the reloader done", reload_done());
 	rt_sim_advance_us(lnet_instance()->rt, 1100000);
 	settle(); /* the sweep takes the table in, then starts again: a loss came meanwhile */
 	l = look();
 	assert_ptr_not_equal(l.links, before.links);
 	assert_int_equal(l.checks, before.checks + 1);
 	assert_int_equal(l.reloads, before.reloads + 2);
-	WAIT_FOR("the second reloader done", reload_done());
+	PUMP_UNTIL("the second reloader done", reload_done());
 	rt_sim_advance_us(lnet_instance()->rt, 1100000);
 	settle();
 	l = look();
@@ -243,7 +225,7 @@ test_reload_pending_when_ni_deleted(void **state)
 
 	(void)state;
 	notifications_lost();
-	WAIT_FOR("the reloader done", reload_done());
+	PUMP_UNTIL("the reloader done", reload_done());
 	assert_true(look().reloading); /* its table waits for the next sweep */
 	assert_int_equal(lnet_ni_del(lnet_instance(), &our), 0);
 	settle();
