@@ -102,7 +102,7 @@ lnet_cpt_free(struct lnet_cpt *c)
 	lnet_md_table_fini(&c->mds);
 	lnet_discovery_cpt_fini(c);
 	lnet_recovery_cpt_fini(c);
-	lnet_msg_cache_drain(c);
+	free(c->msg_frees_of);
 	free(c);
 }
 
@@ -119,6 +119,11 @@ lnet_cpt_create(struct lnet *ln, unsigned int cpt, struct lnet_cpt **out)
 	c->ln = ln;
 	c->cpt = cpt;
 	c->lcore = rt_data_lcore(ln->rt, cpt);
+	c->msg_frees_of = calloc(ln->ncpts, sizeof(c->msg_frees_of[0]));
+	if (c->msg_frees_of == NULL) {
+		free(c);
+		return -ENOMEM;
+	}
 	lnet_rsp_init(c);
 	lnet_fault_cpt_init(c);
 	for (i = 0; i < sizeof(c->rtr) / sizeof(c->rtr[0]); i++) {

@@ -30,6 +30,7 @@
 #include "lnet_types.h"
 #include "lnet_wire.h"
 #include "rt.h"
+#include "rt_pool.h"
 
 extern int lnet_logtype;
 #define LNET_LOG(level, fmt, ...) \
@@ -38,7 +39,12 @@ extern int lnet_logtype;
 #define LNET_MT_HASH_BITS 8
 #define LNET_MT_HASH_SIZE (1U << LNET_MT_HASH_BITS)
 #define LNET_PEER_HASH_SIZE 1024U
-#define LNET_MSG_CACHE_MAX 1024U
+/*
+ * The message pool's batch between a lcore's cache and the pool (a cache
+ * holds up to twice this): the whole working set of a busy CPT stays in its
+ * own cache, and what a cache holds beyond it goes back in one burst.
+ */
+#define LNET_MSG_POOL_CACHE 64U
 #define LNET_MD_CACHE_MAX 1024U
 #define LNET_MD_CPT_BITS 8
 #define LNET_MD_IDX_BITS 24
@@ -432,7 +438,7 @@ enum lnet_msg_step {
 	LNET_STEP_FIN_NI,         /* on the NI's CPT: return NI credit */
 	LNET_STEP_FIN_PEER,       /* on the peer's CPT: return peer credit */
 	LNET_STEP_FIN_MD,         /* on the MD's CPT: events, detach, free */
-	LNET_STEP_FREE,           /* on the home CPT: back to the cache */
+	LNET_STEP_FREE,           /* freed off the data lcores (lnet_msg_free): on its home CPT */
 	LNET_STEP_REMATCH,        /* lazy portal: retry the delayed list */
 	LNET_STEP_FWD_DONE,       /* forwarded: buffer and router credits back (lnet_router.c) */
 };
@@ -460,7 +466,7 @@ struct lnet_msg {
 	struct lnet *ln;
 	enum lnet_msg_step step;
 	enum lnet_rx_action rx_action;
-	uint16_t home_cpt;        /* cache it returns to */
+	uint16_t home_cpt;        /* CPT that allocated it (its msgs_max counts it) */
 	uint16_t md_cpt;
 	uint16_t peer_cpt;
 	uint16_t match_cpt;       /* wildcard matching: CPT being searched */
@@ -572,8 +578,14 @@ struct lnet_cpt {
 	struct lnet_md_table mds;
 	struct lnet_match_table mt[LNET_MAX_PORTALS];
 	struct lnet_peer_table peers;
-	struct lnet_msg *msg_cache;   /* free messages, a stack linked by link.tqe_next */
-	unsigned int nmsg_cache;
+	/*
+	 * Messages of another home CPT freed here, by home (written here
+	 * only; each home reads its slot, relaxed, to know how many of its
+	 * messages are alive: lnet_msg_alloc), and their total.
+	 */
+	uint32_t *msg_frees_of;
+	uint32_t msg_frees_away;
+	uint32_t msg_frees_back_seen; /* this CPT's messages the others freed, last it looked */
 	struct lnet_outbox outbox;
 	struct lnet_counters counters;
 	uint64_t ev_seq;
@@ -656,6 +668,7 @@ struct lnet {
 	lnet_pid_t pid;
 	uint64_t interface_cookie;
 	struct lnet_cpt **cpts;
+	struct rt_pool *msg_pool;        /* every message, a cache per lcore (lnet_msg.c) */
 	struct lnet_portal portals[LNET_MAX_PORTALS];
 	struct lnet_ni_table *ni_table;  /* RCU-published */
 	struct lnet_ctl_global tunables; /* global show's settings; management lcore */
@@ -774,7 +787,10 @@ void lnet_ptl_drop_delayed_ni(struct lnet_cpt *c, const struct lnet_ni *ni);
 /* lnet_msg.c */
 struct lnet_msg *lnet_msg_alloc(struct lnet_cpt *c);
 void lnet_msg_free(struct lnet_msg *msg);
-void lnet_msg_cache_drain(struct lnet_cpt *c);
+int lnet_msg_pool_create(struct lnet *ln, unsigned int msgs_per_cpt);
+void lnet_msg_pool_destroy(struct lnet *ln);
+uint32_t lnet_msg_alive_home(struct lnet_cpt *c);
+void lnet_msg_count_free_away(struct lnet_cpt *c, unsigned int home);
 void lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_drop_rx(struct lnet_cpt *c, struct lnet_msg *msg, const char *why);
 const char *lnet_msg_type_str(uint32_t type);
@@ -1065,19 +1081,21 @@ lnet_msg_payload_len(const struct lnet_msg *msg)
 	return msg->hdr.payload_length;
 }
 
-/* Back into @p c's cache, on the CPT that allocated it (lnet_msg_free). */
+/*
+ * Back into the pool's cache of @p c's lcore, the one running this, which
+ * ever CPT allocated it: no hop home. msgs_alloc is a gauge summed over the
+ * CPTs, so the freeing CPT's goes down; the home's msgs_max learns of it
+ * through msg_frees_of (lnet_msg_alloc).
+ */
 static inline void
 lnet_msg_free_local(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	lnet_msg_put_nis(c, msg);
 	c->counters.msgs_alloc--;
-	if (likely(c->nmsg_cache < LNET_MSG_CACHE_MAX)) {
-		msg->link.tqe_next = c->msg_cache; /* last in, first out: still in cache */
-		c->msg_cache = msg;
-		c->nmsg_cache++;
-		return;
+	if (unlikely(msg->home_cpt != c->cpt)) {
+		lnet_msg_count_free_away(c, msg->home_cpt);
 	}
-	free(msg);
+	rt_pool_put(c->ln->msg_pool, msg);
 }
 
 /*

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <rte_common.h>
 #include <rte_errno.h>
@@ -31,7 +32,8 @@ struct rt_pool {
 	struct rt_runtime *rt;
 	struct rte_mempool *mp;  /* with EAL: the objects; else NULL */
 	struct rte_ring *ring;   /* without: the free objects of slab */
-	void *slab;
+	void *slab;              /* anonymous mapping: zero pages until first written */
+	size_t slab_len;
 	size_t elt_size;         /* rounded up to a cache line */
 	unsigned int n;
 	unsigned int cache_size; /* the batch between a cache and the pool */
@@ -171,7 +173,7 @@ rt_pool_make_mempool(struct rt_pool *p)
 	p->mp = rte_mempool_create(name, p->n, p->elt_size, 0, 0, NULL, NULL, NULL, NULL,
 				   SOCKET_ID_ANY, 0);
 	if (p->mp == NULL) {
-		RT_LOG(NOTICE, "pool %s: no mempool of %u x %zu B (%s), a slab instead", p->name,
+		RT_LOG(INFO, "pool %s: no mempool of %u x %zu B (%s), a slab instead", p->name,
 		       p->n, p->elt_size, rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
@@ -193,7 +195,9 @@ rt_pool_make_slab(struct rt_pool *p)
 	if (p->ring == NULL || rte_ring_init(p->ring, "rt_pool", ring_size, 0) != 0) {
 		return -ENOMEM;
 	}
-	if (posix_memalign(&p->slab, RTE_CACHE_LINE_SIZE, p->elt_size * p->n) != 0) {
+	p->slab_len = p->elt_size * p->n;
+	p->slab = mmap(NULL, p->slab_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->slab == MAP_FAILED) {
 		p->slab = NULL;
 		return -ENOMEM;
 	}
@@ -282,7 +286,9 @@ rt_pool_destroy(struct rt_pool *p)
 	free(p->caches);
 	rte_mempool_free(p->mp);
 	free(p->ring);
-	free(p->slab);
+	if (p->slab != NULL) {
+		munmap(p->slab, p->slab_len);
+	}
 	free(p);
 }
 

@@ -80,7 +80,8 @@ LNP_API void rt_pool_destroy(struct rt_pool *p);
 /**
  * An object, from the calling lcore's cache (refilled from the pool when
  * empty), or from the pool on a thread that is not a lcore of the runtime.
- * Its content is what its last user left.
+ * It is zero the first time it is taken; after that it holds what its
+ * last user left.
  * @return the object, or NULL when none is left (counted in empty)
  */
 LNP_API void *rt_pool_get(struct rt_pool *p);

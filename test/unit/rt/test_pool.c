@@ -199,7 +199,7 @@ test_pool_full_cache_flushes(void **state)
 	assert_avail(p, 64, CACHE + 1);
 }
 
-/* Every object is distinct, cache-line aligned and holds ELT bytes of its own. */
+/* Every object is distinct, zero at first, cache-line aligned and holds ELT bytes of its own. */
 static void
 test_pool_objects_distinct(void **state)
 {
@@ -212,6 +212,9 @@ test_pool_objects_distinct(void **state)
 	(void)state;
 	assert_int_equal(get_on(a, p, objs, 16), 16);
 	for (i = 0; i < 16; i++) {
+		static const unsigned char zero[ELT];
+
+		assert_memory_equal(objs[i], zero, ELT); /* never taken before: zero */
 		assert_int_equal((uintptr_t)objs[i] % 64, 0);
 		memset(objs[i], (int)i, ELT);
 		for (j = 0; j < i; j++) {
