@@ -127,7 +127,7 @@ lnet_cpt_create(struct lnet *ln, unsigned int cpt, struct lnet_cpt **out)
 	lnet_rsp_init(c);
 	lnet_fault_cpt_init(c);
 	for (i = 0; i < sizeof(c->rtr) / sizeof(c->rtr[0]); i++) {
-		lnet_rtr_pool_init(&c->rtr[i], i);
+		lnet_rtr_pool_init(&c->rtr[i], i, rt_mgmt_lcore(ln->rt));
 	}
 	rc = lnet_md_table_init(&c->mds);
 	if (rc == 0) {

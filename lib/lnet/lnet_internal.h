@@ -562,6 +562,18 @@ struct lnet_rtr_pool {
 	struct rte_ring *free;    /* the free buffers; NULL for tiny */
 	uint32_t gen;             /* emptied (routing off) so many times */
 	struct lnet_msg_list waitq;
+	struct rt_lcore *reaper;  /* frees the buffers it lets go: the management lcore */
+};
+
+/* A pool's growth: planned on its lcore, made off it, linked in on it (lnet_rtr_pool.c). */
+struct lnet_rtr_grow {
+	int old_req;              /* plan: req before it, back if the making fails */
+	unsigned int add;         /* plan: buffers (and credits) to add; 0: nothing to make */
+	size_t buf_size;          /* plan: of each buffer (0: tiny, credits only) */
+	unsigned int ring_size;   /* plan: a new free ring of this size; 0: the old one holds */
+	struct rte_ring *ring;    /* made: the new ring; after commit, the old one, to free */
+	void **bufs;              /* made: [add] */
+	unsigned int nbufs;       /* of bufs, made and not yet the pool's */
 };
 
 struct lnet_sel_cache;
@@ -722,10 +734,14 @@ void lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_fwd_abort_queued(struct lnet_cpt *c);
 void lnet_fwd_recv(struct lnet_cpt *c, struct lnet_msg *msg);
 /* lnet_rtr_pool.c: one router buffer pool, on its CPT's lcore */
-void lnet_rtr_pool_init(struct lnet_rtr_pool *p, unsigned int kind);
+void lnet_rtr_pool_init(struct lnet_rtr_pool *p, unsigned int kind, struct rt_lcore *reaper);
 unsigned int lnet_rtr_pool_kind(unsigned int len);
-int lnet_rtr_pool_resize(struct lnet_cpt *c, struct lnet_rtr_pool *p, int n,
-			 void (*give)(struct lnet_cpt *c, struct lnet_msg *msg));
+void lnet_rtr_grow_plan(struct lnet_rtr_pool *p, int n, struct lnet_rtr_grow *g);
+int lnet_rtr_grow_make(struct lnet_rtr_grow *g);
+void lnet_rtr_grow_abort(struct lnet_rtr_pool *p, const struct lnet_rtr_grow *g);
+void lnet_rtr_grow_commit(struct lnet_cpt *c, struct lnet_rtr_pool *p, struct lnet_rtr_grow *g,
+			  void (*give)(struct lnet_cpt *c, struct lnet_msg *msg));
+void lnet_rtr_grow_release(struct lnet_rtr_grow *g);
 void *lnet_rtr_buf_get(struct lnet_rtr_pool *p);
 struct lnet_msg *lnet_rtr_buf_put(struct lnet_rtr_pool *p, void *b, uint32_t gen);
 void lnet_rtr_pool_empty(struct lnet_rtr_pool *p);
