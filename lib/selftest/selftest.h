@@ -22,7 +22,7 @@
  *     It runs on the lcore that owns the MDs, polled, with timers for
  *     rpc_timeout; it counts what the kernel counts (struct sft_rpc_counters).
  *  3. framework and services: the session (sid, features, refcount,
- *     timeout), batches and test instances, the brw and ping servers and
+ *     timeout), batches and test instances (sft_fw.h: pure state, done), the brw and ping servers and
  *     clients (concurrency, loops, distribution), filling the replies from
  *     the decoded requests; state machines kept in tables (rt_fsm).
  *  4. console: lst's state (groups, batches, transactions) lives in the
