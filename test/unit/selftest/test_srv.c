@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/selftest_rpc: the framework server on a real LNet (inline runtime,
+ * over 0@lo). The test is the console: it posts its reply MD on portal 52
+ * under the request's rpyid and PUTs the kernel's captured request bytes to
+ * portal 51; the server's reply must be the kernel's captured reply, byte
+ * for byte. Also: a TEST client's destination list fetched from the
+ * console's bulk; requests of the wrong length or type dropped and counted
+ * while the next good one is answered; the session timer firing after its
+ * console went; stop freeing everything (ASan).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "api.h"
+#include "captured_msgs.h"
+#include "cfs_nid.h"
+#include "sft_srv.h"
+
+#define POLL_ROUNDS 1000 /* polls of an idle inline node: far more than any exchange takes */
+
+static uint64_t clock_ms = 1000000;
+
+static uint64_t
+fake_now(void *ctx)
+{
+	(void)ctx;
+	return clock_ms;
+}
+
+struct console {
+	struct lnet_eq *eq;
+	struct lnet_processid server; /* 12345-0@lo */
+	struct sft_srv *srv;
+	uint8_t reply[SFT_MSG_SIZE];
+	unsigned int gets;            /* GETs of the console's bulk MDs seen by rpc() */
+};
+
+static struct console g;
+
+static int
+setup(void **state)
+{
+	struct lnet_init_opts o = {
+		.opts_size = sizeof(o), .mode = LNET_EXEC_INLINE, .ncpts = 1, .no_eal = true,
+	};
+	struct sft_srv_opts so = { .now_ms = fake_now };
+
+	(void)state;
+	assert_int_equal(lnet_init_opts_set(&o), 0);
+	assert_int_equal(LNetNIInit(SFT_PID), 0);
+	g.eq = LNetEQAlloc(64);
+	assert_non_null(g.eq);
+	g.server.pid = SFT_PID;
+	lnet_nid_set_lo0(&g.server.nid);
+	assert_int_equal(sft_srv_start(&so, &g.srv), 0);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	assert_int_equal(sft_srv_stop(g.srv, 1000), 0);
+	assert_int_equal(LNetNIFini(), 0);
+	assert_int_equal(LNetEQFree(g.eq), 0);
+	return 0;
+}
+
+/* The console's event, serving the server meanwhile; false if none came. */
+static bool
+console_event(struct lnet_event *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < POLL_ROUNDS; i++) {
+		if (LNetEQPoll(&g.eq, 1, 0, ev, NULL) == 1) {
+			return true;
+		}
+		sft_srv_poll(g.srv, 0);
+	}
+	return false;
+}
+
+/* Post a passive MD of @p len bytes on portal 52 under @p bits, from the server only. */
+static struct lnet_handle_md
+console_post(void *buf, unsigned int len, unsigned int op, uint64_t bits)
+{
+	struct lnet_md md = {
+		.umd_start = buf, .umd_length = len, .umd_threshold = 1, .umd_options = op,
+		.umd_eq_handle = g.eq,
+	};
+	struct lnet_handle_md h;
+	struct lnet_me *me = LNetMEAttach(SFT_PORTAL_RDMA, &g.server, bits, 0, LNET_UNLINK,
+					  LNET_INS_AFTER);
+
+	assert_non_null(me);
+	assert_int_equal(LNetMDAttach(me, &md, LNET_UNLINK, &h), 0);
+	return h;
+}
+
+/* PUT @p len bytes of @p req to the server's @p portal under @p bits, no ACK; its SEND event. */
+static void
+console_put(const uint8_t *req, unsigned int len, unsigned int portal, uint64_t bits)
+{
+	static uint8_t out[2 * SFT_MSG_SIZE];
+	struct lnet_md md = {
+		.umd_start = out, .umd_length = len, .umd_threshold = 1, .umd_eq_handle = g.eq,
+	};
+	struct lnet_handle_md h;
+	struct lnet_event ev;
+
+	memcpy(out, req, len);
+	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
+	assert_int_equal(LNetPut(NULL, h, LNET_NOACK_REQ, &g.server, portal, bits, 0, 0), 0);
+	assert_true(console_event(&ev));
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, 0);
+}
+
+/* One framework RPC: @p req's bytes to its service; the reply's 160 bytes in g.reply. */
+static void
+rpc(const uint8_t *req, uint32_t svc)
+{
+	struct sft_msg m;
+	struct lnet_event ev;
+
+	assert_int_equal(sft_msg_decode(req, SFT_MSG_SIZE, &m), 0);
+	memset(g.reply, 0, sizeof(g.reply));
+	console_post(g.reply, sizeof(g.reply), LNET_MD_OP_PUT, m.body.rmsn_reqst.rpyid);
+	console_put(req, SFT_MSG_SIZE, sft_service_portal(svc), sft_request_match_bits(svc));
+	/* A bulk the server GETs from the console comes first. */
+	for (;;) {
+		assert_true(console_event(&ev));
+		if (ev.type != LNET_EVENT_GET) {
+			break;
+		}
+		g.gets++;
+	}
+	assert_int_equal(ev.type, LNET_EVENT_PUT);
+	assert_int_equal(ev.mlength, SFT_MSG_SIZE);
+	assert_int_equal(ev.pt_index, SFT_PORTAL_RDMA);
+}
+
+static void
+test_captured_replies(void **state)
+{
+	struct sft_rpc_counters c;
+
+	(void)state;
+	rpc(s4_mksn_reqst, SFT_SVC_MAKE_SESSION);
+	assert_memory_equal(g.reply, s4_mksn_reply, SFT_MSG_SIZE);
+	rpc(s4_test_reqst_brw_server, SFT_SVC_TEST);
+	assert_memory_equal(g.reply, s4_test_reply, SFT_MSG_SIZE);
+	rpc(s4_rmsn_reqst, SFT_SVC_REMOVE_SESSION);
+	assert_memory_equal(g.reply, s4_rmsn_reply, SFT_MSG_SIZE);
+	sft_srv_rpc_counters(g.srv, &c);
+	assert_int_equal(c.rpcs_rcvd, 3);
+	assert_int_equal(c.rpcs_dropped, 0);
+	assert_int_equal(c.errors, 0);
+}
+
+static void
+test_bad_requests(void **state)
+{
+	struct sft_rpc_counters c;
+	struct sft_srv_stats st;
+	struct lnet_event ev;
+
+	(void)state;
+	/* 100 bytes to MKSN: dropped. RMSN bytes to MKSN's service: dropped. */
+	console_put(s4_mksn_reqst, 100, SFT_PORTAL_FRAMEWORK, SFT_SVC_MAKE_SESSION);
+	console_put(s4_rmsn_reqst, SFT_MSG_SIZE, SFT_PORTAL_FRAMEWORK, SFT_SVC_MAKE_SESSION);
+	assert_false(console_event(&ev)); /* no reply to either */
+	sft_srv_rpc_counters(g.srv, &c);
+	sft_srv_stats(g.srv, &st);
+	assert_int_equal(c.rpcs_rcvd, 2);
+	assert_int_equal(c.rpcs_dropped, 2);
+	assert_int_equal(st.bad_requests, 2);
+	assert_null(sft_srv_fw(g.srv)->session);
+
+	/* The service still answers: the buffers went back on the portal. */
+	rpc(s4_mksn_reqst, SFT_SVC_MAKE_SESSION);
+	assert_memory_equal(g.reply, s4_mksn_reply, SFT_MSG_SIZE);
+}
+
+static void
+test_client_dests(void **state)
+{
+	const struct sft_dest dests[2] = {
+		{ 0x00020000c000020dull, SFT_PID }, { 0x00020000c000020eull, SFT_PID },
+	};
+	static uint8_t list[2 * SFT_DEST_SIZE];
+	uint8_t req[SFT_MSG_SIZE];
+	struct sft_msg m, reply;
+	struct sft_fw_test *t;
+	struct sft_rpc_counters c;
+	struct lnet_event ev;
+	unsigned int i;
+
+	(void)state;
+	rpc(s4_mksn_reqst, SFT_SVC_MAKE_SESSION);
+	/* The kernel's TEST request made a client's: two destinations, in a bulk on 52. */
+	assert_int_equal(sft_msg_decode(s4_test_reqst_brw_server, SFT_MSG_SIZE, &m), 0);
+	m.body.test_reqst.is_client = 1;
+	m.body.test_reqst.ndest = 2;
+	m.body.test_reqst.bulkid = 0xd04d000000000099ull;
+	assert_int_equal(sft_msg_encode(&m, req, sizeof(req)), 0);
+	assert_int_equal(sft_dests_encode(dests, 2, list, sizeof(list)), 0);
+	console_post(list, sizeof(list), LNET_MD_OP_GET, m.body.test_reqst.bulkid);
+
+	g.gets = 0;
+	rpc(req, SFT_SVC_TEST);
+	/* The server GOT the list, then answered. */
+	assert_int_equal(g.gets, 1);
+	assert_int_equal(sft_msg_decode(g.reply, SFT_MSG_SIZE, &reply), 0);
+	assert_int_equal(reply.type, SFT_MSG_TEST_REPLY);
+	assert_int_equal(reply.body.test_reply.status, 0);
+	t = sft_srv_fw(g.srv)->session->batches->tests[0];
+	assert_true(t->is_client);
+	assert_true(t->dests[1].nid == dests[1].nid);
+	sft_srv_rpc_counters(g.srv, &c);
+	assert_true(c.bulk_get == sizeof(list));
+
+	/*
+	 * No list where the console said: the server's GET finds no MD, its
+	 * REPLY never comes, LNet's response timer ends it (virtual time runs
+	 * on while the server waits), and the request ends with no reply.
+	 */
+	m.body.test_reqst.bulkid++;
+	m.body.test_reqst.bid++;
+	assert_int_equal(sft_msg_encode(&m, req, sizeof(req)), 0);
+	console_put(req, SFT_MSG_SIZE, SFT_PORTAL_FRAMEWORK, SFT_SVC_TEST);
+	for (i = 0; i < POLL_ROUNDS && c.rpcs_dropped == 0; i++) {
+		sft_srv_poll(g.srv, 10000);
+		sft_srv_rpc_counters(g.srv, &c);
+	}
+	assert_int_equal(c.rpcs_dropped, 1);
+	assert_int_equal(LNetEQPoll(&g.eq, 1, 0, &ev, NULL), 0); /* no reply came */
+	assert_int_equal(sft_srv_fw(g.srv)->session->batches->next->ntests, 0);
+}
+
+static void
+test_session_expires(void **state)
+{
+	struct sft_fw *fw = sft_srv_fw(g.srv);
+	struct lnet_event ev;
+
+	(void)state;
+	rpc(s4_mksn_reqst, SFT_SVC_MAKE_SESSION);
+	assert_non_null(fw->session);
+	/* The console is gone: nothing more comes; at 100 s the node ends the session. */
+	clock_ms += SFT_FW_SESSION_TIMEOUT_S * 1000ull - 1;
+	assert_false(console_event(&ev));
+	assert_non_null(fw->session);
+	clock_ms += 1;
+	sft_srv_poll(g.srv, 0);
+	assert_null(fw->session);
+	assert_true(fw->expired == 1);
+	/* A new console finds the node free. */
+	rpc(s4_mksn_reqst, SFT_SVC_MAKE_SESSION);
+	assert_memory_equal(g.reply, s4_mksn_reply, SFT_MSG_SIZE);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_captured_replies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_client_dests, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_expires, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
