@@ -106,8 +106,9 @@ sft_fw_batch_get(struct sft_fw_session *sn, uint64_t bid)
 	return b;
 }
 
+/* Room in @p b for one more test. */
 static int
-sft_fw_batch_append(struct sft_fw_batch *b, struct sft_fw_test *t)
+sft_fw_batch_reserve(struct sft_fw_batch *b)
 {
 	if (b->ntests == b->cap) {
 		uint32_t cap = b->cap == 0 ? 4 : b->cap * 2;
@@ -119,8 +120,6 @@ sft_fw_batch_append(struct sft_fw_batch *b, struct sft_fw_test *t)
 		b->tests = tests;
 		b->cap = cap;
 	}
-	t->batch = b;
-	b->tests[b->ntests++] = t;
 	return 0;
 }
 
@@ -434,24 +433,31 @@ sft_fw_test_client_setup(struct sft_fw_test *t, const struct sft_msg *req, const
 
 /* The kernel's sfw_add_test_instance: 0 or a negative status. */
 static int
-sft_fw_add_test_instance(struct sft_fw_batch *b, const struct sft_msg *req, const void *buf,
-			 uint32_t len)
+sft_fw_add_test_instance(struct sft_fw *fw, struct sft_fw_batch *b, const struct sft_msg *req,
+			 const void *buf, uint32_t len)
 {
 	struct sft_fw_test *t = sft_fw_test_new(req, b->session->features);
-	int rc;
+	int rc = 0;
 
 	if (t == NULL) {
 		return -SFT_STATUS_ENOMEM;
 	}
-	rc = t->is_client ? sft_fw_test_client_setup(t, req, buf, len) : 0;
-	if (rc == 0 && sft_fw_batch_append(b, t) != 0) {
+	/* Room first: once loaded, a test leaves through sft_fw_test_free() only. */
+	if (sft_fw_batch_reserve(b) != 0) {
 		rc = -SFT_STATUS_ENOMEM;
+	} else if (t->is_client) {
+		rc = sft_fw_test_client_setup(t, req, buf, len);
+	} else if (fw->ops.test_load != NULL) {
+		rc = fw->ops.test_load(fw->ops.ctx, t);
 	}
 	if (rc != 0) {
 		free(t->dests);
 		free(t);
+		return rc;
 	}
-	return rc;
+	t->batch = b;
+	b->tests[b->ntests++] = t;
+	return 0;
 }
 
 /*
@@ -487,7 +493,7 @@ sft_fw_add_test(struct sft_fw *fw, const struct sft_msg *req, bool have_bulk, co
 		*bulk_len = r->ndest * SFT_DEST_SIZE;
 		return SFT_FW_BULK;
 	}
-	rc = sft_fw_add_test_instance(b, req, buf, len);
+	rc = sft_fw_add_test_instance(fw, b, req, buf, len);
 	rep->status = (uint32_t)-rc;
 	return SFT_FW_REPLY;
 }

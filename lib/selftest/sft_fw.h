@@ -86,6 +86,12 @@ struct sft_fw_ops {
 	 * only sets t->stopping, which units read before their next RPC.)
 	 */
 	void (*test_abort)(void *ctx, struct sft_fw_test *t);
+	/**
+	 * A server test @p t is being added: make its service ready for the
+	 * clients' RPCs (the kernel posts request buffers: sfw_load_test).
+	 * @return 0, or a negative SFT_STATUS_* the TEST reply carries.
+	 */
+	int (*test_load)(void *ctx, struct sft_fw_test *t);
 	/** @p t goes away (its session was destroyed); no unit of it is active. */
 	void (*test_gone)(void *ctx, struct sft_fw_test *t);
 	void *ctx;

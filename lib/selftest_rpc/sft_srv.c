@@ -1,70 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The selftest RPC server for the framework services. Every MD the server
- * makes carries a struct sft_obj first in its user pointer, so an event
- * finds its object and kind; an object is freed on its MD's last event
- * (unlinked), never before, so LNet never writes into freed memory.
+ * The selftest server's core: its objects, request buffers, replies, the
+ * dispatch of LNet events, start, poll and stop.
  *
  * Counting follows 2.17's rpc.c: every request event is rpcs_rcvd; a
  * request not answered is rpcs_dropped; an LNet event with an error status
- * (but a cancellation) is an error; bytes of completed bulk GETs are
- * bulk_get.
+ * (but a cancellation) is an error.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/queue.h>
 
-#include "api.h"
 #include "cfs_nid.h"
-#include "sft_srv.h"
-
-enum sft_obj_kind {
-	SFT_OBJ_REQBUF,  /* a posted request buffer */
-	SFT_OBJ_REPLY,   /* a reply being sent */
-	SFT_OBJ_BULK,    /* a TEST client's destination list being fetched */
-};
-
-struct sft_obj {
-	enum sft_obj_kind kind;
-	LIST_ENTRY(sft_obj) link;   /* the server's live objects */
-	struct lnet_handle_md mdh;
-	bool md_live;               /* its MD has not had its last event */
-};
-LIST_HEAD(sft_obj_list, sft_obj);
-
-struct sft_reqbuf {
-	struct sft_obj obj;
-	uint32_t svc;
-	uint8_t msg[SFT_MSG_SIZE];
-};
-
-struct sft_reply {
-	struct sft_obj obj;
-	uint8_t msg[SFT_MSG_SIZE];
-};
-
-struct sft_bulk {
-	struct sft_obj obj;
-	struct sft_msg req;          /* the TEST request it belongs to */
-	struct lnet_processid peer;  /* who asked */
-	struct lnet_nid self;        /* the NID it came to */
-	int status;                  /* the GET's: 0 once the REPLY came whole */
-	bool answered;
-	uint32_t len;
-	uint8_t buf[];
-};
-
-struct sft_srv {
-	struct sft_srv_opts opts;
-	struct sft_fw fw;
-	struct lnet_eq *eq;
-	struct sft_obj_list objs;
-	unsigned int nreqbufs;       /* request buffers made */
-	bool stopping;
-	struct sft_rpc_counters rpc;
-	struct sft_srv_stats stats;
-};
+#include "sft_srv_internal.h"
 
 /* The framework services a test node answers, each on portal 51 under its id. */
 static const uint32_t sft_srv_services[] = {
@@ -72,13 +20,7 @@ static const uint32_t sft_srv_services[] = {
 	SFT_SVC_BATCH, SFT_SVC_TEST, SFT_SVC_QUERY_STAT,
 };
 
-static uint64_t
-sft_srv_now(const struct sft_srv *s)
-{
-	return s->opts.now_ms(s->opts.clock_ctx);
-}
-
-static void
+void
 sft_srv_obj_live(struct sft_srv *s, struct sft_obj *o, enum sft_obj_kind kind)
 {
 	o->kind = kind;
@@ -86,11 +28,19 @@ sft_srv_obj_live(struct sft_srv *s, struct sft_obj *o, enum sft_obj_kind kind)
 	LIST_INSERT_HEAD(&s->objs, o, link);
 }
 
-static void
+void
 sft_srv_obj_free(struct sft_obj *o)
 {
 	LIST_REMOVE(o, link);
 	free(o);
+}
+
+void
+sft_srv_reply_init(const struct sft_msg *req, struct sft_msg *reply)
+{
+	memset(reply, 0, sizeof(*reply));
+	reply->version = SFT_MSG_VERSION;
+	reply->type = req->type + 1;
 }
 
 /* ---- the STAT reply's counters -------------------------------------------- */
@@ -148,13 +98,11 @@ sft_srv_post(struct sft_srv *s, struct sft_reqbuf *b)
 		return -errno;
 	}
 	rc = LNetMDAttach(me, &md, LNET_UNLINK, &b->obj.mdh);
-	if (rc == 0) {
-		b->obj.md_live = true;
-	}
+	b->obj.md_live = rc == 0;
 	return rc;
 }
 
-static int
+int
 sft_srv_add_buffer(struct sft_srv *s, uint32_t svc)
 {
 	struct sft_reqbuf *b = calloc(1, sizeof(*b));
@@ -168,107 +116,57 @@ sft_srv_add_buffer(struct sft_srv *s, uint32_t svc)
 	rc = sft_srv_post(s, b);
 	if (rc != 0) {
 		sft_srv_obj_free(&b->obj);
-		return rc;
 	}
-	s->nreqbufs++;
-	return 0;
+	return rc;
 }
 
-/* ---- replies and bulk --------------------------------------------------------- */
-
-/* The rpyid every request body starts with. */
-static uint64_t
-sft_req_rpyid(const struct sft_msg *req)
-{
-	return req->body.rmsn_reqst.rpyid;
-}
+/* ---- replies -------------------------------------------------------------------- */
 
 /*
  * LNetPut @p reply to @p peer's portal 52 under @p rpyid, from @p self, with
  * no ACK (srpc_send_reply). The reply's memory lives until its SEND event.
  */
-static void
+void
 sft_srv_send_reply(struct sft_srv *s, const struct sft_msg *reply, const struct lnet_processid *peer,
 		   const struct lnet_nid *self, uint64_t rpyid)
 {
-	struct sft_reply *r = calloc(1, sizeof(*r));
+	struct sft_obj *o = calloc(1, sizeof(*o) + SFT_MSG_SIZE);
+	uint8_t *msg = (uint8_t *)(o + 1);
 	struct lnet_md md = {
 		.umd_length = SFT_MSG_SIZE,
 		.umd_threshold = 1,
 		.umd_eq_handle = s->eq,
 	};
 
-	if (r == NULL || sft_msg_encode(reply, r->msg, sizeof(r->msg)) != 0) {
-		free(r);
+	if (o == NULL || sft_msg_encode(reply, msg, SFT_MSG_SIZE) != 0) {
+		free(o);
 		s->stats.nomem++;
 		s->rpc.rpcs_dropped++;
 		return;
 	}
-	md.umd_start = r->msg;
-	md.umd_user_ptr = &r->obj;
-	if (LNetMDBind(&md, LNET_UNLINK, &r->obj.mdh) != 0) {
-		free(r);
+	md.umd_start = msg;
+	md.umd_user_ptr = o;
+	if (LNetMDBind(&md, LNET_UNLINK, &o->mdh) != 0) {
+		free(o);
 		s->stats.send_failed++;
 		return;
 	}
-	sft_srv_obj_live(s, &r->obj, SFT_OBJ_REPLY);
-	if (LNetPut(self, r->obj.mdh, LNET_NOACK_REQ, peer, SFT_PORTAL_RDMA, rpyid, 0, 0) != 0) {
+	sft_srv_obj_live(s, o, SFT_OBJ_REPLY);
+	if (LNetPut(self, o->mdh, LNET_NOACK_REQ, peer, SFT_PORTAL_RDMA, rpyid, 0, 0) != 0) {
 		s->stats.send_failed++;
-		LNetMDUnlink(r->obj.mdh); /* its UNLINK event frees it */
+		LNetMDUnlink(o->mdh); /* its UNLINK event frees it */
 	}
 }
 
-/*
- * LNetGet the TEST client's destination list (@p len bytes) from the
- * console's bulkid on portal 52 (srpc_do_bulk, the server being the sink).
- */
-static void
-sft_srv_fetch_dests(struct sft_srv *s, const struct sft_msg *req, const struct lnet_processid *peer,
-		    const struct lnet_nid *self, uint32_t len)
-{
-	struct sft_bulk *b = calloc(1, sizeof(*b) + len);
-	struct lnet_md md = {
-		.umd_length = len,
-		.umd_threshold = 2, /* SEND, then REPLY */
-		.umd_eq_handle = s->eq,
-	};
+/* ---- framework requests ------------------------------------------------------------- */
 
-	if (b == NULL) {
-		s->stats.nomem++;
-		s->rpc.rpcs_dropped++;
-		return;
-	}
-	b->req = *req;
-	b->peer = *peer;
-	b->self = *self;
-	b->len = len;
-	b->status = -EIO; /* until the REPLY brings it whole */
-	md.umd_start = b->buf;
-	md.umd_user_ptr = &b->obj;
-	if (LNetMDBind(&md, LNET_UNLINK, &b->obj.mdh) != 0) {
-		free(b);
-		s->stats.send_failed++;
-		s->rpc.rpcs_dropped++;
-		return;
-	}
-	sft_srv_obj_live(s, &b->obj, SFT_OBJ_BULK);
-	if (LNetGet(self, b->obj.mdh, peer, SFT_PORTAL_RDMA, req->body.test_reqst.bulkid, 0, false) != 0) {
-		s->stats.send_failed++;
-		LNetMDUnlink(b->obj.mdh);
-	}
-}
-
-/* The destination list came (or failed): the TEST request goes on (sfw_bulk_ready). */
+/* The TEST client's destination list came (or failed): the request goes on (sfw_bulk_ready). */
 static void
-sft_srv_bulk_done(struct sft_srv *s, struct sft_bulk *b)
+sft_srv_dests_done(struct sft_srv *s, struct sft_bulk *b)
 {
 	struct sft_msg reply;
 	enum sft_fw_action act;
 
-	b->answered = true;
-	if (s->stopping) {
-		return;
-	}
 	act = sft_fw_test_bulk_ready(&s->fw, &b->req, b->status, b->buf, b->len, sft_srv_now(s), &reply);
 	if (act == SFT_FW_REPLY) {
 		sft_srv_send_reply(s, &reply, &b->peer, &b->self, sft_req_rpyid(&b->req));
@@ -277,7 +175,50 @@ sft_srv_bulk_done(struct sft_srv *s, struct sft_bulk *b)
 	}
 }
 
-/* ---- events -------------------------------------------------------------------- */
+/* GET a TEST client's destination list (@p len bytes) from the console's bulkid. */
+static void
+sft_srv_fetch_dests(struct sft_srv *s, const struct sft_msg *req, const struct lnet_event *ev,
+		    uint32_t len)
+{
+	struct sft_bulk *b = calloc(1, sizeof(*b) + len);
+
+	if (b == NULL) {
+		s->stats.nomem++;
+		s->rpc.rpcs_dropped++;
+		return;
+	}
+	b->req = *req;
+	b->peer = ev->source;
+	b->self = ev->target.nid;
+	b->bulkid = req->body.test_reqst.bulkid;
+	b->sink = true;
+	b->len = len;
+	b->buf = (uint8_t *)(b + 1);
+	b->done = sft_srv_dests_done;
+	sft_srv_bulk_start(s, b);
+}
+
+/* Replies go to the NID the request came from, from the NID it came to. */
+static void
+sft_srv_framework_request(struct sft_srv *s, const struct sft_msg *req, const struct lnet_event *ev)
+{
+	struct sft_msg reply;
+	uint32_t bulk_len = 0;
+
+	switch (sft_fw_handle(&s->fw, req, sft_srv_now(s), &reply, &bulk_len)) {
+	case SFT_FW_REPLY:
+		sft_srv_send_reply(s, &reply, &ev->source, &ev->target.nid, sft_req_rpyid(req));
+		break;
+	case SFT_FW_BULK:
+		sft_srv_fetch_dests(s, req, ev, bulk_len);
+		break;
+	case SFT_FW_DROP:
+		s->rpc.rpcs_dropped++;
+		break;
+	}
+}
+
+/* ---- events ---------------------------------------------------------------------------- */
 
 /* A request is acceptable: 160 bytes, a magic, the service's request type (srpc_lnet_ev_handler). */
 static bool
@@ -292,8 +233,6 @@ static void
 sft_srv_request(struct sft_srv *s, struct sft_reqbuf *b, const struct lnet_event *ev)
 {
 	struct sft_msg req;
-	struct sft_msg reply;
-	uint32_t bulk_len = 0;
 
 	s->rpc.rpcs_rcvd++;
 	if (!sft_srv_request_ok(b, ev, &req)) {
@@ -301,55 +240,35 @@ sft_srv_request(struct sft_srv *s, struct sft_reqbuf *b, const struct lnet_event
 		s->rpc.rpcs_dropped++;
 		return;
 	}
-	/* Replies go to the NID the request came from, from the NID it came to. */
-	switch (sft_fw_handle(&s->fw, &req, sft_srv_now(s), &reply, &bulk_len)) {
-	case SFT_FW_REPLY:
-		sft_srv_send_reply(s, &reply, &ev->source, &ev->target.nid, sft_req_rpyid(&req));
-		break;
-	case SFT_FW_BULK:
-		sft_srv_fetch_dests(s, &req, &ev->source, &ev->target.nid, bulk_len);
-		break;
-	case SFT_FW_DROP:
-		s->rpc.rpcs_dropped++;
-		break;
+	if (b->svc < SFT_SVC_FRAMEWORK_MAX) {
+		sft_srv_framework_request(s, &req, ev);
+	} else {
+		sft_srv_test_request(s, b->svc, &req, ev);
 	}
 }
 
-static void
+/* A request buffer's event: true when the buffer is done with (to be freed). */
+static bool
 sft_srv_reqbuf_event(struct sft_srv *s, struct sft_reqbuf *b, const struct lnet_event *ev)
 {
 	if (!ev->unlinked) {
-		return;
+		return false;
 	}
 	b->obj.md_live = false;
 	if (s->stopping) {
-		return;
+		return true;
 	}
 	if (ev->type == LNET_EVENT_PUT) {
 		sft_srv_request(s, b, ev);
 	}
-	/* Back on the portal for the next request (srpc_service_recycle_buffer). */
+	/* Back on the portal for the next request (srpc_service_recycle_buffer), unless surplus. */
+	if (!sft_srv_tsvc_keep(s, b->svc)) {
+		return true;
+	}
 	if (sft_srv_post(s, b) != 0) {
-		s->stats.nomem++;
+		s->stats.nomem++; /* kept, unposted, until stop */
 	}
-}
-
-static void
-sft_srv_bulk_event(struct sft_srv *s, struct sft_bulk *b, const struct lnet_event *ev)
-{
-	if (ev->type == LNET_EVENT_REPLY && ev->status == 0 && ev->mlength == b->len) {
-		b->status = 0;
-		s->rpc.bulk_get += ev->mlength;
-	} else if (ev->type == LNET_EVENT_SEND && ev->status != 0 && !ev->unlinked) {
-		LNetMDUnlink(b->obj.mdh); /* no REPLY will come: end it now */
-	}
-	if (!ev->unlinked) {
-		return;
-	}
-	b->obj.md_live = false;
-	if (!b->answered) {
-		sft_srv_bulk_done(s, b);
-	}
+	return false;
 }
 
 static void
@@ -362,20 +281,21 @@ sft_srv_event(struct sft_srv *s, const struct lnet_event *ev)
 	}
 	switch (o->kind) {
 	case SFT_OBJ_REQBUF:
-		sft_srv_reqbuf_event(s, (struct sft_reqbuf *)o, ev);
+		if (sft_srv_reqbuf_event(s, (struct sft_reqbuf *)o, ev)) {
+			sft_srv_obj_free(o);
+		}
 		break;
 	case SFT_OBJ_BULK:
 		sft_srv_bulk_event(s, (struct sft_bulk *)o, ev);
+		if (!o->md_live) {
+			sft_srv_bulk_free(s, (struct sft_bulk *)o);
+		}
 		break;
 	case SFT_OBJ_REPLY:
 		if (ev->unlinked) {
-			o->md_live = false;
+			sft_srv_obj_free(o);
 		}
 		break;
-	}
-	/* Request buffers are kept for reposting until stop; the others go with their MD. */
-	if (!o->md_live && (o->kind != SFT_OBJ_REQBUF || s->stopping)) {
-		sft_srv_obj_free(o);
 	}
 }
 
@@ -386,6 +306,8 @@ sft_srv_fw_init(struct sft_srv *s)
 {
 	const struct sft_fw_ops ops = {
 		.stat = { .rpc_counters = sft_srv_stat_rpc, .lnet_counters = sft_srv_stat_lnet },
+		.test_load = sft_srv_test_load,
+		.test_gone = sft_srv_test_gone,
 		.ctx = s,
 	};
 
@@ -535,11 +457,17 @@ sft_srv_stop(struct sft_srv *s, int timeout_ms)
 		return -ETIMEDOUT;
 	}
 	while (!LIST_EMPTY(&s->objs)) {
-		sft_srv_obj_free(LIST_FIRST(&s->objs));
+		o = LIST_FIRST(&s->objs);
+		if (o->kind == SFT_OBJ_BULK) {
+			sft_srv_bulk_free(s, (struct sft_bulk *)o);
+		} else {
+			sft_srv_obj_free(o);
+		}
 	}
 	LNetClearLazyPortal(SFT_PORTAL_FRAMEWORK);
 	LNetClearLazyPortal(SFT_PORTAL_REQUEST);
 	sft_fw_fini(&s->fw);
+	sft_bufpool_fini(&s->pool);
 	LNetEQFree(s->eq);
 	free(s);
 	return 0;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The selftest RPC server (layer 2 of selftest.h) for the framework
- * services, on LNet's public API as any LNet user: 160-byte request buffers
- * on lazy portal 51 matching each service id, replies by LNetPut to the
- * client's portal 52 with the request's rpyid, and the TEST client's
- * destination list fetched by LNetGet from its bulkid, as 2.17's rpc.c
- * does (selftest-facts §1.1). Requests go to the framework (sft_fw.h).
+ * The selftest RPC server (layer 2 of selftest.h), on LNet's public API as
+ * any LNet user: 160-byte request buffers on lazy portal 51 matching each
+ * framework service's id, and on lazy portal 50 for the test services
+ * (brw, ping) while server tests of a session want them; replies by LNetPut
+ * to the client's portal 52 with the request's rpyid; bulk (a TEST client's
+ * destination list, brw data) by LNetGet or LNetPut at the client's bulkid,
+ * as 2.17's rpc.c does (selftest-facts §1.1, §4). Framework requests go to
+ * the framework (sft_fw.h).
  *
  * One thread drives a server: sft_srv_poll() waits for one LNet event (or
  * the session's deadline) and handles it; nothing here is locked. The
@@ -38,6 +40,7 @@ struct sft_srv_stats {
 	uint64_t send_failed;   /**< a reply or bulk GET LNet refused or failed */
 	uint64_t nomem;         /**< a reply or bulk not made for want of memory */
 	uint64_t eq_overflows;  /**< events lost from the server's queue */
+	uint64_t brw_corrupt;   /**< brw WRITEs whose data failed its check (answered EBADMSG) */
 };
 
 struct sft_srv;

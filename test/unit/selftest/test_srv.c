@@ -7,7 +7,10 @@
  * for byte. Also: a TEST client's destination list fetched from the
  * console's bulk; requests of the wrong length or type dropped and counted
  * while the next good one is answered; the session timer firing after its
- * console went; stop freeing everything (ASan).
+ * console went; the brw and ping services a server test makes ready (the
+ * kernel's captured brw WRITE and ping get its captured replies; a READ
+ * brings the pattern; a corrupt WRITE is EBADMSG; the services go with the
+ * session); stop freeing everything (ASan).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -105,20 +108,28 @@ console_post(void *buf, unsigned int len, unsigned int op, uint64_t bits)
 	return h;
 }
 
-/* PUT @p len bytes of @p req to the server's @p portal under @p bits, no ACK; its SEND event. */
+/* PUT @p len bytes of @p req to the server's @p portal under @p bits, no ACK. */
 static void
-console_put(const uint8_t *req, unsigned int len, unsigned int portal, uint64_t bits)
+console_put_only(const uint8_t *req, unsigned int len, unsigned int portal, uint64_t bits)
 {
 	static uint8_t out[2 * SFT_MSG_SIZE];
 	struct lnet_md md = {
 		.umd_start = out, .umd_length = len, .umd_threshold = 1, .umd_eq_handle = g.eq,
 	};
 	struct lnet_handle_md h;
-	struct lnet_event ev;
 
 	memcpy(out, req, len);
 	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
 	assert_int_equal(LNetPut(NULL, h, LNET_NOACK_REQ, &g.server, portal, bits, 0, 0), 0);
+}
+
+/* console_put_only(), then its SEND event. */
+static void
+console_put(const uint8_t *req, unsigned int len, unsigned int portal, uint64_t bits)
+{
+	struct lnet_event ev;
+
+	console_put_only(req, len, portal, bits);
 	assert_true(console_event(&ev));
 	assert_int_equal(ev.type, LNET_EVENT_SEND);
 	assert_int_equal(ev.status, 0);
@@ -135,15 +146,15 @@ rpc(const uint8_t *req, uint32_t svc)
 	memset(g.reply, 0, sizeof(g.reply));
 	console_post(g.reply, sizeof(g.reply), LNET_MD_OP_PUT, m.body.rmsn_reqst.rpyid);
 	console_put(req, SFT_MSG_SIZE, sft_service_portal(svc), sft_request_match_bits(svc));
-	/* A bulk the server GETs from the console comes first. */
+	/* Bulk the server GETs from or PUTs into the console comes first. */
 	for (;;) {
 		assert_true(console_event(&ev));
-		if (ev.type != LNET_EVENT_GET) {
+		if (ev.type == LNET_EVENT_PUT && ev.match_bits == m.body.rmsn_reqst.rpyid) {
 			break;
 		}
-		g.gets++;
+		assert_true(ev.type == LNET_EVENT_GET || ev.type == LNET_EVENT_PUT);
+		g.gets += ev.type == LNET_EVENT_GET;
 	}
-	assert_int_equal(ev.type, LNET_EVENT_PUT);
 	assert_int_equal(ev.mlength, SFT_MSG_SIZE);
 	assert_int_equal(ev.pt_index, SFT_PORTAL_RDMA);
 }
@@ -268,6 +279,131 @@ test_session_expires(void **state)
 	assert_memory_equal(g.reply, s4_mksn_reply, SFT_MSG_SIZE);
 }
 
+/* A session, and the server side of a test of @p svc (from the kernel's TEST request). */
+static void
+load_server_test(const uint8_t *test_reqst, const struct sft_sid *sid)
+{
+	uint8_t req[SFT_MSG_SIZE];
+	struct sft_msg m;
+
+	assert_int_equal(sft_msg_decode(s4_mksn_reqst, SFT_MSG_SIZE, &m), 0);
+	m.body.mksn_reqst.sid = *sid;
+	assert_int_equal(sft_msg_encode(&m, req, sizeof(req)), 0);
+	rpc(req, SFT_SVC_MAKE_SESSION);
+	rpc(test_reqst, SFT_SVC_TEST);
+	assert_int_equal(sft_msg_decode(g.reply, SFT_MSG_SIZE, &m), 0);
+	assert_int_equal(m.body.test_reply.status, 0);
+}
+
+/* One brw RPC of @p req with the console's bulk @p data (source for WRITE, sink for READ). */
+static void
+brw(const uint8_t *req, void *data, uint32_t len)
+{
+	struct sft_msg m;
+
+	assert_int_equal(sft_msg_decode(req, SFT_MSG_SIZE, &m), 0);
+	console_post(data, len, m.body.brw_reqst.rw == SFT_BRW_WRITE ? LNET_MD_OP_GET : LNET_MD_OP_PUT,
+		     m.body.brw_reqst.bulkid);
+	rpc(req, SFT_SVC_BRW);
+}
+
+static void
+test_brw_and_ping(void **state)
+{
+	const struct sft_sid s4 = { 0x00020000c000020bull, 10543 };
+	const struct sft_sid s1 = { 0x00020000c000020bull, 0x71c5 };
+	static uint8_t data[SFT_BRW_MAX_LEN];
+	uint8_t req[SFT_MSG_SIZE];
+	struct sft_srv_stats st;
+	struct sft_rpc_counters c;
+	struct sft_msg m;
+	size_t bad;
+
+	(void)state;
+	/* The kernel's brw WRITE of 4 KiB, check none: its captured reply. */
+	load_server_test(s4_test_reqst_brw_server, &s4);
+	g.gets = 0;
+	brw(s4_brw_reqst, data, 4096);
+	assert_memory_equal(g.reply, s4_brw_reply, SFT_MSG_SIZE);
+	assert_int_equal(g.gets, 1);
+
+	/* A READ of 1 MiB with check=full: the pattern arrives in every word. */
+	assert_int_equal(sft_msg_decode(s1_brw_reqst_read, SFT_MSG_SIZE, &m), 0);
+	m.body.brw_reqst.len = SFT_BRW_MAX_LEN;
+	m.body.brw_reqst.flags = SFT_BRW_CHECK_FULL;
+	assert_int_equal(sft_msg_encode(&m, req, sizeof(req)), 0);
+	memset(data, 0, sizeof(data));
+	brw(req, data, SFT_BRW_MAX_LEN);
+	assert_int_equal(sft_msg_decode(g.reply, SFT_MSG_SIZE, &m), 0);
+	assert_int_equal(m.body.brw_reply.status, 0);
+	assert_int_equal(sft_brw_check(data, sizeof(data), 0, SFT_BRW_MAX_LEN, SFT_BRW_CHECK_FULL,
+				       SFT_BRW_MAGIC, false, &bad), 0);
+
+	/* A WRITE of 8 KiB, check=simple, one word spoiled in the second page: EBADMSG. */
+	assert_int_equal(sft_msg_decode(s1_brw_reqst_write, SFT_MSG_SIZE, &m), 0);
+	m.body.brw_reqst.len = 8192;
+	m.body.brw_reqst.flags = SFT_BRW_CHECK_SIMPLE;
+	assert_int_equal(sft_msg_encode(&m, req, sizeof(req)), 0);
+	assert_int_equal(sft_brw_fill(data, sizeof(data), 0, 8192, SFT_BRW_CHECK_SIMPLE, SFT_BRW_MAGIC), 0);
+	data[4096] ^= 1;
+	brw(req, data, 8192);
+	assert_int_equal(sft_msg_decode(g.reply, SFT_MSG_SIZE, &m), 0);
+	assert_int_equal(m.body.brw_reply.status, SFT_STATUS_EBADMSG);
+	sft_srv_stats(g.srv, &st);
+	assert_int_equal(st.brw_corrupt, 1);
+	/* Bad parameters are answered EINVAL with no bulk. */
+	m.type = SFT_MSG_BRW_REQST;
+	m.body.brw_reqst.len = 12;
+	assert_int_equal(sft_msg_encode(&m, req, sizeof(req)), 0);
+	rpc(req, SFT_SVC_BRW);
+	assert_int_equal(sft_msg_decode(g.reply, SFT_MSG_SIZE, &m), 0);
+	assert_int_equal(m.body.brw_reply.status, SFT_STATUS_EINVAL);
+	sft_srv_rpc_counters(g.srv, &c);
+	assert_true(c.bulk_get == 4096 + 8192);
+	assert_true(c.bulk_put == SFT_BRW_MAX_LEN);
+
+	/* The session ends: its brw service goes; the ping test of a new one brings ping. */
+	rpc(s4_rmsn_reqst, SFT_SVC_REMOVE_SESSION);
+	assert_int_equal(sft_srv_poll(g.srv, 0) >= 0, 1);
+	load_server_test(s1_test_reqst_ping_server, &s1);
+	rpc(s1_ping_reqst, SFT_SVC_PING);
+	assert_memory_equal(g.reply, s1_ping_reply, SFT_MSG_SIZE);
+	/* A ping with a wrong magic: dropped, as the kernel's. */
+	assert_int_equal(sft_msg_decode(s1_ping_reqst, SFT_MSG_SIZE, &m), 0);
+	m.body.ping_reqst.magic = 1;
+	assert_int_equal(sft_msg_encode(&m, req, sizeof(req)), 0);
+	console_put(req, SFT_MSG_SIZE, SFT_PORTAL_REQUEST, SFT_SVC_PING);
+	{
+		struct lnet_event ev;
+
+		assert_false(console_event(&ev));
+	}
+	sft_srv_stats(g.srv, &st);
+	assert_int_equal(st.bad_requests, 1);
+}
+
+static void
+test_services_go_with_session(void **state)
+{
+	const struct sft_sid s4 = { 0x00020000c000020bull, 10543 };
+	struct sft_rpc_counters before, after;
+	struct lnet_event ev;
+	unsigned int i;
+
+	(void)state;
+	load_server_test(s4_test_reqst_brw_server, &s4);
+	rpc(s4_rmsn_reqst, SFT_SVC_REMOVE_SESSION);
+	/* Every brw buffer is unlinked and freed: a brw request now waits on the lazy portal. */
+	for (i = 0; i < POLL_ROUNDS; i++) {
+		sft_srv_poll(g.srv, 0);
+	}
+	sft_srv_rpc_counters(g.srv, &before);
+	console_put_only(s4_brw_reqst, SFT_MSG_SIZE, SFT_PORTAL_REQUEST, SFT_SVC_BRW);
+	assert_false(console_event(&ev)); /* not even its SEND: it waits for a buffer */
+	sft_srv_rpc_counters(g.srv, &after);
+	assert_int_equal(after.rpcs_rcvd, before.rpcs_rcvd);
+}
+
 int
 main(void)
 {
@@ -276,6 +412,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_dests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_expires, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_brw_and_ping, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_services_go_with_session, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
