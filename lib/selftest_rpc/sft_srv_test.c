@@ -4,7 +4,8 @@
  * on portal 50, as 2.17's ping_test.c and brw_test.c answer them. They look
  * at no session (a test client of any console is served), only at their
  * own request. Their request buffers come with the server tests loaded
- * (sfw_load_test's count) and go when those tests go.
+ * (up to sfw_load_test's count, as requests come) and go when those tests
+ * go.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 #define SFT_TEST_BUFS_MIN 256u
 #define SFT_TEST_BUFS_EXTRA 64u
 #define SFT_TEST_LOOPS_MAX 2048u
+/* Buffers posted when a server test is loaded; the rest come as requests do. */
+#define SFT_TEST_BUFS_BURST 16u
 
 struct sft_tsvc *
 sft_srv_tsvc(struct sft_srv *s, uint32_t svc)
@@ -57,21 +60,39 @@ sft_srv_tsvc_trim(struct sft_srv *s, uint32_t svc)
 	}
 }
 
+/*
+ * Make a buffer of @p svc if fewer are posted than wanted: true if one was
+ * made. Buffers come a burst at a time and then one more with each request
+ * served, so a TEST is answered at once and a busy service still reaches
+ * what its tests asked for (the lazy portal holds requests meanwhile).
+ */
+static bool
+sft_srv_tsvc_grow(struct sft_srv *s, uint32_t svc)
+{
+	struct sft_tsvc *ts = sft_srv_tsvc(s, svc);
+
+	if (ts == NULL || ts->posted >= ts->wanted || sft_srv_add_buffer(s, svc) != 0) {
+		return false;
+	}
+	ts->posted++;
+	return true;
+}
+
 int
 sft_srv_test_load(void *ctx, struct sft_fw_test *t)
 {
 	struct sft_srv *s = ctx;
 	struct sft_tsvc *ts = sft_srv_tsvc(s, t->service);
 	uint32_t n = sft_test_buffers(t);
+	uint32_t i;
 
 	ts->wanted += n;
-	while (ts->posted < ts->wanted) {
-		if (sft_srv_add_buffer(s, t->service) != 0) {
+	for (i = 0; i < SFT_TEST_BUFS_BURST; i++) {
+		if (!sft_srv_tsvc_grow(s, t->service) && ts->posted < ts->wanted) {
 			ts->wanted -= n;
 			sft_srv_tsvc_trim(s, t->service);
 			return -SFT_STATUS_ENOMEM;
 		}
-		ts->posted++;
 	}
 	return 0;
 }
@@ -95,7 +116,11 @@ sft_srv_tsvc_keep(struct sft_srv *s, uint32_t svc)
 {
 	struct sft_tsvc *ts = sft_srv_tsvc(s, svc);
 
-	if (ts == NULL || ts->posted <= ts->wanted) {
+	if (ts == NULL) {
+		return true;
+	}
+	if (ts->posted <= ts->wanted) {
+		sft_srv_tsvc_grow(s, svc); /* busy: one more, up to what is wanted */
 		return true;
 	}
 	ts->posted--;
