@@ -43,6 +43,7 @@ struct sft_fw_test {
 	struct sft_dest *dests;        /**< client: ndest destinations, host order */
 	uint32_t nactive;              /**< client: units running (the engine's count) */
 	bool stopping;
+	void *priv;                    /**< the engine's, from test_start to test_gone */
 };
 
 /** A batch: the tests of one bid, in the order they were added. */

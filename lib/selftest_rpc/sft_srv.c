@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cfs_nid.h"
 #include "sft_srv_internal.h"
@@ -296,6 +297,9 @@ sft_srv_event(struct sft_srv *s, const struct lnet_event *ev)
 			sft_srv_obj_free(o);
 		}
 		break;
+	case SFT_OBJ_CRPC:
+		sft_crpc_event(s, (struct sft_crpc_md *)o, ev);
+		break;
 	}
 }
 
@@ -306,6 +310,8 @@ sft_srv_fw_init(struct sft_srv *s)
 {
 	const struct sft_fw_ops ops = {
 		.stat = { .rpc_counters = sft_srv_stat_rpc, .lnet_counters = sft_srv_stat_lnet },
+		.test_start = sft_cli_test_start,
+		.test_abort = sft_cli_test_abort,
 		.test_load = sft_srv_test_load,
 		.test_gone = sft_srv_test_gone,
 		.ctx = s,
@@ -350,6 +356,8 @@ sft_srv_start(const struct sft_srv_opts *opts, struct sft_srv **out)
 	}
 	s->opts = *opts;
 	LIST_INIT(&s->objs);
+	TAILQ_INIT(&s->crpcs);
+	sft_ids_init(&s->ids, opts->id_seed != 0 ? opts->id_seed : (uint64_t)time(NULL));
 	sft_srv_fw_init(s);
 	s->eq = LNetEQAlloc(opts->eq_size != 0 ? opts->eq_size : SFT_SRV_EQ_SIZE);
 	if (s->eq == NULL) {
@@ -365,17 +373,25 @@ sft_srv_start(const struct sft_srv_opts *opts, struct sft_srv **out)
 	return 0;
 }
 
-/* How long a poll may wait: the caller's bound, cut at the session's deadline. */
+/* The earlier of two deadlines (0: none). */
+static uint64_t
+sft_srv_earlier(uint64_t a, uint64_t b)
+{
+	return a == 0 ? b : b == 0 || a < b ? a : b;
+}
+
+/* How long a poll may wait: the caller's bound, cut at the session's or an RPC's deadline. */
 static int
 sft_srv_wait_ms(const struct sft_srv *s, int timeout_ms)
 {
+	uint64_t due = sft_srv_earlier(s->fw.deadline_ms, sft_crpc_next_deadline(s));
 	uint64_t now, left;
 
-	if (s->fw.deadline_ms == 0) {
+	if (due == 0) {
 		return timeout_ms;
 	}
 	now = sft_srv_now(s);
-	left = s->fw.deadline_ms > now ? s->fw.deadline_ms - now : 0;
+	left = due > now ? due - now : 0;
 	if (timeout_ms >= 0 && (uint64_t)timeout_ms < left) {
 		return timeout_ms;
 	}
@@ -387,6 +403,7 @@ sft_srv_poll(struct sft_srv *s, int timeout_ms)
 {
 	struct lnet_event ev;
 	int rc = LNetEQPoll(&s->eq, 1, sft_srv_wait_ms(s, timeout_ms), &ev, NULL);
+	uint64_t now;
 
 	if (rc == -EOVERFLOW) {
 		s->stats.eq_overflows++;
@@ -395,7 +412,9 @@ sft_srv_poll(struct sft_srv *s, int timeout_ms)
 	if (rc == 1) {
 		sft_srv_event(s, &ev);
 	}
-	sft_fw_expire(&s->fw, sft_srv_now(s));
+	now = sft_srv_now(s);
+	sft_crpc_expire(s, now);
+	sft_fw_expire(&s->fw, now);
 	return rc;
 }
 
@@ -422,6 +441,9 @@ sft_srv_mds_live(const struct sft_srv *s)
 {
 	const struct sft_obj *o;
 
+	if (!TAILQ_EMPTY(&s->crpcs)) {
+		return true; /* a client RPC ends with its MDs' last events */
+	}
 	LIST_FOREACH(o, &s->objs, link) {
 		if (o->md_live) {
 			return true;
@@ -437,6 +459,7 @@ sft_srv_stop(struct sft_srv *s, int timeout_ms)
 	uint64_t deadline = sft_srv_now(s) + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 
 	s->stopping = true;
+	sft_crpc_abort_all(s, -ESHUTDOWN);
 	LIST_FOREACH(o, &s->objs, link) {
 		if (o->md_live) {
 			LNetMDUnlink(o->mdh);

@@ -25,6 +25,10 @@
 #define SFT_SRV_FRAMEWORK_BUFS 2u
 /** Events the server's queue holds unless said otherwise. */
 #define SFT_SRV_EQ_SIZE 1024u
+/** The kernel's rpc_timeout module parameter default: a client RPC's, seconds. */
+#define SFT_RPC_TIMEOUT_S 64u
+/** rpc_timeout 0 of the kernel: client RPCs never expire. */
+#define SFT_RPC_TIMEOUT_NEVER UINT32_MAX
 
 struct sft_srv_opts {
 	uint64_t (*now_ms)(void *ctx); /**< a monotonic clock in milliseconds */
@@ -32,6 +36,10 @@ struct sft_srv_opts {
 	uint32_t session_timeout_s;    /**< 0: SFT_FW_SESSION_TIMEOUT_S */
 	unsigned int framework_bufs;   /**< 0: SFT_SRV_FRAMEWORK_BUFS */
 	unsigned int eq_size;          /**< 0: SFT_SRV_EQ_SIZE */
+	uint32_t rpc_timeout_s;        /**< client RPCs: 0: SFT_RPC_TIMEOUT_S; SFT_RPC_TIMEOUT_NEVER */
+	uint64_t id_seed;              /**< wall-clock seconds that seed our RPC ids; 0: now */
+	/** The wall clock a ping request carries; NULL: CLOCK_REALTIME. */
+	void (*wall_clock)(void *ctx, uint64_t *sec, uint64_t *nsec);
 };
 
 /** What the server saw go wrong, beyond the kernel's RPC counters. */

@@ -16,12 +16,16 @@
 #include <sys/queue.h>
 
 #include "api.h"
+#include "sft_cli.h"
 #include "sft_srv.h"
+
+#define SFT_MS_PER_S 1000u
 
 enum sft_obj_kind {
 	SFT_OBJ_REQBUF,  /* a posted request buffer */
 	SFT_OBJ_REPLY,   /* a reply being sent */
 	SFT_OBJ_BULK,    /* a bulk transfer of a TEST or brw request */
+	SFT_OBJ_CRPC,    /* one of a client RPC's MDs (sft_cli.c) */
 };
 
 struct sft_obj {
@@ -64,6 +68,39 @@ struct sft_bulk {
 	sft_bulk_done_fn done;
 };
 
+/* The MDs of a client RPC, in the order srpc_send_rpc reads their events. */
+enum sft_crpc_role {
+	SFT_CRPC_REQ,
+	SFT_CRPC_REPLY,
+	SFT_CRPC_BULK,
+	SFT_CRPC_NMD,
+};
+
+struct sft_crpc_md {
+	struct sft_obj obj;          /* not on the server's list: the RPC's */
+	struct sft_crpc *rpc;
+	enum sft_crpc_role role;
+	int status;                  /* its last event's; -EINTR when unlinked unused */
+};
+
+struct sft_crpc {
+	struct sft_crpc_md md[SFT_CRPC_NMD];
+	TAILQ_ENTRY(sft_crpc) link;  /* the engine's RPCs, in deadline order */
+	uint32_t svc;
+	struct lnet_processid dest;
+	uint64_t rpyid;
+	uint64_t bulkid;
+	bool has_bulk;
+	bool aborted;
+	bool remote_error;           /* the reply said an error: the bulk was let go */
+	uint64_t deadline_ms;        /* 0: none */
+	sft_crpc_done_fn done;
+	struct sft_crpc_result res;
+	uint8_t req_buf[SFT_MSG_SIZE];
+	uint8_t reply_buf[SFT_MSG_SIZE];
+};
+TAILQ_HEAD(sft_crpc_list, sft_crpc);
+
 /* A test service's request buffers on portal 50 (the kernel's srpc_service for brw and ping). */
 struct sft_tsvc {
 	uint32_t wanted;             /* what the loaded server tests asked for */
@@ -84,6 +121,9 @@ struct sft_srv {
 	struct sft_obj_list objs;
 	struct sft_tsvc tsvc[2];     /* brw, ping */
 	struct sft_bufpool pool;
+	struct sft_ids ids;          /* rpyids and bulkids of our RPCs */
+	struct sft_crpc_list crpcs;
+	uint32_t ping_seq;           /* the ping clients' counter (lst_ping_data) */
 	bool stopping;
 	struct sft_rpc_counters rpc;
 	struct sft_srv_stats stats;
@@ -119,6 +159,20 @@ void sft_srv_bulk_free(struct sft_srv *s, struct sft_bulk *b);
 void *sft_bufpool_get(struct sft_bufpool *p);
 void sft_bufpool_put(struct sft_bufpool *p, void *buf);
 void sft_bufpool_fini(struct sft_bufpool *p);
+
+/* sft_cli.c */
+void sft_crpc_event(struct sft_srv *s, struct sft_crpc_md *md, const struct lnet_event *ev);
+/* Abort the RPCs whose deadline is past (rpcs_expired). */
+void sft_crpc_expire(struct sft_srv *s, uint64_t now_ms);
+/* The earliest deadline of an RPC not aborted yet; 0: none. */
+uint64_t sft_crpc_next_deadline(const struct sft_srv *s);
+void sft_crpc_abort_all(struct sft_srv *s, int status);
+
+/* sft_cli_test.c: the test clients (fw ops test_start, test_abort) */
+void sft_cli_test_start(void *ctx, struct sft_fw_test *t);
+void sft_cli_test_abort(void *ctx, struct sft_fw_test *t);
+/* A client test goes: what the engine kept for it. */
+void sft_cli_test_gone(struct sft_srv *s, struct sft_fw_test *t);
 
 /* sft_srv_test.c */
 struct sft_tsvc *sft_srv_tsvc(struct sft_srv *s, uint32_t svc);

@@ -104,6 +104,7 @@ sft_srv_test_gone(void *ctx, struct sft_fw_test *t)
 	struct sft_tsvc *ts;
 
 	if (t->is_client) {
+		sft_cli_test_gone(s, t);
 		return;
 	}
 	ts = sft_srv_tsvc(s, t->service);

@@ -10,7 +10,10 @@
  * console went; the brw and ping services a server test makes ready (the
  * kernel's captured brw WRITE and ping get its captured replies; a READ
  * brings the pattern; a corrupt WRITE is EBADMSG; the services go with the
- * session); stop freeing everything (ASan).
+ * session); the node as a console of itself: client RPCs (their ids, a
+ * timeout), and batches of brw WRITE, READ and ping tests run over 0@lo
+ * by test units to the node's own services, stopped by force; stop
+ * freeing everything (ASan).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -24,6 +27,7 @@
 #include "api.h"
 #include "captured_msgs.h"
 #include "cfs_nid.h"
+#include "sft_cli.h"
 #include "sft_srv.h"
 
 #define POLL_ROUNDS 1000 /* polls of an idle inline node: far more than any exchange takes */
@@ -404,6 +408,217 @@ test_services_go_with_session(void **state)
 	assert_int_equal(after.rpcs_rcvd, before.rpcs_rcvd);
 }
 
+/* ---- the node as a console of itself: client RPCs and test units ---- */
+
+struct cli_done {
+	bool done;
+	struct sft_crpc_result r;
+};
+
+static void
+cli_done_cb(struct sft_srv *s, struct sft_crpc *rpc)
+{
+	const struct sft_crpc_result *r = sft_crpc_result(rpc);
+	struct cli_done *d = r->arg;
+
+	(void)s;
+	d->done = true;
+	d->r = *r;
+}
+
+/* Serve until @p d is done (or rounds run out). */
+static bool
+serve_until(const bool *flag)
+{
+	unsigned int i;
+
+	for (i = 0; i < 100 * POLL_ROUNDS && !*flag; i++) {
+		sft_srv_poll(g.srv, 0);
+	}
+	return *flag;
+}
+
+/* A client RPC of @p req to the node itself; its result in @p d. */
+static void
+cli_rpc(uint32_t svc, const struct sft_msg *req, void *bulk, uint32_t len, bool sink,
+	struct cli_done *d)
+{
+	struct sft_crpc_args a = {
+		.svc = svc, .dest = g.server, .req = req, .bulk = bulk, .bulk_len = len,
+		.bulk_sink = sink, .done = cli_done_cb, .arg = d,
+	};
+
+	memset(d, 0, sizeof(*d));
+	assert_int_equal(sft_crpc_start(g.srv, &a, NULL), 0);
+	assert_true(serve_until(&d->done));
+}
+
+static const struct sft_sid me_sid = { 0x7fffffff00000001ull, 42 };
+
+static void
+cli_session(void)
+{
+	struct sft_msg req = { .ses_feats = SFT_FEAT_BULK_LEN };
+	struct cli_done d;
+
+	req.body.mksn_reqst.sid = me_sid;
+	strcpy(req.body.mksn_reqst.name, "self");
+	cli_rpc(SFT_SVC_MAKE_SESSION, &req, NULL, 0, false, &d);
+	assert_int_equal(d.r.status, 0);
+	assert_int_equal(d.r.reply.body.mksn_reply.status, 0);
+}
+
+/* TEST: the server side, then the client side (one destination: the node) of @p svc in batch 1. */
+static void
+cli_add_tests(uint32_t svc, uint32_t loop, uint32_t concur, const union sft_test_params *p)
+{
+	static uint8_t dests[SFT_DEST_SIZE];
+	const struct sft_dest self = { LNET_NID_LO_0, SFT_PID };
+	struct sft_msg req = { .ses_feats = SFT_FEAT_BULK_LEN };
+	struct cli_done d;
+
+	req.body.test_reqst.sid = me_sid;
+	req.body.test_reqst.bid = 1;
+	req.body.test_reqst.service = svc;
+	req.body.test_reqst.loop = 1;
+	req.body.test_reqst.concur = 1;
+	req.body.test_reqst.params = *p;
+	cli_rpc(SFT_SVC_TEST, &req, NULL, 0, false, &d);
+	assert_int_equal(d.r.reply.body.test_reply.status, 0);
+	req.body.test_reqst.is_client = 1;
+	req.body.test_reqst.ndest = 1;
+	req.body.test_reqst.loop = loop;
+	req.body.test_reqst.concur = concur;
+	assert_int_equal(sft_dests_encode(&self, 1, dests, sizeof(dests)), 0);
+	cli_rpc(SFT_SVC_TEST, &req, dests, sizeof(dests), false, &d);
+	assert_int_equal(d.r.status, 0);
+	assert_int_equal(d.r.reply.body.test_reply.status, 0);
+}
+
+static void
+cli_batch(uint32_t opc, uint32_t arg, struct cli_done *d)
+{
+	struct sft_msg req = { .ses_feats = SFT_FEAT_BULK_LEN };
+
+	req.body.batch_reqst.sid = me_sid;
+	req.body.batch_reqst.bid = 1;
+	req.body.batch_reqst.opc = opc;
+	req.body.batch_reqst.arg = arg;
+	cli_rpc(SFT_SVC_BATCH, &req, NULL, 0, false, d);
+	assert_int_equal(d->r.status, 0);
+}
+
+/* Serve until batch 1 is idle. */
+static bool
+batch_idle(void)
+{
+	struct sft_fw *fw = sft_srv_fw(g.srv);
+	unsigned int i;
+
+	for (i = 0; i < 100 * POLL_ROUNDS; i++) {
+		if (fw->session->batches->nactive == 0) {
+			return true;
+		}
+		sft_srv_poll(g.srv, 0);
+	}
+	return false;
+}
+
+static void
+test_client_rpc(void **state)
+{
+	struct sft_rpc_counters c;
+	struct sft_msg req = { 0 };
+	struct cli_done d;
+
+	(void)state;
+	cli_session();
+	/* Its id came from the engine's counter; the node's own service answered it. */
+	sft_srv_rpc_counters(g.srv, &c);
+	assert_int_equal(c.rpcs_sent, 1);
+	assert_int_equal(c.rpcs_rcvd, 1);
+
+	/* A DEBUG to a pid nobody serves: no reply; at rpc_timeout it is aborted, -ETIMEDOUT. */
+	req.body.debug_reqst.sid = me_sid;
+	{
+		struct sft_crpc_args a = {
+			.svc = SFT_SVC_DEBUG, .dest = g.server, .req = &req, .done = cli_done_cb,
+			.arg = &d,
+		};
+
+		a.dest.pid = 999;
+		memset(&d, 0, sizeof(d));
+		assert_int_equal(sft_crpc_start(g.srv, &a, NULL), 0);
+		assert_false(console_event(&(struct lnet_event){ 0 })); /* serves; nothing comes */
+		assert_false(d.done);
+		clock_ms += SFT_RPC_TIMEOUT_S * 1000ull;
+		assert_true(serve_until(&d.done));
+	}
+	assert_int_equal(d.r.status, -ETIMEDOUT);
+	sft_srv_rpc_counters(g.srv, &c);
+	assert_int_equal(c.rpcs_expired, 1);
+}
+
+static void
+test_batch_brw_write_read(void **state)
+{
+	union sft_test_params p = { .bulk_v1 = { .opc = SFT_BRW_WRITE, .flags = SFT_BRW_CHECK_FULL,
+						 .len = 8192, .offset = 0 } };
+	struct sft_fw *fw = sft_srv_fw(g.srv);
+	struct sft_rpc_counters c0, c;
+	struct cli_done d;
+
+	(void)state;
+	cli_session();
+	cli_add_tests(SFT_SVC_BRW, 5, 2, &p);
+	/* FULL: SIMPLE with an offset fails on correct data, as between kernels (selftest-facts §4.1). */
+	p.bulk_v1.opc = SFT_BRW_READ;
+	p.bulk_v1.flags = SFT_BRW_CHECK_FULL;
+	p.bulk_v1.len = 4096 + 512;
+	p.bulk_v1.offset = 64;
+	cli_add_tests(SFT_SVC_BRW, 3, 1, &p);
+	sft_srv_rpc_counters(g.srv, &c0);
+
+	/* Run: 2 units x 5 WRITEs of 8 KiB, 1 unit x 3 READs of 4.5 KiB at offset 64. */
+	cli_batch(SFT_BATCH_RUN, 0, &d);
+	assert_int_equal(d.r.reply.body.batch_reply.status, 0);
+	assert_true(batch_idle());
+	sft_srv_rpc_counters(g.srv, &c);
+	assert_int_equal(fw->session->brw_errors, 0);
+	assert_int_equal(c.rpcs_sent - c0.rpcs_sent, 1 + 10 + 3); /* the BATCH and the brw RPCs */
+	assert_true(c.bulk_get - c0.bulk_get == 10 * 8192);
+	assert_true(c.bulk_put - c0.bulk_put == 3 * (4096 + 512));
+	cli_batch(SFT_BATCH_QUERY, 0, &d);
+	assert_int_equal(d.r.reply.body.batch_reply.active, 0);
+}
+
+static void
+test_batch_ping_and_stop(void **state)
+{
+	union sft_test_params p = { .ping = { 0, 0 } };
+	struct sft_fw *fw = sft_srv_fw(g.srv);
+	struct sft_fw_test *t;
+	struct cli_done d;
+	unsigned int i;
+
+	(void)state;
+	cli_session();
+	cli_add_tests(SFT_SVC_PING, 0xffffffffu, 4, &p); /* lst's loop -1: until stopped */
+	cli_batch(SFT_BATCH_RUN, 0, &d);
+	t = fw->session->batches->tests[1];
+	assert_int_equal(t->nactive, 4);
+	for (i = 0; i < 50 * POLL_ROUNDS && g.srv != NULL; i++) {
+		sft_srv_poll(g.srv, 0);
+	}
+	assert_int_equal(t->nactive, 4); /* still pinging */
+	cli_batch(SFT_BATCH_QUERY, 0, &d);
+	assert_int_equal(d.r.reply.body.batch_reply.active, 1);
+	/* Stop by force: the units end, their aborted RPCs are not errors. */
+	cli_batch(SFT_BATCH_STOP, 1, &d);
+	assert_true(batch_idle());
+	assert_int_equal(fw->session->ping_errors, 0);
+}
+
 int
 main(void)
 {
@@ -414,6 +629,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_session_expires, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_brw_and_ping, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_services_go_with_session, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_client_rpc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_brw_write_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_ping_and_stop, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
