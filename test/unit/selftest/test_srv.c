@@ -366,6 +366,39 @@ test_brw_and_ping(void **state)
 	assert_true(c.bulk_get == 4096 + 8192);
 	assert_true(c.bulk_put == SFT_BRW_MAX_LEN);
 
+	/*
+	 * A bulk that does not match its request: a WRITE of 8 KiB whose client
+	 * offers 4 KiB. The GET is refused at the client, no REPLY comes, LNet's
+	 * response timer ends it (virtual time runs while the server waits): no
+	 * brw reply, the request counted as dropped, nothing moved.
+	 */
+	{
+		struct sft_rpc_counters before;
+		unsigned int i;
+
+		struct sft_srv_stats st0;
+
+		assert_int_equal(sft_msg_decode(s1_brw_reqst_write, SFT_MSG_SIZE, &m), 0);
+		m.body.brw_reqst.len = 8192;
+		m.body.brw_reqst.flags = SFT_BRW_CHECK_NONE;
+		m.body.brw_reqst.rpyid += 100;
+		m.body.brw_reqst.bulkid += 100;
+		sft_srv_stats(g.srv, &st0);
+		assert_int_equal(sft_msg_encode(&m, req, sizeof(req)), 0);
+		console_post(data, 4096, LNET_MD_OP_GET, m.body.brw_reqst.bulkid);
+		sft_srv_rpc_counters(g.srv, &before);
+		console_put(req, SFT_MSG_SIZE, SFT_PORTAL_REQUEST, SFT_SVC_BRW);
+		for (i = 0; i < POLL_ROUNDS && c.rpcs_dropped == before.rpcs_dropped; i++) {
+			sft_srv_poll(g.srv, 10000);
+			sft_srv_rpc_counters(g.srv, &c);
+		}
+		assert_int_equal(c.rpcs_dropped, before.rpcs_dropped + 1);
+		assert_true(c.bulk_get == before.bulk_get);
+		sft_srv_stats(g.srv, &st);
+		assert_true(st.bad_requests == st0.bad_requests); /* it was a good request */
+		assert_true(c.errors > before.errors);            /* the GET's failure */
+	}
+
 	/* The session ends: its brw service goes; the ping test of a new one brings ping. */
 	rpc(s4_rmsn_reqst, SFT_SVC_REMOVE_SESSION);
 	assert_int_equal(sft_srv_poll(g.srv, 0) >= 0, 1);
