@@ -17,6 +17,7 @@ const char *const lnetcfg_global_keys[] = {
 	"transaction_timeout", "health_sensitivity", "recovery_interval",
 	"router_sensitivity", "lnd_timeout", "response_tracking", "recovery_limit",
 	"max_recovery_ping_interval",
+	"lnet_selftest", /* lnetd-pmd's extension: its lnet_selftest service, 0 or 1 */
 };
 const unsigned int lnetcfg_nglobal_keys =
 	sizeof(lnetcfg_global_keys) / sizeof(lnetcfg_global_keys[0]);

@@ -123,6 +123,8 @@ void lnetctl_error_reset(void);
 int lnetctl_net_show(struct lnetctl_conn *c, const char *net, int detail);
 int lnetctl_stats_show(struct lnetctl_conn *c);
 int lnetctl_global_show(struct lnetctl_conn *c);
+/* global show as export prints it: the kernel's keys only. */
+int lnetctl_global_export(struct lnetctl_conn *c);
 
 /* lnetctl_peer.c */
 int lnetctl_peer_change(struct lnetctl_conn *c, bool add, const char *prim, const char *nidlist,

@@ -48,7 +48,7 @@ lnetctl_export(struct lnetctl_conn *c, bool backup)
 		rc = lnetctl_routing_show(c, backup);
 	}
 	if (rc == 0) {
-		rc = lnetctl_global_show(c);
+		rc = lnetctl_global_export(c);
 	}
 	fflush(stdout);
 	/* The rules after global:, as udsp show prints them; --backup keeps them too, as the kernel's. */
@@ -467,7 +467,12 @@ lnetctl_import_global(struct lnetctl_conn *c, const struct lnetcfg_global *g, bo
 {
 	const struct lnetctl_tunable *t = lnetctl_tunable_find(g->key);
 	long value = g->value;
+	char descr[256];
 
+	if (strcmp(g->key, "lnet_selftest") == 0) {
+		/* lnetd-pmd's extension (its lnet_selftest service); --del leaves it */
+		return del ? 0 : lnetctl_global_request(c, g->key, value, descr, sizeof(descr));
+	}
 	if (t == NULL) {
 		return 0; /* lnd_timeout: lnetcfg leaves it out, the kernel does nothing with it */
 	}

@@ -19,12 +19,26 @@ struct lnetd_opts {
 	const char *cpu_pattern; /* --cpu-pattern "0[0,1] 1[2,3]": CPTs; NULL: libnuma */
 	const char *lnet_params; /* --lnet-params NAME=VALUE,...: lnet module parameters */
 	int stall_ms;         /* --stall-ms: lnet_init_opts.stall_ms (0: default, -1: none) */
+	bool selftest;        /* --selftest: serve lnet_selftest from the start */
 };
 
 /* lnetd_config.c: apply a YAML configuration (lnetctl export format). */
 int lnetd_config_apply_file(const char *path, char *err, size_t errlen);
 int lnetd_config_apply_text(const char *text, size_t len, const char *origin, char *err,
 			    size_t errlen);
+
+/*
+ * A global setting of the configuration, an import or `lnetctl set`: LNet's
+ * (lnet_ctl_global_set), or the daemon's extension lnet_selftest.
+ */
+int lnetd_global_apply(const char *key, int value, char *why, size_t whylen);
+
+/* lnetd_selftest.c: the lnet_selftest service (global lnet_selftest, --selftest). */
+/* On (1) or off (0); 0, -EINVAL, or why it could not start. */
+int lnetd_selftest_set(int on);
+bool lnetd_selftest_enabled(void);
+/* Off, before LNet goes down. */
+void lnetd_selftest_shutdown(void);
 
 /* lnetd_telemetry.c: register the /lnet/... telemetry commands. */
 int lnetd_telemetry_register(void);

@@ -140,6 +140,23 @@ lnetd_apply_routing(struct lnetcfg *cfg)
 	return 0;
 }
 
+int
+lnetd_global_apply(const char *key, int value, char *why, size_t whylen)
+{
+	int rc;
+
+	if (strcmp(key, "lnet_selftest") != 0) {
+		return lnet_ctl_global_set(key, value, why, whylen);
+	}
+	rc = lnetd_selftest_set(value);
+	if (rc == -EINVAL) {
+		snprintf(why, whylen, "lnet_selftest: 0 or 1");
+	} else if (rc != 0) {
+		snprintf(why, whylen, "lnet_selftest: cannot start: %s", strerror(-rc));
+	}
+	return rc;
+}
+
 static int
 lnetd_apply(struct lnetcfg *cfg)
 {
@@ -149,8 +166,8 @@ lnetd_apply(struct lnetcfg *cfg)
 	for (i = 0; i < cfg->nglobals; i++) {
 		char why[256] = "";
 
-		if (lnet_ctl_global_set(cfg->globals[i].key, (int)cfg->globals[i].value, why,
-					sizeof(why)) != 0) {
+		if (lnetd_global_apply(cfg->globals[i].key, (int)cfg->globals[i].value, why,
+				       sizeof(why)) != 0) {
 			lnetcfg_error(cfg, &cfg->globals[i].at, "global: %s", why);
 			return -EINVAL;
 		}

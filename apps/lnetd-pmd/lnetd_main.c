@@ -32,7 +32,8 @@ lnetd_usage(FILE *f)
 {
 	fprintf(f, "usage: lnetd-pmd [EAL options] [-- [--config FILE] [--name NAME]\n"
 		   "                                    [--cpu-pattern PATTERN]\n"
-		   "                                    [--lnet-params NAME=VALUE,...] [--stall-ms MS]]\n"
+		   "                                    [--lnet-params NAME=VALUE,...] [--stall-ms MS]\n"
+		   "                                    [--selftest]]\n"
 		   "  --config FILE          configuration in lnetctl export format\n"
 		   "                         (default: the embedded config/default.yaml)\n"
 		   "  --name NAME            instance name: EAL file prefix, lnetctl --name\n"
@@ -42,6 +43,8 @@ lnetd_usage(FILE *f)
 		   "  --stall-ms MS          the stall watchdog: count and log every poll of an\n"
 		   "                         lcore that runs longer than MS milliseconds\n"
 		   "                         (default %d; 0: no watchdog)\n"
+		   "  --selftest             serve lnet_selftest (as modprobe lnet_selftest);\n"
+		   "                         also global lnet_selftest: 1 in the configuration\n"
 		   "  --lnd-params TYPE:NAME=VALUE[,NAME=VALUE...]\n"
 		   "                         module parameters of the LND of net type TYPE, by\n"
 		   "                         the kernel module's names; the LND checks them\n"
@@ -152,6 +155,7 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 		{ "lnd-params", required_argument, NULL, 'L' },
 		{ "lnet-params", required_argument, NULL, 'l' },
 		{ "stall-ms", required_argument, NULL, 's' },
+		{ "selftest", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -159,7 +163,7 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:L:l:s:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:L:l:s:Th", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			o->config = optarg;
@@ -191,6 +195,9 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 			break;
 		case 's':
 			rc = lnetd_opt_stall_ms(optarg, &o->stall_ms);
+			break;
+		case 'T':
+			o->selftest = true;
 			break;
 		case 'h':
 			lnetd_usage(stdout);
@@ -279,6 +286,12 @@ lnetd_run(const struct lnetd_opts *o)
 		     lnetd_config_apply_file(o->config, err, sizeof(err)) :
 		     lnetd_config_apply_text(lnetd_default_yaml, strlen(lnetd_default_yaml),
 					     "default.yaml", err, sizeof(err));
+	if (rc == 0 && o->selftest) {
+		rc = lnetd_selftest_set(1);
+		if (rc != 0) {
+			snprintf(err, sizeof(err), "--selftest: %s", strerror(-rc));
+		}
+	}
 	if (rc == 0) {
 		rc = lnetd_telemetry_register();
 		if (rc != 0) {
@@ -287,6 +300,7 @@ lnetd_run(const struct lnetd_opts *o)
 	}
 	if (rc != 0) {
 		fprintf(stderr, "lnetd-pmd: %s\n", err);
+		lnetd_selftest_shutdown();
 		LNetNIFini();
 		return 1;
 	}
@@ -298,6 +312,7 @@ lnetd_run(const struct lnetd_opts *o)
 	sigwait(&set, &sig);
 	printf("lnetd-pmd: %s stopping on signal %d\n", o->name, sig);
 	lnetd_capture_shutdown();
+	lnetd_selftest_shutdown();
 	LNetNIFini();
 	return 0;
 }

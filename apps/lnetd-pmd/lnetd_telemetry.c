@@ -371,6 +371,8 @@ lnetd_global_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	LNETD_GLOBAL(recovery_limit);
 	LNETD_GLOBAL(max_recovery_ping_interval);
 #undef LNETD_GLOBAL
+	/* The daemon's extension, after the kernel's keys (lnetctl export leaves it out). */
+	rte_tel_data_add_dict_int(d, "lnet_selftest", lnetd_selftest_enabled() ? 1 : 0);
 	return 0;
 }
 
@@ -431,7 +433,7 @@ lnetd_global_set(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (val[0] == '\0' || *end != '\0' || v < INT_MIN || v > INT_MAX) {
 		return lnetd_reply_status(d, -EINVAL, "value: not a number");
 	}
-	return lnetd_reply_status(d, lnet_ctl_global_set(key, (int)v, err, sizeof(err)), err);
+	return lnetd_reply_status(d, lnetd_global_apply(key, (int)v, err, sizeof(err)), err);
 }
 
 /* /lnet/stats_reset: zero the counters (lnetctl stats reset). */

@@ -13,7 +13,9 @@
  *     fault; sft_brw.h lays out and verifies the brw data patterns; this
  *     header holds the rules: service ids and their portals, message type
  *     pairs, match bits and reply ids, the positive errno statuses.
- *  2. RPC engine (next): on LNet's public API as any LNet user would. A
+ *  2. RPC engine (lib/selftest_rpc; the framework server is done, the
+ *     test services and the client next): on LNet's public API as any
+ *     LNet user would. A
  *     server posts 160-byte MDs on lazy portals 51 (framework) and 50 (test
  *     services) matching the service id; it decodes, answers with LNetPut to
  *     portal 52 and the request's rpyid, and runs bulk as LNetGet/LNetPut to
@@ -22,7 +24,7 @@
  *     It runs on the lcore that owns the MDs, polled, with timers for
  *     rpc_timeout; it counts what the kernel counts (struct sft_rpc_counters).
  *  3. framework and services: the session (sid, features, refcount,
- *     timeout), batches and test instances, the brw and ping servers and
+ *     timeout), batches and test instances (sft_fw.h: pure state, done), the brw and ping servers and
  *     clients (concurrency, loops, distribution), filling the replies from
  *     the decoded requests; state machines kept in tables (rt_fsm).
  *  4. console: lst's state (groups, batches, transactions) lives in the

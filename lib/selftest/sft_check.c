@@ -66,13 +66,10 @@ sft_check_brw_reqst(const struct sft_msg *m)
 	return sft_check_bulk_len(r->len, m->ses_feats);
 }
 
-/* The brw parameters a test client starts from (brw_client_init's order). */
-static int
-sft_check_test_bulk(const struct sft_msg *m)
+int
+sft_check_test_bulk_params(const union sft_test_params *p, uint32_t feats)
 {
-	const union sft_test_params *p = &m->body.test_reqst.params;
-
-	if (sft_test_params_view(SFT_SVC_BRW, m->ses_feats) == SFT_TPARAMS_BULK_V0) {
+	if (sft_test_params_view(SFT_SVC_BRW, feats) == SFT_TPARAMS_BULK_V0) {
 		if (p->bulk_v0.npg == 0 || p->bulk_v0.npg > SFT_BRW_MAX_LEN / 4096u) {
 			return -SFT_WIRE_EBULKLEN;
 		}
@@ -87,12 +84,9 @@ sft_check_test_bulk(const struct sft_msg *m)
 	return sft_check_rw_flags(p->bulk_v1.opc, p->bulk_v1.flags);
 }
 
-/* sfw_add_test's EINVAL conditions, then the client's test parameters. */
-static int
-sft_check_test_reqst(const struct sft_msg *m)
+int
+sft_check_test_counts(const struct sft_test_reqst *r)
 {
-	const struct sft_test_reqst *r = &m->body.test_reqst;
-
 	if (r->sid.nid == SFT_SID_NID_NONE) {
 		return -SFT_WIRE_ESID;
 	}
@@ -103,10 +97,20 @@ sft_check_test_reqst(const struct sft_msg *m)
 	if (r->service != SFT_SVC_BRW && r->service != SFT_SVC_PING) {
 		return -SFT_WIRE_ESERVICE;
 	}
-	if (r->is_client != 0 && r->service == SFT_SVC_BRW) {
-		return sft_check_test_bulk(m);
-	}
 	return 0;
+}
+
+/* sfw_add_test's EINVAL conditions, then the client's test parameters. */
+static int
+sft_check_test_reqst(const struct sft_msg *m)
+{
+	const struct sft_test_reqst *r = &m->body.test_reqst;
+	int rc = sft_check_test_counts(r);
+
+	if (rc == 0 && r->is_client != 0 && r->service == SFT_SVC_BRW) {
+		rc = sft_check_test_bulk_params(&r->params, m->ses_feats);
+	}
+	return rc;
 }
 
 static int

@@ -388,6 +388,23 @@ int sft_msg_decode(const void *buf, size_t len, struct sft_msg *m);
 int sft_msg_check(const struct sft_msg *m);
 
 /**
+ * The EINVAL conditions of a TEST request (the kernel's sfw_add_test, one
+ * status for all): the "no session" nid, loop, concurrency and destination
+ * counts, a service that is not brw or ping.
+ * @return 0, -SFT_WIRE_ESID, -SFT_WIRE_ETESTCOUNT or -SFT_WIRE_ESERVICE.
+ */
+int sft_check_test_counts(const struct sft_test_reqst *r);
+
+/**
+ * A brw client's parameters (the kernel's brw_client_init), read as session
+ * features @p feats say: offset in its page a multiple of 8, length 8 to
+ * 1 MiB in whole words (2.17 takes a length of 0 and then asserts: refused
+ * here), a known direction and pattern.
+ * @return 0, -SFT_WIRE_EBULKOFF, -SFT_WIRE_EBULKLEN, -SFT_WIRE_ERW, -SFT_WIRE_ECHECK.
+ */
+int sft_check_test_bulk_params(const union sft_test_params *p, uint32_t feats);
+
+/**
  * Write @p m as SFT_MSG_SIZE bytes in this host's order (bytes after the
  * body are zero). @p m->swabbed is ignored.
  * @return 0, -SFT_WIRE_ELEN if @p len < SFT_MSG_SIZE, -SFT_WIRE_ETYPE.

@@ -223,7 +223,8 @@ globals_want="global:
     lnd_timeout: 10
     response_tracking: 1
     recovery_limit: 5
-    max_recovery_ping_interval: 120"
+    max_recovery_ping_interval: 120
+    lnet_selftest: 0"
 check "globals: daemon starts" fresh
 check "globals: import" "$ctl" --name "$d" import "$work/globals.yaml"
 check "globals: global show has each (lnd_timeout derived, recovery_interval deprecated)" \

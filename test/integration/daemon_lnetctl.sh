@@ -24,7 +24,7 @@ pid_a=$pid
 check "net show -v is the kernel's bytes for lo" same "$exp/net_show_v_lo.yaml" "$ctl" --name "$a" net show -v
 check "net show (detail 0)" same "$exp/net_show_lo.yaml" "$ctl" --name "$a" net show
 check "net show --net lo" same "$exp/net_show_lo.yaml" "$ctl" --name "$a" net show --net lo
-check "global show is the kernel's bytes" same "$exp/global_show.yaml" "$ctl" --name "$a" global show
+check "global show is the kernel's bytes, then the lnet_selftest extension" same "$exp/global_show.yaml" "$ctl" --name "$a" global show
 check "stats show is the kernel's bytes on a fresh node, then the stall watchdog's two keys" same "$exp/stats_show.yaml" "$ctl" --name "$a" stats show
 check "net show --net tcp: no NI, lnet_net_show_dump's -ESRCH" fails_with -3 --name "$a" net show --net tcp
 check "net show --net bogus99: lnet_net_show_start's -ENOENT" fails_with -2 --name "$a" net show --net bogus99
