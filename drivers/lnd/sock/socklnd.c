@@ -40,8 +40,14 @@
 RTE_LOG_REGISTER_DEFAULT(socklnd_logtype, NOTICE);
 
 #define SOCKLND_EPOLL_BATCH 32
-/* Freed txs kept per NI for reuse: enough for a full window of every peer's credits. */
-#define SOCKLND_TX_CACHE_MAX 1024U
+/*
+ * The NI's transmits, all made at startup: one for each message LNet may
+ * hand it at once (its tx credits), and these for NOOPs (keepalives)
+ * beside them; the cache in front of them on the NI's lcore moves this
+ * many at a time.
+ */
+#define SOCKLND_TX_NOOPS 256U
+#define SOCKLND_TX_POOL_CACHE 32U
 #define SOCKLND_SWEEP_US 1000000ULL
 /* Polls in a row that moved nothing between two looks at what the peers' TCP acknowledged. */
 #define SOCKLND_REAP_IDLE_EVERY 8U
@@ -517,42 +523,40 @@ socklnd_on_noop(void *ctx, const struct ksock_msg *km)
 	}
 }
 
-/* A tx from the NI's cache (sock_tx_prepare() sets every field it uses). */
+/* The NI's transmit pool, made as it starts (any thread): its size is the NI's tx credits. */
+static int
+socklnd_tx_pool_create(struct socklnd_ni *s)
+{
+	struct rt_runtime *rt = rt_lcore_runtime(lnet_ni_lcore(s->ni));
+	struct rt_pool_opts o = {
+		.opts_size = sizeof(o), .name = "socklnd_tx", .elt_size = sizeof(struct sock_tx),
+		.n = (unsigned int)lnet_ni_credits(s->ni) + SOCKLND_TX_NOOPS +
+		     rt_pool_headroom(rt, SOCKLND_TX_POOL_CACHE),
+		.cache_size = SOCKLND_TX_POOL_CACHE,
+	};
+
+	return rt_pool_create(rt, &o, &s->tx_pool);
+}
+
+/* A tx from the NI's pool, NULL when it is empty (sock_tx_prepare() sets every field it uses). */
 struct sock_tx *
 socklnd_tx_alloc(struct socklnd_ni *s)
 {
-	struct sock_tx *tx = s->tx_cache;
-
-	if (tx == NULL) {
-		return calloc(1, sizeof(*tx));
-	}
-	s->tx_cache = TAILQ_NEXT(tx, link);
-	s->ntx_cache--;
-	return tx;
+	return rt_pool_get(s->tx_pool);
 }
 
 void
 socklnd_tx_free(struct socklnd_ni *s, struct sock_tx *tx)
 {
-	if (s->ntx_cache < SOCKLND_TX_CACHE_MAX) {
-		TAILQ_NEXT(tx, link) = s->tx_cache; /* last in, first out: still in cache */
-		s->tx_cache = tx;
-		s->ntx_cache++;
-		return;
-	}
-	free(tx);
+	rt_pool_put(s->tx_pool, tx);
 }
 
+/* The NI is gone: every tx with its pool. */
 void
-socklnd_tx_cache_destroy(struct socklnd_ni *s)
+socklnd_tx_pool_destroy(struct socklnd_ni *s)
 {
-	struct sock_tx *tx;
-
-	while ((tx = s->tx_cache) != NULL) {
-		s->tx_cache = TAILQ_NEXT(tx, link);
-		free(tx);
-	}
-	s->ntx_cache = 0;
+	rt_pool_destroy(s->tx_pool);
+	s->tx_pool = NULL;
 }
 
 /* Queue a NOOP {cookie0, cookie1}: a ZC-ACK, or a keepalive ({0, 1}). */
@@ -1370,14 +1374,16 @@ socklnd_startup(struct lnet_ni *ni)
 	TAILQ_INIT(&s->flushq);
 	TAILQ_INIT(&s->rxq);
 	TAILQ_INIT(&s->ackconns);
-	s->tx_cache = NULL;
 	TAILQ_INIT(&s->peers);
 	/* One incarnation per NI lifetime (trap 8): wall-clock ns at start. */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->incarnation = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	/* As ksocklnd: dev cpt is the CPT of the interface's device's NUMA node. */
 	lnet_ni_set_dev_node(ni, cfs_if_numa_node(NULL, lnet_ni_ifname(ni)));
-	rc = socklnd_listen(s);
+	rc = socklnd_tx_pool_create(s);
+	if (rc == 0) {
+		rc = socklnd_listen(s);
+	}
 	if (rc == 0) {
 		socklnd_link_watch(s);
 		rc = socklnd_registry_add(s, lnet_ni_lcore(ni));
@@ -1401,6 +1407,7 @@ socklnd_startup(struct lnet_ni *ni)
 			close(s->epfd);
 		}
 		socklnd_link_fini(s);
+		socklnd_tx_pool_destroy(s);
 		lnet_ni_set_lnd_data(ni, NULL);
 		free(s);
 	}
@@ -1438,7 +1445,7 @@ socklnd_shutdown(struct lnet_ni *ni)
 	close(s->listen_fd);
 	close(s->epfd);
 	socklnd_link_fini(s);
-	socklnd_tx_cache_destroy(s);
+	socklnd_tx_pool_destroy(s);
 	free(s);
 	lnet_ni_set_lnd_data(ni, NULL);
 }

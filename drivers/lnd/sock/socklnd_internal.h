@@ -20,6 +20,7 @@
 #include "lnet_lnd.h"
 #include "lnet_pcap.h"
 #include "rt.h"
+#include "rt_pool.h"
 #include "sock_conn.h"
 #include "sock_rx.h"
 #include "sock_tx.h"
@@ -180,7 +181,7 @@ struct socklnd_ni {
 	struct rt_timer ack_timer;       /* looks at them while the lcore would otherwise sleep */
 	bool ack_ticks;                  /* the lcore may sleep (or skip time): ack_timer is armed */
 	bool caller_polls;               /* rt_runtime_caller_polls() of its runtime */
-	struct sock_tx *tx_cache;        /* freed txs, reused: no malloc per message (a stack by link.tqe_next) */
+	struct rt_pool *tx_pool;         /* its transmits, made at startup: no malloc per message */
 	unsigned int nup;                /* connections UP */
 	uint64_t conn_gen;               /* connection state changes: a peer's kept pick is as old */
 	unsigned int poll_tick;          /* polls since the last epoll_wait */
@@ -190,7 +191,6 @@ struct socklnd_ni {
 	bool dead_pending;               /* a connection closed and may not be freed yet */
 	unsigned int nout;               /* connections whose fd is out of epfd (read directly) */
 	unsigned int direct_streak;      /* polls in a row that read directly (capped) */
-	unsigned int ntx_cache;
 	struct socklnd_peer_list peers;
 	struct socklnd_peer *last_peer;  /* the one socklnd_peer_get() found last: asked first */
 	struct rt_poller *poller;
@@ -240,7 +240,7 @@ void socklnd_peers_fail_waiting(struct socklnd_ni *s, int status, enum lnet_msg_
 void socklnd_conn_queue(struct socklnd_conn *c, struct sock_tx *tx);
 struct sock_tx *socklnd_tx_alloc(struct socklnd_ni *s);
 void socklnd_tx_free(struct socklnd_ni *s, struct sock_tx *tx);
-void socklnd_tx_cache_destroy(struct socklnd_ni *s);
+void socklnd_tx_pool_destroy(struct socklnd_ni *s);
 int socklnd_conn_noop(struct socklnd_conn *c, uint64_t cookie0, uint64_t cookie1);
 bool socklnd_conn_carries(const struct socklnd_conn *c);
 
