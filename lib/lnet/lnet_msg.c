@@ -4,6 +4,7 @@
  * (lnet_finalize) through the owners of the credits it holds, events, and
  * the ACK that follows a received PUT.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +23,14 @@ lnet_msg_pool_create(struct lnet *ln, unsigned int msgs_per_cpt)
 {
 	struct rt_pool_opts o = {
 		.opts_size = sizeof(o), .name = "lnet_msg", .elt_size = sizeof(struct lnet_msg),
-		.n = msgs_per_cpt * ln->ncpts + rt_pool_headroom(ln->rt, LNET_MSG_POOL_CACHE),
 		.cache_size = LNET_MSG_POOL_CACHE,
 	};
 
+	if (msgs_per_cpt > LNET_MSGS_PER_CPT_MAX) {
+		LNET_LOG(ERR, "msgs_per_cpt %u: at most %u", msgs_per_cpt, LNET_MSGS_PER_CPT_MAX);
+		return -EINVAL;
+	}
+	o.n = msgs_per_cpt * ln->ncpts + rt_pool_headroom(ln->rt, LNET_MSG_POOL_CACHE);
 	return rt_pool_create(ln->rt, &o, &ln->msg_pool);
 }
 

@@ -352,7 +352,6 @@ setup(void **state)
 	struct lnet_md sink;
 
 	(void)state;
-	counting_install();
 	ut_up(NOALLOC_CPTS);
 	ut_discovery(0);
 	sink = ut_md(g_sink, sizeof(g_sink), LNET_MD_THRESH_INF,
@@ -433,6 +432,83 @@ test_counting_counts(void **state)
 	assert_int_equal(counting_stop("the test's own malloc"), 1);
 }
 
+#define FEW_MSGS 8U
+
+struct take_all {
+	struct lnet_msg *msgs[FEW_MSGS + 1024];
+	unsigned int n;
+};
+
+static int
+take_all_on_cpt0(void *arg)
+{
+	struct take_all *t = arg;
+	struct lnet_msg *msg;
+
+	while (t->n < sizeof(t->msgs) / sizeof(t->msgs[0]) &&
+	       (msg = lnet_msg_alloc(lnet_cpt_self(lnet_instance()))) != NULL) {
+		t->msgs[t->n++] = msg;
+	}
+	return 0;
+}
+
+static int
+give_all_on_cpt0(void *arg)
+{
+	struct take_all *t = arg;
+
+	while (t->n > 0) {
+		lnet_msg_free(t->msgs[--t->n]);
+	}
+	return 0;
+}
+
+/*
+ * msgs_per_cpt sizes the message pool at LNetNIInit; an empty pool is a
+ * clear failure (LNetPut -ENOMEM, counted by the pool), nothing allocated,
+ * and the messages given back make it work again.
+ */
+static void
+test_empty_pool_fails_without_alloc(void **state)
+{
+	static struct take_all t;
+	struct lnet_init_opts o = {
+		.opts_size = sizeof(o), .mode = LNET_EXEC_INLINE, .ncpts = 1, .no_eal = true,
+		.msgs_per_cpt = LNET_MSGS_PER_CPT_MAX + 1,
+	};
+	struct lnet_handle_md md;
+	struct lnet *ln;
+	struct rt_pool_stats st;
+
+	(void)state;
+	assert_int_equal(lnet_init_opts_set(&o), 0);
+	assert_int_equal(LNetNIInit(LNET_PID_LUSTRE), -EINVAL);
+	o.msgs_per_cpt = FEW_MSGS;
+	assert_int_equal(lnet_init_opts_set(&o), 0);
+	assert_int_equal(LNetNIInit(LNET_PID_LUSTRE), 0);
+	g_ut.eq = LNetEQAlloc(UT_EQ_SIZE);
+	g_ut.self.pid = LNET_PID_LUSTRE;
+	lnet_nid_set_lo0(&g_ut.self.nid);
+	ln = lnet_instance();
+	rt_pool_stats_get(ln->msg_pool, &st);
+	assert_int_equal(st.n, FEW_MSGS + rt_pool_headroom(ln->rt, LNET_MSG_POOL_CACHE));
+	assert_int_equal(lnet_call_on_cpt(ln, 0, take_all_on_cpt0, &t), 0);
+	assert_int_equal(t.n, st.n); /* all of them, then no more */
+	md = ut_bind(g_src, sizeof(g_src), 2);
+	counting_start();
+	assert_int_equal(ut_put(md, LNET_ACK_REQ, 1, 0), -ENOMEM);
+	assert_int_equal(counting_stop("a send on an empty pool"), 0);
+	rt_pool_stats_get(ln->msg_pool, &st);
+	assert_int_equal(st.empty, 2); /* take_all's last try, and the PUT */
+	assert_int_equal(lnet_call_on_cpt(ln, 0, give_all_on_cpt0, &t), 0);
+	assert_int_equal(ut_counters().msgs_alloc, 0);
+	assert_int_equal(ut_put(md, LNET_NOACK_REQ, 1, 0), 0);
+	settle();
+	ut_down();
+	o.msgs_per_cpt = 0;
+	assert_int_equal(lnet_init_opts_set(&o), 0);
+}
+
 int
 main(void)
 {
@@ -442,6 +518,12 @@ main(void)
 		cmocka_unit_test(test_get_reply_no_alloc),
 		cmocka_unit_test(test_forwarded_no_alloc),
 	};
+	const struct CMUnitTest small_pool[] = {
+		cmocka_unit_test(test_empty_pool_fails_without_alloc),
+	};
+	int rc;
 
-	return cmocka_run_group_tests(tests, setup, ut_teardown);
+	counting_install();
+	rc = cmocka_run_group_tests_name("traffic", tests, setup, ut_teardown);
+	return rc + cmocka_run_group_tests_name("small pool", small_pool, NULL, NULL);
 }
