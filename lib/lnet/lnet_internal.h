@@ -40,9 +40,9 @@ extern int lnet_logtype;
 #define LNET_MT_HASH_SIZE (1U << LNET_MT_HASH_BITS)
 #define LNET_PEER_HASH_SIZE 1024U
 /*
- * The message pool's batch between a lcore's cache and the pool (a cache
- * holds up to twice this): the whole working set of a busy CPT stays in its
- * own cache, and what a cache holds beyond it goes back in one burst.
+ * The message pool's batch between a lcore's cache and the shared pool: a
+ * lcore goes to the pool at most once per this many messages taken, and a
+ * cache that reaches twice this gives this many back in one burst.
  */
 #define LNET_MSG_POOL_CACHE 64U
 #define LNET_MD_CACHE_MAX 1024U
@@ -1098,8 +1098,8 @@ lnet_msg_payload_len(const struct lnet_msg *msg)
 }
 
 /*
- * Back into the pool's cache of @p c's lcore, the one running this, which
- * ever CPT allocated it: no hop home. msgs_alloc is a gauge summed over the
+ * Back into the pool's cache of @p c's lcore, the one running this,
+ * whichever CPT allocated it: no hop home. msgs_alloc is a gauge summed over the
  * CPTs, so the freeing CPT's goes down; the home's msgs_max learns of it
  * through msg_frees_of (lnet_msg_alloc).
  */
