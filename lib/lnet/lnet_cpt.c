@@ -119,6 +119,7 @@ lnet_cpt_create(struct lnet *ln, unsigned int cpt, struct lnet_cpt **out)
 	c->ln = ln;
 	c->cpt = cpt;
 	c->lcore = rt_data_lcore(ln->rt, cpt);
+	c->msg_cache = rt_pool_lcore_cache(ln->msg_pool, c->lcore);
 	c->msg_frees_of = calloc(ln->ncpts, sizeof(c->msg_frees_of[0]));
 	if (c->msg_frees_of == NULL) {
 		free(c);

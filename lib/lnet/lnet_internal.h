@@ -595,6 +595,7 @@ struct lnet_cpt {
 	 * only; each home reads its slot, relaxed, to know how many of its
 	 * messages are alive: lnet_msg_alloc), and their total.
 	 */
+	struct rt_pool_cache *msg_cache; /* this lcore's cache of the message pool */
 	uint32_t *msg_frees_of;
 	uint32_t msg_frees_away;
 	uint32_t msg_frees_back_seen; /* this CPT's messages the others freed, last it looked */
@@ -1111,7 +1112,7 @@ lnet_msg_free_local(struct lnet_cpt *c, struct lnet_msg *msg)
 	if (unlikely(msg->home_cpt != c->cpt)) {
 		lnet_msg_count_free_away(c, msg->home_cpt);
 	}
-	rt_pool_put(c->ln->msg_pool, msg);
+	rt_pool_cache_put(c->ln->msg_pool, c->msg_cache, msg);
 }
 
 /*

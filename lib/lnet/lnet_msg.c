@@ -102,7 +102,7 @@ lnet_msg_count_free_away(struct lnet_cpt *c, unsigned int home)
 }
 
 /*
- * A message from the pool (the calling lcore's cache), zeroed up to its
+ * A message from the pool (@p c's lcore's cache: on that lcore), zeroed up to its
  * header: the header and the event are its maker's to write
  * (lnet_send_on_cpt, lnet_parse). NULL when the pool is empty: the pool
  * counts it, the caller fails with -ENOMEM; nothing is allocated here.
@@ -110,7 +110,7 @@ lnet_msg_count_free_away(struct lnet_cpt *c, unsigned int home)
 struct lnet_msg *
 lnet_msg_alloc(struct lnet_cpt *c)
 {
-	struct lnet_msg *msg = rt_pool_get(c->ln->msg_pool);
+	struct lnet_msg *msg = rt_pool_cache_get(c->ln->msg_pool, c->msg_cache);
 
 	if (unlikely(msg == NULL)) {
 		return NULL;

@@ -21,13 +21,6 @@
 RTE_LOG_REGISTER_SUFFIX(rt_logtype_pool, pool, NOTICE);
 #define RT_LOGTYPE rt_logtype_pool
 
-/* One lcore's cache: a stack, last freed first taken (still warm in that lcore's cache). */
-struct rt_pool_cache {
-	unsigned int len;        /* objects in objs; written by its lcore, read relaxed by anyone */
-	uint64_t empty;          /* its gets that found nothing; written by its lcore only */
-	void **objs;             /* [2 * cache_size] */
-} __rte_cache_aligned;
-
 struct rt_pool {
 	struct rt_runtime *rt;
 	struct rte_mempool *mp;  /* with EAL: the objects; else NULL */
@@ -38,7 +31,7 @@ struct rt_pool {
 	unsigned int n;
 	unsigned int cache_size; /* the batch between a cache and the pool */
 	uint64_t empty_shared;   /* gets of threads that are not lcores (atomic) */
-	struct rt_pool_cache *caches; /* [rt->n], by lcore id; NULL without caches */
+	struct rt_pool_cache **caches; /* [rt->n], by lcore id; NULL without caches */
 	char name[RTE_MEMPOOL_NAMESIZE];
 };
 
@@ -79,23 +72,20 @@ rt_pool_count_free(const struct rt_pool *p)
 
 /* ---- the cache layer ---- */
 
-/* The calling lcore's cache, or NULL: not a lcore of this pool's runtime, or no caches. */
-static inline struct rt_pool_cache *
-rt_pool_cache_self(struct rt_pool *p)
+struct rt_pool_cache *
+rt_pool_lcore_cache(struct rt_pool *p, const struct rt_lcore *lc)
 {
-	struct rt_lcore *lc = rt_lcore_self();
-
 	if (p->caches == NULL || lc == NULL || lc->rt != p->rt) {
 		return NULL;
 	}
-	return &p->caches[lc->id];
+	return p->caches[lc->id];
 }
 
 /* An empty cache takes a batch from the pool, then gives one object. */
-static void *
-rt_pool_refill_get(struct rt_pool *p, struct rt_pool_cache *c)
+void *
+rt_pool_cache_refill_get(struct rt_pool *p, struct rt_pool_cache *c)
 {
-	unsigned int got = rt_pool_take(p, c->objs, p->cache_size);
+	unsigned int got = rt_pool_take(p, c->objs, c->size);
 
 	if (got == 0) {
 		rt_stat_add(&c->empty, 1);
@@ -105,29 +95,26 @@ rt_pool_refill_get(struct rt_pool *p, struct rt_pool_cache *c)
 	return c->objs[got - 1];
 }
 
-/* A full cache gives its oldest half (the coldest) back to the pool. */
-static void
-rt_pool_flush_half(struct rt_pool *p, struct rt_pool_cache *c)
+/* A full cache gives its oldest half (the coldest) back to the pool, then takes @p obj. */
+void
+rt_pool_cache_flush_put(struct rt_pool *p, struct rt_pool_cache *c, void *obj)
 {
-	unsigned int keep = c->len - p->cache_size;
+	unsigned int keep = c->len - c->size;
 
-	rt_pool_give(p, c->objs, p->cache_size);
-	memmove(c->objs, &c->objs[p->cache_size], keep * sizeof(c->objs[0]));
-	__atomic_store_n(&c->len, keep, __ATOMIC_RELAXED);
+	rt_pool_give(p, c->objs, c->size);
+	memmove(c->objs, &c->objs[c->size], keep * sizeof(c->objs[0]));
+	c->objs[keep] = obj;
+	__atomic_store_n(&c->len, keep + 1, __ATOMIC_RELAXED);
 }
 
 void *
 rt_pool_get(struct rt_pool *p)
 {
-	struct rt_pool_cache *c = rt_pool_cache_self(p);
+	struct rt_pool_cache *c = rt_pool_lcore_cache(p, rt_lcore_self());
 	void *obj;
 
-	if (likely(c != NULL && c->len != 0)) {
-		__atomic_store_n(&c->len, c->len - 1, __ATOMIC_RELAXED);
-		return c->objs[c->len];
-	}
 	if (c != NULL) {
-		return rt_pool_refill_get(p, c);
+		return rt_pool_cache_get(p, c);
 	}
 	if (rt_pool_take(p, &obj, 1) == 0) {
 		__atomic_fetch_add(&p->empty_shared, 1, __ATOMIC_RELAXED);
@@ -139,17 +126,13 @@ rt_pool_get(struct rt_pool *p)
 void
 rt_pool_put(struct rt_pool *p, void *obj)
 {
-	struct rt_pool_cache *c = rt_pool_cache_self(p);
+	struct rt_pool_cache *c = rt_pool_lcore_cache(p, rt_lcore_self());
 
-	if (c == NULL) {
-		rt_pool_give(p, &obj, 1);
+	if (c != NULL) {
+		rt_pool_cache_put(p, c, obj);
 		return;
 	}
-	if (unlikely(c->len == 2 * p->cache_size)) {
-		rt_pool_flush_half(p, c);
-	}
-	c->objs[c->len] = obj;
-	__atomic_store_n(&c->len, c->len + 1, __ATOMIC_RELAXED);
+	rt_pool_give(p, &obj, 1);
 }
 
 /* ---- creation ---- */
@@ -217,15 +200,18 @@ rt_pool_make_caches(struct rt_pool *p)
 	if (p->cache_size == 0) {
 		return 0;
 	}
-	p->caches = rt_zalloc_aligned(p->rt->n * sizeof(p->caches[0]));
+	p->caches = calloc(p->rt->n, sizeof(p->caches[0]));
 	if (p->caches == NULL) {
 		return -ENOMEM;
 	}
 	for (i = 0; i < p->rt->n; i++) {
-		p->caches[i].objs = calloc(2 * (size_t)p->cache_size, sizeof(void *));
-		if (p->caches[i].objs == NULL) {
+		/* Each on cache lines of its own: no lcore writes a line another's cache is on. */
+		p->caches[i] = rt_zalloc_aligned(sizeof(struct rt_pool_cache) +
+						 2 * (size_t)p->cache_size * sizeof(void *));
+		if (p->caches[i] == NULL) {
 			return -ENOMEM;
 		}
+		p->caches[i]->size = p->cache_size;
 	}
 	return 0;
 }
@@ -281,7 +267,7 @@ rt_pool_destroy(struct rt_pool *p)
 		return;
 	}
 	for (i = 0; p->caches != NULL && i < p->rt->n; i++) {
-		free(p->caches[i].objs);
+		free(p->caches[i]);
 	}
 	free(p->caches);
 	rte_mempool_free(p->mp);
@@ -304,8 +290,8 @@ rt_pool_stats_get(const struct rt_pool *p, struct rt_pool_stats *out)
 	out->mempool = p->mp != NULL;
 	out->empty = __atomic_load_n(&p->empty_shared, __ATOMIC_RELAXED);
 	for (i = 0; p->caches != NULL && i < p->rt->n; i++) {
-		out->cached += __atomic_load_n(&p->caches[i].len, __ATOMIC_RELAXED);
-		out->empty += __atomic_load_n(&p->caches[i].empty, __ATOMIC_RELAXED);
+		out->cached += __atomic_load_n(&p->caches[i]->len, __ATOMIC_RELAXED);
+		out->empty += __atomic_load_n(&p->caches[i]->empty, __ATOMIC_RELAXED);
 	}
 	out->avail = rt_pool_count_free(p) + out->cached;
 }
@@ -316,7 +302,7 @@ rt_pool_cache_count(const struct rt_pool *p, const struct rt_lcore *lc)
 	if (p->caches == NULL || lc == NULL || lc->rt != p->rt) {
 		return 0;
 	}
-	return __atomic_load_n(&p->caches[lc->id].len, __ATOMIC_RELAXED);
+	return __atomic_load_n(&p->caches[lc->id]->len, __ATOMIC_RELAXED);
 }
 
 unsigned int

@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
+
 #include "lnp_api.h"
 
 LNP_BEGIN_DECLS
@@ -38,6 +40,18 @@ LNP_BEGIN_DECLS
 struct rt_runtime;
 struct rt_lcore;
 struct rt_pool;
+
+/**
+ * One lcore's cache of a pool: a stack, the last object put is the next
+ * taken (still warm in that lcore's cache). Private to lib/rt, here for the
+ * inline fast path; written by its lcore only, len read relaxed by anyone.
+ */
+struct rt_pool_cache {
+	unsigned int len;        /**< objects in objs */
+	unsigned int size;       /**< the batch to and from the pool; objs holds twice this */
+	uint64_t empty;          /**< its gets that found nothing */
+	void *objs[];            /**< [2 * size] */
+};
 
 /** Pool creation options. */
 struct rt_pool_opts {
@@ -91,6 +105,46 @@ LNP_API void *rt_pool_get(struct rt_pool *p);
  * into the calling lcore's cache, or to the pool. Never fails.
  */
 LNP_API void rt_pool_put(struct rt_pool *p, void *obj);
+
+/**
+ * @p lc's own cache of @p p, for rt_pool_cache_get() and rt_pool_cache_put()
+ * on @p lc alone (a caller that keeps it saves rt_pool_get()'s look-up of
+ * the calling lcore). NULL: @p lc is not of the pool's runtime, or the pool
+ * has no caches.
+ */
+LNP_API struct rt_pool_cache *rt_pool_lcore_cache(struct rt_pool *p, const struct rt_lcore *lc);
+
+/** Private: rt_pool_cache_get() with an empty cache. */
+LNP_API void *rt_pool_cache_refill_get(struct rt_pool *p, struct rt_pool_cache *c);
+/** Private: rt_pool_cache_put() into a full cache. */
+LNP_API void rt_pool_cache_flush_put(struct rt_pool *p, struct rt_pool_cache *c, void *obj);
+
+/** rt_pool_get() on the lcore that owns @p c (rt_pool_lcore_cache()). */
+static inline void *
+rt_pool_cache_get(struct rt_pool *p, struct rt_pool_cache *c)
+{
+	unsigned int len = c->len;
+
+	if (likely(len != 0)) {
+		__atomic_store_n(&c->len, len - 1, __ATOMIC_RELAXED);
+		return c->objs[len - 1];
+	}
+	return rt_pool_cache_refill_get(p, c);
+}
+
+/** rt_pool_put() on the lcore that owns @p c (rt_pool_lcore_cache()). */
+static inline void
+rt_pool_cache_put(struct rt_pool *p, struct rt_pool_cache *c, void *obj)
+{
+	unsigned int len = c->len;
+
+	if (likely(len < 2 * c->size)) {
+		c->objs[len] = obj;
+		__atomic_store_n(&c->len, len + 1, __ATOMIC_RELAXED);
+		return;
+	}
+	rt_pool_cache_flush_put(p, c, obj);
+}
 
 /** Copy of @p p's counters (any thread). */
 LNP_API void rt_pool_stats_get(const struct rt_pool *p, struct rt_pool_stats *out);
