@@ -1107,6 +1107,11 @@ lnet_msg_payload_len(const struct lnet_msg *msg)
 static inline void
 lnet_msg_free_local(struct lnet_cpt *c, struct lnet_msg *msg)
 {
+#ifdef __SANITIZE_ADDRESS__
+	if (rt_lcore_self() != c->lcore) {
+		abort(); /* @p c's cache is its lcore's alone; the sanitizer builds check it */
+	}
+#endif
 	lnet_msg_put_nis(c, msg);
 	c->counters.msgs_alloc--;
 	if (unlikely(msg->home_cpt != c->cpt)) {

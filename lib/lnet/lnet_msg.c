@@ -110,8 +110,14 @@ lnet_msg_count_free_away(struct lnet_cpt *c, unsigned int home)
 struct lnet_msg *
 lnet_msg_alloc(struct lnet_cpt *c)
 {
-	struct lnet_msg *msg = rt_pool_cache_get(c->ln->msg_pool, c->msg_cache);
+	struct lnet_msg *msg;
 
+#ifdef __SANITIZE_ADDRESS__
+	if (rt_lcore_self() != c->lcore) {
+		abort(); /* @p c's cache is its lcore's alone; the sanitizer builds check it */
+	}
+#endif
+	msg = rt_pool_cache_get(c->ln->msg_pool, c->msg_cache);
 	if (unlikely(msg == NULL)) {
 		return NULL;
 	}

@@ -535,20 +535,38 @@ socklnd_tx_pool_create(struct socklnd_ni *s)
 		.cache_size = SOCKLND_TX_POOL_CACHE,
 	};
 
-	return rt_pool_create(rt, &o, &s->tx_pool);
+	int rc = rt_pool_create(rt, &o, &s->tx_pool);
+
+	if (rc == 0) {
+		s->tx_cache = rt_pool_lcore_cache(s->tx_pool, lnet_ni_lcore(s->ni));
+	}
+	return rc;
 }
 
-/* A tx from the NI's pool, NULL when it is empty (sock_tx_prepare() sets every field it uses). */
+/*
+ * A tx from the NI's pool, NULL when it is empty (sock_tx_prepare() sets
+ * every field it uses). On the NI's lcore, as every tx's life is.
+ */
 struct sock_tx *
 socklnd_tx_alloc(struct socklnd_ni *s)
 {
-	return rt_pool_get(s->tx_pool);
+#ifdef __SANITIZE_ADDRESS__
+	if (rt_lcore_self() != lnet_ni_lcore(s->ni)) {
+		abort(); /* the cache is that lcore's alone; the sanitizer builds check it */
+	}
+#endif
+	return rt_pool_cache_get(s->tx_pool, s->tx_cache);
 }
 
 void
 socklnd_tx_free(struct socklnd_ni *s, struct sock_tx *tx)
 {
-	rt_pool_put(s->tx_pool, tx);
+#ifdef __SANITIZE_ADDRESS__
+	if (rt_lcore_self() != lnet_ni_lcore(s->ni)) {
+		abort();
+	}
+#endif
+	rt_pool_cache_put(s->tx_pool, s->tx_cache, tx);
 }
 
 /* The NI is gone: every tx with its pool. */
