@@ -37,8 +37,6 @@
 #include "sock_link.h"
 #include "socklnd_internal.h"
 
-RTE_LOG_REGISTER_DEFAULT(socklnd_logtype, NOTICE);
-
 #define SOCKLND_EPOLL_BATCH 32
 /* Freed txs kept per NI for reuse: enough for a full window of every peer's credits. */
 #define SOCKLND_TX_CACHE_MAX 1024U

@@ -14,19 +14,15 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
-#include <rte_log.h>
-
 #include "cfs.h"
 #include "lnet_lnd.h"
 #include "lnet_pcap.h"
 #include "rt.h"
 #include "sock_conn.h"
+#include "sock_log.h"
 #include "sock_rx.h"
 #include "sock_tx.h"
 #include "socklnd.h"
-
-#define SOCK_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_##level, socklnd_logtype, "socklnd: " fmt "\n", ##__VA_ARGS__)
 
 /*
  * A connection's life (socklnd_conn_set_state() is the only writer):
