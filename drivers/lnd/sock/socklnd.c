@@ -1315,30 +1315,6 @@ socklnd_start_polling(void *arg)
 	}
 }
 
-/*
- * Tunables this LND honours. conns_per_peer 0 is the kernel's "auto" (from
- * the link speed: 1 under 10 Gb/s); we do not read link speeds and take 1.
- * timeout 0 is LNet's lnd_timeout (socklnd_timeout_us), as ksocklnd's.
- */
-int
-socklnd_opts_check(const struct socklnd_opts *o)
-{
-	static const struct socklnd_opts defaults = SOCKLND_OPTS_DEFAULT;
-	struct lnet_lnd_param want[32];
-	unsigned int n = socklnd_params_list(o, want, 32);
-	struct socklnd_opts probe = defaults;
-	char err[128];
-	unsigned int i;
-
-	/* Every value within its parameter's range, as socklnd_param_set() checks them. */
-	for (i = 0; i < n; i++) {
-		if (socklnd_param_set(&probe, want[i].name, want[i].value, err, sizeof(err)) != 0) {
-			return -EINVAL;
-		}
-	}
-	return o->min_reconnectms <= o->max_reconnectms ? 0 : -EINVAL;
-}
-
 /* On the management lcore, as lnet_ni_add() runs: listen, then hand over to the NI's lcore. */
 static int
 socklnd_startup(struct lnet_ni *ni)
