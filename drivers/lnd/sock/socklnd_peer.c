@@ -14,7 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "socklnd_internal.h"
+#include "cfs.h"
+#include "socklnd_conn.h"
+#include "socklnd_hs.h"
+#include "socklnd_peer.h"
+#include "socklnd_tx.h"
+
+#define SOCKLND_MAX_REFUSED 3 /* SOCKNAL_MAX_RETRIES */
+#define SOCKLND_KEEPALIVE_RETRY_US 10000000ULL /* keepalive NOOPs at most every 10 s */
 
 #define SOCKLND_NTYPES 4
 static const int socklnd_types[SOCKLND_NTYPES] = { SOCKLND_CONN_ANY, SOCKLND_CONN_CONTROL,
@@ -25,7 +32,7 @@ _Static_assert(SOCKLND_STATS_PEER_STATES == SOCKLND_PEER_NSTATES,
 
 #define NONE RT_FSM_NONE
 
-/* Columns: launch, carrier_up, give_up, carriers_gone (see socklnd_internal.h). */
+/* Columns: launch, carrier_up, give_up, carriers_gone (see socklnd_ni.h). */
 static const int8_t socklnd_peer_table[SOCKLND_PEER_NSTATES][SOCKLND_PEER_NEVENTS] = {
 	[SOCKLND_PEER_IDLE] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, NONE, NONE },
 	[SOCKLND_PEER_CONNECTING] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, SOCKLND_PEER_BACKOFF,

@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #define SOCKLND_STATS_HS_STATES 7     /* sock_conn.h's SOCK_CONN_NSTATES */
-#define SOCKLND_STATS_CONN_STATES 5  /* socklnd_internal.h's SOCKLND_CONN_NSTATES */
-#define SOCKLND_STATS_PEER_STATES 4  /* socklnd_internal.h's SOCKLND_PEER_NSTATES */
+#define SOCKLND_STATS_CONN_STATES 5  /* socklnd_ni.h's SOCKLND_CONN_NSTATES */
+#define SOCKLND_STATS_PEER_STATES 4  /* socklnd_ni.h's SOCKLND_PEER_NSTATES */
 
 struct socklnd_stats {
 	uint64_t accepted;
