@@ -52,6 +52,8 @@
 #define SOCKLND_EPOLL_BATCH 32
 /* Polls in a row that moved nothing between two looks at what the peers' TCP acknowledged. */
 #define SOCKLND_REAP_IDLE_EVERY 8U
+#define SOCKLND_NS_PER_S 1000000000ULL
+
 /* What a connection's turns mean above it (socklnd_ni.h): the handshake's and the peers'. */
 static const struct socklnd_conn_hooks socklnd_conn_hooks = {
 	.handshake = socklnd_hs_event,
@@ -304,7 +306,7 @@ socklnd_startup(struct lnet_ni *ni)
 	TAILQ_INIT(&s->peers);
 	/* One incarnation per NI lifetime (trap 8): wall-clock ns at start. */
 	clock_gettime(CLOCK_REALTIME, &ts);
-	s->incarnation = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	s->incarnation = (uint64_t)ts.tv_sec * SOCKLND_NS_PER_S + (uint64_t)ts.tv_nsec;
 	/* As ksocklnd: dev cpt is the CPT of the interface's device's NUMA node. */
 	lnet_ni_set_dev_node(ni, cfs_if_numa_node(NULL, lnet_ni_ifname(ni)));
 	rc = socklnd_listen(s);

@@ -50,6 +50,10 @@ enum socklnd_conn_event {
 	SOCKLND_CONN_NEVENTS,
 };
 
+/* Time on an NI's lcore is in microseconds (rt_now_us); its options give ms and s. */
+#define SOCKLND_US_PER_MS 1000ULL
+#define SOCKLND_US_PER_S 1000000ULL
+
 struct socklnd_conn_hooks;
 struct socklnd_ni;
 struct socklnd_peer;
@@ -217,7 +221,7 @@ struct socklnd_ni {
  * bytes, for the peer's TCP to acknowledge them) is counted and logged by
  * the sweep: far above a healthy path's, far below sock_timeout.
  */
-#define SOCKLND_SLOW_US 1000000ULL
+#define SOCKLND_SLOW_US SOCKLND_US_PER_S
 /*
  * What a connection's turns mean to the layers above it, which the
  * connection layer cannot include: the handshake glue (socklnd_hs.c) and

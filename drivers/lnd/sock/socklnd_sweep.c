@@ -16,7 +16,7 @@
 #include "socklnd_peer.h"
 #include "socklnd_sweep.h"
 
-#define SOCKLND_ACCEPT_TIMEOUT_US 5000000ULL /* the kernel acceptor's accept_timeout (5 s) */
+#define SOCKLND_ACCEPT_TIMEOUT_US (5 * SOCKLND_US_PER_S) /* the kernel acceptor's accept_timeout */
 
 /*
  * sock_timeout: a connection still connecting or in its handshake, or one
@@ -77,7 +77,7 @@ socklnd_timeout_us(const struct socklnd_ni *s)
 	unsigned int lnd = lnet_ni_lnd_timeout(s->ni);
 	unsigned int sock = (unsigned int)s->opts.timeout;
 
-	return (uint64_t)(sock == 0 || lnd < sock ? lnd : sock) * 1000000ULL;
+	return (uint64_t)(sock == 0 || lnd < sock ? lnd : sock) * SOCKLND_US_PER_S;
 }
 
 /*
@@ -102,7 +102,7 @@ socklnd_conn_slow_check(struct socklnd_conn *c, uint64_t now)
 		s->stats.slow_writes++;
 		SOCK_LOG(WARNING, "%s: connection to %s (type %d) took no bytes for %llu ms, %u messages queued",
 			 libcfs_nidstr(lnet_ni_nid(s->ni)), libcfs_nidstr_r(&c->peer_nid, peer, sizeof(peer)),
-			 c->type, (unsigned long long)((now - c->tx_io_us) / 1000), c->nqueued);
+			 c->type, (unsigned long long)((now - c->tx_io_us) / SOCKLND_US_PER_MS), c->nqueued);
 	}
 	if (!TAILQ_EMPTY(&c->ackq) && now - c->ack_io_us >= SOCKLND_SLOW_US &&
 	    c->slow_ack_seen != c->ack_io_us) {
@@ -113,7 +113,7 @@ socklnd_conn_slow_check(struct socklnd_conn *c, uint64_t now)
 		}
 		SOCK_LOG(WARNING, "%s: connection to %s (type %d): nothing acknowledged for %llu ms, %d bytes unacknowledged",
 			 libcfs_nidstr(lnet_ni_nid(s->ni)), libcfs_nidstr_r(&c->peer_nid, peer, sizeof(peer)),
-			 c->type, (unsigned long long)((now - c->ack_io_us) / 1000), outq);
+			 c->type, (unsigned long long)((now - c->ack_io_us) / SOCKLND_US_PER_MS), outq);
 	}
 }
 

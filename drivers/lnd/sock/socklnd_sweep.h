@@ -5,7 +5,7 @@
 
 #include "socklnd_ni.h"
 
-#define SOCKLND_SWEEP_US 1000000ULL
+#define SOCKLND_SWEEP_US SOCKLND_US_PER_S
 
 /* The sweep's limit: min(sock_timeout, LNet's lnd_timeout); sock_timeout 0 is lnd_timeout. */
 uint64_t socklnd_timeout_us(const struct socklnd_ni *s);
