@@ -18,6 +18,7 @@
 #include "lnet_internal.h"
 #include "rt_wait.h"
 #include "lnet_route.h"
+#include "lnet_sim.h"
 #include "lnp_build_config.h"
 
 #define LNET_EAL_MAX_ARGS 64
@@ -192,11 +193,11 @@ lnet_choose_mode(struct lnet *ln, const struct lnet_init_opts *o)
 		}
 		ln->owns_eal = true;
 	}
-	switch (o->mode) {
-	case LNET_EXEC_INLINE:
-	case LNET_EXEC_POLLED:
+	if (o->mode == LNET_EXEC_INLINE || o->mode == LNET_EXEC_POLLED) {
 		ln->mode = o->mode;
 		return 0;
+	}
+	switch (o->mode) {
 	case LNET_EXEC_THREADS:
 		if (rte_lcore_count() < 2) {
 			LNET_LOG(ERR, "threads mode needs EAL with a worker lcore "
