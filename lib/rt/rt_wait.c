@@ -5,6 +5,7 @@
  */
 #include <sched.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include "rt_wait.h"
 
@@ -34,6 +35,14 @@ rt_wait_send_msg(struct rt_lcore *dst, rt_msg_fn fn, void *ctx)
 {
 	while (rt_lcore_send_msg(dst, fn, ctx) != 0) {
 		rt_wait_turn(rt_lcore_runtime(dst));
+	}
+}
+
+void
+rt_wait_pace(struct rt_runtime *rt, unsigned int us)
+{
+	if (!rt_runtime_caller_polls(rt)) {
+		usleep(us);
 	}
 }
 

@@ -49,6 +49,14 @@ void rt_wait_for(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg);
 void rt_wait_send_msg(struct rt_lcore *dst, rt_msg_fn fn, void *ctx);
 
 /**
+ * A pause of @p us between two looks at something a lcore answers (a look
+ * that costs the lcore a call): in THREADS the lcores move meanwhile, so
+ * the thread sleeps; where this thread runs them (SIM, POLLED) nothing
+ * moves while it sleeps, so it does not.
+ */
+void rt_wait_pace(struct rt_runtime *rt, unsigned int us);
+
+/**
  * Before the lcores are torn down: where this thread runs them (SIM,
  * POLLED), run them until a round does no work; in THREADS their own
  * threads run them, and this returns at once.

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* How a thread that is no lcore waits for the lcores (rt_wait.h), in SIM and POLLED. */
+#include <time.h>
+
 #include "rt_ut.h"
 #include "rt_wait.h"
 
@@ -136,6 +138,22 @@ test_turn_and_settle(void **state)
 	rt_runtime_destroy(rt);
 }
 
+/* Where this thread runs the lcores, a pause would only stop them: there is none. */
+static void
+test_pace_is_no_pause_where_the_caller_polls(void **state)
+{
+	struct rt_runtime *rt = ut_sim(1, RING);
+	struct timespec a;
+	struct timespec b;
+
+	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	rt_wait_pace(rt, 10 * 1000 * 1000);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_true(b.tv_sec - a.tv_sec < 2);
+	rt_runtime_destroy(rt);
+}
+
 int
 main(void)
 {
@@ -144,6 +162,7 @@ main(void)
 		cmocka_unit_test(test_wait_for_moves_the_virtual_clock),
 		cmocka_unit_test(test_wait_for_polled),
 		cmocka_unit_test(test_turn_and_settle),
+		cmocka_unit_test(test_pace_is_no_pause_where_the_caller_polls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
