@@ -302,8 +302,8 @@ lnet_runtime_start(struct lnet *ln)
 		return -ENOMEM;
 	}
 	rc = lnet_cpts_create(ln);
-	if (rc == 0 && ro.mode == RT_MODE_THREADS) {
-		rc = rt_runtime_start(ln->rt);
+	if (rc == 0) {
+		rc = rt_runtime_start(ln->rt); /* no thread to start where the caller polls */
 	}
 	return rc;
 }

@@ -30,6 +30,17 @@ rt_wait_for(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg)
 	}
 }
 
+bool
+rt_wait_driving(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg, uint64_t timeout_us)
+{
+	if (rt_runtime_mode(rt) == RT_MODE_SIM) {
+		return rt_wait_until(rt, cond, arg, timeout_us); /* it polls before it looks at time */
+	}
+	/* POLLED: rt_wait_until looks at the clock first; a timeout of 0 would run nothing. */
+	rt_runtime_poll_until_idle(rt, 1);
+	return timeout_us != 0 ? rt_wait_until(rt, cond, arg, timeout_us) : cond(arg);
+}
+
 void
 rt_wait_send_msg(struct rt_lcore *dst, rt_msg_fn fn, void *ctx)
 {

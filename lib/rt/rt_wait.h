@@ -13,6 +13,7 @@
 #define RT_WAIT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "rt.h"
 
@@ -41,6 +42,17 @@ void rt_wait_turn(struct rt_runtime *rt);
  * back-off (rt_wait_until()).
  */
 void rt_wait_for(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg);
+
+/**
+ * For a thread that runs the lcores (rt_runtime_caller_polls()): run them
+ * until cond(arg) holds or @p timeout_us passes (UINT64_MAX: forever), at
+ * least one round even for a timeout of 0, so that a caller that only
+ * looks still lets the lcores move. SIM spends the timeout in virtual time
+ * (rt_wait_until()); POLLED on the real clock.
+ * @return true if cond holds
+ */
+bool rt_wait_driving(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg,
+		     uint64_t timeout_us);
 
 /**
  * Queue fn(ctx) on @p dst from a thread that is not a lcore, taking turns

@@ -138,6 +138,38 @@ test_turn_and_settle(void **state)
 	rt_runtime_destroy(rt);
 }
 
+/* A look with no time to wait still runs the lcores once, in both modes that poll. */
+static void
+test_driving_runs_a_round_even_without_time(void **state)
+{
+	struct rt_runtime_opts o = { .opts_size = sizeof(o), .mode = RT_MODE_POLLED, .n_data = 1 };
+	struct rt_runtime *rts[2] = { ut_sim(1, RING), NULL };
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(rt_runtime_create(&o, &rts[1]), 0);
+	for (i = 0; i < 2; i++) {
+		g_flag = 0;
+		assert_int_equal(rt_lcore_send_msg(rt_data_lcore(rts[i], 0), set_flag, NULL), 0);
+		assert_true(rt_wait_driving(rts[i], flag_set, NULL, 0));
+		rt_runtime_destroy(rts[i]);
+	}
+}
+
+/* SIM: a timeout is spent in virtual time, and ends the wait when nothing comes. */
+static void
+test_driving_spends_virtual_time(void **state)
+{
+	struct rt_runtime *rt = ut_sim(1, RING);
+	uint64_t t0 = rt_now_us(rt);
+
+	(void)state;
+	g_flag = 0;
+	assert_false(rt_wait_driving(rt, flag_set, NULL, 7000));
+	assert_true(rt_now_us(rt) - t0 >= 7000);
+	rt_runtime_destroy(rt);
+}
+
 /* Where this thread runs the lcores, a pause would only stop them: there is none. */
 static void
 test_pace_is_no_pause_where_the_caller_polls(void **state)
@@ -163,6 +195,8 @@ main(void)
 		cmocka_unit_test(test_wait_for_polled),
 		cmocka_unit_test(test_turn_and_settle),
 		cmocka_unit_test(test_pace_is_no_pause_where_the_caller_polls),
+		cmocka_unit_test(test_driving_runs_a_round_even_without_time),
+		cmocka_unit_test(test_driving_spends_virtual_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
