@@ -16,10 +16,10 @@
 
 #include "lnet_fault.h"
 #include "lnet_internal.h"
-#include "rt_wait.h"
 #include "lnet_route.h"
 #include "lnet_sim.h"
 #include "lnp_build_config.h"
+#include "rt_wait.h"
 
 #define LNET_EAL_MAX_ARGS 64
 
