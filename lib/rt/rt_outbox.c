@@ -72,23 +72,12 @@ rt_outbox_ready(const struct rt_outbox *o)
 	return o->n != 0;
 }
 
-static void
-rt_outbox_queue(struct rt_outbox *o, struct rt_outbox_dst *d, struct rt_outbox_item *it, void *ctx)
+void
+rt_outbox_hold(struct rt_outbox *o, unsigned int i, struct rt_outbox_item *it, void *ctx)
 {
 	it->ctx = ctx;
-	STAILQ_INSERT_TAIL(&d->waiting, it, next);
+	STAILQ_INSERT_TAIL(&o->dst[i].waiting, it, next);
 	o->queued++;
-}
-
-void
-rt_outbox_send(struct rt_outbox *o, unsigned int i, struct rt_outbox_item *it, void *ctx)
-{
-	struct rt_outbox_dst *d = &o->dst[i];
-
-	if (STAILQ_EMPTY(&d->waiting) && rt_lcore_send_msg(d->lc, d->fn, ctx) == 0) {
-		return;
-	}
-	rt_outbox_queue(o, d, it, ctx);
 }
 
 bool

@@ -61,12 +61,28 @@ void rt_outbox_set_dst(struct rt_outbox *o, unsigned int i, struct rt_lcore *lc,
 bool rt_outbox_ready(const struct rt_outbox *o);
 
 /**
+ * On the outbox's lcore: @p it (with @p ctx) waits behind what waits for
+ * destination @p i already. rt_outbox_send()'s slow path.
+ */
+void rt_outbox_hold(struct rt_outbox *o, unsigned int i, struct rt_outbox_item *it, void *ctx);
+
+/**
  * On the outbox's lcore: fn(@p ctx) on destination @p i's lcore, in order
  * behind every item sent there before. @p it is the object's link; it must
  * stay valid, and on no queue that shares its memory, until the handler
- * runs.
+ * runs. Inline: on the message path, nothing waits and the ring has room.
  */
-void rt_outbox_send(struct rt_outbox *o, unsigned int i, struct rt_outbox_item *it, void *ctx);
+static inline void
+rt_outbox_send(struct rt_outbox *o, unsigned int i, struct rt_outbox_item *it, void *ctx)
+{
+	const struct rt_outbox_dst *d = &o->dst[i];
+
+	if (__builtin_expect(STAILQ_EMPTY(&d->waiting), 1) &&
+	    __builtin_expect(rt_lcore_send_msg(d->lc, d->fn, ctx) == 0, 1)) {
+		return;
+	}
+	rt_outbox_hold(o, i, it, ctx);
+}
 
 /** Items waiting for destination @p i. */
 bool rt_outbox_waiting(const struct rt_outbox *o, unsigned int i);
