@@ -34,7 +34,7 @@ enum lnet_exec_mode {
 	LNET_EXEC_AUTO = 0,    /**< threads on EAL workers if any (or EAL arguments given),
 				    else polled */
 	LNET_EXEC_THREADS = 1, /**< lcores on EAL worker threads */
-	LNET_EXEC_INLINE = 2,  /**< no threads, virtual clock: callers drive lcores (unit tests) */
+	/* 2: the unit tests' virtual clock, not offered to applications */
 	LNET_EXEC_POLLED = 3,  /**< no threads, real clock: the application's thread runs every
 				    lcore inside LNet calls and LNetEQPoll, spinning while it waits
 				    (run to completion on one core, as an SPDK application) */
@@ -228,8 +228,7 @@ LNP_API int LNetEQFree(struct lnet_eq *eq);
 
 /**
  * Wait for an event on any of @p eqs.
- * @param timeout_ms 0 = do not wait, -1 = forever; honoured in every mode (inline:
- *        in virtual time, where "forever" ends once nothing more can happen)
+ * @param timeout_ms 0 = do not wait, -1 = forever; honoured in every mode
  * @param event receives the event
  * @param which receives the index of the queue it came from
  * @return 1 (event), 0 (timeout), -EOVERFLOW (event returned, but events

@@ -41,7 +41,7 @@ struct lnet_disc_io {
 
 /* The outcome of one, on its way to the management lcore. */
 struct lnet_disc_report {
-	struct lnet_hop hop;
+	struct rt_hop hop;
 	struct lnet *ln;
 	struct lnet_nid nid;
 	struct lnet_nid reply_on;   /* a ping reply's: our NI it came to */
@@ -166,7 +166,7 @@ lnet_disc_io_report(struct lnet_disc_io *io, const struct lnet_event *ev, int st
 		r->reply_from = ev->source.nid;
 	}
 	memcpy(r->data, io->buf, copy);
-	lnet_hop_send(&r->hop, rt_mgmt_lcore(io->ln->rt), lnet_discovery_report_on_mgmt, r);
+	rt_hop_send(&r->hop, rt_mgmt_lcore(io->ln->rt), lnet_discovery_report_on_mgmt, r);
 }
 
 /* On the MD's CPT: SEND (a failure), then REPLY or ACK; the MD goes with its last event. */
@@ -799,7 +799,7 @@ lnet_discovery_push_received(struct lnet *ln, const struct lnet_nid *src, const 
 	r->mlength = mlength;
 	r->rlength = rlength;
 	memcpy(r->data, data, mlength);
-	lnet_hop_send(&r->hop, rt_mgmt_lcore(ln->rt), lnet_discovery_report_on_mgmt, r);
+	rt_hop_send(&r->hop, rt_mgmt_lcore(ln->rt), lnet_discovery_report_on_mgmt, r);
 }
 
 /* ---- node-wide changes ----------------------------------------------------- */

@@ -17,7 +17,9 @@
 #include "lnet_fault.h"
 #include "lnet_internal.h"
 #include "lnet_route.h"
+#include "lnet_sim.h"
 #include "lnp_build_config.h"
+#include "rt_wait.h"
 
 #define LNET_EAL_MAX_ARGS 64
 
@@ -93,18 +95,27 @@ lnet_ctl_hold_waits(void)
 	return __atomic_load_n(&g_ctl_hold_waits, __ATOMIC_SEQ_CST);
 }
 
-/* LNetNIFini, its NIs gone: the holders' waits have ended; let them leave. */
+/* No control-plane call holds LNet any more; else one more wait for them counted. */
+static bool
+lnet_holders_gone(void *arg)
+{
+	(void)arg;
+	if (__atomic_load_n(&g_ctl_holds, __ATOMIC_SEQ_CST) == 0) {
+		return true;
+	}
+	__atomic_fetch_add(&g_ctl_hold_waits, 1, __ATOMIC_SEQ_CST);
+	return false;
+}
+
+/*
+ * LNetNIFini, its NIs gone: the holders' waits have ended; let them leave
+ * (their calls need the lcores to move, which this thread runs where no
+ * other does).
+ */
 static void
 lnet_wait_for_holders(struct lnet *ln)
 {
-	while (__atomic_load_n(&g_ctl_holds, __ATOMIC_SEQ_CST) != 0) {
-		__atomic_fetch_add(&g_ctl_hold_waits, 1, __ATOMIC_SEQ_CST);
-		if (rt_runtime_caller_polls(ln->rt)) {
-			rt_runtime_poll_until_idle(ln->rt, 1); /* their calls need the lcores to move */
-		} else {
-			usleep(1000);
-		}
-	}
+	rt_wait_for(ln->rt, lnet_holders_gone, NULL);
 }
 
 int
@@ -182,11 +193,11 @@ lnet_choose_mode(struct lnet *ln, const struct lnet_init_opts *o)
 		}
 		ln->owns_eal = true;
 	}
-	switch (o->mode) {
-	case LNET_EXEC_INLINE:
-	case LNET_EXEC_POLLED:
+	if (o->mode == LNET_EXEC_INLINE || o->mode == LNET_EXEC_POLLED) {
 		ln->mode = o->mode;
 		return 0;
+	}
+	switch (o->mode) {
 	case LNET_EXEC_THREADS:
 		if (rte_lcore_count() < 2) {
 			LNET_LOG(ERR, "threads mode needs EAL with a worker lcore "
@@ -291,8 +302,8 @@ lnet_runtime_start(struct lnet *ln)
 		return -ENOMEM;
 	}
 	rc = lnet_cpts_create(ln);
-	if (rc == 0 && ro.mode == RT_MODE_THREADS) {
-		rc = rt_runtime_start(ln->rt);
+	if (rc == 0) {
+		rc = rt_runtime_start(ln->rt); /* no thread to start where the caller polls */
 	}
 	return rc;
 }
@@ -433,9 +444,7 @@ lnet_ni_fini_locked(void)
 		lnet_call_on_cpt(ln, i, lnet_cpt_quiesce, ln->cpts[i]);
 	}
 	lnet_ni_shutdown_all(ln);
-	if (rt_runtime_caller_polls(ln->rt)) {
-		rt_runtime_poll_until_idle(ln->rt, UINT32_MAX);
-	}
+	rt_wait_settle(ln->rt);
 	lnet_wait_for_holders(ln);
 	__atomic_store_n(&g_lnet, NULL, __ATOMIC_SEQ_CST);
 	lnet_destroy(ln);

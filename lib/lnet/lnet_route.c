@@ -378,7 +378,7 @@ lnet_route_gw_data(struct lnet_peer_dir *d, struct lnet_peer *p,
 
 /* What a data lcore saw: traffic from net @p net came through gateway @p from. */
 struct lnet_route_gw_heard {
-	struct lnet_hop hop;
+	struct rt_hop hop;
 	struct lnet *ln;
 	struct lnet_nid from;
 	uint32_t net;
@@ -459,7 +459,7 @@ lnet_route_gw_traffic(struct lnet_cpt *c, struct lnet_peer_ni *lpni, const struc
 	h->ln = c->ln;
 	h->from = *from;
 	h->net = src_net;
-	lnet_hop_send(&h->hop, rt_mgmt_lcore(c->ln->rt), lnet_route_gw_heard_on_mgmt, h);
+	rt_hop_send(&h->hop, rt_mgmt_lcore(c->ln->rt), lnet_route_gw_heard_on_mgmt, h);
 }
 
 struct lnet_nid *

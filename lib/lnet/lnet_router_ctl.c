@@ -36,7 +36,7 @@ struct lnet_router {
 	uint64_t min_wait_us;     /* the kernel's rtr_min_wait / rtr_max_wait */
 	uint64_t max_wait_us;
 	bool pools_made;          /* routing show lists the CPTs' pools from then on */
-	struct lnet_hop hops[LNP_MAX_CPTS]; /* emptying each CPT's pools, from the timer */
+	struct rt_hop hops[LNP_MAX_CPTS]; /* emptying each CPT's pools, from the timer */
 };
 
 int
@@ -206,7 +206,7 @@ lnet_rtr_disable(struct lnet_router *r)
 		__atomic_store_n(lnet_rtr_param_slot(ln, k), 0, __ATOMIC_RELAXED);
 	}
 	for (c = 0; c < ln->ncpts; c++) {
-		lnet_hop_send(&r->hops[c], ln->cpts[c]->lcore, lnet_rtr_empty_on_cpt, ln);
+		rt_hop_send(&r->hops[c], ln->cpts[c]->lcore, lnet_rtr_empty_on_cpt, ln);
 	}
 	LNET_LOG(NOTICE, "Message forwarding disabled");
 }
