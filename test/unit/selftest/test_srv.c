@@ -27,6 +27,7 @@
 #include "api.h"
 #include "captured_msgs.h"
 #include "cfs_nid.h"
+#include "lnet_sim.h"
 #include "sft_cli.h"
 #include "sft_srv.h"
 #include "sft_trans.h"
