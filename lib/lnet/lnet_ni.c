@@ -596,7 +596,7 @@ lnet_mgmt_op_run(struct lnet *ln, struct lnet_mgmt_op *op)
 	while (!rt_wait_until(ln->rt, lnet_mgmt_op_is_done, op, UINT64_MAX)) {
 		/* SIM only: idle means a timer waits for the clock, which this thread moves. */
 		if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
-			rt_sim_advance_us(ln->rt, 1000);
+			rt_sim_advance_us(ln->rt, LNP_US_PER_MS);
 		}
 	}
 	return op->rc;
@@ -718,7 +718,7 @@ lnet_ni_drain_check(void *arg)
 	struct lnet *ln = o->op.ln;
 
 	if (lnet_ni_refs(o->ni) != 0 && rt_now_us(ln->rt) < o->drain_deadline) {
-		rt_timer_arm(&o->drain, 1000);
+		rt_timer_arm(&o->drain, LNP_US_PER_MS);
 		return;
 	}
 	if (lnet_ni_refs(o->ni) != 0) {
@@ -738,7 +738,7 @@ lnet_ni_drain_start(void *arg)
 					       __ATOMIC_RELAXED);
 
 	o->phase = LNET_NI_DEL_DRAIN;
-	o->drain_deadline = rt_now_us(o->op.ln->rt) + (s != 0 ? s : 50) * 1000000;
+	o->drain_deadline = rt_now_us(o->op.ln->rt) + (s != 0 ? s : 50) * LNP_US_PER_S;
 	rt_timer_init(&o->drain, lnet_ni_drain_check, o);
 	lnet_ni_drain_check(o);
 }
