@@ -671,7 +671,7 @@ struct lnet {
 	struct lnet_ping_buf *ping_buf;       /* mgmt: the posted ping target's */
 	struct lnet_ping_buf_list ping_bufs;  /* mgmt: posted or draining, not retired */
 	struct lnet_handle_md ping_mdh;
-	struct lnet_outbox mgmt_outbox;  /* the management lcore's hand-offs to full rings */       /* mgmt */
+	struct lnet_outbox mgmt_outbox;  /* mgmt: the management lcore's hand-offs to full rings */
 	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
 	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal state changes, or the NI table */
 	/*
