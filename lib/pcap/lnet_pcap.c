@@ -147,7 +147,8 @@ pcapng_packet(struct lnet_pcap *cap, const struct pcap_pkthdr *h, const uint8_t 
 	off = pcapng_put32(head, 0, PCAPNG_EPB);
 	off = pcapng_put32(head, off, total);
 	off = pcapng_put32(head, off, 0);                 /* interface 0 */
-	off = pcapng_put32(head, off, (uint32_t)(us >> 32)); /* microseconds: the default if_tsresol */
+	/* Timestamp in microseconds: the default if_tsresol. */
+	off = pcapng_put32(head, off, (uint32_t)(us >> 32));
 	off = pcapng_put32(head, off, (uint32_t)us);
 	off = pcapng_put32(head, off, h->caplen);
 	pcapng_put32(head, off, h->len);
