@@ -547,7 +547,7 @@ lnet_discovery_timeout_us(const struct lnet *ln)
 {
 	uint64_t s = (uint64_t)__atomic_load_n(&ln->tunables.transaction_timeout, __ATOMIC_RELAXED);
 
-	return (s != 0 ? s : 50) * 1000000;
+	return (s != 0 ? s : 50) * LNP_US_PER_S;
 }
 
 /* A failed peer's back-off is counted in seconds of rt_now_us, up to max_recovery_ping_interval. */
@@ -556,7 +556,7 @@ lnet_discovery_backoff_set(struct lnet_peer_dir *d)
 {
 	int max = __atomic_load_n(&d->ln->tunables.max_recovery_ping_interval, __ATOMIC_RELAXED);
 
-	d->disc.backoff_unit = 1000000;
+	d->disc.backoff_unit = LNP_US_PER_S;
 	d->disc.backoff_max = max > 0 ? max : 1;
 }
 

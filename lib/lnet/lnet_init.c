@@ -274,9 +274,9 @@ lnet_stall_us(const struct lnet *ln, const struct lnet_init_opts *o)
 		return 0;
 	}
 	if (o->stall_ms == 0) {
-		return ln->mode == LNET_EXEC_THREADS ? LNET_STALL_MS_DEFAULT * 1000ULL : 0;
+		return ln->mode == LNET_EXEC_THREADS ? LNET_STALL_MS_DEFAULT * LNP_US_PER_MS : 0;
 	}
-	return (uint64_t)o->stall_ms * 1000;
+	return (uint64_t)o->stall_ms * LNP_US_PER_MS;
 }
 
 static int
@@ -316,7 +316,7 @@ lnet_new_interface_cookie(void)
 
 	/* Distinguishes this instance's MD handles from a previous one's. */
 	clock_gettime(CLOCK_REALTIME, &ts);
-	cookie = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	cookie = (uint64_t)ts.tv_sec * LNP_NS_PER_S + (uint64_t)ts.tv_nsec;
 	return cookie == UINT64_MAX ? 1 : cookie;
 }
 

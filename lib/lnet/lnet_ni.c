@@ -661,7 +661,7 @@ lnet_ni_drain_check(void *arg)
 	struct lnet *ln = o->op.ln;
 
 	if (lnet_ni_refs(o->ni) != 0 && rt_now_us(ln->rt) < o->drain_deadline) {
-		rt_timer_arm(&o->drain, 1000);
+		rt_timer_arm(&o->drain, LNP_US_PER_MS);
 		return;
 	}
 	if (lnet_ni_refs(o->ni) != 0) {
@@ -681,7 +681,7 @@ lnet_ni_drain_start(void *arg)
 					       __ATOMIC_RELAXED);
 
 	o->phase = LNET_NI_DEL_DRAIN;
-	o->drain_deadline = rt_now_us(o->op.ln->rt) + (s != 0 ? s : 50) * 1000000;
+	o->drain_deadline = rt_now_us(o->op.ln->rt) + (s != 0 ? s : 50) * LNP_US_PER_S;
 	rt_timer_init(&o->drain, lnet_ni_drain_check, o);
 	lnet_ni_drain_check(o);
 }

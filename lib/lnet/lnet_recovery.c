@@ -69,7 +69,7 @@ struct lnet_rec_ping {
 static int64_t
 lnet_rec_now(const struct lnet *ln)
 {
-	return (int64_t)(rt_now_us(ln->rt) / 1000000);
+	return (int64_t)(rt_now_us(ln->rt) / LNP_US_PER_S);
 }
 
 int64_t
