@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The project's entry point on a Debian 12 machine (run as root, or with sudo).
 #   ./dev.sh run    install packages, build, run the main job
-#   ./dev.sh test   install packages, build under ASan+UBSan, run every gating test
+#   ./dev.sh test   install packages, check the C format, build under ASan+UBSan,
+#                   run every gating test
+#   ./dev.sh format [--fix]   the C format check alone (usertools/check-format:
+#                   .clang-format, clang-format 14); --fix rewrites what differs
 #   ./dev.sh deps | build | demo | conformance | fuzz | bench
 #   ./dev.sh soak [SECONDS]   not gating: routing.sh again and again (default 600 s),
 #                             the routers' longest forward and any of 1 s or more
@@ -12,8 +15,9 @@ cd "$(dirname "$0")"
 PACKAGES="build-essential pkg-config meson ninja-build python3 \
 dpdk dpdk-dev libdpdk-dev libnuma-dev libyaml-dev libpcap-dev libcmocka-dev zlib1g-dev \
 clang libclang-rt-14-dev valgrind"
-# What the gating tests drive: network namespaces, tcpdump, Wireshark's dissector.
-TEST_PACKAGES="iproute2 tcpdump tshark"
+# What the gating tests drive: network namespaces, tcpdump, Wireshark's dissector,
+# and the formatter the format check runs (Debian 12's is clang-format 14).
+TEST_PACKAGES="iproute2 tcpdump tshark clang-format"
 
 as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
@@ -91,7 +95,10 @@ demo)
 	start ./build/apps/lnet-demo/lnet-demo
 	;;
 test)
-	deps; PACKAGES="$TEST_PACKAGES" deps; build_test
+	deps; PACKAGES="$TEST_PACKAGES" deps
+	# First: a format slip fails in seconds, before the build.
+	usertools/check-format
+	build_test
 	meson test -C build-test --suite unit --suite integration --print-errorlogs
 	build_fuzz
 	# sh has no pipefail: keep the fuzz run's own exit status.
@@ -104,6 +111,11 @@ test)
 	bad=$(grep -c '"result": "\(FAIL\|ERROR\|TIMEOUT\)"' "$log" || true)
 	fz=$(sed -n 's/^fuzz: \([0-9]*\) passed.*/\1/p' build-fuzz/fuzz.log)
 	echo "gating: $((ok + fz)) passed, $bad failed"
+	;;
+format)
+	PACKAGES=clang-format deps
+	shift
+	exec usertools/check-format "$@"
 	;;
 conformance)
 	# Not gating: real kernel captures and Wireshark's LNet dissector as oracles.
@@ -125,7 +137,7 @@ bench)
 	exec ./usertools/lnet-bench --build build "$@"
 	;;
 *)
-	echo "usage: $0 run|test|deps|build|demo|conformance|fuzz|bench|soak" >&2
+	echo "usage: $0 run|test|format|deps|build|demo|conformance|fuzz|bench|soak" >&2
 	exit 2
 	;;
 esac

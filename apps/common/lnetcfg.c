@@ -177,7 +177,8 @@ lnetcfg_int(struct lnetcfg_doc *d, const yaml_node_t *n, const char *what, long 
 	long x;
 
 	errno = 0;
-	x = v != NULL ? strtol(v, &end, 0) : 0; /* any base strtol reads, as the kernel's parse_long */
+	/* Any base strtol reads, as the kernel's parse_long. */
+	x = v != NULL ? strtol(v, &end, 0) : 0;
 	if (v == NULL || *v == '\0' || *end != '\0' || errno != 0) {
 		LNETCFG_ERR(d, n, "%s must be an integer", what);
 		return false;
@@ -687,7 +688,8 @@ lnetcfg_ip2net_apply(struct lnetcfg *cfg, const struct lnetcfg_ip2net *r,
 		*slot = r->base;
 		snprintf(slot->ifname, sizeof(slot->ifname), "%s", m[i].ifname);
 		if (slot->cpt == LNETCFG_UNSET && m[i].cpts[0] == '[') {
-			slot->cpt = (int)strtol(m[i].cpts + 1, NULL, 10); /* "eth0[1,2]": its first CPT */
+			/* "eth0[1,2]": its first CPT */
+			slot->cpt = (int)strtol(m[i].cpts + 1, NULL, 10);
 		}
 	}
 	return n;

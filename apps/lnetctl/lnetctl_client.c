@@ -42,7 +42,7 @@ lnetctl_reply_ms_default(void)
 	char *end = NULL;
 	long s = env != NULL ? strtol(env, &end, 10) : 0;
 
-	return env != NULL && end != env && *end == '\0' && s > 0 && s < 86400 ? s * 1000 :
+	return env != NULL && end != env && *end == '\0' && s > 0 && s < 86400 ? s * (long)LNP_MS_PER_S :
 										LNETCTL_REPLY_MS_DEFAULT;
 }
 
@@ -52,7 +52,7 @@ lnetctl_now_ms(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long)ts.tv_sec * (long)LNP_MS_PER_S + ts.tv_nsec / (long)LNP_NS_PER_MS;
 }
 
 /* recv() one message within @p ms: its length, 0 closed, -1 with errno (ETIMEDOUT). */
@@ -200,7 +200,7 @@ lnetctl_request(struct lnetctl_conn *c, const char *cmd, const char *params,
 		rc = n < 0 && errno == ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
 		if (rc == -ETIMEDOUT) {
 			snprintf(err, errlen, "lnetd-pmd did not answer within %ld s (%s)",
-				 (c->reply_ms + 999) / 1000, c->path);
+				 (c->reply_ms + 999) / (long)LNP_MS_PER_S, c->path);
 			lnetctl_close(c); /* its late answer must not be read as the next one's */
 		} else {
 			snprintf(err, errlen, "lost the connection to lnetd-pmd (%s)", c->path);

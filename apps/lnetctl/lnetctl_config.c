@@ -565,7 +565,8 @@ lnetctl_import_section(struct lnetcfg *cfg, const char *name, void *arg)
 			rc = cfg->kerr; /* the kernel reads the item after those it carried out */
 			snprintf(descr, sizeof(descr), "%s", cfg->kdescr);
 		} else if (rc == 0 && cfg->nerrors > 0) {
-			rc = lnetctl_import_read_error(imp, cfg); /* no kernel form: ours, at once */
+			/* No kernel form: ours, at once. */
+			rc = lnetctl_import_read_error(imp, cfg);
 			imp->nerrs = 0;
 			return rc;
 		}

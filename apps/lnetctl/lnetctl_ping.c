@@ -274,7 +274,7 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 			src = optarg;
 			src_rc = libcfs_strnid(&nid, src) != 0 ? -EINVAL : 0;
 		} else if (opt == 't') {
-			timeout_ms = 1000 * atol(optarg);
+			timeout_ms = (long)LNP_MS_PER_S * atol(optarg);
 		} else {
 			if (opt == 'h') {
 				lnetctl_ping_help();

@@ -173,7 +173,8 @@ lnetctl_out_ni(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni, int
 	if (detail > 0) {
 		lnetctl_out_section(o, doc, ni, "statistics", stats, 3);
 		if (detail >= 4) {
-			lnetctl_out_udsp_info(o, doc, ni); /* the kernel's place: before sent_stats */
+			/* The kernel's place: before sent_stats. */
+			lnetctl_out_udsp_info(o, doc, ni);
 		}
 		if (detail > 1) {
 			lnetctl_out_detail2(o, doc, ni);

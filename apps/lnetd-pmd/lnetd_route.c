@@ -63,7 +63,8 @@ lnetd_route_ids(const char *params, struct lnetd_route_req *r, const char **why)
 
 	r->has_net = lnetd_param(params, "net", net, sizeof(net));
 	if (r->has_net && strlen(net) >= LNET_NIDSTR_SIZE) {
-		*why = "net key string is invalid"; /* the kernel copies it into a NID string's room */
+		/* The kernel copies it into a NID string's room. */
+		*why = "net key string is invalid";
 		return -E2BIG;
 	}
 	if (r->has_net) {
@@ -73,7 +74,8 @@ lnetd_route_ids(const char *params, struct lnetd_route_req *r, const char **why)
 			return -EACCES;
 		}
 		if (r->net == LNET_NET_ANY) {
-			*why = "setting LNET_NET_ANY not allowed"; /* what an unparsable net reads as */
+			/* What an unparsable net reads as. */
+			*why = "setting LNET_NET_ANY not allowed";
 			return -ENXIO;
 		}
 	}

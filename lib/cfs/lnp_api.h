@@ -6,6 +6,8 @@
 #ifndef LNP_API_H
 #define LNP_API_H
 
+#include <stdint.h>
+
 /**
  * Gives a symbol default visibility (everything else is hidden), so that
  * liblnet.so can export it. It exports only what lib/version.map lists (the
@@ -24,5 +26,18 @@
 /** Closes a C-linkage block in a public header. */
 #define LNP_END_DECLS
 #endif
+
+/**
+ * Time units, for every library and program. The runtime's clocks count
+ * microseconds (rt_now_us()); timeouts given by users are in seconds or
+ * milliseconds. DPDK's rte_cycles.h has US_PER_S and the like as int: these
+ * are 64-bit, so that a count of seconds times one cannot overflow.
+ */
+#define LNP_MS_PER_S UINT64_C(1000)
+#define LNP_US_PER_MS UINT64_C(1000)
+#define LNP_US_PER_S UINT64_C(1000000)
+#define LNP_NS_PER_US UINT64_C(1000)
+#define LNP_NS_PER_MS UINT64_C(1000000)
+#define LNP_NS_PER_S UINT64_C(1000000000)
 
 #endif /* LNP_API_H */

@@ -34,7 +34,7 @@ enum lnet_exec_mode {
 	LNET_EXEC_AUTO = 0,    /**< threads on EAL workers if any (or EAL arguments given),
 				    else polled */
 	LNET_EXEC_THREADS = 1, /**< lcores on EAL worker threads */
-	LNET_EXEC_INLINE = 2,  /**< no threads, virtual clock: callers drive lcores (unit tests) */
+	/* 2: the unit tests' virtual clock, not offered to applications */
 	LNET_EXEC_POLLED = 3,  /**< no threads, real clock: the application's thread runs every
 				    lcore inside LNet calls and LNetEQPoll, spinning while it waits
 				    (run to completion on one core, as an SPDK application) */
@@ -82,14 +82,15 @@ LNP_API int lnet_init_opts_set(const struct lnet_init_opts *opts);
  * Bring LNet up (reference counted: each call needs an LNetNIFini()).
  * @param requested_pid the PID of this process on the network
  *        (LNET_PID_LUSTRE for a kernel-compatible node; LNET_PID_ANY = LNET_PID_LUSTRE)
- * @return 0 (first), 1 (already up), or -errno
+ * @return 0 (it came up), n > 0 (already up: the n references before this
+ *         one), or -errno
  */
 LNP_API int LNetNIInit(lnet_pid_t requested_pid);
 
 /**
  * Drop one reference; the last brings LNet down: in-flight messages
  * complete with an error event, every MD is unlinked, lcores stop.
- * @return 0, or -EINVAL when LNet is not up
+ * @return 0, or -ENETDOWN when LNet is not up
  */
 LNP_API int LNetNIFini(void);
 
@@ -110,7 +111,8 @@ LNP_API int LNetGetId(unsigned int index, struct lnet_processid *id, bool large_
  *        another local NID, else 2 + the position (0@lo first, NIs grouped by
  *        net in the order the nets were added) of the first NI on its net
  * @return 0 (one of our NIDs), 1 (on a local net), -EHOSTUNREACH (no local
- *         NI on its net: routes come with routing), -EINVAL, -ENETDOWN
+ *         NI on its net: routes are not looked at, where the kernel's
+ *         answers the shortest route's hops + 1), -EINVAL, -ENETDOWN
  */
 LNP_API int LNetDist(const struct lnet_nid *dstnid, struct lnet_nid *srcnid, uint32_t *order);
 
@@ -159,8 +161,9 @@ LNP_API void LNetAddPeer(const struct lnet_nid *nids, int num_nids);
 
 /**
  * Create a match entry (not yet in a match list: LNetMDAttach() inserts it).
- * @return the ME, or NULL with errno EINVAL (bad portal, or a unique match on
- *         a wildcard portal and vice versa: EPERM), ENOMEM, ENETDOWN
+ * @return the ME, or NULL with errno: EINVAL (bad portal or position, or
+ *         @p match_id NULL), EPERM (a unique match on a wildcard portal, or
+ *         the reverse), ENOMEM, ENETDOWN
  */
 LNP_API struct lnet_me *LNetMEAttach(unsigned int portal, const struct lnet_processid *match_id,
 				     uint64_t match_bits, uint64_t ignore_bits,
@@ -169,8 +172,8 @@ LNP_API struct lnet_me *LNetMEAttach(unsigned int portal, const struct lnet_proc
 /**
  * Attach an MD to @p me and insert the pair into the portal's match list.
  * On a lazy portal, messages waiting for an MD are matched now. On failure
- * the ME is freed.
- * @return 0, -EINVAL (bad MD), -ENOMEM, -ENETDOWN
+ * the ME is freed, unless @p me was NULL or already had an MD (-EINVAL).
+ * @return 0, -EINVAL (bad MD or ME), -ENOMEM, -ENETDOWN
  */
 LNP_API int LNetMDAttach(struct lnet_me *me, const struct lnet_md *md, enum lnet_unlink unlink,
 			 struct lnet_handle_md *handle);
@@ -240,8 +243,7 @@ LNP_API int LNetEQFree(struct lnet_eq *eq);
 
 /**
  * Wait for an event on any of @p eqs.
- * @param timeout_ms 0 = do not wait, -1 = forever; honoured in every mode (inline:
- *        in virtual time, where "forever" ends once nothing more can happen)
+ * @param timeout_ms 0 = do not wait, -1 = forever; honoured in every mode
  * @param event receives the event
  * @param which receives the index of the queue it came from
  * @return 1 (event), 0 (timeout), -EOVERFLOW (event returned, but events

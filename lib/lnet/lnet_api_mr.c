@@ -73,7 +73,7 @@ lnet_dist_on_mgmt(void *arg)
 	}
 	first = lnet_ni_first_of_net(t, lnet_nid_net(&a->dst));
 	if (first == t->nnis) {
-		return -EHOSTUNREACH; /* a remote net: reached through routes, with routing */
+		return -EHOSTUNREACH; /* a remote net: the kernel's looks at routes, not done here */
 	}
 	a->src = t->nis[first]->nid;
 	a->order = 2 + lnet_ni_net_position(t, first);

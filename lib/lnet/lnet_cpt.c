@@ -5,84 +5,32 @@
  * it once it is dispatched.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 
 #include "lnet_internal.h"
+#include "rt_wait.h"
 
 RTE_LOG_REGISTER_DEFAULT(lnet_logtype, NOTICE);
 
-/* Retry messages that found a destination ring full; keeps their order. */
+/*
+ * An outbox polled by @p lc: destinations 0..ncpts-1 are the CPTs (the
+ * message's next step), ncpts the management lcore (discovery). Call on
+ * @p lc or before the runtime starts.
+ */
 static int
-lnet_outbox_poll(void *arg)
-{
-	struct lnet_outbox *o = arg;
-	unsigned int dst;
-	int busy = RT_POLLER_IDLE;
-
-	if (likely(o->queued == 0)) {
-		return RT_POLLER_IDLE;
-	}
-	for (dst = 0; dst < o->n; dst++) {
-		struct lnet_msg *msg;
-
-		while ((msg = TAILQ_FIRST(&o->q[dst])) != NULL) {
-			bool mgmt = dst == o->ln->ncpts;
-			struct rt_lcore *lc = mgmt ? rt_mgmt_lcore(o->ln->rt) : o->ln->cpts[dst]->lcore;
-
-			if (rt_lcore_send_msg(lc, mgmt ? lnet_discovery_msg_on_mgmt : lnet_msg_run_step,
-					      msg) != 0) {
-				break;
-			}
-			TAILQ_REMOVE(&o->q[dst], msg, link);
-			o->queued--;
-			busy = RT_POLLER_BUSY;
-		}
-	}
-	return busy;
-}
-
-/* Behind the messages already waiting for @p dst (a CPT, or ncpts: the management lcore). */
-static void
-lnet_outbox_queue(struct lnet_outbox *o, unsigned int dst, struct lnet_msg *msg)
-{
-	TAILQ_INSERT_TAIL(&o->q[dst], msg, link);
-	o->queued++;
-}
-
-/* An outbox polled by @p lc; call on @p lc or before the runtime starts. */
-int
-lnet_outbox_init(struct lnet_outbox *o, struct lnet *ln, struct rt_lcore *lc)
+lnet_msg_outbox_init(struct rt_outbox *o, struct lnet *ln, struct rt_lcore *lc)
 {
 	unsigned int i;
+	int rc = rt_outbox_init(o, lc, ln->ncpts + 1, "lnet-outbox");
 
-	o->ln = ln;
-	o->n = ln->ncpts + 1; /* and the management lcore, for discovery */
-	o->q = calloc(o->n, sizeof(*o->q));
-	if (o->q == NULL) {
-		return -ENOMEM;
+	if (rc != 0) {
+		return rc;
 	}
-	for (i = 0; i < o->n; i++) {
-		TAILQ_INIT(&o->q[i]);
+	for (i = 0; i < ln->ncpts; i++) {
+		rt_outbox_set_dst(o, i, rt_data_lcore(ln->rt, i), lnet_msg_run_step);
 	}
-	o->poller = rt_poller_register(lc, lnet_outbox_poll, o, 0, "lnet-outbox");
-	if (o->poller == NULL) {
-		free(o->q);
-		o->q = NULL;
-		return -ENOMEM;
-	}
-	rt_poller_set_pending(o->poller, &o->queued); /* an empty outbox costs its loop nothing */
+	rt_outbox_set_dst(o, ln->ncpts, rt_mgmt_lcore(ln->rt), lnet_discovery_msg_on_mgmt);
 	return 0;
-}
-
-void
-lnet_outbox_fini(struct lnet_outbox *o)
-{
-	if (o->poller != NULL) {
-		rt_poller_unregister(&o->poller);
-	}
-	free(o->q);
-	o->q = NULL;
 }
 
 static void
@@ -93,7 +41,7 @@ lnet_cpt_free(struct lnet_cpt *c)
 	if (c == NULL) {
 		return;
 	}
-	lnet_outbox_fini(&c->outbox);
+	rt_outbox_fini(&c->outbox);
 	for (i = 0; i < LNET_MAX_PORTALS; i++) {
 		lnet_mt_fini(c, &c->mt[i]);
 	}
@@ -142,7 +90,7 @@ lnet_cpt_create(struct lnet *ln, unsigned int cpt, struct lnet_cpt **out)
 		return rc;
 	}
 	rt_lcore_set_ctx(c->lcore, c);
-	rc = lnet_outbox_init(&c->outbox, ln, c->lcore);
+	rc = lnet_msg_outbox_init(&c->outbox, ln, c->lcore);
 	if (rc != 0) {
 		lnet_cpt_free(c);
 		return rc;
@@ -168,7 +116,7 @@ lnet_cpts_create(struct lnet *ln)
 			return rc;
 		}
 	}
-	rc = lnet_outbox_init(&ln->mgmt_outbox, ln, rt_mgmt_lcore(ln->rt));
+	rc = lnet_msg_outbox_init(&ln->mgmt_outbox, ln, rt_mgmt_lcore(ln->rt));
 	if (rc != 0) {
 		lnet_cpts_destroy(ln);
 	}
@@ -183,7 +131,7 @@ lnet_cpts_destroy(struct lnet *ln)
 	if (ln->cpts == NULL) {
 		return;
 	}
-	lnet_outbox_fini(&ln->mgmt_outbox);
+	rt_outbox_fini(&ln->mgmt_outbox);
 	for (i = 0; i < ln->ncpts; i++) {
 		lnet_cpt_free(ln->cpts[i]);
 	}
@@ -198,13 +146,13 @@ lnet_cpt_get(struct lnet *ln, unsigned int cpt)
 }
 
 /* The management lcore's outbox when called on it, else NULL. */
-static struct lnet_outbox *
+static struct rt_outbox *
 lnet_mgmt_outbox(struct lnet *ln)
 {
 	struct rt_lcore *lc = rt_lcore_self();
 
 	if (lc == NULL || rt_lcore_runtime(lc) != ln->rt || lc != rt_mgmt_lcore(ln->rt) ||
-	    ln->mgmt_outbox.q == NULL) {
+	    !rt_outbox_ready(&ln->mgmt_outbox)) {
 		return NULL;
 	}
 	return &ln->mgmt_outbox;
@@ -244,17 +192,13 @@ lnet_msg_dispatch_away(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_c
 {
 	struct lnet_cpt *self = lnet_cpt_self(ln);
 	struct lnet_cpt *dst = ln->cpts[dst_cpt];
-	struct lnet_outbox *o = self != NULL ? &self->outbox : lnet_mgmt_outbox(ln);
+	struct rt_outbox *o = self != NULL ? &self->outbox : lnet_mgmt_outbox(ln);
 
-	if (o != NULL && !TAILQ_EMPTY(&o->q[dst_cpt])) {
-		lnet_outbox_queue(o, dst_cpt, msg);
+	if (o != NULL) {
+		rt_outbox_send(o, dst_cpt, &msg->out, msg);
 		return;
 	}
 	if (rt_lcore_send_msg(dst->lcore, lnet_msg_run_step, msg) == 0) {
-		return;
-	}
-	if (o != NULL) {
-		lnet_outbox_queue(o, dst_cpt, msg);
 		return;
 	}
 	/* A thread that is no lcore: API entry points run on lcores through
@@ -267,13 +211,8 @@ void
 lnet_msg_to_mgmt(struct lnet *ln, struct lnet_msg *msg)
 {
 	struct lnet_cpt *self = lnet_cpt_self(ln);
-	struct lnet_msg_list *q = &self->outbox.q[ln->ncpts];
 
-	if (TAILQ_EMPTY(q) &&
-	    rt_lcore_send_msg(rt_mgmt_lcore(ln->rt), lnet_discovery_msg_on_mgmt, msg) == 0) {
-		return;
-	}
-	lnet_outbox_queue(&self->outbox, ln->ncpts, msg);
+	rt_outbox_send(&self->outbox, ln->ncpts, &msg->out, msg);
 }
 
 /*
@@ -286,12 +225,7 @@ lnet_call_on_cpt_retry(struct lnet *ln, unsigned int cpt, rt_call_fn fn, void *c
 	int rc = -ENOBUFS;
 
 	while (rc == -ENOBUFS && lnet_cpt_self(ln) == NULL) {
-		/* The ring drains as its lcore runs; inline mode runs it here. */
-		if (rt_runtime_caller_polls(ln->rt)) {
-			rt_runtime_poll_until_idle(ln->rt, 1);
-		} else {
-			sched_yield();
-		}
+		rt_wait_turn(ln->rt); /* the ring drains as its lcore runs */
 		rc = rt_lcore_call(ln->cpts[cpt]->lcore, fn, ctx);
 	}
 	return rc;

@@ -41,7 +41,7 @@ struct lnet_disc_io {
 
 /* The outcome of one, on its way to the management lcore. */
 struct lnet_disc_report {
-	struct lnet_hop hop;
+	struct rt_hop hop;
 	struct lnet *ln;
 	struct lnet_nid nid;
 	struct lnet_nid reply_on;   /* a ping reply's: our NI it came to */
@@ -166,7 +166,7 @@ lnet_disc_io_report(struct lnet_disc_io *io, const struct lnet_event *ev, int st
 		r->reply_from = ev->source.nid;
 	}
 	memcpy(r->data, io->buf, copy);
-	lnet_hop_send(&r->hop, rt_mgmt_lcore(io->ln->rt), lnet_discovery_report_on_mgmt, r);
+	rt_hop_send(&r->hop, rt_mgmt_lcore(io->ln->rt), lnet_discovery_report_on_mgmt, r);
 }
 
 /* On the MD's CPT: SEND (a failure), then REPLY or ACK; the MD goes with its last event. */
@@ -547,7 +547,7 @@ lnet_discovery_timeout_us(const struct lnet *ln)
 {
 	uint64_t s = (uint64_t)__atomic_load_n(&ln->tunables.transaction_timeout, __ATOMIC_RELAXED);
 
-	return (s != 0 ? s : 50) * 1000000;
+	return (s != 0 ? s : 50) * LNP_US_PER_S;
 }
 
 /* A failed peer's back-off is counted in seconds of rt_now_us, up to max_recovery_ping_interval. */
@@ -556,7 +556,7 @@ lnet_discovery_backoff_set(struct lnet_peer_dir *d)
 {
 	int max = __atomic_load_n(&d->ln->tunables.max_recovery_ping_interval, __ATOMIC_RELAXED);
 
-	d->disc.backoff_unit = 1000000;
+	d->disc.backoff_unit = LNP_US_PER_S;
 	d->disc.backoff_max = max > 0 ? max : 1;
 }
 
@@ -799,7 +799,7 @@ lnet_discovery_push_received(struct lnet *ln, const struct lnet_nid *src, const 
 	r->mlength = mlength;
 	r->rlength = rlength;
 	memcpy(r->data, data, mlength);
-	lnet_hop_send(&r->hop, rt_mgmt_lcore(ln->rt), lnet_discovery_report_on_mgmt, r);
+	rt_hop_send(&r->hop, rt_mgmt_lcore(ln->rt), lnet_discovery_report_on_mgmt, r);
 }
 
 /* ---- node-wide changes ----------------------------------------------------- */

@@ -9,10 +9,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lnet_internal.h"
 #include "lnet_peer_dir.h"
+#include "rt_wait.h"
 
 /* ---- counters ---------------------------------------------------------- */
 
@@ -188,9 +188,7 @@ lnet_discover_done(void *arg)
 		snprintf(a->err, a->errlen, "LNet is shutting down");
 		return true;
 	}
-	if (!rt_runtime_caller_polls(a->ln->rt)) {
-		usleep(1000); /* a thread of its own: ask the management lcore 1000 times a second */
-	}
+	rt_wait_pace(a->ln->rt, LNP_US_PER_MS); /* lcores on threads of their own: asked 1000 times a second */
 
 	if (rt_lcore_call(rt_mgmt_lcore(a->ln->rt), lnet_discover_check_on_mgmt, a) != 0) {
 		return false;
@@ -229,7 +227,7 @@ lnet_discover_wait(const struct lnet_nid *nid, bool force, bool only_if_needed,
 		return rc;
 	}
 	/* The machine's own timer ends a discovery; this bound only guards the wait. */
-	timeout_us = 3 * a.ln->peer_dir->disc.timeout + 1000000;
+	timeout_us = 3 * a.ln->peer_dir->disc.timeout + LNP_US_PER_S;
 	if (!rt_wait_until(a.ln->rt, lnet_discover_done, &a, timeout_us)) {
 		snprintf(err, errlen, "discovery timed out");
 		return -ETIMEDOUT;

@@ -34,6 +34,7 @@
 #include <rte_pause.h>
 
 #include "lnet_internal.h"
+#include "rt_wait.h"
 
 struct lnet_eq *
 LNetEQAlloc(unsigned int count)
@@ -338,7 +339,7 @@ static void
 lnet_eq_sleep(const struct lnet_eq_wait *w, uint64_t us)
 {
 	struct pollfd pfd[LNET_EQ_POLL_MAX];
-	struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+	struct timespec ts = { (time_t)(us / LNP_US_PER_S), (long)(us % LNP_US_PER_S * LNP_NS_PER_US) };
 	uint64_t drained;
 	int i;
 
@@ -364,7 +365,7 @@ static void
 lnet_eq_wait_threads(struct lnet *ln, struct lnet_eq_wait *w, int timeout_ms)
 {
 	uint64_t start = rt_now_us(ln->rt);
-	uint64_t limit = timeout_ms < 0 ? UINT64_MAX : (uint64_t)timeout_ms * 1000;
+	uint64_t limit = timeout_ms < 0 ? UINT64_MAX : (uint64_t)timeout_ms * LNP_US_PER_MS;
 	uint64_t now = start;
 
 	if (w->neq > LNET_EQ_POLL_MAX) {
@@ -388,17 +389,10 @@ lnet_eq_poll_wait(struct lnet *ln, struct lnet_eq **eqs, int neq, int timeout_ms
 {
 	struct lnet_eq_wait w = { eqs, neq };
 
-	if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
-		/* Inline mode (tests): the wait is spent in virtual time. */
-		rt_wait_until(ln->rt, lnet_eq_any_ready, &w,
-			      timeout_ms < 0 ? UINT64_MAX : (uint64_t)timeout_ms * 1000);
-	} else if (rt_runtime_caller_polls(ln->rt)) {
-		/* Polled mode: one round even for timeout 0, then spin until the timeout. */
-		rt_runtime_poll_until_idle(ln->rt, 1);
-		if (timeout_ms != 0) {
-			rt_wait_until(ln->rt, lnet_eq_any_ready, &w,
-				      timeout_ms < 0 ? UINT64_MAX : (uint64_t)timeout_ms * 1000);
-		}
+	if (rt_runtime_caller_polls(ln->rt)) {
+		/* This thread runs the lcores: the runtime waits, running them. */
+		rt_wait_driving(ln->rt, lnet_eq_any_ready, &w,
+				timeout_ms < 0 ? UINT64_MAX : (uint64_t)timeout_ms * LNP_US_PER_MS);
 	} else if (timeout_ms != 0) {
 		lnet_eq_wait_threads(ln, &w, timeout_ms);
 	}

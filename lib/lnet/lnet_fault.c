@@ -34,7 +34,6 @@ _Static_assert(LNET_FAULT_REPLY_BIT == 1U << LNET_MSG_REPLY, "message bits follo
 _Static_assert(LNET_FAULT_HSTATUS_ALL == ((1U << LNET_MSG_STATUS_END) - 2U),
 	       "health bits are the failed statuses");
 
-#define FAULT_US_PER_S 1000000ULL
 #define FAULT_GOLDEN 0x9e3779b97f4a7c15ULL /* splitmix64's increment */
 
 struct lnet_fault_rule {
@@ -495,7 +494,7 @@ fault_rate_fires(struct lnet_fault_rule *r)
 static bool
 fault_interval_fires(struct lnet_fault_rule *r, uint64_t now_us)
 {
-	uint64_t span = (uint64_t)r->attr.interval * FAULT_US_PER_S;
+	uint64_t span = (uint64_t)r->attr.interval * LNP_US_PER_S;
 	uint64_t base = fault_ld(&r->base_us);
 	uint64_t elapsed = now_us > base ? now_us - base : 0;
 	int64_t w = (int64_t)(elapsed / span);
@@ -640,7 +639,7 @@ lnet_fault_delay_match(struct lnet_fault *f, const struct lnet_hdr *hdr,
 		if (fault_attr_match(&r->attr, hdr, local_nid) &&
 		    fault_trigger_fires(r, now_us, NULL)) {
 			fault_count_fired(r, hdr->type);
-			return (uint64_t)r->attr.latency * FAULT_US_PER_S;
+			return (uint64_t)r->attr.latency * LNP_US_PER_S;
 		}
 	}
 	return 0;

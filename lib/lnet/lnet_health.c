@@ -159,7 +159,7 @@ lnet_health_remote_failure(struct lnet *ln, struct lnet_peer_ni *lpni)
 void
 lnet_health_rx_alive(struct lnet_cpt *c, struct lnet_peer_ni *lpni)
 {
-	int64_t now = (int64_t)(rt_lcore_now_us(c->lcore) / 1000000);
+	int64_t now = (int64_t)(rt_lcore_now_us(c->lcore) / LNP_US_PER_S);
 
 	/* Written only when the second changes: the line stays clean between. */
 	if (__atomic_load_n(&lpni->health.last_alive, __ATOMIC_RELAXED) != now) {
@@ -173,7 +173,7 @@ lnet_health_stamp_deadline(struct lnet_cpt *c, struct lnet_msg *msg)
 	int tt = __atomic_load_n(&c->ln->tunables.transaction_timeout, __ATOMIC_RELAXED);
 
 	if (msg->deadline_us == 0) {
-		msg->deadline_us = rt_lcore_now_us(c->lcore) + (uint64_t)tt * 1000000ULL;
+		msg->deadline_us = rt_lcore_now_us(c->lcore) + (uint64_t)tt * LNP_US_PER_S;
 	}
 }
 

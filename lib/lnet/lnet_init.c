@@ -17,7 +17,9 @@
 #include "lnet_fault.h"
 #include "lnet_internal.h"
 #include "lnet_route.h"
+#include "lnet_sim.h"
 #include "lnp_build_config.h"
+#include "rt_wait.h"
 
 #define LNET_EAL_MAX_ARGS 64
 
@@ -93,18 +95,27 @@ lnet_ctl_hold_waits(void)
 	return __atomic_load_n(&g_ctl_hold_waits, __ATOMIC_SEQ_CST);
 }
 
-/* LNetNIFini, its NIs gone: the holders' waits have ended; let them leave. */
+/* No control-plane call holds LNet any more; else one more wait for them counted. */
+static bool
+lnet_holders_gone(void *arg)
+{
+	(void)arg;
+	if (__atomic_load_n(&g_ctl_holds, __ATOMIC_SEQ_CST) == 0) {
+		return true;
+	}
+	__atomic_fetch_add(&g_ctl_hold_waits, 1, __ATOMIC_SEQ_CST);
+	return false;
+}
+
+/*
+ * LNetNIFini, its NIs gone: the holders' waits have ended; let them leave
+ * (their calls need the lcores to move, which this thread runs where no
+ * other does).
+ */
 static void
 lnet_wait_for_holders(struct lnet *ln)
 {
-	while (__atomic_load_n(&g_ctl_holds, __ATOMIC_SEQ_CST) != 0) {
-		__atomic_fetch_add(&g_ctl_hold_waits, 1, __ATOMIC_SEQ_CST);
-		if (rt_runtime_caller_polls(ln->rt)) {
-			rt_runtime_poll_until_idle(ln->rt, 1); /* their calls need the lcores to move */
-		} else {
-			usleep(1000);
-		}
-	}
+	rt_wait_for(ln->rt, lnet_holders_gone, NULL);
 }
 
 int
@@ -182,11 +193,11 @@ lnet_choose_mode(struct lnet *ln, const struct lnet_init_opts *o)
 		}
 		ln->owns_eal = true;
 	}
-	switch (o->mode) {
-	case LNET_EXEC_INLINE:
-	case LNET_EXEC_POLLED:
+	if (o->mode == LNET_EXEC_INLINE || o->mode == LNET_EXEC_POLLED) {
 		ln->mode = o->mode;
 		return 0;
+	}
+	switch (o->mode) {
 	case LNET_EXEC_THREADS:
 		if (rte_lcore_count() < 2) {
 			LNET_LOG(ERR, "threads mode needs EAL with a worker lcore "
@@ -263,9 +274,9 @@ lnet_stall_us(const struct lnet *ln, const struct lnet_init_opts *o)
 		return 0;
 	}
 	if (o->stall_ms == 0) {
-		return ln->mode == LNET_EXEC_THREADS ? LNET_STALL_MS_DEFAULT * 1000ULL : 0;
+		return ln->mode == LNET_EXEC_THREADS ? LNET_STALL_MS_DEFAULT * LNP_US_PER_MS : 0;
 	}
-	return (uint64_t)o->stall_ms * 1000;
+	return (uint64_t)o->stall_ms * LNP_US_PER_MS;
 }
 
 static int
@@ -296,8 +307,8 @@ lnet_runtime_start(struct lnet *ln)
 		return -ENOMEM;
 	}
 	rc = lnet_cpts_create(ln);
-	if (rc == 0 && ro.mode == RT_MODE_THREADS) {
-		rc = rt_runtime_start(ln->rt);
+	if (rc == 0) {
+		rc = rt_runtime_start(ln->rt); /* no thread to start where the caller polls */
 	}
 	return rc;
 }
@@ -310,7 +321,7 @@ lnet_new_interface_cookie(void)
 
 	/* Distinguishes this instance's MD handles from a previous one's. */
 	clock_gettime(CLOCK_REALTIME, &ts);
-	cookie = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	cookie = (uint64_t)ts.tv_sec * LNP_NS_PER_S + (uint64_t)ts.tv_nsec;
 	return cookie == UINT64_MAX ? 1 : cookie;
 }
 
@@ -439,9 +450,7 @@ lnet_ni_fini_locked(void)
 		lnet_call_on_cpt(ln, i, lnet_cpt_quiesce, ln->cpts[i]);
 	}
 	lnet_ni_shutdown_all(ln);
-	if (rt_runtime_caller_polls(ln->rt)) {
-		rt_runtime_poll_until_idle(ln->rt, UINT32_MAX);
-	}
+	rt_wait_settle(ln->rt);
 	lnet_wait_for_holders(ln);
 	__atomic_store_n(&g_lnet, NULL, __ATOMIC_SEQ_CST);
 	lnet_destroy(ln);

@@ -30,6 +30,9 @@
 #include "lnet_types.h"
 #include "lnet_wire.h"
 #include "rt.h"
+#include "rt_hop.h"
+#include "rt_op.h"
+#include "rt_outbox.h"
 #include "rt_pool.h"
 
 extern int lnet_logtype;
@@ -281,35 +284,21 @@ struct lnet_ni {
 };
 
 /*
- * A message to another lcore that a full ring cannot lose: the sending
- * lcore retries from a timer. One hop in flight per struct at a time.
- */
-struct lnet_hop {
-	struct rt_timer retry;
-	struct rt_lcore *dst;
-	rt_msg_fn fn;
-	void *ctx;
-};
-
-/*
- * A configuration operation (net add/del with its ping target rebuild):
- * run on the management lcore one at a time, in submission order, while
- * the submitting thread waits for done.
+ * A configuration operation (net add/del with its ping target rebuild): an
+ * rt_op of ln->ops, run on the management lcore one at a time, in
+ * submission order.
  */
 struct lnet_mgmt_op {
-	TAILQ_ENTRY(lnet_mgmt_op) link;
+	struct rt_op op;          /* first */
 	struct lnet *ln;
 	void (*start)(struct lnet_mgmt_op *op); /* on mgmt, when its turn comes */
-	int rc;
-	int done;                 /* atomic, set last: the submitter owns op again */
 };
-TAILQ_HEAD(lnet_mgmt_op_list, lnet_mgmt_op);
 
 /* A ping target's buffer (lnet_ping.c). */
 struct lnet_ping_buf {
 	LIST_ENTRY(lnet_ping_buf) link;   /* ln->ping_bufs, mgmt's */
 	struct lnet *ln;
-	struct lnet_hop hop;              /* the drained buffer's way back to mgmt */
+	struct rt_hop hop;                /* the drained buffer's way back to mgmt */
 	unsigned int nnis;                /* NIs it lists after 0@lo */
 	size_t len;
 	uint8_t data[];
@@ -462,7 +451,10 @@ struct lnet_msg_get_req {
 #define LNET_MSG_FAILED_PATHS 4
 
 struct lnet_msg {
-	TAILQ_ENTRY(lnet_msg) link;   /* credit queue, delayed list or outbox */
+	union {
+		TAILQ_ENTRY(lnet_msg) link;   /* credit queue or delayed list */
+		struct rt_outbox_item out;    /* an outbox's (then on no list) */
+	};
 	struct lnet *ln;
 	enum lnet_msg_step step;
 	enum lnet_rx_action rx_action;
@@ -539,19 +531,6 @@ struct lnet_msg {
 
 /* ---- per-CPT state --------------------------------------------------- */
 
-/*
- * Messages for other CPTs whose rings were full, per destination, retried in
- * order by a poller on the lcore that owns the outbox (a data lcore, or the
- * management lcore when it finalizes messages), so no hand-off is lost.
- */
-struct lnet_outbox {
-	struct lnet *ln;
-	struct lnet_msg_list *q;        /* [destination CPT] */
-	unsigned int n;
-	unsigned int queued;            /* messages in all of q: the poller's idle test */
-	struct rt_poller *poller;
-};
-
 /* One router buffer pool of a CPT (lnet_rtr_pool.c), owned by its data lcore. */
 struct lnet_rtr_pool {
 	unsigned int npages;      /* of each buffer: 0 (tiny), 1 (small), 256 (large) */
@@ -590,16 +569,16 @@ struct lnet_cpt {
 	struct lnet_md_table mds;
 	struct lnet_match_table mt[LNET_MAX_PORTALS];
 	struct lnet_peer_table peers;
+	struct rt_pool_cache *msg_cache; /* this lcore's cache of the message pool */
 	/*
 	 * Messages of another home CPT freed here, by home (written here
 	 * only; each home reads its slot, relaxed, to know how many of its
 	 * messages are alive: lnet_msg_alloc), and their total.
 	 */
-	struct rt_pool_cache *msg_cache; /* this lcore's cache of the message pool */
 	uint32_t *msg_frees_of;
 	uint32_t msg_frees_away;
 	uint32_t msg_frees_back_seen; /* this CPT's messages the others freed, last it looked */
-	struct lnet_outbox outbox;
+	struct rt_outbox outbox;  /* to each CPT, then mgmt: hand-offs their rings refused */
 	struct lnet_counters counters;
 	uint64_t ev_seq;
 	TAILQ_HEAD(, lnet_libmd) rsp_list;  /* MDs waiting for an ACK/REPLY, by deadline */
@@ -689,7 +668,7 @@ struct lnet {
 	struct lnet_ni *zombie_nis;      /* mgmt: deleted, retired once unreferenced */
 	struct rt_timer zombie_timer;    /* mgmt: looks at zombie_nis' references */
 	unsigned int zombie_checks;
-	struct lnet_mgmt_op_list ops;    /* mgmt: configuration operations, head runs */
+	struct rt_op_queue ops;          /* mgmt: configuration operations, head runs */
 	struct cfs_cpt_table *cpt_table;
 	unsigned int bind_rotor;  /* atomic: CPT for LNetMDBind from foreign threads */
 	struct lnet_peer_dir *peer_dir; /* configured peers; management lcore */
@@ -697,7 +676,7 @@ struct lnet {
 	struct lnet_ping_buf *ping_buf;       /* mgmt: the posted ping target's */
 	struct lnet_ping_buf_list ping_bufs;  /* mgmt: posted or draining, not retired */
 	struct lnet_handle_md ping_mdh;
-	struct lnet_outbox mgmt_outbox;  /* the management lcore's hand-offs to full rings */       /* mgmt */
+	struct rt_outbox mgmt_outbox;    /* mgmt: its hand-offs the CPTs' rings refused */
 	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
 	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal state changes, or the NI table */
 	/*
@@ -761,8 +740,6 @@ lnet_ni_status(const struct lnet_ni *ni)
 
 /* lnet_cpt.c: per-CPT state and messages between CPTs */
 int lnet_cpts_create(struct lnet *ln);
-int lnet_outbox_init(struct lnet_outbox *o, struct lnet *ln, struct rt_lcore *lc);
-void lnet_outbox_fini(struct lnet_outbox *o);
 void lnet_cpts_destroy(struct lnet *ln);
 struct lnet_cpt *lnet_cpt_self(struct lnet *ln);
 struct lnet_cpt *lnet_cpt_get(struct lnet *ln, unsigned int cpt);
@@ -961,7 +938,6 @@ int lnet_mgmt_op_run(struct lnet *ln, struct lnet_mgmt_op *op);
 void lnet_mgmt_op_done(struct lnet_mgmt_op *op, int rc);
 /* On mgmt: queue @p op (its ln and start set); it runs when the ones before it are done. */
 void lnet_mgmt_op_submit(void *arg);
-void lnet_hop_send(struct lnet_hop *hop, struct rt_lcore *dst, rt_msg_fn fn, void *ctx);
 int lnet_ni_add(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd_ops *lnd,
 		const struct lnet_ni_tunables *tun, const struct lnet_ctl_lnd_tunables *lnd_tun,
 		unsigned int cpt, struct lnet_ni **out);

@@ -5,8 +5,9 @@
  * implements and what the core offers it. One const ops table per LND,
  * registered at start-up with LNET_LND_REGISTER().
  *
- * Threading: startup/shutdown run on the management lcore (or the thread
- * calling LNetNIInit/LNetNIFini). send/recv run on the data lcore that owns
+ * Threading: startup runs on the management lcore; shutdown on the NI's
+ * data lcore (on the management lcore when the NI fails to join the NI
+ * table right after its startup). send/recv run on the data lcore that owns
  * the NI (ni->cpt), except for the loopback NI, which any data lcore drives.
  * An LND registers its pollers on that lcore from startup.
  */
@@ -32,7 +33,7 @@ struct lnet_pcap;
 /**
  * @name LND capabilities (lnet_lnd_ops.caps)
  * What the core and the daemon ask of an LND, instead of asking which LND
- * it is (as DPDK's RTE_ETH_DEV_CAPA_*). All four describe the loopback LND.
+ * it is (as DPDK's RTE_ETH_DEV_CAPA_*). All five describe the loopback LND.
  * @{
  */
 /** Its NIs have no owning data lcore: send and recv run on whichever lcore sends. */

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -350,7 +349,7 @@ lnet_ni_table_create(struct lnet *ln)
 		return -ENODEV;
 	}
 	/* On the management lcore, before any configuration operation can come. */
-	TAILQ_INIT(&ln->ops);
+	rt_op_queue_init(&ln->ops, rt_mgmt_lcore(ln->rt));
 	LIST_INIT(&ln->ping_bufs);
 	rt_timer_init(&ln->zombie_timer, lnet_ni_zombie_check, ln);
 	if (lnet_recovery_init(ln) != 0) {
@@ -506,68 +505,31 @@ lnet_ni_set_lnd_data(struct lnet_ni *ni, void *data)
 	ni->lnd_data = data;
 }
 
-/* ---- messages between lcores that a full ring cannot lose ---- */
-
-static void
-lnet_hop_retry(void *arg)
-{
-	struct lnet_hop *hop = arg;
-
-	if (rt_lcore_send_msg(hop->dst, hop->fn, hop->ctx) != 0) {
-		rt_timer_arm(&hop->retry, 100);
-	}
-}
-
-/* From a logical lcore: run fn(ctx) on @p dst, retrying while its ring is full. */
-void
-lnet_hop_send(struct lnet_hop *hop, struct rt_lcore *dst, rt_msg_fn fn, void *ctx)
-{
-	hop->dst = dst;
-	hop->fn = fn;
-	hop->ctx = ctx;
-	if (rt_lcore_send_msg(dst, fn, ctx) != 0) {
-		rt_timer_init(&hop->retry, lnet_hop_retry, hop);
-		rt_timer_arm(&hop->retry, 100);
-	}
-}
-
 /* ---- configuration operations on the management lcore ---- */
+
+/* rt_op's start: the LNet operation around it starts. */
+static void
+lnet_mgmt_op_start(struct rt_op *op)
+{
+	struct lnet_mgmt_op *m = (struct lnet_mgmt_op *)op;
+
+	m->start(m);
+}
 
 void
 lnet_mgmt_op_submit(void *arg)
 {
 	struct lnet_mgmt_op *op = arg;
-	struct lnet *ln = op->ln;
-	bool idle = TAILQ_EMPTY(&ln->ops);
 
-	TAILQ_INSERT_TAIL(&ln->ops, op, link);
-	if (idle) {
-		op->start(op);
-	}
+	op->op.start = lnet_mgmt_op_start;
+	rt_op_submit(&op->ln->ops, &op->op);
 }
 
 /* On the management lcore: @p op is over; the next one starts. */
 void
 lnet_mgmt_op_done(struct lnet_mgmt_op *op, int rc)
 {
-	struct lnet *ln = op->ln;
-	struct lnet_mgmt_op *next;
-
-	TAILQ_REMOVE(&ln->ops, op, link);
-	op->rc = rc;
-	__atomic_store_n(&op->done, 1, __ATOMIC_RELEASE); /* op is the submitter's from here */
-	next = TAILQ_FIRST(&ln->ops);
-	if (next != NULL) {
-		next->start(next);
-	}
-}
-
-static bool
-lnet_mgmt_op_is_done(void *arg)
-{
-	const struct lnet_mgmt_op *op = arg;
-
-	return __atomic_load_n(&op->done, __ATOMIC_ACQUIRE) != 0;
+	rt_op_done(&op->op, rc);
 }
 
 /*
@@ -578,28 +540,9 @@ lnet_mgmt_op_is_done(void *arg)
 int
 lnet_mgmt_op_run(struct lnet *ln, struct lnet_mgmt_op *op)
 {
-	struct rt_lcore *mgmt = rt_mgmt_lcore(ln->rt);
-
-	if (rt_lcore_self() != NULL) {
-		return -EDEADLK; /* an lcore would wait on itself or stall its loop */
-	}
 	op->ln = ln;
-	op->rc = 0;
-	op->done = 0;
-	while (rt_lcore_send_msg(mgmt, lnet_mgmt_op_submit, op) != 0) {
-		if (rt_runtime_caller_polls(ln->rt)) {
-			rt_runtime_poll_until_idle(ln->rt, 1);
-		} else {
-			sched_yield();
-		}
-	}
-	while (!rt_wait_until(ln->rt, lnet_mgmt_op_is_done, op, UINT64_MAX)) {
-		/* SIM only: idle means a timer waits for the clock, which this thread moves. */
-		if (rt_runtime_mode(ln->rt) == RT_MODE_SIM) {
-			rt_sim_advance_us(ln->rt, 1000);
-		}
-	}
-	return op->rc;
+	op->op.start = lnet_mgmt_op_start;
+	return rt_op_run(&ln->ops, &op->op);
 }
 
 /* ---- net add / net del ---- */
@@ -615,7 +558,7 @@ struct lnet_ni_op {
 	struct lnet_mgmt_op op;
 	struct lnet_ni_req *req;
 	struct lnet_ni *ni;
-	struct lnet_hop hop;
+	struct rt_hop hop;
 	enum lnet_ni_del_phase phase;
 	unsigned int step;        /* within the phase: the CPT visited next */
 	bool lnd_closed;
@@ -705,9 +648,9 @@ lnet_ni_del_next_cpt(struct lnet_ni_op *o, rt_msg_fn then_on_mgmt)
 	struct lnet *ln = o->op.ln;
 
 	if (o->step < ln->ncpts) {
-		lnet_hop_send(&o->hop, ln->cpts[o->step++]->lcore, lnet_ni_del_visit, o);
+		rt_hop_send(&o->hop, ln->cpts[o->step++]->lcore, lnet_ni_del_visit, o);
 	} else {
-		lnet_hop_send(&o->hop, rt_mgmt_lcore(ln->rt), then_on_mgmt, o);
+		rt_hop_send(&o->hop, rt_mgmt_lcore(ln->rt), then_on_mgmt, o);
 	}
 }
 
@@ -718,7 +661,7 @@ lnet_ni_drain_check(void *arg)
 	struct lnet *ln = o->op.ln;
 
 	if (lnet_ni_refs(o->ni) != 0 && rt_now_us(ln->rt) < o->drain_deadline) {
-		rt_timer_arm(&o->drain, 1000);
+		rt_timer_arm(&o->drain, LNP_US_PER_MS);
 		return;
 	}
 	if (lnet_ni_refs(o->ni) != 0) {
@@ -727,7 +670,7 @@ lnet_ni_drain_check(void *arg)
 	}
 	o->phase = LNET_NI_DEL_SHUT;
 	o->step = 0;
-	lnet_hop_send(&o->hop, lnet_ni_lcore(o->ni), lnet_ni_del_visit, o);
+	rt_hop_send(&o->hop, lnet_ni_lcore(o->ni), lnet_ni_del_visit, o);
 }
 
 static void
@@ -738,7 +681,7 @@ lnet_ni_drain_start(void *arg)
 					       __ATOMIC_RELAXED);
 
 	o->phase = LNET_NI_DEL_DRAIN;
-	o->drain_deadline = rt_now_us(o->op.ln->rt) + (s != 0 ? s : 50) * 1000000;
+	o->drain_deadline = rt_now_us(o->op.ln->rt) + (s != 0 ? s : 50) * LNP_US_PER_S;
 	rt_timer_init(&o->drain, lnet_ni_drain_check, o);
 	lnet_ni_drain_check(o);
 }

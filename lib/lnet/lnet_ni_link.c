@@ -16,7 +16,7 @@
 
 struct lnet_ni_link_op {
 	struct lnet_mgmt_op op;   /* first: the queue hands this back */
-	struct lnet_hop hop;
+	struct rt_hop hop;
 	struct lnet_nid nid;      /* the NI is looked up again: it may be gone by then */
 	bool up;
 	bool health;              /* the status health gives it, not its link */
@@ -85,7 +85,7 @@ lnet_ni_state_change(struct lnet_ni *ni, bool up, bool health)
 	o->nid = ni->nid;
 	o->up = up;
 	o->health = health;
-	lnet_hop_send(&o->hop, rt_mgmt_lcore(ni->ln->rt), lnet_ni_link_submit, o);
+	rt_hop_send(&o->hop, rt_mgmt_lcore(ni->ln->rt), lnet_ni_link_submit, o);
 }
 
 void

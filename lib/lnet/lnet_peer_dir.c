@@ -787,7 +787,7 @@ lnet_peer_get(struct lnet_peer_dir *d, const struct lnet_nid *nid)
 
 /* A peer NI a shard made (traffic, or asked by lnet_peer_want_lpnis), told to mgmt. */
 struct lnet_peer_learn {
-	struct lnet_hop hop;      /* a full ring is retried, never lost */
+	struct rt_hop hop;      /* a full ring is retried, never lost */
 	struct lnet *ln;
 	struct lnet_nid nid;
 	struct lnet_peer_ni *lpni;
@@ -834,7 +834,7 @@ lnet_peer_learn_on_mgmt(void *arg)
  * A data lcore created a peer NI for @p nid: as in the kernel, a peer with
  * that NID as its primary (not Multi-Rail until discovery says so) appears
  * in the directory, so peer show lists the peers traffic created, and the
- * peer NI gets the peer's composition. A full ring is retried (lnet_hop).
+ * peer NI gets the peer's composition. A full ring is retried (rt_hop).
  */
 void
 lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid, struct lnet_peer_ni *lpni)
@@ -845,7 +845,7 @@ lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid, struct lnet_pee
 		return;
 	}
 	*l = (struct lnet_peer_learn){ .ln = ln, .nid = *nid, .lpni = lpni };
-	lnet_hop_send(&l->hop, rt_mgmt_lcore(ln->rt), lnet_peer_learn_on_mgmt, l);
+	rt_hop_send(&l->hop, rt_mgmt_lcore(ln->rt), lnet_peer_learn_on_mgmt, l);
 }
 
 /* On the NID's shard: make its peer NI, which lnet_peer_dir_learn reports. */
@@ -884,7 +884,7 @@ lnet_peer_want_lpnis(struct lnet_peer_dir *d, struct lnet_peer *p)
 			return; /* made when traffic first goes there instead */
 		}
 		*l = (struct lnet_peer_learn){ .ln = d->ln, .nid = p->nis[i] };
-		lnet_hop_send(&l->hop, d->ln->cpts[lnet_cpt_of_nid(d->ln, &p->nis[i])]->lcore,
+		rt_hop_send(&l->hop, d->ln->cpts[lnet_cpt_of_nid(d->ln, &p->nis[i])]->lcore,
 			      lnet_peer_ni_ensure_on_cpt, l);
 	}
 }

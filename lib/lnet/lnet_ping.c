@@ -31,7 +31,7 @@ struct lnet_ping_post {
 	struct lnet_handle_md old;
 	struct lnet_handle_md mdh;
 	int rc;
-	struct lnet_hop hop;
+	struct rt_hop hop;
 	void (*cb)(void *arg, int rc);
 	void *arg;
 };
@@ -55,7 +55,7 @@ lnet_ping_md_handler(struct lnet_event *ev)
 	struct lnet_ping_buf *pbuf = ev->md_user_ptr;
 
 	if (ev->unlinked) {
-		lnet_hop_send(&pbuf->hop, rt_mgmt_lcore(pbuf->ln->rt), lnet_ping_buf_retire, pbuf);
+		rt_hop_send(&pbuf->hop, rt_mgmt_lcore(pbuf->ln->rt), lnet_ping_buf_retire, pbuf);
 	}
 }
 
@@ -158,7 +158,7 @@ lnet_ping_post_on_cpt(void *arg)
 	if (p->rc == 0 && p->old.cookie != LNET_WIRE_HANDLE_COOKIE_NONE) {
 		LNetMDUnlink(p->old);
 	}
-	lnet_hop_send(&p->hop, rt_mgmt_lcore(p->ln->rt), lnet_ping_post_done, p);
+	rt_hop_send(&p->hop, rt_mgmt_lcore(p->ln->rt), lnet_ping_post_done, p);
 }
 
 /*
@@ -193,7 +193,7 @@ lnet_ping_target_post(struct lnet *ln, bool next_seqno, void (*cb)(void *arg, in
 					(struct lnet_handle_md){ LNET_WIRE_HANDLE_COOKIE_NONE };
 	p->cb = cb;
 	p->arg = arg;
-	lnet_hop_send(&p->hop, ln->cpts[p->me->cpt]->lcore, lnet_ping_post_on_cpt, p);
+	rt_hop_send(&p->hop, ln->cpts[p->me->cpt]->lcore, lnet_ping_post_on_cpt, p);
 }
 
 void

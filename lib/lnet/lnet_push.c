@@ -112,7 +112,7 @@ lnet_push_repost(void *arg)
 
 	if (rc != 0) {
 		LNET_LOG(WARNING, "push target not re-posted: %s; trying again in 1 s", strerror(-rc));
-		rt_timer_arm(&pt->repost, 1000000);
+		rt_timer_arm(&pt->repost, LNP_US_PER_S);
 	}
 }
 

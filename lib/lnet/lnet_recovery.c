@@ -46,7 +46,7 @@ struct lnet_recovery {
 
 /* A queueing request or a ping's outcome, on its way to the management lcore. */
 struct lnet_rec_note {
-	struct lnet_hop hop;
+	struct rt_hop hop;
 	struct lnet *ln;
 	enum lnet_rec_kind kind;
 	struct lnet_nid nid;          /* a local NI's */
@@ -69,7 +69,7 @@ struct lnet_rec_ping {
 static int64_t
 lnet_rec_now(const struct lnet *ln)
 {
-	return (int64_t)(rt_now_us(ln->rt) / 1000000);
+	return (int64_t)(rt_now_us(ln->rt) / LNP_US_PER_S);
 }
 
 int64_t
@@ -184,7 +184,7 @@ static void
 lnet_rec_note_send(struct lnet *ln, struct lnet_rec_note *n, rt_msg_fn fn)
 {
 	n->ln = ln;
-	lnet_hop_send(&n->hop, rt_mgmt_lcore(ln->rt), fn, n);
+	rt_hop_send(&n->hop, rt_mgmt_lcore(ln->rt), fn, n);
 }
 
 /* Any lcore: once per stay in recovery (the queued flag), a request to the management lcore. */

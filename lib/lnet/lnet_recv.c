@@ -218,7 +218,7 @@ lnet_rx_router_ping(struct lnet_cpt *c, struct lnet_ni *ni, const struct lnet_hd
 		return;
 	}
 	now = rt_lcore_now_us(c->lcore);
-	if (now - __atomic_load_n(&ni->last_ping_us, __ATOMIC_RELAXED) < 1000000 ||
+	if (now - __atomic_load_n(&ni->last_ping_us, __ATOMIC_RELAXED) < LNP_US_PER_S ||
 	    lnet_ni_find_by_nid(c->ln, &hdr->src_nid) != NULL) {
 		return;
 	}

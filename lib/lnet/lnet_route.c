@@ -217,7 +217,7 @@ lnet_route_check_interval_us(const struct lnet *ln)
 {
 	int s = __atomic_load_n(&ln->rtr_params.alive_router_check_interval, __ATOMIC_RELAXED);
 
-	return s > 0 ? (uint64_t)s * 1000000ULL : 0;
+	return s > 0 ? (uint64_t)s * LNP_US_PER_S : 0;
 }
 
 /* The kernel pings a new gateway at once (lpn_next_ping = now). */
@@ -294,7 +294,7 @@ lnet_route_check(void *arg)
 			lnet_route_gw_discover(d, r->gw);
 		}
 	}
-	rt_timer_arm(&rs->check, 1000000);
+	rt_timer_arm(&rs->check, LNP_US_PER_S);
 }
 
 void
@@ -378,7 +378,7 @@ lnet_route_gw_data(struct lnet_peer_dir *d, struct lnet_peer *p,
 
 /* What a data lcore saw: traffic from net @p net came through gateway @p from. */
 struct lnet_route_gw_heard {
-	struct lnet_hop hop;
+	struct rt_hop hop;
 	struct lnet *ln;
 	struct lnet_nid from;
 	uint32_t net;
@@ -448,7 +448,7 @@ lnet_route_gw_traffic(struct lnet_cpt *c, struct lnet_peer_ni *lpni, const struc
 		return;
 	}
 	now = rt_lcore_now_us(c->lcore);
-	if (lpni->gw_heard_us != 0 && now - lpni->gw_heard_us < 1000000) {
+	if (lpni->gw_heard_us != 0 && now - lpni->gw_heard_us < LNP_US_PER_S) {
 		return; /* told already; mgmt has not republished yet */
 	}
 	h = calloc(1, sizeof(*h));
@@ -459,7 +459,7 @@ lnet_route_gw_traffic(struct lnet_cpt *c, struct lnet_peer_ni *lpni, const struc
 	h->ln = c->ln;
 	h->from = *from;
 	h->net = src_net;
-	lnet_hop_send(&h->hop, rt_mgmt_lcore(c->ln->rt), lnet_route_gw_heard_on_mgmt, h);
+	rt_hop_send(&h->hop, rt_mgmt_lcore(c->ln->rt), lnet_route_gw_heard_on_mgmt, h);
 }
 
 struct lnet_nid *
@@ -606,7 +606,7 @@ lnet_route_add_on_mgmt(void *arg)
 		lnet_route_gw_discover(d, r->gw); /* the kernel's forced router check */
 	}
 	if (!rt_timer_pending(&rs->check)) {
-		rt_timer_arm(&rs->check, 1000000);
+		rt_timer_arm(&rs->check, LNP_US_PER_S);
 	}
 	lnet_route_publish(rs);
 	lnet_udsp_gateways_changed(a->ln);

@@ -86,13 +86,13 @@ lnet_fwd_rx_step(struct lnet_cpt *c, struct lnet_msg *msg)
  * where the time went (waiting for a router credit or buffer, receiving
  * its payload, being sent on), for the soak test to find.
  */
-#define LNET_FWD_SLOW_US 1000000ULL
+#define LNET_FWD_SLOW_US LNP_US_PER_S
 
 /* ms from @p a to @p b (0 when either step did not happen); the lcores' clocks are one clock */
 static unsigned long long
 lnet_fwd_ms(uint64_t a, uint64_t b)
 {
-	return a != 0 && b > a ? (unsigned long long)((b - a) / 1000) : 0;
+	return a != 0 && b > a ? (unsigned long long)((b - a) / LNP_US_PER_MS) : 0;
 }
 
 static void
@@ -110,7 +110,7 @@ lnet_fwd_took(struct lnet_cpt *c, const struct lnet_msg *msg)
 		c->fwd_max_us = took;
 		if (took >= LNET_FWD_SLOW_US / 10) {
 			LNET_LOG(NOTICE, "CPT %u: longest forward so far %llu ms", c->cpt,
-				 (unsigned long long)(took / 1000));
+				 (unsigned long long)(took / LNP_US_PER_MS));
 		}
 	}
 	if (took < LNET_FWD_SLOW_US) {
@@ -119,10 +119,10 @@ lnet_fwd_took(struct lnet_cpt *c, const struct lnet_msg *msg)
 	clock_gettime(CLOCK_REALTIME, &wall); /* for matching with what the test did then */
 	LNET_LOG(WARNING, "slow forward at %lld.%03ld: %s %s -> %s from %s, status %d: %llu ms "
 		 "(router credit/buffer %llu ms, payload in %llu ms, selection/tx credits %llu ms, LND %llu ms)",
-		 (long long)wall.tv_sec, wall.tv_nsec / 1000000, lnet_msg_type_str(msg->hdr.type), libcfs_nidstr_r(&msg->hdr.src_nid, src, sizeof(src)),
+		 (long long)wall.tv_sec, wall.tv_nsec / (long)LNP_NS_PER_MS, lnet_msg_type_str(msg->hdr.type), libcfs_nidstr_r(&msg->hdr.src_nid, src, sizeof(src)),
 		 libcfs_nidstr_r(&msg->hdr.dest_nid, dst, sizeof(dst)),
 		 libcfs_nidstr_r(&msg->from, from, sizeof(from)), msg->status,
-		 (unsigned long long)(took / 1000), lnet_fwd_ms(t[0], t[1]), lnet_fwd_ms(t[1], t[2]),
+		 (unsigned long long)(took / LNP_US_PER_MS), lnet_fwd_ms(t[0], t[1]), lnet_fwd_ms(t[1], t[2]),
 		 lnet_fwd_ms(t[2], t[3]), lnet_fwd_ms(t[3], now));
 }
 

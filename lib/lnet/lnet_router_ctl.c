@@ -36,7 +36,7 @@ struct lnet_router {
 	uint64_t min_wait_us;     /* the kernel's rtr_min_wait / rtr_max_wait */
 	uint64_t max_wait_us;
 	bool pools_made;          /* routing show lists the CPTs' pools from then on */
-	struct lnet_hop hops[LNP_MAX_CPTS]; /* emptying each CPT's pools, from the timer */
+	struct rt_hop hops[LNP_MAX_CPTS]; /* emptying each CPT's pools, from the timer */
 };
 
 int
@@ -233,7 +233,7 @@ lnet_rtr_delay_us(const struct lnet *ln)
 	int s = __atomic_load_n(&ln->rtr_params.alive_router_check_interval, __ATOMIC_RELAXED) +
 		__atomic_load_n(&ln->rtr_params.router_ping_timeout, __ATOMIC_RELAXED);
 
-	return (uint64_t)(s > 0 ? s : 0) * 1000000ULL;
+	return (uint64_t)(s > 0 ? s : 0) * LNP_US_PER_S;
 }
 
 /* Whether every buffer is home (the kernel's lnet_rtrpools_are_free), read from afar. */
@@ -268,7 +268,7 @@ lnet_rtr_disable(struct lnet_router *r)
 		__atomic_store_n(lnet_rtr_param_slot(ln, k), 0, __ATOMIC_RELAXED);
 	}
 	for (c = 0; c < ln->ncpts; c++) {
-		lnet_hop_send(&r->hops[c], ln->cpts[c]->lcore, lnet_rtr_empty_on_cpt, ln);
+		rt_hop_send(&r->hops[c], ln->cpts[c]->lcore, lnet_rtr_empty_on_cpt, ln);
 	}
 	LNET_LOG(NOTICE, "Message forwarding disabled");
 }
@@ -306,7 +306,7 @@ lnet_rtr_nets_check(struct lnet *ln, uint64_t now)
 			continue;
 		}
 		LNET_LOG(NOTICE, "%s: no ping from another node for %us: down in the ping target",
-			 libcfs_nidstr(&ni->nid), (unsigned int)(timeout / 1000000));
+			 libcfs_nidstr(&ni->nid), (unsigned int)(timeout / LNP_US_PER_S));
 		lnet_ni_health_status(ni, false);
 	}
 }
@@ -332,7 +332,7 @@ lnet_rtr_timer_fired(void *arg)
 		return;
 	}
 	if (state != LNET_CTL_ROUTING_DISABLED) {
-		rt_timer_arm(&r->timer, 1000000); /* the kernel's monitor looks once a second */
+		rt_timer_arm(&r->timer, LNP_US_PER_S); /* the kernel's monitor looks once a second */
 	}
 }
 
@@ -358,7 +358,7 @@ lnet_routing_set_on_mgmt(void *arg)
 		__atomic_store_n(&ln->routing, LNET_CTL_ROUTING_STARTING, __ATOMIC_RELEASE);
 		r->pools_made = true;
 		LNET_LOG(NOTICE, "Message forwarding will be enabled in %us",
-			 (unsigned int)(lnet_rtr_delay_us(ln) / 1000000));
+			 (unsigned int)(lnet_rtr_delay_us(ln) / LNP_US_PER_S));
 	} else {
 		__atomic_store_n(&ln->routing, LNET_CTL_ROUTING_STOPPING, __ATOMIC_RELEASE);
 		lnet_rtr_advertise(ln); /* RTE_DISABLED again at once, as the kernel's */
@@ -474,7 +474,7 @@ lnet_routing_get_on_mgmt(void *arg)
 
 	memset(o, 0, sizeof(*o));
 	o->enable = lnet_routing_state(ln);
-	o->forward_delay_s = (uint32_t)(lnet_rtr_delay_us(ln) / 1000000);
+	o->forward_delay_s = (uint32_t)(lnet_rtr_delay_us(ln) / LNP_US_PER_S);
 	for (k = 0; k < LNET_CTL_RTR_NPOOLS; k++) {
 		o->buffers[k] = __atomic_load_n(lnet_rtr_param_slot(ln, k), __ATOMIC_RELAXED);
 	}

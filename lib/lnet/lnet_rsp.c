@@ -13,7 +13,7 @@
 
 #include "lnet_internal.h"
 
-#define LNET_RSP_CHECK_US 1000000ULL   /* deadlines are checked once a second */
+#define LNET_RSP_CHECK_US LNP_US_PER_S  /* deadlines are checked once a second */
 
 static void lnet_rsp_expire(void *arg);
 
@@ -64,7 +64,7 @@ lnet_rsp_track(struct lnet_cpt *c, struct lnet_libmd *md, uint32_t type)
 		TAILQ_REMOVE(&c->rsp_list, md, rsp_link); /* the latest operation's deadline */
 	}
 	md->rsp_tracked = true;
-	md->rsp_deadline_us = rt_now_us(rt) + (uint64_t)timeout * 1000000ULL;
+	md->rsp_deadline_us = rt_now_us(rt) + (uint64_t)timeout * LNP_US_PER_S;
 	TAILQ_INSERT_TAIL(&c->rsp_list, md, rsp_link);
 	if (rt_lcore_self() == c->lcore) {
 		lnet_rsp_arm(c);

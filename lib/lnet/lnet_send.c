@@ -252,7 +252,7 @@ lnet_ni_send_now(struct lnet_cpt *c, struct lnet_msg *msg)
 
 /* A peer credit going home to its shard, for a message the wire took. */
 struct lnet_credit_note {
-	struct lnet_hop hop;
+	struct rt_hop hop;
 	struct lnet *ln;
 	struct lnet_peer_ni *lpni;
 	uint64_t bytes;
@@ -291,7 +291,7 @@ lnet_msg_on_wire_peer(struct lnet_cpt *c, struct lnet_msg *msg)
 	*n = (struct lnet_credit_note){ .ln = c->ln, .lpni = msg->txpeer,
 					.bytes = lnet_credits_msg_bytes(msg) };
 	msg->peertxcredit = false;
-	lnet_hop_send(&n->hop, c->ln->cpts[msg->peer_cpt]->lcore, lnet_credit_note_on_cpt, n);
+	rt_hop_send(&n->hop, c->ln->cpts[msg->peer_cpt]->lcore, lnet_credit_note_on_cpt, n);
 }
 
 void

@@ -138,7 +138,7 @@ pcapng_start(struct lnet_pcap *cap, const char *comment)
 static void
 pcapng_packet(struct lnet_pcap *cap, const struct pcap_pkthdr *h, const uint8_t *data)
 {
-	uint64_t us = (uint64_t)h->ts.tv_sec * 1000000ULL + (uint64_t)h->ts.tv_usec;
+	uint64_t us = (uint64_t)h->ts.tv_sec * LNP_US_PER_S + (uint64_t)h->ts.tv_usec;
 	uint32_t total = (uint32_t)lnet_pcap_rec_size(cap, h->caplen);
 	uint8_t head[28];
 	static const uint8_t zero[4];
@@ -147,7 +147,8 @@ pcapng_packet(struct lnet_pcap *cap, const struct pcap_pkthdr *h, const uint8_t 
 	off = pcapng_put32(head, 0, PCAPNG_EPB);
 	off = pcapng_put32(head, off, total);
 	off = pcapng_put32(head, off, 0);                 /* interface 0 */
-	off = pcapng_put32(head, off, (uint32_t)(us >> 32)); /* microseconds: the default if_tsresol */
+	/* Timestamp in microseconds: the default if_tsresol. */
+	off = pcapng_put32(head, off, (uint32_t)(us >> 32));
 	off = pcapng_put32(head, off, (uint32_t)us);
 	off = pcapng_put32(head, off, h->caplen);
 	pcapng_put32(head, off, h->len);
@@ -202,7 +203,7 @@ static void *
 lnet_pcap_writer(void *arg)
 {
 	struct lnet_pcap *cap = arg;
-	struct timespec idle = { 0, 1000000 };
+	struct timespec idle = { 0, (long)LNP_NS_PER_MS };
 	bool dirty = false;
 
 	for (;;) {

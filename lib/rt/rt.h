@@ -172,7 +172,7 @@ LNP_API int rt_runtime_create(const struct rt_runtime_opts *opts, struct rt_runt
  * Start executing lcores. THREADS: launches loops on EAL workers (logical
  * lcores assigned round-robin); with mgmt_on_main and no EAL worker, the
  * main thread runs every lcore in rt_runtime_run_main().
- * SIM: no-op (the caller polls).
+ * SIM, POLLED: no-op (the caller polls).
  * @return 0, -EBUSY (already started), -ENODEV (no EAL worker lcore and not
  *         mgmt_on_main)
  */
@@ -238,9 +238,11 @@ LNP_API int rt_lcore_send_msg(struct rt_lcore *dst, rt_msg_fn fn, void *ctx);
 /**
  * Run fn(ctx) on @p dst and return its result. If the caller is @p dst, it
  * is called directly. Otherwise it is sent as a message and the caller waits:
- * in SIM mode by polling every lcore, in THREADS mode by spinning with
- * back-off. Must not be called from a logical lcore other than @p dst (it
- * would block that lcore's loop): that returns -EDEADLK; lcores instead use
+ * in SIM and POLLED modes by polling every lcore (POLLED calls it directly
+ * when nothing sent to @p dst is still queued), in THREADS mode by yielding
+ * for a while, then sleeping until the lcore wakes it. Must not be called
+ * from a logical lcore other than @p dst (it would block that lcore's
+ * loop): that returns -EDEADLK; lcores instead use
  * rt_lcore_send_msg() with a reply message back to themselves.
  * Returns fn's value, -ENOBUFS, or -EDEADLK.
  */

@@ -156,7 +156,7 @@ rt_idle_wake_all(struct rt_runtime *rt)
 static uint64_t
 rt_idle_timeout_us(struct rt_runtime *rt, const struct rt_waiter *w, uint64_t now)
 {
-	uint64_t until = now + RT_IDLE_SLEEP_MAX_NS / 1000;
+	uint64_t until = now + RT_IDLE_SLEEP_MAX_NS / LNP_NS_PER_US;
 	unsigned int i;
 
 	for (i = 0; i < rt->n; i++) {
@@ -202,8 +202,8 @@ rt_idle_overslept(struct rt_waiter *w, uint64_t over_us)
 	}
 	clock_gettime(CLOCK_REALTIME, &wall); /* to be matched with other processes' logs */
 	RT_LOG(WARNING, "thread %d woke %" PRIu64 " ms after its sleep was due: no CPU for it "
-	       "(woke at %lld.%03ld)", w->tid, over_us / 1000, (long long)wall.tv_sec,
-	       wall.tv_nsec / 1000000);
+	       "(woke at %lld.%03ld)", w->tid, over_us / LNP_US_PER_MS, (long long)wall.tv_sec,
+	       wall.tv_nsec / (long)LNP_NS_PER_MS);
 }
 
 void
@@ -224,8 +224,8 @@ rt_idle_sleep(struct rt_runtime *rt, struct rt_waiter *w)
 	timeout_us = rt_idle_timeout_us(rt, w, t0);
 	if (rt_idle_rings_empty(rt, w) && timeout_us > 0 &&
 	    !__atomic_load_n(&rt->stop, __ATOMIC_ACQUIRE)) {
-		ts.tv_sec = (time_t)(timeout_us / 1000000);
-		ts.tv_nsec = (long)(timeout_us % 1000000) * 1000;
+		ts.tv_sec = (time_t)(timeout_us / LNP_US_PER_S);
+		ts.tv_nsec = (long)(timeout_us % LNP_US_PER_S * LNP_NS_PER_US);
 		n = epoll_pwait2(w->epfd, evs, RT_IDLE_EVENTS, &ts, NULL);
 		(void)n; /* whatever woke us, the next loop iteration finds it */
 		slept = rt_now_us(rt) - t0;

@@ -33,7 +33,7 @@ struct rt_watchdog;
  * polling it for nothing.
  */
 #define RT_POLLED_SKIP_MAX 64U
-#define RT_SIM_EPOCH_US 1000000ULL
+#define RT_SIM_EPOCH_US LNP_US_PER_S
 /*
  * Idle loops poll on for RT_IDLE_SPIN_US after their last work (a burst of
  * requests, an answer, often come that soon; waking a sleeper costs tens of
@@ -49,7 +49,7 @@ struct rt_watchdog;
 #define RT_WAIT_SPIN_US 50U
 /* Bounds one sleep of rt_lcore_call()'s caller, should a wake-up ever be missed. */
 #define RT_CALL_SLEEP_MAX_MS 10
-#define RT_IDLE_SLEEP_MAX_NS 1000000L
+#define RT_IDLE_SLEEP_MAX_NS ((long)LNP_NS_PER_MS)
 /* A thread that is not a loop, waiting on one (rt_wait_until), sleeps at most this long. */
 #define RT_WAIT_SLEEP_MAX_NS 100000L
 

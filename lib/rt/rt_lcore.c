@@ -366,7 +366,7 @@ rt_idle_backoff(unsigned int *idle, uint64_t waited_us)
 		return;
 	}
 	++(*idle);
-	ts.tv_nsec = (long)*idle * 1000;
+	ts.tv_nsec = (long)(*idle * LNP_NS_PER_US);
 	if (ts.tv_nsec > RT_WAIT_SLEEP_MAX_NS) {
 		ts.tv_nsec = RT_WAIT_SLEEP_MAX_NS;
 	}

@@ -17,7 +17,7 @@ rt_now_us(const struct rt_runtime *rt)
 		return __atomic_load_n(&rt->sim_now_us, __ATOMIC_RELAXED);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	return (uint64_t)ts.tv_sec * LNP_US_PER_S + (uint64_t)ts.tv_nsec / LNP_NS_PER_US;
 }
 
 void

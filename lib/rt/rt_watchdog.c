@@ -145,7 +145,7 @@ rt_stall_log_start(const struct rt_lcore *lc, const struct rt_lcore_stalls *s, u
 	RT_LOG(WARNING, "lcore %u (%s, cpt %d, %s mode) stalled: one poll has run %" PRIu64
 		       " ms, in a %s step, %s (stall %" PRIu64 "); %s",
 	       lc->id, lc->role == RT_ROLE_MGMT ? "mgmt" : "data", lc->cpt,
-	       rt_mode_name(lc->rt->mode), ran_us / 1000, rt_step_name(s->last_step), fn,
+	       rt_mode_name(lc->rt->mode), ran_us / LNP_US_PER_MS, rt_step_name(s->last_step), fn,
 	       s->stalls, thread);
 }
 
@@ -161,7 +161,7 @@ rt_watchdog_look(struct rt_watchdog *wd, struct rt_lcore *lc, uint64_t now)
 	if (s->ongoing && (!stalled || since != lc->stall_since_us)) {
 		__atomic_store_n(&s->ongoing, false, __ATOMIC_RELAXED);
 		RT_LOG(NOTICE, "lcore %u polls again after a stall of at least %" PRIu64 " ms",
-		       lc->id, s->last_us / 1000);
+		       lc->id, s->last_us / LNP_US_PER_MS);
 	}
 	if (!stalled) {
 		return;
@@ -194,11 +194,11 @@ static void
 rt_watchdog_deadline(struct timespec *ts, uint64_t after_us)
 {
 	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += (time_t)(after_us / 1000000);
-	ts->tv_nsec += (long)(after_us % 1000000) * 1000;
-	if (ts->tv_nsec >= 1000000000L) {
+	ts->tv_sec += (time_t)(after_us / LNP_US_PER_S);
+	ts->tv_nsec += (long)(after_us % LNP_US_PER_S * LNP_NS_PER_US);
+	if (ts->tv_nsec >= (long)LNP_NS_PER_S) {
 		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
+		ts->tv_nsec -= (long)LNP_NS_PER_S;
 	}
 }
 
@@ -206,7 +206,7 @@ static void *
 rt_watchdog_main(void *arg)
 {
 	struct rt_watchdog *wd = arg;
-	uint64_t period_us = RTE_MAX(wd->threshold_us / 4, (uint64_t)1000);
+	uint64_t period_us = RTE_MAX(wd->threshold_us / 4, LNP_US_PER_MS);
 
 	pthread_mutex_lock(&wd->lock);
 	while (!wd->stop) {

@@ -357,6 +357,7 @@ sft_srv_start(const struct sft_srv_opts *opts, struct sft_srv **out)
 	s->opts = *opts;
 	LIST_INIT(&s->objs);
 	TAILQ_INIT(&s->crpcs);
+	TAILQ_INIT(&s->transs);
 	sft_ids_init(&s->ids, opts->id_seed != 0 ? opts->id_seed : (uint64_t)time(NULL));
 	sft_srv_fw_init(s);
 	s->eq = LNetEQAlloc(opts->eq_size != 0 ? opts->eq_size : SFT_SRV_EQ_SIZE);
@@ -380,11 +381,12 @@ sft_srv_earlier(uint64_t a, uint64_t b)
 	return a == 0 ? b : b == 0 || a < b ? a : b;
 }
 
-/* How long a poll may wait: the caller's bound, cut at the session's or an RPC's deadline. */
+/* How long a poll may wait: the caller's bound, cut at the next deadline (session, RPC, transaction). */
 static int
 sft_srv_wait_ms(const struct sft_srv *s, int timeout_ms)
 {
-	uint64_t due = sft_srv_earlier(s->fw.deadline_ms, sft_crpc_next_deadline(s));
+	uint64_t due = sft_srv_earlier(sft_srv_earlier(s->fw.deadline_ms, sft_crpc_next_deadline(s)),
+				       sft_trans_next_deadline(s));
 	uint64_t now, left;
 
 	if (due == 0) {
@@ -413,6 +415,7 @@ sft_srv_poll(struct sft_srv *s, int timeout_ms)
 		sft_srv_event(s, &ev);
 	}
 	now = sft_srv_now(s);
+	sft_trans_expire(s, now);
 	sft_crpc_expire(s, now);
 	sft_fw_expire(&s->fw, now);
 	return rc;
@@ -441,8 +444,8 @@ sft_srv_mds_live(const struct sft_srv *s)
 {
 	const struct sft_obj *o;
 
-	if (!TAILQ_EMPTY(&s->crpcs)) {
-		return true; /* a client RPC ends with its MDs' last events */
+	if (!TAILQ_EMPTY(&s->crpcs) || !TAILQ_EMPTY(&s->transs)) {
+		return true; /* a client RPC ends with its MDs' last events, a transaction with its RPCs */
 	}
 	LIST_FOREACH(o, &s->objs, link) {
 		if (o->md_live) {

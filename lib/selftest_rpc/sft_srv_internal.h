@@ -101,6 +101,9 @@ struct sft_crpc {
 };
 TAILQ_HEAD(sft_crpc_list, sft_crpc);
 
+struct sft_trans;
+TAILQ_HEAD(sft_trans_list, sft_trans);
+
 /* A test service's request buffers on portal 50 (the kernel's srpc_service for brw and ping). */
 struct sft_tsvc {
 	uint32_t wanted;             /* what the loaded server tests asked for */
@@ -123,6 +126,7 @@ struct sft_srv {
 	struct sft_bufpool pool;
 	struct sft_ids ids;          /* rpyids and bulkids of our RPCs */
 	struct sft_crpc_list crpcs;
+	struct sft_trans_list transs;  /* the console's transactions (sft_trans.c) */
 	uint32_t ping_seq;           /* the ping clients' counter (lst_ping_data) */
 	bool stopping;
 	struct sft_rpc_counters rpc;
@@ -167,6 +171,10 @@ void sft_crpc_expire(struct sft_srv *s, uint64_t now_ms);
 /* The earliest deadline of an RPC not aborted yet; 0: none. */
 uint64_t sft_crpc_next_deadline(const struct sft_srv *s);
 void sft_crpc_abort_all(struct sft_srv *s, int status);
+
+/* sft_trans.c */
+void sft_trans_expire(struct sft_srv *s, uint64_t now_ms);
+uint64_t sft_trans_next_deadline(const struct sft_srv *s);
 
 /* sft_cli_test.c: the test clients (fw ops test_start, test_abort) */
 void sft_cli_test_start(void *ctx, struct sft_fw_test *t);

@@ -12,7 +12,8 @@
 #           (plus lib/version_sdk.map with the driver SDK), and exactly what
 #           the installed headers declare LNP_API
 #   headers each application header compiles alone; none includes the driver
-#           SDK, which is installed only under include/lnet/sdk, only with
+#           SDK, nor offers the unit tests' virtual clock (LNET_EXEC_INLINE);
+#           the SDK is installed only under include/lnet/sdk, only with
 #           -Denable_driver_sdk=true (then a minimal LND builds and registers
 #           against liblnet-sdk.pc)
 #   client  installed_client.c (Lustre 2.17 names) builds with -Werror and runs,
@@ -114,6 +115,11 @@ for h in "$inc"/*.h; do
 	printf '#include <lnet/%s>\n' "$b" | $compiler -std=gnu11 -Wall -Wextra -Werror \
 		-fsyntax-only -x c - $cflags || fail "<lnet/$b> does not compile on its own"
 done
+# The virtual clock is the unit tests' (lib/lnet/lnet_sim.h), not an application's mode.
+if grep -rq 'LNET_EXEC_INLINE' "$inc"; then
+	fail "the installed headers offer LNET_EXEC_INLINE, the unit tests' virtual clock"
+fi
+[ ! -e "$inc/lnet_sim.h" ] || fail "the unit tests' lnet_sim.h is installed"
 if [ "$sdk" = true ]; then
 	[ -f "$inc/sdk/lnet_lnd.h" ] || fail "driver SDK enabled but lnet/sdk/lnet_lnd.h not installed"
 	# A minimal out-of-tree LND: its constructor registers it through liblnet.so.

@@ -11,6 +11,7 @@
 
 #include "cfs.h"
 #include "sock_conn.h"
+#include "sock_log.h"
 
 #define NONE RT_FSM_NONE
 

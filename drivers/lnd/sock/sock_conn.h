@@ -47,9 +47,6 @@ enum sock_conn_event {
 	SOCK_CONN_NEVENTS,
 };
 
-/** socklnd.c's log type: FSM transitions are logged there at DEBUG. */
-extern int socklnd_logtype;
-
 /** Decisions the passive side asks its owner for. */
 struct sock_conn_policy {
 	/** Is @p nid one of our NIs (the connreq's target)? */

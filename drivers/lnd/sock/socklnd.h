@@ -1,147 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The socklnd: options of one NI (the ksocklnd tunables built so far) and
- * its counters.
+ * The socklnd: its ops table and an NI's counters; the options of one NI
+ * (the ksocklnd tunables built so far) are in socklnd_params.h, the
+ * counters' layout in socklnd_stats.h, both included here.
  */
 #ifndef SOCKLND_H
 #define SOCKLND_H
 
-#include <stdint.h>
-
 #include "ksock_idl.h"
 #include "lnet_lnd.h"
-
-/** The acceptor's policy (module parameter "accept"). */
-enum socklnd_accept {
-	SOCKLND_ACCEPT_SECURE = 0, /**< privileged source ports only (default) */
-	SOCKLND_ACCEPT_ALL,        /**< any source port */
-	SOCKLND_ACCEPT_NONE,       /**< refuse every connection */
-};
-
-/*
- * ksocklnd's module parameters (lnet-facts §4.9) that this LND honours, and
- * LNet's acceptor parameters accept_port and accept (the acceptor is the
- * socklnd's here): the LND's defaults (socklnd_params_set()), then each
- * NI's own, with its lnd tunables applied.
- */
-struct socklnd_opts {
-	int port;                      /**< accept_port, 988 */
-	int accept;                    /**< enum socklnd_accept */
-	int min_bulk;                  /**< bytes; smaller messages go on CONTROL */
-	int conns_per_peer;            /**< 0: auto (1 below 10 Gb/s) */
-	int timeout;                   /**< sock_timeout, seconds */
-	int tos;                       /**< IP TOS of every connection; -1: unset */
-	int enable_csum;               /**< ksm_csum on what we send over V2 connections */
-	int typed_conns;               /**< 1: CONTROL + BULK_IN + BULK_OUT; 0: one ANY */
-	int nagle;                     /**< 0: TCP_NODELAY */
-	int keepalive;                 /**< s without traffic from a peer before a NOOP ping; 0 off */
-	int keepalive_idle;            /**< TCP keepalive; any of the three 0: off */
-	int keepalive_intvl;
-	int keepalive_count;
-	int min_reconnectms;           /**< reconnect backoff doubles from this ... */
-	int max_reconnectms;           /**< ... to this */
-	int tx_buffer_size;            /**< SO_SNDBUF / SO_RCVBUF; 0: the system's */
-	int rx_buffer_size;
-};
-
-#define SOCKLND_DEFAULT_TIMEOUT 50
-
-/* conns_per_peer shows as 1: the kernel's auto value on links under 10 Gb/s. */
-#define SOCKLND_OPTS_DEFAULT                                                          \
-	{ .port = LNET_ACCEPTOR_PORT, .accept = SOCKLND_ACCEPT_SECURE, .min_bulk = 1024,   \
-	  .conns_per_peer = 1, .timeout = SOCKLND_DEFAULT_TIMEOUT, .tos = -1,             \
-	  .enable_csum = 0, .typed_conns = 1, .nagle = 0, .keepalive = 30,                \
-	  .keepalive_idle = 30, .keepalive_intvl = 5, .keepalive_count = 5,               \
-	  .min_reconnectms = 1000, .max_reconnectms = 60000, .tx_buffer_size = 0,         \
-	  .rx_buffer_size = 0 }
-
-/**
- * Set ksocklnd module parameter @p name (its kernel name) to @p value.
- * @return 0; -ENOENT no such parameter; -EINVAL out of range; -EOPNOTSUPP
- * a parameter of the kernel's that has no meaning here (@p err says why).
- */
-int socklnd_param_set(struct socklnd_opts *o, const char *name, long value, char *err,
-		      size_t errlen);
-
-/**
- * "name=value[,name=value...]" into @p o, as modprobe takes them (accept
- * by name: secure, all, none): all or nothing.
- */
-int socklnd_params_parse(struct socklnd_opts *o, const char *list, char *err, size_t errlen);
-
-/** The parameters this LND honours and their values in @p o; @return how many (<= @p max). */
-unsigned int socklnd_params_list(const struct socklnd_opts *o, struct lnet_lnd_param *out,
-				 unsigned int max);
-
-/** Check NI options: -EINVAL when out of range. */
-int socklnd_opts_check(const struct socklnd_opts *o);
-
-/**
- * The LND's module parameters (lnet_lnd_ops.params_set/params_get): the
- * defaults of every tcp NI started later. lnetd-pmd --socklnd sets them; an
- * application embedding the socklnd sets them before it adds NIs.
- */
-int socklnd_params_set(const char *list, char *err, size_t errlen);
-unsigned int socklnd_params_get(struct lnet_lnd_param *out, unsigned int max);
-/** Reset the module parameters to ksocklnd's defaults (tests). */
-void socklnd_params_reset(void);
-
-/**
- * A NI's options: the module parameters, then its lnd tunables @p tun
- * (NULL: none): conns_per_peer, timeout and tos, as `net show -v` names
- * them; conns_per_peer 0 and timeout 0 take the module parameter's value.
- * 0, or -ENOENT (a key it does not take) / -EINVAL (out of range), @p err
- * saying which (may be NULL).
- */
-int socklnd_ni_opts(const struct lnet_ctl_lnd_tunables *tun, struct socklnd_opts *out, char *err,
-		    size_t errlen);
-/** lnet_lnd_ops.ni_check: socklnd_ni_opts() without keeping the result. */
-int socklnd_ni_check(const struct lnet_ctl_lnd_tunables *tun, char *err, size_t errlen);
-
-#define SOCKLND_STATS_HS_STATES 7     /* sock_conn.h's SOCK_CONN_NSTATES */
-#define SOCKLND_STATS_CONN_STATES 5  /* socklnd_internal.h's SOCKLND_CONN_NSTATES */
-#define SOCKLND_STATS_PEER_STATES 4  /* socklnd_internal.h's SOCKLND_PEER_NSTATES */
-
-struct socklnd_stats {
-	uint64_t accepted;
-	uint64_t refused;
-	uint64_t conns_up;
-	uint64_t conns_closed;
-	uint64_t handshake_failures;
-	uint64_t proto_errors;
-	uint64_t rx_msgs;
-	uint64_t rx_reads;           /**< recv calls that returned bytes: rx_msgs / rx_reads is the batching */
-	uint64_t tx_msgs;            /**< messages the peer's TCP acknowledged whole (completed) */
-	uint64_t tx_writes;          /**< sendmsg calls: tx_msgs / tx_writes is the coalescing */
-	uint64_t ack_checks;         /**< SIOCOUTQ reads for messages waiting for the peer's TCP ACK */
-	uint64_t unacked_failed;     /**< messages written whole that never got it: failed for a resend */
-	uint64_t zc_acks;
-	uint64_t no_conn;
-	uint64_t connects;
-	uint64_t connect_failures;
-	uint64_t timeouts;           /**< connections closed for no progress in sock_timeout */
-	uint64_t races_won;          /**< peer's connects refused: ours, from the higher NID, win */
-	uint64_t duplicates;         /**< peer's connects refused: that type is already up */
-	uint64_t stale_conns;        /**< times a new incarnation closed a peer's connections */
-	uint64_t handed_off;         /**< accepted connections whose request named another NI */
-	uint64_t sibling_closes;     /**< a peer's error on one connection closed its others */
-	uint64_t tx_requeued;        /**< messages moved off a dead connection, unsent, to the next */
-	uint64_t handshake_timeouts; /**< accepted connections closed for stalling in the handshake (accept_timeout) */
-	uint64_t keepalives;         /**< keepalive NOOPs sent to quiet peers */
-	uint64_t csum_checked;       /**< received messages whose ksm_csum matched */
-	uint64_t csum_errors;        /**< ... that did not: connection closed */
-	uint64_t link_checks;        /**< link state looked at again: rtnetlink said something changed */
-	uint64_t link_reloads;       /**< the link table read from the kernel again: notifications were lost */
-	uint64_t link_changes;       /**< ... and it had changed: reported to LNet */
-	uint64_t link_closes;        /**< connections closed: the link to their peer went down */
-	uint64_t slow_conn_waits;    /**< messages that waited SOCKLND_SLOW_US or more for a connection */
-	uint64_t slow_writes;        /**< connections whose socket took nothing for SOCKLND_SLOW_US or more */
-	uint64_t slow_acks;          /**< connections whose peer acknowledged nothing for SOCKLND_SLOW_US or more */
-	uint64_t hs_entered[SOCKLND_STATS_HS_STATES];     /**< handshakes entering each sock_conn_state */
-	uint64_t conn_entered[SOCKLND_STATS_CONN_STATES]; /**< connections entering each state */
-	uint64_t peer_entered[SOCKLND_STATS_PEER_STATES]; /**< peers entering each state */
-};
+#include "socklnd_params.h"
+#include "socklnd_stats.h"
 
 /** The socklnd's ops table (registered at start-up as LND "tcp"). */
 const struct lnet_lnd_ops *socklnd_lnd_ops(void);

@@ -16,7 +16,9 @@
 #include "cfs.h"
 #include "lnet_lnd.h"
 #include "sock_link.h"
-#include "socklnd_internal.h"
+#include "socklnd_conn.h"
+#include "socklnd_link.h"
+#include "socklnd_peer.h"
 
 /*
  * The link went down: what the NI's connections carry goes nowhere, so they
@@ -34,13 +36,6 @@ socklnd_close_all(struct socklnd_ni *s, int status, enum lnet_msg_hstatus hs)
 		}
 	}
 	socklnd_peers_fail_waiting(s, status, hs);
-}
-
-/* The link to @p peer is down, as the table says (nothing known: not down, try). */
-bool
-socklnd_peer_link_down(const struct socklnd_ni *s, const struct lnet_nid *peer)
-{
-	return s->links != NULL && sock_link_peer_down(s->links, peer);
 }
 
 /*

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "socklnd.h"
+#include "socklnd_params.h"
 
 struct socklnd_param {
 	const char *name;
@@ -217,6 +217,32 @@ socklnd_params_list(const struct socklnd_opts *o, struct lnet_lnd_param *out, un
 		n++;
 	}
 	return n;
+}
+
+/*
+ * NI options as the module parameters bound them, and the reconnect
+ * backoff's floor under its ceiling. conns_per_peer 0 is the kernel's
+ * "auto" (from the link speed: 1 under 10 Gb/s); we do not read link
+ * speeds and take 1. timeout 0 is LNet's lnd_timeout (socklnd_timeout_us),
+ * as ksocklnd's.
+ */
+int
+socklnd_opts_check(const struct socklnd_opts *o)
+{
+	static const struct socklnd_opts defaults = SOCKLND_OPTS_DEFAULT;
+	struct lnet_lnd_param want[32];
+	unsigned int n = socklnd_params_list(o, want, 32);
+	struct socklnd_opts probe = defaults;
+	char err[128];
+	unsigned int i;
+
+	/* Every value within its parameter's range, as socklnd_param_set() checks them. */
+	for (i = 0; i < n; i++) {
+		if (socklnd_param_set(&probe, want[i].name, want[i].value, err, sizeof(err)) != 0) {
+			return -EINVAL;
+		}
+	}
+	return o->min_reconnectms <= o->max_reconnectms ? 0 : -EINVAL;
 }
 
 int

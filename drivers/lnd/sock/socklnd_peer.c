@@ -14,7 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "socklnd_internal.h"
+#include "cfs.h"
+#include "socklnd_conn.h"
+#include "socklnd_hs.h"
+#include "socklnd_peer.h"
+#include "socklnd_tx.h"
+
+#define SOCKLND_MAX_REFUSED 3 /* SOCKNAL_MAX_RETRIES */
+#define SOCKLND_KEEPALIVE_RETRY_US (10 * SOCKLND_US_PER_S) /* keepalive NOOPs at most every 10 s */
 
 #define SOCKLND_NTYPES 4
 static const int socklnd_types[SOCKLND_NTYPES] = { SOCKLND_CONN_ANY, SOCKLND_CONN_CONTROL,
@@ -25,7 +32,7 @@ _Static_assert(SOCKLND_STATS_PEER_STATES == SOCKLND_PEER_NSTATES,
 
 #define NONE RT_FSM_NONE
 
-/* Columns: launch, carrier_up, give_up, carriers_gone (see socklnd_internal.h). */
+/* Columns: launch, carrier_up, give_up, carriers_gone (see socklnd_ni.h). */
 static const int8_t socklnd_peer_table[SOCKLND_PEER_NSTATES][SOCKLND_PEER_NEVENTS] = {
 	[SOCKLND_PEER_IDLE] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, NONE, NONE },
 	[SOCKLND_PEER_CONNECTING] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, SOCKLND_PEER_BACKOFF,
@@ -283,7 +290,7 @@ socklnd_peer_give_up(struct socklnd_ni *s, struct socklnd_peer *p)
 
 	socklnd_peer_set_state(s, p, SOCKLND_PEER_EV_GIVE_UP);
 	p->retry_types = 0;
-	p->retry_at_us = now + (uint64_t)p->backoff_ms * 1000;
+	p->retry_at_us = now + (uint64_t)p->backoff_ms * SOCKLND_US_PER_MS;
 	p->backoff_ms = p->backoff_ms * 2 > (unsigned int)s->opts.max_reconnectms ?
 				(unsigned int)s->opts.max_reconnectms : p->backoff_ms * 2;
 	socklnd_txq_fail(s, &p->txq, why, socklnd_hstatus(why));
@@ -495,7 +502,7 @@ socklnd_peer_refused(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	if (p->refused_rounds < SOCKLND_MAX_REFUSED) {
 		p->refused_rounds++;
 		p->retry_types |= (uint8_t)(1u << type);
-		p->retry_at_us = rt_now_us(s->rt) + (uint64_t)s->opts.min_reconnectms * 1000ULL;
+		p->retry_at_us = rt_now_us(s->rt) + (uint64_t)s->opts.min_reconnectms * SOCKLND_US_PER_MS;
 	}
 }
 
@@ -547,7 +554,7 @@ socklnd_peer_reconsider(struct socklnd_ni *s, struct socklnd_peer *p)
 static void
 socklnd_peer_keepalive(struct socklnd_ni *s, struct socklnd_peer *p, uint64_t now_us)
 {
-	uint64_t quiet = (uint64_t)s->opts.keepalive * 1000000ULL;
+	uint64_t quiet = (uint64_t)s->opts.keepalive * SOCKLND_US_PER_S;
 	struct socklnd_conn *c;
 
 	if (s->opts.keepalive == 0 || p->state != SOCKLND_PEER_UP ||
@@ -584,9 +591,9 @@ socklnd_peer_slow_check(struct socklnd_ni *s, struct socklnd_peer *p, uint64_t n
 	s->stats.slow_conn_waits++;
 	SOCK_LOG(WARNING, "%s: a message waited %llu ms for a connection to %s (peer %s, "
 		 "retry types %#x in %lld ms, last error %d)",
-		 libcfs_nidstr(lnet_ni_nid(s->ni)), (unsigned long long)((now_us - head->queued_us) / 1000),
+		 libcfs_nidstr(lnet_ni_nid(s->ni)), (unsigned long long)((now_us - head->queued_us) / SOCKLND_US_PER_MS),
 		 libcfs_nidstr_r(&p->nid, nid, sizeof(nid)), socklnd_peer_states[p->state],
-		 p->retry_types, p->retry_types != 0 ? ((long long)p->retry_at_us - (long long)now_us) / 1000 : 0,
+		 p->retry_types, p->retry_types != 0 ? ((long long)p->retry_at_us - (long long)now_us) / (long long)SOCKLND_US_PER_MS : 0,
 		 p->error);
 }
 

@@ -14,9 +14,10 @@
  * entries leave the table, and are freed after a grace period, the next
  * time the management lcore publishes one.
  */
+#include <errno.h>
 #include <stdlib.h>
 
-#include "socklnd_internal.h"
+#include "socklnd_registry.h"
 
 #define SOCKLND_REGISTRY_MAX 256
 

@@ -19,6 +19,7 @@
 
 #include "api.h"
 #include "lnet_internal.h"
+#include "lnet_sim.h"
 
 #define UT_PORTAL 10
 #define UT_EQ_SIZE 256

@@ -800,9 +800,9 @@ test_mgmt_handoff_survives_a_full_ring(void **state)
 	assert_int_equal(lnet_call_on_cpt(ln, 0, outbox_alloc_on_cpt0, &t), 0);
 	assert_int_equal(ut_counters().msgs_alloc, OUTBOX_MSGS);
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(ln->rt), outbox_free_on_mgmt, &t), 0);
-	assert_false(TAILQ_EMPTY(&ln->mgmt_outbox.q[0])); /* the ring filled up */
+	assert_true(rt_outbox_waiting(&ln->mgmt_outbox, 0)); /* the ring filled up */
 	rt_runtime_poll_until_idle(ln->rt, UINT32_MAX);
-	assert_true(TAILQ_EMPTY(&ln->mgmt_outbox.q[0]));
+	assert_false(rt_outbox_waiting(&ln->mgmt_outbox, 0));
 	assert_int_equal(ut_counters().msgs_alloc, 0);
 }
 

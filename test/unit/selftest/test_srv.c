@@ -27,8 +27,10 @@
 #include "api.h"
 #include "captured_msgs.h"
 #include "cfs_nid.h"
+#include "lnet_sim.h"
 #include "sft_cli.h"
 #include "sft_srv.h"
+#include "sft_trans.h"
 
 #define POLL_ROUNDS 1000 /* polls of an idle inline node: far more than any exchange takes */
 
@@ -652,6 +654,100 @@ test_batch_ping_and_stop(void **state)
 	assert_int_equal(fw->session->ping_errors, 0);
 }
 
+/* ---- console transactions ---- */
+
+struct trans_seen {
+	bool done;
+	struct sft_trans_stat stat;
+	int status[4];
+	uint32_t reply_status[4];
+};
+
+static void
+trans_done_cb(struct sft_srv *s, struct sft_trans *t, void *arg)
+{
+	struct trans_seen *seen = arg;
+	const struct sft_trans_ent *e;
+	uint32_t i, n;
+
+	(void)s;
+	e = sft_trans_ents(t, &n);
+	for (i = 0; i < n && i < 4; i++) {
+		seen->status[i] = e[i].status;
+		seen->reply_status[i] = e[i].reply.body.rmsn_reply.status;
+	}
+	seen->stat = *sft_trans_stat(t);
+	seen->done = true;
+}
+
+/* MKSN of the session me_sid, name "console", to every node. */
+static void
+build_mksn(void *arg, const struct sft_node *node, struct sft_msg *req, void **bulk,
+	   uint32_t *bulk_len, bool *bulk_sink)
+{
+	(void)arg;
+	(void)node;
+	(void)bulk;
+	(void)bulk_len;
+	(void)bulk_sink;
+	req->ses_feats = SFT_FEAT_BULK_LEN;
+	req->body.mksn_reqst.sid = me_sid;
+	strcpy(req->body.mksn_reqst.name, "console");
+}
+
+static void
+test_transaction(void **state)
+{
+	struct sft_node self = { .id = g.server, .state = SFT_NODE_UNKNOWN };
+	struct sft_node gone = { .id = g.server, .state = SFT_NODE_UNKNOWN };
+	struct sft_node *nodes[2] = { &self, &gone };
+	struct sft_trans_args a = {
+		.svc = SFT_SVC_MAKE_SESSION, .sid = me_sid, .nodes = nodes, .nnodes = 2,
+		.build = build_mksn, .done = trans_done_cb,
+	};
+	struct trans_seen seen = { 0 };
+	struct sft_sid other = me_sid;
+
+	(void)state;
+	/* The node itself answers; a node nobody serves (pid 999) is DOWN at the timeout. */
+	gone.id.pid = 999;
+	a.arg = &seen;
+	assert_int_equal(sft_trans_start(g.srv, &a), 0);
+	assert_false(console_event(&(struct lnet_event){ 0 })); /* serves a while */
+	assert_false(seen.done);
+	assert_int_equal(self.state, SFT_NODE_ACTIVE);
+	clock_ms += SFT_TRANS_TIMEOUT_S * 1000ull;
+	assert_true(serve_until(&seen.done));
+	assert_int_equal(gone.state, SFT_NODE_DOWN);
+	assert_int_equal(seen.status[0], 0);
+	assert_int_equal(seen.status[1], -ETIMEDOUT);
+	assert_int_equal(seen.stat.total, 2);
+	assert_int_equal(seen.stat.success, 1);
+	assert_int_equal(seen.stat.failure, 1);
+	assert_int_equal(seen.stat.rpc_errno, ETIMEDOUT);
+
+	/*
+	 * A console whose session is another: the node's reply carries the
+	 * sid of the session it has (the one asked for again: refcount,
+	 * status 0), not this console's, so the node is BUSY to it.
+	 */
+	other.stamp++;
+	a.sid = other;
+	a.nnodes = 1;
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(sft_trans_start(g.srv, &a), 0);
+	assert_true(serve_until(&seen.done));
+	assert_int_equal(self.state, SFT_NODE_BUSY);
+	assert_int_equal(seen.reply_status[0], 0); /* the same sid was asked: refcount, status 0 */
+
+	/* No nodes: done at once. */
+	a.nnodes = 0;
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(sft_trans_start(g.srv, &a), 0);
+	assert_true(seen.done);
+	assert_int_equal(seen.stat.total, 0);
+}
+
 int
 main(void)
 {
@@ -665,6 +761,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_client_rpc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_brw_write_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_ping_and_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_transaction, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
