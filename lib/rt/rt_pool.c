@@ -23,14 +23,14 @@ RTE_LOG_REGISTER_SUFFIX(rt_logtype_pool, pool, NOTICE);
 
 struct rt_pool {
 	struct rt_runtime *rt;
-	struct rte_mempool *mp;  /* with EAL: the objects; else NULL */
-	struct rte_ring *ring;   /* without: the free objects of slab */
-	void *slab;              /* anonymous mapping: zero pages until first written */
+	struct rte_mempool *mp; /* with EAL: the objects; else NULL */
+	struct rte_ring *ring;  /* without: the free objects of slab */
+	void *slab;             /* anonymous mapping: zero pages until first written */
 	size_t slab_len;
-	size_t elt_size;         /* rounded up to a cache line */
+	size_t elt_size; /* rounded up to a cache line */
 	unsigned int n;
-	unsigned int cache_size; /* the batch between a cache and the pool */
-	uint64_t empty_shared;   /* gets of threads that are not lcores (atomic) */
+	unsigned int cache_size;       /* the batch between a cache and the pool */
+	uint64_t empty_shared;         /* gets of threads that are not lcores (atomic) */
 	struct rt_pool_cache **caches; /* [rt->n], by lcore id; NULL without caches */
 	char name[RTE_MEMPOOL_NAMESIZE];
 };
@@ -179,7 +179,8 @@ rt_pool_make_slab(struct rt_pool *p)
 		return -ENOMEM;
 	}
 	p->slab_len = p->elt_size * p->n;
-	p->slab = mmap(NULL, p->slab_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p->slab =
+		mmap(NULL, p->slab_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p->slab == MAP_FAILED) {
 		p->slab = NULL;
 		return -ENOMEM;

@@ -47,18 +47,18 @@ struct rt_pool;
  * inline fast path; written by its lcore only, len read relaxed by anyone.
  */
 struct rt_pool_cache {
-	unsigned int len;        /**< objects in objs */
-	unsigned int size;       /**< the batch to and from the pool; objs holds twice this */
-	uint64_t empty;          /**< its gets that found nothing */
-	void *objs[];            /**< [2 * size] */
+	unsigned int len;  /**< objects in objs */
+	unsigned int size; /**< the batch to and from the pool; objs holds twice this */
+	uint64_t empty;    /**< its gets that found nothing */
+	void *objs[];      /**< [2 * size] */
 };
 
 /** Pool creation options. */
 struct rt_pool_opts {
-	size_t opts_size;        /**< sizeof(struct rt_pool_opts) */
-	const char *name;        /**< for logs and the mempool's name; may be NULL */
-	size_t elt_size;         /**< bytes per object (> 0); objects are cache-line aligned */
-	unsigned int n;          /**< objects, all made at creation (> 0) */
+	size_t opts_size; /**< sizeof(struct rt_pool_opts) */
+	const char *name; /**< for logs and the mempool's name; may be NULL */
+	size_t elt_size;  /**< bytes per object (> 0); objects are cache-line aligned */
+	unsigned int n;   /**< objects, all made at creation (> 0) */
 	/**
 	 * Objects a lcore's cache takes from (or gives back to) the pool at once;
 	 * a cache holds up to twice this. 0: no caches, every get and put goes
@@ -69,11 +69,11 @@ struct rt_pool_opts {
 
 /** Counters of a pool; each read relaxed, so a sum is a snapshot only when nothing runs. */
 struct rt_pool_stats {
-	unsigned int n;          /**< objects made */
-	unsigned int avail;      /**< in the pool and in the caches */
-	unsigned int cached;     /**< of which in the lcores' caches */
-	uint64_t empty;          /**< gets that found no object */
-	uint64_t mempool;        /**< 1: objects in an rte_mempool, 0: in a slab */
+	unsigned int n;      /**< objects made */
+	unsigned int avail;  /**< in the pool and in the caches */
+	unsigned int cached; /**< of which in the lcores' caches */
+	uint64_t empty;      /**< gets that found no object */
+	uint64_t mempool;    /**< 1: objects in an rte_mempool, 0: in a slab */
 };
 
 /**

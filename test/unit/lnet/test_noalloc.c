@@ -27,7 +27,7 @@
 #endif
 
 #define WARMUP 2000U
-#define MSGS 100000U          /* of each kind */
+#define MSGS 100000U /* of each kind */
 #define PAYLOAD 64U
 #define TCP LNET_MKNET(LNET_LND_SOCK, 0)
 #define TCP1 LNET_MKNET(LNET_LND_SOCK, 1)
@@ -37,8 +37,8 @@
 #define STACKS 4
 #define STACK_DEPTH 24
 
-static int g_counting;          /* atomic */
-static uint64_t g_allocs;       /* atomic */
+static int g_counting;    /* atomic */
+static uint64_t g_allocs; /* atomic */
 static void *g_stacks[STACKS][STACK_DEPTH];
 static int g_depth[STACKS];
 
@@ -214,8 +214,12 @@ nw_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int ni
 }
 
 static const struct lnet_lnd_ops nw_ops = {
-	.name = "nowire", .type = 0xfa, .startup = ut_lnd_startup_nothing,
-	.shutdown = ut_lnd_shutdown_nothing, .send = nw_send, .recv = nw_recv,
+	.name = "nowire",
+	.type = 0xfa,
+	.startup = ut_lnd_startup_nothing,
+	.shutdown = ut_lnd_shutdown_nothing,
+	.send = nw_send,
+	.recv = nw_recv,
 };
 
 static struct lnet_nid
@@ -236,7 +240,10 @@ static struct lnet_ni *
 nw_ni_add(struct lnet_nid nid, unsigned int cpt)
 {
 	struct lnet_ni_req req = {
-		.add = true, .lnd = &nw_ops, .nid = &nid, .cpt = cpt,
+		.add = true,
+		.lnd = &nw_ops,
+		.nid = &nid,
+		.cpt = cpt,
 		.tun = { .peer_tx_credits = 64, .max_tx_credits = 256, .peer_rtr_credits = 64 },
 	};
 
@@ -306,14 +313,18 @@ fwd_parse_on_lcore(void *arg)
 static void
 forwarded(void)
 {
-	struct fwd_parse p = { .hdr = { .type = LNET_MSG_PUT, .src_nid = g_from, .dest_nid = g_far,
-					.src_pid = LNET_PID_LUSTRE, .dest_pid = LNET_PID_LUSTRE,
+	struct fwd_parse p = { .hdr = { .type = LNET_MSG_PUT,
+					.src_nid = g_from,
+					.dest_nid = g_far,
+					.src_pid = LNET_PID_LUSTRE,
+					.dest_pid = LNET_PID_LUSTRE,
 					.payload_length = PAYLOAD } };
 	unsigned long sent = g_sent;
 
 	p.hdr.msg.put.ptl_index = UT_PORTAL;
 	p.hdr.msg.put.ack_wmd.wh_object_cookie = LNET_WIRE_HANDLE_COOKIE_NONE;
-	assert_int_equal(rt_lcore_call(g_in->ln->cpts[g_in->cpt]->lcore, fwd_parse_on_lcore, &p), 0);
+	assert_int_equal(rt_lcore_call(g_in->ln->cpts[g_in->cpt]->lcore, fwd_parse_on_lcore, &p),
+			 0);
 	assert_int_equal(p.rc, 0);
 	settle();
 	assert_int_equal(g_sent, sent + 1);
@@ -324,7 +335,7 @@ routing_on(void)
 {
 	static const char *const params[][2] = {
 		{ "alive_router_check_interval", "0" }, { "router_ping_timeout", "0" },
-		{ "tiny_router_buffers", "64" }, { "small_router_buffers", "64" },
+		{ "tiny_router_buffers", "64" },        { "small_router_buffers", "64" },
 		{ "large_router_buffers", "16" },
 	};
 	struct lnet_ctl_routing r;
@@ -333,7 +344,8 @@ routing_on(void)
 
 	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
 		assert_int_equal(lnet_ctl_param_set(params[i][0], atoi(params[i][1]), err,
-						    sizeof(err)), 0);
+						    sizeof(err)),
+				 0);
 	}
 	assert_int_equal(lnet_ctl_routing_set(true, err, sizeof(err)), 0);
 	for (i = 0; i < 100; i++) {
@@ -473,7 +485,10 @@ test_empty_pool_fails_without_alloc(void **state)
 {
 	static struct take_all t;
 	struct lnet_init_opts o = {
-		.opts_size = sizeof(o), .mode = LNET_EXEC_INLINE, .ncpts = 1, .no_eal = true,
+		.opts_size = sizeof(o),
+		.mode = LNET_EXEC_INLINE,
+		.ncpts = 1,
+		.no_eal = true,
 		.msgs_per_cpt = LNET_MSGS_PER_CPT_MAX + 1,
 	};
 	struct lnet_handle_md md;

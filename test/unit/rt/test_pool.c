@@ -12,13 +12,13 @@
 #include "rt_pool.h"
 #include "rt_ut.h"
 
-#define ELT 72U    /* not a multiple of a cache line: objects are aligned anyway */
+#define ELT 72U /* not a multiple of a cache line: objects are aligned anyway */
 #define CACHE 4U
 
 struct pool_fix {
 	struct rt_runtime *rt;
 	struct rt_pool *pool;
-	bool mempool;        /* expected: objects in an rte_mempool */
+	bool mempool; /* expected: objects in an rte_mempool */
 };
 
 static struct pool_fix g_fix;
@@ -27,7 +27,11 @@ static struct rt_pool *
 pool_make(unsigned int n, unsigned int cache)
 {
 	struct rt_pool_opts o = {
-		.opts_size = sizeof(o), .name = "ut", .elt_size = ELT, .n = n, .cache_size = cache,
+		.opts_size = sizeof(o),
+		.name = "ut",
+		.elt_size = ELT,
+		.n = n,
+		.cache_size = cache,
 	};
 	struct rt_pool_stats s;
 	struct rt_pool *p = NULL;
@@ -301,14 +305,15 @@ test_pool_bad_options(void **state)
 	rt_pool_destroy(NULL);
 }
 
-#define POOL_TESTS                                                                          \
-	cmocka_unit_test_setup_teardown(test_pool_get_fills_own_cache, setup, teardown),   \
-	cmocka_unit_test_setup_teardown(test_pool_put_on_other_lcore, setup, teardown),    \
-	cmocka_unit_test_setup_teardown(test_pool_full_cache_flushes, setup, teardown),    \
-	cmocka_unit_test_setup_teardown(test_pool_objects_distinct, setup, teardown),      \
-	cmocka_unit_test_setup_teardown(test_pool_empty_fails_and_counts, setup, teardown), \
-	cmocka_unit_test_setup_teardown(test_pool_no_cache, setup, teardown),              \
-	cmocka_unit_test_setup_teardown(test_pool_bad_options, setup, teardown)
+#define POOL_TESTS                                                                              \
+	cmocka_unit_test_setup_teardown(test_pool_get_fills_own_cache, setup, teardown),        \
+		cmocka_unit_test_setup_teardown(test_pool_put_on_other_lcore, setup, teardown), \
+		cmocka_unit_test_setup_teardown(test_pool_full_cache_flushes, setup, teardown), \
+		cmocka_unit_test_setup_teardown(test_pool_objects_distinct, setup, teardown),   \
+		cmocka_unit_test_setup_teardown(test_pool_empty_fails_and_counts, setup,        \
+						teardown),                                      \
+		cmocka_unit_test_setup_teardown(test_pool_no_cache, setup, teardown),           \
+		cmocka_unit_test_setup_teardown(test_pool_bad_options, setup, teardown)
 
 int
 main(void)
