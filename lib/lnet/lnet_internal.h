@@ -573,11 +573,15 @@ struct lnet_cpt {
 	/*
 	 * Messages of another home CPT freed here, by home (written here
 	 * only; each home reads its slot, relaxed, to know how many of its
-	 * messages are alive: lnet_msg_alloc), and their total.
+	 * messages are alive: lnet_msg_alloc).
 	 */
 	uint32_t *msg_frees_of;
-	uint32_t msg_frees_away;
 	uint32_t msg_frees_back_seen; /* this CPT's messages the others freed, last it looked */
+	/*
+	 * This CPT's messages alive, at least: it allocated them, and has not
+	 * yet seen the others free those they freed (lnet_msg_alloc).
+	 */
+	uint32_t msg_alive_bound;
 	struct rt_outbox outbox;  /* to each CPT, then mgmt: hand-offs their rings refused */
 	struct lnet_counters counters;
 	uint64_t ev_seq;
@@ -779,11 +783,11 @@ void lnet_ptl_drop_delayed(struct lnet_cpt *c, unsigned int portal);
 void lnet_ptl_drop_delayed_ni(struct lnet_cpt *c, const struct lnet_ni *ni);
 
 /* lnet_msg.c */
-struct lnet_msg *lnet_msg_alloc(struct lnet_cpt *c);
 void lnet_msg_free(struct lnet_msg *msg);
 int lnet_msg_pool_create(struct lnet *ln, unsigned int msgs_per_cpt);
 void lnet_msg_pool_destroy(struct lnet *ln);
 uint32_t lnet_msg_alive_home(struct lnet_cpt *c);
+void lnet_msg_max_update(struct lnet_cpt *c) __attribute__((noinline, cold));
 void lnet_msg_count_free_away(struct lnet_cpt *c, unsigned int home);
 void lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_drop_rx(struct lnet_cpt *c, struct lnet_msg *msg, const char *why);
@@ -1090,10 +1094,46 @@ lnet_msg_free_local(struct lnet_cpt *c, struct lnet_msg *msg)
 #endif
 	lnet_msg_put_nis(c, msg);
 	c->counters.msgs_alloc--;
-	if (unlikely(msg->home_cpt != c->cpt)) {
+	if (likely(msg->home_cpt == c->cpt)) {
+		c->msg_alive_bound--;
+	} else {
 		lnet_msg_count_free_away(c, msg->home_cpt);
 	}
 	rt_pool_cache_put(c->ln->msg_pool, c->msg_cache, msg);
+}
+
+/* The zeroed part of a message: up to its header. */
+#define LNET_MSG_ZEROED offsetof(struct lnet_msg, hdr)
+
+/*
+ * A message from the pool (@p c's lcore's cache: on that lcore), zeroed up
+ * to its header: the header and the event are its maker's to write
+ * (lnet_send_on_cpt, lnet_parse). NULL when the pool is empty: the pool
+ * counts it, the caller fails with -ENOMEM; nothing is allocated here.
+ * Inline: a call costed more than the rest of it.
+ */
+static inline __attribute__((always_inline)) struct lnet_msg *
+lnet_msg_alloc(struct lnet_cpt *c)
+{
+	struct lnet_msg *msg;
+
+#ifdef __SANITIZE_ADDRESS__
+	if (rt_lcore_self() != c->lcore) {
+		abort(); /* @p c's cache is its lcore's alone; the sanitizer builds check it */
+	}
+#endif
+	msg = rt_pool_cache_get(c->ln->msg_pool, c->msg_cache);
+	if (unlikely(msg == NULL)) {
+		return NULL;
+	}
+	lnet_zero16(msg, LNET_MSG_ZEROED);
+	msg->ln = c->ln;
+	msg->home_cpt = c->cpt;
+	c->counters.msgs_alloc++;
+	if (unlikely(++c->msg_alive_bound > c->counters.msgs_max)) {
+		lnet_msg_max_update(c);
+	}
+	return msg;
 }
 
 /*

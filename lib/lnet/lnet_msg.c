@@ -11,9 +11,6 @@
 
 #include "lnet_internal.h"
 
-/* The zeroed part of a message: up to its header. */
-#define LNET_MSG_ZEROED offsetof(struct lnet_msg, hdr)
-
 /*
  * The message pool: every message LNet can have alive, made at LNetNIInit
  * (msgs_per_cpt for each CPT), plus what the lcores' caches may hold.
@@ -43,17 +40,10 @@ lnet_msg_pool_destroy(struct lnet *ln)
 }
 
 /*
- * What msgs_alloc counted of @p c's messages, minus those freed here of
- * other CPTs, minus those of @p c the others freed as last seen: at least
- * the messages of @p c alive (their frees since last seen are missing).
+ * The other CPTs' counts of @p c's messages they freed, read now (relaxed:
+ * each writes its own): what they freed since the last look comes off
+ * @p c's bound, which is then exact.
  */
-static inline uint32_t
-lnet_msg_alive_bound(const struct lnet_cpt *c)
-{
-	return c->counters.msgs_alloc + c->msg_frees_away - c->msg_frees_back_seen;
-}
-
-/* The other CPTs' counts of @p c's messages they freed, read now (relaxed: each writes its own). */
 static void
 lnet_msg_frees_back_read(struct lnet_cpt *c)
 {
@@ -66,6 +56,7 @@ lnet_msg_frees_back_read(struct lnet_cpt *c)
 					       __ATOMIC_RELAXED);
 		}
 	}
+	c->msg_alive_bound -= sum - c->msg_frees_back_seen;
 	c->msg_frees_back_seen = sum;
 }
 
@@ -74,7 +65,7 @@ uint32_t
 lnet_msg_alive_home(struct lnet_cpt *c)
 {
 	lnet_msg_frees_back_read(c);
-	return lnet_msg_alive_bound(c);
+	return c->msg_alive_bound;
 }
 
 /*
@@ -82,7 +73,7 @@ lnet_msg_alive_home(struct lnet_cpt *c)
  * passes it do the others' counts need a look; with one CPT, or no message
  * freed away from home, the bound is exact and nothing is read.
  */
-static __attribute__((noinline)) void
+void
 lnet_msg_max_update(struct lnet_cpt *c)
 {
 	uint32_t alive = lnet_msg_alive_home(c);
@@ -98,37 +89,6 @@ lnet_msg_count_free_away(struct lnet_cpt *c, unsigned int home)
 	uint32_t *slot = &c->msg_frees_of[home];
 
 	__atomic_store_n(slot, *slot + 1, __ATOMIC_RELAXED);
-	c->msg_frees_away++;
-}
-
-/*
- * A message from the pool (@p c's lcore's cache: on that lcore), zeroed up to its
- * header: the header and the event are its maker's to write
- * (lnet_send_on_cpt, lnet_parse). NULL when the pool is empty: the pool
- * counts it, the caller fails with -ENOMEM; nothing is allocated here.
- */
-struct lnet_msg *
-lnet_msg_alloc(struct lnet_cpt *c)
-{
-	struct lnet_msg *msg;
-
-#ifdef __SANITIZE_ADDRESS__
-	if (rt_lcore_self() != c->lcore) {
-		abort(); /* @p c's cache is its lcore's alone; the sanitizer builds check it */
-	}
-#endif
-	msg = rt_pool_cache_get(c->ln->msg_pool, c->msg_cache);
-	if (unlikely(msg == NULL)) {
-		return NULL;
-	}
-	lnet_zero16(msg, LNET_MSG_ZEROED);
-	msg->ln = c->ln;
-	msg->home_cpt = c->cpt;
-	c->counters.msgs_alloc++;
-	if (unlikely(lnet_msg_alive_bound(c) > c->counters.msgs_max)) {
-		lnet_msg_max_update(c);
-	}
-	return msg;
 }
 
 /*

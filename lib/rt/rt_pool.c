@@ -213,6 +213,7 @@ rt_pool_make_caches(struct rt_pool *p)
 			return -ENOMEM;
 		}
 		p->caches[i]->size = p->cache_size;
+		p->caches[i]->cap = 2 * p->cache_size;
 	}
 	return 0;
 }

@@ -48,7 +48,8 @@ struct rt_pool;
  */
 struct rt_pool_cache {
 	unsigned int len;  /**< objects in objs */
-	unsigned int size; /**< the batch to and from the pool; objs holds twice this */
+	unsigned int size; /**< the batch to and from the pool */
+	unsigned int cap;  /**< what objs holds: twice size */
 	uint64_t empty;    /**< its gets that found nothing */
 	void *objs[];      /**< [2 * size] */
 };
@@ -138,7 +139,7 @@ rt_pool_cache_put(struct rt_pool *p, struct rt_pool_cache *c, void *obj)
 {
 	unsigned int len = c->len;
 
-	if (likely(len < 2 * c->size)) {
+	if (likely(len < c->cap)) {
 		c->objs[len] = obj;
 		__atomic_store_n(&c->len, len + 1, __ATOMIC_RELAXED);
 		return;
