@@ -55,7 +55,19 @@ struct lnet_init_opts {
 	 * the polled mode's one thread); -1: none.
 	 */
 	int stall_ms;
+	/**
+	 * Messages each CPT can have alive at once: the message pool is made
+	 * this big (times the CPTs) at LNetNIInit and never grows; a send or
+	 * receive that finds it empty fails with -ENOMEM. 0: the default,
+	 * LNET_MSGS_PER_CPT_DEFAULT; at most LNET_MSGS_PER_CPT_MAX.
+	 */
+	unsigned int msgs_per_cpt;
 };
+
+/** Messages per CPT in the message pool unless lnet_init_opts says otherwise. */
+#define LNET_MSGS_PER_CPT_DEFAULT 16384
+/** The most lnet_init_opts.msgs_per_cpt may ask for (LNetNIInit fails with -EINVAL above it). */
+#define LNET_MSGS_PER_CPT_MAX (1U << 20)
 
 /** The stall watchdog's threshold in threads mode unless lnet_init_opts says otherwise. */
 #define LNET_STALL_MS_DEFAULT 500

@@ -50,7 +50,7 @@ lnet_cpt_free(struct lnet_cpt *c)
 	lnet_md_table_fini(&c->mds);
 	lnet_discovery_cpt_fini(c);
 	lnet_recovery_cpt_fini(c);
-	lnet_msg_cache_drain(c);
+	free(c->msg_frees_of);
 	free(c);
 }
 
@@ -67,10 +67,16 @@ lnet_cpt_create(struct lnet *ln, unsigned int cpt, struct lnet_cpt **out)
 	c->ln = ln;
 	c->cpt = cpt;
 	c->lcore = rt_data_lcore(ln->rt, cpt);
+	c->msg_cache = rt_pool_lcore_cache(ln->msg_pool, c->lcore);
+	c->msg_frees_of = calloc(ln->ncpts, sizeof(c->msg_frees_of[0]));
+	if (c->msg_frees_of == NULL) {
+		free(c);
+		return -ENOMEM;
+	}
 	lnet_rsp_init(c);
 	lnet_fault_cpt_init(c);
 	for (i = 0; i < sizeof(c->rtr) / sizeof(c->rtr[0]); i++) {
-		lnet_rtr_pool_init(&c->rtr[i], i);
+		lnet_rtr_pool_init(&c->rtr[i], i, rt_mgmt_lcore(ln->rt));
 	}
 	rc = lnet_md_table_init(&c->mds);
 	if (rc == 0) {

@@ -295,6 +295,11 @@ lnet_runtime_start(struct lnet *ln)
 	if (rc != 0) {
 		return rc;
 	}
+	rc = lnet_msg_pool_create(ln, g_lnet_opts.msgs_per_cpt != 0 ? g_lnet_opts.msgs_per_cpt
+								      : LNET_MSGS_PER_CPT_DEFAULT);
+	if (rc != 0) {
+		return rc;
+	}
 	ln->fault = lnet_fault_create(ln->rt, 0);
 	ln->udsp = lnet_udsp_state_create(ln);
 	if (ln->fault == NULL || ln->udsp == NULL || lnet_route_init(ln) != 0 ||
@@ -343,6 +348,7 @@ lnet_destroy(struct lnet *ln)
 	lnet_ni_table_destroy(ln);
 	lnet_udsp_state_destroy(ln->udsp);
 	ln->udsp = NULL;
+	lnet_msg_pool_destroy(ln);
 	if (ln->rt != NULL) {
 		rt_runtime_destroy(ln->rt);
 	}
@@ -627,16 +633,21 @@ lnet_counters_get(struct lnet_counters *out)
 	return 0;
 }
 
-/* Messages alive now stay counted: msgs_alloc is a gauge, not a total. */
+/*
+ * Messages alive now stay counted: msgs_alloc is a gauge, not a total (each
+ * CPT's share of it, the sum alone means something); the high-water mark
+ * starts again from this CPT's messages alive.
+ */
 static int
 lnet_counters_reset_on_cpt(void *arg)
 {
-	struct lnet_counters *c = arg;
-	uint32_t alive = c->msgs_alloc;
+	struct lnet_cpt *cpt = arg;
+	struct lnet_counters *c = &cpt->counters;
+	uint32_t gauge = c->msgs_alloc;
 
 	memset(c, 0, sizeof(*c));
-	c->msgs_alloc = alive;
-	c->msgs_max = alive;
+	c->msgs_alloc = gauge;
+	c->msgs_max = lnet_msg_alive_home(cpt);
 	return 0;
 }
 
@@ -650,8 +661,7 @@ lnet_counters_reset(void)
 		return -ENETDOWN;
 	}
 	for (cpt = 0; cpt < ln->ncpts; cpt++) {
-		int rc = lnet_call_on_cpt(ln, cpt, lnet_counters_reset_on_cpt,
-					  &ln->cpts[cpt]->counters);
+		int rc = lnet_call_on_cpt(ln, cpt, lnet_counters_reset_on_cpt, ln->cpts[cpt]);
 
 		if (rc != 0) {
 			return rc;

@@ -33,6 +33,7 @@
 #include "rt_hop.h"
 #include "rt_op.h"
 #include "rt_outbox.h"
+#include "rt_pool.h"
 
 extern int lnet_logtype;
 #define LNET_LOG(level, fmt, ...) \
@@ -41,7 +42,12 @@ extern int lnet_logtype;
 #define LNET_MT_HASH_BITS 8
 #define LNET_MT_HASH_SIZE (1U << LNET_MT_HASH_BITS)
 #define LNET_PEER_HASH_SIZE 1024U
-#define LNET_MSG_CACHE_MAX 1024U
+/*
+ * The message pool's batch between a lcore's cache and the shared pool: a
+ * lcore goes to the pool at most once per this many messages taken, and a
+ * cache that reaches twice this gives this many back in one burst.
+ */
+#define LNET_MSG_POOL_CACHE 64U
 #define LNET_MD_CACHE_MAX 1024U
 #define LNET_MD_CPT_BITS 8
 #define LNET_MD_IDX_BITS 24
@@ -421,7 +427,7 @@ enum lnet_msg_step {
 	LNET_STEP_FIN_NI,         /* on the NI's CPT: return NI credit */
 	LNET_STEP_FIN_PEER,       /* on the peer's CPT: return peer credit */
 	LNET_STEP_FIN_MD,         /* on the MD's CPT: events, detach, free */
-	LNET_STEP_FREE,           /* on the home CPT: back to the cache */
+	LNET_STEP_FREE,           /* freed off the data lcores (lnet_msg_free): on its home CPT */
 	LNET_STEP_REMATCH,        /* lazy portal: retry the delayed list */
 	LNET_STEP_FWD_DONE,       /* forwarded: buffer and router credits back (lnet_router.c) */
 };
@@ -452,7 +458,7 @@ struct lnet_msg {
 	struct lnet *ln;
 	enum lnet_msg_step step;
 	enum lnet_rx_action rx_action;
-	uint16_t home_cpt;        /* cache it returns to */
+	uint16_t home_cpt;        /* CPT that allocated it (its msgs_max counts it) */
 	uint16_t md_cpt;
 	uint16_t peer_cpt;
 	uint16_t match_cpt;       /* wildcard matching: CPT being searched */
@@ -535,6 +541,18 @@ struct lnet_rtr_pool {
 	struct rte_ring *free;    /* the free buffers; NULL for tiny */
 	uint32_t gen;             /* emptied (routing off) so many times */
 	struct lnet_msg_list waitq;
+	struct rt_lcore *reaper;  /* frees the buffers it lets go: the management lcore */
+};
+
+/* A pool's growth: planned on its lcore, made off it, linked in on it (lnet_rtr_pool.c). */
+struct lnet_rtr_grow {
+	int old_req;              /* plan: req before it, back if the making fails */
+	unsigned int add;         /* plan: buffers (and credits) to add; 0: nothing to make */
+	size_t buf_size;          /* plan: of each buffer (0: tiny, credits only) */
+	unsigned int ring_size;   /* plan: a new free ring of this size; 0: the old one holds */
+	struct rte_ring *ring;    /* made: the new ring; after commit, the old one, to free */
+	void **bufs;              /* made: [add] */
+	unsigned int nbufs;       /* of bufs, made and not yet the pool's */
 };
 
 struct lnet_sel_cache;
@@ -551,8 +569,19 @@ struct lnet_cpt {
 	struct lnet_md_table mds;
 	struct lnet_match_table mt[LNET_MAX_PORTALS];
 	struct lnet_peer_table peers;
-	struct lnet_msg *msg_cache;   /* free messages, a stack linked by link.tqe_next */
-	unsigned int nmsg_cache;
+	struct rt_pool_cache *msg_cache; /* this lcore's cache of the message pool */
+	/*
+	 * Messages of another home CPT freed here, by home (written here
+	 * only; each home reads its slot, relaxed, to know how many of its
+	 * messages are alive: lnet_msg_alloc).
+	 */
+	uint32_t *msg_frees_of;
+	uint32_t msg_frees_back_seen; /* this CPT's messages the others freed, last it looked */
+	/*
+	 * This CPT's messages alive, at least: it allocated them, and has not
+	 * yet seen the others free those they freed (lnet_msg_alloc).
+	 */
+	uint32_t msg_alive_bound;
 	struct rt_outbox outbox;  /* to each CPT, then mgmt: hand-offs their rings refused */
 	struct lnet_counters counters;
 	uint64_t ev_seq;
@@ -635,6 +664,7 @@ struct lnet {
 	lnet_pid_t pid;
 	uint64_t interface_cookie;
 	struct lnet_cpt **cpts;
+	struct rt_pool *msg_pool;        /* every message, a cache per lcore (lnet_msg.c) */
 	struct lnet_portal portals[LNET_MAX_PORTALS];
 	struct lnet_ni_table *ni_table;  /* RCU-published */
 	struct lnet_ctl_global tunables; /* global show's settings; management lcore */
@@ -688,10 +718,14 @@ void lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_fwd_abort_queued(struct lnet_cpt *c);
 void lnet_fwd_recv(struct lnet_cpt *c, struct lnet_msg *msg);
 /* lnet_rtr_pool.c: one router buffer pool, on its CPT's lcore */
-void lnet_rtr_pool_init(struct lnet_rtr_pool *p, unsigned int kind);
+void lnet_rtr_pool_init(struct lnet_rtr_pool *p, unsigned int kind, struct rt_lcore *reaper);
 unsigned int lnet_rtr_pool_kind(unsigned int len);
-int lnet_rtr_pool_resize(struct lnet_cpt *c, struct lnet_rtr_pool *p, int n,
-			 void (*give)(struct lnet_cpt *c, struct lnet_msg *msg));
+void lnet_rtr_grow_plan(struct lnet_rtr_pool *p, int n, struct lnet_rtr_grow *g);
+int lnet_rtr_grow_make(struct lnet_rtr_grow *g);
+void lnet_rtr_grow_abort(struct lnet_rtr_pool *p, const struct lnet_rtr_grow *g);
+void lnet_rtr_grow_commit(struct lnet_cpt *c, struct lnet_rtr_pool *p, struct lnet_rtr_grow *g,
+			  void (*give)(struct lnet_cpt *c, struct lnet_msg *msg));
+void lnet_rtr_grow_release(struct lnet_rtr_grow *g);
 void *lnet_rtr_buf_get(struct lnet_rtr_pool *p);
 struct lnet_msg *lnet_rtr_buf_put(struct lnet_rtr_pool *p, void *b, uint32_t gen);
 void lnet_rtr_pool_empty(struct lnet_rtr_pool *p);
@@ -749,9 +783,12 @@ void lnet_ptl_drop_delayed(struct lnet_cpt *c, unsigned int portal);
 void lnet_ptl_drop_delayed_ni(struct lnet_cpt *c, const struct lnet_ni *ni);
 
 /* lnet_msg.c */
-struct lnet_msg *lnet_msg_alloc(struct lnet_cpt *c);
 void lnet_msg_free(struct lnet_msg *msg);
-void lnet_msg_cache_drain(struct lnet_cpt *c);
+int lnet_msg_pool_create(struct lnet *ln, unsigned int msgs_per_cpt);
+void lnet_msg_pool_destroy(struct lnet *ln);
+uint32_t lnet_msg_alive_home(struct lnet_cpt *c);
+void lnet_msg_max_update(struct lnet_cpt *c) __attribute__((noinline, cold));
+void lnet_msg_count_free_away(struct lnet_cpt *c, unsigned int home);
 void lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_drop_rx(struct lnet_cpt *c, struct lnet_msg *msg, const char *why);
 const char *lnet_msg_type_str(uint32_t type);
@@ -1041,19 +1078,62 @@ lnet_msg_payload_len(const struct lnet_msg *msg)
 	return msg->hdr.payload_length;
 }
 
-/* Back into @p c's cache, on the CPT that allocated it (lnet_msg_free). */
+/*
+ * Back into the pool's cache of @p c's lcore, the one running this,
+ * whichever CPT allocated it: no hop home. msgs_alloc is a gauge summed over the
+ * CPTs, so the freeing CPT's goes down; the home's msgs_max learns of it
+ * through msg_frees_of (lnet_msg_alloc).
+ */
 static inline void
 lnet_msg_free_local(struct lnet_cpt *c, struct lnet_msg *msg)
 {
+#ifdef __SANITIZE_ADDRESS__
+	if (rt_lcore_self() != c->lcore) {
+		abort(); /* @p c's cache is its lcore's alone; the sanitizer builds check it */
+	}
+#endif
 	lnet_msg_put_nis(c, msg);
 	c->counters.msgs_alloc--;
-	if (likely(c->nmsg_cache < LNET_MSG_CACHE_MAX)) {
-		msg->link.tqe_next = c->msg_cache; /* last in, first out: still in cache */
-		c->msg_cache = msg;
-		c->nmsg_cache++;
-		return;
+	if (likely(msg->home_cpt == c->cpt)) {
+		c->msg_alive_bound--;
+	} else {
+		lnet_msg_count_free_away(c, msg->home_cpt);
 	}
-	free(msg);
+	rt_pool_cache_put(c->ln->msg_pool, c->msg_cache, msg);
+}
+
+/* The zeroed part of a message: up to its header. */
+#define LNET_MSG_ZEROED offsetof(struct lnet_msg, hdr)
+
+/*
+ * A message from the pool (@p c's lcore's cache: on that lcore), zeroed up
+ * to its header: the header and the event are its maker's to write
+ * (lnet_send_on_cpt, lnet_parse). NULL when the pool is empty: the pool
+ * counts it, the caller fails with -ENOMEM; nothing is allocated here.
+ * Inline: a call costed more than the rest of it.
+ */
+static inline __attribute__((always_inline)) struct lnet_msg *
+lnet_msg_alloc(struct lnet_cpt *c)
+{
+	struct lnet_msg *msg;
+
+#ifdef __SANITIZE_ADDRESS__
+	if (rt_lcore_self() != c->lcore) {
+		abort(); /* @p c's cache is its lcore's alone; the sanitizer builds check it */
+	}
+#endif
+	msg = rt_pool_cache_get(c->ln->msg_pool, c->msg_cache);
+	if (unlikely(msg == NULL)) {
+		return NULL;
+	}
+	lnet_zero16(msg, LNET_MSG_ZEROED);
+	msg->ln = c->ln;
+	msg->home_cpt = c->cpt;
+	c->counters.msgs_alloc++;
+	if (unlikely(++c->msg_alive_bound > c->counters.msgs_max)) {
+		lnet_msg_max_update(c);
+	}
+	return msg;
 }
 
 /*

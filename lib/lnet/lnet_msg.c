@@ -1,63 +1,110 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Message life cycle: allocation from a per-CPT cache, completion
+ * Message life cycle: allocation from the message pool (a cache per lcore), completion
  * (lnet_finalize) through the owners of the credits it holds, events, and
  * the ACK that follows a received PUT.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lnet_internal.h"
 
-/* The zeroed part of a message: up to its header. */
-#define LNET_MSG_ZEROED offsetof(struct lnet_msg, hdr)
-
 /*
- * A message from this CPT's cache, zeroed up to its header: the header and
- * the event are its maker's to write (lnet_send_on_cpt, lnet_parse).
+ * The message pool: every message LNet can have alive, made at LNetNIInit
+ * (msgs_per_cpt for each CPT), plus what the lcores' caches may hold.
  */
-struct lnet_msg *
-lnet_msg_alloc(struct lnet_cpt *c)
+int
+lnet_msg_pool_create(struct lnet *ln, unsigned int msgs_per_cpt)
 {
-	struct lnet_msg *msg = c->msg_cache;
+	struct rt_pool_opts o = {
+		.opts_size = sizeof(o), .name = "lnet_msg", .elt_size = sizeof(struct lnet_msg),
+		.cache_size = LNET_MSG_POOL_CACHE,
+	};
 
-	if (likely(msg != NULL)) {
-		c->msg_cache = msg->link.tqe_next;
-		c->nmsg_cache--;
-		lnet_zero16(msg, LNET_MSG_ZEROED);
-	} else {
-		msg = calloc(1, sizeof(*msg));
-		if (msg == NULL) {
-			return NULL;
-		}
+	if (msgs_per_cpt > LNET_MSGS_PER_CPT_MAX) {
+		LNET_LOG(ERR, "msgs_per_cpt %u: at most %u", msgs_per_cpt, LNET_MSGS_PER_CPT_MAX);
+		return -EINVAL;
 	}
-	msg->ln = c->ln;
-	msg->home_cpt = c->cpt;
-	c->counters.msgs_alloc++;
-	if (c->counters.msgs_alloc > c->counters.msgs_max) {
-		c->counters.msgs_max = c->counters.msgs_alloc;
-	}
-	return msg;
+	o.n = msgs_per_cpt * ln->ncpts + rt_pool_headroom(ln->rt, LNET_MSG_POOL_CACHE);
+	return rt_pool_create(ln->rt, &o, &ln->msg_pool);
 }
 
-/* Messages go back to the cache of the CPT that allocated them. */
+/* LNet down, the lcores stopped: every message goes with the pool. */
+void
+lnet_msg_pool_destroy(struct lnet *ln)
+{
+	rt_pool_destroy(ln->msg_pool);
+	ln->msg_pool = NULL;
+}
+
+/*
+ * The other CPTs' counts of @p c's messages they freed, read now (relaxed:
+ * each writes its own): what they freed since the last look comes off
+ * @p c's bound, which is then exact.
+ */
+static void
+lnet_msg_frees_back_read(struct lnet_cpt *c)
+{
+	uint32_t sum = 0;
+	unsigned int b;
+
+	for (b = 0; b < c->ln->ncpts; b++) {
+		if (b != c->cpt) {
+			sum += __atomic_load_n(&c->ln->cpts[b]->msg_frees_of[c->cpt],
+					       __ATOMIC_RELAXED);
+		}
+	}
+	c->msg_alive_bound -= sum - c->msg_frees_back_seen;
+	c->msg_frees_back_seen = sum;
+}
+
+/* The messages @p c allocated that are alive now (on @p c's lcore). */
+uint32_t
+lnet_msg_alive_home(struct lnet_cpt *c)
+{
+	lnet_msg_frees_back_read(c);
+	return c->msg_alive_bound;
+}
+
+/*
+ * msgs_max: the most messages of @p c alive at once. Only when the bound
+ * passes it do the others' counts need a look; with one CPT, or no message
+ * freed away from home, the bound is exact and nothing is read.
+ */
+void
+lnet_msg_max_update(struct lnet_cpt *c)
+{
+	uint32_t alive = lnet_msg_alive_home(c);
+
+	if (alive > c->counters.msgs_max) {
+		c->counters.msgs_max = alive;
+	}
+}
+
+void
+lnet_msg_count_free_away(struct lnet_cpt *c, unsigned int home)
+{
+	uint32_t *slot = &c->msg_frees_of[home];
+
+	__atomic_store_n(slot, *slot + 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * On a data lcore: into its cache, at once. The management lcore and other
+ * threads have no CPT to count it on: it goes to its home CPT to be freed.
+ */
 void
 lnet_msg_free(struct lnet_msg *msg)
 {
-	lnet_msg_dispatch(msg->ln, msg, msg->home_cpt, LNET_STEP_FREE);
-}
+	struct lnet_cpt *self = lnet_cpt_self(msg->ln);
 
-void
-lnet_msg_cache_drain(struct lnet_cpt *c)
-{
-	struct lnet_msg *msg;
-
-	while ((msg = c->msg_cache) != NULL) {
-		c->msg_cache = msg->link.tqe_next;
-		free(msg);
+	if (self != NULL) {
+		lnet_msg_free_local(self, msg);
+		return;
 	}
-	c->nmsg_cache = 0;
+	lnet_msg_dispatch(msg->ln, msg, msg->home_cpt, LNET_STEP_FREE);
 }
 
 /*
@@ -425,7 +472,7 @@ lnet_fin_md_done(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_send_ack(c, msg);
 		return;
 	}
-	lnet_msg_dispatch_c(c, msg, msg->home_cpt, LNET_STEP_FREE); /* lnet_msg_free() */
+	lnet_msg_free_local(c, msg);
 }
 
 /* Out of line: a failure is rare, and its health decisions would crowd the common path. */

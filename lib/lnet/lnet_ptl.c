@@ -79,16 +79,11 @@ lnet_mt_init(struct lnet_match_table *mt)
 	return 0;
 }
 
-/* MDs and MEs are freed with the MD table; only delayed messages remain. */
+/* MDs and MEs are freed with the MD table; delayed messages with the message pool. */
 void
 lnet_mt_fini(struct lnet_cpt *c, struct lnet_match_table *mt)
 {
-	struct lnet_msg *msg;
-
-	while ((msg = TAILQ_FIRST(&mt->delayed)) != NULL) {
-		TAILQ_REMOVE(&mt->delayed, msg, link);
-		free(msg);
-	}
+	TAILQ_INIT(&mt->delayed);
 	(void)c;
 	free(mt->uhash);
 	mt->uhash = NULL;

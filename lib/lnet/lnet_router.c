@@ -151,7 +151,7 @@ lnet_fwd_done_step(struct lnet_cpt *c, struct lnet_msg *msg)
 			lnet_fwd_take_buffer(c, next);
 		}
 	}
-	lnet_msg_dispatch_c(c, msg, msg->home_cpt, LNET_STEP_FREE); /* lnet_msg_free() */
+	lnet_msg_free_local(c, msg);
 }
 
 /*

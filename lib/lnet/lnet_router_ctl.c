@@ -17,7 +17,7 @@
  *
  * The state and its timer are the management lcore's; each CPT's pools
  * are resized on that CPT's lcore (lnet_rtr_pool.c), from the calling
- * thread, which waits for each.
+ * thread, which waits for each and makes the buffers itself in between.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -70,20 +70,82 @@ struct lnet_rtr_resize {
 	struct lnet *ln;
 	unsigned int kind;        /* LNET_CTL_RTR_NPOOLS: all three */
 	int n[LNET_CTL_RTR_NPOOLS];
+	struct lnet_rtr_grow g[LNET_CTL_RTR_NPOOLS];
 };
 
+static bool
+lnet_rtr_resize_has(const struct lnet_rtr_resize *a, unsigned int k)
+{
+	return a->kind == LNET_CTL_RTR_NPOOLS || a->kind == k;
+}
+
 static int
-lnet_rtr_resize_on_cpt(void *arg)
+lnet_rtr_plan_on_cpt(void *arg)
 {
 	struct lnet_rtr_resize *a = arg;
 	struct lnet_cpt *c = lnet_cpt_self(a->ln);
 	unsigned int k;
-	int rc = 0;
 
-	for (k = 0; k < LNET_CTL_RTR_NPOOLS && rc == 0; k++) {
-		if (a->kind == LNET_CTL_RTR_NPOOLS || a->kind == k) {
-			rc = lnet_rtr_pool_resize(c, &c->rtr[k], a->n[k], lnet_fwd_recv);
+	for (k = 0; k < LNET_CTL_RTR_NPOOLS; k++) {
+		if (lnet_rtr_resize_has(a, k)) {
+			lnet_rtr_grow_plan(&c->rtr[k], a->n[k], &a->g[k]);
 		}
+	}
+	return 0;
+}
+
+static int
+lnet_rtr_commit_on_cpt(void *arg)
+{
+	struct lnet_rtr_resize *a = arg;
+	struct lnet_cpt *c = lnet_cpt_self(a->ln);
+	unsigned int k;
+
+	for (k = 0; k < LNET_CTL_RTR_NPOOLS; k++) {
+		if (lnet_rtr_resize_has(a, k)) {
+			lnet_rtr_grow_commit(c, &c->rtr[k], &a->g[k], lnet_fwd_recv);
+		}
+	}
+	return 0;
+}
+
+static int
+lnet_rtr_abort_on_cpt(void *arg)
+{
+	struct lnet_rtr_resize *a = arg;
+	struct lnet_cpt *c = lnet_cpt_self(a->ln);
+	unsigned int k;
+
+	for (k = 0; k < LNET_CTL_RTR_NPOOLS; k++) {
+		if (lnet_rtr_resize_has(a, k)) {
+			lnet_rtr_grow_abort(&c->rtr[k], &a->g[k]);
+		}
+	}
+	return 0;
+}
+
+/*
+ * CPT @p cpt's pools to the sizes in @p a: planned on its lcore, the
+ * buffers made here, linked in on its lcore; all or nothing.
+ */
+static int
+lnet_rtr_resize_cpt(struct lnet_rtr_resize *a, unsigned int cpt)
+{
+	unsigned int k;
+	int rc;
+
+	memset(a->g, 0, sizeof(a->g));
+	rc = lnet_call_on_cpt(a->ln, cpt, lnet_rtr_plan_on_cpt, a);
+	for (k = 0; k < LNET_CTL_RTR_NPOOLS && rc == 0; k++) {
+		rc = lnet_rtr_grow_make(&a->g[k]);
+	}
+	if (rc == 0) {
+		rc = lnet_call_on_cpt(a->ln, cpt, lnet_rtr_commit_on_cpt, a);
+	} else {
+		lnet_call_on_cpt(a->ln, cpt, lnet_rtr_abort_on_cpt, a);
+	}
+	for (k = 0; k < LNET_CTL_RTR_NPOOLS; k++) {
+		lnet_rtr_grow_release(&a->g[k]);
 	}
 	return rc;
 }
@@ -101,7 +163,7 @@ lnet_rtr_pools_resize(struct lnet *ln, unsigned int kind)
 		a.n[k] = lnet_rtr_per_cpt(ln, k);
 	}
 	for (c = 0; c < ln->ncpts && rc == 0; c++) {
-		rc = lnet_call_on_cpt(ln, c, lnet_rtr_resize_on_cpt, &a);
+		rc = lnet_rtr_resize_cpt(&a, c);
 		if (rc != 0) {
 			LNET_LOG(ERR, "error allocating router buffers on CPT %u: rc = %d", c, rc);
 		}

@@ -302,14 +302,16 @@ socklnd_startup(struct lnet_ni *ni)
 	TAILQ_INIT(&s->flushq);
 	TAILQ_INIT(&s->rxq);
 	TAILQ_INIT(&s->ackconns);
-	s->tx_cache = NULL;
 	TAILQ_INIT(&s->peers);
 	/* One incarnation per NI lifetime (trap 8): wall-clock ns at start. */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->incarnation = (uint64_t)ts.tv_sec * SOCKLND_NS_PER_S + (uint64_t)ts.tv_nsec;
 	/* As ksocklnd: dev cpt is the CPT of the interface's device's NUMA node. */
 	lnet_ni_set_dev_node(ni, cfs_if_numa_node(NULL, lnet_ni_ifname(ni)));
-	rc = socklnd_listen(s);
+	rc = socklnd_tx_pool_create(s);
+	if (rc == 0) {
+		rc = socklnd_listen(s);
+	}
 	if (rc == 0) {
 		socklnd_link_watch(s);
 		rc = socklnd_registry_add(s, lnet_ni_lcore(ni));
@@ -333,6 +335,7 @@ socklnd_startup(struct lnet_ni *ni)
 			close(s->epfd);
 		}
 		socklnd_link_fini(s);
+		socklnd_tx_pool_destroy(s);
 		lnet_ni_set_lnd_data(ni, NULL);
 		free(s);
 	}
@@ -370,7 +373,7 @@ socklnd_shutdown(struct lnet_ni *ni)
 	close(s->listen_fd);
 	close(s->epfd);
 	socklnd_link_fini(s);
-	socklnd_tx_cache_destroy(s);
+	socklnd_tx_pool_destroy(s);
 	free(s);
 	lnet_ni_set_lnd_data(ni, NULL);
 }

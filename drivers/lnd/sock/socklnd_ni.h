@@ -17,6 +17,7 @@
 #include "lnet_lnd.h"
 #include "lnet_pcap.h"
 #include "rt.h"
+#include "rt_pool.h"
 #include "sock_conn.h"
 #include "sock_link.h"
 #include "sock_log.h"
@@ -182,7 +183,8 @@ struct socklnd_ni {
 	struct rt_timer ack_timer;       /* looks at them while the lcore would otherwise sleep */
 	bool ack_ticks;                  /* the lcore may sleep (or skip time): ack_timer is armed */
 	bool caller_polls;               /* rt_runtime_caller_polls() of its runtime */
-	struct sock_tx *tx_cache;        /* freed txs, reused: no malloc per message (a stack by link.tqe_next) */
+	struct rt_pool *tx_pool;         /* its transmits, made at startup: no malloc per message */
+	struct rt_pool_cache *tx_cache;  /* the NI lcore's cache of them */
 	unsigned int nup;                /* connections UP */
 	uint64_t conn_gen;               /* connection state changes: a peer's kept pick is as old */
 	unsigned int poll_tick;          /* polls since the last epoll_wait */
@@ -192,7 +194,6 @@ struct socklnd_ni {
 	bool dead_pending;               /* a connection closed and may not be freed yet */
 	unsigned int nout;               /* connections whose fd is out of epfd (read directly) */
 	unsigned int direct_streak;      /* polls in a row that read directly (capped) */
-	unsigned int ntx_cache;
 	struct socklnd_peer_list peers;
 	struct socklnd_peer *last_peer;  /* the one socklnd_peer_get() found last: asked first */
 	struct rt_poller *poller;

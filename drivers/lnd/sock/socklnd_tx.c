@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A socklnd NI's transmit descriptors: a per-NI cache of freed ones, so
- * that a message costs no malloc once the cache is warm; and what a
+ * A socklnd NI's transmit descriptors: a pool made as the NI starts, with
+ * a cache on the NI's lcore, so that a message costs no malloc; and what a
  * message the LND could not deliver tells LNet.
  */
 #include <errno.h>
@@ -9,8 +9,14 @@
 
 #include "socklnd_tx.h"
 
-/* Freed txs kept per NI for reuse: enough for a full window of every peer's credits. */
-#define SOCKLND_TX_CACHE_MAX 1024U
+/*
+ * The NI's transmits, all made at startup: one for each message LNet may
+ * hand it at once (its tx credits), and these for NOOPs (keepalives)
+ * beside them; the cache in front of them on the NI's lcore moves this
+ * many at a time.
+ */
+#define SOCKLND_TX_NOOPS 256U
+#define SOCKLND_TX_POOL_CACHE 32U
 
 /*
  * What a connection's error says of the path (the kernel's
@@ -47,40 +53,55 @@ socklnd_msg_fail(void *cookie, int status, enum lnet_msg_hstatus hs)
 	}
 }
 
-/* A tx from the NI's cache (sock_tx_prepare() sets every field it uses). */
+/* The NI's transmit pool, made as it starts (any thread): its size is the NI's tx credits. */
+int
+socklnd_tx_pool_create(struct socklnd_ni *s)
+{
+	struct rt_runtime *rt = rt_lcore_runtime(lnet_ni_lcore(s->ni));
+	struct rt_pool_opts o = {
+		.opts_size = sizeof(o), .name = "socklnd_tx", .elt_size = sizeof(struct sock_tx),
+		.n = (unsigned int)lnet_ni_credits(s->ni) + SOCKLND_TX_NOOPS +
+		     rt_pool_headroom(rt, SOCKLND_TX_POOL_CACHE),
+		.cache_size = SOCKLND_TX_POOL_CACHE,
+	};
+	int rc = rt_pool_create(rt, &o, &s->tx_pool);
+
+	if (rc == 0) {
+		s->tx_cache = rt_pool_lcore_cache(s->tx_pool, lnet_ni_lcore(s->ni));
+	}
+	return rc;
+}
+
+/*
+ * A tx from the NI's pool, NULL when it is empty (sock_tx_prepare() sets
+ * every field it uses). On the NI's lcore, as every tx's life is.
+ */
 struct sock_tx *
 socklnd_tx_alloc(struct socklnd_ni *s)
 {
-	struct sock_tx *tx = s->tx_cache;
-
-	if (tx == NULL) {
-		return calloc(1, sizeof(*tx));
+#ifdef __SANITIZE_ADDRESS__
+	if (rt_lcore_self() != lnet_ni_lcore(s->ni)) {
+		abort(); /* the cache is that lcore's alone; the sanitizer builds check it */
 	}
-	s->tx_cache = TAILQ_NEXT(tx, link);
-	s->ntx_cache--;
-	return tx;
+#endif
+	return rt_pool_cache_get(s->tx_pool, s->tx_cache);
 }
 
 void
 socklnd_tx_free(struct socklnd_ni *s, struct sock_tx *tx)
 {
-	if (s->ntx_cache < SOCKLND_TX_CACHE_MAX) {
-		TAILQ_NEXT(tx, link) = s->tx_cache; /* last in, first out: still in cache */
-		s->tx_cache = tx;
-		s->ntx_cache++;
-		return;
+#ifdef __SANITIZE_ADDRESS__
+	if (rt_lcore_self() != lnet_ni_lcore(s->ni)) {
+		abort();
 	}
-	free(tx);
+#endif
+	rt_pool_cache_put(s->tx_pool, s->tx_cache, tx);
 }
 
+/* The NI is gone: every tx with its pool. */
 void
-socklnd_tx_cache_destroy(struct socklnd_ni *s)
+socklnd_tx_pool_destroy(struct socklnd_ni *s)
 {
-	struct sock_tx *tx;
-
-	while ((tx = s->tx_cache) != NULL) {
-		s->tx_cache = TAILQ_NEXT(tx, link);
-		free(tx);
-	}
-	s->ntx_cache = 0;
+	rt_pool_destroy(s->tx_pool);
+	s->tx_pool = NULL;
 }

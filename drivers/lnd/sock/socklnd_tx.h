@@ -11,7 +11,8 @@
 
 struct sock_tx *socklnd_tx_alloc(struct socklnd_ni *s);
 void socklnd_tx_free(struct socklnd_ni *s, struct sock_tx *tx);
-void socklnd_tx_cache_destroy(struct socklnd_ni *s);
+int socklnd_tx_pool_create(struct socklnd_ni *s);
+void socklnd_tx_pool_destroy(struct socklnd_ni *s);
 
 enum lnet_msg_hstatus socklnd_hstatus(int status);
 void socklnd_msg_fail(void *cookie, int status, enum lnet_msg_hstatus hs);

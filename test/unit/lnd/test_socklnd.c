@@ -402,6 +402,55 @@ test_stats_and_no_conn(void **state)
 	assert_int_equal(wait_event().status, -ECONNREFUSED);
 }
 
+struct tx_pool_look {
+	struct rt_pool_stats st;
+	unsigned int cached;     /* in the NI lcore's cache */
+};
+
+static int
+tx_pool_look_on_lcore(void *arg)
+{
+	struct tx_pool_look *l = arg;
+	struct socklnd_ni *s = lnet_ni_lnd_data(g_sni);
+
+	rt_pool_stats_get(s->tx_pool, &l->st);
+	l->cached = rt_pool_cache_count(s->tx_pool, rt_lcore_self());
+	return 0;
+}
+
+static struct tx_pool_look
+tx_pool_look(void)
+{
+	struct tx_pool_look l;
+
+	assert_int_equal(rt_lcore_call(lnet_ni_lcore(g_sni), tx_pool_look_on_lcore, &l), 0);
+	return l;
+}
+
+/*
+ * The NI's transmits are made as it starts, one at least for each of its
+ * tx credits, and a send takes one from its lcore's cache of them: after a
+ * send that failed every one is back, none was missing.
+ */
+static void
+test_tx_pool_made_at_startup(void **state)
+{
+	struct tx_pool_look l = tx_pool_look();
+
+	(void)state;
+	assert_true(l.st.n >= (unsigned int)lnet_ni_credits(g_sni));
+	assert_int_equal(l.st.avail, l.st.n);
+	assert_int_equal(l.cached, 0); /* nothing sent yet: nothing taken into the cache */
+	assert_int_equal(LNetPut(NULL, ut_bind("x", 2, 1), LNET_NOACK_REQ,
+				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(0x7f000003) }, 3, 7, 0,
+				 0), 0);
+	assert_int_equal(wait_event().status, -ECONNREFUSED);
+	l = tx_pool_look();
+	assert_int_equal(l.st.avail, l.st.n);
+	assert_int_equal(l.st.empty, 0);
+	assert_true(l.cached > 0); /* the tx came through the lcore's cache and went back to it */
+}
+
 /* The kernel side of an accepted connection: accept, read connreq + our hello into @p h. */
 static int
 kernel_accept_read(int lfd, struct ksock_hello *hp)
@@ -1885,6 +1934,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_conn_states_counted, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_tx_pool_made_at_startup, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_unacked_message_fails_when_ni_deleted, setup,
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_slow_waits_counted_once, setup, ut_teardown),

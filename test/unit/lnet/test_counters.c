@@ -383,6 +383,92 @@ test_lo_counts_summed_over_cpts(void **state)
 #endif
 }
 
+struct msg_hand {
+	struct lnet_msg *msgs[4];
+	unsigned int n;
+};
+
+static int
+msgs_alloc_here(void *arg)
+{
+	struct msg_hand *h = arg;
+	struct lnet *ln = lnet_instance();
+	unsigned int i;
+
+	for (i = 0; i < h->n; i++) {
+		h->msgs[i] = lnet_msg_alloc(lnet_cpt_self(ln));
+		assert_non_null(h->msgs[i]);
+	}
+	return 0;
+}
+
+static int
+msgs_free_here(void *arg)
+{
+	struct msg_hand *h = arg;
+	unsigned int i;
+
+	for (i = 0; i < h->n; i++) {
+		lnet_msg_free(h->msgs[i]);
+	}
+	return 0;
+}
+
+static uint64_t
+lcore_msgs_run(unsigned int cpt)
+{
+	struct rt_lcore_stats s;
+
+	rt_lcore_stats_get(lnet_instance()->cpts[cpt]->lcore, &s);
+	return s.msgs;
+}
+
+/*
+ * A message allocated on CPT 0 and freed on CPT 1 goes into CPT 1's cache
+ * of the message pool there and then: no hop back to CPT 0 (its lcore runs
+ * nothing). msgs_alloc still sums to the messages alive, and msgs_max
+ * stays the most CPT 0 had alive at once, however many went away.
+ */
+static void
+test_msg_freed_on_another_cpt(void **state)
+{
+	struct lnet *ln = lnet_instance();
+	struct rt_lcore *lc1 = ln->cpts[1]->lcore;
+	struct msg_hand two = { .n = 2 };
+	struct msg_hand one = { .n = 1 };
+	unsigned int cached;
+	uint64_t ran0;
+	unsigned int i;
+
+	(void)state;
+	settle();
+	assert_int_equal(lnet_counters_reset(), 0);
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(lnet_call_on_cpt(ln, 0, msgs_alloc_here, &one), 0);
+		cached = rt_pool_cache_count(ln->msg_pool, lc1);
+		ran0 = lcore_msgs_run(0);
+		assert_int_equal(lnet_call_on_cpt(ln, 1, msgs_free_here, &one), 0);
+		rt_runtime_poll_until_idle(ln->rt, UINT32_MAX);
+		assert_int_equal(lcore_msgs_run(0), ran0);
+		assert_int_equal(rt_pool_cache_count(ln->msg_pool, lc1), cached + 1);
+		assert_int_equal(ut_counters().msgs_alloc, 0);
+	}
+	assert_int_equal(ut_counters().msgs_max, 1);
+	/* Two alive on CPT 0, one freed on CPT 1, one more on CPT 0: two alive at most. */
+	assert_int_equal(lnet_call_on_cpt(ln, 0, msgs_alloc_here, &two), 0);
+	one.msgs[0] = two.msgs[0];
+	assert_int_equal(lnet_call_on_cpt(ln, 1, msgs_free_here, &one), 0);
+	assert_int_equal(lnet_call_on_cpt(ln, 0, msgs_alloc_here, &one), 0);
+	assert_int_equal(ut_counters().msgs_alloc, 2);
+	assert_int_equal(ut_counters().msgs_max, 2);
+	two.msgs[0] = one.msgs[0];
+	assert_int_equal(lnet_call_on_cpt(ln, 1, msgs_free_here, &two), 0);
+	assert_int_equal(ut_counters().msgs_alloc, 0);
+	/* A reset starts the high-water mark from what is alive: nothing. */
+	assert_int_equal(lnet_counters_reset(), 0);
+	assert_int_equal(ut_counters().msgs_max, 0);
+}
+
 int
 main(void)
 {
@@ -393,6 +479,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_receive_only_peer_is_counted, setup,
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_lo_counts_summed_over_cpts, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_msg_freed_on_another_cpt, setup, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
