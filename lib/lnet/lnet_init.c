@@ -622,12 +622,22 @@ lnet_counters_get(struct lnet_counters *out)
 static int
 lnet_counters_reset_on_cpt(void *arg)
 {
-	struct lnet_counters *c = arg;
+	struct lnet_cpt *cpt = arg;
+	struct lnet_counters *c = &cpt->counters;
 	uint32_t alive = c->msgs_alloc;
 
 	memset(c, 0, sizeof(*c));
 	c->msgs_alloc = alive;
 	c->msgs_max = alive;
+	lnet_hop_counts_reset_self(cpt->ln);
+	return 0;
+}
+
+/* The management lcore's hop counts, on it. */
+static int
+lnet_counters_reset_on_mgmt(void *arg)
+{
+	lnet_hop_counts_reset_self(arg);
 	return 0;
 }
 
@@ -641,14 +651,13 @@ lnet_counters_reset(void)
 		return -ENETDOWN;
 	}
 	for (cpt = 0; cpt < ln->ncpts; cpt++) {
-		int rc = lnet_call_on_cpt(ln, cpt, lnet_counters_reset_on_cpt,
-					  &ln->cpts[cpt]->counters);
+		int rc = lnet_call_on_cpt(ln, cpt, lnet_counters_reset_on_cpt, ln->cpts[cpt]);
 
 		if (rc != 0) {
 			return rc;
 		}
 	}
-	return 0;
+	return rt_lcore_call(rt_mgmt_lcore(ln->rt), lnet_counters_reset_on_mgmt, ln);
 }
 
 const char *

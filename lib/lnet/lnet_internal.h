@@ -534,6 +534,24 @@ struct lnet_msg {
 /* ---- per-CPT state --------------------------------------------------- */
 
 /*
+ * Ring hops (lcore changes) an lcore made, by the kind of the message that
+ * made them (lnet_hop_count, lnet_cpt.c): one cache line per lcore, written
+ * by that lcore alone; readers sum the lcores' (lnet_ctl_hops_get).
+ */
+enum lnet_hop_kind {
+	LNET_HOP_PUT = 0,
+	LNET_HOP_GET,
+	LNET_HOP_ACK,
+	LNET_HOP_REPLY,
+	LNET_HOP_FWD,             /* a message this router forwards, whatever its type */
+	LNET_HOP_KINDS,
+};
+
+struct lnet_hop_counts {
+	uint64_t n[LNET_HOP_KINDS];
+} __attribute__((aligned(64)));
+
+/*
  * Messages for other CPTs whose rings were full, per destination, retried in
  * order by a poller on the lcore that owns the outbox (a data lcore, or the
  * management lcore when it finalizes messages), so no hand-off is lost.
@@ -586,6 +604,7 @@ struct lnet_cpt {
 	struct rt_timer fault_timer;
 	uint32_t fault_rand;                /* the fault rules' random state on this lcore */
 	struct lnet_rtr_pool rtr[3];        /* lnet_router.c: tiny, small, large */
+	struct lnet_hop_counts hops;        /* ring hops this lcore made */
 };
 
 /* ---- event queues ------------------------------------------------------- */
@@ -672,6 +691,7 @@ struct lnet {
 	struct lnet_ping_buf_list ping_bufs;  /* mgmt: posted or draining, not retired */
 	struct lnet_handle_md ping_mdh;
 	struct lnet_outbox mgmt_outbox;  /* the management lcore's hand-offs to full rings */       /* mgmt */
+	struct lnet_hop_counts mgmt_hops; /* mgmt: ring hops the management lcore made */
 	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
 	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal state changes, or the NI table */
 	/*
@@ -739,6 +759,10 @@ struct lnet_cpt *lnet_cpt_get(struct lnet *ln, unsigned int cpt);
 void lnet_msg_step_on(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_msg_dispatch_away(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt);
 void lnet_msg_run_step(void *arg);
+/* The calling lcore (a data lcore or mgmt) sends @p msg, or a note of it, to another lcore. */
+void lnet_hop_count(struct lnet *ln, const struct lnet_msg *msg);
+/* Zero the calling lcore's hop counts (stats reset, run on each lcore). */
+void lnet_hop_counts_reset_self(struct lnet *ln);
 int lnet_call_on_cpt(struct lnet *ln, unsigned int cpt, rt_call_fn fn, void *ctx);
 
 /* lnet_md.c */

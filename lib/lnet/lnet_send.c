@@ -291,6 +291,7 @@ lnet_msg_on_wire_peer(struct lnet_cpt *c, struct lnet_msg *msg)
 	*n = (struct lnet_credit_note){ .ln = c->ln, .lpni = msg->txpeer,
 					.bytes = lnet_credits_msg_bytes(msg) };
 	msg->peertxcredit = false;
+	lnet_hop_count(c->ln, msg);
 	lnet_hop_send(&n->hop, c->ln->cpts[msg->peer_cpt]->lcore, lnet_credit_note_on_cpt, n);
 }
 
