@@ -398,6 +398,7 @@ struct lnet_peer_ni {
 	 */
 	struct lnet_msg_stats *stats;
 	struct lnet_health health;
+	uint16_t cpt;             /* the shard it lives in (lnet_cpt_of_peer when made): its owner */
 };
 
 enum lnet_peer_last {
@@ -1163,6 +1164,24 @@ static inline unsigned int
 lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid)
 {
 	return ln->ncpts <= 1 ? 0 : lnet_nid_cpt_hash(nid, ln->ncpts);
+}
+
+/*
+ * The CPT owning @p nid's peer NI (its credits, queues and counts): the
+ * CPT of our NI on its net, so that receiving from it, its peer step and
+ * the LND's work run on one lcore, as the kernel keeps peer NIs per net per
+ * CPT. When a net's NIs span CPTs, one of theirs by NID hash: a message to
+ * or from that peer NI through another of them crosses once more. A NID on
+ * a net we have no NI on (behind a gateway): by NID hash. A peer NI made
+ * before net add/del moved its net keeps its shard (lnet_peer_ni.cpt);
+ * lookups by NID make one in the new shard.
+ */
+unsigned int lnet_cpt_of_peer_net(struct lnet *ln, const struct lnet_nid *nid);
+
+static inline unsigned int
+lnet_cpt_of_peer(struct lnet *ln, const struct lnet_nid *nid)
+{
+	return ln->ncpts <= 1 ? 0 : lnet_cpt_of_peer_net(ln, nid);
 }
 
 /*

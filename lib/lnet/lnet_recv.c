@@ -290,6 +290,6 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 	if (lnet_fault_rx_delay(c, msg)) {
 		return 0; /* a delay rule holds it */
 	}
-	lnet_msg_dispatch_c(c, msg, lnet_cpt_of_nid(ln, from), LNET_STEP_RX_PEER);
+	lnet_msg_dispatch_c(c, msg, lnet_cpt_of_peer(ln, from), LNET_STEP_RX_PEER);
 	return 0;
 }

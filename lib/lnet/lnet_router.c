@@ -195,7 +195,7 @@ lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg)
 		msg->tx = true;
 		msg->disc_passed = true;  /* a router does not hold messages for discovery */
 		msg->src_param = LNET_ANY_NID;
-		lnet_msg_dispatch_c(c, msg, lnet_cpt_of_nid(c->ln, &msg->target.nid),
+		lnet_msg_dispatch_c(c, msg, lnet_cpt_of_peer(c->ln, &msg->target.nid),
 				  LNET_STEP_SEND_SELECT);
 		return;
 	} else {

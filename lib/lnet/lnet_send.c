@@ -59,7 +59,7 @@ lnet_send_addressed(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_ni_send(c, msg);
 		return;
 	}
-	msg->peer_cpt = (uint16_t)lnet_cpt_of_nid(c->ln, &msg->nexthop);
+	msg->peer_cpt = (uint16_t)lnet_cpt_of_peer(c->ln, &msg->nexthop);
 	lnet_msg_dispatch_c(c, msg, msg->peer_cpt, LNET_STEP_SEND_PEER);
 }
 
@@ -85,7 +85,7 @@ lnet_send_route(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_send_loopback(c, msg);
 		return;
 	}
-	lnet_msg_dispatch_c(c, msg, lnet_cpt_of_nid(c->ln, &msg->target.nid),
+	lnet_msg_dispatch_c(c, msg, lnet_cpt_of_peer(c->ln, &msg->target.nid),
 			  LNET_STEP_SEND_SELECT);
 }
 
@@ -187,8 +187,13 @@ lnet_send_response(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_n
 void
 lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	/* Peer NIs live until shutdown: the one selection saw is still this NID's. */
-	struct lnet_peer_ni *lpni = msg->sel_lpni != NULL ? msg->sel_lpni :
+	/*
+	 * Peer NIs live until shutdown: the one selection saw is still this
+	 * NID's, and ours unless net add/del moved its net to another CPT
+	 * since it was made (then this shard's own).
+	 */
+	struct lnet_peer_ni *lpni = msg->sel_lpni != NULL && msg->sel_lpni->cpt == c->cpt ?
+				    msg->sel_lpni :
 				    lnet_peer_ni_find_or_create(c, &msg->nexthop, msg->txni);
 
 	msg->sel_lpni = NULL;

@@ -8,7 +8,10 @@
  * other CPT from tcp's, so a message whose steps do not follow its NI
  * shows it. Each case warms the peer NI up first (a first message to a
  * NID goes by the management lcore), then prints the crossings of each
- * kind of message and asserts them (today's, at main bfd1d90):
+ * kind of message and asserts them. At main bfd1d90 (peer NIs sharded
+ * by NID hash) they were: initiator PUT 2 + ACK 4, GET 2 + REPLY 4; target
+ * PUT 3 + ACK 3, GET 2 + REPLY 4; a forwarded PUT 6. With peer NIs in the
+ * shard of their net's NI (lnet_cpt_of_peer) they are as asserted:
  *   - the initiator of a PUT+ACK and of a GET+REPLY;
  *   - the target of a PUT+ACK and of a GET+REPLY;
  *   - a router forwarding a PUT from tcp to tcp1.
@@ -242,6 +245,10 @@ test_initiator_put_ack(void **state)
 	ack.msg.ack.mlength = sizeof(buf);
 	deliver(&ack, 0);
 	assert_int_equal(ut_event().type, LNET_EVENT_ACK);
+	/*
+	 * PUT: to tcp's lcore, back for its SEND event; ACK: to the MD's
+	 * lcore, back for the LND's recv, to the MD's for the event, home.
+	 */
 	expect_hops("initiator PUT+ACK", (struct lnet_ctl_hops){ .put = 2, .ack = 4 });
 }
 
@@ -301,7 +308,8 @@ test_target_put_ack(void **state)
 	deliver(&put, 16);
 	assert_int_equal(ut_event().type, LNET_EVENT_PUT);
 	assert_int_equal(last_sent()->hdr.type, LNET_MSG_ACK);
-	expect_hops("target PUT+ACK", (struct lnet_ctl_hops){ .put = 3, .ack = 3 });
+	/* PUT: matched on CPT 1, the LND's recv on tcp's, the event on CPT 1; ACK: sent from CPT 1 */
+	expect_hops("target PUT+ACK", (struct lnet_ctl_hops){ .put = 3, .ack = 1 });
 }
 
 /* Target: a GET from PA: the REPLY sent, the GET event. */
@@ -322,7 +330,8 @@ test_target_get_reply(void **state)
 	deliver(&get, 0);
 	assert_int_equal(ut_event().type, LNET_EVENT_GET);
 	assert_int_equal(last_sent()->hdr.type, LNET_MSG_REPLY);
-	expect_hops("target GET+REPLY", (struct lnet_ctl_hops){ .get = 2, .reply = 4 });
+	/* GET: matched on CPT 1, its recv on tcp's; REPLY: completes on CPT 1, freed on tcp's */
+	expect_hops("target GET+REPLY", (struct lnet_ctl_hops){ .get = 2, .reply = 2 });
 }
 
 /* Router: a PUT from PA@tcp (CPT 0) for PB@tcp1 (CPT 1), forwarded unchanged. */
@@ -345,7 +354,8 @@ test_router_forward_put(void **state)
 	assert_true(lnet_nid_same(&last_sent()->hop, &pb));
 	assert_true(lnet_nid_same(&last_sent()->hdr.dest_nid, &pb));
 	ut_no_event();
-	expect_hops("router forwarded PUT", (struct lnet_ctl_hops){ .forward = 6 });
+	/* In on tcp's lcore, out on tcp1's (selection, credits, the LND), its buffer back on tcp's */
+	expect_hops("router forwarded PUT", (struct lnet_ctl_hops){ .forward = 2 });
 }
 
 /* stats reset zeroes the hop counts of every lcore. */
