@@ -482,6 +482,7 @@ struct lnet_msg {
 	int status;
 	bool tx;                  /* an outgoing message */
 	bool rx_committed;
+	bool rx_consumed;         /* rx: the LND is done with it (an ACK taken on its NI's lcore) */
 	bool tx_committed;
 	bool ack_pending;         /* PUT received: send ACK after the event */
 	bool txcredit;            /* holds an NI tx credit */

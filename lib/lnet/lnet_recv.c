@@ -60,12 +60,27 @@ lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	lnet_rx_recv_run(c, msg);
 }
 
+/* An ACK whose LND part was done on its NI's lcore (lnet_rx_consume_ack): it ends here. */
+static void
+lnet_rx_consumed_end(struct lnet_msg *msg, enum lnet_rx_action action)
+{
+	if (action == LNET_RX_DROP) {
+		lnet_msg_free(msg);
+	} else {
+		lnet_finalize(msg, 0); /* what the LND's recv of a header-only message does */
+	}
+}
+
 /* Payload handling by the LND runs on the NI's lcore (any lcore for lo). */
 void
 lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action action)
 {
 	struct lnet_ni *ni = msg->rxni;
 
+	if (unlikely(msg->rx_consumed)) {
+		lnet_rx_consumed_end(msg, action);
+		return;
+	}
 	msg->rx_action = action;
 	if (ni->any_cpt || ni->cpt == c->cpt) {
 		lnet_rx_recv_run(c, msg);
@@ -115,6 +130,24 @@ lnet_hdr_for_me(struct lnet *ln, struct lnet_ni *ni, const struct lnet_hdr *h)
 	return false;
 }
 
+/*
+ * An ACK for an MD on another lcore: it has no payload, so the LND is done
+ * with it here, on its NI's lcore, as a GET is (LNET_RX_GET), and the MD's
+ * lcore completes it there instead of sending it back for the LND's recv.
+ */
+static void
+lnet_rx_consume_ack(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_ni *ni = msg->rxni;
+
+	if (ni->any_cpt || ni->cpt != c->cpt || !ni->started) {
+		return; /* lo, or a peer NI on another CPT of a net spanning several: as before */
+	}
+	ni->lnd->recv(ni, msg->lnd_private, NULL, 0, NULL, 0, 0, 0);
+	msg->lnd_private = NULL;
+	msg->rx_consumed = true;
+}
+
 static inline __attribute__((always_inline)) void
 lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 {
@@ -139,6 +172,9 @@ lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 		return;
 	}
 	msg->md_cpt = (uint16_t)lnet_cookie_cpt(wmd->wh_object_cookie);
+	if (h->type == LNET_MSG_ACK && msg->md_cpt != c->cpt) {
+		lnet_rx_consume_ack(c, msg);
+	}
 	lnet_msg_dispatch_c(c, msg, msg->md_cpt, LNET_STEP_RX_MD);
 }
 

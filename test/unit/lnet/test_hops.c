@@ -246,10 +246,10 @@ test_initiator_put_ack(void **state)
 	deliver(&ack, 0);
 	assert_int_equal(ut_event().type, LNET_EVENT_ACK);
 	/*
-	 * PUT: to tcp's lcore, back for its SEND event; ACK: to the MD's
-	 * lcore, back for the LND's recv, to the MD's for the event, home.
+	 * PUT: to tcp's lcore, back for its SEND event; ACK: the LND done with
+	 * it on tcp's lcore, to the MD's for the event, home to be freed.
 	 */
-	expect_hops("initiator PUT+ACK", (struct lnet_ctl_hops){ .put = 2, .ack = 4 });
+	expect_hops("initiator PUT+ACK", (struct lnet_ctl_hops){ .put = 2, .ack = 2 });
 }
 
 /* Initiator: GET from PA into an MD on CPT 1, then PA's REPLY: SEND and REPLY events. */
@@ -272,6 +272,7 @@ test_initiator_get_reply(void **state)
 	reply.msg.reply.dst_wmd = last_sent()->hdr.msg.get.return_wmd;
 	deliver(&reply, 8);
 	assert_int_equal(ut_event().type, LNET_EVENT_REPLY);
+	/* REPLY: to the MD's lcore, back for the LND's recv into it, to the MD's for the event, home */
 	expect_hops("initiator GET+REPLY", (struct lnet_ctl_hops){ .get = 2, .reply = 4 });
 }
 
