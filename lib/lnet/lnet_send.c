@@ -255,49 +255,24 @@ lnet_ni_send_now(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 }
 
-/* A peer credit going home to its shard, for a message the wire took. */
-struct lnet_credit_note {
-	struct lnet_hop hop;
-	struct lnet *ln;
-	struct lnet_peer_ni *lpni;
-	uint64_t bytes;
-};
-
-static void
-lnet_credit_note_on_cpt(void *arg)
-{
-	struct lnet_credit_note *n = arg;
-	struct lnet_cpt *c = lnet_cpt_self(n->ln);
-	struct lnet_msg *next = lnet_credits_return_peer_bytes(n->lpni, n->bytes);
-
-	if (next != NULL) {
-		lnet_msg_dispatch(c->ln, next, next->txni->cpt, LNET_STEP_SEND_NI);
-	}
-	free(n);
-}
-
+/*
+ * The wire took @p msg: its peer credit goes back now when its peer NI is
+ * this lcore's (the NI's CPT, lnet_cpt_of_peer: the common case). A peer NI
+ * on another CPT (a net whose NIs span CPTs) gets it back when the message
+ * completes (FIN_PEER), which crosses there anyway: no note of its own.
+ */
 static void
 lnet_msg_on_wire_peer(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	struct lnet_credit_note *n;
 	struct lnet_msg *next;
 
-	if (msg->peer_cpt == c->cpt) {
-		next = lnet_credits_return_peer(msg->txpeer, msg);
-		if (next != NULL) {
-			lnet_msg_dispatch(c->ln, next, next->txni->cpt, LNET_STEP_SEND_NI);
-		}
+	if (msg->peer_cpt != c->cpt) {
 		return;
 	}
-	n = malloc(sizeof(*n));
-	if (n == NULL) {
-		return; /* it goes back when the message completes */
+	next = lnet_credits_return_peer(msg->txpeer, msg);
+	if (next != NULL) {
+		lnet_msg_dispatch(c->ln, next, next->txni->cpt, LNET_STEP_SEND_NI);
 	}
-	*n = (struct lnet_credit_note){ .ln = c->ln, .lpni = msg->txpeer,
-					.bytes = lnet_credits_msg_bytes(msg) };
-	msg->peertxcredit = false;
-	lnet_hop_count(c->ln, msg);
-	lnet_hop_send(&n->hop, c->ln->cpts[msg->peer_cpt]->lcore, lnet_credit_note_on_cpt, n);
 }
 
 void
