@@ -11,10 +11,15 @@
  * kind of message and asserts them. At main bfd1d90 (peer NIs sharded
  * by NID hash) they were: initiator PUT 2 + ACK 4, GET 2 + REPLY 4; target
  * PUT 3 + ACK 3, GET 2 + REPLY 4; a forwarded PUT 6. With peer NIs in the
- * shard of their net's NI (lnet_cpt_of_peer) they are as asserted:
- *   - the initiator of a PUT+ACK and of a GET+REPLY;
+ * shard of their net's NI (lnet_cpt_of_peer) and an ACK consumed on its
+ * NI's lcore they are as asserted:
+ *   - the initiator of a PUT+ACK, of a GET+REPLY and of a routed PUT;
  *   - the target of a PUT+ACK and of a GET+REPLY;
  *   - a router forwarding a PUT from tcp to tcp1.
+ * A received message with a payload for an MD on another lcore still goes
+ * to the MD's lcore (matching or the MD lookup), back to its NI's for the
+ * LND's recv into it, and to the MD's again for its event: 3 (the target's
+ * PUT, the initiator's REPLY, which is freed at home: 4).
  */
 #include <stdio.h>
 
@@ -30,6 +35,8 @@ static struct {
 	unsigned int nsent;
 	struct lnet_ni *tcp;
 	struct lnet_ni *tcp1;
+	const uint8_t *rx;        /* the payload the next receive delivers (NULL: none) */
+	unsigned int rx_len;
 } g_h;
 
 static int
@@ -57,9 +64,22 @@ h_send(struct lnet_ni *ni, struct lnet_msg *msg)
 	return 0;
 }
 
+/* The payload arrives at once: g_h.rx's bytes (a gateway's ping data), else nothing copied. */
+static int
+h_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,
+       const struct iovec *iov, unsigned int offset, unsigned int mlen, unsigned int rlen)
+{
+	struct iovec src = { (void *)g_h.rx, g_h.rx_len };
+
+	if (msg != NULL && g_h.rx != NULL && mlen != 0) {
+		lnet_iov_copy(iov, niov, offset, &src, 1, 0, mlen);
+	}
+	return ut_lnd_recv_arrived(ni, private, msg, niov, iov, offset, mlen, rlen);
+}
+
 static const struct lnet_lnd_ops h_ops = {
 	.name = "hpeer", .type = 0xfb, .startup = h_startup, .shutdown = h_shutdown,
-	.send = h_send, .recv = ut_lnd_recv_arrived,
+	.send = h_send, .recv = h_recv,
 };
 
 #define TCP LNET_MKNET(LNET_LND_SOCK, 0)
@@ -359,6 +379,81 @@ test_router_forward_put(void **state)
 	expect_hops("router forwarded PUT", (struct lnet_ctl_hops){ .forward = 2 });
 }
 
+#define TCP5 LNET_MKNET(LNET_LND_SOCK, 5)
+#define G1 0x0a000009U     /* 10.0.0.9@tcp: a gateway to tcp5 */
+#define FAR 0x0a050002U    /* 10.5.0.2@tcp5: behind G1 */
+
+/* PUT (no ACK) to FAR through G1 from an MD on CPT 1. */
+static void
+put_far(struct lnet_handle_md h)
+{
+	struct lnet_processid far = { .pid = LNET_PID_LUSTRE, .nid = nid_on(TCP5, FAR) };
+	struct lnet_nid g1 = nid_on(TCP, G1);
+
+	assert_int_equal(LNetPut(NULL, h, LNET_NOACK_REQ, &far, UT_PORTAL, 1, 0, 0), 0);
+	settle();
+	assert_int_equal(last_sent()->hdr.type, LNET_MSG_PUT);
+	assert_true(lnet_nid_same(&last_sent()->hop, &g1));
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+}
+
+/* G1 answers our ping @p get (the router check a new route starts with): its NIs up, routing. */
+static void
+g1_reply(const struct h_sent *get)
+{
+	struct lnet_ping_entry nis[2] = {
+		{ .nid = nid_on(TCP, G1), .status = LNET_NI_STATUS_UP },
+		{ .nid = nid_on(TCP5, G1), .status = LNET_NI_STATUS_UP },
+	};
+	struct lnet_ping_src src = { .features = 0x1e & ~LNET_PING_FEAT_RTE_DISABLED,
+				     .pid = LNET_PID_LUSTRE, .seqno = 3, .nis = nis, .nnis = 2 };
+	struct lnet_hdr h = { .type = LNET_MSG_REPLY, .src_nid = nid_on(TCP, G1),
+			      .dest_nid = nid_on(TCP, ME_A), .src_pid = LNET_PID_LUSTRE,
+			      .dest_pid = LNET_PID_LUSTRE };
+	static uint8_t info[256];
+	struct lnet_nid g1 = nid_on(TCP, G1);
+	size_t len = 0;
+
+	assert_int_equal(get->hdr.type, LNET_MSG_GET);
+	assert_int_equal(get->hdr.msg.get.ptl_index, LNET_RESERVED_PORTAL);
+	assert_int_equal(lnet_ping_info_encode(&src, info, sizeof(info), &len), 0);
+	h.msg.reply.dst_wmd = get->hdr.msg.get.return_wmd;
+	h.payload_length = (unsigned int)len;
+	g_h.rx = info;
+	g_h.rx_len = (unsigned int)len;
+	assert_int_equal(ut_parse(g_h.tcp, &h, &g1, NULL), 0);
+	settle();
+	g_h.rx = NULL;
+}
+
+/* Initiator: a PUT to FAR on tcp5, routed through G1 on tcp (CPT 0), its MD on CPT 1. */
+static void
+test_initiator_routed_put(void **state)
+{
+	static char buf[32] = "routed";
+	struct lnet_nid g1 = nid_on(TCP, G1);
+	struct lnet_nid far;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(lnet_ctl_route_add(TCP5, &g1, LNET_CTL_UNDEFINED_HOPS, 0, 0, err,
+					    sizeof(err)), 0);
+	settle();
+	g1_reply(last_sent());
+	put_far(bind_on(1, buf, sizeof(buf), 1)); /* FAR's and G1's peer NIs made */
+	(void)hops_since();
+	put_far(bind_on(1, buf, sizeof(buf), 1));
+	/*
+	 * Selection runs in FAR's shard (no NI on tcp5: by NID hash, CPT 1,
+	 * the MD's), then to G1's (tcp's) for credits and the LND, back for
+	 * the SEND event. With more CPTs, a FAR hashed to neither the MD's
+	 * nor tcp's costs one more.
+	 */
+	far = nid_on(TCP5, FAR);
+	assert_int_equal(lnet_nid_cpt_hash(&far, 2), 1);
+	expect_hops("initiator routed PUT", (struct lnet_ctl_hops){ .put = 2 });
+}
+
 /* stats reset zeroes the hop counts of every lcore. */
 static void
 test_reset_zeroes_hops(void **state)
@@ -385,6 +480,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_target_put_ack, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_target_get_reply, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_router_forward_put, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_initiator_routed_put, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_reset_zeroes_hops, setup, ut_teardown),
 	};
 
