@@ -161,9 +161,13 @@ enum lnet_stats_kind {
  * One CPT's slot of those counts: one cache line, written only by that
  * CPT's lcore with plain adds (no atomic RMW, no line shared with another
  * writer); readers sum the slots of every CPT. 32 bits, as the kernel's.
+ * The line's last word is that lcore's round-robin turn of the NI or peer
+ * NI (the kernel's ni_seq, lpni_seq), which only that lcore's selection
+ * reads (lnet_send_mr.c).
  */
 struct lnet_msg_stats {
 	uint32_t n[LNET_STATS_KINDS][LNET_STATS_NTYPES];
+	uint32_t rr_seq;
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct lnet_msg_stats) == 64, "one cache line per CPT");
@@ -254,14 +258,13 @@ struct lnet_ni {
 	struct lnet_ni_tunables tun;
 	char ifname[LNET_CTL_IFNAMSIZ];
 	int dev_cpt;              /* CPT of the device's NUMA node, -1 (CFS_CPT_ANY) unknown */
-	uint64_t sel_seq;         /* round robin (the kernel's ni_seq): TSC of its last send, relaxed */
 	uint64_t last_ping_us;    /* atomic: a ping from another node came (the kernel's net_last_alive) */
 	/* UDSP priorities of the NI and of its net (lnet_udsp_ctl.c): set by
 	 * mgmt before the NI is published, or followed by an ni_state_gen bump. */
 	uint32_t udsp_prio;
 	uint32_t udsp_net_prio;
 	struct lnet_tx_queue tq;  /* owned by cpt */
-	struct lnet_msg_stats *stats; /* ncpts slots, slot i written by CPT i only */
+	struct lnet_msg_stats *stats; /* ncpts slots, slot i written by CPT i only (its rr_seq too) */
 	void *lnd_data;
 	const struct lnet_ctl_lnd_tunables *lnd_tun; /* valid during startup() only */
 	/*
@@ -376,10 +379,6 @@ struct lnet_peer_ni {
 	 * peer is always sent from (the kernel's lpni_pref). */
 	uint64_t *rr;             /* [rr_cap]: the peer nets' seqs */
 	uint16_t rr_cap;
-	/* Round robin among the peer's NIs (the kernel's lpni_seq): when a
-	 * message last went to this NID, a TSC stamp written (relaxed) by
-	 * whichever lcore sends to it, read by selection anywhere. */
-	uint64_t sel_seq;
 	struct lnet_nid pref;
 	bool has_pref;
 	struct lnet_sel_pview *selv; /* the peer as selection sees it from this NID, cached */
@@ -824,8 +823,8 @@ int lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_pe
 			const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst,
 			struct lnet_nid *nexthop, struct lnet_peer_ni **nexthop_lpni);
 void lnet_sel_cache_free(struct lnet_sel_cache *sc);
-/* A response leaves on @p ni to @p lpni: it takes its turn as a send would (lnet_handle_send). */
-void lnet_sel_stamp_response(struct lnet_ni *ni, struct lnet_peer_ni *lpni);
+/* A response leaves on @p ni to @p lpni: it takes @p c's turn as a send would (lnet_handle_send). */
+void lnet_sel_stamp_response(struct lnet_cpt *c, struct lnet_ni *ni, struct lnet_peer_ni *lpni);
 
 /* Cached peer views are stale from here (release: what was changed is seen with the new value). */
 static inline void

@@ -203,7 +203,7 @@ lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 	msg->txpeer = lpni;
 	if (msg->hdr.type == LNET_MSG_ACK || msg->hdr.type == LNET_MSG_REPLY) {
-		lnet_sel_stamp_response(msg->txni, lpni);
+		lnet_sel_stamp_response(c, msg->txni, lpni);
 	}
 	if (!lnet_credits_take_peer(lpni, msg)) {
 		return; /* queued: sent when a credit comes back */

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "lnet_ut.h"
+#include "lnet_route.h"
 
 struct h_sent {
 	struct lnet_hdr hdr;
@@ -433,6 +434,8 @@ test_initiator_routed_put(void **state)
 	static char buf[32] = "routed";
 	struct lnet_nid g1 = nid_on(TCP, G1);
 	struct lnet_nid far;
+	const struct lnet_route_table *t;
+	static uint8_t snap[sizeof(struct lnet_route_table) + 4 * sizeof(struct lnet_route_view)];
 	char err[128];
 
 	(void)state;
@@ -441,8 +444,15 @@ test_initiator_routed_put(void **state)
 	settle();
 	g1_reply(last_sent());
 	put_far(bind_on(1, buf, sizeof(buf), 1)); /* FAR's and G1's peer NIs made */
+	t = lnet_route_table_get(lnet_instance());
+	assert_non_null(t);
+	assert_true(t->nroutes <= 4);
+	memcpy(snap, t, sizeof(*t) + t->nroutes * sizeof(t->routes[0]));
 	(void)hops_since();
 	put_far(bind_on(1, buf, sizeof(buf), 1));
+	/* The published route snapshot is read, never written (its round robin is the lcore's). */
+	assert_ptr_equal(lnet_route_table_get(lnet_instance()), t);
+	assert_memory_equal(snap, t, sizeof(*t) + t->nroutes * sizeof(t->routes[0]));
 	/*
 	 * Selection runs in FAR's shard (no NI on tcp5: by NID hash, CPT 1,
 	 * the MD's), then to G1's (tcp's) for credits and the LND, back for
