@@ -287,6 +287,13 @@ lnet_hop_counts_reset_self(struct lnet *ln)
 	}
 }
 
+void
+lnet_owner_violation(unsigned int cpt, const char *fn)
+{
+	LNET_LOG(ERR, "%s: state of CPT %u written from another lcore", fn, cpt);
+	abort();
+}
+
 /* lnet_msg_dispatch() to a CPT that is not the caller's: its ring, else the outbox. */
 void
 lnet_msg_dispatch_away(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt)

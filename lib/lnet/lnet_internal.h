@@ -1077,7 +1077,6 @@ void lnet_rsp_untrack(struct lnet_cpt *c, struct lnet_libmd *md);
 /* lnet_credits.c */
 bool lnet_credits_take_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg);
 struct lnet_msg *lnet_credits_return_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg);
-struct lnet_msg *lnet_credits_return_peer_bytes(struct lnet_peer_ni *lpni, uint64_t bytes);
 uint64_t lnet_credits_msg_bytes(const struct lnet_msg *msg);
 bool lnet_credits_take_ni(struct lnet_ni *ni, struct lnet_msg *msg);
 struct lnet_msg *lnet_credits_return_ni(struct lnet_ni *ni, struct lnet_msg *msg);
@@ -1159,6 +1158,28 @@ lnet_msg_step_run(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_msg_step s
 	}
 }
 
+/*
+ * Test builds (the sanitizer builds every test runs): abort unless the
+ * caller runs on the lcore of CPT @p cpt, the owner of the state it is
+ * about to write (credit queues, peer NIs, MDs, selection views:
+ * ARCHITECTURE.md "Cores and ownership"). Release builds: nothing.
+ */
+#ifdef __SANITIZE_ADDRESS__
+#define LNET_OWNER_ASSERT(ln, cpt) lnet_owner_assert((ln), (cpt), __func__)
+#else
+#define LNET_OWNER_ASSERT(ln, cpt) ((void)(ln), (void)(cpt))
+#endif
+
+__attribute__((noreturn, cold)) void lnet_owner_violation(unsigned int cpt, const char *fn);
+
+static inline void
+lnet_owner_assert(const struct lnet *ln, unsigned int cpt, const char *fn)
+{
+	if (unlikely(rt_lcore_self() != ln->cpts[cpt]->lcore)) {
+		lnet_owner_violation(cpt, fn);
+	}
+}
+
 /* The CPT of @p nid's peer state; one CPT (no hash to take) is decided inline. */
 static inline unsigned int
 lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid)
@@ -1206,17 +1227,14 @@ lnet_msg_dispatch(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt,
 /*
  * lnet_msg_dispatch() from a step running on @p c's own lcore (every step
  * and LNet's work on a CPT have theirs): which lcore this is, is known
- * without asking. The sanitizer builds every test runs check that it is.
+ * without asking. The sanitizer builds every test runs check that it is
+ * (LNET_OWNER_ASSERT).
  */
 static inline void
 lnet_msg_dispatch_c(struct lnet_cpt *c, struct lnet_msg *msg, unsigned int dst_cpt,
 		    enum lnet_msg_step step)
 {
-#ifdef __SANITIZE_ADDRESS__
-	if (rt_lcore_self() != c->lcore) {
-		abort();
-	}
-#endif
+	LNET_OWNER_ASSERT(c->ln, c->cpt);
 	msg->step = step;
 	if (likely(dst_cpt == c->cpt)) {
 		lnet_msg_step_run(c, msg, step);

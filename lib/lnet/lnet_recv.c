@@ -209,6 +209,7 @@ lnet_rx_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_drop_rx(c, msg, "no memory for the sender's peer NI");
 		return;
 	}
+	LNET_OWNER_ASSERT(c->ln, msg->rxpeer->cpt); /* its counts, health, router credits are ours */
 	lnet_health_rx_alive(c, msg->rxpeer);
 	if (lnet_nid_net(&msg->hdr.src_nid) != lnet_nid_net(&msg->from)) {
 		/* through a gateway: one we hold dead is alive again (the kernel's lnet_parse) */

@@ -201,6 +201,7 @@ lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_send_fail(c, msg, -ENOMEM, "no memory for the peer");
 		return;
 	}
+	LNET_OWNER_ASSERT(c->ln, lpni->cpt);
 	msg->txpeer = lpni;
 	if (msg->hdr.type == LNET_MSG_ACK || msg->hdr.type == LNET_MSG_REPLY) {
 		lnet_sel_stamp_response(c, msg->txni, lpni);

@@ -822,6 +822,8 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 	int md_cpt;
 	int rc;
 
+	/* This lcore's view, and the destination's round robin over its nets and sticky NID. */
+	LNET_OWNER_ASSERT(c->ln, lpni->cpt);
 	if (sc == NULL || (pv = lnet_sel_pview_get(c->ln, lpni, comp)) == NULL) {
 		return -ENOMEM;
 	}
