@@ -60,27 +60,12 @@ lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	lnet_rx_recv_run(c, msg);
 }
 
-/* An ACK whose LND part was done on its NI's lcore (lnet_rx_consume_ack): it ends here. */
-static void
-lnet_rx_consumed_end(struct lnet_msg *msg, enum lnet_rx_action action)
-{
-	if (action == LNET_RX_DROP) {
-		lnet_msg_free(msg);
-	} else {
-		lnet_finalize(msg, 0); /* what the LND's recv of a header-only message does */
-	}
-}
-
 /* Payload handling by the LND runs on the NI's lcore (any lcore for lo). */
 void
 lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action action)
 {
 	struct lnet_ni *ni = msg->rxni;
 
-	if (unlikely(msg->rx_consumed)) {
-		lnet_rx_consumed_end(msg, action);
-		return;
-	}
 	msg->rx_action = action;
 	if (ni->any_cpt || ni->cpt == c->cpt) {
 		lnet_rx_recv_run(c, msg);
@@ -115,6 +100,10 @@ lnet_rx_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	lnet_rsp_untrack(c, md);
 	md->answers++; /* its request got there (lnet_health_fin) */
 	lnet_md_attach_msg(md, msg, 0, mlength);
+	if (msg->rx_consumed) {
+		lnet_finalize(msg, 0); /* the LND is done with it (lnet_rx_consume_ack) */
+		return;
+	}
 	lnet_ni_recv(c, msg, LNET_RX_DELIVER);
 }
 

@@ -271,6 +271,12 @@ test_initiator_put_ack(void **state)
 	 * it on tcp's lcore, to the MD's for the event, home to be freed.
 	 */
 	expect_hops("initiator PUT+ACK", (struct lnet_ctl_hops){ .put = 2, .ack = 2 });
+
+	/* The same ACK again: its MD is gone (2 events), so it is dropped, counted, and freed. */
+	deliver(&ack, 0);
+	ut_no_event();
+	assert_int_equal(ut_counters().drop_count, 1);
+	assert_int_equal(ut_counters().msgs_alloc, 0);
 }
 
 /* Initiator: GET from PA into an MD on CPT 1, then PA's REPLY: SEND and REPLY events. */
