@@ -466,10 +466,6 @@ lnet_drop_rx(struct lnet_cpt *c, struct lnet_msg *msg, const char *why)
 	LNET_LOG(DEBUG, "dropping %s from %s: %s",
 		 lnet_msg_type_str(msg->hdr.type),
 		 libcfs_nidstr_r(&msg->hdr.src_nid, src, sizeof(src)), why);
-	if (msg->rx_consumed) {
-		lnet_msg_free(msg); /* the LND is done with it (an ACK: lnet_recv.c) */
-		return;
-	}
 	lnet_ni_recv(c, msg, LNET_RX_DROP);
 }
 
