@@ -299,6 +299,28 @@ lnetd_stall_stats(struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * Extension keys after the stall watchdog's: the ring hops (lcore changes)
+ * messages made, by kind (lnet_ctl_hops_get). The kernel has no such key;
+ * kernel-shaped parsers read its keys above and ignore these.
+ */
+static int
+lnetd_hop_stats(struct rte_tel_data *d)
+{
+	struct lnet_ctl_hops h;
+	int rc = lnet_ctl_hops_get(&h);
+
+	if (rc != 0) {
+		return rc;
+	}
+	rte_tel_data_add_dict_u64(d, "hops_put", h.put);
+	rte_tel_data_add_dict_u64(d, "hops_get", h.get);
+	rte_tel_data_add_dict_u64(d, "hops_ack", h.ack);
+	rte_tel_data_add_dict_u64(d, "hops_reply", h.reply);
+	rte_tel_data_add_dict_u64(d, "hops_forward", h.forward);
+	return 0;
+}
+
 /* /lnet/stats_show: the counters in `lnetctl stats show` order. */
 static int
 lnetd_stats_show(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -340,7 +362,8 @@ lnetd_stats_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	LNETD_STAT(route_length);
 	LNETD_STAT(drop_length);
 #undef LNETD_STAT
-	return lnetd_stall_stats(d);
+	rc = lnetd_stall_stats(d);
+	return rc != 0 ? rc : lnetd_hop_stats(d);
 }
 
 /* /lnet/global_show in `lnetctl global show` order. */

@@ -186,6 +186,68 @@ lnet_msg_run_step(void *arg)
 	lnet_msg_step_on(c, msg);
 }
 
+static enum lnet_hop_kind
+lnet_hop_kind_of(const struct lnet_msg *msg)
+{
+	if (msg->routing) {
+		return LNET_HOP_FWD;
+	}
+	switch (msg->hdr.type) {
+	case LNET_MSG_GET:
+		return LNET_HOP_GET;
+	case LNET_MSG_ACK:
+		return LNET_HOP_ACK;
+	case LNET_MSG_REPLY:
+		return LNET_HOP_REPLY;
+	default:
+		return LNET_HOP_PUT;
+	}
+}
+
+/* The hop counts the calling lcore owns, or NULL on a thread that is no lcore of @p ln. */
+static struct lnet_hop_counts *
+lnet_hop_counts_self(struct lnet *ln)
+{
+	struct lnet_cpt *self = lnet_cpt_self(ln);
+
+	if (self != NULL) {
+		return &self->hops;
+	}
+	return lnet_mgmt_outbox(ln) != NULL ? &ln->mgmt_hops : NULL;
+}
+
+void
+lnet_hop_count(struct lnet *ln, const struct lnet_msg *msg)
+{
+	struct lnet_hop_counts *h = lnet_hop_counts_self(ln);
+	uint64_t *p;
+
+	if (h == NULL) {
+		return;
+	}
+	p = &h->n[lnet_hop_kind_of(msg)];
+	/* Single writer: a plain add, atomic only so readers may sum. */
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
+void
+lnet_hop_counts_reset_self(struct lnet *ln)
+{
+	struct lnet_hop_counts *h = lnet_hop_counts_self(ln);
+	unsigned int k;
+
+	for (k = 0; h != NULL && k < LNET_HOP_KINDS; k++) {
+		__atomic_store_n(&h->n[k], 0, __ATOMIC_RELAXED);
+	}
+}
+
+void
+lnet_owner_violation(unsigned int cpt, const char *fn)
+{
+	LNET_LOG(ERR, "%s: state of CPT %u written from another lcore", fn, cpt);
+	abort();
+}
+
 /* lnet_msg_dispatch() to a CPT that is not the caller's: its ring, else the outbox. */
 void
 lnet_msg_dispatch_away(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt)
@@ -194,6 +256,7 @@ lnet_msg_dispatch_away(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_c
 	struct lnet_cpt *dst = ln->cpts[dst_cpt];
 	struct rt_outbox *o = self != NULL ? &self->outbox : lnet_mgmt_outbox(ln);
 
+	lnet_hop_count(ln, msg);
 	if (o != NULL) {
 		rt_outbox_send(o, dst_cpt, &msg->out, msg);
 		return;
@@ -212,6 +275,7 @@ lnet_msg_to_mgmt(struct lnet *ln, struct lnet_msg *msg)
 {
 	struct lnet_cpt *self = lnet_cpt_self(ln);
 
+	lnet_hop_count(ln, msg);
 	rt_outbox_send(&self->outbox, ln->ncpts, &msg->out, msg);
 }
 

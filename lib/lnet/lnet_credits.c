@@ -17,6 +17,7 @@ lnet_credits_msg_bytes(const struct lnet_msg *msg)
 bool
 lnet_credits_take_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg)
 {
+	LNET_OWNER_ASSERT(msg->ln, lpni->cpt);
 	msg->peertxcredit = true;
 	lpni->txqnob += lnet_credits_msg_bytes(msg);
 	lpni->txcredits--;
@@ -34,20 +35,14 @@ lnet_credits_take_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg)
 struct lnet_msg *
 lnet_credits_return_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg)
 {
+	struct lnet_msg *next;
+
 	if (!msg->peertxcredit) {
 		return NULL;
 	}
+	LNET_OWNER_ASSERT(msg->ln, lpni->cpt);
 	msg->peertxcredit = false;
-	return lnet_credits_return_peer_bytes(lpni, lnet_credits_msg_bytes(msg));
-}
-
-/* The same for a message that left already: only its queued bytes are known. */
-struct lnet_msg *
-lnet_credits_return_peer_bytes(struct lnet_peer_ni *lpni, uint64_t bytes)
-{
-	struct lnet_msg *next;
-
-	lpni->txqnob -= bytes;
+	lpni->txqnob -= lnet_credits_msg_bytes(msg);
 	lpni->txcredits++;
 	if (lpni->txcredits > 0) {
 		return NULL;
@@ -62,6 +57,7 @@ lnet_credits_take_ni(struct lnet_ni *ni, struct lnet_msg *msg)
 {
 	struct lnet_tx_queue *tq = &ni->tq;
 
+	LNET_OWNER_ASSERT(ni->ln, ni->cpt);
 	msg->txcredit = true;
 	tq->credits--;
 	if (tq->credits < tq->mincredits) {
@@ -83,6 +79,7 @@ lnet_credits_return_ni(struct lnet_ni *ni, struct lnet_msg *msg)
 	if (!msg->txcredit) {
 		return NULL;
 	}
+	LNET_OWNER_ASSERT(ni->ln, ni->cpt);
 	msg->txcredit = false;
 	tq->credits++;
 	if (tq->credits > 0) {

@@ -154,6 +154,40 @@ lnet_ctl_stall_threshold_us(void)
 	return ln == NULL ? 0 : rt_watchdog_threshold_us(ln->rt);
 }
 
+/* One lcore's hop counts added into @p sum (relaxed reads of another lcore's single-writer slots). */
+static void
+lnet_hops_add(uint64_t sum[LNET_HOP_KINDS], const struct lnet_hop_counts *h)
+{
+	unsigned int k;
+
+	for (k = 0; k < LNET_HOP_KINDS; k++) {
+		sum[k] += __atomic_load_n(&h->n[k], __ATOMIC_RELAXED);
+	}
+}
+
+int
+lnet_ctl_hops_get(struct lnet_ctl_hops *out)
+{
+	struct lnet *ln = lnet_instance();
+	uint64_t sum[LNET_HOP_KINDS] = { 0 };
+	unsigned int i;
+
+	if (ln == NULL) {
+		return -ENETDOWN;
+	}
+	if (out == NULL) {
+		return -EINVAL;
+	}
+	for (i = 0; i < ln->ncpts; i++) {
+		lnet_hops_add(sum, &ln->cpts[i]->hops);
+	}
+	lnet_hops_add(sum, &ln->mgmt_hops);
+	*out = (struct lnet_ctl_hops){ .put = sum[LNET_HOP_PUT], .get = sum[LNET_HOP_GET],
+				       .ack = sum[LNET_HOP_ACK], .reply = sum[LNET_HOP_REPLY],
+				       .forward = sum[LNET_HOP_FWD] };
+	return 0;
+}
+
 int
 lnet_ctl_lcore_stats(struct lnet_ctl_lcore *out, unsigned int max, bool reset_gap)
 {

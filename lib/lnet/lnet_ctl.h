@@ -397,6 +397,23 @@ struct lnet_ctl_lcore {
 	char stall_fn[64];        /**< the step's function (symbol or module+offset) */
 };
 
+/**
+ * Ring hops: how many times a message (or a note of it) changed lcores,
+ * by its kind, summed over the data lcores and the management lcore
+ * (telemetry /lnet/stats_show, `lnetctl stats show`: hops_*). Reset with
+ * the counters (lnet_counters_reset).
+ */
+struct lnet_ctl_hops {
+	uint64_t put;
+	uint64_t get;
+	uint64_t ack;
+	uint64_t reply;
+	uint64_t forward;         /**< messages this node forwarded, any type */
+};
+
+/** The hop counts now. @return 0 or -errno. */
+LNP_API int lnet_ctl_hops_get(struct lnet_ctl_hops *out);
+
 /** The stall watchdog's threshold in microseconds; 0 when none watches. */
 LNP_API uint64_t lnet_ctl_stall_threshold_us(void);
 /**

@@ -74,7 +74,7 @@ static void
 lnet_disc_msg_release(struct lnet *ln, struct lnet_msg *msg)
 {
 	msg->disc_passed = true;
-	lnet_msg_dispatch(ln, msg, lnet_cpt_of_nid(ln, &msg->target.nid), LNET_STEP_SEND_SELECT);
+	lnet_msg_dispatch(ln, msg, lnet_cpt_of_peer(ln, &msg->target.nid), LNET_STEP_SEND_SELECT);
 }
 
 static void
@@ -283,7 +283,7 @@ lnet_disc_io_send(struct lnet_peer_dir *d, struct lnet_peer *p, uint32_t token, 
 	if (data != NULL) {
 		memcpy(io->buf, data, len);
 	}
-	if (rt_lcore_send_msg(d->ln->cpts[lnet_cpt_of_nid(d->ln, &io->nid)]->lcore,
+	if (rt_lcore_send_msg(d->ln->cpts[lnet_cpt_of_peer(d->ln, &io->nid)]->lcore,
 			      lnet_disc_io_start, io) != 0) {
 		free(io);
 		return -EAGAIN;

@@ -63,7 +63,7 @@ static void
 lnet_fault_resume(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	if (msg->fault_rx) {
-		lnet_msg_dispatch(c->ln, msg, lnet_cpt_of_nid(c->ln, &msg->from), LNET_STEP_RX_PEER);
+		lnet_msg_dispatch(c->ln, msg, lnet_cpt_of_peer(c->ln, &msg->from), LNET_STEP_RX_PEER);
 	} else {
 		lnet_ni_send_now(c, msg);
 	}

@@ -284,7 +284,7 @@ lnet_health_resend(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_hs_resend
 	msg->status = 0;
 	msg->hstatus = LNET_MSG_STATUS_OK;
 	c->counters.resend_count++;
-	lnet_msg_dispatch(ln, msg, lnet_cpt_of_nid(ln, &msg->target.nid), LNET_STEP_SEND_SELECT);
+	lnet_msg_dispatch(ln, msg, lnet_cpt_of_peer(ln, &msg->target.nid), LNET_STEP_SEND_SELECT);
 	return true;
 }
 
@@ -479,7 +479,7 @@ lnet_ctl_peer_ni_health_set(const struct lnet_nid *nid, int value, char *err, si
 		return -EINVAL;
 	}
 	for (cpt = 0; cpt < a.ln->ncpts; cpt++) {
-		if (nid == NULL || cpt == lnet_cpt_of_nid(a.ln, nid)) {
+		if (nid == NULL || cpt == lnet_cpt_of_peer(a.ln, nid)) {
 			rt_lcore_call(a.ln->cpts[cpt]->lcore, lnet_health_set_on_cpt, &a);
 		}
 	}

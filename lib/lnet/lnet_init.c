@@ -648,6 +648,15 @@ lnet_counters_reset_on_cpt(void *arg)
 	memset(c, 0, sizeof(*c));
 	c->msgs_alloc = gauge;
 	c->msgs_max = lnet_msg_alive_home(cpt);
+	lnet_hop_counts_reset_self(cpt->ln);
+	return 0;
+}
+
+/* The management lcore's hop counts, on it. */
+static int
+lnet_counters_reset_on_mgmt(void *arg)
+{
+	lnet_hop_counts_reset_self(arg);
 	return 0;
 }
 
@@ -667,7 +676,7 @@ lnet_counters_reset(void)
 			return rc;
 		}
 	}
-	return 0;
+	return rt_lcore_call(rt_mgmt_lcore(ln->rt), lnet_counters_reset_on_mgmt, ln);
 }
 
 const char *

@@ -170,9 +170,13 @@ enum lnet_stats_kind {
  * One CPT's slot of those counts: one cache line, written only by that
  * CPT's lcore with plain adds (no atomic RMW, no line shared with another
  * writer); readers sum the slots of every CPT. 32 bits, as the kernel's.
+ * The line's last word is that lcore's round-robin turn of the NI or peer
+ * NI (the kernel's ni_seq, lpni_seq), which only that lcore's selection
+ * reads (lnet_send_mr.c).
  */
 struct lnet_msg_stats {
 	uint32_t n[LNET_STATS_KINDS][LNET_STATS_NTYPES];
+	uint32_t rr_seq;
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct lnet_msg_stats) == 64, "one cache line per CPT");
@@ -263,14 +267,13 @@ struct lnet_ni {
 	struct lnet_ni_tunables tun;
 	char ifname[LNET_CTL_IFNAMSIZ];
 	int dev_cpt;              /* CPT of the device's NUMA node, -1 (CFS_CPT_ANY) unknown */
-	uint64_t sel_seq;         /* round robin (the kernel's ni_seq): TSC of its last send, relaxed */
 	uint64_t last_ping_us;    /* atomic: a ping from another node came (the kernel's net_last_alive) */
 	/* UDSP priorities of the NI and of its net (lnet_udsp_ctl.c): set by
 	 * mgmt before the NI is published, or followed by an ni_state_gen bump. */
 	uint32_t udsp_prio;
 	uint32_t udsp_net_prio;
 	struct lnet_tx_queue tq;  /* owned by cpt */
-	struct lnet_msg_stats *stats; /* ncpts slots, slot i written by CPT i only */
+	struct lnet_msg_stats *stats; /* ncpts slots, slot i written by CPT i only (its rr_seq too) */
 	void *lnd_data;
 	const struct lnet_ctl_lnd_tunables *lnd_tun; /* valid during startup() only */
 	/*
@@ -371,10 +374,6 @@ struct lnet_peer_ni {
 	 * peer is always sent from (the kernel's lpni_pref). */
 	uint64_t *rr;             /* [rr_cap]: the peer nets' seqs */
 	uint16_t rr_cap;
-	/* Round robin among the peer's NIs (the kernel's lpni_seq): when a
-	 * message last went to this NID, a TSC stamp written (relaxed) by
-	 * whichever lcore sends to it, read by selection anywhere. */
-	uint64_t sel_seq;
 	struct lnet_nid pref;
 	bool has_pref;
 	struct lnet_sel_pview *selv; /* the peer as selection sees it from this NID, cached */
@@ -393,6 +392,7 @@ struct lnet_peer_ni {
 	 */
 	struct lnet_msg_stats *stats;
 	struct lnet_health health;
+	uint16_t cpt;             /* the shard it lives in (lnet_cpt_of_peer when made): its owner */
 };
 
 enum lnet_peer_last {
@@ -479,6 +479,7 @@ struct lnet_msg {
 	int status;
 	bool tx;                  /* an outgoing message */
 	bool rx_committed;
+	bool rx_consumed;         /* rx: the LND is done with it (an ACK taken on its NI's lcore) */
 	bool tx_committed;
 	bool ack_pending;         /* PUT received: send ACK after the event */
 	bool txcredit;            /* holds an NI tx credit */
@@ -530,6 +531,24 @@ struct lnet_msg {
 };
 
 /* ---- per-CPT state --------------------------------------------------- */
+
+/*
+ * Ring hops (lcore changes) an lcore made, by the kind of the message that
+ * made them (lnet_hop_count, lnet_cpt.c): one cache line per lcore, written
+ * by that lcore alone; readers sum the lcores' (lnet_ctl_hops_get).
+ */
+enum lnet_hop_kind {
+	LNET_HOP_PUT = 0,
+	LNET_HOP_GET,
+	LNET_HOP_ACK,
+	LNET_HOP_REPLY,
+	LNET_HOP_FWD,             /* a message this router forwards, whatever its type */
+	LNET_HOP_KINDS,
+};
+
+struct lnet_hop_counts {
+	uint64_t n[LNET_HOP_KINDS];
+} __attribute__((aligned(64)));
 
 /* One router buffer pool of a CPT (lnet_rtr_pool.c), owned by its data lcore. */
 struct lnet_rtr_pool {
@@ -594,6 +613,7 @@ struct lnet_cpt {
 	struct rt_timer fault_timer;
 	uint32_t fault_rand;                /* the fault rules' random state on this lcore */
 	struct lnet_rtr_pool rtr[3];        /* lnet_router.c: tiny, small, large */
+	struct lnet_hop_counts hops;        /* ring hops this lcore made */
 };
 
 /* ---- event queues ------------------------------------------------------- */
@@ -681,6 +701,7 @@ struct lnet {
 	struct lnet_ping_buf_list ping_bufs;  /* mgmt: posted or draining, not retired */
 	struct lnet_handle_md ping_mdh;
 	struct rt_outbox mgmt_outbox;    /* mgmt: its hand-offs the CPTs' rings refused */
+	struct lnet_hop_counts mgmt_hops; /* mgmt: ring hops the management lcore made */
 	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
 	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal state changes, or the NI table */
 	/*
@@ -750,6 +771,10 @@ struct lnet_cpt *lnet_cpt_get(struct lnet *ln, unsigned int cpt);
 void lnet_msg_step_on(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_msg_dispatch_away(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt);
 void lnet_msg_run_step(void *arg);
+/* The calling lcore (a data lcore or mgmt) sends @p msg, or a note of it, to another lcore. */
+void lnet_hop_count(struct lnet *ln, const struct lnet_msg *msg);
+/* Zero the calling lcore's hop counts (stats reset, run on each lcore). */
+void lnet_hop_counts_reset_self(struct lnet *ln);
 int lnet_call_on_cpt(struct lnet *ln, unsigned int cpt, rt_call_fn fn, void *ctx);
 
 /* lnet_md.c */
@@ -812,8 +837,8 @@ int lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_pe
 			const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst,
 			struct lnet_nid *nexthop, struct lnet_peer_ni **nexthop_lpni);
 void lnet_sel_cache_free(struct lnet_sel_cache *sc);
-/* A response leaves on @p ni to @p lpni: it takes its turn as a send would (lnet_handle_send). */
-void lnet_sel_stamp_response(struct lnet_ni *ni, struct lnet_peer_ni *lpni);
+/* A response leaves on @p ni to @p lpni: it takes @p c's turn as a send would (lnet_handle_send). */
+void lnet_sel_stamp_response(struct lnet_cpt *c, struct lnet_ni *ni, struct lnet_peer_ni *lpni);
 
 /* Cached peer views are stale from here (release: what was changed is seen with the new value). */
 static inline void
@@ -1065,7 +1090,6 @@ void lnet_rsp_untrack(struct lnet_cpt *c, struct lnet_libmd *md);
 /* lnet_credits.c */
 bool lnet_credits_take_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg);
 struct lnet_msg *lnet_credits_return_peer(struct lnet_peer_ni *lpni, struct lnet_msg *msg);
-struct lnet_msg *lnet_credits_return_peer_bytes(struct lnet_peer_ni *lpni, uint64_t bytes);
 uint64_t lnet_credits_msg_bytes(const struct lnet_msg *msg);
 bool lnet_credits_take_ni(struct lnet_ni *ni, struct lnet_msg *msg);
 struct lnet_msg *lnet_credits_return_ni(struct lnet_ni *ni, struct lnet_msg *msg);
@@ -1190,11 +1214,51 @@ lnet_msg_step_run(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_msg_step s
 	}
 }
 
+/*
+ * Test builds (the sanitizer builds every test runs): abort unless the
+ * caller runs on the lcore of CPT @p cpt, the owner of the state it is
+ * about to write (credit queues, peer NIs, MDs, selection views:
+ * ARCHITECTURE.md "Cores and ownership"). Release builds: nothing.
+ */
+#ifdef __SANITIZE_ADDRESS__
+#define LNET_OWNER_ASSERT(ln, cpt) lnet_owner_assert((ln), (cpt), __func__)
+#else
+#define LNET_OWNER_ASSERT(ln, cpt) ((void)(ln), (void)(cpt))
+#endif
+
+__attribute__((noreturn, cold)) void lnet_owner_violation(unsigned int cpt, const char *fn);
+
+static inline void
+lnet_owner_assert(const struct lnet *ln, unsigned int cpt, const char *fn)
+{
+	if (unlikely(rt_lcore_self() != ln->cpts[cpt]->lcore)) {
+		lnet_owner_violation(cpt, fn);
+	}
+}
+
 /* The CPT of @p nid's peer state; one CPT (no hash to take) is decided inline. */
 static inline unsigned int
 lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid)
 {
 	return ln->ncpts <= 1 ? 0 : lnet_nid_cpt_hash(nid, ln->ncpts);
+}
+
+/*
+ * The CPT owning @p nid's peer NI (its credits, queues and counts): the
+ * CPT of our NI on its net, so that receiving from it, its peer step and
+ * the LND's work run on one lcore, as the kernel keeps peer NIs per net per
+ * CPT. When a net's NIs span CPTs, one of theirs by NID hash: a message to
+ * or from that peer NI through another of them crosses once more. A NID on
+ * a net we have no NI on (behind a gateway): by NID hash. A peer NI made
+ * before net add/del moved its net keeps its shard (lnet_peer_ni.cpt);
+ * lookups by NID make one in the new shard.
+ */
+unsigned int lnet_cpt_of_peer_net(struct lnet *ln, const struct lnet_nid *nid);
+
+static inline unsigned int
+lnet_cpt_of_peer(struct lnet *ln, const struct lnet_nid *nid)
+{
+	return ln->ncpts <= 1 ? 0 : lnet_cpt_of_peer_net(ln, nid);
 }
 
 /*
@@ -1219,17 +1283,14 @@ lnet_msg_dispatch(struct lnet *ln, struct lnet_msg *msg, unsigned int dst_cpt,
 /*
  * lnet_msg_dispatch() from a step running on @p c's own lcore (every step
  * and LNet's work on a CPT have theirs): which lcore this is, is known
- * without asking. The sanitizer builds every test runs check that it is.
+ * without asking. The sanitizer builds every test runs check that it is
+ * (LNET_OWNER_ASSERT).
  */
 static inline void
 lnet_msg_dispatch_c(struct lnet_cpt *c, struct lnet_msg *msg, unsigned int dst_cpt,
 		    enum lnet_msg_step step)
 {
-#ifdef __SANITIZE_ADDRESS__
-	if (rt_lcore_self() != c->lcore) {
-		abort();
-	}
-#endif
+	LNET_OWNER_ASSERT(c->ln, c->cpt);
 	msg->step = step;
 	if (likely(dst_cpt == c->cpt)) {
 		lnet_msg_step_run(c, msg, step);

@@ -160,7 +160,9 @@ LNP_API void lnet_ni_count_error(struct lnet_ni *ni);
  * On the NI's lcore: @p msg is written whole to the wire, but the LND
  * completes it later (once the peer acknowledged it). Its NI and peer NI
  * credits go back now, as the kernel's are once its LND took the bytes, so
- * what waits for them moves on and the credit counts read as the kernel's.
+ * what waits for them moves on and the credit counts read as the kernel's;
+ * a peer NI kept on another CPT (a net whose NIs span CPTs) gets its
+ * credit back at completion instead.
  */
 LNP_API void lnet_msg_on_wire(struct lnet_msg *msg);
 

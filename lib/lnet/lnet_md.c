@@ -285,6 +285,7 @@ lnet_md_active(const struct lnet_libmd *md)
 void
 lnet_md_unlink(struct lnet_cpt *c, struct lnet_libmd *md)
 {
+	LNET_OWNER_ASSERT(c->ln, md->cpt);
 	if ((md->flags & LNET_MD_FLAG_ZOMBIE) != 0) {
 		return;
 	}
@@ -299,6 +300,7 @@ void
 lnet_md_attach_msg(struct lnet_libmd *md, struct lnet_msg *msg, unsigned int offset,
 		   unsigned int mlength)
 {
+	LNET_OWNER_ASSERT(msg->ln, md->cpt);
 	msg->md = md;
 	msg->md_cpt = md->cpt;
 	msg->offset = offset;
@@ -318,6 +320,7 @@ lnet_md_attach_msg(struct lnet_libmd *md, struct lnet_msg *msg, unsigned int off
 void
 lnet_md_release(struct lnet_cpt *c, struct lnet_libmd *md)
 {
+	LNET_OWNER_ASSERT(c->ln, md->cpt);
 	if (md->refcount != 0) {
 		return;
 	}

@@ -109,6 +109,7 @@ lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c, const struct lnet_nid *nid,
 		return NULL;
 	}
 	lpni->nid = *nid;
+	lpni->cpt = c->cpt;
 	lnet_health_init(&lpni->health, LNET_MAX_HEALTH_VALUE);
 	lpni->txcredits = ni != NULL ? ni->tun.peer_tx_credits : 0; /* remote: none, as the kernel's */
 	lpni->mintxcredits = lpni->txcredits;
@@ -124,4 +125,26 @@ lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c, const struct lnet_nid *nid,
 		lnet_peer_dir_learn(c->ln, nid, lpni);
 	}
 	return lpni;
+}
+
+unsigned int
+lnet_cpt_of_peer_net(struct lnet *ln, const struct lnet_nid *nid)
+{
+	const struct lnet_ni_table *t = lnet_ni_table_get(ln);
+	uint32_t net = lnet_nid_net(nid);
+	unsigned int cpts[LNP_MAX_CPTS];
+	unsigned int n = 0;
+	unsigned int i;
+
+	for (i = 0; t != NULL && i < t->nnis; i++) {
+		const struct lnet_ni *ni = t->nis[i];
+
+		if (ni->net_id == net && !ni->any_cpt && n < LNP_MAX_CPTS) {
+			cpts[n++] = ni->cpt;
+		}
+	}
+	if (likely(n == 1)) {
+		return cpts[0];
+	}
+	return n == 0 ? lnet_nid_cpt_hash(nid, ln->ncpts) : cpts[lnet_nid_cpt_hash(nid, n)];
 }

@@ -884,7 +884,7 @@ lnet_peer_want_lpnis(struct lnet_peer_dir *d, struct lnet_peer *p)
 			return; /* made when traffic first goes there instead */
 		}
 		*l = (struct lnet_peer_learn){ .ln = d->ln, .nid = p->nis[i] };
-		rt_hop_send(&l->hop, d->ln->cpts[lnet_cpt_of_nid(d->ln, &p->nis[i])]->lcore,
+		rt_hop_send(&l->hop, d->ln->cpts[lnet_cpt_of_peer(d->ln, &p->nis[i])]->lcore,
 			      lnet_peer_ni_ensure_on_cpt, l);
 	}
 }
@@ -1167,7 +1167,7 @@ lnet_ctl_peer_ni_state(const struct lnet_nid *nid, struct lnet_ctl_peer_ni *out)
 	if (a.ln == NULL) {
 		return -ENETDOWN;
 	}
-	return rt_lcore_call(a.ln->cpts[lnet_cpt_of_nid(a.ln, nid)]->lcore,
+	return rt_lcore_call(a.ln->cpts[lnet_cpt_of_peer(a.ln, nid)]->lcore,
 			     lnet_peer_ni_state_on_cpt, &a);
 }
 

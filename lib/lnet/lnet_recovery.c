@@ -342,7 +342,7 @@ lnet_rec_ping(struct lnet_recovery *r, enum lnet_rec_kind kind, struct lnet_heal
 	p->kind = kind;
 	p->lpni = kind == LNET_REC_PEER ? lnet_rec_lpni(h) : NULL;
 	p->nid = kind == LNET_REC_PEER ? p->lpni->nid : lnet_rec_ni(h)->nid;
-	cpt = kind == LNET_REC_PEER ? lnet_cpt_of_nid(ln, &p->nid) : lnet_rec_ni(h)->cpt;
+	cpt = kind == LNET_REC_PEER ? p->lpni->cpt : lnet_rec_ni(h)->cpt;
 	if (rt_lcore_send_msg(ln->cpts[cpt]->lcore, lnet_rec_ping_start, p) != 0) {
 		free(p);
 		return;

@@ -71,6 +71,15 @@ lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action actio
 		lnet_rx_recv_run(c, msg);
 		return;
 	}
+	if (unlikely(msg->rx_consumed)) {
+		/* An ACK the LND is done with (lnet_rx_consume_ack, never on its NI's lcore): it ends here. */
+		if (action == LNET_RX_DROP) {
+			lnet_msg_free(msg);
+		} else {
+			lnet_finalize(msg, 0); /* as the LND's recv of a header-only message */
+		}
+		return;
+	}
 	lnet_msg_dispatch_c(c, msg, ni->cpt, LNET_STEP_RX_RECV);
 }
 
@@ -115,6 +124,26 @@ lnet_hdr_for_me(struct lnet *ln, struct lnet_ni *ni, const struct lnet_hdr *h)
 	return false;
 }
 
+/*
+ * An ACK or REPLY for an MD on another lcore. An ACK has no payload, so
+ * the LND is done with it here, on its NI's lcore, as with a GET
+ * (LNET_RX_GET), and the MD's lcore completes it there instead of sending
+ * it back for the LND's recv. Out of line: the MD is on this lcore in the
+ * common case, which this costs no compare.
+ */
+static __attribute__((noinline)) void
+lnet_rx_md_away(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_ni *ni = msg->rxni;
+
+	if (msg->hdr.type == LNET_MSG_ACK && !ni->any_cpt && ni->cpt == c->cpt && ni->started) {
+		ni->lnd->recv(ni, msg->lnd_private, NULL, 0, NULL, 0, 0, 0);
+		msg->lnd_private = NULL;
+		msg->rx_consumed = true;
+	} /* else lo, or a peer NI on another CPT of a net spanning several: as before */
+	lnet_msg_dispatch_away(c->ln, msg, msg->md_cpt);
+}
+
 static inline __attribute__((always_inline)) void
 lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 {
@@ -139,7 +168,13 @@ lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 		return;
 	}
 	msg->md_cpt = (uint16_t)lnet_cookie_cpt(wmd->wh_object_cookie);
-	lnet_msg_dispatch_c(c, msg, msg->md_cpt, LNET_STEP_RX_MD);
+	LNET_OWNER_ASSERT(ln, c->cpt);
+	msg->step = LNET_STEP_RX_MD;
+	if (likely(msg->md_cpt == c->cpt)) {
+		lnet_rx_md_step(c, msg);
+		return;
+	}
+	lnet_rx_md_away(c, msg);
 }
 
 /*
@@ -173,6 +208,7 @@ lnet_rx_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_drop_rx(c, msg, "no memory for the sender's peer NI");
 		return;
 	}
+	LNET_OWNER_ASSERT(c->ln, msg->rxpeer->cpt); /* its counts, health, router credits are ours */
 	lnet_health_rx_alive(c, msg->rxpeer);
 	if (lnet_nid_net(&msg->hdr.src_nid) != lnet_nid_net(&msg->from)) {
 		/* through a gateway: one we hold dead is alive again (the kernel's lnet_parse) */
@@ -290,6 +326,6 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 	if (lnet_fault_rx_delay(c, msg)) {
 		return 0; /* a delay rule holds it */
 	}
-	lnet_msg_dispatch_c(c, msg, lnet_cpt_of_nid(ln, from), LNET_STEP_RX_PEER);
+	lnet_msg_dispatch_c(c, msg, lnet_cpt_of_peer(ln, from), LNET_STEP_RX_PEER);
 	return 0;
 }

@@ -4,8 +4,8 @@
  * table (route add/del, gateways as peers, their aliveness); the data
  * lcores read an immutable snapshot published by RCU, rebuilt whenever a
  * route, a gateway's composition or a route's state changes: a send to a
- * remote net reads it once, with no lock and no shared write but the
- * routes' round-robin stamps.
+ * remote net reads it once, with no lock and no write (each lcore keeps
+ * the routes' round-robin turns in its own selection view, lnet_send_mr.c).
  */
 #ifndef LNET_ROUTE_H
 #define LNET_ROUTE_H
@@ -30,7 +30,6 @@ struct lnet_route_view {
 	struct lnet_nid gw_nid;   /* as added */
 	struct lnet_nid gw_primary;
 	const struct lnet_peer_comp *gw; /* NULL: the gateway peer is not published yet */
-	uint64_t seq;             /* round robin: a TSC stamp, written relaxed by any lcore */
 };
 
 /* The published snapshot; routes grouped by remote net, nets sorted. */

@@ -67,6 +67,7 @@ lnet_fwd_rx_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_drop_rx(c, msg, "not a router");
 		return;
 	}
+	LNET_OWNER_ASSERT(c->ln, lpni->cpt);
 	msg->rtr_cpt = c->cpt;
 	msg->peerrtrcredit = true;
 	lpni->rtrcredits--;
@@ -144,6 +145,7 @@ lnet_fwd_done_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		}
 	}
 	if (msg->peerrtrcredit) {
+		LNET_OWNER_ASSERT(c->ln, lpni->cpt);
 		msg->peerrtrcredit = false;
 		lpni->rtrcredits++;
 		if (lpni->rtrcredits <= 0 && (next = TAILQ_FIRST(&lpni->rtrq)) != NULL) {
@@ -195,7 +197,7 @@ lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg)
 		msg->tx = true;
 		msg->disc_passed = true;  /* a router does not hold messages for discovery */
 		msg->src_param = LNET_ANY_NID;
-		lnet_msg_dispatch_c(c, msg, lnet_cpt_of_nid(c->ln, &msg->target.nid),
+		lnet_msg_dispatch_c(c, msg, lnet_cpt_of_peer(c->ln, &msg->target.nid),
 				  LNET_STEP_SEND_SELECT);
 		return;
 	} else {
@@ -215,6 +217,7 @@ lnet_fwd_drop_waiting(struct lnet_cpt *c, struct lnet_msg *msg, const char *why)
 	}
 	msg->rtrcredit = false;
 	if (msg->peerrtrcredit) {
+		LNET_OWNER_ASSERT(c->ln, msg->rxpeer->cpt);
 		msg->rxpeer->rtrcredits++;
 		msg->peerrtrcredit = false;
 	}

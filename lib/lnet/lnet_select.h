@@ -28,8 +28,9 @@
  * peer->nis[peer_ni] (0@lo through the loopback NI when LNET_SEL_LOOPBACK).
  * When stamp_seq is set the chosen path takes its turn, as the kernel's
  * lnet_handle_send gives the chosen NI, net, peer NI and peer net ever
- * growing sequence numbers (the wiring uses TSC reads: the same order, no
- * counter shared between lcores). When record_pref is set the peer NI
+ * growing sequence numbers (the wiring gives each lcore its own counter and
+ * its own slot of each NI's and peer NI's number: round robin per lcore, no
+ * counter or cache line shared between lcores). When record_pref is set the peer NI
  * keeps local->nis[ni].nid as its preferred NID (the wiring keeps it in the
  * destination's peer NI, ignored once the peer is Multi-Rail, as the
  * kernel's lnet_peer_clr_non_mr_pref_nids drops it). md_cpt: the caller's

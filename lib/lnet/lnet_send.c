@@ -59,7 +59,7 @@ lnet_send_addressed(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_ni_send(c, msg);
 		return;
 	}
-	msg->peer_cpt = (uint16_t)lnet_cpt_of_nid(c->ln, &msg->nexthop);
+	msg->peer_cpt = (uint16_t)lnet_cpt_of_peer(c->ln, &msg->nexthop);
 	lnet_msg_dispatch_c(c, msg, msg->peer_cpt, LNET_STEP_SEND_PEER);
 }
 
@@ -85,7 +85,7 @@ lnet_send_route(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_send_loopback(c, msg);
 		return;
 	}
-	lnet_msg_dispatch_c(c, msg, lnet_cpt_of_nid(c->ln, &msg->target.nid),
+	lnet_msg_dispatch_c(c, msg, lnet_cpt_of_peer(c->ln, &msg->target.nid),
 			  LNET_STEP_SEND_SELECT);
 }
 
@@ -187,8 +187,13 @@ lnet_send_response(struct lnet_cpt *c, struct lnet_msg *msg, const struct lnet_n
 void
 lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	/* Peer NIs live until shutdown: the one selection saw is still this NID's. */
-	struct lnet_peer_ni *lpni = msg->sel_lpni != NULL ? msg->sel_lpni :
+	/*
+	 * Peer NIs live until shutdown: the one selection saw is still this
+	 * NID's, and ours unless net add/del moved its net to another CPT
+	 * since it was made (then this shard's own).
+	 */
+	struct lnet_peer_ni *lpni = msg->sel_lpni != NULL && msg->sel_lpni->cpt == c->cpt ?
+				    msg->sel_lpni :
 				    lnet_peer_ni_find_or_create(c, &msg->nexthop, msg->txni);
 
 	msg->sel_lpni = NULL;
@@ -196,9 +201,10 @@ lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_send_fail(c, msg, -ENOMEM, "no memory for the peer");
 		return;
 	}
+	LNET_OWNER_ASSERT(c->ln, lpni->cpt);
 	msg->txpeer = lpni;
 	if (msg->hdr.type == LNET_MSG_ACK || msg->hdr.type == LNET_MSG_REPLY) {
-		lnet_sel_stamp_response(msg->txni, lpni);
+		lnet_sel_stamp_response(c, msg->txni, lpni);
 	}
 	if (!lnet_credits_take_peer(lpni, msg)) {
 		return; /* queued: sent when a credit comes back */
@@ -250,48 +256,24 @@ lnet_ni_send_now(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 }
 
-/* A peer credit going home to its shard, for a message the wire took. */
-struct lnet_credit_note {
-	struct rt_hop hop;
-	struct lnet *ln;
-	struct lnet_peer_ni *lpni;
-	uint64_t bytes;
-};
-
-static void
-lnet_credit_note_on_cpt(void *arg)
-{
-	struct lnet_credit_note *n = arg;
-	struct lnet_cpt *c = lnet_cpt_self(n->ln);
-	struct lnet_msg *next = lnet_credits_return_peer_bytes(n->lpni, n->bytes);
-
-	if (next != NULL) {
-		lnet_msg_dispatch(c->ln, next, next->txni->cpt, LNET_STEP_SEND_NI);
-	}
-	free(n);
-}
-
+/*
+ * The wire took @p msg: its peer credit goes back now when its peer NI is
+ * this lcore's (the NI's CPT, lnet_cpt_of_peer: the common case). A peer NI
+ * on another CPT (a net whose NIs span CPTs) gets it back when the message
+ * completes (FIN_PEER), which crosses there anyway: no note of its own.
+ */
 static void
 lnet_msg_on_wire_peer(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	struct lnet_credit_note *n;
 	struct lnet_msg *next;
 
-	if (msg->peer_cpt == c->cpt) {
-		next = lnet_credits_return_peer(msg->txpeer, msg);
-		if (next != NULL) {
-			lnet_msg_dispatch(c->ln, next, next->txni->cpt, LNET_STEP_SEND_NI);
-		}
+	if (msg->peer_cpt != c->cpt) {
 		return;
 	}
-	n = malloc(sizeof(*n));
-	if (n == NULL) {
-		return; /* it goes back when the message completes */
+	next = lnet_credits_return_peer(msg->txpeer, msg);
+	if (next != NULL) {
+		lnet_msg_dispatch(c->ln, next, next->txni->cpt, LNET_STEP_SEND_NI);
 	}
-	*n = (struct lnet_credit_note){ .ln = c->ln, .lpni = msg->txpeer,
-					.bytes = lnet_credits_msg_bytes(msg) };
-	msg->peertxcredit = false;
-	rt_hop_send(&n->hop, c->ln->cpts[msg->peer_cpt]->lcore, lnet_credit_note_on_cpt, n);
 }
 
 void

@@ -5,8 +5,14 @@
  * of the published NI table, rebuilt only when the table changes; the peer
  * view is the destination's published composition with the credits of its
  * peer NIs read as they are now. It runs in the destination NID's shard,
- * which owns that NID's peer NI and so its round robin over the peer's NIs
+ * which owns that NID's peer NI and so its round robin over the peer's nets
  * and the local NID a non-Multi-Rail peer is always sent from.
+ *
+ * Round robin is this lcore's own (the kernel's seqs, per lcore): its turns
+ * of local NIs and peer NIs are its slot of their per-CPT counts (rr_seq),
+ * its turns of routes are in its view; nothing is written into an NI, a
+ * peer NI or a route snapshot another lcore owns. One lcore's sends spread
+ * over the NIs and peer NIs as the kernel's do.
  *
  * Nothing here allocates or locks on a send, except the first time a view
  * grows (a bigger NI table, a peer with more NIDs than any before).
@@ -15,12 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_cycles.h>
-
 #include "lnet_internal.h"
 #include "lnet_route.h"
 
 struct lnet_sel_cache {
+	uint16_t cpt;                 /* its lcore's: the slot of rr_seq it reads and writes */
+	uint32_t clock;               /* this lcore's turns, ever growing; 32 bits as the kernel's ni_seq */
+	uint64_t *rt_seq;             /* the routes' turns, by index in the route snapshot of rt_gen */
+	unsigned int rt_seq_cap;
+	uint64_t rt_gen;
 	uint64_t epoch;               /* this build's, from ln->sel_epochs: what plans are made with */
 	/* ln->ni_state_gen it was built at: bumped by a new NI table too; health is read live */
 	uint32_t state_gen;
@@ -32,7 +41,8 @@ struct lnet_sel_cache {
 	unsigned int cap;             /* of nets, nis and ni */
 	/* scratch for the routes' view: the routes, their gateways' views */
 	struct lnet_sel_route *routes;
-	struct lnet_route_view **rviews;  /* routes[i]'s entry in the snapshot */
+	const struct lnet_route_view **rviews; /* routes[i]'s entry in the snapshot */
+	const struct lnet_route_table *rt_table; /* the snapshot of this send's routes view */
 	struct lnet_sel_peer *gws;
 	unsigned int rcap;
 	struct lnet_sel_net *gnets;
@@ -52,6 +62,7 @@ lnet_sel_cache_free(struct lnet_sel_cache *sc)
 	free(sc->dist);
 	free(sc->routes);
 	free(sc->rviews);
+	free(sc->rt_seq);
 	free(sc->gws);
 	free(sc->gnets);
 	free(sc->gnis);
@@ -180,6 +191,7 @@ lnet_sel_cache_build(struct lnet_cpt *c, uint32_t state_gen)
 		if (sc == NULL) {
 			return NULL;
 		}
+		sc->cpt = c->cpt;
 		c->sel = sc;
 	}
 	if (lnet_sel_cache_grow(sc, t->nnis) != 0 || lnet_sel_cache_dist(sc, c->ln) != 0) {
@@ -228,31 +240,35 @@ lnet_sel_rr(struct lnet_peer_ni *lpni, unsigned int n)
 	return rr;
 }
 
-/* When a message last went to this peer NI; 0 for one never used. */
+/* When this lcore last sent to this peer NI (its turn); 0 for one it never used. */
 static uint64_t
-lnet_sel_peer_seq(const struct lnet_peer_comp_ni *cni)
+lnet_sel_peer_seq(const struct lnet_sel_cache *sc, const struct lnet_peer_comp_ni *cni)
 {
-	return cni->lpni != NULL ? __atomic_load_n(&cni->lpni->sel_seq, __ATOMIC_RELAXED) : 0;
+	return cni->lpni != NULL ? cni->lpni->stats[sc->cpt].rr_seq : 0;
 }
 
 /*
  * The kernel stamps the chosen NI and peer NI with ever-growing sequence
- * numbers; a TSC read orders them the same way without a counter shared
- * between lcores.
+ * numbers; each lcore stamps its own slot of them from its own clock.
  */
 static void
-lnet_sel_stamp_ni(struct lnet_ni *ni, struct lnet_peer_ni *lpni, uint64_t now)
+lnet_sel_stamp_ni(const struct lnet_sel_cache *sc, struct lnet_ni *ni, struct lnet_peer_ni *lpni,
+		  uint32_t now)
 {
-	__atomic_store_n(&ni->sel_seq, now, __ATOMIC_RELAXED);
+	ni->stats[sc->cpt].rr_seq = now;
 	if (lpni != NULL) {
-		__atomic_store_n(&lpni->sel_seq, now, __ATOMIC_RELAXED);
+		lpni->stats[sc->cpt].rr_seq = now;
 	}
 }
 
 void
-lnet_sel_stamp_response(struct lnet_ni *ni, struct lnet_peer_ni *lpni)
+lnet_sel_stamp_response(struct lnet_cpt *c, struct lnet_ni *ni, struct lnet_peer_ni *lpni)
 {
-	lnet_sel_stamp_ni(ni, lpni, rte_rdtsc());
+	struct lnet_sel_cache *sc = c->sel;
+
+	if (sc != NULL) { /* else this lcore never selected: no turn to order against */
+		lnet_sel_stamp_ni(sc, ni, lpni, ++sc->clock);
+	}
 }
 
 /* Whether the local view has an NI on @p net. */
@@ -445,7 +461,7 @@ lnet_sel_peer_refresh_net(const struct lnet_sel_cache *sc, struct lnet_sel_pview
 
 		sp->health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH;
 		sp->tx_credits = lnet_sel_peer_credits(sc, &nis[i]);
-		sp->seq = lnet_sel_peer_seq(&nis[i]);
+		sp->seq = lnet_sel_peer_seq(sc, &nis[i]);
 		sp->avoid = avoid != NULL && pni == avoid;
 		sp->avoid_with = msg != NULL && msg->nfailed_paths != 0 ? lnet_sel_avoid_with(sc, msg, pni) : 0;
 		best = sp->health > best ? sp->health : best;
@@ -467,7 +483,7 @@ lnet_sel_local_refresh_net(struct lnet_sel_cache *sc, unsigned int j, const stru
 		struct lnet_sel_ni *sn = &sc->nis[i];
 
 		sn->tx_credits = __atomic_load_n(&lni->tq.credits, __ATOMIC_RELAXED);
-		sn->seq = __atomic_load_n(&lni->sel_seq, __ATOMIC_RELAXED);
+		sn->seq = lni->stats[sc->cpt].rr_seq;
 		sn->health = lnet_health_value(&lni->health);
 		sn->avoid = lni == avoid;
 		best = sn->health > best ? sn->health : best;
@@ -496,7 +512,7 @@ lnet_sel_routes_grow(struct lnet_sel_cache *sc, unsigned int nroutes, unsigned i
 {
 	if (nroutes > sc->rcap) {
 		struct lnet_sel_route *r = realloc(sc->routes, nroutes * sizeof(*r));
-		struct lnet_route_view **v;
+		const struct lnet_route_view **v;
 		struct lnet_sel_peer *g;
 
 		if (r != NULL) {
@@ -556,7 +572,7 @@ lnet_sel_gw_view(const struct lnet_sel_cache *sc, const struct lnet_peer_comp *g
 			.health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH,
 			.sel_prio = __atomic_load_n(&gw->nis[i].sel_prio, __ATOMIC_RELAXED),
 			.tx_credits = lnet_sel_peer_credits(sc, &gw->nis[i]),
-			.seq = lnet_sel_peer_seq(&gw->nis[i]),
+			.seq = lnet_sel_peer_seq(sc, &gw->nis[i]),
 			.txqnob = pni != NULL ? __atomic_load_n(&pni->txqnob, __ATOMIC_RELAXED) : 0,
 			.avoid = avoid != NULL && pni == avoid,
 		};
@@ -566,6 +582,30 @@ lnet_sel_gw_view(const struct lnet_sel_cache *sc, const struct lnet_peer_comp *g
 		nets[j].health = nis[i].health > nets[j].health ? nis[i].health : nets[j].health;
 	}
 	*view = (struct lnet_sel_peer){ nets, nis, gw->nnets, gw->nnis, gw->multi_rail };
+}
+
+/*
+ * This lcore's turns of the routes of snapshot @p t: kept while @p t is the
+ * one published, all 0 in a new one (as a new snapshot's routes start).
+ */
+static int
+lnet_sel_rt_seq(struct lnet_sel_cache *sc, const struct lnet_route_table *t)
+{
+	if (sc->rt_seq != NULL && sc->rt_gen == t->gen) {
+		return 0;
+	}
+	if (t->nroutes > sc->rt_seq_cap) {
+		uint64_t *s = realloc(sc->rt_seq, t->nroutes * sizeof(*s));
+
+		if (s == NULL) {
+			return -ENOMEM;
+		}
+		sc->rt_seq = s;
+		sc->rt_seq_cap = t->nroutes;
+	}
+	memset(sc->rt_seq, 0, t->nroutes * sizeof(*sc->rt_seq));
+	sc->rt_gen = t->gen;
+	return 0;
 }
 
 /* How many routes (and gateway NIs) lead to the peer's nets that are not ours. */
@@ -612,24 +652,25 @@ lnet_sel_routes_view(struct lnet_sel_cache *sc, const struct lnet_route_table *t
 		return NULL;
 	}
 	lnet_sel_routes_count(sc, t, peer, &nr, &ngw);
-	if (nr == 0 || lnet_sel_routes_grow(sc, nr, ngw) != 0) {
+	if (nr == 0 || lnet_sel_routes_grow(sc, nr, ngw) != 0 || lnet_sel_rt_seq(sc, t) != 0) {
 		return NULL;
 	}
 	out->nr_routes = 0;
+	sc->rt_table = t;
 	for (i = 0; i < peer->nr_nets; i++) {
-		struct lnet_route_view *rv;
+		const struct lnet_route_view *rv;
 		unsigned int n;
 
 		if (lnet_sel_local_net(sc, peer->nets[i].net_id)) {
 			continue;
 		}
-		rv = (struct lnet_route_view *)lnet_route_find(t, peer->nets[i].net_id, &n);
+		rv = lnet_route_find(t, peer->nets[i].net_id, &n);
 		for (k = 0; k < n; k++) {
 			struct lnet_sel_route *r = &sc->routes[out->nr_routes];
 
 			*r = (struct lnet_sel_route){
 				.net = rv[k].net, .hops = rv[k].hops, .priority = rv[k].priority,
-				.seq = __atomic_load_n(&rv[k].seq, __ATOMIC_RELAXED),
+				.seq = sc->rt_seq[&rv[k] - t->routes],
 				.alive = rv[k].alive, .gw_primary = rv[k].gw_primary,
 			};
 			if (rv[k].gw != NULL) {
@@ -648,15 +689,15 @@ lnet_sel_routes_view(struct lnet_sel_cache *sc, const struct lnet_route_table *t
 /* A routed send's turns: the route, the gateway's peer NI, the final destination. */
 static void
 lnet_sel_apply_routed(struct lnet_sel_cache *sc, const struct lnet_sel_result *res,
-		      const struct lnet_peer_comp *comp, uint64_t now)
+		      const struct lnet_peer_comp *comp, uint32_t now)
 {
-	struct lnet_route_view *rv = sc->rviews[res->route];
+	const struct lnet_route_view *rv = sc->rviews[res->route];
 	const struct lnet_peer_comp *gw = rv->gw;
 
-	__atomic_store_n(&rv->seq, now, __ATOMIC_RELAXED);
-	lnet_sel_stamp_ni(sc->ni[res->ni], gw->nis[res->gw_ni].lpni, now);
+	sc->rt_seq[rv - sc->rt_table->routes] = now;
+	lnet_sel_stamp_ni(sc, sc->ni[res->ni], gw->nis[res->gw_ni].lpni, now);
 	if (comp != NULL && comp->nis[res->peer_ni].lpni != NULL) {
-		__atomic_store_n(&comp->nis[res->peer_ni].lpni->sel_seq, now, __ATOMIC_RELAXED);
+		comp->nis[res->peer_ni].lpni->stats[sc->cpt].rr_seq = now;
 	}
 }
 
@@ -665,9 +706,10 @@ static void
 lnet_sel_apply(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni, struct lnet_sel_pview *pv,
 	       uint64_t *rr, const struct lnet_peer_comp *comp, const struct lnet_sel_result *res)
 {
-	uint64_t now = rte_rdtsc();
+	uint32_t now;
 
 	if (res->stamp_seq) {
+		now = ++sc->clock;
 		if (rr != NULL) {
 			rr[res->peer_net] = now;
 		}
@@ -675,7 +717,7 @@ lnet_sel_apply(struct lnet_sel_cache *sc, struct lnet_peer_ni *lpni, struct lnet
 		if (res->send_case & LNET_SEL_ROUTED) {
 			lnet_sel_apply_routed(sc, res, comp, now);
 		} else {
-			lnet_sel_stamp_ni(sc->ni[res->ni],
+			lnet_sel_stamp_ni(sc, sc->ni[res->ni],
 					  comp != NULL ? comp->nis[res->peer_ni].lpni : lpni, now);
 		}
 	}
@@ -780,6 +822,8 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 	int md_cpt;
 	int rc;
 
+	/* This lcore's view, and the destination's round robin over its nets and sticky NID. */
+	LNET_OWNER_ASSERT(c->ln, lpni->cpt);
 	if (sc == NULL || (pv = lnet_sel_pview_get(c->ln, lpni, comp)) == NULL) {
 		return -ENOMEM;
 	}

@@ -344,7 +344,7 @@ LNP_API unsigned int rt_runtime_poll_until_idle(struct rt_runtime *rt, unsigned 
 
 /** Copy of @p lc's counters. */
 LNP_API void rt_lcore_stats_get(const struct rt_lcore *lc, struct rt_lcore_stats *out);
-/** Start measuring max_gap_us again (any thread). */
+/** Start measuring max_gap_us again (any thread: a request @p lc applies at its next iteration). */
 LNP_API void rt_lcore_gap_reset(struct rt_lcore *lc);
 /** Copy of what the stall watchdog saw of @p lc (zeros for NULL). */
 LNP_API void rt_lcore_stalls_get(const struct rt_lcore *lc, struct rt_lcore_stalls *out);

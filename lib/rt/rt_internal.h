@@ -107,6 +107,10 @@ struct rt_lcore {
 	unsigned int skipped;       /* POLLED: rounds skipped since last polled */
 	uint64_t now_us;            /* the clock as its current (or last) iteration read it */
 	uint64_t seen_sleeps;       /* its thread's sleeps at its last iteration */
+	/* max_gap_us starts again (rt_lcore_gap_reset): a request any thread makes, which the
+	 * lcore applies at its next iteration, so only the lcore writes its stats. */
+	uint32_t gap_reset_req;     /* atomic: any thread bumps it */
+	uint32_t gap_reset_done;    /* the lcore's: the last request it applied */
 	struct rt_lcore_stats stats;
 	struct rt_beat beat;
 	struct rt_lcore_stalls stalls; /* written by the watchdog only */

@@ -208,7 +208,12 @@ static inline void
 rt_lcore_gap(struct rt_lcore *lc, uint64_t now)
 {
 	uint64_t sleeps = lc->waiter != NULL ? lc->waiter->sleeps : 0;
+	uint32_t reset = __atomic_load_n(&lc->gap_reset_req, __ATOMIC_RELAXED);
 
+	if (unlikely(reset != lc->gap_reset_done)) {
+		__atomic_store_n(&lc->gap_reset_done, reset, __ATOMIC_RELAXED); /* the gap ending now counts */
+		__atomic_store_n(&lc->stats.max_gap_us, 0, __ATOMIC_RELAXED);
+	}
 	if (lc->now_us != 0 && now > lc->now_us && sleeps == lc->seen_sleeps &&
 	    now - lc->now_us > __atomic_load_n(&lc->stats.max_gap_us, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&lc->stats.max_gap_us, now - lc->now_us, __ATOMIC_RELAXED);
@@ -340,7 +345,11 @@ rt_lcore_stats_get(const struct rt_lcore *lc, struct rt_lcore_stats *out)
 	out->timers = __atomic_load_n(&lc->stats.timers, __ATOMIC_RELAXED);
 	out->send_full = __atomic_load_n(&lc->stats.send_full, __ATOMIC_RELAXED);
 	out->sleeps = lc->waiter != NULL ? __atomic_load_n(&lc->waiter->sleeps, __ATOMIC_RELAXED) : 0;
-	out->max_gap_us = __atomic_load_n(&lc->stats.max_gap_us, __ATOMIC_RELAXED);
+	/* A reset the lcore has not applied yet: no gap measured since it. */
+	out->max_gap_us = __atomic_load_n(&lc->gap_reset_req, __ATOMIC_RELAXED) !=
+					  __atomic_load_n(&lc->gap_reset_done, __ATOMIC_RELAXED)
+				  ? 0
+				  : __atomic_load_n(&lc->stats.max_gap_us, __ATOMIC_RELAXED);
 	out->oversleeps = lc->waiter != NULL ? __atomic_load_n(&lc->waiter->oversleeps, __ATOMIC_RELAXED) : 0;
 	out->oversleep_longest_us =
 		lc->waiter != NULL ? __atomic_load_n(&lc->waiter->oversleep_longest_us, __ATOMIC_RELAXED) : 0;
@@ -349,7 +358,7 @@ rt_lcore_stats_get(const struct rt_lcore *lc, struct rt_lcore_stats *out)
 void
 rt_lcore_gap_reset(struct rt_lcore *lc)
 {
-	__atomic_store_n(&lc->stats.max_gap_us, 0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&lc->gap_reset_req, 1, __ATOMIC_RELAXED);
 }
 
 /*

@@ -1060,7 +1060,7 @@ node_rec_load_on_cpt(void *arg)
 
 		lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(LNET_LND_SOCK, 0),
 					     (127U << 24) | (1U << 16) | (i / 250 << 8) | (i % 250 + 1)), &nid);
-		if (lnet_cpt_of_nid(a->ln, &nid) != c->cpt ||
+		if (lnet_cpt_of_peer(a->ln, &nid) != c->cpt ||
 		    (lpni = lnet_peer_ni_find_or_create(c, &nid, ni)) == NULL) {
 			continue;
 		}
