@@ -268,9 +268,9 @@ test_initiator_put_ack(void **state)
 	assert_int_equal(ut_event().type, LNET_EVENT_ACK);
 	/*
 	 * PUT: to tcp's lcore, back for its SEND event; ACK: the LND done with
-	 * it on tcp's lcore, to the MD's for the event, home to be freed.
+	 * it on tcp's lcore, to the MD's for the event, freed there (pools).
 	 */
-	expect_hops("initiator PUT+ACK", (struct lnet_ctl_hops){ .put = 2, .ack = 2 });
+	expect_hops("initiator PUT+ACK", (struct lnet_ctl_hops){ .put = 2, .ack = 1 });
 
 	/* The same ACK again: its MD is gone (2 events), so it is dropped, counted, and freed. */
 	deliver(&ack, 0);
@@ -299,8 +299,8 @@ test_initiator_get_reply(void **state)
 	reply.msg.reply.dst_wmd = last_sent()->hdr.msg.get.return_wmd;
 	deliver(&reply, 8);
 	assert_int_equal(ut_event().type, LNET_EVENT_REPLY);
-	/* REPLY: to the MD's lcore, back for the LND's recv into it, to the MD's for the event, home */
-	expect_hops("initiator GET+REPLY", (struct lnet_ctl_hops){ .get = 2, .reply = 4 });
+	/* REPLY: to the MD's lcore, back for the LND's recv into it, to the MD's for the event */
+	expect_hops("initiator GET+REPLY", (struct lnet_ctl_hops){ .get = 2, .reply = 3 });
 }
 
 /* A wildcard MD on H_PORTAL (matched on CPT 1) taking PUTs and GETs. */
@@ -358,8 +358,8 @@ test_target_get_reply(void **state)
 	deliver(&get, 0);
 	assert_int_equal(ut_event().type, LNET_EVENT_GET);
 	assert_int_equal(last_sent()->hdr.type, LNET_MSG_REPLY);
-	/* GET: matched on CPT 1, its recv on tcp's; REPLY: completes on CPT 1, freed on tcp's */
-	expect_hops("target GET+REPLY", (struct lnet_ctl_hops){ .get = 2, .reply = 2 });
+	/* GET: matched on CPT 1, its recv on tcp's; REPLY: completes on CPT 1, freed there */
+	expect_hops("target GET+REPLY", (struct lnet_ctl_hops){ .get = 2, .reply = 1 });
 }
 
 /* Router: a PUT from PA@tcp (CPT 0) for PB@tcp1 (CPT 1), forwarded unchanged. */
