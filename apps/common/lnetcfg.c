@@ -13,9 +13,18 @@
 #include "lnetcfg.h"
 
 const char *const lnetcfg_global_keys[] = {
-	"numa_range", "max_interfaces", "discovery", "drop_asym_route", "retry_count",
-	"transaction_timeout", "health_sensitivity", "recovery_interval",
-	"router_sensitivity", "lnd_timeout", "response_tracking", "recovery_limit",
+	"numa_range",
+	"max_interfaces",
+	"discovery",
+	"drop_asym_route",
+	"retry_count",
+	"transaction_timeout",
+	"health_sensitivity",
+	"recovery_interval",
+	"router_sensitivity",
+	"lnd_timeout",
+	"response_tracking",
+	"recovery_limit",
 	"max_recovery_ping_interval",
 	"lnet_selftest", /* lnetd-pmd's extension: its lnet_selftest service, 0 or 1 */
 };
@@ -90,18 +99,17 @@ lnetcfg_at(const yaml_node_t *n)
 	return l;
 }
 
-#define LNETCFG_ERR(d, node, ...)                                     \
-	do {                                                          \
-		struct lnetcfg_loc _l = lnetcfg_at(node);             \
-		lnetcfg_error((d)->cfg, &_l, __VA_ARGS__);            \
+#define LNETCFG_ERR(d, node, ...)                          \
+	do {                                               \
+		struct lnetcfg_loc _l = lnetcfg_at(node);  \
+		lnetcfg_error((d)->cfg, &_l, __VA_ARGS__); \
 	} while (0)
 
 /*
  * What the kernel's import says of the error about to be reported, when
  * it is the file's first: its errno and descr (lnetcfg.h, kerr).
  */
-static void
-lnetcfg_kerr(struct lnetcfg_doc *d, int err, bool silent, const char *fmt, ...)
+static void lnetcfg_kerr(struct lnetcfg_doc *d, int err, bool silent, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 static void
@@ -249,8 +257,7 @@ lnetcfg_ni_init(struct lnetcfg_ni *ni, uint32_t net)
 {
 	memset(ni, 0, sizeof(*ni));
 	ni->net = net;
-	ni->peer_timeout = ni->peer_credits = ni->peer_buffer_credits = ni->credits =
-		LNETCFG_UNSET;
+	ni->peer_timeout = ni->peer_credits = ni->peer_buffer_credits = ni->credits = LNETCFG_UNSET;
 	ni->conns_per_peer = ni->lnd_timeout = ni->tos = ni->cpt = LNETCFG_UNSET;
 }
 
@@ -288,12 +295,18 @@ static void
 lnetcfg_tunables(struct lnetcfg_doc *d, const yaml_node_t *m, struct lnetcfg_ni *ni)
 {
 	static const char *const keys[] = {
-		"peer_timeout", "peer_credits", "peer_buffer_credits", "credits",
+		"peer_timeout",
+		"peer_credits",
+		"peer_buffer_credits",
+		"credits",
 	};
 	static const long lo[] = { 0, 0, 0, 0 };
 	static const long hi[] = { 1000000, 1000000, 1000000, 1000000 };
 	int *const vals[] = {
-		&ni->peer_timeout, &ni->peer_credits, &ni->peer_buffer_credits, &ni->credits,
+		&ni->peer_timeout,
+		&ni->peer_credits,
+		&ni->peer_buffer_credits,
+		&ni->credits,
 	};
 
 	lnetcfg_ints(d, m, "tunables", keys, vals, 4, lo, hi);
@@ -321,7 +334,8 @@ lnetcfg_interfaces(struct lnetcfg_doc *d, const yaml_node_t *m, struct lnetcfg_i
 {
 	yaml_node_pair_t *p;
 
-	if (m->type != YAML_MAPPING_NODE || m->data.mapping.pairs.top == m->data.mapping.pairs.start) {
+	if (m->type != YAML_MAPPING_NODE ||
+	    m->data.mapping.pairs.top == m->data.mapping.pairs.start) {
 		LNETCFG_ERR(d, m, "interfaces: expected a mapping such as \"0: eth0\"");
 		return;
 	}
@@ -417,8 +431,8 @@ lnetcfg_add_nis(struct lnetcfg_doc *d, const yaml_node_t *at, const struct lnetc
  * statistics...): the kernel's import skips them, so does this one.
  */
 static void
-lnetcfg_ni_key(struct lnetcfg_doc *d, const char *k, const yaml_node_t *vn,
-	       struct lnetcfg_ni *ni, struct lnetcfg_ifs *ifs)
+lnetcfg_ni_key(struct lnetcfg_doc *d, const char *k, const yaml_node_t *vn, struct lnetcfg_ni *ni,
+	       struct lnetcfg_ifs *ifs)
 {
 	if (strcmp(k, "interfaces") == 0) {
 		lnetcfg_interfaces(d, vn, ifs);
@@ -559,7 +573,8 @@ lnetcfg_rule_add(struct lnetcfg_doc *d, const yaml_node_t *m, const char *what, 
 	yaml_node_pair_t *p;
 	size_t off = strlen(rule);
 
-	if (m->type != YAML_MAPPING_NODE || m->data.mapping.pairs.top == m->data.mapping.pairs.start) {
+	if (m->type != YAML_MAPPING_NODE ||
+	    m->data.mapping.pairs.top == m->data.mapping.pairs.start) {
 		LNETCFG_ERR(d, m, "%s: expected a mapping such as \"0: ...\"", what);
 		return false;
 	}
@@ -567,7 +582,8 @@ lnetcfg_rule_add(struct lnetcfg_doc *d, const yaml_node_t *m, const char *what, 
 		const yaml_node_t *vn = lnetcfg_node(d, p->value);
 		const char *v = lnetcfg_scalar(vn);
 
-		if (v == NULL || v[0] == '\0' || !lnetcfg_rule_word(v) || off + strlen(v) + 2 >= len) {
+		if (v == NULL || v[0] == '\0' || !lnetcfg_rule_word(v) ||
+		    off + strlen(v) + 2 >= len) {
 			LNETCFG_ERR(d, vn, "%s: bad value", what);
 			return false;
 		}
@@ -678,8 +694,8 @@ lnetcfg_ip2net_apply(struct lnetcfg *cfg, const struct lnetcfg_ip2net *r,
 		return n;
 	}
 	for (i = 0; i < n; i++) {
-		struct lnetcfg_ni *slot = lnetcfg_grow(&cfg->nis, &cfg->nnis, &cfg->nis_cap,
-						       sizeof(*slot), 8);
+		struct lnetcfg_ni *slot =
+			lnetcfg_grow(&cfg->nis, &cfg->nnis, &cfg->nis_cap, sizeof(*slot), 8);
 
 		if (slot == NULL) {
 			lnetcfg_error(cfg, &r->base.at, "out of memory");
@@ -899,8 +915,7 @@ lnetcfg_udsp_priority(struct lnetcfg_doc *d, const yaml_node_t *vn, struct lnetc
 }
 
 static void
-lnetcfg_udsp_action(struct lnetcfg_doc *d, const yaml_node_t *m, struct lnetcfg_udsp *u,
-		    bool *seen)
+lnetcfg_udsp_action(struct lnetcfg_doc *d, const yaml_node_t *m, struct lnetcfg_udsp *u, bool *seen)
 {
 	yaml_node_pair_t *p;
 
@@ -924,9 +939,11 @@ lnetcfg_udsp_action(struct lnetcfg_doc *d, const yaml_node_t *m, struct lnetcfg_
 
 /* The kernel library's checks of which descriptors a rule has, in its order and words. */
 static bool
-lnetcfg_udsp_combination(struct lnetcfg_doc *d, const yaml_node_t *item, const struct lnetcfg_udsp *u)
+lnetcfg_udsp_combination(struct lnetcfg_doc *d, const yaml_node_t *item,
+			 const struct lnetcfg_udsp *u)
 {
-	const char *why = cfs_udsp_shape_error(u->src[0] != '\0', u->dst[0] != '\0', u->rte[0] != '\0');
+	const char *why =
+		cfs_udsp_shape_error(u->src[0] != '\0', u->dst[0] != '\0', u->rte[0] != '\0');
 
 	if (why != NULL) {
 		lnetcfg_kerr(d, -EINVAL, true, "%s", why);
@@ -1063,7 +1080,8 @@ lnetcfg_route_number(struct lnetcfg_doc *d, const char *k, const yaml_node_t *vn
 		LNETCFG_ERR(d, vn, "route: %s has invalid key", k);
 	} else if (strcmp(k, "hop") == 0) {
 		if ((x < 1 || x > 255) && x != -1) {
-			lnetcfg_kerr(d, -EINVAL, false, "invalid hop count must be between 1 and 255");
+			lnetcfg_kerr(d, -EINVAL, false,
+				     "invalid hop count must be between 1 and 255");
 			LNETCFG_ERR(d, vn, "route: invalid hop count must be between 1 and 255");
 		}
 		r->hops = x;
@@ -1213,7 +1231,8 @@ lnetcfg_buffers(struct lnetcfg_doc *d, const yaml_node_t *b)
 		long x;
 
 		for (i = 0; k != NULL && i < LNETCFG_RTR_POOLS &&
-			    strcmp(k, lnetcfg_rtr_pool_names[i]) != 0; i++) {
+			    strcmp(k, lnetcfg_rtr_pool_names[i]) != 0;
+		     i++) {
 		}
 		if (k == NULL || i == LNETCFG_RTR_POOLS) {
 			continue; /* the kernel's buffers command reads these three only */
@@ -1432,8 +1451,8 @@ lnetcfg_unknown_key(const char *k)
 static bool
 lnetcfg_is_nl_group(const char *k)
 {
-	static const char *const grps[] = { "ip2net", "ping", "discover", "cpt-of-nid",
-					    "dbg-recov", "fault" };
+	static const char *const grps[] = { "ip2net",     "ping",      "discover",
+					    "cpt-of-nid", "dbg-recov", "fault" };
 	unsigned int i;
 
 	for (i = 0; k != NULL && i < sizeof(grps) / sizeof(grps[0]); i++) {
@@ -1457,9 +1476,9 @@ lnetcfg_top_pair(struct lnetcfg_doc *d, const yaml_node_t *kn, const yaml_node_t
 	if (d->cfg->import_exec && lnetcfg_is_nl_section(d->cfg, k)) {
 		return k; /* ping:, discover: (not read here) */
 	}
-	if (d->cfg->import_exec && (strcmp(k, "peer") == 0 || strcmp(k, "route") == 0 ||
-				    strcmp(k, "routing") == 0 || strcmp(k, "buffers") == 0 ||
-				    strcmp(k, "numa") == 0)) {
+	if (d->cfg->import_exec &&
+	    (strcmp(k, "peer") == 0 || strcmp(k, "route") == 0 || strcmp(k, "routing") == 0 ||
+	     strcmp(k, "buffers") == 0 || strcmp(k, "numa") == 0)) {
 		lnetcfg_global_pair(d, kn, vn); /* --exec: find_command_mapping knows them not */
 		return "global";
 	}
@@ -1559,12 +1578,14 @@ static void
 lnetcfg_syntax_msg(const yaml_parser_t *parser, char *msg, size_t len)
 {
 	const char *kind = parser->error == YAML_SCANNER_ERROR ? "Scanner" :
-			   parser->error == YAML_PARSER_ERROR ? "Parser" : "Reader";
+			   parser->error == YAML_PARSER_ERROR  ? "Parser" :
+								 "Reader";
 	const char *problem = parser->problem != NULL ? parser->problem : "malformed YAML";
 
 	if (parser->context != NULL) {
-		snprintf(msg, len, "%s error: %s at line %zu, column %zu\n%s at line %zu, column %zu",
-			 kind, parser->context, parser->context_mark.line + 1,
+		snprintf(msg, len,
+			 "%s error: %s at line %zu, column %zu\n%s at line %zu, column %zu", kind,
+			 parser->context, parser->context_mark.line + 1,
 			 parser->context_mark.column + 1, problem, parser->problem_mark.line + 1,
 			 parser->problem_mark.column + 1);
 	} else {
@@ -1591,8 +1612,8 @@ lnetcfg_syntax_report(struct lnetcfg *cfg, const char *msg)
  * as yaml_parser_load builds one, with what was left open when it failed.
  */
 struct lnetcfg_compose {
-	yaml_node_item_t open[LNETCFG_DEPTH];  /* the nodes not yet closed, outermost first */
-	yaml_node_item_t key[LNETCFG_DEPTH];   /* an open mapping's key awaiting its value */
+	yaml_node_item_t open[LNETCFG_DEPTH]; /* the nodes not yet closed, outermost first */
+	yaml_node_item_t key[LNETCFG_DEPTH];  /* an open mapping's key awaiting its value */
 	int depth;
 	bool doc_end;
 	struct {
@@ -1655,13 +1676,16 @@ lnetcfg_compose_event(yaml_document_t *doc, struct lnetcfg_compose *c, const yam
 		id = ev->type == YAML_SEQUENCE_START_EVENT ?
 			     yaml_document_add_sequence(doc, NULL, ev->data.sequence_start.style) :
 			     yaml_document_add_mapping(doc, NULL, ev->data.mapping_start.style);
-		lnetcfg_compose_anchor(c, ev->type == YAML_SEQUENCE_START_EVENT ?
-						  ev->data.sequence_start.anchor :
-						  ev->data.mapping_start.anchor, id);
+		lnetcfg_compose_anchor(c,
+				       ev->type == YAML_SEQUENCE_START_EVENT ?
+					       ev->data.sequence_start.anchor :
+					       ev->data.mapping_start.anchor,
+				       id);
 		break;
 	case YAML_ALIAS_EVENT:
 		for (i = c->nanchors; i > 0; i--) {
-			if (strcmp(c->anchors[i - 1].name, (const char *)ev->data.alias.anchor) == 0) {
+			if (strcmp(c->anchors[i - 1].name, (const char *)ev->data.alias.anchor) ==
+			    0) {
 				return lnetcfg_compose_attach(doc, c, c->anchors[i - 1].id);
 			}
 		}
@@ -1761,8 +1785,9 @@ lnetcfg_parse_cut(struct lnetcfg_doc *d, const char *text, size_t len, char *msg
 		}
 	}
 	d->cut = true;
-	d->flushed = c.doc_end || (c.depth == 1 && c.key[0] != 0 &&
-				   lnetcfg_is_section(d->cfg, lnetcfg_scalar(lnetcfg_node(d, c.key[0]))));
+	d->flushed = c.doc_end ||
+		     (c.depth == 1 && c.key[0] != 0 &&
+		      lnetcfg_is_section(d->cfg, lnetcfg_scalar(lnetcfg_node(d, c.key[0]))));
 	if (c.depth >= 2 && !lnetcfg_is_nl_section(d->cfg, last)) {
 		/* a section part-way: its value is open */
 		sec = yaml_document_get_node(&d->doc, c.open[1]);
@@ -1773,8 +1798,9 @@ lnetcfg_parse_cut(struct lnetcfg_doc *d, const char *text, size_t len, char *msg
 			yaml_node_pair_t *last_pair = sec->data.mapping.pairs.top - 1;
 
 			if (lnetcfg_unknown_key(lnetcfg_scalar(lnetcfg_node(d, last_pair->key)))) {
-				last_pair->value = yaml_document_add_scalar(
-					&d->doc, NULL, (yaml_char_t *)"", 0, YAML_PLAIN_SCALAR_STYLE);
+				last_pair->value =
+					yaml_document_add_scalar(&d->doc, NULL, (yaml_char_t *)"",
+								 0, YAML_PLAIN_SCALAR_STYLE);
 			} else {
 				sec->data.mapping.pairs.top--;
 			}
@@ -1813,7 +1839,8 @@ lnetcfg_parse(struct lnetcfg *cfg, const char *text, size_t len)
 
 		lnetcfg_syntax_msg(&parser, msg, sizeof(msg));
 		yaml_parser_delete(&parser);
-		if (cfg->section != NULL && lnetcfg_parse_cut(&d, text, len, msg, sizeof(msg)) == 0) {
+		if (cfg->section != NULL &&
+		    lnetcfg_parse_cut(&d, text, len, msg, sizeof(msg)) == 0) {
 			/* what 2.17's import did before libyaml failed, then its words */
 			rc = lnetcfg_top(&d, yaml_document_get_root_node(&d.doc));
 			yaml_document_delete(&d.doc);

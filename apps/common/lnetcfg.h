@@ -19,11 +19,11 @@
 
 #include "cfs_nid.h"
 
-#define LNETCFG_UNSET INT_MIN    /* an integer the file did not set */
+#define LNETCFG_UNSET INT_MIN /* an integer the file did not set */
 #define LNETCFG_IFNAMSIZ 16
 #define LNETCFG_PEER_NIS 64
 #define LNETCFG_MAX_GLOBALS 32
-#define LNETCFG_RULE_LEN 512     /* one ip2nets item as a cfs_ip2nets rule */
+#define LNETCFG_RULE_LEN 512       /* one ip2nets item as a cfs_ip2nets rule */
 #define LNETCFG_UDSP_DESCR_LEN 256 /* one UDSP descriptor ("10.0.0.[1-4]@tcp[1-2]") */
 
 struct lnetcfg_loc {
@@ -36,26 +36,26 @@ struct lnetcfg_ni {
 	uint32_t net;
 	bool has_nid;
 	struct lnet_nid nid;
-	char ifname[LNETCFG_IFNAMSIZ];  /* "" when none given */
-	int peer_timeout;               /* tunables; LNETCFG_UNSET: the LND's default */
+	char ifname[LNETCFG_IFNAMSIZ]; /* "" when none given */
+	int peer_timeout;              /* tunables; LNETCFG_UNSET: the LND's default */
 	int peer_credits;
 	int peer_buffer_credits;
 	int credits;
-	int conns_per_peer;             /* lnd tunables */
+	int conns_per_peer; /* lnd tunables */
 	int lnd_timeout;
 	int tos;
-	int cpt;                        /* first CPT of "CPT", or LNETCFG_UNSET */
+	int cpt; /* first CPT of "CPT", or LNETCFG_UNSET */
 	struct lnetcfg_loc at;
 };
 
 struct lnetcfg_peer {
 	struct lnet_nid prim;
 	bool mr;
-	unsigned int nnis;              /* secondary NIDs */
+	unsigned int nnis; /* secondary NIDs */
 	struct lnet_nid nis[LNETCFG_PEER_NIS];
-	bool has_ni_list;               /* a "peer ni" list was given */
-	bool lists_prim;                /* ... and it names the primary NID */
-	unsigned int nis_before_prim;   /* nis[] that come before it there (all when it does not) */
+	bool has_ni_list;             /* a "peer ni" list was given */
+	bool lists_prim;              /* ... and it names the primary NID */
+	unsigned int nis_before_prim; /* nis[] that come before it there (all when it does not) */
 	struct lnetcfg_loc at;
 };
 
@@ -82,11 +82,11 @@ struct lnetcfg_ip2net {
  * priority is the kernel's "pref" action.
  */
 struct lnetcfg_udsp {
-	long idx;                       /* -1: none given (the rule is appended) */
+	long idx;                         /* -1: none given (the rule is appended) */
 	char src[LNETCFG_UDSP_DESCR_LEN]; /* "" when absent */
 	char dst[LNETCFG_UDSP_DESCR_LEN];
 	char rte[LNETCFG_UDSP_DESCR_LEN];
-	long priority;                  /* -1: none */
+	long priority; /* -1: none */
 	struct lnetcfg_loc at;
 };
 
@@ -97,11 +97,11 @@ struct lnetcfg_udsp {
  * which a full export prints, are read past as the kernel does.
  */
 struct lnetcfg_route {
-	uint32_t net;                   /* the remote net */
+	uint32_t net; /* the remote net */
 	struct lnet_nid gateway;
-	long hops;                      /* 1..255, or -1: none (shown as -1) */
-	long priority;                  /* 0 when none, as the kernel's */
-	long health_sensitivity;        /* 0 when none (the router_sensitivity global) */
+	long hops;               /* 1..255, or -1: none (shown as -1) */
+	long priority;           /* 0 when none, as the kernel's */
+	long health_sensitivity; /* 0 when none (the router_sensitivity global) */
 	struct lnetcfg_loc at;
 };
 
@@ -112,8 +112,8 @@ extern const char *const lnetcfg_rtr_pool_names[LNETCFG_RTR_POOLS];
 typedef void (*lnetcfg_report_fn)(void *arg, const char *msg);
 
 struct lnetcfg {
-	const char *origin;             /* file name in messages */
-	lnetcfg_report_fn report;       /* each error, "origin:line:col: what" */
+	const char *origin;       /* file name in messages */
+	lnetcfg_report_fn report; /* each error, "origin:line:col: what" */
 	void *arg;
 	/* Keys the kernel's import ignores with a warning ("Ignoring unrecognized key ..."). */
 	lnetcfg_report_fn warn;
@@ -127,8 +127,8 @@ struct lnetcfg {
 	int kerr;
 	bool kerr_silent;
 	char kdescr[160];
-	bool syntax;                    /* the file is not YAML: report() had libyaml's words */
-	struct lnetcfg_ni *nis;         /* non-lo NIs; lo is always there */
+	bool syntax;            /* the file is not YAML: report() had libyaml's words */
+	struct lnetcfg_ni *nis; /* non-lo NIs; lo is always there */
 	unsigned int nnis;
 	unsigned int nis_cap;
 	struct lnetcfg_peer *peers;
@@ -150,10 +150,10 @@ struct lnetcfg {
 	 * numa: keys read as global settings (2.17's find_command_mapping).
 	 */
 	bool import_exec;
-	struct lnetcfg_udsp *udsps;     /* in file order */
+	struct lnetcfg_udsp *udsps; /* in file order */
 	unsigned int nudsps;
 	unsigned int udsps_cap;
-	struct lnetcfg_route *routes;   /* in file order */
+	struct lnetcfg_route *routes; /* in file order */
 	unsigned int nroutes;
 	unsigned int routes_cap;
 	/*

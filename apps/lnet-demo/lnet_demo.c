@@ -61,7 +61,8 @@ demo_expect(struct demo *d, const enum lnet_event_kind *kinds, const unsigned in
 		int rc = LNetEQPoll(&d->eq, 1, 1000, &ev, NULL);
 
 		if (rc != 1) {
-			printf("  - error: expected %u more event(s), got none (rc %d)\n", n - i, rc);
+			printf("  - error: expected %u more event(s), got none (rc %d)\n", n - i,
+			       rc);
 			d->failures++;
 			return;
 		}
@@ -86,7 +87,9 @@ demo_attach_target(struct demo *d, void *buf, unsigned int len)
 {
 	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
 	struct lnet_md md = {
-		.umd_start = buf, .umd_length = len, .umd_threshold = LNET_MD_THRESH_INF,
+		.umd_start = buf,
+		.umd_length = len,
+		.umd_threshold = LNET_MD_THRESH_INF,
 		.umd_options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE,
 		.umd_eq_handle = d->eq,
 	};
@@ -104,7 +107,10 @@ static int
 demo_bind(struct demo *d, void *buf, unsigned int len, struct lnet_handle_md *h)
 {
 	struct lnet_md md = {
-		.umd_start = buf, .umd_length = len, .umd_threshold = 2, .umd_eq_handle = d->eq,
+		.umd_start = buf,
+		.umd_length = len,
+		.umd_threshold = 2,
+		.umd_eq_handle = d->eq,
 	};
 
 	return LNetMDBind(&md, LNET_UNLINK, h);
@@ -141,7 +147,8 @@ demo_put_get(struct demo *d)
 	if (rc != 0) {
 		return rc;
 	}
-	demo_expect(d, (enum lnet_event_kind[]){ LNET_EVENT_SEND, LNET_EVENT_GET, LNET_EVENT_REPLY },
+	demo_expect(d,
+		    (enum lnet_event_kind[]){ LNET_EVENT_SEND, LNET_EVENT_GET, LNET_EVENT_REPLY },
 		    (unsigned int[]){ 0, sizeof(msg), sizeof(msg) }, 3);
 	printf("data_returned: \"%s\"\n", back);
 	if (strcmp(back, msg) != 0) {
@@ -179,8 +186,8 @@ demo_print_counters(struct demo *d)
 		return;
 	}
 	printf("statistics:\n");
-	printf("    msgs_alloc: %u\n    msgs_max: %u\n    errors: %u\n", c.msgs_alloc,
-	       c.msgs_max, c.errors);
+	printf("    msgs_alloc: %u\n    msgs_max: %u\n    errors: %u\n", c.msgs_alloc, c.msgs_max,
+	       c.errors);
 	printf("    send_count: %u\n    recv_count: %u\n    drop_count: %u\n", c.send_count,
 	       c.recv_count, c.drop_count);
 	printf("    send_length: %llu\n    recv_length: %llu\n    drop_length: %llu\n",

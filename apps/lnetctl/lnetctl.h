@@ -15,9 +15,9 @@
 
 /* A connection to one lnetd-pmd instance's telemetry socket. */
 struct lnetctl_conn {
-	int fd;                   /* -1 after a reply did not come in time: the next request reconnects */
+	int fd; /* -1 after a reply did not come in time: the next request reconnects */
 	char path[256];
-	long reply_ms;            /* how long the next request waits for its reply */
+	long reply_ms; /* how long the next request waits for its reply */
 };
 
 /*
@@ -215,8 +215,8 @@ int lnetctl_udsp_show_cmd(struct lnetctl_ctx *ctx, int argc, char **argv);
 int lnetctl_udsp_add(struct lnetctl_conn *c, const char *src, const char *dst, const char *rte,
 		     long priority, long idx);
 /* The same for import: nothing printed (2.17's import prints none of its refusals). */
-int lnetctl_udsp_import_add(struct lnetctl_conn *c, const char *src, const char *dst, const char *rte,
-			    long priority, long idx);
+int lnetctl_udsp_import_add(struct lnetctl_conn *c, const char *src, const char *dst,
+			    const char *rte, long priority, long idx);
 /* Delete the rule at @p idx, or every rule (@p idx < 0). */
 int lnetctl_udsp_del(struct lnetctl_conn *c, long idx);
 /* udsp show's YAML on stdout: every rule (@p idx < 0) or one; nothing when none. */

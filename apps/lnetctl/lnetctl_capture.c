@@ -164,8 +164,9 @@ lnetctl_capture(struct lnetctl_conn *c, int argc, char **argv)
 	if (argc != 1) {
 		return lnetctl_usage_error(sub, "capture", lnetctl_capture_usage);
 	}
-	rc = lnetctl_request_status(c, strcmp(sub, "stop") == 0 ? "/lnet/capture_stop" :
-								  "/lnet/capture_show",
+	rc = lnetctl_request_status(c,
+				    strcmp(sub, "stop") == 0 ? "/lnet/capture_stop" :
+							       "/lnet/capture_show",
 				    NULL, &doc, &v, sub, "capture");
 	if (rc == 0) {
 		lnetctl_capture_print(&doc, v);

@@ -42,8 +42,9 @@ lnetctl_reply_ms_default(void)
 	char *end = NULL;
 	long s = env != NULL ? strtol(env, &end, 10) : 0;
 
-	return env != NULL && end != env && *end == '\0' && s > 0 && s < 86400 ? s * (long)LNP_MS_PER_S :
-										LNETCTL_REPLY_MS_DEFAULT;
+	return env != NULL && end != env && *end == '\0' && s > 0 && s < 86400 ?
+		       s * (long)LNP_MS_PER_S :
+		       LNETCTL_REPLY_MS_DEFAULT;
 }
 
 static long
@@ -150,8 +151,7 @@ lnetctl_close(struct lnetctl_conn *c)
 
 /* Reply is {"<cmd>": VALUE}: keep VALUE as the document's root. */
 static int
-lnetctl_parse_reply(const char *json, size_t len, yaml_document_t *doc, char *err,
-		    size_t errlen)
+lnetctl_parse_reply(const char *json, size_t len, yaml_document_t *doc, char *err, size_t errlen)
 {
 	yaml_parser_t p;
 	yaml_node_t *root;
@@ -176,8 +176,8 @@ lnetctl_parse_reply(const char *json, size_t len, yaml_document_t *doc, char *er
 }
 
 int
-lnetctl_request(struct lnetctl_conn *c, const char *cmd, const char *params,
-		yaml_document_t *doc, char *err, size_t errlen)
+lnetctl_request(struct lnetctl_conn *c, const char *cmd, const char *params, yaml_document_t *doc,
+		char *err, size_t errlen)
 {
 	char req[1024];
 	char *reply = malloc(LNETCTL_MAX_REPLY + 1);
@@ -219,8 +219,9 @@ lnetctl_request(struct lnetctl_conn *c, const char *cmd, const char *params,
 	if (value == NULL || value->type == YAML_SCALAR_NODE) {
 		/* {"/cmd": null}: a daemon without this request, or one that failed it outright */
 		yaml_document_delete(doc);
-		snprintf(err, errlen, "lnetd-pmd could not carry this out (a daemon older than "
-				      "this lnetctl, or short of memory)");
+		snprintf(err, errlen,
+			 "lnetd-pmd could not carry this out (a daemon older than "
+			 "this lnetctl, or short of memory)");
 		return -EINVAL;
 	}
 	return 0;
@@ -243,7 +244,8 @@ lnetctl_call(struct lnetctl_conn *c, const char *cmd, const char *params, char *
 	if (rc != 0) {
 		return rc;
 	}
-	v = yaml_document_get_node(&doc, yaml_document_get_root_node(&doc)->data.mapping.pairs.start->value);
+	v = yaml_document_get_node(&doc, yaml_document_get_root_node(&doc)
+						 ->data.mapping.pairs.start->value);
 	status = lnetctl_scalar(lnetctl_map_get(&doc, v, "status"));
 	d = lnetctl_scalar(lnetctl_map_get(&doc, v, "descr"));
 	rc = status != NULL ? atoi(status) : -EPROTO;
@@ -266,8 +268,8 @@ lnetctl_request_status(struct lnetctl_conn *c, const char *cmd, const char *para
 		lnetctl_print_error(verb, object, rc, err);
 		return rc;
 	}
-	*value = yaml_document_get_node(doc,
-					yaml_document_get_root_node(doc)->data.mapping.pairs.start->value);
+	*value = yaml_document_get_node(doc, yaml_document_get_root_node(doc)
+						     ->data.mapping.pairs.start->value);
 	status = lnetctl_scalar(lnetctl_map_get(doc, *value, "status"));
 	rc = status != NULL ? atoi(status) : -EPROTO;
 	if (rc != 0) {

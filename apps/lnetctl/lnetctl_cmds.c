@@ -45,8 +45,8 @@ lnetctl_stats_reset_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	if (rc == 0) {
-		rc = lnetctl_request_status(&ctx->conn, "/lnet/stats_reset", NULL, &doc, &v, "reset",
-					    "statistics");
+		rc = lnetctl_request_status(&ctx->conn, "/lnet/stats_reset", NULL, &doc, &v,
+					    "reset", "statistics");
 	}
 	if (rc == 0) {
 		yaml_document_delete(&doc);
@@ -168,7 +168,7 @@ lnetctl_cpt_of_nid_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		{ .name = "help", .val = 'h' },
 		{ .name = NULL },
 	};
-	char (*nids)[LNET_NIDSTR_SIZE] = NULL;
+	char(*nids)[LNET_NIDSTR_SIZE] = NULL;
 	const char *why = "";
 	unsigned int n = 0;
 	int rc;
@@ -208,7 +208,8 @@ int
 lnetctl_debug_recovery_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "local", no_argument, NULL, 'l' }, { "peer", no_argument, NULL, 'p' },
+		{ "local", no_argument, NULL, 'l' },
+		{ "peer", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	yaml_document_t doc;
@@ -233,13 +234,13 @@ lnetctl_debug_recovery_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	if (rc != 0) {
 		return rc;
 	}
-	rc = lnetctl_request(&ctx->conn, "/lnet/recovery_show", which == 'l' ? "local=1" : "local=0",
-			     &doc, err, sizeof(err));
+	rc = lnetctl_request(&ctx->conn, "/lnet/recovery_show",
+			     which == 'l' ? "local=1" : "local=0", &doc, err, sizeof(err));
 	if (rc == 0) {
 		const char *status;
 
-		v = yaml_document_get_node(
-			&doc, yaml_document_get_root_node(&doc)->data.mapping.pairs.start->value);
+		v = yaml_document_get_node(&doc, yaml_document_get_root_node(&doc)
+							 ->data.mapping.pairs.start->value);
 		status = lnetctl_scalar(lnetctl_map_get(&doc, v, "status"));
 		rc = status != NULL ? atoi(status) : -EPROTO;
 		if (rc != 0) {
@@ -308,7 +309,8 @@ lnetctl_debug_peer_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		lnetctl_print_error("debug", "peer", -EINVAL, descr);
 		return -EINVAL;
 	}
-	lnetctl_print_error("debug", "peer", -EOPNOTSUPP, "debug peer: not supported by lnetd-pmd yet");
+	lnetctl_print_error("debug", "peer", -EOPNOTSUPP,
+			    "debug peer: not supported by lnetd-pmd yet");
 	return -EOPNOTSUPP;
 }
 

@@ -20,9 +20,8 @@
 #include "cfs.h"
 #include "lnetctl.h"
 
-static int lnetctl_global_request(struct lnetctl_conn *c, const char *key, long value,
-				  char *descr, size_t len);
-
+static int lnetctl_global_request(struct lnetctl_conn *c, const char *key, long value, char *descr,
+				  size_t len);
 
 int
 lnetctl_export(struct lnetctl_conn *c, bool backup)
@@ -93,11 +92,11 @@ lnetctl_export(struct lnetctl_conn *c, bool backup)
 struct lnetctl_import {
 	struct lnetctl_conn *c;
 	bool del;
-	bool exec;              /* --exec: global settings read, not applied */
-	char first[512];        /* the section's first error, lnetcfg's located words */
+	bool exec;       /* --exec: global settings read, not applied */
+	char first[512]; /* the section's first error, lnetcfg's located words */
 	unsigned int nerrs;
-	bool nl_sent;           /* a netlink section went before */
-	int nl_err;             /* the first one's reply: 0, or its errno and text */
+	bool nl_sent; /* a netlink section went before */
+	int nl_err;   /* the first one's reply: 0, or its errno and text */
 	char nl_descr[256];
 };
 
@@ -287,14 +286,16 @@ lnetctl_import_nl_items(struct lnetctl_import *imp, const struct lnetcfg *cfg, c
 		snprintf(params, sizeof(params), "enable=%d", cfg->routing == 1 ? 1 : 0);
 		rc = lnetctl_call(imp->c, "/lnet/routing_set", params, descr, len);
 	}
-	for (i = 0; rc == 0 && strcmp(name, "buffers") == 0 && cfg->has_buffers &&
-		    i < LNETCFG_RTR_POOLS; i++) {
-		snprintf(params, sizeof(params), "%s=%d", lnetcfg_rtr_pool_names[i], cfg->buffers[i]);
+	for (i = 0;
+	     rc == 0 && strcmp(name, "buffers") == 0 && cfg->has_buffers && i < LNETCFG_RTR_POOLS;
+	     i++) {
+		snprintf(params, sizeof(params), "%s=%d", lnetcfg_rtr_pool_names[i],
+			 cfg->buffers[i]);
 		rc = lnetctl_call(imp->c, "/lnet/buffers_set", params, descr, len);
 	}
 	for (i = 0; rc == 0 && strcmp(name, "numa") == 0 && i < cfg->nglobals; i++) {
-		rc = lnetctl_global_request(imp->c, cfg->globals[i].key, cfg->globals[i].value, descr,
-					    len);
+		rc = lnetctl_global_request(imp->c, cfg->globals[i].key, cfg->globals[i].value,
+					    descr, len);
 	}
 	if (rc != 0 && strcmp(name, "peer") != 0 && strcmp(name, "route") != 0) {
 		snprintf(descr, len, "%s", lnetctl_nl_errtext(rc));
@@ -358,9 +359,9 @@ lnetctl_import_udsp_add(struct lnetctl_conn *c, const struct lnetcfg *cfg)
 /* What lnetctl set says it failed to configure, as the kernel names each tunable. */
 struct lnetctl_tunable {
 	const char *name;
-	const char *what;       /* "cannot configure <what>: ..." */
-	long min;               /* checked before the daemon is asked (the kernel's library checks) */
-	const char *below_min;  /* descr when under min, or NULL: no such check */
+	const char *what; /* "cannot configure <what>: ..." */
+	long min;         /* checked before the daemon is asked (the kernel's library checks) */
+	const char *below_min; /* descr when under min, or NULL: no such check */
 };
 
 /* LNET_INTERFACES_MAX_DEFAULT of the kernel's lnet-dlc.h: what import --del puts back. */
@@ -397,8 +398,7 @@ lnetctl_tunable_find(const char *name)
 
 /* /lnet/global_set: the daemon's status, its descr in @p descr when it refuses. */
 static int
-lnetctl_global_request(struct lnetctl_conn *c, const char *key, long value, char *descr,
-		       size_t len)
+lnetctl_global_request(struct lnetctl_conn *c, const char *key, long value, char *descr, size_t len)
 {
 	char params[128];
 
@@ -419,8 +419,8 @@ lnetctl_tunable_set_as(struct lnetctl_conn *c, const struct lnetctl_tunable *t, 
 	char descr[256];
 	int rc;
 
-	if (t->below_min != NULL && (value < t->min || (strcmp(t->name, "response_tracking") == 0 &&
-							value > 3))) {
+	if (t->below_min != NULL &&
+	    (value < t->min || (strcmp(t->name, "response_tracking") == 0 && value > 3))) {
 		if (!quiet) {
 			lnetctl_print_error("add", t->name, -EINVAL, t->below_min);
 		}
@@ -520,8 +520,8 @@ lnetctl_import_read_error(struct lnetctl_import *imp, const struct lnetcfg *cfg)
 static bool
 lnetctl_import_is_nl(const char *name)
 {
-	static const char *const nl[] = { "peer", "route", "routing", "buffers", "numa", "ping",
-					  "discover" };
+	static const char *const nl[] = { "peer", "route", "routing", "buffers",
+					  "numa", "ping",  "discover" };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(nl) / sizeof(nl[0]); i++) {
@@ -555,8 +555,9 @@ lnetctl_import_section(struct lnetcfg *cfg, const char *name, void *arg)
 	}
 	if (imp->exec && lnetctl_import_is_nl(name)) {
 		/* ping: or discover: (LNET_CMD_PING): not built yet */
-		lnetctl_print_error(imp->del ? "del" : "add", "import", -EOPNOTSUPP,
-				    "import --exec: ping and discover not supported by lnetd-pmd yet");
+		lnetctl_print_error(
+			imp->del ? "del" : "add", "import", -EOPNOTSUPP,
+			"import --exec: ping and discover not supported by lnetd-pmd yet");
 		return -EOPNOTSUPP;
 	}
 	if (lnetctl_import_is_nl(name)) {
@@ -641,8 +642,7 @@ lnetctl_unconfigure(struct lnetctl_conn *c)
 		struct lnetcfg_ni del;
 
 		lnetcfg_ni_init(&del, LNET_NET_ANY);
-		if (nid == NULL || libcfs_strnid(&del.nid, nid) != 0 ||
-		    lnet_nid_is_lo0(&del.nid)) {
+		if (nid == NULL || libcfs_strnid(&del.nid, nid) != 0 || lnet_nid_is_lo0(&del.nid)) {
 			continue;
 		}
 		del.has_nid = true;
@@ -672,9 +672,11 @@ lnetctl_set_router(struct lnetctl_ctx *ctx, const char *what, const char *value)
 
 	v = strtol(value, &end, 0);
 	if (*end != '\0' || (routing && v != 0 && v != 1)) {
-		snprintf(descr, sizeof(descr), routing ? "cannot parse routing value.\n"
-							 "must be 0 for disable or 1 for enable" :
-							 "cannot parse %s value", what);
+		snprintf(descr, sizeof(descr),
+			 routing ? "cannot parse routing value.\n"
+				   "must be 0 for disable or 1 for enable" :
+				   "cannot parse %s value",
+			 what);
 		lnetctl_print_error("parser", "set", -1, descr);
 		return -1;
 	}
@@ -813,7 +815,8 @@ lnetctl_import_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		if (f == NULL) {
 			/* jt_import's cYAML_build_error: the text has no quotes */
 			rc = -errno;
-			snprintf(descr, sizeof(descr), "cannot open '%s': %s", file, strerror(errno));
+			snprintf(descr, sizeof(descr), "cannot open '%s': %s", file,
+				 strerror(errno));
 			lnetctl_print_error_raw("yaml", "builder", -1, descr);
 			return rc;
 		}

@@ -89,9 +89,8 @@ lnetctl_fault_nlerr(int rc, const char *descr)
  * the failure printed as the kernel's "failed to <what>: <why>" on stdout.
  */
 static int
-lnetctl_fault_request(struct lnetctl_ctx *ctx, const struct lnetctl_fault_kind *k,
-		      const char *verb, const char *what, const char *params, yaml_document_t *doc,
-		      yaml_node_t **v)
+lnetctl_fault_request(struct lnetctl_ctx *ctx, const struct lnetctl_fault_kind *k, const char *verb,
+		      const char *what, const char *params, yaml_document_t *doc, yaml_node_t **v)
 {
 	char cmd[64];
 	char err[256];
@@ -107,8 +106,8 @@ lnetctl_fault_request(struct lnetctl_ctx *ctx, const struct lnetctl_fault_kind *
 		printf("failed to %s: %s\n", what, err);
 		return rc;
 	}
-	*v = yaml_document_get_node(doc,
-				    yaml_document_get_root_node(doc)->data.mapping.pairs.start->value);
+	*v = yaml_document_get_node(doc, yaml_document_get_root_node(doc)
+						 ->data.mapping.pairs.start->value);
 	status = lnetctl_scalar(lnetctl_map_get(doc, *v, "status"));
 	rc = status != NULL ? atoi(status) : -EPROTO;
 	if (rc != 0) {
@@ -121,8 +120,8 @@ lnetctl_fault_request(struct lnetctl_ctx *ctx, const struct lnetctl_fault_kind *
 
 /* A request whose reply is only its status. */
 static int
-lnetctl_fault_simple(struct lnetctl_ctx *ctx, const struct lnetctl_fault_kind *k,
-		     const char *verb, const char *what, const char *params)
+lnetctl_fault_simple(struct lnetctl_ctx *ctx, const struct lnetctl_fault_kind *k, const char *verb,
+		     const char *what, const char *params)
 {
 	yaml_document_t doc;
 	yaml_node_t *v;
@@ -167,9 +166,9 @@ static int
 lnetctl_fault_health(const char *name, uint32_t *mask)
 {
 	static const char *const names[] = {
-		"local_interrupt", "local_dropped", "local_aborted", "local_no_route",
-		"local_error", "local_timeout", "remote_error", "remote_dropped",
-		"remote_timeout", "network_timeout",
+		"local_interrupt", "local_dropped",   "local_aborted", "local_no_route",
+		"local_error",     "local_timeout",   "remote_error",  "remote_dropped",
+		"remote_timeout",  "network_timeout",
 	};
 	unsigned int i;
 
@@ -308,8 +307,10 @@ lnetctl_fault_add_check(int kind, const struct lnetctl_fault_attr *a)
 	const char *word = lnetctl_fault_kinds[kind].word;
 
 	if ((a->rate == 0) == (a->interval == 0)) {
-		fprintf(stderr, "please provide either %s rate or interval but not both at the "
-				"same time.\n", word);
+		fprintf(stderr,
+			"please provide either %s rate or interval but not both at the "
+			"same time.\n",
+			word);
 		return -1;
 	}
 	if (kind == LNETCTL_FAULT_DROP && a->random && a->interval == 0) {
@@ -412,14 +413,32 @@ lnetctl_fault_del(struct lnetctl_ctx *ctx, int kind, int argc, char **argv)
 #define LNETCTL_FAULT_KEYS 13
 
 static const char *const lnetctl_fault_show_keys[2][LNETCTL_FAULT_KEYS][2] = {
-	{ { "fa_src", "src" }, { "fa_dst", "dst" }, { "fa_ptl_mask", "portals" },
-	  { "fa_msg_mask", "msgs" }, { "da_rate", "rate" }, { "da_interval", "interval" },
-	  { "ds_dropped", "dropped" }, { "fs_count", "count" }, { "fs_put", "put" },
-	  { "fs_ack", "ack" }, { "fs_get", "get" }, { "fs_reply", "reply" }, { NULL, NULL } },
-	{ { "fa_src", "src" }, { "fa_dst", "dst" }, { "fa_ptl_mask", "portals" },
-	  { "fa_msg_mask", "msgs" }, { "la_rate", "rate" }, { "la_interval", "interval" },
-	  { "la_latency", "latency" }, { "ls_delayed", "delayed" }, { "fs_count", "count" },
-	  { "fs_put", "put" }, { "fs_ack", "ack" }, { "fs_get", "get" }, { "fs_reply", "reply" } },
+	{ { "fa_src", "src" },
+	  { "fa_dst", "dst" },
+	  { "fa_ptl_mask", "portals" },
+	  { "fa_msg_mask", "msgs" },
+	  { "da_rate", "rate" },
+	  { "da_interval", "interval" },
+	  { "ds_dropped", "dropped" },
+	  { "fs_count", "count" },
+	  { "fs_put", "put" },
+	  { "fs_ack", "ack" },
+	  { "fs_get", "get" },
+	  { "fs_reply", "reply" },
+	  { NULL, NULL } },
+	{ { "fa_src", "src" },
+	  { "fa_dst", "dst" },
+	  { "fa_ptl_mask", "portals" },
+	  { "fa_msg_mask", "msgs" },
+	  { "la_rate", "rate" },
+	  { "la_interval", "interval" },
+	  { "la_latency", "latency" },
+	  { "ls_delayed", "delayed" },
+	  { "fs_count", "count" },
+	  { "fs_put", "put" },
+	  { "fs_ack", "ack" },
+	  { "fs_get", "get" },
+	  { "fs_reply", "reply" } },
 };
 
 /* One rule's values, in show's key order. */
@@ -442,7 +461,8 @@ lnetctl_fault_keep(int kind, yaml_document_t *doc, yaml_node_t *v, struct lnetct
 	unsigned int i, j;
 
 	for (i = 0; snprintf(key, sizeof(key), "r%u", i) > 0 &&
-		    (rule = lnetctl_map_get(doc, v, key)) != NULL; i++) {
+		    (rule = lnetctl_map_get(doc, v, key)) != NULL;
+	     i++) {
 		if (rows->n == rows->cap) {
 			unsigned int cap = rows->cap == 0 ? 16 : rows->cap * 2;
 			struct lnetctl_fault_row *r = realloc(rows->r, cap * sizeof(*r));
@@ -453,11 +473,13 @@ lnetctl_fault_keep(int kind, yaml_document_t *doc, yaml_node_t *v, struct lnetct
 			rows->r = r;
 			rows->cap = cap;
 		}
-		for (j = 0; j < LNETCTL_FAULT_KEYS && lnetctl_fault_show_keys[kind][j][0] != NULL; j++) {
+		for (j = 0; j < LNETCTL_FAULT_KEYS && lnetctl_fault_show_keys[kind][j][0] != NULL;
+		     j++) {
 			const char *s = lnetctl_scalar(
 				lnetctl_map_get(doc, rule, lnetctl_fault_show_keys[kind][j][1]));
 
-			snprintf(rows->r[rows->n].v[j], LNET_NIDSTR_SIZE, "%s", s != NULL ? s : "0");
+			snprintf(rows->r[rows->n].v[j], LNET_NIDSTR_SIZE, "%s",
+				 s != NULL ? s : "0");
 		}
 		rows->n++;
 	}
@@ -481,7 +503,8 @@ lnetctl_fault_print(int kind, const struct lnetctl_fault_rows *rows)
 	for (i = 0; i < rows->n; i++) {
 		lnetctl_out_map_begin(&o);
 		lnetctl_out_kv(&o, "rule_type", lnetctl_fault_kinds[kind].word);
-		for (j = 0; j < LNETCTL_FAULT_KEYS && lnetctl_fault_show_keys[kind][j][0] != NULL; j++) {
+		for (j = 0; j < LNETCTL_FAULT_KEYS && lnetctl_fault_show_keys[kind][j][0] != NULL;
+		     j++) {
 			lnetctl_out_kv(&o, lnetctl_fault_show_keys[kind][j][0], rows->r[i].v[j]);
 		}
 		lnetctl_out_map_end(&o);

@@ -23,7 +23,7 @@
 struct lnetctl_cmd {
 	const char *name;
 	const char *sub;
-	lnetctl_fn fn;     /* NULL: not supported yet (under set: the command's fn runs) */
+	lnetctl_fn fn; /* NULL: not supported yet (under set: the command's fn runs) */
 	const char *help;
 };
 
@@ -606,8 +606,9 @@ static const char *
 lnetctl_unsupported_verb(const char *sub)
 {
 	static const char *const verbs[][2] = {
-		{ "add", "add" }, { "del", "del" }, { "show", "show" }, { "set", "set" },
-		{ "reset", "reset" }, { "recovery", "show" }, { "peer", "show" }, { "list", "show" },
+		{ "add", "add" },   { "del", "del" },     { "show", "show" },
+		{ "set", "set" },   { "reset", "reset" }, { "recovery", "show" },
+		{ "peer", "show" }, { "list", "show" },
 	};
 	unsigned int i;
 
@@ -664,8 +665,8 @@ lnetctl_run_sub(struct lnetctl_parser *p, const struct lnetctl_top *top, int arg
 	}
 	for (i = 0; i < LNETCTL_NOVERRIDES; i++) {
 		if (strcmp(argv[1], lnetctl_overrides[i].name) == 0) {
-			return lnetctl_run_override(p, top->name, lnetctl_overrides[i].word, argc - 1,
-						    argv + 1);
+			return lnetctl_run_override(p, top->name, lnetctl_overrides[i].word,
+						    argc - 1, argv + 1);
 		}
 	}
 	for (i = 0; i < LNETCTL_NCMDS; i++) {

@@ -117,8 +117,9 @@ lnetctl_ip2net(const char *rules, const struct lnetcfg_ni *tmpl, struct lnetcfg_
 		}
 	}
 	if (n == 0) {
-		n = cfs_ip2nets_match(r, ifs, nifs, m, max < LNETCTL_MAX_NEW_NIS ? max :
-						     LNETCTL_MAX_NEW_NIS, err, errlen);
+		n = cfs_ip2nets_match(r, ifs, nifs, m,
+				      max < LNETCTL_MAX_NEW_NIS ? max : LNETCTL_MAX_NEW_NIS, err,
+				      errlen);
 	}
 	for (i = 0; i < n; i++) {
 		out[i] = *tmpl;
@@ -324,8 +325,11 @@ lnetctl_net_add_opt(struct lnetctl_net_add_args *a, int opt, const char *val)
 	case 'm':
 	case 'r':
 	case 't':
-		*(opt == 'b' ? &a->pbc : opt == 'c' ? &a->pc : opt == 'm' ? &a->cpp :
-		  opt == 'r' ? &a->cre : &a->pto) = lnetctl_net_add_long(val);
+		*(opt == 'b' ? &a->pbc :
+		  opt == 'c' ? &a->pc :
+		  opt == 'm' ? &a->cpp :
+		  opt == 'r' ? &a->cre :
+			       &a->pto) = lnetctl_net_add_long(val);
 		break;
 	case 'i':
 	case 'N':
@@ -492,7 +496,7 @@ lnetctl_net_add_send(struct lnetctl_ctx *ctx, const struct lnetctl_net_add_args 
 	}
 	if (net == 0 || LNET_NETTYP(net) == LNET_LND_LO) {
 		return lnetctl_net_add_refused(-ENODEV, net == 0 ? "cannot parse net" :
-					       "setting @lo not allowed");
+								   "setting @lo not allowed");
 	}
 	for (i = 0; i < a->nitems && rc == 0; i++) {
 		const struct lnetctl_net_item *it = &a->items[i];
@@ -679,8 +683,10 @@ lnetctl_net_del(struct lnetctl_ctx *ctx, int argc, char **argv)
 	lnetcfg_ni_init(&ni, LNET_NET_ANY);
 	lnetctl_check_cmd_opterr(argc);
 	while ((opt = getopt_long(argc, argv, "n:i:", opts, NULL)) != -1) {
-		const char **slot = opt == 'n' ? &net : opt == 'i' ? &ifname : opt == 'N' ? &nid :
-				    NULL;
+		const char **slot = opt == 'n' ? &net :
+				    opt == 'i' ? &ifname :
+				    opt == 'N' ? &nid :
+						 NULL;
 
 		if (slot == NULL) {
 			lnetctl_print_cmd_help("net", "del");
@@ -854,12 +860,14 @@ lnetctl_net_set_apply(struct lnetctl_ctx *ctx, const struct lnetctl_net_set_args
 	int rc;
 
 	if (a->lnd_timeout >= 0) {
-		snprintf(err, errlen, "--lnd-timeout: not supported by lnetd-pmd yet "
+		snprintf(err, errlen,
+			 "--lnd-timeout: not supported by lnetd-pmd yet "
 			 "(an NI's sock_timeout is set when it is added)");
 		return -EOPNOTSUPP;
 	}
 	if (a->conns_per_peer >= 0) {
-		snprintf(err, errlen, "--conns-per-peer: not supported by lnetd-pmd yet "
+		snprintf(err, errlen,
+			 "--conns-per-peer: not supported by lnetd-pmd yet "
 			 "(an NI's conns_per_peer is set when it is added)");
 		return -EOPNOTSUPP;
 	}

@@ -25,11 +25,11 @@
 #include "cfs.h"
 #include "lnetctl.h"
 
-#define NR_STR_LEN   128          /* 2.17's LNET_MAX_STR_LEN: one built NID before its '@' */
-#define NR_ITEM_LEN  (2 * NR_STR_LEN) /* its struct nid_node's nidstr */
-#define NR_NUM_MAX   23           /* 2.17's INT_STRING_LEN: digits of one number */
-#define NR_MAX_ITEMS (1U << 20)   /* more than this is refused as an allocation failure */
-#define NR_MAX_STEPS (1U << 24)   /* range steps, counted across recursion */
+#define NR_STR_LEN 128               /* 2.17's LNET_MAX_STR_LEN: one built NID before its '@' */
+#define NR_ITEM_LEN (2 * NR_STR_LEN) /* its struct nid_node's nidstr */
+#define NR_NUM_MAX 23                /* 2.17's INT_STRING_LEN: digits of one number */
+#define NR_MAX_ITEMS (1U << 20)      /* more than this is refused as an allocation failure */
+#define NR_MAX_STEPS (1U << 24)      /* range steps, counted across recursion */
 
 #define NR_MSG(text) "\"Unable to parse nidlist: " text "\""
 
@@ -95,7 +95,7 @@ nr_add_nid(struct nr_state *st, const char *host, const char *net, bool whole_ne
 	char item[NR_ITEM_LEN];
 
 	nr_fmt(item, sizeof(item), "%s@%.*s", host, whole_net ? (int)strlen(net) : nr_net_len(net),
-		 net);
+	       net);
 	return nr_add(st, item);
 }
 
@@ -145,8 +145,8 @@ nr_comma_range(struct nr_state *st, const char *s, const char *r, const char *lb
 		nr_fmt(hdr, sizeof(hdr), "%.*s%d%s", plen, s, (int)v, rb + 1);
 		open = strchr(hdr, '[');
 		close = open != NULL ? strchr(open, ']') : NULL;
-		rc = close != NULL ? nr_scan(st, hdr, hdr, open, close, net)
-				   : nr_add_nid(st, hdr, net, true);
+		rc = close != NULL ? nr_scan(st, hdr, hdr, open, close, net) :
+				     nr_add_nid(st, hdr, net, true);
 		if (rc < 0) {
 			return rc;
 		}
@@ -182,8 +182,8 @@ nr_last_range(struct nr_state *st, const char *s, const char *r, const char *rb,
 			return -ENOMEM;
 		}
 		nr_fmt(str, sizeof(str), "%.*s%u%.*s", plen, s, v, mid, next);
-		rc = lb2 != NULL && rb2 != NULL ? nr_scan(st, str, r, lb2, rb2, net)
-						: nr_add_nid(st, str, net, false);
+		rc = lb2 != NULL && rb2 != NULL ? nr_scan(st, str, r, lb2, rb2, net) :
+						  nr_add_nid(st, str, net, false);
 		if (rc < 0) {
 			return rc;
 		}
@@ -335,7 +335,7 @@ lnetctl_nidrange_add(const char *arg, struct lnetctl_nidrange *out, const char *
 		const char *comma;
 
 		nr_fmt(host, sizeof(host), "%.*s",
-			 at != NULL ? (int)(at - rest) : (int)strlen(rest), rest);
+		       at != NULL ? (int)(at - rest) : (int)strlen(rest), rest);
 		if (net == NULL) {
 			/* 2.17 dereferences a NULL net here */
 			*msg = NR_MSG("invalid NID in nidstr");
@@ -405,7 +405,7 @@ int
 lnetctl_nid_args(int argc, char **argv, char (**nids)[LNET_NIDSTR_SIZE], unsigned int *n,
 		 const char **why)
 {
-	char (*l)[LNET_NIDSTR_SIZE] = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*l));
+	char(*l)[LNET_NIDSTR_SIZE] = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*l));
 	int i;
 
 	if (l == NULL) {

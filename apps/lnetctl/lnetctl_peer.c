@@ -84,8 +84,8 @@ lnetctl_peer_request(struct lnetctl_conn *c, bool add, const char *verb, const c
 struct lnetctl_peer_req {
 	bool add;
 	bool non_mr;
-	bool lock_or_force;       /* add: --lock_prim; del: --force */
-	const char *verb;         /* the error block's operation */
+	bool lock_or_force; /* add: --lock_prim; del: --force */
+	const char *verb;   /* the error block's operation */
 };
 
 /* add: the primary first (with --non_mr), then the NIDs in chunks. */
@@ -112,7 +112,8 @@ lnetctl_peer_send(struct lnetctl_conn *c, const struct lnetctl_peer_req *r, cons
 		size_t off = (size_t)snprintf(params, sizeof(params), "prim_nid=%s%s%s", prim,
 					      r->non_mr ? ",non_mr=1" : "",
 					      !r->lock_or_force ? "" :
-					      r->add ? ",lock_prim=1" : ",force=1");
+					      r->add            ? ",lock_prim=1" :
+								  ",force=1");
 		int k;
 
 		for (k = 0; i < n && k < LNETCTL_NIDS_PER_REQ; k++, i++) {
@@ -139,7 +140,7 @@ struct lnetctl_peer_stream {
 	struct lnetctl_out o;
 	char cur[LNET_NIDSTR_SIZE]; /* primary NID of the open peer, "" if none */
 	bool any;
-	bool list;                /* peer list: the primary NIDs only */
+	bool list; /* peer list: the primary NIDs only */
 	int detail;
 };
 
@@ -148,14 +149,18 @@ static void
 lnetctl_peer_ni_stats_out(struct lnetctl_peer_stream *s, yaml_document_t *doc, yaml_node_t *e)
 {
 	static const char *const sections[3][2] = {
-		{ "sent_stats", "sent" }, { "received_stats", "received" },
+		{ "sent_stats", "sent" },
+		{ "received_stats", "received" },
 		{ "dropped_stats", "dropped" },
 	};
 	static const char *const types[5] = { "put", "get", "reply", "ack", "hello" };
 	static const char *const health[7][2] = {
-		{ "health value", "health_value" }, { "dropped", "health_dropped" },
-		{ "timeout", "health_timeout" }, { "error", "health_error" },
-		{ "network timeout", "health_network_timeout" }, { "ping_count", "ping_count" },
+		{ "health value", "health_value" },
+		{ "dropped", "health_dropped" },
+		{ "timeout", "health_timeout" },
+		{ "error", "health_error" },
+		{ "network timeout", "health_network_timeout" },
+		{ "ping_count", "ping_count" },
 		{ "next_ping", "next_ping" },
 	};
 	char key[48];
@@ -167,14 +172,16 @@ lnetctl_peer_ni_stats_out(struct lnetctl_peer_stream *s, yaml_document_t *doc, y
 		lnetctl_out_map_begin(&s->o);
 		for (t = 0; t < 5; t++) {
 			snprintf(key, sizeof(key), "%s_%s", sections[i][1], types[t]);
-			lnetctl_out_kv(&s->o, types[t], lnetctl_scalar(lnetctl_map_get(doc, e, key)));
+			lnetctl_out_kv(&s->o, types[t],
+				       lnetctl_scalar(lnetctl_map_get(doc, e, key)));
 		}
 		lnetctl_out_map_end(&s->o);
 	}
 	lnetctl_out_scalar(&s->o, "health stats");
 	lnetctl_out_map_begin(&s->o);
 	for (i = 0; i < 7; i++) {
-		lnetctl_out_kv(&s->o, health[i][0], lnetctl_scalar(lnetctl_map_get(doc, e, health[i][1])));
+		lnetctl_out_kv(&s->o, health[i][0],
+			       lnetctl_scalar(lnetctl_map_get(doc, e, health[i][1])));
 	}
 	lnetctl_out_map_end(&s->o);
 }
@@ -211,7 +218,8 @@ lnetctl_peer_open(struct lnetctl_peer_stream *s, yaml_document_t *doc, yaml_node
 		lnetctl_out_map_end(&s->o);
 	}
 	lnetctl_out_map_begin(&s->o);
-	lnetctl_out_kv(&s->o, "primary nid", lnetctl_scalar(lnetctl_map_get(doc, e, "primary_nid")));
+	lnetctl_out_kv(&s->o, "primary nid",
+		       lnetctl_scalar(lnetctl_map_get(doc, e, "primary_nid")));
 	lnetctl_out_kv(&s->o, "Multi-Rail", lnetctl_scalar(lnetctl_map_get(doc, e, "multi_rail")));
 	if (s->detail >= 3) {
 		lnetctl_out_kv(&s->o, "peer state",
@@ -225,8 +233,9 @@ static void
 lnetctl_peer_ni_out(struct lnetctl_peer_stream *s, yaml_document_t *doc, yaml_node_t *e)
 {
 	static const char *const keys[] = {
-		"max_ni_tx_credits", "available_tx_credits", "min_tx_credits", "tx_q_num_of_buf",
-		"available_rtr_credits", "min_rtr_credits", "refcount",
+		"max_ni_tx_credits", "available_tx_credits",  "min_tx_credits",
+		"tx_q_num_of_buf",   "available_rtr_credits", "min_rtr_credits",
+		"refcount",
 	};
 	static const char *const stats[] = { "send_count", "recv_count", "drop_count" };
 	unsigned int i;
@@ -243,12 +252,14 @@ lnetctl_peer_ni_out(struct lnetctl_peer_stream *s, yaml_document_t *doc, yaml_no
 	lnetctl_out_kv(&s->o, "state", lnetctl_scalar(lnetctl_map_get(doc, e, "state")));
 	if (s->detail > 0) {
 		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-			lnetctl_out_kv(&s->o, keys[i], lnetctl_scalar(lnetctl_map_get(doc, e, keys[i])));
+			lnetctl_out_kv(&s->o, keys[i],
+				       lnetctl_scalar(lnetctl_map_get(doc, e, keys[i])));
 		}
 		lnetctl_out_scalar(&s->o, "statistics");
 		lnetctl_out_map_begin(&s->o);
 		for (i = 0; i < 3; i++) {
-			lnetctl_out_kv(&s->o, stats[i], lnetctl_scalar(lnetctl_map_get(doc, e, stats[i])));
+			lnetctl_out_kv(&s->o, stats[i],
+				       lnetctl_scalar(lnetctl_map_get(doc, e, stats[i])));
 		}
 		lnetctl_out_map_end(&s->o);
 	}
@@ -274,7 +285,8 @@ lnetctl_peer_page(struct lnetctl_conn *c, struct lnetctl_peer_stream *s, const c
 		lnetctl_print_error("show", "peer", (int)rc, err);
 		return rc;
 	}
-	v = yaml_document_get_node(&doc, yaml_document_get_root_node(&doc)->data.mapping.pairs.start->value);
+	v = yaml_document_get_node(&doc, yaml_document_get_root_node(&doc)
+						 ->data.mapping.pairs.start->value);
 	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
 		yaml_node_t *e = yaml_document_get_node(&doc, p->value);
 		const char *prim = lnetctl_scalar(lnetctl_map_get(&doc, e, "primary_nid"));
@@ -324,8 +336,8 @@ lnetctl_peer_stream_all(struct lnetctl_conn *c, struct lnetctl_peer_stream *s, c
 
 	do {
 		snprintf(params, sizeof(params), "start=%lld,detail=%d%s%s", cursor,
-			 s->detail < 0 ? 0 : s->detail,
-			 nid != NULL ? ",nid=" : "", nid != NULL ? nid : "");
+			 s->detail < 0 ? 0 : s->detail, nid != NULL ? ",nid=" : "",
+			 nid != NULL ? nid : "");
 		cursor = lnetctl_peer_page(c, s, params);
 	} while (cursor > 0);
 	if (s->any) {
@@ -403,7 +415,9 @@ lnetctl_peer_ask(struct lnetctl_conn *c, const struct lnetctl_peer_req *r, const
 
 	off = (size_t)snprintf(params, sizeof(params), "prim_nid=%s%s%s", prim,
 			       r->non_mr ? ",non_mr=1" : "",
-			       !r->lock_or_force ? "" : r->add ? ",lock_prim=1" : ",force=1");
+			       !r->lock_or_force ? "" :
+			       r->add            ? ",lock_prim=1" :
+						   ",force=1");
 	for (k = 0; k < n; k++) {
 		off += (size_t)snprintf(params + off, sizeof(params) - off, "%s%s",
 					k == 0 ? ",nid=" : ";",
@@ -436,8 +450,8 @@ lnetctl_peer_is_prim(const struct lnet_nid *nid, const char *prim)
  * NID is no primary).
  */
 static int
-lnetctl_peer_nl_change(struct lnetctl_conn *c, const struct lnetctl_peer_req *r,
-		       const char *prim, const struct lnetctl_nidrange *list)
+lnetctl_peer_nl_change(struct lnetctl_conn *c, const struct lnetctl_peer_req *r, const char *prim,
+		       const struct lnetctl_nidrange *list)
 {
 	const char *why = r->add ? "failed to add primary peer" : "failed to del primary peer";
 	struct lnetctl_peer_req undo = { false, false, r->lock_or_force, r->verb };
@@ -713,8 +727,9 @@ lnetctl_peer_set_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 		}
 	}
 	if (state) {
-		lnetctl_print_error("set", "peer", -EOPNOTSUPP,
-				    "peer state cannot be set: this node keeps no settable peer state");
+		lnetctl_print_error(
+			"set", "peer", -EOPNOTSUPP,
+			"peer state cannot be set: this node keeps no settable peer state");
 		return -EOPNOTSUPP;
 	}
 	nid = all ? NULL : nid;

@@ -28,7 +28,8 @@ lnetctl_ping_out(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *v)
 
 		if (k != NULL && strncmp(k, "nid", 3) == 0) {
 			lnetctl_out_map_begin(o);
-			lnetctl_out_kv(o, "nid", lnetctl_scalar(yaml_document_get_node(doc, p->value)));
+			lnetctl_out_kv(o, "nid",
+				       lnetctl_scalar(yaml_document_get_node(doc, p->value)));
 			lnetctl_out_map_end(o);
 		}
 	}
@@ -110,7 +111,7 @@ lnetctl_ping_failed(struct lnetctl_ping_run *r, const char *group, const char *n
  */
 struct lnetctl_ping_req {
 	const char *group;
-	const char *extra;        /* "k=v[,k=v]" after nid=, or NULL */
+	const char *extra; /* "k=v[,k=v]" after nid=, or NULL */
 	bool einval_stops;
 };
 
@@ -144,8 +145,8 @@ lnetctl_ping_nid(struct lnetctl_conn *c, const struct lnetctl_ping_req *q, const
 		*stop = true;
 		return rc;
 	}
-	*v = yaml_document_get_node(doc,
-				    yaml_document_get_root_node(doc)->data.mapping.pairs.start->value);
+	*v = yaml_document_get_node(doc, yaml_document_get_root_node(doc)
+						 ->data.mapping.pairs.start->value);
 	status = lnetctl_scalar(lnetctl_map_get(doc, *v, "status"));
 	rc = status != NULL ? atoi(status) : -EPROTO;
 	*stop = status == NULL || (rc == -EINVAL && q->einval_stops);
@@ -238,8 +239,9 @@ lnetctl_ping_help(void)
 static long
 lnetctl_ping_timeout_ms(long ms)
 {
-	return ms > 0 && ms < LNETCTL_PING_DEFAULT_PEER_TIMEOUT_MS ? ms :
-								   LNETCTL_PING_DEFAULT_PEER_TIMEOUT_MS;
+	return ms > 0 && ms < LNETCTL_PING_DEFAULT_PEER_TIMEOUT_MS ?
+		       ms :
+		       LNETCTL_PING_DEFAULT_PEER_TIMEOUT_MS;
 }
 
 /*
@@ -309,10 +311,13 @@ lnetctl_ping_cmd(struct lnetctl_ctx *ctx, int argc, char **argv)
 	rc = lnetctl_need_conn(ctx);
 	if (rc == 0) {
 		char extra[128];
-		struct lnetctl_ping_req q = { .group = "ping", .extra = extra, .einval_stops = true };
+		struct lnetctl_ping_req q = { .group = "ping",
+					      .extra = extra,
+					      .einval_stops = true };
 
-		snprintf(extra, sizeof(extra), "timeout=%ld%s%s", lnetctl_ping_timeout_ms(timeout_ms),
-			 src != NULL ? ",source=" : "", src != NULL ? src : "");
+		snprintf(extra, sizeof(extra), "timeout=%ld%s%s",
+			 lnetctl_ping_timeout_ms(timeout_ms), src != NULL ? ",source=" : "",
+			 src != NULL ? src : "");
 		/* Given up on the client side too, should the daemon not answer. */
 		ctx->conn.reply_ms = lnetctl_ping_timeout_ms(timeout_ms) + LNETCTL_REPLY_GRACE_MS;
 		rc = lnetctl_ping(&ctx->conn, &q, nids.nid, nids.n);

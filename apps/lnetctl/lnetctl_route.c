@@ -78,8 +78,10 @@ lnetctl_route_need(const struct lnetctl_route_args *a)
 	if (a->net != NULL && a->gw != NULL) {
 		return 0;
 	}
-	printf("missing mandatory parameters:'%s'\n",
-	       a->net == NULL && a->gw == NULL ? "net , gateway" : a->net == NULL ? "net" : "gateway");
+	printf("missing mandatory parameters:'%s'\n", a->net == NULL && a->gw == NULL ?
+							      "net , gateway" :
+						      a->net == NULL ? "net" :
+								       "gateway");
 	return -EINVAL;
 }
 
@@ -104,8 +106,8 @@ lnetctl_route_net_param(char *out, size_t len, const char *net)
  * the kernel's lnetctl returns for any of them.
  */
 static int
-lnetctl_route_request(struct lnetctl_conn *c, const char *cmd, const char *params,
-		      const char *verb, const char *object)
+lnetctl_route_request(struct lnetctl_conn *c, const char *cmd, const char *params, const char *verb,
+		      const char *object)
 {
 	char descr[256];
 	int rc = lnetctl_call(c, cmd, params, descr, sizeof(descr));
@@ -292,8 +294,8 @@ lnetctl_route_fetch(struct lnetctl_conn *c, yaml_document_t *docs, unsigned int 
 			return -E2BIG;
 		}
 		snprintf(params, sizeof(params), "start=%llu", start);
-		rc = lnetctl_request_status(c, "/lnet/route_show", params, &docs[*ndocs], &v, "show",
-					    "route");
+		rc = lnetctl_request_status(c, "/lnet/route_show", params, &docs[*ndocs], &v,
+					    "show", "route");
 		if (rc != 0) {
 			return rc;
 		}
@@ -365,14 +367,15 @@ lnetctl_route_scan(struct lnetctl_out *o, bool *open, yaml_document_t *docs, uns
 
 	for (d = 0; d < ndocs; d++) {
 		yaml_node_t *root = yaml_document_get_root_node(&docs[d]);
-		yaml_node_t *v = yaml_document_get_node(&docs[d],
-							 root->data.mapping.pairs.start->value);
+		yaml_node_t *v =
+			yaml_document_get_node(&docs[d], root->data.mapping.pairs.start->value);
 		yaml_node_t *r;
 		char key[16];
 		unsigned int i;
 
 		for (i = 0; snprintf(key, sizeof(key), "r%u", i) > 0 &&
-			    (r = lnetctl_map_get(&docs[d], v, key)) != NULL; i++) {
+			    (r = lnetctl_map_get(&docs[d], v, key)) != NULL;
+		     i++) {
 			if (!lnetctl_route_matches(&docs[d], r, f)) {
 				continue;
 			}
@@ -469,7 +472,8 @@ lnetctl_route_filters(struct lnetctl_route_args *a, struct lnetctl_route_filter 
 		(*f)[i] = (struct lnetctl_route_filter){
 			.net = a->net != NULL ? libcfs_str2net(a->net) : LNET_NET_ANY,
 			.gw = a->gw != NULL ? a->gws.nid[i] : NULL,
-			.hop = (int)a->hop, .prio = (int)a->prio,
+			.hop = (int)a->hop,
+			.prio = (int)a->prio,
 		};
 	}
 	*nf = n;
@@ -544,8 +548,8 @@ lnetctl_routing_cpt(yaml_document_t *doc, yaml_node_t *a, unsigned int cpt, long
 {
 	static const char *const pools[3] = { "tiny", "small", "large" };
 	static const char *const keys[4] = { "npages", "nbuffers", "credits", "mincredits" };
-	yaml_node_item_t *it = a != NULL && a->type == YAML_SEQUENCE_NODE ?
-				       a->data.sequence.items.start : NULL;
+	yaml_node_item_t *it =
+		a != NULL && a->type == YAML_SEQUENCE_NODE ? a->data.sequence.items.start : NULL;
 	unsigned int p;
 	unsigned int k;
 
@@ -558,7 +562,8 @@ lnetctl_routing_cpt(yaml_document_t *doc, yaml_node_t *a, unsigned int cpt, long
 		}
 		for (k = 0; k < 4; k++) {
 			const char *s = it != NULL && it < a->data.sequence.items.top ?
-						lnetctl_scalar(yaml_document_get_node(doc, *it++)) : NULL;
+						lnetctl_scalar(yaml_document_get_node(doc, *it++)) :
+						NULL;
 			long x = s != NULL ? strtol(s, NULL, 10) : 0;
 
 			if (!quiet) {
@@ -640,8 +645,8 @@ lnetctl_routing_set(struct lnetctl_conn *c, bool enable)
 	snprintf(params, sizeof(params), "enable=%d", enable ? 1 : 0);
 	rc = lnetctl_call(c, "/lnet/routing_set", params, err, sizeof(err));
 	if (rc != 0) {
-		snprintf(descr, sizeof(descr), "cannot %s routing %s", enable ? "enable" : "disable",
-			 strerror(-rc));
+		snprintf(descr, sizeof(descr), "cannot %s routing %s",
+			 enable ? "enable" : "disable", strerror(-rc));
 		lnetctl_print_error(enable ? "add" : "del", "routing", rc, descr);
 	}
 	return rc;

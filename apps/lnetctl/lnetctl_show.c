@@ -48,11 +48,11 @@ lnetctl_out_detail2(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni
 	static const char *const types[5] = { "put", "get", "reply", "ack", "hello" };
 	/* As the kernel prints them, and the daemon's key of each. */
 	static const char *const health[][2] = {
-		{ "fatal_error", "fatal_error" }, { "health value", "health_value" },
+		{ "fatal_error", "fatal_error" },      { "health value", "health_value" },
 		{ "interrupts", "health_interrupts" }, { "dropped", "health_dropped" },
-		{ "aborted", "health_aborted" }, { "no route", "health_no_route" },
-		{ "timeouts", "health_timeouts" }, { "error", "health_error" },
-		{ "ping_count", "ping_count" }, { "next_ping", "next_ping" },
+		{ "aborted", "health_aborted" },       { "no route", "health_no_route" },
+		{ "timeouts", "health_timeouts" },     { "error", "health_error" },
+		{ "ping_count", "ping_count" },        { "next_ping", "next_ping" },
 	};
 	unsigned int s;
 	unsigned int t;
@@ -97,8 +97,7 @@ lnetctl_out_interfaces(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t 
 
 /* "lnd tunables:" from the daemon's lnd_<key> entries, in its order. */
 static void
-lnetctl_out_lnd_tunables(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni,
-			 bool backup)
+lnetctl_out_lnd_tunables(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni, bool backup)
 {
 	yaml_node_pair_t *p;
 	bool open = false;
@@ -123,8 +122,10 @@ lnetctl_out_lnd_tunables(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_
 }
 
 static const struct lnetctl_key lnetctl_tunable_keys[] = {
-	{ "peer_timeout", "peer_timeout" }, { "peer_credits", "peer_credits" },
-	{ "peer_buffer_credits", "peer_buffer_credits" }, { "credits", "credits" },
+	{ "peer_timeout", "peer_timeout" },
+	{ "peer_credits", "peer_credits" },
+	{ "peer_buffer_credits", "peer_buffer_credits" },
+	{ "credits", "credits" },
 };
 
 static void
@@ -158,7 +159,8 @@ static void
 lnetctl_out_ni(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni, int detail)
 {
 	static const struct lnetctl_key stats[] = {
-		{ "send_count", "send_count" }, { "recv_count", "recv_count" },
+		{ "send_count", "send_count" },
+		{ "recv_count", "recv_count" },
 		{ "drop_count", "drop_count" },
 	};
 
@@ -214,8 +216,7 @@ struct lnetctl_nis {
 
 /* The reply maps "ni0", "ni1", ... to flat NI dicts, in configuration order. */
 static void
-lnetctl_nis_collect(yaml_document_t *doc, yaml_node_t *value, struct lnetctl_nis *l,
-		    bool skip_lo)
+lnetctl_nis_collect(yaml_document_t *doc, yaml_node_t *value, struct lnetctl_nis *l, bool skip_lo)
 {
 	yaml_node_pair_t *p;
 
@@ -310,8 +311,8 @@ lnetctl_net_show(struct lnetctl_conn *c, const char *net, int detail)
 
 /* A flat mapping under one title, keys as the daemon sent them (same names), but @p skip. */
 static int
-lnetctl_flat_show(struct lnetctl_conn *c, const char *cmd, const char *title,
-		  const char *object, const char *skip)
+lnetctl_flat_show(struct lnetctl_conn *c, const char *cmd, const char *title, const char *object,
+		  const char *skip)
 {
 	yaml_document_t doc;
 	yaml_node_t *value;

@@ -73,8 +73,8 @@ lnetctl_udsp_param(char *params, size_t len, const char *key, const char *descr)
  * handles itself.
  */
 static int
-lnetctl_udsp_request(struct lnetctl_conn *c, const char *cmd, const char *params,
-		     const char *verb, int quiet, yaml_document_t *doc, yaml_node_t **v)
+lnetctl_udsp_request(struct lnetctl_conn *c, const char *cmd, const char *params, const char *verb,
+		     int quiet, yaml_document_t *doc, yaml_node_t **v)
 {
 	char err[256];
 	const char *status;
@@ -85,15 +85,16 @@ lnetctl_udsp_request(struct lnetctl_conn *c, const char *cmd, const char *params
 		lnetctl_print_error(verb, "udsp", rc, err);
 		return rc;
 	}
-	*v = yaml_document_get_node(doc,
-				    yaml_document_get_root_node(doc)->data.mapping.pairs.start->value);
+	*v = yaml_document_get_node(doc, yaml_document_get_root_node(doc)
+						 ->data.mapping.pairs.start->value);
 	status = lnetctl_scalar(lnetctl_map_get(doc, *v, "status"));
 	rc = status != NULL ? atoi(status) : -EPROTO;
 	if (rc != 0) {
 		descr = lnetctl_scalar(lnetctl_map_get(doc, *v, "descr"));
 		if (rc != quiet) {
 			lnetctl_print_error(verb, "udsp", rc,
-					    descr != NULL ? descr : "unexpected reply from lnetd-pmd");
+					    descr != NULL ? descr :
+							    "unexpected reply from lnetd-pmd");
 		}
 		yaml_document_delete(doc);
 	}
@@ -106,8 +107,8 @@ lnetctl_udsp_request(struct lnetctl_conn *c, const char *cmd, const char *params
  * kernel's library refuses as what it cannot parse.
  */
 static bool
-lnetctl_udsp_add_params(char *params, size_t len, const char *src, const char *dst,
-			const char *rte, long priority, long idx, const char **bad)
+lnetctl_udsp_add_params(char *params, size_t len, const char *src, const char *dst, const char *rte,
+			long priority, long idx, const char **bad)
 {
 	bool ok[3];
 
@@ -212,8 +213,8 @@ lnetctl_udsp_print_descr(const char *key, const char *v)
 	if (v == NULL) {
 		return;
 	}
-	if (v[0] == '\0' || strchr("[]{}*&!|>'\"%@`#,?:-", v[0]) != NULL || strstr(v, ": ") != NULL ||
-	    strstr(v, " #") != NULL) {
+	if (v[0] == '\0' || strchr("[]{}*&!|>'\"%@`#,?:-", v[0]) != NULL ||
+	    strstr(v, ": ") != NULL || strstr(v, " #") != NULL) {
 		printf("      %s: '", key);
 		for (; *v != '\0'; v++) {
 			printf(*v == '\'' ? "''" : "%c", *v);
@@ -235,8 +236,9 @@ lnetctl_udsp_print_page(yaml_document_t *doc, yaml_node_t *v, bool *header)
 	yaml_node_t *r;
 	unsigned int i;
 
-	for (i = 0; snprintf(key, sizeof(key), "r%u", i) > 0 &&
-		    (r = lnetctl_map_get(doc, v, key)) != NULL; i++) {
+	for (i = 0;
+	     snprintf(key, sizeof(key), "r%u", i) > 0 && (r = lnetctl_map_get(doc, v, key)) != NULL;
+	     i++) {
 		const char *idx = lnetctl_scalar(lnetctl_map_get(doc, r, "idx"));
 		const char *prio = lnetctl_scalar(lnetctl_map_get(doc, r, "priority"));
 
@@ -321,7 +323,8 @@ lnetctl_udsp_out_nids(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *
 	unsigned int j;
 
 	for (j = 0; snprintf(k, sizeof(k), "%s%u", key, j) > 0 &&
-		    (nid = lnetctl_scalar(lnetctl_map_get(doc, ni, k))) != NULL; j++) {
+		    (nid = lnetctl_scalar(lnetctl_map_get(doc, ni, k))) != NULL;
+	     j++) {
 		lnetctl_udsp_out_nid(o, title, &i, nid);
 	}
 	if (i > 0) {

@@ -14,12 +14,12 @@
 
 /* Daemon options (after "--"). */
 struct lnetd_opts {
-	const char *config;   /* --config FILE; NULL: the embedded default */
-	const char *name;     /* --name NAME: EAL file prefix, lnetctl --name */
+	const char *config;      /* --config FILE; NULL: the embedded default */
+	const char *name;        /* --name NAME: EAL file prefix, lnetctl --name */
 	const char *cpu_pattern; /* --cpu-pattern "0[0,1] 1[2,3]": CPTs; NULL: libnuma */
 	const char *lnet_params; /* --lnet-params NAME=VALUE,...: lnet module parameters */
-	int stall_ms;         /* --stall-ms: lnet_init_opts.stall_ms (0: default, -1: none) */
-	bool selftest;        /* --selftest: serve lnet_selftest from the start */
+	int stall_ms;            /* --stall-ms: lnet_init_opts.stall_ms (0: default, -1: none) */
+	bool selftest;           /* --selftest: serve lnet_selftest from the start */
 };
 
 /* lnetd_config.c: apply a YAML configuration (lnetctl export format). */

@@ -24,7 +24,7 @@
 
 struct lnetd_capture {
 	pthread_mutex_t lock;
-	struct lnet_pcap *cap;        /* NULL: no capture runs */
+	struct lnet_pcap *cap; /* NULL: no capture runs */
 	char file[PATH_MAX];
 	struct lnet_nid nis[LNETD_CAPTURE_NIS];
 	unsigned int nnis;
@@ -47,14 +47,15 @@ lnetd_capture_reply(struct rte_tel_data *d, const struct lnetd_capture *lc,
 	rte_tel_data_add_dict_u64(d, "max_bytes", st->max_bytes);
 	for (i = 0; i < lc->nnis; i++) {
 		snprintf(key, sizeof(key), "nid%u", i);
-		rte_tel_data_add_dict_string(d, key, libcfs_nidstr_r(&lc->nis[i], nid, sizeof(nid)));
+		rte_tel_data_add_dict_string(d, key,
+					     libcfs_nidstr_r(&lc->nis[i], nid, sizeof(nid)));
 	}
 }
 
 /* Attach the NIs that match @p net / @p only (none given: every NI but lo). */
 static int
-lnetd_capture_attach(struct lnetd_capture *lc, uint32_t net, const struct lnet_nid *only,
-		     char *err, size_t errlen)
+lnetd_capture_attach(struct lnetd_capture *lc, uint32_t net, const struct lnet_nid *only, char *err,
+		     size_t errlen)
 {
 	struct lnet_ctl_ni *nis = calloc(LNETD_CAPTURE_NIS, sizeof(*nis));
 	int n = nis != NULL ? lnet_ctl_ni_list(nis, LNETD_CAPTURE_NIS) : -ENOMEM;
@@ -163,17 +164,18 @@ lnetd_capture_start(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (rc == 0) {
 		rc = lnet_pcap_open(lc->file, rq.format, "LNet traffic of lnetd-pmd's tcp NIs",
 				    rq.max_bytes, &lc->cap, err, sizeof(err));
-      }
-      if (rc == 0) {
-	      lc->nnis = 0;
-	      rc = lnetd_capture_attach(lc, rq.net, rq.has_nid ? &rq.nid : NULL, err, sizeof(err));
-	      if (rc != 0) {
-		      lnetd_capture_end(lc, &st);
-		      remove(lc->file);
-	      }
-      }
-      lnetd_reply_status(d, rc, err);
-      if (rc == 0) {
+	}
+	if (rc == 0) {
+		lc->nnis = 0;
+		rc = lnetd_capture_attach(lc, rq.net, rq.has_nid ? &rq.nid : NULL, err,
+					  sizeof(err));
+		if (rc != 0) {
+			lnetd_capture_end(lc, &st);
+			remove(lc->file);
+		}
+	}
+	lnetd_reply_status(d, rc, err);
+	if (rc == 0) {
 		lnet_pcap_stats_get(lc->cap, &st);
 		lnetd_capture_reply(d, lc, &st);
 	}
@@ -236,16 +238,16 @@ int
 lnetd_capture_register(void)
 {
 	int rc = lnetd_telemetry_add("/lnet/capture_start", lnetd_capture_start,
-					    "Capture tcp NIs' traffic to pcap. Params: file=F, "
-					    "net=NET, nid=NID, max_bytes=N");
+				     "Capture tcp NIs' traffic to pcap. Params: file=F, "
+				     "net=NET, nid=NID, max_bytes=N");
 
 	if (rc == 0) {
 		rc = lnetd_telemetry_add("/lnet/capture_stop", lnetd_capture_stop,
-						"Stop the capture: file, packets, bytes, dropped");
+					 "Stop the capture: file, packets, bytes, dropped");
 	}
 	if (rc == 0) {
 		rc = lnetd_telemetry_add("/lnet/capture_show", lnetd_capture_show,
-						"The running capture: file, packets, bytes, dropped");
+					 "The running capture: file, packets, bytes, dropped");
 	}
 	return rc;
 }

@@ -20,7 +20,7 @@ struct lnetd_cfg_errors {
 	char *buf;
 	size_t len;
 	size_t used;
-	const struct lnetcfg *cfg;  /* a file that is not YAML: libyaml's words, after its name */
+	const struct lnetcfg *cfg; /* a file that is not YAML: libyaml's words, after its name */
 };
 
 static void
@@ -83,7 +83,8 @@ lnetd_apply_routes(struct lnetcfg *cfg)
 		const struct lnetcfg_route *r = &cfg->routes[i];
 		char why[256] = "";
 		int rc = lnet_ctl_route_add(r->net, &r->gateway,
-					    r->hops < 0 ? LNET_CTL_UNDEFINED_HOPS : (uint32_t)r->hops,
+					    r->hops < 0 ? LNET_CTL_UNDEFINED_HOPS :
+							  (uint32_t)r->hops,
 					    (uint32_t)r->priority, (uint32_t)r->health_sensitivity,
 					    why, sizeof(why));
 
@@ -200,7 +201,8 @@ lnetd_apply(struct lnetcfg *cfg)
 					   sizeof(why));
 
 		if (rc != 0) {
-			lnetcfg_error(cfg, &u->at, "udsp: %s", why[0] != '\0' ? why : strerror(-rc));
+			lnetcfg_error(cfg, &u->at, "udsp: %s",
+				      why[0] != '\0' ? why : strerror(-rc));
 			return -EINVAL;
 		}
 	}
@@ -223,8 +225,7 @@ lnetd_config_run(struct lnetcfg *cfg, int parsed)
 }
 
 int
-lnetd_config_apply_text(const char *text, size_t len, const char *origin, char *err,
-			size_t errlen)
+lnetd_config_apply_text(const char *text, size_t len, const char *origin, char *err, size_t errlen)
 {
 	struct lnetd_cfg_errors e = { err, errlen, 0, NULL };
 	struct lnetcfg cfg;

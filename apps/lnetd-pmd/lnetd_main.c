@@ -30,42 +30,45 @@
 static void
 lnetd_usage(FILE *f)
 {
-	fprintf(f, "usage: lnetd-pmd [EAL options] [-- [--config FILE] [--name NAME]\n"
-		   "                                    [--cpu-pattern PATTERN]\n"
-		   "                                    [--lnet-params NAME=VALUE,...] [--stall-ms MS]\n"
-		   "                                    [--selftest]]\n"
-		   "  --config FILE          configuration in lnetctl export format\n"
-		   "                         (default: the embedded config/default.yaml)\n"
-		   "  --name NAME            instance name: EAL file prefix, lnetctl --name\n"
-		   "                         (default %s)\n"
-		   "  --cpu-pattern PATTERN  CPU partitions, as the kernel's cpu_pattern:\n"
-		   "                         \"0[0,1] 1[2,3]\" or \"N 0[0] 1[1]\" (default: NUMA nodes)\n"
-		   "  --stall-ms MS          the stall watchdog: count and log every poll of an\n"
-		   "                         lcore that runs longer than MS milliseconds\n"
-		   "                         (default %d; 0: no watchdog)\n"
-		   "  --selftest             serve lnet_selftest (as modprobe lnet_selftest);\n"
-		   "                         also global lnet_selftest: 1 in the configuration\n"
-		   "  --lnd-params TYPE:NAME=VALUE[,NAME=VALUE...]\n"
-		   "                         module parameters of the LND of net type TYPE, by\n"
-		   "                         the kernel module's names; the LND checks them\n"
-		   "  --socklnd NAME=VALUE[,NAME=VALUE...]\n"
-		   "                         --lnd-params tcp:...: ksocklnd module parameters\n"
-		   "                         (sock_timeout, conns_per_peer, tos, typed_conns, nagle,\n"
-		   "                         keepalive*, min/max_reconnectms, min_bulk, enable_csum,\n"
-		   "                         tx/rx_buffer_size, accept_port, accept): defaults of\n"
-		   "                         every tcp NI\n"
-		   "  --lnet-params NAME=VALUE[,NAME=VALUE...]\n"
-		   "                         lnet module parameters, by the kernel module's\n"
-		   "                         names: alive_router_check_interval (60),\n"
-		   "                         router_ping_timeout (50), check_routers_before_use\n"
-		   "                         (0), avoid_asym_router_failure (1),\n"
-		   "                         tiny|small|large_router_buffers (0: default); set\n"
-		   "                         once LNet is up, before --config is applied\n"
-		   "  --accept-port PORT     --socklnd accept_port=PORT (default 988)\n"
-		   "  --accept POLICY        --socklnd accept=POLICY: secure (privileged source\n"
-		   "                         ports, default), all, none\n"
-		   "  --enable-csum          --socklnd enable_csum=1: checksum what goes on V2\n"
-		   "                         connections; received checksums are always checked\n",
+	fprintf(f,
+		"usage: lnetd-pmd [EAL options] [-- [--config FILE] [--name NAME]\n"
+		"                                    [--cpu-pattern PATTERN]\n"
+		"                                    [--lnet-params NAME=VALUE,...] [--stall-ms "
+		"MS]\n"
+		"                                    [--selftest]]\n"
+		"  --config FILE          configuration in lnetctl export format\n"
+		"                         (default: the embedded config/default.yaml)\n"
+		"  --name NAME            instance name: EAL file prefix, lnetctl --name\n"
+		"                         (default %s)\n"
+		"  --cpu-pattern PATTERN  CPU partitions, as the kernel's cpu_pattern:\n"
+		"                         \"0[0,1] 1[2,3]\" or \"N 0[0] 1[1]\" (default: NUMA "
+		"nodes)\n"
+		"  --stall-ms MS          the stall watchdog: count and log every poll of an\n"
+		"                         lcore that runs longer than MS milliseconds\n"
+		"                         (default %d; 0: no watchdog)\n"
+		"  --selftest             serve lnet_selftest (as modprobe lnet_selftest);\n"
+		"                         also global lnet_selftest: 1 in the configuration\n"
+		"  --lnd-params TYPE:NAME=VALUE[,NAME=VALUE...]\n"
+		"                         module parameters of the LND of net type TYPE, by\n"
+		"                         the kernel module's names; the LND checks them\n"
+		"  --socklnd NAME=VALUE[,NAME=VALUE...]\n"
+		"                         --lnd-params tcp:...: ksocklnd module parameters\n"
+		"                         (sock_timeout, conns_per_peer, tos, typed_conns, nagle,\n"
+		"                         keepalive*, min/max_reconnectms, min_bulk, enable_csum,\n"
+		"                         tx/rx_buffer_size, accept_port, accept): defaults of\n"
+		"                         every tcp NI\n"
+		"  --lnet-params NAME=VALUE[,NAME=VALUE...]\n"
+		"                         lnet module parameters, by the kernel module's\n"
+		"                         names: alive_router_check_interval (60),\n"
+		"                         router_ping_timeout (50), check_routers_before_use\n"
+		"                         (0), avoid_asym_router_failure (1),\n"
+		"                         tiny|small|large_router_buffers (0: default); set\n"
+		"                         once LNet is up, before --config is applied\n"
+		"  --accept-port PORT     --socklnd accept_port=PORT (default 988)\n"
+		"  --accept POLICY        --socklnd accept=POLICY: secure (privileged source\n"
+		"                         ports, default), all, none\n"
+		"  --enable-csum          --socklnd enable_csum=1: checksum what goes on V2\n"
+		"                         connections; received checksums are always checked\n",
 		LNETD_DEFAULT_NAME, LNET_STALL_MS_DEFAULT);
 }
 
@@ -84,7 +87,8 @@ lnetd_opt_lnd_params(const char *opt, const char *lnd_type, const char *prefix, 
 		rc = lnetd_lnd_params(lnd_type, list, err, sizeof(err));
 	}
 	if (rc != 0) {
-		fprintf(stderr, "lnetd-pmd: --%s: %s\n", opt, rc == -ENOMEM ? strerror(ENOMEM) : err);
+		fprintf(stderr, "lnetd-pmd: --%s: %s\n", opt,
+			rc == -ENOMEM ? strerror(ENOMEM) : err);
 	}
 	free(list);
 	return rc;
@@ -98,7 +102,8 @@ lnetd_opt_lnd_spec(const char *spec)
 	char type[16];
 
 	if (colon == NULL || colon == spec || (size_t)(colon - spec) >= sizeof(type)) {
-		fprintf(stderr, "lnetd-pmd: --lnd-params: TYPE:NAME=VALUE[,NAME=VALUE...] expected, "
+		fprintf(stderr,
+			"lnetd-pmd: --lnd-params: TYPE:NAME=VALUE[,NAME=VALUE...] expected, "
 			"as --lnd-params tcp:sock_timeout=20\n");
 		return -EINVAL;
 	}
@@ -132,7 +137,8 @@ lnetd_opt_stall_ms(const char *arg, int *stall_ms)
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno != 0 || end == arg || *end != '\0' || v < 0 || v > INT_MAX) {
-		fprintf(stderr, "lnetd-pmd: --stall-ms: a number of milliseconds expected, not '%s'\n",
+		fprintf(stderr,
+			"lnetd-pmd: --stall-ms: a number of milliseconds expected, not '%s'\n",
 			arg);
 		return -EINVAL;
 	}
@@ -220,8 +226,8 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 
 /* EAL argv: the user's, or the embedded default; --file-prefix from --name. */
 static int
-lnetd_eal_argv(int n_eal, char **user, const struct lnetd_opts *o, char **argv,
-	       char *prefix, size_t prefix_len)
+lnetd_eal_argv(int n_eal, char **user, const struct lnetd_opts *o, char **argv, char *prefix,
+	       size_t prefix_len)
 {
 	static char *const defaults[] = { "--no-huge", "-m", "256", "--no-pci", "--no-shconf" };
 	char lcores[32];
@@ -261,7 +267,9 @@ lnetd_run(const struct lnetd_opts *o)
 	char err[512] = "";
 	sigset_t set;
 	struct lnet_init_opts lo = {
-		.opts_size = sizeof(lo), .mode = LNET_EXEC_THREADS, .cpu_pattern = o->cpu_pattern,
+		.opts_size = sizeof(lo),
+		.mode = LNET_EXEC_THREADS,
+		.cpu_pattern = o->cpu_pattern,
 		.stall_ms = o->stall_ms,
 	};
 	int sig = 0;
@@ -347,7 +355,8 @@ main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	eal_argc = lnetd_eal_argv(n_eal, argv, &o, eal_argv, prefix, sizeof(prefix));
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
-		fprintf(stderr, "lnetd-pmd: EAL initialization failed: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "lnetd-pmd: EAL initialization failed: %s\n",
+			rte_strerror(rte_errno));
 		return 1;
 	}
 	/* From here the lcores log through a ring: a slow stderr or syslog never stalls them. */

@@ -153,7 +153,8 @@ lnetd_ni_resolve(const struct lnetcfg_ni *spec, struct lnet_nid *nid, char *ifna
 	}
 	/* As ksocknal_startup(): an LND that cannot start on the interface is -ENETDOWN. */
 	if (lnetd_if_nid(spec->ifname, spec->net, nid) != 0) {
-		snprintf(err, errlen, "interface %s has no IPv4 or global IPv6 address", spec->ifname);
+		snprintf(err, errlen, "interface %s has no IPv4 or global IPv6 address",
+			 spec->ifname);
 		return -ENETDOWN;
 	}
 	snprintf(ifname, len, "%s", spec->ifname);
@@ -181,11 +182,15 @@ lnetd_ni_lnd(uint32_t net, char *err, size_t errlen)
 
 	if (lnd == NULL) {
 		if (type != NULL) {
-			snprintf(err, errlen, "net %s: net type %s is not supported: no such LND in this "
-				 "build", libcfs_net2str(net), type);
+			snprintf(err, errlen,
+				 "net %s: net type %s is not supported: no such LND in this "
+				 "build",
+				 libcfs_net2str(net), type);
 		} else {
-			snprintf(err, errlen, "net %s: net type %u is not supported: no such LND in this "
-				 "build", libcfs_net2str(net), LNET_NETTYP(net));
+			snprintf(err, errlen,
+				 "net %s: net type %u is not supported: no such LND in this "
+				 "build",
+				 libcfs_net2str(net), LNET_NETTYP(net));
 		}
 	} else if ((lnd->caps & LNET_LND_CAP_BUILTIN) != 0) {
 		snprintf(err, errlen, "net %s: its one NI is built in: it cannot be added",
@@ -255,8 +260,8 @@ lnetd_ni_add(const struct lnetcfg_ni *spec, char *err, size_t errlen)
 	struct lnetd_ni_plan p;
 	int rc = lnetd_ni_plan(spec, &p, err, errlen);
 
-	return rc != 0 ? rc : lnet_ctl_ni_add(&p.nid, p.ifname, &p.tun, &p.lnd_tun, p.cpt, err,
-					      errlen);
+	return rc != 0 ? rc :
+			 lnet_ctl_ni_add(&p.nid, p.ifname, &p.tun, &p.lnd_tun, p.cpt, err, errlen);
 }
 
 int

@@ -28,8 +28,7 @@
 
 /* An optional integer parameter; false when present and not one (or out of range). */
 static bool
-lnetd_route_long(const char *params, const char *key, long min, long max, bool *given,
-		 long *out)
+lnetd_route_long(const char *params, const char *key, long min, long max, bool *given, long *out)
 {
 	char val[32];
 	char *end = NULL;
@@ -374,7 +373,8 @@ lnetd_buffers_set(const char *cmd, const char *params, struct rte_tel_data *d)
 		long v = 0;
 
 		if (!lnetd_route_long(params, keys[i], INT32_MIN, INT32_MAX, &given, &v)) {
-			return lnetd_reply_status(d, -EINVAL, "tiny, small and large take a number");
+			return lnetd_reply_status(d, -EINVAL,
+						  "tiny, small and large take a number");
 		}
 		if (given) {
 			rc = lnet_ctl_buffers_set((enum lnet_ctl_rtr_pool_kind)i, (int)v, err,

@@ -22,11 +22,11 @@
 #define LNETD_SELFTEST_STOP_MS 5000
 
 struct lnetd_selftest {
-	pthread_mutex_t lock;        /* start, stop and the enabled state */
+	pthread_mutex_t lock; /* start, stop and the enabled state */
 	bool enabled;
 	pthread_t thread;
-	struct sft_srv *srv;         /* the thread's; read here only when it is stopped */
-	int stop;                    /* atomic: the thread ends its loop */
+	struct sft_srv *srv; /* the thread's; read here only when it is stopped */
+	int stop;            /* atomic: the thread ends its loop */
 };
 
 static struct lnetd_selftest lnetd_sft = { .lock = PTHREAD_MUTEX_INITIALIZER };

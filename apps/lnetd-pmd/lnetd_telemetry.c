@@ -23,7 +23,8 @@
 #include "lnp_build_config.h"
 
 #define LNETD_MAX_NIS 64
-#define LNETD_RECOVERY_MAX 200 /* NIDs listed; the total is given too (a telemetry dict holds 256) */
+#define LNETD_RECOVERY_MAX \
+	200 /* NIDs listed; the total is given too (a telemetry dict holds 256) */
 
 /* "key=value,key=value" lookup in a request's parameters. */
 bool
@@ -261,7 +262,8 @@ lnetd_lnd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 			return -ENOMEM;
 		}
 		rte_tel_data_start_dict(ni);
-		rte_tel_data_add_dict_string(ni, "nid", libcfs_nidstr_r(&nis[i].nid, nid, sizeof(nid)));
+		rte_tel_data_add_dict_string(ni, "nid",
+					     libcfs_nidstr_r(&nis[i].nid, nid, sizeof(nid)));
 		for (k = 0; k < nc; k++) {
 			rte_tel_data_add_dict_u64(ni, ctr[k].key, ctr[k].value);
 		}
@@ -489,7 +491,8 @@ lnetd_peer_change(const char *params, struct rte_tel_data *d, bool add)
 
 	if (!lnetd_param(params, "prim_nid", val, sizeof(val)) ||
 	    libcfs_strnid_err(&prim, val, err, sizeof(err)) != 0) {
-		return lnetd_reply_status(d, -EINVAL, err[0] != '\0' ? err : "prim_nid is required");
+		return lnetd_reply_status(d, -EINVAL,
+					  err[0] != '\0' ? err : "prim_nid is required");
 	}
 	if (lnetd_param(params, "nid", val, sizeof(val))) {
 		n = lnetd_parse_nids(val, nids, 64);
@@ -593,7 +596,8 @@ lnetd_peer_ni_entry(struct rte_tel_data *d, unsigned int k, const struct lnet_ct
 		return -ENOMEM;
 	}
 	rte_tel_data_start_dict(e);
-	rte_tel_data_add_dict_string(e, "primary_nid", libcfs_nidstr_r(&p->nis[0], buf, sizeof(buf)));
+	rte_tel_data_add_dict_string(e, "primary_nid",
+				     libcfs_nidstr_r(&p->nis[0], buf, sizeof(buf)));
 	rte_tel_data_add_dict_string(e, "multi_rail", p->mr ? "true" : "false");
 	rte_tel_data_add_dict_u64(e, "peer_state", p->state);
 	rte_tel_data_add_dict_string(e, "nid", libcfs_nidstr_r(&p->nis[i], buf, sizeof(buf)));
@@ -661,8 +665,10 @@ lnetd_peer_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (n < 0) {
 		return n;
 	}
-	budget = detail > 3 ? LNETD_PEER_NIS_UDSP : detail > 1 ? LNETD_PEER_NIS_STATS :
-		 detail > 0 ? LNETD_PEER_NIS_DETAIL : LNETD_PEER_NIS_BRIEF;
+	budget = detail > 3 ? LNETD_PEER_NIS_UDSP :
+		 detail > 1 ? LNETD_PEER_NIS_STATS :
+		 detail > 0 ? LNETD_PEER_NIS_DETAIL :
+			      LNETD_PEER_NIS_BRIEF;
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < n; i++) {
 		unsigned int j;
@@ -693,10 +699,10 @@ lnetd_ping_event(struct lnet_eq *eq, int timeout_ms, struct lnet_event *ev)
 
 /* What the ping's events said so far, as the kernel's ping_data. */
 struct lnetd_ping_state {
-	int rc;            /* the first failed event's status */
+	int rc; /* the first failed event's status */
 	bool replied;
 	bool unlinked;
-	unsigned int len;  /* the REPLY's mlength */
+	unsigned int len; /* the REPLY's mlength */
 };
 
 static void
@@ -751,8 +757,11 @@ lnetd_ping_one(const struct lnet_nid *src, const struct lnet_processid *id, int 
 {
 	struct lnet_eq *eq = LNetEQAlloc(8);
 	struct lnet_md md = {
-		.umd_start = buf, .umd_length = (unsigned int)bufsize, .umd_threshold = 2,
-		.umd_options = LNET_MD_TRUNCATE, .umd_eq_handle = eq,
+		.umd_start = buf,
+		.umd_length = (unsigned int)bufsize,
+		.umd_threshold = 2,
+		.umd_options = LNET_MD_TRUNCATE,
+		.umd_eq_handle = eq,
 	};
 	struct lnetd_ping_state ps = { .rc = 0 };
 	struct lnet_handle_md h;
@@ -774,7 +783,8 @@ lnetd_ping_one(const struct lnet_nid *src, const struct lnet_processid *id, int 
 	lnetd_ping_wait(eq, h, timeout_ms, &ps);
 	/* The queue cannot go while the MD may still post to it: left allocated then. */
 	if (!ps.unlinked || LNetEQFree(eq) != 0) {
-		fprintf(stderr, "lnetd-pmd: ping: an MD still holds its event queue; left allocated\n");
+		fprintf(stderr,
+			"lnetd-pmd: ping: an MD still holds its event queue; left allocated\n");
 	}
 	if (!ps.replied) {
 		rc = ps.rc != 0 ? ps.rc : rc != 0 ? rc : -EIO;
@@ -818,16 +828,20 @@ lnetd_ping_reply(struct rte_tel_data *d, const struct lnet_processid *id,
 	if (lnet_nid_is_any(&pd->primary)) {
 		pd->primary = id->nid;
 	}
-	rte_tel_data_add_dict_string(d, "primary_nid", libcfs_nidstr_r(&pd->primary, nid, sizeof(nid)));
+	rte_tel_data_add_dict_string(d, "primary_nid",
+				     libcfs_nidstr_r(&pd->primary, nid, sizeof(nid)));
 	/* Multi-Rail as this node knows the peer: only discovery (later) or config says so. */
 	rte_tel_data_add_dict_string(d, "multi_rail",
 				     lnet_ctl_peer_list(0, &pd->primary, &peer, 1, &next) == 1 &&
-						     peer.mr ? "true" : "false");
+						     peer.mr ?
+					     "true" :
+					     "false");
 	for (i = 0; i < pd->nnis_total && i < cap; i++) {
 		char key[16];
 
 		snprintf(key, sizeof(key), "nid%u", i);
-		rte_tel_data_add_dict_string(d, key, libcfs_nidstr_r(&nis[i].nid, nid, sizeof(nid)));
+		rte_tel_data_add_dict_string(d, key,
+					     libcfs_nidstr_r(&nis[i].nid, nid, sizeof(nid)));
 	}
 }
 
@@ -858,8 +872,8 @@ lnetd_ping(const char *cmd, const char *params, struct rte_tel_data *d)
 	int rc;
 
 	(void)cmd;
-	if (!lnetd_param(params, "nid", val, sizeof(val)) ||
-	    libcfs_strid(&id, val) != 0 || lnet_nid_is_any(&id.nid)) {
+	if (!lnetd_param(params, "nid", val, sizeof(val)) || libcfs_strid(&id, val) != 0 ||
+	    lnet_nid_is_any(&id.nid)) {
 		return lnetd_reply_status(d, -EINVAL, "a NID to ping is required");
 	}
 	if (lnetd_param(params, "timeout", val, sizeof(val))) {
@@ -882,13 +896,14 @@ lnetd_ping(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	rc = lnetd_ping_one(lnet_nid_is_any(&src) ? NULL : &src, &id, timeout, buf, bufsize, &len,
 			    err, sizeof(err));
-	if (rc == 0 && (rc = lnet_ping_reply_read(buf, len, bufsize, g.max_interfaces, &pd, nis,
-						  cap)) != 0) {
+	if (rc == 0 &&
+	    (rc = lnet_ping_reply_read(buf, len, bufsize, g.max_interfaces, &pd, nis, cap)) != 0) {
 		snprintf(err, sizeof(err), "%s (%u bytes)", lnet_wire_strerror(rc), len);
 		rc = -EPROTO;
 	}
 	if (rc != 0) {
-		snprintf(descr, sizeof(descr), "failed to ping %s: %s", libcfs_nidstr(&id.nid), err);
+		snprintf(descr, sizeof(descr), "failed to ping %s: %s", libcfs_nidstr(&id.nid),
+			 err);
 		lnetd_reply_status(d, rc, descr);
 	} else {
 		lnetd_ping_reply(d, &id, &pd, nis, cap);
@@ -946,7 +961,8 @@ lnetd_discover(const char *cmd, const char *params, struct rte_tel_data *d)
 			continue; /* the kernel does not list 0@lo */
 		}
 		snprintf(key, sizeof(key), "nid%u", k++);
-		rte_tel_data_add_dict_string(d, key, libcfs_nidstr_r(&peer->nis[i], nid, sizeof(nid)));
+		rte_tel_data_add_dict_string(d, key,
+					     libcfs_nidstr_r(&peer->nis[i], nid, sizeof(nid)));
 	}
 	free(peer);
 	return 0;
@@ -1061,13 +1077,13 @@ static int
 lnetd_net_add(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	static const char *const ints[] = {
-		"peer_timeout", "peer_credits", "peer_buffer_credits", "credits", "cpt",
-		"conns_per_peer", "lnd_timeout", "tos",
+		"peer_timeout", "peer_credits",   "peer_buffer_credits", "credits",
+		"cpt",          "conns_per_peer", "lnd_timeout",         "tos",
 	};
 	struct lnetcfg_ni spec;
 	int *const vals[] = {
-		&spec.peer_timeout, &spec.peer_credits, &spec.peer_buffer_credits, &spec.credits,
-		&spec.cpt, &spec.conns_per_peer, &spec.lnd_timeout, &spec.tos,
+		&spec.peer_timeout, &spec.peer_credits,   &spec.peer_buffer_credits, &spec.credits,
+		&spec.cpt,          &spec.conns_per_peer, &spec.lnd_timeout,         &spec.tos,
 	};
 	char val[128];
 	char err[256] = "";
@@ -1102,7 +1118,8 @@ lnetd_net_add(const char *cmd, const char *params, struct rte_tel_data *d)
 	    (spec.credits != LNETCFG_UNSET && spec.credits < 0) ||
 	    (spec.peer_buffer_credits != LNETCFG_UNSET && spec.peer_buffer_credits < 0) ||
 	    (spec.cpt != LNETCFG_UNSET && spec.cpt < 0)) {
-		return lnetd_reply_status(d, -EINVAL, "credits, timeouts and CPTs cannot be negative");
+		return lnetd_reply_status(d, -EINVAL,
+					  "credits, timeouts and CPTs cannot be negative");
 	}
 	return lnetd_reply_status(d, lnetd_ni_add(&spec, err, sizeof(err)), err);
 }
@@ -1132,8 +1149,10 @@ lnetd_net_del(const char *cmd, const char *params, struct rte_tel_data *d)
 		uint32_t n = libcfs_str2net(val);
 
 		if (n == LNET_NET_ANY || (by_nid && n != net)) {
-			return lnetd_reply_status(d, -EINVAL, n == LNET_NET_ANY ?
-					"not a network" : "the NID is not on that network");
+			return lnetd_reply_status(d, -EINVAL,
+						  n == LNET_NET_ANY ?
+							  "not a network" :
+							  "the NID is not on that network");
 		}
 		net = n;
 	}
@@ -1143,14 +1162,16 @@ lnetd_net_del(const char *cmd, const char *params, struct rte_tel_data *d)
 	by_if = lnetd_param(params, "if", ifname, sizeof(ifname));
 	/* push=0: lnet unconfigure, which pushes nothing to peers */
 	push = !(lnetd_param(params, "push", val, sizeof(val)) && strcmp(val, "0") == 0);
-	return lnetd_reply_status(d, lnetd_ni_del(net, by_if ? ifname : NULL,
-						  by_nid ? &nid : NULL, push, err, sizeof(err)), err);
+	return lnetd_reply_status(d,
+				  lnetd_ni_del(net, by_if ? ifname : NULL, by_nid ? &nid : NULL,
+					       push, err, sizeof(err)),
+				  err);
 }
 
 /* health=V[,nid=NID] of net set and peer set: 0, or the refusal already in @p d. */
 static int
-lnetd_health_params(const char *params, struct rte_tel_data *d, struct lnet_nid *nid,
-		    bool *by_nid, int *value)
+lnetd_health_params(const char *params, struct rte_tel_data *d, struct lnet_nid *nid, bool *by_nid,
+		    int *value)
 {
 	char val[LNET_NIDSTR_SIZE + 8];
 	char err[160] = "";
@@ -1253,7 +1274,8 @@ lnetd_telemetry_register(void)
 		  "Module parameters new NIs of an LND start from. Params: lnd=TYPE (tcp)" },
 		{ "/lnet/lnd_stats", lnetd_lnd_stats,
 		  "Each NI's LND counters: connections, handshake failures, protocol errors" },
-		{ "/lnet/stats_reset", lnetd_stats_reset, "Zero the LNet counters (lnetctl stats reset)" },
+		{ "/lnet/stats_reset", lnetd_stats_reset,
+		  "Zero the LNet counters (lnetctl stats reset)" },
 		{ "/lnet/global_show", lnetd_global_show, "Global settings (lnetctl global show)" },
 		{ "/lnet/global_set", lnetd_global_set, "Set a global. Params: key=K, value=N" },
 		{ "/lnet/net_set", lnetd_net_set,
@@ -1269,11 +1291,13 @@ lnetd_telemetry_register(void)
 		{ "/lnet/net_add", lnetd_net_add,
 		  "Add a NI. Params: net=NET, nid=NID or if=IFACE, peer_credits, credits, ..." },
 		{ "/lnet/net_del", lnetd_net_del,
-		  "Delete NIs. Params: net=NET and/or nid=NID, if=IFACE, push=0 (no push to peers)" },
+		  "Delete NIs. Params: net=NET and/or nid=NID, if=IFACE, push=0 (no push to "
+		  "peers)" },
 		{ "/lnet/cpt_of_nid", lnetd_cpt_of_nid, "The CPT of a NID. Params: nid=NID" },
 		{ "/lnet/ping", lnetd_ping, "Ping a NID. Params: nid=[PID-]NID, timeout=MS" },
 		{ "/lnet/discover", lnetd_discover,
-		  "Discover a peer and wait for the end (lnetctl discover). Params: nid=NID, force=1" },
+		  "Discover a peer and wait for the end (lnetctl discover). Params: nid=NID, "
+		  "force=1" },
 		{ "/lnet/push_show", lnetd_push_show,
 		  "Pushes received from Multi-Rail peers: counters and the last one" },
 		{ "/lnet/discovery_show", lnetd_discovery_show,

@@ -171,7 +171,8 @@ lnetd_udsp_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "total", total);
 	rte_tel_data_add_dict_u64(d, "next",
 				  idx < 0 && (unsigned long)start + (unsigned long)n < total ?
-					  (uint64_t)start + (uint64_t)n : 0);
+					  (uint64_t)start + (uint64_t)n :
+					  0);
 	return 0;
 }
 
@@ -239,7 +240,10 @@ lnetd_lcore_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(e, "stall_last_us", lc[i].stall_last_us);
 		rte_tel_data_add_dict_int(e, "stall_ongoing", lc[i].stall_ongoing);
 		rte_tel_data_add_dict_u64(e, "stalls_blocked", lc[i].stalls_blocked);
-		rte_tel_data_add_dict_string(e, "stall_state", (char[2]){ lc[i].stall_state != 0 ? lc[i].stall_state : '-', '\0' });
+		rte_tel_data_add_dict_string(e, "stall_state",
+					     (char[2]){ lc[i].stall_state != 0 ? lc[i].stall_state :
+										 '-',
+							'\0' });
 		rte_tel_data_add_dict_int(e, "stall_syscall", (int)lc[i].stall_syscall);
 		rte_tel_data_add_dict_string(e, "stall_step", lc[i].stall_step);
 		rte_tel_data_add_dict_string(e, "stall_fn", lc[i].stall_fn);
@@ -264,7 +268,8 @@ lnetd_udsp_register(void)
 		  "Add a selection rule. Params: src, dst, rte (ip2nets syntax, ',' as ';'), "
 		  "priority, idx" },
 		{ "/lnet/udsp_del", lnetd_udsp_del, "Delete the rule at idx=N, or all=1" },
-		{ "/lnet/udsp_show", lnetd_udsp_show, "Selection rules, paged. Params: idx, start" },
+		{ "/lnet/udsp_show", lnetd_udsp_show,
+		  "Selection rules, paged. Params: idx, start" },
 		{ "/lnet/udsp_stats", lnetd_udsp_stats, "Cost of applying the selection rules" },
 		{ "/lnet/lcore_stats", lnetd_lcore_stats,
 		  "Each lcore's loop counters and stalls; reset=1 restarts max_gap_us" },

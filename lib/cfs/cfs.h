@@ -62,8 +62,7 @@ LNP_API int cfs_expr_list_parse(const char *str, size_t len, uint32_t min, uint3
 /** True when @p value is in the list. */
 LNP_API bool cfs_expr_list_match(uint32_t value, const struct cfs_expr_list *el);
 /** All values in order (caller frees *values): count, -E2BIG above @p max, -ENOMEM. */
-LNP_API int cfs_expr_list_values(const struct cfs_expr_list *el, uint32_t max,
-				 uint32_t **values);
+LNP_API int cfs_expr_list_values(const struct cfs_expr_list *el, uint32_t max, uint32_t **values);
 /** Print in canonical form ("3", "*", "[1-9/2,13]"); length or -ENOSPC. */
 LNP_API int cfs_expr_list_print(char *buf, size_t len, const struct cfs_expr_list *el);
 /** Free a list (NULL is fine). */
@@ -145,8 +144,8 @@ LNP_API const char *cfs_udsp_shape_error(bool src, bool dst, bool rte);
 /** A local interface address. */
 struct cfs_ifaddr {
 	char name[IF_NAMESIZE];
-	int family;            /**< AF_INET or AF_INET6 */
-	uint32_t ipv4;         /**< host order */
+	int family;    /**< AF_INET or AF_INET6 */
+	uint32_t ipv4; /**< host order */
 	uint8_t ipv6[16];
 };
 
@@ -155,7 +154,7 @@ struct cfs_ip2nets_match {
 	uint32_t net;
 	char ifname[IF_NAMESIZE];
 	struct cfs_ifaddr addr;
-	char cpts[64];         /**< "[0,1]" from "eth0[0,1]", or "" */
+	char cpts[64]; /**< "[0,1]" from "eth0[0,1]", or "" */
 };
 
 struct cfs_ip2nets;
@@ -164,8 +163,7 @@ struct cfs_ip2nets;
  * Parse ip2nets rules: "<net>[(<if>[<cpts>],...)] <ip-range> ..." separated
  * by ';' or newlines, '#' comments. @p err says where and what is wrong.
  */
-LNP_API int cfs_ip2nets_parse(const char *str, struct cfs_ip2nets **out, char *err,
-			      size_t errlen);
+LNP_API int cfs_ip2nets_parse(const char *str, struct cfs_ip2nets **out, char *err, size_t errlen);
 /**
  * Apply rules to @p ifs: every interface whose IPv4 address matches a rule
  * becomes a NI on that rule's net (the first matching rule of a net wins).
@@ -188,7 +186,7 @@ LNP_API int cfs_ifaddrs_get(struct cfs_ifaddr **ifs, unsigned int *n);
 /** Machine topology: which node each CPU is on, node distances. */
 struct cfs_topology {
 	unsigned int ncpus;
-	int *cpu_node;              /**< [ncpus]; -1 for an offline CPU */
+	int *cpu_node; /**< [ncpus]; -1 for an offline CPU */
 	unsigned int nnodes;
 	unsigned int *node_distance; /**< [nnodes * nnodes] */
 };

@@ -20,17 +20,17 @@
 
 struct cfs_cpt {
 	unsigned int ncpus;
-	int *cpus;               /* ascending */
-	uint8_t *nodes;          /* [nnodes]: 1 if the CPT has a CPU there */
+	int *cpus;      /* ascending */
+	uint8_t *nodes; /* [nnodes]: 1 if the CPT has a CPU there */
 };
 
 struct cfs_cpt_table {
 	unsigned int ncpts;
 	unsigned int ncpus;
 	unsigned int nnodes;
-	int *cpu_cpt;            /* [ncpus] */
+	int *cpu_cpt; /* [ncpus] */
 	struct cfs_cpt *cpts;
-	unsigned int *distance;  /* [ncpts * ncpts] */
+	unsigned int *distance; /* [ncpts * ncpts] */
 };
 
 int
@@ -140,8 +140,8 @@ cfs_cpt_add_cpu(struct cfs_cpt_table *t, const struct cfs_topology *topo, unsign
 		return cfs_err(err, errlen, "CPU %u does not exist", cpu);
 	}
 	if (t->cpu_cpt[cpu] >= 0) {
-		return cfs_err(err, errlen, "CPU %u is in CPT %d and CPT %u", cpu,
-				   t->cpu_cpt[cpu], cpt);
+		return cfs_err(err, errlen, "CPU %u is in CPT %d and CPT %u", cpu, t->cpu_cpt[cpu],
+			       cpt);
 	}
 	t->cpu_cpt[cpu] = (int)cpt;
 	c->cpus[c->ncpus++] = (int)cpu;
@@ -203,7 +203,7 @@ cfs_cpt_table_default(const struct cfs_topology *topo, unsigned int ncpt,
 	if (ncpt == 0 || ncpt > nonline || ncpt > CFS_CPT_MAX) {
 		free(node_cpt);
 		return cfs_err(err, errlen, "cannot make %u CPTs from %u online CPUs", ncpt,
-				   nonline);
+			       nonline);
 	}
 	t = cfs_cpt_table_alloc(topo, ncpt);
 	for (i = 0; t != NULL && rc == 0 && i < topo->ncpus; i++) {
@@ -267,12 +267,12 @@ cfs_cpt_pattern_item(struct cfs_cpt_table *t, const struct cfs_topology *topo, c
 	num[br - item] = '\0';
 	if (!cfs_parse_u32(num, t->ncpts - 1, &cpt)) {
 		return cfs_err(err, errlen, "\"%s\": CPT must be 0-%u in order", item,
-				   t->ncpts - 1);
+			       t->ncpts - 1);
 	}
 	if (cfs_expr_list_parse(br, strlen(br), 0, (nodes ? topo->nnodes : topo->ncpus) - 1, &el) !=
 	    0) {
 		return cfs_err(err, errlen, "\"%s\": bad or out-of-range %s list", item,
-				   nodes ? "node" : "CPU");
+			       nodes ? "node" : "CPU");
 	}
 	nvals = cfs_expr_list_values(el, nodes ? topo->nnodes : topo->ncpus, &vals);
 	cfs_expr_list_free(el);
@@ -428,8 +428,7 @@ cfs_cpt_cpus(const struct cfs_cpt_table *t, int cpt, int *cpus, unsigned int max
 }
 
 static int
-cfs_buf_printf(char *buf, size_t len, size_t *off, const char *what, unsigned int a,
-	       unsigned int b)
+cfs_buf_printf(char *buf, size_t len, size_t *off, const char *what, unsigned int a, unsigned int b)
 {
 	int w;
 
@@ -461,7 +460,8 @@ cfs_cpt_table_print(const struct cfs_cpt_table *t, char *buf, size_t len)
 	for (i = 0; rc == 0 && i < t->ncpts; i++) {
 		rc = cfs_buf_printf(buf, len, &off, "cpt", i, 0);
 		for (j = 0; rc == 0 && j < t->cpts[i].ncpus; j++) {
-			rc = cfs_buf_printf(buf, len, &off, "cpu", (unsigned int)t->cpts[i].cpus[j], 0);
+			rc = cfs_buf_printf(buf, len, &off, "cpu", (unsigned int)t->cpts[i].cpus[j],
+					    0);
 		}
 		if (rc == 0) {
 			rc = cfs_buf_printf(buf, len, &off, "nl", 0, 0);
@@ -481,7 +481,8 @@ cfs_cpt_distance_print(const struct cfs_cpt_table *t, char *buf, size_t len)
 	for (i = 0; rc == 0 && i < t->ncpts; i++) {
 		rc = cfs_buf_printf(buf, len, &off, "cpt", i, 0);
 		for (j = 0; rc == 0 && j < t->ncpts; j++) {
-			rc = cfs_buf_printf(buf, len, &off, "dist", j, t->distance[i * t->ncpts + j]);
+			rc = cfs_buf_printf(buf, len, &off, "dist", j,
+					    t->distance[i * t->ncpts + j]);
 		}
 		if (rc == 0) {
 			rc = cfs_buf_printf(buf, len, &off, "nl", 0, 0);

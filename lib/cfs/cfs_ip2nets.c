@@ -119,18 +119,20 @@ cfs_ip2nets_netspec_parse(char *spec, struct cfs_ip2nets_rule *r, unsigned int r
 		for (p = tok; *p != '\0'; p++) {
 			*p = *p == ';' ? ',' : *p;
 		}
-		if (r->nifs == CFS_IP2NETS_MAX_IFS || !cfs_trim(tok, strlen(tok), name, sizeof(name)) ||
+		if (r->nifs == CFS_IP2NETS_MAX_IFS ||
+		    !cfs_trim(tok, strlen(tok), name, sizeof(name)) ||
 		    cfs_ip2nets_if_parse(name, &r->ifs[r->nifs++], rule, err, errlen) != 0) {
 			return cfs_err(err, errlen, "rule %u: bad interface list", rule);
 		}
 	}
 	return paren != NULL && r->nifs == 0 ?
-		       cfs_err(err, errlen, "rule %u: empty interface list", rule) : 0;
+		       cfs_err(err, errlen, "rule %u: empty interface list", rule) :
+		       0;
 }
 
 static int
-cfs_ip2nets_range_parse(const char *tok, struct cfs_ip2nets_rule *r, unsigned int rule,
-			char *err, size_t errlen)
+cfs_ip2nets_range_parse(const char *tok, struct cfs_ip2nets_rule *r, unsigned int rule, char *err,
+			size_t errlen)
 {
 	char parts[4][64];
 	unsigned int k;
@@ -206,7 +208,8 @@ cfs_ip2nets_parse(const char *str, struct cfs_ip2nets **out, char *err, size_t e
 			rc = cfs_err(err, errlen, "more than %d rules", CFS_IP2NETS_MAX_RULES);
 			break;
 		}
-		rc = cfs_ip2nets_rule_parse(body, &rules->rules[rules->n], rules->n + 1, err, errlen);
+		rc = cfs_ip2nets_rule_parse(body, &rules->rules[rules->n], rules->n + 1, err,
+					    errlen);
 		rules->n++;
 	}
 	free(copy);
@@ -266,7 +269,8 @@ cfs_rule_check_named(const struct cfs_ip2nets_rule *r, const struct cfs_ifaddr *
 		bool found = false;
 
 		for (j = 0; j < nifs && !found; j++) {
-			found = ifs[j].family == AF_INET && strcmp(ifs[j].name, r->ifs[i].name) == 0 &&
+			found = ifs[j].family == AF_INET &&
+				strcmp(ifs[j].name, r->ifs[i].name) == 0 &&
 				cfs_rule_matches_ip(r, ifs[j].ipv4);
 		}
 		if (!found) {
@@ -292,9 +296,8 @@ cfs_net_done(const struct cfs_ip2nets_match *out, unsigned int n, uint32_t net)
 }
 
 int
-cfs_ip2nets_match(const struct cfs_ip2nets *rules, const struct cfs_ifaddr *ifs,
-		  unsigned int nifs, struct cfs_ip2nets_match *out, unsigned int max, char *err,
-		  size_t errlen)
+cfs_ip2nets_match(const struct cfs_ip2nets *rules, const struct cfs_ifaddr *ifs, unsigned int nifs,
+		  struct cfs_ip2nets_match *out, unsigned int max, char *err, size_t errlen)
 {
 	unsigned int n = 0;
 	unsigned int i;
@@ -372,10 +375,11 @@ cfs_ifaddrs_get(struct cfs_ifaddr **out, unsigned int *n)
 		snprintf(v[cnt].name, sizeof(v[cnt].name), "%s", ifa->ifa_name);
 		v[cnt].family = sa->sa_family;
 		if (sa->sa_family == AF_INET) {
-			v[cnt].ipv4 = ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr);
+			v[cnt].ipv4 = ntohl(
+				((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr);
 		} else {
-			memcpy(v[cnt].ipv6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
-			       16);
+			memcpy(v[cnt].ipv6,
+			       &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
 		}
 		cnt++;
 	}

@@ -27,21 +27,21 @@ typedef uint32_t lnet_pid_t;
 /** LND type numbers (nidstr.h; never renumbered). */
 enum lnet_lnd_type {
 	LNET_LND_QSW = 1,
-	LNET_LND_SOCK = 2,  /**< tcp */
+	LNET_LND_SOCK = 2, /**< tcp */
 	LNET_LND_GM = 3,
 	LNET_LND_PTL = 4,
-	LNET_LND_O2IB = 5,  /**< o2ib */
+	LNET_LND_O2IB = 5, /**< o2ib */
 	LNET_LND_CIB = 6,
 	LNET_LND_OPENIB = 7,
 	LNET_LND_IIB = 8,
-	LNET_LND_LO = 9,    /**< lo */
+	LNET_LND_LO = 9, /**< lo */
 	LNET_LND_RA = 10,
 	LNET_LND_VIB = 11,
 	LNET_LND_MX = 12,
-	LNET_LND_GNI = 13,  /**< gni */
+	LNET_LND_GNI = 13,   /**< gni */
 	LNET_LND_GNIIP = 14, /**< gip */
-	LNET_LND_PTL4 = 15, /**< ptlf */
-	LNET_LND_KFI = 16,  /**< kfi */
+	LNET_LND_PTL4 = 15,  /**< ptlf */
+	LNET_LND_KFI = 16,   /**< kfi */
 	LNET_LND_TOFU = 17,
 	LNET_LND_EFA = 18,  /**< efa */
 	LNET_LND_BXI3 = 19, /**< bxi3f */
@@ -55,9 +55,9 @@ enum lnet_lnd_type {
  * never byte-swapped on the wire.
  */
 struct lnet_nid {
-	uint8_t nid_size;  /**< address bytes minus 4: 0 (IPv4/number), 12 (IPv6) */
-	uint8_t nid_type;  /**< enum lnet_lnd_type; 0xff = ANY */
-	uint16_t nid_num;  /**< net number, big-endian */
+	uint8_t nid_size; /**< address bytes minus 4: 0 (IPv4/number), 12 (IPv6) */
+	uint8_t nid_type; /**< enum lnet_lnd_type; 0xff = ANY */
+	uint16_t nid_num; /**< net number, big-endian */
 	uint32_t nid_addr[LNET_NID_ADDR_WORDS]; /**< address words, big-endian */
 };
 _Static_assert(sizeof(struct lnet_nid) == 20 && __builtin_offsetof(struct lnet_nid, nid_addr) == 4,
@@ -65,8 +65,8 @@ _Static_assert(sizeof(struct lnet_nid) == 20 && __builtin_offsetof(struct lnet_n
 
 /** Process identity: PID plus large NID (current Lustre order). */
 struct lnet_processid {
-	lnet_pid_t pid;       /**< process id */
-	struct lnet_nid nid;  /**< node id */
+	lnet_pid_t pid;      /**< process id */
+	struct lnet_nid nid; /**< node id */
 };
 
 /** Legacy process identity (nid4). */
@@ -91,18 +91,18 @@ struct lnet_process_id {
 #define LNET_ADDR_ANY ((uint32_t)-1)
 
 /** Large-NID wildcard initializer. */
-#define LNET_ANY_NID                                                           \
-	((struct lnet_nid){ 0xff, 0xff, 0xffff, { 0xffffffff, 0xffffffff,      \
-						  0xffffffff, 0xffffffff } })
+#define LNET_ANY_NID        \
+	((struct lnet_nid){ \
+		0xff, 0xff, 0xffff, { 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff } })
 
 /** Address part of a nid4. */
-#define LNET_NIDADDR(nid) ((uint32_t)((nid) & 0xffffffff))
+#define LNET_NIDADDR(nid) ((uint32_t)((nid)&0xffffffff))
 /** Net part of a nid4. */
 #define LNET_NIDNET(nid) ((uint32_t)(((nid) >> 32)) & 0xffffffff)
 /** Build a nid4 from net and address. */
 #define LNET_MKNID(net, addr) ((((uint64_t)(net)) << 32) | ((uint64_t)(addr)))
 /** Net number of a net. */
-#define LNET_NETNUM(net) ((net) & 0xffff)
+#define LNET_NETNUM(net) ((net)&0xffff)
 /** LND type of a net. */
 #define LNET_NETTYP(net) (((net) >> 16) & 0xff)
 /** Build a net from LND type and number. */
@@ -192,8 +192,8 @@ lnet_nid_same(const struct lnet_nid *a, const struct lnet_nid *b)
 static inline bool
 lnet_nid_is_lo0(const struct lnet_nid *nid)
 {
-	return nid->nid_size == 0 && nid->nid_type == LNET_LND_LO &&
-	       nid->nid_num == 0 && nid->nid_addr[0] == 0;
+	return nid->nid_size == 0 && nid->nid_type == LNET_LND_LO && nid->nid_num == 0 &&
+	       nid->nid_addr[0] == 0;
 }
 
 /** Sets @p nid to 0@lo. */

@@ -80,8 +80,8 @@ cfs_nid_parts_addr(const char *addr, struct cfs_nid_parts *d)
 
 /* One range of stride 1 (or no list, @p none_lo..@p none_hi): its bounds. */
 static bool
-cfs_nid_parts_range(const struct cfs_expr_list *el, uint32_t none_lo, uint32_t none_hi, uint32_t *lo,
-		    uint32_t *hi)
+cfs_nid_parts_range(const struct cfs_expr_list *el, uint32_t none_lo, uint32_t none_hi,
+		    uint32_t *lo, uint32_t *hi)
 {
 	if (el == NULL) {
 		*lo = none_lo;
@@ -205,7 +205,8 @@ cfs_nid_parts_match_nid(const struct cfs_nid_parts *d, const struct lnet_nid *ni
 	unsigned int i;
 
 	/* the kernel matches 4-byte addresses only (a large NID never matches) */
-	if (d->naddr == 0 || !lnet_nid_is_nid4(nid) || !cfs_nid_parts_match_net(d, lnet_nid_net(nid))) {
+	if (d->naddr == 0 || !lnet_nid_is_nid4(nid) ||
+	    !cfs_nid_parts_match_net(d, lnet_nid_net(nid))) {
 		return false;
 	}
 	addr = ntohl(nid->nid_addr[0]);
@@ -250,7 +251,8 @@ cfs_nid_parts_expr_same(const struct cfs_expr_list *a, const struct cfs_expr_lis
 		const struct cfs_range_expr *x = &a->r[i];
 		const struct cfs_range_expr *y = &b->r[i];
 
-		if (x->lo != y->lo || x->hi != y->hi || (x->lo != x->hi && x->stride != y->stride)) {
+		if (x->lo != y->lo || x->hi != y->hi ||
+		    (x->lo != x->hi && x->stride != y->stride)) {
 			return false;
 		}
 	}

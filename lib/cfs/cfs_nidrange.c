@@ -16,10 +16,10 @@
 
 struct cfs_nidrange {
 	uint32_t net;
-	bool any;                        /* "*": every address */
-	bool ipv6;                       /* one exact IPv6 address */
+	bool any;  /* "*": every address */
+	bool ipv6; /* one exact IPv6 address */
 	uint32_t ipv6_addr[4];
-	unsigned int nexpr;              /* 4 for IPv4, 1 for numeric LNDs */
+	unsigned int nexpr; /* 4 for IPv4, 1 for numeric LNDs */
 	struct cfs_expr_list *expr[4];
 };
 
@@ -211,9 +211,9 @@ cfs_nidrange_expand(const struct cfs_nidrange *r, unsigned int max, struct lnet_
 					for (d = 0; d < cnt[3] && rc >= 0; d++) {
 						rc = *n == max ? -E2BIG : 0;
 						if (rc == 0) {
-							cfs_nid_make(r->net, v[0][a] << 24 |
-								     v[1][b] << 16 |
-								     v[2][c] << 8 | v[3][d],
+							cfs_nid_make(r->net,
+								     v[0][a] << 24 | v[1][b] << 16 |
+									     v[2][c] << 8 | v[3][d],
 								     &nids[(*n)++]);
 						}
 					}

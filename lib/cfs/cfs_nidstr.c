@@ -17,14 +17,10 @@ struct cfs_lnd_name {
 
 /* Every LND with a string form; numbers never change (lnet-facts §1.2). */
 static const struct cfs_lnd_name cfs_lnds[] = {
-	{ LNET_LND_SOCK, "tcp", true },
-	{ LNET_LND_O2IB, "o2ib", true },
-	{ LNET_LND_LO, "lo", false },
-	{ LNET_LND_GNI, "gni", false },
-	{ LNET_LND_GNIIP, "gip", false },
-	{ LNET_LND_PTL4, "ptlf", false },
-	{ LNET_LND_KFI, "kfi", false },
-	{ LNET_LND_EFA, "efa", false },
+	{ LNET_LND_SOCK, "tcp", true },    { LNET_LND_O2IB, "o2ib", true },
+	{ LNET_LND_LO, "lo", false },      { LNET_LND_GNI, "gni", false },
+	{ LNET_LND_GNIIP, "gip", false },  { LNET_LND_PTL4, "ptlf", false },
+	{ LNET_LND_KFI, "kfi", false },    { LNET_LND_EFA, "efa", false },
 	{ LNET_LND_BXI3, "bxi3f", false },
 };
 
@@ -338,8 +334,8 @@ libcfs_strnid_err(struct lnet_nid *nid, const char *str, char *err, size_t errle
 	}
 	*at = '\0';
 	if (cfs_parse_net(at + 1, &net) != 0) {
-		return cfs_err(err, errlen, "\"%s\" is not a network (tcp, o2ib, lo, gni, kfi, ...)",
-			       at + 1);
+		return cfs_err(err, errlen,
+			       "\"%s\" is not a network (tcp, o2ib, lo, gni, kfi, ...)", at + 1);
 	}
 	return cfs_parse_addr(buf, net, nid, err, errlen);
 }

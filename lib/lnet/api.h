@@ -35,19 +35,19 @@ enum lnet_exec_mode {
 				    else polled */
 	LNET_EXEC_THREADS = 1, /**< lcores on EAL worker threads */
 	/* 2: the unit tests' virtual clock, not offered to applications */
-	LNET_EXEC_POLLED = 3,  /**< no threads, real clock: the application's thread runs every
+	LNET_EXEC_POLLED = 3, /**< no threads, real clock: the application's thread runs every
 				    lcore inside LNet calls and LNetEQPoll, spinning while it waits
 				    (run to completion on one core, as an SPDK application) */
 };
 
 /** Options for the next LNetNIInit(); see lnet_init_opts_set(). */
 struct lnet_init_opts {
-	size_t opts_size;            /**< sizeof(struct lnet_init_opts) */
-	enum lnet_exec_mode mode;    /**< execution mode */
-	unsigned int ncpts;          /**< CPTs (data lcores); 0 = from libnuma / cpu_pattern */
-	const char *cpu_pattern;     /**< e.g. "0[0,1] 1[2,3]"; NULL = libnuma */
-	const char *eal_args;        /**< EAL arguments if LNet starts EAL; NULL = default */
-	bool no_eal;                 /**< never start EAL (-EINVAL with eal_args or THREADS) */
+	size_t opts_size;         /**< sizeof(struct lnet_init_opts) */
+	enum lnet_exec_mode mode; /**< execution mode */
+	unsigned int ncpts;       /**< CPTs (data lcores); 0 = from libnuma / cpu_pattern */
+	const char *cpu_pattern;  /**< e.g. "0[0,1] 1[2,3]"; NULL = libnuma */
+	const char *eal_args;     /**< EAL arguments if LNet starts EAL; NULL = default */
+	bool no_eal;              /**< never start EAL (-EINVAL with eal_args or THREADS) */
 	/**
 	 * The stall watchdog: a thread that counts and logs every poll of a
 	 * lcore that runs longer than this many milliseconds. 0: the default

@@ -184,7 +184,7 @@ LNetMDBind(const struct lnet_md *md, enum lnet_unlink unlink, struct lnet_handle
 		return -EINVAL;
 	}
 	a.cpt = lnet_cpt_current_or(ln, __atomic_fetch_add(&ln->bind_rotor, 1, __ATOMIC_RELAXED) %
-					    ln->ncpts);
+						ln->ncpts);
 	return lnet_call_on_cpt(ln, a.cpt, lnet_md_attach_on_cpt, &a);
 }
 
@@ -238,7 +238,7 @@ LNetMDUnlink(struct lnet_handle_md handle)
  */
 struct lnet_send_args {
 	struct lnet *ln;
-	const struct lnet_nid *self;          /* the caller's source NID, or any */
+	const struct lnet_nid *self; /* the caller's source NID, or any */
 	const struct lnet_processid *target;
 	uint64_t cookie;
 	uint64_t match_bits;
@@ -339,25 +339,38 @@ LNetPut(const struct lnet_nid *self, struct lnet_handle_md mdh, enum lnet_ack_re
 	unsigned int offset, uint64_t hdr_data)
 {
 	struct lnet_send_args a = {
-		.ln = lnet_api_instance(), .self = self != NULL ? self : &lnet_send_any_nid,
-		.target = target, .cookie = mdh.cookie, .match_bits = match_bits,
-		.hdr_data = hdr_data, .type = LNET_MSG_PUT, .portal = portal, .offset = offset,
-		.ack = ack == LNET_ACK_REQ, .recovery = false,
+		.ln = lnet_api_instance(),
+		.self = self != NULL ? self : &lnet_send_any_nid,
+		.target = target,
+		.cookie = mdh.cookie,
+		.match_bits = match_bits,
+		.hdr_data = hdr_data,
+		.type = LNET_MSG_PUT,
+		.portal = portal,
+		.offset = offset,
+		.ack = ack == LNET_ACK_REQ,
+		.recovery = false,
 	};
 
 	return lnet_send_common(&a);
 }
 
 int
-LNetGet(const struct lnet_nid *self, struct lnet_handle_md mdh,
-	const struct lnet_processid *target, unsigned int portal, uint64_t match_bits,
-	unsigned int offset, bool recovery)
+LNetGet(const struct lnet_nid *self, struct lnet_handle_md mdh, const struct lnet_processid *target,
+	unsigned int portal, uint64_t match_bits, unsigned int offset, bool recovery)
 {
 	struct lnet_send_args a = {
-		.ln = lnet_api_instance(), .self = self != NULL ? self : &lnet_send_any_nid,
-		.target = target, .cookie = mdh.cookie, .match_bits = match_bits,
-		.hdr_data = 0, .type = LNET_MSG_GET, .portal = portal, .offset = offset,
-		.ack = false, .recovery = recovery,
+		.ln = lnet_api_instance(),
+		.self = self != NULL ? self : &lnet_send_any_nid,
+		.target = target,
+		.cookie = mdh.cookie,
+		.match_bits = match_bits,
+		.hdr_data = 0,
+		.type = LNET_MSG_GET,
+		.portal = portal,
+		.offset = offset,
+		.ack = false,
+		.recovery = recovery,
 	};
 
 	return lnet_send_common(&a);

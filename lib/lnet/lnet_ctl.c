@@ -23,7 +23,8 @@ lnet_ctl_cpts_str(const struct lnet *ln, const struct lnet_ni *ni, char *buf, si
 	for (i = 0; i < ln->ncpts && off < len; i++) {
 		/* lo is served by every CPT; other NIs by their own. */
 		if (ni->any_cpt || ni->cpt == i) {
-			off += (size_t)snprintf(buf + off, len - off, "%s%u", off > 1 ? "," : "", i);
+			off += (size_t)snprintf(buf + off, len - off, "%s%u", off > 1 ? "," : "",
+						i);
 		}
 	}
 	if (off < len) {
@@ -182,8 +183,10 @@ lnet_ctl_hops_get(struct lnet_ctl_hops *out)
 		lnet_hops_add(sum, &ln->cpts[i]->hops);
 	}
 	lnet_hops_add(sum, &ln->mgmt_hops);
-	*out = (struct lnet_ctl_hops){ .put = sum[LNET_HOP_PUT], .get = sum[LNET_HOP_GET],
-				       .ack = sum[LNET_HOP_ACK], .reply = sum[LNET_HOP_REPLY],
+	*out = (struct lnet_ctl_hops){ .put = sum[LNET_HOP_PUT],
+				       .get = sum[LNET_HOP_GET],
+				       .ack = sum[LNET_HOP_ACK],
+				       .reply = sum[LNET_HOP_REPLY],
 				       .forward = sum[LNET_HOP_FWD] };
 	return 0;
 }
@@ -206,13 +209,23 @@ lnet_ctl_lcore_stats(struct lnet_ctl_lcore *out, unsigned int max, bool reset_ga
 		rt_lcore_stats_get(lc, &st);
 		rt_lcore_stalls_get(lc, &ss);
 		out[i] = (struct lnet_ctl_lcore){
-			.mgmt = i == 0, .cpt = i == 0 ? -1 : (int)i - 1, .loops = st.loops,
-			.busy_loops = st.busy_loops, .msgs = st.msgs, .timers = st.timers,
-			.send_full = st.send_full, .sleeps = st.sleeps, .max_gap_us = st.max_gap_us,
-			.oversleeps = st.oversleeps, .oversleep_longest_us = st.oversleep_longest_us,
-			.stalls = ss.stalls, .stall_longest_us = ss.longest_us,
-			.stall_last_us = ss.last_us, .stall_ongoing = ss.ongoing,
-			.stalls_blocked = ss.blocked, .stall_state = ss.last_state,
+			.mgmt = i == 0,
+			.cpt = i == 0 ? -1 : (int)i - 1,
+			.loops = st.loops,
+			.busy_loops = st.busy_loops,
+			.msgs = st.msgs,
+			.timers = st.timers,
+			.send_full = st.send_full,
+			.sleeps = st.sleeps,
+			.max_gap_us = st.max_gap_us,
+			.oversleeps = st.oversleeps,
+			.oversleep_longest_us = st.oversleep_longest_us,
+			.stalls = ss.stalls,
+			.stall_longest_us = ss.longest_us,
+			.stall_last_us = ss.last_us,
+			.stall_ongoing = ss.ongoing,
+			.stalls_blocked = ss.blocked,
+			.stall_state = ss.last_state,
 			.stall_syscall = ss.last_syscall,
 			.stall_step = rt_step_name(ss.last_step),
 		};
@@ -231,7 +244,10 @@ lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
 {
 	struct lnet *ln = lnet_instance();
 	struct lnet_ni_req req = {
-		.add = true, .nid = nid, .lnd_tun = lnd_tun, .cpt = cpt,
+		.add = true,
+		.nid = nid,
+		.lnd_tun = lnd_tun,
+		.cpt = cpt,
 		.ifname = ifname != NULL && ifname[0] != '\0' ? ifname : NULL,
 	};
 	char s[LNET_NIDSTR_SIZE];
@@ -242,7 +258,8 @@ lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
 	}
 	req.lnd = lnet_lnd_find(nid->nid_type);
 	if (req.lnd == NULL || (req.lnd->caps & LNET_LND_CAP_BUILTIN) != 0) {
-		snprintf(err, errlen, "no LND for %s in this build", libcfs_nidstr_r(nid, s, sizeof(s)));
+		snprintf(err, errlen, "no LND for %s in this build",
+			 libcfs_nidstr_r(nid, s, sizeof(s)));
 		return -EOPNOTSUPP;
 	}
 	if (cpt >= ln->ncpts) {
@@ -440,7 +457,7 @@ struct lnet_ctl_global_set_args {
 	struct lnet *ln;
 	const char *key;
 	int value;
-	bool discovery_changed;   /* the ping target's features follow it */
+	bool discovery_changed; /* the ping target's features follow it */
 };
 
 /* lnd_timeout follows (transaction_timeout - 1) / (retry_count + 1), at least 1 (lnet-facts §8.1). */
@@ -492,8 +509,8 @@ lnet_ctl_global_check_store(struct lnet_ctl_global *t, const char *key, int v)
 		}
 		lnet_ctl_store(key[0] == 'n' ? &t->numa_range : &t->recovery_limit, v);
 	} else if (strcmp(key, "max_interfaces") == 0) {
-		lnet_ctl_store(&t->max_interfaces, v < LNET_CTL_INTERFACES_MIN ?
-				LNET_CTL_INTERFACES_DEFAULT : v);
+		lnet_ctl_store(&t->max_interfaces,
+			       v < LNET_CTL_INTERFACES_MIN ? LNET_CTL_INTERFACES_DEFAULT : v);
 	} else if (strcmp(key, "discovery") == 0) {
 		lnet_ctl_store(&t->discovery, v != 0);
 	} else if (strcmp(key, "drop_asym_route") == 0) {

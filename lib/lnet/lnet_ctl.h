@@ -22,7 +22,7 @@ LNP_BEGIN_DECLS
 
 /** One LND tunable of a NI ("lnd tunables" in net show -v). */
 struct lnet_ctl_lnd_tunable {
-	const char *key;          /**< static: "conns_per_peer", "timeout", "tos" */
+	const char *key; /**< static: "conns_per_peer", "timeout", "tos" */
 	int value;
 };
 
@@ -41,7 +41,7 @@ struct lnet_ctl_lnd_tunables {
 
 /** One counter of a NI's LND (telemetry /lnet/lnd_stats). */
 struct lnet_ctl_lnd_counter {
-	const char *key;          /**< static */
+	const char *key; /**< static */
 	uint64_t value;
 };
 
@@ -58,11 +58,11 @@ struct lnet_ctl_ni {
 	uint64_t send_count;
 	uint64_t recv_count;
 	uint64_t drop_count;
-	uint64_t sent[5];         /**< put, get, reply, ack, hello (sent_stats order) */
+	uint64_t sent[5]; /**< put, get, reply, ack, hello (sent_stats order) */
 	uint64_t received[5];
 	uint64_t dropped[5];
 	int health_value;
-	int fatal_error;          /**< 1 while its link is down (the kernel's ni_fatal_error_on) */
+	int fatal_error; /**< 1 while its link is down (the kernel's ni_fatal_error_on) */
 	/** health stats (net show -v 2): local failures by kind, recovery pings */
 	uint32_t hs_interrupts;
 	uint32_t hs_dropped;
@@ -71,15 +71,15 @@ struct lnet_ctl_ni {
 	uint32_t hs_timeouts;
 	uint32_t hs_error;
 	uint32_t ping_count;
-	int64_t next_ping;        /**< seconds (CLOCK_MONOTONIC) of the next recovery ping; 0 none */
+	int64_t next_ping; /**< seconds (CLOCK_MONOTONIC) of the next recovery ping; 0 none */
 	int peer_timeout;
 	int peer_credits;
 	int peer_buffer_credits;
 	int credits;
-	int dev_cpt;              /**< -1 when unknown */
-	char cpts[64];            /**< "[0,1]" */
-	int udsp_net_priority;    /**< UDSP priority of its net, -1 when no rule applies */
-	int udsp_nid_priority;    /**< UDSP priority of the NI, -1 when no rule applies */
+	int dev_cpt;           /**< -1 when unknown */
+	char cpts[64];         /**< "[0,1]" */
+	int udsp_net_priority; /**< UDSP priority of its net, -1 when no rule applies */
+	int udsp_nid_priority; /**< UDSP priority of the NI, -1 when no rule applies */
 };
 
 /** Global settings in `lnetctl global show` order. */
@@ -104,28 +104,28 @@ struct lnet_ctl_global {
 
 /** A configured peer: nis[0] is its primary NID. */
 struct lnet_ctl_peer {
-	uint64_t seq;             /**< cursor that lists from this peer on */
+	uint64_t seq; /**< cursor that lists from this peer on */
 	bool mr;
-	unsigned int nnis;        /**< in nis[] */
-	unsigned int nnis_total;  /**< the peer's NIDs */
+	unsigned int nnis;       /**< in nis[] */
+	unsigned int nnis_total; /**< the peer's NIDs */
 	struct lnet_nid nis[LNET_CTL_PEER_MAX_NIS];
-	uint32_t state;           /**< the kernel's lp_state bits we keep (LNET_CTL_PEER_*) */
+	uint32_t state; /**< the kernel's lp_state bits we keep (LNET_CTL_PEER_*) */
 };
 
 /*
  * The kernel's peer state bits (lp_state, `peer show -v 3` "peer state")
  * this node keeps: discovery's bits come with discovery.
  */
-#define LNET_CTL_PEER_MULTI_RAIL   0x1U
+#define LNET_CTL_PEER_MULTI_RAIL 0x1U
 #define LNET_CTL_PEER_NO_DISCOVERY 0x2U
-#define LNET_CTL_PEER_CONFIGURED   0x8U
-#define LNET_CTL_PEER_DISCOVERED   0x10U
-#define LNET_CTL_PEER_DISCOVERING  0x40U
+#define LNET_CTL_PEER_CONFIGURED 0x8U
+#define LNET_CTL_PEER_DISCOVERED 0x10U
+#define LNET_CTL_PEER_DISCOVERING 0x40U
 #define LNET_CTL_PEER_DATA_PRESENT 0x80U
 #define LNET_CTL_PEER_NIDS_UPTODATE 0x100U
-#define LNET_CTL_PEER_PING_SENT    0x200U
-#define LNET_CTL_PEER_PUSH_SENT    0x400U
-#define LNET_CTL_PEER_PING_FAILED  0x800U
+#define LNET_CTL_PEER_PING_SENT 0x200U
+#define LNET_CTL_PEER_PUSH_SENT 0x400U
+#define LNET_CTL_PEER_PING_FAILED 0x800U
 #define LNET_CTL_PEER_LOCK_PRIMARY 0x100000U
 
 /** Runtime state of one peer NI (lnet-facts §12.4). */
@@ -139,16 +139,16 @@ struct lnet_ctl_peer_ni {
 	uint64_t send_count;
 	uint64_t recv_count;
 	uint64_t drop_count;
-	uint64_t sent[5];         /**< put, get, reply, ack, hello (sent_stats order) */
+	uint64_t sent[5]; /**< put, get, reply, ack, hello (sent_stats order) */
 	uint64_t received[5];
 	uint64_t dropped[5];
-	int health_value;         /**< 0..LNET_CTL_MAX_HEALTH */
-	uint32_t hs_dropped;      /**< health stats: remote dropped, timeout, error */
+	int health_value;    /**< 0..LNET_CTL_MAX_HEALTH */
+	uint32_t hs_dropped; /**< health stats: remote dropped, timeout, error */
 	uint32_t hs_timeout;
 	uint32_t hs_error;
 	uint32_t hs_network_timeout;
-	uint32_t ping_count;      /**< recovery pings since it was last heard from */
-	int64_t next_ping;        /**< seconds (CLOCK_MONOTONIC) of the next one; 0 none */
+	uint32_t ping_count; /**< recovery pings since it was last heard from */
+	int64_t next_ping;   /**< seconds (CLOCK_MONOTONIC) of the next one; 0 none */
 };
 
 /**
@@ -272,8 +272,8 @@ struct lnet_ctl_ni_tunables {
  */
 LNP_API int lnet_ctl_ni_add(const struct lnet_nid *nid, const char *ifname,
 			    const struct lnet_ctl_ni_tunables *tun,
-			    const struct lnet_ctl_lnd_tunables *lnd_tun, unsigned int cpt, char *err,
-			    size_t errlen);
+			    const struct lnet_ctl_lnd_tunables *lnd_tun, unsigned int cpt,
+			    char *err, size_t errlen);
 
 /**
  * Delete a NI (net del): its connections close, every message still
@@ -330,23 +330,22 @@ LNP_API int lnet_ctl_global_set(const char *key, int value, char *err, size_t er
  * (@p nid NULL: lnetctl net set --all). -ENOENT: no such NI; -EINVAL: out
  * of 0..LNET_CTL_MAX_HEALTH.
  */
-LNP_API int lnet_ctl_ni_health_set(const struct lnet_nid *nid, int value, char *err,
-				   size_t errlen);
+LNP_API int lnet_ctl_ni_health_set(const struct lnet_nid *nid, int value, char *err, size_t errlen);
 
 /** The push target's counters and the last push taken (telemetry /lnet/push_show). */
 struct lnet_ctl_push {
-	uint64_t received;        /**< pushes matched (each ACKed if the peer asked) */
-	uint64_t accepted;        /**< whole, valid ping info of a Multi-Rail peer */
-	uint64_t truncated;       /**< bigger than the target, which then grows */
-	uint64_t invalid;         /**< not ping info, or not from a Multi-Rail peer */
-	uint64_t errors;          /**< completed with an error */
-	unsigned int target_bytes;/**< room for one push (the kernel's push target size) */
-	bool has_last;            /**< the last_* fields describe an accepted push */
+	uint64_t received;         /**< pushes matched (each ACKed if the peer asked) */
+	uint64_t accepted;         /**< whole, valid ping info of a Multi-Rail peer */
+	uint64_t truncated;        /**< bigger than the target, which then grows */
+	uint64_t invalid;          /**< not ping info, or not from a Multi-Rail peer */
+	uint64_t errors;           /**< completed with an error */
+	unsigned int target_bytes; /**< room for one push (the kernel's push target size) */
+	bool has_last;             /**< the last_* fields describe an accepted push */
 	struct lnet_nid last_src;
 	struct lnet_nid last_primary;
 	uint32_t last_seqno;
 	uint32_t last_features;
-	unsigned int last_nnis;   /**< NIs after 0@lo */
+	unsigned int last_nnis; /**< NIs after 0@lo */
 };
 
 /** A snapshot of the push target's counters, read on the lcore that owns it. */
@@ -374,27 +373,28 @@ LNP_API int lnet_ctl_ncpts(void);
 
 /** One logical lcore's loop counters (telemetry /lnet/lcore_stats). */
 struct lnet_ctl_lcore {
-	bool mgmt;                /**< the management lcore; else the data lcore of cpt */
+	bool mgmt; /**< the management lcore; else the data lcore of cpt */
 	int cpt;
-	uint64_t loops;           /**< loop iterations */
-	uint64_t busy_loops;      /**< ... that did work */
-	uint64_t msgs;            /**< messages from other lcores run */
-	uint64_t timers;          /**< timers fired */
-	uint64_t send_full;       /**< hand-offs to it refused by a full ring */
-	uint64_t sleeps;          /**< idle sleeps of its thread */
-	uint64_t max_gap_us;      /**< longest time it could not poll (rt_lcore_stats) */
-	uint64_t oversleeps;      /**< its thread's sleeps that ended a stall threshold late */
+	uint64_t loops;                /**< loop iterations */
+	uint64_t busy_loops;           /**< ... that did work */
+	uint64_t msgs;                 /**< messages from other lcores run */
+	uint64_t timers;               /**< timers fired */
+	uint64_t send_full;            /**< hand-offs to it refused by a full ring */
+	uint64_t sleeps;               /**< idle sleeps of its thread */
+	uint64_t max_gap_us;           /**< longest time it could not poll (rt_lcore_stats) */
+	uint64_t oversleeps;           /**< its thread's sleeps that ended a stall threshold late */
 	uint64_t oversleep_longest_us; /**< the longest overshoot */
 	/* What the stall watchdog saw (rt_lcore_stalls): */
-	uint64_t stalls;          /**< polls that ran past the threshold */
-	uint64_t stall_longest_us;/**< the longest */
-	uint64_t stall_last_us;   /**< the last (or the one going on) */
-	bool stall_ongoing;       /**< the last has not ended */
-	uint64_t stalls_blocked;  /**< stalls whose thread was blocked in a system call (not preempted) */
-	char stall_state;         /**< the last one's thread state: 'R', 'S', 'D'; 0 not known */
-	long stall_syscall;       /**< ... the system call it was in; -1 none or not known */
-	const char *stall_step;   /**< its step: "message", "poller", "timer", ... */
-	char stall_fn[64];        /**< the step's function (symbol or module+offset) */
+	uint64_t stalls;           /**< polls that ran past the threshold */
+	uint64_t stall_longest_us; /**< the longest */
+	uint64_t stall_last_us;    /**< the last (or the one going on) */
+	bool stall_ongoing;        /**< the last has not ended */
+	uint64_t
+		stalls_blocked; /**< stalls whose thread was blocked in a system call (not preempted) */
+	char stall_state;       /**< the last one's thread state: 'R', 'S', 'D'; 0 not known */
+	long stall_syscall;     /**< ... the system call it was in; -1 none or not known */
+	const char *stall_step; /**< its step: "message", "poller", "timer", ... */
+	char stall_fn[64];      /**< the step's function (symbol or module+offset) */
 };
 
 /**
@@ -408,7 +408,7 @@ struct lnet_ctl_hops {
 	uint64_t get;
 	uint64_t ack;
 	uint64_t reply;
-	uint64_t forward;         /**< messages this node forwarded, any type */
+	uint64_t forward; /**< messages this node forwarded, any type */
 };
 
 /** The hop counts now. @return 0 or -errno. */
@@ -434,7 +434,7 @@ struct lnet_ctl_udsp {
 	char src[LNET_CTL_UDSP_DESCR_LEN];
 	char dst[LNET_CTL_UDSP_DESCR_LEN];
 	char rte[LNET_CTL_UDSP_DESCR_LEN];
-	bool has_priority;        /**< a priority rule; else a preferred-list rule */
+	bool has_priority; /**< a priority rule; else a preferred-list rule */
 	uint32_t priority;
 };
 
@@ -458,11 +458,11 @@ LNP_API int lnet_ctl_udsp_list(unsigned int start, struct lnet_ctl_udsp *out, un
 
 /** The UDSP values of one peer NI (`peer show -v 4` "udsp info"). */
 struct lnet_ctl_udsp_info {
-	int net_priority;         /**< of its peer net; -1 when no rule applies */
+	int net_priority; /**< of its peer net; -1 when no rule applies */
 	int nid_priority;
-	unsigned int npref_src;   /**< preferred local NIDs (NID pair rules) */
+	unsigned int npref_src; /**< preferred local NIDs (NID pair rules) */
 	struct lnet_nid pref_src[LNET_CTL_UDSP_SHOW_NIDS];
-	unsigned int npref_gw;    /**< preferred gateways (router rules) */
+	unsigned int npref_gw; /**< preferred gateways (router rules) */
 	struct lnet_nid pref_gw[LNET_CTL_UDSP_SHOW_NIDS];
 };
 /** -ENOENT when no peer has @p nid. */
@@ -474,12 +474,12 @@ LNP_API int lnet_ctl_peer_ni_udsp(const struct lnet_nid *nid, struct lnet_ctl_ud
  */
 struct lnet_ctl_udsp_stats {
 	unsigned int rules;
-	uint64_t applies;         /**< changes applied to every peer */
+	uint64_t applies;       /**< changes applied to every peer */
 	uint64_t peers_updated; /**< compositions published again because their values changed */
-	uint64_t last_apply_us;   /**< the last change: from the change to its last peer */
-	uint64_t last_busy_us;    /**< ... of which the management lcore spent working on it */
+	uint64_t last_apply_us; /**< the last change: from the change to its last peer */
+	uint64_t last_busy_us;  /**< ... of which the management lcore spent working on it */
 	uint64_t max_busy_us;
-	uint64_t max_slice_us;    /**< the longest the lcore was held at once */
+	uint64_t max_slice_us; /**< the longest the lcore was held at once */
 };
 LNP_API int lnet_ctl_udsp_stats(struct lnet_ctl_udsp_stats *out);
 
@@ -491,13 +491,13 @@ LNP_API int lnet_ctl_udsp_stats(struct lnet_ctl_udsp_stats *out);
 #define LNET_CTL_ROUTE_PRIO_DEFAULT 0
 /** One route as `lnetctl route show -v` prints it. */
 struct lnet_ctl_route {
-	uint32_t net;             /**< the remote net */
-	struct lnet_nid gateway;  /**< the gateway NID as added */
-	uint32_t hops;            /**< 1..255 or LNET_CTL_UNDEFINED_HOPS */
-	uint32_t priority;        /**< 0 is the best */
+	uint32_t net;                /**< the remote net */
+	struct lnet_nid gateway;     /**< the gateway NID as added */
+	uint32_t hops;               /**< 1..255 or LNET_CTL_UNDEFINED_HOPS */
+	uint32_t priority;           /**< 0 is the best */
 	uint32_t health_sensitivity; /**< as added (0: the global router_sensitivity) */
-	bool alive;               /**< "state: up" */
-	bool single_hop;          /**< "type: single-hop": the gateway has an NI on net */
+	bool alive;                  /**< "state: up" */
+	bool single_hop;             /**< "type: single-hop": the gateway has an NI on net */
 };
 /**
  * `route add`, with the kernel's refusals: -EINVAL (ANY or 0@lo gateway, a
@@ -528,9 +528,9 @@ enum lnet_ctl_rtr_pool_kind {
 	LNET_CTL_RTR_NPOOLS,
 };
 struct lnet_ctl_rtr_pool {
-	int npages;               /**< pages a buffer holds: 0, 1, 256 */
+	int npages; /**< pages a buffer holds: 0, 1, 256 */
 	int nbuffers;
-	int credits;              /**< may be negative: messages waiting */
+	int credits; /**< may be negative: messages waiting */
 	int mincredits;
 };
 /** The kernel's routing states (`routing show` "enable"). */
@@ -542,8 +542,8 @@ struct lnet_ctl_rtr_pool {
 #define LNET_CTL_ROUTING_CPTS 64
 /** `lnetctl routing show` and `buffers`. */
 struct lnet_ctl_routing {
-	int enable;               /**< LNET_CTL_ROUTING_* */
-	unsigned int ncpts;       /**< pools[0..ncpts) are filled (0 while never enabled) */
+	int enable;         /**< LNET_CTL_ROUTING_* */
+	unsigned int ncpts; /**< pools[0..ncpts) are filled (0 while never enabled) */
 	struct lnet_ctl_rtr_pool pools[LNET_CTL_ROUTING_CPTS][LNET_CTL_RTR_NPOOLS];
 	int buffers[LNET_CTL_RTR_NPOOLS]; /**< the configured totals over all CPTs (0: default) */
 	uint32_t forward_delay_s; /**< of the STARTING state: ping timeout + check interval */

@@ -31,31 +31,35 @@
  */
 static const int8_t lnet_disc_table[LNET_DISC_NSTATES][LNET_DISC_NEVENTS] = {
 	/*       snd dsc frc rpl trn psh pbd ack fai tmo lni off on  npu upt adp del mrg */
-	[U]  = { PG, PG, PG, NO, NO, W,  PG, NO, NO, NO, U,  N,  NO, NO, NO, PG, X,  M  },
-	[PG] = { PG, PG, NO, W,  PG, PG, PG, NO, E,  E,  PG, N,  NO, NO, NO, PG, X,  M  },
-	[W]  = { NO, NO, PG, NO, NO, NO, NO, NO, E,  NO, NO, N,  NO, PS, D,  NO, NO, NO },
-	[PS] = { PS, PS, NO, NO, NO, PS, PS, W,  E,  E,  PS, N,  NO, NO, NO, PS, X,  M  },
-	[D]  = { D,  D,  PG, NO, NO, W,  PG, NO, NO, NO, W,  N,  NO, NO, NO, D,  X,  M  },
-	[N]  = { N,  PG, PG, NO, NO, N,  NO, NO, NO, NO, N,  N,  U,  NO, NO, N,  X,  M  },
-	[E]  = { PG, PG, PG, NO, NO, W,  PG, NO, NO, NO, E,  N,  NO, NO, NO, PG, X,  M  },
-	[X]  = { NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO },
-	[M]  = { NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO },
+	[U] = { PG, PG, PG, NO, NO, W, PG, NO, NO, NO, U, N, NO, NO, NO, PG, X, M },
+	[PG] = { PG, PG, NO, W, PG, PG, PG, NO, E, E, PG, N, NO, NO, NO, PG, X, M },
+	[W] = { NO, NO, PG, NO, NO, NO, NO, NO, E, NO, NO, N, NO, PS, D, NO, NO, NO },
+	[PS] = { PS, PS, NO, NO, NO, PS, PS, W, E, E, PS, N, NO, NO, NO, PS, X, M },
+	[D] = { D, D, PG, NO, NO, W, PG, NO, NO, NO, W, N, NO, NO, NO, D, X, M },
+	[N] = { N, PG, PG, NO, NO, N, NO, NO, NO, NO, N, N, U, NO, NO, N, X, M },
+	[E] = { PG, PG, PG, NO, NO, W, PG, NO, NO, NO, E, N, NO, NO, NO, PG, X, M },
+	[X] = { NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO },
+	[M] = { NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO, NO },
 };
 
 static const char *const lnet_disc_states[LNET_DISC_NSTATES] = {
-	"undiscovered", "ping_sent", "work", "push_sent", "discovered",
-	"no_discovery", "error", "deleted", "merged",
+	"undiscovered", "ping_sent", "work",    "push_sent", "discovered",
+	"no_discovery", "error",     "deleted", "merged",
 };
 
 static const char *const lnet_disc_events[LNET_DISC_NEVENTS] = {
-	"send", "discover", "force", "reply", "reply_trunc", "push", "push_bad",
-	"ack", "fail", "timeout", "local_ni", "disc_off", "disc_on", "needs_push",
-	"uptodate", "adopt", "delete", "merged",
+	"send",     "discover",   "force",    "reply",   "reply_trunc", "push",
+	"push_bad", "ack",        "fail",     "timeout", "local_ni",    "disc_off",
+	"disc_on",  "needs_push", "uptodate", "adopt",   "delete",      "merged",
 };
 
 const struct rt_fsm lnet_disc_fsm = {
-	.name = "lnet: discovery", .nstates = LNET_DISC_NSTATES, .nevents = LNET_DISC_NEVENTS,
-	.table = &lnet_disc_table[0][0], .states = lnet_disc_states, .events = lnet_disc_events,
+	.name = "lnet: discovery",
+	.nstates = LNET_DISC_NSTATES,
+	.nevents = LNET_DISC_NEVENTS,
+	.table = &lnet_disc_table[0][0],
+	.states = lnet_disc_states,
+	.events = lnet_disc_events,
 };
 
 void
@@ -98,8 +102,8 @@ lnet_disc_uptodate(const struct lnet_disc *d)
 int
 lnet_disc_set_state(struct lnet_disc *d, enum lnet_disc_event ev)
 {
-	int next = rt_fsm_step(&lnet_disc_fsm, lnet_logtype, d->name, d->state, ev,
-			       d->node->entered);
+	int next =
+		rt_fsm_step(&lnet_disc_fsm, lnet_logtype, d->name, d->state, ev, d->node->entered);
 
 	if (next == RT_FSM_NONE) {
 		d->node->stats.refused++;
@@ -196,8 +200,8 @@ disc_fail(struct lnet_disc *d, int error, uint64_t now)
 	if (d->fails < UINT32_MAX) {
 		d->fails++;
 	}
-	d->retry_at = now + n->backoff_unit *
-			    (uint64_t)lnet_recovery_next_ping(d->fails - 1, 0, n->backoff_max);
+	d->retry_at = now + n->backoff_unit * (uint64_t)lnet_recovery_next_ping(d->fails - 1, 0,
+										n->backoff_max);
 	d->held = 0;
 	d->node->ops->fail_held(d, error);
 }
@@ -503,8 +507,8 @@ lnet_disc_discover(struct lnet_disc *d, bool force, uint64_t now)
 }
 
 int
-lnet_disc_reply(struct lnet_disc *d, uint32_t token, int status,
-		const struct lnet_disc_data *data, uint64_t now)
+lnet_disc_reply(struct lnet_disc *d, uint32_t token, int status, const struct lnet_disc_data *data,
+		uint64_t now)
 {
 	struct lnet_disc_arg a = { .data = data, .error = status };
 

@@ -157,11 +157,11 @@ enum lnet_disc_verdict {
 
 /** What the caller read from a validated ping reply or push. */
 struct lnet_disc_data {
-	uint32_t seqno;        /**< entry 0's ns_status: the peer's ping-target seqno */
-	uint32_t nbytes;       /**< the info's full size as it announces it */
-	bool multi_rail;       /**< MULTI_RAIL feature */
-	bool discovery;        /**< DISCOVERY feature: the peer runs discovery */
-	const void *info;      /**< the caller's buffer, handed to merge() as is */
+	uint32_t seqno;   /**< entry 0's ns_status: the peer's ping-target seqno */
+	uint32_t nbytes;  /**< the info's full size as it announces it */
+	bool multi_rail;  /**< MULTI_RAIL feature */
+	bool discovery;   /**< DISCOVERY feature: the peer runs discovery */
+	const void *info; /**< the caller's buffer, handed to merge() as is */
 };
 
 struct lnet_disc;
@@ -183,25 +183,25 @@ struct lnet_disc_ops {
 
 /** Counts of inputs the machine did not act on, for telemetry. */
 struct lnet_disc_stats {
-	uint64_t refused;      /**< event refused by the table */
-	uint64_t stale_reply;  /**< REPLY of no ping in flight (late, or of an earlier ping) */
-	uint64_t stale_ack;    /**< ACK of no push in flight */
-	uint64_t stale_timer;  /**< timer with nothing armed, or before its deadline */
-	uint64_t old_data;     /**< ping replies older than a push received during the ping */
-	uint64_t too_big;      /**< reply announcing more than ping_max bytes */
-	uint64_t backoff;      /**< messages failed at once, the peer's back-off not over */
+	uint64_t refused;     /**< event refused by the table */
+	uint64_t stale_reply; /**< REPLY of no ping in flight (late, or of an earlier ping) */
+	uint64_t stale_ack;   /**< ACK of no push in flight */
+	uint64_t stale_timer; /**< timer with nothing armed, or before its deadline */
+	uint64_t old_data;    /**< ping replies older than a push received during the ping */
+	uint64_t too_big;     /**< reply announcing more than ping_max bytes */
+	uint64_t backoff;     /**< messages failed at once, the peer's back-off not over */
 };
 
 /** Node-wide discovery: one per LNet instance. */
 struct lnet_disc_node {
 	const struct lnet_disc_ops *ops;
-	void *arg;                 /**< the caller's */
-	uint64_t timeout;          /**< a ping's or push's deadline after sending, in "now" units */
-	uint32_t ping_max;         /**< largest reply buffer a re-ping may ask for */
-	uint32_t local_seqno;      /**< our ping target's seqno */
-	bool enabled;              /**< `set discovery` */
-	uint64_t backoff_unit;     /**< "now" units in a second of back-off; 0: no back-off */
-	int backoff_max;           /**< longest back-off, seconds (max_recovery_ping_interval) */
+	void *arg;             /**< the caller's */
+	uint64_t timeout;      /**< a ping's or push's deadline after sending, in "now" units */
+	uint32_t ping_max;     /**< largest reply buffer a re-ping may ask for */
+	uint32_t local_seqno;  /**< our ping target's seqno */
+	bool enabled;          /**< `set discovery` */
+	uint64_t backoff_unit; /**< "now" units in a second of back-off; 0: no back-off */
+	int backoff_max;       /**< longest back-off, seconds (max_recovery_ping_interval) */
 	uint32_t next_token;
 	uint64_t entered[LNET_DISC_NSTATES]; /**< rt_fsm_step counts */
 	struct lnet_disc_stats stats;
@@ -210,26 +210,26 @@ struct lnet_disc_node {
 /** One peer's discovery. */
 struct lnet_disc {
 	struct lnet_disc_node *node;
-	void *peer;                /**< the caller's peer */
+	void *peer; /**< the caller's peer */
 	enum lnet_disc_state state;
-	uint32_t ping_size;        /**< reply buffer of the next ping */
-	uint32_t ping_token;       /**< of the ping in flight, 0 = none */
-	uint32_t push_token;       /**< of the push in flight, 0 = none */
-	uint32_t peer_seqno;       /**< seqno of the peer data merged last */
-	uint32_t node_seqno;       /**< our seqno the peer has ACKed */
-	uint32_t pushed_seqno;     /**< our seqno in the push in flight */
+	uint32_t ping_size;    /**< reply buffer of the next ping */
+	uint32_t ping_token;   /**< of the ping in flight, 0 = none */
+	uint32_t push_token;   /**< of the push in flight, 0 = none */
+	uint32_t peer_seqno;   /**< seqno of the peer data merged last */
+	uint32_t node_seqno;   /**< our seqno the peer has ACKed */
+	uint32_t pushed_seqno; /**< our seqno in the push in flight */
 	bool have_peer_seqno;
-	bool push_during_ping;     /**< peer_seqno came from a push while the ping was out */
-	bool multi_rail;           /**< the peer said MULTI_RAIL */
-	bool peer_discovery;       /**< the peer said DISCOVERY */
-	bool reping;               /**< ping again once the step in flight ends */
+	bool push_during_ping; /**< peer_seqno came from a push while the ping was out */
+	bool multi_rail;       /**< the peer said MULTI_RAIL */
+	bool peer_discovery;   /**< the peer said DISCOVERY */
+	bool reping;           /**< ping again once the step in flight ends */
 	bool timer_armed;
 	uint64_t deadline;
-	int error;                 /**< of the last failed discovery, 0 if none */
-	uint32_t fails;            /**< discoveries failed in a row */
-	uint64_t retry_at;         /**< in E: a message pings again from then on */
-	unsigned int held;         /**< messages held since the last release/fail/move */
-	char name[48];             /**< for logs (the caller may write the primary NID) */
+	int error;         /**< of the last failed discovery, 0 if none */
+	uint32_t fails;    /**< discoveries failed in a row */
+	uint64_t retry_at; /**< in E: a message pings again from then on */
+	unsigned int held; /**< messages held since the last release/fail/move */
+	char name[48];     /**< for logs (the caller may write the primary NID) */
 };
 
 /** The one arguments bag of lnet_disc_fire(); fields unused by an event are ignored. */

@@ -29,8 +29,8 @@
 struct lnet_disc_io {
 	LIST_ENTRY(lnet_disc_io) link; /* its CPT's, until its MD's last event */
 	struct lnet *ln;
-	struct lnet_nid nid;       /* the peer's NID it went to */
-	struct lnet_nid src;       /* our NI it leaves from; any: selection's choice */
+	struct lnet_nid nid; /* the peer's NID it went to */
+	struct lnet_nid src; /* our NI it leaves from; any: selection's choice */
 	uint32_t token;
 	bool push;
 	bool reported;
@@ -48,7 +48,7 @@ struct lnet_disc_report {
 	struct lnet_nid reply_from; /* and the peer's NID it came from */
 	uint32_t token;
 	bool push;
-	bool incoming;             /* a push the peer sent us (not our push's ACK) */
+	bool incoming; /* a push the peer sent us (not our push's ACK) */
 	int status;
 	size_t mlength;
 	size_t rlength;
@@ -97,7 +97,8 @@ lnet_disc_fail_held(struct lnet_disc *dd, int error)
 	struct lnet_msg *msg;
 
 	if (p->rtr_refs > 0 && !p->dead) {
-		lnet_route_gw_data(dd->node->arg, p, NULL); /* a gateway not heard: its routes go down */
+		lnet_route_gw_data(dd->node->arg, p,
+				   NULL); /* a gateway not heard: its routes go down */
 	}
 	while ((msg = TAILQ_FIRST(&p->held)) != NULL) {
 		TAILQ_REMOVE(&p->held, msg, link);
@@ -229,8 +230,8 @@ lnet_disc_io_start(void *arg)
 		rc = LNetPut(lnet_nid_is_any(&io->src) ? NULL : &io->src, io->mdh, LNET_ACK_REQ,
 			     &target, LNET_RESERVED_PORTAL, LNET_PROTO_PING_MATCHBITS, 0, 0);
 	} else {
-		rc = LNetGet(NULL, io->mdh, &target, LNET_RESERVED_PORTAL, LNET_PROTO_PING_MATCHBITS, 0,
-			     false);
+		rc = LNetGet(NULL, io->mdh, &target, LNET_RESERVED_PORTAL,
+			     LNET_PROTO_PING_MATCHBITS, 0, false);
 	}
 	if (rc != 0) {
 		lnet_disc_io_report(io, NULL, rc, 0, 0);
@@ -464,11 +465,18 @@ lnet_disc_apply(struct lnet_peer_dir *d, struct lnet_peer *p,
 		const struct lnet_merge_proposal *prop, bool handed_off)
 {
 	struct lnet_merge_peer view = {
-		.id = p->seq, .primary = p->nis[0], .want_primary = LNET_ANY_NID,
-		.configured = p->configured, .lock_primary = p->locked, .lock_ts = p->lock_ts,
-		.multi_rail = p->mr, .no_discovery = p->no_discovery,
-		.local_discovery_off = !d->disc.enabled, .handed_off = handed_off,
-		.nnids = p->nnis, .nids = p->nis,
+		.id = p->seq,
+		.primary = p->nis[0],
+		.want_primary = LNET_ANY_NID,
+		.configured = p->configured,
+		.lock_primary = p->locked,
+		.lock_ts = p->lock_ts,
+		.multi_rail = p->mr,
+		.no_discovery = p->no_discovery,
+		.local_discovery_off = !d->disc.enabled,
+		.handed_off = handed_off,
+		.nnids = p->nnis,
+		.nids = p->nis,
 	};
 	struct lnet_merge_plan plan = { .cap = prop->nnids + p->nnis };
 	int rc;
@@ -705,7 +713,9 @@ lnet_discovery_propose(struct lnet_peer_dir *d, const struct lnet_disc_report *r
 {
 	struct lnet_merge_input in = {
 		.kind = r->incoming ? LNET_MERGE_PUSH : LNET_MERGE_PING_REPLY,
-		.buf = r->data, .mlength = r->mlength, .rlength = r->rlength,
+		.buf = r->data,
+		.mlength = r->mlength,
+		.rlength = r->rlength,
 	};
 	enum lnet_merge_rc rc = lnet_merge_propose(&in, prop, &d->merge);
 
@@ -740,7 +750,8 @@ lnet_discovery_reply(struct lnet_peer_dir *d, struct lnet_peer *p, struct lnet_d
 	if (rc == LNET_MERGE_OK || rc == LNET_MERGE_TRUNCATED) {
 		lnet_disc_reply(&p->disc, r->token, 0, &data, now);
 	} else {
-		LNET_LOG(INFO, "ping reply of %s refused: %s", p->disc.name, lnet_merge_strerror(rc));
+		LNET_LOG(INFO, "ping reply of %s refused: %s", p->disc.name,
+			 lnet_merge_strerror(rc));
 		lnet_disc_reply(&p->disc, r->token, -EPROTO, NULL, now);
 	}
 }
@@ -765,8 +776,9 @@ lnet_discovery_report_on_mgmt(void *arg)
 	struct lnet_peer_dir *d = lnet_peer_dir_get(r->ln);
 	struct lnet_merge_proposal prop = { .cap = LNET_INTERFACES_MAX_DEFAULT };
 	/* A push may come before the peer NI its first message made is reported. */
-	struct lnet_peer *p = d == NULL ? NULL :
-			      r->incoming ? lnet_peer_get(d, &r->nid) : lnet_peer_find(d, &r->nid);
+	struct lnet_peer *p = d == NULL   ? NULL :
+			      r->incoming ? lnet_peer_get(d, &r->nid) :
+					    lnet_peer_find(d, &r->nid);
 
 	prop.nids = calloc(prop.cap, sizeof(*prop.nids));
 	if (p != NULL && prop.nids != NULL) {

@@ -99,7 +99,7 @@ struct lnet_discover_args {
 	struct lnet *ln;
 	struct lnet_nid nid;
 	bool force;
-	bool only_if_needed;       /* LNetPrimaryNID: a peer up to date is left alone */
+	bool only_if_needed; /* LNetPrimaryNID: a peer up to date is left alone */
 	bool started;
 	bool done;
 	int rc;
@@ -129,8 +129,9 @@ lnet_discover_start_on_mgmt(void *arg)
 	 * sequence number it has of ours.
 	 */
 	if (a->only_if_needed) {
-		rc = lnet_disc_uptodate(&p->disc) || !d->disc.enabled ? 0 :
-			lnet_disc_discover(&p->disc, false, lnet_disc_now(d));
+		rc = lnet_disc_uptodate(&p->disc) || !d->disc.enabled ?
+			     0 :
+			     lnet_disc_discover(&p->disc, false, lnet_disc_now(d));
 		lnet_discovery_settle(d, p);
 		return rc == -EBUSY ? 0 : rc;
 	}
@@ -188,7 +189,8 @@ lnet_discover_done(void *arg)
 		snprintf(a->err, a->errlen, "LNet is shutting down");
 		return true;
 	}
-	rt_wait_pace(a->ln->rt, LNP_US_PER_MS); /* lcores on threads of their own: asked 1000 times a second */
+	rt_wait_pace(a->ln->rt,
+		     LNP_US_PER_MS); /* lcores on threads of their own: asked 1000 times a second */
 
 	if (rt_lcore_call(rt_mgmt_lcore(a->ln->rt), lnet_discover_check_on_mgmt, a) != 0) {
 		return false;
@@ -200,9 +202,12 @@ static int
 lnet_discover_wait(const struct lnet_nid *nid, bool force, bool only_if_needed,
 		   struct lnet_ctl_peer *out, char *err, size_t errlen)
 {
-	struct lnet_discover_args a = { .ln = lnet_instance(), .force = force,
-					.only_if_needed = only_if_needed, .out = out,
-					.err = err, .errlen = errlen };
+	struct lnet_discover_args a = { .ln = lnet_instance(),
+					.force = force,
+					.only_if_needed = only_if_needed,
+					.out = out,
+					.err = err,
+					.errlen = errlen };
 	uint64_t timeout_us;
 	int rc;
 

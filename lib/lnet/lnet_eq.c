@@ -83,8 +83,9 @@ lnet_eq_ring_make(struct lnet_eq *eq, unsigned int cpt)
 		/* Only data lcores make rings; each raises nring past its own. */
 		unsigned int n = __atomic_load_n(&eq->nring, __ATOMIC_RELAXED);
 
-		while (n <= cpt && !__atomic_compare_exchange_n(&eq->nring, &n, cpt + 1, false,
-								__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+		while (n <= cpt &&
+		       !__atomic_compare_exchange_n(&eq->nring, &n, cpt + 1, false,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
 		}
 	}
 	return r;
@@ -339,7 +340,8 @@ static void
 lnet_eq_sleep(const struct lnet_eq_wait *w, uint64_t us)
 {
 	struct pollfd pfd[LNET_EQ_POLL_MAX];
-	struct timespec ts = { (time_t)(us / LNP_US_PER_S), (long)(us % LNP_US_PER_S * LNP_NS_PER_US) };
+	struct timespec ts = { (time_t)(us / LNP_US_PER_S),
+			       (long)(us % LNP_US_PER_S * LNP_NS_PER_US) };
 	uint64_t drained;
 	int i;
 
@@ -350,7 +352,8 @@ lnet_eq_sleep(const struct lnet_eq_wait *w, uint64_t us)
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST); /* sleepers before our look at the rings */
 	if (!lnet_eq_any_ready((void *)w)) {
 		/* neq is within (0, LNET_EQ_POLL_MAX] here; the bound says so to the compiler. */
-		ppoll(pfd, (nfds_t)RTE_MIN((unsigned int)w->neq, (unsigned int)LNET_EQ_POLL_MAX), &ts, NULL);
+		ppoll(pfd, (nfds_t)RTE_MIN((unsigned int)w->neq, (unsigned int)LNET_EQ_POLL_MAX),
+		      &ts, NULL);
 	}
 	for (i = 0; i < w->neq; i++) {
 		__atomic_fetch_sub(&w->eqs[i]->sleepers, 1, __ATOMIC_RELAXED);

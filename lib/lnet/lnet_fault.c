@@ -50,8 +50,8 @@ struct lnet_fault_list {
 };
 
 struct lnet_fault {
-	struct rt_runtime *rt; /* NULL: single-threaded, free at once */
-	uint64_t prng;         /* management lcore: seeds rules */
+	struct rt_runtime *rt;                           /* NULL: single-threaded, free at once */
+	uint64_t prng;                                   /* management lcore: seeds rules */
 	struct lnet_fault_list *lists[LNET_FAULT_KINDS]; /* RCU-published; NULL: empty */
 };
 
@@ -278,8 +278,8 @@ fault_list_alloc(unsigned int n)
 }
 
 int
-lnet_fault_add(struct lnet_fault *f, enum lnet_fault_kind kind,
-	       const struct lnet_fault_attr *attr, uint64_t now_us, char *err, size_t errlen)
+lnet_fault_add(struct lnet_fault *f, enum lnet_fault_kind kind, const struct lnet_fault_attr *attr,
+	       uint64_t now_us, char *err, size_t errlen)
 {
 	struct lnet_fault_list *old = fault_list_get(f, kind);
 	unsigned int n = old != NULL ? old->n : 0;
@@ -294,8 +294,9 @@ lnet_fault_add(struct lnet_fault *f, enum lnet_fault_kind kind,
 		return rc;
 	}
 	if (n >= LNET_FAULT_MAX_RULES) {
-		return fault_fail(-ENOSPC, err, errlen, kind == LNET_FAULT_DROP ?
-				  "too many drop rules" : "too many delay rules");
+		return fault_fail(-ENOSPC, err, errlen,
+				  kind == LNET_FAULT_DROP ? "too many drop rules" :
+							    "too many delay rules");
 	}
 	r = calloc(1, sizeof(*r));
 	l = fault_list_alloc(n + 1);

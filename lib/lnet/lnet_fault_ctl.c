@@ -70,7 +70,8 @@ lnet_fault_del_on_mgmt(void *arg)
 	int rc = f == NULL ? -ENETDOWN : lnet_fault_del(f, a->kind, a->src, a->dst);
 
 	if (rc > 0 && a->kind == LNET_FAULT_DELAY && !lnet_fault_any(f, LNET_FAULT_DELAY)) {
-		lnet_fault_release_held(a->ln); /* the kernel lets delayed messages go with their rule */
+		lnet_fault_release_held(
+			a->ln); /* the kernel lets delayed messages go with their rule */
 	}
 	return rc;
 }

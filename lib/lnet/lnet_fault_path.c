@@ -18,8 +18,8 @@
 
 /* What a held message does when its time comes. */
 enum lnet_fault_resume {
-	LNET_FAULT_RESUME_TX = 0,  /* on to its LND */
-	LNET_FAULT_RESUME_RX,      /* on to its sender's peer NI shard */
+	LNET_FAULT_RESUME_TX = 0, /* on to its LND */
+	LNET_FAULT_RESUME_RX,     /* on to its sender's peer NI shard */
 };
 
 static void lnet_fault_release(void *arg);
@@ -63,7 +63,8 @@ static void
 lnet_fault_resume(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	if (msg->fault_rx) {
-		lnet_msg_dispatch(c->ln, msg, lnet_cpt_of_peer(c->ln, &msg->from), LNET_STEP_RX_PEER);
+		lnet_msg_dispatch(c->ln, msg, lnet_cpt_of_peer(c->ln, &msg->from),
+				  LNET_STEP_RX_PEER);
 	} else {
 		lnet_ni_send_now(c, msg);
 	}
@@ -123,8 +124,8 @@ lnet_fault_tx(struct lnet_cpt *c, struct lnet_msg *msg)
 	    lnet_fault_drop_match(f, &msg->hdr, NULL, rt_lcore_now_us(c->lcore), &c->fault_rand,
 				  &hs)) {
 		/* As if the LND had failed it: health decides what comes next. */
-		lnet_finalize_hstatus(msg, -EIO, hs != LNET_MSG_STATUS_OK ? hs
-									: LNET_MSG_STATUS_LOCAL_ERROR);
+		lnet_finalize_hstatus(msg, -EIO,
+				      hs != LNET_MSG_STATUS_OK ? hs : LNET_MSG_STATUS_LOCAL_ERROR);
 		return true;
 	}
 	if (!lnet_fault_any(f, LNET_FAULT_DELAY)) {
@@ -158,8 +159,10 @@ void
 lnet_fault_release_held(struct lnet *ln)
 {
 	for (unsigned int cpt = 0; cpt < ln->ncpts; cpt++) {
-		if (rt_lcore_send_msg(ln->cpts[cpt]->lcore, lnet_fault_release_all, ln->cpts[cpt]) != 0) {
-			LNET_LOG(WARNING, "CPT %u: delayed messages keep their latency: ring full", cpt);
+		if (rt_lcore_send_msg(ln->cpts[cpt]->lcore, lnet_fault_release_all,
+				      ln->cpts[cpt]) != 0) {
+			LNET_LOG(WARNING, "CPT %u: delayed messages keep their latency: ring full",
+				 cpt);
 		}
 	}
 }

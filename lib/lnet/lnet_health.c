@@ -84,8 +84,8 @@ lnet_health_lowered(int value, int sensitivity)
 int
 lnet_health_raised(int value, int sensitivity)
 {
-	return value + sensitivity >= LNET_MAX_HEALTH_VALUE ? LNET_MAX_HEALTH_VALUE
-							    : value + sensitivity;
+	return value + sensitivity >= LNET_MAX_HEALTH_VALUE ? LNET_MAX_HEALTH_VALUE :
+							      value + sensitivity;
 }
 
 void
@@ -215,9 +215,10 @@ lnet_health_count(struct lnet_cpt *c, struct lnet_ni *ni, struct lnet_peer_ni *l
 		[LNET_MSG_STATUS_NETWORK_TIMEOUT] = &ctr->network_timeout_count,
 	};
 	/* The NI counts the local statuses, the peer NI the others (the kernel's lnet_incr_hstats). */
-	struct lnet_health *h = lnet_hs_reaction(hs)->local && hs != LNET_MSG_STATUS_NETWORK_TIMEOUT
-					? &ni->health
-					: (lpni != NULL ? &lpni->health : NULL);
+	struct lnet_health *h =
+		lnet_hs_reaction(hs)->local && hs != LNET_MSG_STATUS_NETWORK_TIMEOUT ?
+			&ni->health :
+			(lpni != NULL ? &lpni->health : NULL);
 
 	(*global[hs])++;
 	if (h != NULL) {
@@ -327,7 +328,8 @@ lnet_health_failed(struct lnet_cpt *c, struct lnet_msg *msg)
 	if (r->remote && remote_health) {
 		lnet_health_remote_failure(ln, lpni);
 	}
-	if (!msg->tx || (r->resend == LNET_HS_RESEND_LOCAL && !lnet_health_local_resend_allowed(ln)) ||
+	if (!msg->tx ||
+	    (r->resend == LNET_HS_RESEND_LOCAL && !lnet_health_local_resend_allowed(ln)) ||
 	    (r->resend >= LNET_HS_RESEND_REMOTE && !multi_rail_peer) ||
 	    r->resend == LNET_HS_RESEND_NONE) {
 		lnet_health_log(msg, "not resent (status, or no other path)");
@@ -424,7 +426,7 @@ lnet_health_fin(struct lnet_cpt *c, struct lnet_msg *msg)
 
 struct lnet_health_set_args {
 	struct lnet *ln;
-	const struct lnet_nid *nid;   /* NULL: every peer NI */
+	const struct lnet_nid *nid; /* NULL: every peer NI */
 	int value;
 	unsigned int found;
 };
@@ -475,7 +477,8 @@ lnet_ctl_peer_ni_health_set(const struct lnet_nid *nid, int value, char *err, si
 		return -ENETDOWN;
 	}
 	if (value < 0 || value > LNET_MAX_HEALTH_VALUE) {
-		snprintf(err, errlen, "health value %d: from 0 to %d", value, LNET_MAX_HEALTH_VALUE);
+		snprintf(err, errlen, "health value %d: from 0 to %d", value,
+			 LNET_MAX_HEALTH_VALUE);
 		return -EINVAL;
 	}
 	for (cpt = 0; cpt < a.ln->ncpts; cpt++) {

@@ -18,15 +18,15 @@
 /* Which path a failure may be resent around. */
 enum lnet_hs_resend {
 	LNET_HS_RESEND_NONE = 0,
-	LNET_HS_RESEND_LOCAL,   /* another local NI (if this node has two) */
-	LNET_HS_RESEND_REMOTE,  /* another peer NI (if the peer has two) */
-	LNET_HS_RESEND_PATH,    /* another peer NI, and another local NI if there is one */
+	LNET_HS_RESEND_LOCAL,  /* another local NI (if this node has two) */
+	LNET_HS_RESEND_REMOTE, /* another peer NI (if the peer has two) */
+	LNET_HS_RESEND_PATH,   /* another peer NI, and another local NI if there is one */
 };
 
 /* What one completion status does (the kernel's lnet_health_check). */
 struct lnet_hs_reaction {
-	bool local;             /* the local NI's health drops, it joins local recovery */
-	bool remote;            /* the peer NI's health drops, it joins peer recovery */
+	bool local;  /* the local NI's health drops, it joins local recovery */
+	bool remote; /* the peer NI's health drops, it joins peer recovery */
 	enum lnet_hs_resend resend;
 };
 

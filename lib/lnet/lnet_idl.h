@@ -117,7 +117,7 @@ struct lnet_ping_info {
 	struct lnet_ni_status pi_ni[];
 } __attribute__((packed));
 
-#define LNET_PROTO_PING_MAGIC 0x70696E67U      /* "ping" */
+#define LNET_PROTO_PING_MAGIC 0x70696E67U /* "ping" */
 #define LNET_PROTO_PING_MATCHBITS 0x8000000000000000ULL
 #define LNET_RESERVED_PORTAL 0
 
@@ -151,7 +151,7 @@ struct lnet_ping_info {
 #define LNET_PROTO_IB_MAGIC 0x0be91b91U
 #define LNET_PROTO_MAGIC 0x45726963U
 
-#define LNET_IDL_CHECK(type, field, off)                                       \
+#define LNET_IDL_CHECK(type, field, off) \
 	_Static_assert(offsetof(struct type, field) == (off), #type "." #field)
 
 _Static_assert(sizeof(struct lnet_nid) == 20, "lnet_nid is 20 bytes");

@@ -40,15 +40,26 @@ static struct lnet_init_opts g_lnet_opts = { .opts_size = sizeof(struct lnet_ini
  */
 /* The kernel lnet module's router parameters' defaults (lnet-facts §11). */
 static const struct lnet_rtr_params lnet_default_rtr_params = {
-	.alive_router_check_interval = 60, .router_ping_timeout = 50,
-	.check_routers_before_use = 0, .avoid_asym_router_failure = 1,
+	.alive_router_check_interval = 60,
+	.router_ping_timeout = 50,
+	.check_routers_before_use = 0,
+	.avoid_asym_router_failure = 1,
 };
 
 static const struct lnet_ctl_global lnet_default_tunables = {
-	.numa_range = 0, .max_interfaces = 200, .discovery = 1, .drop_asym_route = 0,
-	.retry_count = 2, .transaction_timeout = 150, .health_sensitivity = 100,
-	.recovery_interval = 1, .router_sensitivity = 100, .lnd_timeout = 49,
-	.response_tracking = 3, .recovery_limit = 0, .max_recovery_ping_interval = 900,
+	.numa_range = 0,
+	.max_interfaces = 200,
+	.discovery = 1,
+	.drop_asym_route = 0,
+	.retry_count = 2,
+	.transaction_timeout = 150,
+	.health_sensitivity = 100,
+	.recovery_interval = 1,
+	.router_sensitivity = 100,
+	.lnd_timeout = 49,
+	.response_tracking = 3,
+	.recovery_limit = 0,
+	.max_recovery_ping_interval = 900,
 };
 
 struct lnet *
@@ -181,8 +192,8 @@ lnet_choose_mode(struct lnet *ln, const struct lnet_init_opts *o)
 	int rc;
 
 	if (o->no_eal && (o->eal_args != NULL || o->mode == LNET_EXEC_THREADS)) {
-		LNET_LOG(ERR, "no_eal contradicts %s", o->eal_args != NULL ? "eal_args" :
-					    "threads mode");
+		LNET_LOG(ERR, "no_eal contradicts %s",
+			 o->eal_args != NULL ? "eal_args" : "threads mode");
 		return -EINVAL;
 	}
 	if (!o->no_eal && args != NULL && rte_lcore_count() == 0 &&
@@ -200,8 +211,9 @@ lnet_choose_mode(struct lnet *ln, const struct lnet_init_opts *o)
 	switch (o->mode) {
 	case LNET_EXEC_THREADS:
 		if (rte_lcore_count() < 2) {
-			LNET_LOG(ERR, "threads mode needs EAL with a worker lcore "
-				      "(eal_args or LNET_EAL_ARGS, e.g. \"-l 0,1 --no-huge --no-pci\")");
+			LNET_LOG(ERR,
+				 "threads mode needs EAL with a worker lcore "
+				 "(eal_args or LNET_EAL_ARGS, e.g. \"-l 0,1 --no-huge --no-pci\")");
 			return -ENODEV;
 		}
 		ln->mode = LNET_EXEC_THREADS;
@@ -295,8 +307,8 @@ lnet_runtime_start(struct lnet *ln)
 	if (rc != 0) {
 		return rc;
 	}
-	rc = lnet_msg_pool_create(ln, g_lnet_opts.msgs_per_cpt != 0 ? g_lnet_opts.msgs_per_cpt
-								      : LNET_MSGS_PER_CPT_DEFAULT);
+	rc = lnet_msg_pool_create(ln, g_lnet_opts.msgs_per_cpt != 0 ? g_lnet_opts.msgs_per_cpt :
+								      LNET_MSGS_PER_CPT_DEFAULT);
 	if (rc != 0) {
 		return rc;
 	}
@@ -403,8 +415,8 @@ lnet_ni_init_locked(lnet_pid_t requested_pid)
 		lnet_ni_fini_locked();
 		return rc;
 	}
-	LNET_LOG(INFO, "up: %u CPT(s), %s mode, pid %u", ln->ncpts,
-		 lnet_exec_mode_name(ln->mode), ln->pid);
+	LNET_LOG(INFO, "up: %u CPT(s), %s mode, pid %u", ln->ncpts, lnet_exec_mode_name(ln->mode),
+		 ln->pid);
 	return 0;
 }
 

@@ -66,10 +66,10 @@ struct lnet_cpt;
 
 struct lnet_libmd {
 	uint64_t cookie;
-	struct lnet_me *me;       /* NULL for LNetMDBind MDs */
+	struct lnet_me *me; /* NULL for LNetMDBind MDs */
 	void *start;
-	unsigned int length;      /* bytes */
-	unsigned int offset;      /* local offset for !MANAGE_REMOTE */
+	unsigned int length; /* bytes */
+	unsigned int offset; /* local offset for !MANAGE_REMOTE */
 	int threshold;
 	unsigned int max_size;
 	unsigned int options;
@@ -77,17 +77,18 @@ struct lnet_libmd {
 	void *user_ptr;
 	lnet_handler_t handler;
 	struct lnet_eq *eq;
-	int refcount;             /* messages attached */
+	int refcount; /* messages attached */
 	uint16_t cpt;
-	bool rsp_tracked;         /* an ACK or REPLY is due (lnet_rsp.c) */
+	bool rsp_tracked; /* an ACK or REPLY is due (lnet_rsp.c) */
 	uint64_t rsp_deadline_us;
-	struct lnet_peer_ni *rsp_next_hop; /* where its last PUT/GET went (peer NIs live until shutdown) */
-	uint32_t asks;            /* PUTs with ACK and GETs sent from it */
-	uint32_t answers;         /* ACKs and REPLYs it received */
+	struct lnet_peer_ni
+		*rsp_next_hop; /* where its last PUT/GET went (peer NIs live until shutdown) */
+	uint32_t asks;         /* PUTs with ACK and GETs sent from it */
+	uint32_t answers;      /* ACKs and REPLYs it received */
 	TAILQ_ENTRY(lnet_libmd) rsp_link;
 	unsigned int niov;
 	struct lnet_libmd *next_cached; /* on the table's cache */
-	struct iovec iov[];       /* one fragment unless LNET_MD_KIOV */
+	struct iovec iov[];             /* one fragment unless LNET_MD_KIOV */
 };
 
 struct lnet_md_slot {
@@ -100,7 +101,7 @@ struct lnet_md_table {
 	struct lnet_md_slot *slots;
 	uint32_t nslots;
 	uint32_t cap;
-	uint32_t free_head;       /* UINT32_MAX: none */
+	uint32_t free_head; /* UINT32_MAX: none */
 	uint32_t nactive;
 	struct lnet_libmd *cache; /* freed one-fragment MDs, reused: no malloc per MD */
 	uint32_t ncache;
@@ -116,7 +117,7 @@ struct lnet_me {
 	unsigned int portal;
 	enum lnet_unlink unlink;
 	enum lnet_ins_pos pos;
-	uint16_t cpt;             /* match table it goes into */
+	uint16_t cpt; /* match table it goes into */
 	bool unique;
 	bool inserted;
 	struct lnet_libmd *md;
@@ -130,13 +131,13 @@ enum lnet_ptl_type {
 
 /* Portal flags shared by every lcore: written with atomics only. */
 struct lnet_portal {
-	int type;                 /* enum lnet_ptl_type, set once by the first ME */
+	int type; /* enum lnet_ptl_type, set once by the first ME */
 	int lazy;
 };
 
 struct lnet_match_table {
 	struct lnet_me_list wildcard;
-	struct lnet_me_list *uhash; /* unique MEs by match bits; NULL until used */
+	struct lnet_me_list *uhash;   /* unique MEs by match bits; NULL until used */
 	struct lnet_msg_list delayed; /* lazy portal: messages waiting for an MD */
 	unsigned int ndelayed;
 };
@@ -144,9 +145,9 @@ struct lnet_match_table {
 /* ---- NIs and peers ----------------------------------------------------- */
 
 struct lnet_ni_tunables {
-	int peer_tx_credits;      /* peer_credits */
-	int max_tx_credits;       /* credits */
-	int peer_rtr_credits;     /* peer_buffer_credits */
+	int peer_tx_credits;  /* peer_credits */
+	int max_tx_credits;   /* credits */
+	int peer_rtr_credits; /* peer_buffer_credits */
 	int peer_timeout;
 };
 
@@ -221,7 +222,8 @@ struct lnet_msg_stats *lnet_stats_alloc(unsigned int ncpts);
 void lnet_stats_free(struct lnet_msg_stats *slots);
 /* Sum of every CPT's slot: out[kind][type]; *total[kind] over the types. */
 void lnet_stats_sum(const struct lnet_msg_stats *slots, unsigned int ncpts,
-		    uint64_t out[LNET_STATS_KINDS][LNET_STATS_NTYPES], uint64_t total[LNET_STATS_KINDS]);
+		    uint64_t out[LNET_STATS_KINDS][LNET_STATS_NTYPES],
+		    uint64_t total[LNET_STATS_KINDS]);
 /* One kind's counts from wire-type order (ACK, PUT, GET, REPLY, HELLO) to lnetctl's (put, get, reply, ack, hello). */
 void lnet_stats_by_type(const uint64_t by_type[LNET_STATS_NTYPES], uint64_t out[5]);
 
@@ -232,17 +234,18 @@ void lnet_stats_by_type(const uint64_t by_type[LNET_STATS_NTYPES], uint64_t out[
  * recovery (lnet_recovery.c), whose fields only that lcore touches.
  */
 struct lnet_health {
-	int value;                /* atomic: 0..LNET_MAX_HEALTH_VALUE */
-	uint32_t queued;          /* atomic: 1 from the failure that queues it until recovery drops it */
+	int value;       /* atomic: 0..LNET_MAX_HEALTH_VALUE */
+	uint32_t queued; /* atomic: 1 from the failure that queues it until recovery drops it */
 	uint32_t hs[LNET_MSG_STATUS_END]; /* atomic: failures by enum lnet_msg_hstatus */
-	int64_t last_alive;       /* atomic, peer NI: seconds (runtime clock) of its last message; 0 never */
-	uint32_t ns_status;       /* mgmt, peer NI: the status its peer's ping data last gave it (0: none) */
+	int64_t last_alive; /* atomic, peer NI: seconds (runtime clock) of its last message; 0 never */
+	uint32_t
+		ns_status; /* mgmt, peer NI: the status its peer's ping data last gave it (0: none) */
 	/* management lcore */
 	TAILQ_ENTRY(lnet_health) rec_link;
 	bool on_queue;
-	bool ping_pending;        /* a recovery ping is out */
-	uint32_t ping_count;      /* atomic: recovery pings since it was last heard from */
-	int64_t next_ping;        /* seconds (runtime clock) */
+	bool ping_pending;   /* a recovery ping is out */
+	uint32_t ping_count; /* atomic: recovery pings since it was last heard from */
+	int64_t next_ping;   /* seconds (runtime clock) */
 };
 TAILQ_HEAD(lnet_health_list, lnet_health);
 
@@ -251,8 +254,8 @@ struct lnet_ni {
 	struct lnet_nid nid;
 	uint32_t net_id;
 	const struct lnet_lnd_ops *lnd;
-	uint16_t cpt;             /* owning data lcore; any for lo */
-	bool credits_enabled;     /* false for lo: no credit accounting */
+	uint16_t cpt;         /* owning data lcore; any for lo */
+	bool credits_enabled; /* false for lo: no credit accounting */
 	bool started;
 	/*
 	 * lo: driven by whichever lcore sends, so everything of it that
@@ -260,20 +263,22 @@ struct lnet_ni {
 	 * queue: in effect one instance per CPT, summed when shown.
 	 */
 	bool any_cpt;
-	bool unref;               /* lo: never deleted, so messages hold no reference on it */
-	uint32_t status;          /* LNET_NI_STATUS_*: mgmt (DOWN once net del starts) */
-	bool fatal;               /* atomic: its link is down (the kernel's ni_fatal_error_on) */
+	bool unref;                /* lo: never deleted, so messages hold no reference on it */
+	uint32_t status;           /* LNET_NI_STATUS_*: mgmt (DOWN once net del starts) */
+	bool fatal;                /* atomic: its link is down (the kernel's ni_fatal_error_on) */
 	struct lnet_health health; /* lo: value 0, never changes (LNET_LND_CAP_NO_HEALTH) */
 	struct lnet_ni_tunables tun;
 	char ifname[LNET_CTL_IFNAMSIZ];
-	int dev_cpt;              /* CPT of the device's NUMA node, -1 (CFS_CPT_ANY) unknown */
-	uint64_t last_ping_us;    /* atomic: a ping from another node came (the kernel's net_last_alive) */
+	int dev_cpt; /* CPT of the device's NUMA node, -1 (CFS_CPT_ANY) unknown */
+	uint64_t
+		last_ping_us; /* atomic: a ping from another node came (the kernel's net_last_alive) */
 	/* UDSP priorities of the NI and of its net (lnet_udsp_ctl.c): set by
 	 * mgmt before the NI is published, or followed by an ni_state_gen bump. */
 	uint32_t udsp_prio;
 	uint32_t udsp_net_prio;
-	struct lnet_tx_queue tq;  /* owned by cpt */
-	struct lnet_msg_stats *stats; /* ncpts slots, slot i written by CPT i only (its rr_seq too) */
+	struct lnet_tx_queue tq; /* owned by cpt */
+	struct lnet_msg_stats
+		*stats; /* ncpts slots, slot i written by CPT i only (its rr_seq too) */
 	void *lnd_data;
 	const struct lnet_ctl_lnd_tunables *lnd_tun; /* valid during startup() only */
 	/*
@@ -292,35 +297,35 @@ struct lnet_ni {
  * submission order.
  */
 struct lnet_mgmt_op {
-	struct rt_op op;          /* first */
+	struct rt_op op; /* first */
 	struct lnet *ln;
 	void (*start)(struct lnet_mgmt_op *op); /* on mgmt, when its turn comes */
 };
 
 /* A ping target's buffer (lnet_ping.c). */
 struct lnet_ping_buf {
-	LIST_ENTRY(lnet_ping_buf) link;   /* ln->ping_bufs, mgmt's */
+	LIST_ENTRY(lnet_ping_buf) link; /* ln->ping_bufs, mgmt's */
 	struct lnet *ln;
-	struct rt_hop hop;                /* the drained buffer's way back to mgmt */
-	unsigned int nnis;                /* NIs it lists after 0@lo */
+	struct rt_hop hop; /* the drained buffer's way back to mgmt */
+	unsigned int nnis; /* NIs it lists after 0@lo */
 	size_t len;
 	uint8_t data[];
 };
 LIST_HEAD(lnet_ping_buf_list, lnet_ping_buf);
 struct lnet_push_target;
 
-#define LNET_NI_REF_STRIDE 8      /* one 64-byte line per CPT */
+#define LNET_NI_REF_STRIDE 8 /* one 64-byte line per CPT */
 
 /* The published set of local NIs; replaced whole, retired with RCU. */
 struct lnet_ni_table {
-	uint64_t gen;             /* one more than the table it replaced */
+	uint64_t gen; /* one more than the table it replaced */
 	unsigned int nnis;
 	/* Our NIs by NID (NULL: empty), open addressing: whether a NID is ours
 	 * is asked of every forwarded message and every send, and a scan costs
 	 * a compare per NI. Power-of-two size, at least twice nnis. */
 	unsigned int by_nid_mask;
 	struct lnet_ni **by_nid;
-	struct lnet_ni *nis[];    /* nis[0] is 0@lo */
+	struct lnet_ni *nis[]; /* nis[0] is 0@lo */
 };
 
 /*
@@ -356,10 +361,10 @@ struct lnet_udsp_nids {
 struct lnet_peer_comp {
 	struct lnet_nid primary;
 	bool multi_rail;
-	bool gated;               /* discovery is not up to date: messages go to mgmt */
+	bool gated; /* discovery is not up to date: messages go to mgmt */
 	uint16_t nnets;
 	uint16_t nnis;
-	struct lnet_sel_net *nets;        /* first_ni/nr_nis index nis[] */
+	struct lnet_sel_net *nets; /* first_ni/nr_nis index nis[] */
 	struct lnet_peer_comp_ni *nis;
 };
 
@@ -372,7 +377,7 @@ struct lnet_peer_ni {
 	/* When this NID is a send's destination (selection runs in its shard):
 	 * round robin over the peer's nets, and the local NID a non-Multi-Rail
 	 * peer is always sent from (the kernel's lpni_pref). */
-	uint64_t *rr;             /* [rr_cap]: the peer nets' seqs */
+	uint64_t *rr; /* [rr_cap]: the peer nets' seqs */
 	uint16_t rr_cap;
 	struct lnet_nid pref;
 	bool has_pref;
@@ -381,10 +386,10 @@ struct lnet_peer_ni {
 	int mintxcredits;
 	uint64_t txqnob;
 	struct lnet_msg_list txq;
-	int rtrcredits;           /* router credits (peer_buffer_credits) for what it sends us */
+	int rtrcredits; /* router credits (peer_buffer_credits) for what it sends us */
 	int minrtrcredits;
-	struct lnet_msg_list rtrq;  /* messages waiting for one */
-	uint64_t gw_heard_us;     /* last told mgmt that traffic came through this dead gateway */
+	struct lnet_msg_list rtrq; /* messages waiting for one */
+	uint64_t gw_heard_us;      /* last told mgmt that traffic came through this dead gateway */
 	/*
 	 * Counts of messages to and from this peer NI, one slot per CPT: a
 	 * message is counted where it completes (its MD's CPT), which need
@@ -392,12 +397,12 @@ struct lnet_peer_ni {
 	 */
 	struct lnet_msg_stats *stats;
 	struct lnet_health health;
-	uint16_t cpt;             /* the shard it lives in (lnet_cpt_of_peer when made): its owner */
+	uint16_t cpt; /* the shard it lives in (lnet_cpt_of_peer when made): its owner */
 };
 
 enum lnet_peer_last {
-	LNET_PEER_LAST_SENDER,  /* lnet_peer_ni_find_or_create(): the receive side's */
-	LNET_PEER_LAST_DEST,    /* lnet_peer_ni_find(): a destination's */
+	LNET_PEER_LAST_SENDER, /* lnet_peer_ni_find_or_create(): the receive side's */
+	LNET_PEER_LAST_DEST,   /* lnet_peer_ni_find(): a destination's */
 	LNET_PEER_LAST_KINDS,
 };
 
@@ -416,35 +421,35 @@ struct lnet_peer_table {
 
 /* Which owner's step runs next; a message crosses lcores between steps. */
 enum lnet_msg_step {
-	LNET_STEP_SEND_MD = 0,    /* on the MD's CPT: attach, build header */
-	LNET_STEP_SEND_SELECT,    /* on the destination NID's CPT: discovery gate, path */
-	LNET_STEP_SEND_PEER,      /* on the peer's CPT: peer NI, peer credits */
-	LNET_STEP_SEND_NI,        /* on the NI's CPT: NI credits, LND send */
-	LNET_STEP_RX_PEER,        /* on the sender's peer CPT: find or create its peer NI */
-	LNET_STEP_RX_MATCH,       /* on a match table's CPT: portal matching */
-	LNET_STEP_RX_MD,          /* on the MD's CPT: ACK / REPLY */
-	LNET_STEP_RX_RECV,        /* on the NI's CPT: the LND's recv() */
-	LNET_STEP_FIN_NI,         /* on the NI's CPT: return NI credit */
-	LNET_STEP_FIN_PEER,       /* on the peer's CPT: return peer credit */
-	LNET_STEP_FIN_MD,         /* on the MD's CPT: events, detach, free */
-	LNET_STEP_FREE,           /* freed off the data lcores (lnet_msg_free): on its home CPT */
-	LNET_STEP_REMATCH,        /* lazy portal: retry the delayed list */
-	LNET_STEP_FWD_DONE,       /* forwarded: buffer and router credits back (lnet_router.c) */
+	LNET_STEP_SEND_MD = 0, /* on the MD's CPT: attach, build header */
+	LNET_STEP_SEND_SELECT, /* on the destination NID's CPT: discovery gate, path */
+	LNET_STEP_SEND_PEER,   /* on the peer's CPT: peer NI, peer credits */
+	LNET_STEP_SEND_NI,     /* on the NI's CPT: NI credits, LND send */
+	LNET_STEP_RX_PEER,     /* on the sender's peer CPT: find or create its peer NI */
+	LNET_STEP_RX_MATCH,    /* on a match table's CPT: portal matching */
+	LNET_STEP_RX_MD,       /* on the MD's CPT: ACK / REPLY */
+	LNET_STEP_RX_RECV,     /* on the NI's CPT: the LND's recv() */
+	LNET_STEP_FIN_NI,      /* on the NI's CPT: return NI credit */
+	LNET_STEP_FIN_PEER,    /* on the peer's CPT: return peer credit */
+	LNET_STEP_FIN_MD,      /* on the MD's CPT: events, detach, free */
+	LNET_STEP_FREE,        /* freed off the data lcores (lnet_msg_free): on its home CPT */
+	LNET_STEP_REMATCH,     /* lazy portal: retry the delayed list */
+	LNET_STEP_FWD_DONE,    /* forwarded: buffer and router credits back (lnet_router.c) */
 };
 
 /* What the LND's recv() is asked to do with a received message. */
 enum lnet_rx_action {
-	LNET_RX_DELIVER = 0,      /* payload into the attached MD */
-	LNET_RX_DROP,             /* discard the payload, free the message */
-	LNET_RX_GET,              /* consume the GET, then send the REPLY */
+	LNET_RX_DELIVER = 0, /* payload into the attached MD */
+	LNET_RX_DROP,        /* discard the payload, free the message */
+	LNET_RX_GET,         /* consume the GET, then send the REPLY */
 };
 
 /* What a GET's event reports once its header has become the REPLY's (lnet_send_reply). */
 struct lnet_msg_get_req {
-	struct lnet_processid target;  /* the GET's destination */
+	struct lnet_processid target; /* the GET's destination */
 	uint64_t match_bits;
 	unsigned int portal;
-	unsigned int rlength;          /* its sink length */
+	unsigned int rlength; /* its sink length */
 };
 
 /* Failed paths a resent message remembers: the retries of a 2x2 Multi-Rail pair and more. */
@@ -452,62 +457,64 @@ struct lnet_msg_get_req {
 
 struct lnet_msg {
 	union {
-		TAILQ_ENTRY(lnet_msg) link;   /* credit queue or delayed list */
-		struct rt_outbox_item out;    /* an outbox's (then on no list) */
+		TAILQ_ENTRY(lnet_msg) link; /* credit queue or delayed list */
+		struct rt_outbox_item out;  /* an outbox's (then on no list) */
 	};
 	struct lnet *ln;
 	enum lnet_msg_step step;
 	enum lnet_rx_action rx_action;
-	uint16_t home_cpt;        /* CPT that allocated it (its msgs_max counts it) */
+	uint16_t home_cpt; /* CPT that allocated it (its msgs_max counts it) */
 	uint16_t md_cpt;
 	uint16_t peer_cpt;
-	uint16_t match_cpt;       /* wildcard matching: CPT being searched */
+	uint16_t match_cpt; /* wildcard matching: CPT being searched */
 	uint16_t match_tries;
-	struct lnet_processid target;   /* tx: where it goes (the caller's NID) */
-	struct lnet_nid src_param;      /* tx: the caller's source NID, or ANY */
-	struct lnet_nid from;           /* rx: last hop */
-	struct lnet_nid nexthop;        /* tx: the peer NID of this hop (a gateway when routed) */
+	struct lnet_processid target; /* tx: where it goes (the caller's NID) */
+	struct lnet_nid src_param;    /* tx: the caller's source NID, or ANY */
+	struct lnet_nid from;         /* rx: last hop */
+	struct lnet_nid nexthop;      /* tx: the peer NID of this hop (a gateway when routed) */
 	struct lnet_ni *txni;
 	struct lnet_ni *rxni;
 	struct lnet_peer_ni *txpeer;
-	struct lnet_peer_ni *rxpeer;    /* rx: the last hop's peer NI (NULL on lo) */
-	void *lnd_private;        /* rx: the LND's cookie for recv() */
+	struct lnet_peer_ni *rxpeer; /* rx: the last hop's peer NI (NULL on lo) */
+	void *lnd_private;           /* rx: the LND's cookie for recv() */
 	struct lnet_libmd *md;
-	unsigned int offset;      /* in the MD */
-	unsigned int wanted;      /* bytes moved (mlength) */
-	unsigned int len;         /* bytes requested (rlength / payload) */
+	unsigned int offset; /* in the MD */
+	unsigned int wanted; /* bytes moved (mlength) */
+	unsigned int len;    /* bytes requested (rlength / payload) */
 	int status;
-	bool tx;                  /* an outgoing message */
+	bool tx; /* an outgoing message */
 	bool rx_committed;
-	bool rx_consumed;         /* rx: the LND is done with it (an ACK taken on its NI's lcore) */
+	bool rx_consumed; /* rx: the LND is done with it (an ACK taken on its NI's lcore) */
 	bool tx_committed;
-	bool ack_pending;         /* PUT received: send ACK after the event */
-	bool txcredit;            /* holds an NI tx credit */
-	bool peertxcredit;        /* holds a peer NI tx credit */
-	bool is_reply_to_get;     /* REPLY built from a received GET */
-	bool disc_passed;         /* discovery let it through: no second gate */
-	bool recovery;            /* a health recovery ping: never resent, this peer NI only */
-	bool no_resend;           /* its MD went: no resend (the kernel's msg_no_resend) */
-	bool routing;             /* forwarded by this router: header kept as received */
-	bool rtrcredit;           /* holds a router buffer pool credit (and maybe a buffer) */
-	bool peerrtrcredit;       /* holds a router credit of its last hop's peer NI */
-	uint8_t rtr_pool;         /* which pool of rtr_cpt */
-	uint32_t rtr_gen;         /* ... and its generation when its credit was taken */
-	uint16_t rtr_cpt;         /* the lcore of the router credits and buffer */
-	void *rtr_buf;            /* the router buffer the payload is in */
-	uint64_t fwd_us[4];       /* forwarded: came in, had its buffer, had its payload, to the LND (µs) */
+	bool ack_pending;     /* PUT received: send ACK after the event */
+	bool txcredit;        /* holds an NI tx credit */
+	bool peertxcredit;    /* holds a peer NI tx credit */
+	bool is_reply_to_get; /* REPLY built from a received GET */
+	bool disc_passed;     /* discovery let it through: no second gate */
+	bool recovery;        /* a health recovery ping: never resent, this peer NI only */
+	bool no_resend;       /* its MD went: no resend (the kernel's msg_no_resend) */
+	bool routing;         /* forwarded by this router: header kept as received */
+	bool rtrcredit;       /* holds a router buffer pool credit (and maybe a buffer) */
+	bool peerrtrcredit;   /* holds a router credit of its last hop's peer NI */
+	uint8_t rtr_pool;     /* which pool of rtr_cpt */
+	uint32_t rtr_gen;     /* ... and its generation when its credit was taken */
+	uint16_t rtr_cpt;     /* the lcore of the router credits and buffer */
+	void *rtr_buf;        /* the router buffer the payload is in */
+	uint64_t fwd_us
+		[4]; /* forwarded: came in, had its buffer, had its payload, to the LND (µs) */
 	struct iovec rtr_iov;
-	uint8_t retry_count;      /* resends so far */
+	uint8_t retry_count;           /* resends so far */
 	enum lnet_msg_hstatus hstatus; /* what the LND said of its failure */
-	uint64_t deadline_us;     /* tx: resends stop here (transaction_timeout from the first send) */
-	struct lnet_ni *avoid_ni;          /* resend: the local NI that failed it (compared only) */
-	struct lnet_peer_ni *avoid_lpni;   /* resend: the peer NI that failed it */
-	uint8_t nfailed_paths;             /* resend: entries of failed_paths (those past hdr) */
-	uint32_t md_ask;                   /* tx: its MD's asks when it was sent (1: the first) */
-	uint64_t fault_release_us;         /* held by a delay rule until then */
-	bool fault_rx;                     /* ... on its way in (else out) */
-	struct lnet_peer_ni *dst_lpni; /* tx, to discovery: the destination NID's peer NI */
-	struct lnet_peer_ni *sel_lpni; /* tx: the next hop's peer NI as selection knew it, or NULL */
+	uint64_t deadline_us; /* tx: resends stop here (transaction_timeout from the first send) */
+	struct lnet_ni *avoid_ni;        /* resend: the local NI that failed it (compared only) */
+	struct lnet_peer_ni *avoid_lpni; /* resend: the peer NI that failed it */
+	uint8_t nfailed_paths;           /* resend: entries of failed_paths (those past hdr) */
+	uint32_t md_ask;                 /* tx: its MD's asks when it was sent (1: the first) */
+	uint64_t fault_release_us;       /* held by a delay rule until then */
+	bool fault_rx;                   /* ... on its way in (else out) */
+	struct lnet_peer_ni *dst_lpni;   /* tx, to discovery: the destination NID's peer NI */
+	struct lnet_peer_ni
+		*sel_lpni; /* tx: the next hop's peer NI as selection knew it, or NULL */
 	/*
 	 * Not zeroed by lnet_msg_alloc() (most of the message's bytes): whoever
 	 * makes the message writes every field, the header first of all.
@@ -517,7 +524,7 @@ struct lnet_msg {
 	 * Its event is written at completion, straight into the event queue's
 	 * slot (lnet_msg.c), from the header and these: no copy staged here.
 	 */
-	struct lnet_nid initiator_nid;  /* rx for us: the sender, by its primary NID if known */
+	struct lnet_nid initiator_nid;   /* rx for us: the sender, by its primary NID if known */
 	struct lnet_msg_get_req get_req; /* a GET turned into its REPLY: the GET's own fields */
 	/*
 	 * Resends after a network timeout: the paths (local NI, peer NI,
@@ -542,7 +549,7 @@ enum lnet_hop_kind {
 	LNET_HOP_GET,
 	LNET_HOP_ACK,
 	LNET_HOP_REPLY,
-	LNET_HOP_FWD,             /* a message this router forwards, whatever its type */
+	LNET_HOP_FWD, /* a message this router forwards, whatever its type */
 	LNET_HOP_KINDS,
 };
 
@@ -552,26 +559,26 @@ struct lnet_hop_counts {
 
 /* One router buffer pool of a CPT (lnet_rtr_pool.c), owned by its data lcore. */
 struct lnet_rtr_pool {
-	unsigned int npages;      /* of each buffer: 0 (tiny), 1 (small), 256 (large) */
-	int nbuffers;             /* made (and not freed yet) */
-	int req;                  /* wanted: a buffer back while credits are at it is freed */
-	int credits;              /* negative: messages waiting in waitq */
+	unsigned int npages; /* of each buffer: 0 (tiny), 1 (small), 256 (large) */
+	int nbuffers;        /* made (and not freed yet) */
+	int req;             /* wanted: a buffer back while credits are at it is freed */
+	int credits;         /* negative: messages waiting in waitq */
 	int mincredits;
-	struct rte_ring *free;    /* the free buffers; NULL for tiny */
-	uint32_t gen;             /* emptied (routing off) so many times */
+	struct rte_ring *free; /* the free buffers; NULL for tiny */
+	uint32_t gen;          /* emptied (routing off) so many times */
 	struct lnet_msg_list waitq;
-	struct rt_lcore *reaper;  /* frees the buffers it lets go: the management lcore */
+	struct rt_lcore *reaper; /* frees the buffers it lets go: the management lcore */
 };
 
 /* A pool's growth: planned on its lcore, made off it, linked in on it (lnet_rtr_pool.c). */
 struct lnet_rtr_grow {
-	int old_req;              /* plan: req before it, back if the making fails */
-	unsigned int add;         /* plan: buffers (and credits) to add; 0: nothing to make */
-	size_t buf_size;          /* plan: of each buffer (0: tiny, credits only) */
-	unsigned int ring_size;   /* plan: a new free ring of this size; 0: the old one holds */
-	struct rte_ring *ring;    /* made: the new ring; after commit, the old one, to free */
-	void **bufs;              /* made: [add] */
-	unsigned int nbufs;       /* of bufs, made and not yet the pool's */
+	int old_req;            /* plan: req before it, back if the making fails */
+	unsigned int add;       /* plan: buffers (and credits) to add; 0: nothing to make */
+	size_t buf_size;        /* plan: of each buffer (0: tiny, credits only) */
+	unsigned int ring_size; /* plan: a new free ring of this size; 0: the old one holds */
+	struct rte_ring *ring;  /* made: the new ring; after commit, the old one, to free */
+	void **bufs;            /* made: [add] */
+	unsigned int nbufs;     /* of bufs, made and not yet the pool's */
 };
 
 struct lnet_sel_cache;
@@ -584,7 +591,7 @@ struct lnet_cpt {
 	struct lnet *ln;
 	uint16_t cpt;
 	struct rt_lcore *lcore;
-	uint64_t fwd_max_us;      /* the longest a forwarded message took here, in to out */
+	uint64_t fwd_max_us; /* the longest a forwarded message took here, in to out */
 	struct lnet_md_table mds;
 	struct lnet_match_table mt[LNET_MAX_PORTALS];
 	struct lnet_peer_table peers;
@@ -601,24 +608,25 @@ struct lnet_cpt {
 	 * yet seen the others free those they freed (lnet_msg_alloc).
 	 */
 	uint32_t msg_alive_bound;
-	struct rt_outbox outbox;  /* to each CPT, then mgmt: hand-offs their rings refused */
+	struct rt_outbox outbox; /* to each CPT, then mgmt: hand-offs their rings refused */
 	struct lnet_counters counters;
 	uint64_t ev_seq;
-	TAILQ_HEAD(, lnet_libmd) rsp_list;  /* MDs waiting for an ACK/REPLY, by deadline */
+	TAILQ_HEAD(, lnet_libmd) rsp_list; /* MDs waiting for an ACK/REPLY, by deadline */
 	struct rt_timer rsp_timer;
-	struct lnet_sel_cache *sel;         /* lnet_send_mr.c: the local NIs as selection sees them */
+	struct lnet_sel_cache *sel; /* lnet_send_mr.c: the local NIs as selection sees them */
 	LIST_HEAD(, lnet_disc_io) disc_ios; /* lnet_discovery.c: pings and pushes in flight here */
 	LIST_HEAD(, lnet_rec_ping) rec_pings; /* lnet_recovery.c: recovery pings in flight here */
-	struct lnet_msg_list fault_held;    /* lnet_fault_path.c: held by delay rules, by release time */
+	struct lnet_msg_list
+		fault_held; /* lnet_fault_path.c: held by delay rules, by release time */
 	struct rt_timer fault_timer;
-	uint32_t fault_rand;                /* the fault rules' random state on this lcore */
-	struct lnet_rtr_pool rtr[3];        /* lnet_router.c: tiny, small, large */
-	struct lnet_hop_counts hops;        /* ring hops this lcore made */
+	uint32_t fault_rand;         /* the fault rules' random state on this lcore */
+	struct lnet_rtr_pool rtr[3]; /* lnet_router.c: tiny, small, large */
+	struct lnet_hop_counts hops; /* ring hops this lcore made */
 };
 
 /* ---- event queues ------------------------------------------------------- */
 
-#define LNET_EQ_REF_STRIDE 8      /* one 64-byte line per CPT */
+#define LNET_EQ_REF_STRIDE 8 /* one 64-byte line per CPT */
 
 /*
  * The sequence word of the slot for position pos: pos while it is free for
@@ -644,13 +652,13 @@ struct lnet_eq {
 	 * read-modify-write. Published with release; read with acquire.
 	 */
 	struct lnet_eq_ring *ring[LNP_MAX_CPTS];
-	unsigned int nring;       /* atomic: rings [0, nring) may exist */
-	unsigned int next;        /* atomic, a hint: the ring LNetEQPoll looks at first */
-	unsigned int size;        /* each ring's capacity */
-	uint64_t dropped;         /* atomic: events lost to overflow */
-	uint64_t reported;        /* atomic: drops already reported */
-	int evfd;                 /* written after an enqueue when a poller sleeps */
-	int sleepers;             /* atomic: LNetEQPoll callers asleep on evfd */
+	unsigned int nring; /* atomic: rings [0, nring) may exist */
+	unsigned int next;  /* atomic, a hint: the ring LNetEQPoll looks at first */
+	unsigned int size;  /* each ring's capacity */
+	uint64_t dropped;   /* atomic: events lost to overflow */
+	uint64_t reported;  /* atomic: drops already reported */
+	int evfd;           /* written after an enqueue when a poller sleeps */
+	int sleepers;       /* atomic: LNetEQPoll callers asleep on evfd */
 	/*
 	 * MDs that post here, counted on their CPT: refs[cpt * LNET_EQ_REF_STRIDE]
 	 * is written only by that CPT's lcore (no shared line between data
@@ -675,7 +683,6 @@ struct lnet_rtr_params {
 struct lnet_route_state;
 struct lnet_route_table;
 
-
 struct lnet {
 	struct rt_runtime *rt;
 	bool owns_eal;
@@ -684,26 +691,27 @@ struct lnet {
 	lnet_pid_t pid;
 	uint64_t interface_cookie;
 	struct lnet_cpt **cpts;
-	struct rt_pool *msg_pool;        /* every message, a cache per lcore (lnet_msg.c) */
+	struct rt_pool *msg_pool; /* every message, a cache per lcore (lnet_msg.c) */
 	struct lnet_portal portals[LNET_MAX_PORTALS];
 	struct lnet_ni_table *ni_table;  /* RCU-published */
 	struct lnet_ctl_global tunables; /* global show's settings; management lcore */
 	struct lnet_ni *loni;
-	struct lnet_ni *zombie_nis;      /* mgmt: deleted, retired once unreferenced */
-	struct rt_timer zombie_timer;    /* mgmt: looks at zombie_nis' references */
+	struct lnet_ni *zombie_nis;   /* mgmt: deleted, retired once unreferenced */
+	struct rt_timer zombie_timer; /* mgmt: looks at zombie_nis' references */
 	unsigned int zombie_checks;
-	struct rt_op_queue ops;          /* mgmt: configuration operations, head runs */
+	struct rt_op_queue ops; /* mgmt: configuration operations, head runs */
 	struct cfs_cpt_table *cpt_table;
-	unsigned int bind_rotor;  /* atomic: CPT for LNetMDBind from foreign threads */
-	struct lnet_peer_dir *peer_dir; /* configured peers; management lcore */
-	uint32_t ping_seqno;      /* bumped when the ping buffer is rebuilt (mgmt) */
-	struct lnet_ping_buf *ping_buf;       /* mgmt: the posted ping target's */
-	struct lnet_ping_buf_list ping_bufs;  /* mgmt: posted or draining, not retired */
+	unsigned int bind_rotor;             /* atomic: CPT for LNetMDBind from foreign threads */
+	struct lnet_peer_dir *peer_dir;      /* configured peers; management lcore */
+	uint32_t ping_seqno;                 /* bumped when the ping buffer is rebuilt (mgmt) */
+	struct lnet_ping_buf *ping_buf;      /* mgmt: the posted ping target's */
+	struct lnet_ping_buf_list ping_bufs; /* mgmt: posted or draining, not retired */
 	struct lnet_handle_md ping_mdh;
-	struct rt_outbox mgmt_outbox;    /* mgmt: its hand-offs the CPTs' rings refused */
+	struct rt_outbox mgmt_outbox;     /* mgmt: its hand-offs the CPTs' rings refused */
 	struct lnet_hop_counts mgmt_hops; /* mgmt: ring hops the management lcore made */
-	struct lnet_push_target *push;        /* owned by portal 0's home CPT */
-	uint32_t ni_state_gen;    /* atomic: bumped when an NI's fatal state changes, or the NI table */
+	struct lnet_push_target *push;    /* owned by portal 0's home CPT */
+	uint32_t
+		ni_state_gen; /* atomic: bumped when an NI's fatal state changes, or the NI table */
 	/*
 	 * Atomic: every build of any CPT's local selection view takes the next
 	 * (lnet_send_mr.c), so a plan made with one is known current by one
@@ -716,16 +724,17 @@ struct lnet {
 	 * is retired: selection's cached peer views (lnet_send_mr.c) rebuild.
 	 */
 	uint64_t sel_gen;
-	bool ping_quiet;          /* mgmt: the ping target rebuild under way pushes nothing */
+	bool ping_quiet;                /* mgmt: the ping target rebuild under way pushes nothing */
 	struct lnet_recovery *recovery; /* mgmt: health recovery queues (lnet_recovery.c) */
 	struct lnet_fault *fault;       /* fault rules (lnet_fault.c): read by every lcore */
-	struct lnet_udsp_state *udsp;   /* mgmt: UDSP rules and what they flatten to (lnet_udsp_ctl.c) */
-	unsigned int ping_nnis;         /* atomic: NIs the posted ping target lists after 0@lo */
+	struct lnet_udsp_state
+		*udsp;          /* mgmt: UDSP rules and what they flatten to (lnet_udsp_ctl.c) */
+	unsigned int ping_nnis; /* atomic: NIs the posted ping target lists after 0@lo */
 	struct lnet_rtr_params rtr_params;
-	struct lnet_route_state *routes;   /* mgmt: route add/del, gateways (lnet_route.c) */
+	struct lnet_route_state *routes;      /* mgmt: route add/del, gateways (lnet_route.c) */
 	struct lnet_route_table *route_table; /* RCU-published routes for the data lcores */
-	int routing;              /* atomic: LNET_CTL_ROUTING_* (lnet_router.c) */
-	struct lnet_router *router; /* mgmt: set routing's state machine */
+	int routing;                          /* atomic: LNET_CTL_ROUTING_* (lnet_router.c) */
+	struct lnet_router *router;           /* mgmt: set routing's state machine */
 };
 
 /* lnet_router.c: this node as a router */
@@ -834,8 +843,9 @@ void lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg);
 
 /* lnet_send_mr.c: Multi-Rail selection in the destination NID's shard */
 int lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_ni *lpni,
-			const struct lnet_peer_comp *comp, struct lnet_ni **ni, struct lnet_nid *dst,
-			struct lnet_nid *nexthop, struct lnet_peer_ni **nexthop_lpni);
+			const struct lnet_peer_comp *comp, struct lnet_ni **ni,
+			struct lnet_nid *dst, struct lnet_nid *nexthop,
+			struct lnet_peer_ni **nexthop_lpni);
 void lnet_sel_cache_free(struct lnet_sel_cache *sc);
 /* A response leaves on @p ni to @p lpni: it takes @p c's turn as a send would (lnet_handle_send). */
 void lnet_sel_stamp_response(struct lnet_cpt *c, struct lnet_ni *ni, struct lnet_peer_ni *lpni);
@@ -851,8 +861,10 @@ lnet_sel_gen_bump(struct lnet *ln)
 static inline bool
 lnet_msg_is_reserved(const struct lnet_msg *msg)
 {
-	return (msg->hdr.type == LNET_MSG_PUT && msg->hdr.msg.put.ptl_index == LNET_RESERVED_PORTAL) ||
-	       (msg->hdr.type == LNET_MSG_GET && msg->hdr.msg.get.ptl_index == LNET_RESERVED_PORTAL);
+	return (msg->hdr.type == LNET_MSG_PUT &&
+		msg->hdr.msg.put.ptl_index == LNET_RESERVED_PORTAL) ||
+	       (msg->hdr.type == LNET_MSG_GET &&
+		msg->hdr.msg.get.ptl_index == LNET_RESERVED_PORTAL);
 }
 
 /* The kernel's lnet_msg_discovery(): what waits for a peer's discovery. */
@@ -873,7 +885,8 @@ void lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action 
 int lnet_peer_table_init(struct lnet_peer_table *pt);
 void lnet_peer_table_fini(struct lnet_peer_table *pt);
 void lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid, struct lnet_peer_ni *lpni);
-struct lnet_peer_ni *lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c, const struct lnet_nid *nid,
+struct lnet_peer_ni *lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c,
+						      const struct lnet_nid *nid,
 						      struct lnet_ni *ni);
 struct lnet_peer_ni *lnet_peer_ni_find(struct lnet_cpt *c, const struct lnet_nid *nid);
 
@@ -937,7 +950,8 @@ lnet_ni_lookup(const struct lnet_ni_table *t, const struct lnet_nid *nid)
 		return NULL;
 	}
 	/* At most half full: an empty slot always ends the probe. */
-	for (i = lnet_ni_nid_slot(nid, t->by_nid_mask); t->by_nid[i] != NULL; i = (i + 1) & t->by_nid_mask) {
+	for (i = lnet_ni_nid_slot(nid, t->by_nid_mask); t->by_nid[i] != NULL;
+	     i = (i + 1) & t->by_nid_mask) {
 		if (lnet_nid_same(&t->by_nid[i]->nid, nid)) {
 			return t->by_nid[i];
 		}
@@ -954,13 +968,13 @@ int lnet_ni_del(struct lnet *ln, const struct lnet_nid *nid);
 struct lnet_ni_req {
 	bool add;
 	const struct lnet_nid *nid;
-	const struct lnet_lnd_ops *lnd;       /* add */
-	struct lnet_ni_tunables tun;          /* add */
+	const struct lnet_lnd_ops *lnd;              /* add */
+	struct lnet_ni_tunables tun;                 /* add */
 	const struct lnet_ctl_lnd_tunables *lnd_tun; /* add; NULL: none */
-	unsigned int cpt;                     /* add */
-	const char *ifname;                   /* add; NULL: none */
-	bool quiet;                           /* del: no push (lnet unconfigure, as the kernel's) */
-	int ping_rc;                          /* out: the ping target rebuild's */
+	unsigned int cpt;                            /* add */
+	const char *ifname;                          /* add; NULL: none */
+	bool quiet;  /* del: no push (lnet unconfigure, as the kernel's) */
+	int ping_rc; /* out: the ping target rebuild's */
 };
 int lnet_ni_config(struct lnet *ln, struct lnet_ni_req *req);
 int lnet_mgmt_op_run(struct lnet *ln, struct lnet_mgmt_op *op);

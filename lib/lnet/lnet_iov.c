@@ -28,8 +28,8 @@ lnet_iov_copy(const struct iovec *dst_iov, unsigned int dst_niov, unsigned int d
 	    len <= dst_iov->iov_len - dst_off && src_off < src_iov->iov_len &&
 	    len <= src_iov->iov_len - src_off) {
 		/* One fragment each side, and it all fits: the usual MD. */
-		memcpy((char *)dst_iov->iov_base + dst_off, (const char *)src_iov->iov_base + src_off,
-		       len);
+		memcpy((char *)dst_iov->iov_base + dst_off,
+		       (const char *)src_iov->iov_base + src_off, len);
 		return;
 	}
 	doff = lnet_iov_seek(&dst_iov, &dst_niov, dst_off);

@@ -37,29 +37,29 @@ struct lnet_pcap;
  * @{
  */
 /** Its NIs have no owning data lcore: send and recv run on whichever lcore sends. */
-#define LNET_LND_CAP_ANY_CPT    (1u << 0)
+#define LNET_LND_CAP_ANY_CPT (1u << 0)
 /** No NI or peer NI tx credits: what it sends never waits for a wire. */
 #define LNET_LND_CAP_NO_CREDITS (1u << 1)
 /** Its NIs have no health (shown as 0): they cannot fail. */
-#define LNET_LND_CAP_NO_HEALTH  (1u << 2)
+#define LNET_LND_CAP_NO_HEALTH (1u << 2)
 /** Its one NI lives as long as LNet: never added or deleted by net add/del. */
-#define LNET_LND_CAP_BUILTIN    (1u << 3)
+#define LNET_LND_CAP_BUILTIN (1u << 3)
 /** Every header it gives lnet_parse() passed lnet_hdr_validate() (its wire decoder's last step). */
 #define LNET_LND_CAP_HDR_CHECKED (1u << 4)
 /** @} */
 
 /** One module parameter of an LND and its current value (lnet_lnd_ops.params_get). */
 struct lnet_lnd_param {
-	const char *name;  /**< static: the kernel module's name ("sock_timeout") */
+	const char *name; /**< static: the kernel module's name ("sock_timeout") */
 	int value;
-	const char *str;   /**< static; non-NULL for a named value ("secure"), shown instead */
+	const char *str; /**< static; non-NULL for a named value ("secure"), shown instead */
 };
 
 /** Operations of one LND. */
 struct lnet_lnd_ops {
-	const char *name;  /**< "lo", "tcp", "o2ib" */
-	uint32_t type;     /**< enum lnet_lnd_type */
-	uint32_t caps;     /**< LNET_LND_CAP_* */
+	const char *name; /**< "lo", "tcp", "o2ib" */
+	uint32_t type;    /**< enum lnet_lnd_type */
+	uint32_t caps;    /**< LNET_LND_CAP_* */
 	/** Bring up @p ni (its NID, credits and tunables are set). 0 or -errno. */
 	int (*startup)(struct lnet_ni *ni);
 	/**
@@ -79,9 +79,9 @@ struct lnet_lnd_ops {
 	 * @p msg is NULL when the message is dropped (discard @p rlen bytes).
 	 * Call lnet_finalize(msg, status) when done (not when @p msg is NULL).
 	 */
-	int (*recv)(struct lnet_ni *ni, void *private, struct lnet_msg *msg,
-		    unsigned int niov, const struct iovec *iov, unsigned int offset,
-		    unsigned int mlen, unsigned int rlen);
+	int (*recv)(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,
+		    const struct iovec *iov, unsigned int offset, unsigned int mlen,
+		    unsigned int rlen);
 	/**
 	 * Optional: the NI's LND tunables as `net show -v` prints them under
 	 * "lnd tunables", in order. Called on the management lcore; reads only
@@ -134,10 +134,10 @@ LNP_API void lnet_lnd_register(const struct lnet_lnd_ops *ops);
 LNP_API const struct lnet_lnd_ops *lnet_lnd_find(uint32_t type);
 
 /** Registers @p ops at program start. */
-#define LNET_LND_REGISTER(ops)                                               \
+#define LNET_LND_REGISTER(ops)                                                       \
 	static void __attribute__((constructor, used)) lnet_lnd_register_##ops(void) \
-	{                                                                     \
-		lnet_lnd_register(&(ops));                                    \
+	{                                                                            \
+		lnet_lnd_register(&(ops));                                           \
 	}
 
 /**
@@ -147,8 +147,8 @@ LNP_API const struct lnet_lnd_ops *lnet_lnd_find(uint32_t type);
  * @return 0, or -errno when the header is invalid (the LND should then
  *         close the connection it came from: kernel LNet returns -EPROTO)
  */
-LNP_API int lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr,
-		       const struct lnet_nid *from, void *private);
+LNP_API int lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid *from,
+		       void *private);
 
 /**
  * Count an error the LND saw on @p ni that never became a message (a bad
@@ -175,8 +175,7 @@ LNP_API void lnet_finalize(struct lnet_msg *msg, int status);
  * which decides health and whether LNet sends it again over another path
  * instead of completing it. A status of 0 ignores @p hstatus. Any lcore.
  */
-LNP_API void lnet_finalize_hstatus(struct lnet_msg *msg, int status,
-				   enum lnet_msg_hstatus hstatus);
+LNP_API void lnet_finalize_hstatus(struct lnet_msg *msg, int status, enum lnet_msg_hstatus hstatus);
 
 /** The header of @p msg. */
 LNP_API const struct lnet_hdr *lnet_msg_hdr(const struct lnet_msg *msg);
@@ -192,8 +191,7 @@ LNP_API const struct lnet_nid *lnet_msg_nexthop(const struct lnet_msg *msg);
  * bytes in, @p *len bytes in all (0 and NULL for messages without payload).
  */
 LNP_API void lnet_msg_payload(const struct lnet_msg *msg, unsigned int *niov,
-			      const struct iovec **iov, unsigned int *offset,
-			      unsigned int *len);
+			      const struct iovec **iov, unsigned int *offset, unsigned int *len);
 
 /** The NID of @p ni. */
 LNP_API const struct lnet_nid *lnet_ni_nid(const struct lnet_ni *ni);
@@ -253,9 +251,9 @@ LNP_API void lnet_ni_set_lnd_data(struct lnet_ni *ni, void *data);
  * Copy @p len bytes from (@p src_iov, @p src_off) into (@p dst_iov,
  * @p dst_off). Both fragment lists must be long enough.
  */
-LNP_API void lnet_iov_copy(const struct iovec *dst_iov, unsigned int dst_niov,
-			   unsigned int dst_off, const struct iovec *src_iov,
-			   unsigned int src_niov, unsigned int src_off, unsigned int len);
+LNP_API void lnet_iov_copy(const struct iovec *dst_iov, unsigned int dst_niov, unsigned int dst_off,
+			   const struct iovec *src_iov, unsigned int src_niov, unsigned int src_off,
+			   unsigned int len);
 
 LNP_END_DECLS
 

@@ -134,7 +134,8 @@ lnet_md_build(struct lnet_md_table *t, const struct lnet_md *umd, enum lnet_unli
 	md->start = umd->umd_start;
 	md->length = (unsigned int)total;
 	md->threshold = umd->umd_threshold;
-	md->max_size = (umd->umd_options & LNET_MD_MAX_SIZE) != 0 ? (unsigned int)umd->umd_max_size : 0;
+	md->max_size =
+		(umd->umd_options & LNET_MD_MAX_SIZE) != 0 ? (unsigned int)umd->umd_max_size : 0;
 	md->options = umd->umd_options;
 	md->flags = unlink == LNET_UNLINK ? LNET_MD_FLAG_AUTO_UNLINK : 0;
 	md->user_ptr = umd->umd_user_ptr;
@@ -271,8 +272,7 @@ lnet_md_exhausted(const struct lnet_libmd *md)
 		return true;
 	}
 	return (md->options & LNET_MD_MAX_SIZE) != 0 &&
-	       (md->options & LNET_MD_MANAGE_REMOTE) == 0 &&
-	       md->length - md->offset < md->max_size;
+	       (md->options & LNET_MD_MANAGE_REMOTE) == 0 && md->length - md->offset < md->max_size;
 }
 
 bool
@@ -311,7 +311,6 @@ lnet_md_attach_msg(struct lnet_libmd *md, struct lnet_msg *msg, unsigned int off
 	}
 }
 
-
 /*
  * Drop @p msg's reference (already counted out by the caller) and free
  * @p md if it was its last user and it is unlinked or auto-unlinks.
@@ -328,4 +327,3 @@ lnet_md_release(struct lnet_cpt *c, struct lnet_libmd *md)
 		lnet_md_free(c, md);
 	}
 }
-

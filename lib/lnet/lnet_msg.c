@@ -19,7 +19,9 @@ int
 lnet_msg_pool_create(struct lnet *ln, unsigned int msgs_per_cpt)
 {
 	struct rt_pool_opts o = {
-		.opts_size = sizeof(o), .name = "lnet_msg", .elt_size = sizeof(struct lnet_msg),
+		.opts_size = sizeof(o),
+		.name = "lnet_msg",
+		.elt_size = sizeof(struct lnet_msg),
 		.cache_size = LNET_MSG_POOL_CACHE,
 	};
 
@@ -221,8 +223,8 @@ lnet_msg_count(struct lnet_cpt *c, struct lnet_msg *msg)
 	if (msg->tx) {
 		/* What is sent counts as the message it answers: ACK as PUT, REPLY as GET. */
 		static const uint8_t sent_as[LNET_STATS_NTYPES] = {
-			[LNET_MSG_ACK] = LNET_MSG_PUT, [LNET_MSG_PUT] = LNET_MSG_PUT,
-			[LNET_MSG_GET] = LNET_MSG_GET, [LNET_MSG_REPLY] = LNET_MSG_GET,
+			[LNET_MSG_ACK] = LNET_MSG_PUT,     [LNET_MSG_PUT] = LNET_MSG_PUT,
+			[LNET_MSG_GET] = LNET_MSG_GET,     [LNET_MSG_REPLY] = LNET_MSG_GET,
 			[LNET_MSG_HELLO] = LNET_MSG_HELLO,
 		};
 
@@ -379,8 +381,9 @@ lnet_msg_event_write(const struct lnet_msg *msg, const struct lnet_libmd *md, bo
 		lnet_event_write_received(msg, ev);
 	}
 	ev->status = msg->status;
-	ev->mhealth = msg->status == 0 ? LNET_MSG_STATUS_OK
-		      : msg->hstatus != LNET_MSG_STATUS_OK ? msg->hstatus : LNET_MSG_STATUS_LOCAL_ERROR;
+	ev->mhealth = msg->status == 0                   ? LNET_MSG_STATUS_OK :
+		      msg->hstatus != LNET_MSG_STATUS_OK ? msg->hstatus :
+							   LNET_MSG_STATUS_LOCAL_ERROR;
 	ev->unlinked = unlinked;
 	lnet_md_fill_event(md, ev);
 	ev->sequence = sequence;
@@ -449,7 +452,8 @@ lnet_msg_detach_md(struct lnet_cpt *c, struct lnet_msg *msg)
 	if (lnet_md_exhausted(md) && (md->flags & LNET_MD_FLAG_AUTO_UNLINK) != 0) {
 		lnet_md_unlink(c, md);
 	}
-	lnet_msg_post_event(c, md, msg, md->refcount == 0 && (md->flags & LNET_MD_FLAG_ZOMBIE) != 0);
+	lnet_msg_post_event(c, md, msg,
+			    md->refcount == 0 && (md->flags & LNET_MD_FLAG_ZOMBIE) != 0);
 	msg->md = NULL;
 	lnet_md_release(c, md);
 }
@@ -510,8 +514,7 @@ lnet_drop_rx(struct lnet_cpt *c, struct lnet_msg *msg, const char *why)
 	if (msg->rxni != NULL) {
 		lnet_stats_incr(msg->rxni->stats, c->cpt, LNET_STATS_DROP, msg->hdr.type);
 	}
-	LNET_LOG(DEBUG, "dropping %s from %s: %s",
-		 lnet_msg_type_str(msg->hdr.type),
+	LNET_LOG(DEBUG, "dropping %s from %s: %s", lnet_msg_type_str(msg->hdr.type),
 		 libcfs_nidstr_r(&msg->hdr.src_nid, src, sizeof(src)), why);
 	lnet_ni_recv(c, msg, LNET_RX_DROP);
 }
@@ -556,7 +559,7 @@ const char *
 lnet_msg_type_str(uint32_t type)
 {
 	static const char *const names[] = {
-		[LNET_MSG_ACK] = "ACK", [LNET_MSG_PUT] = "PUT", [LNET_MSG_GET] = "GET",
+		[LNET_MSG_ACK] = "ACK",     [LNET_MSG_PUT] = "PUT",     [LNET_MSG_GET] = "GET",
 		[LNET_MSG_REPLY] = "REPLY", [LNET_MSG_HELLO] = "HELLO",
 	};
 

@@ -97,9 +97,10 @@ lnet_ni_alloc(struct lnet *ln, const struct lnet_nid *nid, const struct lnet_lnd
 	ni->tq.mincredits = tun->max_tx_credits;
 	ni->status = LNET_NI_STATUS_UP;
 	ni->last_ping_us = rt_now_us(ln->rt); /* the kernel starts net_last_alive at now */
-	ni->dev_cpt = CFS_CPT_ANY; /* until the LND says where its device is */
+	ni->dev_cpt = CFS_CPT_ANY;            /* until the LND says where its device is */
 	/* As the kernel shows it: lo has no health, other NIs start healthy. */
-	lnet_health_init(&ni->health, (lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0 ? 0 : LNET_MAX_HEALTH_VALUE);
+	lnet_health_init(&ni->health,
+			 (lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0 ? 0 : LNET_MAX_HEALTH_VALUE);
 	TAILQ_INIT(&ni->tq.queue);
 	return ni;
 }
@@ -181,8 +182,8 @@ static struct lnet_ni_table *
 lnet_ni_table_alloc(unsigned int n)
 {
 	unsigned int slots = rte_align32pow2(RTE_MAX(2 * n, 8U));
-	struct lnet_ni_table *t = calloc(1, sizeof(*t) + n * sizeof(t->nis[0]) +
-					    slots * sizeof(t->by_nid[0]));
+	struct lnet_ni_table *t =
+		calloc(1, sizeof(*t) + n * sizeof(t->nis[0]) + slots * sizeof(t->by_nid[0]));
 
 	if (t != NULL) {
 		t->by_nid = &t->nis[n];
@@ -549,9 +550,9 @@ lnet_mgmt_op_run(struct lnet *ln, struct lnet_mgmt_op *op)
 
 /* net del's phases, in order (lnet_ni_del_visit, lnet_ni_drain_check). */
 enum lnet_ni_del_phase {
-	LNET_NI_DEL_DROP,   /* every CPT: drop what waits for the NI on lazy portals */
-	LNET_NI_DEL_DRAIN,  /* mgmt: until nothing references the NI (or the deadline) */
-	LNET_NI_DEL_SHUT,   /* the NI's lcore: its LND closes; then every CPT: the rest fails */
+	LNET_NI_DEL_DROP,  /* every CPT: drop what waits for the NI on lazy portals */
+	LNET_NI_DEL_DRAIN, /* mgmt: until nothing references the NI (or the deadline) */
+	LNET_NI_DEL_SHUT,  /* the NI's lcore: its LND closes; then every CPT: the rest fails */
 };
 
 struct lnet_ni_op {
@@ -560,9 +561,9 @@ struct lnet_ni_op {
 	struct lnet_ni *ni;
 	struct rt_hop hop;
 	enum lnet_ni_del_phase phase;
-	unsigned int step;        /* within the phase: the CPT visited next */
+	unsigned int step; /* within the phase: the CPT visited next */
 	bool lnd_closed;
-	struct rt_timer drain;    /* LNET_NI_DEL_DRAIN's look at the NI's references */
+	struct rt_timer drain; /* LNET_NI_DEL_DRAIN's look at the NI's references */
 	uint64_t drain_deadline;
 };
 

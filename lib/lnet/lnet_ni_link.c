@@ -15,11 +15,11 @@
 #include "lnet_internal.h"
 
 struct lnet_ni_link_op {
-	struct lnet_mgmt_op op;   /* first: the queue hands this back */
+	struct lnet_mgmt_op op; /* first: the queue hands this back */
 	struct rt_hop hop;
-	struct lnet_nid nid;      /* the NI is looked up again: it may be gone by then */
+	struct lnet_nid nid; /* the NI is looked up again: it may be gone by then */
 	bool up;
-	bool health;              /* the status health gives it, not its link */
+	bool health; /* the status health gives it, not its link */
 };
 
 static void
@@ -46,8 +46,8 @@ lnet_ni_link_start(struct lnet_mgmt_op *op)
 	uint32_t status = o->up ? LNET_NI_STATUS_UP : LNET_NI_STATUS_DOWN;
 
 	if (lnet_stopping() || ni == NULL || ni == ln->loni ||
-	    (o->health ? ni->status == status
-		       : __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED) == !o->up)) {
+	    (o->health ? ni->status == status :
+			 __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED) == !o->up)) {
 		lnet_ni_link_pinged(o, 0); /* shutting down, deleted since, or no change */
 		return;
 	}

@@ -111,12 +111,14 @@ lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c, const struct lnet_nid *nid,
 	lpni->nid = *nid;
 	lpni->cpt = c->cpt;
 	lnet_health_init(&lpni->health, LNET_MAX_HEALTH_VALUE);
-	lpni->txcredits = ni != NULL ? ni->tun.peer_tx_credits : 0; /* remote: none, as the kernel's */
+	lpni->txcredits =
+		ni != NULL ? ni->tun.peer_tx_credits : 0; /* remote: none, as the kernel's */
 	lpni->mintxcredits = lpni->txcredits;
 	TAILQ_INIT(&lpni->txq);
 	/* The kernel's lpni_rtrcredits: peer_buffer_credits, else peer_credits. */
-	lpni->rtrcredits = ni == NULL ? 0 : ni->tun.peer_rtr_credits != 0 ? ni->tun.peer_rtr_credits :
-					  ni->tun.peer_tx_credits;
+	lpni->rtrcredits = ni == NULL                    ? 0 :
+			   ni->tun.peer_rtr_credits != 0 ? ni->tun.peer_rtr_credits :
+							   ni->tun.peer_tx_credits;
 	lpni->minrtrcredits = lpni->rtrcredits;
 	TAILQ_INIT(&lpni->rtrq);
 	TAILQ_INSERT_HEAD(&c->peers.hash[lnet_peer_hash(nid)], lpni, link);

@@ -170,7 +170,8 @@ lnet_peer_by_seq(struct lnet_peer_dir *d, uint64_t seq)
 static void
 lnet_peer_free(struct lnet_peer *p)
 {
-	lnet_peer_comp_free(p->comp); /* unpublished and past its grace period, or never published */
+	lnet_peer_comp_free(
+		p->comp); /* unpublished and past its grace period, or never published */
 	free(p->lpnis);
 	free(p->nis);
 	free(p);
@@ -185,7 +186,8 @@ lnet_peer_reap(void *arg)
 
 	while ((p = d->dead) != NULL) {
 		d->dead = p->next_dead;
-		if (p->comp != NULL && rt_rcu_retire(d->ln->rt, p->comp, lnet_peer_comp_free) == 0) {
+		if (p->comp != NULL &&
+		    rt_rcu_retire(d->ln->rt, p->comp, lnet_peer_comp_free) == 0) {
 			p->comp = NULL;
 		} else if (p->comp != NULL) {
 			p->comp = NULL; /* cannot defer: leak it rather than free under a reader */
@@ -381,18 +383,21 @@ lnet_peer_comp_build(const struct lnet_peer_dir *d, const struct lnet_peer *p)
 		for (j = 0; j < c->nnets && c->nets[j].net_id != net; j++) {
 		}
 		if (j == c->nnets) {
-			c->nets[c->nnets++] = (struct lnet_sel_net){
-				.net_id = net, .health = LNET_SEL_MAX_HEALTH,
-				.sel_prio = LNET_SEL_PRIO_NONE };
+			c->nets[c->nnets++] =
+				(struct lnet_sel_net){ .net_id = net,
+						       .health = LNET_SEL_MAX_HEALTH,
+						       .sel_prio = LNET_SEL_PRIO_NONE };
 		}
 	}
 	for (j = 0; j < c->nnets; j++) {
 		c->nets[j].first_ni = c->nnis;
 		for (i = 0; i < p->nnis; i++) {
 			if (lnet_nid_net(&p->nis[i]) == c->nets[j].net_id) {
-				c->nis[c->nnis++] = (struct lnet_peer_comp_ni){
-					.nid = p->nis[i], .lpni = p->lpnis[i],
-					.sel_prio = LNET_SEL_PRIO_NONE };
+				c->nis[c->nnis++] =
+					(struct lnet_peer_comp_ni){ .nid = p->nis[i],
+								    .lpni = p->lpnis[i],
+								    .sel_prio =
+									    LNET_SEL_PRIO_NONE };
 				c->nets[j].nr_nis++;
 			}
 		}
@@ -579,11 +584,11 @@ struct lnet_peer_add_args {
 	const struct lnet_nid *nids;
 	unsigned int n;
 	bool mr;
-	bool lock_or_force;       /* add: lock the primary; del: delete a locked one too */
+	bool lock_or_force; /* add: lock the primary; del: delete a locked one too */
 	char *err;
 	size_t errlen;
-	bool not_configured;      /* add: LNetAddPeer's, which discovery may still change */
-	bool nids_only;           /* add: the NIDs of an existing peer (lnet_add_peer_ni with a NID) */
+	bool not_configured; /* add: LNetAddPeer's, which discovery may still change */
+	bool nids_only;      /* add: the NIDs of an existing peer (lnet_add_peer_ni with a NID) */
 };
 
 static bool
@@ -787,7 +792,7 @@ lnet_peer_get(struct lnet_peer_dir *d, const struct lnet_nid *nid)
 
 /* A peer NI a shard made (traffic, or asked by lnet_peer_want_lpnis), told to mgmt. */
 struct lnet_peer_learn {
-	struct rt_hop hop;      /* a full ring is retried, never lost */
+	struct rt_hop hop; /* a full ring is retried, never lost */
 	struct lnet *ln;
 	struct lnet_nid nid;
 	struct lnet_peer_ni *lpni;
@@ -876,7 +881,8 @@ lnet_peer_want_lpnis(struct lnet_peer_dir *d, struct lnet_peer *p)
 	for (i = 0; i < p->nnis; i++) {
 		struct lnet_peer_learn *l;
 
-		if (p->lpnis[i] != NULL || lnet_ni_find_by_net(d->ln, lnet_nid_net(&p->nis[i])) == NULL) {
+		if (p->lpnis[i] != NULL ||
+		    lnet_ni_find_by_net(d->ln, lnet_nid_net(&p->nis[i])) == NULL) {
 			continue;
 		}
 		l = malloc(sizeof(*l));
@@ -885,13 +891,13 @@ lnet_peer_want_lpnis(struct lnet_peer_dir *d, struct lnet_peer *p)
 		}
 		*l = (struct lnet_peer_learn){ .ln = d->ln, .nid = p->nis[i] };
 		rt_hop_send(&l->hop, d->ln->cpts[lnet_cpt_of_peer(d->ln, &p->nis[i])]->lcore,
-			      lnet_peer_ni_ensure_on_cpt, l);
+			    lnet_peer_ni_ensure_on_cpt, l);
 	}
 }
 
 int
-lnet_ctl_peer_add(const struct lnet_nid *prim, const struct lnet_nid *nids, unsigned int n,
-		  bool mr, char *err, size_t errlen)
+lnet_ctl_peer_add(const struct lnet_nid *prim, const struct lnet_nid *nids, unsigned int n, bool mr,
+		  char *err, size_t errlen)
 {
 	return lnet_ctl_peer_add_lock(prim, nids, n, mr, false, err, errlen);
 }
@@ -900,7 +906,9 @@ int
 lnet_ctl_peer_add_lock(const struct lnet_nid *prim, const struct lnet_nid *nids, unsigned int n,
 		       bool mr, bool lock_prim, char *err, size_t errlen)
 {
-	struct lnet_peer_add_args a = { lnet_instance(), prim, nids, n, mr, lock_prim, err, errlen };
+	struct lnet_peer_add_args a = {
+		lnet_instance(), prim, nids, n, mr, lock_prim, err, errlen
+	};
 
 	if (a.ln == NULL) {
 		return -ENETDOWN;
@@ -916,8 +924,8 @@ int
 lnet_ctl_peer_add_nids(const struct lnet_nid *prim, const struct lnet_nid *nids, unsigned int n,
 		       bool mr, bool lock_prim, char *err, size_t errlen)
 {
-	struct lnet_peer_add_args a = { lnet_instance(), prim, nids, n, mr, lock_prim, err, errlen,
-					false, true };
+	struct lnet_peer_add_args a = { lnet_instance(), prim, nids,   n,     mr,
+					lock_prim,       err,  errlen, false, true };
 
 	if (a.ln == NULL) {
 		return -ENETDOWN;
@@ -936,8 +944,8 @@ lnet_ctl_peer_add_nids(const struct lnet_nid *prim, const struct lnet_nid *nids,
 int
 lnet_peer_add_api(const struct lnet_nid *prim, bool mr, bool lock_prim, char *err, size_t errlen)
 {
-	struct lnet_peer_add_args a = { lnet_instance(), prim, NULL, 0, mr, lock_prim, err, errlen,
-					true };
+	struct lnet_peer_add_args a = { lnet_instance(), prim, NULL,   0,   mr,
+					lock_prim,       err,  errlen, true };
 
 	if (a.ln == NULL) {
 		return -ENETDOWN;
@@ -964,7 +972,8 @@ lnet_peer_del_one(struct lnet_peer_dir *d, struct lnet_peer_add_args *a, const s
 		return -ENODEV;
 	}
 	if (p->rtr_refs > 0) {
-		snprintf(a->err, a->errlen, "%s is a router. Can not be deleted", libcfs_nidstr(&p->nis[0]));
+		snprintf(a->err, a->errlen, "%s is a router. Can not be deleted",
+			 libcfs_nidstr(&p->nis[0]));
 		return -EBUSY;
 	}
 	if (nid == NULL || lnet_nid_same(nid, a->prim)) {
@@ -1118,8 +1127,9 @@ lnet_peer_ni_state_on_cpt(void *arg)
 	struct lnet_peer_ni *lpni = lnet_peer_ni_find(c, a->nid);
 	struct lnet_ni *ni = lnet_ni_find_by_net(a->ln, lnet_nid_net(a->nid));
 	int credits = ni != NULL ? ni->tun.peer_tx_credits : 0;
-	int rtr = ni != NULL ? (ni->tun.peer_rtr_credits != 0 ? ni->tun.peer_rtr_credits : credits) :
-			       0;
+	int rtr = ni != NULL ?
+			  (ni->tun.peer_rtr_credits != 0 ? ni->tun.peer_rtr_credits : credits) :
+			  0;
 	struct lnet_ctl_peer_ni *o = a->out;
 
 	memset(o, 0, sizeof(*o));
@@ -1146,11 +1156,14 @@ lnet_peer_ni_state_on_cpt(void *arg)
 		const struct lnet_health *h = &lpni->health;
 
 		o->health_value = lnet_health_value(h);
-		o->hs_dropped = __atomic_load_n(&h->hs[LNET_MSG_STATUS_REMOTE_DROPPED], __ATOMIC_RELAXED);
-		o->hs_timeout = __atomic_load_n(&h->hs[LNET_MSG_STATUS_REMOTE_TIMEOUT], __ATOMIC_RELAXED);
-		o->hs_error = __atomic_load_n(&h->hs[LNET_MSG_STATUS_REMOTE_ERROR], __ATOMIC_RELAXED);
-		o->hs_network_timeout = __atomic_load_n(&h->hs[LNET_MSG_STATUS_NETWORK_TIMEOUT],
-							__ATOMIC_RELAXED);
+		o->hs_dropped =
+			__atomic_load_n(&h->hs[LNET_MSG_STATUS_REMOTE_DROPPED], __ATOMIC_RELAXED);
+		o->hs_timeout =
+			__atomic_load_n(&h->hs[LNET_MSG_STATUS_REMOTE_TIMEOUT], __ATOMIC_RELAXED);
+		o->hs_error =
+			__atomic_load_n(&h->hs[LNET_MSG_STATUS_REMOTE_ERROR], __ATOMIC_RELAXED);
+		o->hs_network_timeout =
+			__atomic_load_n(&h->hs[LNET_MSG_STATUS_NETWORK_TIMEOUT], __ATOMIC_RELAXED);
 		o->ping_count = __atomic_load_n(&h->ping_count, __ATOMIC_RELAXED);
 		o->next_ping = __atomic_load_n(&h->next_ping, __ATOMIC_RELAXED);
 	} else {
@@ -1170,4 +1183,3 @@ lnet_ctl_peer_ni_state(const struct lnet_nid *nid, struct lnet_ctl_peer_ni *out)
 	return rt_lcore_call(a.ln->cpts[lnet_cpt_of_peer(a.ln, nid)]->lcore,
 			     lnet_peer_ni_state_on_cpt, &a);
 }
-

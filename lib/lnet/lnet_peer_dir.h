@@ -15,21 +15,21 @@
 
 struct lnet_peer {
 	TAILQ_ENTRY(lnet_peer) link;
-	uint64_t seq;             /* position for paging, increasing; also its merge id */
+	uint64_t seq; /* position for paging, increasing; also its merge id */
 	bool mr;
-	bool configured;          /* added by peer add / import, not learned from traffic */
-	bool locked;              /* primary NID locked (peer add --lock_prim) */
-	bool no_discovery;        /* the peer said it runs no discovery */
+	bool configured;   /* added by peer add / import, not learned from traffic */
+	bool locked;       /* primary NID locked (peer add --lock_prim) */
+	bool no_discovery; /* the peer said it runs no discovery */
 	bool bad_config;
-	bool dead;                /* deleted or merged: freed by the reaper */
+	bool dead; /* deleted or merged: freed by the reaper */
 	uint64_t lock_ts;
 	unsigned int nnis;
 	unsigned int cap;
-	struct lnet_nid *nis;     /* nis[0] is the primary NID */
+	struct lnet_nid *nis;        /* nis[0] is the primary NID */
 	struct lnet_peer_ni **lpnis; /* [cap]: each NID's peer NI in its shard, NULL unknown */
 	struct lnet_peer_comp *comp; /* published in each known peer NI */
 	struct lnet_disc disc;
-	struct lnet_msg_list held;   /* messages waiting for discovery */
+	struct lnet_msg_list held; /* messages waiting for discovery */
 	struct rt_timer disc_timer;
 	/*
 	 * The path the last ping reply came by (our NI, the peer's NID), as the
@@ -39,9 +39,9 @@ struct lnet_peer {
 	bool disc_path;
 	struct lnet_nid disc_src;
 	struct lnet_nid disc_dst;
-	uint64_t merge_into;      /* emptied by a merge: seq of the peer that took its NIDs */
-	unsigned int rtr_refs;    /* routes through it (a gateway: lnet_route.c) */
-	bool gw_alive;            /* a gateway: the kernel's lp_alive (discovery or traffic says so) */
+	uint64_t merge_into;   /* emptied by a merge: seq of the peer that took its NIDs */
+	unsigned int rtr_refs; /* routes through it (a gateway: lnet_route.c) */
+	bool gw_alive;         /* a gateway: the kernel's lp_alive (discovery or traffic says so) */
 	uint64_t rtr_next_check_us; /* the router checker's next ping of it */
 	struct lnet_peer *next_dead;
 };
@@ -51,8 +51,9 @@ TAILQ_HEAD(lnet_peer_list, lnet_peer);
 /* NID -> peer, open addressing with linear probing; resized at 50% load. */
 struct lnet_nid_slot {
 	struct lnet_nid nid;
-	struct lnet_peer *peer;   /* NULL: empty; LNET_PEER_TOMB: deleted */
-	struct lnet_peer_comp *comp; /* the peer's published composition: a UDSP refresh reads only slots */
+	struct lnet_peer *peer; /* NULL: empty; LNET_PEER_TOMB: deleted */
+	struct lnet_peer_comp
+		*comp; /* the peer's published composition: a UDSP refresh reads only slots */
 };
 
 struct lnet_peer_dir {
@@ -63,12 +64,12 @@ struct lnet_peer_dir {
 	unsigned int npeers;
 	struct lnet_nid_slot *slots;
 	unsigned int nslots;
-	unsigned int used;        /* live + tombstones */
+	unsigned int used; /* live + tombstones */
 	struct lnet_disc_node disc;
 	struct lnet_merge_counters merge;
 	unsigned int merges_pending; /* peers with merge_into set */
-	bool stopping;            /* LNetNIFini: nothing is held any more */
-	struct lnet_peer *dead;   /* waiting for the reaper */
+	bool stopping;               /* LNetNIFini: nothing is held any more */
+	struct lnet_peer *dead;      /* waiting for the reaper */
 	/* A UDSP refresh's place in the NID index (lnet_peer_dir_udsp_step). */
 	bool udsp_active;
 	unsigned int udsp_slot;

@@ -47,17 +47,28 @@ static uint64_t *
 lnet_merge_counter(struct lnet_merge_counters *c, enum lnet_merge_rc rc)
 {
 	switch (rc) {
-	case LNET_MERGE_OK: return &c->accepted;
-	case LNET_MERGE_TRUNCATED: return &c->truncated;
-	case LNET_MERGE_ESHORT: return &c->short_data;
-	case LNET_MERGE_EMAGIC: return &c->bad_magic;
-	case LNET_MERGE_EFEATURES: return &c->bad_features;
-	case LNET_MERGE_ENNIS: return &c->bad_count;
-	case LNET_MERGE_ELO: return &c->bad_lo;
-	case LNET_MERGE_ESIZE: return &c->bad_size;
-	case LNET_MERGE_EDUP: return &c->dup_nid;
-	case LNET_MERGE_ENOPRIMARY: return &c->no_primary;
-	case LNET_MERGE_ENOTMR: return &c->not_mr;
+	case LNET_MERGE_OK:
+		return &c->accepted;
+	case LNET_MERGE_TRUNCATED:
+		return &c->truncated;
+	case LNET_MERGE_ESHORT:
+		return &c->short_data;
+	case LNET_MERGE_EMAGIC:
+		return &c->bad_magic;
+	case LNET_MERGE_EFEATURES:
+		return &c->bad_features;
+	case LNET_MERGE_ENNIS:
+		return &c->bad_count;
+	case LNET_MERGE_ELO:
+		return &c->bad_lo;
+	case LNET_MERGE_ESIZE:
+		return &c->bad_size;
+	case LNET_MERGE_EDUP:
+		return &c->dup_nid;
+	case LNET_MERGE_ENOPRIMARY:
+		return &c->no_primary;
+	case LNET_MERGE_ENOTMR:
+		return &c->not_mr;
 	case LNET_MERGE_ENID:
 	case LNET_MERGE_EMAX:
 		break;
@@ -77,13 +88,20 @@ static enum lnet_merge_rc
 lnet_merge_from_wire(int wrc)
 {
 	switch (-wrc) {
-	case LNET_WIRE_EMAGIC: return LNET_MERGE_EMAGIC;
-	case LNET_WIRE_EFEATURES: return LNET_MERGE_EFEATURES;
-	case LNET_WIRE_ENNIS: return LNET_MERGE_ENNIS;
-	case LNET_WIRE_ELO: return LNET_MERGE_ELO;
-	case LNET_WIRE_ESIZE: return LNET_MERGE_ESIZE;
-	case LNET_WIRE_ESHORT: return LNET_MERGE_ESHORT;
-	default: return LNET_MERGE_ENID;
+	case LNET_WIRE_EMAGIC:
+		return LNET_MERGE_EMAGIC;
+	case LNET_WIRE_EFEATURES:
+		return LNET_MERGE_EFEATURES;
+	case LNET_WIRE_ENNIS:
+		return LNET_MERGE_ENNIS;
+	case LNET_WIRE_ELO:
+		return LNET_MERGE_ELO;
+	case LNET_WIRE_ESIZE:
+		return LNET_MERGE_ESIZE;
+	case LNET_WIRE_ESHORT:
+		return LNET_MERGE_ESHORT;
+	default:
+		return LNET_MERGE_ENID;
 	}
 }
 
@@ -94,8 +112,8 @@ lnet_merge_from_wire(int wrc)
  * a re-ping must ask for, unless that is beyond any allowed size.
  */
 static enum lnet_merge_rc
-lnet_merge_truncated(const struct lnet_merge_input *in, const struct lnet_ping_decoded *d,
-		     int wrc, struct lnet_merge_proposal *p)
+lnet_merge_truncated(const struct lnet_merge_input *in, const struct lnet_ping_decoded *d, int wrc,
+		     struct lnet_merge_proposal *p)
 {
 	size_t sent = in->rlength > in->mlength ? in->rlength : in->mlength;
 	bool header_read = in->mlength >= LNET_PING_INFO_HDR_SIZE + sizeof(struct lnet_ni_status);
@@ -221,9 +239,8 @@ struct lnet_merge_ctx {
 };
 
 static void
-lnet_merge_emit(struct lnet_merge_ctx *c, enum lnet_merge_op_type type,
-		const struct lnet_nid *nid, uint32_t status, lnet_merge_peer_id from,
-		enum lnet_merge_refusal why)
+lnet_merge_emit(struct lnet_merge_ctx *c, enum lnet_merge_op_type type, const struct lnet_nid *nid,
+		uint32_t status, lnet_merge_peer_id from, enum lnet_merge_refusal why)
 {
 	struct lnet_merge_plan *plan = c->plan;
 
@@ -232,7 +249,11 @@ lnet_merge_emit(struct lnet_merge_ctx *c, enum lnet_merge_op_type type,
 		return;
 	}
 	plan->ops[plan->nops++] = (struct lnet_merge_op){
-		.type = type, .nid = *nid, .status = status, .from = from, .why = why,
+		.type = type,
+		.nid = *nid,
+		.status = status,
+		.from = from,
+		.why = why,
 	};
 }
 
@@ -332,7 +353,8 @@ lnet_merge_claim(struct lnet_merge_ctx *c, const struct lnet_nid *nid, uint32_t 
 		return;
 	}
 	if (!o->is_primary) {
-		lnet_merge_emit(c, LNET_MERGE_OP_MOVE, nid, status, o->peer, LNET_MERGE_REFUSE_NONE);
+		lnet_merge_emit(c, LNET_MERGE_OP_MOVE, nid, status, o->peer,
+				LNET_MERGE_REFUSE_NONE);
 		return;
 	}
 	o_nnids = o->peer_nnids - lnet_merge_count_from(c, LNET_MERGE_OP_MOVE, o->peer);
@@ -426,8 +448,9 @@ lnet_merge_set_primary(struct lnet_merge_ctx *c, const struct lnet_nid *nid)
 	if (!c->plan->lock_primary) {
 		c->plan->primary = *nid;
 	}
-	if (lnet_merge_in_peer(c->peer, nid) ? lnet_merge_peer_refuses(c) != LNET_MERGE_REFUSE_NONE :
-					       !lnet_merge_add(c, nid, lnet_merge_status_of(c->p, nid))) {
+	if (lnet_merge_in_peer(c->peer, nid) ?
+		    lnet_merge_peer_refuses(c) != LNET_MERGE_REFUSE_NONE :
+		    !lnet_merge_add(c, nid, lnet_merge_status_of(c->p, nid))) {
 		c->plan->primary = old;
 	}
 }
@@ -505,12 +528,23 @@ lnet_merge_count_plan(const struct lnet_merge_plan *plan, struct lnet_merge_coun
 			continue;
 		}
 		switch (op->why) {
-		case LNET_MERGE_REFUSE_CONFIGURED_NI: cnt->claimed_configured++; break;
-		case LNET_MERGE_REFUSE_LOCKED_PRIMARY: cnt->claimed_locked++; break;
-		case LNET_MERGE_REFUSE_CONFIGURED_PEER: cnt->configured_differs++; break;
-		case LNET_MERGE_REFUSE_NON_MR_NET: cnt->non_mr_net++; break;
-		case LNET_MERGE_REFUSE_NOT_MR: cnt->not_mr_peer++; break;
-		case LNET_MERGE_REFUSE_NONE: break;
+		case LNET_MERGE_REFUSE_CONFIGURED_NI:
+			cnt->claimed_configured++;
+			break;
+		case LNET_MERGE_REFUSE_LOCKED_PRIMARY:
+			cnt->claimed_locked++;
+			break;
+		case LNET_MERGE_REFUSE_CONFIGURED_PEER:
+			cnt->configured_differs++;
+			break;
+		case LNET_MERGE_REFUSE_NON_MR_NET:
+			cnt->non_mr_net++;
+			break;
+		case LNET_MERGE_REFUSE_NOT_MR:
+			cnt->not_mr_peer++;
+			break;
+		case LNET_MERGE_REFUSE_NONE:
+			break;
 		}
 	}
 }

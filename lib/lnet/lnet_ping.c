@@ -19,7 +19,7 @@
 #include "lnet_internal.h"
 
 /* Features a kernel node advertises with routing off and discovery on. */
-#define LNET_PING_FEATURES \
+#define LNET_PING_FEATURES                                                                    \
 	(LNET_PING_FEAT_NI_STATUS | LNET_PING_FEAT_RTE_DISABLED | LNET_PING_FEAT_MULTI_RAIL | \
 	 LNET_PING_FEAT_DISCOVERY)
 
@@ -67,7 +67,9 @@ lnet_ping_features(const struct lnet *ln)
 						   LNET_PING_FEATURES & ~LNET_PING_FEAT_DISCOVERY;
 
 	/* A router says it routes only once forwarding is on (not while starting). */
-	return lnet_routing_state(ln) == LNET_CTL_ROUTING_ENABLED ? f & ~LNET_PING_FEAT_RTE_DISABLED : f;
+	return lnet_routing_state(ln) == LNET_CTL_ROUTING_ENABLED ?
+		       f & ~LNET_PING_FEAT_RTE_DISABLED :
+		       f;
 }
 
 /*
@@ -81,8 +83,10 @@ lnet_ping_buf_build(struct lnet *ln, bool next_seqno, struct lnet_ping_buf **out
 	const struct lnet_ni_table *t = lnet_ni_table_get(ln);
 	struct lnet_ping_entry *nis = calloc(t->nnis, sizeof(*nis));
 	struct lnet_ping_src src = {
-		.features = lnet_ping_features(ln), .pid = ln->pid,
-		.seqno = ln->ping_seqno + (next_seqno ? 1 : 0), .nis = nis,
+		.features = lnet_ping_features(ln),
+		.pid = ln->pid,
+		.seqno = ln->ping_seqno + (next_seqno ? 1 : 0),
+		.nis = nis,
 	};
 	struct lnet_ping_buf *pbuf = NULL;
 	size_t len = 0;
@@ -129,7 +133,8 @@ lnet_ping_post_done(void *arg)
 		ln->ping_buf = p->pbuf;
 		__atomic_store_n(&ln->ping_nnis, p->pbuf->nnis, __ATOMIC_RELAXED);
 		if (!ln->ping_quiet) {
-			lnet_discovery_local_changed(ln); /* a new sequence number: push to MR peers */
+			lnet_discovery_local_changed(
+				ln); /* a new sequence number: push to MR peers */
 		}
 	} else {
 		LIST_REMOVE(p->pbuf, link);

@@ -15,14 +15,14 @@
 #include "lnet_internal.h"
 
 enum lnet_match_rc {
-	LNET_MATCHMD_NONE = 0,  /* try the next ME */
-	LNET_MATCHMD_OK,        /* matched and attached */
-	LNET_MATCHMD_DROP,      /* matched but does not fit: drop the message */
+	LNET_MATCHMD_NONE = 0, /* try the next ME */
+	LNET_MATCHMD_OK,       /* matched and attached */
+	LNET_MATCHMD_DROP,     /* matched but does not fit: drop the message */
 };
 
 /* What the message asks for, in matching terms. */
 struct lnet_match_info {
-	unsigned int opc;       /* LNET_MD_OP_PUT or LNET_MD_OP_GET */
+	unsigned int opc; /* LNET_MD_OP_PUT or LNET_MD_OP_GET */
 	struct lnet_processid initiator;
 	uint64_t match_bits;
 	unsigned int portal;
@@ -307,7 +307,7 @@ lnet_ptl_rematch(struct lnet_cpt *c, unsigned int portal)
 		TAILQ_REMOVE(&waiting, msg, link);
 		msg->match_tries = 0;
 		lnet_msg_dispatch_c(c, msg, lnet_ptl_match_cpt_first(c->ln, msg),
-				  LNET_STEP_RX_MATCH);
+				    LNET_STEP_RX_MATCH);
 	}
 }
 

@@ -33,24 +33,23 @@
 
 #define LNET_PUSH_SLOTS 16U
 /* A push may name LNET_INTERFACES_MAX_DEFAULT NIs; a bigger one stays truncated. */
-#define LNET_PUSH_TARGET_MAX \
-	(LNET_PING_INFO_HDR_SIZE + 16U * (LNET_INTERFACES_MAX_DEFAULT + 1U))
+#define LNET_PUSH_TARGET_MAX (LNET_PING_INFO_HDR_SIZE + 16U * (LNET_INTERFACES_MAX_DEFAULT + 1U))
 
 struct lnet_push_buf {
 	LIST_ENTRY(lnet_push_buf) link;
 	struct lnet_push_target *pt;
 	struct lnet_handle_md mdh;
-	size_t slot;              /* room of one push */
-	size_t len;               /* LNET_PUSH_SLOTS slices */
+	size_t slot; /* room of one push */
+	size_t len;  /* LNET_PUSH_SLOTS slices */
 	uint8_t data[];
 };
 
 struct lnet_push_target {
 	struct lnet *ln;
-	unsigned int cpt;                     /* portal 0's home: owner */
-	LIST_HEAD(, lnet_push_buf) bufs;      /* posted, or unlinked and draining */
-	struct lnet_push_buf *cur;            /* posted */
-	size_t nbytes;                        /* the kernel's ln_push_target_nbytes */
+	unsigned int cpt;                /* portal 0's home: owner */
+	LIST_HEAD(, lnet_push_buf) bufs; /* posted, or unlinked and draining */
+	struct lnet_push_buf *cur;       /* posted */
+	size_t nbytes;                   /* the kernel's ln_push_target_nbytes */
 	struct rt_timer repost;
 	struct lnet_ctl_push stats;
 };
@@ -111,7 +110,8 @@ lnet_push_repost(void *arg)
 	int rc = lnet_push_post(pt);
 
 	if (rc != 0) {
-		LNET_LOG(WARNING, "push target not re-posted: %s; trying again in 1 s", strerror(-rc));
+		LNET_LOG(WARNING, "push target not re-posted: %s; trying again in 1 s",
+			 strerror(-rc));
 		rt_timer_arm(&pt->repost, LNP_US_PER_S);
 	}
 }
@@ -157,7 +157,8 @@ lnet_push_received(struct lnet_push_target *pt, struct lnet_push_buf *pb,
 			pt->nbytes = want;
 			lnet_push_want_repost(pt);
 		}
-		LNET_LOG(INFO, "push from %s truncated (%u of %u bytes): the push target grows to %zu",
+		LNET_LOG(INFO,
+			 "push from %s truncated (%u of %u bytes): the push target grows to %zu",
 			 src, ev->mlength, ev->rlength, pt->nbytes);
 		return;
 	}

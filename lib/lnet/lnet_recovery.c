@@ -49,9 +49,9 @@ struct lnet_rec_note {
 	struct rt_hop hop;
 	struct lnet *ln;
 	enum lnet_rec_kind kind;
-	struct lnet_nid nid;          /* a local NI's */
-	struct lnet_peer_ni *lpni;    /* a peer NI */
-	int status;                   /* a ping's outcome */
+	struct lnet_nid nid;       /* a local NI's */
+	struct lnet_peer_ni *lpni; /* a peer NI */
+	int status;                /* a ping's outcome */
 };
 
 /* A recovery ping in flight, owned by its MD's handler on the MD's CPT. */
@@ -143,7 +143,8 @@ lnet_rec_add(struct lnet_recovery *r, enum lnet_rec_kind kind, struct lnet_healt
 	if (lnet_health_value(h) == LNET_MAX_HEALTH_VALUE ||
 	    (kind == LNET_REC_PEER && lnet_rec_peer_expired(r->ln, h, now))) {
 		if (kind == LNET_REC_PEER) {
-			__atomic_store_n(&h->ping_count, 0, __ATOMIC_RELAXED); /* first ping at once next time */
+			__atomic_store_n(&h->ping_count, 0,
+					 __ATOMIC_RELAXED); /* first ping at once next time */
 		}
 		__atomic_store_n(&h->queued, 0, __ATOMIC_RELEASE);
 		return;
@@ -209,7 +210,8 @@ lnet_recovery_queue_ni(struct lnet *ln, struct lnet_ni *ni)
 	}
 	n = calloc(1, sizeof(*n));
 	if (n == NULL) {
-		__atomic_store_n(&ni->health.queued, 0, __ATOMIC_RELEASE); /* the next failure tries again */
+		__atomic_store_n(&ni->health.queued, 0,
+				 __ATOMIC_RELEASE); /* the next failure tries again */
 		return;
 	}
 	n->kind = LNET_REC_LOCAL;
@@ -321,7 +323,8 @@ lnet_rec_ping_start(void *arg)
 		free(p);
 		return;
 	}
-	rc = LNetGet(NULL, p->mdh, &target, LNET_RESERVED_PORTAL, LNET_PROTO_PING_MATCHBITS, 0, true);
+	rc = LNetGet(NULL, p->mdh, &target, LNET_RESERVED_PORTAL, LNET_PROTO_PING_MATCHBITS, 0,
+		     true);
 	if (rc != 0) {
 		lnet_rec_ping_report(p, rc);
 		LNetMDUnlink(p->mdh); /* its UNLINK event frees p */
@@ -350,7 +353,8 @@ lnet_rec_ping(struct lnet_recovery *r, enum lnet_rec_kind kind, struct lnet_heal
 	h->ping_pending = true;
 	__atomic_fetch_add(&h->ping_count, 1, __ATOMIC_RELAXED);
 	lnet_rec_set_next_ping(ln, h, now);
-	LNET_LOG(DEBUG, "recovery ping %u to %s %s", __atomic_load_n(&h->ping_count, __ATOMIC_RELAXED),
+	LNET_LOG(DEBUG, "recovery ping %u to %s %s",
+		 __atomic_load_n(&h->ping_count, __ATOMIC_RELAXED),
 		 kind == LNET_REC_PEER ? "peer NI" : "local NI", libcfs_nidstr(&p->nid));
 }
 
@@ -374,7 +378,8 @@ lnet_rec_pass(void *arg)
 			next = TAILQ_NEXT(h, rec_link);
 			if (lnet_health_value(h) == LNET_MAX_HEALTH_VALUE ||
 			    (kind == LNET_REC_PEER && lnet_rec_peer_expired(r->ln, h, now))) {
-				if (kind == LNET_REC_PEER && lnet_health_value(h) < LNET_MAX_HEALTH_VALUE) {
+				if (kind == LNET_REC_PEER &&
+				    lnet_health_value(h) < LNET_MAX_HEALTH_VALUE) {
 					__atomic_store_n(&h->ping_count, 0, __ATOMIC_RELAXED);
 				}
 				lnet_rec_remove(r, kind, h);
@@ -464,8 +469,8 @@ lnet_rec_list_on_mgmt(void *arg)
 	}
 	TAILQ_FOREACH(h, &r->q[a->kind], rec_link) {
 		if (a->total < a->max) {
-			a->out[a->total] = a->kind == LNET_REC_PEER ? lnet_rec_lpni(h)->nid
-								  : lnet_rec_ni(h)->nid;
+			a->out[a->total] = a->kind == LNET_REC_PEER ? lnet_rec_lpni(h)->nid :
+								      lnet_rec_ni(h)->nid;
 		}
 		a->total++;
 	}

@@ -31,8 +31,8 @@ lnet_rx_recv_run(struct lnet_cpt *c, struct lnet_msg *msg)
 	switch (msg->rx_action) {
 	case LNET_RX_DELIVER:
 		if (msg->routing) {
-			rc = ni->lnd->recv(ni, private, msg, msg->len != 0 ? 1 : 0, &msg->rtr_iov, 0,
-					   msg->len, msg->len);
+			rc = ni->lnd->recv(ni, private, msg, msg->len != 0 ? 1 : 0, &msg->rtr_iov,
+					   0, msg->len, msg->len);
 		} else if (msg->md != NULL) {
 			rc = ni->lnd->recv(ni, private, msg, msg->md->niov, msg->md->iov,
 					   msg->offset, msg->wanted, msg->len);
@@ -95,8 +95,9 @@ lnet_rx_md_step(struct lnet_cpt *c, struct lnet_msg *msg)
 
 	if (md == NULL || md->threshold == 0 || md->me != NULL ||
 	    (md->flags & LNET_MD_FLAG_ZOMBIE) != 0) {
-		lnet_drop_rx(c, msg, is_ack ? "ACK for an MD that is gone" :
-					      "REPLY for an MD that is gone");
+		lnet_drop_rx(c, msg,
+			     is_ack ? "ACK for an MD that is gone" :
+				      "REPLY for an MD that is gone");
 		return;
 	}
 	if (!is_ack) {
@@ -119,7 +120,8 @@ lnet_hdr_for_me(struct lnet *ln, struct lnet_ni *ni, const struct lnet_hdr *h)
 		return true;
 	}
 	if (ni == ln->loni) {
-		return lnet_nid_is_lo0(&h->dest_nid) || lnet_ni_find_by_nid(ln, &h->dest_nid) != NULL;
+		return lnet_nid_is_lo0(&h->dest_nid) ||
+		       lnet_ni_find_by_nid(ln, &h->dest_nid) != NULL;
 	}
 	return false;
 }
@@ -208,7 +210,8 @@ lnet_rx_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_drop_rx(c, msg, "no memory for the sender's peer NI");
 		return;
 	}
-	LNET_OWNER_ASSERT(c->ln, msg->rxpeer->cpt); /* its counts, health, router credits are ours */
+	LNET_OWNER_ASSERT(c->ln,
+			  msg->rxpeer->cpt); /* its counts, health, router credits are ours */
 	lnet_health_rx_alive(c, msg->rxpeer);
 	if (lnet_nid_net(&msg->hdr.src_nid) != lnet_nid_net(&msg->from)) {
 		/* through a gateway: one we hold dead is alive again (the kernel's lnet_parse) */

@@ -21,14 +21,14 @@ struct lnet_route {
 	TAILQ_ENTRY(lnet_route) link;
 	uint32_t net;
 	uint32_t lnet;
-	struct lnet_nid nid;      /* the gateway NID as added */
+	struct lnet_nid nid; /* the gateway NID as added */
 	uint32_t hops;
 	uint32_t priority;
 	uint32_t sensitivity;
-	struct lnet_peer *gw;     /* NULL: found or made again by the resolve timer */
-	bool have_data;           /* the gateway's ping data was seen */
-	bool data_alive;          /* what that data said of this route */
-	bool single_hop;          /* the gateway has an NI on the remote net */
+	struct lnet_peer *gw; /* NULL: found or made again by the resolve timer */
+	bool have_data;       /* the gateway's ping data was seen */
+	bool data_alive;      /* what that data said of this route */
+	bool single_hop;      /* the gateway has an NI on the remote net */
 };
 
 TAILQ_HEAD(lnet_route_list, lnet_route);
@@ -38,8 +38,8 @@ struct lnet_route_state {
 	struct lnet_route_list routes; /* the kernel's listing order */
 	unsigned int nroutes;
 	uint64_t gen;
-	struct rt_timer resolve;  /* gateways to find or make again */
-	struct rt_timer check;    /* the router checker: gateways pinged in turn */
+	struct rt_timer resolve; /* gateways to find or make again */
+	struct rt_timer check;   /* the router checker: gateways pinged in turn */
 };
 
 static unsigned int
@@ -106,9 +106,13 @@ lnet_route_publish(struct lnet_route_state *rs)
 		t->gen = ++rs->gen;
 		TAILQ_FOREACH(r, &rs->routes, link) {
 			t->routes[i++] = (struct lnet_route_view){
-				.net = r->net, .lnet = r->lnet, .hops = r->hops,
-				.priority = r->priority, .alive = lnet_route_alive(r),
-				.gw_alive = r->gw != NULL && r->gw->gw_alive, .gw_nid = r->nid,
+				.net = r->net,
+				.lnet = r->lnet,
+				.hops = r->hops,
+				.priority = r->priority,
+				.alive = lnet_route_alive(r),
+				.gw_alive = r->gw != NULL && r->gw->gw_alive,
+				.gw_nid = r->nid,
 				.gw_primary = r->gw != NULL ? r->gw->nis[0] : r->nid,
 				.gw = r->gw != NULL && !r->gw->dead ? r->gw->comp : NULL,
 			};
@@ -290,7 +294,8 @@ lnet_route_check(void *arg)
 		return; /* the next route add starts it again */
 	}
 	TAILQ_FOREACH(r, &rs->routes, link) {
-		if (interval != 0 && r->gw != NULL && !r->gw->dead && now >= r->gw->rtr_next_check_us) {
+		if (interval != 0 && r->gw != NULL && !r->gw->dead &&
+		    now >= r->gw->rtr_next_check_us) {
 			lnet_route_gw_discover(d, r->gw);
 		}
 	}
@@ -370,8 +375,8 @@ lnet_route_gw_data(struct lnet_peer_dir *d, struct lnet_peer *p,
 			r->single_hop |= net == r->net;
 			net_up |= net == r->net && up;
 		}
-		r->data_alive = lnet_up &&
-				(!avoid_asym || (r->hops != 1 && !r->single_hop) || net_up);
+		r->data_alive =
+			lnet_up && (!avoid_asym || (r->hops != 1 && !r->single_hop) || net_up);
 	}
 	lnet_route_publish(rs);
 }
@@ -429,7 +434,8 @@ lnet_route_gw_traffic(struct lnet_cpt *c, struct lnet_peer_ni *lpni, const struc
 		      uint32_t src_net)
 {
 	unsigned int n;
-	const struct lnet_route_view *rv = lnet_route_find(lnet_route_table_get(c->ln), src_net, &n);
+	const struct lnet_route_view *rv =
+		lnet_route_find(lnet_route_table_get(c->ln), src_net, &n);
 	struct lnet_route_gw_heard *h;
 	unsigned int i;
 	unsigned int j;
@@ -580,7 +586,8 @@ lnet_route_add_on_mgmt(void *arg)
 	p = lnet_peer_find(d, &a->gw);
 	TAILQ_FOREACH(r, &rs->routes, link) {
 		if (r->net == a->net && p != NULL && r->gw == p) {
-			snprintf(a->err, a->errlen, "a route to that net through that gateway exists");
+			snprintf(a->err, a->errlen,
+				 "a route to that net through that gateway exists");
 			return -EEXIST;
 		}
 	}
@@ -588,8 +595,11 @@ lnet_route_add_on_mgmt(void *arg)
 	if (r == NULL) {
 		return -ENOMEM;
 	}
-	*r = (struct lnet_route){ .net = a->net, .lnet = lnet_nid_net(&a->gw), .nid = a->gw,
-				  .hops = a->hops, .priority = a->priority,
+	*r = (struct lnet_route){ .net = a->net,
+				  .lnet = lnet_nid_net(&a->gw),
+				  .nid = a->gw,
+				  .hops = a->hops,
+				  .priority = a->priority,
 				  .sensitivity = a->sensitivity };
 	if (lnet_route_gw_resolve(d, r) == NULL) {
 		free(r);
@@ -617,9 +627,13 @@ int
 lnet_ctl_route_add(uint32_t net, const struct lnet_nid *gateway, uint32_t hops, uint32_t priority,
 		   uint32_t health_sensitivity, char *err, size_t errlen)
 {
-	struct lnet_route_args a = { .ln = lnet_instance(), .net = net, .hops = hops,
-				     .priority = priority, .sensitivity = health_sensitivity,
-				     .err = err, .errlen = errlen };
+	struct lnet_route_args a = { .ln = lnet_instance(),
+				     .net = net,
+				     .hops = hops,
+				     .priority = priority,
+				     .sensitivity = health_sensitivity,
+				     .err = err,
+				     .errlen = errlen };
 
 	if (a.ln == NULL) {
 		return -ENETDOWN;
@@ -685,8 +699,11 @@ lnet_route_del_on_mgmt(void *arg)
 int
 lnet_ctl_route_del(uint32_t net, const struct lnet_nid *gateway, char *err, size_t errlen)
 {
-	struct lnet_route_args a = { .ln = lnet_instance(), .net = net, .any_gw = gateway == NULL,
-				     .err = err, .errlen = errlen };
+	struct lnet_route_args a = { .ln = lnet_instance(),
+				     .net = net,
+				     .any_gw = gateway == NULL,
+				     .err = err,
+				     .errlen = errlen };
 
 	if (a.ln == NULL) {
 		return -ENETDOWN;
@@ -712,9 +729,13 @@ lnet_route_list_on_mgmt(void *arg)
 	TAILQ_FOREACH(r, &rs->routes, link) {
 		if (n < a->max) {
 			a->out[n] = (struct lnet_ctl_route){
-				.net = r->net, .gateway = r->nid, .hops = r->hops,
-				.priority = r->priority, .health_sensitivity = r->sensitivity,
-				.alive = lnet_route_alive(r), .single_hop = r->single_hop,
+				.net = r->net,
+				.gateway = r->nid,
+				.hops = r->hops,
+				.priority = r->priority,
+				.health_sensitivity = r->sensitivity,
+				.alive = lnet_route_alive(r),
+				.single_hop = r->single_hop,
 			};
 		}
 		n++;
@@ -725,7 +746,9 @@ lnet_route_list_on_mgmt(void *arg)
 int
 lnet_ctl_route_list(struct lnet_ctl_route *out, unsigned int max)
 {
-	struct lnet_route_args a = { .ln = lnet_instance(), .out = out, .max = out != NULL ? max : 0 };
+	struct lnet_route_args a = { .ln = lnet_instance(),
+				     .out = out,
+				     .max = out != NULL ? max : 0 };
 
 	if (a.ln == NULL) {
 		return -ENETDOWN;
@@ -742,7 +765,10 @@ struct lnet_param_def {
 	int max;
 };
 
-#define LNET_PARAM(field, lo, hi) { #field, offsetof(struct lnet_rtr_params, field), lo, hi }
+#define LNET_PARAM(field, lo, hi)                                       \
+	{                                                               \
+#field, offsetof(struct lnet_rtr_params, field), lo, hi \
+	}
 
 static const struct lnet_param_def lnet_param_defs[] = {
 	LNET_PARAM(alive_router_check_interval, 0, 86400),

@@ -21,13 +21,13 @@ struct lnet_merge_proposal;
 
 /* One route as the data lcores see it. */
 struct lnet_route_view {
-	uint32_t net;             /* remote net */
-	uint32_t lnet;            /* local net of the gateway NID as added */
+	uint32_t net;  /* remote net */
+	uint32_t lnet; /* local net of the gateway NID as added */
 	uint32_t hops;
 	uint32_t priority;
 	bool alive;
-	bool gw_alive;            /* its gateway's lp_alive: false, traffic through it says it is up */
-	struct lnet_nid gw_nid;   /* as added */
+	bool gw_alive; /* its gateway's lp_alive: false, traffic through it says it is up */
+	struct lnet_nid gw_nid; /* as added */
 	struct lnet_nid gw_primary;
 	const struct lnet_peer_comp *gw; /* NULL: the gateway peer is not published yet */
 };

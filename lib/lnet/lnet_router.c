@@ -118,13 +118,17 @@ lnet_fwd_took(struct lnet_cpt *c, const struct lnet_msg *msg)
 		return;
 	}
 	clock_gettime(CLOCK_REALTIME, &wall); /* for matching with what the test did then */
-	LNET_LOG(WARNING, "slow forward at %lld.%03ld: %s %s -> %s from %s, status %d: %llu ms "
-		 "(router credit/buffer %llu ms, payload in %llu ms, selection/tx credits %llu ms, LND %llu ms)",
-		 (long long)wall.tv_sec, wall.tv_nsec / (long)LNP_NS_PER_MS, lnet_msg_type_str(msg->hdr.type), libcfs_nidstr_r(&msg->hdr.src_nid, src, sizeof(src)),
+	LNET_LOG(WARNING,
+		 "slow forward at %lld.%03ld: %s %s -> %s from %s, status %d: %llu ms "
+		 "(router credit/buffer %llu ms, payload in %llu ms, selection/tx credits %llu ms, "
+		 "LND %llu ms)",
+		 (long long)wall.tv_sec, wall.tv_nsec / (long)LNP_NS_PER_MS,
+		 lnet_msg_type_str(msg->hdr.type),
+		 libcfs_nidstr_r(&msg->hdr.src_nid, src, sizeof(src)),
 		 libcfs_nidstr_r(&msg->hdr.dest_nid, dst, sizeof(dst)),
 		 libcfs_nidstr_r(&msg->from, from, sizeof(from)), msg->status,
-		 (unsigned long long)(took / LNP_US_PER_MS), lnet_fwd_ms(t[0], t[1]), lnet_fwd_ms(t[1], t[2]),
-		 lnet_fwd_ms(t[2], t[3]), lnet_fwd_ms(t[3], now));
+		 (unsigned long long)(took / LNP_US_PER_MS), lnet_fwd_ms(t[0], t[1]),
+		 lnet_fwd_ms(t[1], t[2]), lnet_fwd_ms(t[2], t[3]), lnet_fwd_ms(t[3], now));
 }
 
 /* On the lcore that took them: the buffer and both credits go back; waiters move on. */
@@ -195,10 +199,10 @@ lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_fwd_count_on(c, msg, LNET_STATS_RECV, msg->rxni, lpni);
 		msg->fwd_us[2] = rt_lcore_now_us(c->lcore);
 		msg->tx = true;
-		msg->disc_passed = true;  /* a router does not hold messages for discovery */
+		msg->disc_passed = true; /* a router does not hold messages for discovery */
 		msg->src_param = LNET_ANY_NID;
 		lnet_msg_dispatch_c(c, msg, lnet_cpt_of_peer(c->ln, &msg->target.nid),
-				  LNET_STEP_SEND_SELECT);
+				    LNET_STEP_SEND_SELECT);
 		return;
 	} else {
 		c->counters.route_count++;

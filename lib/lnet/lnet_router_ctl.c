@@ -32,10 +32,10 @@ static const int lnet_rtr_default[LNET_CTL_RTR_NPOOLS] = { 2048, 16384, 1024 };
 
 struct lnet_router {
 	struct lnet *ln;
-	struct rt_timer timer;    /* STARTING -> ENABLED, STOPPING -> DISABLED */
-	uint64_t min_wait_us;     /* the kernel's rtr_min_wait / rtr_max_wait */
+	struct rt_timer timer; /* STARTING -> ENABLED, STOPPING -> DISABLED */
+	uint64_t min_wait_us;  /* the kernel's rtr_min_wait / rtr_max_wait */
 	uint64_t max_wait_us;
-	bool pools_made;          /* routing show lists the CPTs' pools from then on */
+	bool pools_made;                  /* routing show lists the CPTs' pools from then on */
 	struct rt_hop hops[LNP_MAX_CPTS]; /* emptying each CPT's pools, from the timer */
 };
 
@@ -68,7 +68,7 @@ lnet_rtr_per_cpt(struct lnet *ln, unsigned int kind)
 
 struct lnet_rtr_resize {
 	struct lnet *ln;
-	unsigned int kind;        /* LNET_CTL_RTR_NPOOLS: all three */
+	unsigned int kind; /* LNET_CTL_RTR_NPOOLS: all three */
 	int n[LNET_CTL_RTR_NPOOLS];
 	struct lnet_rtr_grow g[LNET_CTL_RTR_NPOOLS];
 };
@@ -188,7 +188,7 @@ lnet_rtr_empty_on_cpt(void *arg)
 /* ---- the state machine (management lcore) ---------------------------------------- */
 
 struct lnet_rtr_ping_op {
-	struct lnet_mgmt_op op;   /* first: the queue hands it back */
+	struct lnet_mgmt_op op; /* first: the queue hands it back */
 };
 
 static void
@@ -332,14 +332,15 @@ lnet_rtr_timer_fired(void *arg)
 		return;
 	}
 	if (state != LNET_CTL_ROUTING_DISABLED) {
-		rt_timer_arm(&r->timer, LNP_US_PER_S); /* the kernel's monitor looks once a second */
+		rt_timer_arm(&r->timer,
+			     LNP_US_PER_S); /* the kernel's monitor looks once a second */
 	}
 }
 
 struct lnet_routing_args {
 	struct lnet *ln;
 	bool enable;
-	int state;                /* out */
+	int state; /* out */
 	char *err;
 	size_t errlen;
 	struct lnet_ctl_routing *out;
@@ -382,8 +383,9 @@ lnet_routing_state_on_mgmt(void *arg)
 int
 lnet_ctl_routing_set(bool enable, char *err, size_t errlen)
 {
-	struct lnet_routing_args a = { .ln = lnet_instance(), .enable = enable, .err = err,
-				       .errlen = errlen };
+	struct lnet_routing_args a = {
+		.ln = lnet_instance(), .enable = enable, .err = err, .errlen = errlen
+	};
 	struct rt_lcore *mgmt;
 	int rc;
 
@@ -404,7 +406,8 @@ lnet_ctl_routing_set(bool enable, char *err, size_t errlen)
 		/* Set calls run one at a time (the control thread): nothing races this. */
 		rc = lnet_rtr_pools_resize(a.ln, LNET_CTL_RTR_NPOOLS);
 		if (rc != 0) {
-			snprintf(err, errlen, "cannot allocate the router buffers: %s", strerror(-rc));
+			snprintf(err, errlen, "cannot allocate the router buffers: %s",
+				 strerror(-rc));
 			return rc;
 		}
 	}
@@ -458,7 +461,8 @@ lnet_routing_get_on_cpt(void *arg)
 		const struct lnet_rtr_pool *p = &c->rtr[k];
 
 		a->out[k] = (struct lnet_ctl_rtr_pool){ .npages = (int)p->npages,
-							.nbuffers = p->nbuffers, .credits = p->credits,
+							.nbuffers = p->nbuffers,
+							.credits = p->credits,
 							.mincredits = p->mincredits };
 	}
 	return 0;

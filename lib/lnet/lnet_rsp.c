@@ -13,7 +13,7 @@
 
 #include "lnet_internal.h"
 
-#define LNET_RSP_CHECK_US LNP_US_PER_S  /* deadlines are checked once a second */
+#define LNET_RSP_CHECK_US LNP_US_PER_S /* deadlines are checked once a second */
 
 static void lnet_rsp_expire(void *arg);
 
@@ -47,7 +47,8 @@ lnet_rsp_wanted(const struct lnet *ln, const struct lnet_libmd *md, uint32_t typ
 	if ((md->options & LNET_MD_TRACK_RESPONSE) != 0) {
 		return true;
 	}
-	return (type == LNET_MSG_GET && (bits & 1) != 0) || (type == LNET_MSG_PUT && (bits & 2) != 0);
+	return (type == LNET_MSG_GET && (bits & 1) != 0) ||
+	       (type == LNET_MSG_PUT && (bits & 2) != 0);
 }
 
 /* A PUT with ACK_REQ or a GET just left @p md: its answer is due by now + transaction_timeout. */

@@ -76,7 +76,8 @@ lnet_rtr_grow_plan(struct lnet_rtr_pool *p, int n, struct lnet_rtr_grow *g)
 	g->add = (unsigned int)(n - p->nbuffers);
 	g->ring_size = g->buf_size != 0 && (p->free == NULL ||
 					    rte_ring_get_capacity(p->free) < (unsigned int)n) ?
-		rte_align32pow2((unsigned int)n + 1) : 0;
+			       rte_align32pow2((unsigned int)n + 1) :
+			       0;
 	/* Until the new ones are in, buffers coming back stay (credits < req): the count holds. */
 	p->req = n;
 }
@@ -90,8 +91,8 @@ lnet_rtr_grow_make(struct lnet_rtr_grow *g)
 	if (g->ring_size != 0) {
 		size = rte_ring_get_memsize(g->ring_size);
 		g->ring = size < 0 ? NULL : aligned_alloc(RTE_CACHE_LINE_SIZE, (size_t)size);
-		if (g->ring == NULL ||
-		    rte_ring_init(g->ring, "lnet_rtr", g->ring_size, RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
+		if (g->ring == NULL || rte_ring_init(g->ring, "lnet_rtr", g->ring_size,
+						     RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
 			return -ENOMEM;
 		}
 	}
@@ -220,7 +221,8 @@ lnet_rtr_buf_put(struct lnet_rtr_pool *p, void *b, uint32_t gen)
 	struct lnet_msg *next;
 
 	if (gen != p->gen) {
-		lnet_rtr_buf_free(p, b); /* taken before routing went off: that pool's counts are gone */
+		lnet_rtr_buf_free(
+			p, b); /* taken before routing went off: that pool's counts are gone */
 		return NULL;
 	}
 	if (p->credits >= p->req) {

@@ -228,7 +228,8 @@ best_peer_ni_of(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *
 		bool pref = pref_of != NULL ? (pref_of[i - pn->first_ni] >> local_bit) & 1 :
 					      peer_ni_prefers(&p->nis[i], local_nid);
 
-		if (best == NONE || peer_ni_compare(&p->nis[i], pref, &p->nis[best], best_pref, local) > 0) {
+		if (best == NONE ||
+		    peer_ni_compare(&p->nis[i], pref, &p->nis[best], best_pref, local) > 0) {
 			best = i;
 			best_pref = pref;
 		}
@@ -314,8 +315,8 @@ should_record_pref(const struct lnet_sel_peer *p, int pni, const struct lnet_sel
  * on the source NI's net instead.
  */
 static int
-sel_a1c(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
-	const struct lnet_sel_msg *m, int src, int dst, struct lnet_sel_result *res)
+sel_a1c(const struct lnet_sel_local *l, const struct lnet_sel_peer *p, const struct lnet_sel_msg *m,
+	int src, int dst, struct lnet_sel_result *res)
 {
 	if (m->resend && p->nis[dst].avoid) {
 		int pnet = peer_net_of_ni(p, dst);
@@ -332,8 +333,8 @@ sel_a1c(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
  * path there is, so a resend fails.
  */
 static int
-sel_a1d(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
-	const struct lnet_sel_msg *m, int src, int dst, struct lnet_sel_result *res)
+sel_a1d(const struct lnet_sel_local *l, const struct lnet_sel_peer *p, const struct lnet_sel_msg *m,
+	int src, int dst, struct lnet_sel_result *res)
 {
 	if (m->resend)
 		return -EHOSTUNREACH;
@@ -379,8 +380,8 @@ sticky_ni(const struct lnet_sel_local *l, const struct lnet_sel_peer *p, int pne
  * NI fails: there is no other NID to try.
  */
 static int
-sel_b1d(const struct lnet_sel_local *l, const struct lnet_sel_peer *p,
-	const struct lnet_sel_msg *m, struct lnet_sel_result *res)
+sel_b1d(const struct lnet_sel_local *l, const struct lnet_sel_peer *p, const struct lnet_sel_msg *m,
+	struct lnet_sel_result *res)
 {
 	int dst = peer_ni_find(p, &m->dst);
 	int pnet, net = NONE, ni = NONE;
@@ -527,7 +528,8 @@ gw_best_ni(const struct lnet_sel_local *l, const struct lnet_sel_peer *gw, uint3
 		cand = best_peer_ni_on_net(gw, i, &any, NONE);
 		if (cand == NONE || gw->nis[cand].health < min_health)
 			continue; /* the best is below the router sensitivity: so are the others */
-		if (best == NONE || peer_ni_compare(&gw->nis[cand], false, &gw->nis[best], false, NONE) > 0)
+		if (best == NONE ||
+		    peer_ni_compare(&gw->nis[cand], false, &gw->nis[best], false, NONE) > 0)
 			best = cand;
 	}
 	return best;
@@ -689,8 +691,12 @@ lnet_select_routed(const struct lnet_sel_local *l, const struct lnet_sel_peer *p
 		   const struct lnet_sel_routes *r, const struct lnet_sel_msg *m,
 		   struct lnet_sel_result *res)
 {
-	*res = (struct lnet_sel_result){.net = NONE, .ni = NONE, .peer_net = NONE, .peer_ni = NONE,
-					.route = NONE, .gw_ni = NONE};
+	*res = (struct lnet_sel_result){ .net = NONE,
+					 .ni = NONE,
+					 .peer_net = NONE,
+					 .peer_ni = NONE,
+					 .route = NONE,
+					 .gw_ni = NONE };
 	if (lnet_nid_is_lo0(&m->dst)) {
 		res->send_case = LNET_SEL_LOOPBACK;
 		return 0;
@@ -730,7 +736,8 @@ plan_prefs(const struct lnet_sel_local *l, int net, const struct lnet_sel_peer *
 	for (int i = 0; i < pn->nr_nis; i++) {
 		pref[i] = 0;
 		for (int j = 0; j < n->nr_nis; j++) {
-			if (peer_ni_prefers(&p->nis[pn->first_ni + i], &l->nis[n->first_ni + j].nid))
+			if (peer_ni_prefers(&p->nis[pn->first_ni + i],
+					    &l->nis[n->first_ni + j].nid))
 				pref[i] |= 1ULL << j;
 		}
 	}
@@ -742,8 +749,12 @@ lnet_sel_plan_make(const struct lnet_sel_local *l, const struct lnet_sel_peer *p
 {
 	int pnet = NONE, net = NONE;
 
-	*plan = (struct lnet_sel_plan){.kind = LNET_SEL_PLAN_NONE, .net = NONE, .pnet = NONE,
-				       .dst = NONE, .sticky = NONE, .sticky_net = NONE};
+	*plan = (struct lnet_sel_plan){ .kind = LNET_SEL_PLAN_NONE,
+					.net = NONE,
+					.pnet = NONE,
+					.dst = NONE,
+					.sticky = NONE,
+					.sticky_net = NONE };
 	if (lnet_nid_is_lo0(dst))
 		return;
 	if (p->multi_rail) {
@@ -777,7 +788,8 @@ lnet_sel_plan_make(const struct lnet_sel_local *l, const struct lnet_sel_peer *p
 	plan->pnet = (int16_t)pnet;
 	plan->net = (int16_t)local_net_find(l, p->nets[pnet].net_id);
 	plan->sticky = (int16_t)sticky_ni(l, p, pnet);
-	plan->sticky_net = (int16_t)(plan->sticky != NONE ? local_net_of_ni(l, plan->sticky) : NONE);
+	plan->sticky_net =
+		(int16_t)(plan->sticky != NONE ? local_net_of_ni(l, plan->sticky) : NONE);
 	plan->record_pref = p->nis[plan->dst].nr_pref_nids == 0;
 }
 
@@ -789,14 +801,19 @@ lnet_select_planned(const struct lnet_sel_local *l, const struct lnet_sel_peer *
 	int ni;
 	int pni;
 
-	*res = (struct lnet_sel_result){.net = NONE, .ni = NONE, .peer_net = NONE, .peer_ni = NONE,
-					.route = NONE, .gw_ni = NONE};
+	*res = (struct lnet_sel_result){ .net = NONE,
+					 .ni = NONE,
+					 .peer_net = NONE,
+					 .peer_ni = NONE,
+					 .route = NONE,
+					 .gw_ni = NONE };
 	if (plan->kind == LNET_SEL_PLAN_MR) {
 		res->send_case = LNET_SEL_SRC_ANY | LNET_SEL_LOCAL_DST | LNET_SEL_MR_DST;
 		ni = best_ni_on_net(l, plan->net, p, plan->pnet, md_cpt);
 		pni = ni == NONE ? NONE :
 				   best_peer_ni_of(p, plan->pnet, NULL, plan->pref,
-						   (unsigned int)(ni - l->nets[plan->net].first_ni), NONE);
+						   (unsigned int)(ni - l->nets[plan->net].first_ni),
+						   NONE);
 		if (pni == NONE)
 			return -EHOSTUNREACH;
 		result_set(res, l, plan->net, ni, p, plan->pnet, pni);
@@ -809,8 +826,7 @@ lnet_select_planned(const struct lnet_sel_local *l, const struct lnet_sel_peer *
 		ni = plan->sticky;
 		res->net = plan->sticky_net;
 	} else {
-		ni = plan->net == NONE ? NONE :
-					 best_ni_on_net(l, plan->net, p, plan->pnet, md_cpt);
+		ni = plan->net == NONE ? NONE : best_ni_on_net(l, plan->net, p, plan->pnet, md_cpt);
 		res->net = plan->net;
 	}
 	if (ni == NONE)

@@ -72,9 +72,9 @@ enum lnet_sel_case {
 	LNET_SEL_REMOTE_DST = 1u << 3,
 	LNET_SEL_MR_DST = 1u << 4,
 	LNET_SEL_NMR_DST = 1u << 5,
-	LNET_SEL_RESP = 1u << 6,      /* ACK or REPLY: to the exact NID */
-	LNET_SEL_LOOPBACK = 1u << 7,  /* 0@lo: no selection */
-	LNET_SEL_ROUTED = 1u << 8,    /* through a gateway: res.route, res.gw_ni */
+	LNET_SEL_RESP = 1u << 6,     /* ACK or REPLY: to the exact NID */
+	LNET_SEL_LOOPBACK = 1u << 7, /* 0@lo: no selection */
+	LNET_SEL_ROUTED = 1u << 8,   /* through a gateway: res.route, res.gw_ni */
 };
 
 /* A route's hops when none were given (the kernel's LNET_UNDEFINED_HOPS): ranks as 1. */
@@ -133,9 +133,10 @@ struct lnet_sel_peer_ni {
 	uint16_t nr_pref_nids;
 	const struct lnet_nid *pref_rtrs; /* UDSP preferred gateways (primary NIDs) */
 	uint16_t nr_pref_rtrs;
-	bool avoid;        /* a resend: the peer NI the message already failed on */
-	uint64_t avoid_with; /* a resend: bit i, it failed on this peer NI from local NI i (a path) */
-	uint64_t txqnob;   /* bytes queued to it: ranks a gateway's peer NIs */
+	bool avoid; /* a resend: the peer NI the message already failed on */
+	uint64_t
+		avoid_with; /* a resend: bit i, it failed on this peer NI from local NI i (a path) */
+	uint64_t txqnob;    /* bytes queued to it: ranks a gateway's peer NIs */
 };
 
 struct lnet_sel_peer {
@@ -149,20 +150,20 @@ struct lnet_sel_peer {
 struct lnet_sel_msg {
 	struct lnet_nid src; /* LNET_ANY_NID or a local NID */
 	struct lnet_nid dst;
-	int md_cpt;          /* CPT of the MD's memory (the current CPT if none) */
-	bool response;       /* ACK or REPLY */
-	bool recovery;       /* health recovery ping: this peer NI, as non-MR */
-	bool reserved;       /* on the reserved portal (ping, push): no stickiness */
-	bool resend;         /* health resend: seed 004's rules for a second try */
-	bool routing;        /* forwarded by this router: the destination NID is kept */
+	int md_cpt;    /* CPT of the MD's memory (the current CPT if none) */
+	bool response; /* ACK or REPLY */
+	bool recovery; /* health recovery ping: this peer NI, as non-MR */
+	bool reserved; /* on the reserved portal (ping, push): no stickiness */
+	bool resend;   /* health resend: seed 004's rules for a second try */
+	bool routing;  /* forwarded by this router: the destination NID is kept */
 };
 
 /* One route to a remote net, its gateway seen as a peer (lnet-facts §11). */
 struct lnet_sel_route {
-	uint32_t net;                   /* the remote net */
-	uint32_t hops;                  /* 1..255, or LNET_SEL_UNDEFINED_HOPS */
-	uint32_t priority;              /* lower is better */
-	uint64_t seq;                   /* round robin: lower goes first */
+	uint32_t net;      /* the remote net */
+	uint32_t hops;     /* 1..255, or LNET_SEL_UNDEFINED_HOPS */
+	uint32_t priority; /* lower is better */
+	uint64_t seq;      /* round robin: lower goes first */
 	bool alive;
 	struct lnet_nid gw_primary;     /* compared with UDSP preferred gateways */
 	const struct lnet_sel_peer *gw; /* NULL: the gateway is not known yet */
@@ -227,13 +228,13 @@ enum lnet_sel_plan_kind {
 #define LNET_SEL_PLAN_MAX_PNIS 16
 
 struct lnet_sel_plan {
-	uint8_t kind;         /* enum lnet_sel_plan_kind */
-	bool record_pref;     /* NMR: the first send makes its NI sticky */
-	int16_t net;          /* local net index (NMR: -1 when no local net has pnet's id) */
-	int16_t pnet;         /* peer net index */
-	int16_t dst;          /* NMR: the destination's peer NI */
-	int16_t sticky;       /* NMR: its sticky local NI, or -1 */
-	int16_t sticky_net;   /* ... and that NI's local net */
+	uint8_t kind;       /* enum lnet_sel_plan_kind */
+	bool record_pref;   /* NMR: the first send makes its NI sticky */
+	int16_t net;        /* local net index (NMR: -1 when no local net has pnet's id) */
+	int16_t pnet;       /* peer net index */
+	int16_t dst;        /* NMR: the destination's peer NI */
+	int16_t sticky;     /* NMR: its sticky local NI, or -1 */
+	int16_t sticky_net; /* ... and that NI's local net */
 	/* MR: bit j of pref[i]: pnet's NI i prefers net's NI j (UDSP; the lists do not change) */
 	uint64_t pref[LNET_SEL_PLAN_MAX_PNIS];
 };

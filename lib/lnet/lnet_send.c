@@ -86,7 +86,7 @@ lnet_send_route(struct lnet_cpt *c, struct lnet_msg *msg)
 		return;
 	}
 	lnet_msg_dispatch_c(c, msg, lnet_cpt_of_peer(c->ln, &msg->target.nid),
-			  LNET_STEP_SEND_SELECT);
+			    LNET_STEP_SEND_SELECT);
 }
 
 /* Runs on the MD's CPT for LNetPut/LNetGet: the source NID was recorded. */
@@ -106,7 +106,8 @@ void
 lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	struct lnet_peer_ni *lpni = lnet_peer_ni_find(c, &msg->target.nid);
-	const struct lnet_peer_comp *comp = lpni != NULL ? rt_rcu_read((void *const *)&lpni->comp) : NULL;
+	const struct lnet_peer_comp *comp =
+		lpni != NULL ? rt_rcu_read((void *const *)&lpni->comp) : NULL;
 	struct lnet_peer_ni *nexthop_lpni;
 	struct lnet_nid nexthop;
 	struct lnet_nid dst;
@@ -118,10 +119,12 @@ lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg)
 		struct lnet_ni *net_ni = lnet_ni_find_by_net(c->ln, lnet_nid_net(&msg->target.nid));
 
 		if (net_ni == NULL && lnet_route_table_get(c->ln) == NULL) {
-			lnet_send_fail(c, msg, -EHOSTUNREACH, "no local NI on the destination's net");
+			lnet_send_fail(c, msg, -EHOSTUNREACH,
+				       "no local NI on the destination's net");
 			return;
 		}
-		lpni = lpni != NULL ? lpni : lnet_peer_ni_find_or_create(c, &msg->target.nid, net_ni);
+		lpni = lpni != NULL ? lpni :
+				      lnet_peer_ni_find_or_create(c, &msg->target.nid, net_ni);
 		if (lpni == NULL) {
 			lnet_send_fail(c, msg, -ENOMEM, "no memory for the peer");
 			return;
@@ -192,9 +195,10 @@ lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	 * NID's, and ours unless net add/del moved its net to another CPT
 	 * since it was made (then this shard's own).
 	 */
-	struct lnet_peer_ni *lpni = msg->sel_lpni != NULL && msg->sel_lpni->cpt == c->cpt ?
-				    msg->sel_lpni :
-				    lnet_peer_ni_find_or_create(c, &msg->nexthop, msg->txni);
+	struct lnet_peer_ni *lpni =
+		msg->sel_lpni != NULL && msg->sel_lpni->cpt == c->cpt ?
+			msg->sel_lpni :
+			lnet_peer_ni_find_or_create(c, &msg->nexthop, msg->txni);
 
 	msg->sel_lpni = NULL;
 	if (lpni == NULL) {

@@ -25,29 +25,29 @@
 #include "lnet_route.h"
 
 struct lnet_sel_cache {
-	uint16_t cpt;                 /* its lcore's: the slot of rr_seq it reads and writes */
-	uint32_t clock;               /* this lcore's turns, ever growing; 32 bits as the kernel's ni_seq */
-	uint64_t *rt_seq;             /* the routes' turns, by index in the route snapshot of rt_gen */
+	uint16_t cpt;     /* its lcore's: the slot of rr_seq it reads and writes */
+	uint32_t clock;   /* this lcore's turns, ever growing; 32 bits as the kernel's ni_seq */
+	uint64_t *rt_seq; /* the routes' turns, by index in the route snapshot of rt_gen */
 	unsigned int rt_seq_cap;
 	uint64_t rt_gen;
-	uint64_t epoch;               /* this build's, from ln->sel_epochs: what plans are made with */
+	uint64_t epoch; /* this build's, from ln->sel_epochs: what plans are made with */
 	/* ln->ni_state_gen it was built at: bumped by a new NI table too; health is read live */
 	uint32_t state_gen;
 	struct lnet_sel_local view;
-	struct lnet_sel_net *nets;    /* local nets; their seq is this CPT's */
+	struct lnet_sel_net *nets; /* local nets; their seq is this CPT's */
 	struct lnet_sel_ni *nis;
-	struct lnet_ni **ni;          /* nis[i]'s NI */
+	struct lnet_ni **ni; /* nis[i]'s NI */
 	uint16_t *dist;
-	unsigned int cap;             /* of nets, nis and ni */
+	unsigned int cap; /* of nets, nis and ni */
 	/* scratch for the routes' view: the routes, their gateways' views */
 	struct lnet_sel_route *routes;
-	const struct lnet_route_view **rviews; /* routes[i]'s entry in the snapshot */
+	const struct lnet_route_view **rviews;   /* routes[i]'s entry in the snapshot */
 	const struct lnet_route_table *rt_table; /* the snapshot of this send's routes view */
 	struct lnet_sel_peer *gws;
 	unsigned int rcap;
 	struct lnet_sel_net *gnets;
 	struct lnet_sel_peer_ni *gnis;
-	unsigned int gcap;                /* of gnets and gnis */
+	unsigned int gcap; /* of gnets and gnis */
 };
 
 void
@@ -146,7 +146,9 @@ lnet_sel_cache_fill(struct lnet_sel_cache *sc, const struct lnet_ni_table *t)
 		if (j == nnets) {
 			sc->nets[nnets++] = (struct lnet_sel_net){
 				.net_id = net,
-				.sel_prio = __atomic_load_n(&t->nis[i]->udsp_net_prio, __ATOMIC_RELAXED) };
+				.sel_prio =
+					__atomic_load_n(&t->nis[i]->udsp_net_prio, __ATOMIC_RELAXED)
+			};
 		}
 	}
 	for (j = 0; j < nnets; j++) {
@@ -312,7 +314,7 @@ lnet_sel_peer_credits(const struct lnet_sel_cache *sc, const struct lnet_peer_co
  * shard, as its peer NI is; one allocation, the arrays after the header.
  */
 struct lnet_sel_pview {
-	uint64_t gen;                     /* ln->sel_gen it was built at; STALE: a sticky NID since */
+	uint64_t gen; /* ln->sel_gen it was built at; STALE: a sticky NID since */
 	const struct lnet_peer_comp *comp;
 	bool mr;
 	uint16_t nnets;
@@ -322,8 +324,8 @@ struct lnet_sel_pview {
 	struct lnet_sel_peer_ni *nis;
 	/* The plan of the common message (lnet_select.h), and the local view's epoch it was made with. */
 	struct lnet_sel_plan plan;
-	uint64_t plan_epoch;              /* 0: none made */
-	struct lnet_sel_peer peer;        /* the above as lnet_select sees them, made with them */
+	uint64_t plan_epoch;       /* 0: none made */
+	struct lnet_sel_peer peer; /* the above as lnet_select sees them, made with them */
 };
 
 /* A gen ln->sel_gen never reaches: the view is built again at the next send. */
@@ -337,7 +339,8 @@ lnet_sel_pview_room(struct lnet_peer_ni *lpni, unsigned int n)
 	if (pv != NULL && n <= pv->cap) {
 		return pv;
 	}
-	pv = malloc(sizeof(*pv) + n * (sizeof(struct lnet_sel_net) + sizeof(struct lnet_sel_peer_ni)));
+	pv = malloc(sizeof(*pv) +
+		    n * (sizeof(struct lnet_sel_net) + sizeof(struct lnet_sel_peer_ni)));
 	if (pv == NULL) {
 		return NULL;
 	}
@@ -357,9 +360,11 @@ lnet_sel_pview_room(struct lnet_peer_ni *lpni, unsigned int n)
 static __attribute__((noinline)) struct lnet_sel_pview *
 lnet_sel_pview_build(struct lnet_peer_ni *lpni, const struct lnet_peer_comp *comp, uint64_t gen)
 {
-	struct lnet_peer_comp_ni one = { .nid = lpni->nid, .lpni = lpni,
+	struct lnet_peer_comp_ni one = { .nid = lpni->nid,
+					 .lpni = lpni,
 					 .sel_prio = LNET_SEL_PRIO_NONE };
-	struct lnet_sel_net one_net = { .net_id = lnet_nid_net(&lpni->nid), .nr_nis = 1,
+	struct lnet_sel_net one_net = { .net_id = lnet_nid_net(&lpni->nid),
+					.nr_nis = 1,
 					.sel_prio = LNET_SEL_PRIO_NONE };
 	const struct lnet_peer_comp_ni *nis = comp != NULL ? comp->nis : &one;
 	const struct lnet_sel_net *nets = comp != NULL ? comp->nets : &one_net;
@@ -375,15 +380,16 @@ lnet_sel_pview_build(struct lnet_peer_ni *lpni, const struct lnet_peer_comp *com
 	for (i = 0; i < nnets; i++) {
 		pv->nets[i] = (struct lnet_sel_net){
 			.net_id = nets[i].net_id,
-			.sel_prio = __atomic_load_n(&nets[i].sel_prio, __ATOMIC_RELAXED), /* UDSP: in place */
+			.sel_prio = __atomic_load_n(&nets[i].sel_prio,
+						    __ATOMIC_RELAXED), /* UDSP: in place */
 			.first_ni = nets[i].first_ni,
 			.nr_nis = nets[i].nr_nis,
 		};
 	}
 	for (i = 0; i < nnis; i++) {
 		const struct lnet_udsp_nids *pref = rt_rcu_read((void *const *)&nis[i].pref);
-		const struct lnet_udsp_nids *rtr = comp != NULL ? rt_rcu_read((void *const *)&nis[i].rtr) :
-								   NULL;
+		const struct lnet_udsp_nids *rtr =
+			comp != NULL ? rt_rcu_read((void *const *)&nis[i].rtr) : NULL;
 		/* UDSP's preferred NIDs; else the sticky NID of a non-MR peer (one list in the kernel) */
 		bool sticky = pref == NULL && !mr && lpni->has_pref &&
 			      lnet_nid_same(&nis[i].nid, &lpni->nid);
@@ -391,8 +397,12 @@ lnet_sel_pview_build(struct lnet_peer_ni *lpni, const struct lnet_peer_comp *com
 		pv->nis[i] = (struct lnet_sel_peer_ni){
 			.nid = nis[i].nid,
 			.sel_prio = __atomic_load_n(&nis[i].sel_prio, __ATOMIC_RELAXED),
-			.pref_nids = sticky ? &lpni->pref : pref != NULL ? pref->nids : NULL,
-			.nr_pref_nids = (uint16_t)(sticky ? 1 : pref != NULL ? pref->n : 0),
+			.pref_nids = sticky       ? &lpni->pref :
+				     pref != NULL ? pref->nids :
+						    NULL,
+			.nr_pref_nids = (uint16_t)(sticky       ? 1 :
+						   pref != NULL ? pref->n :
+								  0),
 			.pref_rtrs = rtr != NULL ? rtr->nids : NULL,
 			.nr_pref_rtrs = (uint16_t)(rtr != NULL ? rtr->n : 0),
 		};
@@ -463,7 +473,9 @@ lnet_sel_peer_refresh_net(const struct lnet_sel_cache *sc, struct lnet_sel_pview
 		sp->tx_credits = lnet_sel_peer_credits(sc, &nis[i]);
 		sp->seq = lnet_sel_peer_seq(sc, &nis[i]);
 		sp->avoid = avoid != NULL && pni == avoid;
-		sp->avoid_with = msg != NULL && msg->nfailed_paths != 0 ? lnet_sel_avoid_with(sc, msg, pni) : 0;
+		sp->avoid_with = msg != NULL && msg->nfailed_paths != 0 ?
+					 lnet_sel_avoid_with(sc, msg, pni) :
+					 0;
 		best = sp->health > best ? sp->health : best;
 	}
 	return best;
@@ -569,7 +581,8 @@ lnet_sel_gw_view(const struct lnet_sel_cache *sc, const struct lnet_peer_comp *g
 
 		nis[i] = (struct lnet_sel_peer_ni){
 			.nid = gw->nis[i].nid,
-			.health = pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH,
+			.health =
+				pni != NULL ? lnet_health_value(&pni->health) : LNET_SEL_MAX_HEALTH,
 			.sel_prio = __atomic_load_n(&gw->nis[i].sel_prio, __ATOMIC_RELAXED),
 			.tx_credits = lnet_sel_peer_credits(sc, &gw->nis[i]),
 			.seq = lnet_sel_peer_seq(sc, &gw->nis[i]),
@@ -669,9 +682,12 @@ lnet_sel_routes_view(struct lnet_sel_cache *sc, const struct lnet_route_table *t
 			struct lnet_sel_route *r = &sc->routes[out->nr_routes];
 
 			*r = (struct lnet_sel_route){
-				.net = rv[k].net, .hops = rv[k].hops, .priority = rv[k].priority,
+				.net = rv[k].net,
+				.hops = rv[k].hops,
+				.priority = rv[k].priority,
 				.seq = sc->rt_seq[&rv[k] - t->routes],
-				.alive = rv[k].alive, .gw_primary = rv[k].gw_primary,
+				.alive = rv[k].alive,
+				.gw_primary = rv[k].gw_primary,
 			};
 			if (rv[k].gw != NULL) {
 				lnet_sel_gw_view(sc, rv[k].gw, avoid, &sc->gnets[g], &sc->gnis[g],
@@ -796,11 +812,13 @@ lnet_sel_full(struct lnet_cpt *c, struct lnet_sel_cache *sc, const struct lnet_m
 		.resend = msg->retry_count != 0,
 		.routing = msg->routing,
 	};
-	*routes = lnet_sel_routes_view(sc, lnet_route_table_get(c->ln), peer, msg->avoid_lpni, rbuf);
+	*routes =
+		lnet_sel_routes_view(sc, lnet_route_table_get(c->ln), peer, msg->avoid_lpni, rbuf);
 	if (*routes != NULL) {
 		/* router_sensitivity: the percentage of full health a gateway NI needs */
-		rbuf->min_health = __atomic_load_n(&c->ln->tunables.router_sensitivity,
-						   __ATOMIC_RELAXED) * LNET_SEL_MAX_HEALTH / 100;
+		rbuf->min_health =
+			__atomic_load_n(&c->ln->tunables.router_sensitivity, __ATOMIC_RELAXED) *
+			LNET_SEL_MAX_HEALTH / 100;
 	}
 	return lnet_select_routed(&sc->view, peer, *routes, &m, res);
 }
@@ -834,9 +852,10 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 	}
 	rr = lnet_sel_rr(lpni, nnets);
 	md_cpt = msg->md != NULL ? msg->md->cpt : c->cpt;
-	sc->view.numa_range = (uint32_t)__atomic_load_n(&c->ln->tunables.numa_range,
-						       __ATOMIC_RELAXED);
-	if (!lnet_sel_plan_fits(msg) || lnet_sel_by_plan(sc, msg, lpni, pv, nis, md_cpt, &res) != 0) {
+	sc->view.numa_range =
+		(uint32_t)__atomic_load_n(&c->ln->tunables.numa_range, __ATOMIC_RELAXED);
+	if (!lnet_sel_plan_fits(msg) ||
+	    lnet_sel_by_plan(sc, msg, lpni, pv, nis, md_cpt, &res) != 0) {
 		rc = lnet_sel_full(c, sc, msg, pv, nis, rr, md_cpt, &rbuf, &routes, &res);
 		if (rc != 0) {
 			return rc == -EINVAL || rc == -EFAULT ? -EHOSTUNREACH : rc;
@@ -845,10 +864,12 @@ lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_n
 	lnet_sel_apply(sc, lpni, pv, rr, comp, &res);
 	*ni = sc->ni[res.ni];
 	*dst = pv->nis[res.peer_ni].nid;
-	*nexthop = (res.send_case & LNET_SEL_ROUTED) ? routes->routes[res.route].gw->nis[res.gw_ni].nid :
-						    *dst;
+	*nexthop = (res.send_case & LNET_SEL_ROUTED) ?
+			   routes->routes[res.route].gw->nis[res.gw_ni].nid :
+			   *dst;
 	/* The peer NI of a direct send's NID, when known: the peer step need not look it up. */
 	*nexthop_lpni = (res.send_case & LNET_SEL_ROUTED) ? NULL :
-			comp != NULL ? comp->nis[res.peer_ni].lpni : lpni;
+			comp != NULL                      ? comp->nis[res.peer_ni].lpni :
+							    lpni;
 	return 0;
 }

@@ -36,14 +36,14 @@ struct lnet_handle_md {
 #define LNetMDHandleIsInvalid(h) ((h).cookie == UINT64_MAX)
 
 /** MD option bits (struct lnet_md.umd_options). */
-#define LNET_MD_OP_PUT (1U << 0)       /**< accept PUTs */
-#define LNET_MD_OP_GET (1U << 1)       /**< accept GETs */
-#define LNET_MD_MANAGE_REMOTE (1U << 2) /**< initiator chooses the offset */
-#define LNET_MD_TRUNCATE (1U << 4)     /**< accept and truncate oversize messages */
-#define LNET_MD_ACK_DISABLE (1U << 5)  /**< never send ACKs for PUTs into this MD */
-#define LNET_MD_MAX_SIZE (1U << 7)     /**< max_size bounds each message (several per MD) */
-#define LNET_MD_KIOV (1U << 8)         /**< start is a struct iovec array of length frags */
-#define LNET_MD_BULK_HANDLE (1U << 9)  /**< bulk_handle is valid */
+#define LNET_MD_OP_PUT (1U << 0)             /**< accept PUTs */
+#define LNET_MD_OP_GET (1U << 1)             /**< accept GETs */
+#define LNET_MD_MANAGE_REMOTE (1U << 2)      /**< initiator chooses the offset */
+#define LNET_MD_TRUNCATE (1U << 4)           /**< accept and truncate oversize messages */
+#define LNET_MD_ACK_DISABLE (1U << 5)        /**< never send ACKs for PUTs into this MD */
+#define LNET_MD_MAX_SIZE (1U << 7)           /**< max_size bounds each message (several per MD) */
+#define LNET_MD_KIOV (1U << 8)               /**< start is a struct iovec array of length frags */
+#define LNET_MD_BULK_HANDLE (1U << 9)        /**< bulk_handle is valid */
 #define LNET_MD_TRACK_RESPONSE (1U << 10)    /**< force response tracking */
 #define LNET_MD_NO_TRACK_RESPONSE (1U << 11) /**< disable response tracking */
 
@@ -52,12 +52,12 @@ struct lnet_handle_md {
 
 /** Event types (numbering of current Lustre). */
 enum lnet_event_kind {
-	LNET_EVENT_GET = 1,   /**< a GET matched an MD here (target side) */
-	LNET_EVENT_PUT,       /**< a PUT was received into an MD here */
-	LNET_EVENT_REPLY,     /**< the REPLY to our GET arrived */
-	LNET_EVENT_ACK,       /**< the ACK to our PUT arrived */
-	LNET_EVENT_SEND,      /**< our PUT/GET left (or failed) */
-	LNET_EVENT_UNLINK,    /**< the MD was unlinked with nothing in flight */
+	LNET_EVENT_GET = 1, /**< a GET matched an MD here (target side) */
+	LNET_EVENT_PUT,     /**< a PUT was received into an MD here */
+	LNET_EVENT_REPLY,   /**< the REPLY to our GET arrived */
+	LNET_EVENT_ACK,     /**< the ACK to our PUT arrived */
+	LNET_EVENT_SEND,    /**< our PUT/GET left (or failed) */
+	LNET_EVENT_UNLINK,  /**< the MD was unlinked with nothing in flight */
 };
 
 /** Health status of a completed message (lnet-facts §8.2). */
@@ -140,18 +140,18 @@ struct lnet_event {
 
 /** Counters common to every node (lnet_counters_common, lnet-facts §2.5 + health). */
 struct lnet_counters {
-	uint32_t msgs_alloc;   /**< messages allocated now */
-	uint32_t msgs_max;     /**< high-water mark of msgs_alloc */
-	uint32_t rst_alloc;    /**< response trackers allocated */
-	uint32_t errors;       /**< errors */
-	uint32_t send_count;   /**< messages sent */
-	uint32_t recv_count;   /**< messages received */
-	uint32_t route_count;  /**< messages forwarded */
-	uint32_t drop_count;   /**< messages dropped */
-	uint64_t send_length;  /**< payload bytes sent */
-	uint64_t recv_length;  /**< payload bytes received */
-	uint64_t route_length; /**< payload bytes forwarded */
-	uint64_t drop_length;  /**< payload bytes dropped */
+	uint32_t msgs_alloc;             /**< messages allocated now */
+	uint32_t msgs_max;               /**< high-water mark of msgs_alloc */
+	uint32_t rst_alloc;              /**< response trackers allocated */
+	uint32_t errors;                 /**< errors */
+	uint32_t send_count;             /**< messages sent */
+	uint32_t recv_count;             /**< messages received */
+	uint32_t route_count;            /**< messages forwarded */
+	uint32_t drop_count;             /**< messages dropped */
+	uint64_t send_length;            /**< payload bytes sent */
+	uint64_t recv_length;            /**< payload bytes received */
+	uint64_t route_length;           /**< payload bytes forwarded */
+	uint64_t drop_length;            /**< payload bytes dropped */
 	uint32_t resend_count;           /**< resends */
 	uint32_t response_timeout_count; /**< responses that timed out */
 	uint32_t local_interrupt_count;  /**< health: local interrupt */

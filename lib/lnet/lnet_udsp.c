@@ -120,8 +120,8 @@ lnet_udsp_set_add(struct lnet_udsp_set *s, struct lnet_udsp_rule *r, int idx,
 		if (!lnet_udsp_rule_same(old, r)) {
 			continue;
 		}
-		if (old->action == LNET_UDSP_ACTION_PRIORITY && r->action == LNET_UDSP_ACTION_PRIORITY &&
-		    old->priority != r->priority) {
+		if (old->action == LNET_UDSP_ACTION_PRIORITY &&
+		    r->action == LNET_UDSP_ACTION_PRIORITY && old->priority != r->priority) {
 			old->priority = r->priority;
 			lnet_udsp_rule_free(r);
 			if (kept != NULL) {
@@ -156,7 +156,8 @@ lnet_udsp_set_take(struct lnet_udsp_set *s, int idx)
 		return NULL;
 	}
 	r = s->rules[idx];
-	memmove(&s->rules[idx], &s->rules[idx + 1], (s->n - (unsigned int)idx - 1) * sizeof(s->rules[0]));
+	memmove(&s->rules[idx], &s->rules[idx + 1],
+		(s->n - (unsigned int)idx - 1) * sizeof(s->rules[0]));
 	s->n--;
 	return r;
 }
@@ -183,7 +184,8 @@ lnet_udsp_rule_aspects(const struct lnet_udsp_rule *r)
 	}
 	if (r->action == LNET_UDSP_ACTION_PREF) {
 		return cfs_nid_parts_present(&r->src) ? LNET_UDSP_PREF_SRC :
-		       cfs_nid_parts_present(&r->rte) ? LNET_UDSP_PREF_RTE : 0;
+		       cfs_nid_parts_present(&r->rte) ? LNET_UDSP_PREF_RTE :
+							0;
 	}
 	/* a priority given to a pair or router rule applies to nothing */
 	if (cfs_nid_parts_present(&r->src) || cfs_nid_parts_present(&r->rte)) {
@@ -233,7 +235,8 @@ lnet_udsp_net_prio(const struct lnet_udsp_set *s, bool local, uint32_t net)
 		const struct lnet_udsp_rule *r = s->rules[i];
 		const struct cfs_nid_parts *d = local ? &r->src : &r->dst;
 
-		if (lnet_udsp_is_prio(r, local) && d->naddr == 0 && cfs_nid_parts_match_net(d, net)) {
+		if (lnet_udsp_is_prio(r, local) && d->naddr == 0 &&
+		    cfs_nid_parts_match_net(d, net)) {
 			return r->priority;
 		}
 	}

@@ -98,10 +98,10 @@ bool lnet_udsp_rule_reaches(const struct lnet_udsp_rule *r, const struct lnet_ni
 
 /* What of a peer NI a rule decides: the aspects a change of it makes a refresh look at. */
 enum lnet_udsp_aspect {
-	LNET_UDSP_NET_PRIO = 1u << 0,  /* dst net descriptor, priority */
-	LNET_UDSP_NID_PRIO = 1u << 1,  /* dst NID descriptor, priority */
-	LNET_UDSP_PREF_SRC = 1u << 2,  /* src and dst, preferred list */
-	LNET_UDSP_PREF_RTE = 1u << 3,  /* dst and rte, preferred list */
+	LNET_UDSP_NET_PRIO = 1u << 0, /* dst net descriptor, priority */
+	LNET_UDSP_NID_PRIO = 1u << 1, /* dst NID descriptor, priority */
+	LNET_UDSP_PREF_SRC = 1u << 2, /* src and dst, preferred list */
+	LNET_UDSP_PREF_RTE = 1u << 3, /* dst and rte, preferred list */
 	LNET_UDSP_ALL = 0xfu,
 };
 unsigned int lnet_udsp_rule_aspects(const struct lnet_udsp_rule *r);
@@ -129,9 +129,9 @@ struct lnet_udsp_list_rule {
 };
 
 struct lnet_udsp_compiled {
-	unsigned int nsrc;        /* pair rules whose src matched a local NI, in index order */
+	unsigned int nsrc; /* pair rules whose src matched a local NI, in index order */
 	struct lnet_udsp_list_rule **src;
-	unsigned int nrte;        /* router rules whose rte matched a gateway */
+	unsigned int nrte; /* router rules whose rte matched a gateway */
 	struct lnet_udsp_list_rule **rte;
 };
 
@@ -140,8 +140,9 @@ struct lnet_udsp_compiled {
  * NIDs, as the kernel compares them). The compiled set points into @p s:
  * rebuild it after any change to @p s. 0 or -ENOMEM.
  */
-int lnet_udsp_compile(const struct lnet_udsp_set *s, const struct lnet_nid *local, unsigned int nlocal,
-		      const struct lnet_nid *gws, unsigned int ngws, struct lnet_udsp_compiled *out);
+int lnet_udsp_compile(const struct lnet_udsp_set *s, const struct lnet_nid *local,
+		      unsigned int nlocal, const struct lnet_nid *gws, unsigned int ngws,
+		      struct lnet_udsp_compiled *out);
 void lnet_udsp_compiled_fini(struct lnet_udsp_compiled *c);
 /*
  * The preferred local NIDs (@p rte false) or gateways (true) of peer NI

@@ -25,7 +25,7 @@
 struct lnet_udsp_state {
 	struct lnet *ln;
 	struct lnet_udsp_set set;
-	struct lnet_udsp_compiled comp;   /* of set against the NIs of the current table */
+	struct lnet_udsp_compiled comp; /* of set against the NIs of the current table */
 	struct lnet_ctl_udsp_stats stats;
 	/*
 	 * The peers' refresh after a change, a slice per loop turn: under way
@@ -42,7 +42,7 @@ struct lnet_udsp_state {
 	uint64_t started_us;
 	uint64_t busy_us;
 	unsigned int updated;
-	struct lnet_mgmt_op *waiting;     /* the udsp add/del that returns when it ends */
+	struct lnet_mgmt_op *waiting; /* the udsp add/del that returns when it ends */
 };
 
 static void lnet_udsp_slice(void *arg);
@@ -405,7 +405,8 @@ lnet_udsp_comp_set(struct lnet *ln, struct lnet_peer_comp *c, unsigned int aspec
 
 	for (i = 0; (aspects & LNET_UDSP_NET_PRIO) && i < c->nnets; i++) {
 		changed |= lnet_udsp_prio_set(&c->nets[i].sel_prio,
-					      on ? lnet_udsp_peer_net_prio(&u->set, c->nets[i].net_id) :
+					      on ? lnet_udsp_peer_net_prio(&u->set,
+									   c->nets[i].net_id) :
 						   LNET_UDSP_PRIO_NONE);
 	}
 	for (i = 0; i < c->nnis; i++) {
@@ -414,9 +415,10 @@ lnet_udsp_comp_set(struct lnet *ln, struct lnet_peer_comp *c, unsigned int aspec
 		unsigned int k = 0;
 
 		if (aspects & LNET_UDSP_NID_PRIO) {
-			changed |= lnet_udsp_prio_set(&ni->sel_prio,
-						      on ? lnet_udsp_peer_ni_prio(&u->set, &ni->nid) :
-							   LNET_UDSP_PRIO_NONE);
+			changed |=
+				lnet_udsp_prio_set(&ni->sel_prio,
+						   on ? lnet_udsp_peer_ni_prio(&u->set, &ni->nid) :
+							LNET_UDSP_PRIO_NONE);
 		}
 		if (aspects & LNET_UDSP_PREF_SRC) {
 			l = on ? lnet_udsp_pref(&u->comp, false, &ni->nid, &k) : NULL;
@@ -514,8 +516,9 @@ lnet_udsp_change(struct lnet_mgmt_op *op, struct lnet_udsp_call *a, bool del)
 	}
 	if (del) {
 		r = lnet_udsp_set_take(s, a->idx);
-		return r == NULL ? -ENOENT :
-				   lnet_udsp_apply(a->ln, true, op, r, true, lnet_udsp_rule_aspects(r));
+		return r == NULL ?
+			       -ENOENT :
+			       lnet_udsp_apply(a->ln, true, op, r, true, lnet_udsp_rule_aspects(r));
 	}
 	rc = lnet_udsp_rule_make(a->src, a->dst, a->rte, a->priority, &r, a->err, a->errlen);
 	if (rc != 0) {
@@ -561,8 +564,13 @@ int
 lnet_ctl_udsp_add(const char *src, const char *dst, const char *rte, long priority, int idx,
 		  char *err, size_t errlen)
 {
-	struct lnet_udsp_call a = { .src = src, .dst = dst, .rte = rte, .priority = priority,
-				    .idx = idx, .err = err, .errlen = errlen };
+	struct lnet_udsp_call a = { .src = src,
+				    .dst = dst,
+				    .rte = rte,
+				    .priority = priority,
+				    .idx = idx,
+				    .err = err,
+				    .errlen = errlen };
 	char none[1];
 
 	if (err == NULL || errlen == 0) {
@@ -631,7 +639,9 @@ lnet_udsp_shown(uint32_t prio)
 static unsigned int
 lnet_udsp_copy_nids(struct lnet_nid *to, const struct lnet_udsp_nids *l)
 {
-	unsigned int n = l == NULL ? 0 : l->n < LNET_CTL_UDSP_SHOW_NIDS ? l->n : LNET_CTL_UDSP_SHOW_NIDS;
+	unsigned int n = l == NULL                      ? 0 :
+			 l->n < LNET_CTL_UDSP_SHOW_NIDS ? l->n :
+							  LNET_CTL_UDSP_SHOW_NIDS;
 
 	if (n != 0) {
 		memcpy(to, l->nids, n * sizeof(l->nids[0]));
@@ -657,8 +667,8 @@ lnet_udsp_peer_info_on_mgmt(void *arg)
 		return -ENOENT;
 	}
 	for (i = 0; c != NULL && i < c->nnets; i++) {
-		for (j = c->nets[i].first_ni; j < (unsigned int)c->nets[i].first_ni + c->nets[i].nr_nis;
-		     j++) {
+		for (j = c->nets[i].first_ni;
+		     j < (unsigned int)c->nets[i].first_ni + c->nets[i].nr_nis; j++) {
 			const struct lnet_peer_comp_ni *ni = &c->nis[j];
 
 			if (!lnet_nid_same(&ni->nid, a->nid)) {

@@ -29,7 +29,7 @@ struct lnet_hdr {
 	struct lnet_nid src_nid;
 	lnet_pid_t dest_pid;
 	lnet_pid_t src_pid;
-	uint32_t type;            /**< enum lnet_msg_type */
+	uint32_t type; /**< enum lnet_msg_type */
 	uint32_t payload_length;
 	union {
 		struct {
@@ -103,14 +103,14 @@ LNP_API int lnet_hdr_decode_nid16(const void *buf, size_t len, struct lnet_hdr *
 /** A NI in ping info. */
 struct lnet_ping_entry {
 	struct lnet_nid nid;
-	uint32_t status;    /**< LNET_NI_STATUS_* */
+	uint32_t status; /**< LNET_NI_STATUS_* */
 };
 
 /** What to put in a ping buffer; @c nis excludes 0@lo, nis[0] is the primary. */
 struct lnet_ping_src {
-	uint32_t features;  /**< LARGE_ADDR/PRIMARY_LARGE are added as needed */
+	uint32_t features; /**< LARGE_ADDR/PRIMARY_LARGE are added as needed */
 	lnet_pid_t pid;
-	uint32_t seqno;     /**< carried in 0@lo's status */
+	uint32_t seqno; /**< carried in 0@lo's status */
 	const struct lnet_ping_entry *nis;
 	unsigned int nnis;
 };
@@ -130,11 +130,11 @@ struct lnet_ping_decoded {
 	uint32_t features;
 	lnet_pid_t pid;
 	uint32_t seqno;
-	bool swapped;             /**< the sender's byte order differs from ours */
-	size_t info_size;         /**< total size the sender declared or implies */
-	struct lnet_nid primary;  /**< with PRIMARY_LARGE the first NID that does not fit nid4,
+	bool swapped;            /**< the sender's byte order differs from ours */
+	size_t info_size;        /**< total size the sender declared or implies */
+	struct lnet_nid primary; /**< with PRIMARY_LARGE the first NID that does not fit nid4,
 				       else (or if there is none) the first after 0@lo */
-	unsigned int nnis_total;  /**< NIs after 0@lo, nid4 and large */
+	unsigned int nnis_total; /**< NIs after 0@lo, nid4 and large */
 };
 
 /**

@@ -16,7 +16,7 @@
 
 #include "lnet_pcap.h"
 
-#define CAP_RING_SIZE 8192             /* records in flight to the writer */
+#define CAP_RING_SIZE 8192 /* records in flight to the writer */
 #define CAP_SNAPLEN 65535
 #define CAP_SEG_MAX (CAP_SNAPLEN - 74) /* payload per synthesized segment */
 #define CAP_HDRS4 54                   /* Ethernet 14 + IPv4 20 + TCP 20 */
@@ -29,7 +29,7 @@
 #define PCAPNG_EPB 0x00000006U
 #define PCAPNG_BYTE_ORDER 0x1A2B3C4DU
 #define PCAPNG_SHB_LEN 28
-#define PCAPNG_EPB_FIXED 32             /* type, length, if, ts x2, caplen, len, length */
+#define PCAPNG_EPB_FIXED 32 /* type, length, if, ts x2, caplen, len, length */
 #define PCAPNG_OPT_IF_NAME 2
 #define PCAPNG_OPT_IF_DESCRIPTION 3
 #define PCAPNG_IDB_MAX 512
@@ -46,19 +46,19 @@ struct lnet_pcap_rec {
 
 struct lnet_pcap {
 	enum lnet_pcap_format format;
-	pcap_t *dead;             /* classic pcap: libpcap's dumper */
+	pcap_t *dead; /* classic pcap: libpcap's dumper */
 	pcap_dumper_t *dumper;
-	FILE *ng;                 /* pcapng: our own blocks */
-	uint64_t file_hdr;        /* bytes before the first record */
+	FILE *ng;          /* pcapng: our own blocks */
+	uint64_t file_hdr; /* bytes before the first record */
 	struct rte_ring *ring;
 	pthread_t writer;
-	bool stop;                /* atomic */
+	bool stop; /* atomic */
 	uint64_t max_bytes;
-	uint64_t reserved;        /* atomic: file bytes promised to records so far */
-	uint64_t dropped;         /* atomic */
-	uint64_t packets;         /* atomic: written by the writer */
-	uint64_t bytes;           /* atomic */
-	uint32_t ip_id;           /* atomic */
+	uint64_t reserved; /* atomic: file bytes promised to records so far */
+	uint64_t dropped;  /* atomic */
+	uint64_t packets;  /* atomic: written by the writer */
+	uint64_t bytes;    /* atomic */
+	uint32_t ip_id;    /* atomic */
 };
 
 /* ---- pcapng blocks (libpcap reads pcapng but cannot write it) ---- */
@@ -74,7 +74,7 @@ static uint64_t
 lnet_pcap_rec_size(const struct lnet_pcap *cap, size_t frame)
 {
 	return cap->format == LNET_PCAP_PCAPNG ? PCAPNG_EPB_FIXED + pcapng_pad4(frame) :
-						   CAP_PCAP_REC_HDR + frame;
+						 CAP_PCAP_REC_HDR + frame;
 }
 
 static size_t
@@ -121,14 +121,14 @@ pcapng_start(struct lnet_pcap *cap, const char *comment)
 	off = pcapng_put32(b, off, UINT32_MAX);
 	off = pcapng_put32(b, off, PCAPNG_SHB_LEN);
 	off = pcapng_put32(b, off, PCAPNG_IDB);
-	off = pcapng_put32(b, off, 0);          /* length, filled below */
-	off = pcapng_put16x2(b, off, 1, 0);     /* LINKTYPE_ETHERNET, reserved */
+	off = pcapng_put32(b, off, 0);      /* length, filled below */
+	off = pcapng_put16x2(b, off, 1, 0); /* LINKTYPE_ETHERNET, reserved */
 	off = pcapng_put32(b, off, CAP_SNAPLEN);
 	snprintf(desc, sizeof(desc), "%s", comment != NULL ? comment : "lnetd-pmd");
 	off = pcapng_option(b, off, PCAPNG_OPT_IF_NAME, "lnet");
 	off = pcapng_option(b, off, PCAPNG_OPT_IF_DESCRIPTION, desc);
-	off = pcapng_put32(b, off, 0);          /* opt_endofopt */
-	off = pcapng_put32(b, off, 0);          /* total length, again */
+	off = pcapng_put32(b, off, 0); /* opt_endofopt */
+	off = pcapng_put32(b, off, 0); /* total length, again */
 	pcapng_put32(b, idb + 4, (uint32_t)(off - idb));
 	pcapng_put32(b, off - 4, (uint32_t)(off - idb));
 	cap->file_hdr = off;
@@ -146,7 +146,7 @@ pcapng_packet(struct lnet_pcap *cap, const struct pcap_pkthdr *h, const uint8_t 
 
 	off = pcapng_put32(head, 0, PCAPNG_EPB);
 	off = pcapng_put32(head, off, total);
-	off = pcapng_put32(head, off, 0);                 /* interface 0 */
+	off = pcapng_put32(head, off, 0); /* interface 0 */
 	/* Timestamp in microseconds: the default if_tsresol. */
 	off = pcapng_put32(head, off, (uint32_t)(us >> 32));
 	off = pcapng_put32(head, off, (uint32_t)us);
@@ -266,7 +266,7 @@ lnet_pcap_file_close(struct lnet_pcap *cap)
 
 int
 lnet_pcap_open(const char *file, enum lnet_pcap_format format, const char *comment,
-		 uint64_t max_bytes, struct lnet_pcap **out, char *err, size_t errlen)
+	       uint64_t max_bytes, struct lnet_pcap **out, char *err, size_t errlen)
 {
 	struct lnet_pcap *cap = calloc(1, sizeof(*cap));
 	ssize_t rsz = rte_ring_get_memsize(CAP_RING_SIZE);
@@ -468,8 +468,8 @@ lnet_pcap_headers(struct lnet_pcap *cap, uint8_t *d, const struct lnet_pcap_seg 
 
 /* One segment of @p len payload bytes (from @p iov, @p skip in): reserve, build, enqueue. */
 static void
-lnet_pcap_segment(struct lnet_pcap *cap, const struct lnet_pcap_seg *s,
-		  const struct iovec *iov, int cnt, size_t skip, size_t len)
+lnet_pcap_segment(struct lnet_pcap *cap, const struct lnet_pcap_seg *s, const struct iovec *iov,
+		  int cnt, size_t skip, size_t len)
 {
 	size_t hdrs = lnet_pcap_hdrs(s);
 	size_t frame = hdrs + len;

@@ -34,16 +34,16 @@ struct lnet_pcap;
 
 /** A capture's totals. */
 struct lnet_pcap_stats {
-	uint64_t packets;         /**< frames written */
-	uint64_t bytes;           /**< bytes written to the file (with pcap headers) */
-	uint64_t dropped;         /**< frames not written: ring full or size bound */
-	uint64_t max_bytes;       /**< the bound; 0: none */
+	uint64_t packets;   /**< frames written */
+	uint64_t bytes;     /**< bytes written to the file (with pcap headers) */
+	uint64_t dropped;   /**< frames not written: ring full or size bound */
+	uint64_t max_bytes; /**< the bound; 0: none */
 };
 
 /** The file format. */
 enum lnet_pcap_format {
-	LNET_PCAP_PCAPNG = 0,   /**< one section, one Ethernet interface, enhanced packet blocks */
-	LNET_PCAP_PCAP,         /**< classic libpcap format */
+	LNET_PCAP_PCAPNG = 0, /**< one section, one Ethernet interface, enhanced packet blocks */
+	LNET_PCAP_PCAP,       /**< classic libpcap format */
 };
 
 /**
@@ -51,9 +51,8 @@ enum lnet_pcap_format {
  * names what is captured: pcapng keeps it as the interface's description.
  * 0 or -errno (@p err says why).
  */
-LNP_API int lnet_pcap_open(const char *file, enum lnet_pcap_format format,
-			   const char *comment, uint64_t max_bytes, struct lnet_pcap **out,
-			   char *err, size_t errlen);
+LNP_API int lnet_pcap_open(const char *file, enum lnet_pcap_format format, const char *comment,
+			   uint64_t max_bytes, struct lnet_pcap **out, char *err, size_t errlen);
 /**
  * Stop: once no LND can still enqueue (every NI detached on its lcore),
  * write what is queued, close the file and free. @p stats gets the totals.
@@ -63,15 +62,15 @@ LNP_API void lnet_pcap_stats_get(const struct lnet_pcap *cap, struct lnet_pcap_s
 
 /** One TCP connection as the capture shows it (addresses and ports in network order). */
 struct lnet_pcap_flow {
-	bool v6;                  /**< IPv6: 16-byte addresses; else IPv4 in the first 4 */
+	bool v6; /**< IPv6: 16-byte addresses; else IPv4 in the first 4 */
 	uint8_t local_ip[16];
 	uint8_t remote_ip[16];
 	uint16_t local_port;
 	uint16_t remote_port;
-	uint32_t seq_out;         /**< next sequence number we send */
-	uint32_t seq_in;          /**< next one the peer sends */
-	bool known;               /**< addresses filled */
-	bool synced;              /**< stream bytes are being recorded */
+	uint32_t seq_out; /**< next sequence number we send */
+	uint32_t seq_in;  /**< next one the peer sends */
+	bool known;       /**< addresses filled */
+	bool synced;      /**< stream bytes are being recorded */
 };
 
 /** Fill @p f from a connected socket; @p opened_now: the SYN exchange is recorded too. */

@@ -92,21 +92,21 @@ typedef void (*rt_timer_fn)(void *arg);
  * Fields are private to lib/rt.
  */
 struct rt_timer {
-	rt_timer_fn fn;          /**< callback */
-	void *arg;               /**< callback argument */
-	uint64_t expire_us;      /**< private: absolute expiry on the lcore clock */
-	struct rt_lcore *lcore;  /**< private: lcore it is armed on, NULL if idle */
-	unsigned int heap_idx;   /**< private: position in the lcore's timer heap */
+	rt_timer_fn fn;         /**< callback */
+	void *arg;              /**< callback argument */
+	uint64_t expire_us;     /**< private: absolute expiry on the lcore clock */
+	struct rt_lcore *lcore; /**< private: lcore it is armed on, NULL if idle */
+	unsigned int heap_idx;  /**< private: position in the lcore's timer heap */
 };
 
 /** Per-lcore counters, written by the lcore, readable (relaxed) by anyone. */
 struct rt_lcore_stats {
-	uint64_t loops;       /**< loop iterations */
-	uint64_t busy_loops;  /**< iterations that did work */
-	uint64_t msgs;        /**< messages executed */
-	uint64_t timers;      /**< timers fired */
-	uint64_t send_full;   /**< rt_lcore_send_msg() failures (ring full) */
-	uint64_t sleeps;      /**< idle sleeps of the thread that runs it (THREADS) */
+	uint64_t loops;      /**< loop iterations */
+	uint64_t busy_loops; /**< iterations that did work */
+	uint64_t msgs;       /**< messages executed */
+	uint64_t timers;     /**< timers fired */
+	uint64_t send_full;  /**< rt_lcore_send_msg() failures (ring full) */
+	uint64_t sleeps;     /**< idle sleeps of the thread that runs it (THREADS) */
 	/**
 	 * The longest time between two of its iterations (microseconds), an
 	 * idle sleep in between left out: how long it could not poll because
@@ -124,11 +124,11 @@ struct rt_lcore_stats {
 
 /** The step of a lcore's poll that runs (what a stall was doing). */
 enum rt_step {
-	RT_STEP_NONE = 0,   /**< between steps */
-	RT_STEP_MSG,        /**< a message from its ring */
-	RT_STEP_POLLER,     /**< a poller */
-	RT_STEP_TIMER,      /**< a timer's callback */
-	RT_STEP_RCU,        /**< the management lcore's RCU reclaim */
+	RT_STEP_NONE = 0, /**< between steps */
+	RT_STEP_MSG,      /**< a message from its ring */
+	RT_STEP_POLLER,   /**< a poller */
+	RT_STEP_TIMER,    /**< a timer's callback */
+	RT_STEP_RCU,      /**< the management lcore's RCU reclaim */
 	RT_STEP_N,
 };
 
@@ -137,13 +137,13 @@ enum rt_step {
  * only; each field readable (relaxed) by anyone.
  */
 struct rt_lcore_stalls {
-	uint64_t stalls;       /**< polls that ran past the threshold */
-	uint64_t longest_us;   /**< the longest, as long as the watchdog saw it run */
-	uint64_t last_us;      /**< the last one (or the one going on), so far */
-	uint64_t last_at_us;   /**< when the last one's poll began (rt_now_us) */
-	enum rt_step last_step;/**< what the last one was doing */
-	const void *last_fn;   /**< the function of that step */
-	bool ongoing;          /**< the last one has not ended yet */
+	uint64_t stalls;        /**< polls that ran past the threshold */
+	uint64_t longest_us;    /**< the longest, as long as the watchdog saw it run */
+	uint64_t last_us;       /**< the last one (or the one going on), so far */
+	uint64_t last_at_us;    /**< when the last one's poll began (rt_now_us) */
+	enum rt_step last_step; /**< what the last one was doing */
+	const void *last_fn;    /**< the function of that step */
+	bool ongoing;           /**< the last one has not ended yet */
 	/**
 	 * Its thread as the kernel saw it when the stall was found (THREADS):
 	 * the state ('R' running or preempted, 'S'/'D' blocked; 0 not known)
@@ -266,8 +266,7 @@ LNP_API bool rt_wait_until(struct rt_runtime *rt, bool (*cond)(void *arg), void 
  * lcores, and @p cpl is never called.
  * @return 0, -EINVAL (not called on a lcore of @p rt), -ENOMEM, -ENOBUFS
  */
-LNP_API int rt_for_each_dp_lcore(struct rt_runtime *rt, rt_msg_fn fn, void *ctx,
-				 rt_msg_fn cpl);
+LNP_API int rt_for_each_dp_lcore(struct rt_runtime *rt, rt_msg_fn fn, void *ctx, rt_msg_fn cpl);
 
 /**
  * Register a poller on @p lc. period_us = 0: every loop iteration; else at

@@ -21,12 +21,12 @@ LNP_BEGIN_DECLS
 
 /** A state machine's description; constant, shared by all its instances. */
 struct rt_fsm {
-	const char *name;               /**< for logs: "handshake", "conn", "peer" */
+	const char *name; /**< for logs: "handshake", "conn", "peer" */
 	unsigned int nstates;
 	unsigned int nevents;
-	const int8_t *table;            /**< [state * nevents + event]: next state or RT_FSM_NONE */
-	const char *const *states;      /**< nstates names */
-	const char *const *events;      /**< nevents names */
+	const int8_t *table;       /**< [state * nevents + event]: next state or RT_FSM_NONE */
+	const char *const *states; /**< nstates names */
+	const char *const *events; /**< nevents names */
 };
 
 /** The state @p ev leads to from @p state, or RT_FSM_NONE (also when out of range). */

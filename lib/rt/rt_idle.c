@@ -201,8 +201,10 @@ rt_idle_overslept(struct rt_waiter *w, uint64_t over_us)
 		__atomic_store_n(&w->oversleep_longest_us, over_us, __ATOMIC_RELAXED);
 	}
 	clock_gettime(CLOCK_REALTIME, &wall); /* to be matched with other processes' logs */
-	RT_LOG(WARNING, "thread %d woke %" PRIu64 " ms after its sleep was due: no CPU for it "
-	       "(woke at %lld.%03ld)", w->tid, over_us / LNP_US_PER_MS, (long long)wall.tv_sec,
+	RT_LOG(WARNING,
+	       "thread %d woke %" PRIu64 " ms after its sleep was due: no CPU for it "
+	       "(woke at %lld.%03ld)",
+	       w->tid, over_us / LNP_US_PER_MS, (long long)wall.tv_sec,
 	       wall.tv_nsec / (long)LNP_NS_PER_MS);
 }
 

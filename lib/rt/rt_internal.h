@@ -19,8 +19,7 @@ struct rt_watchdog;
  * Each file that logs registers its own "rt.<file>" log type and defines
  * RT_LOGTYPE to it before using RT_LOG, so levels can be set per concern.
  */
-#define RT_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_##level, RT_LOGTYPE, "rt: " fmt "\n", ##__VA_ARGS__)
+#define RT_LOG(level, fmt, ...) rte_log(RTE_LOG_##level, RT_LOGTYPE, "rt: " fmt "\n", ##__VA_ARGS__)
 
 #define RT_MSG_BATCH 32U
 #define RT_RING_DEFAULT 4096U
@@ -66,20 +65,20 @@ struct rt_poller {
 	void *arg;
 	uint64_t period_us;
 	uint64_t next_us;
-	int wait_fd;                /* readable when fn has work; -1: none */
+	int wait_fd;                 /* readable when fn has work; -1: none */
 	const unsigned int *pending; /* fn has work only while this is not 0; NULL: always */
 	char name[32];
 };
 
 /* Where a THREADS-mode loop thread sleeps when idle (rt_idle.c). */
 struct rt_waiter {
-	int epfd;                   /* evfd + its lcores' pollers' wait fds */
-	int evfd;                   /* written by senders when sleeping */
-	int sleeping;               /* atomic */
-	uint64_t sleeps;            /* written by its thread only */
-	uint64_t oversleeps;        /* sleeps that ended a stall threshold or more past their due time */
+	int epfd;            /* evfd + its lcores' pollers' wait fds */
+	int evfd;            /* written by senders when sleeping */
+	int sleeping;        /* atomic */
+	uint64_t sleeps;     /* written by its thread only */
+	uint64_t oversleeps; /* sleeps that ended a stall threshold or more past their due time */
 	uint64_t oversleep_longest_us; /* ... the longest overshoot (its thread only) */
-	int tid;                    /* its thread's kernel id, once it runs (the watchdog's look) */
+	int tid; /* its thread's kernel id, once it runs (the watchdog's look) */
 };
 
 /*
@@ -87,8 +86,8 @@ struct rt_waiter {
  * the lcore's thread with relaxed stores, read by the watchdog.
  */
 struct rt_beat {
-	uint64_t busy_since_us;     /* when the poll in progress began; 0: not in a poll */
-	const void *step_fn;        /* the function of the step in progress */
+	uint64_t busy_since_us; /* when the poll in progress began; 0: not in a poll */
+	const void *step_fn;    /* the function of the step in progress */
 	enum rt_step step;
 };
 
@@ -96,25 +95,25 @@ struct rt_lcore {
 	struct rt_runtime *rt;
 	enum rt_lcore_role role;
 	int cpt;
-	unsigned int id;            /* index in rt->lcores, RCU thread id */
+	unsigned int id; /* index in rt->lcores, RCU thread id */
 	struct rte_ring *ring;
 	void *ctx;
 	struct rt_poller *pollers;
-	struct rt_waiter *waiter;   /* THREADS: its loop thread's; else NULL */
-	struct rt_timer **heap;     /* min-heap on expire_us */
+	struct rt_waiter *waiter; /* THREADS: its loop thread's; else NULL */
+	struct rt_timer **heap;   /* min-heap on expire_us */
 	unsigned int nheap;
 	unsigned int heap_cap;
-	unsigned int skipped;       /* POLLED: rounds skipped since last polled */
-	uint64_t now_us;            /* the clock as its current (or last) iteration read it */
-	uint64_t seen_sleeps;       /* its thread's sleeps at its last iteration */
+	unsigned int skipped; /* POLLED: rounds skipped since last polled */
+	uint64_t now_us;      /* the clock as its current (or last) iteration read it */
+	uint64_t seen_sleeps; /* its thread's sleeps at its last iteration */
 	/* max_gap_us starts again (rt_lcore_gap_reset): a request any thread makes, which the
 	 * lcore applies at its next iteration, so only the lcore writes its stats. */
-	uint32_t gap_reset_req;     /* atomic: any thread bumps it */
-	uint32_t gap_reset_done;    /* the lcore's: the last request it applied */
+	uint32_t gap_reset_req;  /* atomic: any thread bumps it */
+	uint32_t gap_reset_done; /* the lcore's: the last request it applied */
 	struct rt_lcore_stats stats;
 	struct rt_beat beat;
 	struct rt_lcore_stalls stalls; /* written by the watchdog only */
-	uint64_t stall_since_us;    /* watchdog's: the poll whose stall it counted */
+	uint64_t stall_since_us;       /* watchdog's: the poll whose stall it counted */
 };
 
 struct rt_retired {
@@ -126,19 +125,19 @@ struct rt_retired {
 struct rt_runtime {
 	enum rt_mode mode;
 	bool mgmt_on_main;
-	unsigned int n;             /* logical lcores: [0] mgmt, [1..] data */
+	unsigned int n; /* logical lcores: [0] mgmt, [1..] data */
 	struct rt_lcore *lcores;
 	struct rte_rcu_qsbr *qsbr;
 	struct rt_retired *retired; /* FIFO owned by mgmt */
 	unsigned int nretired;
 	unsigned int retired_cap;
 	uint64_t sim_now_us;
-	int stop;                   /* atomic */
-	int main_running;           /* atomic: rt_runtime_run_main() is in its loop */
+	int stop;         /* atomic */
+	int main_running; /* atomic: rt_runtime_run_main() is in its loop */
 	bool started;
 	unsigned int workers[RTE_MAX_LCORE];
 	unsigned int nworkers;
-	struct rt_waiter *waiters;  /* [nworkers] the workers', then the main thread's */
+	struct rt_waiter *waiters; /* [nworkers] the workers', then the main thread's */
 	unsigned int nwaiters;
 	struct rt_watchdog *watchdog; /* NULL: none watches */
 };

@@ -89,7 +89,7 @@ rt_runtime_create(const struct rt_runtime_opts *opts, struct rt_runtime **out)
 		rc = rt_lcore_init(rt, i, ring_size);
 	}
 	if (rc == 0 && opts->opts_size >= offsetof(struct rt_runtime_opts, stall_us) +
-						   sizeof(opts->stall_us)) {
+						  sizeof(opts->stall_us)) {
 		rc = rt_watchdog_start(rt, opts->stall_us);
 	}
 	if (rc != 0) {
@@ -211,7 +211,8 @@ rt_lcore_gap(struct rt_lcore *lc, uint64_t now)
 	uint32_t reset = __atomic_load_n(&lc->gap_reset_req, __ATOMIC_RELAXED);
 
 	if (unlikely(reset != lc->gap_reset_done)) {
-		__atomic_store_n(&lc->gap_reset_done, reset, __ATOMIC_RELAXED); /* the gap ending now counts */
+		__atomic_store_n(&lc->gap_reset_done, reset,
+				 __ATOMIC_RELAXED); /* the gap ending now counts */
 		__atomic_store_n(&lc->stats.max_gap_us, 0, __ATOMIC_RELAXED);
 	}
 	if (lc->now_us != 0 && now > lc->now_us && sleeps == lc->seen_sleeps &&
@@ -278,7 +279,8 @@ rt_lcore_nothing_due(const struct rt_lcore *lc, uint64_t now)
 		return false;
 	}
 	for (p = lc->pollers; p != NULL; p = p->next) {
-		if ((p->pending == NULL || *p->pending != 0) && (p->period_us == 0 || p->next_us <= now)) {
+		if ((p->pending == NULL || *p->pending != 0) &&
+		    (p->period_us == 0 || p->next_us <= now)) {
 			return false;
 		}
 	}
@@ -344,15 +346,19 @@ rt_lcore_stats_get(const struct rt_lcore *lc, struct rt_lcore_stats *out)
 	out->msgs = __atomic_load_n(&lc->stats.msgs, __ATOMIC_RELAXED);
 	out->timers = __atomic_load_n(&lc->stats.timers, __ATOMIC_RELAXED);
 	out->send_full = __atomic_load_n(&lc->stats.send_full, __ATOMIC_RELAXED);
-	out->sleeps = lc->waiter != NULL ? __atomic_load_n(&lc->waiter->sleeps, __ATOMIC_RELAXED) : 0;
+	out->sleeps =
+		lc->waiter != NULL ? __atomic_load_n(&lc->waiter->sleeps, __ATOMIC_RELAXED) : 0;
 	/* A reset the lcore has not applied yet: no gap measured since it. */
 	out->max_gap_us = __atomic_load_n(&lc->gap_reset_req, __ATOMIC_RELAXED) !=
-					  __atomic_load_n(&lc->gap_reset_done, __ATOMIC_RELAXED)
-				  ? 0
-				  : __atomic_load_n(&lc->stats.max_gap_us, __ATOMIC_RELAXED);
-	out->oversleeps = lc->waiter != NULL ? __atomic_load_n(&lc->waiter->oversleeps, __ATOMIC_RELAXED) : 0;
+					  __atomic_load_n(&lc->gap_reset_done, __ATOMIC_RELAXED) ?
+				  0 :
+				  __atomic_load_n(&lc->stats.max_gap_us, __ATOMIC_RELAXED);
+	out->oversleeps =
+		lc->waiter != NULL ? __atomic_load_n(&lc->waiter->oversleeps, __ATOMIC_RELAXED) : 0;
 	out->oversleep_longest_us =
-		lc->waiter != NULL ? __atomic_load_n(&lc->waiter->oversleep_longest_us, __ATOMIC_RELAXED) : 0;
+		lc->waiter != NULL ?
+			__atomic_load_n(&lc->waiter->oversleep_longest_us, __ATOMIC_RELAXED) :
+			0;
 }
 
 void

@@ -31,7 +31,8 @@
 #define RT_LOG_LINE 252
 #define RT_LOG_SLOTS 1024
 #define RT_LOG_DRAIN_NS 10000000L /* the writer looks every 10 ms: a log line can wait that long */
-#define RT_LOG_STOP_WAIT_MS 1000  /* at exit, how long in all an output that takes nothing is waited for */
+#define RT_LOG_STOP_WAIT_MS \
+	1000 /* at exit, how long in all an output that takes nothing is waited for */
 
 struct rt_log_slot {
 	uint32_t len;
@@ -40,15 +41,15 @@ struct rt_log_slot {
 
 struct rt_log {
 	struct rte_ring *ring;
-	int fd;                        /* where the lines go: stderr, as rt_log_output() opened it */
-	bool sock;                     /* ... a socket: written with MSG_DONTWAIT */
-	FILE *stream;                  /* the one DPDK writes to */
+	int fd;       /* where the lines go: stderr, as rt_log_output() opened it */
+	bool sock;    /* ... a socket: written with MSG_DONTWAIT */
+	FILE *stream; /* the one DPDK writes to */
 	pthread_t writer;
-	int stop;                      /* atomic */
-	uint64_t dropped;              /* atomic: lines the full ring refused, or the output at exit */
-	uint64_t dropped_told;         /* writer's: dropped lines already reported */
-	int stop_waited_ms;            /* writer's: how long it waited for the output since stop */
-	bool gave_up;                  /* writer's: past RT_LOG_STOP_WAIT_MS, drops the rest */
+	int stop;              /* atomic */
+	uint64_t dropped;      /* atomic: lines the full ring refused, or the output at exit */
+	uint64_t dropped_told; /* writer's: dropped lines already reported */
+	int stop_waited_ms;    /* writer's: how long it waited for the output since stop */
+	bool gave_up;          /* writer's: past RT_LOG_STOP_WAIT_MS, drops the rest */
 };
 
 static struct rt_log *g_rt_log;
@@ -113,7 +114,8 @@ static bool
 rt_log_write_line(struct rt_log *l, const char *p, size_t n)
 {
 	while (n > 0) {
-		ssize_t w = l->sock ? send(l->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL) : write(l->fd, p, n);
+		ssize_t w = l->sock ? send(l->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL) :
+				      write(l->fd, p, n);
 
 		if (w < 0 && errno == EINTR) {
 			continue;
@@ -188,7 +190,8 @@ rt_log_drain(struct rt_log *l)
 	dropped = __atomic_load_n(&l->dropped, __ATOMIC_RELAXED);
 	if (dropped != l->dropped_told) {
 		char line[96];
-		int len = snprintf(line, sizeof(line), "rt: %llu log line(s) dropped: the log ring was full\n",
+		int len = snprintf(line, sizeof(line),
+				   "rt: %llu log line(s) dropped: the log ring was full\n",
 				   (unsigned long long)(dropped - l->dropped_told));
 
 		if (rt_log_write_line(l, line, (size_t)len)) {

@@ -58,9 +58,9 @@ rt_msgs_run_batch(struct rt_lcore *lc)
  * it (at worst, a spurious wake-up of the next owner).
  */
 struct rt_caller {
-	int fd;                   /* eventfd */
-	int sleeping;             /* atomic */
-	struct rt_caller *next;   /* in the pool */
+	int fd;                 /* eventfd */
+	int sleeping;           /* atomic */
+	struct rt_caller *next; /* in the pool */
 };
 
 static pthread_mutex_t g_callers_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -131,7 +131,7 @@ struct rt_call {
 	void *ctx;
 	int rc;
 	int done;
-	struct rt_caller *caller;  /* NULL: the caller only spins */
+	struct rt_caller *caller; /* NULL: the caller only spins */
 };
 
 static void

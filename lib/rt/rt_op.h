@@ -37,7 +37,7 @@ struct rt_op {
 	struct rt_op_queue *q;
 	void (*start)(struct rt_op *op); /**< on the queue's lcore, when its turn comes */
 	int rc;
-	int done;                 /* atomic, set last: the submitter owns op again */
+	int done; /* atomic, set last: the submitter owns op again */
 };
 
 /** An empty queue whose operations run on @p lc. */

@@ -28,22 +28,22 @@ LNP_BEGIN_DECLS
 /** The link an object carries while it waits in an outbox (two pointers). */
 struct rt_outbox_item {
 	STAILQ_ENTRY(rt_outbox_item) next;
-	void *ctx;                /**< what the destination's handler gets */
+	void *ctx; /**< what the destination's handler gets */
 };
 STAILQ_HEAD(rt_outbox_items, rt_outbox_item);
 
 /** One destination of an outbox. Private to lib/rt. */
 struct rt_outbox_dst {
-	struct rt_outbox_items waiting;  /**< refused, or behind one that was */
+	struct rt_outbox_items waiting; /**< refused, or behind one that was */
 	struct rt_lcore *lc;
 	rt_msg_fn fn;
 };
 
 /** An outbox, owned and polled by one lcore. Fields are private to lib/rt. */
 struct rt_outbox {
-	struct rt_outbox_dst *dst;  /**< [destination] */
-	unsigned int n;             /**< destinations; 0 before rt_outbox_init() */
-	unsigned int queued;        /**< items waiting for any of them: the poller's idle test */
+	struct rt_outbox_dst *dst; /**< [destination] */
+	unsigned int n;            /**< destinations; 0 before rt_outbox_init() */
+	unsigned int queued;       /**< items waiting for any of them: the poller's idle test */
 	struct rt_poller *poller;
 };
 

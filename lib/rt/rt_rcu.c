@@ -35,8 +35,7 @@ rt_rcu_retire(struct rt_runtime *rt, void *old, rt_free_fn fn)
 		rt->retired = r;
 		rt->retired_cap = cap;
 	}
-	rt->retired[rt->nretired++] =
-		(struct rt_retired){ rte_rcu_qsbr_start(rt->qsbr), old, fn };
+	rt->retired[rt->nretired++] = (struct rt_retired){ rte_rcu_qsbr_start(rt->qsbr), old, fn };
 	return 0;
 }
 

@@ -13,7 +13,8 @@ void
 rt_wait_turn(struct rt_runtime *rt)
 {
 	if (rt_runtime_caller_polls(rt)) {
-		rt_runtime_poll_until_idle(rt, 1); /* the lcores move only when this thread runs them */
+		rt_runtime_poll_until_idle(rt,
+					   1); /* the lcores move only when this thread runs them */
 	} else {
 		sched_yield();
 	}
@@ -34,7 +35,8 @@ bool
 rt_wait_driving(struct rt_runtime *rt, bool (*cond)(void *arg), void *arg, uint64_t timeout_us)
 {
 	if (rt_runtime_mode(rt) == RT_MODE_SIM) {
-		return rt_wait_until(rt, cond, arg, timeout_us); /* it polls before it looks at time */
+		return rt_wait_until(rt, cond, arg,
+				     timeout_us); /* it polls before it looks at time */
 	}
 	/* POLLED: rt_wait_until looks at the clock first; a timeout of 0 would run nothing. */
 	rt_runtime_poll_until_idle(rt, 1);

@@ -31,12 +31,12 @@ struct rt_watchdog {
 	uint64_t threshold_us;
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;       /* CLOCK_MONOTONIC; signalled to stop */
-	bool stop;                 /* under lock */
+	pthread_cond_t cond; /* CLOCK_MONOTONIC; signalled to stop */
+	bool stop;           /* under lock */
 };
 
 static const char *const rt_step_names[RT_STEP_N] = {
-	[RT_STEP_NONE] = "none", [RT_STEP_MSG] = "message", [RT_STEP_POLLER] = "poller",
+	[RT_STEP_NONE] = "none",   [RT_STEP_MSG] = "message",     [RT_STEP_POLLER] = "poller",
 	[RT_STEP_TIMER] = "timer", [RT_STEP_RCU] = "rcu reclaim",
 };
 
@@ -129,7 +129,8 @@ rt_stall_thread(struct rt_lcore *lc, char *buf, size_t len)
 			 __ATOMIC_RELAXED);
 	/* "running", or the number then the arguments */
 	__atomic_store_n(&lc->stalls.last_syscall,
-			 sys[0] >= '0' && sys[0] <= '9' ? strtol(sys, NULL, 10) : -1L, __ATOMIC_RELAXED);
+			 sys[0] >= '0' && sys[0] <= '9' ? strtol(sys, NULL, 10) : -1L,
+			 __ATOMIC_RELAXED);
 	snprintf(buf, len, "thread %d state %c, syscall %s, wchan %s", tid,
 		 lc->stalls.last_state != 0 ? lc->stalls.last_state : '?',
 		 sys[0] != '\0' ? sys : "?", wchan[0] != '\0' ? wchan : "?");
@@ -142,8 +143,9 @@ rt_stall_log_start(const struct rt_lcore *lc, const struct rt_lcore_stalls *s, u
 	char fn[128];
 
 	rt_fn_describe(s->last_fn, fn, sizeof(fn));
-	RT_LOG(WARNING, "lcore %u (%s, cpt %d, %s mode) stalled: one poll has run %" PRIu64
-		       " ms, in a %s step, %s (stall %" PRIu64 "); %s",
+	RT_LOG(WARNING,
+	       "lcore %u (%s, cpt %d, %s mode) stalled: one poll has run %" PRIu64
+	       " ms, in a %s step, %s (stall %" PRIu64 "); %s",
 	       lc->id, lc->role == RT_ROLE_MGMT ? "mgmt" : "data", lc->cpt,
 	       rt_mode_name(lc->rt->mode), ran_us / LNP_US_PER_MS, rt_step_name(s->last_step), fn,
 	       s->stalls, thread);

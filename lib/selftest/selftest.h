@@ -61,9 +61,9 @@
  */
 enum sft_status {
 	SFT_STATUS_OK = 0,
-	SFT_STATUS_ENOENT = 2,   /**< no such test/batch (TEST, BATCH) */
-	SFT_STATUS_ESRCH = 3,    /**< no session, or not this session */
-	SFT_STATUS_EIO = 5,      /**< bulk transfer failed */
+	SFT_STATUS_ENOENT = 2, /**< no such test/batch (TEST, BATCH) */
+	SFT_STATUS_ESRCH = 3,  /**< no session, or not this session */
+	SFT_STATUS_EIO = 5,    /**< bulk transfer failed */
 	SFT_STATUS_ENOMEM = 12,
 	SFT_STATUS_EBUSY = 16,   /**< node owned by another session, batch running */
 	SFT_STATUS_EINVAL = 22,  /**< field out of range */

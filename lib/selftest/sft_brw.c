@@ -59,8 +59,7 @@ sft_brw_word_covered(uint32_t check, uint32_t at, uint32_t len)
 }
 
 int
-sft_brw_fill(void *pages, size_t size, uint32_t off, uint32_t len, uint32_t check,
-	     uint64_t magic)
+sft_brw_fill(void *pages, size_t size, uint32_t off, uint32_t len, uint32_t check, uint64_t magic)
 {
 	uint8_t *base = pages;
 	uint32_t at;

@@ -156,7 +156,9 @@ sft_check_body(const struct sft_msg *m)
 		return m->body.stat_reqst.sid.nid == SFT_SID_NID_NONE ? -SFT_WIRE_ESID : 0;
 	case SFT_MSG_BATCH_REQST:
 		return m->body.batch_reqst.opc >= SFT_BATCH_RUN &&
-		       m->body.batch_reqst.opc <= SFT_BATCH_QUERY ? 0 : -SFT_WIRE_EOPC;
+				       m->body.batch_reqst.opc <= SFT_BATCH_QUERY ?
+			       0 :
+			       -SFT_WIRE_EOPC;
 	case SFT_MSG_TEST_REQST:
 		return sft_check_test_reqst(m);
 	case SFT_MSG_BRW_REQST:

@@ -576,7 +576,9 @@ sft_fw_arm(struct sft_fw *fw, uint64_t now_ms)
 {
 	const struct sft_fw_session *sn = fw->session;
 
-	fw->deadline_ms = sn != NULL && sn->timeout_s != 0 ? now_ms + (uint64_t)sn->timeout_s * SFT_MS_PER_S : 0;
+	fw->deadline_ms = sn != NULL && sn->timeout_s != 0 ?
+				  now_ms + (uint64_t)sn->timeout_s * SFT_MS_PER_S :
+				  0;
 }
 
 /*

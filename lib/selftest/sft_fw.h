@@ -32,18 +32,18 @@ struct sft_fw_session;
 /** A test instance added by a TEST request (the kernel's sfw_test_instance). */
 struct sft_fw_test {
 	struct sft_fw_batch *batch;
-	uint32_t service;              /**< SFT_SVC_BRW or SFT_SVC_PING */
+	uint32_t service; /**< SFT_SVC_BRW or SFT_SVC_PING */
 	bool is_client;
 	bool stop_onerr;
-	uint32_t loop;                 /**< client: RPCs per unit; server: buffers asked */
-	uint32_t concur;               /**< client: units per destination */
-	uint32_t feats;                /**< the session's features: how to read params */
-	union sft_test_params params;  /**< client: in host order */
+	uint32_t loop;                /**< client: RPCs per unit; server: buffers asked */
+	uint32_t concur;              /**< client: units per destination */
+	uint32_t feats;               /**< the session's features: how to read params */
+	union sft_test_params params; /**< client: in host order */
 	uint32_t ndest;
-	struct sft_dest *dests;        /**< client: ndest destinations, host order */
-	uint32_t nactive;              /**< client: units running (the engine's count) */
+	struct sft_dest *dests; /**< client: ndest destinations, host order */
+	uint32_t nactive;       /**< client: units running (the engine's count) */
 	bool stopping;
-	void *priv;                    /**< the engine's, from test_start to test_gone */
+	void *priv; /**< the engine's, from test_start to test_gone */
 };
 
 /** A batch: the tests of one bid, in the order they were added. */
@@ -54,21 +54,21 @@ struct sft_fw_batch {
 	uint32_t ntests;
 	uint32_t cap;
 	struct sft_fw_test **tests;
-	uint32_t nactive;              /**< client tests with units running */
+	uint32_t nactive; /**< client tests with units running */
 };
 
 /** The session (the kernel's sfw_session). */
 struct sft_fw_session {
-	struct sft_fw_session *next;   /**< on the zombie list once deactivated */
+	struct sft_fw_session *next; /**< on the zombie list once deactivated */
 	struct sft_sid sid;
 	char name[SFT_NAME_SIZE];
 	uint32_t features;
-	uint32_t timeout_s;            /**< 0: never expires */
-	uint32_t refcount;             /**< MKSN of the same sid add one; RMSN drops one */
+	uint32_t timeout_s; /**< 0: never expires */
+	uint32_t refcount;  /**< MKSN of the same sid add one; RMSN drops one */
 	uint64_t started_ms;
 	uint32_t brw_errors;
 	uint32_t ping_errors;
-	struct sft_fw_batch *batches;  /**< in the order first used */
+	struct sft_fw_batch *batches; /**< in the order first used */
 };
 
 /** The counters a STAT reply carries besides the framework's. */
@@ -101,19 +101,19 @@ struct sft_fw_ops {
 /** The node's framework. */
 struct sft_fw {
 	struct sft_fw_ops ops;
-	uint32_t session_timeout_s;    /**< for new sessions */
+	uint32_t session_timeout_s; /**< for new sessions */
 	struct sft_fw_session *session;
 	struct sft_fw_session *zombies; /**< deactivated, waiting for their tests to stop */
 	uint32_t nzombies;
-	uint64_t deadline_ms;          /**< the session's expiry; 0: not armed */
-	uint64_t expired;              /**< sessions ended by their timer */
+	uint64_t deadline_ms; /**< the session's expiry; 0: not armed */
+	uint64_t expired;     /**< sessions ended by their timer */
 };
 
 /** What the engine does with a request once sft_fw_handle() returns. */
 enum sft_fw_action {
-	SFT_FW_REPLY,    /**< send the reply filled in */
-	SFT_FW_DROP,     /**< no reply (the kernel drops it) */
-	SFT_FW_BULK,     /**< fetch the TEST client's destination list, then sft_fw_test_bulk_ready() */
+	SFT_FW_REPLY, /**< send the reply filled in */
+	SFT_FW_DROP,  /**< no reply (the kernel drops it) */
+	SFT_FW_BULK, /**< fetch the TEST client's destination list, then sft_fw_test_bulk_ready() */
 };
 
 /** Set up @p fw with no session; @p ops may have NULL members where unused. */

@@ -30,38 +30,50 @@ struct sft_layout {
 	unsigned int n;
 };
 
-#define FLD(k, off, member) {(k), (off), offsetof(struct sft_msg, member)}
+#define FLD(k, off, member)                                  \
+	{                                                    \
+		(k), (off), offsetof(struct sft_msg, member) \
+	}
 /* A session id: nid then stamp, 16 bytes. */
 #define SID(off, member) FLD(SFT_U64, (off), member.nid), FLD(SFT_U64, (off) + 8, member.stamp)
-#define LAYOUT(f) {(f), sizeof(f) / sizeof((f)[0])}
+#define LAYOUT(f)                               \
+	{                                       \
+		(f), sizeof(f) / sizeof((f)[0]) \
+	}
 
 /* The magic is read apart: it decides the order of everything else. */
 static const struct sft_field hdr_fields[] = {
-	FLD(SFT_U32, 4, version),     FLD(SFT_U32, 8, type),
-	FLD(SFT_U32, 12, reserved0),  FLD(SFT_U32, 16, reserved1),
-	FLD(SFT_U32, 20, ses_feats),
+	FLD(SFT_U32, 4, version),    FLD(SFT_U32, 8, type),       FLD(SFT_U32, 12, reserved0),
+	FLD(SFT_U32, 16, reserved1), FLD(SFT_U32, 20, ses_feats),
 };
 
 static const struct sft_field mksn_reqst[] = {
-	FLD(SFT_U64, 24, body.mksn_reqst.rpyid), SID(32, body.mksn_reqst.sid),
-	FLD(SFT_U32, 48, body.mksn_reqst.force), FLD(SFT_NAME, 52, body.mksn_reqst.name),
+	FLD(SFT_U64, 24, body.mksn_reqst.rpyid),
+	SID(32, body.mksn_reqst.sid),
+	FLD(SFT_U32, 48, body.mksn_reqst.force),
+	FLD(SFT_NAME, 52, body.mksn_reqst.name),
 };
 
 static const struct sft_field mksn_reply[] = {
-	FLD(SFT_U32, 24, body.mksn_reply.status),  SID(28, body.mksn_reply.sid),
-	FLD(SFT_U32, 44, body.mksn_reply.timeout), FLD(SFT_NAME, 48, body.mksn_reply.name),
+	FLD(SFT_U32, 24, body.mksn_reply.status),
+	SID(28, body.mksn_reply.sid),
+	FLD(SFT_U32, 44, body.mksn_reply.timeout),
+	FLD(SFT_NAME, 48, body.mksn_reply.name),
 };
 
 static const struct sft_field rmsn_reqst[] = {
-	FLD(SFT_U64, 24, body.rmsn_reqst.rpyid), SID(32, body.rmsn_reqst.sid),
+	FLD(SFT_U64, 24, body.rmsn_reqst.rpyid),
+	SID(32, body.rmsn_reqst.sid),
 };
 
 static const struct sft_field rmsn_reply[] = {
-	FLD(SFT_U32, 24, body.rmsn_reply.status), SID(28, body.rmsn_reply.sid),
+	FLD(SFT_U32, 24, body.rmsn_reply.status),
+	SID(28, body.rmsn_reply.sid),
 };
 
 static const struct sft_field debug_reqst[] = {
-	FLD(SFT_U64, 24, body.debug_reqst.rpyid), SID(32, body.debug_reqst.sid),
+	FLD(SFT_U64, 24, body.debug_reqst.rpyid),
+	SID(32, body.debug_reqst.sid),
 	FLD(SFT_U32, 48, body.debug_reqst.flags),
 };
 
@@ -78,49 +90,69 @@ static const struct sft_field batch_reqst[] = {
 };
 
 static const struct sft_field batch_reply[] = {
-	FLD(SFT_U32, 24, body.batch_reply.status), SID(28, body.batch_reply.sid),
-	FLD(SFT_U32, 44, body.batch_reply.active), FLD(SFT_U32, 48, body.batch_reply.time),
+	FLD(SFT_U32, 24, body.batch_reply.status),
+	SID(28, body.batch_reply.sid),
+	FLD(SFT_U32, 44, body.batch_reply.active),
+	FLD(SFT_U32, 48, body.batch_reply.time),
 };
 
 static const struct sft_field stat_reqst[] = {
-	FLD(SFT_U64, 24, body.stat_reqst.rpyid), SID(32, body.stat_reqst.sid),
+	FLD(SFT_U64, 24, body.stat_reqst.rpyid),
+	SID(32, body.stat_reqst.sid),
 	FLD(SFT_U32, 48, body.stat_reqst.type),
 };
 
 #define STR(m) body.stat_reply.m
 static const struct sft_field stat_reply[] = {
-	FLD(SFT_U32, 24, STR(status)),            SID(28, STR(sid)),
+	FLD(SFT_U32, 24, STR(status)),
+	SID(28, STR(sid)),
 	/* framework counters, 20 bytes at 44 */
-	FLD(SFT_U32, 44, STR(fw.running_ms)),     FLD(SFT_U32, 48, STR(fw.active_batches)),
-	FLD(SFT_U32, 52, STR(fw.zombie_sessions)), FLD(SFT_U32, 56, STR(fw.brw_errors)),
+	FLD(SFT_U32, 44, STR(fw.running_ms)),
+	FLD(SFT_U32, 48, STR(fw.active_batches)),
+	FLD(SFT_U32, 52, STR(fw.zombie_sessions)),
+	FLD(SFT_U32, 56, STR(fw.brw_errors)),
 	FLD(SFT_U32, 60, STR(fw.ping_errors)),
 	/* RPC counters, 36 bytes at 64 */
-	FLD(SFT_U32, 64, STR(rpc.errors)),        FLD(SFT_U32, 68, STR(rpc.rpcs_sent)),
-	FLD(SFT_U32, 72, STR(rpc.rpcs_rcvd)),     FLD(SFT_U32, 76, STR(rpc.rpcs_dropped)),
-	FLD(SFT_U32, 80, STR(rpc.rpcs_expired)),  FLD(SFT_U64, 84, STR(rpc.bulk_get)),
+	FLD(SFT_U32, 64, STR(rpc.errors)),
+	FLD(SFT_U32, 68, STR(rpc.rpcs_sent)),
+	FLD(SFT_U32, 72, STR(rpc.rpcs_rcvd)),
+	FLD(SFT_U32, 76, STR(rpc.rpcs_dropped)),
+	FLD(SFT_U32, 80, STR(rpc.rpcs_expired)),
+	FLD(SFT_U64, 84, STR(rpc.bulk_get)),
 	FLD(SFT_U64, 92, STR(rpc.bulk_put)),
 	/* LNet counters, 60 bytes at 100 */
-	FLD(SFT_U32, 100, STR(lnet.msgs_alloc)),  FLD(SFT_U32, 104, STR(lnet.msgs_max)),
-	FLD(SFT_U32, 108, STR(lnet.errors)),      FLD(SFT_U32, 112, STR(lnet.send_count)),
-	FLD(SFT_U32, 116, STR(lnet.recv_count)),  FLD(SFT_U32, 120, STR(lnet.route_count)),
-	FLD(SFT_U32, 124, STR(lnet.drop_count)),  FLD(SFT_U64, 128, STR(lnet.send_length)),
-	FLD(SFT_U64, 136, STR(lnet.recv_length)), FLD(SFT_U64, 144, STR(lnet.route_length)),
+	FLD(SFT_U32, 100, STR(lnet.msgs_alloc)),
+	FLD(SFT_U32, 104, STR(lnet.msgs_max)),
+	FLD(SFT_U32, 108, STR(lnet.errors)),
+	FLD(SFT_U32, 112, STR(lnet.send_count)),
+	FLD(SFT_U32, 116, STR(lnet.recv_count)),
+	FLD(SFT_U32, 120, STR(lnet.route_count)),
+	FLD(SFT_U32, 124, STR(lnet.drop_count)),
+	FLD(SFT_U64, 128, STR(lnet.send_length)),
+	FLD(SFT_U64, 136, STR(lnet.recv_length)),
+	FLD(SFT_U64, 144, STR(lnet.route_length)),
 	FLD(SFT_U64, 152, STR(lnet.drop_length)),
 };
 #undef STR
 
 #define TSR(m) body.test_reqst.m
 static const struct sft_field test_reqst[] = {
-	FLD(SFT_U64, 24, TSR(rpyid)),     FLD(SFT_U64, 32, TSR(bulkid)),
-	SID(40, TSR(sid)),                FLD(SFT_U64, 56, TSR(bid)),
-	FLD(SFT_U32, 64, TSR(service)),   FLD(SFT_U32, 68, TSR(loop)),
-	FLD(SFT_U32, 72, TSR(concur)),    FLD(SFT_U8, 76, TSR(is_client)),
-	FLD(SFT_U8, 77, TSR(stop_onerr)), FLD(SFT_U32, 78, TSR(ndest)),
+	FLD(SFT_U64, 24, TSR(rpyid)),
+	FLD(SFT_U64, 32, TSR(bulkid)),
+	SID(40, TSR(sid)),
+	FLD(SFT_U64, 56, TSR(bid)),
+	FLD(SFT_U32, 64, TSR(service)),
+	FLD(SFT_U32, 68, TSR(loop)),
+	FLD(SFT_U32, 72, TSR(concur)),
+	FLD(SFT_U8, 76, TSR(is_client)),
+	FLD(SFT_U8, 77, TSR(stop_onerr)),
+	FLD(SFT_U32, 78, TSR(ndest)),
 };
 
 /* The 12 bytes at 82, one table per view. */
 static const struct sft_field test_ping_params[] = {
-	FLD(SFT_U32, 82, TSR(params.ping.size)), FLD(SFT_U32, 86, TSR(params.ping.flags)),
+	FLD(SFT_U32, 82, TSR(params.ping.size)),
+	FLD(SFT_U32, 86, TSR(params.ping.flags)),
 };
 
 static const struct sft_field test_bulk_v0_params[] = {
@@ -130,33 +162,40 @@ static const struct sft_field test_bulk_v0_params[] = {
 };
 
 static const struct sft_field test_bulk_v1_params[] = {
-	FLD(SFT_U16, 82, TSR(params.bulk_v1.opc)), FLD(SFT_U16, 84, TSR(params.bulk_v1.flags)),
-	FLD(SFT_U32, 86, TSR(params.bulk_v1.len)), FLD(SFT_U32, 90, TSR(params.bulk_v1.offset)),
+	FLD(SFT_U16, 82, TSR(params.bulk_v1.opc)),
+	FLD(SFT_U16, 84, TSR(params.bulk_v1.flags)),
+	FLD(SFT_U32, 86, TSR(params.bulk_v1.len)),
+	FLD(SFT_U32, 90, TSR(params.bulk_v1.offset)),
 };
 #undef TSR
 
 static const struct sft_field test_reply[] = {
-	FLD(SFT_U32, 24, body.test_reply.status), SID(28, body.test_reply.sid),
+	FLD(SFT_U32, 24, body.test_reply.status),
+	SID(28, body.test_reply.sid),
 };
 
 static const struct sft_field join_reqst[] = {
-	FLD(SFT_U64, 24, body.join_reqst.rpyid), SID(32, body.join_reqst.sid),
+	FLD(SFT_U64, 24, body.join_reqst.rpyid),
+	SID(32, body.join_reqst.sid),
 	FLD(SFT_NAME, 48, body.join_reqst.group),
 };
 
 static const struct sft_field join_reply[] = {
-	FLD(SFT_U32, 24, body.join_reply.status),  SID(28, body.join_reply.sid),
-	FLD(SFT_U32, 44, body.join_reply.timeout), FLD(SFT_NAME, 48, body.join_reply.session),
+	FLD(SFT_U32, 24, body.join_reply.status),
+	SID(28, body.join_reply.sid),
+	FLD(SFT_U32, 44, body.join_reply.timeout),
+	FLD(SFT_NAME, 48, body.join_reply.session),
 };
 
 static const struct sft_field ping_reqst[] = {
-	FLD(SFT_U64, 24, body.ping_reqst.rpyid),    FLD(SFT_U32, 32, body.ping_reqst.magic),
-	FLD(SFT_U32, 36, body.ping_reqst.seq),      FLD(SFT_U64, 40, body.ping_reqst.time_sec),
+	FLD(SFT_U64, 24, body.ping_reqst.rpyid),     FLD(SFT_U32, 32, body.ping_reqst.magic),
+	FLD(SFT_U32, 36, body.ping_reqst.seq),       FLD(SFT_U64, 40, body.ping_reqst.time_sec),
 	FLD(SFT_U64, 48, body.ping_reqst.time_nsec),
 };
 
 static const struct sft_field ping_reply[] = {
-	FLD(SFT_U32, 24, body.ping_reply.status), FLD(SFT_U32, 28, body.ping_reply.magic),
+	FLD(SFT_U32, 24, body.ping_reply.status),
+	FLD(SFT_U32, 28, body.ping_reply.magic),
 	FLD(SFT_U32, 32, body.ping_reply.seq),
 };
 
@@ -185,7 +224,7 @@ static const struct sft_layout body_layouts[SFT_MSG_TYPE_MAX] = {
 static const struct sft_layout hdr_layout = LAYOUT(hdr_fields);
 
 static const struct sft_layout params_layouts[] = {
-	[SFT_TPARAMS_NONE] = {NULL, 0},
+	[SFT_TPARAMS_NONE] = { NULL, 0 },
 	[SFT_TPARAMS_PING] = LAYOUT(test_ping_params),
 	[SFT_TPARAMS_BULK_V0] = LAYOUT(test_bulk_v0_params),
 	[SFT_TPARAMS_BULK_V1] = LAYOUT(test_bulk_v1_params),
@@ -238,7 +277,11 @@ static unsigned int
 sft_field_width(uint8_t kind)
 {
 	static const unsigned int width[] = {
-		[SFT_U8] = 1, [SFT_U16] = 2, [SFT_U32] = 4, [SFT_U64] = 8, [SFT_NAME] = SFT_NAME_SIZE,
+		[SFT_U8] = 1,
+		[SFT_U16] = 2,
+		[SFT_U32] = 4,
+		[SFT_U64] = 8,
+		[SFT_NAME] = SFT_NAME_SIZE,
 	};
 
 	return width[kind];

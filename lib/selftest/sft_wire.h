@@ -221,12 +221,12 @@ union sft_test_params {
 		uint32_t size;
 		uint32_t flags;
 	} ping;
-	struct {              /**< without SFT_FEAT_BULK_LEN */
-		uint32_t opc; /**< enum sft_brw_rw */
-		uint32_t npg; /**< pages */
+	struct {                /**< without SFT_FEAT_BULK_LEN */
+		uint32_t opc;   /**< enum sft_brw_rw */
+		uint32_t npg;   /**< pages */
 		uint32_t flags; /**< enum sft_brw_check */
 	} bulk_v0;
-	struct {              /**< with SFT_FEAT_BULK_LEN */
+	struct { /**< with SFT_FEAT_BULK_LEN */
 		uint16_t opc;
 		uint16_t flags;
 		uint32_t len;
@@ -236,7 +236,7 @@ union sft_test_params {
 
 /** Which member of union sft_test_params a TEST request carries. */
 enum sft_test_params_view {
-	SFT_TPARAMS_NONE,    /**< not a test service: the 12 bytes are not read */
+	SFT_TPARAMS_NONE, /**< not a test service: the 12 bytes are not read */
 	SFT_TPARAMS_PING,
 	SFT_TPARAMS_BULK_V0,
 	SFT_TPARAMS_BULK_V1,
@@ -244,7 +244,7 @@ enum sft_test_params_view {
 
 struct sft_test_reqst {
 	uint64_t rpyid;
-	uint64_t bulkid;  /**< the destination list's bulk (client side), or 0 */
+	uint64_t bulkid; /**< the destination list's bulk (client side), or 0 */
 	struct sft_sid sid;
 	uint64_t bid;
 	uint32_t service; /**< enum sft_service: SFT_SVC_BRW or SFT_SVC_PING */
@@ -286,7 +286,7 @@ struct sft_ping_reply {
 struct sft_brw_reqst {
 	uint64_t rpyid;
 	uint64_t bulkid;
-	uint32_t rw;    /**< enum sft_brw_rw */
+	uint32_t rw; /**< enum sft_brw_rw */
 	uint32_t len;
 	uint32_t flags; /**< enum sft_brw_check */
 };
@@ -298,11 +298,11 @@ struct sft_brw_reply {
 /** One message in host order. */
 struct sft_msg {
 	uint32_t version;
-	uint32_t type;      /**< enum sft_msg_type */
+	uint32_t type; /**< enum sft_msg_type */
 	uint32_t reserved0;
 	uint32_t reserved1;
 	uint32_t ses_feats;
-	bool swabbed;       /**< decoded from a byte-swapped sender */
+	bool swabbed; /**< decoded from a byte-swapped sender */
 	union {
 		struct sft_mksn_reqst mksn_reqst;
 		struct sft_mksn_reply mksn_reply;
@@ -431,8 +431,7 @@ struct sft_dest {
  * each field if @p swabbed (the TEST request's order).
  * @return 0, or -SFT_WIRE_ELEN if @p len < n * SFT_DEST_SIZE.
  */
-int sft_dests_decode(const void *buf, size_t len, bool swabbed, struct sft_dest *d,
-		     uint32_t n);
+int sft_dests_decode(const void *buf, size_t len, bool swabbed, struct sft_dest *d, uint32_t n);
 
 /** Write @p n destinations in this host's order. 0 or -SFT_WIRE_ELEN. */
 int sft_dests_encode(const struct sft_dest *d, uint32_t n, void *buf, size_t len);

@@ -149,8 +149,8 @@ sft_crpc_post(struct sft_srv *s, struct sft_crpc *rpc, enum sft_crpc_role role, 
 		.umd_user_ptr = &md->obj,
 		.umd_eq_handle = s->eq,
 	};
-	struct lnet_me *me = LNetMEAttach(SFT_PORTAL_RDMA, &rpc->dest, bits, 0, LNET_UNLINK,
-					  LNET_INS_AFTER);
+	struct lnet_me *me =
+		LNetMEAttach(SFT_PORTAL_RDMA, &rpc->dest, bits, 0, LNET_UNLINK, LNET_INS_AFTER);
 	int rc;
 
 	if (me == NULL) {
@@ -249,8 +249,8 @@ sft_crpc_start(struct sft_srv *s, const struct sft_crpc_args *a, struct sft_crpc
 	rpc->res.arg = a->arg;
 	rc = sft_crpc_build(s, rpc, a);
 	if (rc == 0) {
-		rc = sft_crpc_post(s, rpc, SFT_CRPC_REPLY, rpc->reply_buf, SFT_MSG_SIZE, LNET_MD_OP_PUT,
-				   rpc->rpyid);
+		rc = sft_crpc_post(s, rpc, SFT_CRPC_REPLY, rpc->reply_buf, SFT_MSG_SIZE,
+				   LNET_MD_OP_PUT, rpc->rpyid);
 	}
 	if (rc != 0) {
 		free(rpc);

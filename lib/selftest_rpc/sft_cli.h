@@ -26,19 +26,19 @@ struct sft_crpc;
 typedef void (*sft_crpc_done_fn)(struct sft_srv *s, struct sft_crpc *rpc);
 
 struct sft_crpc_args {
-	uint32_t svc;                      /**< the service: its portal and match bits */
-	struct lnet_processid dest;        /**< the server (its selftest pid) */
-	const struct sft_msg *req;         /**< the request: body and ses_feats; ids are set here */
-	void *bulk;                        /**< NULL: no bulk */
+	uint32_t svc;               /**< the service: its portal and match bits */
+	struct lnet_processid dest; /**< the server (its selftest pid) */
+	const struct sft_msg *req;  /**< the request: body and ses_feats; ids are set here */
+	void *bulk;                 /**< NULL: no bulk */
 	uint32_t bulk_len;
-	bool bulk_sink;                    /**< the server PUTs into it (else GETs from it) */
+	bool bulk_sink; /**< the server PUTs into it (else GETs from it) */
 	sft_crpc_done_fn done;
 	void *arg;
 };
 
 /** What a completed RPC gives its done function. */
 struct sft_crpc_result {
-	int status;           /**< 0, or -errno: -ETIMEDOUT, -EBADMSG (a reply of the wrong type), -EINTR (aborted), LNet's */
+	int status; /**< 0, or -errno: -ETIMEDOUT, -EBADMSG (a reply of the wrong type), -EINTR (aborted), LNet's */
 	struct sft_msg reply; /**< decoded, when status is 0 */
 	struct sft_msg req;   /**< the request as sent (its ids) */
 	void *arg;

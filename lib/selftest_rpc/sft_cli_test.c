@@ -20,18 +20,18 @@
 struct sft_unit {
 	struct sft_fw_test *t;
 	struct lnet_processid dest;
-	int32_t loop;                /* left; negative: until stopped */
-	struct sft_crpc *rpc;        /* in flight, or NULL */
-	uint8_t *bulk;               /* brw: whole pages holding [off, off + len) */
+	int32_t loop;         /* left; negative: until stopped */
+	struct sft_crpc *rpc; /* in flight, or NULL */
+	uint8_t *bulk;        /* brw: whole pages holding [off, off + len) */
 };
 
 /* What the engine keeps for a client test from its start to its end. */
 struct sft_cli_test {
 	uint32_t nunits;
-	uint32_t rw;                 /* brw: enum sft_brw_rw */
-	uint32_t flags;              /* brw: enum sft_brw_check */
+	uint32_t rw;    /* brw: enum sft_brw_rw */
+	uint32_t flags; /* brw: enum sft_brw_check */
 	uint32_t len;
-	uint32_t off;                /* brw: the bulk's offset in its first page */
+	uint32_t off; /* brw: the bulk's offset in its first page */
 	struct sft_unit units[];
 };
 
@@ -81,7 +81,7 @@ sft_cli_rpc_status(const struct sft_cli_test *ct, const struct sft_unit *u,
 	if (u->t->service == SFT_SVC_PING) {
 		/* The ping client reads no status: magic and sequence only. */
 		return r->reply.body.ping_reply.magic == SFT_PING_MAGIC &&
-			       r->reply.body.ping_reply.seq == r->req.body.ping_reqst.seq ?
+				       r->reply.body.ping_reply.seq == r->req.body.ping_reqst.seq ?
 			       0 :
 			       -EBADMSG;
 	}
@@ -133,15 +133,16 @@ sft_cli_unit_request(struct sft_srv *s, struct sft_unit *u, struct sft_crpc_args
 	if (u->t->service == SFT_SVC_PING) {
 		req->body.ping_reqst.magic = SFT_PING_MAGIC;
 		req->body.ping_reqst.seq = s->ping_seq++;
-		sft_cli_wall_clock(s, &req->body.ping_reqst.time_sec, &req->body.ping_reqst.time_nsec);
+		sft_cli_wall_clock(s, &req->body.ping_reqst.time_sec,
+				   &req->body.ping_reqst.time_nsec);
 		return;
 	}
 	req->body.brw_reqst.rw = ct->rw;
 	req->body.brw_reqst.len = ct->len;
 	req->body.brw_reqst.flags = ct->flags;
 	/* WRITE: the data for the server to GET; READ: poison it PUTs over. */
-	sft_brw_fill(u->bulk, sft_brw_npages(ct->off, ct->len) * SFT_BRW_PAGE_SIZE, ct->off, ct->len,
-		     ct->flags, ct->rw == SFT_BRW_WRITE ? SFT_BRW_MAGIC : SFT_BRW_POISON);
+	sft_brw_fill(u->bulk, sft_brw_npages(ct->off, ct->len) * SFT_BRW_PAGE_SIZE, ct->off,
+		     ct->len, ct->flags, ct->rw == SFT_BRW_WRITE ? SFT_BRW_MAGIC : SFT_BRW_POISON);
 	a->bulk = u->bulk + ct->off;
 	a->bulk_len = ct->len;
 	a->bulk_sink = ct->rw == SFT_BRW_READ;
@@ -191,8 +192,9 @@ sft_cli_test_new(struct sft_fw_test *t)
 		lnet_nid4_to_nid(t->dests[i / t->concur].nid, &u->dest.nid);
 		u->loop = (int32_t)t->loop;
 		if (t->service == SFT_SVC_BRW) {
-			u->bulk = aligned_alloc(SFT_BRW_PAGE_SIZE,
-						sft_brw_npages(ct->off, ct->len) * SFT_BRW_PAGE_SIZE);
+			u->bulk =
+				aligned_alloc(SFT_BRW_PAGE_SIZE,
+					      sft_brw_npages(ct->off, ct->len) * SFT_BRW_PAGE_SIZE);
 			if (u->bulk == NULL) {
 				t->priv = ct;
 				sft_cli_test_gone(NULL, t);

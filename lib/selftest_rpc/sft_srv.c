@@ -18,7 +18,7 @@
 /* The framework services a test node answers, each on portal 51 under its id. */
 static const uint32_t sft_srv_services[] = {
 	SFT_SVC_DEBUG, SFT_SVC_MAKE_SESSION, SFT_SVC_REMOVE_SESSION,
-	SFT_SVC_BATCH, SFT_SVC_TEST, SFT_SVC_QUERY_STAT,
+	SFT_SVC_BATCH, SFT_SVC_TEST,         SFT_SVC_QUERY_STAT,
 };
 
 void
@@ -91,8 +91,9 @@ sft_srv_post(struct sft_srv *s, struct sft_reqbuf *b)
 		.umd_user_ptr = &b->obj,
 		.umd_eq_handle = s->eq,
 	};
-	struct lnet_me *me = LNetMEAttach(sft_service_portal(b->svc), &any,
-					  sft_request_match_bits(b->svc), 0, LNET_UNLINK, LNET_INS_AFTER);
+	struct lnet_me *me =
+		LNetMEAttach(sft_service_portal(b->svc), &any, sft_request_match_bits(b->svc), 0,
+			     LNET_UNLINK, LNET_INS_AFTER);
 	int rc;
 
 	if (me == NULL) {
@@ -128,8 +129,8 @@ sft_srv_add_buffer(struct sft_srv *s, uint32_t svc)
  * no ACK (srpc_send_reply). The reply's memory lives until its SEND event.
  */
 void
-sft_srv_send_reply(struct sft_srv *s, const struct sft_msg *reply, const struct lnet_processid *peer,
-		   const struct lnet_nid *self, uint64_t rpyid)
+sft_srv_send_reply(struct sft_srv *s, const struct sft_msg *reply,
+		   const struct lnet_processid *peer, const struct lnet_nid *self, uint64_t rpyid)
 {
 	struct sft_obj *o = calloc(1, sizeof(*o) + SFT_MSG_SIZE);
 	uint8_t *msg = (uint8_t *)(o + 1);
@@ -168,7 +169,8 @@ sft_srv_dests_done(struct sft_srv *s, struct sft_bulk *b)
 	struct sft_msg reply;
 	enum sft_fw_action act;
 
-	act = sft_fw_test_bulk_ready(&s->fw, &b->req, b->status, b->buf, b->len, sft_srv_now(s), &reply);
+	act = sft_fw_test_bulk_ready(&s->fw, &b->req, b->status, b->buf, b->len, sft_srv_now(s),
+				     &reply);
 	if (act == SFT_FW_REPLY) {
 		sft_srv_send_reply(s, &reply, &b->peer, &b->self, sft_req_rpyid(&b->req));
 	} else {
@@ -317,14 +319,16 @@ sft_srv_fw_init(struct sft_srv *s)
 		.ctx = s,
 	};
 
-	sft_fw_init(&s->fw, &ops, s->opts.session_timeout_s != 0 ? s->opts.session_timeout_s
-								  : SFT_FW_SESSION_TIMEOUT_S);
+	sft_fw_init(&s->fw, &ops,
+		    s->opts.session_timeout_s != 0 ? s->opts.session_timeout_s :
+						     SFT_FW_SESSION_TIMEOUT_S);
 }
 
 static int
 sft_srv_post_all(struct sft_srv *s)
 {
-	unsigned int nbufs = s->opts.framework_bufs != 0 ? s->opts.framework_bufs : SFT_SRV_FRAMEWORK_BUFS;
+	unsigned int nbufs =
+		s->opts.framework_bufs != 0 ? s->opts.framework_bufs : SFT_SRV_FRAMEWORK_BUFS;
 	size_t i;
 	unsigned int n;
 	int rc;
@@ -385,8 +389,9 @@ sft_srv_earlier(uint64_t a, uint64_t b)
 static int
 sft_srv_wait_ms(const struct sft_srv *s, int timeout_ms)
 {
-	uint64_t due = sft_srv_earlier(sft_srv_earlier(s->fw.deadline_ms, sft_crpc_next_deadline(s)),
-				       sft_trans_next_deadline(s));
+	uint64_t due =
+		sft_srv_earlier(sft_srv_earlier(s->fw.deadline_ms, sft_crpc_next_deadline(s)),
+				sft_trans_next_deadline(s));
 	uint64_t now, left;
 
 	if (due == 0) {

@@ -33,22 +33,22 @@
 struct sft_srv_opts {
 	uint64_t (*now_ms)(void *ctx); /**< a monotonic clock in milliseconds */
 	void *clock_ctx;
-	uint32_t session_timeout_s;    /**< 0: SFT_FW_SESSION_TIMEOUT_S */
-	unsigned int framework_bufs;   /**< 0: SFT_SRV_FRAMEWORK_BUFS */
-	unsigned int eq_size;          /**< 0: SFT_SRV_EQ_SIZE */
-	uint32_t rpc_timeout_s;        /**< client RPCs: 0: SFT_RPC_TIMEOUT_S; SFT_RPC_TIMEOUT_NEVER */
-	uint64_t id_seed;              /**< wall-clock seconds that seed our RPC ids; 0: now */
+	uint32_t session_timeout_s;  /**< 0: SFT_FW_SESSION_TIMEOUT_S */
+	unsigned int framework_bufs; /**< 0: SFT_SRV_FRAMEWORK_BUFS */
+	unsigned int eq_size;        /**< 0: SFT_SRV_EQ_SIZE */
+	uint32_t rpc_timeout_s; /**< client RPCs: 0: SFT_RPC_TIMEOUT_S; SFT_RPC_TIMEOUT_NEVER */
+	uint64_t id_seed;       /**< wall-clock seconds that seed our RPC ids; 0: now */
 	/** The wall clock a ping request carries; NULL: CLOCK_REALTIME. */
 	void (*wall_clock)(void *ctx, uint64_t *sec, uint64_t *nsec);
 };
 
 /** What the server saw go wrong, beyond the kernel's RPC counters. */
 struct sft_srv_stats {
-	uint64_t bad_requests;  /**< wrong length, magic or type: dropped */
-	uint64_t send_failed;   /**< a reply or bulk GET LNet refused or failed */
-	uint64_t nomem;         /**< a reply or bulk not made for want of memory */
-	uint64_t eq_overflows;  /**< events lost from the server's queue */
-	uint64_t brw_corrupt;   /**< brw WRITEs whose data failed its check (answered EBADMSG) */
+	uint64_t bad_requests; /**< wrong length, magic or type: dropped */
+	uint64_t send_failed;  /**< a reply or bulk GET LNet refused or failed */
+	uint64_t nomem;        /**< a reply or bulk not made for want of memory */
+	uint64_t eq_overflows; /**< events lost from the server's queue */
+	uint64_t brw_corrupt;  /**< brw WRITEs whose data failed its check (answered EBADMSG) */
 };
 
 struct sft_srv;

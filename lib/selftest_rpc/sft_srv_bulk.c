@@ -97,8 +97,8 @@ sft_srv_bulk_start(struct sft_srv *s, struct sft_bulk *b)
 	if (b->sink) {
 		rc = LNetGet(&b->self, b->obj.mdh, &b->peer, SFT_PORTAL_RDMA, b->bulkid, 0, false);
 	} else {
-		rc = LNetPut(&b->self, b->obj.mdh, LNET_NOACK_REQ, &b->peer, SFT_PORTAL_RDMA, b->bulkid,
-			     0, 0);
+		rc = LNetPut(&b->self, b->obj.mdh, LNET_NOACK_REQ, &b->peer, SFT_PORTAL_RDMA,
+			     b->bulkid, 0, 0);
 	}
 	if (rc != 0) {
 		s->stats.send_failed++;

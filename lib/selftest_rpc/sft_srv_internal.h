@@ -22,17 +22,17 @@
 #define SFT_MS_PER_S 1000u
 
 enum sft_obj_kind {
-	SFT_OBJ_REQBUF,  /* a posted request buffer */
-	SFT_OBJ_REPLY,   /* a reply being sent */
-	SFT_OBJ_BULK,    /* a bulk transfer of a TEST or brw request */
-	SFT_OBJ_CRPC,    /* one of a client RPC's MDs (sft_cli.c) */
+	SFT_OBJ_REQBUF, /* a posted request buffer */
+	SFT_OBJ_REPLY,  /* a reply being sent */
+	SFT_OBJ_BULK,   /* a bulk transfer of a TEST or brw request */
+	SFT_OBJ_CRPC,   /* one of a client RPC's MDs (sft_cli.c) */
 };
 
 struct sft_obj {
 	enum sft_obj_kind kind;
-	LIST_ENTRY(sft_obj) link;   /* the server's live objects */
+	LIST_ENTRY(sft_obj) link; /* the server's live objects */
 	struct lnet_handle_md mdh;
-	bool md_live;               /* its MD has not had its last event */
+	bool md_live; /* its MD has not had its last event */
 };
 LIST_HEAD(sft_obj_list, sft_obj);
 
@@ -55,16 +55,16 @@ typedef void (*sft_bulk_done_fn)(struct sft_srv *s, struct sft_bulk *b);
  */
 struct sft_bulk {
 	struct sft_obj obj;
-	struct sft_msg req;          /* the request it serves, decoded */
-	struct lnet_processid peer;  /* who asked */
-	struct lnet_nid self;        /* the NID the request came to */
+	struct sft_msg req;         /* the request it serves, decoded */
+	struct lnet_processid peer; /* who asked */
+	struct lnet_nid self;       /* the NID the request came to */
 	uint64_t bulkid;
 	bool sink;
-	int status;                  /* -EIO until the transfer ends whole */
+	int status; /* -EIO until the transfer ends whole */
 	bool answered;
 	uint32_t len;
 	uint8_t *buf;
-	bool pooled;                 /* buf is a brw buffer of the pool */
+	bool pooled; /* buf is a brw buffer of the pool */
 	sft_bulk_done_fn done;
 };
 
@@ -77,23 +77,23 @@ enum sft_crpc_role {
 };
 
 struct sft_crpc_md {
-	struct sft_obj obj;          /* not on the server's list: the RPC's */
+	struct sft_obj obj; /* not on the server's list: the RPC's */
 	struct sft_crpc *rpc;
 	enum sft_crpc_role role;
-	int status;                  /* its last event's; -EINTR when unlinked unused */
+	int status; /* its last event's; -EINTR when unlinked unused */
 };
 
 struct sft_crpc {
 	struct sft_crpc_md md[SFT_CRPC_NMD];
-	TAILQ_ENTRY(sft_crpc) link;  /* the engine's RPCs, in deadline order */
+	TAILQ_ENTRY(sft_crpc) link; /* the engine's RPCs, in deadline order */
 	uint32_t svc;
 	struct lnet_processid dest;
 	uint64_t rpyid;
 	uint64_t bulkid;
 	bool has_bulk;
 	bool aborted;
-	bool remote_error;           /* the reply said an error: the bulk was let go */
-	uint64_t deadline_ms;        /* 0: none */
+	bool remote_error;    /* the reply said an error: the bulk was let go */
+	uint64_t deadline_ms; /* 0: none */
 	sft_crpc_done_fn done;
 	struct sft_crpc_result res;
 	uint8_t req_buf[SFT_MSG_SIZE];
@@ -106,8 +106,8 @@ TAILQ_HEAD(sft_trans_list, sft_trans);
 
 /* A test service's request buffers on portal 50 (the kernel's srpc_service for brw and ping). */
 struct sft_tsvc {
-	uint32_t wanted;             /* what the loaded server tests asked for */
-	uint32_t posted;             /* buffers made for it */
+	uint32_t wanted; /* what the loaded server tests asked for */
+	uint32_t posted; /* buffers made for it */
 };
 
 /* Free 1 MiB brw buffers, kept for the next RPC. */
@@ -122,12 +122,12 @@ struct sft_srv {
 	struct sft_fw fw;
 	struct lnet_eq *eq;
 	struct sft_obj_list objs;
-	struct sft_tsvc tsvc[2];     /* brw, ping */
+	struct sft_tsvc tsvc[2]; /* brw, ping */
 	struct sft_bufpool pool;
-	struct sft_ids ids;          /* rpyids and bulkids of our RPCs */
+	struct sft_ids ids; /* rpyids and bulkids of our RPCs */
 	struct sft_crpc_list crpcs;
-	struct sft_trans_list transs;  /* the console's transactions (sft_trans.c) */
-	uint32_t ping_seq;           /* the ping clients' counter (lst_ping_data) */
+	struct sft_trans_list transs; /* the console's transactions (sft_trans.c) */
+	uint32_t ping_seq;            /* the ping clients' counter (lst_ping_data) */
 	bool stopping;
 	struct sft_rpc_counters rpc;
 	struct sft_srv_stats stats;
@@ -151,7 +151,8 @@ void sft_srv_obj_live(struct sft_srv *s, struct sft_obj *o, enum sft_obj_kind ki
 void sft_srv_obj_free(struct sft_obj *o);
 int sft_srv_add_buffer(struct sft_srv *s, uint32_t svc);
 void sft_srv_send_reply(struct sft_srv *s, const struct sft_msg *reply,
-			const struct lnet_processid *peer, const struct lnet_nid *self, uint64_t rpyid);
+			const struct lnet_processid *peer, const struct lnet_nid *self,
+			uint64_t rpyid);
 void sft_srv_reply_init(const struct sft_msg *req, struct sft_msg *reply);
 
 /* sft_srv_bulk.c */

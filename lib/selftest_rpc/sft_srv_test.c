@@ -53,8 +53,8 @@ sft_srv_tsvc_trim(struct sft_srv *s, uint32_t svc)
 		if (extra == 0) {
 			break;
 		}
-		if (o->kind == SFT_OBJ_REQBUF && o->md_live && ((struct sft_reqbuf *)o)->svc == svc &&
-		    LNetMDUnlink(o->mdh) == 0) {
+		if (o->kind == SFT_OBJ_REQBUF && o->md_live &&
+		    ((struct sft_reqbuf *)o)->svc == svc && LNetMDUnlink(o->mdh) == 0) {
 			extra--;
 		}
 	}

@@ -103,7 +103,10 @@ static void
 sft_trans_post(struct sft_srv *s, const struct sft_trans_args *a, struct sft_trans_ent *e)
 {
 	struct sft_crpc_args ca = {
-		.svc = a->svc, .dest = e->node->id, .done = sft_trans_rpc_done, .arg = e,
+		.svc = a->svc,
+		.dest = e->node->id,
+		.done = sft_trans_rpc_done,
+		.arg = e,
 	};
 	struct sft_msg req;
 	int rc;

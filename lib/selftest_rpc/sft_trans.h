@@ -35,24 +35,24 @@ enum sft_node_state {
 struct sft_node {
 	struct lnet_processid id;
 	enum sft_node_state state;
-	uint64_t stamp_ms;       /**< when its state was last learned */
+	uint64_t stamp_ms; /**< when its state was last learned */
 };
 
 /** One RPC of a transaction and what came of it. */
 struct sft_trans_ent {
 	struct sft_trans *trans;
 	struct sft_node *node;
-	int status;              /**< the RPC's: 0, or -errno (-ETIMEDOUT when aborted at the timeout) */
-	struct sft_msg reply;    /**< when status is 0 */
-	struct sft_crpc *rpc;    /**< in flight, or NULL */
+	int status; /**< the RPC's: 0, or -errno (-ETIMEDOUT when aborted at the timeout) */
+	struct sft_msg reply; /**< when status is 0 */
+	struct sft_crpc *rpc; /**< in flight, or NULL */
 };
 
 /** The RPC counts of lstcon_trans_stat. */
 struct sft_trans_stat {
 	uint32_t total;
-	uint32_t success;        /**< RPCs that came back */
-	uint32_t failure;        /**< RPCs that did not */
-	int rpc_errno;           /**< the first failed RPC's errno (positive) */
+	uint32_t success; /**< RPCs that came back */
+	uint32_t failure; /**< RPCs that did not */
+	int rpc_errno;    /**< the first failed RPC's errno (positive) */
 };
 
 struct sft_trans;
@@ -66,10 +66,10 @@ typedef void (*sft_trans_build_fn)(void *arg, const struct sft_node *node, struc
 
 struct sft_trans_args {
 	uint32_t svc;
-	struct sft_sid sid;              /**< the console's session: which replies are ACTIVE */
+	struct sft_sid sid; /**< the console's session: which replies are ACTIVE */
 	struct sft_node **nodes;
 	uint32_t nnodes;
-	uint32_t timeout_s;              /**< 0: SFT_TRANS_TIMEOUT_S */
+	uint32_t timeout_s; /**< 0: SFT_TRANS_TIMEOUT_S */
 	sft_trans_build_fn build;
 	sft_trans_done_fn done;
 	void *arg;

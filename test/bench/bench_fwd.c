@@ -39,11 +39,11 @@ struct fwd_bench {
 	unsigned int size;
 	const char *only;
 	bool mr_udsp;
-	uint8_t *wire;            /* the payload as it "arrives" */
-	uint8_t *sink;            /* the local MD */
-	struct lnet_ni *in;       /* 10.0.0.1@tcp */
-	struct lnet_nid from;     /* 10.0.0.7@tcp */
-	struct lnet_nid far;      /* 10.1.0.8@tcp1 */
+	uint8_t *wire;        /* the payload as it "arrives" */
+	uint8_t *sink;        /* the local MD */
+	struct lnet_ni *in;   /* 10.0.0.1@tcp */
+	struct lnet_nid from; /* 10.0.0.7@tcp */
+	struct lnet_nid far;  /* 10.1.0.8@tcp1 */
 	unsigned long sent;
 };
 
@@ -91,8 +91,12 @@ fwd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int n
 }
 
 static const struct lnet_lnd_ops fwd_ops = {
-	.name = "benchfwd", .type = 0xfb, .startup = fwd_startup, .shutdown = fwd_shutdown,
-	.send = fwd_send, .recv = fwd_recv,
+	.name = "benchfwd",
+	.type = 0xfb,
+	.startup = fwd_startup,
+	.shutdown = fwd_shutdown,
+	.send = fwd_send,
+	.recv = fwd_recv,
 };
 
 static double
@@ -117,12 +121,16 @@ static struct lnet_ni *
 ni_add(struct lnet_nid nid)
 {
 	struct lnet_ni_req req = {
-		.add = true, .lnd = &fwd_ops, .nid = &nid, .cpt = 0,
+		.add = true,
+		.lnd = &fwd_ops,
+		.nid = &nid,
+		.cpt = 0,
 		.tun = { .peer_tx_credits = 64, .max_tx_credits = 256, .peer_rtr_credits = 64 },
 	};
 
-	return lnet_ni_config(lnet_instance(), &req) == 0 ? lnet_ni_find_by_nid(lnet_instance(), &nid) :
-							     NULL;
+	return lnet_ni_config(lnet_instance(), &req) == 0 ?
+		       lnet_ni_find_by_nid(lnet_instance(), &nid) :
+		       NULL;
 }
 
 /* --mr-udsp: each net's second NI, beside 10.0.0.1@tcp and 10.1.0.1@tcp1. */
@@ -134,26 +142,26 @@ static const uint32_t mr_second_nis[][2] = { { TCP, 0x0a000002U }, { TCP1, 0x0a0
  * hop to 10.1.0.8@tcp1 is chosen by the rules, not by default.
  */
 static const struct bench_udsp_rule mr_rules[] = {
-	{ "tcp1", NULL, NULL, 0, -1 },                           /* local net priority */
-	{ NULL, "tcp1", NULL, 0, -1 },                           /* peer net priority */
-	{ "10.1.0.[1-2]@tcp1", NULL, NULL, 1, -1 },              /* local NID priorities, equal */
+	{ "tcp1", NULL, NULL, 0, -1 },              /* local net priority */
+	{ NULL, "tcp1", NULL, 0, -1 },              /* peer net priority */
+	{ "10.1.0.[1-2]@tcp1", NULL, NULL, 1, -1 }, /* local NID priorities, equal */
 	{ "10.0.0.[1-2]@tcp", NULL, NULL, 1, -1 },
-	{ NULL, "10.1.0.[8-9]@tcp1", NULL, 1, -1 },              /* peer NID priorities, equal */
+	{ NULL, "10.1.0.[8-9]@tcp1", NULL, 1, -1 }, /* peer NID priorities, equal */
 	{ NULL, "10.0.0.[7-8]@tcp", NULL, 1, -1 },
-	{ "10.1.0.1@tcp1", "10.1.0.8@tcp1", NULL, -1, -1 },      /* src/dst pairs, straight */
+	{ "10.1.0.1@tcp1", "10.1.0.8@tcp1", NULL, -1, -1 }, /* src/dst pairs, straight */
 	{ "10.1.0.2@tcp1", "10.1.0.9@tcp1", NULL, -1, -1 },
 	{ "10.0.0.1@tcp", "10.0.0.7@tcp", NULL, -1, -1 },
 	{ "10.0.0.2@tcp", "10.0.0.8@tcp", NULL, -1, -1 },
-	{ NULL, "10.2.[0-127].*@tcp", NULL, 2, -1 },             /* other ranges */
+	{ NULL, "10.2.[0-127].*@tcp", NULL, 2, -1 }, /* other ranges */
 	{ NULL, "12.0.*.*@tcp", NULL, 3, -1 },
 	{ NULL, "13.[0-1].*.*@tcp", NULL, 4, -1 },
 	{ "10.0.0.1@tcp", "12.*.*.*@tcp", NULL, -1, -1 },
 	{ NULL, "tcp2", NULL, 5, -1 },
 	{ "tcp", NULL, NULL, 2, -1 },
-	{ NULL, "12.0.[0-31].[0-255/2]@tcp", NULL, 7, 0 },       /* inserted first */
-	{ NULL, "13.1.[100-134].*@tcp", NULL, 8, 3 },            /* inserted at 3 */
-	{ NULL, "10.5.*.*@tcp2", "10.1.0.9@tcp1", -1, -1 },      /* a preferred router */
-	{ NULL, "10.1.0.*@tcp1", NULL, 1, -1 },                  /* every far peer alike */
+	{ NULL, "12.0.[0-31].[0-255/2]@tcp", NULL, 7, 0 },  /* inserted first */
+	{ NULL, "13.1.[100-134].*@tcp", NULL, 8, 3 },       /* inserted at 3 */
+	{ NULL, "10.5.*.*@tcp2", "10.1.0.9@tcp1", -1, -1 }, /* a preferred router */
+	{ NULL, "10.1.0.*@tcp1", NULL, 1, -1 },             /* every far peer alike */
 };
 
 #define MR_NRULES (sizeof(mr_rules) / sizeof(mr_rules[0]))
@@ -188,8 +196,8 @@ print_in_place(void)
 		nrules = 0;
 	}
 	printf("bench_fwd:\n    mr_udsp: %s\n    nis: %d\n    udsp_rules: %u\n"
-	       "    health_sensitivity: %d\n", g_b.mr_udsp ? "true" : "false", nnis, nrules,
-	       g.health_sensitivity);
+	       "    health_sensitivity: %d\n",
+	       g_b.mr_udsp ? "true" : "false", nnis, nrules, g.health_sensitivity);
 }
 
 struct fwd_parse {
@@ -210,8 +218,11 @@ fwd_parse_on_lcore(void *arg)
 static int
 arrive(const struct lnet_nid *dst, bool ack)
 {
-	struct fwd_parse p = { .hdr = { .type = LNET_MSG_PUT, .src_nid = g_b.from, .dest_nid = *dst,
-					.src_pid = LNET_PID_LUSTRE, .dest_pid = LNET_PID_LUSTRE,
+	struct fwd_parse p = { .hdr = { .type = LNET_MSG_PUT,
+					.src_nid = g_b.from,
+					.dest_nid = *dst,
+					.src_pid = LNET_PID_LUSTRE,
+					.dest_pid = LNET_PID_LUSTRE,
 					.payload_length = g_b.size } };
 	struct lnet *ln = lnet_instance();
 
@@ -236,7 +247,7 @@ routing_on(void)
 {
 	static const char *const params[][2] = {
 		{ "alive_router_check_interval", "0" }, { "router_ping_timeout", "0" },
-		{ "tiny_router_buffers", "64" }, { "small_router_buffers", "64" },
+		{ "tiny_router_buffers", "64" },        { "small_router_buffers", "64" },
 		{ "large_router_buffers", "16" },
 	};
 	struct lnet_ctl_routing r;
@@ -266,7 +277,8 @@ static int
 local_target(void)
 {
 	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
-	struct lnet_md md = { .umd_start = g_b.sink, .umd_length = g_b.size,
+	struct lnet_md md = { .umd_start = g_b.sink,
+			      .umd_length = g_b.size,
 			      .umd_threshold = LNET_MD_THRESH_INF,
 			      .umd_options = LNET_MD_OP_PUT | LNET_MD_MANAGE_REMOTE };
 	struct lnet_me *me = LNetMEAttach(FWD_PORTAL, &any, 1, 0, LNET_RETAIN, LNET_INS_AFTER);
@@ -291,7 +303,8 @@ run(const char *name, const struct lnet_nid *dst, bool ack)
 	}
 	secs = now_s() - t0;
 	if (g_b.sent - before != g_b.iters) {
-		fprintf(stderr, "bench_fwd: %s: %lu of %lu sent on\n", name, g_b.sent - before, g_b.iters);
+		fprintf(stderr, "bench_fwd: %s: %lu of %lu sent on\n", name, g_b.sent - before,
+			g_b.iters);
 		return -1;
 	}
 	printf("%s:\n    msgs: %lu\n    size: %u\n    msgs_per_sec: %.0f\n    ns_per_msg: %.1f\n",
@@ -303,8 +316,10 @@ static int
 parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "iters", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
-		{ "only", required_argument, NULL, 'o' }, { "mr-udsp", no_argument, NULL, 'm' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "size", required_argument, NULL, 's' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "mr-udsp", no_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
@@ -324,8 +339,9 @@ parse_args(int argc, char **argv)
 			g_b.mr_udsp = true;
 			break;
 		default:
-			fprintf(stderr, "usage: bench_fwd [--iters N] [--size B] [--only fwd|local] "
-					"[--mr-udsp]\n");
+			fprintf(stderr,
+				"usage: bench_fwd [--iters N] [--size B] [--only fwd|local] "
+				"[--mr-udsp]\n");
 			return -1;
 		}
 	}
@@ -335,8 +351,9 @@ parse_args(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	struct lnet_init_opts o = { .opts_size = sizeof(o), .mode = LNET_EXEC_POLLED, .ncpts = 1,
-				    .no_eal = true };
+	struct lnet_init_opts o = {
+		.opts_size = sizeof(o), .mode = LNET_EXEC_POLLED, .ncpts = 1, .no_eal = true
+	};
 	struct lnet_nid me;
 	char err[128];
 	int rc = 0;

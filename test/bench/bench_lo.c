@@ -50,15 +50,15 @@ struct bench {
 	unsigned int size;
 	unsigned int ncpts;
 	const char *only;
-	bool mr_udsp;              /* --mr-udsp: two socklnd NIs and 20 UDSP rules in place */
-	bool handler;              /* --handler: events to MD handlers (as Lustre takes them), no EQ */
+	bool mr_udsp; /* --mr-udsp: two socklnd NIs and 20 UDSP rules in place */
+	bool handler; /* --handler: events to MD handlers (as Lustre takes them), no EQ */
 	unsigned long handled_want; /* --handler: events drained so far */
-	unsigned int port;         /* --port: their accept_port; 0: a free one */
+	unsigned int port;          /* --port: their accept_port; 0: a free one */
 	struct lnet_eq *eq;
 	struct lnet_processid self;
 	char *src;
-	char *dst;   /* the target MD: PUT lands here, GET reads from here */
-	char *sink;  /* where a GET's REPLY lands */
+	char *dst;  /* the target MD: PUT lands here, GET reads from here */
+	char *sink; /* where a GET's REPLY lands */
 };
 
 static double
@@ -118,13 +118,15 @@ setup_target(struct bench *b)
 {
 	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
 	struct lnet_md md = {
-		.umd_start = b->dst, .umd_length = b->size, .umd_threshold = LNET_MD_THRESH_INF,
+		.umd_start = b->dst,
+		.umd_length = b->size,
+		.umd_threshold = LNET_MD_THRESH_INF,
 		.umd_options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE,
 		.umd_eq_handle = b->handler ? NULL : b->eq,
 		.umd_handler = b->handler ? count_event : NULL,
 	};
-	struct lnet_me *me = LNetMEAttach(BENCH_PORTAL, &any, BENCH_BITS, 0, LNET_RETAIN,
-					  LNET_INS_AFTER);
+	struct lnet_me *me =
+		LNetMEAttach(BENCH_PORTAL, &any, BENCH_BITS, 0, LNET_RETAIN, LNET_INS_AFTER);
 	struct lnet_handle_md h;
 
 	return me == NULL ? -1 : LNetMDAttach(me, &md, LNET_RETAIN, &h);
@@ -180,7 +182,8 @@ bench_memcpy(struct bench *b)
 static int
 bench_lnet(struct bench *b, bool put, double floor_ops)
 {
-	struct lnet_md md = { .umd_start = b->src, .umd_length = b->size,
+	struct lnet_md md = { .umd_start = b->src,
+			      .umd_length = b->size,
 			      .umd_threshold = LNET_MD_THRESH_INF,
 			      .umd_eq_handle = b->handler ? NULL : b->eq,
 			      .umd_handler = b->handler ? count_event : NULL };
@@ -213,26 +216,26 @@ static const char *const mr_nids[] = { "127.0.0.2@tcp", "127.0.0.3@tcp" };
  * same priority and pair them straight (.2/.1, .3/.4), so both stay in use.
  */
 static const struct bench_udsp_rule mr_rules[] = {
-	{ "tcp", NULL, NULL, 0, -1 },                            /* local net priority */
-	{ NULL, "tcp", NULL, 0, -1 },                            /* peer net priority */
-	{ "127.0.0.[2-3]@tcp", NULL, NULL, 1, -1 },              /* local NID priorities, equal */
+	{ "tcp", NULL, NULL, 0, -1 },               /* local net priority */
+	{ NULL, "tcp", NULL, 0, -1 },               /* peer net priority */
+	{ "127.0.0.[2-3]@tcp", NULL, NULL, 1, -1 }, /* local NID priorities, equal */
 	{ "127.0.0.[1,4]@tcp", NULL, NULL, 1, -1 },
-	{ NULL, "127.0.0.[1,4]@tcp", NULL, 1, -1 },              /* peer NID priorities, equal */
+	{ NULL, "127.0.0.[1,4]@tcp", NULL, 1, -1 }, /* peer NID priorities, equal */
 	{ NULL, "127.0.0.[2-3]@tcp", NULL, 1, -1 },
-	{ "127.0.0.2@tcp", "127.0.0.1@tcp", NULL, -1, -1 },      /* src/dst pairs, straight */
+	{ "127.0.0.2@tcp", "127.0.0.1@tcp", NULL, -1, -1 }, /* src/dst pairs, straight */
 	{ "127.0.0.3@tcp", "127.0.0.4@tcp", NULL, -1, -1 },
 	{ "127.0.0.1@tcp", "127.0.0.2@tcp", NULL, -1, -1 },
 	{ "127.0.0.4@tcp", "127.0.0.3@tcp", NULL, -1, -1 },
-	{ NULL, "10.0.[0-127].*@tcp", NULL, 2, -1 },             /* other ranges */
+	{ NULL, "10.0.[0-127].*@tcp", NULL, 2, -1 }, /* other ranges */
 	{ NULL, "12.0.*.*@tcp", NULL, 3, -1 },
 	{ NULL, "13.[0-1].*.*@tcp", NULL, 4, -1 },
 	{ "10.1.1.1@tcp", "12.*.*.*@tcp", NULL, -1, -1 },
 	{ NULL, "tcp1", NULL, 5, -1 },
 	{ "tcp1", NULL, NULL, 2, -1 },
-	{ NULL, "12.0.[0-31].[0-255/2]@tcp", NULL, 7, 0 },       /* inserted first */
-	{ NULL, "13.1.[100-134].*@tcp", NULL, 8, 3 },            /* inserted at 3 */
-	{ NULL, "10.2.*.*@tcp", "10.9.9.1@tcp", -1, -1 },        /* a preferred router */
-	{ NULL, "127.0.0.*@tcp", NULL, 1, -1 },                  /* every 127.0.0.x peer alike */
+	{ NULL, "12.0.[0-31].[0-255/2]@tcp", NULL, 7, 0 }, /* inserted first */
+	{ NULL, "13.1.[100-134].*@tcp", NULL, 8, 3 },      /* inserted at 3 */
+	{ NULL, "10.2.*.*@tcp", "10.9.9.1@tcp", -1, -1 },  /* a preferred router */
+	{ NULL, "127.0.0.*@tcp", NULL, 1, -1 },            /* every 127.0.0.x peer alike */
 };
 
 #define MR_NNIDS (sizeof(mr_nids) / sizeof(mr_nids[0]))
@@ -243,7 +246,8 @@ static unsigned int
 mr_free_port(void)
 {
 	for (int tries = 0; tries < 16; tries++) {
-		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000002) };
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_addr.s_addr = htonl(0x7f000002) };
 		socklen_t len = sizeof(sa);
 		int fd[MR_NNIDS];
 		unsigned int port = 0;
@@ -252,7 +256,8 @@ mr_free_port(void)
 		for (unsigned int i = 0; i < MR_NNIDS; i++) {
 			sa.sin_addr.s_addr = htonl(0x7f000002 + i);
 			fd[i] = socket(AF_INET, SOCK_STREAM, 0);
-			ok = ok && fd[i] >= 0 && bind(fd[i], (struct sockaddr *)&sa, sizeof(sa)) == 0;
+			ok = ok && fd[i] >= 0 &&
+			     bind(fd[i], (struct sockaddr *)&sa, sizeof(sa)) == 0;
 			if (ok && i == 0 && getsockname(fd[0], (struct sockaddr *)&sa, &len) == 0) {
 				port = ntohs(sa.sin_port);
 			}
@@ -290,7 +295,8 @@ mr_params(struct bench *b)
 	rc = sock == NULL || sock->params_set == NULL ? -EOPNOTSUPP :
 							sock->params_set(params, err, sizeof(err));
 	if (rc != 0) {
-		fprintf(stderr, "bench_lo: socklnd %s: %s\n", params, err[0] != '\0' ? err : strerror(-rc));
+		fprintf(stderr, "bench_lo: socklnd %s: %s\n", params,
+			err[0] != '\0' ? err : strerror(-rc));
 	}
 	return rc;
 }
@@ -306,8 +312,9 @@ mr_setup(void)
 	for (unsigned int i = 0; rc == 0 && i < MR_NNIDS; i++) {
 		struct lnet_nid nid;
 
-		rc = libcfs_strnid(&nid, mr_nids[i]) != 0 ? -EINVAL :
-			lnet_ctl_ni_add(&nid, NULL, &tun, NULL, 0, err, sizeof(err));
+		rc = libcfs_strnid(&nid, mr_nids[i]) != 0 ?
+			     -EINVAL :
+			     lnet_ctl_ni_add(&nid, NULL, &tun, NULL, 0, err, sizeof(err));
 		if (rc != 0) {
 			fprintf(stderr, "bench_lo: add %s: %s\n", mr_nids[i],
 				err[0] != '\0' ? err : strerror(-rc));
@@ -331,8 +338,8 @@ print_in_place(const struct bench *b)
 		nrules = 0;
 	}
 	printf("    mr_udsp: %s\n    nis: %d\n    udsp_rules: %u\n    health_sensitivity: %d\n"
-	       "    retry_count: %d\n", b->mr_udsp ? "true" : "false", nnis, nrules,
-	       g.health_sensitivity, g.retry_count);
+	       "    retry_count: %d\n",
+	       b->mr_udsp ? "true" : "false", nnis, nrules, g.health_sensitivity, g.retry_count);
 	printf("    handler: %s\n", b->handler ? "true" : "false");
 	if (b->mr_udsp) {
 		printf("    port: %u\n", b->port);
@@ -344,10 +351,9 @@ parse_args(int argc, char **argv, struct bench *b)
 {
 	static const struct option longopts[] = {
 		{ "iters", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
-		{ "cpts", required_argument, NULL, 'c' }, { "only", required_argument, NULL, 'o' },
-		{ "mr-udsp", no_argument, NULL, 'm' }, { "port", required_argument, NULL, 'p' },
-		{ "handler", no_argument, NULL, 'H' },
-		{ NULL, 0, NULL, 0 },
+		{ "cpts", required_argument, NULL, 'c' },  { "only", required_argument, NULL, 'o' },
+		{ "mr-udsp", no_argument, NULL, 'm' },     { "port", required_argument, NULL, 'p' },
+		{ "handler", no_argument, NULL, 'H' },     { NULL, 0, NULL, 0 },
 	};
 	int opt;
 
@@ -375,8 +381,9 @@ parse_args(int argc, char **argv, struct bench *b)
 			b->handler = true;
 			break;
 		default:
-			fprintf(stderr, "usage: bench_lo [--iters N] [--size B] [--cpts N] "
-					"[--only put|get|memcpy] [--mr-udsp [--port P]] [--handler]\n");
+			fprintf(stderr,
+				"usage: bench_lo [--iters N] [--size B] [--cpts N] "
+				"[--only put|get|memcpy] [--mr-udsp [--port P]] [--handler]\n");
 			return -1;
 		}
 	}
@@ -393,7 +400,9 @@ int
 main(int argc, char **argv)
 {
 	struct bench b = { .iters = 100000, .size = 8, .ncpts = 1 };
-	struct lnet_init_opts o = { .opts_size = sizeof(o), .mode = LNET_EXEC_POLLED, .no_eal = true };
+	struct lnet_init_opts o = { .opts_size = sizeof(o),
+				    .mode = LNET_EXEC_POLLED,
+				    .no_eal = true };
 	double floor_ops = 0;
 	int rc = 0;
 

@@ -32,8 +32,9 @@ bench_udsp_add_all(const struct bench_udsp_rule *rules, unsigned int n, const ch
 					   sizeof(err));
 
 		if (rc != 0) {
-			fprintf(stderr, "%s: udsp rule %u (src %s dst %s rte %s priority %ld): %s\n",
-				prog, i, r->src ? r->src : "-", r->dst ? r->dst : "-",
+			fprintf(stderr,
+				"%s: udsp rule %u (src %s dst %s rte %s priority %ld): %s\n", prog,
+				i, r->src ? r->src : "-", r->dst ? r->dst : "-",
 				r->rte ? r->rte : "-", r->priority,
 				err[0] != '\0' ? err : strerror(-rc));
 			return rc;

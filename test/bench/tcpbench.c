@@ -66,8 +66,8 @@ tb_io(int fd, void *buf, size_t n, bool out, bool busy)
 	size_t done = 0;
 
 	while (done < n) {
-		ssize_t r = out ? send(fd, (char *)buf + done, n - done, MSG_NOSIGNAL |
-				       (busy ? MSG_DONTWAIT : 0)) :
+		ssize_t r = out ? send(fd, (char *)buf + done, n - done,
+				       MSG_NOSIGNAL | (busy ? MSG_DONTWAIT : 0)) :
 				  recv(fd, (char *)buf + done, n - done, busy ? MSG_DONTWAIT : 0);
 
 		if (r > 0) {
@@ -124,7 +124,8 @@ tb_serve_one(int fd, bool busy)
 static int
 tb_server(const struct tb_opts *o)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(o->port),
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(o->port),
 				  .sin_addr.s_addr = htonl(INADDR_ANY) };
 	int one = 1;
 	int lfd = socket(AF_INET, SOCK_STREAM, 0);
@@ -216,8 +217,9 @@ tb_client(const struct tb_opts *o)
 		return 1;
 	}
 	printf("tcpbench:\n    test: %s\n    mode: %s\n    size: %u\n    iters: %llu\n"
-	       "    seconds: %.6f\n", names[o->test], o->busy ? "busy" : "blocking", o->size,
-	       (unsigned long long)o->iters, secs);
+	       "    seconds: %.6f\n",
+	       names[o->test], o->busy ? "busy" : "blocking", o->size, (unsigned long long)o->iters,
+	       secs);
 	if (o->test == TB_LAT) {
 		printf("    one_way_us: %.3f\n", secs * 1e6 / (double)o->iters / 2);
 	} else {
@@ -233,39 +235,64 @@ int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "host", required_argument, NULL, 'h' }, { "port", required_argument, NULL, 'p' },
-		{ "test", required_argument, NULL, 't' }, { "size", required_argument, NULL, 's' },
-		{ "iters", required_argument, NULL, 'i' }, { "inflight", required_argument, NULL, 'k' },
-		{ "busy", no_argument, NULL, 'b' }, { NULL, 0, NULL, 0 },
+		{ "host", required_argument, NULL, 'h' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "test", required_argument, NULL, 't' },
+		{ "size", required_argument, NULL, 's' },
+		{ "iters", required_argument, NULL, 'i' },
+		{ "inflight", required_argument, NULL, 'k' },
+		{ "busy", no_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
 	};
-	struct tb_opts o = { .host = "127.0.0.1", .port = 24999, .test = TB_LAT, .size = 8,
-			     .iters = 10000, .inflight = 64 };
+	struct tb_opts o = { .host = "127.0.0.1",
+			     .port = 24999,
+			     .test = TB_LAT,
+			     .size = 8,
+			     .iters = 10000,
+			     .inflight = 64 };
 	bool server;
 	int c;
 
 	if (argc < 2 || (strcmp(argv[1], "server") != 0 && strcmp(argv[1], "client") != 0)) {
-		fprintf(stderr, "usage: tcpbench server|client [--host H] [--port P] "
-				"[--test lat|bw|rate] [--size N] [--iters N] [--inflight K] [--busy]\n");
+		fprintf(stderr,
+			"usage: tcpbench server|client [--host H] [--port P] "
+			"[--test lat|bw|rate] [--size N] [--iters N] [--inflight K] [--busy]\n");
 		return 2;
 	}
 	server = strcmp(argv[1], "server") == 0;
 	while ((c = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'h': o.host = optarg; break;
-		case 'p': o.port = (uint16_t)atoi(optarg); break;
-		case 't':
-			o.test = strcmp(optarg, "lat") == 0 ? TB_LAT : strcmp(optarg, "bw") == 0 ? TB_BW :
-				 strcmp(optarg, "rate") == 0 ? TB_RATE : 0;
+		case 'h':
+			o.host = optarg;
 			break;
-		case 's': o.size = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'i': o.iters = strtoull(optarg, NULL, 10); break;
-		case 'k': o.inflight = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'b': o.busy = true; break;
-		default: return 2;
+		case 'p':
+			o.port = (uint16_t)atoi(optarg);
+			break;
+		case 't':
+			o.test = strcmp(optarg, "lat") == 0  ? TB_LAT :
+				 strcmp(optarg, "bw") == 0   ? TB_BW :
+				 strcmp(optarg, "rate") == 0 ? TB_RATE :
+							       0;
+			break;
+		case 's':
+			o.size = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'i':
+			o.iters = strtoull(optarg, NULL, 10);
+			break;
+		case 'k':
+			o.inflight = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'b':
+			o.busy = true;
+			break;
+		default:
+			return 2;
 		}
 	}
 	if (o.test == 0 || o.size == 0 || o.size > (64u << 20) || o.iters == 0 || o.inflight == 0) {
-		fprintf(stderr, "tcpbench: bad --test, --size (1..64 MiB), --iters or --inflight\n");
+		fprintf(stderr,
+			"tcpbench: bad --test, --size (1..64 MiB), --iters or --inflight\n");
 		return 2;
 	}
 	return server ? tb_server(&o) : tb_client(&o);

@@ -42,8 +42,13 @@ static inline void
 lnp_test_eal_args_init(struct lnp_test_eal_args *a, const char *name, const char *lcores)
 {
 	static char *const fixed[] = {
-		"--no-huge", "-m", "128", "--no-pci", "--no-shconf",
-		"--no-telemetry", "--log-level=*:warning",
+		"--no-huge",
+		"-m",
+		"128",
+		"--no-pci",
+		"--no-shconf",
+		"--no-telemetry",
+		"--log-level=*:warning",
 	};
 	unsigned int i;
 

@@ -56,10 +56,12 @@ lnp_fsm_check(const struct rt_fsm *f, const struct lnp_fsm_edge *allowed, size_t
 			assert_string_not_equal(rt_fsm_event_str(f, ev), "?");
 			assert_int_equal(rt_fsm_next(f, st, ev), want);
 			memset(counts, 0, sizeof(counts));
-			assert_int_equal(apply(st, ev, counts, &after), want == RT_FSM_NONE ? -EINVAL : 0);
+			assert_int_equal(apply(st, ev, counts, &after),
+					 want == RT_FSM_NONE ? -EINVAL : 0);
 			assert_int_equal(after, want == RT_FSM_NONE ? (int)st : want);
 			for (unsigned int k = 0; k < f->nstates; k++) {
-				assert_int_equal(counts[k], want != RT_FSM_NONE && want != (int)st &&
+				assert_int_equal(counts[k], want != RT_FSM_NONE &&
+								    want != (int)st &&
 								    k == (unsigned int)want);
 			}
 			pairs++;

@@ -113,4 +113,3 @@ pcap_streams_free(struct stream *s, unsigned int n)
 		free(s[i].data);
 	}
 }
-

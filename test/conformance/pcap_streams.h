@@ -15,11 +15,11 @@
 #define MAX_STREAMS 64
 
 struct stream {
-	uint32_t saddr, daddr;   /* network order */
-	uint16_t sport, dport;   /* network order */
+	uint32_t saddr, daddr; /* network order */
+	uint16_t sport, dport; /* network order */
 	uint32_t next_seq;
 	bool started;
-	bool syn;                /* it began with a SYN: the whole stream is here */
+	bool syn; /* it began with a SYN: the whole stream is here */
 	uint8_t *data;
 	size_t len, cap;
 };

@@ -123,7 +123,8 @@ main(int argc, char **argv)
 	}
 	free(files);
 	printf("kernel captures: %d files, %u LNet headers (ACK %u, PUT %u, GET %u, REPLY %u), "
-	       "%u NOOPs, %u failures\n", nfiles, t.headers, t.by_type[0], t.by_type[1],
-	       t.by_type[2], t.by_type[3], t.noops, t.failures);
+	       "%u NOOPs, %u failures\n",
+	       nfiles, t.headers, t.by_type[0], t.by_type[1], t.by_type[2], t.by_type[3], t.noops,
+	       t.failures);
 	return t.failures == 0 && t.headers > 0 ? 0 : 1;
 }

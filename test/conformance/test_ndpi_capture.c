@@ -109,8 +109,7 @@ struct pdus {
 
 /* One direction of stream 1: whole ksock LNET messages to the last byte. */
 static void
-walk(const struct stream *s, const char *src, const char *dst, uint32_t put_portal,
-     struct pdus *n)
+walk(const struct stream *s, const char *src, const char *dst, uint32_t put_portal, struct pdus *n)
 {
 	size_t off = 0;
 

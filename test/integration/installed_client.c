@@ -29,13 +29,12 @@ static int g_failures;
 static int g_handled; /* events seen by the target MD's umd_handler */
 static int g_user;    /* its umd_user_ptr */
 
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                             \
-			g_failures++;                                         \
-		}                                                             \
+#define CHECK(cond)                                                                              \
+	do {                                                                                     \
+		if (!(cond)) {                                                                   \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+			g_failures++;                                                            \
+		}                                                                                \
 	} while (0)
 
 /* Runs on the data lcore that owns the MD, before the event is queued. */
@@ -86,7 +85,9 @@ check_real_clock_timeout(struct lnet_eq *eq)
 static struct lnet_handle_md
 bind_md(struct lnet_eq *eq, void *buf, unsigned int len)
 {
-	struct lnet_md md = { .umd_start = buf, .umd_length = len, .umd_threshold = 2, .umd_eq_handle = eq };
+	struct lnet_md md = {
+		.umd_start = buf, .umd_length = len, .umd_threshold = 2, .umd_eq_handle = eq
+	};
 	struct lnet_handle_md h;
 
 	CHECK(LNetMDBind(&md, LNET_UNLINK, &h) == 0);
@@ -113,15 +114,18 @@ main(void)
 	CHECK(LNetGetId(0, &self, true) == 0);
 	CHECK(strcmp(libcfs_nidstr_r(&self.nid, nidbuf, sizeof(nidbuf)), "0@lo") == 0);
 	CHECK(strcmp(libcfs_nidstr(&self.nid), "0@lo") == 0);
-	CHECK(libcfs_strnid(&parsed, "0@lo") == 0 && memcmp(&parsed, &self.nid, sizeof(parsed)) == 0);
+	CHECK(libcfs_strnid(&parsed, "0@lo") == 0 &&
+	      memcmp(&parsed, &self.nid, sizeof(parsed)) == 0);
 	eq = LNetEQAlloc(16);
 	CHECK(eq != NULL);
 	me = LNetMEAttach(PORTAL, &any, BITS, 0, LNET_UNLINK, LNET_INS_AFTER);
 	CHECK(me != NULL);
-	struct lnet_md tmd = { .umd_start = target, .umd_length = sizeof(target),
+	struct lnet_md tmd = { .umd_start = target,
+			       .umd_length = sizeof(target),
 			       .umd_threshold = LNET_MD_THRESH_INF,
 			       .umd_max_size = 0, /* no LNET_MD_MAX_SIZE */
-			       .umd_options = LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE,
+			       .umd_options =
+				       LNET_MD_OP_PUT | LNET_MD_OP_GET | LNET_MD_MANAGE_REMOTE,
 			       .umd_user_ptr = &g_user,
 			       .umd_handler = target_handler,
 			       .umd_eq_handle = eq };

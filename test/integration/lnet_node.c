@@ -111,22 +111,22 @@ enum node_phase { SLOT_IDLE = 0, SLOT_PUT, SLOT_GET };
 struct node_slot {
 	unsigned int index;
 	enum node_phase phase;
-	uint64_t op;               /* which operation runs in it */
+	uint64_t op; /* which operation runs in it */
 	unsigned int size;
-	unsigned int events;       /* SEND + ACK, or SEND + REPLY */
+	unsigned int events; /* SEND + ACK, or SEND + REPLY */
 	bool failed;
-	bool on_idle;              /* on the node's idle stack */
+	bool on_idle; /* on the node's idle stack */
 	uint8_t *tx;
 	uint8_t *rx;
 };
 
 struct node {
-	struct lnet_nid nid;       /* nids[0] */
+	struct lnet_nid nid; /* nids[0] */
 	struct lnet_nid nids[NODE_MAX_NIDS];
 	unsigned int nnids;
-	uint64_t change_after;     /* 0: no runtime change */
+	uint64_t change_after;      /* 0: no runtime change */
 	unsigned int recovery_load; /* peer NIs put in recovery before the run */
-	struct lnet_nid add_nid;   /* ANY: none */
+	struct lnet_nid add_nid;    /* ANY: none */
 	struct lnet_nid del_nid;
 	bool changed;
 	struct {
@@ -135,23 +135,23 @@ struct node {
 		bool done;
 	} runs[NODE_MAX_RUNS];
 	unsigned int nruns;
-	bool warming;              /* in the warm-up: --run-after waits for the run */
+	bool warming;                    /* in the warm-up: --run-after waits for the run */
 	const char *udsp[NODE_MAX_UDSP]; /* --udsp, applied once the NIs are up */
 	unsigned int nudsp;
-	const char *routes[4];    /* --route NET:GATEWAY */
+	const char *routes[4]; /* --route NET:GATEWAY */
 	unsigned int nroutes;
-	bool router;              /* --router */
-	int discovery;             /* `set discovery`; -1: the default (on) */
+	bool router;   /* --router */
+	int discovery; /* `set discovery`; -1: the default (on) */
 	struct lnet_processid peer;
 	uint16_t port;
-	int conns_per_peer;        /* --conns-per-peer; -1: the socklnd's default */
+	int conns_per_peer; /* --conns-per-peer; -1: the socklnd's default */
 	unsigned int sizes[NODE_MAX_SIZES];
 	unsigned int nsizes;
 	uint64_t count;
 	uint64_t warmup;
 	unsigned int inflight;
 	int timeout;
-	int retry_count;          /* --retry-count: set before --timeout; -1 the default */
+	int retry_count; /* --retry-count: set before --timeout; -1 the default */
 	bool stop_on_error;
 	bool put_only;
 	bool get_only;
@@ -160,15 +160,15 @@ struct node {
 	FILE *log;
 	struct lnet_eq *eq;
 	struct node_slot slots[NODE_SLOTS];
-	unsigned int idle[NODE_SLOTS];  /* indexes of the idle slots: a stack */
+	unsigned int idle[NODE_SLOTS]; /* indexes of the idle slots: a stack */
 	unsigned int nidle;
 	struct {
 		struct lnet_nid from; /* our NI */
 		struct lnet_nid to;   /* the peer's */
 		uint64_t messages;
-	} paths[NODE_MAX_PATHS];   /* the run's PUTs and GETs by the path they took */
+	} paths[NODE_MAX_PATHS]; /* the run's PUTs and GETs by the path they took */
 	unsigned int npaths;
-	bool count_paths;          /* --paths: count them (off for benchmarks: no work per answer) */
+	bool count_paths; /* --paths: count them (off for benchmarks: no work per answer) */
 	uint64_t started, verified, failed, mismatched;
 	uint64_t bytes;
 	double first_error_at;
@@ -213,8 +213,8 @@ node_lcores_of_affinity(char *out, size_t len)
 	used = (size_t)snprintf(out, len, "--lcores ");
 	for (cpu = 0; cpu < CPU_SETSIZE && used < len; cpu++) {
 		if (CPU_ISSET(cpu, &set)) {
-			used += (size_t)snprintf(out + used, len - used, "%s%d@%d", count > 0 ? "," : "",
-						 count, cpu);
+			used += (size_t)snprintf(out + used, len - used, "%s%d@%d",
+						 count > 0 ? "," : "", count, cpu);
 			first = first < 0 ? cpu : first;
 			count++;
 		}
@@ -233,7 +233,7 @@ node_router(char *err, size_t errlen)
 		int value;
 	} params[] = {
 		{ "alive_router_check_interval", 1 }, { "router_ping_timeout", 3 },
-		{ "tiny_router_buffers", 256 }, { "small_router_buffers", 256 },
+		{ "tiny_router_buffers", 256 },       { "small_router_buffers", 256 },
 		{ "large_router_buffers", 32 },
 	};
 	int rc = 0;
@@ -369,7 +369,8 @@ node_udsp_add(const char *spec, char *err, size_t errlen)
 			}
 			*(item[0] == 'p' ? &priority : &idx) = v;
 		} else {
-			snprintf(err, errlen, "unknown key '%.64s' (src, dst, rte, priority, idx)", item);
+			snprintf(err, errlen, "unknown key '%.64s' (src, dst, rte, priority, idx)",
+				 item);
 			return -EINVAL;
 		}
 	}
@@ -402,7 +403,8 @@ node_up(struct node *n)
 	if (n->conns_per_peer >= 0) {
 		size_t used = strlen(params);
 
-		snprintf(params + used, sizeof(params) - used, ",conns_per_peer=%d", n->conns_per_peer);
+		snprintf(params + used, sizeof(params) - used, ",conns_per_peer=%d",
+			 n->conns_per_peer);
 	}
 	rc = sock == NULL || sock->params_set == NULL ? -EOPNOTSUPP :
 							sock->params_set(params, err, sizeof(err));
@@ -419,7 +421,8 @@ node_up(struct node *n)
 		rc = lnet_ctl_global_set("retry_count", n->retry_count, err, sizeof(err));
 	}
 	/* As the kernel, LNet refuses a timeout not above retry_count: fewer retries then. */
-	if (rc == 0 && n->timeout > 0 && lnet_ctl_global_get(&g) == 0 && n->timeout <= g.retry_count) {
+	if (rc == 0 && n->timeout > 0 && lnet_ctl_global_get(&g) == 0 &&
+	    n->timeout <= g.retry_count) {
 		rc = lnet_ctl_global_set("retry_count", n->timeout - 1, err, sizeof(err));
 	}
 	if (rc == 0 && n->timeout > 0) {
@@ -564,8 +567,8 @@ static void
 node_log(const struct node *n, bool put, const struct node_slot *s)
 {
 	if (n->log != NULL) {
-		fprintf(n->log, "%d|%u|%d|0x%016llx|%u|", put ? 1 : 2, put ? s->size : 0, NODE_PORTAL,
-			0ULL, node_remote_offset(n, s));
+		fprintf(n->log, "%d|%u|%d|0x%016llx|%u|", put ? 1 : 2, put ? s->size : 0,
+			NODE_PORTAL, 0ULL, node_remote_offset(n, s));
 		fprintf(n->log, put ? "-\n" : "%u\n", s->size); /* a PUT has no sink_length */
 	}
 }
@@ -648,7 +651,8 @@ node_start(struct node *n, struct node_slot *s)
 	}
 	rc = node_bind(n, s, node_local_buf(n, s, s->tx), &h);
 	if (rc == 0) {
-		rc = LNetPut(NULL, h, LNET_ACK_REQ, &n->peer, NODE_PORTAL, 0, node_remote_offset(n, s), 0);
+		rc = LNetPut(NULL, h, LNET_ACK_REQ, &n->peer, NODE_PORTAL, 0,
+			     node_remote_offset(n, s), 0);
 	}
 	node_posted(n, s, true, rc);
 }
@@ -692,9 +696,12 @@ node_event(struct node *n, const struct lnet_event *ev)
 		node_count_path(n, ev);
 	}
 	if (ev->status != 0 || ev->type == LNET_EVENT_UNLINK ||
-	    ((ev->type == LNET_EVENT_ACK || ev->type == LNET_EVENT_REPLY) && ev->mlength != s->size)) {
+	    ((ev->type == LNET_EVENT_ACK || ev->type == LNET_EVENT_REPLY) &&
+	     ev->mlength != s->size)) {
 		if (n->failed < 4) { /* the first few, for whoever reads the log */
-			fprintf(stderr, "lnet_node: op %llu (%s): event %d status %d health %d mlength %u\n",
+			fprintf(stderr,
+				"lnet_node: op %llu (%s): event %d status %d health %d mlength "
+				"%u\n",
 				(unsigned long long)s->op, s->phase == SLOT_PUT ? "PUT" : "GET",
 				ev->type, ev->status, ev->mhealth, ev->mlength);
 		}
@@ -772,8 +779,9 @@ node_print_peer_nis(const char *title)
 				printf("    - nid: %s\n      health: %d\n      dropped: %u\n"
 				       "      ping_count: %u\n      send_count: %llu\n"
 				       "      recv_count: %llu\n",
-				       libcfs_nidstr(&peers[p].nis[i]), st.health_value, st.hs_dropped,
-				       st.ping_count, (unsigned long long)st.send_count,
+				       libcfs_nidstr(&peers[p].nis[i]), st.health_value,
+				       st.hs_dropped, st.ping_count,
+				       (unsigned long long)st.send_count,
 				       (unsigned long long)st.recv_count);
 			}
 		}
@@ -839,8 +847,11 @@ static void
 node_fault(const char *cmd)
 {
 	struct lnet_fault_attr a = {
-		.src = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .ptl_mask = 1ULL << NODE_PORTAL,
-		.rate = 1, .health_mask = 1U << LNET_MSG_STATUS_REMOTE_DROPPED,
+		.src = LNET_ANY_NID,
+		.local_nid = LNET_ANY_NID,
+		.ptl_mask = 1ULL << NODE_PORTAL,
+		.rate = 1,
+		.health_mask = 1U << LNET_MSG_STATUS_REMOTE_DROPPED,
 	};
 	char err[160] = "";
 
@@ -866,7 +877,8 @@ node_print_faults(void)
 	for (int i = 0; i < n; i++) {
 		fired += info[i].stat.fired;
 	}
-	printf("faults:\n    drop_rules: %u\n    dropped: %llu\n", total, (unsigned long long)fired);
+	printf("faults:\n    drop_rules: %u\n    dropped: %llu\n", total,
+	       (unsigned long long)fired);
 }
 
 static void
@@ -937,7 +949,7 @@ node_replies_from(const struct lnet_nid *nid)
 struct node_wait_nids {
 	struct lnet_nid nids[NODE_MAX_NIDS * 2];
 	unsigned int nn;
-	bool replied;             /* a REPLY more from nids[0]; else all of them at full health */
+	bool replied; /* a REPLY more from nids[0]; else all of them at full health */
 	uint64_t replies0;
 };
 
@@ -1032,7 +1044,8 @@ node_dump_stall(const struct node *n)
 		fprintf(stderr, "  %s:", libcfs_nidstr(&n->nids[i]));
 		for (int j = 0; j < k; j++) {
 			if (cnt[j].value != 0) {
-				fprintf(stderr, " %s=%llu", cnt[j].key, (unsigned long long)cnt[j].value);
+				fprintf(stderr, " %s=%llu", cnt[j].key,
+					(unsigned long long)cnt[j].value);
 			}
 		}
 		fprintf(stderr, "\n");
@@ -1059,7 +1072,9 @@ node_rec_load_on_cpt(void *arg)
 		struct lnet_peer_ni *lpni;
 
 		lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(LNET_LND_SOCK, 0),
-					     (127U << 24) | (1U << 16) | (i / 250 << 8) | (i % 250 + 1)), &nid);
+					    (127U << 24) | (1U << 16) | (i / 250 << 8) |
+						    (i % 250 + 1)),
+				 &nid);
 		if (lnet_cpt_of_peer(a->ln, &nid) != c->cpt ||
 		    (lpni = lnet_peer_ni_find_or_create(c, &nid, ni)) == NULL) {
 			continue;
@@ -1258,14 +1273,20 @@ int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "nid", required_argument, NULL, 'n' }, { "peer", required_argument, NULL, 'p' },
-		{ "port", required_argument, NULL, 'P' }, { "sizes", required_argument, NULL, 's' },
-		{ "count", required_argument, NULL, 'c' }, { "inflight", required_argument, NULL, 'k' },
+		{ "nid", required_argument, NULL, 'n' },
+		{ "peer", required_argument, NULL, 'p' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "sizes", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "inflight", required_argument, NULL, 'k' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "retry-count", required_argument, NULL, 'Y' },
-		{ "stop-on-error", no_argument, NULL, 'e' }, { "log", required_argument, NULL, 'l' },
-		{ "put-only", no_argument, NULL, 'o' }, { "get-only", no_argument, NULL, 'g' },
-		{ "exec", required_argument, NULL, 'x' }, { "lcores", required_argument, NULL, 'L' },
+		{ "stop-on-error", no_argument, NULL, 'e' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "put-only", no_argument, NULL, 'o' },
+		{ "get-only", no_argument, NULL, 'g' },
+		{ "exec", required_argument, NULL, 'x' },
+		{ "lcores", required_argument, NULL, 'L' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "change-after", required_argument, NULL, 'C' },
 		{ "discovery", required_argument, NULL, 'd' },
@@ -1280,8 +1301,12 @@ main(int argc, char **argv)
 		{ "conns-per-peer", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct node n = { .port = 988, .count = 100, .inflight = 8, .nsizes = 4,
-				 .sizes = { 0, 1, 4096, NODE_SLOT }, .exec = LNET_EXEC_THREADS };
+	static struct node n = { .port = 988,
+				 .count = 100,
+				 .inflight = 8,
+				 .nsizes = 4,
+				 .sizes = { 0, 1, 4096, NODE_SLOT },
+				 .exec = LNET_EXEC_THREADS };
 	bool serve;
 	int c;
 	int rc;
@@ -1302,12 +1327,17 @@ main(int argc, char **argv)
 		rc = 0;
 		switch (c) {
 		case 'n':
-			rc = n.nnids == NODE_MAX_NIDS ? -E2BIG : libcfs_strnid(&n.nids[n.nnids], optarg);
+			rc = n.nnids == NODE_MAX_NIDS ? -E2BIG :
+							libcfs_strnid(&n.nids[n.nnids], optarg);
 			n.nid = n.nids[0];
 			n.nnids += rc == 0;
 			break;
-		case 'C': n.change_after = strtoull(optarg, NULL, 10); break;
-		case 'Q': n.recovery_load = (unsigned int)atoi(optarg); break;
+		case 'C':
+			n.change_after = strtoull(optarg, NULL, 10);
+			break;
+		case 'Q':
+			n.recovery_load = (unsigned int)atoi(optarg);
+			break;
 		case 'R': {
 			char *cmd = NULL;
 
@@ -1340,7 +1370,9 @@ main(int argc, char **argv)
 			}
 			n.udsp[n.nudsp++] = optarg;
 			break;
-		case 'd': n.discovery = atoi(optarg); break;
+		case 'd':
+			n.discovery = atoi(optarg);
+			break;
 		case 'N': {
 			char *end = NULL;
 			long v = strtol(optarg, &end, 10);
@@ -1349,26 +1381,57 @@ main(int argc, char **argv)
 			n.conns_per_peer = (int)v;
 			break;
 		}
-		case 'A': rc = libcfs_strnid(&n.add_nid, optarg); break;
-		case 'D': rc = libcfs_strnid(&n.del_nid, optarg); break;
-		case 'p': rc = libcfs_strnid(&n.peer.nid, optarg); break;
-		case 'P': n.port = (uint16_t)atoi(optarg); break;
-		case 's': rc = node_sizes(&n, optarg); break;
-		case 'c': n.count = strtoull(optarg, NULL, 10); break;
-		case 'k': n.inflight = (unsigned int)atoi(optarg); break;
-		case 't': n.timeout = atoi(optarg); break;
-		case 'Y': n.retry_count = atoi(optarg); break;
-		case 'e': n.stop_on_error = true; break;
-		case 'o': n.put_only = true; break;
-		case 'g': n.get_only = true; break;
-		case 'x': rc = node_exec_mode(&n, optarg); break;
-		case 'L': n.lcores = optarg; break;
-		case 'w': n.warmup = strtoull(optarg, NULL, 10); break;
+		case 'A':
+			rc = libcfs_strnid(&n.add_nid, optarg);
+			break;
+		case 'D':
+			rc = libcfs_strnid(&n.del_nid, optarg);
+			break;
+		case 'p':
+			rc = libcfs_strnid(&n.peer.nid, optarg);
+			break;
+		case 'P':
+			n.port = (uint16_t)atoi(optarg);
+			break;
+		case 's':
+			rc = node_sizes(&n, optarg);
+			break;
+		case 'c':
+			n.count = strtoull(optarg, NULL, 10);
+			break;
+		case 'k':
+			n.inflight = (unsigned int)atoi(optarg);
+			break;
+		case 't':
+			n.timeout = atoi(optarg);
+			break;
+		case 'Y':
+			n.retry_count = atoi(optarg);
+			break;
+		case 'e':
+			n.stop_on_error = true;
+			break;
+		case 'o':
+			n.put_only = true;
+			break;
+		case 'g':
+			n.get_only = true;
+			break;
+		case 'x':
+			rc = node_exec_mode(&n, optarg);
+			break;
+		case 'L':
+			n.lcores = optarg;
+			break;
+		case 'w':
+			n.warmup = strtoull(optarg, NULL, 10);
+			break;
 		case 'l':
 			n.log = fopen(optarg, "w");
 			rc = n.log == NULL ? -errno : 0;
 			break;
-		default: return 2;
+		default:
+			return 2;
 		}
 		if (rc != 0) {
 			fprintf(stderr, "lnet_node: bad value: %s\n", optarg);
@@ -1377,8 +1440,10 @@ main(int argc, char **argv)
 	}
 	if (lnet_nid_is_any(&n.nid) || n.inflight == 0 || n.inflight > NODE_SLOTS ||
 	    (!serve && lnet_nid_is_any(&n.peer.nid)) || (n.put_only && n.get_only)) {
-		fprintf(stderr, "lnet_node: --nid (and for a client --peer) are needed; --inflight 1..%d; "
-			"--put-only or --get-only\n", NODE_SLOTS);
+		fprintf(stderr,
+			"lnet_node: --nid (and for a client --peer) are needed; --inflight 1..%d; "
+			"--put-only or --get-only\n",
+			NODE_SLOTS);
 		return 2;
 	}
 	signal(SIGINT, node_on_signal);
@@ -1387,7 +1452,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (!serve && n.nroutes > 0) {
-		node_routes_wait_up(&n); /* a server serves at once: its routes come up as they may */
+		node_routes_wait_up(
+			&n); /* a server serves at once: its routes come up as they may */
 	}
 	rc = serve ? node_serve(&n) : node_client(&n);
 	LNetNIFini();

@@ -46,7 +46,9 @@ console_up(const struct lnet_nid *nid, unsigned int port)
 	const struct lnet_lnd_ops *sock = lnet_lnd_find(LNET_LND_SOCK);
 	struct lnet_ctl_ni_tunables tun = { 180, 8, 0, 256 };
 	struct lnet_init_opts lo = {
-		.opts_size = sizeof(lo), .mode = LNET_EXEC_POLLED, .no_eal = true,
+		.opts_size = sizeof(lo),
+		.mode = LNET_EXEC_POLLED,
+		.no_eal = true,
 	};
 	char params[64];
 	char err[256] = "";
@@ -82,12 +84,15 @@ static int
 console_post(struct console *c, void *buf, unsigned int len, unsigned int op, uint64_t bits)
 {
 	struct lnet_md md = {
-		.umd_start = buf, .umd_length = len, .umd_threshold = 1, .umd_options = op,
+		.umd_start = buf,
+		.umd_length = len,
+		.umd_threshold = 1,
+		.umd_options = op,
 		.umd_eq_handle = c->eq,
 	};
 	struct lnet_handle_md h;
-	struct lnet_me *me = LNetMEAttach(SFT_PORTAL_RDMA, &c->server, bits, 0, LNET_UNLINK,
-					  LNET_INS_AFTER);
+	struct lnet_me *me =
+		LNetMEAttach(SFT_PORTAL_RDMA, &c->server, bits, 0, LNET_UNLINK, LNET_INS_AFTER);
 
 	return me == NULL ? -errno : LNetMDAttach(me, &md, LNET_UNLINK, &h);
 }
@@ -97,7 +102,9 @@ static int
 console_put(struct console *c, const uint8_t *req, uint32_t svc)
 {
 	struct lnet_md md = {
-		.umd_start = c->out, .umd_length = SFT_MSG_SIZE, .umd_threshold = 1,
+		.umd_start = c->out,
+		.umd_length = SFT_MSG_SIZE,
+		.umd_threshold = 1,
 		.umd_eq_handle = c->eq,
 	};
 	struct lnet_handle_md h;
@@ -105,8 +112,9 @@ console_put(struct console *c, const uint8_t *req, uint32_t svc)
 
 	memcpy(c->out, req, SFT_MSG_SIZE);
 	rc = LNetMDBind(&md, LNET_UNLINK, &h);
-	return rc != 0 ? rc : LNetPut(NULL, h, LNET_NOACK_REQ, &c->server, sft_service_portal(svc),
-				      sft_request_match_bits(svc), 0, 0);
+	return rc != 0 ? rc :
+			 LNetPut(NULL, h, LNET_NOACK_REQ, &c->server, sft_service_portal(svc),
+				 sft_request_match_bits(svc), 0, 0);
 }
 
 /* One RPC: its reply (under the request's rpyid) must be @p want's bytes. */
@@ -119,7 +127,8 @@ console_rpc(struct console *c, const char *step, const uint8_t *req, uint32_t sv
 	bool replied = false;
 
 	if (sft_msg_decode(req, SFT_MSG_SIZE, &m) != 0 ||
-	    console_post(c, c->reply, sizeof(c->reply), LNET_MD_OP_PUT, m.body.rmsn_reqst.rpyid) != 0 ||
+	    console_post(c, c->reply, sizeof(c->reply), LNET_MD_OP_PUT, m.body.rmsn_reqst.rpyid) !=
+		    0 ||
 	    console_put(c, req, svc) != 0) {
 		printf("FAIL: %s: not sent\n", step);
 		return false;
@@ -143,7 +152,8 @@ console_brw_write(struct console *c)
 	struct sft_msg m;
 
 	if (sft_msg_decode(s4_brw_reqst, SFT_MSG_SIZE, &m) != 0 ||
-	    console_post(c, c->bulk, sizeof(c->bulk), LNET_MD_OP_GET, m.body.brw_reqst.bulkid) != 0) {
+	    console_post(c, c->bulk, sizeof(c->bulk), LNET_MD_OP_GET, m.body.brw_reqst.bulkid) !=
+		    0) {
 		printf("FAIL: brw write: bulk not posted\n");
 		return false;
 	}
@@ -153,13 +163,14 @@ console_brw_write(struct console *c)
 static int
 console_session(struct console *c)
 {
-	bool ok = console_rpc(c, "make session", s4_mksn_reqst, SFT_SVC_MAKE_SESSION, s4_mksn_reply);
+	bool ok =
+		console_rpc(c, "make session", s4_mksn_reqst, SFT_SVC_MAKE_SESSION, s4_mksn_reply);
 
 	ok = ok && console_rpc(c, "add the brw server test", s4_test_reqst_brw_server, SFT_SVC_TEST,
 			       s4_test_reply);
 	ok = ok && console_brw_write(c);
-	ok = ok && console_rpc(c, "remove session", s4_rmsn_reqst, SFT_SVC_REMOVE_SESSION,
-			       s4_rmsn_reply);
+	ok = ok &&
+	     console_rpc(c, "remove session", s4_rmsn_reqst, SFT_SVC_REMOVE_SESSION, s4_rmsn_reply);
 	return ok ? 0 : 1;
 }
 
@@ -218,8 +229,9 @@ main(int argc, char **argv)
 		}
 	}
 	if (!have_nid || !have_server || c.timeout_ms <= 0) {
-		fprintf(stderr, "usage: sft_console --nid NID --server NID [--port P] [--timeout S] "
-				"[--send-only]\n");
+		fprintf(stderr,
+			"usage: sft_console --nid NID --server NID [--port P] [--timeout S] "
+			"[--send-only]\n");
 		return 2;
 	}
 	c.server.pid = SFT_PID;

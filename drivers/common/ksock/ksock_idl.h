@@ -19,7 +19,7 @@
 #define LNET_ACCEPTOR_MIN_RESERVED_PORT 512
 #define LNET_ACCEPTOR_MAX_RESERVED_PORT 1023
 #define LNET_PROTO_ACCEPTOR_VERSION 1
-#define LNET_PROTO_ACCEPTOR_VERSION_16 2   /* target NID as a 20-byte large NID */
+#define LNET_PROTO_ACCEPTOR_VERSION_16 2 /* target NID as a 20-byte large NID */
 
 /** Connection request V1: the target's 64-bit NID. */
 struct lnet_acceptor_connreq {

@@ -68,7 +68,8 @@ ksock_connreq_encode(const struct lnet_nid *target, void *buf, size_t len, size_
 	}
 	if (lnet_nid_is_nid4(target)) {
 		struct lnet_acceptor_connreq cr = {
-			LNET_PROTO_ACCEPTOR_MAGIC, LNET_PROTO_ACCEPTOR_VERSION,
+			LNET_PROTO_ACCEPTOR_MAGIC,
+			LNET_PROTO_ACCEPTOR_VERSION,
 			lnet_nid_to_nid4(target),
 		};
 
@@ -80,7 +81,9 @@ ksock_connreq_encode(const struct lnet_nid *target, void *buf, size_t len, size_
 		return 0;
 	}
 	struct lnet_acceptor_connreq_v2 cr2 = {
-		LNET_PROTO_ACCEPTOR_MAGIC, LNET_PROTO_ACCEPTOR_VERSION_16, *target,
+		LNET_PROTO_ACCEPTOR_MAGIC,
+		LNET_PROTO_ACCEPTOR_VERSION_16,
+		*target,
 	};
 
 	if (len < sizeof(cr2)) {
@@ -189,13 +192,16 @@ ksock_hello_nid4_encode(uint32_t version, const struct ksock_hello *h, void *buf
 			size_t *written)
 {
 	struct ksock_hello_msg_nid4 m = {
-		.kshm_magic = LNET_PROTO_MAGIC, .kshm_version = version,
+		.kshm_magic = LNET_PROTO_MAGIC,
+		.kshm_version = version,
 		.kshm_src_nid = lnet_nid_to_nid4(&h->src_nid),
 		.kshm_dst_nid = lnet_nid_to_nid4(&h->dst_nid),
-		.kshm_src_pid = h->src_pid, .kshm_dst_pid = h->dst_pid,
+		.kshm_src_pid = h->src_pid,
+		.kshm_dst_pid = h->dst_pid,
 		.kshm_src_incarnation = h->src_incarnation,
 		.kshm_dst_incarnation = h->dst_incarnation,
-		.kshm_ctype = (uint32_t)h->ctype, .kshm_nips = h->nips,
+		.kshm_ctype = (uint32_t)h->ctype,
+		.kshm_nips = h->nips,
 	};
 	size_t n = sizeof(m) + 4 * (size_t)h->nips;
 
@@ -270,12 +276,16 @@ static int
 ksock_hello_v4_encode(const struct ksock_hello *h, void *buf, size_t len, size_t *written)
 {
 	struct ksock_hello_msg m = {
-		.kshm_magic = LNET_PROTO_MAGIC, .kshm_version = KSOCK_PROTO_V4,
-		.kshm_src_nid = h->src_nid, .kshm_dst_nid = h->dst_nid,
-		.kshm_src_pid = h->src_pid, .kshm_dst_pid = h->dst_pid,
+		.kshm_magic = LNET_PROTO_MAGIC,
+		.kshm_version = KSOCK_PROTO_V4,
+		.kshm_src_nid = h->src_nid,
+		.kshm_dst_nid = h->dst_nid,
+		.kshm_src_pid = h->src_pid,
+		.kshm_dst_pid = h->dst_pid,
 		.kshm_src_incarnation = h->src_incarnation,
 		.kshm_dst_incarnation = h->dst_incarnation,
-		.kshm_ctype = (uint32_t)h->ctype, .kshm_nips = 0,
+		.kshm_ctype = (uint32_t)h->ctype,
+		.kshm_nips = 0,
 	};
 
 	if (len < sizeof(m)) {
@@ -335,9 +345,9 @@ ksock_hello_v1_encode(const struct ksock_hello *h, void *buf, size_t len, size_t
 		return -KSOCK_ESHORT;
 	}
 	memset(&w, 0, sizeof(w));
-	w.dest_nid = htole64((uint64_t)LNET_PROTO_TCP_MAGIC |
-			     ((uint64_t)KSOCK_PROTO_V1_MAJOR << 32) |
-			     ((uint64_t)KSOCK_PROTO_V1_MINOR << 48));
+	w.dest_nid =
+		htole64((uint64_t)LNET_PROTO_TCP_MAGIC | ((uint64_t)KSOCK_PROTO_V1_MAJOR << 32) |
+			((uint64_t)KSOCK_PROTO_V1_MINOR << 48));
 	w.src_nid = htole64(lnet_nid_to_nid4(&h->src_nid));
 	w.dest_pid = htole32(h->dst_pid);
 	w.src_pid = htole32(h->src_pid);
@@ -399,30 +409,43 @@ ksock_hello_v1_decode(const void *buf, size_t len, struct ksock_hello *h, size_t
 }
 
 const struct ksock_proto ksock_proto_v1 = {
-	.version = KSOCK_PROTO_V1, .lnet_hdr_size = LNET_HDR_NID4_SIZE, .msg_hdr_size = 0,
-	.hello_encode = ksock_hello_v1_encode, .hello_decode = ksock_hello_v1_decode,
-	.lnet_hdr_encode = lnet_hdr_encode_nid4, .lnet_hdr_decode = lnet_hdr_decode_nid4,
+	.version = KSOCK_PROTO_V1,
+	.lnet_hdr_size = LNET_HDR_NID4_SIZE,
+	.msg_hdr_size = 0,
+	.hello_encode = ksock_hello_v1_encode,
+	.hello_decode = ksock_hello_v1_decode,
+	.lnet_hdr_encode = lnet_hdr_encode_nid4,
+	.lnet_hdr_decode = lnet_hdr_decode_nid4,
 };
 
 const struct ksock_proto ksock_proto_v2 = {
-	.version = KSOCK_PROTO_V2, .lnet_hdr_size = LNET_HDR_NID4_SIZE,
+	.version = KSOCK_PROTO_V2,
+	.lnet_hdr_size = LNET_HDR_NID4_SIZE,
 	.msg_hdr_size = sizeof(struct ksock_msg_hdr),
-	.hello_encode = ksock_hello_v2_encode, .hello_decode = ksock_hello_nid4_decode,
-	.lnet_hdr_encode = lnet_hdr_encode_nid4, .lnet_hdr_decode = lnet_hdr_decode_nid4,
+	.hello_encode = ksock_hello_v2_encode,
+	.hello_decode = ksock_hello_nid4_decode,
+	.lnet_hdr_encode = lnet_hdr_encode_nid4,
+	.lnet_hdr_decode = lnet_hdr_decode_nid4,
 };
 
 const struct ksock_proto ksock_proto_v3 = {
-	.version = KSOCK_PROTO_V3, .lnet_hdr_size = LNET_HDR_NID4_SIZE,
+	.version = KSOCK_PROTO_V3,
+	.lnet_hdr_size = LNET_HDR_NID4_SIZE,
 	.msg_hdr_size = sizeof(struct ksock_msg_hdr),
-	.hello_encode = ksock_hello_v3_encode, .hello_decode = ksock_hello_nid4_decode,
-	.lnet_hdr_encode = lnet_hdr_encode_nid4, .lnet_hdr_decode = lnet_hdr_decode_nid4,
+	.hello_encode = ksock_hello_v3_encode,
+	.hello_decode = ksock_hello_nid4_decode,
+	.lnet_hdr_encode = lnet_hdr_encode_nid4,
+	.lnet_hdr_decode = lnet_hdr_decode_nid4,
 };
 
 const struct ksock_proto ksock_proto_v4 = {
-	.version = KSOCK_PROTO_V4, .lnet_hdr_size = LNET_HDR_NID16_SIZE,
+	.version = KSOCK_PROTO_V4,
+	.lnet_hdr_size = LNET_HDR_NID16_SIZE,
 	.msg_hdr_size = sizeof(struct ksock_msg_hdr),
-	.hello_encode = ksock_hello_v4_encode, .hello_decode = ksock_hello_v4_decode,
-	.lnet_hdr_encode = lnet_hdr_encode_nid16, .lnet_hdr_decode = lnet_hdr_decode_nid16,
+	.hello_encode = ksock_hello_v4_encode,
+	.hello_decode = ksock_hello_v4_decode,
+	.lnet_hdr_encode = lnet_hdr_encode_nid16,
+	.lnet_hdr_decode = lnet_hdr_decode_nid16,
 };
 
 const struct ksock_proto *
@@ -477,7 +500,8 @@ ksock_zcack_parse(const struct ksock_msg *m, struct ksock_zcack *out)
 		/* An LNET message acks only through cookie[1]; so does a NOOP with c1 == 0. */
 		out->kind = c2 == 0 ? KSOCK_ZCACK_NONE :
 			    (m->type == KSOCK_MSG_NOOP && c2 == SOCKNAL_KEEPALIVE_PING) ?
-					      KSOCK_ZCACK_KEEPALIVE : KSOCK_ZCACK_ONE;
+				      KSOCK_ZCACK_KEEPALIVE :
+				      KSOCK_ZCACK_ONE;
 		out->a = c2;
 		return;
 	}

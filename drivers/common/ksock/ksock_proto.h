@@ -24,14 +24,14 @@ LNP_BEGIN_DECLS
 
 enum ksock_err {
 	KSOCK_OK = 0,
-	KSOCK_ESHORT,    /**< more bytes needed (see *used) */
-	KSOCK_EMAGIC,    /**< unknown magic */
-	KSOCK_EVERSION,  /**< unknown or unsupported version */
-	KSOCK_ENIPS,     /**< more than 16 addresses, or a zero address */
-	KSOCK_ENID,      /**< malformed or ANY NID where one is required */
-	KSOCK_ETYPE,     /**< unknown ksock message type */
-	KSOCK_ECTYPE,    /**< unknown connection type */
-	KSOCK_EINVAL,    /**< bad argument from the caller */
+	KSOCK_ESHORT,   /**< more bytes needed (see *used) */
+	KSOCK_EMAGIC,   /**< unknown magic */
+	KSOCK_EVERSION, /**< unknown or unsupported version */
+	KSOCK_ENIPS,    /**< more than 16 addresses, or a zero address */
+	KSOCK_ENID,     /**< malformed or ANY NID where one is required */
+	KSOCK_ETYPE,    /**< unknown ksock message type */
+	KSOCK_ECTYPE,   /**< unknown connection type */
+	KSOCK_EINVAL,   /**< bad argument from the caller */
 	KSOCK_EMAX,
 };
 
@@ -40,10 +40,10 @@ LNP_API const char *ksock_strerror(int rc);
 
 /** A decoded connection request. */
 struct ksock_connreq {
-	uint32_t version;        /**< LNET_PROTO_ACCEPTOR_VERSION or _16 */
-	struct lnet_nid nid;     /**< the target NID */
+	uint32_t version;    /**< LNET_PROTO_ACCEPTOR_VERSION or _16 */
+	struct lnet_nid nid; /**< the target NID */
 	bool swapped;
-	bool probe;              /**< LNET_PROTO_MAGIC: a version probe, answer and close */
+	bool probe; /**< LNET_PROTO_MAGIC: a version probe, answer and close */
 };
 
 /** Write the request for @p target: V1 when it fits 64 bits, else V2. */
@@ -57,22 +57,22 @@ LNP_API int ksock_connreq_decode(const void *buf, size_t len, struct ksock_connr
 struct ksock_hello {
 	uint32_t version;
 	struct lnet_nid src_nid;
-	struct lnet_nid dst_nid;     /**< ANY for V1, which does not carry it */
+	struct lnet_nid dst_nid; /**< ANY for V1, which does not carry it */
 	lnet_pid_t src_pid;
 	lnet_pid_t dst_pid;
 	uint64_t src_incarnation;
 	uint64_t dst_incarnation;
-	int32_t ctype;               /**< SOCKLND_CONN_* */
+	int32_t ctype; /**< SOCKLND_CONN_* */
 	uint32_t nips;
 	uint32_t ips[KSOCK_MAX_NIPS]; /**< host order */
-	bool swapped;                /**< sender's byte order differs from ours */
+	bool swapped;                 /**< sender's byte order differs from ours */
 };
 
 /** One protocol version. */
 struct ksock_proto {
 	uint32_t version;
-	size_t lnet_hdr_size;        /**< 72, or 96 for V4 */
-	size_t msg_hdr_size;         /**< 24; 0 for V1 (no ksock_msg header) */
+	size_t lnet_hdr_size; /**< 72, or 96 for V4 */
+	size_t msg_hdr_size;  /**< 24; 0 for V1 (no ksock_msg header) */
 	int (*hello_encode)(const struct ksock_hello *h, void *buf, size_t len, size_t *written);
 	int (*hello_decode)(const void *buf, size_t len, struct ksock_hello *h, size_t *used);
 	int (*lnet_hdr_encode)(const struct lnet_hdr *h, void *buf, size_t len);
@@ -92,7 +92,7 @@ LNP_API int ksock_hello_version(const void *buf, size_t len, uint32_t *version, 
 
 /** A ksock_msg header, host order. */
 struct ksock_msg {
-	uint32_t type;               /**< KSOCK_MSG_NOOP or KSOCK_MSG_LNET */
+	uint32_t type; /**< KSOCK_MSG_NOOP or KSOCK_MSG_LNET */
 	uint32_t csum;
 	uint64_t zc_cookies[2];
 };
@@ -116,11 +116,11 @@ LNP_API uint32_t ksock_csum_msg_hdr(const void *buf);
 
 /** What a received header acknowledges (lnet-facts §4.7). */
 enum ksock_zcack_kind {
-	KSOCK_ZCACK_NONE = 0,   /**< nothing */
-	KSOCK_ZCACK_KEEPALIVE,  /**< NOOP {0, 1}: ignore */
-	KSOCK_ZCACK_ONE,        /**< cookie a */
-	KSOCK_ZCACK_TWO,        /**< cookies a and b */
-	KSOCK_ZCACK_RANGE,      /**< cookies a..b inclusive */
+	KSOCK_ZCACK_NONE = 0,  /**< nothing */
+	KSOCK_ZCACK_KEEPALIVE, /**< NOOP {0, 1}: ignore */
+	KSOCK_ZCACK_ONE,       /**< cookie a */
+	KSOCK_ZCACK_TWO,       /**< cookies a and b */
+	KSOCK_ZCACK_RANGE,     /**< cookies a..b inclusive */
 };
 
 struct ksock_zcack {

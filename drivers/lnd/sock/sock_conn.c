@@ -26,8 +26,8 @@ static const int8_t sock_conn_table[SOCK_CONN_NSTATES][SOCK_CONN_NEVENTS] = {
 					   SOCK_CONN_FAILED },
 	[SOCK_CONN_RECV_CONNREQ] = { NONE, NONE, NONE, SOCK_CONN_RECV_HELLO, NONE, NONE,
 				     SOCK_CONN_FAILED },
-	[SOCK_CONN_RECV_HELLO] = { NONE, NONE, NONE, NONE, SOCK_CONN_ESTABLISHED, SOCK_CONN_SEND_HELLO,
-				   SOCK_CONN_FAILED },
+	[SOCK_CONN_RECV_HELLO] = { NONE, NONE, NONE, NONE, SOCK_CONN_ESTABLISHED,
+				   SOCK_CONN_SEND_HELLO, SOCK_CONN_FAILED },
 	[SOCK_CONN_SEND_HELLO] = { NONE, NONE, SOCK_CONN_ESTABLISHED, NONE, NONE, NONE,
 				   SOCK_CONN_FAILED },
 	[SOCK_CONN_ESTABLISHED] = { NONE, NONE, NONE, NONE, NONE, NONE, NONE },
@@ -35,8 +35,8 @@ static const int8_t sock_conn_table[SOCK_CONN_NSTATES][SOCK_CONN_NEVENTS] = {
 };
 
 static const char *const sock_conn_states[SOCK_CONN_NSTATES] = {
-	"idle", "send_connreq_hello", "recv_connreq", "recv_hello", "send_hello",
-	"established", "failed",
+	"idle",       "send_connreq_hello", "recv_connreq", "recv_hello",
+	"send_hello", "established",        "failed",
 };
 
 static const char *const sock_conn_events[SOCK_CONN_NEVENTS] = {
@@ -44,8 +44,12 @@ static const char *const sock_conn_events[SOCK_CONN_NEVENTS] = {
 };
 
 const struct rt_fsm sock_conn_fsm = {
-	.name = "socklnd: handshake", .nstates = SOCK_CONN_NSTATES, .nevents = SOCK_CONN_NEVENTS,
-	.table = &sock_conn_table[0][0], .states = sock_conn_states, .events = sock_conn_events,
+	.name = "socklnd: handshake",
+	.nstates = SOCK_CONN_NSTATES,
+	.nevents = SOCK_CONN_NEVENTS,
+	.table = &sock_conn_table[0][0],
+	.states = sock_conn_states,
+	.events = sock_conn_events,
 };
 
 int
@@ -283,8 +287,8 @@ sock_conn_check_reply(struct sock_conn *c)
 		return sock_conn_fail(c, -EALREADY, "refused by the peer (race or duplicate)");
 	}
 	if (ksock_conn_type_invert(c->peer.ctype) != c->local.ctype) {
-		return sock_conn_fail(c, -EPROTO, "peer answered type %d to type %d",
-				      c->peer.ctype, c->local.ctype);
+		return sock_conn_fail(c, -EPROTO, "peer answered type %d to type %d", c->peer.ctype,
+				      c->local.ctype);
 	}
 	return sock_conn_set_state(c, SOCK_CONN_EV_REPLY) == 0 ? 1 : -EINVAL;
 }

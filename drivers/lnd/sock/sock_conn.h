@@ -26,23 +26,23 @@
 #include "sock_tap.h"
 
 enum sock_conn_state {
-	SOCK_CONN_IDLE = 0,               /**< not started */
-	SOCK_CONN_SEND_CONNREQ_HELLO,     /**< active: connreq and hello going out */
-	SOCK_CONN_RECV_CONNREQ,           /**< passive: waiting for the connreq */
-	SOCK_CONN_RECV_HELLO,             /**< waiting for the peer's hello */
-	SOCK_CONN_SEND_HELLO,             /**< passive: our hello (or refusal) going out */
+	SOCK_CONN_IDLE = 0,           /**< not started */
+	SOCK_CONN_SEND_CONNREQ_HELLO, /**< active: connreq and hello going out */
+	SOCK_CONN_RECV_CONNREQ,       /**< passive: waiting for the connreq */
+	SOCK_CONN_RECV_HELLO,         /**< waiting for the peer's hello */
+	SOCK_CONN_SEND_HELLO,         /**< passive: our hello (or refusal) going out */
 	SOCK_CONN_ESTABLISHED,
 	SOCK_CONN_FAILED,
 	SOCK_CONN_NSTATES,
 };
 
 enum sock_conn_event {
-	SOCK_CONN_EV_START_ACTIVE = 0,  /**< our request and hello are framed */
-	SOCK_CONN_EV_START_PASSIVE,     /**< accepted: wait for the request */
-	SOCK_CONN_EV_SENT,              /**< what was framed is all out */
-	SOCK_CONN_EV_CONNREQ,           /**< passive: a request for one of our NIs is in */
-	SOCK_CONN_EV_REPLY,             /**< active: the peer's valid answer is in */
-	SOCK_CONN_EV_HELLO,             /**< passive: the peer's hello is in, our answer framed */
+	SOCK_CONN_EV_START_ACTIVE = 0, /**< our request and hello are framed */
+	SOCK_CONN_EV_START_PASSIVE,    /**< accepted: wait for the request */
+	SOCK_CONN_EV_SENT,             /**< what was framed is all out */
+	SOCK_CONN_EV_CONNREQ,          /**< passive: a request for one of our NIs is in */
+	SOCK_CONN_EV_REPLY,            /**< active: the peer's valid answer is in */
+	SOCK_CONN_EV_HELLO,            /**< passive: the peer's hello is in, our answer framed */
 	SOCK_CONN_EV_FAIL,
 	SOCK_CONN_NEVENTS,
 };
@@ -71,8 +71,8 @@ struct sock_conn {
 	int fd;
 	bool active;
 	enum sock_conn_state state;
-	int error;                      /**< -errno once FAILED */
-	char why[128];                  /**< what failed, for logs and counters */
+	int error;     /**< -errno once FAILED */
+	char why[128]; /**< what failed, for logs and counters */
 	const struct ksock_proto *proto;
 	struct lnet_nid target;         /**< active: the NID we connect to */
 	struct ksock_hello local;       /**< what we send */

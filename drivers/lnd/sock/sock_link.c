@@ -18,14 +18,14 @@
 
 struct sock_link_if {
 	int index;
-	unsigned int flags;         /* IFF_UP, IFF_RUNNING (carrier included), IFF_LOOPBACK */
+	unsigned int flags; /* IFF_UP, IFF_RUNNING (carrier included), IFF_LOOPBACK */
 };
 
 struct sock_link_addr {
-	int index;                  /* the interface that holds it */
-	int family;                 /* AF_INET or AF_INET6 */
-	unsigned int prefix;        /* its subnet's prefix length */
-	uint8_t a[16];              /* 4 bytes for AF_INET */
+	int index;           /* the interface that holds it */
+	int family;          /* AF_INET or AF_INET6 */
+	unsigned int prefix; /* its subnet's prefix length */
+	uint8_t a[16];       /* 4 bytes for AF_INET */
 };
 
 struct sock_link_table {
@@ -192,8 +192,10 @@ sock_link_load_one(struct sock_link_table *t, const struct ifaddrs *i)
 	}
 	a.family = sa->sa_family;
 	a.prefix = sock_link_prefix_of_mask(i->ifa_netmask);
-	memcpy(a.a, sa->sa_family == AF_INET ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr :
-					       (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr,
+	memcpy(a.a,
+	       sa->sa_family == AF_INET ?
+		       (const void *)&((const struct sockaddr_in *)sa)->sin_addr :
+		       (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr,
 	       sock_link_alen(a.family));
 	return sock_link_addr_set(t, &a);
 }
@@ -395,9 +397,10 @@ sock_link_want(const struct lnet_nid *nid, struct sock_link_addr *want)
 		return false;
 	}
 	want->family = sa.ss.ss_family;
-	memcpy(want->a, sa.ss.ss_family == AF_INET ?
-				(const void *)&((const struct sockaddr_in *)&sa.ss)->sin_addr :
-				(const void *)&((const struct sockaddr_in6 *)&sa.ss)->sin6_addr,
+	memcpy(want->a,
+	       sa.ss.ss_family == AF_INET ?
+		       (const void *)&((const struct sockaddr_in *)&sa.ss)->sin_addr :
+		       (const void *)&((const struct sockaddr_in6 *)&sa.ss)->sin6_addr,
 	       sock_link_alen(want->family));
 	return true;
 }
@@ -484,7 +487,8 @@ sock_link_peer_down(const struct sock_link_table *t, const struct lnet_nid *peer
 			continue;
 		}
 		runs = sock_link_running(sock_link_if_find(t, a->index));
-		if (best == NULL || a->prefix > best->prefix || (a->prefix == best->prefix && runs && !best_runs)) {
+		if (best == NULL || a->prefix > best->prefix ||
+		    (a->prefix == best->prefix && runs && !best_runs)) {
 			best = a;
 			best_runs = runs;
 		}

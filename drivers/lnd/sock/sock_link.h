@@ -36,7 +36,7 @@ int sock_link_table_load(struct sock_link_table *t);
 
 /** An NI's own link: its interface and its address (what concerns it). */
 struct sock_link_own {
-	int ifindex;                 /**< 0: none holds its address */
+	int ifindex; /**< 0: none holds its address */
 	const struct lnet_nid *nid;
 };
 
@@ -76,7 +76,7 @@ enum sock_link_drained {
 	SOCK_LINK_NOTHING = 0, /**< nothing was read */
 	SOCK_LINK_OTHERS,      /**< other interfaces changed (the paths to peers may have) */
 	SOCK_LINK_OURS,        /**< ... and the NI's own interface or address did */
-	SOCK_LINK_LOST,        /**< the kernel dropped some (ENOBUFS), or the table is short: reload it */
+	SOCK_LINK_LOST, /**< the kernel dropped some (ENOBUFS), or the table is short: reload it */
 };
 
 /**

@@ -278,8 +278,10 @@ sock_rx_lnet_staged(struct sock_rx *rx, bool tapped)
 	}
 	rx->km.type = KSOCK_MSG_LNET;
 	rx->km.csum = 0;
-	rx->km.zc_cookies[0] = rx->swapped ? __builtin_bswap64(w.ksm_zc_cookies[0]) : w.ksm_zc_cookies[0];
-	rx->km.zc_cookies[1] = rx->swapped ? __builtin_bswap64(w.ksm_zc_cookies[1]) : w.ksm_zc_cookies[1];
+	rx->km.zc_cookies[0] =
+		rx->swapped ? __builtin_bswap64(w.ksm_zc_cookies[0]) : w.ksm_zc_cookies[0];
+	rx->km.zc_cookies[1] =
+		rx->swapped ? __builtin_bswap64(w.ksm_zc_cookies[1]) : w.ksm_zc_cookies[1];
 	rx->stage_off += (unsigned int)n;
 	rx->bytes += n;
 	rx->csum_on = false;

@@ -82,16 +82,16 @@ struct sock_rx {
 	unsigned int rlen;
 	unsigned int done;
 	void *cookie;
-	bool csum_on;                   /* this message carries a checksum */
-	uint32_t csum_run;              /* its running CRC so far */
+	bool csum_on;      /* this message carries a checksum */
+	uint32_t csum_run; /* its running CRC so far */
 	uint64_t msgs;
 	uint64_t bytes;
-	uint64_t csum_checked;          /* messages whose checksum matched */
-	uint64_t recvs;                 /* recv() calls that returned bytes */
-	const struct sock_tap *tap;     /**< the owner's, or NULL: set after init */
-	bool drained;                   /* the last recv() came back short: socket empty */
-	unsigned int stage_off;         /* next unread staged byte */
-	unsigned int stage_len;         /* staged bytes */
+	uint64_t csum_checked;      /* messages whose checksum matched */
+	uint64_t recvs;             /* recv() calls that returned bytes */
+	const struct sock_tap *tap; /**< the owner's, or NULL: set after init */
+	bool drained;               /* the last recv() came back short: socket empty */
+	unsigned int stage_off;     /* next unread staged byte */
+	unsigned int stage_len;     /* staged bytes */
 	uint8_t stage[SOCK_RX_STAGE];
 };
 

@@ -31,8 +31,8 @@ sock_tap_on(const struct sock_tap *t)
 }
 
 static inline void
-sock_tap_io(const struct sock_tap *t, bool out, bool boundary, const struct iovec *iov,
-	    int iovcnt, ssize_t n)
+sock_tap_io(const struct sock_tap *t, bool out, bool boundary, const struct iovec *iov, int iovcnt,
+	    ssize_t n)
 {
 	if (t != NULL && t->io != NULL && n > 0 && (t->cap == NULL || *t->cap != NULL)) {
 		t->io(t->ctx, out, boundary, iov, iovcnt, (size_t)n);

@@ -7,10 +7,9 @@
 #include "sock_tx.h"
 
 int
-sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
-		const struct ksock_msg *km, const struct lnet_hdr *hdr,
-		const struct iovec *iov, unsigned int niov, unsigned int offset,
-		unsigned int len, void *cookie)
+sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto, const struct ksock_msg *km,
+		const struct lnet_hdr *hdr, const struct iovec *iov, unsigned int niov,
+		unsigned int offset, unsigned int len, void *cookie)
 {
 	static const struct ksock_msg lnet = { KSOCK_MSG_LNET, 0, { 0, 0 } };
 	/* ksock_msg_hdr_encode() of it, done once: an LNET message without ZC cookies. */
@@ -25,7 +24,8 @@ sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
 	if (proto->msg_hdr_size != 0) {
 		if (km == NULL && proto->msg_hdr_size == sizeof(lnet_w)) {
 			memcpy(tx->hdr, &lnet_w, sizeof(lnet_w));
-		} else if (ksock_msg_hdr_encode(km != NULL ? km : &lnet, tx->hdr, sizeof(tx->hdr)) != 0) {
+		} else if (ksock_msg_hdr_encode(km != NULL ? km : &lnet, tx->hdr,
+						sizeof(tx->hdr)) != 0) {
 			return -KSOCK_EINVAL;
 		}
 		n = proto->msg_hdr_size;

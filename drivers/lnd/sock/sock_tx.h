@@ -20,20 +20,19 @@
 
 #define SOCK_TX_MAX_IOV 128
 
-
 struct sock_tx {
 	TAILQ_ENTRY(sock_tx) link;
 	uint8_t hdr[sizeof(struct ksock_msg_hdr) + LNET_HDR_NID16_SIZE];
 	size_t hdr_len;
-	const struct iovec *iov;     /* payload fragments (LNet's MD) */
+	const struct iovec *iov; /* payload fragments (LNet's MD) */
 	unsigned int niov;
 	unsigned int offset;
 	unsigned int len;
-	size_t sent;                 /* bytes of hdr + payload already written */
-	uint64_t end;                /* written whole: the connection's byte count at its last byte */
-	void *cookie;                /* the LNet message */
-	bool requeued;               /* its connection died before a byte went: moved once already */
-	uint64_t queued_us;          /* put on its peer's queue (waiting for a connection) at */
+	size_t sent;        /* bytes of hdr + payload already written */
+	uint64_t end;       /* written whole: the connection's byte count at its last byte */
+	void *cookie;       /* the LNet message */
+	bool requeued;      /* its connection died before a byte went: moved once already */
+	uint64_t queued_us; /* put on its peer's queue (waiting for a connection) at */
 };
 
 TAILQ_HEAD(sock_tx_list, sock_tx);
@@ -42,10 +41,9 @@ TAILQ_HEAD(sock_tx_list, sock_tx);
  * Frame a message for @p proto. @p km NULL: an LNET message without ZC
  * cookies; a NOOP has @p hdr NULL. @return 0 or -KSOCK_EINVAL.
  */
-int sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto,
-		    const struct ksock_msg *km, const struct lnet_hdr *hdr,
-		    const struct iovec *iov, unsigned int niov, unsigned int offset,
-		    unsigned int len, void *cookie);
+int sock_tx_prepare(struct sock_tx *tx, const struct ksock_proto *proto, const struct ksock_msg *km,
+		    const struct lnet_hdr *hdr, const struct iovec *iov, unsigned int niov,
+		    unsigned int offset, unsigned int len, void *cookie);
 
 /**
  * Fill in ksm_csum over the framed header and the payload (ksocklnd's

@@ -17,12 +17,14 @@
 #include "socklnd_tx.h"
 
 _Static_assert(SOCKLND_STATS_HS_STATES == SOCK_CONN_NSTATES, "hs_entered[] has a slot per state");
-_Static_assert(SOCKLND_STATS_CONN_STATES == SOCKLND_CONN_NSTATES, "conn_entered[] has a slot per state");
+_Static_assert(SOCKLND_STATS_CONN_STATES == SOCKLND_CONN_NSTATES,
+	       "conn_entered[] has a slot per state");
 #define NONE RT_FSM_NONE
 
 /* Columns: connect, tcp_up, hs_done, close (see socklnd_ni.h). */
 static const int8_t socklnd_conn_table[SOCKLND_CONN_NSTATES][SOCKLND_CONN_NEVENTS] = {
-	[SOCKLND_CONN_NEW] = { SOCKLND_CONN_CONNECTING, SOCKLND_CONN_HANDSHAKE, NONE, SOCKLND_CONN_DEAD },
+	[SOCKLND_CONN_NEW] = { SOCKLND_CONN_CONNECTING, SOCKLND_CONN_HANDSHAKE, NONE,
+			       SOCKLND_CONN_DEAD },
 	[SOCKLND_CONN_CONNECTING] = { NONE, SOCKLND_CONN_HANDSHAKE, NONE, SOCKLND_CONN_DEAD },
 	[SOCKLND_CONN_HANDSHAKE] = { NONE, NONE, SOCKLND_CONN_UP, SOCKLND_CONN_DEAD },
 	[SOCKLND_CONN_UP] = { NONE, NONE, NONE, SOCKLND_CONN_DEAD },
@@ -34,12 +36,18 @@ static const char *const socklnd_conn_states[SOCKLND_CONN_NSTATES] = {
 };
 
 static const char *const socklnd_conn_events[SOCKLND_CONN_NEVENTS] = {
-	"connect", "tcp_up", "hs_done", "close",
+	"connect",
+	"tcp_up",
+	"hs_done",
+	"close",
 };
 
 const struct rt_fsm socklnd_conn_fsm = {
-	.name = "socklnd: conn", .nstates = SOCKLND_CONN_NSTATES, .nevents = SOCKLND_CONN_NEVENTS,
-	.table = &socklnd_conn_table[0][0], .states = socklnd_conn_states,
+	.name = "socklnd: conn",
+	.nstates = SOCKLND_CONN_NSTATES,
+	.nevents = SOCKLND_CONN_NEVENTS,
+	.table = &socklnd_conn_table[0][0],
+	.states = socklnd_conn_states,
 	.events = socklnd_conn_events,
 };
 

@@ -40,7 +40,6 @@ socklnd_flush_queued(struct socklnd_ni *s)
 	return TAILQ_EMPTY(&s->flushq) ? 0 : socklnd_flush_queued_all(s);
 }
 
-
 /*
  * Put @p c's fd in the NI's epoll set or take it out. Out only when the
  * runtime's caller polls (POLLED, SIM: nothing sleeps on the set) and the
@@ -56,8 +55,10 @@ socklnd_conn_epoll_set(struct socklnd_conn *c, bool in)
 	if (c->in_epoll == in) {
 		return; /* every poll asks this of each cold connection: mostly so already */
 	}
-	ev = (struct epoll_event){ .events = EPOLLIN | (c->want_out ? EPOLLOUT : 0), .data.ptr = c };
-	if (epoll_ctl(c->sni->epfd, in ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->fd, in ? &ev : NULL) == 0) {
+	ev = (struct epoll_event){ .events = EPOLLIN | (c->want_out ? EPOLLOUT : 0),
+				   .data.ptr = c };
+	if (epoll_ctl(c->sni->epfd, in ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->fd, in ? &ev : NULL) ==
+	    0) {
 		c->in_epoll = in;
 		c->sni->nout += in ? -1U : 1U;
 	}

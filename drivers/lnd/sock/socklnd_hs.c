@@ -142,7 +142,8 @@ socklnd_accept_fd(struct socklnd_ni *s, int fd, const uint8_t *pre, size_t n)
 	c->in_epoll = true;
 	TAILQ_INSERT_TAIL(&s->conns, c, link);
 	if (n > 0) {
-		socklnd_conn_event(c, EPOLLIN); /* the hello may be in already: no new event for it */
+		socklnd_conn_event(c,
+				   EPOLLIN); /* the hello may be in already: no new event for it */
 	}
 }
 
@@ -150,7 +151,8 @@ void
 socklnd_accept(struct socklnd_ni *s)
 {
 	struct sock_addr sa = { .len = sizeof(sa.ss) };
-	int fd = accept4(s->listen_fd, (struct sockaddr *)&sa.ss, &sa.len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int fd = accept4(s->listen_fd, (struct sockaddr *)&sa.ss, &sa.len,
+			 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 	if (fd < 0) {
 		return;
@@ -232,7 +234,8 @@ socklnd_hs_event(struct socklnd_conn *c, uint32_t events)
 		return false; /* closed earlier in this batch of events (a sibling's error) */
 	}
 	if (c->active) {
-		c->last_io_us = rt_now_us(c->sni->rt); /* connecting or in the hello: its socket woke us */
+		c->last_io_us =
+			rt_now_us(c->sni->rt); /* connecting or in the hello: its socket woke us */
 	}
 	if (c->state == SOCKLND_CONN_CONNECTING) {
 		int err = 0;
@@ -253,7 +256,8 @@ socklnd_hs_event(struct socklnd_conn *c, uint32_t events)
 	if (c->state == SOCKLND_CONN_HANDSHAKE) {
 		rc = sock_conn_progress(&c->hs);
 		if (!c->active && c->hs.state != hs_was) {
-			c->last_io_us = rt_now_us(c->sni->rt); /* a handshake message is in (or out) */
+			c->last_io_us =
+				rt_now_us(c->sni->rt); /* a handshake message is in (or out) */
 		}
 		if (rc == -EXDEV) {
 			socklnd_conn_hand_off(c);

@@ -115,7 +115,8 @@ socklnd_link_reload_start(struct socklnd_ni *s)
 	__atomic_store_n(&s->link_reload_done, false, __ATOMIC_RELAXED);
 	rc = pthread_create(&s->link_reloader, NULL, socklnd_link_reloader, s);
 	if (rc != 0) {
-		SOCK_LOG(WARNING, "%s: link table not reloaded: %s (the next lost notification tries again)",
+		SOCK_LOG(WARNING,
+			 "%s: link table not reloaded: %s (the next lost notification tries again)",
 			 libcfs_nidstr(lnet_ni_nid(s->ni)), strerror(rc));
 		return;
 	}
@@ -135,7 +136,8 @@ socklnd_link_reload_check(struct socklnd_ni *s)
 	fresh = s->link_fresh;
 	s->link_fresh = NULL;
 	if (fresh == NULL) {
-		SOCK_LOG(WARNING, "%s: link table not reloaded (the next lost notification tries again)",
+		SOCK_LOG(WARNING,
+			 "%s: link table not reloaded (the next lost notification tries again)",
 			 libcfs_nidstr(lnet_ni_nid(s->ni)));
 		return;
 	}
@@ -143,7 +145,8 @@ socklnd_link_reload_check(struct socklnd_ni *s)
 	s->links = fresh;
 	socklnd_link_recheck(s);
 	if (s->link_changed_meanwhile) {
-		socklnd_link_reload_start(s); /* what came meanwhile went to the table just replaced */
+		socklnd_link_reload_start(
+			s); /* what came meanwhile went to the table just replaced */
 	}
 }
 
@@ -190,7 +193,8 @@ socklnd_link_watch(struct socklnd_ni *s)
 		sock_link_table_destroy(s->links);
 		s->links = NULL;
 	}
-	s->link_up = s->links == NULL || sock_link_is_up(s->links, lnet_ni_nid(s->ni), &s->link_ifindex);
+	s->link_up =
+		s->links == NULL || sock_link_is_up(s->links, lnet_ni_nid(s->ni), &s->link_ifindex);
 	if (s->links == NULL && s->link_fd >= 0) {
 		close(s->link_fd); /* nothing to keep current */
 		s->link_fd = -ENOMEM;

@@ -35,18 +35,18 @@
  *   any but DEAD -close-> DEAD;  every other pair is refused
  */
 enum socklnd_conn_state {
-	SOCKLND_CONN_NEW = 0,           /* allocated, no socket state yet */
-	SOCKLND_CONN_CONNECTING,        /* active: TCP connect in progress */
+	SOCKLND_CONN_NEW = 0,    /* allocated, no socket state yet */
+	SOCKLND_CONN_CONNECTING, /* active: TCP connect in progress */
 	SOCKLND_CONN_HANDSHAKE,
 	SOCKLND_CONN_UP,
-	SOCKLND_CONN_DEAD,              /* closed; freed once LNet lets go of it */
+	SOCKLND_CONN_DEAD, /* closed; freed once LNet lets go of it */
 	SOCKLND_CONN_NSTATES,
 };
 
 enum socklnd_conn_event {
-	SOCKLND_CONN_EV_CONNECT = 0,    /* active: connect() started */
-	SOCKLND_CONN_EV_TCP_UP,         /* accepted, or connect() completed */
-	SOCKLND_CONN_EV_HS_DONE,        /* the handshake established it */
+	SOCKLND_CONN_EV_CONNECT = 0, /* active: connect() started */
+	SOCKLND_CONN_EV_TCP_UP,      /* accepted, or connect() completed */
+	SOCKLND_CONN_EV_HS_DONE,     /* the handshake established it */
 	SOCKLND_CONN_EV_CLOSE,
 	SOCKLND_CONN_NEVENTS,
 };
@@ -63,15 +63,15 @@ struct socklnd_conn {
 	TAILQ_ENTRY(socklnd_conn) link;  /* the NI's connections */
 	TAILQ_ENTRY(socklnd_conn) plink; /* its peer's, from the moment the peer is known */
 	struct socklnd_ni *sni;
-	struct socklnd_peer *peer;       /* passive: NULL until the hello names it */
+	struct socklnd_peer *peer; /* passive: NULL until the hello names it */
 	int fd;
 	enum socklnd_conn_state state;
-	int type;                        /* our view: SOCKLND_CONN_* */
+	int type; /* our view: SOCKLND_CONN_* */
 	struct lnet_nid peer_nid;
 	struct sock_conn hs;
 	struct sock_rx rx;
 	struct sock_tx_list txq;
-	unsigned int nqueued;            /* messages in txq */
+	unsigned int nqueued; /* messages in txq */
 	/*
 	 * Messages written whole, completed once the peer's TCP acknowledged
 	 * their last byte (SIOCOUTQ): until then the link going down fails
@@ -82,7 +82,7 @@ struct socklnd_conn {
 	uint64_t wr_done;                /* bytes of the messages written whole, since it opened */
 	TAILQ_ENTRY(socklnd_conn) alink; /* on the NI's ackconns */
 	bool on_ackconns;
-	uint64_t ack_io_us;              /* ackq's last progress (a message joined it empty, or left it) */
+	uint64_t ack_io_us; /* ackq's last progress (a message joined it empty, or left it) */
 	TAILQ_ENTRY(socklnd_conn) flink; /* on the NI's to-flush list */
 	bool flush_pending;
 	bool in_rx;                      /* inside sock_rx_poll(): LNet's answer is read at once */
@@ -90,16 +90,16 @@ struct socklnd_conn {
 	TAILQ_ENTRY(socklnd_conn) rlink; /* on the NI's rxq */
 	bool want_out;
 	bool active;
-	uint64_t hot_until;              /* read directly until the NI's polls reach this */
-	bool in_epoll;                   /* its fd is in the NI's epoll set */
-	uint64_t last_io_us;             /* opened, or last readiness on the socket */
-	uint64_t rx_io_us;               /* UP: last bytes in */
-	uint64_t tx_io_us;               /* UP: last bytes out, or the first tx queued on an empty txq */
-	uint64_t slow_tx_seen;           /* the tx_io_us and ack_io_us of the last slow wait reported: */
-	uint64_t slow_ack_seen;          /* each wait is counted once */
-	struct sock_tap tap;             /* its bytes, to the NI's capture */
-	struct lnet_nid handoff;         /* the other NI its connection request named */
-	struct lnet_pcap_flow flow;      /* how the capture frames them */
+	uint64_t hot_until;         /* read directly until the NI's polls reach this */
+	bool in_epoll;              /* its fd is in the NI's epoll set */
+	uint64_t last_io_us;        /* opened, or last readiness on the socket */
+	uint64_t rx_io_us;          /* UP: last bytes in */
+	uint64_t tx_io_us;          /* UP: last bytes out, or the first tx queued on an empty txq */
+	uint64_t slow_tx_seen;      /* the tx_io_us and ack_io_us of the last slow wait reported: */
+	uint64_t slow_ack_seen;     /* each wait is counted once */
+	struct sock_tap tap;        /* its bytes, to the NI's capture */
+	struct lnet_nid handoff;    /* the other NI its connection request named */
+	struct lnet_pcap_flow flow; /* how the capture frames them */
 };
 
 TAILQ_HEAD(socklnd_conn_list, socklnd_conn);
@@ -123,10 +123,10 @@ enum socklnd_peer_state {
 };
 
 enum socklnd_peer_event {
-	SOCKLND_PEER_EV_LAUNCH = 0,     /* connection attempts started */
-	SOCKLND_PEER_EV_CARRIER_UP,     /* a connection that carries messages is up */
-	SOCKLND_PEER_EV_GIVE_UP,        /* no attempt left, nothing to carry messages */
-	SOCKLND_PEER_EV_CARRIERS_GONE,  /* its last carrying connection closed */
+	SOCKLND_PEER_EV_LAUNCH = 0,    /* connection attempts started */
+	SOCKLND_PEER_EV_CARRIER_UP,    /* a connection that carries messages is up */
+	SOCKLND_PEER_EV_GIVE_UP,       /* no attempt left, nothing to carry messages */
+	SOCKLND_PEER_EV_CARRIERS_GONE, /* its last carrying connection closed */
 	SOCKLND_PEER_NEVENTS,
 };
 
@@ -134,20 +134,20 @@ struct socklnd_peer {
 	TAILQ_ENTRY(socklnd_peer) link;
 	struct lnet_nid nid;
 	enum socklnd_peer_state state;
-	struct socklnd_conn_list conns;  /* every state, until freed */
-	struct sock_tx_list txq;         /* waiting for a connection */
+	struct socklnd_conn_list conns; /* every state, until freed */
+	struct sock_tx_list txq;        /* waiting for a connection */
 	bool have_incarnation;
-	uint64_t incarnation;            /* the peer's NI lifetime, from its hellos */
-	unsigned int refused_rounds;     /* connects answered CONN_NONE without a conn to use */
-	uint8_t retry_types;             /* bit per type to connect again at retry_at_us */
+	uint64_t incarnation;        /* the peer's NI lifetime, from its hellos */
+	unsigned int refused_rounds; /* connects answered CONN_NONE without a conn to use */
+	uint8_t retry_types;         /* bit per type to connect again at retry_at_us */
 	uint64_t retry_at_us;
-	unsigned int backoff_ms;         /* min_reconnectms doubling to max_reconnectms */
-	uint64_t last_alive_us;          /* last bytes from it */
-	uint64_t keepalive_at_us;        /* no keepalive NOOP before this */
-	int error;                       /* why the last attempt to connect failed: 0, -errno */
-	bool closing;                    /* closing a set of its connections (socklnd_peer_close_set) */
-	bool send_ok;                    /* socklnd_send() found its NID one this NI reaches */
-	uint64_t slow_wait_seen;         /* queued_us of the last message reported waiting long */
+	unsigned int backoff_ms;  /* min_reconnectms doubling to max_reconnectms */
+	uint64_t last_alive_us;   /* last bytes from it */
+	uint64_t keepalive_at_us; /* no keepalive NOOP before this */
+	int error;                /* why the last attempt to connect failed: 0, -errno */
+	bool closing;             /* closing a set of its connections (socklnd_peer_close_set) */
+	bool send_ok;             /* socklnd_send() found its NID one this NI reaches */
+	uint64_t slow_wait_seen;  /* queued_us of the last message reported waiting long */
 	/* The only carrying connection of a type, [0] CONTROL [1] BULK_OUT, while the NI's conn_gen is pick_gen. */
 	struct socklnd_conn *pick[2];
 	uint64_t pick_gen[2];
@@ -157,49 +157,51 @@ TAILQ_HEAD(socklnd_peer_list, socklnd_peer);
 
 struct socklnd_ni {
 	struct lnet_ni *ni;
-	const struct socklnd_conn_hooks *hooks; /* the layers above its connections (socklnd.c sets it) */
+	const struct socklnd_conn_hooks
+		*hooks; /* the layers above its connections (socklnd.c sets it) */
 	struct socklnd_opts opts;
 	int listen_fd;
 	int epfd;
-	int link_fd;                     /* rtnetlink: link and address changes (sock_link.h); -1 none */
-	struct sock_link_table *links;   /* the host's interfaces and addresses, kept by link_fd */
+	int link_fd; /* rtnetlink: link and address changes (sock_link.h); -1 none */
+	struct sock_link_table *links; /* the host's interfaces and addresses, kept by link_fd */
 	/*
 	 * A reload after lost notifications runs in a thread of its own
 	 * (socklnd_link.c): it writes link_fresh, then link_reload_done
 	 * (release); the lcore owns the rest and joins it.
 	 */
 	pthread_t link_reloader;
-	bool link_reloading;             /* the lcore's: a reloader runs, to be joined */
-	bool link_changed_meanwhile;     /* the lcore's: a notification came while it ran */
-	bool link_reload_done;           /* the reloader's, atomic: link_fresh is set */
+	bool link_reloading;                /* the lcore's: a reloader runs, to be joined */
+	bool link_changed_meanwhile;        /* the lcore's: a notification came while it ran */
+	bool link_reload_done;              /* the reloader's, atomic: link_fresh is set */
 	struct sock_link_table *link_fresh; /* the reloader's result; NULL: it failed */
-	bool link_up;                    /* as last reported to LNet */
-	int link_ifindex;                /* the interface holding the NI's address; 0 none */
+	bool link_up;                       /* as last reported to LNet */
+	int link_ifindex;                   /* the interface holding the NI's address; 0 none */
 	uint64_t incarnation;
 	struct socklnd_conn_list conns;
 	struct socklnd_conn_list flushq; /* connections given messages since the last poll */
 	struct socklnd_conn_list rxq;    /* sink set later, payload already staged: read it */
-	struct socklnd_conn_list ackconns; /* connections with messages waiting for the peer's TCP ACK */
-	struct rt_timer ack_timer;       /* looks at them while the lcore would otherwise sleep */
-	bool ack_ticks;                  /* the lcore may sleep (or skip time): ack_timer is armed */
-	bool caller_polls;               /* rt_runtime_caller_polls() of its runtime */
-	struct rt_pool *tx_pool;         /* its transmits, made at startup: no malloc per message */
-	struct rt_pool_cache *tx_cache;  /* the NI lcore's cache of them */
-	unsigned int nup;                /* connections UP */
-	uint64_t conn_gen;               /* connection state changes: a peer's kept pick is as old */
-	unsigned int poll_tick;          /* polls since the last epoll_wait */
-	unsigned int reap_tick;          /* idle polls since the last socklnd_reap_all() */
-	uint64_t polls;                  /* socklnd_poll calls */
-	bool any_cold;                   /* an UP connection the last direct poll left to epoll */
-	bool dead_pending;               /* a connection closed and may not be freed yet */
-	unsigned int nout;               /* connections whose fd is out of epfd (read directly) */
-	unsigned int direct_streak;      /* polls in a row that read directly (capped) */
+	struct socklnd_conn_list
+		ackconns;          /* connections with messages waiting for the peer's TCP ACK */
+	struct rt_timer ack_timer; /* looks at them while the lcore would otherwise sleep */
+	bool ack_ticks;            /* the lcore may sleep (or skip time): ack_timer is armed */
+	bool caller_polls;         /* rt_runtime_caller_polls() of its runtime */
+	struct rt_pool *tx_pool;   /* its transmits, made at startup: no malloc per message */
+	struct rt_pool_cache *tx_cache; /* the NI lcore's cache of them */
+	unsigned int nup;               /* connections UP */
+	uint64_t conn_gen;              /* connection state changes: a peer's kept pick is as old */
+	unsigned int poll_tick;         /* polls since the last epoll_wait */
+	unsigned int reap_tick;         /* idle polls since the last socklnd_reap_all() */
+	uint64_t polls;                 /* socklnd_poll calls */
+	bool any_cold;                  /* an UP connection the last direct poll left to epoll */
+	bool dead_pending;              /* a connection closed and may not be freed yet */
+	unsigned int nout;              /* connections whose fd is out of epfd (read directly) */
+	unsigned int direct_streak;     /* polls in a row that read directly (capped) */
 	struct socklnd_peer_list peers;
-	struct socklnd_peer *last_peer;  /* the one socklnd_peer_get() found last: asked first */
+	struct socklnd_peer *last_peer; /* the one socklnd_peer_get() found last: asked first */
 	struct rt_poller *poller;
 	struct rt_runtime *rt;
-	struct rt_timer sweep;           /* timeouts and retries: once a second */
-	struct lnet_pcap *cap;           /* lnetctl capture: NULL when off */
+	struct rt_timer sweep; /* timeouts and retries: once a second */
+	struct lnet_pcap *cap; /* lnetctl capture: NULL when off */
 	struct socklnd_stats stats;
 };
 

@@ -20,7 +20,7 @@
 
 struct socklnd_param {
 	const char *name;
-	size_t offset;           /* an int in struct socklnd_opts */
+	size_t offset; /* an int in struct socklnd_opts */
 	int min;
 	int max;
 	const char *const *names; /* named values min..max (accept); NULL: a number */
@@ -28,7 +28,10 @@ struct socklnd_param {
 
 static const char *const socklnd_accept_names[] = { "secure", "all", "none", NULL };
 
-#define P(n, f, lo, hi) { n, offsetof(struct socklnd_opts, f), lo, hi, NULL }
+#define P(n, f, lo, hi)                                           \
+	{                                                         \
+		n, offsetof(struct socklnd_opts, f), lo, hi, NULL \
+	}
 
 /* In /lnet/socklnd_params order: new ones go at the end. */
 static const struct socklnd_param socklnd_params[] = {
@@ -48,8 +51,8 @@ static const struct socklnd_param socklnd_params[] = {
 	P("tx_buffer_size", tx_buffer_size, 0, 1 << 30),
 	P("rx_buffer_size", rx_buffer_size, 0, 1 << 30),
 	P("accept_port", port, 1, 65535),
-	{ "accept", offsetof(struct socklnd_opts, accept), SOCKLND_ACCEPT_SECURE, SOCKLND_ACCEPT_NONE,
-	  socklnd_accept_names },
+	{ "accept", offsetof(struct socklnd_opts, accept), SOCKLND_ACCEPT_SECURE,
+	  SOCKLND_ACCEPT_NONE, socklnd_accept_names },
 };
 
 #define SOCKLND_NPARAMS (sizeof(socklnd_params) / sizeof(socklnd_params[0]))
@@ -103,8 +106,8 @@ socklnd_param_set(struct socklnd_opts *o, const char *name, long value, char *er
 			continue;
 		}
 		if (value < p->min || value > p->max) {
-			snprintf(err, errlen, "socklnd parameter %s: %ld is out of range %d-%d", name,
-				 value, p->min, p->max);
+			snprintf(err, errlen, "socklnd parameter %s: %ld is out of range %d-%d",
+				 name, value, p->min, p->max);
 			return -EINVAL;
 		}
 		*socklnd_param_field(o, p) = (int)value;
@@ -156,8 +159,9 @@ socklnd_param_value(char *item, long *v, char *err, size_t errlen)
 				return 0;
 			}
 		}
-		snprintf(err, errlen, "socklnd parameter %s: \"%s\" is not one of secure, all, none",
-			 item, eq + 1);
+		snprintf(err, errlen,
+			 "socklnd parameter %s: \"%s\" is not one of secure, all, none", item,
+			 eq + 1);
 		return -EINVAL;
 	}
 	*v = strtol(eq + 1, &end, 0);
@@ -213,7 +217,8 @@ socklnd_params_list(const struct socklnd_opts *o, struct lnet_lnd_param *out, un
 		out[n].name = p->name;
 		out[n].value = *(const int *)((const char *)o + p->offset);
 		out[n].str = p->names != NULL && out[n].value >= p->min && out[n].value <= p->max ?
-				     p->names[out[n].value - p->min] : NULL;
+				     p->names[out[n].value - p->min] :
+				     NULL;
 		n++;
 	}
 	return n;
@@ -272,11 +277,12 @@ socklnd_ni_tunable(struct socklnd_opts *o, const struct lnet_ctl_lnd_tunable *t,
 {
 	static const struct {
 		const char *key;
-		const char *param;   /* the module parameter it overrides */
+		const char *param; /* the module parameter it overrides */
 		size_t offset;
 		bool zero_is_default;
 	} keys[] = {
-		{ "conns_per_peer", "conns_per_peer", offsetof(struct socklnd_opts, conns_per_peer), true },
+		{ "conns_per_peer", "conns_per_peer", offsetof(struct socklnd_opts, conns_per_peer),
+		  true },
 		{ "timeout", "sock_timeout", offsetof(struct socklnd_opts, timeout), true },
 		{ "tos", "tos", offsetof(struct socklnd_opts, tos), false },
 	};

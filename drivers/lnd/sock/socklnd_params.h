@@ -27,35 +27,37 @@ enum socklnd_accept {
  * NI's own, with its lnd tunables applied.
  */
 struct socklnd_opts {
-	int port;                      /**< accept_port, 988 */
-	int accept;                    /**< enum socklnd_accept */
-	int min_bulk;                  /**< bytes; smaller messages go on CONTROL */
-	int conns_per_peer;            /**< 0: auto (1 below 10 Gb/s) */
-	int timeout;                   /**< sock_timeout, seconds */
-	int tos;                       /**< IP TOS of every connection; -1: unset */
-	int enable_csum;               /**< ksm_csum on what we send over V2 connections */
-	int typed_conns;               /**< 1: CONTROL + BULK_IN + BULK_OUT; 0: one ANY */
-	int nagle;                     /**< 0: TCP_NODELAY */
-	int keepalive;                 /**< s without traffic from a peer before a NOOP ping; 0 off */
-	int keepalive_idle;            /**< TCP keepalive; any of the three 0: off */
+	int port;           /**< accept_port, 988 */
+	int accept;         /**< enum socklnd_accept */
+	int min_bulk;       /**< bytes; smaller messages go on CONTROL */
+	int conns_per_peer; /**< 0: auto (1 below 10 Gb/s) */
+	int timeout;        /**< sock_timeout, seconds */
+	int tos;            /**< IP TOS of every connection; -1: unset */
+	int enable_csum;    /**< ksm_csum on what we send over V2 connections */
+	int typed_conns;    /**< 1: CONTROL + BULK_IN + BULK_OUT; 0: one ANY */
+	int nagle;          /**< 0: TCP_NODELAY */
+	int keepalive;      /**< s without traffic from a peer before a NOOP ping; 0 off */
+	int keepalive_idle; /**< TCP keepalive; any of the three 0: off */
 	int keepalive_intvl;
 	int keepalive_count;
-	int min_reconnectms;           /**< reconnect backoff doubles from this ... */
-	int max_reconnectms;           /**< ... to this */
-	int tx_buffer_size;            /**< SO_SNDBUF / SO_RCVBUF; 0: the system's */
+	int min_reconnectms; /**< reconnect backoff doubles from this ... */
+	int max_reconnectms; /**< ... to this */
+	int tx_buffer_size;  /**< SO_SNDBUF / SO_RCVBUF; 0: the system's */
 	int rx_buffer_size;
 };
 
 #define SOCKLND_DEFAULT_TIMEOUT 50
 
 /* conns_per_peer shows as 1: the kernel's auto value on links under 10 Gb/s. */
-#define SOCKLND_OPTS_DEFAULT                                                          \
-	{ .port = LNET_ACCEPTOR_PORT, .accept = SOCKLND_ACCEPT_SECURE, .min_bulk = 1024,   \
-	  .conns_per_peer = 1, .timeout = SOCKLND_DEFAULT_TIMEOUT, .tos = -1,             \
-	  .enable_csum = 0, .typed_conns = 1, .nagle = 0, .keepalive = 30,                \
-	  .keepalive_idle = 30, .keepalive_intvl = 5, .keepalive_count = 5,               \
-	  .min_reconnectms = 1000, .max_reconnectms = 60000, .tx_buffer_size = 0,         \
-	  .rx_buffer_size = 0 }
+#define SOCKLND_OPTS_DEFAULT                                                                   \
+	{                                                                                      \
+		.port = LNET_ACCEPTOR_PORT, .accept = SOCKLND_ACCEPT_SECURE, .min_bulk = 1024, \
+		.conns_per_peer = 1, .timeout = SOCKLND_DEFAULT_TIMEOUT, .tos = -1,            \
+		.enable_csum = 0, .typed_conns = 1, .nagle = 0, .keepalive = 30,               \
+		.keepalive_idle = 30, .keepalive_intvl = 5, .keepalive_count = 5,              \
+		.min_reconnectms = 1000, .max_reconnectms = 60000, .tx_buffer_size = 0,        \
+		.rx_buffer_size = 0                                                            \
+	}
 
 /**
  * Set ksocklnd module parameter @p name (its kernel name) to @p value.

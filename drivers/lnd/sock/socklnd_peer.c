@@ -20,7 +20,7 @@
 #include "socklnd_peer.h"
 #include "socklnd_tx.h"
 
-#define SOCKLND_MAX_REFUSED 3 /* SOCKNAL_MAX_RETRIES */
+#define SOCKLND_MAX_REFUSED 3                              /* SOCKNAL_MAX_RETRIES */
 #define SOCKLND_KEEPALIVE_RETRY_US (10 * SOCKLND_US_PER_S) /* keepalive NOOPs at most every 10 s */
 
 #define SOCKLND_NTYPES 4
@@ -35,23 +35,32 @@ _Static_assert(SOCKLND_STATS_PEER_STATES == SOCKLND_PEER_NSTATES,
 /* Columns: launch, carrier_up, give_up, carriers_gone (see socklnd_ni.h). */
 static const int8_t socklnd_peer_table[SOCKLND_PEER_NSTATES][SOCKLND_PEER_NEVENTS] = {
 	[SOCKLND_PEER_IDLE] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, NONE, NONE },
-	[SOCKLND_PEER_CONNECTING] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, SOCKLND_PEER_BACKOFF,
-				      NONE },
+	[SOCKLND_PEER_CONNECTING] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP,
+				      SOCKLND_PEER_BACKOFF, NONE },
 	[SOCKLND_PEER_UP] = { SOCKLND_PEER_UP, SOCKLND_PEER_UP, NONE, SOCKLND_PEER_IDLE },
 	[SOCKLND_PEER_BACKOFF] = { SOCKLND_PEER_CONNECTING, SOCKLND_PEER_UP, NONE, NONE },
 };
 
 static const char *const socklnd_peer_states[SOCKLND_PEER_NSTATES] = {
-	"idle", "connecting", "up", "backoff",
+	"idle",
+	"connecting",
+	"up",
+	"backoff",
 };
 
 static const char *const socklnd_peer_events[SOCKLND_PEER_NEVENTS] = {
-	"launch", "carrier_up", "give_up", "carriers_gone",
+	"launch",
+	"carrier_up",
+	"give_up",
+	"carriers_gone",
 };
 
 const struct rt_fsm socklnd_peer_fsm = {
-	.name = "socklnd: peer", .nstates = SOCKLND_PEER_NSTATES, .nevents = SOCKLND_PEER_NEVENTS,
-	.table = &socklnd_peer_table[0][0], .states = socklnd_peer_states,
+	.name = "socklnd: peer",
+	.nstates = SOCKLND_PEER_NSTATES,
+	.nevents = SOCKLND_PEER_NEVENTS,
+	.table = &socklnd_peer_table[0][0],
+	.states = socklnd_peer_states,
 	.events = socklnd_peer_events,
 };
 
@@ -123,7 +132,8 @@ socklnd_peer_count(const struct socklnd_peer *p, int type, bool up)
 static unsigned int
 socklnd_peer_limit(const struct socklnd_ni *s, int type)
 {
-	if (type == SOCKLND_CONN_ANY || type == SOCKLND_CONN_CONTROL || s->opts.conns_per_peer <= 0) {
+	if (type == SOCKLND_CONN_ANY || type == SOCKLND_CONN_CONTROL ||
+	    s->opts.conns_per_peer <= 0) {
 		return 1;
 	}
 	return (unsigned int)s->opts.conns_per_peer;
@@ -225,8 +235,7 @@ socklnd_peer_pick_send(struct socklnd_ni *s, struct socklnd_peer *p, size_t size
 }
 
 static void
-socklnd_txq_fail(struct socklnd_ni *s, struct sock_tx_list *q, int status,
-		 enum lnet_msg_hstatus hs)
+socklnd_txq_fail(struct socklnd_ni *s, struct sock_tx_list *q, int status, enum lnet_msg_hstatus hs)
 {
 	struct sock_tx *tx;
 
@@ -274,8 +283,9 @@ socklnd_peer_launch(struct socklnd_ni *s, struct socklnd_peer *p, uint8_t only)
 	socklnd_peer_set_state(s, p, SOCKLND_PEER_EV_LAUNCH);
 }
 
-#define SOCKLND_ALL_TYPES ((uint8_t)((1u << SOCKLND_CONN_ANY) | (1u << SOCKLND_CONN_CONTROL) | \
-				     (1u << SOCKLND_CONN_BULK_IN) | (1u << SOCKLND_CONN_BULK_OUT)))
+#define SOCKLND_ALL_TYPES                                                    \
+	((uint8_t)((1u << SOCKLND_CONN_ANY) | (1u << SOCKLND_CONN_CONTROL) | \
+		   (1u << SOCKLND_CONN_BULK_IN) | (1u << SOCKLND_CONN_BULK_OUT)))
 
 /*
  * No attempt left and nothing to carry messages: they fail with why the
@@ -292,7 +302,8 @@ socklnd_peer_give_up(struct socklnd_ni *s, struct socklnd_peer *p)
 	p->retry_types = 0;
 	p->retry_at_us = now + (uint64_t)p->backoff_ms * SOCKLND_US_PER_MS;
 	p->backoff_ms = p->backoff_ms * 2 > (unsigned int)s->opts.max_reconnectms ?
-				(unsigned int)s->opts.max_reconnectms : p->backoff_ms * 2;
+				(unsigned int)s->opts.max_reconnectms :
+				p->backoff_ms * 2;
 	socklnd_txq_fail(s, &p->txq, why, socklnd_hstatus(why));
 }
 
@@ -387,7 +398,8 @@ socklnd_peer_incarnation(struct socklnd_peer *p, const struct socklnd_conn *c, u
 	    socklnd_peer_close_set(p, c, &inc, -ESTALE) > 0) {
 		c->sni->stats.stale_conns++;
 		if (c->state == SOCKLND_CONN_UP) {
-			socklnd_peer_reconsider(c->sni, p); /* else its own hello's outcome decides */
+			socklnd_peer_reconsider(c->sni,
+						p); /* else its own hello's outcome decides */
 		}
 	}
 	p->have_incarnation = true;
@@ -441,8 +453,8 @@ socklnd_peer_drain(struct socklnd_ni *s, struct socklnd_peer *p)
 	struct sock_tx *tx;
 
 	while ((tx = TAILQ_FIRST(&p->txq)) != NULL) {
-		struct socklnd_conn *c = socklnd_peer_pick(p, (unsigned int)s->opts.min_bulk,
-							   tx->hdr_len + tx->len);
+		struct socklnd_conn *c =
+			socklnd_peer_pick(p, (unsigned int)s->opts.min_bulk, tx->hdr_len + tx->len);
 
 		if (c == NULL) {
 			return;
@@ -502,7 +514,8 @@ socklnd_peer_refused(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	if (p->refused_rounds < SOCKLND_MAX_REFUSED) {
 		p->refused_rounds++;
 		p->retry_types |= (uint8_t)(1u << type);
-		p->retry_at_us = rt_now_us(s->rt) + (uint64_t)s->opts.min_reconnectms * SOCKLND_US_PER_MS;
+		p->retry_at_us =
+			rt_now_us(s->rt) + (uint64_t)s->opts.min_reconnectms * SOCKLND_US_PER_MS;
 	}
 }
 
@@ -589,11 +602,16 @@ socklnd_peer_slow_check(struct socklnd_ni *s, struct socklnd_peer *p, uint64_t n
 	}
 	p->slow_wait_seen = head->queued_us;
 	s->stats.slow_conn_waits++;
-	SOCK_LOG(WARNING, "%s: a message waited %llu ms for a connection to %s (peer %s, "
+	SOCK_LOG(WARNING,
+		 "%s: a message waited %llu ms for a connection to %s (peer %s, "
 		 "retry types %#x in %lld ms, last error %d)",
-		 libcfs_nidstr(lnet_ni_nid(s->ni)), (unsigned long long)((now_us - head->queued_us) / SOCKLND_US_PER_MS),
+		 libcfs_nidstr(lnet_ni_nid(s->ni)),
+		 (unsigned long long)((now_us - head->queued_us) / SOCKLND_US_PER_MS),
 		 libcfs_nidstr_r(&p->nid, nid, sizeof(nid)), socklnd_peer_states[p->state],
-		 p->retry_types, p->retry_types != 0 ? ((long long)p->retry_at_us - (long long)now_us) / (long long)SOCKLND_US_PER_MS : 0,
+		 p->retry_types,
+		 p->retry_types != 0 ? ((long long)p->retry_at_us - (long long)now_us) /
+					       (long long)SOCKLND_US_PER_MS :
+				       0,
 		 p->error);
 }
 

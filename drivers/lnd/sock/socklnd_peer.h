@@ -11,7 +11,8 @@
 #include "socklnd_ni.h"
 
 extern const struct rt_fsm socklnd_peer_fsm;
-int socklnd_peer_set_state(struct socklnd_ni *s, struct socklnd_peer *p, enum socklnd_peer_event ev);
+int socklnd_peer_set_state(struct socklnd_ni *s, struct socklnd_peer *p,
+			   enum socklnd_peer_event ev);
 struct socklnd_peer *socklnd_peer_get(struct socklnd_ni *s, const struct lnet_nid *nid);
 /* @p p: the peer of @p nid, known to be one this NI reaches; NULL: looked up (and so marked). */
 int socklnd_peer_send(struct socklnd_ni *s, struct socklnd_peer *p, const struct lnet_nid *nid,

@@ -24,8 +24,8 @@
 struct socklnd_registry_entry {
 	struct lnet_nid nid;
 	struct rt_lcore *lcore;
-	struct socklnd_ni *s;     /* atomic; cleared by the owner lcore as its NI stops */
-	int gone;                 /* atomic; set by the owner lcore as its NI stops */
+	struct socklnd_ni *s; /* atomic; cleared by the owner lcore as its NI stops */
+	int gone;             /* atomic; set by the owner lcore as its NI stops */
 };
 
 struct socklnd_registry_table {

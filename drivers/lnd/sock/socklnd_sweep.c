@@ -31,7 +31,8 @@ static bool
 socklnd_conn_rx_begun(const struct socklnd_conn *c)
 {
 	return c->rx.state == SOCK_RX_LNET_HDR || c->rx.state == SOCK_RX_WAIT_SINK ||
-	       c->rx.state == SOCK_RX_PAYLOAD || (c->rx.state == SOCK_RX_KSOCK_HDR && c->rx.have > 0);
+	       c->rx.state == SOCK_RX_PAYLOAD ||
+	       (c->rx.state == SOCK_RX_KSOCK_HDR && c->rx.have > 0);
 }
 
 static bool
@@ -100,9 +101,12 @@ socklnd_conn_slow_check(struct socklnd_conn *c, uint64_t now)
 	    c->slow_tx_seen != c->tx_io_us) {
 		c->slow_tx_seen = c->tx_io_us;
 		s->stats.slow_writes++;
-		SOCK_LOG(WARNING, "%s: connection to %s (type %d) took no bytes for %llu ms, %u messages queued",
-			 libcfs_nidstr(lnet_ni_nid(s->ni)), libcfs_nidstr_r(&c->peer_nid, peer, sizeof(peer)),
-			 c->type, (unsigned long long)((now - c->tx_io_us) / SOCKLND_US_PER_MS), c->nqueued);
+		SOCK_LOG(WARNING,
+			 "%s: connection to %s (type %d) took no bytes for %llu ms, %u messages "
+			 "queued",
+			 libcfs_nidstr(lnet_ni_nid(s->ni)),
+			 libcfs_nidstr_r(&c->peer_nid, peer, sizeof(peer)), c->type,
+			 (unsigned long long)((now - c->tx_io_us) / SOCKLND_US_PER_MS), c->nqueued);
 	}
 	if (!TAILQ_EMPTY(&c->ackq) && now - c->ack_io_us >= SOCKLND_SLOW_US &&
 	    c->slow_ack_seen != c->ack_io_us) {
@@ -111,9 +115,12 @@ socklnd_conn_slow_check(struct socklnd_conn *c, uint64_t now)
 		if (ioctl(c->fd, SIOCOUTQ, &outq) != 0) {
 			outq = -1;
 		}
-		SOCK_LOG(WARNING, "%s: connection to %s (type %d): nothing acknowledged for %llu ms, %d bytes unacknowledged",
-			 libcfs_nidstr(lnet_ni_nid(s->ni)), libcfs_nidstr_r(&c->peer_nid, peer, sizeof(peer)),
-			 c->type, (unsigned long long)((now - c->ack_io_us) / SOCKLND_US_PER_MS), outq);
+		SOCK_LOG(WARNING,
+			 "%s: connection to %s (type %d): nothing acknowledged for %llu ms, %d "
+			 "bytes unacknowledged",
+			 libcfs_nidstr(lnet_ni_nid(s->ni)),
+			 libcfs_nidstr_r(&c->peer_nid, peer, sizeof(peer)), c->type,
+			 (unsigned long long)((now - c->ack_io_us) / SOCKLND_US_PER_MS), outq);
 	}
 }
 

@@ -59,7 +59,9 @@ socklnd_tx_pool_create(struct socklnd_ni *s)
 {
 	struct rt_runtime *rt = rt_lcore_runtime(lnet_ni_lcore(s->ni));
 	struct rt_pool_opts o = {
-		.opts_size = sizeof(o), .name = "socklnd_tx", .elt_size = sizeof(struct sock_tx),
+		.opts_size = sizeof(o),
+		.name = "socklnd_tx",
+		.elt_size = sizeof(struct sock_tx),
 		.n = (unsigned int)lnet_ni_credits(s->ni) + SOCKLND_TX_NOOPS +
 		     rt_pool_headroom(rt, SOCKLND_TX_POOL_CACHE),
 		.cache_size = SOCKLND_TX_POOL_CACHE,

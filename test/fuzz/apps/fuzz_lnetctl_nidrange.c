@@ -26,8 +26,8 @@ check_result(int rc, const struct lnetctl_nidrange *l, const char *msg)
 	unsigned int i;
 
 	if (rc != 0) {
-		if ((rc != -EINVAL && rc != -ERANGE && rc != -ENOMEM && rc != -E2BIG) || msg == NULL ||
-		    l->n != 0 || l->nid != NULL ||
+		if ((rc != -EINVAL && rc != -ERANGE && rc != -ENOMEM && rc != -E2BIG) ||
+		    msg == NULL || l->n != 0 || l->nid != NULL ||
 		    (strncmp(msg, prefix, sizeof(prefix) - 1) != 0 &&
 		     strcmp(msg, "asterisk not allowed in nidstring") != 0)) {
 			abort();

@@ -27,7 +27,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	n = cfs_nidlist_expand(nl, 512, &nids);
 	for (i = 0; i < n; i++) {
-		if (!cfs_match_nid(&nids[i], nl) || (again != NULL && !cfs_match_nid(&nids[i], again))) {
+		if (!cfs_match_nid(&nids[i], nl) ||
+		    (again != NULL && !cfs_match_nid(&nids[i], again))) {
 			__builtin_trap();
 		}
 	}

@@ -23,7 +23,7 @@ struct fz {
 	uint8_t buf[256];
 	struct iovec iov;
 	unsigned int keep;
-	bool bad_sum;             /* a payload completed with -EIO */
+	bool bad_sum; /* a payload completed with -EIO */
 };
 
 static void
@@ -39,8 +39,9 @@ fz_lnet(void *ctx, const struct ksock_msg *km, const struct lnet_hdr *hdr)
 	struct fz *f = ctx;
 
 	(void)km;
-	sock_rx_set_sink(f->rx, &f->iov, 1, 0, f->keep < hdr->payload_length ? f->keep :
-				hdr->payload_length, hdr->payload_length, f);
+	sock_rx_set_sink(f->rx, &f->iov, 1, 0,
+			 f->keep < hdr->payload_length ? f->keep : hdr->payload_length,
+			 hdr->payload_length, f);
 	return 0;
 }
 

@@ -19,16 +19,16 @@
 #include "cfs_nid.h"
 #include "lnet_peer_merge.h"
 
-#define FZ_CAP 8                        /* NIDs a proposal may hold */
+#define FZ_CAP 8 /* NIDs a proposal may hold */
 #define FZ_PEERS 4
-#define FZ_NIDS (2 + FZ_CAP)            /* a peer's room: its own two and the data's */
+#define FZ_NIDS (2 + FZ_CAP) /* a peer's room: its own two and the data's */
 #define FZ_CFG 6
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct fz_peer {
-	lnet_merge_peer_id id;               /* 0: none */
-	struct lnet_nid nids[FZ_NIDS + 1];   /* nids[0] the primary */
+	lnet_merge_peer_id id;             /* 0: none */
+	struct lnet_nid nids[FZ_NIDS + 1]; /* nids[0] the primary */
 	unsigned int n;
 	bool configured;
 	bool locked;
@@ -44,9 +44,10 @@ struct fz_table {
 static struct lnet_nid
 fz_pool(unsigned int i)
 {
-	static const uint32_t addrs[] = { 0xc000020bU, 0xc633640bU, 0xc000020cU,
-					  0xc633640cU, 0xc000020dU };
-	struct lnet_nid nid = { .nid_size = 12, .nid_type = LNET_LND_SOCK,
+	static const uint32_t addrs[] = { 0xc000020bU, 0xc633640bU, 0xc000020cU, 0xc633640cU,
+					  0xc000020dU };
+	struct lnet_nid nid = { .nid_size = 12,
+				.nid_type = LNET_LND_SOCK,
 				.nid_addr = { 0x20010db8U, 0, 0, 0x12 } };
 
 	if (i < sizeof(addrs) / sizeof(addrs[0])) {
@@ -82,8 +83,12 @@ fz_lookup(void *arg, const struct lnet_nid *nid, struct lnet_merge_owner *out)
 		return false;
 	}
 	*out = (struct lnet_merge_owner){
-		.peer = p->id, .is_primary = at == 0, .peer_configured = p->configured,
-		.peer_lock_primary = p->locked, .peer_lock_ts = p->lock_ts, .peer_nnids = p->n,
+		.peer = p->id,
+		.is_primary = at == 0,
+		.peer_configured = p->configured,
+		.peer_lock_primary = p->locked,
+		.peer_lock_ts = p->lock_ts,
+		.peer_nnids = p->n,
 	};
 	return true;
 }
@@ -235,12 +240,17 @@ fz_view(const struct fz_peer *p, const uint8_t *cfg)
 	unsigned int want = cfg[0] >> 6;
 
 	return (struct lnet_merge_peer){
-		.id = p->id, .primary = p->nids[0],
+		.id = p->id,
+		.primary = p->nids[0],
 		.want_primary = want < 3 ? fz_pool(want + 2) : LNET_ANY_NID,
-		.configured = p->configured, .lock_primary = p->locked, .lock_ts = p->lock_ts,
+		.configured = p->configured,
+		.lock_primary = p->locked,
+		.lock_ts = p->lock_ts,
 		.multi_rail = p->multi_rail || (cfg[0] & 0x20) != 0,
-		.local_discovery_off = (cfg[0] & 0x08) != 0, .handed_off = false,
-		.nnids = p->n, .nids = p->nids,
+		.local_discovery_off = (cfg[0] & 0x08) != 0,
+		.handed_off = false,
+		.nnids = p->n,
+		.nids = p->nids,
 	};
 }
 
@@ -281,7 +291,8 @@ fz_merge(struct fz_table *t, struct fz_peer *peer, const uint8_t *cfg,
 		refused += plan.ops[i].type == LNET_MERGE_OP_REFUSE ||
 			   (plan.ops[i].type == LNET_MERGE_OP_KEEP &&
 			    plan.ops[i].why != LNET_MERGE_REFUSE_NONE);
-		if (plan.action == LNET_MERGE_STATUS_ONLY && plan.ops[i].type == LNET_MERGE_OP_REMOVE) {
+		if (plan.action == LNET_MERGE_STATUS_ONLY &&
+		    plan.ops[i].type == LNET_MERGE_OP_REMOVE) {
 			__builtin_trap(); /* discovery off never removes */
 		}
 	}
@@ -349,8 +360,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					data + FZ_CFG, size - FZ_CFG, 0 };
 	rc = lnet_merge_propose(&in, &p, &cnt);
 	if (rc != LNET_MERGE_OK) {
-		if (p.nnids != 0 || (rc == LNET_MERGE_TRUNCATED &&
-				     (p.need <= in.mlength || p.need > lnet_merge_max_info_size(FZ_CAP)))) {
+		if (p.nnids != 0 ||
+		    (rc == LNET_MERGE_TRUNCATED &&
+		     (p.need <= in.mlength || p.need > lnet_merge_max_info_size(FZ_CAP)))) {
 			__builtin_trap();
 		}
 		return 0;

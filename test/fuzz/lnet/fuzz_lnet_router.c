@@ -35,7 +35,7 @@ static struct {
 	struct lnet_msg *held[HELD_MAX];
 	unsigned int nheld;
 	struct lnet_ni *ni[2];
-	struct lnet_nid nids[8];  /* what headers name: ours, peers on both nets, far, lo */
+	struct lnet_nid nids[8]; /* what headers name: ours, peers on both nets, far, lo */
 } g;
 
 static int
@@ -81,8 +81,12 @@ fz_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int ni
 }
 
 static const struct lnet_lnd_ops fz_ops = {
-	.name = "fzrtr", .type = 0xfa, .startup = fz_startup, .shutdown = fz_shutdown,
-	.send = fz_send, .recv = fz_recv,
+	.name = "fzrtr",
+	.type = 0xfa,
+	.startup = fz_startup,
+	.shutdown = fz_shutdown,
+	.send = fz_send,
+	.recv = fz_recv,
 };
 
 static struct lnet_nid
@@ -110,7 +114,10 @@ static struct lnet_ni *
 ni_add(struct lnet_nid nid)
 {
 	struct lnet_ni_req req = {
-		.add = true, .lnd = &fz_ops, .nid = &nid, .cpt = 0,
+		.add = true,
+		.lnd = &fz_ops,
+		.nid = &nid,
+		.cpt = 0,
 		.tun = { .peer_tx_credits = 2, .max_tx_credits = 4, .peer_rtr_credits = 2 },
 	};
 
@@ -123,8 +130,9 @@ ni_add(struct lnet_nid nid)
 static void
 fz_up(void)
 {
-	struct lnet_init_opts o = { .opts_size = sizeof(o), .mode = LNET_EXEC_INLINE, .ncpts = 1,
-				    .no_eal = true };
+	struct lnet_init_opts o = {
+		.opts_size = sizeof(o), .mode = LNET_EXEC_INLINE, .ncpts = 1, .no_eal = true
+	};
 	static const char *const params[] = { "alive_router_check_interval",
 					      "router_ping_timeout" };
 	struct lnet_nid gw = nid_on(TCP, 0x0a000009U);
@@ -262,7 +270,8 @@ fz_check_peers(void)
 		const struct lnet_peer_ni *lpni;
 
 		TAILQ_FOREACH(lpni, &pt->hash[i], link) {
-			const struct lnet_ni *ni = lnet_ni_find_by_net(ln(), lnet_nid_net(&lpni->nid));
+			const struct lnet_ni *ni =
+				lnet_ni_find_by_net(ln(), lnet_nid_net(&lpni->nid));
 			int full = ni == NULL ? 0 : ni->tun.peer_rtr_credits;
 
 			if (!TAILQ_EMPTY(&lpni->rtrq) || lpni->rtrcredits != full) {

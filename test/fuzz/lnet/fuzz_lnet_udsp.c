@@ -80,7 +80,8 @@ fz_descr_round_trip(const struct cfs_nid_parts *d)
 			}
 			addr = addr << 8 | lo;
 		}
-		lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(d->net_type, d->bounds ? d->num_lo : 0), addr),
+		lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(d->net_type, d->bounds ? d->num_lo : 0),
+					    addr),
 				 &nid);
 		slow.bounds = false;
 		if (cfs_nid_parts_match_nid(d, &nid) != cfs_nid_parts_match_nid(&slow, &nid)) {

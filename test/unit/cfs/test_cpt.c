@@ -5,10 +5,7 @@
 /* 4 nodes x 2 CPUs; asymmetric distances. */
 static int g_cpu_node[8] = { 0, 0, 1, 1, 2, 2, 3, 3 };
 static unsigned int g_dist[16] = {
-	10, 20, 30, 40,
-	20, 10, 25, 35,
-	30, 25, 10, 15,
-	40, 35, 15, 10,
+	10, 20, 30, 40, 20, 10, 25, 35, 30, 25, 10, 15, 40, 35, 15, 10,
 };
 static struct cfs_topology g_topo = { 8, g_cpu_node, 4, g_dist };
 
@@ -62,8 +59,8 @@ test_spanning_cpt_max_distance(void **state)
 
 	(void)state;
 	assert_int_equal(cfs_cpt_number(t), 3);
-	assert_int_equal(cfs_cpt_distance(t, 0, 0), 20);  /* nodes 0,1 */
-	assert_int_equal(cfs_cpt_distance(t, 0, 1), 30);  /* max(30, 25) */
+	assert_int_equal(cfs_cpt_distance(t, 0, 0), 20); /* nodes 0,1 */
+	assert_int_equal(cfs_cpt_distance(t, 0, 1), 30); /* max(30, 25) */
 	assert_int_equal(cfs_cpt_distance(t, 0, 2), 40);
 	assert_int_equal(cfs_cpt_distance(t, 1, 2), 15);
 	assert_int_equal(cfs_cpt_of_node(t, 1), 0);
@@ -86,8 +83,8 @@ static void
 test_pattern_errors(void **state)
 {
 	static const char *const bad[] = {
-		"0[0,1] 1[1,2]", "0[0-8]", "0[]", "0", "x[0]", "1[0]", "0[0] 2[1]",
-		"N 0[4]", "N", "0[0] 1", "0[[0]]",
+		"0[0,1] 1[1,2]", "0[0-8]", "0[]", "0",      "x[0]",   "1[0]",
+		"0[0] 2[1]",     "N 0[4]", "N",   "0[0] 1", "0[[0]]",
 	};
 	unsigned int i;
 
@@ -102,7 +99,8 @@ test_pattern_errors(void **state)
 		assert_true(err[0] != '\0');
 	}
 	assert_int_not_equal(cfs_cpt_table_create(&g_topo, NULL, 9, &(struct cfs_cpt_table *){ 0 },
-						  NULL, 0), 0);
+						  NULL, 0),
+			     0);
 }
 
 static void

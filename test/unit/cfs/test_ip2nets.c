@@ -83,9 +83,18 @@ static void
 test_parse_errors(void **state)
 {
 	static const char *const bad[] = {
-		"", "# nothing", "tcp", "foo 10.0.0.*", "tcp 10.0.0", "tcp 10.0.0.300",
-		"tcp(eth0 10.0.0.*", "tcp() 10.0.0.*", "tcp(eth0[x]) 10.0.0.*", "tcp 10.0.[5-1].*",
-		"tcp 10.0.0.*; o2ib", "tcp(averyveryverylongname0) 1.2.3.4",
+		"",
+		"# nothing",
+		"tcp",
+		"foo 10.0.0.*",
+		"tcp 10.0.0",
+		"tcp 10.0.0.300",
+		"tcp(eth0 10.0.0.*",
+		"tcp() 10.0.0.*",
+		"tcp(eth0[x]) 10.0.0.*",
+		"tcp 10.0.[5-1].*",
+		"tcp 10.0.0.*; o2ib",
+		"tcp(averyveryverylongname0) 1.2.3.4",
 	};
 	unsigned int i;
 

@@ -43,9 +43,9 @@ test_large_nid_bytes(void **state)
 
 	(void)state;
 	assert_int_equal(libcfs_strnid(&nid, "2001:db8::5@o2ib3"), 0);
-	assert_int_equal(b[0], 12);         /* nid_size */
-	assert_int_equal(b[1], 5);          /* o2ib */
-	assert_int_equal(b[2], 0);          /* net 3, big-endian */
+	assert_int_equal(b[0], 12); /* nid_size */
+	assert_int_equal(b[1], 5);  /* o2ib */
+	assert_int_equal(b[2], 0);  /* net 3, big-endian */
 	assert_int_equal(b[3], 3);
 	assert_int_equal(b[4], 0x20);
 	assert_int_equal(b[5], 0x01);
@@ -115,12 +115,39 @@ static void
 test_malformed_nids(void **state)
 {
 	static const char *const bad[] = {
-		"", " ", "@tcp", "1.2.3@tcp", "1.2.3.4.5@tcp", "256.1.1.1@tcp", "1.2.3.4@",
-		"1.2.3.4@tcp99999999", "1.2.3.4@foo", "x@lo", "1.2.3.4", "1.2.3.4@tcp x",
-		"1.2.3.4 @tcp", "-1@lo", "4294967296@lo", "1..2.3@tcp", ".1.2.3@tcp",
-		"1.2.3.@tcp", "01234.1.1.1@tcp", "host.example@tcp", "fe80::1::2@tcp",
-		"fe80::1@gni", "1.2.3.4@tcp-1", "1.2.3.4@@tcp", "a@tcp", "@", "1@", "1@lo1x",
-		"12@LO", "1.2.3.4@tcp1.5", "[1-2]@gni", "1.2.3.4@o2ib ib", "99999999999999999999@gni",
+		"",
+		" ",
+		"@tcp",
+		"1.2.3@tcp",
+		"1.2.3.4.5@tcp",
+		"256.1.1.1@tcp",
+		"1.2.3.4@",
+		"1.2.3.4@tcp99999999",
+		"1.2.3.4@foo",
+		"x@lo",
+		"1.2.3.4",
+		"1.2.3.4@tcp x",
+		"1.2.3.4 @tcp",
+		"-1@lo",
+		"4294967296@lo",
+		"1..2.3@tcp",
+		".1.2.3@tcp",
+		"1.2.3.@tcp",
+		"01234.1.1.1@tcp",
+		"host.example@tcp",
+		"fe80::1::2@tcp",
+		"fe80::1@gni",
+		"1.2.3.4@tcp-1",
+		"1.2.3.4@@tcp",
+		"a@tcp",
+		"@",
+		"1@",
+		"1@lo1x",
+		"12@LO",
+		"1.2.3.4@tcp1.5",
+		"[1-2]@gni",
+		"1.2.3.4@o2ib ib",
+		"99999999999999999999@gni",
 		"1,2@gni",
 	};
 	unsigned int i;
@@ -171,9 +198,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_forms_round_trip), cmocka_unit_test(test_large_nid_bytes),
-		cmocka_unit_test(test_nets),             cmocka_unit_test(test_process_ids),
-		cmocka_unit_test(test_malformed_nids),   cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_forms_round_trip),
+		cmocka_unit_test(test_large_nid_bytes),
+		cmocka_unit_test(test_nets),
+		cmocka_unit_test(test_process_ids),
+		cmocka_unit_test(test_malformed_nids),
+		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_error_messages),
 	};
 

@@ -24,21 +24,21 @@ settle(void)
  * LNP_TEST_WAIT_LIMIT_US on the real clock; the limit fails the test with
  * @p what, the condition awaited. Between looks, a pause for the kernel.
  */
-#define PUMP_UNTIL(what, cond)                                                                  \
-	do {                                                                                    \
-		uint64_t pu_t0_ = lnp_test_real_us();                                           \
-                                                                                                \
-		for (;;) {                                                                      \
-			settle();                                                               \
-			if (cond) {                                                             \
-				break;                                                          \
-			}                                                                       \
-			if (lnp_test_real_us() - pu_t0_ > LNP_TEST_WAIT_LIMIT_US) {             \
-				fail_msg("%s:%d: waited %llu s for %s (%s)", __FILE__, __LINE__,  \
-					 LNP_TEST_WAIT_LIMIT_US / 1000000, what, #cond);        \
-			}                                                                       \
-			usleep(100);                                                            \
-		}                                                                               \
+#define PUMP_UNTIL(what, cond)                                                                   \
+	do {                                                                                     \
+		uint64_t pu_t0_ = lnp_test_real_us();                                            \
+                                                                                                 \
+		for (;;) {                                                                       \
+			settle();                                                                \
+			if (cond) {                                                              \
+				break;                                                           \
+			}                                                                        \
+			if (lnp_test_real_us() - pu_t0_ > LNP_TEST_WAIT_LIMIT_US) {              \
+				fail_msg("%s:%d: waited %llu s for %s (%s)", __FILE__, __LINE__, \
+					 LNP_TEST_WAIT_LIMIT_US / 1000000, what, #cond);         \
+			}                                                                        \
+			usleep(100);                                                             \
+		}                                                                                \
 	} while (0)
 
 #endif /* LND_UT_H */

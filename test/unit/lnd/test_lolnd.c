@@ -25,7 +25,8 @@ test_fragments_to_fragments(void **state)
 	char d0[4];
 	char d1[16];
 	struct iovec dst[2] = { { d0, 4 }, { d1, 16 } };
-	struct lnet_md tmd = ut_md(dst, 2, 1, LNET_MD_OP_PUT | LNET_MD_KIOV | LNET_MD_MANAGE_REMOTE);
+	struct lnet_md tmd =
+		ut_md(dst, 2, 1, LNET_MD_OP_PUT | LNET_MD_KIOV | LNET_MD_MANAGE_REMOTE);
 	struct lnet_md smd = ut_md(src, 2, 1, LNET_MD_KIOV);
 	struct lnet_handle_md sh;
 	struct lnet_event ev;
@@ -50,7 +51,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_registered, ut_setup1, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_fragments_to_fragments, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_fragments_to_fragments, ut_setup1,
+						ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

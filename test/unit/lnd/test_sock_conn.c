@@ -22,7 +22,7 @@
 
 struct policy_state {
 	struct lnet_nid local;
-	int answer;               /* 0: invert the peer's type; else this */
+	int answer; /* 0: invert the peer's type; else this */
 	struct ksock_hello seen;
 };
 
@@ -91,7 +91,8 @@ test_active_passive_establish(void **state)
 
 	(void)state;
 	pair(fds);
-	assert_int_equal(sock_conn_init_active(&a, fds[0], &ksock_proto_v3, &ps.local, &me, NULL), 0);
+	assert_int_equal(sock_conn_init_active(&a, fds[0], &ksock_proto_v3, &ps.local, &me, NULL),
+			 0);
 	assert_true(sock_conn_wants_write(&a));
 	assert_int_equal(sock_conn_init_passive(&p, fds[1], &them, &pol, NULL), 0);
 	run(&a, &p, &ra, &rp);
@@ -116,12 +117,11 @@ test_active_passive_establish(void **state)
 
 /* The kernel's connreq + V3 hello (captures/kernel/s2_01 frames 6 and 8). */
 static const uint8_t kernel_open[72] = {
-	0x00, 0x71, 0xce, 0xac, 0x01, 0x00, 0x00, 0x00, 0x0c, 0x02, 0x00, 0xc0, 0x00, 0x00,
-	0x02, 0x00, 0x63, 0x69, 0x72, 0x45, 0x03, 0x00, 0x00, 0x00, 0x0b, 0x02, 0x00, 0xc0,
-	0x00, 0x00, 0x02, 0x00, 0x0c, 0x02, 0x00, 0xc0, 0x00, 0x00, 0x02, 0x00, 0x39, 0x30,
-	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x20, 0x1b, 0x9c, 0x14, 0x5a, 0xea, 0x18,
-	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x00, 0x00,
+	0x00, 0x71, 0xce, 0xac, 0x01, 0x00, 0x00, 0x00, 0x0c, 0x02, 0x00, 0xc0, 0x00, 0x00, 0x02,
+	0x00, 0x63, 0x69, 0x72, 0x45, 0x03, 0x00, 0x00, 0x00, 0x0b, 0x02, 0x00, 0xc0, 0x00, 0x00,
+	0x02, 0x00, 0x0c, 0x02, 0x00, 0xc0, 0x00, 0x00, 0x02, 0x00, 0x39, 0x30, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0xc2, 0x20, 0x1b, 0x9c, 0x14, 0x5a, 0xea, 0x18, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
 
 static void
@@ -149,8 +149,10 @@ test_passive_answers_kernel_byte_at_a_time(void **state)
 	assert_int_equal(n, 56);
 	assert_int_equal(ksock_proto_v3.hello_decode(buf, (size_t)n, &reply, &used), 0);
 	/* what the kernel's passive side answered in frame 10, field by field */
-	assert_int_equal(lnet_nid_to_nid4(&reply.src_nid), LNET_MKNID(LNET_MKNET(2, 0), 0xc000020c));
-	assert_int_equal(lnet_nid_to_nid4(&reply.dst_nid), LNET_MKNID(LNET_MKNET(2, 0), 0xc000020b));
+	assert_int_equal(lnet_nid_to_nid4(&reply.src_nid),
+			 LNET_MKNID(LNET_MKNET(2, 0), 0xc000020c));
+	assert_int_equal(lnet_nid_to_nid4(&reply.dst_nid),
+			 LNET_MKNID(LNET_MKNET(2, 0), 0xc000020b));
 	assert_int_equal(reply.src_pid, 12345);
 	assert_int_equal(reply.src_incarnation, 0x18ea5a1528c952f5ULL);
 	assert_int_equal(reply.ctype, SOCKLND_CONN_CONTROL);
@@ -335,7 +337,9 @@ test_handshake_counts_states(void **state)
 	assert_int_equal(ca[SOCK_CONN_SEND_CONNREQ_HELLO], 1);
 	assert_int_equal(ca[SOCK_CONN_RECV_HELLO], 1);
 	assert_int_equal(ca[SOCK_CONN_ESTABLISHED], 1);
-	assert_int_equal(ca[SOCK_CONN_RECV_CONNREQ] + ca[SOCK_CONN_SEND_HELLO] + ca[SOCK_CONN_FAILED], 0);
+	assert_int_equal(ca[SOCK_CONN_RECV_CONNREQ] + ca[SOCK_CONN_SEND_HELLO] +
+				 ca[SOCK_CONN_FAILED],
+			 0);
 	assert_int_equal(cp[SOCK_CONN_RECV_CONNREQ], 1);
 	assert_int_equal(cp[SOCK_CONN_RECV_HELLO], 1);
 	assert_int_equal(cp[SOCK_CONN_SEND_HELLO], 1);

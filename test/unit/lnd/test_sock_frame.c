@@ -31,11 +31,11 @@ struct sink {
 	struct ksock_msg noop_km;
 	struct iovec iov[3];
 	unsigned int mlen;
-	bool defer;               /* answer on_lnet later, as a lazy portal would */
+	bool defer; /* answer on_lnet later, as a lazy portal would */
 	void *done_cookie;
-	int want_status;          /* what on_payload must report */
-	int refuse;               /* on_lnet's answer: 0, or -errno to refuse the header */
-	struct lnet_hdr hdrs[8];  /* each header, in order */
+	int want_status;         /* what on_payload must report */
+	int refuse;              /* on_lnet's answer: 0, or -errno to refuse the header */
+	struct lnet_hdr hdrs[8]; /* each header, in order */
 };
 
 static void
@@ -125,7 +125,10 @@ test_large_fragmented_put(void **state)
 	uint8_t *src = malloc(len);
 	uint8_t *dst = calloc(1, len);
 	struct iovec siov[4] = {
-		{ src, 1000 }, { src + 1000, 3 }, { src + 1003, 500000 }, { src + 501003, len - 501003 },
+		{ src, 1000 },
+		{ src + 1000, 3 },
+		{ src + 1003, 500000 },
+		{ src + 501003, len - 501003 },
 	};
 	struct lnet_hdr h = put_hdr(len);
 	struct sock_tx tx;
@@ -182,11 +185,14 @@ test_noop_short_sink_and_deferred_answer(void **state)
 	pair(fds);
 	sink_init(&s, &rx, &ksock_proto_v3, dst, 40); /* LNet takes 40 of 100 */
 	s.defer = true;
-	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL), 0);
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL),
+			 0);
 	assert_int_equal(sock_tx_send(&tx, fds[0], NULL), 1);
-	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, &siov, 1, 0, 100, NULL), 0);
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, &siov, 1, 0, 100, NULL),
+			 0);
 	assert_int_equal(sock_tx_send(&tx, fds[0], NULL), 1);
-	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL), 0);
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL),
+			 0);
 	assert_int_equal(sock_tx_send(&tx, fds[0], NULL), 1);
 	assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
 	assert_int_equal(s.noops, 1);
@@ -301,7 +307,8 @@ test_v1_and_v4_framing(void **state)
 		memset(dst, 0, sizeof(dst));
 		pair(fds);
 		sink_init(&s, &rx, protos[i], dst, sizeof(dst));
-		assert_int_equal(sock_tx_prepare(&tx, protos[i], NULL, &h, &siov, 1, 0, 10, NULL), 0);
+		assert_int_equal(sock_tx_prepare(&tx, protos[i], NULL, &h, &siov, 1, 0, 10, NULL),
+				 0);
 		assert_int_equal(tx.hdr_len, protos[i]->msg_hdr_size + protos[i]->lnet_hdr_size);
 		assert_int_equal(sock_tx_send(&tx, fds[0], NULL), 1);
 		assert_int_equal(sock_rx_poll(&rx, fds[1]), 1);
@@ -315,7 +322,8 @@ test_v1_and_v4_framing(void **state)
 		struct ksock_msg noop = { KSOCK_MSG_NOOP, 0, { 0, 1 } };
 		struct sock_tx tx;
 
-		assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v1, &noop, NULL, NULL, 0, 0, 0, NULL),
+		assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v1, &noop, NULL, NULL, 0, 0, 0,
+						 NULL),
 				 -KSOCK_EINVAL);
 	}
 }
@@ -338,10 +346,12 @@ coalesce_prepare(struct sock_tx *tx, uint8_t *payload, struct iovec iov[][3])
 		iov[i][2] = (struct iovec){ payload + len / 2 + len / 4, len - len / 2 - len / 4 };
 		if (i % 5 == 4) {
 			assert_int_equal(sock_tx_prepare(&tx[i], &ksock_proto_v3, &noop, NULL, NULL,
-							 0, 0, 0, NULL), 0);
+							 0, 0, 0, NULL),
+					 0);
 		} else {
-			assert_int_equal(sock_tx_prepare(&tx[i], &ksock_proto_v3, NULL, &h, iov[i], 3,
-							 0, len, NULL), 0);
+			assert_int_equal(sock_tx_prepare(&tx[i], &ksock_proto_v3, NULL, &h, iov[i],
+							 3, 0, len, NULL),
+					 0);
 		}
 	}
 }
@@ -399,7 +409,9 @@ test_coalesced_queue(void **state)
 			TAILQ_INSERT_TAIL(&q, &tx[i], link);
 		}
 		if (round == 1) {
-			assert_int_equal(setsockopt(b[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
+			assert_int_equal(setsockopt(b[0], SOL_SOCKET, SO_SNDBUF, &small,
+						    sizeof(small)),
+					 0);
 		}
 		while (!TAILQ_EMPTY(&q)) {
 			unsigned int done;
@@ -416,7 +428,8 @@ test_coalesced_queue(void **state)
 			}
 			/* A message not yet whole on the wire stays at the head. */
 			if (!TAILQ_EMPTY(&q)) {
-				assert_true(TAILQ_FIRST(&q)->sent < TAILQ_FIRST(&q)->hdr_len + TAILQ_FIRST(&q)->len);
+				assert_true(TAILQ_FIRST(&q)->sent <
+					    TAILQ_FIRST(&q)->hdr_len + TAILQ_FIRST(&q)->len);
 			}
 			got = drain(b[1], coalesced, got, sizeof(coalesced));
 		}
@@ -424,7 +437,9 @@ test_coalesced_queue(void **state)
 		assert_int_equal(got, want);
 		assert_memory_equal(coalesced, one_by_one, want);
 		if (round == 0) {
-			assert_int_equal(calls, 2); /* 31 PUTs x 4 + an empty PUT + 8 NOOPs = 133 fragments */
+			assert_int_equal(
+				calls,
+				2); /* 31 PUTs x 4 + an empty PUT + 8 NOOPs = 133 fragments */
 		} else {
 			assert_true(calls > 2);
 		}
@@ -464,7 +479,8 @@ test_checksums(void **state)
 		pair(fds);
 		sink_init(&s, &rx, &ksock_proto_v3, dst, 2000); /* LNet takes 2000 of 3000 */
 		assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, siov, 2, 0,
-						 sizeof(src), NULL), 0);
+						 sizeof(src), NULL),
+				 0);
 		assert_int_equal(sock_tx_checksum(&tx), 0);
 		memcpy(&csum, tx.hdr + KSOCK_CSUM_OFFSET, 4);
 		assert_int_not_equal(csum, 0);
@@ -493,7 +509,8 @@ test_checksums(void **state)
 	/* A NOOP whose sum is wrong. */
 	pair(fds);
 	sink_init(&s, &rx, &ksock_proto_v3, dst, 0);
-	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL), 0);
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL),
+			 0);
 	assert_int_equal(sock_tx_checksum(&tx), 0);
 	tx.hdr[KSOCK_CSUM_OFFSET] ^= 0x40;
 	assert_int_equal(sock_tx_send(&tx, fds[0], NULL), 1);
@@ -563,19 +580,22 @@ test_headers_staged_or_split(void **state)
 	memcpy(wire + wlen, tx.hdr, tx.hdr_len);
 	wlen += tx.hdr_len;
 	starts[1] = wlen;
-	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL), 0);
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0, NULL),
+			 0);
 	memcpy(wire + wlen, tx.hdr, tx.hdr_len);
 	wlen += tx.hdr_len;
 	starts[2] = wlen;
 	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, siov, 1, 0, sizeof(src),
-					 NULL), 0);
+					 NULL),
+			 0);
 	memcpy(wire + wlen, tx.hdr, tx.hdr_len);
 	wlen += tx.hdr_len;
 	memcpy(wire + wlen, src, sizeof(src));
 	wlen += sizeof(src);
 
 	for (round = 0; round < 2; round++) {
-		size_t chunk = round == 0 ? wlen : 7; /* 7: every header split, some more than once */
+		size_t chunk =
+			round == 0 ? wlen : 7; /* 7: every header split, some more than once */
 		struct tap_log log = { 0 };
 		struct sock_tap tap = { tap_record, &log, NULL };
 		struct sock_rx rx;
@@ -648,7 +668,9 @@ test_single_fragment_offset(void **state)
 		pair(fds);
 		memset(dst, 0, len);
 		sink_init(&s, &rx, &ksock_proto_v3, dst, len);
-		assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, &one, 1, off, len, &h), 0);
+		assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, &one, 1, off, len,
+						 &h),
+				 0);
 		if (round == 1) {
 			TAILQ_INSERT_TAIL(&q, &tx, link);
 		}
@@ -678,7 +700,8 @@ test_single_fragment_offset(void **state)
 	pair(fds);
 	h = put_hdr(100);
 	shorter.iov_len = off + 100 - 1;
-	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, &shorter, 1, off, 100, &h), 0);
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, &shorter, 1, off, 100, &h),
+			 0);
 	assert_int_equal(sock_tx_send(&tx, fds[0], NULL), -EINVAL);
 	assert_int_equal(tx.sent, 24 + 72 + 99);
 	close(fds[0]);
@@ -719,17 +742,21 @@ test_staged_headers_fast(void **state)
 	for (i = 0; i < 7; i++) {
 		struct lnet_hdr *m = i == 4 ? &h : &ack;
 
-		m->msg.ack.match_bits = 100 + (uint64_t)i; /* ack and put keep match_bits in one place */
+		m->msg.ack.match_bits =
+			100 + (uint64_t)i; /* ack and put keep match_bits in one place */
 		if (i == 3) {
-			assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0, 0, 0,
-							 NULL), 0);
+			assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, &noop, NULL, NULL, 0,
+							 0, 0, NULL),
+					 0);
 		} else if (i == 4) {
 			h.msg.put.match_bits = 104;
 			assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, siov, 1, 0,
-							 sizeof(src), NULL), 0);
+							 sizeof(src), NULL),
+					 0);
 		} else {
-			assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &ack, NULL, 0, 0, 0,
-							 NULL), 0);
+			assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &ack, NULL, 0,
+							 0, 0, NULL),
+					 0);
 		}
 		memcpy(wire + wlen, tx.hdr, tx.hdr_len);
 		wlen += tx.hdr_len;

@@ -61,7 +61,9 @@ addr_msg_prefix(size_t off, uint16_t type, int index, const char *v4, unsigned i
 {
 	uint8_t body[sizeof(struct ifaddrmsg) + RTA_LENGTH(4)];
 	struct ifaddrmsg ifa = {
-		.ifa_family = AF_INET, .ifa_index = (uint32_t)index, .ifa_prefixlen = (uint8_t)prefix,
+		.ifa_family = AF_INET,
+		.ifa_index = (uint32_t)index,
+		.ifa_prefixlen = (uint8_t)prefix,
 	};
 	struct rtattr rta = { .rta_len = RTA_LENGTH(4), .rta_type = IFA_LOCAL };
 	struct in_addr a;
@@ -163,18 +165,18 @@ test_bad_lengths_passed_over(void **state)
 	int index;
 
 	(void)state;
-	assert_false(apply(t, n - 1, &own));                 /* cut short */
-	h->nlmsg_len = (uint32_t)n + 64;                     /* claims more than read */
+	assert_false(apply(t, n - 1, &own)); /* cut short */
+	h->nlmsg_len = (uint32_t)n + 64;     /* claims more than read */
 	assert_false(apply(t, n, &own));
-	h->nlmsg_len = 4;                                    /* less than a header */
+	h->nlmsg_len = 4; /* less than a header */
 	assert_false(apply(t, n, &own));
-	n = msg(0, RTM_NEWLINK, "x", 1);                     /* body too short for ifinfomsg */
+	n = msg(0, RTM_NEWLINK, "x", 1); /* body too short for ifinfomsg */
 	assert_false(apply(t, n, &own));
 	assert_false(apply(t, 0, &own));
 	n = addr_msg(0, RTM_NEWADDR, 3, "10.1.1.1");
 	((struct rtattr *)(g_buf + NLMSG_HDRLEN + sizeof(struct ifaddrmsg)))->rta_len = 200;
-	assert_false(apply(t, n, &own));                     /* an attribute past the message */
-	assert_false(sock_link_is_up(t, &me, &index));       /* nothing of it was taken */
+	assert_false(apply(t, n, &own));               /* an attribute past the message */
+	assert_false(sock_link_is_up(t, &me, &index)); /* nothing of it was taken */
 	sock_link_table_destroy(t);
 }
 
@@ -215,7 +217,8 @@ test_link_state_from_messages(void **state)
 	assert_int_equal(index, 0);
 	assert_true(apply(t, addr_msg(0, RTM_NEWADDR, 3, "10.1.1.1"), &own));
 	assert_true(sock_link_is_up(t, &me, &index));
-	assert_true(apply(t, link_msg(0, RTM_DELLINK, 3), &own)); /* the interface goes, its address too */
+	assert_true(apply(t, link_msg(0, RTM_DELLINK, 3),
+			  &own)); /* the interface goes, its address too */
 	assert_false(sock_link_is_up(t, &me, &index));
 	assert_false(sock_link_peer_down(t, &peer)); /* the /16's running interface is left */
 	sock_link_table_destroy(t);

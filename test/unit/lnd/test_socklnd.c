@@ -31,20 +31,21 @@
 #include "lnp_test_fsm.h"
 #include "lnp_test_nid.h"
 
-#define OUR_ADDR 0x7f000001U   /* 127.0.0.1@tcp */
-#define PEER_ADDR 0x7f000002U  /* 127.0.0.2@tcp, the "kernel" */
+#define OUR_ADDR 0x7f000001U  /* 127.0.0.1@tcp */
+#define PEER_ADDR 0x7f000002U /* 127.0.0.2@tcp, the "kernel" */
 
 static struct lnet_ni *g_sni;
 static uint16_t g_port;
 static uint32_t g_our = OUR_ADDR;   /* our NI's address; the race tests move it */
 static uint32_t g_peer = PEER_ADDR; /* the fake kernel's */
 static int g_conns_per_peer = 1;
-static int g_tx_buffer;             /* SO_SNDBUF of our sockets; 0: the system's */
+static int g_tx_buffer; /* SO_SNDBUF of our sockets; 0: the system's */
 
 static int
 add_sock_ni(void *arg)
 {
-	struct lnet_ni_tunables tun = { .peer_tx_credits = 8, .max_tx_credits = 256,
+	struct lnet_ni_tunables tun = { .peer_tx_credits = 8,
+					.max_tx_credits = 256,
 					.peer_timeout = 180 };
 	struct lnet_nid nid = lnp_tcp_nid(g_our);
 	char params[160];
@@ -52,8 +53,9 @@ add_sock_ni(void *arg)
 
 	(void)arg;
 	/* accept=all: the test connects from an unprivileged port */
-	snprintf(params, sizeof(params), "accept_port=%u,accept=all,conns_per_peer=%d,tx_buffer_size=%d",
-		 g_port, g_conns_per_peer, g_tx_buffer);
+	snprintf(params, sizeof(params),
+		 "accept_port=%u,accept=all,conns_per_peer=%d,tx_buffer_size=%d", g_port,
+		 g_conns_per_peer, g_tx_buffer);
 	socklnd_params_reset();
 	assert_int_equal(socklnd_params_set(params, err, sizeof(err)), 0);
 	return lnet_ni_add(lnet_instance(), &nid, socklnd_lnd_ops(), &tun, NULL, 0, &g_sni);
@@ -143,9 +145,11 @@ setup(void **state)
 static int
 kernel_connect_as(struct ksock_hello *answer, int ctype, uint64_t incarnation)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(g_port),
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(g_port),
 				  .sin_addr.s_addr = htonl(g_our) };
-	struct ksock_hello me = { .src_pid = LNET_PID_LUSTRE, .src_incarnation = incarnation,
+	struct ksock_hello me = { .src_pid = LNET_PID_LUSTRE,
+				  .src_incarnation = incarnation,
 				  .ctype = ctype };
 	struct lnet_nid target = lnp_tcp_nid(g_our);
 	uint8_t b[128];
@@ -257,15 +261,14 @@ kernel_send(int fd, const struct ksock_msg *km, const struct lnet_hdr *h, const 
 	struct iovec iov = { (void *)payload, len };
 	struct sock_tx tx;
 
-	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, km, h, len ? &iov : NULL, 1, 0,
-					 len, NULL), 0);
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, km, h, len ? &iov : NULL, 1, 0, len,
+					 NULL),
+			 0);
 	assert_int_equal(sock_tx_send(&tx, fd, NULL), 1);
 }
 
-static int
-stats_on_lcore(void *arg);
-static struct socklnd_stats
-sock_stats(void);
+static int stats_on_lcore(void *arg);
+static struct socklnd_stats sock_stats(void);
 
 static void
 test_kernel_peer_puts_and_pings(void **state)
@@ -306,7 +309,8 @@ test_kernel_peer_puts_and_pings(void **state)
 	assert_int_equal(ev.type, LNET_EVENT_PUT);
 	assert_int_equal(ev.mlength, 11);
 	assert_memory_equal(dst, "from kernel", 11);
-	assert_int_equal(lnet_nid_to_nid4(&ev.initiator.nid), LNET_MKNID(LNET_MKNET(2, 0), PEER_ADDR));
+	assert_int_equal(lnet_nid_to_nid4(&ev.initiator.nid),
+			 LNET_MKNID(LNET_MKNET(2, 0), PEER_ADDR));
 	for (i = 0; i < n; i++) {
 		if (f[i].km.type == KSOCK_MSG_NOOP && f[i].km.zc_cookies[1] == 5) {
 			saw_zcack = true;
@@ -338,15 +342,18 @@ test_kernel_peer_puts_and_pings(void **state)
 	{
 		struct lnet_ping_decoded d;
 
-		assert_int_equal(lnet_ping_info_decode(f[0].payload, f[0].hdr.payload_length, 16, &d,
-						       NULL, 0), 0);
+		assert_int_equal(lnet_ping_info_decode(f[0].payload, f[0].hdr.payload_length, 16,
+						       &d, NULL, 0),
+				 0);
 		assert_int_equal(d.pid, LNET_PID_LUSTRE);
 	}
 
 	/* Sending to the kernel's NID uses the connection it opened. */
 	assert_int_equal(LNetPut(NULL, ut_bind("to kernel", 10, 1), LNET_NOACK_REQ,
-				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) }, 3, 7, 0,
-				 0), 0);
+				 &(struct lnet_processid){ LNET_PID_LUSTRE,
+							   lnp_tcp_nid(PEER_ADDR) },
+				 3, 7, 0, 0),
+			 0);
 	n = kernel_read_frames(fd, f, 4, 1);
 	assert_int_equal(n, 1);
 	assert_int_equal(f[0].hdr.type, LNET_MSG_PUT);
@@ -354,8 +361,11 @@ test_kernel_peer_puts_and_pings(void **state)
 	assert_int_equal(wait_event().type, LNET_EVENT_SEND);
 
 	/* Garbage closes the connection and is counted. */
-	assert_int_equal(write(fd, "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c"
-				   "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c", 24), 24);
+	assert_int_equal(write(fd,
+			       "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c"
+			       "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c",
+			       24),
+			 24);
 	PUMP_UNTIL("the LND closing the connection", readable(fd));
 	{
 		char c;
@@ -387,24 +397,29 @@ test_stats_and_no_conn(void **state)
 	(void)state;
 	/* Nobody listens on 127.0.0.3: the three connects fail, so does the SEND. */
 	assert_int_equal(LNetPut(NULL, ut_bind("x", 2, 1), LNET_NOACK_REQ,
-				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(0x7f000003) }, 3, 7, 0,
-				 0), 0);
+				 &(struct lnet_processid){ LNET_PID_LUSTRE,
+							   lnp_tcp_nid(0x7f000003) },
+				 3, 7, 0, 0),
+			 0);
 	ev = wait_event(); /* the SEND, once the connects failed */
 	assert_int_equal(ev.type, LNET_EVENT_SEND);
-	assert_int_equal(ev.status, -ECONNREFUSED); /* as the kernel reports it, not -EHOSTUNREACH */
+	assert_int_equal(ev.status,
+			 -ECONNREFUSED); /* as the kernel reports it, not -EHOSTUNREACH */
 	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
 	assert_int_equal(st.connects, 3);
 	assert_int_equal(st.connect_failures, 3);
 	/* Another peer on our net where nobody listens (127.0.0.4@tcp): refused too. */
 	assert_int_equal(LNetPut(NULL, ut_bind("y", 2, 1), LNET_NOACK_REQ,
-				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(0x7f000004) }, 3, 7, 0,
-				 0), 0);
+				 &(struct lnet_processid){ LNET_PID_LUSTRE,
+							   lnp_tcp_nid(0x7f000004) },
+				 3, 7, 0, 0),
+			 0);
 	assert_int_equal(wait_event().status, -ECONNREFUSED);
 }
 
 struct tx_pool_look {
 	struct rt_pool_stats st;
-	unsigned int cached;     /* in the NI lcore's cache */
+	unsigned int cached; /* in the NI lcore's cache */
 };
 
 static int
@@ -442,8 +457,10 @@ test_tx_pool_made_at_startup(void **state)
 	assert_int_equal(l.st.avail, l.st.n);
 	assert_int_equal(l.cached, 0); /* nothing sent yet: nothing taken into the cache */
 	assert_int_equal(LNetPut(NULL, ut_bind("x", 2, 1), LNET_NOACK_REQ,
-				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(0x7f000003) }, 3, 7, 0,
-				 0), 0);
+				 &(struct lnet_processid){ LNET_PID_LUSTRE,
+							   lnp_tcp_nid(0x7f000003) },
+				 3, 7, 0, 0),
+			 0);
 	assert_int_equal(wait_event().status, -ECONNREFUSED);
 	l = tx_pool_look();
 	assert_int_equal(l.st.avail, l.st.n);
@@ -475,7 +492,8 @@ static int
 kernel_accept_answer(int lfd, int *ctype, bool refuse)
 {
 	struct ksock_hello h;
-	struct ksock_hello me = { .version = KSOCK_PROTO_V3, .src_pid = LNET_PID_LUSTRE,
+	struct ksock_hello me = { .version = KSOCK_PROTO_V3,
+				  .src_pid = LNET_PID_LUSTRE,
 				  .src_incarnation = 7 };
 	uint8_t b[128];
 	size_t n;
@@ -500,7 +518,8 @@ kernel_accept_one(int lfd, int *ctype)
 static void
 test_active_connects(void **state)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(g_port),
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(g_port),
 				  .sin_addr.s_addr = htonl(PEER_ADDR) };
 	static struct frame f[4];
 	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
@@ -516,8 +535,10 @@ test_active_connects(void **state)
 	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(listen(lfd, 8), 0);
 	assert_int_equal(LNetPut(NULL, ut_bind("active!", 8, 1), LNET_NOACK_REQ,
-				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) }, 3, 7, 0,
-				 0), 0);
+				 &(struct lnet_processid){ LNET_PID_LUSTRE,
+							   lnp_tcp_nid(PEER_ADDR) },
+				 3, 7, 0, 0),
+			 0);
 	for (i = 0; i < 3; i++) {
 		int t;
 
@@ -638,7 +659,8 @@ test_new_incarnation_closes_old(void **state)
 static int
 kernel_listen(uint32_t addr)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(g_port),
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(g_port),
 				  .sin_addr.s_addr = htonl(addr) };
 	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	int one = 1;
@@ -666,8 +688,10 @@ test_race_higher_peer_wins(void **state)
 
 	(void)state;
 	assert_int_equal(LNetPut(NULL, ut_bind("race!", 6, 1), LNET_NOACK_REQ,
-				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(PEER_ADDR) }, 3, 7, 0,
-				 0), 0);
+				 &(struct lnet_processid){ LNET_PID_LUSTRE,
+							   lnp_tcp_nid(PEER_ADDR) },
+				 3, 7, 0, 0),
+			 0);
 	PUMP_UNTIL("our three connects in flight", sock_stats().connects == 3);
 	theirs = kernel_connect(&answer);
 	assert_int_equal(answer.ctype, SOCKLND_CONN_CONTROL); /* 127.0.0.2 > 127.0.0.1: accepted */
@@ -711,8 +735,9 @@ test_race_lower_peer_refused(void **state)
 
 	(void)state;
 	assert_int_equal(LNetPut(NULL, ut_bind("mine", 5, 1), LNET_NOACK_REQ,
-				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(g_peer) }, 3, 7, 0,
-				 0), 0);
+				 &(struct lnet_processid){ LNET_PID_LUSTRE, lnp_tcp_nid(g_peer) },
+				 3, 7, 0, 0),
+			 0);
 	PUMP_UNTIL("our three connects in flight", sock_stats().connects == 3);
 	fd = kernel_connect(&answer);
 	assert_int_equal(answer.ctype, SOCKLND_CONN_NONE);
@@ -802,14 +827,16 @@ test_two_conns_per_peer(void **state)
 	assert_int_equal(count[SOCKLND_CONN_BULK_OUT], 2);
 	assert_int_equal(wait_event().status, 0);
 	for (i = 0; i < 4; i++) {
-		assert_int_equal(LNetPut(NULL, ut_bind(big, sizeof(big), 1), LNET_NOACK_REQ, &peer, 3,
-					 7, 0, 0), 0);
+		assert_int_equal(LNetPut(NULL, ut_bind(big, sizeof(big), 1), LNET_NOACK_REQ, &peer,
+					 3, 7, 0, 0),
+				 0);
 		assert_int_equal(wait_event().status, 0); /* the peer's TCP has it: all sent */
 	}
 	for (i = 0; i < 5; i++) {
 		/* they took turns on the BULK_OUTs; "hi" on CONTROL; BULK_IN carries no LNet messages */
 		unsigned int want = types[i] == SOCKLND_CONN_BULK_OUT ? 2 :
-				    types[i] == SOCKLND_CONN_CONTROL ? 1 : 0;
+				    types[i] == SOCKLND_CONN_CONTROL  ? 1 :
+									0;
 		unsigned int n = kernel_read_frames(fds[i], f, 4, want);
 
 		total += n;
@@ -853,7 +880,8 @@ test_module_params(void **state)
 
 	(void)state;
 	assert_int_equal(socklnd_params_parse(&o, "typed_conns=0,keepalive=7,min_reconnectms=200",
-					      err, sizeof(err)), 0);
+					      err, sizeof(err)),
+			 0);
 	assert_int_equal(o.typed_conns, 0);
 	assert_int_equal(o.keepalive, 7);
 	assert_int_equal(o.min_reconnectms, 200);
@@ -867,14 +895,16 @@ test_module_params(void **state)
 	assert_int_equal(socklnd_params_parse(&o, "bogus=1", err, sizeof(err)), -ENOENT);
 	assert_int_equal(socklnd_params_parse(&o, "nagle=x", err, sizeof(err)), -EINVAL);
 	assert_int_equal(socklnd_params_parse(&o, "min_reconnectms=9000,max_reconnectms=100", err,
-					      sizeof(err)), -EINVAL);
+					      sizeof(err)),
+			 -EINVAL);
 	{
 		struct lnet_lnd_param now[32];
 
 		n = socklnd_params_list(&defaults, v, 32);
 		assert_int_equal(socklnd_params_list(&o, now, 32), n);
 		for (i = 0; i < n; i++) {
-			assert_int_equal(now[i].value, v[i].value); /* every refusal left them alone */
+			assert_int_equal(now[i].value,
+					 v[i].value); /* every refusal left them alone */
 		}
 	}
 	o.min_reconnectms = 5000;
@@ -969,7 +999,8 @@ test_lnd_params(void **state)
 		"min_reconnectms above max_reconnectms");
 
 	assert_int_equal(lnd->params_set("sock_timeout=20,accept=all,accept_port=1988,nagle=1", err,
-					 sizeof(err)), 0);
+					 sizeof(err)),
+			 0);
 	assert_int_equal(lnd_param(lnd, "sock_timeout")->value, 20);
 	assert_int_equal(lnd_param(lnd, "accept_port")->value, 1988);
 	assert_string_equal(lnd_param(lnd, "accept")->str, "all");
@@ -1082,7 +1113,8 @@ test_lazy_put_held_times_out(void **state)
 static int
 client_stalls_after(const uint8_t *b, size_t n)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(g_port),
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(g_port),
 				  .sin_addr.s_addr = htonl(g_our) };
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
@@ -1105,8 +1137,10 @@ static void
 test_stalled_handshake_accept_timeout(void **state)
 {
 	struct lnet_nid target = lnp_tcp_nid(OUR_ADDR);
-	struct ksock_hello me = { .version = KSOCK_PROTO_V3, .src_pid = LNET_PID_LUSTRE,
-				  .src_incarnation = 42, .ctype = SOCKLND_CONN_CONTROL };
+	struct ksock_hello me = { .version = KSOCK_PROTO_V3,
+				  .src_pid = LNET_PID_LUSTRE,
+				  .src_incarnation = 42,
+				  .ctype = SOCKLND_CONN_CONTROL };
 	struct ksock_hello answer;
 	uint8_t b[128];
 	size_t n = 0;
@@ -1226,7 +1260,8 @@ test_new_incarnation_spares_pending_connects(void **state)
 	unsigned int i;
 
 	(void)state;
-	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0),
+			 0);
 	kernel_accept_three(lfd, old); /* incarnation 7 */
 	assert_int_equal(kernel_read_frames(old[0], f, 2, 1), 1);
 	assert_int_equal(wait_event().status, 0);
@@ -1235,7 +1270,8 @@ test_new_incarnation_spares_pending_connects(void **state)
 	}
 	PUMP_UNTIL("the node closing the three on their EOF",
 		   sock_stats().conn_entered[SOCKLND_CONN_DEAD] == 3);
-	assert_int_equal(LNetPut(NULL, ut_bind("after", 6, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind("after", 6, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0),
+			 0);
 	for (i = 0; i < 3; i++) {
 		fds[i] = kernel_accept_pending(lfd, &types[i]);
 		control = types[i] == SOCKLND_CONN_CONTROL ? (int)i : control;
@@ -1286,7 +1322,8 @@ test_reset_closes_siblings_after_crash(void **state)
 	unsigned int i;
 
 	(void)state;
-	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0),
+			 0);
 	kernel_accept_three(lfd, old);
 	assert_int_equal(kernel_read_frames(old[0], f, 2, 1), 1);
 	assert_int_equal(wait_event().status, 0);
@@ -1296,7 +1333,8 @@ test_reset_closes_siblings_after_crash(void **state)
 	wait_closed_by_node(old[1]); /* the siblings went with it */
 	wait_closed_by_node(old[2]);
 	assert_int_equal(sock_stats().sibling_closes, 1);
-	assert_int_equal(LNetPut(NULL, ut_bind("after", 6, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind("after", 6, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0),
+			 0);
 	for (i = 0; i < 3; i++) {
 		fds[i] = kernel_accept_pending(lfd, &types[i]);
 		control = types[i] == SOCKLND_CONN_CONTROL ? (int)i : control;
@@ -1369,15 +1407,18 @@ test_unsent_message_moves_to_new_connection(void **state)
 	memset(big1, 'a', sizeof(big1));
 	memset(big2, 'b', sizeof(big2));
 	assert_int_equal(setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
-	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind("before", 7, 1), LNET_NOACK_REQ, &peer, 3, 7, 0, 0),
+			 0);
 	kernel_accept_three(lfd, old);
 	assert_int_equal(kernel_read_frames(old[0], f, 2, 1), 1);
 	assert_int_equal(wait_event().status, 0);
 	writes = sock_stats().tx_writes;
 	assert_int_equal(LNetPut(NULL, ut_bind(big1, sizeof(big1), 1), LNET_NOACK_REQ, &peer, 3, 7,
-				 0, 0), 0);
+				 0, 0),
+			 0);
 	assert_int_equal(LNetPut(NULL, ut_bind(big2, sizeof(big2), 1), LNET_NOACK_REQ, &peer, 3, 7,
-				 0, 0), 0);
+				 0, 0),
+			 0);
 	PUMP_UNTIL("the node writing the first", sock_stats().tx_writes > writes);
 	ut_no_event(); /* the socket is full: neither is out */
 	for (i = 0; i < 3; i++) {
@@ -1445,14 +1486,17 @@ test_registry_published_and_gone(void **state)
 	assert_ptr_equal(a.s, lnet_ni_lnd_data(g_sni));
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(lnet_ni_del(ln, &a.nid), 0);
-		PUMP_UNTIL("the NID gone from the registry", socklnd_registry_lcore(&a.nid) == NULL);
-		assert_int_equal(rt_lcore_call(rt_data_lcore(ln->rt, 0), registry_here_on_lcore, &a),
+		PUMP_UNTIL("the NID gone from the registry",
+			   socklnd_registry_lcore(&a.nid) == NULL);
+		assert_int_equal(rt_lcore_call(rt_data_lcore(ln->rt, 0), registry_here_on_lcore,
+					       &a),
 				 0);
 		assert_null(a.s);
 		assert_int_equal(rt_lcore_call(rt_mgmt_lcore(ln->rt), add_sock_ni, NULL), 0);
 		PUMP_UNTIL("the NID in the registry again",
 			   socklnd_registry_lcore(&a.nid) == rt_data_lcore(ln->rt, 0));
-		assert_int_equal(rt_lcore_call(rt_data_lcore(ln->rt, 0), registry_here_on_lcore, &a),
+		assert_int_equal(rt_lcore_call(rt_data_lcore(ln->rt, 0), registry_here_on_lcore,
+					       &a),
 				 0);
 		assert_ptr_equal(a.s, lnet_ni_lnd_data(g_sni));
 	}
@@ -1499,7 +1543,8 @@ test_peer_get_remembers_last(void **state)
 	TAILQ_INIT(&s.peers);
 	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(2, 0), 0x0a000001), &a);
 	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(2, 0), 0x0a000002), &b);
-	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(2, 1), 0x0a000001), &c); /* a's address, another net */
+	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(2, 1), 0x0a000001),
+			 &c); /* a's address, another net */
 	pa = socklnd_peer_get(&s, &a);
 	assert_non_null(pa);
 	assert_ptr_equal(socklnd_peer_get(&s, &a), pa);
@@ -1609,7 +1654,8 @@ test_send_pick_kept(void **state)
 	assert_ptr_equal(pick_send(&s, p, &nid, &tx[2], 8), &ctl);
 	assert_ptr_equal(p->pick[0], &ctl);
 	assert_ptr_equal(pick_send(&s, p, &nid, &tx[3], 4096), &out1);
-	assert_ptr_equal(TAILQ_LAST(&p->conns, socklnd_conn_list), &out1); /* to the back, as before */
+	assert_ptr_equal(TAILQ_LAST(&p->conns, socklnd_conn_list),
+			 &out1); /* to the back, as before */
 	/* A second BULK_OUT: the one with fewer queued, then turns. */
 	pick_conn(&s, p, &out2, SOCKLND_CONN_BULK_OUT, &busy[3]);
 	assert_ptr_equal(pick_send(&s, p, &nid, &tx[4], 4096), &out2);
@@ -1634,7 +1680,8 @@ test_send_pick_kept(void **state)
 	/* The kept CONTROL goes with its state too. */
 	assert_int_equal(socklnd_conn_set_state(&ctl, SOCKLND_CONN_EV_CLOSE), 0);
 	assert_true(p->pick_gen[0] != s.conn_gen);
-	TAILQ_REMOVE(&s.peers, p, link); /* its connections are not real enough for socklnd_peers_destroy */
+	TAILQ_REMOVE(&s.peers, p,
+		     link); /* its connections are not real enough for socklnd_peers_destroy */
 	s.last_peer = NULL;
 	free(p);
 }
@@ -1655,7 +1702,8 @@ test_conn_fsm_every_pair(void **state)
 
 	(void)state;
 	lnp_fsm_check(&socklnd_conn_fsm, allowed, sizeof(allowed) / sizeof(allowed[0]), conn_apply);
-	assert_string_equal(rt_fsm_event_str(&socklnd_conn_fsm, SOCKLND_CONN_EV_HS_DONE), "hs_done");
+	assert_string_equal(rt_fsm_event_str(&socklnd_conn_fsm, SOCKLND_CONN_EV_HS_DONE),
+			    "hs_done");
 }
 
 static int
@@ -1816,8 +1864,9 @@ test_unacked_message_fails_when_ni_deleted(void **state)
 
 	(void)state;
 	assert_int_equal(setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
-	assert_int_equal(LNetPut(NULL, ut_bind(msg8k, sizeof(msg8k), 1), LNET_NOACK_REQ, &peer, 3, 7,
-				 0, 0), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind(msg8k, sizeof(msg8k), 1), LNET_NOACK_REQ, &peer, 3,
+				 7, 0, 0),
+			 0);
 	kernel_accept_three(lfd, fds);
 	/* written whole, waiting for the peer's ACK */
 	PUMP_UNTIL("the node waiting for the peer's ACK", sock_stats().ack_checks > 0);
@@ -1856,7 +1905,8 @@ conns_full(void)
 {
 	unsigned int n;
 
-	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, conns_full_on_lcore, &n), 0);
+	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, conns_full_on_lcore, &n),
+			 0);
 	return n;
 }
 
@@ -1888,8 +1938,9 @@ test_slow_waits_counted_once(void **state)
 	(void)state;
 	assert_int_equal(setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
 	for (unsigned int i = 0; i < 8; i++) {
-		assert_int_equal(LNetPut(NULL, ut_bind(big, sizeof(big), 1), LNET_NOACK_REQ, &peer, 3, 7,
-					 0, 0), 0);
+		assert_int_equal(LNetPut(NULL, ut_bind(big, sizeof(big), 1), LNET_NOACK_REQ, &peer,
+					 3, 7, 0, 0),
+				 0);
 	}
 	PUMP_UNTIL("our three connects in flight", sock_stats().connects == 3);
 	advance_us(SOCKLND_SLOW_US - 100000);
@@ -1932,29 +1983,38 @@ main(void)
 		cmocka_unit_test(test_send_pick_kept),
 		cmocka_unit_test(test_peer_fsm_every_pair),
 		cmocka_unit_test_setup_teardown(test_conn_states_counted, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_peer_puts_and_pings, setup,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stats_and_no_conn, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_tx_pool_made_at_startup, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_unacked_message_fails_when_ni_deleted, setup,
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_slow_waits_counted_once, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_cold_connection_still_receives, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_cold_connection_still_receives, setup,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_active_connects, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_peer_times_out, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_refused, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_new_incarnation_closes_old, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_new_incarnation_closes_old, setup,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_race_higher_peer_wins, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_race_lower_peer_refused, setup_high, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_race_lower_peer_refused, setup_high,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect_backoff, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_two_conns_per_peer, setup_two_per_peer, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_two_conns_per_peer, setup_two_per_peer,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_lazy_put_staged_payload, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_lazy_put_held_times_out, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_stalled_handshake_accept_timeout, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_new_incarnation_spares_pending_connects, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_reset_closes_siblings_after_crash, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_registry_published_and_gone, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_unsent_message_moves_to_new_connection, setup_small_sndbuf,
+		cmocka_unit_test_setup_teardown(test_stalled_handshake_accept_timeout, setup,
 						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_new_incarnation_spares_pending_connects, setup,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_reset_closes_siblings_after_crash, setup,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_registry_published_and_gone, setup,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_unsent_message_moves_to_new_connection,
+						setup_small_sndbuf, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

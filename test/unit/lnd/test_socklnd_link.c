@@ -34,7 +34,8 @@ static pthread_mutex_t g_gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_gate_cond = PTHREAD_COND_INITIALIZER;
 static bool g_gate_closed;
 static unsigned int g_gate_waiting; /* callers held at the gate now */
-static unsigned int g_gate_passed;  /* callers let through while the gate was closed, or after it opened */
+static unsigned int
+	g_gate_passed; /* callers let through while the gate was closed, or after it opened */
 
 int getifaddrs(struct ifaddrs **ifap);
 
@@ -82,7 +83,8 @@ gate_read(unsigned int *what)
 static int
 add_sock_ni(void *arg)
 {
-	struct lnet_ni_tunables tun = { .peer_tx_credits = 8, .max_tx_credits = 256,
+	struct lnet_ni_tunables tun = { .peer_tx_credits = 8,
+					.max_tx_credits = 256,
 					.peer_timeout = 180 };
 	struct lnet_nid nid = lnp_tcp_nid(OUR_ADDR);
 	char params[96];
@@ -168,7 +170,9 @@ reload_done(void)
 {
 	bool done;
 
-	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, reload_done_on_lcore, &done), 0);
+	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, reload_done_on_lcore,
+				       &done),
+			 0);
 	return done;
 }
 
@@ -238,7 +242,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_reload_beside_the_lcore, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_reload_pending_when_ni_deleted, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_reload_pending_when_ni_deleted, setup,
+						ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

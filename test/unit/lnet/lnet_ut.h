@@ -26,7 +26,7 @@
 
 struct ut_ctx {
 	struct lnet_eq *eq;
-	struct lnet_processid self;   /* 12345-0@lo */
+	struct lnet_processid self; /* 12345-0@lo */
 };
 
 static struct ut_ctx g_ut __attribute__((unused));
@@ -35,7 +35,10 @@ static inline void
 ut_up(unsigned int ncpts)
 {
 	struct lnet_init_opts o = {
-		.opts_size = sizeof(o), .mode = LNET_EXEC_INLINE, .ncpts = ncpts, .no_eal = true,
+		.opts_size = sizeof(o),
+		.mode = LNET_EXEC_INLINE,
+		.ncpts = ncpts,
+		.no_eal = true,
 	};
 
 	assert_int_equal(lnet_init_opts_set(&o), 0);
@@ -122,7 +125,10 @@ static inline struct lnet_md
 ut_md(void *buf, unsigned int len, int threshold, unsigned int options)
 {
 	struct lnet_md md = {
-		.umd_start = buf, .umd_length = len, .umd_threshold = threshold, .umd_options = options,
+		.umd_start = buf,
+		.umd_length = len,
+		.umd_threshold = threshold,
+		.umd_options = options,
 		.umd_eq_handle = g_ut.eq,
 	};
 
@@ -158,7 +164,8 @@ ut_ping_self(struct lnet_ping_entry *nis, unsigned int cap, struct lnet_ping_dec
 
 	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
 	assert_int_equal(LNetGet(NULL, h, &g_ut.self, LNET_RESERVED_PORTAL,
-				 LNET_PROTO_PING_MATCHBITS, 0, false), 0);
+				 LNET_PROTO_PING_MATCHBITS, 0, false),
+			 0);
 	ev = ut_event();
 	if (ev.type == LNET_EVENT_SEND) {
 		ev = ut_event();
@@ -215,12 +222,15 @@ ut_lnd_send_done(struct lnet_ni *ni, struct lnet_msg *msg)
 }
 
 /* Defines and registers @p ops, such an LND named @p name of network type @p type. */
-#define UT_LND_NO_WIRE(ops, lnd_name, lnd_type)                                                   \
-	static const struct lnet_lnd_ops ops = {                                                   \
-		.name = (lnd_name), .type = (lnd_type), .startup = ut_lnd_startup_nothing,         \
-		.shutdown = ut_lnd_shutdown_nothing, .send = ut_lnd_send_done,                     \
-		.recv = ut_lnd_recv_arrived,                                                       \
-	};                                                                                         \
+#define UT_LND_NO_WIRE(ops, lnd_name, lnd_type)      \
+	static const struct lnet_lnd_ops ops = {     \
+		.name = (lnd_name),                  \
+		.type = (lnd_type),                  \
+		.startup = ut_lnd_startup_nothing,   \
+		.shutdown = ut_lnd_shutdown_nothing, \
+		.send = ut_lnd_send_done,            \
+		.recv = ut_lnd_recv_arrived,         \
+	};                                           \
 	LNET_LND_REGISTER(ops)
 
 struct ut_parse {

@@ -75,7 +75,7 @@ test_put_ack_events(void **state)
 	ut_no_event();
 
 	c = ut_counters();
-	assert_int_equal(c.send_count, 2);  /* PUT and ACK */
+	assert_int_equal(c.send_count, 2); /* PUT and ACK */
 	assert_int_equal(c.recv_count, 2);
 	assert_int_equal(c.send_length, sizeof(src));
 	assert_int_equal(c.recv_length, sizeof(src));
@@ -443,7 +443,8 @@ test_put_to_unknown_net_fails_send(void **state)
 	(void)state;
 	lnet_nid4_to_nid(LNET_MKNID(LNET_MKNET(LNET_LND_SOCK, 3), 0x0a000001), &far.nid);
 	assert_int_equal(LNetPut(NULL, ut_bind(src, sizeof(src), 1), LNET_ACK_REQ, &far, UT_PORTAL,
-				 0, 0, 0), 0);
+				 0, 0, 0),
+			 0);
 	ev = ut_event();
 	assert_int_equal(ev.type, LNET_EVENT_SEND);
 	assert_int_equal(ev.status, -EHOSTUNREACH);
@@ -586,7 +587,8 @@ test_two_cpts_put_get(void **state)
 	memset(sink, 0, sizeof(sink));
 	assert_int_equal(ut_get(ut_bind(sink, sizeof(sink), 2), 42, 0), 0);
 	ut_events_expect_kinds((enum lnet_event_kind[]){ LNET_EVENT_SEND, LNET_EVENT_GET,
-							 LNET_EVENT_REPLY }, 3);
+							 LNET_EVENT_REPLY },
+			       3);
 	assert_memory_equal(sink, src, sizeof(src));
 	assert_int_equal(ut_counters().msgs_alloc, 0);
 }
@@ -634,7 +636,8 @@ test_ping_target(void **state)
 	(void)state;
 	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
 	assert_int_equal(LNetGet(NULL, h, &g_ut.self, LNET_RESERVED_PORTAL,
-				 LNET_PROTO_PING_MATCHBITS, 0, false), 0);
+				 LNET_PROTO_PING_MATCHBITS, 0, false),
+			 0);
 	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
 	ev = ut_event();
 	assert_int_equal(ev.type, LNET_EVENT_REPLY);
@@ -816,22 +819,26 @@ main(void)
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_eq_poll_timeout_spends_virtual_time, ut_setup1,
 						ut_teardown),
-		cmocka_unit_test_setup_teardown(test_opts_rejected_while_up, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_opts_rejected_while_up, ut_setup1,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_put_ack_events, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_put_noack, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_reused_messages_carry_nothing_over, ut_setup1,
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_get_reply, ut_setup1, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_get_with_remote_offset, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_get_with_remote_offset, ut_setup1,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_mismatch_dropped_and_counted, ut_setup1,
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_ignore_bits, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_match_id_filters, ut_setup1, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_unique_wildcard_conflict, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_unique_wildcard_conflict, ut_setup1,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_unique_portal_put, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_insert_before_after, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_arguments, ut_setup1, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_lo_put_above_mtu_fails_send, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_lo_put_above_mtu_fails_send, ut_setup1,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_put_to_unknown_net_fails_send, ut_setup1,
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_eq_overflow, ut_setup1, ut_teardown),
@@ -839,7 +846,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_get_reply, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_cpts_eq_rings, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_cpts_put_get, ut_setup2, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_two_cpts_wildcard_search, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_two_cpts_wildcard_search, ut_setup2,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_ping_target, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_ping_target, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_handler_runs_on_owner_lcore, ut_setup1,

@@ -346,7 +346,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_peer_discovered, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_discovery_status, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_add_peer_discovery_on, ut_setup1, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_add_peer_discovery_off, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_add_peer_discovery_off, ut_setup1,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_add_peer_existing, ut_setup2, ut_teardown),
 		cmocka_unit_test(test_down),
 	};

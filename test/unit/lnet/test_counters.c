@@ -72,8 +72,12 @@ echo_send(struct lnet_ni *ni, struct lnet_msg *msg)
 }
 
 static const struct lnet_lnd_ops echo_ops = {
-	.name = "echo", .type = 0xfd, .startup = echo_startup, .shutdown = echo_shutdown,
-	.send = echo_send, .recv = ut_lnd_recv_arrived,
+	.name = "echo",
+	.type = 0xfd,
+	.startup = echo_startup,
+	.shutdown = echo_shutdown,
+	.send = echo_send,
+	.recv = ut_lnd_recv_arrived,
 };
 
 static int
@@ -157,7 +161,8 @@ send_puts_gets(const struct lnet_processid *peer, unsigned int nput, unsigned in
 		struct lnet_handle_md h = ut_bind(buf[i], sizeof(buf[i]), 2);
 
 		if (i < nput) {
-			assert_int_equal(LNetPut(NULL, h, LNET_ACK_REQ, peer, UT_PORTAL, 1, 0, 0), 0);
+			assert_int_equal(LNetPut(NULL, h, LNET_ACK_REQ, peer, UT_PORTAL, 1, 0, 0),
+					 0);
 		} else {
 			assert_int_equal(LNetGet(NULL, h, peer, UT_PORTAL, 1, 0, false), 0);
 		}
@@ -248,8 +253,8 @@ test_ni_and_peer_ni_counts_as_the_kernel(void **state)
 	assert_int_equal(p.recv_count, 8);
 	assert_int_equal(p.drop_count, 0);
 	/* The peer NI's by type, as `peer show -v 2` prints them: the same rules as the NI's. */
-	assert_int_equal(p.sent[T_PUT], 5);   /* 3 PUTs and the 2 ACKs we sent */
-	assert_int_equal(p.sent[T_GET], 3);   /* 2 GETs and the REPLY we sent */
+	assert_int_equal(p.sent[T_PUT], 5); /* 3 PUTs and the 2 ACKs we sent */
+	assert_int_equal(p.sent[T_GET], 3); /* 2 GETs and the REPLY we sent */
 	assert_int_equal(p.sent[T_REPLY], 0);
 	assert_int_equal(p.sent[T_ACK], 0);
 	assert_int_equal(p.received[T_PUT], 2);
@@ -361,8 +366,8 @@ test_lo_counts_summed_over_cpts(void **state)
 	for (i = 1; i < (unsigned int)n; i++) {
 		assert_false(lnet_nid_same(&nis[i].nid, &lo)); /* one 0@lo */
 	}
-	assert_int_equal(nis[0].sent[T_PUT], 4);     /* 2 PUTs, 2 ACKs */
-	assert_int_equal(nis[0].sent[T_GET], 4);     /* 2 GETs, 2 REPLYs */
+	assert_int_equal(nis[0].sent[T_PUT], 4); /* 2 PUTs, 2 ACKs */
+	assert_int_equal(nis[0].sent[T_GET], 4); /* 2 GETs, 2 REPLYs */
 	assert_int_equal(nis[0].sent[T_ACK], 0);
 	assert_int_equal(nis[0].sent[T_REPLY], 0);
 	assert_int_equal(nis[0].received[T_PUT], 2);
@@ -377,7 +382,8 @@ test_lo_counts_summed_over_cpts(void **state)
 	/* Both CPTs drove lo, each in its own slot. */
 	for (i = 0; i < lnet_instance()->ncpts; i++) {
 		used += slots[i].n[LNET_STATS_SEND][LNET_MSG_PUT] +
-				slots[i].n[LNET_STATS_SEND][LNET_MSG_GET] != 0;
+				slots[i].n[LNET_STATS_SEND][LNET_MSG_GET] !=
+			0;
 	}
 	assert_int_equal(used, 2);
 #endif
@@ -478,7 +484,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rx_drop_counts_on_the_ni, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_receive_only_peer_is_counted, setup,
 						ut_teardown),
-		cmocka_unit_test_setup_teardown(test_lo_counts_summed_over_cpts, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_lo_counts_summed_over_cpts, setup,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_msg_freed_on_another_cpt, setup, ut_teardown),
 	};
 

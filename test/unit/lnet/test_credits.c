@@ -72,8 +72,12 @@ hold_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int 
 }
 
 static const struct lnet_lnd_ops hold_ops = {
-	.name = "hold", .type = 0xfe, .startup = hold_startup, .shutdown = hold_shutdown,
-	.send = hold_send, .recv = hold_recv,
+	.name = "hold",
+	.type = 0xfe,
+	.startup = hold_startup,
+	.shutdown = hold_shutdown,
+	.send = hold_send,
+	.recv = hold_recv,
 };
 
 static struct lnet_ni *g_ni;
@@ -116,7 +120,8 @@ hold_complete(unsigned int i)
 	memmove(&g_hold.held[i], &g_hold.held[i + 1], (g_hold.nheld - i - 1) * sizeof(msg));
 	g_hold.nheld--;
 	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, 0), complete_on_lcore,
-				       msg), 0);
+				       msg),
+			 0);
 }
 
 static int
@@ -135,8 +140,9 @@ put_to(uint32_t addr, const char *data)
 {
 	struct lnet_processid peer = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(addr) };
 
-	assert_int_equal(LNetPut(NULL, ut_bind((void *)data, (unsigned int)strlen(data) + 1, 1), LNET_NOACK_REQ, &peer,
-				 UT_PORTAL, 0, 0, 0), 0);
+	assert_int_equal(LNetPut(NULL, ut_bind((void *)data, (unsigned int)strlen(data) + 1, 1),
+				 LNET_NOACK_REQ, &peer, UT_PORTAL, 0, 0, 0),
+			 0);
 	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
 }
 
@@ -299,7 +305,8 @@ test_remote_put_delivers_and_acks(void **state)
 	assert_ptr_equal(g_hold.rx.iov[0].iov_base, dst);
 	ut_no_event(); /* nothing until the LND finalizes */
 	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, 0), complete_on_lcore,
-				       g_hold.rx.msg), 0);
+				       g_hold.rx.msg),
+			 0);
 	ev = ut_event();
 	assert_int_equal(ev.type, LNET_EVENT_PUT);
 	assert_int_equal(ev.hdr_data, 0x5a5a);
@@ -574,11 +581,14 @@ test_missing_ack_and_reply_time_out(void **state)
 
 	(void)state;
 	assert_int_equal(LNetPut(NULL, ut_bind(put_buf, 3, 2), LNET_ACK_REQ, &dst, UT_PORTAL, 1, 0,
-				 0), 0);
+				 0),
+			 0);
 	assert_int_equal(LNetGet(NULL, ut_bind(get_buf, sizeof(get_buf), 2), &dst, UT_PORTAL, 2, 0,
-				 false), 0);
+				 false),
+			 0);
 	assert_int_equal(LNetPut(NULL, ut_bind(noack_buf, 3, 1), LNET_NOACK_REQ, &dst, UT_PORTAL, 3,
-				 0, 0), 0);
+				 0, 0),
+			 0);
 	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
 	while (g_hold.nheld > 0) {
 		hold_complete(0); /* all three are on the wire */
@@ -691,8 +701,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_peer_and_ni_credits_queue_fifo, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_peer_lookup_remembers_but_matches_whole_nid, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_peer_lookup_remembers_but_matches_whole_nid,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lnd_send_error_completes_with_status, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_remote_put_delivers_and_acks, setup, teardown),
@@ -702,7 +712,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ni_del_completes_everything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ni_del_waits_for_messages_in_flight, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_missing_ack_and_reply_time_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_ack_and_reply_time_out, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_failed_get_and_eq_lifetime, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rsp_timer_after_md_unlinked, setup, teardown),
 	};

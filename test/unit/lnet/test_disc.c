@@ -32,8 +32,7 @@ static struct {
 	struct lnet_disc *moved_to;
 } g;
 
-static void __attribute__((format(printf, 1, 2)))
-logf_(const char *fmt, ...)
+static void __attribute__((format(printf, 1, 2))) logf_(const char *fmt, ...)
 {
 	size_t len = strlen(g.log);
 	va_list ap;
@@ -110,9 +109,14 @@ f_cancel(struct lnet_disc *d)
 }
 
 static const struct lnet_disc_ops fake_ops = {
-	.send_ping = f_send_ping, .send_push = f_send_push, .merge = f_merge,
-	.release_held = f_release, .fail_held = f_fail, .move_held = f_move,
-	.arm_timer = f_arm, .cancel_timer = f_cancel,
+	.send_ping = f_send_ping,
+	.send_push = f_send_push,
+	.merge = f_merge,
+	.release_held = f_release,
+	.fail_held = f_fail,
+	.move_held = f_move,
+	.arm_timer = f_arm,
+	.cancel_timer = f_cancel,
 };
 
 static struct lnet_disc_node node;
@@ -169,8 +173,8 @@ put_in(struct lnet_disc *d, enum lnet_disc_state st)
 struct cell {
 	int from;
 	int ev;
-	int to;         /* the table's */
-	int end;        /* after the decisions the actions lead to */
+	int to;  /* the table's */
+	int end; /* after the decisions the actions lead to */
 	const char *log;
 };
 
@@ -353,7 +357,10 @@ test_every_cell_actions(void **state)
 /* ---- through the entry points ---- */
 
 static const struct lnet_disc_data mr7 = {
-	.seqno = 7, .nbytes = 48, .multi_rail = true, .discovery = true,
+	.seqno = 7,
+	.nbytes = 48,
+	.multi_rail = true,
+	.discovery = true,
 };
 
 /* First message to a Multi-Rail peer: held, ping, reply, our push, its ACK, released. */

@@ -25,9 +25,9 @@
 #include "ut_klnd.h"
 #include "lnp_test_nid.h"
 
-#define K_ME 0xc0000215U  /* 192.0.2.21: our NI */
-#define K_A 0xc000020bU   /* 192.0.2.11: K's primary */
-#define K_B 0xc633640bU   /* 198.51.100.11: K's second NID */
+#define K_ME 0xc0000215U /* 192.0.2.21: our NI */
+#define K_A 0xc000020bU  /* 192.0.2.11: K's primary */
+#define K_B 0xc633640bU  /* 198.51.100.11: K's second NID */
 
 static void
 settle(void)
@@ -39,8 +39,10 @@ static int
 setup(void **state)
 {
 	struct lnet_ni_req req = {
-		.add = true, .lnd = &k_ops,
-		.tun = { .peer_tx_credits = 8, .max_tx_credits = 64 }, .cpt = 0,
+		.add = true,
+		.lnd = &k_ops,
+		.tun = { .peer_tx_credits = 8, .max_tx_credits = 64 },
+		.cpt = 0,
 	};
 	struct lnet_nid nid = lnp_tcp_nid(K_ME);
 	char err[128];
@@ -64,8 +66,11 @@ k_info(uint8_t *buf, size_t room, uint32_t seqno, bool mr)
 		{ .nid = lnp_tcp_nid(K_A), .status = LNET_NI_STATUS_UP },
 		{ .nid = lnp_tcp_nid(K_B), .status = LNET_NI_STATUS_UP },
 	};
-	struct lnet_ping_src src = { .features = 0x1e, .pid = LNET_PID_LUSTRE, .seqno = seqno,
-				     .nis = nis, .nnis = mr ? 2 : 1 };
+	struct lnet_ping_src src = { .features = 0x1e,
+				     .pid = LNET_PID_LUSTRE,
+				     .seqno = seqno,
+				     .nis = nis,
+				     .nnis = mr ? 2 : 1 };
 	size_t len = 0;
 
 	assert_int_equal(lnet_ping_info_encode(&src, buf, room, &len), 0);
@@ -140,7 +145,8 @@ put_to(uint32_t addr, const char *data)
 	struct lnet_processid k = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(addr) };
 
 	assert_int_equal(LNetPut(NULL, ut_bind((void *)data, (unsigned int)strlen(data) + 1, 1),
-				 LNET_NOACK_REQ, &k, UT_PORTAL, 0, 0, 0), 0);
+				 LNET_NOACK_REQ, &k, UT_PORTAL, 0, 0, 0),
+			 0);
 	settle();
 }
 
@@ -456,8 +462,11 @@ add_ni(uint32_t addr)
 {
 	struct lnet_nid nid = lnp_tcp_nid(addr);
 	struct lnet_ni_req req = {
-		.add = true, .lnd = &k_ops, .nid = &nid,
-		.tun = { .peer_tx_credits = 8, .max_tx_credits = 64 }, .cpt = 0,
+		.add = true,
+		.lnd = &k_ops,
+		.nid = &nid,
+		.tun = { .peer_tx_credits = 8, .max_tx_credits = 64 },
+		.cpt = 0,
 	};
 
 	assert_int_equal(lnet_ni_config(lnet_instance(), &req), 0);
@@ -654,18 +663,25 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_first_put_discovers_mr_peer, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_ping_timeout_fails_held_put, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_first_put_discovers_mr_peer, setup,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_ping_timeout_fails_held_put, setup,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_silent_peer_pings_bounded, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_peer_deleted_during_backoff, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_peer_deleted_during_backoff, setup,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_peer_deleted_during_ping, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_push_merged_and_pushed_back, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_push_merged_and_pushed_back, setup,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_api_follows_discovery, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_peers_merged, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_push_after_discovery_reenabled, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_push_after_discovery_reenabled, setup,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_push_back_by_reply_path, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_link_down_pushes_and_avoids_ni, setup, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_add_peer_discovers_and_merges, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_link_down_pushes_and_avoids_ni, setup,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_add_peer_discovers_and_merges, setup,
+						ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,12 +94,12 @@ test_order_holds_over_many_laps(void **state)
 
 struct stress {
 	struct lnet_eq *eq;
-	uint64_t taken;                              /* atomic: events taken, all consumers */
-	uint8_t seen[STRESS_CPTS][STRESS_EVENTS];    /* atomic: times each event was taken */
-	uint64_t out_of_order;                       /* atomic: a consumer saw a ring go back */
-	uint64_t full;                               /* atomic: posts a full ring refused */
-	uint64_t deadline_ns;                        /* a broken ring fails the test, not hangs it */
-	bool timed_out;                              /* atomic */
+	uint64_t taken;                           /* atomic: events taken, all consumers */
+	uint8_t seen[STRESS_CPTS][STRESS_EVENTS]; /* atomic: times each event was taken */
+	uint64_t out_of_order;                    /* atomic: a consumer saw a ring go back */
+	uint64_t full;                            /* atomic: posts a full ring refused */
+	uint64_t deadline_ns;                     /* a broken ring fails the test, not hangs it */
+	bool timed_out;                           /* atomic */
 };
 
 static uint64_t
@@ -183,8 +183,8 @@ stress_consume(void *arg)
 			continue;
 		}
 		/* -EOVERFLOW reports a refused post (posted again) and still gives an event. */
-		if ((rc != 1 && rc != -EOVERFLOW) || ev.pt_index >= STRESS_CPTS || ev.match_bits >= STRESS_EVENTS ||
-		    ev.hdr_data != ~ev.match_bits) {
+		if ((rc != 1 && rc != -EOVERFLOW) || ev.pt_index >= STRESS_CPTS ||
+		    ev.match_bits >= STRESS_EVENTS || ev.hdr_data != ~ev.match_bits) {
 			__atomic_fetch_add(&s->out_of_order, 1, __ATOMIC_RELAXED);
 			__atomic_fetch_add(&s->taken, 1, __ATOMIC_RELEASE);
 			continue;
@@ -238,8 +238,8 @@ test_consumers_take_each_event_once(void **state)
 	for (i = 0; i < STRESS_CPTS; i++) {
 		for (n = 0; n < STRESS_EVENTS; n++) {
 			if (s->seen[i][n] != 1) {
-				fail_msg("cpt %u event %llu taken %u times", i, (unsigned long long)n,
-					 s->seen[i][n]);
+				fail_msg("cpt %u event %llu taken %u times", i,
+					 (unsigned long long)n, s->seen[i][n]);
 			}
 		}
 	}

@@ -32,8 +32,12 @@ ev_send(struct lnet_ni *ni, struct lnet_msg *msg)
 }
 
 static const struct lnet_lnd_ops ev_ops = {
-	.name = "evlnd", .type = 0xfd, .startup = ut_lnd_startup_nothing,
-	.shutdown = ut_lnd_shutdown_nothing, .send = ev_send, .recv = ut_lnd_recv_arrived,
+	.name = "evlnd",
+	.type = 0xfd,
+	.startup = ut_lnd_startup_nothing,
+	.shutdown = ut_lnd_shutdown_nothing,
+	.send = ev_send,
+	.recv = ut_lnd_recv_arrived,
 };
 
 static int

@@ -102,11 +102,11 @@ test_match_nids(void **state)
 	assert_true(lnet_fault_any(f, LNET_FAULT_DROP));
 	assert_false(lnet_fault_any(f, LNET_FAULT_DELAY));
 	h = hdr_of(LNET_MSG_PUT, a, c1, 0);
-	assert_true(drops(f, &h));               /* a -> any NID of tcp1 */
+	assert_true(drops(f, &h)); /* a -> any NID of tcp1 */
 	h = hdr_of(LNET_MSG_PUT, b, c1, 0);
-	assert_false(drops(f, &h));              /* another source */
+	assert_false(drops(f, &h)); /* another source */
 	h = hdr_of(LNET_MSG_PUT, a, b, 0);
-	assert_false(drops(f, &h));              /* a NID of tcp, not tcp1 */
+	assert_false(drops(f, &h)); /* a NID of tcp, not tcp1 */
 	assert_int_equal(lnet_fault_del(f, LNET_FAULT_DROP, NULL, NULL), 1);
 	/* the local NID: given, it must be the NI's; a caller passing none never matches it */
 	at = attr_any();
@@ -158,7 +158,7 @@ test_match_portal_and_type(void **state)
 	assert_true(drops(f, &h));
 	h = hdr_of(LNET_MSG_PUT, a, b, 5);
 	assert_false(drops(f, &h));
-	h = hdr_of(LNET_MSG_PUT, a, b, 68);      /* past the mask: never */
+	h = hdr_of(LNET_MSG_PUT, a, b, 68); /* past the mask: never */
 	assert_false(drops(f, &h));
 	h = hdr_of(LNET_MSG_ACK, a, b, 0);
 	assert_false(drops(f, &h));
@@ -205,16 +205,16 @@ test_rate_one_in_n(void **state)
 	}
 	assert_true(__builtin_popcount(positions) > 5); /* at random places in the windows */
 	rate_pattern(42, 10, 1000, d2);
-	assert_memory_equal(d1, d2, sizeof(d1));      /* the same seed, the same drops */
+	assert_memory_equal(d1, d2, sizeof(d1)); /* the same seed, the same drops */
 	rate_pattern(43, 10, 1000, d3);
-	assert_memory_not_equal(d1, d3, sizeof(d1));  /* another seed, other places */
+	assert_memory_not_equal(d1, d3, sizeof(d1)); /* another seed, other places */
 	rate_pattern(9, 1, 50, d1);
 	for (i = 0; i < 50; i++) {
-		assert_true(d1[i]);                   /* rate 1: every message */
+		assert_true(d1[i]); /* rate 1: every message */
 	}
 	for (i = 1; i < 30; i++) {
 		rate_pattern(i, 2, 2, d1);
-		assert_true(d1[0] && !d1[1]);         /* 1 in 2: the first, as the kernel's */
+		assert_true(d1[0] && !d1[1]); /* 1 in 2: the first, as the kernel's */
 	}
 }
 
@@ -278,7 +278,7 @@ test_health_error(void **state)
 	unsigned int i;
 
 	(void)state;
-	add_ok(f, LNET_FAULT_DROP, &at);                        /* silent: receive only */
+	add_ok(f, LNET_FAULT_DROP, &at); /* silent: receive only */
 	assert_false(lnet_fault_drop_match(f, &h, NULL, 0, &rs, &hs));
 	assert_int_equal(hs, LNET_MSG_STATUS_OK);
 	assert_true(lnet_fault_drop_match(f, &h, NULL, 0, &rs, NULL));
@@ -292,7 +292,8 @@ test_health_error(void **state)
 	}
 	assert_int_equal(lnet_fault_del(f, LNET_FAULT_DROP, NULL, NULL), 1);
 	/* two statuses: every pick is one of them; both come up */
-	at.health_mask = (1U << LNET_MSG_STATUS_LOCAL_DROPPED) | (1U << LNET_MSG_STATUS_REMOTE_DROPPED);
+	at.health_mask =
+		(1U << LNET_MSG_STATUS_LOCAL_DROPPED) | (1U << LNET_MSG_STATUS_REMOTE_DROPPED);
 	add_ok(f, LNET_FAULT_DROP, &at);
 	for (i = 0; i < 200; i++) {
 		assert_true(lnet_fault_drop_match(f, &h, NULL, 0, &rs, &hs));
@@ -335,7 +336,8 @@ test_drop_all_and_random(void **state)
 	}
 	assert_int_equal(stat_of(f, LNET_FAULT_DROP, 0).fired, 40);
 	assert_int_equal(stat_of(f, LNET_FAULT_DROP, 0).ack, 40);
-	assert_int_equal(stat_of(f, LNET_FAULT_DROP, 0).count, 0); /* the kernel counts only rate and interval */
+	assert_int_equal(stat_of(f, LNET_FAULT_DROP, 0).count,
+			 0); /* the kernel counts only rate and interval */
 	assert_int_equal(lnet_fault_del(f, LNET_FAULT_DROP, NULL, NULL), 1);
 	at = attr_any();
 	at.rate = 0;
@@ -356,7 +358,8 @@ test_counters_reset_del(void **state)
 	struct lnet_nid a = lnp_tcp_nid(1), b = lnp_tcp_nid(2), c = lnp_tcp_nid(3);
 	struct lnet_fault_attr at = attr_any();
 	struct lnet_fault_info info[4];
-	static const uint32_t types[] = { LNET_MSG_PUT, LNET_MSG_ACK, LNET_MSG_GET, LNET_MSG_REPLY };
+	static const uint32_t types[] = { LNET_MSG_PUT, LNET_MSG_ACK, LNET_MSG_GET,
+					  LNET_MSG_REPLY };
 	struct lnet_fault_stat s;
 	unsigned int i;
 
@@ -528,11 +531,11 @@ test_rcu_retire(void **state)
 	f = lnet_fault_create(rt, 0);
 	assert_non_null(f);
 	add_ok(f, LNET_FAULT_DROP, &at);
-	assert_int_equal(rt_rcu_pending(rt), 0);  /* nothing replaced yet */
+	assert_int_equal(rt_rcu_pending(rt), 0); /* nothing replaced yet */
 	add_ok(f, LNET_FAULT_DROP, &at);
-	assert_int_equal(rt_rcu_pending(rt), 1);  /* the one-rule list */
+	assert_int_equal(rt_rcu_pending(rt), 1); /* the one-rule list */
 	assert_int_equal(lnet_fault_del(f, LNET_FAULT_DROP, NULL, NULL), 2);
-	assert_int_equal(rt_rcu_pending(rt), 4);  /* two rules and the two-rule list */
+	assert_int_equal(rt_rcu_pending(rt), 4); /* two rules and the two-rule list */
 	assert_false(drops(f, &h));
 	rt_lcore_poll(rt_mgmt_lcore(rt));
 	rt_lcore_poll(rt_data_lcore(rt, 0));
@@ -542,7 +545,7 @@ test_rcu_retire(void **state)
 	rt_lcore_poll(rt_mgmt_lcore(rt));
 	assert_int_equal(rt_rcu_pending(rt), 0);
 	add_ok(f, LNET_FAULT_DELAY, &(struct lnet_fault_attr){ .rate = 1, .latency = 1 });
-	lnet_fault_destroy(f);                   /* frees what is published */
+	lnet_fault_destroy(f); /* frees what is published */
 	rt_runtime_destroy(rt);
 }
 

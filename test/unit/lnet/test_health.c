@@ -17,8 +17,8 @@
 
 struct hl_sent {
 	struct lnet_msg *msg;
-	struct lnet_nid src;      /* the NI it left on */
-	struct lnet_nid dst;      /* the NID it went to */
+	struct lnet_nid src; /* the NI it left on */
+	struct lnet_nid dst; /* the NID it went to */
 	uint32_t type;
 	uint32_t portal;
 	struct lnet_hdr hdr;
@@ -26,9 +26,9 @@ struct hl_sent {
 
 static struct {
 	struct hl_sent sent[HL_MAX];
-	unsigned int nsent;       /* all ever sent */
-	unsigned int next;        /* the first not completed yet */
-	bool auto_ok;             /* complete each send at once, successfully */
+	unsigned int nsent; /* all ever sent */
+	unsigned int next;  /* the first not completed yet */
+	bool auto_ok;       /* complete each send at once, successfully */
 } g_hl;
 
 static int
@@ -59,8 +59,12 @@ hl_send(struct lnet_ni *ni, struct lnet_msg *msg)
 	const struct lnet_hdr *h = lnet_msg_hdr(msg);
 	struct hl_sent *s = &g_hl.sent[g_hl.nsent++ % HL_MAX];
 
-	*s = (struct hl_sent){ msg, *lnet_ni_nid(ni), h->dest_nid, h->type,
-			       h->type == LNET_MSG_GET ? h->msg.get.ptl_index : h->msg.put.ptl_index,
+	*s = (struct hl_sent){ msg,
+			       *lnet_ni_nid(ni),
+			       h->dest_nid,
+			       h->type,
+			       h->type == LNET_MSG_GET ? h->msg.get.ptl_index :
+							 h->msg.put.ptl_index,
 			       *h };
 	if (g_hl.auto_ok) {
 		s->msg = NULL;
@@ -71,8 +75,12 @@ hl_send(struct lnet_ni *ni, struct lnet_msg *msg)
 }
 
 static const struct lnet_lnd_ops hl_ops = {
-	.name = "hl", .type = HL_TYPE, .startup = hl_startup, .shutdown = hl_shutdown,
-	.send = hl_send, .recv = ut_lnd_recv_arrived,
+	.name = "hl",
+	.type = HL_TYPE,
+	.startup = hl_startup,
+	.shutdown = hl_shutdown,
+	.send = hl_send,
+	.recv = ut_lnd_recv_arrived,
 };
 LNET_LND_REGISTER(hl_ops)
 
@@ -87,7 +95,7 @@ hl_nid(uint32_t addr)
 
 #define NI1 hl_nid(0x0a000001)
 #define NI2 hl_nid(0x0a000002)
-#define PA hl_nid(0x0a000101)      /* the peer's primary */
+#define PA hl_nid(0x0a000101) /* the peer's primary */
 #define PB hl_nid(0x0a000102)
 
 static struct lnet *
@@ -141,12 +149,15 @@ static void
 sink_post(void)
 {
 	static char sink[64];
-	struct lnet_md md = { .umd_start = sink, .umd_length = sizeof(sink),
+	struct lnet_md md = { .umd_start = sink,
+			      .umd_length = sizeof(sink),
 			      .umd_threshold = LNET_MD_THRESH_INF,
-			      .umd_options = LNET_MD_OP_PUT | LNET_MD_ACK_DISABLE | LNET_MD_TRUNCATE };
+			      .umd_options =
+				      LNET_MD_OP_PUT | LNET_MD_ACK_DISABLE | LNET_MD_TRUNCATE };
 	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
 	struct lnet_handle_md h;
-	struct lnet_me *me = LNetMEAttach(UT_PORTAL + 1, &any, 0, ~0ULL, LNET_RETAIN, LNET_INS_AFTER);
+	struct lnet_me *me =
+		LNetMEAttach(UT_PORTAL + 1, &any, 0, ~0ULL, LNET_RETAIN, LNET_INS_AFTER);
 
 	assert_non_null(me);
 	assert_int_equal(LNetMDAttach(me, &md, LNET_RETAIN, &h), 0);
@@ -407,7 +418,7 @@ test_local_statuses_resent(void **state)
 {
 	static const enum lnet_msg_hstatus rows[] = {
 		LNET_MSG_STATUS_LOCAL_INTERRUPT, LNET_MSG_STATUS_LOCAL_DROPPED,
-		LNET_MSG_STATUS_LOCAL_ABORTED, LNET_MSG_STATUS_LOCAL_NO_ROUTE,
+		LNET_MSG_STATUS_LOCAL_ABORTED,   LNET_MSG_STATUS_LOCAL_NO_ROUTE,
 		LNET_MSG_STATUS_LOCAL_TIMEOUT,
 	};
 	size_t i;
@@ -497,7 +508,8 @@ test_network_timeout_resent_to_other_peer_ni(void **state)
 	st = peer_ni(first.dst);
 	assert_int_equal(st.health_value, 900);
 	assert_int_equal(st.hs_network_timeout, 1);
-	assert_int_equal(health_of_ni(first.src), 900); /* the path's local end too, as the kernel's */
+	assert_int_equal(health_of_ni(first.src),
+			 900); /* the path's local end too, as the kernel's */
 	assert_int_equal(ut_counters().network_timeout_count, c0.network_timeout_count + 1);
 	assert_int_equal(ut_counters().resend_count, c0.resend_count + 1);
 	assert_int_equal(ut_counters().successful_resends, c0.successful_resends + 1);
@@ -528,7 +540,8 @@ test_network_timeouts_avoid_failed_paths(void **state)
 	 * alone the third try would take NI2 to PB again (PB 800 > PA 700).
 	 */
 	__atomic_store_n(&ni_of(NI1)->health.value, 800, __ATOMIC_RELAXED);
-	__atomic_store_n(&lnet_peer_ni_find(ln()->cpts[0], &pa)->health.value, 700, __ATOMIC_RELAXED);
+	__atomic_store_n(&lnet_peer_ni_find(ln()->cpts[0], &pa)->health.value, 700,
+			 __ATOMIC_RELAXED);
 	put_to_peer();
 	for (;;) {
 		struct hl_sent s = *held();
@@ -556,7 +569,8 @@ static void
 test_statuses_not_resent(void **state)
 {
 	static const enum lnet_msg_hstatus rows[] = {
-		LNET_MSG_STATUS_LOCAL_ERROR, LNET_MSG_STATUS_REMOTE_ERROR,
+		LNET_MSG_STATUS_LOCAL_ERROR,
+		LNET_MSG_STATUS_REMOTE_ERROR,
 		LNET_MSG_STATUS_REMOTE_TIMEOUT,
 	};
 	size_t i;
@@ -679,7 +693,8 @@ test_single_nid_peer_no_remote_resend(void **state)
 	struct lnet_event ev;
 
 	(void)state;
-	assert_int_equal(LNetPut(NULL, ut_bind(g_buf, 8, 1), LNET_NOACK_REQ, &dst, UT_PORTAL, 1, 0, 0),
+	assert_int_equal(LNetPut(NULL, ut_bind(g_buf, 8, 1), LNET_NOACK_REQ, &dst, UT_PORTAL, 1, 0,
+				 0),
 			 0);
 	complete(-ECONNREFUSED, LNET_MSG_STATUS_REMOTE_DROPPED);
 	ev = ut_event();
@@ -700,7 +715,8 @@ test_response_timeout_blames_next_hop(void **state)
 	rx_from(PA, NI1);
 	rx_from(PB, NI1);
 	set_global("transaction_timeout", 20);
-	assert_int_equal(LNetPut(NULL, ut_bind(g_buf, 8, 2), LNET_ACK_REQ, &dst, UT_PORTAL, 1, 0, 0),
+	assert_int_equal(LNetPut(NULL, ut_bind(g_buf, 8, 2), LNET_ACK_REQ, &dst, UT_PORTAL, 1, 0,
+				 0),
 			 0);
 	s = complete(0, LNET_MSG_STATUS_OK);
 	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
@@ -801,7 +817,10 @@ test_peer_recovery_backoff_and_return(void **state)
 		expect_ping(PA);
 		complete(-ECONNRESET, LNET_MSG_STATUS_REMOTE_DROPPED);
 		no_more_sent(); /* a recovery ping is never resent */
-		assert_int_equal(peer_ni(PA).ping_count, gap == 1 ? 1 : gap == 2 ? 2 : gap == 4 ? 3 : 4);
+		assert_int_equal(peer_ni(PA).ping_count, gap == 1 ? 1 :
+							 gap == 2 ? 2 :
+							 gap == 4 ? 3 :
+								    4);
 	}
 	/* PA talks again: its health climbs back with each message, and recovery lets it go */
 	while (peer_ni(PA).health_value < LNET_MAX_HEALTH_VALUE) {
@@ -886,7 +905,9 @@ test_ni_status_follows_health(void **state)
 	assert_int_equal(ping_status_of_ni1(), LNET_NI_STATUS_DOWN);
 	assert_true(ln()->ping_seqno > seqno);
 	for (i = 0; i < 9; i++) {
-		assert_int_equal(rt_lcore_call(rt_data_lcore(ln()->rt, 0), raise_on_lcore, ni_of(NI1)), 0);
+		assert_int_equal(rt_lcore_call(rt_data_lcore(ln()->rt, 0), raise_on_lcore,
+					       ni_of(NI1)),
+				 0);
 	}
 	poll_idle();
 	assert_int_equal(ping_status_of_ni1(), LNET_NI_STATUS_DOWN); /* not there yet */
@@ -984,8 +1005,9 @@ test_recovery_ping_outlives_ni(void **state)
 	fail_nid(NI2, true);
 	advance_s(1);
 	expect_ping(NI2);
-	assert_int_equal(lnet_ctl_ni_del(&ni2, err, sizeof(err)), 0); /* the LND fails what it holds */
-	advance_s(200); /* past the ping's response deadline */
+	assert_int_equal(lnet_ctl_ni_del(&ni2, err, sizeof(err)),
+			 0); /* the LND fails what it holds */
+	advance_s(200);      /* past the ping's response deadline */
 	assert_int_equal(recovery_list(true, q, 4), 0);
 	no_more_sent();
 }
@@ -1026,7 +1048,10 @@ fault_add(enum lnet_fault_kind kind, struct lnet_fault_attr a)
 static void
 test_fault_health_error_resent(void **state)
 {
-	struct lnet_fault_attr a = { .src = NI1, .dst = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .rate = 1,
+	struct lnet_fault_attr a = { .src = NI1,
+				     .dst = LNET_ANY_NID,
+				     .local_nid = LNET_ANY_NID,
+				     .rate = 1,
 				     .health_mask = 1U << LNET_MSG_STATUS_LOCAL_DROPPED };
 	struct lnet_fault_info info;
 	unsigned int total = 0;
@@ -1059,7 +1084,9 @@ test_fault_health_error_resent(void **state)
 static void
 test_fault_rx_drop(void **state)
 {
-	struct lnet_fault_attr a = { .src = PA, .dst = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .rate = 1 };
+	struct lnet_fault_attr a = {
+		.src = PA, .dst = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .rate = 1
+	};
 	struct lnet_counters c0 = ut_counters();
 
 	(void)state;
@@ -1077,7 +1104,10 @@ test_fault_rx_drop(void **state)
 static void
 test_fault_delay_tx(void **state)
 {
-	struct lnet_fault_attr a = { .src = LNET_ANY_NID, .dst = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .rate = 1,
+	struct lnet_fault_attr a = { .src = LNET_ANY_NID,
+				     .dst = LNET_ANY_NID,
+				     .local_nid = LNET_ANY_NID,
+				     .rate = 1,
 				     .latency = 3 };
 
 	(void)state;
@@ -1098,8 +1128,11 @@ test_fault_delay_tx(void **state)
 static void
 test_fault_delay_released_by_del(void **state)
 {
-	struct lnet_fault_attr a = { .src = LNET_ANY_NID, .dst = LNET_ANY_NID,
-				     .local_nid = LNET_ANY_NID, .rate = 1, .latency = 30 };
+	struct lnet_fault_attr a = { .src = LNET_ANY_NID,
+				     .dst = LNET_ANY_NID,
+				     .local_nid = LNET_ANY_NID,
+				     .rate = 1,
+				     .latency = 30 };
 
 	(void)state;
 	g_hl.auto_ok = true;
@@ -1120,7 +1153,9 @@ test_fault_delay_released_by_del(void **state)
 static void
 test_fault_delay_outlives_ni(void **state)
 {
-	struct lnet_fault_attr a = { .src = NI2, .dst = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .rate = 1, .latency = 30 };
+	struct lnet_fault_attr a = {
+		.src = NI2, .dst = LNET_ANY_NID, .local_nid = LNET_ANY_NID, .rate = 1, .latency = 30
+	};
 	struct lnet_nid ni2 = NI2;
 	struct lnet_ni *n1 = ni_of(NI1);
 	struct lnet_event ev;
@@ -1153,18 +1188,22 @@ main(void)
 		cmocka_unit_test(test_values_and_backoff),
 		cmocka_unit_test_setup_teardown(test_local_dropped_resent_over_other_ni,
 						setup_two_rails, teardown),
-		cmocka_unit_test_setup_teardown(test_local_statuses_resent, setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_local_statuses_resent, setup_two_rails,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_remote_dropped_resent_to_other_peer_ni,
 						setup_two_rails, teardown),
-		cmocka_unit_test_setup_teardown(test_network_timeout_resent_to_other_peer_ni, setup_two_rails,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_network_timeout_resent_to_other_peer_ni,
+						setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_network_timeouts_avoid_failed_paths,
 						setup_two_rails, teardown),
-		cmocka_unit_test_setup_teardown(test_statuses_not_resent, setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_statuses_not_resent, setup_two_rails,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_retries_exhausted, setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_retry_count_zero, setup_two_rails, teardown),
-		cmocka_unit_test_setup_teardown(test_transaction_deadline, setup_two_rails, teardown),
-		cmocka_unit_test_setup_teardown(test_one_ni_no_local_resend, setup_one_ni, teardown),
+		cmocka_unit_test_setup_teardown(test_transaction_deadline, setup_two_rails,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_one_ni_no_local_resend, setup_one_ni,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_single_nid_peer_no_remote_resend,
 						setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_md_options_decide_tracking, setup_two_rails,
@@ -1173,7 +1212,8 @@ main(void)
 						setup_two_rails, teardown),
 		cmocka_unit_test_setup_teardown(test_peer_recovery_backoff_and_return,
 						setup_two_rails, teardown),
-		cmocka_unit_test_setup_teardown(test_peer_recovery_limit, setup_two_rails, teardown),
+		cmocka_unit_test_setup_teardown(test_peer_recovery_limit, setup_two_rails,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_ni_status_follows_health, setup_two_rails,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_local_recovery_ping_over_the_ni,

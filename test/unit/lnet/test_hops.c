@@ -36,7 +36,7 @@ static struct {
 	unsigned int nsent;
 	struct lnet_ni *tcp;
 	struct lnet_ni *tcp1;
-	const uint8_t *rx;        /* the payload the next receive delivers (NULL: none) */
+	const uint8_t *rx; /* the payload the next receive delivers (NULL: none) */
 	unsigned int rx_len;
 } g_h;
 
@@ -79,17 +79,21 @@ h_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int nio
 }
 
 static const struct lnet_lnd_ops h_ops = {
-	.name = "hpeer", .type = 0xfb, .startup = h_startup, .shutdown = h_shutdown,
-	.send = h_send, .recv = h_recv,
+	.name = "hpeer",
+	.type = 0xfb,
+	.startup = h_startup,
+	.shutdown = h_shutdown,
+	.send = h_send,
+	.recv = h_recv,
 };
 
 #define TCP LNET_MKNET(LNET_LND_SOCK, 0)
 #define TCP1 LNET_MKNET(LNET_LND_SOCK, 1)
-#define ME_A 0x0a000001U   /* 10.0.0.1@tcp: ours, CPT 0 */
-#define ME_B 0x0a010001U   /* 10.1.0.1@tcp1: ours, CPT 1 */
-#define PA 0x0a000007U     /* 10.0.0.7@tcp: a peer */
-#define PB 0x0a010008U     /* 10.1.0.8@tcp1: a peer on the other net */
-#define H_PORTAL 11        /* wildcard: matched on CPT 11 % 2 = 1 */
+#define ME_A 0x0a000001U /* 10.0.0.1@tcp: ours, CPT 0 */
+#define ME_B 0x0a010001U /* 10.1.0.1@tcp1: ours, CPT 1 */
+#define PA 0x0a000007U   /* 10.0.0.7@tcp: a peer */
+#define PB 0x0a010008U   /* 10.1.0.8@tcp1: a peer on the other net */
+#define H_PORTAL 11      /* wildcard: matched on CPT 11 % 2 = 1 */
 
 static struct lnet_nid
 nid_on(uint32_t net, uint32_t addr)
@@ -110,7 +114,10 @@ static struct lnet_ni *
 ni_add(struct lnet_nid nid, unsigned int cpt)
 {
 	struct lnet_ni_req req = {
-		.add = true, .lnd = &h_ops, .nid = &nid, .cpt = cpt,
+		.add = true,
+		.lnd = &h_ops,
+		.nid = &nid,
+		.cpt = cpt,
 		.tun = { .peer_tx_credits = 8, .max_tx_credits = 64 },
 	};
 
@@ -198,7 +205,8 @@ bind_on(unsigned int cpt, void *buf, unsigned int len, int threshold)
 {
 	struct h_bind b = { .md = ut_md(buf, len, threshold, 0) };
 
-	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, cpt), h_bind_on_lcore, &b),
+	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, cpt), h_bind_on_lcore,
+				       &b),
 			 0);
 	assert_int_equal(b.rc, 0);
 	assert_int_equal(lnet_cookie_cpt(b.h.cookie), cpt);
@@ -253,8 +261,11 @@ test_initiator_put_ack(void **state)
 	static char buf[32] = "put";
 	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = nid_on(TCP, PA) };
 	struct lnet_handle_md h = bind_on(1, buf, sizeof(buf), 2);
-	struct lnet_hdr ack = { .type = LNET_MSG_ACK, .src_nid = pa.nid, .dest_nid = g_h.tcp->nid,
-				.src_pid = LNET_PID_LUSTRE, .dest_pid = LNET_PID_LUSTRE };
+	struct lnet_hdr ack = { .type = LNET_MSG_ACK,
+				.src_nid = pa.nid,
+				.dest_nid = g_h.tcp->nid,
+				.src_pid = LNET_PID_LUSTRE,
+				.dest_pid = LNET_PID_LUSTRE };
 
 	(void)state;
 	warm_up();
@@ -286,8 +297,10 @@ test_initiator_get_reply(void **state)
 	static char buf[32];
 	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = nid_on(TCP, PA) };
 	struct lnet_handle_md h = bind_on(1, buf, sizeof(buf), 2);
-	struct lnet_hdr reply = { .type = LNET_MSG_REPLY, .src_nid = pa.nid,
-				  .dest_nid = g_h.tcp->nid, .src_pid = LNET_PID_LUSTRE,
+	struct lnet_hdr reply = { .type = LNET_MSG_REPLY,
+				  .src_nid = pa.nid,
+				  .dest_nid = g_h.tcp->nid,
+				  .src_pid = LNET_PID_LUSTRE,
 				  .dest_pid = LNET_PID_LUSTRE };
 
 	(void)state;
@@ -308,8 +321,8 @@ static void
 attach_target(void)
 {
 	static char buf[64];
-	struct lnet_md md = ut_md(buf, sizeof(buf), LNET_MD_THRESH_INF,
-				  LNET_MD_OP_PUT | LNET_MD_OP_GET);
+	struct lnet_md md =
+		ut_md(buf, sizeof(buf), LNET_MD_THRESH_INF, LNET_MD_OP_PUT | LNET_MD_OP_GET);
 	struct lnet_processid any = { .pid = LNET_PID_ANY, .nid = LNET_ANY_NID };
 	struct lnet_handle_md h;
 	struct lnet_me *me = LNetMEAttach(H_PORTAL, &any, 0, ~0ULL, LNET_RETAIN, LNET_INS_AFTER);
@@ -323,8 +336,10 @@ attach_target(void)
 static void
 test_target_put_ack(void **state)
 {
-	struct lnet_hdr put = { .type = LNET_MSG_PUT, .src_nid = nid_on(TCP, PA),
-				.dest_nid = nid_on(TCP, ME_A), .src_pid = LNET_PID_LUSTRE,
+	struct lnet_hdr put = { .type = LNET_MSG_PUT,
+				.src_nid = nid_on(TCP, PA),
+				.dest_nid = nid_on(TCP, ME_A),
+				.src_pid = LNET_PID_LUSTRE,
 				.dest_pid = LNET_PID_LUSTRE };
 
 	(void)state;
@@ -344,8 +359,10 @@ test_target_put_ack(void **state)
 static void
 test_target_get_reply(void **state)
 {
-	struct lnet_hdr get = { .type = LNET_MSG_GET, .src_nid = nid_on(TCP, PA),
-				.dest_nid = nid_on(TCP, ME_A), .src_pid = LNET_PID_LUSTRE,
+	struct lnet_hdr get = { .type = LNET_MSG_GET,
+				.src_nid = nid_on(TCP, PA),
+				.dest_nid = nid_on(TCP, ME_A),
+				.src_pid = LNET_PID_LUSTRE,
 				.dest_pid = LNET_PID_LUSTRE };
 
 	(void)state;
@@ -367,8 +384,11 @@ static void
 test_router_forward_put(void **state)
 {
 	struct lnet_nid pb = nid_on(TCP1, PB);
-	struct lnet_hdr put = { .type = LNET_MSG_PUT, .src_nid = nid_on(TCP, PA), .dest_nid = pb,
-				.src_pid = LNET_PID_LUSTRE, .dest_pid = LNET_PID_LUSTRE };
+	struct lnet_hdr put = { .type = LNET_MSG_PUT,
+				.src_nid = nid_on(TCP, PA),
+				.dest_nid = pb,
+				.src_pid = LNET_PID_LUSTRE,
+				.dest_pid = LNET_PID_LUSTRE };
 	char err[128];
 
 	(void)state;
@@ -387,8 +407,8 @@ test_router_forward_put(void **state)
 }
 
 #define TCP5 LNET_MKNET(LNET_LND_SOCK, 5)
-#define G1 0x0a000009U     /* 10.0.0.9@tcp: a gateway to tcp5 */
-#define FAR 0x0a050002U    /* 10.5.0.2@tcp5: behind G1 */
+#define G1 0x0a000009U  /* 10.0.0.9@tcp: a gateway to tcp5 */
+#define FAR 0x0a050002U /* 10.5.0.2@tcp5: behind G1 */
 
 /* PUT (no ACK) to FAR through G1 from an MD on CPT 1. */
 static void
@@ -413,9 +433,14 @@ g1_reply(const struct h_sent *get)
 		{ .nid = nid_on(TCP5, G1), .status = LNET_NI_STATUS_UP },
 	};
 	struct lnet_ping_src src = { .features = 0x1e & ~LNET_PING_FEAT_RTE_DISABLED,
-				     .pid = LNET_PID_LUSTRE, .seqno = 3, .nis = nis, .nnis = 2 };
-	struct lnet_hdr h = { .type = LNET_MSG_REPLY, .src_nid = nid_on(TCP, G1),
-			      .dest_nid = nid_on(TCP, ME_A), .src_pid = LNET_PID_LUSTRE,
+				     .pid = LNET_PID_LUSTRE,
+				     .seqno = 3,
+				     .nis = nis,
+				     .nnis = 2 };
+	struct lnet_hdr h = { .type = LNET_MSG_REPLY,
+			      .src_nid = nid_on(TCP, G1),
+			      .dest_nid = nid_on(TCP, ME_A),
+			      .src_pid = LNET_PID_LUSTRE,
 			      .dest_pid = LNET_PID_LUSTRE };
 	static uint8_t info[256];
 	struct lnet_nid g1 = nid_on(TCP, G1);
@@ -446,7 +471,8 @@ test_initiator_routed_put(void **state)
 
 	(void)state;
 	assert_int_equal(lnet_ctl_route_add(TCP5, &g1, LNET_CTL_UNDEFINED_HOPS, 0, 0, err,
-					    sizeof(err)), 0);
+					    sizeof(err)),
+			 0);
 	settle();
 	g1_reply(last_sent());
 	put_far(bind_on(1, buf, sizeof(buf), 1)); /* FAR's and G1's peer NIs made */

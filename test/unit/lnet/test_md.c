@@ -71,8 +71,8 @@ static void
 test_manage_remote(void **state)
 {
 	char dst[8];
-	struct lnet_md md = ut_md(dst, sizeof(dst), LNET_MD_THRESH_INF,
-				  LNET_MD_OP_PUT | LNET_MD_MANAGE_REMOTE);
+	struct lnet_md md =
+		ut_md(dst, sizeof(dst), LNET_MD_THRESH_INF, LNET_MD_OP_PUT | LNET_MD_MANAGE_REMOTE);
 	struct lnet_event ev;
 
 	(void)state;
@@ -92,8 +92,8 @@ static void
 test_max_size_many_messages(void **state)
 {
 	char dst[10];
-	struct lnet_md md = ut_md(dst, sizeof(dst), LNET_MD_THRESH_INF,
-				  LNET_MD_OP_PUT | LNET_MD_MAX_SIZE);
+	struct lnet_md md =
+		ut_md(dst, sizeof(dst), LNET_MD_THRESH_INF, LNET_MD_OP_PUT | LNET_MD_MAX_SIZE);
 	struct lnet_handle_md h;
 	struct lnet_event ev;
 
@@ -118,8 +118,8 @@ static void
 test_max_size_bounds_one_message(void **state)
 {
 	char dst[16];
-	struct lnet_md md = ut_md(dst, sizeof(dst), LNET_MD_THRESH_INF,
-				  LNET_MD_OP_PUT | LNET_MD_MAX_SIZE);
+	struct lnet_md md =
+		ut_md(dst, sizeof(dst), LNET_MD_THRESH_INF, LNET_MD_OP_PUT | LNET_MD_MAX_SIZE);
 	struct lnet_event ev;
 
 	(void)state;
@@ -308,16 +308,19 @@ main(void)
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_local_offset_advances, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_manage_remote, ut_setup1, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_max_size_many_messages, ut_setup1, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_max_size_bounds_one_message, ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_max_size_many_messages, ut_setup1,
+						ut_teardown),
+		cmocka_unit_test_setup_teardown(test_max_size_bounds_one_message, ut_setup1,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_ack_disable, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_kiov_fragments, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_threshold_and_retain, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_op_mismatch, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_reply_truncation, ut_setup1, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_unlink_busy_md_reports_on_last_event, ut_setup1,
+		cmocka_unit_test_setup_teardown(test_unlink_busy_md_reports_on_last_event,
+						ut_setup1, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_lazy_portal_waits_for_md, ut_setup1,
 						ut_teardown),
-		cmocka_unit_test_setup_teardown(test_lazy_portal_waits_for_md, ut_setup1, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,7 +24,10 @@ struct t_if_node {
 };
 
 static const struct t_if_node t_if_nodes[] = {
-	{ "eth0", 0 }, { "eth1", 0 }, { "veth0", -1 }, { "far0", 7 },
+	{ "eth0", 0 },
+	{ "eth1", 0 },
+	{ "veth0", -1 },
+	{ "far0", 7 },
 };
 
 static int
@@ -49,8 +52,12 @@ t_startup(struct lnet_ni *ni)
 }
 
 static const struct lnet_lnd_ops t_ops = {
-	.name = "mni", .type = T_LND_TYPE, .startup = t_startup,
-	.shutdown = ut_lnd_shutdown_nothing, .send = ut_lnd_send_done, .recv = ut_lnd_recv_arrived,
+	.name = "mni",
+	.type = T_LND_TYPE,
+	.startup = t_startup,
+	.shutdown = ut_lnd_shutdown_nothing,
+	.send = ut_lnd_send_done,
+	.recv = ut_lnd_recv_arrived,
 };
 LNET_LND_REGISTER(t_ops)
 
@@ -126,7 +133,9 @@ static int
 setup_numa(void **state)
 {
 	struct lnet_init_opts o = {
-		.opts_size = sizeof(o), .mode = LNET_EXEC_INLINE, .cpu_pattern = "0[0]",
+		.opts_size = sizeof(o),
+		.mode = LNET_EXEC_INLINE,
+		.cpu_pattern = "0[0]",
 		.no_eal = true,
 	};
 
@@ -238,8 +247,9 @@ test_dev_cpt_without_topology(void **state)
 	assert_null(lnet_instance()->cpt_table);
 	add_ok(&eth0, "eth0");
 	assert_int_equal(shown(&eth0).dev_cpt, -1);
-	assert_int_equal(lnet_ni_distance(lnet_instance(), lnet_ni_find_by_nid(lnet_instance(),
-								       &eth0), 0), 0);
+	assert_int_equal(lnet_ni_distance(lnet_instance(),
+					  lnet_ni_find_by_nid(lnet_instance(), &eth0), 0),
+			 0);
 }
 
 /*
@@ -388,7 +398,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_two_nis_one_net, ut_setup1, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_two_nis_one_net, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_same_nid_refused, ut_setup1, ut_teardown),
-		cmocka_unit_test_setup_teardown(test_dev_cpt_from_numa_node, setup_numa, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_dev_cpt_from_numa_node, setup_numa,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_dev_cpt_without_topology, ut_setup2,
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_distance_and_numa_range, setup_numa,

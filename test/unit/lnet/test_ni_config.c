@@ -79,8 +79,11 @@ test_ni_cycles_bounded(void **state)
 	struct lnet_nid nid = t_nid(0x0a000063);
 	struct lnet_nid nid0 = t_nid(0x0a000062);
 	struct lnet_ni_req add = {
-		.add = true, .nid = &nid, .lnd = &t_ops,
-		.tun = { .peer_tx_credits = 8, .max_tx_credits = 64 }, .cpt = 0,
+		.add = true,
+		.nid = &nid,
+		.lnd = &t_ops,
+		.tun = { .peer_tx_credits = 8, .max_tx_credits = 64 },
+		.cpt = 0,
 	};
 	struct lnet_ping_entry nis[4];
 	uint32_t seq0;

@@ -52,7 +52,8 @@ test_add_del_rules(void **state)
 	assert_int_equal(lnet_ctl_peer_list(0, &p, out, 4, &next), 1);
 	assert_int_equal(out[0].nnis, 2);
 	assert_int_equal(lnet_ctl_peer_del(&p, &s[0], 1, err, sizeof(err)), -ENOENT);
-	assert_int_equal(lnet_ctl_peer_del(&s[1], NULL, 0, err, sizeof(err)), -ENODEV); /* not its primary */
+	assert_int_equal(lnet_ctl_peer_del(&s[1], NULL, 0, err, sizeof(err)),
+			 -ENODEV); /* not its primary */
 	/* the primary as a NID: the whole peer goes (lnet_del_peer_ni) */
 	assert_int_equal(lnet_ctl_peer_del(&p, &p, 1, err, sizeof(err)), 0);
 	assert_int_equal(lnet_ctl_peer_list(0, &p, out, 4, &next), 0);
@@ -80,7 +81,8 @@ test_lock_prim_and_force(void **state)
 	(void)state;
 	assert_int_equal(lnet_ctl_peer_add_lock(&p, s, 2, true, true, err, sizeof(err)), 0);
 	assert_int_equal(lnet_ctl_peer_list(0, &p, out, 2, &next), 1);
-	assert_int_equal(out[0].state, 0x1 | 0x8 | 0x100000); /* MULTI_RAIL|CONFIGURED|LOCK_PRIMARY */
+	assert_int_equal(out[0].state,
+			 0x1 | 0x8 | 0x100000); /* MULTI_RAIL|CONFIGURED|LOCK_PRIMARY */
 	/* without --force the locked primary stays, its other NIDs go */
 	assert_int_equal(lnet_ctl_peer_del_force(&p, NULL, 0, false, err, sizeof(err)), 0);
 	assert_int_equal(lnet_ctl_peer_list(0, &p, out, 2, &next), 1);
@@ -201,7 +203,8 @@ test_add_over_unconfigured(void **state)
 	/* ... a configured owner refuses (-EEXIST), the NIDs before it are added */
 	assert_int_equal(lnet_ctl_peer_add(&z[0], NULL, 0, true, err, sizeof(err)), 0);
 	assert_int_equal(lnet_ctl_peer_add_nids(&z[0], (struct lnet_nid[]){ z[1], y[1], y[2] }, 3,
-						true, false, err, sizeof(err)), -EEXIST);
+						true, false, err, sizeof(err)),
+			 -EEXIST);
 	assert_int_equal(peer_of(&z[1], &o), 1);
 	assert_true(lnet_nid_same(&o.nis[0], &z[0]));
 	assert_int_equal(peer_of(&y[2], &o), 0);
@@ -273,7 +276,8 @@ test_add_over_locked_unconfigured(void **state)
 	assert_int_equal(peer_of(&c, &o), 1);
 	assert_int_equal(o.nnis, 1);
 	/* locked and alone: its peer goes, and its NID becomes the primary, locked (earlier lock) */
-	assert_int_equal(lnet_ctl_peer_del(&l[0], NULL, 0, err, sizeof(err)), 0); /* reset: l[0] alone */
+	assert_int_equal(lnet_ctl_peer_del(&l[0], NULL, 0, err, sizeof(err)),
+			 0); /* reset: l[0] alone */
 	assert_int_equal(lnet_ctl_peer_add_nids(&c, &l[0], 1, true, false, err, sizeof(err)), 0);
 	assert_int_equal(peer_of(&c, &o), 1);
 	assert_true(lnet_nid_same(&o.nis[0], &l[0]));

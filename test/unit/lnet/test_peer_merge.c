@@ -37,23 +37,21 @@ static const uint8_t k_reply_one[48] = {
 /* captures/kernel/s3_01_multirail_from_boot.pcap frame 18: the REPLY of
  * 192.0.2.12@tcp, seqno 3, two rails (192.0.2.12, 198.51.100.12). */
 static const uint8_t k_reply_two[64] = {
-	0x67, 0x6e, 0x69, 0x70, 0x1e, 0x00, 0x00, 0x00, 0x39, 0x30, 0x00, 0x00,
-	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00,
-	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x02, 0x00, 0xc0,
+	0x67, 0x6e, 0x69, 0x70, 0x1e, 0x00, 0x00, 0x00, 0x39, 0x30, 0x00, 0x00, 0x03,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x03, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x02, 0x00, 0xc0, 0x00, 0x00, 0x02,
+	0x00, 0xde, 0xc0, 0xaa, 0x15, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x64, 0x33, 0xc6,
 	0x00, 0x00, 0x02, 0x00, 0xde, 0xc0, 0xaa, 0x15, 0x00, 0x00, 0x00, 0x00,
-	0x0c, 0x64, 0x33, 0xc6, 0x00, 0x00, 0x02, 0x00, 0xde, 0xc0, 0xaa, 0x15,
-	0x00, 0x00, 0x00, 0x00,
 };
 
 /* captures/kernel/s1_04_multirail_add_ni.pcap frame 13: the push of
  * 192.0.2.11@tcp once 198.51.100.11@tcp was added, seqno 3. */
 static const uint8_t k_push_two[64] = {
-	0x67, 0x6e, 0x69, 0x70, 0x1e, 0x00, 0x00, 0x00, 0x39, 0x30, 0x00, 0x00,
-	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00,
-	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x02, 0x00, 0xc0,
+	0x67, 0x6e, 0x69, 0x70, 0x1e, 0x00, 0x00, 0x00, 0x39, 0x30, 0x00, 0x00, 0x03,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x03, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x02, 0x00, 0xc0, 0x00, 0x00, 0x02,
+	0x00, 0xde, 0xc0, 0xaa, 0x15, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x64, 0x33, 0xc6,
 	0x00, 0x00, 0x02, 0x00, 0xde, 0xc0, 0xaa, 0x15, 0x00, 0x00, 0x00, 0x00,
-	0x0b, 0x64, 0x33, 0xc6, 0x00, 0x00, 0x02, 0x00, 0xde, 0xc0, 0xaa, 0x15,
-	0x00, 0x00, 0x00, 0x00,
 };
 
 /* captures/kernel/s1_05_net_del_readd.pcap frame 29: the REPLY of
@@ -65,11 +63,11 @@ static const uint8_t k_reply_after_del[48] = {
 	0x00, 0x00, 0x02, 0x00, 0xde, 0xc0, 0xaa, 0x15, 0x00, 0x00, 0x00, 0x00,
 };
 
-#define A12 0xc000020cU  /* 192.0.2.12 */
-#define B12 0xc633640cU  /* 198.51.100.12 */
-#define A11 0xc000020bU  /* 192.0.2.11 */
-#define B11 0xc633640bU  /* 198.51.100.11 */
-#define C13 0xc000020dU  /* 192.0.2.13 */
+#define A12 0xc000020cU /* 192.0.2.12 */
+#define B12 0xc633640cU /* 198.51.100.12 */
+#define A11 0xc000020bU /* 192.0.2.11 */
+#define B11 0xc633640bU /* 198.51.100.11 */
+#define C13 0xc000020dU /* 192.0.2.13 */
 #define CAP 16
 
 /* ---- proposals ---- */
@@ -106,11 +104,11 @@ assert_nid(const struct lnet_nid *got, uint32_t addr)
 }
 
 /* The counters all zero but @field, which is 1. */
-#define ASSERT_ONLY_COUNTED(cnt, field)                                                \
-	do {                                                                           \
-		struct lnet_merge_counters want_ = { 0 };                              \
-		want_.field = 1;                                                       \
-		assert_memory_equal(&(cnt), &want_, sizeof(want_));                    \
+#define ASSERT_ONLY_COUNTED(cnt, field)                             \
+	do {                                                        \
+		struct lnet_merge_counters want_ = { 0 };           \
+		want_.field = 1;                                    \
+		assert_memory_equal(&(cnt), &want_, sizeof(want_)); \
 	} while (0)
 
 static void
@@ -394,13 +392,14 @@ static void
 test_large_primary(void **state)
 {
 	struct lnet_ping_entry nis[2] = {
-		{ .nid = { .nid_size = 12, .nid_type = LNET_LND_SOCK,
+		{ .nid = { .nid_size = 12,
+			   .nid_type = LNET_LND_SOCK,
 			   .nid_addr = { 0x20010db8U, 0, 0, 1 } },
 		  .status = LNET_NI_STATUS_UP },
 		{ .nid = lnp_tcp_nid(A12), .status = LNET_NI_STATUS_UP },
 	};
-	struct lnet_ping_src src = { LNET_PING_FEAT_MULTI_RAIL | LNET_PING_FEAT_DISCOVERY, 12345,
-				     7, nis, 2 };
+	struct lnet_ping_src src = { LNET_PING_FEAT_MULTI_RAIL | LNET_PING_FEAT_DISCOVERY, 12345, 7,
+				     nis, 2 };
 	uint8_t b[128];
 	struct prop pr = { 0 };
 	size_t n;
@@ -443,7 +442,7 @@ test_strerror(void **state)
 #define TNIDS 4
 
 struct tpeer {
-	lnet_merge_peer_id id;      /* 0: unused */
+	lnet_merge_peer_id id;       /* 0: unused */
 	struct lnet_nid nids[TNIDS]; /* nids[0] the primary */
 	unsigned int n;
 	bool configured;
@@ -466,7 +465,8 @@ table_lookup(void *arg, const struct lnet_nid *nid, struct lnet_merge_owner *out
 		for (j = 0; t->peers[i].id != 0 && j < t->peers[i].n; j++) {
 			if (lnet_nid_same(&t->peers[i].nids[j], nid)) {
 				*out = (struct lnet_merge_owner){
-					.peer = t->peers[i].id, .is_primary = j == 0,
+					.peer = t->peers[i].id,
+					.is_primary = j == 0,
 					.peer_configured = t->peers[i].configured,
 					.peer_lock_primary = t->peers[i].locked,
 					.peer_lock_ts = t->peers[i].lock_ts,
@@ -496,9 +496,14 @@ static struct lnet_merge_peer
 view(const struct tpeer *p)
 {
 	return (struct lnet_merge_peer){
-		.id = p->id, .primary = p->nids[0], .want_primary = LNET_ANY_NID,
-		.configured = p->configured, .lock_primary = p->locked, .lock_ts = p->lock_ts,
-		.nnids = p->n, .nids = p->nids,
+		.id = p->id,
+		.primary = p->nids[0],
+		.want_primary = LNET_ANY_NID,
+		.configured = p->configured,
+		.lock_primary = p->locked,
+		.lock_ts = p->lock_ts,
+		.nnids = p->n,
+		.nids = p->nids,
 	};
 }
 
@@ -928,8 +933,7 @@ test_plan_no_room(void **state)
 	proposal_of(&pr, k_reply_two, sizeof(k_reply_two));
 	pl.plan.ops = pl.ops;
 	pl.plan.cap = 1;
-	assert_int_equal(lnet_merge_plan(&pr.p, &v, table_lookup, &t, &pl.plan, &pl.cnt),
-			 -ENOSPC);
+	assert_int_equal(lnet_merge_plan(&pr.p, &v, table_lookup, &t, &pl.plan, &pl.cnt), -ENOSPC);
 	assert_memory_equal(&pl.cnt, &zero, sizeof(zero));
 }
 

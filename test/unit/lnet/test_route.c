@@ -28,8 +28,8 @@
 
 struct r_sent {
 	struct lnet_hdr hdr;
-	struct lnet_nid ni;       /* sent from */
-	struct lnet_nid hop;      /* to (lnet_msg_nexthop) */
+	struct lnet_nid ni;  /* sent from */
+	struct lnet_nid hop; /* to (lnet_msg_nexthop) */
 	uint8_t payload[16384];
 	unsigned int len;
 };
@@ -37,13 +37,13 @@ struct r_sent {
 static struct {
 	struct r_sent sent[R_SENT_MAX];
 	unsigned int nsent;
-	bool hold;                /* keep sends until the test completes them */
+	bool hold; /* keep sends until the test completes them */
 	struct lnet_msg *held[R_SENT_MAX];
 	unsigned int nheld;
 	const uint8_t *rx;
 	unsigned int rx_len;
-	struct lnet_ni *tcp;      /* 10.0.0.1@tcp */
-	struct lnet_ni *tcp1;     /* 10.1.0.1@tcp1 */
+	struct lnet_ni *tcp;  /* 10.0.0.1@tcp */
+	struct lnet_ni *tcp1; /* 10.1.0.1@tcp1 */
 } g_r;
 
 static int
@@ -115,8 +115,12 @@ r_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int nio
 }
 
 static const struct lnet_lnd_ops r_ops = {
-	.name = "rpeer", .type = 0xfc, .startup = r_startup, .shutdown = r_shutdown,
-	.send = r_send, .recv = r_recv,
+	.name = "rpeer",
+	.type = 0xfc,
+	.startup = r_startup,
+	.shutdown = r_shutdown,
+	.send = r_send,
+	.recv = r_recv,
 };
 
 #define TCP LNET_MKNET(LNET_LND_SOCK, 0)
@@ -125,14 +129,14 @@ static const struct lnet_lnd_ops r_ops = {
 #define TCP6 LNET_MKNET(LNET_LND_SOCK, 6)
 #define TCP9 LNET_MKNET(LNET_LND_SOCK, 9)
 
-#define ME_A 0x0a000001U   /* 10.0.0.1@tcp: ours */
-#define ME_B 0x0a010001U   /* 10.1.0.1@tcp1: ours */
-#define G1 0x0a000009U     /* 10.0.0.9@tcp, also 10.5.0.9@tcp5: a gateway */
+#define ME_A 0x0a000001U /* 10.0.0.1@tcp: ours */
+#define ME_B 0x0a010001U /* 10.1.0.1@tcp1: ours */
+#define G1 0x0a000009U   /* 10.0.0.9@tcp, also 10.5.0.9@tcp5: a gateway */
 #define G1_FAR 0x0a050009U
-#define G2 0x0a010009U     /* 10.1.0.9@tcp1: another gateway */
-#define PA 0x0a000007U     /* 10.0.0.7@tcp: a peer on our tcp */
-#define PB 0x0a010008U     /* 10.1.0.8@tcp1: a peer on our tcp1 */
-#define FAR 0x0a050002U    /* 10.5.0.2@tcp5: behind G1 */
+#define G2 0x0a010009U  /* 10.1.0.9@tcp1: another gateway */
+#define PA 0x0a000007U  /* 10.0.0.7@tcp: a peer on our tcp */
+#define PB 0x0a010008U  /* 10.1.0.8@tcp1: a peer on our tcp1 */
+#define FAR 0x0a050002U /* 10.5.0.2@tcp5: behind G1 */
 
 static struct lnet_nid
 nid_on(uint32_t net, uint32_t addr)
@@ -159,8 +163,12 @@ static struct lnet_ni *
 ni_add(struct lnet_nid nid, int peer_rtr_credits)
 {
 	struct lnet_ni_req req = {
-		.add = true, .lnd = &r_ops, .nid = &nid, .cpt = 0,
-		.tun = { .peer_tx_credits = 8, .max_tx_credits = 64,
+		.add = true,
+		.lnd = &r_ops,
+		.nid = &nid,
+		.cpt = 0,
+		.tun = { .peer_tx_credits = 8,
+			 .max_tx_credits = 64,
 			 .peer_rtr_credits = peer_rtr_credits },
 	};
 
@@ -293,11 +301,16 @@ g1_reply(const struct r_sent *get, bool routes, uint32_t far_status)
 	};
 	struct lnet_ping_src src = {
 		.features = 0x1e & ~(routes ? LNET_PING_FEAT_RTE_DISABLED : 0U),
-		.pid = LNET_PID_LUSTRE, .seqno = 3, .nis = nis, .nnis = 2,
+		.pid = LNET_PID_LUSTRE,
+		.seqno = 3,
+		.nis = nis,
+		.nnis = 2,
 	};
 	static uint8_t info[256];
-	struct lnet_hdr h = { .type = LNET_MSG_REPLY, .src_nid = nid_on(TCP, G1),
-			      .dest_nid = nid_on(TCP, ME_A), .src_pid = LNET_PID_LUSTRE,
+	struct lnet_hdr h = { .type = LNET_MSG_REPLY,
+			      .src_nid = nid_on(TCP, G1),
+			      .dest_nid = nid_on(TCP, ME_A),
+			      .src_pid = LNET_PID_LUSTRE,
 			      .dest_pid = LNET_PID_LUSTRE };
 	size_t len = 0;
 
@@ -339,19 +352,21 @@ test_route_add_refusals(void **state)
 	(void)state;
 	lnet_nid_set_lo0(&lo);
 	assert_int_equal(lnet_ctl_route_add(TCP5, &any, LNET_CTL_UNDEFINED_HOPS, 0, 0, err,
-					    sizeof(err)), -EINVAL);
+					    sizeof(err)),
+			 -EINVAL);
 	assert_int_equal(lnet_ctl_route_add(TCP5, &lo, LNET_CTL_UNDEFINED_HOPS, 0, 0, err,
-					    sizeof(err)), -EINVAL);
+					    sizeof(err)),
+			 -EINVAL);
 	assert_int_equal(route_add(LNET_NET_ANY, TCP, G1, LNET_CTL_UNDEFINED_HOPS, 0), -EINVAL);
 	assert_int_equal(route_add(LNET_MKNET(LNET_LND_LO, 0), TCP, G1, 1, 0), -EINVAL);
 	assert_int_equal(route_add(TCP5, TCP5, G1_FAR, 1, 0), -EINVAL); /* gateway on the net */
 	assert_int_equal(route_add(TCP5, TCP, G1, 0, 0), -EINVAL);
 	assert_int_equal(route_add(TCP5, TCP, G1, 256, 0), -EINVAL);
-	assert_int_equal(route_add(TCP1, TCP, G1, 1, 0), -EEXIST);      /* a local net */
+	assert_int_equal(route_add(TCP1, TCP, G1, 1, 0), -EEXIST);        /* a local net */
 	assert_int_equal(route_add(TCP5, TCP9, G1, 1, 0), -EHOSTUNREACH); /* gateway unreachable */
 	assert_int_equal(routes(NULL, 0), 0);
 	assert_int_equal(route_add(TCP5, TCP, G1, 255, 0), 0);
-	assert_int_equal(route_add(TCP5, TCP, G1, 1, 4), -EEXIST);      /* that gateway again */
+	assert_int_equal(route_add(TCP5, TCP, G1, 1, 4), -EEXIST); /* that gateway again */
 	assert_int_equal(routes(NULL, 0), 1);
 }
 
@@ -385,11 +400,13 @@ test_route_list_and_del(void **state)
 	assert_int_equal(lnet_ctl_route_del(TCP5, &g2, err, sizeof(err)), 0);
 	assert_int_equal(routes(r, 4), 2);
 	assert_true(lnet_nid_same(&r[0].gateway, &g1));
-	assert_int_equal(lnet_ctl_route_del(LNET_NET_ANY, &g2, err, sizeof(err)), 0); /* all via G2 */
+	assert_int_equal(lnet_ctl_route_del(LNET_NET_ANY, &g2, err, sizeof(err)),
+			 0); /* all via G2 */
 	assert_int_equal(routes(r, 4), 1);
 	assert_int_equal(lnet_ctl_route_del(LNET_NET_ANY, NULL, err, sizeof(err)), 0);
 	assert_int_equal(routes(r, 4), 0);
-	assert_int_equal(lnet_ctl_peer_del(&g1, NULL, 0, err, sizeof(err)), 0); /* no longer a gateway */
+	assert_int_equal(lnet_ctl_peer_del(&g1, NULL, 0, err, sizeof(err)),
+			 0); /* no longer a gateway */
 }
 
 /* ---- a route's state -------------------------------------------------------------- */
@@ -462,14 +479,14 @@ test_router_checker(void **state)
 	before = g_r.nsent;
 	rt_sim_advance_us(ln()->rt, 6000000);
 	rt_runtime_poll_until_idle(ln()->rt, 3);
-	assert_true(g_r.nsent > before);               /* pinged again */
+	assert_true(g_r.nsent > before); /* pinged again */
 	assert_int_equal(last_sent()->hdr.type, LNET_MSG_GET);
-	rt_sim_advance_us(ln()->rt, 11000000);         /* unanswered: it times out */
+	rt_sim_advance_us(ln()->rt, 11000000); /* unanswered: it times out */
 	settle();
 	assert_int_equal(routes(&r, 1), 1);
 	assert_false(r.alive);
 	assert_int_equal(lnet_ctl_route_del(TCP5, &g1, err, sizeof(err)), 0);
-	rt_sim_advance_us(ln()->rt, 60000000);          /* the checker finds nothing to do */
+	rt_sim_advance_us(ln()->rt, 60000000); /* the checker finds nothing to do */
 	settle();
 	assert_int_equal(routes(NULL, 0), 0);
 }
@@ -520,8 +537,8 @@ test_route_gateway_peer_gone(void **state)
 	before = g_r.nsent;
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(ln()->rt), g1_peer_gone_on_mgmt, NULL), 0);
 	assert_int_equal(routes(&r, 1), 1);
-	assert_false(r.alive);                 /* no gateway: down */
-	settle();                              /* the resolve timer: made again, pinged */
+	assert_false(r.alive); /* no gateway: down */
+	settle();              /* the resolve timer: made again, pinged */
 	assert_true(g1_has_peer());
 	assert_true(g_r.nsent > before);
 	g1_reply(last_sent(), true, LNET_NI_STATUS_UP);
@@ -535,7 +552,8 @@ test_route_gateway_peer_gone(void **state)
 	settle();
 	assert_int_equal(routes(NULL, 0), 0);
 	if (g1_has_peer()) {
-		assert_int_equal(lnet_ctl_peer_del(&g1, NULL, 0, err, sizeof(err)), 0); /* not -EBUSY */
+		assert_int_equal(lnet_ctl_peer_del(&g1, NULL, 0, err, sizeof(err)),
+				 0); /* not -EBUSY */
 	}
 }
 
@@ -573,7 +591,8 @@ test_peer_add_over_gateway(void **state)
 	settle();
 	assert_int_equal(lnet_ctl_peer_list(0, &g1, &p, 1, &next), 1);
 	assert_true(lnet_nid_same(&p.nis[0], &pa));
-	assert_int_equal(lnet_ctl_peer_del(&pa, NULL, 0, err, sizeof(err)), -EBUSY); /* its routes */
+	assert_int_equal(lnet_ctl_peer_del(&pa, NULL, 0, err, sizeof(err)),
+			 -EBUSY); /* its routes */
 	assert_int_equal(lnet_ctl_route_del(TCP5, &g1, err, sizeof(err)), 0);
 	settle();
 	assert_int_equal(lnet_ctl_peer_del(&pa, NULL, 0, err, sizeof(err)), 0);
@@ -610,7 +629,8 @@ put_far(void)
 	struct lnet_processid to = { .pid = LNET_PID_LUSTRE, .nid = nid_on(TCP5, FAR) };
 
 	assert_int_equal(LNetPut(NULL, ut_bind(g_buf, 7, 1), LNET_NOACK_REQ, &to, UT_PORTAL, 0, 0,
-				 0), 0);
+				 0),
+			 0);
 	settle();
 }
 
@@ -627,10 +647,13 @@ test_routed_multi_rail_gateway(void **state)
 		{ .nid = nid_on(TCP, G1 + 1), .status = LNET_NI_STATUS_UP },
 		{ .nid = nid_on(TCP5, G1_FAR), .status = LNET_NI_STATUS_UP },
 	};
-	struct lnet_ping_src src = { .features = 0x1a, .pid = LNET_PID_LUSTRE, .seqno = 3,
-				     .nis = nis, .nnis = 3 };
-	struct lnet_hdr h = { .type = LNET_MSG_REPLY, .src_nid = nis[0].nid,
-			      .dest_nid = nid_on(TCP, ME_A), .src_pid = LNET_PID_LUSTRE,
+	struct lnet_ping_src src = {
+		.features = 0x1a, .pid = LNET_PID_LUSTRE, .seqno = 3, .nis = nis, .nnis = 3
+	};
+	struct lnet_hdr h = { .type = LNET_MSG_REPLY,
+			      .src_nid = nis[0].nid,
+			      .dest_nid = nid_on(TCP, ME_A),
+			      .src_pid = LNET_PID_LUSTRE,
 			      .dest_pid = LNET_PID_LUSTRE };
 	static uint8_t info[256];
 	struct lnet_ctl_route r;
@@ -648,10 +671,12 @@ test_routed_multi_rail_gateway(void **state)
 	assert_int_equal(lnet_ping_info_encode(&src, info, sizeof(info), &len), 0);
 	h.msg.reply.dst_wmd = s->hdr.msg.get.return_wmd;
 	assert_int_equal(deliver(g_r.tcp, &h, nis[0].nid, info, (unsigned int)len), 0);
-	s = last_sent();                             /* our push to the gateway */
+	s = last_sent(); /* our push to the gateway */
 	assert_int_equal(s->hdr.type, LNET_MSG_PUT);
-	h = (struct lnet_hdr){ .type = LNET_MSG_ACK, .src_nid = nis[0].nid,
-			       .dest_nid = nid_on(TCP, ME_A), .src_pid = LNET_PID_LUSTRE,
+	h = (struct lnet_hdr){ .type = LNET_MSG_ACK,
+			       .src_nid = nis[0].nid,
+			       .dest_nid = nid_on(TCP, ME_A),
+			       .src_pid = LNET_PID_LUSTRE,
 			       .dest_pid = LNET_PID_LUSTRE };
 	h.msg.ack.dst_wmd = s->hdr.msg.put.ack_wmd;
 	h.msg.ack.match_bits = LNET_PROTO_PING_MATCHBITS;
@@ -697,7 +722,7 @@ test_routed_put_goes_to_gateway(void **state)
 	assert_int_equal(s->hdr.type, LNET_MSG_PUT);
 	assert_true(lnet_nid_same(&s->hdr.dest_nid, &far)); /* the final destination */
 	assert_true(lnet_nid_same(&s->hdr.src_nid, &me));
-	assert_true(lnet_nid_same(&s->hop, &g1));           /* through the gateway */
+	assert_true(lnet_nid_same(&s->hop, &g1)); /* through the gateway */
 	assert_true(lnet_nid_same(&s->ni, &me));
 	assert_memory_equal(s->payload, "routed", 7);
 	ev = ut_event();
@@ -717,8 +742,11 @@ test_routed_put_goes_to_gateway(void **state)
 static int
 put_from(uint32_t hop, struct lnet_nid src)
 {
-	struct lnet_hdr h = { .type = LNET_MSG_PUT, .src_nid = src, .dest_nid = nid_on(TCP, ME_A),
-			      .src_pid = LNET_PID_LUSTRE, .dest_pid = LNET_PID_LUSTRE };
+	struct lnet_hdr h = { .type = LNET_MSG_PUT,
+			      .src_nid = src,
+			      .dest_nid = nid_on(TCP, ME_A),
+			      .src_pid = LNET_PID_LUSTRE,
+			      .dest_pid = LNET_PID_LUSTRE };
 
 	h.msg.put.ptl_index = UT_PORTAL;
 	h.msg.put.ack_wmd.wh_interface_cookie = 7;
@@ -757,7 +785,7 @@ test_routed_ack_goes_back_by_gateway(void **state)
 	assert_int_equal(put_from(PA, far), 0);
 	ut_no_event();
 	assert_int_equal(counters().drop_count, 1);
-	assert_int_equal(put_from(G1, far), 0);     /* by the gateway: taken */
+	assert_int_equal(put_from(G1, far), 0); /* by the gateway: taken */
 	assert_int_equal(ut_event().type, LNET_EVENT_PUT);
 }
 
@@ -787,23 +815,23 @@ test_dead_gateway_alive_on_traffic(void **state)
 	before = g_r.nsent;
 	rt_sim_advance_us(ln()->rt, 6000000);
 	rt_runtime_poll_until_idle(ln()->rt, 3);
-	assert_true(g_r.nsent > before);               /* the router check's ping */
-	param("alive_router_check_interval", 0);       /* no more: only traffic can tell */
-	rt_sim_advance_us(ln()->rt, 11000000);         /* unanswered */
+	assert_true(g_r.nsent > before);         /* the router check's ping */
+	param("alive_router_check_interval", 0); /* no more: only traffic can tell */
+	rt_sim_advance_us(ln()->rt, 11000000);   /* unanswered */
 	settle();
 	assert_int_equal(routes(&r, 1), 1);
 	assert_false(r.alive);
 	put_far();
 	ev = ut_event();
 	assert_int_equal(ev.type, LNET_EVENT_SEND);
-	assert_int_equal(ev.status, -EHOSTUNREACH);     /* no route up */
+	assert_int_equal(ev.status, -EHOSTUNREACH); /* no route up */
 
 	ut_attach(&md, 0, ~0ULL, LNET_INS_AFTER, LNET_RETAIN);
-	assert_int_equal(put_from(G1, g1), 0);          /* G1's own: not through it */
+	assert_int_equal(put_from(G1, g1), 0); /* G1's own: not through it */
 	assert_int_equal(ut_event().type, LNET_EVENT_PUT);
 	assert_int_equal(routes(&r, 1), 1);
 	assert_false(r.alive);
-	assert_int_equal(put_from(G1, far), 0);         /* FAR's, through G1 */
+	assert_int_equal(put_from(G1, far), 0); /* FAR's, through G1 */
 	assert_int_equal(ut_event().type, LNET_EVENT_PUT);
 	assert_int_equal(routes(&r, 1), 1);
 	assert_true(r.alive);
@@ -845,7 +873,10 @@ routing_on(void)
 static struct lnet_hdr
 fwd_hdr(uint32_t type, struct lnet_nid src, struct lnet_nid dst)
 {
-	struct lnet_hdr h = { .type = type, .src_nid = src, .dest_nid = dst, .src_pid = 4321,
+	struct lnet_hdr h = { .type = type,
+			      .src_nid = src,
+			      .dest_nid = dst,
+			      .src_pid = 4321,
 			      .dest_pid = LNET_PID_LUSTRE };
 
 	h.msg.put.ptl_index = 33;
@@ -942,7 +973,7 @@ test_buffers_resized_live(void **state)
 	assert_int_equal(routing().pools[0][LNET_CTL_RTR_LARGE].credits, -2);
 	assert_int_equal(lnet_ctl_buffers_set(LNET_CTL_RTR_LARGE, 4, err, sizeof(err)), 0);
 	settle();
-	assert_int_equal(g_r.nsent, 3);               /* the two waiting got the new buffers */
+	assert_int_equal(g_r.nsent, 3); /* the two waiting got the new buffers */
 	r = routing();
 	assert_int_equal(r.pools[0][LNET_CTL_RTR_LARGE].nbuffers, 4);
 	assert_int_equal(r.pools[0][LNET_CTL_RTR_LARGE].credits, 1);
@@ -953,7 +984,7 @@ test_buffers_resized_live(void **state)
 	r = routing();
 	assert_int_equal(r.pools[0][LNET_CTL_RTR_LARGE].nbuffers, 4);
 	assert_int_equal(r.pools[0][LNET_CTL_RTR_LARGE].credits, 1);
-	release_held();  /* the first back is kept (1 < 2), the next two are freed */
+	release_held(); /* the first back is kept (1 < 2), the next two are freed */
 	r = routing();
 	assert_int_equal(r.pools[0][LNET_CTL_RTR_LARGE].nbuffers, 2);
 	assert_int_equal(r.pools[0][LNET_CTL_RTR_LARGE].credits, 2);
@@ -986,8 +1017,11 @@ static void
 test_router_silent_net_goes_down(void **state)
 {
 	struct lnet_nid pa = nid_on(TCP, PA);
-	struct lnet_hdr h = { .type = LNET_MSG_GET, .src_nid = pa, .dest_nid = g_r.tcp->nid,
-			      .src_pid = LNET_PID_LUSTRE, .dest_pid = LNET_PID_LUSTRE };
+	struct lnet_hdr h = { .type = LNET_MSG_GET,
+			      .src_nid = pa,
+			      .dest_nid = g_r.tcp->nid,
+			      .src_pid = LNET_PID_LUSTRE,
+			      .dest_pid = LNET_PID_LUSTRE };
 	char err[128];
 
 	(void)state;
@@ -1010,7 +1044,7 @@ test_router_silent_net_goes_down(void **state)
 	h.msg.get.return_wmd.wh_interface_cookie = 5;
 	h.msg.get.return_wmd.wh_object_cookie = 6;
 	assert_int_equal(deliver(g_r.tcp, &h, pa, NULL, 0), 0);
-	assert_int_equal(ping_status_of(g_r.tcp), LNET_NI_STATUS_UP);   /* pinged: alive */
+	assert_int_equal(ping_status_of(g_r.tcp), LNET_NI_STATUS_UP);    /* pinged: alive */
 	assert_int_equal(ping_status_of(g_r.tcp1), LNET_NI_STATUS_DOWN); /* still silent */
 }
 
@@ -1076,8 +1110,8 @@ test_forward_keeps_header(void **state)
 	assert_memory_equal(s->payload, payload, sizeof(payload));
 	assert_int_equal(counters().route_count, 1);
 	assert_int_equal(counters().route_length, sizeof(payload));
-	assert_int_equal(counters().send_count, 0);   /* routed, not sent by us */
-	assert_int_equal(ni_count(g_r.tcp, false), 1);  /* received on tcp, sent on tcp1 */
+	assert_int_equal(counters().send_count, 0);    /* routed, not sent by us */
+	assert_int_equal(ni_count(g_r.tcp, false), 1); /* received on tcp, sent on tcp1 */
 	assert_int_equal(ni_count(g_r.tcp1, true), 1);
 	r = routing();
 	/* 5000 bytes: the large pool; its credit and buffer came back */
@@ -1168,7 +1202,8 @@ test_forward_refusals(void **state)
 	h = fwd_hdr(LNET_MSG_PUT, pa, nid_on(TCP5, FAR));
 	assert_int_equal(deliver(g_r.tcp, &h, g1, "x", 1), 0);
 	assert_int_equal(counters().drop_count, c0.drop_count + 2);
-	assert_int_equal(counters().route_count, c0.route_count); /* counted once sent, as the kernel's */
+	assert_int_equal(counters().route_count,
+			 c0.route_count); /* counted once sent, as the kernel's */
 
 	/* Our own other NI named from this net: a protocol error. */
 	h = fwd_hdr(LNET_MSG_PUT, pa, g_r.tcp1->nid);
@@ -1197,10 +1232,12 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_route_add_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_route_list_and_del, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_route_state_from_gateway_ping, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_route_state_from_gateway_ping, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_route_multi_hop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_router_checker, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dead_gateway_alive_on_traffic, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dead_gateway_alive_on_traffic, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_route_deleted_during_gateway_ping, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_route_gateway_peer_gone, setup, teardown),

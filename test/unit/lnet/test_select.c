@@ -57,15 +57,20 @@ struct world {
 static void
 ni_init(struct lnet_sel_ni *ni, struct lnet_nid nid)
 {
-	*ni = (struct lnet_sel_ni){.nid = nid, .health = LNET_SEL_MAX_HEALTH,
-				   .sel_prio = LNET_SEL_PRIO_NONE, .dev_cpt = 0, .tx_credits = 8};
+	*ni = (struct lnet_sel_ni){ .nid = nid,
+				    .health = LNET_SEL_MAX_HEALTH,
+				    .sel_prio = LNET_SEL_PRIO_NONE,
+				    .dev_cpt = 0,
+				    .tx_credits = 8 };
 }
 
 static void
 pni_init(struct lnet_sel_peer_ni *p, struct lnet_nid nid)
 {
-	*p = (struct lnet_sel_peer_ni){.nid = nid, .health = LNET_SEL_MAX_HEALTH,
-				       .sel_prio = LNET_SEL_PRIO_NONE, .tx_credits = 8};
+	*p = (struct lnet_sel_peer_ni){ .nid = nid,
+					.health = LNET_SEL_MAX_HEALTH,
+					.sel_prio = LNET_SEL_PRIO_NONE,
+					.tx_credits = 8 };
 }
 
 /* Both sides with all NIs; the peer Multi-Rail; message SRC_ANY to X. */
@@ -76,20 +81,32 @@ world_init(struct world *w)
 	ni_init(&w->nis[A], nid_on(TCP, NA));
 	ni_init(&w->nis[B], nid_on(TCP, NB));
 	ni_init(&w->nis[C], nid_on(TCP1, NC));
-	w->nets[0] = (struct lnet_sel_net){TCP, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 2};
-	w->nets[1] = (struct lnet_sel_net){TCP1, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 2, 1};
+	w->nets[0] = (struct lnet_sel_net){ TCP, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 2 };
+	w->nets[1] =
+		(struct lnet_sel_net){ TCP1, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 2, 1 };
 	pni_init(&w->pnis[X], nid_on(TCP, PX));
 	pni_init(&w->pnis[Y], nid_on(TCP, PY));
 	pni_init(&w->pnis[Z], nid_on(TCP1, PZ));
-	w->pnets[0] = (struct lnet_sel_net){TCP, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 2};
-	w->pnets[1] = (struct lnet_sel_net){TCP1, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 2, 1};
-	w->dist[0] = 10; w->dist[1] = 20; w->dist[2] = 20; w->dist[3] = 10;
-	w->local = (struct lnet_sel_local){.nets = w->nets, .nis = w->nis, .nr_nets = 2,
-					   .nr_nis = 3, .dist = w->dist, .ncpts = 2,
-					   .dist_far = 30, .numa_range = 0};
-	w->peer = (struct lnet_sel_peer){.nets = w->pnets, .nis = w->pnis, .nr_nets = 2,
-					 .nr_nis = 3, .multi_rail = true};
-	w->msg = (struct lnet_sel_msg){.src = LNET_ANY_NID, .dst = w->pnis[X].nid, .md_cpt = 0};
+	w->pnets[0] =
+		(struct lnet_sel_net){ TCP, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 2 };
+	w->pnets[1] =
+		(struct lnet_sel_net){ TCP1, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 2, 1 };
+	w->dist[0] = 10;
+	w->dist[1] = 20;
+	w->dist[2] = 20;
+	w->dist[3] = 10;
+	w->local = (struct lnet_sel_local){ .nets = w->nets,
+					    .nis = w->nis,
+					    .nr_nets = 2,
+					    .nr_nis = 3,
+					    .dist = w->dist,
+					    .ncpts = 2,
+					    .dist_far = 30,
+					    .numa_range = 0 };
+	w->peer = (struct lnet_sel_peer){
+		.nets = w->pnets, .nis = w->pnis, .nr_nets = 2, .nr_nis = 3, .multi_rail = true
+	};
+	w->msg = (struct lnet_sel_msg){ .src = LNET_ANY_NID, .dst = w->pnis[X].nid, .md_cpt = 0 };
 }
 
 /* Only net tcp on both sides (A, B and X, Y). */
@@ -219,7 +236,8 @@ test_spec_local_nmr_records_pref(void **state)
 	w.peer.multi_rail = false;
 	w.msg.src = w.nis[B].nid;
 	expect_path(&w, B, X);
-	assert_int_equal(w.res.send_case, LNET_SEL_SRC_SPEC | LNET_SEL_LOCAL_DST | LNET_SEL_NMR_DST);
+	assert_int_equal(w.res.send_case,
+			 LNET_SEL_SRC_SPEC | LNET_SEL_LOCAL_DST | LNET_SEL_NMR_DST);
 	assert_true(w.res.record_pref);
 	/* Once recorded, not again. */
 	pref_apply(&w);
@@ -253,7 +271,8 @@ test_spec_remote_is_unreachable(void **state)
 	/* Source on tcp1, destination X on tcp: the kernel routes this. */
 	w.msg.src = w.nis[C].nid;
 	assert_int_equal(sel(&w), -EHOSTUNREACH);
-	assert_int_equal(w.res.send_case, LNET_SEL_SRC_SPEC | LNET_SEL_REMOTE_DST | LNET_SEL_MR_DST);
+	assert_int_equal(w.res.send_case,
+			 LNET_SEL_SRC_SPEC | LNET_SEL_REMOTE_DST | LNET_SEL_MR_DST);
 }
 
 static void
@@ -267,7 +286,8 @@ test_any_remote_nmr_is_unreachable(void **state)
 	w.pnis[X].nid = nid_on(TCP9, PX);
 	w.msg.dst = w.pnis[X].nid;
 	assert_int_equal(sel(&w), -EHOSTUNREACH);
-	assert_int_equal(w.res.send_case, LNET_SEL_SRC_ANY | LNET_SEL_REMOTE_DST | LNET_SEL_NMR_DST);
+	assert_int_equal(w.res.send_case,
+			 LNET_SEL_SRC_ANY | LNET_SEL_REMOTE_DST | LNET_SEL_NMR_DST);
 }
 
 static void
@@ -480,7 +500,7 @@ test_ni_round_robin_alternates(void **state)
 {
 	struct world w;
 	struct seqs q;
-	unsigned int count[2] = {0, 0};
+	unsigned int count[2] = { 0, 0 };
 
 	(void)state;
 	world_one_net(&w);
@@ -812,7 +832,7 @@ rnd(uint32_t *s, uint32_t n)
 static void
 rworld_fill(struct rworld *w, uint32_t *s)
 {
-	static const uint32_t prios[] = {LNET_SEL_PRIO_NONE, 1, 2};
+	static const uint32_t prios[] = { LNET_SEL_PRIO_NONE, 1, 2 };
 	unsigned int n_ni = 0, n_pni = 0, shift = rnd(s, 2);
 
 	memset(w, 0, sizeof(*w));
@@ -821,8 +841,12 @@ rworld_fill(struct rworld *w, uint32_t *s)
 	for (unsigned int i = 0; i < w->local.nr_nets; i++) {
 		unsigned int k = 1 + rnd(s, RI);
 
-		w->nets[i] = (struct lnet_sel_net){LNET_MKNET(LNET_LND_SOCK, i * 2), 1000 - 100 * rnd(s, 2),
-						   prios[rnd(s, 3)], rnd(s, 3), (uint16_t)n_ni, (uint16_t)k};
+		w->nets[i] = (struct lnet_sel_net){ LNET_MKNET(LNET_LND_SOCK, i * 2),
+						    1000 - 100 * rnd(s, 2),
+						    prios[rnd(s, 3)],
+						    rnd(s, 3),
+						    (uint16_t)n_ni,
+						    (uint16_t)k };
 		for (unsigned int j = 0; j < k; j++, n_ni++) {
 			ni_init(&w->nis[n_ni], nid_on(w->nets[i].net_id, 1 + n_ni));
 			w->nis[n_ni].health = 1000 - 100 * (int)rnd(s, 2);
@@ -836,9 +860,12 @@ rworld_fill(struct rworld *w, uint32_t *s)
 	for (unsigned int i = 0; i < w->peer.nr_nets; i++) {
 		unsigned int k = 1 + rnd(s, RI);
 
-		w->pnets[i] = (struct lnet_sel_net){LNET_MKNET(LNET_LND_SOCK, i * 3 + shift),
-							 1000 - 100 * rnd(s, 2), prios[rnd(s, 3)],
-							 rnd(s, 3), (uint16_t)n_pni, (uint16_t)k};
+		w->pnets[i] = (struct lnet_sel_net){ LNET_MKNET(LNET_LND_SOCK, i * 3 + shift),
+						     1000 - 100 * rnd(s, 2),
+						     prios[rnd(s, 3)],
+						     rnd(s, 3),
+						     (uint16_t)n_pni,
+						     (uint16_t)k };
 		for (unsigned int j = 0; j < k; j++, n_pni++) {
 			pni_init(&w->pnis[n_pni], nid_on(w->pnets[i].net_id, 100 + n_pni));
 			w->pnis[n_pni].health = 1000 - 100 * (int)rnd(s, 2);
@@ -855,7 +882,10 @@ rworld_fill(struct rworld *w, uint32_t *s)
 			w->pnis[i].nr_pref_nids = 1;
 		}
 	}
-	w->dist[0] = 10; w->dist[1] = 20; w->dist[2] = 20; w->dist[3] = 10;
+	w->dist[0] = 10;
+	w->dist[1] = 20;
+	w->dist[2] = 20;
+	w->dist[3] = 10;
 	w->local.nets = w->nets;
 	w->local.nis = w->nis;
 	w->local.nr_nis = (uint16_t)n_ni;
@@ -993,7 +1023,7 @@ rworld_expect(const struct rworld *w, int *ni, int *pni)
 	const struct lnet_sel_net *n = &w->nets[rlocal_net(w, w->pnets[best].net_id)];
 
 	*ni = first_best(n->first_ni, n->nr_nis, ni_key_cpt0, 6, w);
-	struct pni_ctx pc = {w, &w->nis[*ni].nid};
+	struct pni_ctx pc = { w, &w->nis[*ni].nid };
 
 	*pni = first_best(w->pnets[best].first_ni, w->pnets[best].nr_nis, pni_key_from, 5, &pc);
 }
@@ -1012,7 +1042,7 @@ test_random_views_follow_the_rule_tuples(void **state)
 		int ni, pni, rc;
 
 		rworld_fill(&w, &seed);
-		m = (struct lnet_sel_msg){.src = LNET_ANY_NID, .dst = w.pnis[0].nid, .md_cpt = 0};
+		m = (struct lnet_sel_msg){ .src = LNET_ANY_NID, .dst = w.pnis[0].nid, .md_cpt = 0 };
 		rc = lnet_select(&w.local, &w.peer, &m, &res);
 		rworld_expect(&w, &ni, &pni);
 		if (ni < 0) {
@@ -1027,7 +1057,8 @@ test_random_views_follow_the_rule_tuples(void **state)
 		assert_true(res.ni >= w.nets[res.net].first_ni &&
 			    res.ni < w.nets[res.net].first_ni + w.nets[res.net].nr_nis);
 		assert_true(res.peer_ni >= w.pnets[res.peer_net].first_ni &&
-			    res.peer_ni < w.pnets[res.peer_net].first_ni + w.pnets[res.peer_net].nr_nis);
+			    res.peer_ni <
+				    w.pnets[res.peer_net].first_ni + w.pnets[res.peer_net].nr_nis);
 	}
 	/* Both outcomes were exercised. */
 	assert_true(found > 2000 && found < 19000);
@@ -1042,7 +1073,7 @@ test_random_views_follow_the_rule_tuples(void **state)
 static void
 test_random_views_plan_agrees(void **state)
 {
-	unsigned int kinds[3] = {0, 0, 0};
+	unsigned int kinds[3] = { 0, 0, 0 };
 	unsigned int agreed = 0;
 	uint32_t seed = 29;
 
@@ -1067,16 +1098,19 @@ test_random_views_plan_agrees(void **state)
 			}
 		}
 		for (unsigned int i = 0; !w.peer.multi_rail && i < w.peer.nr_nis; i++) {
-			if (rnd(&seed, 3) == 0) { /* sticky: one of ours, or a NID we no longer have */
-				w.pnis[i].pref_nids = rnd(&seed, 4) == 0 ? &stranger :
-					&w.nis[rnd(&seed, w.local.nr_nis)].nid;
+			if (rnd(&seed, 3) ==
+			    0) { /* sticky: one of ours, or a NID we no longer have */
+				w.pnis[i].pref_nids =
+					rnd(&seed, 4) == 0 ? &stranger :
+							     &w.nis[rnd(&seed, w.local.nr_nis)].nid;
 				w.pnis[i].nr_pref_nids = 1;
 			}
 		}
-		m = (struct lnet_sel_msg){.src = LNET_ANY_NID,
-					  .dst = w.pnis[rnd(&seed, w.peer.nr_nis)].nid,
-					  .md_cpt = (int)rnd(&seed, 2), .reserved = rnd(&seed, 3) == 0,
-					  .routing = rnd(&seed, 4) == 0};
+		m = (struct lnet_sel_msg){ .src = LNET_ANY_NID,
+					   .dst = w.pnis[rnd(&seed, w.peer.nr_nis)].nid,
+					   .md_cpt = (int)rnd(&seed, 2),
+					   .reserved = rnd(&seed, 3) == 0,
+					   .routing = rnd(&seed, 4) == 0 };
 		lnet_sel_plan_make(&w.local, &w.peer, &m.dst, &plan);
 		kinds[plan.kind]++;
 		if (plan.kind == LNET_SEL_PLAN_NONE)
@@ -1111,7 +1145,8 @@ test_case_str(void **state)
 
 	(void)state;
 	assert_string_equal(lnet_sel_case_str(LNET_SEL_LOOPBACK, buf, sizeof(buf)), "LOOPBACK");
-	assert_string_equal(lnet_sel_case_str(LNET_SEL_SRC_ANY | LNET_SEL_LOCAL_DST | LNET_SEL_MR_DST,
+	assert_string_equal(lnet_sel_case_str(LNET_SEL_SRC_ANY | LNET_SEL_LOCAL_DST |
+						      LNET_SEL_MR_DST,
 					      buf, sizeof(buf)),
 			    "SRC_ANY LOCAL MR");
 	assert_string_equal(lnet_sel_case_str(LNET_SEL_SRC_SPEC | LNET_SEL_REMOTE_DST |
@@ -1260,13 +1295,21 @@ gw_init(struct gworld *r, int g, uint32_t lnet, uint32_t addr)
 {
 	pni_init(&r->gnis[g][0], nid_on(lnet, addr));
 	pni_init(&r->gnis[g][1], nid_on(TCP9, addr));
-	r->gnets[g][0] = (struct lnet_sel_net){lnet, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 1};
-	r->gnets[g][1] = (struct lnet_sel_net){TCP9, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 1, 1};
-	r->gw[g] = (struct lnet_sel_peer){.nets = r->gnets[g], .nis = r->gnis[g], .nr_nets = 2,
-					  .nr_nis = 2, .multi_rail = true};
-	r->routes[g] = (struct lnet_sel_route){.net = TCP9, .hops = LNET_SEL_UNDEFINED_HOPS,
-					       .alive = true, .gw_primary = r->gnis[g][0].nid,
-					       .gw = &r->gw[g], .seq = (uint64_t)g};
+	r->gnets[g][0] =
+		(struct lnet_sel_net){ lnet, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 1 };
+	r->gnets[g][1] =
+		(struct lnet_sel_net){ TCP9, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 1, 1 };
+	r->gw[g] = (struct lnet_sel_peer){ .nets = r->gnets[g],
+					   .nis = r->gnis[g],
+					   .nr_nets = 2,
+					   .nr_nis = 2,
+					   .multi_rail = true };
+	r->routes[g] = (struct lnet_sel_route){ .net = TCP9,
+						.hops = LNET_SEL_UNDEFINED_HOPS,
+						.alive = true,
+						.gw_primary = r->gnis[g][0].nid,
+						.gw = &r->gw[g],
+						.seq = (uint64_t)g };
 }
 
 /* A non-MR destination 10.9.0.2@tcp9, message from any NI. */
@@ -1276,14 +1319,15 @@ gworld_init(struct gworld *r)
 	memset(r, 0, sizeof(*r));
 	world_init(&r->w);
 	pni_init(&r->w.pnis[X], nid_on(TCP9, 0x0a090002U));
-	r->w.pnets[0] = (struct lnet_sel_net){TCP9, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 1};
+	r->w.pnets[0] =
+		(struct lnet_sel_net){ TCP9, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 1 };
 	r->w.peer.nr_nets = 1;
 	r->w.peer.nr_nis = 1;
 	r->w.peer.multi_rail = false;
 	r->w.msg.dst = r->w.pnis[X].nid;
 	gw_init(r, G1, TCP, 0x0a0000feU);
 	gw_init(r, G2, TCP1, 0x0a0100feU);
-	r->rt = (struct lnet_sel_routes){.routes = r->routes, .nr_routes = 2};
+	r->rt = (struct lnet_sel_routes){ .routes = r->routes, .nr_routes = 2 };
 }
 
 static int
@@ -1333,7 +1377,7 @@ test_routed_b2d_priority_then_hops(void **state)
 	assert_true(r.w.res.record_pref);
 	assert_true(r.w.res.stamp_seq);
 	r.routes[G1].priority = 0;
-	r.routes[G2].hops = 2;   /* unset hops count as 1 */
+	r.routes[G2].hops = 2; /* unset hops count as 1 */
 	expect_routed(&r, G1, 0, A, X);
 	r.routes[G1].hops = 3;
 	expect_routed(&r, G2, 0, C, X);
@@ -1352,7 +1396,7 @@ test_routed_dead_routes_skipped(void **state)
 	r.routes[G1].alive = false;
 	assert_int_equal(rsel(&r), -EHOSTUNREACH);
 	r.routes[G1].alive = true;
-	r.routes[G1].gw = NULL;  /* a gateway not known yet */
+	r.routes[G1].gw = NULL; /* a gateway not known yet */
 	assert_int_equal(rsel(&r), -EHOSTUNREACH);
 }
 
@@ -1364,7 +1408,7 @@ test_routed_gateway_ni_ranking(void **state)
 
 	(void)state;
 	gworld_init(&r);
-	expect_routed(&r, G1, 0, A, X);          /* lower seq */
+	expect_routed(&r, G1, 0, A, X); /* lower seq */
 	r.routes[G1].seq = 5;
 	expect_routed(&r, G2, 0, C, X);
 	r.gnis[G1][0].tx_credits = 9;
@@ -1389,7 +1433,7 @@ test_routed_router_sensitivity(void **state)
 	expect_routed(&r, G2, 0, C, X);
 	r.gnis[G2][0].health = 500;
 	assert_int_equal(rsel(&r), -EHOSTUNREACH);
-	r.rt.min_health = 500;           /* router_sensitivity 50 */
+	r.rt.min_health = 500; /* router_sensitivity 50 */
 	expect_routed(&r, G1, 0, A, X);
 }
 
@@ -1422,7 +1466,7 @@ test_routed_spec_src(void **state)
 	expect_routed(&r, G2, 0, C, X);
 	r.w.msg.src = r.w.nis[B].nid;
 	expect_routed(&r, G1, 0, B, X);
-	r.w.peer.multi_rail = true;       /* A2C: the same */
+	r.w.peer.multi_rail = true; /* A2C: the same */
 	expect_routed(&r, G1, 0, B, X);
 	r.routes[G1].alive = false;
 	assert_int_equal(rsel(&r), -EHOSTUNREACH);
@@ -1446,7 +1490,7 @@ test_routed_b2d_sticky_ni(void **state)
 	r.w.pnis[X].nr_pref_nids = 1;
 	expect_routed(&r, G1, 0, B, X);
 	assert_false(r.w.res.record_pref);
-	r.w.msg.reserved = true;          /* LNet's own messages are not sticky */
+	r.w.msg.reserved = true; /* LNet's own messages are not sticky */
 	expect_routed(&r, G2, 0, C, X);
 }
 
@@ -1463,17 +1507,19 @@ test_routed_b2c_mr(void **state)
 	(void)state;
 	gworld_init(&r);
 	pni_init(&r.w.pnis[Y], nid_on(TCP8, 0x0a080002U));
-	r.w.pnets[0] = (struct lnet_sel_net){TCP8, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 1};
-	r.w.pnets[1] = (struct lnet_sel_net){TCP9, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 1, 1};
+	r.w.pnets[0] =
+		(struct lnet_sel_net){ TCP8, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 0, 1 };
+	r.w.pnets[1] =
+		(struct lnet_sel_net){ TCP9, LNET_SEL_MAX_HEALTH, LNET_SEL_PRIO_NONE, 0, 1, 1 };
 	r.w.pnis[X] = r.w.pnis[Y];
 	pni_init(&r.w.pnis[Y], nid_on(TCP9, 0x0a090002U));
 	r.w.peer.nr_nets = 2;
 	r.w.peer.nr_nis = 2;
 	r.w.peer.multi_rail = true;
-	r.w.msg.dst = r.w.pnis[X].nid;    /* given on tcp8: only tcp9 has routes */
+	r.w.msg.dst = r.w.pnis[X].nid; /* given on tcp8: only tcp9 has routes */
 	expect_routed(&r, G1, 0, A, Y);
 	assert_false(r.w.res.record_pref);
-	r.w.msg.routing = true;           /* forwarding: tcp8 is the NID's net, no route */
+	r.w.msg.routing = true; /* forwarding: tcp8 is the NID's net, no route */
 	assert_int_equal(rsel(&r), -EHOSTUNREACH);
 	r.w.msg.dst = r.w.pnis[Y].nid;
 	expect_routed(&r, G1, 0, A, Y);

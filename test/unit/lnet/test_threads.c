@@ -41,7 +41,8 @@ test_put_get_rounds_on_threads(void **state)
 		sh = ut_bind(sink, sizeof(sink), 2);
 		assert_int_equal(ut_get(sh, 9, 0), 0);
 		ut_events_expect_kinds((enum lnet_event_kind[]){ LNET_EVENT_SEND, LNET_EVENT_GET,
-								 LNET_EVENT_REPLY }, 3);
+								 LNET_EVENT_REPLY },
+				       3);
 		assert_memory_equal(sink, src, sizeof(src));
 	}
 	c = ut_counters();

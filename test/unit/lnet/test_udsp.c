@@ -47,9 +47,21 @@ static void
 test_descr_refused(void **state)
 {
 	static const char *const bad[] = {
-		"", "foo", "10.0.0.1", "*@tcp", "10.0.0@tcp", "10.0.0.1.2@tcp", "10.0.0.256@tcp",
-		"10.0.0.[5-1]@tcp", "@tcp", "10.0.0.1@", "10.0.0.1@bogus", "tcp*[1]", "tcp[1",
-		"tcpx", "10.0.0.[1,]@tcp",
+		"",
+		"foo",
+		"10.0.0.1",
+		"*@tcp",
+		"10.0.0@tcp",
+		"10.0.0.1.2@tcp",
+		"10.0.0.256@tcp",
+		"10.0.0.[5-1]@tcp",
+		"@tcp",
+		"10.0.0.1@",
+		"10.0.0.1@bogus",
+		"tcp*[1]",
+		"tcp[1",
+		"tcpx",
+		"10.0.0.[1,]@tcp",
 	};
 	struct cfs_nid_parts d;
 	unsigned int i;
@@ -106,7 +118,7 @@ test_descr_matching(void **state)
 	assert_true(matches("*.*.*.[2-254/2]@o2ib", "192.168.1.8@o2ib"));
 	assert_false(matches("*.*.*.[2-254/2]@o2ib", "192.168.1.9@o2ib"));
 	assert_false(matches("10.0.0.3@tcp", "10.0.0.3@o2ib"));
-	assert_false(matches("tcp", "10.0.0.3@tcp"));                /* a net descriptor matches no NID */
+	assert_false(matches("tcp", "10.0.0.3@tcp")); /* a net descriptor matches no NID */
 	assert_true(matches("[1-3]@gni", "2@gni"));
 	assert_true(matches_net("tcp", "tcp"));
 	assert_false(matches_net("tcp", "tcp1"));
@@ -193,9 +205,9 @@ test_index_order(void **state)
 	lnet_udsp_set_init(&s);
 	add(&s, "tcp", NULL, 1, -1, 0);
 	add(&s, "tcp1", NULL, 1, -1, 0);
-	add(&s, "tcp2", NULL, 1, 0, 0);   /* inserted first */
-	add(&s, "tcp3", NULL, 1, 2, 0);   /* before tcp1 */
-	add(&s, "tcp4", NULL, 1, 99, 0);  /* past the end: last */
+	add(&s, "tcp2", NULL, 1, 0, 0);  /* inserted first */
+	add(&s, "tcp3", NULL, 1, 2, 0);  /* before tcp1 */
+	add(&s, "tcp4", NULL, 1, 99, 0); /* past the end: last */
 	assert_int_equal(s.n, 5);
 	assert_string_equal(src_of(&s, 0, buf), "tcp2");
 	assert_string_equal(src_of(&s, 1, buf), "tcp");
@@ -257,7 +269,8 @@ test_flatten_lowest_index_wins(void **state)
 static void
 test_compiled_preferred_lists(void **state)
 {
-	struct lnet_nid local[3] = { nid("10.0.0.1@tcp"), nid("10.0.0.2@tcp"), nid("10.1.0.1@tcp1") };
+	struct lnet_nid local[3] = { nid("10.0.0.1@tcp"), nid("10.0.0.2@tcp"),
+				     nid("10.1.0.1@tcp1") };
 	struct lnet_nid p1 = nid("10.0.9.1@tcp");
 	struct lnet_nid p2 = nid("10.0.9.2@tcp");
 	struct lnet_nid p3 = nid("10.1.9.1@tcp1");
@@ -269,9 +282,9 @@ test_compiled_preferred_lists(void **state)
 	(void)state;
 	lnet_udsp_set_init(&s);
 	add(&s, "10.0.0.2@tcp", "10.0.9.1@tcp", -1, -1, 0);
-	add(&s, "10.0.0.[1-2]@tcp", "tcp", -1, -1, 0);   /* every peer NI on tcp: both NIs */
-	add(&s, "10.9.9.9@tcp", "tcp1", -1, -1, 0);      /* matches no local NI: no list */
-	add(&s, "tcp1", "tcp1", -1, -1, 0);              /* a net src matches no NI, as in the kernel */
+	add(&s, "10.0.0.[1-2]@tcp", "tcp", -1, -1, 0); /* every peer NI on tcp: both NIs */
+	add(&s, "10.9.9.9@tcp", "tcp1", -1, -1, 0);    /* matches no local NI: no list */
+	add(&s, "tcp1", "tcp1", -1, -1, 0); /* a net src matches no NI, as in the kernel */
 	assert_int_equal(lnet_udsp_compile(&s, local, 3, NULL, 0, &c), 0);
 	l = lnet_udsp_pref(&c, false, &p1, &n);
 	assert_int_equal(n, 1);
@@ -302,8 +315,9 @@ test_compiled_router_lists(void **state)
 
 	(void)state;
 	lnet_udsp_set_init(&s);
-	assert_int_equal(lnet_udsp_rule_make(NULL, "10.9.0.[1-9]@tcp1", "10.0.0.[5-8]@tcp", -1, &r, err,
-					     sizeof(err)), 0);
+	assert_int_equal(lnet_udsp_rule_make(NULL, "10.9.0.[1-9]@tcp1", "10.0.0.[5-8]@tcp", -1, &r,
+					     err, sizeof(err)),
+			 0);
 	assert_int_equal(r->action, LNET_UDSP_ACTION_PREF);
 	assert_int_equal(lnet_udsp_rule_aspects(r), LNET_UDSP_PREF_RTE);
 	assert_int_equal(lnet_udsp_set_add(&s, r, -1, NULL), 0);
@@ -354,8 +368,12 @@ ud_send(struct lnet_ni *ni, struct lnet_msg *msg)
 }
 
 static const struct lnet_lnd_ops ud_ops = {
-	.name = "ud", .type = LNET_LND_O2IB, .startup = ud_startup, .shutdown = ud_shutdown,
-	.send = ud_send, .recv = ut_lnd_recv_arrived,
+	.name = "ud",
+	.type = LNET_LND_O2IB,
+	.startup = ud_startup,
+	.shutdown = ud_shutdown,
+	.send = ud_send,
+	.recv = ut_lnd_recv_arrived,
 };
 LNET_LND_REGISTER(ud_ops)
 
@@ -491,7 +509,7 @@ test_node_nid_priority(void **state)
 	puts_to(B1, 40);
 	assert_int_equal(sent(A2, NULL), 40);
 	assert_int_equal(sent(NULL, B1), 20); /* the peer NIs still alternate */
-	rule(NULL, B2, 0); /* --dst B2 --priority 0 */
+	rule(NULL, B2, 0);                    /* --dst B2 --priority 0 */
 	puts_to(B1, 40);
 	assert_int_equal(sent(A2, B2), 40);
 	rules_clear();
@@ -841,17 +859,20 @@ main(void)
 		cmocka_unit_test(test_compiled_router_lists),
 		cmocka_unit_test_setup_teardown(test_node_nid_priority, setup_one_net, teardown),
 		cmocka_unit_test_setup_teardown(test_node_nid_pair, setup_one_net, teardown),
-		cmocka_unit_test_setup_teardown(test_node_non_mr_peer_sticks, setup_one_net, teardown),
-		cmocka_unit_test_setup_teardown(test_node_health_first, setup_one_net, teardown),
-		cmocka_unit_test_setup_teardown(test_node_rules_follow_new_nis_and_peers, setup_one_net,
+		cmocka_unit_test_setup_teardown(test_node_non_mr_peer_sticks, setup_one_net,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_node_ctl_list_and_errors, setup_one_net, teardown),
+		cmocka_unit_test_setup_teardown(test_node_health_first, setup_one_net, teardown),
+		cmocka_unit_test_setup_teardown(test_node_rules_follow_new_nis_and_peers,
+						setup_one_net, teardown),
+		cmocka_unit_test_setup_teardown(test_node_ctl_list_and_errors, setup_one_net,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_node_net_priority, setup_two_nets, teardown),
 		cmocka_unit_test_setup_teardown(test_node_net_pair, setup_two_nets, teardown),
 		cmocka_unit_test_setup_teardown(test_refresh_in_slices, setup_one_net, teardown),
 		cmocka_unit_test_setup_teardown(test_refresh_peer_deleted_under_it, setup_one_net,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_refresh_pending_at_shutdown, setup_one_net, teardown),
+		cmocka_unit_test_setup_teardown(test_refresh_pending_at_shutdown, setup_one_net,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,7 +20,7 @@ struct sent {
 static struct {
 	struct sent sent[SENT_MAX];
 	unsigned int nsent;
-	const uint8_t *rx;        /* payload of the message being parsed */
+	const uint8_t *rx; /* payload of the message being parsed */
 	unsigned int rx_len;
 	struct lnet_ni *ni;
 } g_k;
@@ -79,8 +79,12 @@ k_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int nio
 }
 
 static const struct lnet_lnd_ops k_ops __attribute__((unused)) = {
-	.name = "kpeer", .type = 0xfd, .startup = k_startup, .shutdown = k_shutdown,
-	.send = k_send, .recv = k_recv,
+	.name = "kpeer",
+	.type = 0xfd,
+	.startup = k_startup,
+	.shutdown = k_shutdown,
+	.send = k_send,
+	.recv = k_recv,
 };
 
 #endif /* UT_KLND_H */

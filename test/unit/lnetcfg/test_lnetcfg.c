@@ -67,7 +67,8 @@ test_indentations_and_interfaces(void **state)
 		"net:\n    -   net type: tcp\n        local NI(s):\n          -   interfaces:\n"
 		"                  0: eth0\n                  1: eth1\n              tunables:\n"
 		"                  peer_credits: 8\n              status: up\n",
-		"net:\n- net type: tcp\n  local NI(s):\n  - interfaces:\n      0: eth0\n      1: eth1\n"
+		"net:\n- net type: tcp\n  local NI(s):\n  - interfaces:\n      0: eth0\n      1: "
+		"eth1\n"
 		"    tunables:\n      peer_credits: 8\n    statistics:\n      send_count: 3\n",
 	};
 	unsigned int i;
@@ -94,8 +95,10 @@ test_flat_net_form(void **state)
 	struct seen s;
 
 	(void)state;
-	assert_int_equal(parse(&cfg, &s, "net:\n  - net type: tcp1\n    interfaces:\n      0: eth1\n"
-				  "      1: eth0\n    tunables:\n      peer_credits: 4\n"), 0);
+	assert_int_equal(parse(&cfg, &s,
+			       "net:\n  - net type: tcp1\n    interfaces:\n      0: eth1\n"
+			       "      1: eth0\n    tunables:\n      peer_credits: 4\n"),
+			 0);
 	assert_int_equal(cfg.nnis, 2);
 	assert_ni(&cfg.nis[0], "tcp1", "eth1", 4);
 	assert_ni(&cfg.nis[1], "tcp1", "eth0", 4);
@@ -110,9 +113,11 @@ test_unknown_tunables_warn(void **state)
 	struct seen s;
 
 	(void)state;
-	assert_int_equal(parse(&cfg, &s, "net:\n  - net type: tcp\n    local NI(s):\n"
-				  "      - interfaces: {0: eth0}\n        tunables: {frobs: 3}\n"
-				  "        lnd tunables: {knob: 4, tos: 16}\n"), 0);
+	assert_int_equal(parse(&cfg, &s,
+			       "net:\n  - net type: tcp\n    local NI(s):\n"
+			       "      - interfaces: {0: eth0}\n        tunables: {frobs: 3}\n"
+			       "        lnd tunables: {knob: 4, tos: 16}\n"),
+			 0);
 	assert_string_equal(s.warnings, "Ignoring unrecognized key 'frobs' for 'tunables'\n"
 					"Ignoring unrecognized key 'knob' for 'lnd tunables'\n");
 	assert_int_equal(cfg.nis[0].tos, 16);
@@ -127,8 +132,10 @@ test_globals(void **state)
 	struct seen s;
 
 	(void)state;
-	assert_int_equal(parse(&cfg, &s, "global:\n  max_intf: 64\n  lnd_timeout: 9\n"
-				  "  transaction_timeout: 0x29\n  recovery_limit: -1\n"), 0);
+	assert_int_equal(parse(&cfg, &s,
+			       "global:\n  max_intf: 64\n  lnd_timeout: 9\n"
+			       "  transaction_timeout: 0x29\n  recovery_limit: -1\n"),
+			 0);
 	assert_int_equal(cfg.nglobals, 3);
 	assert_string_equal(cfg.globals[0].key, "max_interfaces");
 	assert_int_equal(cfg.globals[0].value, 64);
@@ -153,8 +160,9 @@ test_syntax_error(void **state)
 	(void)state;
 	assert_int_equal(parse(&cfg, &s, "net:\n  - net type: lo\n   x: [\n"), -EINVAL);
 	assert_true(cfg.syntax);
-	assert_non_null(strstr(s.errors, "Parser error: while parsing a block collection at line 2, "
-					 "column 3\n"));
+	assert_non_null(strstr(s.errors,
+			       "Parser error: while parsing a block collection at line 2, "
+			       "column 3\n"));
 	lnetcfg_fini(&cfg);
 }
 
@@ -193,8 +201,9 @@ test_syntax_error_cut(void **state)
 	struct seen s;
 
 	(void)state;
-	assert_int_equal(parse_sections(&cfg, &s, "global:\n  retry_count: 4\npeer:\n  - primary nid: "
-						  "1.2.3.4@tcp\nroute:\n  - net: tcp9\n    gateway: [x\n"),
+	assert_int_equal(parse_sections(&cfg, &s,
+					"global:\n  retry_count: 4\npeer:\n  - primary nid: "
+					"1.2.3.4@tcp\nroute:\n  - net: tcp9\n    gateway: [x\n"),
 			 -EINVAL);
 	assert_true(cfg.syntax);
 	assert_string_equal(s.warnings, "global g1 p0 u0 e0\npeer g0 p1 u0 e0\n");
@@ -208,12 +217,16 @@ test_syntax_error_cut(void **state)
 	lnetcfg_fini(&cfg);
 
 	/* global: up to the setting being read; udsp: the whole rules */
-	assert_int_equal(parse_sections(&cfg, &s, "global:\n  retry_count: 4\n  discovery: 0\n"
-						  "  retry_count: \"1\n"), -EINVAL);
+	assert_int_equal(parse_sections(&cfg, &s,
+					"global:\n  retry_count: 4\n  discovery: 0\n"
+					"  retry_count: \"1\n"),
+			 -EINVAL);
 	assert_string_equal(s.warnings, "global g2 p0 u0 e0\n");
 	lnetcfg_fini(&cfg);
-	assert_int_equal(parse_sections(&cfg, &s, "udsp:\n  - idx: 0\n    src: tcp\n  - idx: 1\n"
-						  "    src: [\n"), -EINVAL);
+	assert_int_equal(parse_sections(&cfg, &s,
+					"udsp:\n  - idx: 0\n    src: tcp\n  - idx: 1\n"
+					"    src: [\n"),
+			 -EINVAL);
 	assert_string_equal(s.warnings, "udsp g0 p0 u1 e0\n");
 	lnetcfg_fini(&cfg);
 
@@ -224,7 +237,8 @@ test_syntax_error_cut(void **state)
 	lnetcfg_fini(&cfg);
 
 	/* a key after a netlink section: into its message, which cannot be written */
-	assert_int_equal(parse_sections(&cfg, &s, "peer:\n  - primary nid: 1.2.3.4@tcp\nretry_count: 1\n"),
+	assert_int_equal(parse_sections(&cfg, &s,
+					"peer:\n  - primary nid: 1.2.3.4@tcp\nretry_count: 1\n"),
 			 0);
 	assert_string_equal(s.warnings, "WRITER g0 p0 u0 e0\n");
 	lnetcfg_fini(&cfg);
@@ -248,11 +262,13 @@ test_ip2nets(void **state)
 	struct seen s;
 
 	(void)state;
-	assert_int_equal(parse(&cfg, &s, "ip2nets:\n  - net-spec: tcp2\n    ip-range: {0: 10.77.2.*}\n"
-				  "    tunables: {peer_credits: 16}\n"
-				  "  - net-spec: tcp3\n    interfaces: {0: eth0}\n"
-				  "    ip-range: {0: 10.77.*.*}\n"
-				  "  - net-spec: tcp2\n    ip-range: {0: 10.77.1.*}\n"), 0);
+	assert_int_equal(parse(&cfg, &s,
+			       "ip2nets:\n  - net-spec: tcp2\n    ip-range: {0: 10.77.2.*}\n"
+			       "    tunables: {peer_credits: 16}\n"
+			       "  - net-spec: tcp3\n    interfaces: {0: eth0}\n"
+			       "    ip-range: {0: 10.77.*.*}\n"
+			       "  - net-spec: tcp2\n    ip-range: {0: 10.77.1.*}\n"),
+			 0);
 	assert_int_equal(cfg.nnis, 0);
 	assert_int_equal(lnetcfg_ip2nets_resolve(&cfg, ifs, 2), 0);
 	assert_int_equal(cfg.nnis, 2);
@@ -260,21 +276,25 @@ test_ip2nets(void **state)
 	assert_ni(&cfg.nis[1], "tcp3", "eth0", LNETCFG_UNSET);
 	lnetcfg_fini(&cfg);
 
-	assert_int_equal(parse(&cfg, &s, "ip2nets:\n  - net-spec: tcp5\n    ip-range: {0: 192.0.2.*}\n"),
+	assert_int_equal(parse(&cfg, &s,
+			       "ip2nets:\n  - net-spec: tcp5\n    ip-range: {0: 192.0.2.*}\n"),
 			 0);
 	assert_int_equal(lnetcfg_ip2nets_resolve(&cfg, ifs, 2), -EINVAL);
 	assert_non_null(strstr(s.errors, "no rule matches"));
 	lnetcfg_fini(&cfg);
 
 	/* an interface's CPTs and a range's brackets keep their commas */
-	assert_int_equal(parse(&cfg, &s, "ip2nets:\n  - net-spec: tcp\n    interfaces: {0: 'eth1[0,1]'}\n"
-				  "    ip-range: {0: '10.77.[1,2].*'}\n"), 0);
+	assert_int_equal(parse(&cfg, &s,
+			       "ip2nets:\n  - net-spec: tcp\n    interfaces: {0: 'eth1[0,1]'}\n"
+			       "    ip-range: {0: '10.77.[1,2].*'}\n"),
+			 0);
 	assert_int_equal(lnetcfg_ip2nets_resolve(&cfg, ifs, 2), 0);
 	assert_int_equal(cfg.nnis, 1);
 	assert_ni(&cfg.nis[0], "tcp", "eth1", LNETCFG_UNSET);
 	assert_int_equal(cfg.nis[0].cpt, 0);
 	lnetcfg_fini(&cfg);
-	assert_int_equal(parse(&cfg, &s, "ip2nets:\n  - net-spec: tcp\n    interfaces: {0: 'eth1,eth0'}\n"),
+	assert_int_equal(parse(&cfg, &s,
+			       "ip2nets:\n  - net-spec: tcp\n    interfaces: {0: 'eth1,eth0'}\n"),
 			 -EINVAL);
 	assert_non_null(strstr(s.errors, "interfaces: bad value"));
 	lnetcfg_fini(&cfg);
@@ -294,10 +314,13 @@ test_udsp(void **state)
 	struct seen s;
 
 	(void)state;
-	assert_int_equal(parse(&cfg, &s, "udsp:\n    - idx: 0\n      src: tcp[1-2]\n      action:\n"
-				  "          priority: 7\n    - idx: 1\n      src: 10.0.0.1@tcp\n"
-				  "      dst: '10.0.0.[2,4]@tcp'\n    - idx: 2\n      dst: 10.0.0.2@tcp\n"
-				  "      rte: 10.0.1.1@tcp\n    - dst: o2ib3\n      priority: 0x10\n"), 0);
+	assert_int_equal(
+		parse(&cfg, &s,
+		      "udsp:\n    - idx: 0\n      src: tcp[1-2]\n      action:\n"
+		      "          priority: 7\n    - idx: 1\n      src: 10.0.0.1@tcp\n"
+		      "      dst: '10.0.0.[2,4]@tcp'\n    - idx: 2\n      dst: 10.0.0.2@tcp\n"
+		      "      rte: 10.0.1.1@tcp\n    - dst: o2ib3\n      priority: 0x10\n"),
+		0);
 	assert_int_equal(cfg.nudsps, 4);
 	assert_int_equal(cfg.udsps[0].idx, 0);
 	assert_string_equal(cfg.udsps[0].src, "tcp[1-2]");
@@ -317,8 +340,10 @@ test_udsp(void **state)
 	assert_null(cfg.udsps);
 
 	/* other keys are skipped with the kernel's warning */
-	assert_int_equal(parse(&cfg, &s, "udsp:\n  - src: tcp\n    frob: 1\n    action: {priority: 1, x: 2}\n"),
-			 0);
+	assert_int_equal(
+		parse(&cfg, &s,
+		      "udsp:\n  - src: tcp\n    frob: 1\n    action: {priority: 1, x: 2}\n"),
+		0);
 	assert_string_equal(s.warnings, "Ignoring unrecognized key 'frob' for 'udsp'\n"
 					"Ignoring unrecognized key 'x' for 'action'\n");
 	lnetcfg_fini(&cfg);
@@ -345,14 +370,19 @@ test_udsp_errors(void **state)
 	} cases[] = {
 		{ "udsp: {idx: 0}\n", "f.yaml:1:7: udsp: expected a list\n" },
 		{ "udsp:\n  - tcp\n", "f.yaml:2:5: udsp: each item must be a mapping\n" },
-		{ "udsp:\n  - idx: abc\n    src: tcp\n", "f.yaml:2:10: udsp: idx must be an integer\n" },
+		{ "udsp:\n  - idx: abc\n    src: tcp\n",
+		  "f.yaml:2:10: udsp: idx must be an integer\n" },
 		{ "udsp:\n  - idx: -1\n    src: tcp\n",
 		  "f.yaml:2:10: udsp: idx must be between 0 and 2147483647\n" },
-		{ "udsp:\n  - src: [a, b]\n", "f.yaml:2:10: udsp: src must be a NID or network descriptor\n" },
-		{ "udsp:\n  - src: 1.2.3@@tcp\n", "f.yaml:2:10: udsp: failed to parse src parameter\n" },
+		{ "udsp:\n  - src: [a, b]\n",
+		  "f.yaml:2:10: udsp: src must be a NID or network descriptor\n" },
+		{ "udsp:\n  - src: 1.2.3@@tcp\n",
+		  "f.yaml:2:10: udsp: failed to parse src parameter\n" },
 		{ "udsp:\n  - dst: ''\n", "f.yaml:2:10: udsp: failed to parse dst parameter\n" },
-		{ "udsp:\n  - dst: 'tcp;1'\n", "f.yaml:2:10: udsp: failed to parse dst parameter\n" },
-		{ "udsp:\n  - rte: '*@tcp'\n", "f.yaml:2:10: udsp: failed to parse rte parameter\n" },
+		{ "udsp:\n  - dst: 'tcp;1'\n",
+		  "f.yaml:2:10: udsp: failed to parse dst parameter\n" },
+		{ "udsp:\n  - rte: '*@tcp'\n",
+		  "f.yaml:2:10: udsp: failed to parse rte parameter\n" },
 		{ "udsp:\n  - src: tcp\n    priority: -3\n",
 		  "f.yaml:3:15: udsp: priority must be between 0 and 2147483647\n" },
 		{ "udsp:\n  - src: tcp\n    action: 5\n",
@@ -388,11 +418,14 @@ test_routes(void **state)
 	struct seen s;
 
 	(void)state;
-	assert_int_equal(parse(&cfg, &s, "route:\n    - net: tcp1\n      gateway: 10.0.0.254@tcp\n"
-				  "      hop: -1\n      priority: 0\n      state: down\n"
-				  "      type: multi-hop\n    - net: o2ib3\n      gateway: 10.0.0.253@tcp\n"
-				  "      hop: 0x10\n      priority: 7\n      health_sensitivity: 3\n"
-				  "    - gateway: 10.0.0.252@tcp\n      net: tcp2\n      frob: 1\n"), 0);
+	assert_int_equal(
+		parse(&cfg, &s,
+		      "route:\n    - net: tcp1\n      gateway: 10.0.0.254@tcp\n"
+		      "      hop: -1\n      priority: 0\n      state: down\n"
+		      "      type: multi-hop\n    - net: o2ib3\n      gateway: 10.0.0.253@tcp\n"
+		      "      hop: 0x10\n      priority: 7\n      health_sensitivity: 3\n"
+		      "    - gateway: 10.0.0.252@tcp\n      net: tcp2\n      frob: 1\n"),
+		0);
 	assert_int_equal(cfg.nroutes, 3);
 	assert_int_equal(cfg.routes[0].net, libcfs_str2net("tcp1"));
 	assert_int_equal(libcfs_strnid(&gw, "10.0.0.254@tcp"), 0);
@@ -482,7 +515,8 @@ test_routing_buffers(void **state)
 		{ "routing:\n    enable: 2\n", 0 },
 		{ "routing: {}\n", 0 },
 		{ "routing:\n    - cpt[0]:\n          tiny:\n              npages: 0\n"
-		  "    - cpt[1]:\n          tiny:\n              npages: 0\n    - enable: 1\n", 1 },
+		  "    - cpt[1]:\n          tiny:\n              npages: 0\n    - enable: 1\n",
+		  1 },
 		{ "routing:\n    - cpt[0]:\n          tiny:\n              npages: 0\n", 0 },
 	};
 	struct lnetcfg cfg;
@@ -495,16 +529,20 @@ test_routing_buffers(void **state)
 		assert_int_equal(cfg.routing, forms[i].routing);
 		lnetcfg_fini(&cfg);
 	}
-	assert_int_equal(parse(&cfg, &s, "buffers:\n    tiny: 2048\n    large: 0x10\n    huge: 3\n"), 0);
+	assert_int_equal(parse(&cfg, &s,
+			       "buffers:\n    tiny: 2048\n    large: 0x10\n    huge: 3\n"),
+			 0);
 	assert_true(cfg.has_buffers);
 	assert_int_equal(cfg.buffers[0], 2048);
-	assert_int_equal(cfg.buffers[1], 0); /* left out: back to the default, as the kernel's import */
+	assert_int_equal(cfg.buffers[1],
+			 0); /* left out: back to the default, as the kernel's import */
 	assert_int_equal(cfg.buffers[2], 16);
 	assert_string_equal(lnetcfg_rtr_pool_names[1], "small");
 	lnetcfg_fini(&cfg);
 
 	assert_int_equal(parse(&cfg, &s, "routing: 1\n"), -EINVAL);
-	assert_string_equal(s.errors, "f.yaml:1:10: routing: expected a mapping such as \"enable: 1\"\n");
+	assert_string_equal(s.errors,
+			    "f.yaml:1:10: routing: expected a mapping such as \"enable: 1\"\n");
 	lnetcfg_fini(&cfg);
 	assert_int_equal(parse(&cfg, &s, "routing:\n    enable: 4\n"), -EINVAL);
 	assert_string_equal(s.errors, "f.yaml:2:13: routing: enable must be 0, 1, 2 or 3\n");
@@ -516,7 +554,8 @@ test_routing_buffers(void **state)
 	assert_string_equal(s.errors, "f.yaml:2:12: buffers: small must be an integer\n");
 	lnetcfg_fini(&cfg);
 	assert_int_equal(parse(&cfg, &s, "buffers: [1]\n"), -EINVAL);
-	assert_string_equal(s.errors, "f.yaml:1:10: buffers: expected a mapping such as \"tiny: 2048\"\n");
+	assert_string_equal(s.errors,
+			    "f.yaml:1:10: buffers: expected a mapping such as \"tiny: 2048\"\n");
 	lnetcfg_fini(&cfg);
 	/* numa: is the numa_range tunable (2.17's lnet_numa_cmd), 0 when it names no range */
 	assert_int_equal(parse(&cfg, &s, "numa:\n    range: 3\n"), 0);
@@ -537,16 +576,54 @@ static void
 test_udsp_descr(void **state)
 {
 	static const char *const good[] = {
-		"tcp", "tcp1", "tcp[1-2]", "tcp*", "o2ib3", "lo", "gni", "5@gni", "*@gni", "[1-3]@gni",
-		"127.0.0.1@tcp", "127.0.0.[1-3]@tcp", "127.0.0.*@tcp", "*.0.0.1@tcp",
-		"1.2.3.4@tcp[1,3]", "1.2.3.4@tcp*", "10.0.0.[1-4]@tcp[1-2]", "127.0.0.1@o2ib", "0@lo",
-		"efa", "kfi", "tcp1[2]", /* the kernel reads the brackets wherever they are */
+		"tcp",
+		"tcp1",
+		"tcp[1-2]",
+		"tcp*",
+		"o2ib3",
+		"lo",
+		"gni",
+		"5@gni",
+		"*@gni",
+		"[1-3]@gni",
+		"127.0.0.1@tcp",
+		"127.0.0.[1-3]@tcp",
+		"127.0.0.*@tcp",
+		"*.0.0.1@tcp",
+		"1.2.3.4@tcp[1,3]",
+		"1.2.3.4@tcp*",
+		"10.0.0.[1-4]@tcp[1-2]",
+		"127.0.0.1@o2ib",
+		"0@lo",
+		"efa",
+		"kfi",
+		"tcp1[2]", /* the kernel reads the brackets wherever they are */
 	};
 	static const char *const bad[] = {
-		"", "*@tcp", "1.2.3@tcp", "1.2.3.4.5@tcp", "1.2.3.4@@tcp", "@tcp", "tcpx", "x",
-		"tcp[1-", "300.1.1.1@tcp", "fe80::1@tcp", "1.2.3.4@", "tcp*[1]", "tcp-1", "TCP",
-		"1.2.3.4@lo", "tcp[2-1]", "1.2.3.[4-2]@tcp", "a@gni", "1.2.3.4@gni", "4294967296@gni",
-		"tcp 1", "tcp;1", "src=tcp",
+		"",
+		"*@tcp",
+		"1.2.3@tcp",
+		"1.2.3.4.5@tcp",
+		"1.2.3.4@@tcp",
+		"@tcp",
+		"tcpx",
+		"x",
+		"tcp[1-",
+		"300.1.1.1@tcp",
+		"fe80::1@tcp",
+		"1.2.3.4@",
+		"tcp*[1]",
+		"tcp-1",
+		"TCP",
+		"1.2.3.4@lo",
+		"tcp[2-1]",
+		"1.2.3.[4-2]@tcp",
+		"a@gni",
+		"1.2.3.4@gni",
+		"4294967296@gni",
+		"tcp 1",
+		"tcp;1",
+		"src=tcp",
 	};
 	unsigned int i;
 

@@ -298,7 +298,8 @@ test_ipv6(void **state)
 	(void)state;
 	memset(payload, 0xa5, sizeof(payload));
 	path_of(file, sizeof(file), "v6.pcapng");
-	assert_int_equal(lnet_pcap_open(file, LNET_PCAP_PCAPNG, "v6", 0, &cap, err, sizeof(err)), 0);
+	assert_int_equal(lnet_pcap_open(file, LNET_PCAP_PCAPNG, "v6", 0, &cap, err, sizeof(err)),
+			 0);
 	flow_v4(&f);
 	f.v6 = true;
 	memset(f.local_ip, 0, 16);
@@ -322,7 +323,8 @@ static void
 test_flow_from_socket(void **state)
 {
 	static struct frame frames[4];
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t sl = sizeof(sa);
 	struct lnet_pcap_stats st;
 	struct lnet_pcap_flow f;
@@ -341,7 +343,8 @@ test_flow_from_socket(void **state)
 	assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
 	assert_int_equal(connect(cfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	path_of(file, sizeof(file), "syn.pcapng");
-	assert_int_equal(lnet_pcap_open(file, LNET_PCAP_PCAPNG, NULL, 0, &cap, err, sizeof(err)), 0);
+	assert_int_equal(lnet_pcap_open(file, LNET_PCAP_PCAPNG, NULL, 0, &cap, err, sizeof(err)),
+			 0);
 	lnet_pcap_flow_init(cap, &f, cfd, true, true);
 	assert_true(f.known);
 	assert_true(f.synced);
@@ -373,13 +376,15 @@ test_open_fails(void **state)
 	char err[256] = "";
 
 	(void)state;
-	assert_int_equal(lnet_pcap_open("/nonexistent/dir/x.pcapng", LNET_PCAP_PCAPNG, NULL, 0, &cap,
-					err, sizeof(err)), -EIO);
+	assert_int_equal(lnet_pcap_open("/nonexistent/dir/x.pcapng", LNET_PCAP_PCAPNG, NULL, 0,
+					&cap, err, sizeof(err)),
+			 -EIO);
 	assert_null(cap);
 	assert_non_null(strstr(err, "/nonexistent/dir/x.pcapng"));
 	err[0] = '\0';
-	assert_int_equal(lnet_pcap_open("/nonexistent/dir/x.pcap", LNET_PCAP_PCAP, NULL, 0, &cap, err,
-					sizeof(err)), -EIO);
+	assert_int_equal(lnet_pcap_open("/nonexistent/dir/x.pcap", LNET_PCAP_PCAP, NULL, 0, &cap,
+					err, sizeof(err)),
+			 -EIO);
 	assert_null(cap);
 	assert_true(err[0] != '\0');
 }
@@ -406,12 +411,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pcapng),
-		cmocka_unit_test(test_pcap_classic),
-		cmocka_unit_test(test_max_bytes),
-		cmocka_unit_test(test_ipv6),
-		cmocka_unit_test(test_flow_from_socket),
-		cmocka_unit_test(test_open_fails),
+		cmocka_unit_test(test_pcapng),           cmocka_unit_test(test_pcap_classic),
+		cmocka_unit_test(test_max_bytes),        cmocka_unit_test(test_ipv6),
+		cmocka_unit_test(test_flow_from_socket), cmocka_unit_test(test_open_fails),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -19,7 +19,9 @@ static inline struct rt_runtime *
 ut_sim(unsigned int n_data, unsigned int ring_size)
 {
 	struct rt_runtime_opts o = {
-		.opts_size = sizeof(o), .mode = RT_MODE_SIM, .n_data = n_data,
+		.opts_size = sizeof(o),
+		.mode = RT_MODE_SIM,
+		.n_data = n_data,
 		.ring_size = ring_size,
 	};
 	struct rt_runtime *rt = NULL;

@@ -3,7 +3,7 @@
 #include "rt_ut.h"
 #include "rt_hop.h"
 
-#define RING 16U          /* holds RING - 1 messages */
+#define RING 16U /* holds RING - 1 messages */
 
 static struct {
 	unsigned int runs;
@@ -82,13 +82,13 @@ test_hop_waits_out_a_full_ring(void **state)
 	(void)state;
 	fill(d0);
 	setup_hop(rt, &obj);
-	rt_lcore_poll(mgmt);              /* refused: the ring is full */
+	rt_lcore_poll(mgmt); /* refused: the ring is full */
 	assert_true(rt_timer_pending(&g_hop.retry));
-	rt_lcore_poll(d0);                /* the ring drains; the hop still waits for its timer */
+	rt_lcore_poll(d0); /* the ring drains; the hop still waits for its timer */
 	rt_runtime_poll_until_idle(rt, 10);
 	assert_int_equal(g_got.runs, 0);
 
-	fill(d0);                         /* full again when the timer fires: it re-arms */
+	fill(d0); /* full again when the timer fires: it re-arms */
 	rt_sim_advance_us(rt, RT_HOP_RETRY_US);
 	rt_lcore_poll(mgmt);
 	assert_int_equal(g_got.runs, 0);
@@ -97,10 +97,10 @@ test_hop_waits_out_a_full_ring(void **state)
 	rt_lcore_poll(d0);
 	rt_sim_advance_us(rt, RT_HOP_RETRY_US - 1);
 	rt_runtime_poll_until_idle(rt, 10);
-	assert_int_equal(g_got.runs, 0);  /* not before its period */
+	assert_int_equal(g_got.runs, 0); /* not before its period */
 	rt_sim_advance_us(rt, 1);
 	rt_runtime_poll_until_idle(rt, 10);
-	assert_int_equal(g_got.runs, 1);  /* once, where it was sent, with its context */
+	assert_int_equal(g_got.runs, 1); /* once, where it was sent, with its context */
 	assert_ptr_equal(g_got.ran_on, d0);
 	assert_ptr_equal(g_got.ctx, &obj);
 	assert_false(rt_timer_pending(&g_hop.retry));

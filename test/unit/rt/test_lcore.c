@@ -164,7 +164,9 @@ test_poll_until_idle(void **state)
 static struct rt_runtime *
 ut_polled(unsigned int n_data)
 {
-	struct rt_runtime_opts o = { .opts_size = sizeof(o), .mode = RT_MODE_POLLED, .n_data = n_data };
+	struct rt_runtime_opts o = { .opts_size = sizeof(o),
+				     .mode = RT_MODE_POLLED,
+				     .n_data = n_data };
 	struct rt_runtime *rt = NULL;
 
 	assert_int_equal(rt_runtime_create(&o, &rt), 0);
@@ -361,8 +363,8 @@ test_polled_periodic_poller(void **state)
 {
 	struct rt_runtime *rt = ut_polled(1);
 	unsigned int calls = 0;
-	struct rt_poller *p = rt_poller_register(rt_mgmt_lcore(rt), count_periodic, &calls, 2000,
-						 "periodic");
+	struct rt_poller *p =
+		rt_poller_register(rt_mgmt_lcore(rt), count_periodic, &calls, 2000, "periodic");
 
 	(void)state;
 	assert_non_null(p);

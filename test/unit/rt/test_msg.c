@@ -219,7 +219,8 @@ test_for_each_dp(void **state)
 	(void)state;
 	g_fanout_runs = 0;
 	g_cpl_on = NULL;
-	assert_int_equal(rt_for_each_dp_lcore(rt, fan_fn, NULL, fan_cpl), -EINVAL); /* not a lcore */
+	assert_int_equal(rt_for_each_dp_lcore(rt, fan_fn, NULL, fan_cpl),
+			 -EINVAL); /* not a lcore */
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(rt), start_fanout, rt), 0);
 	rt_runtime_poll_until_idle(rt, 100);
 	assert_int_equal(g_fanout_runs, 3);

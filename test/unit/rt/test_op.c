@@ -4,17 +4,17 @@
 #include "rt_op.h"
 #include "rt_wait.h"
 
-#define SLOW_US 1000U     /* op A's length: a timer ends it */
+#define SLOW_US 1000U /* op A's length: a timer ends it */
 
 struct op {
-	struct rt_op op;          /* first: start gets it back */
+	struct rt_op op; /* first: start gets it back */
 	char name;
 	int rc;
-	struct rt_timer slow;     /* A: ends on this timer */
+	struct rt_timer slow; /* A: ends on this timer */
 };
 
 static struct {
-	char events[16];          /* 'A'..: a start; 'a'..: a done */
+	char events[16]; /* 'A'..: a start; 'a'..: a done */
 	unsigned int n;
 	uint64_t a_done_at;
 } g_log;

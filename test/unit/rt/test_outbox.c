@@ -3,7 +3,7 @@
 #include "rt_ut.h"
 #include "rt_outbox.h"
 
-#define RING 16U          /* holds RING - 1 messages */
+#define RING 16U /* holds RING - 1 messages */
 #define NOBJ 40U
 
 /* An object of the caller's, its outbox link not first: the handler gets the object. */
@@ -145,7 +145,7 @@ test_outbox_keeps_order_through_a_full_ring(void **state)
 	send_from_mgmt(rt, &other);
 	assert_false(rt_outbox_waiting(&g_o, 1));
 	assert_int_equal(g_log.n[0], 0);
-	rt_lcore_poll(d0);                /* room again: later ones still go behind */
+	rt_lcore_poll(d0); /* room again: later ones still go behind */
 	send_from_mgmt(rt, &later);
 	assert_true(rt_outbox_waiting(&g_o, 0));
 

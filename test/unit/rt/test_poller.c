@@ -47,7 +47,7 @@ test_every_loop_and_period(void **state)
 	assert_null(p1);
 	rt_lcore_poll(d0);
 	assert_int_equal(every.calls, 7); /* unregistered: not called again */
-	rt_poller_unregister(&p1); /* NULL: no-op */
+	rt_poller_unregister(&p1);        /* NULL: no-op */
 	errno = 0;
 	assert_null(rt_poller_register(d0, NULL, NULL, 0, "bad"));
 	assert_int_equal(errno, EINVAL);

@@ -92,7 +92,10 @@ static void
 test_threads_mgmt_on_main(void **state)
 {
 	struct rt_runtime_opts o = {
-		.opts_size = sizeof(o), .mode = RT_MODE_THREADS, .n_data = 1, .mgmt_on_main = true,
+		.opts_size = sizeof(o),
+		.mode = RT_MODE_THREADS,
+		.n_data = 1,
+		.mgmt_on_main = true,
 	};
 	struct rt_runtime *rt = NULL;
 	pthread_t th;
@@ -256,7 +259,8 @@ test_threads_idle_sleep_and_wake(void **state)
 	rt_lcore_stats_get(rt_data_lcore(rt, 0), &st);
 	assert_int_equal(after.busy_loops, before.busy_loops);
 	if (after.loops - before.loops > st.sleeps - sleeps0 + 2) {
-		fail_msg("idle: %llu iterations, %llu sleeps", (unsigned long long)(after.loops - before.loops),
+		fail_msg("idle: %llu iterations, %llu sleeps",
+			 (unsigned long long)(after.loops - before.loops),
 			 (unsigned long long)(st.sleeps - sleeps0));
 	}
 	assert_int_equal(rt_lcore_send_msg(rt_data_lcore(rt, 0), stamp_msg, &ran), 0);

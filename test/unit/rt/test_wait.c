@@ -5,7 +5,7 @@
 #include "rt_ut.h"
 #include "rt_wait.h"
 
-#define RING 16U          /* holds RING - 1 messages */
+#define RING 16U /* holds RING - 1 messages */
 
 static struct {
 	int seen[RING + 4];
@@ -116,8 +116,9 @@ chain(void *ctx)
 
 	record(ctx);
 	if (left > 0) {
-		assert_int_equal(rt_lcore_send_msg(rt_mgmt_lcore(rt_lcore_runtime(rt_lcore_self())), chain,
-						   (void *)(left - 1)), 0);
+		assert_int_equal(rt_lcore_send_msg(rt_mgmt_lcore(rt_lcore_runtime(rt_lcore_self())),
+						   chain, (void *)(left - 1)),
+				 0);
 	}
 }
 

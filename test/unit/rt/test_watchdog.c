@@ -21,10 +21,10 @@
 #define VERDICT_BOUND_US (10ULL * 1000 * 1000)
 
 struct stall {
-	struct rt_lcore *lc;       /* the lcore that stalls */
-	uint64_t stalls_before;    /* its count when the step began */
-	int armed;                 /* atomic: the poller stalls once when set */
-	int counted;               /* atomic: the watchdog counted it in time */
+	struct rt_lcore *lc;    /* the lcore that stalls */
+	uint64_t stalls_before; /* its count when the step began */
+	int armed;              /* atomic: the poller stalls once when set */
+	int counted;            /* atomic: the watchdog counted it in time */
 };
 
 /* Spin until the watchdog has counted one more stall of @p s->lc (or the bound). */
@@ -39,7 +39,8 @@ stall_until_counted(struct stall *s)
 		sched_yield();
 		rt_lcore_stalls_get(s->lc, &st);
 	} while (st.stalls == s->stalls_before && rt_now_us(rt) - t0 < VERDICT_BOUND_US);
-	__atomic_store_n(&s->counted, st.stalls == s->stalls_before + 1 && st.ongoing, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->counted, st.stalls == s->stalls_before + 1 && st.ongoing,
+			 __ATOMIC_RELEASE);
 }
 
 static int
@@ -130,7 +131,10 @@ static struct rt_runtime *
 threads_runtime(uint64_t stall_us)
 {
 	struct rt_runtime_opts o = {
-		.opts_size = sizeof(o), .mode = RT_MODE_THREADS, .n_data = 1, .stall_us = stall_us,
+		.opts_size = sizeof(o),
+		.mode = RT_MODE_THREADS,
+		.n_data = 1,
+		.stall_us = stall_us,
 	};
 	struct rt_runtime *rt = NULL;
 
@@ -181,7 +185,7 @@ blocking_poller(void *arg)
 		return RT_POLLER_IDLE;
 	}
 	return read(g_blocking_fd, &v, sizeof(v)) == (ssize_t)sizeof(v) ? RT_POLLER_BUSY :
-									 RT_POLLER_IDLE;
+									  RT_POLLER_IDLE;
 }
 
 static bool
@@ -253,7 +257,10 @@ static void
 test_watchdog_polled_mode(void **state)
 {
 	struct rt_runtime_opts o = {
-		.opts_size = sizeof(o), .mode = RT_MODE_POLLED, .n_data = 1, .stall_us = THRESHOLD_US,
+		.opts_size = sizeof(o),
+		.mode = RT_MODE_POLLED,
+		.n_data = 1,
+		.stall_us = THRESHOLD_US,
 	};
 	struct rt_runtime *rt = NULL;
 	struct stall s;
@@ -274,7 +281,10 @@ static void
 test_watchdog_off(void **state)
 {
 	struct rt_runtime_opts o = {
-		.opts_size = sizeof(o), .mode = RT_MODE_SIM, .n_data = 1, .stall_us = THRESHOLD_US,
+		.opts_size = sizeof(o),
+		.mode = RT_MODE_SIM,
+		.n_data = 1,
+		.stall_us = THRESHOLD_US,
 	};
 	struct rt_runtime *rt = NULL;
 

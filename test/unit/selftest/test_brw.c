@@ -109,12 +109,14 @@ test_none_untouched(void **state)
 	(void)state;
 	memset(pages, 0x77, sizeof(pages));
 	assert_int_equal(sft_brw_fill(pages, sizeof(pages), 0, PG, SFT_BRW_CHECK_NONE,
-				      SFT_BRW_MAGIC), 0);
+				      SFT_BRW_MAGIC),
+			 0);
 	for (size_t i = 0; i < sizeof(pages); i++) {
 		assert_int_equal(pages[i], 0x77);
 	}
 	assert_int_equal(sft_brw_check(pages, sizeof(pages), 0, PG, SFT_BRW_CHECK_NONE,
-				       SFT_BRW_MAGIC, false, &bad), 0);
+				       SFT_BRW_MAGIC, false, &bad),
+			 0);
 }
 
 /* A one-word fragment holds the magic once (SIMPLE writes first == last). */
@@ -127,13 +129,15 @@ test_one_word_fragment(void **state)
 	(void)state;
 	memset(pages, 0, sizeof(pages));
 	assert_int_equal(sft_brw_fill(pages, sizeof(pages), 4088, 16, SFT_BRW_CHECK_SIMPLE,
-				      SFT_BRW_MAGIC), 0);
+				      SFT_BRW_MAGIC),
+			 0);
 	assert_memory_equal(pages + 4088, magic_le, 8);
 	assert_memory_equal(pages + 4096, magic_le, 8);
 	assert_int_equal(pages[4087], 0);
 	assert_int_equal(pages[4104], 0);
 	assert_int_equal(sft_brw_check(pages, sizeof(pages), 4088, 16, SFT_BRW_CHECK_SIMPLE,
-				       SFT_BRW_MAGIC, false, &bad), 0);
+				       SFT_BRW_MAGIC, false, &bad),
+			 0);
 }
 
 static void
@@ -145,22 +149,27 @@ test_corrupt_byte_found(void **state)
 
 	(void)state;
 	assert_non_null(pages);
-	assert_int_equal(sft_brw_fill(pages, size, 0, 2 * PG, SFT_BRW_CHECK_FULL, SFT_BRW_MAGIC), 0);
+	assert_int_equal(sft_brw_fill(pages, size, 0, 2 * PG, SFT_BRW_CHECK_FULL, SFT_BRW_MAGIC),
+			 0);
 	pages[5000] ^= 0x10;
 	assert_int_equal(sft_brw_check(pages, size, 0, 2 * PG, SFT_BRW_CHECK_FULL, SFT_BRW_MAGIC,
-				       false, &bad), 1);
+				       false, &bad),
+			 1);
 	assert_int_equal(bad, 5000);
 	/* A second fault later on: the first is still the one reported. */
 	pages[7000] ^= 0x01;
 	assert_int_equal(sft_brw_check(pages, size, 0, 2 * PG, SFT_BRW_CHECK_FULL, SFT_BRW_MAGIC,
-				       false, &bad), 1);
+				       false, &bad),
+			 1);
 	assert_int_equal(bad, 5000);
 	/* SIMPLE looks at each fragment's ends only: 5000 goes unseen, 8191 not. */
 	assert_int_equal(sft_brw_check(pages, size, 0, 2 * PG, SFT_BRW_CHECK_SIMPLE, SFT_BRW_MAGIC,
-				       false, &bad), 0);
+				       false, &bad),
+			 0);
 	pages[8191] = 0;
 	assert_int_equal(sft_brw_check(pages, size, 0, 2 * PG, SFT_BRW_CHECK_SIMPLE, SFT_BRW_MAGIC,
-				       false, &bad), 1);
+				       false, &bad),
+			 1);
 	assert_int_equal(bad, 8191);
 	free(pages);
 }
@@ -174,12 +183,14 @@ test_poisoned_sink(void **state)
 
 	(void)state;
 	assert_int_equal(sft_brw_fill(pages, sizeof(pages), 16, 64, SFT_BRW_CHECK_FULL,
-				      SFT_BRW_POISON), 0);
+				      SFT_BRW_POISON),
+			 0);
 	for (size_t i = 16; i < 80; i++) {
 		assert_int_equal(pages[i], i % 2 == 0 ? 0xef : 0xbe);
 	}
 	assert_int_equal(sft_brw_check(pages, sizeof(pages), 16, 64, SFT_BRW_CHECK_FULL,
-				       SFT_BRW_MAGIC, false, &bad), 1);
+				       SFT_BRW_MAGIC, false, &bad),
+			 1);
 	/* POISON and MAGIC differ in the first byte already (ef vs b3). */
 	assert_int_equal(bad, 16);
 }
@@ -196,9 +207,11 @@ test_swabbed_writer(void **state)
 		memcpy(pages + at, magic_be, 8);
 	}
 	assert_int_equal(sft_brw_check(pages, sizeof(pages), 0, PG, SFT_BRW_CHECK_FULL,
-				       SFT_BRW_MAGIC, true, &bad), 0);
+				       SFT_BRW_MAGIC, true, &bad),
+			 0);
 	assert_int_equal(sft_brw_check(pages, sizeof(pages), 0, PG, SFT_BRW_CHECK_FULL,
-				       SFT_BRW_MAGIC, false, &bad), 1);
+				       SFT_BRW_MAGIC, false, &bad),
+			 1);
 	assert_int_equal(bad, 0);
 }
 
@@ -219,7 +232,8 @@ test_bad_arguments(void **state)
 			 -EINVAL);
 	assert_int_equal(sft_brw_fill(NULL, 0, 0, 8, SFT_BRW_CHECK_FULL, 0), -EINVAL);
 	assert_int_equal(sft_brw_check(pages, sizeof(pages), 0, 8, SFT_BRW_CHECK_FULL, 0, false,
-				       NULL), -EINVAL);
+				       NULL),
+			 -EINVAL);
 	assert_int_equal(sft_brw_check(pages, PG - 1, 0, 8, SFT_BRW_CHECK_FULL, 0, false, &bad),
 			 -EINVAL);
 }
@@ -228,14 +242,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fragments),
-		cmocka_unit_test(test_simple_layout),
-		cmocka_unit_test(test_full_layout),
-		cmocka_unit_test(test_none_untouched),
-		cmocka_unit_test(test_one_word_fragment),
-		cmocka_unit_test(test_corrupt_byte_found),
-		cmocka_unit_test(test_poisoned_sink),
-		cmocka_unit_test(test_swabbed_writer),
+		cmocka_unit_test(test_fragments),         cmocka_unit_test(test_simple_layout),
+		cmocka_unit_test(test_full_layout),       cmocka_unit_test(test_none_untouched),
+		cmocka_unit_test(test_one_word_fragment), cmocka_unit_test(test_corrupt_byte_found),
+		cmocka_unit_test(test_poisoned_sink),     cmocka_unit_test(test_swabbed_writer),
 		cmocka_unit_test(test_bad_arguments),
 	};
 

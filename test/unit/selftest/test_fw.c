@@ -301,7 +301,8 @@ add_test(struct fixture *f, bool client, uint32_t service, uint64_t bid, struct 
 	struct sft_msg req;
 	uint8_t out[SFT_MSG_SIZE];
 	uint32_t bulk_len = 0;
-	struct sft_dest dests[2] = { { 0x00020000c000020dull, 12345 }, { 0x00020000c000020eull, 12345 } };
+	struct sft_dest dests[2] = { { 0x00020000c000020dull, 12345 },
+				     { 0x00020000c000020eull, 12345 } };
 	uint8_t bulk[2 * SFT_DEST_SIZE];
 
 	decode(s4_test_reqst_brw_server, &req);
@@ -322,7 +323,8 @@ add_test(struct fixture *f, bool client, uint32_t service, uint64_t bid, struct 
 	assert_int_equal(sft_fw_handle(&f->fw, &req, T0_MS, reply, &bulk_len), SFT_FW_BULK);
 	assert_int_equal(bulk_len, 2 * SFT_DEST_SIZE);
 	/* The bulk failed: dropped, nothing added. */
-	assert_int_equal(sft_fw_test_bulk_ready(&f->fw, &req, -5, NULL, 0, T0_MS, reply), SFT_FW_DROP);
+	assert_int_equal(sft_fw_test_bulk_ready(&f->fw, &req, -5, NULL, 0, T0_MS, reply),
+			 SFT_FW_DROP);
 	assert_int_equal(sft_dests_encode(dests, 2, bulk, sizeof(bulk)), 0);
 	assert_int_equal(sft_fw_test_bulk_ready(&f->fw, &req, 0, bulk, sizeof(bulk), T0_MS, reply),
 			 SFT_FW_REPLY);
@@ -426,7 +428,9 @@ test_test_checks(void **state)
 	/* No session: ENOENT (the kernel's answer for a wrong sid). */
 	handle(f, &req, T0_MS, out, &reply);
 	assert_int_equal(reply.body.test_reply.status, SFT_STATUS_ENOENT);
-	make_session(f, &(struct sft_sid){ req.body.test_reqst.sid.nid, req.body.test_reqst.sid.stamp },
+	make_session(f,
+		     &(struct sft_sid){ req.body.test_reqst.sid.nid,
+					req.body.test_reqst.sid.stamp },
 		     0, "c", T0_MS, &reply);
 	req.body.test_reqst.concur = SFT_MAX_CONCUR + 1;
 	handle(f, &req, T0_MS, out, &reply);

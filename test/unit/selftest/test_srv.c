@@ -48,7 +48,7 @@ struct console {
 	struct lnet_processid server; /* 12345-0@lo */
 	struct sft_srv *srv;
 	uint8_t reply[SFT_MSG_SIZE];
-	unsigned int gets;            /* GETs of the console's bulk MDs seen by rpc() */
+	unsigned int gets; /* GETs of the console's bulk MDs seen by rpc() */
 };
 
 static struct console g;
@@ -57,7 +57,10 @@ static int
 setup(void **state)
 {
 	struct lnet_init_opts o = {
-		.opts_size = sizeof(o), .mode = LNET_EXEC_INLINE, .ncpts = 1, .no_eal = true,
+		.opts_size = sizeof(o),
+		.mode = LNET_EXEC_INLINE,
+		.ncpts = 1,
+		.no_eal = true,
 	};
 	struct sft_srv_opts so = { .now_ms = fake_now };
 
@@ -102,12 +105,15 @@ static struct lnet_handle_md
 console_post(void *buf, unsigned int len, unsigned int op, uint64_t bits)
 {
 	struct lnet_md md = {
-		.umd_start = buf, .umd_length = len, .umd_threshold = 1, .umd_options = op,
+		.umd_start = buf,
+		.umd_length = len,
+		.umd_threshold = 1,
+		.umd_options = op,
 		.umd_eq_handle = g.eq,
 	};
 	struct lnet_handle_md h;
-	struct lnet_me *me = LNetMEAttach(SFT_PORTAL_RDMA, &g.server, bits, 0, LNET_UNLINK,
-					  LNET_INS_AFTER);
+	struct lnet_me *me =
+		LNetMEAttach(SFT_PORTAL_RDMA, &g.server, bits, 0, LNET_UNLINK, LNET_INS_AFTER);
 
 	assert_non_null(me);
 	assert_int_equal(LNetMDAttach(me, &md, LNET_UNLINK, &h), 0);
@@ -120,7 +126,10 @@ console_put_only(const uint8_t *req, unsigned int len, unsigned int portal, uint
 {
 	static uint8_t out[2 * SFT_MSG_SIZE];
 	struct lnet_md md = {
-		.umd_start = out, .umd_length = len, .umd_threshold = 1, .umd_eq_handle = g.eq,
+		.umd_start = out,
+		.umd_length = len,
+		.umd_threshold = 1,
+		.umd_eq_handle = g.eq,
 	};
 	struct lnet_handle_md h;
 
@@ -211,7 +220,8 @@ static void
 test_client_dests(void **state)
 {
 	const struct sft_dest dests[2] = {
-		{ 0x00020000c000020dull, SFT_PID }, { 0x00020000c000020eull, SFT_PID },
+		{ 0x00020000c000020dull, SFT_PID },
+		{ 0x00020000c000020eull, SFT_PID },
 	};
 	static uint8_t list[2 * SFT_DEST_SIZE];
 	uint8_t req[SFT_MSG_SIZE];
@@ -308,7 +318,8 @@ brw(const uint8_t *req, void *data, uint32_t len)
 	struct sft_msg m;
 
 	assert_int_equal(sft_msg_decode(req, SFT_MSG_SIZE, &m), 0);
-	console_post(data, len, m.body.brw_reqst.rw == SFT_BRW_WRITE ? LNET_MD_OP_GET : LNET_MD_OP_PUT,
+	console_post(data, len,
+		     m.body.brw_reqst.rw == SFT_BRW_WRITE ? LNET_MD_OP_GET : LNET_MD_OP_PUT,
 		     m.body.brw_reqst.bulkid);
 	rpc(req, SFT_SVC_BRW);
 }
@@ -343,14 +354,17 @@ test_brw_and_ping(void **state)
 	assert_int_equal(sft_msg_decode(g.reply, SFT_MSG_SIZE, &m), 0);
 	assert_int_equal(m.body.brw_reply.status, 0);
 	assert_int_equal(sft_brw_check(data, sizeof(data), 0, SFT_BRW_MAX_LEN, SFT_BRW_CHECK_FULL,
-				       SFT_BRW_MAGIC, false, &bad), 0);
+				       SFT_BRW_MAGIC, false, &bad),
+			 0);
 
 	/* A WRITE of 8 KiB, check=simple, one word spoiled in the second page: EBADMSG. */
 	assert_int_equal(sft_msg_decode(s1_brw_reqst_write, SFT_MSG_SIZE, &m), 0);
 	m.body.brw_reqst.len = 8192;
 	m.body.brw_reqst.flags = SFT_BRW_CHECK_SIMPLE;
 	assert_int_equal(sft_msg_encode(&m, req, sizeof(req)), 0);
-	assert_int_equal(sft_brw_fill(data, sizeof(data), 0, 8192, SFT_BRW_CHECK_SIMPLE, SFT_BRW_MAGIC), 0);
+	assert_int_equal(sft_brw_fill(data, sizeof(data), 0, 8192, SFT_BRW_CHECK_SIMPLE,
+				      SFT_BRW_MAGIC),
+			 0);
 	data[4096] ^= 1;
 	brw(req, data, 8192);
 	assert_int_equal(sft_msg_decode(g.reply, SFT_MSG_SIZE, &m), 0);
@@ -479,8 +493,14 @@ cli_rpc(uint32_t svc, const struct sft_msg *req, void *bulk, uint32_t len, bool 
 	struct cli_done *d)
 {
 	struct sft_crpc_args a = {
-		.svc = svc, .dest = g.server, .req = req, .bulk = bulk, .bulk_len = len,
-		.bulk_sink = sink, .done = cli_done_cb, .arg = d,
+		.svc = svc,
+		.dest = g.server,
+		.req = req,
+		.bulk = bulk,
+		.bulk_len = len,
+		.bulk_sink = sink,
+		.done = cli_done_cb,
+		.arg = d,
 	};
 
 	memset(d, 0, sizeof(*d));
@@ -577,7 +597,10 @@ test_client_rpc(void **state)
 	req.body.debug_reqst.sid = me_sid;
 	{
 		struct sft_crpc_args a = {
-			.svc = SFT_SVC_DEBUG, .dest = g.server, .req = &req, .done = cli_done_cb,
+			.svc = SFT_SVC_DEBUG,
+			.dest = g.server,
+			.req = &req,
+			.done = cli_done_cb,
 			.arg = &d,
 		};
 
@@ -597,8 +620,10 @@ test_client_rpc(void **state)
 static void
 test_batch_brw_write_read(void **state)
 {
-	union sft_test_params p = { .bulk_v1 = { .opc = SFT_BRW_WRITE, .flags = SFT_BRW_CHECK_FULL,
-						 .len = 8192, .offset = 0 } };
+	union sft_test_params p = { .bulk_v1 = { .opc = SFT_BRW_WRITE,
+						 .flags = SFT_BRW_CHECK_FULL,
+						 .len = 8192,
+						 .offset = 0 } };
 	struct sft_fw *fw = sft_srv_fw(g.srv);
 	struct sft_rpc_counters c0, c;
 	struct cli_done d;
@@ -702,8 +727,12 @@ test_transaction(void **state)
 	struct sft_node gone = { .id = g.server, .state = SFT_NODE_UNKNOWN };
 	struct sft_node *nodes[2] = { &self, &gone };
 	struct sft_trans_args a = {
-		.svc = SFT_SVC_MAKE_SESSION, .sid = me_sid, .nodes = nodes, .nnodes = 2,
-		.build = build_mksn, .done = trans_done_cb,
+		.svc = SFT_SVC_MAKE_SESSION,
+		.sid = me_sid,
+		.nodes = nodes,
+		.nnodes = 2,
+		.build = build_mksn,
+		.done = trans_done_cb,
 	};
 	struct trans_seen seen = { 0 };
 	struct sft_sid other = me_sid;

@@ -202,13 +202,13 @@ static void
 test_big_endian_peer(void **state)
 {
 	static const uint8_t be[SFT_MSG_SIZE] = {
-		0xee, 0xb0, 0xf0, 0x0d, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-		0, 0, 0, 1,                                     /* feats */
-		0xd0, 0x4d, 0, 0, 0, 0, 0, 2,                   /* rpyid */
-		0, 0x02, 0, 0, 0xc0, 0, 0x02, 0x0b,             /* sid.nid */
-		0, 0, 0, 0, 0, 0, 0x29, 0x2f,                   /* sid.stamp */
-		0, 0, 0, 0,                                     /* force */
-		'f', 'c', 's', 'e', 's', 's',
+		0xee, 0xb0, 0xf0, 0x0d, 0,    0,   0,    1,    0, 0, 0, 0,
+		0,    0,    0,    0,    0,    0,   0,    0,    0, 0, 0, 1, /* feats */
+		0xd0, 0x4d, 0,    0,    0,    0,   0,    2,                /* rpyid */
+		0,    0x02, 0,    0,    0xc0, 0,   0x02, 0x0b,             /* sid.nid */
+		0,    0,    0,    0,    0,    0,   0x29, 0x2f,             /* sid.stamp */
+		0,    0,    0,    0,                                       /* force */
+		'f',  'c',  's',  'e',  's',  's',
 	};
 	uint8_t again[SFT_MSG_SIZE];
 	struct sft_msg m;
@@ -326,8 +326,12 @@ test_layout_offsets(void **state)
 	m.version = 1;
 	m.type = SFT_MSG_BATCH_REQST;
 	m.body.batch_reqst = (struct sft_batch_reqst){
-		.rpyid = 0x1111, .sid = { 0x2222, 0x3333 }, .bid = 0x4444,
-		.opc = SFT_BATCH_STOP, .testidx = 5, .arg = 1,
+		.rpyid = 0x1111,
+		.sid = { 0x2222, 0x3333 },
+		.bid = 0x4444,
+		.opc = SFT_BATCH_STOP,
+		.testidx = 5,
+		.arg = 1,
 	};
 	assert_int_equal(sft_msg_encode(&m, w, sizeof(w)), 0);
 	assert_true(rd64(w, 24) == 0x1111 && rd64(w, 32) == 0x2222 && rd64(w, 40) == 0x3333);
@@ -336,7 +340,10 @@ test_layout_offsets(void **state)
 
 	m.type = SFT_MSG_BATCH_REPLY;
 	m.body.batch_reply = (struct sft_batch_reply){
-		.status = 2, .sid = { 0x2222, 0x3333 }, .active = 7, .time = 9,
+		.status = 2,
+		.sid = { 0x2222, 0x3333 },
+		.active = 7,
+		.time = 9,
 	};
 	assert_int_equal(sft_msg_encode(&m, w, sizeof(w)), 0);
 	assert_true(rd32(w, 24) == 2 && rd64(w, 28) == 0x2222 && rd64(w, 36) == 0x3333);
@@ -349,7 +356,11 @@ test_layout_offsets(void **state)
 
 	m.type = SFT_MSG_DEBUG_REPLY;
 	m.body.debug_reply = (struct sft_debug_reply){
-		.status = 16, .sid = { 2, 3 }, .timeout = 100, .nbatch = 3, .name = "other",
+		.status = 16,
+		.sid = { 2, 3 },
+		.timeout = 100,
+		.nbatch = 3,
+		.name = "other",
 	};
 	assert_int_equal(sft_msg_encode(&m, w, sizeof(w)), 0);
 	assert_true(rd32(w, 24) == 16 && rd32(w, 44) == 100 && rd32(w, 48) == 3);
@@ -362,7 +373,10 @@ test_layout_offsets(void **state)
 
 	m.type = SFT_MSG_JOIN_REPLY;
 	m.body.join_reply = (struct sft_join_reply){
-		.status = 0, .sid = { 2, 3 }, .timeout = 100, .session = "s",
+		.status = 0,
+		.sid = { 2, 3 },
+		.timeout = 100,
+		.session = "s",
 	};
 	assert_int_equal(sft_msg_encode(&m, w, sizeof(w)), 0);
 	assert_true(rd32(w, 44) == 100);
@@ -463,15 +477,51 @@ check_spoiled(const uint8_t *bytes, void (*spoil)(struct sft_msg *), int rc)
 	assert_int_equal(sft_msg_check(&m), rc);
 }
 
-static void spoil_version(struct sft_msg *m) { m->version = 2; }
-static void spoil_feats(struct sft_msg *m) { m->ses_feats = 0x3; }
-static void spoil_mksn_name(struct sft_msg *m) { memset(m->body.mksn_reqst.name, 'x', SFT_NAME_SIZE); }
-static void spoil_mksn_sid(struct sft_msg *m) { m->body.mksn_reqst.sid.nid = SFT_SID_NID_NONE; }
-static void spoil_stat_sid(struct sft_msg *m) { m->body.stat_reqst.sid.nid = SFT_SID_NID_NONE; }
-static void spoil_test_service(struct sft_msg *m) { m->body.test_reqst.service = SFT_SVC_TEST; }
-static void spoil_test_loop(struct sft_msg *m) { m->body.test_reqst.loop = 0; }
-static void spoil_test_concur(struct sft_msg *m) { m->body.test_reqst.concur = SFT_MAX_CONCUR + 1; }
-static void spoil_test_ndest(struct sft_msg *m) { m->body.test_reqst.is_client = 1; }
+static void
+spoil_version(struct sft_msg *m)
+{
+	m->version = 2;
+}
+static void
+spoil_feats(struct sft_msg *m)
+{
+	m->ses_feats = 0x3;
+}
+static void
+spoil_mksn_name(struct sft_msg *m)
+{
+	memset(m->body.mksn_reqst.name, 'x', SFT_NAME_SIZE);
+}
+static void
+spoil_mksn_sid(struct sft_msg *m)
+{
+	m->body.mksn_reqst.sid.nid = SFT_SID_NID_NONE;
+}
+static void
+spoil_stat_sid(struct sft_msg *m)
+{
+	m->body.stat_reqst.sid.nid = SFT_SID_NID_NONE;
+}
+static void
+spoil_test_service(struct sft_msg *m)
+{
+	m->body.test_reqst.service = SFT_SVC_TEST;
+}
+static void
+spoil_test_loop(struct sft_msg *m)
+{
+	m->body.test_reqst.loop = 0;
+}
+static void
+spoil_test_concur(struct sft_msg *m)
+{
+	m->body.test_reqst.concur = SFT_MAX_CONCUR + 1;
+}
+static void
+spoil_test_ndest(struct sft_msg *m)
+{
+	m->body.test_reqst.is_client = 1;
+}
 static void
 spoil_test_client_off(struct sft_msg *m)
 {
@@ -486,11 +536,31 @@ spoil_test_client_rw(struct sft_msg *m)
 	m->body.test_reqst.params.bulk_v1.offset = 4096 + 8; /* only offset % 4096 counts */
 	m->body.test_reqst.params.bulk_v1.opc = 3;
 }
-static void spoil_brw_rw(struct sft_msg *m) { m->body.brw_reqst.rw = 0; }
-static void spoil_brw_flags(struct sft_msg *m) { m->body.brw_reqst.flags = 4; }
-static void spoil_brw_len0(struct sft_msg *m) { m->body.brw_reqst.len = 0; }
-static void spoil_brw_len_big(struct sft_msg *m) { m->body.brw_reqst.len = SFT_BRW_MAX_LEN + 8; }
-static void spoil_brw_len_odd(struct sft_msg *m) { m->body.brw_reqst.len = 4100; }
+static void
+spoil_brw_rw(struct sft_msg *m)
+{
+	m->body.brw_reqst.rw = 0;
+}
+static void
+spoil_brw_flags(struct sft_msg *m)
+{
+	m->body.brw_reqst.flags = 4;
+}
+static void
+spoil_brw_len0(struct sft_msg *m)
+{
+	m->body.brw_reqst.len = 0;
+}
+static void
+spoil_brw_len_big(struct sft_msg *m)
+{
+	m->body.brw_reqst.len = SFT_BRW_MAX_LEN + 8;
+}
+static void
+spoil_brw_len_odd(struct sft_msg *m)
+{
+	m->body.brw_reqst.len = 4100;
+}
 static void
 spoil_brw_len_pages(struct sft_msg *m)
 {
@@ -503,9 +573,21 @@ spoil_brw_feats_after_rw(struct sft_msg *m)
 	m->ses_feats = 0x2;
 	m->body.brw_reqst.rw = 0;
 }
-static void spoil_brw_feats(struct sft_msg *m) { m->ses_feats = 0x2; }
-static void spoil_ping_magic(struct sft_msg *m) { m->body.ping_reqst.magic = 0xbabefacf; }
-static void spoil_ping_reply_magic(struct sft_msg *m) { m->body.ping_reply.magic = 0; }
+static void
+spoil_brw_feats(struct sft_msg *m)
+{
+	m->ses_feats = 0x2;
+}
+static void
+spoil_ping_magic(struct sft_msg *m)
+{
+	m->body.ping_reqst.magic = 0xbabefacf;
+}
+static void
+spoil_ping_reply_magic(struct sft_msg *m)
+{
+	m->body.ping_reply.magic = 0;
+}
 
 static void
 test_malformed_fields(void **state)
