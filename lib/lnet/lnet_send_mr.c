@@ -263,12 +263,18 @@ lnet_sel_stamp_ni(const struct lnet_sel_cache *sc, struct lnet_ni *ni, struct ln
 	}
 }
 
+/*
+ * A response takes its turn as a send would, even as this lcore's first
+ * message (a node's first words are often a REPLY to a ping): its view is
+ * made now if need be, so the next send goes the other way, as the
+ * kernel's (replay_kernel's s3_01 push).
+ */
 void
 lnet_sel_stamp_response(struct lnet_cpt *c, struct lnet_ni *ni, struct lnet_peer_ni *lpni)
 {
-	struct lnet_sel_cache *sc = c->sel;
+	struct lnet_sel_cache *sc = c->sel != NULL ? c->sel : lnet_sel_cache_get(c);
 
-	if (sc != NULL) { /* else this lcore never selected: no turn to order against */
+	if (sc != NULL) { /* NULL: no memory for the view; the turn is lost, nothing else */
 		lnet_sel_stamp_ni(sc, ni, lpni, ++sc->clock);
 	}
 }
