@@ -38,7 +38,7 @@ lnetd_selftest_now_ms(void *ctx)
 
 	(void)ctx;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	return (uint64_t)ts.tv_sec * LNP_MS_PER_S + (uint64_t)ts.tv_nsec / LNP_NS_PER_MS;
 }
 
 static void *

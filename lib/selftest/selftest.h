@@ -111,6 +111,15 @@ bool sft_msg_type_is_request(uint32_t type);
  */
 int sft_reply_type(uint32_t type);
 
+/** True when @p a and @p b are the same session (its console's nid and stamp). */
+bool sft_sid_equal(const struct sft_sid *a, const struct sft_sid *b);
+
+/**
+ * Start the reply to @p req in @p reply: zeroed, the version and the reply
+ * type set (what srpc_send_reply sets; the rest is the service's).
+ */
+void sft_reply_init(const struct sft_msg *req, struct sft_msg *reply);
+
 /** Short name of a message type ("MKSN_REQST"), "?" if unknown. */
 const char *sft_msg_type_name(uint32_t type);
 

@@ -10,18 +10,12 @@
 
 #include "sft_fw.h"
 
-#define SFT_MS_PER_S 1000u
+#define SFT_MS_PER_S 1000u /* lnp_api.h's LNP_MS_PER_S: this lib includes nothing of the tree's */
 
 static const struct sft_sid sft_no_sid = {
 	.nid = SFT_SID_NID_NONE,
 	.stamp = SFT_SID_STAMP_NONE,
 };
-
-static bool
-sft_sid_equal(const struct sft_sid *a, const struct sft_sid *b)
-{
-	return a->nid == b->nid && a->stamp == b->stamp;
-}
 
 /* The sid replies carry: the session's, or "no session". */
 static struct sft_sid
@@ -562,14 +556,6 @@ sft_fw_fini(struct sft_fw *fw)
 	fw->deadline_ms = 0;
 }
 
-static void
-sft_fw_reply_init(const struct sft_msg *req, struct sft_msg *reply)
-{
-	memset(reply, 0, sizeof(*reply));
-	reply->version = SFT_MSG_VERSION;
-	reply->type = req->type + 1;
-}
-
 /* After every framework RPC the session's timer starts again (sfw_add_session_timer). */
 static void
 sft_fw_arm(struct sft_fw *fw, uint64_t now_ms)
@@ -633,7 +619,7 @@ sft_fw_handle(struct sft_fw *fw, const struct sft_msg *req, uint64_t now_ms, str
 	int svc = sft_request_type_service(req->type);
 	enum sft_fw_action act = SFT_FW_REPLY;
 
-	sft_fw_reply_init(req, reply);
+	sft_reply_init(req, reply);
 	if (svc < 0 || (uint32_t)svc >= SFT_SVC_FRAMEWORK_MAX) {
 		return SFT_FW_DROP;
 	}
@@ -661,7 +647,7 @@ sft_fw_test_bulk_ready(struct sft_fw *fw, const struct sft_msg *req, int status,
 	enum sft_fw_action act;
 	uint32_t unused;
 
-	sft_fw_reply_init(req, reply);
+	sft_reply_init(req, reply);
 	if (status != 0) {
 		return SFT_FW_DROP; /* the kernel ends the RPC with EIO and no reply */
 	}

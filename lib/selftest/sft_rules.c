@@ -5,6 +5,7 @@
  * and how a 2.17 server answers a request it refuses (selftest-facts §1-3).
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "selftest.h"
 
@@ -155,4 +156,18 @@ uint64_t
 sft_ids_next(struct sft_ids *ids)
 {
 	return ++ids->last;
+}
+
+bool
+sft_sid_equal(const struct sft_sid *a, const struct sft_sid *b)
+{
+	return a->nid == b->nid && a->stamp == b->stamp;
+}
+
+void
+sft_reply_init(const struct sft_msg *req, struct sft_msg *reply)
+{
+	memset(reply, 0, sizeof(*reply));
+	reply->version = SFT_MSG_VERSION;
+	reply->type = req->type + 1;
 }

@@ -220,7 +220,7 @@ sft_crpc_deadline(const struct sft_srv *s)
 {
 	uint32_t t = s->opts.rpc_timeout_s != 0 ? s->opts.rpc_timeout_s : SFT_RPC_TIMEOUT_S;
 
-	return t == SFT_RPC_TIMEOUT_NEVER ? 0 : sft_srv_now(s) + (uint64_t)t * SFT_MS_PER_S;
+	return t == SFT_RPC_TIMEOUT_NEVER ? 0 : sft_srv_now(s) + (uint64_t)t * LNP_MS_PER_S;
 }
 
 int

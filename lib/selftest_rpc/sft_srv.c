@@ -36,14 +36,6 @@ sft_srv_obj_free(struct sft_obj *o)
 	free(o);
 }
 
-void
-sft_srv_reply_init(const struct sft_msg *req, struct sft_msg *reply)
-{
-	memset(reply, 0, sizeof(*reply));
-	reply->version = SFT_MSG_VERSION;
-	reply->type = req->type + 1;
-}
-
 /* ---- the STAT reply's counters -------------------------------------------- */
 
 static void

@@ -19,8 +19,6 @@
 #include "sft_cli.h"
 #include "sft_srv.h"
 
-#define SFT_MS_PER_S 1000u
-
 enum sft_obj_kind {
 	SFT_OBJ_REQBUF, /* a posted request buffer */
 	SFT_OBJ_REPLY,  /* a reply being sent */
@@ -153,7 +151,6 @@ int sft_srv_add_buffer(struct sft_srv *s, uint32_t svc);
 void sft_srv_send_reply(struct sft_srv *s, const struct sft_msg *reply,
 			const struct lnet_processid *peer, const struct lnet_nid *self,
 			uint64_t rpyid);
-void sft_srv_reply_init(const struct sft_msg *req, struct sft_msg *reply);
 
 /* sft_srv_bulk.c */
 /* Start @p b (its fields set, buf and len included); failures end it through done. */

@@ -142,7 +142,7 @@ sft_srv_ping(struct sft_srv *s, const struct sft_msg *req, const struct lnet_eve
 		s->rpc.rpcs_dropped++;
 		return;
 	}
-	sft_srv_reply_init(req, &reply);
+	sft_reply_init(req, &reply);
 	reply.body.ping_reply.seq = r->seq;
 	reply.body.ping_reply.magic = SFT_PING_MAGIC;
 	if ((req->ses_feats & ~SFT_FEATS_MASK) != 0) {
@@ -194,7 +194,7 @@ sft_srv_brw_done(struct sft_srv *s, struct sft_bulk *b)
 		s->rpc.rpcs_dropped++; /* the kernel ends the RPC with EIO, no reply */
 		return;
 	}
-	sft_srv_reply_init(&b->req, &reply);
+	sft_reply_init(&b->req, &reply);
 	reply.ses_feats = b->req.ses_feats;
 	if (b->sink && sft_brw_check(b->buf, SFT_BRW_MAX_LEN, 0, r->len, r->flags, SFT_BRW_MAGIC,
 				     b->req.swabbed, &bad) != 0) {
@@ -212,7 +212,7 @@ sft_srv_brw(struct sft_srv *s, const struct sft_msg *req, const struct lnet_even
 	struct sft_bulk *b;
 	uint32_t status;
 
-	sft_srv_reply_init(req, &reply);
+	sft_reply_init(req, &reply);
 	status = sft_brw_refusal(req, &reply);
 	if (status != SFT_STATUS_OK) {
 		reply.body.brw_reply.status = status;
@@ -251,7 +251,7 @@ sft_srv_test_request(struct sft_srv *s, uint32_t svc, const struct sft_msg *req,
 
 	if (req->version != SFT_MSG_VERSION) {
 		/* The RPC layer's answer before any service looks (srpc_handle_rpc). */
-		sft_srv_reply_init(req, &reply);
+		sft_reply_init(req, &reply);
 		reply.body.brw_reply.status = SFT_STATUS_EPROTO;
 		sft_srv_send_reply(s, &reply, &ev->source, &ev->target.nid, sft_req_rpyid(req));
 		return;

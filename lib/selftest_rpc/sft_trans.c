@@ -25,12 +25,6 @@ struct sft_trans {
 	struct sft_trans_ent ents[];
 };
 
-static bool
-sft_sid_same(const struct sft_sid *a, const struct sft_sid *b)
-{
-	return a->nid == b->nid && a->stamp == b->stamp;
-}
-
 /* lstcon_rpc_get_reply: a reply tells whose the node is now. */
 static void
 sft_trans_node_learn(const struct sft_trans *t, struct sft_trans_ent *e, uint64_t now_ms)
@@ -44,7 +38,7 @@ sft_trans_node_learn(const struct sft_trans *t, struct sft_trans_ent *e, uint64_
 		return; /* another failure says nothing of the node */
 	} else if (sid->nid == SFT_SID_NID_NONE) {
 		e->node->state = SFT_NODE_UNKNOWN;
-	} else if (sft_sid_same(sid, &t->sid)) {
+	} else if (sft_sid_equal(sid, &t->sid)) {
 		e->node->state = SFT_NODE_ACTIVE;
 	} else {
 		e->node->state = SFT_NODE_BUSY;
@@ -140,7 +134,7 @@ sft_trans_start(struct sft_srv *s, const struct sft_trans_args *a)
 		timeout_s = SFT_TRANS_MIN_TIMEOUT_S;
 	}
 	t->sid = a->sid;
-	t->deadline_ms = sft_srv_now(s) + (uint64_t)timeout_s * SFT_MS_PER_S;
+	t->deadline_ms = sft_srv_now(s) + (uint64_t)timeout_s * LNP_MS_PER_S;
 	t->n = a->nnodes;
 	t->remaining = a->nnodes + 1; /* one for the posting, dropped below */
 	t->done = a->done;
