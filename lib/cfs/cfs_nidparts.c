@@ -3,7 +3,7 @@
  * NID descriptors as lnetctl's UDSP rules take them (the kernel's
  * cfs_parse_nid_parts, cfs_match_nid_net, cfs_match_net): a net type, the
  * net numbers it takes, and for a NID descriptor an expression per
- * address part. Shared by the node's rules (lib/lnet/lnet_udsp.c) and the
+ * address part. Shared by the node's rules (lib/lnet/core/lnet_udsp.c) and the
  * configuration checks (apps/common/lnetcfg.c).
  */
 #include <errno.h>

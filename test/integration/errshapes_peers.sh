@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # peer add/del on peers lnetctl did not configure (issue 31 §3), as 2.17's
 # peer.c carries them out (lnet_peer_add, lnet_add_peer_ni,
-# lnet_peer_add_nid, lnet_del_peer_ni; rules in lib/lnet/lnet_peer_dir.c):
+# lnet_peer_add_nid, lnet_del_peer_ni; rules in lib/lnet/mgmt/lnet_peer_dir.c):
 # two lnetd-pmd on 127.0.0.0/8, A discovers B (two NIDs), then on A:
 #  - peer add --prim_nid B1 --nid X over B's discovered peer: that peer is
 #    made again, configured, with B1 and X only (peer state 9, not 281);
