@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "lnet_disc.h"
-#include "lnet_internal.h"
+#include "lnet_health_rules.h"
+#include "lnet_log.h"
 
 #define NONE RT_FSM_NONE
 #define NO RT_FSM_NONE /* in the table, to keep its columns aligned */

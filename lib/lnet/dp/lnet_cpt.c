@@ -10,8 +10,6 @@
 #include "lnet_internal.h"
 #include "rt_wait.h"
 
-RTE_LOG_REGISTER_DEFAULT(lnet_logtype, NOTICE);
-
 /*
  * An outbox polled by @p lc: destinations 0..ncpts-1 are the CPTs (the
  * message's next step), ncpts the management lcore (discovery). Call on

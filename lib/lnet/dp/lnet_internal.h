@@ -23,9 +23,10 @@
 #include "lnp_build_config.h"
 #include "cfs.h"
 #include "lnet_ctl.h"
-#include "lnet_health.h"
+#include "lnet_health_rules.h"
 #include "lnet_idl.h"
 #include "lnet_lnd.h"
+#include "lnet_log.h"
 #include "lnet_select.h"
 #include "lnet_types.h"
 #include "lnet_wire.h"
@@ -34,10 +35,6 @@
 #include "rt_op.h"
 #include "rt_outbox.h"
 #include "rt_pool.h"
-
-extern int lnet_logtype;
-#define LNET_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_##level, lnet_logtype, "lnet: " fmt "\n", ##__VA_ARGS__)
 
 #define LNET_MT_HASH_BITS 8
 #define LNET_MT_HASH_SIZE (1U << LNET_MT_HASH_BITS)
@@ -767,7 +764,7 @@ bool lnet_stopping(void);
 
 /* The status the ping target and net show give @p ni: DOWN while fatal, as the kernel's. */
 static inline uint32_t
-lnet_ni_status(const struct lnet_ni *ni)
+lnet_ni_wire_status(const struct lnet_ni *ni)
 {
 	return __atomic_load_n(&ni->fatal, __ATOMIC_RELAXED) ? LNET_NI_STATUS_DOWN : ni->status;
 }

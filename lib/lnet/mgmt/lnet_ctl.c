@@ -65,7 +65,7 @@ lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ct
 	memset(o, 0, sizeof(*o));
 	o->nid = ni->nid;
 	o->net = ni->net_id;
-	o->up = lnet_ni_status(ni) == LNET_NI_STATUS_UP;
+	o->up = lnet_ni_wire_status(ni) == LNET_NI_STATUS_UP;
 	lnet_stats_sum(ni->stats, ln->ncpts, by_type, total);
 	o->send_count = total[LNET_STATS_SEND];
 	o->recv_count = total[LNET_STATS_RECV];

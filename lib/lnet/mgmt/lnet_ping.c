@@ -99,7 +99,7 @@ lnet_ping_buf_build(struct lnet *ln, bool next_seqno, struct lnet_ping_buf **out
 	for (i = 0; i < t->nnis; i++) {
 		if (t->nis[i] != ln->loni) {
 			nis[src.nnis].nid = t->nis[i]->nid;
-			nis[src.nnis++].status = lnet_ni_status(t->nis[i]);
+			nis[src.nnis++].status = lnet_ni_wire_status(t->nis[i]);
 		}
 	}
 	rc = lnet_ping_info_size(&src, &len) == 0 ? 0 : -EINVAL;

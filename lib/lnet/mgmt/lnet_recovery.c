@@ -72,12 +72,6 @@ lnet_rec_now(const struct lnet *ln)
 	return (int64_t)(rt_now_us(ln->rt) / LNP_US_PER_S);
 }
 
-int64_t
-lnet_recovery_next_ping(uint32_t ping_count, int64_t now, int max_interval)
-{
-	return now + (ping_count > LNET_RECOVERY_PING_COUNT_MAX ? max_interval : 1LL << ping_count);
-}
-
 static struct lnet_ni *
 lnet_rec_ni(struct lnet_health *h)
 {

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Health's pure parts (lnet_health.c, lnet_recovery.c), apart so unit
+ * Health's pure parts (lnet_health_rules.c; the node applies them in
+ * dp/lnet_health.c and mgmt/lnet_recovery.c), apart so unit
  * tests check them without a node: the reaction to each completion
  * status, the value arithmetic and the recovery-ping back-off.
  */
-#ifndef LNET_HEALTH_H
-#define LNET_HEALTH_H
+#ifndef LNET_HEALTH_RULES_H
+#define LNET_HEALTH_RULES_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,4 +50,4 @@ int lnet_health_raised(int value, int sensitivity);
  */
 int64_t lnet_recovery_next_ping(uint32_t ping_count, int64_t now, int max_interval);
 
-#endif /* LNET_HEALTH_H */
+#endif /* LNET_HEALTH_RULES_H */
