@@ -22,7 +22,7 @@
 #include "api.h"
 #include "lnp_build_config.h"
 #include "cfs.h"
-#include "lnet_ctl.h"
+#include "lnet_tunables.h"
 #include "lnet_health_rules.h"
 #include "lnet_idl.h"
 #include "lnet_lnd.h"

@@ -19,7 +19,7 @@
 #include <sys/uio.h>
 
 #include "cfs_nid.h"
-#include "lnet_ctl.h"
+#include "lnet_tunables.h"
 #include "lnet_types.h"
 #include "lnet_wire.h"
 #include "lnp_api.h"

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "lnet_ctl.h"
+#include "lnet_tunables.h"
 #include "lnet_internal.h"
 #include "lnet_route.h"
 

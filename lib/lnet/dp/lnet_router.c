@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lnet_ctl.h"
+#include "lnet_tunables.h"
 #include "lnet_internal.h"
 
 /* ---- the forwarding path (the last hop's peer NI's lcore) ------------------------ */

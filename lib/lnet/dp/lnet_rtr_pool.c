@@ -23,7 +23,7 @@
 
 #include <rte_ring.h>
 
-#include "lnet_ctl.h"
+#include "lnet_tunables.h"
 #include "lnet_internal.h"
 
 #define LNET_RTR_PAGE 4096U

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 
 /* The kernel's lock_prim_nid module parameter, on by default. */

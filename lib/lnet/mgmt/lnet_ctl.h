@@ -13,39 +13,10 @@
 #include <stdint.h>
 
 #include "cfs_nid.h"
+#include "lnet_tunables.h"
 #include "lnp_api.h"
 
 LNP_BEGIN_DECLS
-
-/** Interface names, as the kernel's (IFNAMSIZ). */
-#define LNET_CTL_IFNAMSIZ 16
-
-/** One LND tunable of a NI ("lnd tunables" in net show -v). */
-struct lnet_ctl_lnd_tunable {
-	const char *key; /**< static: "conns_per_peer", "timeout", "tos" */
-	int value;
-};
-
-#define LNET_CTL_LND_TUNABLES 8
-
-/**
- * The LND tunables given to a new NI (net add --conns-per-peer, YAML "lnd
- * tunables"), by the keys `net show -v` prints under "lnd tunables"; the
- * LND's module parameters give the others. Which keys an LND takes is its
- * own business (lnet_lnd_ops.ni_check).
- */
-struct lnet_ctl_lnd_tunables {
-	unsigned int n;
-	struct lnet_ctl_lnd_tunable t[LNET_CTL_LND_TUNABLES];
-};
-
-/** One counter of a NI's LND (telemetry /lnet/lnd_stats). */
-struct lnet_ctl_lnd_counter {
-	const char *key; /**< static */
-	uint64_t value;
-};
-
-#define LNET_CTL_LND_COUNTERS 48
 
 /** One local NI as `lnetctl net show -v` prints it. */
 struct lnet_ctl_ni {
@@ -80,23 +51,6 @@ struct lnet_ctl_ni {
 	char cpts[64];         /**< "[0,1]" */
 	int udsp_net_priority; /**< UDSP priority of its net, -1 when no rule applies */
 	int udsp_nid_priority; /**< UDSP priority of the NI, -1 when no rule applies */
-};
-
-/** Global settings in `lnetctl global show` order. */
-struct lnet_ctl_global {
-	int numa_range;
-	int max_interfaces;
-	int discovery;
-	int drop_asym_route;
-	int retry_count;
-	int transaction_timeout;
-	int health_sensitivity;
-	int recovery_interval;
-	int router_sensitivity;
-	int lnd_timeout;
-	int response_tracking;
-	int recovery_limit;
-	int max_recovery_ping_interval;
 };
 
 /** NIDs of one peer returned by a listing (more are not listed). */
@@ -520,24 +474,12 @@ LNP_API int lnet_ctl_route_del(uint32_t net, const struct lnet_nid *gateway, cha
 /** Routes in the kernel's listing order. @return how many there are (fills up to @p max), or -errno. */
 LNP_API int lnet_ctl_route_list(struct lnet_ctl_route *out, unsigned int max);
 
-/** Router buffer pools per CPT, the kernel's order. */
-enum lnet_ctl_rtr_pool_kind {
-	LNET_CTL_RTR_TINY,
-	LNET_CTL_RTR_SMALL,
-	LNET_CTL_RTR_LARGE,
-	LNET_CTL_RTR_NPOOLS,
-};
 struct lnet_ctl_rtr_pool {
 	int npages; /**< pages a buffer holds: 0, 1, 256 */
 	int nbuffers;
 	int credits; /**< may be negative: messages waiting */
 	int mincredits;
 };
-/** The kernel's routing states (`routing show` "enable"). */
-#define LNET_CTL_ROUTING_DISABLED 0
-#define LNET_CTL_ROUTING_ENABLED 1
-#define LNET_CTL_ROUTING_STOPPING 2
-#define LNET_CTL_ROUTING_STARTING 3
 /** CPTs `routing show` lists at most (LNP_MAX_CPTS of the default build). */
 #define LNET_CTL_ROUTING_CPTS 64
 /** `lnetctl routing show` and `buffers`. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 #include "lnet_peer_dir.h"
 #include "rt_wait.h"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "lnet_fault_ctl.h"
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 
 struct lnet_fault *

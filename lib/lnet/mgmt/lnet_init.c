@@ -15,6 +15,7 @@
 #include <rte_lcore.h>
 
 #include "lnet_fault.h"
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 #include "lnet_route.h"
 #include "lnet_sim.h"

@@ -11,6 +11,7 @@
 
 #include <rte_common.h>
 
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 
 /* Registry of LNDs, filled by constructors before main(); read-only after. */

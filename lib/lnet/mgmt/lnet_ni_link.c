@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 
 struct lnet_ni_link_op {

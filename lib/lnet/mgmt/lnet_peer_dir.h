@@ -10,6 +10,7 @@
 #define LNET_PEER_DIR_H
 
 #include "lnet_disc.h"
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 #include "lnet_peer_merge.h"
 

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 
 #define LNET_PUSH_SLOTS 16U

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 
 /*

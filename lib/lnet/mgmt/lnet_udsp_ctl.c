@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 #include "lnet_route.h"
 #include "lnet_peer_dir.h"

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "api.h"
+#include "lnet_ctl.h"
 #include "lnet_internal.h"
 #include "lnet_sim.h"
 
