@@ -93,7 +93,7 @@
 #include "lnet_ctl.h"
 #include "lnet_fault.h"
 #include "lnet_fault_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 #include "lnet_lnd.h"
 
 #define NODE_PORTAL 40

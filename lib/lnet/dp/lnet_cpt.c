@@ -27,7 +27,7 @@ lnet_msg_outbox_init(struct rt_outbox *o, struct lnet *ln, struct rt_lcore *lc)
 	for (i = 0; i < ln->ncpts; i++) {
 		rt_outbox_set_dst(o, i, rt_data_lcore(ln->rt, i), lnet_msg_run_step);
 	}
-	rt_outbox_set_dst(o, ln->ncpts, rt_mgmt_lcore(ln->rt), lnet_discovery_msg_on_mgmt);
+	rt_outbox_set_dst(o, ln->ncpts, rt_mgmt_lcore(ln->rt), ln->mgmt->msg_on_mgmt);
 	return 0;
 }
 
@@ -46,8 +46,7 @@ lnet_cpt_free(struct lnet_cpt *c)
 	lnet_peer_table_fini(&c->peers);
 	lnet_sel_cache_free(c->sel);
 	lnet_md_table_fini(&c->mds);
-	lnet_discovery_cpt_fini(c);
-	lnet_recovery_cpt_fini(c);
+	c->ln->mgmt->cpt_fini(c);
 	free(c->msg_frees_of);
 	free(c);
 }

@@ -21,7 +21,7 @@
 
 #include "lnet_tunables.h"
 #include "lnet_internal.h"
-#include "lnet_route.h"
+#include "lnet_route_table.h"
 
 void
 lnet_health_init(struct lnet_health *h, int value)
@@ -81,14 +81,14 @@ lnet_health_local_failure(struct lnet *ln, struct lnet_ni *ni)
 	    lnet_health_value(&ni->health) == 0) {
 		lnet_ni_health_status(ni, false); /* the kernel's lnet_dec_ni_healthv_locked */
 	}
-	lnet_recovery_queue_ni(ln, ni);
+	ln->mgmt->recovery_ni(ln, ni);
 }
 
 void
 lnet_health_remote_failure(struct lnet *ln, struct lnet_peer_ni *lpni)
 {
 	lnet_health_update(&lpni->health, lnet_health_lowered, lnet_health_sensitivity(ln));
-	lnet_recovery_queue_lpni(ln, lpni);
+	ln->mgmt->recovery_lpni(ln, lpni);
 }
 
 void
@@ -306,7 +306,7 @@ lnet_health_ok(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_health_ping_reset(&msg->rxpeer->health);
 		if (lnet_health_value(&msg->rxpeer->health) < LNET_MAX_HEALTH_VALUE) {
 			lnet_health_heard(ln, msg->rxpeer);
-			lnet_recovery_queue_lpni(ln, msg->rxpeer); /* it may have aged out */
+			ln->mgmt->recovery_lpni(ln, msg->rxpeer); /* it may have aged out */
 		}
 	}
 }

@@ -680,8 +680,32 @@ struct lnet_rtr_params {
 struct lnet_route_state;
 struct lnet_route_table;
 
+/*
+ * What the data path asks of the management plane. mgmt/ fills the table
+ * in (mgmt/lnet_init.c) before any CPT exists; dp/ calls up only through
+ * it, so the data path depends on nothing of the management plane. Each
+ * runs on the caller's lcore and hands its work to the management lcore
+ * itself; none is on the good path of a message.
+ */
+struct lnet_mgmt_hooks {
+	/* The management lcore's step for a message handed to it (the outboxes' last destination). */
+	rt_msg_fn msg_on_mgmt;
+	/* On @p c's lcore as it goes away: what the management plane keeps there is released. */
+	void (*cpt_fini)(struct lnet_cpt *c);
+	/* @p ni (by NID) or @p lpni lost health: recovery takes it. */
+	void (*recovery_ni)(struct lnet *ln, struct lnet_ni *ni);
+	void (*recovery_lpni)(struct lnet *ln, struct lnet_peer_ni *lpni);
+	/* A peer NI made by traffic: the peer directory learns of its NID. */
+	void (*peer_learn)(struct lnet *ln, const struct lnet_nid *nid, struct lnet_peer_ni *lpni);
+	/* @p ni's link (@p health false) or health went up or down: ping target, push, net show. */
+	void (*ni_state)(struct lnet_ni *ni, bool up, bool health);
+	/* Traffic came through @p from, a gateway held dead; -ENOMEM: not told. */
+	int (*gw_heard)(struct lnet *ln, const struct lnet_nid *from, uint32_t net);
+};
+
 struct lnet {
 	struct rt_runtime *rt;
+	const struct lnet_mgmt_hooks *mgmt; /* set before any CPT exists; read-only */
 	bool owns_eal;
 	enum lnet_exec_mode mode;
 	unsigned int ncpts;
@@ -758,9 +782,11 @@ struct lnet_msg *lnet_rtr_buf_put(struct lnet_rtr_pool *p, void *b, uint32_t gen
 void lnet_rtr_pool_empty(struct lnet_rtr_pool *p);
 void lnet_rtr_pool_fini(struct lnet_rtr_pool *p);
 
-/* lnet_init.c */
+/* lnet_node.c: the node's one instance, and whether LNetNIFini has begun */
 struct lnet *lnet_instance(void);
+void lnet_instance_publish(struct lnet *ln);
 bool lnet_stopping(void);
+void lnet_stopping_set(bool stopping);
 
 /* The status the ping target and net show give @p ni: DOWN while fatal, as the kernel's. */
 static inline uint32_t
@@ -881,7 +907,6 @@ void lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action 
 /* lnet_peer.c */
 int lnet_peer_table_init(struct lnet_peer_table *pt);
 void lnet_peer_table_fini(struct lnet_peer_table *pt);
-void lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid, struct lnet_peer_ni *lpni);
 struct lnet_peer_ni *lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c,
 						      const struct lnet_nid *nid,
 						      struct lnet_ni *ni);
@@ -999,12 +1024,10 @@ void lnet_peer_dir_destroy(struct lnet *ln);
 /* lnet_discovery.c (management lcore unless said) */
 /* Data lcore: hand @p msg (dst_lpni set) to discovery, in order, never lost. */
 void lnet_msg_to_mgmt(struct lnet *ln, struct lnet_msg *msg);
-void lnet_discovery_msg_on_mgmt(void *msg);
 /* The push target's CPT: a push from @p src (whole or truncated) for discovery. */
 void lnet_discovery_push_received(struct lnet *ln, const struct lnet_nid *src, const void *data,
 				  size_t mlength, size_t rlength);
 void lnet_discovery_local_changed(struct lnet *ln);
-void lnet_discovery_cpt_fini(struct lnet_cpt *c);
 /* LNetPrimaryNID: discover @p nid's peer if it is not up to date, then its primary. */
 int lnet_discovery_primary_nid(struct lnet_nid *nid);
 /* LNetPeerDiscovered: 1, -EALREADY, -EHOSTUNREACH, or -EAGAIN (now queued). */
@@ -1049,12 +1072,8 @@ void lnet_health_stamp_deadline(struct lnet_cpt *c, struct lnet_msg *msg);
 /* lnet_recovery.c: the management lcore's recovery queues and pings */
 int lnet_recovery_init(struct lnet *ln);
 void lnet_recovery_fini(struct lnet *ln);
-/* Any lcore: @p ni (by NID) or @p lpni lost health; recovery takes it. */
-void lnet_recovery_queue_ni(struct lnet *ln, struct lnet_ni *ni);
-void lnet_recovery_queue_lpni(struct lnet *ln, struct lnet_peer_ni *lpni);
 /* Management lcore, net del: @p ni leaves recovery before it is freed. */
 void lnet_recovery_ni_gone(struct lnet *ln, struct lnet_ni *ni);
-void lnet_recovery_cpt_fini(struct lnet_cpt *c);
 
 /* lnet_udsp_ctl.c: UDSP rules on the management lcore */
 struct lnet_udsp_state *lnet_udsp_state_create(struct lnet *ln);

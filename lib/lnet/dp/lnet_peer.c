@@ -124,7 +124,7 @@ lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c, const struct lnet_nid *nid,
 	TAILQ_INSERT_HEAD(&c->peers.hash[lnet_peer_hash(nid)], lpni, link);
 	c->peers.npeer_nis++;
 	if (!lnet_nid_is_lo0(nid)) {
-		lnet_peer_dir_learn(c->ln, nid, lpni);
+		c->ln->mgmt->peer_learn(c->ln, nid, lpni);
 	}
 	return lpni;
 }

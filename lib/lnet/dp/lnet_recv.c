@@ -9,7 +9,7 @@
 
 #include "lnet_tunables.h"
 #include "lnet_internal.h"
-#include "lnet_route.h"
+#include "lnet_route_table.h"
 
 /* The LND's recv of @p msg, on its NI's lcore; inlined into lnet_ni_recv, the common caller. */
 static inline __attribute__((always_inline)) void

@@ -253,3 +253,9 @@ lnet_fwd_abort_queued(struct lnet_cpt *c)
 		}
 	}
 }
+
+int
+lnet_routing_state(const struct lnet *ln)
+{
+	return __atomic_load_n(&ln->routing, __ATOMIC_ACQUIRE);
+}

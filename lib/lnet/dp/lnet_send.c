@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lnet_internal.h"
-#include "lnet_route.h"
+#include "lnet_route_table.h"
 
 static bool
 lnet_dest_is_local(struct lnet *ln, const struct lnet_nid *nid)

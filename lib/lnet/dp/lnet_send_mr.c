@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "lnet_internal.h"
-#include "lnet_route.h"
+#include "lnet_route_table.h"
 
 struct lnet_sel_cache {
 	uint16_t cpt;     /* its lcore's: the slot of rr_seq it reads and writes */

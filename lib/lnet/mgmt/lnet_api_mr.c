@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 
 /* The kernel's lock_prim_nid module parameter, on by default. */
 #define LNET_API_LOCK_PRIM_NID true

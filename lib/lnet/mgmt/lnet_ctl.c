@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 
 struct lnet_ctl_ni_args {
 	struct lnet *ln;

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 #include "lnet_peer_dir.h"
 #include "lnet_route.h"
 

@@ -8,7 +8,7 @@
 
 #include "lnet_fault_ctl.h"
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 
 struct lnet_fault *
 lnet_fault_of(struct lnet *ln)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 
 struct lnet_health_set_args {
 	struct lnet *ln;

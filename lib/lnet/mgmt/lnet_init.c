@@ -16,7 +16,7 @@
 
 #include "lnet_fault.h"
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 #include "lnet_route.h"
 #include "lnet_sim.h"
 #include "lnp_build_config.h"
@@ -24,12 +24,6 @@
 
 #define LNET_EAL_MAX_ARGS 64
 
-/*
- * The node. The public API has no context argument (it mirrors kernel
- * LNet's), so this pointer is the one global; every internal function takes
- * the struct lnet it works on. Owned by LNetNIInit/LNetNIFini.
- */
-static struct lnet *g_lnet;
 static int g_lnet_refcount;
 /* Serialises LNetNIInit/LNetNIFini and the options: any application thread may call them. */
 static pthread_mutex_t g_lnet_init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -45,6 +39,24 @@ static const struct lnet_rtr_params lnet_default_rtr_params = {
 	.router_ping_timeout = 50,
 	.check_routers_before_use = 0,
 	.avoid_asym_router_failure = 1,
+};
+
+/* On @p c's lcore as it goes away: discovery's and recovery's I/O in flight there. */
+static void
+lnet_mgmt_cpt_fini(struct lnet_cpt *c)
+{
+	lnet_discovery_cpt_fini(c);
+	lnet_recovery_cpt_fini(c);
+}
+
+const struct lnet_mgmt_hooks lnet_mgmt_hooks = {
+	.msg_on_mgmt = lnet_discovery_msg_on_mgmt,
+	.cpt_fini = lnet_mgmt_cpt_fini,
+	.recovery_ni = lnet_recovery_queue_ni,
+	.recovery_lpni = lnet_recovery_queue_lpni,
+	.peer_learn = lnet_peer_dir_learn,
+	.ni_state = lnet_ni_state_change,
+	.gw_heard = lnet_route_gw_heard,
 };
 
 static const struct lnet_ctl_global lnet_default_tunables = {
@@ -63,32 +75,20 @@ static const struct lnet_ctl_global lnet_default_tunables = {
 	.max_recovery_ping_interval = 900,
 };
 
-struct lnet *
-lnet_instance(void)
-{
-	return g_lnet;
-}
-
 /*
- * Holders and the stop flag live outside the instance that LNetNIFini
- * frees. Sequentially consistent both ways: a holder that counted itself
- * before the flag was set is waited for; one after it sees the flag.
+ * Holders live outside the instance that LNetNIFini frees, as the stop
+ * flag does (dp/lnet_node.c). Sequentially consistent both ways: a holder
+ * that counted itself before the flag was set is waited for; one after it
+ * sees the flag.
  */
 static unsigned int g_ctl_holds;
-static bool g_stopping;
 static unsigned int g_ctl_hold_waits;
-
-bool
-lnet_stopping(void)
-{
-	return __atomic_load_n(&g_stopping, __ATOMIC_SEQ_CST);
-}
 
 int
 lnet_ctl_hold(void)
 {
 	__atomic_fetch_add(&g_ctl_holds, 1, __ATOMIC_SEQ_CST);
-	if (lnet_stopping() || __atomic_load_n(&g_lnet, __ATOMIC_SEQ_CST) == NULL) {
+	if (lnet_stopping() || lnet_instance() == NULL) {
 		lnet_ctl_release();
 		return -ESHUTDOWN;
 	}
@@ -140,7 +140,7 @@ lnet_init_opts_set(const struct lnet_init_opts *opts)
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&g_lnet_init_lock);
-	if (g_lnet != NULL) {
+	if (lnet_instance() != NULL) {
 		rc = -EBUSY;
 	} else {
 		memset(&g_lnet_opts, 0, sizeof(g_lnet_opts));
@@ -382,13 +382,14 @@ lnet_ni_init_locked(lnet_pid_t requested_pid)
 	struct lnet *ln;
 	int rc;
 
-	if (g_lnet != NULL) {
+	if (lnet_instance() != NULL) {
 		return g_lnet_refcount++;
 	}
 	ln = calloc(1, sizeof(*ln));
 	if (ln == NULL) {
 		return -ENOMEM;
 	}
+	ln->mgmt = &lnet_mgmt_hooks;
 	ln->pid = requested_pid == LNET_PID_ANY ? LNET_PID_LUSTRE : requested_pid;
 	ln->tunables = lnet_default_tunables;
 	ln->rtr_params = lnet_default_rtr_params;
@@ -407,8 +408,8 @@ lnet_ni_init_locked(lnet_pid_t requested_pid)
 		lnet_destroy(ln);
 		return rc;
 	}
-	__atomic_store_n(&g_stopping, false, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&g_lnet, ln, __ATOMIC_SEQ_CST);
+	lnet_stopping_set(false);
+	lnet_instance_publish(ln);
 	g_lnet_refcount = 1;
 	rc = lnet_ping_target_init(ln);
 	if (rc != 0) {
@@ -445,7 +446,7 @@ lnet_cpt_quiesce(void *arg)
 static int
 lnet_ni_fini_locked(void)
 {
-	struct lnet *ln = g_lnet;
+	struct lnet *ln = lnet_instance();
 	unsigned int i;
 
 	if (ln == NULL) {
@@ -454,7 +455,7 @@ lnet_ni_fini_locked(void)
 	if (--g_lnet_refcount > 0) {
 		return 0;
 	}
-	__atomic_store_n(&g_stopping, true, __ATOMIC_SEQ_CST);
+	lnet_stopping_set(true);
 	for (i = 0; i < LNET_MAX_PORTALS; i++) {
 		__atomic_store_n(&ln->portals[i].lazy, 0, __ATOMIC_RELEASE);
 	}
@@ -465,7 +466,7 @@ lnet_ni_fini_locked(void)
 	lnet_ni_shutdown_all(ln);
 	rt_wait_settle(ln->rt);
 	lnet_wait_for_holders(ln);
-	__atomic_store_n(&g_lnet, NULL, __ATOMIC_SEQ_CST);
+	lnet_instance_publish(NULL);
 	lnet_destroy(ln);
 	return 0;
 }
@@ -495,7 +496,7 @@ LNetNIFini(void)
 int
 LNetSetLazyPortal(int portal)
 {
-	struct lnet *ln = g_lnet;
+	struct lnet *ln = lnet_instance();
 
 	if (ln == NULL) {
 		return -ENETDOWN;
@@ -525,7 +526,7 @@ lnet_clear_lazy_on_cpt(void *arg)
 int
 LNetClearLazyPortal(int portal)
 {
-	struct lnet_clear_lazy_args a = { g_lnet, (unsigned int)portal, 0 };
+	struct lnet_clear_lazy_args a = { lnet_instance(), (unsigned int)portal, 0 };
 
 	if (a.ln == NULL) {
 		return -ENETDOWN;
@@ -571,7 +572,7 @@ lnet_getid_on_mgmt(void *arg)
 int
 LNetGetId(unsigned int index, struct lnet_processid *id, bool large_nids)
 {
-	struct lnet_getid_args a = { g_lnet, index, large_nids, id };
+	struct lnet_getid_args a = { lnet_instance(), index, large_nids, id };
 
 	if (a.ln == NULL) {
 		return -ENETDOWN;
@@ -627,7 +628,7 @@ lnet_counters_add_on_cpt(void *arg)
 int
 lnet_counters_get(struct lnet_counters *out)
 {
-	struct lnet_counters_args a = { g_lnet, 0, out };
+	struct lnet_counters_args a = { lnet_instance(), 0, out };
 
 	if (a.ln == NULL) {
 		return -ENETDOWN;
@@ -676,7 +677,7 @@ lnet_counters_reset_on_mgmt(void *arg)
 int
 lnet_counters_reset(void)
 {
-	struct lnet *ln = g_lnet;
+	struct lnet *ln = lnet_instance();
 	unsigned int cpt;
 
 	if (ln == NULL) {

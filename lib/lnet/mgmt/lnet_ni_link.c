@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 
 struct lnet_ni_link_op {
 	struct lnet_mgmt_op op; /* first: the queue hands this back */
@@ -71,7 +71,7 @@ lnet_ni_link_submit(void *arg)
 	lnet_mgmt_op_submit(&o->op);
 }
 
-static void
+void
 lnet_ni_state_change(struct lnet_ni *ni, bool up, bool health)
 {
 	struct lnet_ni_link_op *o = calloc(1, sizeof(*o));
@@ -87,16 +87,4 @@ lnet_ni_state_change(struct lnet_ni *ni, bool up, bool health)
 	o->up = up;
 	o->health = health;
 	rt_hop_send(&o->hop, rt_mgmt_lcore(ni->ln->rt), lnet_ni_link_submit, o);
-}
-
-void
-lnet_ni_link_state(struct lnet_ni *ni, bool up)
-{
-	lnet_ni_state_change(ni, up, false);
-}
-
-void
-lnet_ni_health_status(struct lnet_ni *ni, bool up)
-{
-	lnet_ni_state_change(ni, up, true);
 }

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 
 /* Features a kernel node advertises with routing off and discovery on. */
 #define LNET_PING_FEATURES                                                                    \

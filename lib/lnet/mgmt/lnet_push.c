@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 
 #define LNET_PUSH_SLOTS 16U
 /* A push may name LNET_INTERFACES_MAX_DEFAULT NIs; a bigger one stays truncated. */

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 
 /*
  * The kernel's monitor thread wakes once a second and pings every NI due.

@@ -14,49 +14,22 @@
 #include <stdint.h>
 
 #include "lnet_internal.h"
+#include "lnet_route_table.h"
 
 struct lnet_peer;
 struct lnet_peer_dir;
 struct lnet_merge_proposal;
 
-/* One route as the data lcores see it. */
-struct lnet_route_view {
-	uint32_t net;  /* remote net */
-	uint32_t lnet; /* local net of the gateway NID as added */
-	uint32_t hops;
-	uint32_t priority;
-	bool alive;
-	bool gw_alive; /* its gateway's lp_alive: false, traffic through it says it is up */
-	struct lnet_nid gw_nid; /* as added */
-	struct lnet_nid gw_primary;
-	const struct lnet_peer_comp *gw; /* NULL: the gateway peer is not published yet */
-};
-
-/* The published snapshot; routes grouped by remote net, nets sorted. */
-struct lnet_route_table {
-	uint64_t gen;
-	unsigned int nroutes;
-	struct lnet_route_view routes[];
-};
-
 /* mgmt: make and free the table (LNetNIInit, LNetNIFini). */
 int lnet_route_init(struct lnet *ln);
 void lnet_route_fini(struct lnet *ln);
 
-/* Any lcore, in an RCU read section: the snapshot (NULL when there are no routes). */
-static inline const struct lnet_route_table *
-lnet_route_table_get(const struct lnet *ln)
-{
-	return rt_rcu_read((void *const *)&ln->route_table);
-}
-
-/* Routes to @p net in @p t: *n of them from the returned one (NULL: none). */
-const struct lnet_route_view *lnet_route_find(const struct lnet_route_table *t, uint32_t net,
-					      unsigned int *n);
-/* Whether a route to @p net goes through the gateway that has @p gw_nid (drop_asym_route). */
-bool lnet_route_via(const struct lnet_route_table *t, uint32_t net, const struct lnet_nid *gw_nid);
-/* Whether @p nid is a NID of a gateway of @p t (for routed responses). */
-bool lnet_route_is_gateway_nid(const struct lnet_route_table *t, const struct lnet_nid *nid);
+/*
+ * Traffic came through @p from, a gateway held dead, from @p net (the
+ * management hook lnet_route_gw_traffic calls, on its lcore): mgmt takes
+ * it as alive again. -ENOMEM: not told.
+ */
+int lnet_route_gw_heard(struct lnet *ln, const struct lnet_nid *from, uint32_t net);
 
 /* Peer directory hooks (mgmt). A gateway peer's composition changed: */
 void lnet_route_gw_published(struct lnet_peer_dir *d, struct lnet_peer *p);
@@ -65,15 +38,6 @@ void lnet_route_gw_gone(struct lnet_peer_dir *d, struct lnet_peer *p);
 /* ... its ping data arrived (@p prop) or its discovery failed (@p prop NULL): */
 void lnet_route_gw_data(struct lnet_peer_dir *d, struct lnet_peer *p,
 			const struct lnet_merge_proposal *prop);
-
-/*
- * Any lcore, in an RCU read section: a message from @p from whose source is
- * on @p src_net came through it. When @p from is a gateway we hold dead
- * with a route to that net, mgmt is told (at most once a second per
- * @p lpni): the kernel's lnet_parse takes the gateway as alive again.
- */
-void lnet_route_gw_traffic(struct lnet_cpt *c, struct lnet_peer_ni *lpni,
-			   const struct lnet_nid *from, uint32_t src_net);
 
 /* Gateways' primary NIDs for UDSP router rules (mgmt): *n of them, caller frees. */
 struct lnet_nid *lnet_route_gateways(struct lnet *ln, unsigned int *n);

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 
 /* The kernel's pool sizes (router.c LNET_NRB_*): totals over all CPTs. */
 static const int lnet_rtr_default[LNET_CTL_RTR_NPOOLS] = { 2048, 16384, 1024 };
@@ -38,12 +38,6 @@ struct lnet_router {
 	bool pools_made;                  /* routing show lists the CPTs' pools from then on */
 	struct rt_hop hops[LNP_MAX_CPTS]; /* emptying each CPT's pools, from the timer */
 };
-
-int
-lnet_routing_state(const struct lnet *ln)
-{
-	return __atomic_load_n(&ln->routing, __ATOMIC_ACQUIRE);
-}
 
 static int *
 lnet_rtr_param_slot(struct lnet *ln, unsigned int kind)
