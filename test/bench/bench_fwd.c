@@ -28,7 +28,7 @@
 #include "api.h"
 #include "lnet_ctl.h"
 #include "bench_udsp.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 
 #define FWD_PORTAL 7
 #define TCP LNET_MKNET(LNET_LND_SOCK, 0)

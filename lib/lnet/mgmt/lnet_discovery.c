@@ -198,7 +198,7 @@ lnet_discovery_cpt_fini(struct lnet_cpt *c)
 {
 	struct lnet_disc_io *io;
 
-	while ((io = LIST_FIRST(&c->disc_ios)) != NULL) {
+	while ((io = LIST_FIRST(&lnet_cpt_mgmt(c)->disc_ios)) != NULL) {
 		LIST_REMOVE(io, link);
 		free(io);
 	}
@@ -219,7 +219,7 @@ lnet_disc_io_start(void *arg)
 	};
 	int rc;
 
-	LIST_INSERT_HEAD(&lnet_cpt_self(io->ln)->disc_ios, io, link);
+	LIST_INSERT_HEAD(&lnet_cpt_mgmt(lnet_cpt_self(io->ln))->disc_ios, io, link);
 	rc = LNetMDBind(&md, LNET_UNLINK, &io->mdh);
 	if (rc != 0) {
 		LIST_REMOVE(io, link);
@@ -303,7 +303,7 @@ static int
 lnet_disc_send_push(struct lnet_disc *dd, uint32_t token, uint32_t seqno)
 {
 	struct lnet_peer_dir *d = dd->node->arg;
-	const struct lnet_ping_buf *pb = d->ln->ping_buf;
+	const struct lnet_ping_buf *pb = lnet_node(d->ln)->ping_buf;
 
 	(void)seqno; /* the posted ping target is the one with this number */
 	if (pb == NULL) {
@@ -572,9 +572,9 @@ lnet_discovery_backoff_set(struct lnet_peer_dir *d)
 void
 lnet_discovery_tunables_changed(struct lnet *ln)
 {
-	if (ln->peer_dir != NULL) {
-		ln->peer_dir->disc.timeout = lnet_discovery_timeout_us(ln);
-		lnet_discovery_backoff_set(ln->peer_dir);
+	if (lnet_node(ln)->peer_dir != NULL) {
+		lnet_node(ln)->peer_dir->disc.timeout = lnet_discovery_timeout_us(ln);
+		lnet_discovery_backoff_set(lnet_node(ln)->peer_dir);
 	}
 }
 
@@ -586,7 +586,7 @@ lnet_discovery_node_init(struct lnet_peer_dir *d)
 	lnet_disc_node_init(&d->disc, &lnet_discovery_ops, d, lnet_discovery_timeout_us(ln));
 	lnet_discovery_backoff_set(d);
 	lnet_disc_node_enable(&d->disc, __atomic_load_n(&ln->tunables.discovery, __ATOMIC_RELAXED));
-	lnet_disc_node_local_changed(&d->disc, ln->ping_seqno);
+	lnet_disc_node_local_changed(&d->disc, lnet_node(ln)->ping_seqno);
 }
 
 void
@@ -821,14 +821,14 @@ lnet_discovery_push_received(struct lnet *ln, const struct lnet_nid *src, const 
 void
 lnet_discovery_local_changed(struct lnet *ln)
 {
-	struct lnet_peer_dir *d = ln->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(ln)->peer_dir;
 	struct lnet_peer *p;
 	struct lnet_peer *next;
 
-	if (d == NULL || d->disc.local_seqno == ln->ping_seqno) {
+	if (d == NULL || d->disc.local_seqno == lnet_node(ln)->ping_seqno) {
 		return;
 	}
-	lnet_disc_node_local_changed(&d->disc, ln->ping_seqno);
+	lnet_disc_node_local_changed(&d->disc, lnet_node(ln)->ping_seqno);
 	for (p = TAILQ_FIRST(&d->peers); p != NULL; p = next) {
 		next = TAILQ_NEXT(p, link);
 		lnet_disc_local_changed(&p->disc, lnet_disc_now(d));
@@ -847,7 +847,7 @@ lnet_discovery_enable_on_mgmt(void *ln)
 void
 lnet_discovery_set_enabled(struct lnet *ln, bool on)
 {
-	struct lnet_peer_dir *d = ln->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(ln)->peer_dir;
 	struct lnet_peer *p;
 	struct lnet_peer *next;
 
@@ -866,7 +866,7 @@ lnet_discovery_set_enabled(struct lnet *ln, bool on)
 static int
 lnet_discovery_shutdown_on_mgmt(void *arg)
 {
-	struct lnet_peer_dir *d = ((struct lnet *)arg)->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(arg)->peer_dir;
 	struct lnet_peer *p;
 
 	if (d == NULL) {

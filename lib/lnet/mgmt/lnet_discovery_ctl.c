@@ -155,7 +155,7 @@ static int
 lnet_discover_check_on_mgmt(void *arg)
 {
 	struct lnet_discover_args *a = arg;
-	struct lnet_peer_dir *d = a->ln->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(a->ln)->peer_dir;
 	struct lnet_peer *p = d != NULL ? lnet_peer_find(d, &a->nid) : NULL;
 	char s[LNET_NIDSTR_SIZE];
 
@@ -233,7 +233,7 @@ lnet_discover_wait(const struct lnet_nid *nid, bool force, bool only_if_needed,
 		return rc;
 	}
 	/* The machine's own timer ends a discovery; this bound only guards the wait. */
-	timeout_us = 3 * a.ln->peer_dir->disc.timeout + LNP_US_PER_S;
+	timeout_us = 3 * lnet_node(a.ln)->peer_dir->disc.timeout + LNP_US_PER_S;
 	if (!rt_wait_until(a.ln->rt, lnet_discover_done, &a, timeout_us)) {
 		snprintf(err, errlen, "discovery timed out");
 		return -ETIMEDOUT;

@@ -49,7 +49,7 @@ lnet_mgmt_cpt_fini(struct lnet_cpt *c)
 	lnet_recovery_cpt_fini(c);
 }
 
-const struct lnet_mgmt_hooks lnet_mgmt_hooks = {
+const struct lnet_mgmt_hooks lnet_node_hooks = {
 	.msg_on_mgmt = lnet_discovery_msg_on_mgmt,
 	.cpt_fini = lnet_mgmt_cpt_fini,
 	.recovery_ni = lnet_recovery_queue_ni,
@@ -314,8 +314,8 @@ lnet_runtime_start(struct lnet *ln)
 		return rc;
 	}
 	ln->fault = lnet_fault_create(ln->rt, 0);
-	ln->udsp = lnet_udsp_state_create(ln);
-	if (ln->fault == NULL || ln->udsp == NULL || lnet_route_init(ln) != 0 ||
+	lnet_node(ln)->udsp = lnet_udsp_state_create(ln);
+	if (ln->fault == NULL || lnet_node(ln)->udsp == NULL || lnet_route_init(ln) != 0 ||
 	    lnet_router_init(ln) != 0) {
 		return -ENOMEM;
 	}
@@ -359,8 +359,8 @@ lnet_destroy(struct lnet *ln)
 	lnet_route_fini(ln);
 	lnet_peer_dir_destroy(ln);
 	lnet_ni_table_destroy(ln);
-	lnet_udsp_state_destroy(ln->udsp);
-	ln->udsp = NULL;
+	lnet_udsp_state_destroy(lnet_node(ln)->udsp);
+	lnet_node(ln)->udsp = NULL;
 	lnet_msg_pool_destroy(ln);
 	if (ln->rt != NULL) {
 		rt_runtime_destroy(ln->rt);
@@ -371,7 +371,7 @@ lnet_destroy(struct lnet *ln)
 	if (ln->owns_eal) {
 		rte_eal_cleanup();
 	}
-	free(ln);
+	free(lnet_node(ln));
 }
 
 static int lnet_ni_fini_locked(void);
@@ -379,20 +379,25 @@ static int lnet_ni_fini_locked(void);
 static int
 lnet_ni_init_locked(lnet_pid_t requested_pid)
 {
+	struct lnet_node *node;
 	struct lnet *ln;
 	int rc;
 
 	if (lnet_instance() != NULL) {
 		return g_lnet_refcount++;
 	}
-	ln = calloc(1, sizeof(*ln));
-	if (ln == NULL) {
+	/* Cache-line aligned: per-lcore parts of it are (hop counts, cpt_mgmt). */
+	node = aligned_alloc(RTE_CACHE_LINE_SIZE,
+			     RTE_ALIGN_CEIL(sizeof(*node), RTE_CACHE_LINE_SIZE));
+	if (node == NULL) {
 		return -ENOMEM;
 	}
-	ln->mgmt = &lnet_mgmt_hooks;
+	memset(node, 0, sizeof(*node));
+	ln = &node->ln;
+	ln->mgmt = &lnet_node_hooks;
 	ln->pid = requested_pid == LNET_PID_ANY ? LNET_PID_LUSTRE : requested_pid;
 	ln->tunables = lnet_default_tunables;
-	ln->rtr_params = lnet_default_rtr_params;
+	lnet_node(ln)->rtr_params = lnet_default_rtr_params;
 	ln->interface_cookie = lnet_new_interface_cookie();
 	rc = lnet_choose_mode(ln, &g_lnet_opts);
 	if (rc == 0) {

@@ -247,9 +247,9 @@ lnet_ni_table_create(struct lnet *ln)
 		return -ENODEV;
 	}
 	/* On the management lcore, before any configuration operation can come. */
-	rt_op_queue_init(&ln->ops, rt_mgmt_lcore(ln->rt));
-	LIST_INIT(&ln->ping_bufs);
-	rt_timer_init(&ln->zombie_timer, lnet_ni_zombie_check, ln);
+	rt_op_queue_init(&lnet_node(ln)->ops, rt_mgmt_lcore(ln->rt));
+	LIST_INIT(&lnet_node(ln)->ping_bufs);
+	rt_timer_init(&lnet_node(ln)->zombie_timer, lnet_ni_zombie_check, ln);
 	if (lnet_recovery_init(ln) != 0) {
 		return -ENOMEM;
 	}
@@ -300,10 +300,10 @@ lnet_ni_table_destroy(struct lnet *ln)
 	free(t);
 	ln->ni_table = NULL;
 	ln->loni = NULL;
-	while (ln->zombie_nis != NULL) {
-		struct lnet_ni *z = ln->zombie_nis;
+	while (lnet_node(ln)->zombie_nis != NULL) {
+		struct lnet_ni *z = lnet_node(ln)->zombie_nis;
 
-		ln->zombie_nis = z->next_zombie;
+		lnet_node(ln)->zombie_nis = z->next_zombie;
 		lnet_ni_free(z);
 	}
 }
@@ -325,7 +325,7 @@ lnet_mgmt_op_submit(void *arg)
 	struct lnet_mgmt_op *op = arg;
 
 	op->op.start = lnet_mgmt_op_start;
-	rt_op_submit(&op->ln->ops, &op->op);
+	rt_op_submit(&lnet_node(op->ln)->ops, &op->op);
 }
 
 /* On the management lcore: @p op is over; the next one starts. */
@@ -345,7 +345,7 @@ lnet_mgmt_op_run(struct lnet *ln, struct lnet_mgmt_op *op)
 {
 	op->ln = ln;
 	op->op.start = lnet_mgmt_op_start;
-	return rt_op_run(&ln->ops, &op->op);
+	return rt_op_run(&lnet_node(ln)->ops, &op->op);
 }
 
 /* ---- net add / net del ---- */
@@ -380,7 +380,7 @@ static void
 lnet_ni_zombie_check(void *arg)
 {
 	struct lnet *ln = arg;
-	struct lnet_ni **pp = &ln->zombie_nis;
+	struct lnet_ni **pp = &lnet_node(ln)->zombie_nis;
 
 	while (*pp != NULL) {
 		struct lnet_ni *ni = *pp;
@@ -391,23 +391,23 @@ lnet_ni_zombie_check(void *arg)
 		}
 		*pp = ni->next_zombie;
 	}
-	if (ln->zombie_nis == NULL) {
-		ln->zombie_checks = 0;
+	if (lnet_node(ln)->zombie_nis == NULL) {
+		lnet_node(ln)->zombie_checks = 0;
 		return;
 	}
 	/* Messages in flight finish within a few loop turns; a stuck one is polled slowly. */
-	ln->zombie_checks++;
-	rt_timer_arm(&ln->zombie_timer, ln->zombie_checks < 64 ? 0 : 10000);
+	lnet_node(ln)->zombie_checks++;
+	rt_timer_arm(&lnet_node(ln)->zombie_timer, lnet_node(ln)->zombie_checks < 64 ? 0 : 10000);
 }
 
 /* Mgmt: @p ni is unpublished and stopped; it is freed after a grace period once unreferenced. */
 static void
 lnet_ni_bury(struct lnet *ln, struct lnet_ni *ni)
 {
-	ni->next_zombie = ln->zombie_nis;
-	ln->zombie_nis = ni;
-	if (!rt_timer_pending(&ln->zombie_timer)) {
-		ln->zombie_checks = 0;
+	ni->next_zombie = lnet_node(ln)->zombie_nis;
+	lnet_node(ln)->zombie_nis = ni;
+	if (!rt_timer_pending(&lnet_node(ln)->zombie_timer)) {
+		lnet_node(ln)->zombie_checks = 0;
 		lnet_ni_zombie_check(ln);
 	}
 }
@@ -418,7 +418,7 @@ lnet_ni_op_pinged(void *arg, int rc)
 	struct lnet_ni_op *o = arg;
 
 	o->req->ping_rc = rc;
-	o->op.ln->ping_quiet = false;
+	lnet_node(o->op.ln)->ping_quiet = false;
 	if (!o->req->add) {
 		lnet_ni_bury(o->op.ln, o->ni);
 	}
@@ -430,7 +430,7 @@ lnet_ni_op_back_on_mgmt(void *arg)
 {
 	struct lnet_ni_op *o = arg;
 
-	o->op.ln->ping_quiet = o->req->quiet;
+	lnet_node(o->op.ln)->ping_quiet = o->req->quiet;
 	lnet_ping_target_rebuild(o->op.ln, lnet_ni_op_pinged, o);
 }
 

@@ -123,7 +123,7 @@ static void lnet_peer_reap(void *arg);
 struct lnet_peer_dir *
 lnet_peer_dir_get(struct lnet *ln)
 {
-	struct lnet_peer_dir *d = ln->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(ln)->peer_dir;
 
 	if (d != NULL) {
 		return d;
@@ -144,7 +144,7 @@ lnet_peer_dir_get(struct lnet *ln)
 	d->nslots = LNET_PEER_DIR_MIN_BUCKETS;
 	rt_timer_init(&d->reaper, lnet_peer_reap, d);
 	lnet_discovery_node_init(d);
-	ln->peer_dir = d;
+	lnet_node(ln)->peer_dir = d;
 	return d;
 }
 
@@ -223,7 +223,7 @@ lnet_peer_create(struct lnet_peer_dir *d, const struct lnet_nid *nid)
 void
 lnet_peer_dir_destroy(struct lnet *ln)
 {
-	struct lnet_peer_dir *d = ln->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(ln)->peer_dir;
 	struct lnet_peer *p;
 
 	if (d == NULL) {
@@ -239,7 +239,7 @@ lnet_peer_dir_destroy(struct lnet *ln)
 	}
 	free(d->slots);
 	free(d);
-	ln->peer_dir = NULL;
+	lnet_node(ln)->peer_dir = NULL;
 }
 
 static int
@@ -1069,7 +1069,7 @@ static int
 lnet_peer_list_on_mgmt(void *arg)
 {
 	struct lnet_peer_list_args *a = arg;
-	struct lnet_peer_dir *d = a->ln->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(a->ln)->peer_dir;
 	struct lnet_peer *p;
 	unsigned int n = 0;
 

@@ -11,7 +11,7 @@
 
 #include "lnet_disc.h"
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 #include "lnet_peer_merge.h"
 
 struct lnet_peer {

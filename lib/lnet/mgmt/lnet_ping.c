@@ -85,7 +85,7 @@ lnet_ping_buf_build(struct lnet *ln, bool next_seqno, struct lnet_ping_buf **out
 	struct lnet_ping_src src = {
 		.features = lnet_ping_features(ln),
 		.pid = ln->pid,
-		.seqno = ln->ping_seqno + (next_seqno ? 1 : 0),
+		.seqno = lnet_node(ln)->ping_seqno + (next_seqno ? 1 : 0),
 		.nis = nis,
 	};
 	struct lnet_ping_buf *pbuf = NULL;
@@ -115,7 +115,7 @@ lnet_ping_buf_build(struct lnet *ln, bool next_seqno, struct lnet_ping_buf **out
 		free(pbuf);
 		return rc;
 	}
-	ln->ping_seqno = src.seqno;
+	lnet_node(ln)->ping_seqno = src.seqno;
 	pbuf->nnis = src.nnis;
 	pbuf->ln = ln;
 	*out = pbuf;
@@ -129,10 +129,10 @@ lnet_ping_post_done(void *arg)
 	struct lnet *ln = p->ln;
 
 	if (p->rc == 0) {
-		ln->ping_mdh = p->mdh;
-		ln->ping_buf = p->pbuf;
+		lnet_node(ln)->ping_mdh = p->mdh;
+		lnet_node(ln)->ping_buf = p->pbuf;
 		__atomic_store_n(&ln->ping_nnis, p->pbuf->nnis, __ATOMIC_RELAXED);
-		if (!ln->ping_quiet) {
+		if (!lnet_node(ln)->ping_quiet) {
 			lnet_discovery_local_changed(
 				ln); /* a new sequence number: push to MR peers */
 		}
@@ -192,10 +192,11 @@ lnet_ping_target_post(struct lnet *ln, bool next_seqno, void (*cb)(void *arg, in
 		cb(arg, rc);
 		return;
 	}
-	LIST_INSERT_HEAD(&ln->ping_bufs, p->pbuf, link);
+	LIST_INSERT_HEAD(&lnet_node(ln)->ping_bufs, p->pbuf, link);
 	p->ln = ln;
-	p->old = ln->ping_buf != NULL ? ln->ping_mdh :
-					(struct lnet_handle_md){ LNET_WIRE_HANDLE_COOKIE_NONE };
+	p->old = lnet_node(ln)->ping_buf != NULL ?
+			 lnet_node(ln)->ping_mdh :
+			 (struct lnet_handle_md){ LNET_WIRE_HANDLE_COOKIE_NONE };
 	p->cb = cb;
 	p->arg = arg;
 	rt_hop_send(&p->hop, ln->cpts[p->me->cpt]->lcore, lnet_ping_post_on_cpt, p);
@@ -263,9 +264,9 @@ lnet_ping_target_fini(struct lnet *ln)
 	struct lnet_ping_buf *pbuf;
 
 	lnet_push_target_fini(ln);
-	while ((pbuf = LIST_FIRST(&ln->ping_bufs)) != NULL) {
+	while ((pbuf = LIST_FIRST(&lnet_node(ln)->ping_bufs)) != NULL) {
 		LIST_REMOVE(pbuf, link);
 		free(pbuf);
 	}
-	ln->ping_buf = NULL;
+	lnet_node(ln)->ping_buf = NULL;
 }

@@ -221,7 +221,7 @@ lnet_push_target_init(struct lnet *ln)
 	pt->cpt = LNET_RESERVED_PORTAL % ln->ncpts;
 	pt->nbytes = LNET_PING_INFO_MIN_SIZE;
 	LIST_INIT(&pt->bufs);
-	ln->push = pt;
+	lnet_node(ln)->push = pt;
 	rc = lnet_call_on_cpt(ln, pt->cpt, lnet_push_init_on_cpt, pt);
 	if (rc != 0) {
 		LNET_LOG(ERR, "push target: %s", strerror(-rc));
@@ -233,7 +233,7 @@ lnet_push_target_init(struct lnet *ln)
 void
 lnet_push_target_fini(struct lnet *ln)
 {
-	struct lnet_push_target *pt = ln->push;
+	struct lnet_push_target *pt = lnet_node(ln)->push;
 	struct lnet_push_buf *pb;
 
 	if (pt == NULL) {
@@ -244,7 +244,7 @@ lnet_push_target_fini(struct lnet *ln)
 		free(pb);
 	}
 	free(pt);
-	ln->push = NULL;
+	lnet_node(ln)->push = NULL;
 }
 
 struct lnet_push_get_args {
@@ -265,7 +265,7 @@ int
 lnet_ctl_push_get(struct lnet_ctl_push *out)
 {
 	struct lnet *ln = lnet_instance();
-	struct lnet_push_get_args a = { ln == NULL ? NULL : ln->push, out };
+	struct lnet_push_get_args a = { ln == NULL ? NULL : lnet_node(ln)->push, out };
 
 	if (a.pt == NULL) {
 		return -ENETDOWN;

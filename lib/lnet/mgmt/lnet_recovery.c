@@ -167,7 +167,7 @@ static void
 lnet_rec_add_on_mgmt(void *arg)
 {
 	struct lnet_rec_note *n = arg;
-	struct lnet_recovery *r = n->ln->recovery;
+	struct lnet_recovery *r = lnet_node(n->ln)->recovery;
 	struct lnet_health *h = r != NULL ? lnet_rec_lookup(n->ln, n->kind, n) : NULL;
 
 	if (h != NULL) {
@@ -236,8 +236,8 @@ lnet_recovery_queue_lpni(struct lnet *ln, struct lnet_peer_ni *lpni)
 void
 lnet_recovery_ni_gone(struct lnet *ln, struct lnet_ni *ni)
 {
-	if (ln->recovery != NULL && ni->health.on_queue) {
-		lnet_rec_remove(ln->recovery, LNET_REC_LOCAL, &ni->health);
+	if (lnet_node(ln)->recovery != NULL && ni->health.on_queue) {
+		lnet_rec_remove(lnet_node(ln)->recovery, LNET_REC_LOCAL, &ni->health);
 	}
 }
 
@@ -247,7 +247,7 @@ static void
 lnet_rec_result_on_mgmt(void *arg)
 {
 	struct lnet_rec_note *n = arg;
-	struct lnet_recovery *r = n->ln->recovery;
+	struct lnet_recovery *r = lnet_node(n->ln)->recovery;
 	struct lnet_health *h = r != NULL ? lnet_rec_lookup(n->ln, n->kind, n) : NULL;
 
 	if (h != NULL) {
@@ -310,7 +310,7 @@ lnet_rec_ping_start(void *arg)
 	};
 	int rc;
 
-	LIST_INSERT_HEAD(&lnet_cpt_self(p->ln)->rec_pings, p, link);
+	LIST_INSERT_HEAD(&lnet_cpt_mgmt(lnet_cpt_self(p->ln))->rec_pings, p, link);
 	rc = LNetMDBind(&md, LNET_UNLINK, &p->mdh);
 	if (rc != 0) {
 		LIST_REMOVE(p, link);
@@ -404,7 +404,7 @@ lnet_recovery_init(struct lnet *ln)
 	TAILQ_INIT(&r->q[LNET_REC_LOCAL]);
 	TAILQ_INIT(&r->q[LNET_REC_PEER]);
 	rt_timer_init(&r->pass, lnet_rec_pass, r);
-	ln->recovery = r;
+	lnet_node(ln)->recovery = r;
 	return 0;
 }
 
@@ -412,7 +412,7 @@ lnet_recovery_init(struct lnet *ln)
 void
 lnet_recovery_fini(struct lnet *ln)
 {
-	struct lnet_recovery *r = ln->recovery;
+	struct lnet_recovery *r = lnet_node(ln)->recovery;
 	enum lnet_rec_kind kind;
 
 	if (r == NULL) {
@@ -428,7 +428,7 @@ lnet_recovery_fini(struct lnet *ln)
 	if (rt_timer_pending(&r->pass)) {
 		rt_timer_cancel(&r->pass);
 	}
-	ln->recovery = NULL;
+	lnet_node(ln)->recovery = NULL;
 	free(r);
 }
 
@@ -438,7 +438,7 @@ lnet_recovery_cpt_fini(struct lnet_cpt *c)
 {
 	struct lnet_rec_ping *p;
 
-	while ((p = LIST_FIRST(&c->rec_pings)) != NULL) {
+	while ((p = LIST_FIRST(&lnet_cpt_mgmt(c)->rec_pings)) != NULL) {
 		LIST_REMOVE(p, link);
 		free(p);
 	}
@@ -456,7 +456,7 @@ static int
 lnet_rec_list_on_mgmt(void *arg)
 {
 	struct lnet_rec_list_args *a = arg;
-	struct lnet_recovery *r = a->ln->recovery;
+	struct lnet_recovery *r = lnet_node(a->ln)->recovery;
 	struct lnet_health *h;
 
 	if (r == NULL) {

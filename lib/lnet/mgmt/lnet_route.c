@@ -51,7 +51,7 @@ lnet_rnet_bucket(uint32_t net)
 static struct lnet_route_state *
 lnet_route_state(const struct lnet *ln)
 {
-	return ln->routes;
+	return lnet_node(ln)->routes;
 }
 
 /* ---- the snapshot ---------------------------------------------------------- */
@@ -150,7 +150,8 @@ lnet_route_gw_unref(struct lnet_route *r)
 static uint64_t
 lnet_route_check_interval_us(const struct lnet *ln)
 {
-	int s = __atomic_load_n(&ln->rtr_params.alive_router_check_interval, __ATOMIC_RELAXED);
+	int s = __atomic_load_n(&lnet_node(ln)->rtr_params.alive_router_check_interval,
+				__ATOMIC_RELAXED);
 
 	return s > 0 ? (uint64_t)s * LNP_US_PER_S : 0;
 }
@@ -216,7 +217,7 @@ static void
 lnet_route_check(void *arg)
 {
 	struct lnet_route_state *rs = arg;
-	struct lnet_peer_dir *d = rs->ln->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(rs->ln)->peer_dir;
 	uint64_t interval = lnet_route_check_interval_us(rs->ln);
 	uint64_t now = rt_now_us(rs->ln->rt);
 	struct lnet_route *r;
@@ -276,7 +277,7 @@ lnet_route_gw_data(struct lnet_peer_dir *d, struct lnet_peer *p,
 		   const struct lnet_merge_proposal *prop)
 {
 	struct lnet_route_state *rs = lnet_route_state(d->ln);
-	bool avoid_asym = __atomic_load_n(&d->ln->rtr_params.avoid_asym_router_failure,
+	bool avoid_asym = __atomic_load_n(&lnet_node(d->ln)->rtr_params.avoid_asym_router_failure,
 					  __ATOMIC_RELAXED) != 0;
 	struct lnet_route *r;
 	unsigned int i;
@@ -340,7 +341,7 @@ lnet_route_gw_heard_on_mgmt(void *arg)
 {
 	struct lnet_route_gw_heard *h = arg;
 	struct lnet_route_state *rs = lnet_route_state(h->ln);
-	struct lnet_peer_dir *d = h->ln->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(h->ln)->peer_dir;
 	struct lnet_peer *p = d != NULL && !d->stopping ? lnet_peer_find(d, &h->from) : NULL;
 	char s[LNET_NIDSTR_SIZE];
 	struct lnet_route *r;
@@ -718,7 +719,8 @@ lnet_ctl_param_set(const char *name, int value, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %d is outside %d..%d", name, value, def->min, def->max);
 		return -EINVAL;
 	}
-	__atomic_store_n((int *)((char *)&ln->rtr_params + def->off), value, __ATOMIC_RELAXED);
+	__atomic_store_n((int *)((char *)&lnet_node(ln)->rtr_params + def->off), value,
+			 __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -734,7 +736,8 @@ lnet_ctl_param_get(const char *name, int *value)
 	if (def == NULL || value == NULL) {
 		return -ENOENT;
 	}
-	*value = __atomic_load_n((int *)((char *)&ln->rtr_params + def->off), __ATOMIC_RELAXED);
+	*value = __atomic_load_n((int *)((char *)&lnet_node(ln)->rtr_params + def->off),
+				 __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -752,7 +755,7 @@ lnet_route_init(struct lnet *ln)
 	TAILQ_INIT(&rs->routes);
 	rt_timer_init(&rs->resolve, lnet_route_resolve_all, rs);
 	rt_timer_init(&rs->check, lnet_route_check, rs);
-	ln->routes = rs;
+	lnet_node(ln)->routes = rs;
 	return 0;
 }
 
@@ -760,7 +763,7 @@ lnet_route_init(struct lnet *ln)
 void
 lnet_route_fini(struct lnet *ln)
 {
-	struct lnet_route_state *rs = ln->routes;
+	struct lnet_route_state *rs = lnet_node(ln)->routes;
 	struct lnet_route *r;
 
 	if (rs == NULL) {
@@ -775,6 +778,6 @@ lnet_route_fini(struct lnet *ln)
 	}
 	free(ln->route_table); /* no reader is left */
 	ln->route_table = NULL;
-	ln->routes = NULL;
+	lnet_node(ln)->routes = NULL;
 	free(rs);
 }

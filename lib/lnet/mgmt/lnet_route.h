@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 #include "lnet_route_table.h"
 
 struct lnet_peer;

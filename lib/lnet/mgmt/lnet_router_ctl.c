@@ -42,8 +42,9 @@ struct lnet_router {
 static int *
 lnet_rtr_param_slot(struct lnet *ln, unsigned int kind)
 {
-	int *slots[] = { &ln->rtr_params.tiny_router_buffers, &ln->rtr_params.small_router_buffers,
-			 &ln->rtr_params.large_router_buffers };
+	int *slots[] = { &lnet_node(ln)->rtr_params.tiny_router_buffers,
+			 &lnet_node(ln)->rtr_params.small_router_buffers,
+			 &lnet_node(ln)->rtr_params.large_router_buffers };
 
 	return slots[kind];
 }
@@ -224,8 +225,9 @@ lnet_rtr_advertise(struct lnet *ln)
 static uint64_t
 lnet_rtr_delay_us(const struct lnet *ln)
 {
-	int s = __atomic_load_n(&ln->rtr_params.alive_router_check_interval, __ATOMIC_RELAXED) +
-		__atomic_load_n(&ln->rtr_params.router_ping_timeout, __ATOMIC_RELAXED);
+	int s = __atomic_load_n(&lnet_node(ln)->rtr_params.alive_router_check_interval,
+				__ATOMIC_RELAXED) +
+		__atomic_load_n(&lnet_node(ln)->rtr_params.router_ping_timeout, __ATOMIC_RELAXED);
 
 	return (uint64_t)(s > 0 ? s : 0) * LNP_US_PER_S;
 }
@@ -346,7 +348,7 @@ lnet_routing_set_on_mgmt(void *arg)
 {
 	struct lnet_routing_args *a = arg;
 	struct lnet *ln = a->ln;
-	struct lnet_router *r = ln->router;
+	struct lnet_router *r = lnet_node(ln)->router;
 	uint64_t now = rt_now_us(ln->rt);
 
 	if (a->enable) {
@@ -476,7 +478,7 @@ lnet_routing_get_on_mgmt(void *arg)
 	for (k = 0; k < LNET_CTL_RTR_NPOOLS; k++) {
 		o->buffers[k] = __atomic_load_n(lnet_rtr_param_slot(ln, k), __ATOMIC_RELAXED);
 	}
-	if (ln->router->pools_made) {
+	if (lnet_node(ln)->router->pools_made) {
 		o->ncpts = ln->ncpts < LNET_CTL_ROUTING_CPTS ? ln->ncpts : LNET_CTL_ROUTING_CPTS;
 	}
 	return 0;
@@ -513,7 +515,7 @@ lnet_router_init(struct lnet *ln)
 	}
 	r->ln = ln;
 	rt_timer_init(&r->timer, lnet_rtr_timer_fired, r);
-	ln->router = r;
+	lnet_node(ln)->router = r;
 	return 0;
 }
 
@@ -524,15 +526,15 @@ lnet_router_fini(struct lnet *ln)
 	unsigned int c;
 	unsigned int k;
 
-	if (ln->router == NULL) {
+	if (lnet_node(ln)->router == NULL) {
 		return;
 	}
-	rt_timer_cancel(&ln->router->timer);
+	rt_timer_cancel(&lnet_node(ln)->router->timer);
 	for (c = 0; ln->cpts != NULL && c < ln->ncpts; c++) {
 		for (k = 0; k < LNET_CTL_RTR_NPOOLS; k++) {
 			lnet_rtr_pool_fini(&ln->cpts[c]->rtr[k]);
 		}
 	}
-	free(ln->router);
-	ln->router = NULL;
+	free(lnet_node(ln)->router);
+	lnet_node(ln)->router = NULL;
 }

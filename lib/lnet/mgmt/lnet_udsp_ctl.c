@@ -83,7 +83,7 @@ lnet_udsp_state_destroy(struct lnet_udsp_state *u)
 static bool
 lnet_udsp_active(const struct lnet *ln)
 {
-	return ln->udsp != NULL && ln->udsp->set.n != 0;
+	return lnet_node(ln)->udsp != NULL && lnet_node(ln)->udsp->set.n != 0;
 }
 
 /* ---- local NIs ---- */
@@ -99,8 +99,8 @@ lnet_udsp_table_prios(struct lnet *ln, const struct lnet_ni_table *t)
 		uint32_t net_prio = LNET_UDSP_PRIO_NONE;
 
 		if (lnet_udsp_active(ln)) {
-			prio = lnet_udsp_local_ni_prio(&ln->udsp->set, &ni->nid);
-			net_prio = lnet_udsp_local_net_prio(&ln->udsp->set, ni->net_id);
+			prio = lnet_udsp_local_ni_prio(&lnet_node(ln)->udsp->set, &ni->nid);
+			net_prio = lnet_udsp_local_net_prio(&lnet_node(ln)->udsp->set, ni->net_id);
 		}
 		__atomic_store_n(&ni->udsp_prio, prio, __ATOMIC_RELAXED);
 		__atomic_store_n(&ni->udsp_net_prio, net_prio, __ATOMIC_RELAXED);
@@ -111,7 +111,7 @@ lnet_udsp_table_prios(struct lnet *ln, const struct lnet_ni_table *t)
 static int
 lnet_udsp_recompile(struct lnet *ln)
 {
-	struct lnet_udsp_state *u = ln->udsp;
+	struct lnet_udsp_state *u = lnet_node(ln)->udsp;
 	const struct lnet_ni_table *t = ln->ni_table;
 	struct lnet_udsp_compiled next;
 	struct lnet_nid *local;
@@ -198,7 +198,7 @@ static void
 lnet_udsp_slice(void *arg)
 {
 	struct lnet_udsp_state *u = arg;
-	struct lnet_peer_dir *d = u->ln->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(u->ln)->peer_dir;
 	uint64_t t0 = rt_now_us(u->ln->rt);
 	uint64_t took;
 	bool done = d == NULL || lnet_peer_dir_udsp_step(d, t0 + LNET_UDSP_SLICE_US, u->slice_peers,
@@ -227,7 +227,7 @@ static int
 lnet_udsp_apply(struct lnet *ln, bool nis, struct lnet_mgmt_op *waiter, struct lnet_udsp_rule *r,
 		bool owned, unsigned int aspects)
 {
-	struct lnet_udsp_state *u = ln->udsp;
+	struct lnet_udsp_state *u = lnet_node(ln)->udsp;
 	uint64_t t0 = rt_now_us(ln->rt);
 	int rc = lnet_udsp_recompile(ln);
 
@@ -265,8 +265,8 @@ lnet_udsp_apply(struct lnet *ln, bool nis, struct lnet_mgmt_op *waiter, struct l
 	if (waiter != NULL) {
 		u->waiting = waiter; /* udsp ops run one at a time: one waits at most */
 	}
-	if (ln->peer_dir != NULL) {
-		lnet_peer_dir_udsp_restart(ln->peer_dir);
+	if (lnet_node(ln)->peer_dir != NULL) {
+		lnet_peer_dir_udsp_restart(lnet_node(ln)->peer_dir);
 	}
 	if (!rt_timer_pending(&u->slice)) {
 		rt_timer_arm(&u->slice, 0);
@@ -277,13 +277,13 @@ lnet_udsp_apply(struct lnet *ln, bool nis, struct lnet_mgmt_op *waiter, struct l
 void
 lnet_udsp_slice_peers(struct lnet *ln, unsigned int n)
 {
-	ln->udsp->slice_peers = n != 0 ? n : LNET_UDSP_SLICE_PEERS;
+	lnet_node(ln)->udsp->slice_peers = n != 0 ? n : LNET_UDSP_SLICE_PEERS;
 }
 
 bool
 lnet_udsp_refresh_pending(const struct lnet *ln)
 {
-	return ln->udsp->aspects != 0 && rt_timer_pending(&ln->udsp->slice);
+	return lnet_node(ln)->udsp->aspects != 0 && rt_timer_pending(&lnet_node(ln)->udsp->slice);
 }
 
 /* Pair rules: the only peer values that follow the local NIs. */
@@ -304,12 +304,13 @@ lnet_udsp_has_pairs(const struct lnet_udsp_set *s)
 void
 lnet_udsp_table_changed(struct lnet *ln)
 {
-	if (ln->udsp == NULL) {
+	if (lnet_node(ln)->udsp == NULL) {
 		return;
 	}
 	/* the NIs' own priorities were set before the table went out; pair rules follow the NIs */
 	if (lnet_udsp_apply(ln, false, NULL, NULL, false,
-			    lnet_udsp_has_pairs(&ln->udsp->set) ? LNET_UDSP_PREF_SRC : 0) != 0) {
+			    lnet_udsp_has_pairs(&lnet_node(ln)->udsp->set) ? LNET_UDSP_PREF_SRC :
+									     0) != 0) {
 		LNET_LOG(WARNING, "udsp: no memory to apply the rules to the new NIs");
 	}
 }
@@ -332,7 +333,7 @@ lnet_udsp_has_rte(const struct lnet_udsp_set *s)
 void
 lnet_udsp_gateways_changed(struct lnet *ln)
 {
-	if (ln->udsp == NULL || !lnet_udsp_has_rte(&ln->udsp->set)) {
+	if (lnet_node(ln)->udsp == NULL || !lnet_udsp_has_rte(&lnet_node(ln)->udsp->set)) {
 		return;
 	}
 	if (lnet_udsp_apply(ln, false, NULL, NULL, false, LNET_UDSP_PREF_RTE) != 0) {
@@ -399,7 +400,7 @@ lnet_udsp_prio_set(uint32_t *slot, uint32_t prio)
 static bool
 lnet_udsp_comp_set(struct lnet *ln, struct lnet_peer_comp *c, unsigned int aspects)
 {
-	const struct lnet_udsp_state *u = ln->udsp;
+	const struct lnet_udsp_state *u = lnet_node(ln)->udsp;
 	bool on = lnet_udsp_active(ln);
 	bool changed = false;
 	unsigned int i;
@@ -439,7 +440,7 @@ lnet_udsp_comp_set(struct lnet *ln, struct lnet_peer_comp *c, unsigned int aspec
 bool
 lnet_udsp_comp_update(struct lnet *ln, struct lnet_peer_comp *c)
 {
-	return lnet_udsp_comp_set(ln, c, ln->udsp->aspects);
+	return lnet_udsp_comp_set(ln, c, lnet_node(ln)->udsp->aspects);
 }
 
 void
@@ -454,7 +455,7 @@ lnet_udsp_comp_fill(struct lnet *ln, struct lnet_peer_comp *c)
 bool
 lnet_udsp_nid_in_scope(const struct lnet *ln, const struct lnet_nid *nid)
 {
-	const struct lnet_udsp_state *u = ln->udsp;
+	const struct lnet_udsp_state *u = lnet_node(ln)->udsp;
 
 	if (u->aspects == 0) {
 		return false;
@@ -486,7 +487,7 @@ static int
 lnet_udsp_call(struct lnet_udsp_call *a, rt_call_fn fn)
 {
 	a->ln = lnet_instance();
-	if (a->ln == NULL || a->ln->udsp == NULL) {
+	if (a->ln == NULL || lnet_node(a->ln)->udsp == NULL) {
 		return -ENETDOWN;
 	}
 	return rt_lcore_call(rt_mgmt_lcore(a->ln->rt), fn, a);
@@ -507,7 +508,7 @@ struct lnet_udsp_op {
 static int
 lnet_udsp_change(struct lnet_mgmt_op *op, struct lnet_udsp_call *a, bool del)
 {
-	struct lnet_udsp_set *s = &a->ln->udsp->set;
+	struct lnet_udsp_set *s = &lnet_node(a->ln)->udsp->set;
 	struct lnet_udsp_rule *r;
 	int rc;
 
@@ -554,7 +555,7 @@ lnet_udsp_op_run(struct lnet_udsp_call *a, bool del)
 	struct lnet_udsp_op o = { .a = a, .del = del };
 
 	a->ln = lnet_instance();
-	if (a->ln == NULL || a->ln->udsp == NULL) {
+	if (a->ln == NULL || lnet_node(a->ln)->udsp == NULL) {
 		return -ENETDOWN;
 	}
 	o.op.start = lnet_udsp_op_start;
@@ -607,7 +608,7 @@ static int
 lnet_udsp_list_on_mgmt(void *arg)
 {
 	struct lnet_udsp_call *a = arg;
-	const struct lnet_udsp_set *s = &a->ln->udsp->set;
+	const struct lnet_udsp_set *s = &lnet_node(a->ln)->udsp->set;
 	unsigned int i;
 	unsigned int n = 0;
 
@@ -655,7 +656,7 @@ static int
 lnet_udsp_peer_info_on_mgmt(void *arg)
 {
 	struct lnet_udsp_call *a = arg;
-	struct lnet_peer_dir *d = a->ln->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(a->ln)->peer_dir;
 	struct lnet_peer *p = d != NULL ? lnet_peer_find(d, a->nid) : NULL;
 	const struct lnet_peer_comp *c = p != NULL ? p->comp : NULL;
 	unsigned int i;
@@ -697,8 +698,8 @@ lnet_udsp_stats_on_mgmt(void *arg)
 {
 	struct lnet_udsp_call *a = arg;
 
-	*a->stats = a->ln->udsp->stats;
-	a->stats->rules = a->ln->udsp->set.n;
+	*a->stats = lnet_node(a->ln)->udsp->stats;
+	a->stats->rules = lnet_node(a->ln)->udsp->set.n;
 	return 0;
 }
 

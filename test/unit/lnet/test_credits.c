@@ -492,7 +492,7 @@ test_ni_del_completes_everything(void **state)
 	assert_int_equal(g_netdown_events, 3);
 	assert_int_equal(g_other_events, 0);
 	assert_null(lnet_ni_find_by_nid(lnet_instance(), &nid));
-	assert_null(lnet_instance()->zombie_nis);
+	assert_null(lnet_node(lnet_instance())->zombie_nis);
 	assert_int_equal(lnet_ni_del(lnet_instance(), &nid), -ENOENT);
 	assert_int_equal(peer(0x0a000002)->txcredits, 2); /* every credit came back */
 

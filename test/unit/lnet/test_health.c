@@ -889,7 +889,7 @@ ping_status_of_ni1(void)
 static void
 test_ni_status_follows_health(void **state)
 {
-	uint32_t seqno = ln()->ping_seqno;
+	uint32_t seqno = lnet_node(ln())->ping_seqno;
 	unsigned int i;
 
 	(void)state;
@@ -903,7 +903,7 @@ test_ni_status_follows_health(void **state)
 	assert_int_equal(health_of_ni(NI1), 0);
 	poll_idle();
 	assert_int_equal(ping_status_of_ni1(), LNET_NI_STATUS_DOWN);
-	assert_true(ln()->ping_seqno > seqno);
+	assert_true(lnet_node(ln())->ping_seqno > seqno);
 	for (i = 0; i < 9; i++) {
 		assert_int_equal(rt_lcore_call(rt_data_lcore(ln()->rt, 0), raise_on_lcore,
 					       ni_of(NI1)),

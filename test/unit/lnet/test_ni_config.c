@@ -61,7 +61,7 @@ ping_bufs(void)
 	struct lnet_ping_buf *b;
 	unsigned int n = 0;
 
-	LIST_FOREACH(b, &lnet_instance()->ping_bufs, link) {
+	LIST_FOREACH(b, &lnet_node(lnet_instance())->ping_bufs, link) {
 		n++;
 	}
 	return n;
@@ -99,7 +99,7 @@ test_ni_cycles_bounded(void **state)
 		assert_int_equal(ctl_del(&nid), 0);
 		rt_runtime_poll_until_idle(ln->rt, 100);
 		assert_true(ping_bufs() <= 2);
-		assert_null(ln->zombie_nis);
+		assert_null(lnet_node(ln)->zombie_nis);
 		assert_true(rt_rcu_pending(ln->rt) <= 4);
 	}
 	assert_int_equal(ln->cpts[0]->mds.nactive, active);

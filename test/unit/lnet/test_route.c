@@ -495,7 +495,7 @@ test_router_checker(void **state)
 static int
 g1_peer_gone_on_mgmt(void *arg)
 {
-	struct lnet_peer_dir *d = ln()->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(ln())->peer_dir;
 	struct lnet_nid g1 = nid_on(TCP, G1);
 	struct lnet_peer *p = lnet_peer_find(d, &g1);
 

@@ -797,7 +797,7 @@ static int
 change_then_delete_next(void *arg)
 {
 	struct del_under_refresh *x = arg;
-	struct lnet_peer_dir *d = ln()->peer_dir;
+	struct lnet_peer_dir *d = lnet_node(ln())->peer_dir;
 
 	lnet_udsp_table_changed(ln());
 	while (x->deleted < 3 && !TAILQ_EMPTY(&d->peers)) {
