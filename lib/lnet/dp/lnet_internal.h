@@ -393,23 +393,7 @@ struct lnet_peer_table {
 
 /* ---- messages ----------------------------------------------------------- */
 
-/* Which owner's step runs next; a message crosses lcores between steps. */
-enum lnet_msg_step {
-	LNET_STEP_SEND_MD = 0, /* on the MD's CPT: attach, build header */
-	LNET_STEP_SEND_SELECT, /* on the destination NID's CPT: discovery gate, path */
-	LNET_STEP_SEND_PEER,   /* on the peer's CPT: peer NI, peer credits */
-	LNET_STEP_SEND_NI,     /* on the NI's CPT: NI credits, LND send */
-	LNET_STEP_RX_PEER,     /* on the sender's peer CPT: find or create its peer NI */
-	LNET_STEP_RX_MATCH,    /* on a match table's CPT: portal matching */
-	LNET_STEP_RX_MD,       /* on the MD's CPT: ACK / REPLY */
-	LNET_STEP_RX_RECV,     /* on the NI's CPT: the LND's recv() */
-	LNET_STEP_FIN_NI,      /* on the NI's CPT: return NI credit */
-	LNET_STEP_FIN_PEER,    /* on the peer's CPT: return peer credit */
-	LNET_STEP_FIN_MD,      /* on the MD's CPT: events, detach, free */
-	LNET_STEP_FREE,        /* freed off the data lcores (lnet_msg_free): on its home CPT */
-	LNET_STEP_REMATCH,     /* lazy portal: retry the delayed list */
-	LNET_STEP_FWD_DONE,    /* forwarded: buffer and router credits back (lnet_router.c) */
-};
+#include "lnet_step.h"
 
 /* What the LND's recv() is asked to do with a received message. */
 enum lnet_rx_action {
@@ -704,7 +688,6 @@ struct lnet {
 /* lnet_router.c: this node as a router */
 int lnet_routing_state(const struct lnet *ln);
 void lnet_fwd_rx_step(struct lnet_cpt *c, struct lnet_msg *msg);
-void lnet_fwd_done_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_fwd_fin(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_fwd_abort_queued(struct lnet_cpt *c);
 void lnet_fwd_recv(struct lnet_cpt *c, struct lnet_msg *msg);
@@ -774,7 +757,6 @@ void lnet_mt_fini(struct lnet_cpt *c, struct lnet_match_table *mt);
 void lnet_me_insert(struct lnet_cpt *c, struct lnet_me *me);
 void lnet_me_remove(struct lnet_cpt *c, struct lnet_me *me);
 unsigned int lnet_ptl_match_cpt_first(const struct lnet *ln, const struct lnet_msg *msg);
-void lnet_ptl_match(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_ptl_rematch(struct lnet_cpt *c, unsigned int portal);
 void lnet_ptl_drop_delayed(struct lnet_cpt *c, unsigned int portal);
 void lnet_ptl_drop_delayed_ni(struct lnet_cpt *c, const struct lnet_ni *ni);
@@ -786,23 +768,15 @@ void lnet_msg_pool_destroy(struct lnet *ln);
 uint32_t lnet_msg_alive_home(struct lnet_cpt *c);
 void lnet_msg_max_update(struct lnet_cpt *c) __attribute__((noinline, cold));
 void lnet_msg_count_free_away(struct lnet_cpt *c, unsigned int home);
-void lnet_fin_md_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_drop_rx(struct lnet_cpt *c, struct lnet_msg *msg, const char *why);
 const char *lnet_msg_type_str(uint32_t type);
 
 /* lnet_send.c */
-void lnet_send_md_step(struct lnet_cpt *c, struct lnet_msg *msg);
-void lnet_send_peer_step(struct lnet_cpt *c, struct lnet_msg *msg);
-void lnet_send_ni_step(struct lnet_cpt *c, struct lnet_msg *msg);
-void lnet_fin_ni_step(struct lnet_cpt *c, struct lnet_msg *msg);
-void lnet_fin_peer_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_send_ack(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_ni_send(struct lnet_cpt *c, struct lnet_msg *msg);
 /* lnet_ni_send() once the fault rules let it go. */
 void lnet_ni_send_now(struct lnet_cpt *c, struct lnet_msg *msg);
-
-void lnet_send_select_step(struct lnet_cpt *c, struct lnet_msg *msg);
 
 /* lnet_send_mr.c: Multi-Rail selection in the destination NID's shard */
 int lnet_send_mr_select(struct lnet_cpt *c, struct lnet_msg *msg, struct lnet_peer_ni *lpni,
@@ -839,9 +813,6 @@ lnet_msg_wants_discovery(const struct lnet_msg *msg)
 }
 
 /* lnet_recv.c */
-void lnet_rx_md_step(struct lnet_cpt *c, struct lnet_msg *msg);
-void lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg);
-void lnet_rx_peer_step(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action action);
 
 /* lnet_peer.c */
@@ -1044,60 +1015,6 @@ lnet_msg_alloc(struct lnet_cpt *c)
 		lnet_msg_max_update(c);
 	}
 	return msg;
-}
-
-/*
- * Run @p step of @p msg on @p c, the caller's CPT. Always inlined: where the
- * step is a constant the switch folds into one direct call.
- */
-static inline __attribute__((always_inline)) void
-lnet_msg_step_run(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_msg_step step)
-{
-	switch (step) {
-	case LNET_STEP_SEND_MD:
-		lnet_send_md_step(c, msg);
-		break;
-	case LNET_STEP_SEND_SELECT:
-		lnet_send_select_step(c, msg);
-		break;
-	case LNET_STEP_SEND_PEER:
-		lnet_send_peer_step(c, msg);
-		break;
-	case LNET_STEP_SEND_NI:
-		lnet_send_ni_step(c, msg);
-		break;
-	case LNET_STEP_RX_PEER:
-		lnet_rx_peer_step(c, msg);
-		break;
-	case LNET_STEP_RX_MATCH:
-		lnet_ptl_match(c, msg);
-		break;
-	case LNET_STEP_RX_MD:
-		lnet_rx_md_step(c, msg);
-		break;
-	case LNET_STEP_RX_RECV:
-		lnet_rx_recv_step(c, msg);
-		break;
-	case LNET_STEP_FIN_NI:
-		lnet_fin_ni_step(c, msg);
-		break;
-	case LNET_STEP_FIN_PEER:
-		lnet_fin_peer_step(c, msg);
-		break;
-	case LNET_STEP_FIN_MD:
-		lnet_fin_md_step(c, msg);
-		break;
-	case LNET_STEP_FREE:
-		lnet_msg_free_local(c, msg);
-		break;
-	case LNET_STEP_FWD_DONE:
-		lnet_fwd_done_step(c, msg);
-		break;
-	case LNET_STEP_REMATCH:
-		lnet_ptl_rematch(c, msg->hdr.msg.put.ptl_index);
-		lnet_msg_free_local(c, msg);
-		break;
-	}
 }
 
 /*

@@ -311,6 +311,14 @@ lnet_ptl_rematch(struct lnet_cpt *c, unsigned int portal)
 	}
 }
 
+/* The REMATCH step: @p msg, a note carrying the portal, asks this CPT's match table to rematch. */
+void
+lnet_ptl_rematch_step(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	lnet_ptl_rematch(c, msg->hdr.msg.put.ptl_index);
+	lnet_msg_free_local(c, msg);
+}
+
 /* LNetClearLazyPortal: every waiting message is dropped. */
 void
 lnet_ptl_drop_delayed(struct lnet_cpt *c, unsigned int portal)
