@@ -377,8 +377,7 @@ sft_con_names_of_groups(struct sft_con *c, struct sft_con_result *r, char (**out
 }
 
 static int
-sft_con_names_of_batches(struct sft_con *c, struct sft_con_result *r,
-			 char (**out)[SFT_NAME_SIZE])
+sft_con_names_of_batches(struct sft_con *c, struct sft_con_result *r, char (**out)[SFT_NAME_SIZE])
 {
 	struct sft_con_batch *b;
 	uint32_t n = 0;

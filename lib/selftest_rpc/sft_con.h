@@ -39,23 +39,23 @@
 
 /** What a request asks (the kernel's LSTIO_* and its netlink session/group commands). */
 enum sft_con_op {
-	SFT_CON_SESSION_NEW,  /**< name, feats, timeout_s, force */
-	SFT_CON_SESSION_END,  /**< RMSN to every ACTIVE node */
-	SFT_CON_SESSION_INFO, /**< result.session */
-	SFT_CON_GROUP_ADD,    /**< name: an empty group */
-	SFT_CON_NODES_ADD,    /**< name, ids: MKSN to the ones not in the group yet */
-	SFT_CON_NODES_REMOVE, /**< name, ids: RMSN, then out of the group */
-	SFT_CON_GROUP_DEL,    /**< name: RMSN to nodes no one else lists, then gone */
-	SFT_CON_GROUP_CLEAN,  /**< name, arg: the states (SFT_NODE_* mask) whose nodes leave */
+	SFT_CON_SESSION_NEW,   /**< name, feats, timeout_s, force */
+	SFT_CON_SESSION_END,   /**< RMSN to every ACTIVE node */
+	SFT_CON_SESSION_INFO,  /**< result.session */
+	SFT_CON_GROUP_ADD,     /**< name: an empty group */
+	SFT_CON_NODES_ADD,     /**< name, ids: MKSN to the ones not in the group yet */
+	SFT_CON_NODES_REMOVE,  /**< name, ids: RMSN, then out of the group */
+	SFT_CON_GROUP_DEL,     /**< name: RMSN to nodes no one else lists, then gone */
+	SFT_CON_GROUP_CLEAN,   /**< name, arg: the states (SFT_NODE_* mask) whose nodes leave */
 	SFT_CON_GROUP_REFRESH, /**< name: MKSN again to its nodes not ACTIVE */
 	SFT_CON_GROUP_LIST,    /**< result.names: every group */
 	SFT_CON_GROUP_INFO,    /**< name: result.nodes and result.counts */
 	SFT_CON_BATCH_ADD,     /**< name */
 	SFT_CON_BATCH_LIST,    /**< result.names: every batch */
-	SFT_CON_BATCH_INFO,    /**< name, arg: test index (0: batch), client: result.batch and nodes */
-	SFT_CON_TEST_ADD,      /**< test */
-	SFT_CON_BATCH_RUN,     /**< name, arg: timeout */
-	SFT_CON_BATCH_STOP,    /**< name, arg: force */
+	SFT_CON_BATCH_INFO, /**< name, arg: test index (0: batch), client: result.batch and nodes */
+	SFT_CON_TEST_ADD,   /**< test */
+	SFT_CON_BATCH_RUN,  /**< name, arg: timeout */
+	SFT_CON_BATCH_STOP, /**< name, arg: force */
 	SFT_CON_BATCH_QUERY,   /**< name, arg: test index, client, timeout_s */
 	SFT_CON_STAT_GROUP,    /**< name, timeout_s: STAT to its nodes */
 	SFT_CON_STAT_NODES,    /**< ids, timeout_s */

@@ -19,7 +19,7 @@
 struct sft_con;
 
 struct sft_con_node {
-	struct sft_node n; /* first: transactions take a struct sft_node * */
+	struct sft_node n;              /* first: transactions take a struct sft_node * */
 	TAILQ_ENTRY(sft_con_node) link; /* the session's nodes */
 	struct sft_con *con;            /* NULL once the console went */
 	uint32_t ref;

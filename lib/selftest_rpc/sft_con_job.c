@@ -295,9 +295,9 @@ sft_con_build(void *arg, const struct sft_node *node, struct sft_msg *req, void 
 		req->body.batch_reqst.sid = c->sid;
 		req->body.batch_reqst.bid = j->bat->id;
 		req->body.batch_reqst.testidx = j->top == TOP_TSBQRY ? j->rq.arg : 0;
-		req->body.batch_reqst.opc = j->top == TOP_TSBRUN    ? SFT_BATCH_RUN
-					    : j->top == TOP_TSBSTOP ? SFT_BATCH_STOP
-								    : SFT_BATCH_QUERY;
+		req->body.batch_reqst.opc = j->top == TOP_TSBRUN  ? SFT_BATCH_RUN :
+					    j->top == TOP_TSBSTOP ? SFT_BATCH_STOP :
+								    SFT_BATCH_QUERY;
 		if (j->top != TOP_TSBQRY) {
 			req->body.batch_reqst.arg = j->bat->arg;
 		}
@@ -398,7 +398,8 @@ sft_con_job_read(struct sft_con_job *j, const struct sft_trans *t)
 		if (te[i].status == 0) {
 			e->reply = te[i].reply;
 			status = sft_con_stat_reply(j, nd, &te[i].reply, st);
-			e->fwk_errno = j->top == TOP_SESNEW ? status : te[i].reply.body.rmsn_reply.status;
+			e->fwk_errno =
+				j->top == TOP_SESNEW ? status : te[i].reply.body.rmsn_reply.status;
 			if (st->fwk_errno == 0 && status != 0) {
 				st->fwk_errno = status;
 			}
@@ -664,7 +665,8 @@ sft_con_nodes_remove_targets(struct sft_con_job *j)
 		for (k = 0; k < j->grp->nodes.n; k++) {
 			struct sft_con_node *nd = j->grp->nodes.v[k];
 
-			if (!lnet_nid_same(&nd->n.id.nid, &j->ids[i].nid) || nd->n.id.pid != j->ids[i].pid) {
+			if (!lnet_nid_same(&nd->n.id.nid, &j->ids[i].nid) ||
+			    nd->n.id.pid != j->ids[i].pid) {
 				continue;
 			}
 			nd->ref++; /* held across its removal */
@@ -742,9 +744,9 @@ sft_con_test_targets(struct sft_con_job *j)
 	if (rc != 0 || !client) {
 		return rc;
 	}
-	j->dests_len = (j->con->feats & SFT_FEAT_BULK_LEN) != 0
-			       ? j->test->args.span * SFT_DEST_SIZE
-			       : ((j->test->args.span * SFT_DEST_SIZE + 4095u) / 4096u) * 4096u;
+	j->dests_len = (j->con->feats & SFT_FEAT_BULK_LEN) != 0 ?
+			       j->test->args.span * SFT_DEST_SIZE :
+			       ((j->test->args.span * SFT_DEST_SIZE + 4095u) / 4096u) * 4096u;
 	j->dests = calloc(j->ntargets + 1, j->dests_len);
 	if (j->dests == NULL) {
 		return -ENOMEM;
@@ -832,7 +834,8 @@ sft_con_job_begin(struct sft_con_job *j)
 		break;
 	case SFT_CON_DEBUG_BATCH:
 		b = sft_con_batch_find(j->con, j->rq.name);
-		rc = b == NULL ? -ENOENT : sft_con_job_targets(j, j->rq.client ? &b->cli : &b->srv, false);
+		rc = b == NULL ? -ENOENT :
+				 sft_con_job_targets(j, j->rq.client ? &b->cli : &b->srv, false);
 		break;
 	case SFT_CON_STAT_NODES:
 	case SFT_CON_DEBUG_NODES:
@@ -887,15 +890,15 @@ sft_con_op_top(enum sft_con_op op)
 }
 
 int
-sft_con_job_start(struct sft_con *c, const struct sft_con_req *rq, sft_con_done_fn done,
-		  void *arg)
+sft_con_job_start(struct sft_con *c, const struct sft_con_req *rq, sft_con_done_fn done, void *arg)
 {
 	struct sft_con_job *j;
 	int rc;
 
 	/* A new session over none needs no RPC (lstcon_session_new). */
 	if (rq->op == SFT_CON_SESSION_NEW && (!c->active || !rq->force)) {
-		struct sft_con_result r = { .rc = c->active ? -EEXIST : sft_con_session_make(c, rq) };
+		struct sft_con_result r = { .rc = c->active ? -EEXIST :
+							      sft_con_session_make(c, rq) };
 
 		r.feats = c->feats;
 		done(arg, &r);

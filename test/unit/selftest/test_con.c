@@ -392,13 +392,15 @@ test_batch(void **state)
 	/* A group a test names cannot change. */
 	assert_int_equal(run(req(SFT_CON_GROUP_DEL, "g")).rc, -EBUSY);
 
-	s = run((struct sft_con_req){ .op = SFT_CON_BATCH_INFO, .key = KEY, .name = "b", .client = true });
+	s = run((struct sft_con_req){
+		.op = SFT_CON_BATCH_INFO, .key = KEY, .name = "b", .client = true });
 	assert_int_equal(s.rc, 0);
 	assert_int_equal(s.batch.ntest, 2);
 	assert_int_equal(s.batch.state, SFT_CON_BATCH_IDLE);
 	assert_int_equal(s.batch.cli.total, 1);
 	assert_int_equal(s.batch.srv.total, 1);
-	s = run((struct sft_con_req){ .op = SFT_CON_BATCH_INFO, .key = KEY, .name = "b", .arg = 2 });
+	s = run((struct sft_con_req){
+		.op = SFT_CON_BATCH_INFO, .key = KEY, .name = "b", .arg = 2 });
 	assert_int_equal(s.batch.type, SFT_CON_TEST_BULK);
 	assert_int_equal(s.batch.loop, 3);
 	assert_int_equal(s.batch.concur, 2);
