@@ -36,30 +36,18 @@ static const struct {
 	const char *name;
 	enum sft_con_op op;
 } lnetd_lst_ops[] = {
-	{ "session_new", SFT_CON_SESSION_NEW },
-	{ "session_end", SFT_CON_SESSION_END },
-	{ "session_info", SFT_CON_SESSION_INFO },
-	{ "group_add", SFT_CON_GROUP_ADD },
-	{ "nodes_add", SFT_CON_NODES_ADD },
-	{ "nodes_remove", SFT_CON_NODES_REMOVE },
-	{ "group_del", SFT_CON_GROUP_DEL },
-	{ "group_clean", SFT_CON_GROUP_CLEAN },
-	{ "group_refresh", SFT_CON_GROUP_REFRESH },
-	{ "group_list", SFT_CON_GROUP_LIST },
-	{ "group_info", SFT_CON_GROUP_INFO },
-	{ "batch_add", SFT_CON_BATCH_ADD },
-	{ "batch_list", SFT_CON_BATCH_LIST },
-	{ "batch_info", SFT_CON_BATCH_INFO },
-	{ "test_add", SFT_CON_TEST_ADD },
-	{ "batch_run", SFT_CON_BATCH_RUN },
-	{ "batch_stop", SFT_CON_BATCH_STOP },
-	{ "batch_query", SFT_CON_BATCH_QUERY },
-	{ "stat_group", SFT_CON_STAT_GROUP },
-	{ "stat_nodes", SFT_CON_STAT_NODES },
-	{ "debug_session", SFT_CON_DEBUG_SESSION },
-	{ "debug_group", SFT_CON_DEBUG_GROUP },
-	{ "debug_batch", SFT_CON_DEBUG_BATCH },
-	{ "debug_nodes", SFT_CON_DEBUG_NODES },
+	{ "session_new", SFT_CON_SESSION_NEW },     { "session_end", SFT_CON_SESSION_END },
+	{ "session_info", SFT_CON_SESSION_INFO },   { "group_add", SFT_CON_GROUP_ADD },
+	{ "nodes_add", SFT_CON_NODES_ADD },         { "nodes_remove", SFT_CON_NODES_REMOVE },
+	{ "group_del", SFT_CON_GROUP_DEL },         { "group_clean", SFT_CON_GROUP_CLEAN },
+	{ "group_refresh", SFT_CON_GROUP_REFRESH }, { "group_list", SFT_CON_GROUP_LIST },
+	{ "group_info", SFT_CON_GROUP_INFO },       { "batch_add", SFT_CON_BATCH_ADD },
+	{ "batch_list", SFT_CON_BATCH_LIST },       { "batch_info", SFT_CON_BATCH_INFO },
+	{ "test_add", SFT_CON_TEST_ADD },           { "batch_run", SFT_CON_BATCH_RUN },
+	{ "batch_stop", SFT_CON_BATCH_STOP },       { "batch_query", SFT_CON_BATCH_QUERY },
+	{ "stat_group", SFT_CON_STAT_GROUP },       { "stat_nodes", SFT_CON_STAT_NODES },
+	{ "debug_session", SFT_CON_DEBUG_SESSION }, { "debug_group", SFT_CON_DEBUG_GROUP },
+	{ "debug_batch", SFT_CON_DEBUG_BATCH },     { "debug_nodes", SFT_CON_DEBUG_NODES },
 };
 
 static long
@@ -140,9 +128,9 @@ lnetd_lst_test_args(const char *params, struct sft_con_test_args *t)
 	t->brw_opc = strcmp(val, "write") == 0 ? SFT_BRW_WRITE : SFT_BRW_READ;
 	val[0] = '\0';
 	lnetd_param(params, "check", val, sizeof(val));
-	t->brw_check = strcmp(val, "full") == 0     ? SFT_BRW_CHECK_FULL
-		       : strcmp(val, "simple") == 0 ? SFT_BRW_CHECK_SIMPLE
-						    : SFT_BRW_CHECK_NONE;
+	t->brw_check = strcmp(val, "full") == 0   ? SFT_BRW_CHECK_FULL :
+		       strcmp(val, "simple") == 0 ? SFT_BRW_CHECK_SIMPLE :
+						    SFT_BRW_CHECK_NONE;
 	t->brw_size = (uint32_t)lnetd_lst_long(params, "size", 4096);
 	t->brw_cli_off = (uint32_t)lnetd_lst_long(params, "off", 0);
 	t->brw_srv_off = t->brw_cli_off;
@@ -381,8 +369,9 @@ lnetd_lst(const char *cmd, const char *params, struct rte_tel_data *d)
 	rc = lnetd_selftest_con_call(&rq, d);
 	if (rc != 0) {
 		return lnetd_reply_status(d, rc,
-					  rc == -ENODEV ? "lnet_selftest is not enabled (--selftest)"
-							: "the console is busy");
+					  rc == -ENODEV ?
+						  "lnet_selftest is not enabled (--selftest)" :
+						  "the console is busy");
 	}
 	return 0;
 }
