@@ -79,8 +79,7 @@ reply_sub(char kind, unsigned int i)
  * console refused it: errno says why), -2 (an RPC failed), -3 (a node
  * refused).
  */
-static int __attribute__((format(printf, 1, 2)))
-lst_call(const char *fmt, ...)
+static int __attribute__((format(printf, 1, 2))) lst_call(const char *fmt, ...)
 {
 	char params[LST_PARAMS_MAX];
 	char err[256];
@@ -117,8 +116,8 @@ lst_call(const char *fmt, ...)
 	}
 	have_reply = true;
 	/* {"/lnet/lst": {...}}: the value */
-	reply = yaml_document_get_node(
-		&reply_doc, yaml_document_get_root_node(&reply_doc)->data.mapping.pairs.start->value);
+	reply = yaml_document_get_node(&reply_doc, yaml_document_get_root_node(&reply_doc)
+							   ->data.mapping.pairs.start->value);
 	rc = (int)reply_long(reply, "status");
 	trans_stat.rpc_total = reply_long(reply, "rpc_total");
 	trans_stat.rpc_failure = reply_long(reply, "rpc_failure");
@@ -259,7 +258,7 @@ lst_expand(const char *s, struct lst_ids *ids)
 		} else if (n = 0, sscanf(tok, "%u-%u%n", &x, &y, &n) >= 2 && n == len && x < y) {
 			z = 1;
 		} else if (n = 0, sscanf(tok, "%u-%u/%u%n", &x, &y, &z, &n) >= 3 && n == len &&
-			   x < y && z > 0) {
+					  x < y && z > 0) {
 		} else {
 			return -1;
 		}
@@ -395,7 +394,8 @@ jt_lst_show_session(int argc, char **argv)
 	}
 	lnet_nid4_to_nid(strtoull(reply_str(reply, "sid_nid"), NULL, 0), &nid);
 	fprintf(stdout, "%s ID: %ju@%s, KEY: %ld FEATURES: %lx NODES: %ld\n",
-		reply_str(reply, "session"), (uintmax_t)strtoull(reply_str(reply, "sid_stamp"), NULL, 0),
+		reply_str(reply, "session"),
+		(uintmax_t)strtoull(reply_str(reply, "sid_stamp"), NULL, 0),
 		libcfs_nidstr_r(&nid, nidstr, sizeof(nidstr)), reply_long(reply, "key"),
 		reply_long(reply, "feats"), reply_long(reply, "nodes_total"));
 	return 0;
@@ -418,8 +418,8 @@ jt_lst_end_session(int argc, char **argv)
 		return rc;
 	}
 	if (trans_stat.rpc_errno != 0) {
-		fprintf(stderr, "[RPC] Failed to send %ld session RPCs: %s\n", trans_stat.rpc_failure,
-			strerror((int)trans_stat.rpc_errno));
+		fprintf(stderr, "[RPC] Failed to send %ld session RPCs: %s\n",
+			trans_stat.rpc_failure, strerror((int)trans_stat.rpc_errno));
 	}
 	if (trans_stat.fwk_errno != 0) {
 		fprintf(stderr, "[FWK] Failed to end session on %ld nodes: %s\n", trans_stat.fwk[1],
@@ -508,9 +508,11 @@ jt_lst_add_group(int argc, char **argv)
 		}
 		fprintf(stdout, "%s are added to session\n", argv[i]);
 		nodes_added = true;
-		if (((unsigned int)reply_long(reply, "feats") & session_features) != session_features) {
+		if (((unsigned int)reply_long(reply, "feats") & session_features) !=
+		    session_features) {
 			fprintf(stdout,
-				"Warning, this session will run with compatible mode because some test nodes might not understand these features: %x\n",
+				"Warning, this session will run with compatible mode because some "
+				"test nodes might not understand these features: %x\n",
 				~(unsigned int)reply_long(reply, "feats") & session_features);
 		}
 	}
@@ -518,8 +520,8 @@ jt_lst_add_group(int argc, char **argv)
 		lst_print_error("group", "Failed to add nodes %s: %s\n", argv[i], strerror(errno));
 	} else if (rc != 0) {
 		if (trans_stat.fwk_errno == EPROTO) {
-			fprintf(stderr,
-				"test nodes might have different LST features, please disable some features by setting LST_FEATURES\n");
+			fprintf(stderr, "test nodes might have different LST features, please "
+					"disable some features by setting LST_FEATURES\n");
 		}
 		lst_print_transerr("create session");
 	}
@@ -624,10 +626,10 @@ jt_lst_update_group(int argc, char **argv)
 static int
 lst_state_of(const char *s)
 {
-	return strcmp(s, "Active") == 0 ? LST_NODE_ACTIVE
-	       : strcmp(s, "Busy") == 0 ? LST_NODE_BUSY
-	       : strcmp(s, "Down") == 0 ? LST_NODE_DOWN
-					: LST_NODE_UNKNOWN;
+	return strcmp(s, "Active") == 0 ? LST_NODE_ACTIVE :
+	       strcmp(s, "Busy") == 0   ? LST_NODE_BUSY :
+	       strcmp(s, "Down") == 0   ? LST_NODE_DOWN :
+					  LST_NODE_UNKNOWN;
 }
 
 /* One group's nodes in the states asked (2.17's netlink list with a state filter). */
@@ -692,7 +694,8 @@ jt_lst_list_group(int argc, char **argv)
 			states |= LST_NODE_UNKNOWN;
 			break;
 		case 'l':
-			states |= LST_NODE_ACTIVE | LST_NODE_BUSY | LST_NODE_DOWN | LST_NODE_UNKNOWN;
+			states |=
+				LST_NODE_ACTIVE | LST_NODE_BUSY | LST_NODE_DOWN | LST_NODE_UNKNOWN;
 			break;
 		default:
 			return lst_usage(argv[0]);
@@ -785,11 +788,11 @@ jt_lst_ping(int argc, char **argv)
 			      sizeof(param));
 		free(ids.v);
 	}
-	rc = type == 's'   ? lst_call("op=debug_session,timeout=%d", timeout)
-	     : type == 'g' ? lst_call("op=debug_group,name=%s,timeout=%d", str, timeout)
-	     : type == 'b' ? lst_call("op=debug_batch,name=%s,server=%d,timeout=%d", str, server,
-				      timeout)
-			   : lst_call("op=debug_nodes,%s,timeout=%d", param, timeout);
+	rc = type == 's' ? lst_call("op=debug_session,timeout=%d", timeout) :
+	     type == 'g' ? lst_call("op=debug_group,name=%s,timeout=%d", str, timeout) :
+	     type == 'b' ? lst_call("op=debug_batch,name=%s,server=%d,timeout=%d", str, server,
+				    timeout) :
+			   lst_call("op=debug_nodes,%s,timeout=%d", param, timeout);
 	if (rc == -1) {
 		lst_print_error("debug", "Failed to ping %s: %s\n", str == NULL ? "session" : str,
 				strerror(errno));
@@ -809,8 +812,9 @@ jt_lst_ping(int argc, char **argv)
 
 		lnet_nid4_to_nid(reply_long(e, "rpc_errno") == 0 ? nid4 : UINT64_MAX, &nid);
 		fprintf(stdout, "\t%s: %s [session: %s id: %s]\n", reply_str(e, "nid"), state,
-			known ? (reply_long(e, "rpc_errno") == 0 ? reply_str(e, "session") : "Unknown")
-			      : "<NULL>",
+			known ? (reply_long(e, "rpc_errno") == 0 ? reply_str(e, "session") :
+								   "Unknown") :
+				"<NULL>",
 			libcfs_nidstr_r(&nid, nidstr, sizeof(nidstr)));
 	}
 	return 0;
@@ -1036,7 +1040,9 @@ jt_lst_query_batch(int argc, char **argv)
 				}
 				fprintf(stdout, "%s [%s]: %s\n", reply_str(e, "nid"),
 					reply_str(e, "state"),
-					rpc != 0 ? strerror((int)rpc) : act > 0 ? "Running" : "Idle");
+					rpc != 0 ? strerror((int)rpc) :
+					act > 0  ? "Running" :
+						   "Idle");
 			}
 			continue;
 		}
@@ -1045,11 +1051,13 @@ jt_lst_query_batch(int argc, char **argv)
 			fprintf(stdout, "%ld of %ld nodes are unknown, ", trans_stat.rpc_failure,
 				trans_stat.rpc_total);
 		}
-		if (trans_stat.rpc_failure == 0 && trans_stat.fwk[0] == 0 && trans_stat.fwk[2] == 0) {
+		if (trans_stat.rpc_failure == 0 && trans_stat.fwk[0] == 0 &&
+		    trans_stat.fwk[2] == 0) {
 			fprintf(stdout, "is stopped\n");
 			continue;
 		}
-		if (trans_stat.rpc_failure == 0 && trans_stat.fwk[1] == 0 && trans_stat.fwk[2] == 0) {
+		if (trans_stat.rpc_failure == 0 && trans_stat.fwk[1] == 0 &&
+		    trans_stat.fwk[2] == 0) {
 			fprintf(stdout, "is running\n");
 			continue;
 		}
@@ -1138,8 +1146,8 @@ jt_lst_list_batch(int argc, char **argv)
 	do {
 		if (lst_call("op=batch_info,name=%s,test=%d,server=%d", batch, test, server) != 0) {
 			lst_print_error(test > 0 ? "test" : "batch",
-					test > 0 ? "Failed to query test: %s\n"
-						 : "Failed to query batch: %s\n",
+					test > 0 ? "Failed to query test: %s\n" :
+						   "Failed to query batch: %s\n",
 					strerror(errno));
 			return -1;
 		}
@@ -1154,7 +1162,8 @@ jt_lst_list_batch(int argc, char **argv)
 				if ((!active && is_active) || (!invalid && !is_active)) {
 					continue;
 				}
-				fprintf(stdout, "\t%s: %s\n", reply_str(d, "nid"), reply_str(d, "state"));
+				fprintf(stdout, "\t%s: %s\n", reply_str(d, "nid"),
+					reply_str(d, "state"));
 				shown++;
 			}
 			if (n > 0) {
@@ -1191,7 +1200,8 @@ lst_bulk_params(int argc, char **argv, char *out, size_t len)
 	int i;
 
 	for (i = 0; i < argc; i++) {
-		if (strcasestr(argv[i], "check=") == argv[i] || strcasestr(argv[i], "c=") == argv[i]) {
+		if (strcasestr(argv[i], "check=") == argv[i] ||
+		    strcasestr(argv[i], "c=") == argv[i]) {
 			tok = strchr(argv[i], '=') + 1;
 			if (strcasecmp(tok, "full") == 0) {
 				check = "full";
@@ -1223,7 +1233,8 @@ lst_bulk_params(int argc, char **argv, char *out, size_t len)
 			off = strtol(tok, &end, 0);
 			if (off < 0 || off % 8 != 0) {
 				fprintf(stderr,
-					"Invalid offset %s/%ld, it should be postive value and multiple of %d\n",
+					"Invalid offset %s/%ld, it should be postive value and "
+					"multiple of %d\n",
 					tok, off, 8);
 				return -1;
 			}
@@ -1316,13 +1327,15 @@ jt_lst_add_test(int argc, char **argv)
 	for (k = 0; k < 2; k++) {
 		g = k == 0 ? from : to;
 		if (lst_call("op=group_info,name=%s", g) != 0) {
-			fprintf(stderr, "Can't get count of nodes from %s: %s\n", g, strerror(errno));
+			fprintf(stderr, "Can't get count of nodes from %s: %s\n", g,
+				strerror(errno));
 			return -1;
 		}
 	}
-	rc = lst_call("op=test_add,batch=%s,from=%s,to=%s,type=%s,loop=%d,concur=%d,dist=%d,span=%d%s%s",
-		      batch, from, to, strcasecmp(test, "ping") == 0 ? "ping" : "brw", loop, concur,
-		      dist, span, params[0] != '\0' ? "," : "", params);
+	rc = lst_call(
+		"op=test_add,batch=%s,from=%s,to=%s,type=%s,loop=%d,concur=%d,dist=%d,span=%d%s%s",
+		batch, from, to, strcasecmp(test, "ping") == 0 ? "ping" : "brw", loop, concur, dist,
+		span, params[0] != '\0' ? "," : "", params);
 	if (rc == 0) {
 		fprintf(stdout, "Test was added successfully\n");
 		return 0;
@@ -1360,8 +1373,8 @@ lst_stat_once(struct lst_target *t, int idx, int timeout)
 	struct lst_sample *s = &t->s[idx];
 	int rc, i;
 
-	rc = t->nids[0] != '\0' ? lst_call("op=stat_nodes,%s,timeout=%d", t->nids, timeout)
-				: lst_call("op=stat_group,name=%s,timeout=%d", t->name, timeout);
+	rc = t->nids[0] != '\0' ? lst_call("op=stat_nodes,%s,timeout=%d", t->nids, timeout) :
+				  lst_call("op=stat_group,name=%s,timeout=%d", t->name, timeout);
 	if (rc == -1) {
 		return -1;
 	}
@@ -1461,9 +1474,11 @@ lst_print_stat(struct lst_target *t, int idx, int bwrt, int rdwr, int type, int 
 		lst_stat_fold(&r, 0, (float)(nw->v[i].send_count - od->v[i].send_count) / delta);
 		lst_stat_fold(&r, 1, (float)(nw->v[i].recv_count - od->v[i].recv_count) / delta);
 		lst_stat_fold(&r, 2,
-			      (float)(nw->v[i].send_length - od->v[i].send_length) / divisor / delta);
+			      (float)(nw->v[i].send_length - od->v[i].send_length) / divisor /
+				      delta);
 		lst_stat_fold(&r, 3,
-			      (float)(nw->v[i].recv_length - od->v[i].recv_length) / divisor / delta);
+			      (float)(nw->v[i].recv_length - od->v[i].recv_length) / divisor /
+				      delta);
 		r.count++;
 	}
 	for (k = 0; k < 4 && r.count > 0; k++) {
@@ -1487,7 +1502,8 @@ lst_target_init(struct lst_target *t, char *name)
 		return 0;
 	}
 	if (errno != ENOENT || lst_parse_nids(name, &ids) < 0) {
-		fprintf(stderr, "Failed to get count of nodes from %s: %s\n", name, strerror(errno));
+		fprintf(stderr, "Failed to get count of nodes from %s: %s\n", name,
+			strerror(errno));
 		return -1;
 	}
 	lst_ids_param(&ids, 0, ids.n < LST_IDS_PER_CALL ? ids.n : LST_IDS_PER_CALL, t->nids,
@@ -1653,8 +1669,8 @@ jt_lst_show_error(int argc, char **argv)
 		if (lst_target_init(&t, argv[i]) != 0) {
 			return -1;
 		}
-		rc = t.nids[0] != '\0' ? lst_call("op=stat_nodes,%s,timeout=10", t.nids)
-				       : lst_call("op=stat_group,name=%s,timeout=10", t.name);
+		rc = t.nids[0] != '\0' ? lst_call("op=stat_nodes,%s,timeout=10", t.nids) :
+					 lst_call("op=stat_group,name=%s,timeout=10", t.name);
 		if (rc == -1) {
 			lst_print_error(t.name, "Failed to show errors of %s: %s\n", t.name,
 					strerror(errno));
@@ -1705,7 +1721,8 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } lst_cmds[] = {
-	{ "new_session", jt_lst_new_session, "Usage: lst new_session [--timeout TIME] [--force] [NAME]" },
+	{ "new_session", jt_lst_new_session,
+	  "Usage: lst new_session [--timeout TIME] [--force] [NAME]" },
 	{ "end_session", jt_lst_end_session, "Usage: lst end_session" },
 	{ "show_session", jt_lst_show_session, "Usage: lst show_session" },
 	{ "ping", jt_lst_ping,
