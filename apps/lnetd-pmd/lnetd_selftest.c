@@ -208,6 +208,16 @@ lnetd_selftest_stop_locked(struct lnetd_selftest *st)
 	sft_con_destroy(st->con);
 	st->con = NULL;
 	sft_srv_stop(st->srv, LNETD_SELFTEST_STOP_MS);
+	/*
+	 * Its aborts ended the request in flight, unless LNet kept an MD past
+	 * the wait: then nothing polls the engine again (it is left, not
+	 * freed), and the caller is answered here.
+	 */
+	pthread_mutex_lock(&st->call_lock);
+	if (st->call != NULL && !st->call->done) {
+		lnetd_selftest_con_refuse(st, st->call, -ESHUTDOWN);
+	}
+	pthread_mutex_unlock(&st->call_lock);
 	st->srv = NULL;
 	st->enabled = false;
 }

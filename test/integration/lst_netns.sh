@@ -9,7 +9,7 @@
 # servers' traffic (waited for, not slept on) and show_error none; S2 is
 # killed: stat and show_error report it as the kernel's lst does;
 # end_session leaves no session on the nodes (a console of their own can
-# take them). Needs root (ip netns).
+# take them); with the service off a daemon has no console. Needs root.
 #   lst_netns.sh BUILD_DIR SRC_DIR
 set -u
 build=$1
@@ -109,5 +109,10 @@ for n in c s1; do
 	check "$n: no session left, its own console takes it" sh -c \
 		"LST_SESSION=7 LNETCTL_NAME=$tag$n '$lst' new_session own >/dev/null && LST_SESSION=7 LNETCTL_NAME=$tag$n '$lst' add_group g 0@lo | grep -qx '0@lo are added to session'"
 done
+# As the kernel's console lives in the lnet_selftest module: none while the service is off.
+printf 'global:\n    lnet_selftest: 0\n' >"$work/off.yaml"
+check "S1: lnet_selftest off" "$ctl" --name "${tag}s1" import "$work/off.yaml"
+check "S1: no console: lst refused, exit 255" sh -c \
+	"LNETCTL_NAME=${tag}s1 '$lst' show_session 2>'$work/e'; [ \$? -eq 255 ] && grep -qx 'lnet_selftest is not enabled (--selftest)' '$work/e'"
 check "daemon C stops: exit 0" stop_daemon "$pid_c"
 finish lst_netns

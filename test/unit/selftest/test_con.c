@@ -69,8 +69,12 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	sft_con_destroy(con);
-	assert_int_equal(sft_srv_stop(srv, 1000), 0);
+	if (con != NULL) {
+		sft_con_destroy(con);
+	}
+	if (srv != NULL) {
+		assert_int_equal(sft_srv_stop(srv, 1000), 0);
+	}
 	assert_int_equal(LNetNIFini(), 0);
 	return 0;
 }
@@ -514,6 +518,32 @@ test_idle_console(void **state)
 	assert_int_equal(run(req(SFT_CON_SESSION_INFO, NULL)).rc, -ESRCH);
 }
 
+/* The console destroyed with a command in flight: the engine's stop ends it, its done is called. */
+static void
+test_destroy_in_flight(void **state)
+{
+	struct sft_con_req rq = req(SFT_CON_NODES_ADD, "g");
+	struct seen s;
+
+	(void)state;
+	new_session("s1");
+	assert_int_equal(run(req(SFT_CON_GROUP_ADD, "g")).rc, 0);
+	rq.ids = &ghost;
+	rq.nids = 1;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(sft_con_submit(con, &rq, seen_cb, &s), 0);
+	serve(100);
+	assert_false(s.done);
+	/* Another command meanwhile: the console runs one at a time. */
+	assert_int_equal(sft_con_submit(con, &rq, seen_cb, &s), -EBUSY);
+	sft_con_destroy(con);
+	con = NULL;
+	assert_int_equal(sft_srv_stop(srv, 1000), 0);
+	srv = NULL;
+	assert_true(s.done);
+	assert_int_equal(s.ents[0].rpc_errno, -ESHUTDOWN);
+}
+
 int
 main(void)
 {
@@ -523,6 +553,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pinger, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_console, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_destroy_in_flight, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
