@@ -194,8 +194,8 @@ void sft_con_destroy(struct sft_con *c);
 /**
  * Run @p rq; @p done is called once, maybe before this returns. @p rq and
  * what it points to are copied.
- * @return 0 (done will be called), or -EBUSY while another request runs
- *         (done will not)
+ * @return 0 (done will be called), or -EBUSY while another request runs,
+ *         -ENOMEM (done will not)
  */
 int sft_con_submit(struct sft_con *c, const struct sft_con_req *rq, sft_con_done_fn done,
 		   void *arg);

@@ -393,6 +393,26 @@ test_batch(void **state)
 	fb = node_session()->batches;
 	assert_non_null(fb);
 	assert_int_equal(fb->bid, 2); /* "batch" was 1 */
+	/*
+	 * What the TEST requests said: per test the server side (its buffers:
+	 * ceil(ceil(1/1)/ceil(1/1)) x dist 1 x concur 2), then the client side
+	 * (the user's loop, its concurrency, one destination: the node).
+	 */
+	assert_int_equal(fb->ntests, 4);
+	assert_false(fb->tests[0]->is_client);
+	assert_int_equal(fb->tests[0]->loop, 2);
+	assert_int_equal(fb->tests[0]->ndest, 0);
+	assert_true(fb->tests[0]->stop_onerr);
+	assert_true(fb->tests[1]->is_client);
+	assert_int_equal(fb->tests[1]->loop, 5);
+	assert_int_equal(fb->tests[1]->concur, 2);
+	assert_int_equal(fb->tests[1]->ndest, 1);
+	assert_int_equal(fb->tests[1]->dests[0].nid, LNET_NID_LO_0);
+	assert_int_equal(fb->tests[1]->dests[0].pid, SFT_PID);
+	assert_int_equal(fb->tests[1]->params.bulk_v1.opc, SFT_BRW_WRITE);
+	assert_int_equal(fb->tests[1]->params.bulk_v1.flags, SFT_BRW_CHECK_FULL);
+	assert_int_equal(fb->tests[1]->params.bulk_v1.len, 8192);
+	assert_int_equal(fb->tests[3]->params.bulk_v1.opc, SFT_BRW_READ);
 	/* A group a test names cannot change. */
 	assert_int_equal(run(req(SFT_CON_GROUP_DEL, "g")).rc, -EBUSY);
 
