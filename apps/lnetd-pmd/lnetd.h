@@ -39,6 +39,18 @@ int lnetd_selftest_set(int on);
 bool lnetd_selftest_enabled(void);
 /* Off, before LNet goes down. */
 void lnetd_selftest_shutdown(void);
+struct sft_con_req;
+struct sft_con_result;
+/*
+ * Run a console request on the selftest thread and wait: 0 (its reply is
+ * written into @p d), or -ENODEV while the service is off.
+ */
+int lnetd_selftest_con_call(const struct sft_con_req *rq, struct rte_tel_data *d);
+
+/* lnetd_lst.c: /lnet/lst (the lst console's commands). */
+int lnetd_lst_register(void);
+/* Write the console's answer to a request of @p op (on the selftest thread). */
+void lnetd_lst_reply(struct rte_tel_data *d, int op, const struct sft_con_result *r);
 
 /* lnetd_telemetry.c: register the /lnet/... telemetry commands. */
 int lnetd_telemetry_register(void);

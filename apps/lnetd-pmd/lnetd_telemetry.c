@@ -1321,5 +1321,6 @@ lnetd_telemetry_register(void)
 	if (rc == 0) {
 		rc = lnetd_udsp_register();
 	}
+	rc = rc != 0 ? rc : lnetd_lst_register();
 	return rc != 0 ? rc : lnetd_route_register();
 }

@@ -28,7 +28,8 @@
  *     clients (concurrency, loops, distribution), filling the replies from
  *     the decoded requests; state machines kept in tables (rt_fsm).
  *  4. console: lst's state (groups, batches, transactions) lives in the
- *     daemon on the management lcore and is driven over telemetry commands
+ *     daemon's selftest thread, which owns the engine it sends on
+ *     (lib/selftest_rpc/sft_con.h), and is driven over telemetry commands
  *     (/lnet/selftest/...); the `lst` app is a client of that socket, as
  *     lnetctl is.
  *
