@@ -872,7 +872,14 @@ lnet_peer_ni_ensure_on_cpt(void *arg)
 	free(l);
 }
 
-/* Ask the shards for the peer NIs of @p p's NIDs that mgmt has not seen yet. */
+/*
+ * Ask the shards for the peer NIs of @p p's NIDs that mgmt has not seen
+ * yet, those on nets we have no NI on too: as in the kernel's peer table,
+ * every NID of a known peer has its peer NI, so a send to any of them
+ * finds the peer's composition and selection picks the NID on a local
+ * net (a Multi-Rail peer whose primary NID is on another net is still
+ * reached directly).
+ */
 void
 lnet_peer_want_lpnis(struct lnet_peer_dir *d, struct lnet_peer *p)
 {
@@ -881,8 +888,7 @@ lnet_peer_want_lpnis(struct lnet_peer_dir *d, struct lnet_peer *p)
 	for (i = 0; i < p->nnis; i++) {
 		struct lnet_peer_learn *l;
 
-		if (p->lpnis[i] != NULL ||
-		    lnet_ni_find_by_net(d->ln, lnet_nid_net(&p->nis[i])) == NULL) {
+		if (p->lpnis[i] != NULL) {
 			continue;
 		}
 		l = malloc(sizeof(*l));

@@ -738,6 +738,39 @@ test_routed_put_goes_to_gateway(void **state)
 	assert_true(counters().local_no_route_count >= 1);
 }
 
+/*
+ * A Multi-Rail peer whose primary NID is on a net we have no NI on (and no
+ * route to), with another NID on our tcp1: a PUT to the primary goes
+ * straight to its tcp1 NID, as the kernel's selection prefers a local net
+ * of an MR peer to the NID given. Every NID of a known peer has its peer
+ * NI, remote ones too; without one the send failed as unroutable (a
+ * console with NIDs on two nets could not reach a test node on one).
+ */
+static void
+test_mr_peer_primary_on_remote_net(void **state)
+{
+	struct lnet_nid prim = nid_on(TCP5, FAR);
+	struct lnet_nid rail = nid_on(TCP1, PB);
+	struct lnet_nid me = nid_on(TCP1, ME_B);
+	const struct r_sent *s;
+	struct lnet_event ev;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(lnet_ctl_peer_add(&prim, &rail, 1, true, err, sizeof(err)), 0);
+	settle();
+	put_far();
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, 0);
+	s = last_sent();
+	assert_int_equal(s->hdr.type, LNET_MSG_PUT);
+	assert_true(lnet_nid_same(&s->hdr.dest_nid, &rail));
+	assert_true(lnet_nid_same(&s->hop, &rail));
+	assert_true(lnet_nid_same(&s->ni, &me));
+	assert_int_equal(counters().local_no_route_count, 0);
+}
+
 /* PUT @p from the last hop @p hop (source @p src) to our tcp NI, ACK asked. */
 static int
 put_from(uint32_t hop, struct lnet_nid src)
@@ -1244,6 +1277,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_peer_add_over_gateway, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routed_put_goes_to_gateway, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_routed_multi_rail_gateway, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mr_peer_primary_on_remote_net, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_routed_ack_goes_back_by_gateway, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_set_routing_states, setup, teardown),
