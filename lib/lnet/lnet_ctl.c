@@ -337,8 +337,7 @@ lnet_ctl_ni_health_on_mgmt(void *arg)
 		    (ni->lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0) {
 			continue;
 		}
-		__atomic_store_n(&ni->health.value, a->value, __ATOMIC_RELAXED);
-		lnet_recovery_queue_ni(a->ln, ni); /* below the maximum: recovery brings it back */
+		lnet_health_ni_set(a->ln, ni, a->value); /* and recovery, below the maximum */
 		found++;
 	}
 	return a->nid != NULL && found == 0 ? -ENOENT : 0;

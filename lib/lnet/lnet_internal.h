@@ -234,9 +234,9 @@ void lnet_stats_by_type(const uint64_t by_type[LNET_STATS_NTYPES], uint64_t out[
  * recovery (lnet_recovery.c), whose fields only that lcore touches.
  */
 struct lnet_health {
-	int value;       /* atomic: 0..LNET_MAX_HEALTH_VALUE */
+	int value;       /* 0..LNET_MAX_HEALTH_VALUE: its owner writes, anyone reads (relaxed) */
 	uint32_t queued; /* atomic: 1 from the failure that queues it until recovery drops it */
-	uint32_t hs[LNET_MSG_STATUS_END]; /* atomic: failures by enum lnet_msg_hstatus */
+	uint32_t hs[LNET_MSG_STATUS_END]; /* its owner's: failures by enum lnet_msg_hstatus */
 	int64_t last_alive; /* atomic, peer NI: seconds (runtime clock) of its last message; 0 never */
 	uint32_t
 		ns_status; /* mgmt, peer NI: the status its peer's ping data last gave it (0: none) */
@@ -1035,16 +1035,22 @@ void lnet_health_init(struct lnet_health *h, int value);
 bool lnet_health_fin(struct lnet_cpt *c, struct lnet_msg *msg);
 /* A message arrived from @p lpni (its shard's lcore): alive now. */
 void lnet_health_rx_alive(struct lnet_cpt *c, struct lnet_peer_ni *lpni);
+/*
+ * Health changes, from any lcore: each is applied by the value's owner (an
+ * NI's CPT, a peer NI's shard), inline when the caller is that lcore, else
+ * over a hop (lnet_health.c).
+ */
 /* Failures seen outside a message's completion (a response timeout, a down NID in ping data). */
 void lnet_health_local_failure(struct lnet *ln, struct lnet_ni *ni);
 void lnet_health_remote_failure(struct lnet *ln, struct lnet_peer_ni *lpni);
-/* Success: health up by health_sensitivity, at most LNET_MAX_HEALTH_VALUE. */
-void lnet_health_raise(struct lnet *ln, struct lnet_health *h);
 /* A message received from @p lpni: healthier (full health from a gateway, or on a router). */
 void lnet_health_heard(struct lnet *ln, struct lnet_peer_ni *lpni);
+/* Set by configuration or discovery; recovery takes it below the maximum. */
+void lnet_health_ni_set(struct lnet *ln, struct lnet_ni *ni, int value);
+void lnet_health_lpni_set(struct lnet *ln, struct lnet_peer_ni *lpni, int value);
 /* Any lcore: @p ni's health reached 0 (DOWN) or the maximum (UP): its ping status follows. */
 void lnet_ni_health_status(struct lnet_ni *ni, bool up);
-/* Success on local NI @p ni: health up; UP in the ping target once at the maximum again. */
+/* Success on local NI @p ni (any lcore): health up; UP in the ping target at the maximum again. */
 void lnet_health_ni_raise(struct lnet *ln, struct lnet_ni *ni);
 /* Count a message's deadline: transaction_timeout from its first send. */
 void lnet_health_stamp_deadline(struct lnet_cpt *c, struct lnet_msg *msg);
