@@ -691,7 +691,8 @@ struct lnet {
 	lnet_pid_t pid;
 	uint64_t interface_cookie;
 	struct lnet_cpt **cpts;
-	struct rt_pool *msg_pool; /* every message, a cache per lcore (lnet_msg.c) */
+	struct rt_pool *msg_pool;     /* every message, a cache per lcore (lnet_msg.c) */
+	uint64_t msg_pool_empty_base; /* mgmt, atomic: its empty count at the last counters reset */
 	struct lnet_portal portals[LNET_MAX_PORTALS];
 	struct lnet_ni_table *ni_table;  /* RCU-published */
 	struct lnet_ctl_global tunables; /* global show's settings; management lcore */
@@ -820,6 +821,8 @@ void lnet_ptl_drop_delayed_ni(struct lnet_cpt *c, const struct lnet_ni *ni);
 void lnet_msg_free(struct lnet_msg *msg);
 int lnet_msg_pool_create(struct lnet *ln, unsigned int msgs_per_cpt);
 void lnet_msg_pool_destroy(struct lnet *ln);
+/* On the management lcore, at a counters reset: pool_msg_empty counts from now. */
+void lnet_msg_pool_empty_mark(struct lnet *ln);
 uint32_t lnet_msg_alive_home(struct lnet_cpt *c);
 void lnet_msg_max_update(struct lnet_cpt *c) __attribute__((noinline, cold));
 void lnet_msg_count_free_away(struct lnet_cpt *c, unsigned int home);

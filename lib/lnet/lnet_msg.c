@@ -33,6 +33,46 @@ lnet_msg_pool_create(struct lnet *ln, unsigned int msgs_per_cpt)
 	return rt_pool_create(ln->rt, &o, &ln->msg_pool);
 }
 
+/* Every get that found the pool empty, on any lcore or thread, since it was made. */
+static uint64_t
+lnet_msg_pool_empty_total(const struct lnet *ln)
+{
+	struct rt_pool_stats st;
+
+	rt_pool_stats_get(ln->msg_pool, &st);
+	return st.empty;
+}
+
+/*
+ * The count is the pool's (each lcore's cache counts its own): a reset
+ * keeps where it stood instead of writing the lcores' counts.
+ */
+void
+lnet_msg_pool_empty_mark(struct lnet *ln)
+{
+	__atomic_store_n(&ln->msg_pool_empty_base, lnet_msg_pool_empty_total(ln), __ATOMIC_RELAXED);
+}
+
+int
+lnet_ctl_pools_get(struct lnet_ctl_pools *out)
+{
+	struct lnet *ln = lnet_instance();
+	uint64_t base;
+	uint64_t now;
+
+	if (ln == NULL) {
+		return -ENETDOWN;
+	}
+	if (out == NULL) {
+		return -EINVAL;
+	}
+	base = __atomic_load_n(&ln->msg_pool_empty_base, __ATOMIC_RELAXED);
+	now = lnet_msg_pool_empty_total(ln);
+	/* A cache's count read before the mark's and one read after can disagree by a little. */
+	*out = (struct lnet_ctl_pools){ .msg_empty = now > base ? now - base : 0 };
+	return 0;
+}
+
 /* LNet down, the lcores stopped: every message goes with the pool. */
 void
 lnet_msg_pool_destroy(struct lnet *ln)
