@@ -317,6 +317,13 @@ struct lnet_push_target;
 #define LNET_NI_REF_STRIDE 8 /* one 64-byte line per CPT */
 
 /* The published set of local NIs; replaced whole, retired with RCU. */
+/* One net's CPTs in a published NI table (lnet_cpt_of_peer_net). */
+struct lnet_net_cpts {
+	uint32_t net_id;
+	uint16_t n;     /* its NIs bound to a CPT; 0: an empty slot */
+	uint16_t first; /* their CPTs, in table order: net_cpts[first .. first + n) */
+};
+
 struct lnet_ni_table {
 	uint64_t gen; /* one more than the table it replaced */
 	unsigned int nnis;
@@ -325,6 +332,10 @@ struct lnet_ni_table {
 	 * a compare per NI. Power-of-two size, at least twice nnis. */
 	unsigned int by_nid_mask;
 	struct lnet_ni **by_nid;
+	/* Each net's CPTs, open addressing by net in as many slots as by_nid:
+	 * which shard a peer NI lives in is asked of every message. */
+	struct lnet_net_cpts *by_net;
+	uint16_t *net_cpts;
 	struct lnet_ni *nis[]; /* nis[0] is 0@lo */
 };
 
@@ -941,6 +952,12 @@ lnet_ni_nid_slot(const struct lnet_nid *nid, unsigned int mask)
 	memcpy(&a0, &nid->nid_addr[0], sizeof(a0));
 	memcpy(&a1, &nid->nid_addr[2], sizeof(a1));
 	return (unsigned int)(((a0 ^ a1 ^ h) * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
+}
+
+static inline unsigned int
+lnet_ni_net_slot(uint32_t net, unsigned int mask)
+{
+	return (unsigned int)(((uint64_t)net * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
 }
 
 /* Our NI with @p nid in table @p t, or NULL (lnet_ni_find_by_nid, inlined where it is hot). */

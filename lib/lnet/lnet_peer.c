@@ -129,24 +129,25 @@ lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c, const struct lnet_nid *nid,
 	return lpni;
 }
 
+/* One probe of the published table's net index (lnet_ni_table_index_nets) in the common case. */
 unsigned int
 lnet_cpt_of_peer_net(struct lnet *ln, const struct lnet_nid *nid)
 {
 	const struct lnet_ni_table *t = lnet_ni_table_get(ln);
 	uint32_t net = lnet_nid_net(nid);
-	unsigned int cpts[LNP_MAX_CPTS];
-	unsigned int n = 0;
-	unsigned int i;
+	const struct lnet_net_cpts *e;
+	unsigned int k;
 
-	for (i = 0; t != NULL && i < t->nnis; i++) {
-		const struct lnet_ni *ni = t->nis[i];
-
-		if (ni->net_id == net && !ni->any_cpt && n < LNP_MAX_CPTS) {
-			cpts[n++] = ni->cpt;
-		}
+	if (unlikely(t == NULL)) {
+		return lnet_nid_cpt_hash(nid, ln->ncpts);
 	}
-	if (likely(n == 1)) {
-		return cpts[0];
+	k = lnet_ni_net_slot(net, t->by_nid_mask);
+	for (e = &t->by_net[k]; e->n != 0 && e->net_id != net; e = &t->by_net[k]) {
+		k = (k + 1) & t->by_nid_mask;
 	}
-	return n == 0 ? lnet_nid_cpt_hash(nid, ln->ncpts) : cpts[lnet_nid_cpt_hash(nid, n)];
+	if (likely(e->n == 1)) {
+		return t->net_cpts[e->first];
+	}
+	return e->n == 0 ? lnet_nid_cpt_hash(nid, ln->ncpts) :
+			   t->net_cpts[e->first + lnet_nid_cpt_hash(nid, e->n)];
 }
