@@ -409,6 +409,7 @@ struct lnet_peer_ni {
 	struct lnet_msg_stats *stats;
 	struct lnet_health health;
 	uint16_t cpt; /* the shard it lives in (lnet_cpt_of_peer when made): its owner */
+	bool retired; /* its shard's: out of the NID table for good (lnet_peer_ni_retire) */
 };
 
 enum lnet_peer_last {
@@ -419,13 +420,15 @@ enum lnet_peer_last {
 
 struct lnet_peer_table {
 	struct lnet_peer_ni_list *hash;
-	unsigned int npeer_nis;
+	unsigned int npeer_nis; /* in hash */
 	/*
 	 * The last peer NI each kind of lookup found (enum lnet_peer_last).
-	 * Peer NIs leave the table only at its teardown, so a remembered one is
-	 * always live; a hit still compares the whole NID.
+	 * A peer NI leaving hash (retired) is forgotten here, so a remembered
+	 * one is always in the table; a hit still compares the whole NID.
 	 */
 	struct lnet_peer_ni *last[LNET_PEER_LAST_KINDS];
+	/* Out of hash since their net moved to another CPT; freed with the table. */
+	struct lnet_peer_ni_list retired;
 };
 
 /* ---- messages ----------------------------------------------------------- */
@@ -898,6 +901,11 @@ void lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action 
 /* lnet_peer.c */
 int lnet_peer_table_init(struct lnet_peer_table *pt);
 void lnet_peer_table_fini(struct lnet_peer_table *pt);
+/*
+ * Management lcore: @p lpni is no longer its NID's peer NI (another
+ * shard's took its place): no composition, and out of its shard's table.
+ */
+void lnet_peer_ni_retire(struct lnet *ln, struct lnet_peer_ni *lpni);
 void lnet_peer_dir_learn(struct lnet *ln, const struct lnet_nid *nid, struct lnet_peer_ni *lpni);
 struct lnet_peer_ni *lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c,
 						      const struct lnet_nid *nid,
@@ -1289,9 +1297,10 @@ lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid)
  * the LND's work run on one lcore, as the kernel keeps peer NIs per net per
  * CPT. When a net's NIs span CPTs, one of theirs by NID hash: a message to
  * or from that peer NI through another of them crosses once more. A NID on
- * a net we have no NI on (behind a gateway): by NID hash. A peer NI made
- * before net add/del moved its net keeps its shard (lnet_peer_ni.cpt);
- * lookups by NID make one in the new shard.
+ * a net we have no NI on (behind a gateway): by NID hash. One probe of
+ * the published NI table's net index. A peer NI made before net add/del
+ * moved its net keeps its shard (lnet_peer_ni.cpt) until a lookup makes
+ * one in the new shard, which takes its place (lnet_peer_ni_retire).
  */
 unsigned int lnet_cpt_of_peer_net(struct lnet *ln, const struct lnet_nid *nid);
 

@@ -294,6 +294,98 @@ test_cpt_of_peer_by_net(void **state)
 	expect_cpt_of_peer_as_scan();
 }
 
+struct shard_find {
+	struct lnet_nid nid;
+	struct lnet_peer_ni *lpni;
+	unsigned int npeer_nis;
+};
+
+static int
+shard_find_here(void *arg)
+{
+	struct shard_find *f = arg;
+	struct lnet_cpt *c = lnet_cpt_self(lnet_instance());
+
+	f->lpni = lnet_peer_ni_find(c, &f->nid);
+	f->npeer_nis = c->peers.npeer_nis;
+	return 0;
+}
+
+/* @p nid's peer NI in @p cpt's shard (NULL: none), looked up on that lcore. */
+static struct shard_find
+shard_find(unsigned int cpt, struct lnet_nid nid)
+{
+	struct shard_find f = { .nid = nid };
+
+	assert_int_equal(lnet_call_on_cpt(lnet_instance(), cpt, shard_find_here, &f), 0);
+	return f;
+}
+
+/* A PUT from @p from arrives on @p ni (no MD takes it): its peer NI is found or made. */
+static void
+put_from(struct lnet_ni *ni, struct lnet_nid from)
+{
+	struct lnet_hdr h = { .type = LNET_MSG_PUT,
+			      .src_nid = from,
+			      .dest_nid = ni->nid,
+			      .src_pid = LNET_PID_LUSTRE,
+			      .dest_pid = LNET_PID_LUSTRE };
+
+	h.msg.put.ptl_index = 9;
+	assert_int_equal(ut_parse(ni, &h, &from, NULL), 0);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+}
+
+/*
+ * net del, then net add of the same NID on the other CPT: the peer NIs of
+ * that net now belong to the new CPT's shard. The one traffic makes there
+ * takes the old one's place in its peer; the old one leaves its shard
+ * (no second peer NI for the NID, none left holding a composition that
+ * is retired) and stays only for what may still name it.
+ */
+static void
+test_peer_ni_follows_its_net_to_another_cpt(void **state)
+{
+	struct lnet *ln = lnet_instance();
+	struct lnet_nid me = t_nid_on(0x0a050001U, 5), peer = t_nid_on(0x0a050009U, 5);
+	struct lnet_ctl_peer_ni st;
+	struct shard_find old;
+	struct shard_find now;
+
+	(void)state;
+	assert_int_equal(ctl_add(&me, 0), 0);
+	put_from(lnet_ni_find_by_nid(ln, &me), peer);
+	old = shard_find(0, peer);
+	assert_non_null(old.lpni);
+	assert_int_equal(old.lpni->cpt, 0);
+	assert_non_null(rt_rcu_read((void *const *)&old.lpni->comp));
+
+	assert_int_equal(ctl_del(&me), 0);
+	rt_runtime_poll_until_idle(ln->rt, 100);
+	assert_int_equal(ctl_add(&me, 1), 0);
+	assert_int_equal(lnet_cpt_of_peer(ln, &peer), 1);
+	put_from(lnet_ni_find_by_nid(ln, &me), peer);
+
+	now = shard_find(1, peer);
+	assert_non_null(now.lpni);
+	assert_ptr_not_equal(now.lpni, old.lpni);
+	assert_int_equal(now.lpni->cpt, 1);
+	assert_non_null(rt_rcu_read((void *const *)&now.lpni->comp));
+	assert_null(shard_find(0, peer).lpni);
+	assert_int_equal(shard_find(0, peer).npeer_nis, old.npeer_nis - 1);
+	assert_null(rt_rcu_read((void *const *)&old.lpni->comp));
+	assert_int_equal(lnet_ctl_peer_ni_state(&peer, &st), 0);
+
+	/* And back: a fresh one on CPT 0, the one on CPT 1 leaves in turn. */
+	assert_int_equal(ctl_del(&me), 0);
+	rt_runtime_poll_until_idle(ln->rt, 100);
+	assert_int_equal(ctl_add(&me, 0), 0);
+	put_from(lnet_ni_find_by_nid(ln, &me), peer);
+	assert_non_null(shard_find(0, peer).lpni);
+	assert_ptr_not_equal(shard_find(0, peer).lpni, old.lpni);
+	assert_null(shard_find(1, peer).lpni);
+}
+
 int
 main(void)
 {
@@ -304,6 +396,8 @@ main(void)
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_ni_lookup_by_nid, ut_setup2, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_cpt_of_peer_by_net, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_peer_ni_follows_its_net_to_another_cpt,
+						ut_setup2, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
