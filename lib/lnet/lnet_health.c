@@ -260,9 +260,10 @@ lnet_health_lpni_note_run(void *arg)
 }
 
 /*
- * From a lcore that does not own the value. A hop does not keep order only
- * when a ring is full; the changes of one value from several lcores come
- * in no set order in the kernel either (whoever takes the lock first).
+ * From a lcore that does not own the value. Notes arrive in the order they
+ * were sent unless a ring was full (rt_hop retries); changes to one value
+ * from several lcores come in no set order in the kernel either (whoever
+ * takes the lock first).
  */
 static __attribute__((cold)) void
 lnet_health_note_send(struct lnet *ln, struct lnet_ni *ni, struct lnet_peer_ni *lpni,
