@@ -323,6 +323,23 @@ lnetd_hop_stats(struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * After the hops: gets that found the message pool empty (each a message
+ * not made: a receive dropped, a send refused), since the last reset.
+ */
+static int
+lnetd_pool_stats(struct rte_tel_data *d)
+{
+	struct lnet_ctl_pools p;
+	int rc = lnet_ctl_pools_get(&p);
+
+	if (rc != 0) {
+		return rc;
+	}
+	rte_tel_data_add_dict_u64(d, "pool_msg_empty", p.msg_empty);
+	return 0;
+}
+
 /* /lnet/stats_show: the counters in `lnetctl stats show` order. */
 static int
 lnetd_stats_show(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -365,7 +382,8 @@ lnetd_stats_show(const char *cmd, const char *params, struct rte_tel_data *d)
 	LNETD_STAT(drop_length);
 #undef LNETD_STAT
 	rc = lnetd_stall_stats(d);
-	return rc != 0 ? rc : lnetd_hop_stats(d);
+	rc = rc != 0 ? rc : lnetd_hop_stats(d);
+	return rc != 0 ? rc : lnetd_pool_stats(d);
 }
 
 /* /lnet/global_show in `lnetctl global show` order. */

@@ -4,11 +4,18 @@
  * does to the health of the local NI and the peer NI it went over, and
  * whether it goes again over another path instead of completing.
  *
- * Health values are atomics that any lcore lowers on a failure and raises
- * on a success: failures are rare and health is read by selection on
- * every lcore, so one shared int beats a message to an owner. Joining a
- * recovery queue is a hop to the management lcore (lnet_recovery.c), once
- * per stay there (the queued flag).
+ * A health value (and its failure counts) is written by its owner alone
+ * (issue 32): a local NI's by the lcore of its CPT, a peer NI's by its
+ * shard's (lpni->cpt). Any lcore reads it, relaxed, as a hint for
+ * selection. A failure, or a success while a value is below the maximum,
+ * seen on another lcore (a message completes on its MD's, recovery runs on
+ * the management lcore) goes to the owner as a note over a hop, and the
+ * owner does the kernel's arithmetic (lnet_health_lowered/raised) on the
+ * value it alone writes: each change applies whole, as under the
+ * kernel's net lock. At full health nothing is sent, so the good path
+ * costs a relaxed load. Joining a recovery queue is a hop from the owner
+ * to the management lcore (lnet_recovery.c), once per stay there (the
+ * queued flag), after the owner lowered the value.
  *
  * A resend returns to selection in the destination's shard with the path
  * that failed marked, inside the message's deadline (transaction_timeout
@@ -17,11 +24,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lnet_tunables.h"
 #include "lnet_internal.h"
 #include "lnet_route_table.h"
+#include "rt_hop.h"
 
 void
 lnet_health_init(struct lnet_health *h, int value)
@@ -36,59 +45,246 @@ lnet_health_sensitivity(const struct lnet *ln)
 	return __atomic_load_n(&ln->tunables.health_sensitivity, __ATOMIC_RELAXED);
 }
 
-/* Apply @p f to the value atomically; true when it changed. */
-static bool
-lnet_health_update(struct lnet_health *h, int (*f)(int, int), int sensitivity)
-{
-	int old = __atomic_load_n(&h->value, __ATOMIC_RELAXED);
-	int new;
+/* ---- writes, by the owner alone ------------------------------------------ */
 
-	do {
-		new = f(old, sensitivity);
-		if (new == old) {
-			return false;
-		}
-	} while (!__atomic_compare_exchange_n(&h->value, &old, new, false, __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
-	return true;
+/* What happens to one health value; carried to its owner when seen elsewhere. */
+enum lnet_health_op {
+	LNET_HEALTH_FAIL,  /* count hs (unless OK); lower the value when lower */
+	LNET_HEALTH_RAISE, /* a success over it */
+	LNET_HEALTH_HEARD, /* peer NI: a message from it */
+	LNET_HEALTH_SET,   /* to value (lnetctl, discovery) */
+};
+
+struct lnet_health_change {
+	enum lnet_health_op op;
+	enum lnet_msg_hstatus hs;
+	bool lower;
+	int value;
+};
+
+/*
+ * A change on its way to the owner. A local NI is named by NID and checked
+ * on arrival against its pointer (it may be deleted meanwhile, and its
+ * memory with it); a peer NI lives until shutdown.
+ */
+struct lnet_health_note {
+	struct rt_hop hop;
+	struct lnet *ln;
+	struct lnet_ni *ni; /* compared, not followed, until found by nid */
+	struct lnet_nid nid;
+	struct lnet_peer_ni *lpni;
+	struct lnet_health_change ch;
+};
+
+static bool
+lnet_health_on_cpt(const struct lnet *ln, unsigned int cpt)
+{
+	return rt_lcore_self() == ln->cpts[cpt]->lcore;
 }
 
-void
-lnet_health_raise(struct lnet *ln, struct lnet_health *h)
+/* The owner is the only writer: a relaxed store, for readers on other lcores. */
+static void
+lnet_health_store(struct lnet_health *h, int value)
 {
-	if (lnet_health_value(h) < LNET_MAX_HEALTH_VALUE) {
-		lnet_health_update(h, lnet_health_raised, lnet_health_sensitivity(ln));
+	__atomic_store_n(&h->value, value, __ATOMIC_RELAXED);
+}
+
+static void
+lnet_health_count_hs(struct lnet_health *h, enum lnet_msg_hstatus hs)
+{
+	if (hs != LNET_MSG_STATUS_OK) {
+		__atomic_store_n(&h->hs[hs], h->hs[hs] + 1, __ATOMIC_RELAXED);
 	}
+}
+
+/* The new value @p ch gives @p h (a peer NI's HEARD is decided by its caller). */
+static int
+lnet_health_changed(const struct lnet *ln, const struct lnet_health *h,
+		    const struct lnet_health_change *ch)
+{
+	int value = lnet_health_value(h);
+
+	switch (ch->op) {
+	case LNET_HEALTH_FAIL:
+		return ch->lower ? lnet_health_lowered(value, lnet_health_sensitivity(ln)) : value;
+	case LNET_HEALTH_RAISE:
+	case LNET_HEALTH_HEARD:
+		return lnet_health_raised(value, lnet_health_sensitivity(ln));
+	case LNET_HEALTH_SET:
+		break;
+	}
+	return ch->value;
+}
+
+/* On @p ni's lcore: the change, its ping status (the kernel's lnet_{dec,inc}_healthv), recovery. */
+static void
+lnet_health_ni_apply(struct lnet *ln, struct lnet_ni *ni, const struct lnet_health_change *ch)
+{
+	int old = lnet_health_value(&ni->health);
+	int new = lnet_health_changed(ln, &ni->health, ch);
+
+	LNET_OWNER_ASSERT(ln, ni->cpt);
+	if (ch->op == LNET_HEALTH_FAIL) {
+		lnet_health_count_hs(&ni->health, ch->hs);
+	}
+	if (new == old) {
+		if (ch->op == LNET_HEALTH_FAIL && ch->lower) {
+			ln->mgmt->recovery_ni(ln, ni); /* at 0 already: still recovering */
+		}
+		return;
+	}
+	lnet_health_store(&ni->health, new);
+	if (ch->op != LNET_HEALTH_SET && (new == 0 || new == LNET_MAX_HEALTH_VALUE)) {
+		lnet_ni_health_status(ni, new != 0);
+	}
+	if (ch->op != LNET_HEALTH_RAISE) {
+		ln->mgmt->recovery_ni(ln, ni); /* below the maximum: recovery brings it back */
+	}
+}
+
+/*
+ * On @p lpni's shard: the change, then recovery. Heard from, a gateway's,
+ * or any peer NI's on a router, goes straight to full health as the
+ * kernel's lnet_health_check does (routes wait for full health under
+ * router_sensitivity 100).
+ */
+static void
+lnet_health_lpni_apply(struct lnet *ln, struct lnet_peer_ni *lpni,
+		       const struct lnet_health_change *ch)
+{
+	int new = lnet_health_changed(ln, &lpni->health, ch);
+
+	LNET_OWNER_ASSERT(ln, lpni->cpt);
+	if (ch->op == LNET_HEALTH_FAIL) {
+		lnet_health_count_hs(&lpni->health, ch->hs);
+		if (!ch->lower) {
+			return;
+		}
+	}
+	if (ch->op == LNET_HEALTH_HEARD &&
+	    (lnet_routing_state(ln) != LNET_CTL_ROUTING_DISABLED ||
+	     lnet_route_is_gateway_nid(lnet_route_table_get(ln), &lpni->nid))) {
+		new = LNET_MAX_HEALTH_VALUE;
+	}
+	if (new != lnet_health_value(&lpni->health)) {
+		lnet_health_store(&lpni->health, new);
+	}
+	ln->mgmt->recovery_lpni(ln, lpni); /* below the maximum (or aged out): recovery takes it */
+}
+
+static void
+lnet_health_ni_note_run(void *arg)
+{
+	struct lnet_health_note *n = arg;
+
+	if (!lnet_stopping() && lnet_ni_find_by_nid(n->ln, &n->nid) == n->ni) {
+		lnet_health_ni_apply(n->ln, n->ni, &n->ch);
+	}
+	free(n);
+}
+
+static void
+lnet_health_lpni_note_run(void *arg)
+{
+	struct lnet_health_note *n = arg;
+
+	if (!lnet_stopping()) {
+		lnet_health_lpni_apply(n->ln, n->lpni, &n->ch);
+	}
+	free(n);
+}
+
+/*
+ * From a lcore that does not own the value. Notes arrive in the order they
+ * were sent unless a ring was full (rt_hop retries); changes to one value
+ * from several lcores come in no set order in the kernel either (whoever
+ * takes the lock first).
+ */
+static __attribute__((cold)) void
+lnet_health_note_send(struct lnet *ln, struct lnet_ni *ni, struct lnet_peer_ni *lpni,
+		      const struct lnet_health_change *ch)
+{
+	struct lnet_health_note *n = calloc(1, sizeof(*n));
+	unsigned int cpt = ni != NULL ? ni->cpt : lpni->cpt;
+
+	if (n == NULL) {
+		LNET_LOG(ERR, "out of memory: a health change for CPT %u is lost", cpt);
+		return;
+	}
+	n->ln = ln;
+	n->ni = ni;
+	n->lpni = lpni;
+	n->ch = *ch;
+	if (ni != NULL) {
+		n->nid = ni->nid;
+	}
+	rt_hop_send(&n->hop, ln->cpts[cpt]->lcore,
+		    ni != NULL ? lnet_health_ni_note_run : lnet_health_lpni_note_run, n);
+}
+
+static void
+lnet_health_ni_change(struct lnet *ln, struct lnet_ni *ni, const struct lnet_health_change *ch)
+{
+	if (lnet_health_on_cpt(ln, ni->cpt)) {
+		lnet_health_ni_apply(ln, ni, ch);
+		return;
+	}
+	lnet_health_note_send(ln, ni, NULL, ch);
+}
+
+static void
+lnet_health_lpni_change(struct lnet *ln, struct lnet_peer_ni *lpni,
+			const struct lnet_health_change *ch)
+{
+	if (lnet_health_on_cpt(ln, lpni->cpt)) {
+		lnet_health_lpni_apply(ln, lpni, ch);
+		return;
+	}
+	lnet_health_note_send(ln, NULL, lpni, ch);
 }
 
 void
 lnet_health_ni_raise(struct lnet *ln, struct lnet_ni *ni)
 {
-	if (lnet_health_value(&ni->health) < LNET_MAX_HEALTH_VALUE &&
-	    lnet_health_update(&ni->health, lnet_health_raised, lnet_health_sensitivity(ln)) &&
-	    lnet_health_value(&ni->health) == LNET_MAX_HEALTH_VALUE) {
-		lnet_ni_health_status(ni, true); /* the kernel's lnet_inc_ni_healthv */
+	const struct lnet_health_change ch = { .op = LNET_HEALTH_RAISE };
+
+	if (lnet_health_value(&ni->health) < LNET_MAX_HEALTH_VALUE) {
+		lnet_health_ni_change(ln, ni, &ch);
 	}
 }
 
 void
 lnet_health_local_failure(struct lnet *ln, struct lnet_ni *ni)
 {
-	if ((ni->lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0) {
-		return;
+	const struct lnet_health_change ch = { .op = LNET_HEALTH_FAIL, .lower = true };
+
+	if ((ni->lnd->caps & LNET_LND_CAP_NO_HEALTH) == 0) {
+		lnet_health_ni_change(ln, ni, &ch);
 	}
-	if (lnet_health_update(&ni->health, lnet_health_lowered, lnet_health_sensitivity(ln)) &&
-	    lnet_health_value(&ni->health) == 0) {
-		lnet_ni_health_status(ni, false); /* the kernel's lnet_dec_ni_healthv_locked */
-	}
-	ln->mgmt->recovery_ni(ln, ni);
 }
 
 void
 lnet_health_remote_failure(struct lnet *ln, struct lnet_peer_ni *lpni)
 {
-	lnet_health_update(&lpni->health, lnet_health_lowered, lnet_health_sensitivity(ln));
-	ln->mgmt->recovery_lpni(ln, lpni);
+	const struct lnet_health_change ch = { .op = LNET_HEALTH_FAIL, .lower = true };
+
+	lnet_health_lpni_change(ln, lpni, &ch);
+}
+
+void
+lnet_health_ni_set(struct lnet *ln, struct lnet_ni *ni, int value)
+{
+	const struct lnet_health_change ch = { .op = LNET_HEALTH_SET, .value = value };
+
+	lnet_health_ni_change(ln, ni, &ch);
+}
+
+void
+lnet_health_lpni_set(struct lnet *ln, struct lnet_peer_ni *lpni, int value)
+{
+	const struct lnet_health_change ch = { .op = LNET_HEALTH_SET, .value = value };
+
+	lnet_health_lpni_change(ln, lpni, &ch);
 }
 
 void
@@ -133,8 +329,7 @@ lnet_health_peer_nnis(const struct lnet_peer_ni *lpni)
 }
 
 static void
-lnet_health_count(struct lnet_cpt *c, struct lnet_ni *ni, struct lnet_peer_ni *lpni,
-		  enum lnet_msg_hstatus hs)
+lnet_health_count(struct lnet_cpt *c, enum lnet_msg_hstatus hs)
 {
 	struct lnet_counters *ctr = &c->counters;
 	uint32_t *const global[LNET_MSG_STATUS_END] = {
@@ -149,15 +344,37 @@ lnet_health_count(struct lnet_cpt *c, struct lnet_ni *ni, struct lnet_peer_ni *l
 		[LNET_MSG_STATUS_REMOTE_TIMEOUT] = &ctr->remote_timeout_count,
 		[LNET_MSG_STATUS_NETWORK_TIMEOUT] = &ctr->network_timeout_count,
 	};
-	/* The NI counts the local statuses, the peer NI the others (the kernel's lnet_incr_hstats). */
-	struct lnet_health *h =
-		lnet_hs_reaction(hs)->local && hs != LNET_MSG_STATUS_NETWORK_TIMEOUT ?
-			&ni->health :
-			(lpni != NULL ? &lpni->health : NULL);
 
 	(*global[hs])++;
-	if (h != NULL) {
-		__atomic_fetch_add(&h->hs[hs], 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * A failure's changes to the NI and the peer NI it went over, each by its
+ * owner: the NI counts the local statuses, the peer NI the others (the
+ * kernel's lnet_incr_hstats); a value drops as the status table says.
+ */
+static void
+lnet_health_failure(struct lnet *ln, struct lnet_ni *ni, struct lnet_peer_ni *lpni,
+		    enum lnet_msg_hstatus hs, bool remote_health)
+{
+	const struct lnet_hs_reaction *r = lnet_hs_reaction(hs);
+	bool ni_counts = r->local && hs != LNET_MSG_STATUS_NETWORK_TIMEOUT;
+	struct lnet_health_change ni_ch = {
+		.op = LNET_HEALTH_FAIL,
+		.hs = ni_counts ? hs : LNET_MSG_STATUS_OK,
+		.lower = r->local && (ni->lnd->caps & LNET_LND_CAP_NO_HEALTH) == 0,
+	};
+	struct lnet_health_change lpni_ch = {
+		.op = LNET_HEALTH_FAIL,
+		.hs = ni_counts ? LNET_MSG_STATUS_OK : hs,
+		.lower = r->remote && remote_health,
+	};
+
+	if (ni_ch.hs != LNET_MSG_STATUS_OK || ni_ch.lower) {
+		lnet_health_ni_change(ln, ni, &ni_ch);
+	}
+	if (lpni != NULL && (lpni_ch.hs != LNET_MSG_STATUS_OK || lpni_ch.lower)) {
+		lnet_health_lpni_change(ln, lpni, &lpni_ch);
 	}
 }
 
@@ -256,13 +473,8 @@ lnet_health_failed(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_health_log(msg, "past its deadline, completes");
 		return false; /* too late for anything but completing it */
 	}
-	lnet_health_count(c, ni, lpni, msg->hstatus);
-	if (r->local) {
-		lnet_health_local_failure(ln, ni);
-	}
-	if (r->remote && remote_health) {
-		lnet_health_remote_failure(ln, lpni);
-	}
+	lnet_health_count(c, msg->hstatus);
+	lnet_health_failure(ln, ni, lpni, msg->hstatus, remote_health);
 	if (!msg->tx ||
 	    (r->resend == LNET_HS_RESEND_LOCAL && !lnet_health_local_resend_allowed(ln)) ||
 	    (r->resend >= LNET_HS_RESEND_REMOTE && !multi_rail_peer) ||
@@ -305,26 +517,17 @@ lnet_health_ok(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_health_ping_reset(&msg->rxni->health);
 		lnet_health_ping_reset(&msg->rxpeer->health);
 		if (lnet_health_value(&msg->rxpeer->health) < LNET_MAX_HEALTH_VALUE) {
-			lnet_health_heard(ln, msg->rxpeer);
-			ln->mgmt->recovery_lpni(ln, msg->rxpeer); /* it may have aged out */
+			lnet_health_heard(ln, msg->rxpeer); /* and recovery: it may have aged out */
 		}
 	}
 }
 
-/*
- * A peer NI we received from is healthier; the kernel's lnet_health_check
- * takes a gateway's, or any peer NI's on a router, straight to full health
- * (routes wait for full health under router_sensitivity 100).
- */
 void
 lnet_health_heard(struct lnet *ln, struct lnet_peer_ni *lpni)
 {
-	if (lnet_routing_state(ln) != LNET_CTL_ROUTING_DISABLED ||
-	    lnet_route_is_gateway_nid(lnet_route_table_get(ln), &lpni->nid)) {
-		__atomic_store_n(&lpni->health.value, LNET_MAX_HEALTH_VALUE, __ATOMIC_RELAXED);
-		return;
-	}
-	lnet_health_raise(ln, &lpni->health);
+	const struct lnet_health_change ch = { .op = LNET_HEALTH_HEARD };
+
+	lnet_health_lpni_change(ln, lpni, &ch);
 }
 
 /*
@@ -356,5 +559,3 @@ lnet_health_fin(struct lnet_cpt *c, struct lnet_msg *msg)
 	}
 	return lnet_health_failed(c, msg);
 }
-
-/* ---- lnetctl peer set --health ------------------------------------------- */

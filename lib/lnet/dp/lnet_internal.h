@@ -231,9 +231,9 @@ void lnet_stats_by_type(const uint64_t by_type[LNET_STATS_NTYPES], uint64_t out[
  * recovery (lnet_recovery.c), whose fields only that lcore touches.
  */
 struct lnet_health {
-	int value;       /* atomic: 0..LNET_MAX_HEALTH_VALUE */
+	int value;       /* 0..LNET_MAX_HEALTH_VALUE: its owner writes, anyone reads (relaxed) */
 	uint32_t queued; /* atomic: 1 from the failure that queues it until recovery drops it */
-	uint32_t hs[LNET_MSG_STATUS_END]; /* atomic: failures by enum lnet_msg_hstatus */
+	uint32_t hs[LNET_MSG_STATUS_END]; /* its owner's: failures by enum lnet_msg_hstatus */
 	int64_t last_alive; /* atomic, peer NI: seconds (runtime clock) of its last message; 0 never */
 	uint32_t
 		ns_status; /* mgmt, peer NI: the status its peer's ping data last gave it (0: none) */
@@ -291,6 +291,13 @@ struct lnet_ni {
 #define LNET_NI_REF_STRIDE 8 /* one 64-byte line per CPT */
 
 /* The published set of local NIs; replaced whole, retired with RCU. */
+/* One net's CPTs in a published NI table (lnet_cpt_of_peer_net). */
+struct lnet_net_cpts {
+	uint32_t net_id;
+	uint16_t n;     /* its NIs bound to a CPT; 0: an empty slot */
+	uint16_t first; /* their CPTs, in table order: net_cpts[first .. first + n) */
+};
+
 struct lnet_ni_table {
 	uint64_t gen; /* one more than the table it replaced */
 	unsigned int nnis;
@@ -299,6 +306,10 @@ struct lnet_ni_table {
 	 * a compare per NI. Power-of-two size, at least twice nnis. */
 	unsigned int by_nid_mask;
 	struct lnet_ni **by_nid;
+	/* Each net's CPTs, open addressing by net in as many slots as by_nid:
+	 * which shard a peer NI lives in is asked of every message. */
+	struct lnet_net_cpts *by_net;
+	uint16_t *net_cpts;
 	struct lnet_ni *nis[]; /* nis[0] is 0@lo */
 };
 
@@ -372,6 +383,7 @@ struct lnet_peer_ni {
 	struct lnet_msg_stats *stats;
 	struct lnet_health health;
 	uint16_t cpt; /* the shard it lives in (lnet_cpt_of_peer when made): its owner */
+	bool retired; /* its shard's: out of the NID table for good (lnet_peer_ni_retire) */
 };
 
 enum lnet_peer_last {
@@ -382,13 +394,15 @@ enum lnet_peer_last {
 
 struct lnet_peer_table {
 	struct lnet_peer_ni_list *hash;
-	unsigned int npeer_nis;
+	unsigned int npeer_nis; /* in hash */
 	/*
 	 * The last peer NI each kind of lookup found (enum lnet_peer_last).
-	 * Peer NIs leave the table only at its teardown, so a remembered one is
-	 * always live; a hit still compares the whole NID.
+	 * A peer NI leaving hash (retired) is forgotten here, so a remembered
+	 * one is always in the table; a hit still compares the whole NID.
 	 */
 	struct lnet_peer_ni *last[LNET_PEER_LAST_KINDS];
+	/* Out of hash since their net moved to another CPT; freed with the table. */
+	struct lnet_peer_ni_list retired;
 };
 
 /* ---- messages ----------------------------------------------------------- */
@@ -656,7 +670,8 @@ struct lnet {
 	lnet_pid_t pid;
 	uint64_t interface_cookie;
 	struct lnet_cpt **cpts;
-	struct rt_pool *msg_pool; /* every message, a cache per lcore (lnet_msg.c) */
+	struct rt_pool *msg_pool;     /* every message, a cache per lcore (lnet_msg.c) */
+	uint64_t msg_pool_empty_base; /* mgmt, atomic: its empty count at the last counters reset */
 	struct lnet_portal portals[LNET_MAX_PORTALS];
 	struct lnet_ni_table *ni_table;  /* RCU-published */
 	struct lnet_ctl_global tunables; /* global show's settings; management lcore */
@@ -765,6 +780,10 @@ void lnet_ptl_drop_delayed_ni(struct lnet_cpt *c, const struct lnet_ni *ni);
 void lnet_msg_free(struct lnet_msg *msg);
 int lnet_msg_pool_create(struct lnet *ln, unsigned int msgs_per_cpt);
 void lnet_msg_pool_destroy(struct lnet *ln);
+/* On the management lcore, at a counters reset: pool_msg_empty counts from now. */
+void lnet_msg_pool_empty_mark(struct lnet *ln);
+/* Gets that found the message pool empty since the last mark. */
+uint64_t lnet_msg_pool_empty_since_mark(struct lnet *ln);
 uint32_t lnet_msg_alive_home(struct lnet_cpt *c);
 void lnet_msg_max_update(struct lnet_cpt *c) __attribute__((noinline, cold));
 void lnet_msg_count_free_away(struct lnet_cpt *c, unsigned int home);
@@ -818,6 +837,11 @@ void lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action 
 /* lnet_peer.c */
 int lnet_peer_table_init(struct lnet_peer_table *pt);
 void lnet_peer_table_fini(struct lnet_peer_table *pt);
+/*
+ * Management lcore: @p lpni is no longer its NID's peer NI (another
+ * shard's took its place): no composition, and out of its shard's table.
+ */
+void lnet_peer_ni_retire(struct lnet *ln, struct lnet_peer_ni *lpni);
 struct lnet_peer_ni *lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c,
 						      const struct lnet_nid *nid,
 						      struct lnet_ni *ni);
@@ -869,6 +893,12 @@ lnet_ni_nid_slot(const struct lnet_nid *nid, unsigned int mask)
 	return (unsigned int)(((a0 ^ a1 ^ h) * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
 }
 
+static inline unsigned int
+lnet_ni_net_slot(uint32_t net, unsigned int mask)
+{
+	return (unsigned int)(((uint64_t)net * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
+}
+
 /* Our NI with @p nid in table @p t, or NULL (lnet_ni_find_by_nid, inlined where it is hot). */
 static inline struct lnet_ni *
 lnet_ni_lookup(const struct lnet_ni_table *t, const struct lnet_nid *nid)
@@ -909,16 +939,22 @@ void lnet_health_init(struct lnet_health *h, int value);
 bool lnet_health_fin(struct lnet_cpt *c, struct lnet_msg *msg);
 /* A message arrived from @p lpni (its shard's lcore): alive now. */
 void lnet_health_rx_alive(struct lnet_cpt *c, struct lnet_peer_ni *lpni);
+/*
+ * Health changes, from any lcore: each is applied by the value's owner (an
+ * NI's CPT, a peer NI's shard), inline when the caller is that lcore, else
+ * over a hop (lnet_health.c).
+ */
 /* Failures seen outside a message's completion (a response timeout, a down NID in ping data). */
 void lnet_health_local_failure(struct lnet *ln, struct lnet_ni *ni);
 void lnet_health_remote_failure(struct lnet *ln, struct lnet_peer_ni *lpni);
-/* Success: health up by health_sensitivity, at most LNET_MAX_HEALTH_VALUE. */
-void lnet_health_raise(struct lnet *ln, struct lnet_health *h);
 /* A message received from @p lpni: healthier (full health from a gateway, or on a router). */
 void lnet_health_heard(struct lnet *ln, struct lnet_peer_ni *lpni);
+/* Set by configuration or discovery; recovery takes it below the maximum. */
+void lnet_health_ni_set(struct lnet *ln, struct lnet_ni *ni, int value);
+void lnet_health_lpni_set(struct lnet *ln, struct lnet_peer_ni *lpni, int value);
 /* Any lcore: @p ni's health reached 0 (DOWN) or the maximum (UP): its ping status follows. */
 void lnet_ni_health_status(struct lnet_ni *ni, bool up);
-/* Success on local NI @p ni: health up; UP in the ping target once at the maximum again. */
+/* Success on local NI @p ni (any lcore): health up; UP in the ping target at the maximum again. */
 void lnet_health_ni_raise(struct lnet *ln, struct lnet_ni *ni);
 /* Count a message's deadline: transaction_timeout from its first send. */
 void lnet_health_stamp_deadline(struct lnet_cpt *c, struct lnet_msg *msg);
@@ -1052,9 +1088,10 @@ lnet_cpt_of_nid(const struct lnet *ln, const struct lnet_nid *nid)
  * the LND's work run on one lcore, as the kernel keeps peer NIs per net per
  * CPT. When a net's NIs span CPTs, one of theirs by NID hash: a message to
  * or from that peer NI through another of them crosses once more. A NID on
- * a net we have no NI on (behind a gateway): by NID hash. A peer NI made
- * before net add/del moved its net keeps its shard (lnet_peer_ni.cpt);
- * lookups by NID make one in the new shard.
+ * a net we have no NI on (behind a gateway): by NID hash. One probe of
+ * the published NI table's net index. A peer NI made before net add/del
+ * moved its net keeps its shard (lnet_peer_ni.cpt) until a lookup makes
+ * one in the new shard, which takes its place (lnet_peer_ni_retire).
  */
 unsigned int lnet_cpt_of_peer_net(struct lnet *ln, const struct lnet_nid *nid);
 

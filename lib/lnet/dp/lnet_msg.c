@@ -33,6 +33,36 @@ lnet_msg_pool_create(struct lnet *ln, unsigned int msgs_per_cpt)
 	return rt_pool_create(ln->rt, &o, &ln->msg_pool);
 }
 
+/* Every get that found the pool empty, on any lcore or thread, since it was made. */
+static uint64_t
+lnet_msg_pool_empty_total(const struct lnet *ln)
+{
+	struct rt_pool_stats st;
+
+	rt_pool_stats_get(ln->msg_pool, &st);
+	return st.empty;
+}
+
+/*
+ * The count is the pool's (each lcore's cache counts its own): a reset
+ * keeps where it stood instead of writing the lcores' counts.
+ */
+void
+lnet_msg_pool_empty_mark(struct lnet *ln)
+{
+	__atomic_store_n(&ln->msg_pool_empty_base, lnet_msg_pool_empty_total(ln), __ATOMIC_RELAXED);
+}
+
+uint64_t
+lnet_msg_pool_empty_since_mark(struct lnet *ln)
+{
+	uint64_t base = __atomic_load_n(&ln->msg_pool_empty_base, __ATOMIC_RELAXED);
+	uint64_t now = lnet_msg_pool_empty_total(ln);
+
+	/* A cache's count read before the mark's and one read after can disagree by a little. */
+	return now > base ? now - base : 0;
+}
+
 /* LNet down, the lcores stopped: every message goes with the pool. */
 void
 lnet_msg_pool_destroy(struct lnet *ln)

@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The peer shard of one CPT: peer NIs whose NID hashes to it, with their
- * credits, queues and round robin. Each carries the composition of the peer
- * its NID belongs to (several NIDs for a Multi-Rail peer), published there
- * by the management lcore (lnet_peer_dir.c), which each new one is told of.
+ * The peer shard of one CPT: peer NIs whose NID's home is this CPT
+ * (lnet_cpt_of_peer), with their credits, queues and round robin. Each
+ * carries the composition of the peer its NID belongs to (several NIDs for
+ * a Multi-Rail peer), published there by the management lcore
+ * (lnet_peer_dir.c), which each new one is told of. When net del and add
+ * move a net to another CPT, the peer NI made in the new home replaces the
+ * old one, which leaves its shard's table (lnet_peer_ni_retire) but stays
+ * allocated until shutdown: messages, recovery and health notes may still
+ * name it.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lnet_internal.h"
+#include "rt_hop.h"
 
 int
 lnet_peer_table_init(struct lnet_peer_table *pt)
@@ -18,6 +24,7 @@ lnet_peer_table_init(struct lnet_peer_table *pt)
 
 	pt->npeer_nis = 0;
 	memset(pt->last, 0, sizeof(pt->last));
+	TAILQ_INIT(&pt->retired);
 	pt->hash = calloc(LNET_PEER_HASH_SIZE, sizeof(*pt->hash));
 	if (pt->hash == NULL) {
 		return -ENOMEM;
@@ -28,10 +35,23 @@ lnet_peer_table_init(struct lnet_peer_table *pt)
 	return 0;
 }
 
+static void
+lnet_peer_ni_list_free(struct lnet_peer_ni_list *l)
+{
+	struct lnet_peer_ni *lpni;
+
+	while ((lpni = TAILQ_FIRST(l)) != NULL) {
+		TAILQ_REMOVE(l, lpni, link);
+		lnet_stats_free(lpni->stats);
+		free(lpni->rr);
+		free(lpni->selv);
+		free(lpni);
+	}
+}
+
 void
 lnet_peer_table_fini(struct lnet_peer_table *pt)
 {
-	struct lnet_peer_ni *lpni;
 	unsigned int i;
 
 	memset(pt->last, 0, sizeof(pt->last));
@@ -39,14 +59,9 @@ lnet_peer_table_fini(struct lnet_peer_table *pt)
 		return;
 	}
 	for (i = 0; i < LNET_PEER_HASH_SIZE; i++) {
-		while ((lpni = TAILQ_FIRST(&pt->hash[i])) != NULL) {
-			TAILQ_REMOVE(&pt->hash[i], lpni, link);
-			lnet_stats_free(lpni->stats);
-			free(lpni->rr);
-			free(lpni->selv);
-			free(lpni);
-		}
+		lnet_peer_ni_list_free(&pt->hash[i]);
 	}
+	lnet_peer_ni_list_free(&pt->retired);
 	free(pt->hash);
 	pt->hash = NULL;
 }
@@ -129,24 +144,70 @@ lnet_peer_ni_find_or_create_walk(struct lnet_cpt *c, const struct lnet_nid *nid,
 	return lpni;
 }
 
+/* A retirement on its way to the peer NI's shard. */
+struct lnet_peer_ni_retiring {
+	struct rt_hop hop;
+	struct lnet *ln;
+	struct lnet_peer_ni *lpni;
+};
+
+/* On @p lpni's shard: out of the table, so a lookup there makes a new one. */
+static void
+lnet_peer_ni_unhash_on_cpt(void *arg)
+{
+	struct lnet_peer_ni_retiring *r = arg;
+	struct lnet_peer_ni *lpni = r->lpni;
+	struct lnet_peer_table *pt = &r->ln->cpts[lpni->cpt]->peers;
+	unsigned int k;
+
+	LNET_OWNER_ASSERT(r->ln, lpni->cpt);
+	if (!lpni->retired) {
+		TAILQ_REMOVE(&pt->hash[lnet_peer_hash(&lpni->nid)], lpni, link);
+		TAILQ_INSERT_TAIL(&pt->retired, lpni, link);
+		lpni->retired = true;
+		pt->npeer_nis--;
+		for (k = 0; k < LNET_PEER_LAST_KINDS; k++) {
+			if (pt->last[k] == lpni) {
+				pt->last[k] = NULL;
+			}
+		}
+	}
+	free(r);
+}
+
+void
+lnet_peer_ni_retire(struct lnet *ln, struct lnet_peer_ni *lpni)
+{
+	struct lnet_peer_ni_retiring *r = malloc(sizeof(*r));
+
+	rt_rcu_publish((void **)&lpni->comp, NULL); /* selection and recovery leave it */
+	if (r == NULL) {
+		LNET_LOG(WARNING, "no memory: a moved net's old peer NI stays in its shard");
+		return;
+	}
+	*r = (struct lnet_peer_ni_retiring){ .ln = ln, .lpni = lpni };
+	rt_hop_send(&r->hop, ln->cpts[lpni->cpt]->lcore, lnet_peer_ni_unhash_on_cpt, r);
+}
+
+/* One probe of the published table's net index (lnet_ni_table_index_nets) in the common case. */
 unsigned int
 lnet_cpt_of_peer_net(struct lnet *ln, const struct lnet_nid *nid)
 {
 	const struct lnet_ni_table *t = lnet_ni_table_get(ln);
 	uint32_t net = lnet_nid_net(nid);
-	unsigned int cpts[LNP_MAX_CPTS];
-	unsigned int n = 0;
-	unsigned int i;
+	const struct lnet_net_cpts *e;
+	unsigned int k;
 
-	for (i = 0; t != NULL && i < t->nnis; i++) {
-		const struct lnet_ni *ni = t->nis[i];
-
-		if (ni->net_id == net && !ni->any_cpt && n < LNP_MAX_CPTS) {
-			cpts[n++] = ni->cpt;
-		}
+	if (unlikely(t == NULL)) {
+		return lnet_nid_cpt_hash(nid, ln->ncpts);
 	}
-	if (likely(n == 1)) {
-		return cpts[0];
+	k = lnet_ni_net_slot(net, t->by_nid_mask);
+	for (e = &t->by_net[k]; e->n != 0 && e->net_id != net; e = &t->by_net[k]) {
+		k = (k + 1) & t->by_nid_mask;
 	}
-	return n == 0 ? lnet_nid_cpt_hash(nid, ln->ncpts) : cpts[lnet_nid_cpt_hash(nid, n)];
+	if (likely(e->n == 1)) {
+		return t->net_cpts[e->first];
+	}
+	return e->n == 0 ? lnet_nid_cpt_hash(nid, ln->ncpts) :
+			   t->net_cpts[e->first + lnet_nid_cpt_hash(nid, e->n)];
 }

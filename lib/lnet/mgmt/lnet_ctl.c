@@ -337,8 +337,7 @@ lnet_ctl_ni_health_on_mgmt(void *arg)
 		    (ni->lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0) {
 			continue;
 		}
-		__atomic_store_n(&ni->health.value, a->value, __ATOMIC_RELAXED);
-		lnet_recovery_queue_ni(a->ln, ni); /* below the maximum: recovery brings it back */
+		lnet_health_ni_set(a->ln, ni, a->value); /* and recovery, below the maximum */
 		found++;
 	}
 	return a->nid != NULL && found == 0 ? -ENOENT : 0;
@@ -579,4 +578,19 @@ lnet_ctl_global_set(const char *key, int value, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", key, strerror(EINVAL));
 	}
 	return rc;
+}
+
+int
+lnet_ctl_pools_get(struct lnet_ctl_pools *out)
+{
+	struct lnet *ln = lnet_instance();
+
+	if (ln == NULL) {
+		return -ENETDOWN;
+	}
+	if (out == NULL) {
+		return -EINVAL;
+	}
+	*out = (struct lnet_ctl_pools){ .msg_empty = lnet_msg_pool_empty_since_mark(ln) };
+	return 0;
 }

@@ -368,6 +368,18 @@ struct lnet_ctl_hops {
 /** The hop counts now. @return 0 or -errno. */
 LNP_API int lnet_ctl_hops_get(struct lnet_ctl_hops *out);
 
+/**
+ * Gets that found a pool empty since the counters were last reset
+ * (lnet_counters_reset), over every lcore and thread (telemetry
+ * /lnet/stats_show, `lnetctl stats show`: pool_msg_empty).
+ */
+struct lnet_ctl_pools {
+	uint64_t msg_empty; /**< the message pool's: each a message not made (dropped, -ENOMEM) */
+};
+
+/** The pool counts now. @return 0 or -errno. */
+LNP_API int lnet_ctl_pools_get(struct lnet_ctl_pools *out);
+
 /** The stall watchdog's threshold in microseconds; 0 when none watches. */
 LNP_API uint64_t lnet_ctl_stall_threshold_us(void);
 /**

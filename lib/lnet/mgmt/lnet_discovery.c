@@ -399,7 +399,7 @@ lnet_disc_ni_status(struct lnet_peer_dir *d, struct lnet_peer *p, const struct l
 		lnet_health_remote_failure(d->ln, lpni);
 	} else if (was == status && status == LNET_NI_STATUS_UP &&
 		   __atomic_load_n(&lpni->health.last_alive, __ATOMIC_RELAXED) == 0) {
-		__atomic_store_n(&lpni->health.value, LNET_MAX_HEALTH_VALUE, __ATOMIC_RELAXED);
+		lnet_health_lpni_set(d->ln, lpni, LNET_MAX_HEALTH_VALUE);
 	}
 }
 

@@ -17,13 +17,6 @@ struct lnet_health_set_args {
 	unsigned int found;
 };
 
-static void
-lnet_health_set_lpni(struct lnet *ln, struct lnet_peer_ni *lpni, int value)
-{
-	__atomic_store_n(&lpni->health.value, value, __ATOMIC_RELAXED);
-	lnet_recovery_queue_lpni(ln, lpni); /* as the kernel's lnet_peer_ni_set_healthv */
-}
-
 /* On a shard's lcore: the named peer NI, or all of them. */
 static int
 lnet_health_set_on_cpt(void *arg)
@@ -36,7 +29,7 @@ lnet_health_set_on_cpt(void *arg)
 	if (a->nid != NULL) {
 		lpni = lnet_peer_ni_find(c, a->nid);
 		if (lpni != NULL && rt_rcu_read((void *const *)&lpni->comp) != NULL) {
-			lnet_health_set_lpni(a->ln, lpni, a->value);
+			lnet_health_lpni_set(a->ln, lpni, a->value);
 			a->found++;
 		}
 		return 0;
@@ -44,7 +37,7 @@ lnet_health_set_on_cpt(void *arg)
 	for (i = 0; i < LNET_PEER_HASH_SIZE; i++) {
 		TAILQ_FOREACH(lpni, &c->peers.hash[i], link) {
 			if (rt_rcu_read((void *const *)&lpni->comp) != NULL) {
-				lnet_health_set_lpni(a->ln, lpni, a->value);
+				lnet_health_lpni_set(a->ln, lpni, a->value);
 				a->found++;
 			}
 		}

@@ -671,11 +671,12 @@ lnet_counters_reset_on_cpt(void *arg)
 	return 0;
 }
 
-/* The management lcore's hop counts, on it. */
+/* On the management lcore: its hop counts, and where the message pool's empty count stands. */
 static int
 lnet_counters_reset_on_mgmt(void *arg)
 {
 	lnet_hop_counts_reset_self(arg);
+	lnet_msg_pool_empty_mark(arg);
 	return 0;
 }
 

@@ -74,19 +74,65 @@ lnet_ni_refs(const struct lnet_ni *ni)
 	return sum;
 }
 
-/* A table for @p n NIs, its NID index empty (lnet_ni_table_replace fills it). */
+/* A table for @p n NIs, its NID and net indexes empty (lnet_ni_table_replace fills them). */
 static struct lnet_ni_table *
 lnet_ni_table_alloc(unsigned int n)
 {
 	unsigned int slots = rte_align32pow2(RTE_MAX(2 * n, 8U));
 	struct lnet_ni_table *t =
-		calloc(1, sizeof(*t) + n * sizeof(t->nis[0]) + slots * sizeof(t->by_nid[0]));
+		calloc(1, sizeof(*t) + n * sizeof(t->nis[0]) + slots * sizeof(t->by_nid[0]) +
+				  slots * sizeof(t->by_net[0]) + n * sizeof(t->net_cpts[0]));
 
 	if (t != NULL) {
 		t->by_nid = &t->nis[n];
 		t->by_nid_mask = slots - 1;
+		t->by_net = (struct lnet_net_cpts *)&t->by_nid[slots];
+		t->net_cpts = (uint16_t *)&t->by_net[slots];
 	}
 	return t;
+}
+
+/* @p net's slot in @p t's net index: its entry, or the empty one it would take. */
+static struct lnet_net_cpts *
+lnet_ni_table_net_slot(struct lnet_ni_table *t, uint32_t net)
+{
+	unsigned int k = lnet_ni_net_slot(net, t->by_nid_mask);
+
+	while (t->by_net[k].n != 0 && t->by_net[k].net_id != net) {
+		k = (k + 1) & t->by_nid_mask;
+	}
+	return &t->by_net[k];
+}
+
+/*
+ * Each net's CPTs, one per NI bound to a CPT (lo is not), in table order
+ * and at most LNP_MAX_CPTS: a net's peer NIs go to one of them by NID hash,
+ * so two NIs on one CPT weigh twice. Once per publish, so a scan per net.
+ */
+static void
+lnet_ni_table_index_nets(struct lnet_ni_table *t)
+{
+	unsigned int used = 0;
+	unsigned int i;
+	unsigned int j;
+
+	for (i = 0; i < t->nnis; i++) {
+		const struct lnet_ni *ni = t->nis[i];
+		struct lnet_net_cpts *e;
+
+		if (ni->any_cpt || lnet_ni_table_net_slot(t, ni->net_id)->n != 0) {
+			continue; /* lo, or a net already listed */
+		}
+		e = lnet_ni_table_net_slot(t, ni->net_id);
+		e->net_id = ni->net_id;
+		e->first = (uint16_t)used;
+		for (j = i; j < t->nnis && e->n < LNP_MAX_CPTS; j++) {
+			if (t->nis[j]->net_id == ni->net_id && !t->nis[j]->any_cpt) {
+				t->net_cpts[used++] = t->nis[j]->cpt;
+				e->n++;
+			}
+		}
+	}
 }
 
 static void
@@ -111,6 +157,7 @@ lnet_ni_table_replace(struct lnet *ln, struct lnet_ni_table *t)
 	struct lnet_ni_table *old = ln->ni_table;
 
 	lnet_ni_table_index(t);
+	lnet_ni_table_index_nets(t);
 	t->gen = old != NULL ? old->gen + 1 : 1;
 	lnet_udsp_table_prios(ln, t); /* a new NI goes out with its UDSP priorities */
 	rt_rcu_publish((void **)&ln->ni_table, t);

@@ -812,11 +812,22 @@ lnet_peer_learn_lpni(struct lnet_peer_dir *d, const struct lnet_nid *nid, struct
 		}
 	}
 	for (i = 0; i < p->nnis; i++) {
-		if (lnet_nid_same(&p->nis[i], nid) && p->lpnis[i] != lpni) {
-			p->lpnis[i] = lpni;
-			lnet_peer_publish(d, p);
+		struct lnet_peer_ni *old = p->lpnis[i];
+
+		if (!lnet_nid_same(&p->nis[i], nid) || old == lpni) {
+			continue;
+		}
+		if (lpni->cpt != lnet_cpt_of_peer(d->ln, nid)) {
+			lnet_peer_ni_retire(d->ln, lpni); /* its net moved on since it was made */
 			return;
 		}
+		p->lpnis[i] = lpni;
+		lnet_peer_publish(d, p);
+		if (old != NULL) {
+			lnet_peer_ni_retire(d->ln,
+					    old); /* its net moved here: the new one takes over */
+		}
+		return;
 	}
 	if (p->comp == NULL) {
 		lnet_peer_publish(d, p);

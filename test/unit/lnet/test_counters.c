@@ -475,6 +475,85 @@ test_msg_freed_on_another_cpt(void **state)
 	assert_int_equal(ut_counters().msgs_max, 0);
 }
 
+/* Every message the pool has, taken from the lcore this runs on (its cache, then the pool). */
+struct pool_hand {
+	void **objs;
+	unsigned int n;
+	unsigned int cap;
+};
+
+static int
+pool_take_all_here(void *arg)
+{
+	struct pool_hand *h = arg;
+	void *obj;
+
+	while ((obj = rt_pool_get(lnet_instance()->msg_pool)) != NULL) {
+		assert_true(h->n < h->cap);
+		h->objs[h->n++] = obj;
+	}
+	return 0;
+}
+
+static uint64_t
+pool_msg_empty(void)
+{
+	struct lnet_ctl_pools p;
+
+	assert_int_equal(lnet_ctl_pools_get(&p), 0);
+	return p.msg_empty;
+}
+
+/*
+ * pool_msg_empty: with every message taken, a send is refused and a
+ * receive dropped, each counted once; a reset starts the count afresh.
+ */
+static void
+test_pool_empty_counted(void **state)
+{
+	struct lnet *ln = lnet_instance();
+	struct lnet_processid peer = { .pid = LNET_PID_LUSTRE, .nid = lnp_tcp_nid(ECHO_PEER) };
+	static char buf[32];
+	struct rt_pool_stats st;
+	struct pool_hand h = { 0 };
+	struct lnet_handle_md md;
+	uint64_t before;
+	unsigned int cpt;
+	unsigned int i;
+
+	(void)state;
+	settle();
+	assert_int_equal(lnet_counters_reset(), 0);
+	assert_int_equal(pool_msg_empty(), 0);
+	rt_pool_stats_get(ln->msg_pool, &st);
+	h.cap = st.n;
+	h.objs = calloc(h.cap, sizeof(h.objs[0]));
+	assert_non_null(h.objs);
+	for (cpt = 0; cpt < ln->ncpts; cpt++) {
+		assert_int_equal(lnet_call_on_cpt(ln, cpt, pool_take_all_here, &h), 0);
+	}
+	before = pool_msg_empty();
+	assert_int_equal(before, ln->ncpts); /* each lcore's last take found it empty */
+
+	md = ut_bind(buf, sizeof(buf), 1);
+	assert_int_equal(LNetPut(NULL, md, LNET_NOACK_REQ, &peer, UT_PORTAL, 1, 0, 0), -ENOMEM);
+	assert_int_equal(pool_msg_empty(), before + 1);
+	inject(LNET_MSG_GET, 0); /* no message to receive it in: dropped */
+	assert_int_equal(pool_msg_empty(), before + 2);
+	assert_int_equal(ut_counters().drop_count, 1);
+
+	for (i = 0; i < h.n; i++) {
+		rt_pool_put(ln->msg_pool, h.objs[i]);
+	}
+	free(h.objs);
+	assert_int_equal(lnet_counters_reset(), 0);
+	assert_int_equal(pool_msg_empty(), 0);
+	assert_int_equal(LNetPut(NULL, md, LNET_NOACK_REQ, &peer, UT_PORTAL, 1, 0, 0), 0);
+	settle();
+	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
+	assert_int_equal(pool_msg_empty(), 0);
+}
+
 int
 main(void)
 {
@@ -487,6 +566,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lo_counts_summed_over_cpts, setup,
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_msg_freed_on_another_cpt, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_pool_empty_counted, setup, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1180,6 +1180,101 @@ test_fault_delay_outlives_ni(void **state)
 	ut_no_event();
 }
 
+/* ---- owners: health written only by its owner's lcore (issue 32) ---------- */
+
+struct hl_bind {
+	struct lnet_md md;
+	struct lnet_handle_md h;
+	int rc;
+};
+
+static int
+hl_bind_on_lcore(void *arg)
+{
+	struct hl_bind *b = arg;
+
+	b->rc = LNetMDBind(&b->md, LNET_UNLINK, &b->h);
+	return 0;
+}
+
+/*
+ * Two CPTs: NI1 on CPT 0 (and the peer NIs of its net in CPT 0's shard),
+ * the MDs on CPT 1. A message's completion, and so its health verdict,
+ * runs on the MD's lcore, which owns neither value.
+ */
+static int
+setup_two_cpts(void **state)
+{
+	struct lnet_nid nid = NI1, pa = PA;
+	struct lnet_ni_req req = { .add = true,
+				   .nid = &nid,
+				   .lnd = &hl_ops,
+				   .cpt = 0,
+				   .tun = { .peer_tx_credits = 8, .max_tx_credits = 64 } };
+
+	(void)state;
+	memset(&g_hl, 0, sizeof(g_hl));
+	ut_up(2);
+	ut_discovery(0);
+	assert_int_equal(lnet_ni_config(ln(), &req), 0);
+	assert_int_equal(ni_of(NI1)->cpt, 0);
+	peer_add_mr();
+	poll_idle();
+	assert_int_equal(lnet_cpt_of_peer(ln(), &pa), 0);
+	return 0;
+}
+
+/* A PUT to the peer's primary from an MD on CPT 1. */
+static void
+put_from_cpt1(void)
+{
+	struct hl_bind b = { .md = ut_md(g_buf, sizeof(g_buf), 1, 0) };
+	struct lnet_processid dst = { .pid = LNET_PID_LUSTRE, .nid = PA };
+
+	assert_int_equal(rt_lcore_call(rt_data_lcore(ln()->rt, 1), hl_bind_on_lcore, &b), 0);
+	assert_int_equal(b.rc, 0);
+	assert_int_equal(lnet_cookie_cpt(b.h.cookie), 1);
+	assert_int_equal(LNetPut(NULL, b.h, LNET_NOACK_REQ, &dst, UT_PORTAL, 7, 0, 0), 0);
+}
+
+/*
+ * Failures and a success seen on CPT 1 change the values CPT 0 owns by the
+ * kernel's amounts (health_sensitivity 100), and count on them. The test
+ * build's owner assertion aborts if CPT 1 wrote them itself.
+ */
+static void
+test_failure_seen_off_owner(void **state)
+{
+	struct lnet_peer_ni *lpni;
+	struct lnet_event ev;
+	struct hl_sent sent;
+
+	(void)state;
+	put_from_cpt1();
+	complete(-EIO, LNET_MSG_STATUS_LOCAL_ERROR); /* not resent: completes */
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -EIO);
+	assert_int_equal(health_of_ni(NI1), 900);
+	assert_int_equal(ni_of(NI1)->health.hs[LNET_MSG_STATUS_LOCAL_ERROR], 1);
+
+	put_from_cpt1();
+	sent = complete(-EIO, LNET_MSG_STATUS_REMOTE_ERROR); /* to PA or PB: round robin */
+	assert_int_equal(ut_event().status, -EIO);
+	lpni = lnet_peer_ni_find(ln()->cpts[0], &sent.dst);
+	assert_non_null(lpni);
+	assert_int_equal(lpni->cpt, 0);
+	assert_int_equal(peer_ni(sent.dst).health_value, 900);
+	assert_int_equal(lpni->health.hs[LNET_MSG_STATUS_REMOTE_ERROR], 1);
+	assert_int_equal(health_of_ni(NI1), 900); /* a remote failure leaves the NI alone */
+
+	put_from_cpt1();
+	complete(0, LNET_MSG_STATUS_OK);
+	assert_int_equal(ut_event().status, 0);
+	assert_int_equal(health_of_ni(NI1), 1000); /* a success raises it back */
+	ut_no_event();
+}
+
 int
 main(void)
 {
@@ -1231,6 +1326,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fault_delay_released_by_del, setup_two_rails,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fault_delay_outlives_ni, setup_two_rails,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_failure_seen_off_owner, setup_two_cpts,
 						teardown),
 	};
 

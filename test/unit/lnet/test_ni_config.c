@@ -206,6 +206,186 @@ test_ni_lookup_by_nid(void **state)
 	}
 }
 
+/* What lnet_cpt_of_peer answered before its net index: a scan of the table's NIs. */
+static unsigned int
+cpt_of_peer_by_scan(struct lnet *ln, const struct lnet_nid *nid)
+{
+	const struct lnet_ni_table *t = lnet_ni_table_get(ln);
+	unsigned int cpts[LNP_MAX_CPTS];
+	unsigned int n = 0;
+	unsigned int i;
+
+	for (i = 0; i < t->nnis; i++) {
+		if (t->nis[i]->net_id == lnet_nid_net(nid) && !t->nis[i]->any_cpt) {
+			cpts[n++] = t->nis[i]->cpt;
+		}
+	}
+	return n == 0 ? lnet_nid_cpt_hash(nid, ln->ncpts) : cpts[lnet_nid_cpt_hash(nid, n)];
+}
+
+static struct lnet_nid
+t_nid_on(uint32_t addr, uint16_t num)
+{
+	struct lnet_nid nid = t_nid(addr);
+
+	nid.nid_num = htons(num);
+	return nid;
+}
+
+/* For 200 peers on each of nets 0..3, the shard the net index gives is the scan's. */
+static void
+expect_cpt_of_peer_as_scan(void)
+{
+	struct lnet *ln = lnet_instance();
+	uint16_t num;
+	uint32_t a;
+
+	for (num = 0; num < 4; num++) {
+		for (a = 0; a < 200; a++) {
+			struct lnet_nid peer = t_nid_on(0x0b000000U + a * 7919U, num);
+
+			assert_int_equal(lnet_cpt_of_peer(ln, &peer),
+					 cpt_of_peer_by_scan(ln, &peer));
+		}
+	}
+}
+
+/*
+ * A peer NI's shard from the published table's net index: the CPT of our
+ * one NI on its net; by NID hash over a net's NIs' CPTs when they are
+ * several (one per NI); by NID hash over all CPTs for a net we have no NI
+ * on, or no longer have.
+ */
+static void
+test_cpt_of_peer_by_net(void **state)
+{
+	struct lnet *ln = lnet_instance();
+	struct lnet_nid net0[3] = { t_nid_on(0x0a000001U, 0), t_nid_on(0x0a000002U, 0),
+				    t_nid_on(0x0a000003U, 0) };
+	struct lnet_nid on1 = t_nid_on(0x0a010001U, 1), on2 = t_nid_on(0x0a020001U, 2);
+	struct lnet_nid p1 = t_nid_on(0x0a010099U, 1), p2 = t_nid_on(0x0a020099U, 2);
+	unsigned int seen[2] = { 0, 0 };
+	uint32_t a;
+
+	(void)state;
+	assert_int_equal(ln->ncpts, 2);
+	assert_int_equal(ctl_add(&net0[0], 0), 0);
+	assert_int_equal(ctl_add(&net0[1], 1), 0);
+	assert_int_equal(ctl_add(&net0[2], 0), 0);
+	assert_int_equal(ctl_add(&on1, 1), 0);
+	assert_int_equal(ctl_add(&on2, 0), 0);
+	expect_cpt_of_peer_as_scan();
+	assert_int_equal(lnet_cpt_of_peer(ln, &p1), 1);
+	assert_int_equal(lnet_cpt_of_peer(ln, &p2), 0);
+	for (a = 0; a < 200; a++) {
+		struct lnet_nid peer = t_nid_on(0x0b000000U + a, 0);
+
+		seen[lnet_cpt_of_peer(ln, &peer)]++;
+	}
+	assert_true(seen[0] > 0 && seen[1] > 0); /* net 0 spans both CPTs */
+
+	assert_int_equal(ctl_del(&on1), 0);
+	rt_runtime_poll_until_idle(ln->rt, 100);
+	assert_int_equal(lnet_cpt_of_peer(ln, &p1), lnet_nid_cpt_hash(&p1, 2));
+	assert_int_equal(ctl_add(&on1, 0), 0); /* back, on the other CPT */
+	assert_int_equal(lnet_cpt_of_peer(ln, &p1), 0);
+	assert_int_equal(ctl_del(&net0[1]), 0);
+	rt_runtime_poll_until_idle(ln->rt, 100);
+	expect_cpt_of_peer_as_scan();
+}
+
+struct shard_find {
+	struct lnet_nid nid;
+	struct lnet_peer_ni *lpni;
+	unsigned int npeer_nis;
+};
+
+static int
+shard_find_here(void *arg)
+{
+	struct shard_find *f = arg;
+	struct lnet_cpt *c = lnet_cpt_self(lnet_instance());
+
+	f->lpni = lnet_peer_ni_find(c, &f->nid);
+	f->npeer_nis = c->peers.npeer_nis;
+	return 0;
+}
+
+/* @p nid's peer NI in @p cpt's shard (NULL: none), looked up on that lcore. */
+static struct shard_find
+shard_find(unsigned int cpt, struct lnet_nid nid)
+{
+	struct shard_find f = { .nid = nid };
+
+	assert_int_equal(lnet_call_on_cpt(lnet_instance(), cpt, shard_find_here, &f), 0);
+	return f;
+}
+
+/* A PUT from @p from arrives on @p ni (no MD takes it): its peer NI is found or made. */
+static void
+put_from(struct lnet_ni *ni, struct lnet_nid from)
+{
+	struct lnet_hdr h = { .type = LNET_MSG_PUT,
+			      .src_nid = from,
+			      .dest_nid = ni->nid,
+			      .src_pid = LNET_PID_LUSTRE,
+			      .dest_pid = LNET_PID_LUSTRE };
+
+	h.msg.put.ptl_index = 9;
+	assert_int_equal(ut_parse(ni, &h, &from, NULL), 0);
+	rt_runtime_poll_until_idle(lnet_instance()->rt, 100);
+}
+
+/*
+ * net del, then net add of the same NID on the other CPT: the peer NIs of
+ * that net now belong to the new CPT's shard. The one traffic makes there
+ * takes the old one's place in its peer; the old one leaves its shard
+ * (no second peer NI for the NID, none left holding a composition that
+ * is retired) and stays only for what may still name it.
+ */
+static void
+test_peer_ni_follows_its_net_to_another_cpt(void **state)
+{
+	struct lnet *ln = lnet_instance();
+	struct lnet_nid me = t_nid_on(0x0a050001U, 5), peer = t_nid_on(0x0a050009U, 5);
+	struct lnet_ctl_peer_ni st;
+	struct shard_find old;
+	struct shard_find now;
+
+	(void)state;
+	assert_int_equal(ctl_add(&me, 0), 0);
+	put_from(lnet_ni_find_by_nid(ln, &me), peer);
+	old = shard_find(0, peer);
+	assert_non_null(old.lpni);
+	assert_int_equal(old.lpni->cpt, 0);
+	assert_non_null(rt_rcu_read((void *const *)&old.lpni->comp));
+
+	assert_int_equal(ctl_del(&me), 0);
+	rt_runtime_poll_until_idle(ln->rt, 100);
+	assert_int_equal(ctl_add(&me, 1), 0);
+	assert_int_equal(lnet_cpt_of_peer(ln, &peer), 1);
+	put_from(lnet_ni_find_by_nid(ln, &me), peer);
+
+	now = shard_find(1, peer);
+	assert_non_null(now.lpni);
+	assert_ptr_not_equal(now.lpni, old.lpni);
+	assert_int_equal(now.lpni->cpt, 1);
+	assert_non_null(rt_rcu_read((void *const *)&now.lpni->comp));
+	assert_null(shard_find(0, peer).lpni);
+	assert_int_equal(shard_find(0, peer).npeer_nis, old.npeer_nis - 1);
+	assert_null(rt_rcu_read((void *const *)&old.lpni->comp));
+	assert_int_equal(lnet_ctl_peer_ni_state(&peer, &st), 0);
+
+	/* And back: a fresh one on CPT 0, the one on CPT 1 leaves in turn. */
+	assert_int_equal(ctl_del(&me), 0);
+	rt_runtime_poll_until_idle(ln->rt, 100);
+	assert_int_equal(ctl_add(&me, 0), 0);
+	put_from(lnet_ni_find_by_nid(ln, &me), peer);
+	assert_non_null(shard_find(0, peer).lpni);
+	assert_ptr_not_equal(shard_find(0, peer).lpni, old.lpni);
+	assert_null(shard_find(1, peer).lpni);
+}
+
 int
 main(void)
 {
@@ -215,6 +395,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_discovery_feature_follows_setting, ut_setup1,
 						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_ni_lookup_by_nid, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_cpt_of_peer_by_net, ut_setup2, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_peer_ni_follows_its_net_to_another_cpt,
+						ut_setup2, ut_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
