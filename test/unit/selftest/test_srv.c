@@ -13,7 +13,8 @@
  * session); the node as a console of itself: client RPCs (their ids, a
  * timeout), and batches of brw WRITE, READ and ping tests run over 0@lo
  * by test units to the node's own services, stopped by force; stop
- * freeing everything (ASan).
+ * freeing everything (ASan); a sink bulk's request going on at its whole
+ * REPLY, before the unlink.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -30,6 +31,7 @@
 #include "lnet_sim.h"
 #include "sft_cli.h"
 #include "sft_srv.h"
+#include "sft_srv_internal.h"
 #include "sft_trans.h"
 
 #define POLL_ROUNDS 1000 /* polls of an idle inline node: far more than any exchange takes */
@@ -777,6 +779,60 @@ test_transaction(void **state)
 	assert_int_equal(seen.stat.total, 0);
 }
 
+/* How often a sink's done ran, and the status it saw. */
+static int sink_done_calls;
+static int sink_done_status;
+
+static void
+sink_done(struct sft_srv *s, struct sft_bulk *b)
+{
+	(void)s;
+	sink_done_calls++;
+	sink_done_status = b->status;
+}
+
+/*
+ * A sink's request goes on at the REPLY that brought every byte, not at the
+ * MD's unlink: the GET's SEND event, which the unlink waits for, comes when
+ * the peer's TCP acknowledged the GET, and a peer with nothing to send back
+ * on that connection does so only after its delayed ACK (40 ms a brw WRITE
+ * in lnet-bench's lst figure). A short REPLY still ends it in error at the
+ * unlink.
+ */
+static void
+test_sink_goes_on_at_whole_reply(void **state)
+{
+	struct sft_srv s = { .stopping = false };
+	struct sft_bulk b = { .sink = true, .len = 4096, .status = -EIO, .done = sink_done };
+	struct lnet_event ev = { .type = LNET_EVENT_REPLY, .mlength = 4096 };
+
+	(void)state;
+	sink_done_calls = 0;
+	b.obj.md_live = true;
+	sft_srv_bulk_event(&s, &b, &ev);
+	assert_int_equal(sink_done_calls, 1);
+	assert_int_equal(sink_done_status, 0);
+	assert_true(b.obj.md_live); /* the buffer is still the MD's */
+	assert_int_equal(s.rpc.bulk_get, 4096);
+
+	/* The GET's SEND comes last, with the unlink: nothing more to do. */
+	ev = (struct lnet_event){ .type = LNET_EVENT_SEND, .unlinked = true };
+	sft_srv_bulk_event(&s, &b, &ev);
+	assert_int_equal(sink_done_calls, 1);
+	assert_false(b.obj.md_live);
+
+	/* A REPLY short of the length: no early end, -EIO at the unlink. */
+	b = (struct sft_bulk){ .sink = true, .len = 4096, .status = -EIO, .done = sink_done };
+	b.obj.md_live = true;
+	ev = (struct lnet_event){ .type = LNET_EVENT_REPLY, .mlength = 100 };
+	sft_srv_bulk_event(&s, &b, &ev);
+	assert_int_equal(sink_done_calls, 1);
+	ev = (struct lnet_event){ .type = LNET_EVENT_SEND, .unlinked = true };
+	sft_srv_bulk_event(&s, &b, &ev);
+	assert_int_equal(sink_done_calls, 2);
+	assert_int_equal(sink_done_status, -EIO);
+}
+
 int
 main(void)
 {
@@ -791,6 +847,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_batch_brw_write_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_ping_and_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_transaction, setup, teardown),
+		cmocka_unit_test(test_sink_goes_on_at_whole_reply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
