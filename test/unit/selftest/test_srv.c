@@ -194,6 +194,28 @@ test_captured_replies(void **state)
 	assert_int_equal(c.errors, 0);
 }
 
+/*
+ * The s1_03 capture's session, every framework request its console sent
+ * (s4_01's are above; STAT's reply, counters and all, is test_fw's): the
+ * MKSN, the TEST requests of a brw write, a brw read and a ping server,
+ * and the RMSN, each answered as the kernel's node answered it.
+ */
+static void
+test_captured_replies_s1(void **state)
+{
+	(void)state;
+	rpc(s1_mksn_reqst, SFT_SVC_MAKE_SESSION);
+	assert_memory_equal(g.reply, s1_mksn_reply, SFT_MSG_SIZE);
+	rpc(s1_test_reqst_brw_write_server, SFT_SVC_TEST);
+	assert_memory_equal(g.reply, s1_test_reply_brw_write_server, SFT_MSG_SIZE);
+	rpc(s1_test_reqst_brw_read_server, SFT_SVC_TEST);
+	assert_memory_equal(g.reply, s1_test_reply_brw_read_server, SFT_MSG_SIZE);
+	rpc(s1_test_reqst_ping_server, SFT_SVC_TEST);
+	assert_memory_equal(g.reply, s1_test_reply_ping_server, SFT_MSG_SIZE);
+	rpc(s1_rmsn_reqst, SFT_SVC_REMOVE_SESSION);
+	assert_memory_equal(g.reply, s1_rmsn_reply_no_session, SFT_MSG_SIZE);
+}
+
 static void
 test_bad_requests(void **state)
 {
@@ -838,6 +860,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_captured_replies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_captured_replies_s1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_dests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_expires, setup, teardown),
