@@ -51,6 +51,8 @@ int lnetd_selftest_con_call(const struct sft_con_req *rq, struct rte_tel_data *d
 int lnetd_lst_register(void);
 /* Write the console's answer to a request of @p op (on the selftest thread). */
 void lnetd_lst_reply(struct rte_tel_data *d, int op, const struct sft_con_result *r);
+/* Free the entries a reply kept for its pages (op=ents). */
+void lnetd_lst_forget(void);
 
 /* lnetd_telemetry.c: register the /lnet/... telemetry commands. */
 int lnetd_telemetry_register(void);

@@ -17,12 +17,22 @@
  * per RPC (nid, state, rpc_errno, fwk_errno, and what its reply says:
  * a STAT's counters, a query's active, a ping's session), and the op's own
  * (session, names, nodes, batch).
+ *
+ * Paging: a reply carries at most LNETD_LST_PAGE of the "eN" (ents_first,
+ * ents_count say which; nents is the transaction's total). When there are
+ * more, they are kept under the reply's "result" number until the next
+ * reply, and op=ents,result=R,first=N gives the page from N, by the same
+ * keys (-ESTALE once another reply replaced them): a STAT entry is some
+ * 350 bytes of the telemetry reply's 16 KiB, and a dict holds at most
+ * RTE_TEL_MAX_DICT_ENTRIES keys, so a group of 200 nodes does not fit one.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_telemetry.h>
 
 #include "cfs.h"
@@ -31,6 +41,21 @@
 
 /* The most NIDs one request names (its parameters are 1 KiB). */
 #define LNETD_LST_MAX_NIDS 64
+/* The most RPC entries ("eN") one reply carries. */
+#define LNETD_LST_PAGE 32
+
+/*
+ * The last reply's entries when they did not fit it: written by the
+ * selftest thread (lnetd_lst_reply), read by the telemetry threads (op=ents).
+ */
+static struct {
+	pthread_mutex_t lock;
+	uint64_t result; /* their number; 0: none kept */
+	uint64_t last;   /* the last number given */
+	int op;
+	uint32_t n;
+	struct sft_con_ent *ents;
+} lnetd_lst_kept = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static const struct {
 	const char *name;
@@ -325,6 +350,55 @@ lnetd_lst_info(struct rte_tel_data *d, const struct sft_con_result *r)
 	rte_tel_data_add_dict_u64(d, "feats", r->feats);
 }
 
+/* Keep @p r's entries for op=ents, in place of the last ones: their number, 0 if out of memory. */
+static uint64_t
+lnetd_lst_keep(int op, const struct sft_con_result *r)
+{
+	struct sft_con_ent *copy = malloc(sizeof(*copy) * r->nents);
+	uint64_t result = 0;
+
+	pthread_mutex_lock(&lnetd_lst_kept.lock);
+	free(lnetd_lst_kept.ents);
+	lnetd_lst_kept.ents = copy;
+	lnetd_lst_kept.result = 0;
+	if (copy != NULL) {
+		memcpy(copy, r->ents, sizeof(*copy) * r->nents);
+		lnetd_lst_kept.op = op;
+		lnetd_lst_kept.n = r->nents;
+		result = lnetd_lst_kept.result = ++lnetd_lst_kept.last;
+	}
+	pthread_mutex_unlock(&lnetd_lst_kept.lock);
+	return result;
+}
+
+void
+lnetd_lst_forget(void)
+{
+	pthread_mutex_lock(&lnetd_lst_kept.lock);
+	free(lnetd_lst_kept.ents);
+	lnetd_lst_kept.ents = NULL;
+	lnetd_lst_kept.result = 0;
+	pthread_mutex_unlock(&lnetd_lst_kept.lock);
+}
+
+/* Entries [first, first + LNETD_LST_PAGE) of @p ents (of @p n), and which they are. */
+static void
+lnetd_lst_ents_page(struct rte_tel_data *d, int op, const struct sft_con_ent *ents, uint32_t n,
+		    uint32_t first)
+{
+	uint32_t count = first < n ? RTE_MIN(n - first, (uint32_t)LNETD_LST_PAGE) : 0;
+	uint32_t i;
+
+	rte_tel_data_add_dict_u64(d, "nents", n);
+	rte_tel_data_add_dict_u64(d, "ents_first", first);
+	rte_tel_data_add_dict_u64(d, "ents_count", count);
+	for (i = first; i < first + count; i++) {
+		if (lnetd_lst_ent(d, op, i, &ents[i]) != 0) {
+			break;
+		}
+	}
+}
+
 void
 lnetd_lst_reply(struct rte_tel_data *d, int op, const struct sft_con_result *r)
 {
@@ -344,13 +418,41 @@ lnetd_lst_reply(struct rte_tel_data *d, int op, const struct sft_con_result *r)
 		snprintf(key, sizeof(key), "fwk%u", i);
 		rte_tel_data_add_dict_u64(d, key, st->fwk[i]);
 	}
-	rte_tel_data_add_dict_u64(d, "nents", r->nents);
-	for (i = 0; i < r->nents; i++) {
-		if (lnetd_lst_ent(d, op, i, &r->ents[i]) != 0) {
-			break;
-		}
+	if (r->nents > LNETD_LST_PAGE) {
+		rte_tel_data_add_dict_u64(d, "result", lnetd_lst_keep(op, r));
 	}
+	lnetd_lst_ents_page(d, op, r->ents, r->nents, 0);
 	lnetd_lst_info(d, r);
+}
+
+/* op=ents,result=R,first=N: a page of the entries kept under R. */
+static int
+lnetd_lst_page(const char *params, struct rte_tel_data *d)
+{
+	long result = lnetd_lst_long(params, "result", 0);
+	long first = lnetd_lst_long(params, "first", -1);
+	int rc = 0;
+
+	pthread_mutex_lock(&lnetd_lst_kept.lock);
+	if (result <= 0 || (uint64_t)result != lnetd_lst_kept.result) {
+		rc = -ESTALE;
+	} else if (first < 0 || first >= (long)lnetd_lst_kept.n) {
+		rc = -EINVAL;
+	} else {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_int(d, "status", 0);
+		rte_tel_data_add_dict_u64(d, "result", (uint64_t)result);
+		lnetd_lst_ents_page(d, lnetd_lst_kept.op, lnetd_lst_kept.ents, lnetd_lst_kept.n,
+				    (uint32_t)first);
+	}
+	pthread_mutex_unlock(&lnetd_lst_kept.lock);
+	if (rc != 0) {
+		return lnetd_reply_status(d, rc,
+					  rc == -ESTALE ?
+						  "no such result: another reply replaced it" :
+						  "no such entry");
+	}
+	return 0;
 }
 
 /* /lnet/lst,op=OP,...: parsed here, run on the selftest thread. */
@@ -359,9 +461,14 @@ lnetd_lst(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct lnet_processid ids[LNETD_LST_MAX_NIDS];
 	struct sft_con_req rq;
+	char op[32] = "";
 	int rc;
 
 	(void)cmd;
+	if (params != NULL && lnetd_param(params, "op", op, sizeof(op)) &&
+	    strcmp(op, "ents") == 0) {
+		return lnetd_lst_page(params, d);
+	}
 	rc = lnetd_lst_parse(params != NULL ? params : "", &rq, ids);
 	if (rc != 0) {
 		return lnetd_reply_status(d, rc, "bad lst request");

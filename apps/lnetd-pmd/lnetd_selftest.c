@@ -257,4 +257,5 @@ void
 lnetd_selftest_shutdown(void)
 {
 	lnetd_selftest_set(0);
+	lnetd_lst_forget();
 }

@@ -50,10 +50,29 @@ static yaml_document_t reply_doc;
 static yaml_node_t *reply;
 static bool have_reply;
 
+/*
+ * A page of the reply's RPC entries past those it carried (op=ents), kept
+ * until the next request; entries [page_first, page_first + page_count).
+ */
+static yaml_document_t page_doc;
+static yaml_node_t *page;
+static bool have_page;
+static long page_first, page_count;
+
+/* The document @p n is a node of: the page's or the reply's. */
+static yaml_document_t *
+reply_doc_of(const yaml_node_t *n)
+{
+	if (have_page && n >= page_doc.nodes.start && n < page_doc.nodes.top) {
+		return &page_doc;
+	}
+	return &reply_doc;
+}
+
 static const char *
 reply_str(yaml_node_t *map, const char *key)
 {
-	const char *s = lnetctl_scalar(lnetctl_map_get(&reply_doc, map, key));
+	const char *s = lnetctl_scalar(lnetctl_map_get(reply_doc_of(map), map, key));
 
 	return s != NULL ? s : "";
 }
@@ -74,6 +93,68 @@ reply_sub(char kind, unsigned int i)
 	return lnetctl_map_get(&reply_doc, reply, key);
 }
 
+static void
+reply_page_drop(void)
+{
+	if (have_page) {
+		yaml_document_delete(&page_doc);
+		have_page = false;
+	}
+}
+
+/* The daemon's page of the last reply's entries from @p first: 0, or -1 (said on stderr). */
+static int
+reply_page_fetch(unsigned int first)
+{
+	char params[64];
+	char err[256];
+	int rc;
+
+	reply_page_drop();
+	snprintf(params, sizeof(params), "op=ents,result=%ld,first=%u", reply_long(reply, "result"),
+		 first);
+	rc = lnetctl_request(&conn, "/lnet/lst", params, &page_doc, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	have_page = true;
+	page = yaml_document_get_node(&page_doc, yaml_document_get_root_node(&page_doc)
+							 ->data.mapping.pairs.start->value);
+	if (reply_long(page, "status") != 0) {
+		fprintf(stderr, "%s\n", reply_str(page, "descr"));
+		reply_page_drop();
+		return -1;
+	}
+	page_first = reply_long(page, "ents_first");
+	page_count = reply_long(page, "ents_count");
+	return 0;
+}
+
+/*
+ * The reply's RPC entry @p i ("eN"), from the reply or, past what it
+ * carried, from a page the daemon kept (lnetd_lst.c); NULL if it cannot
+ * be had (an entry of NULL reads as empty strings and zeros).
+ */
+static yaml_node_t *
+reply_ent(unsigned int i)
+{
+	char key[16];
+	long first = reply_long(reply, "ents_first");
+	long count = reply_str(reply, "ents_count")[0] != '\0' ? reply_long(reply, "ents_count") :
+								 reply_long(reply, "nents");
+
+	if ((long)i >= first && (long)i < first + count) {
+		return reply_sub('e', i);
+	}
+	if ((!have_page || (long)i < page_first || (long)i >= page_first + page_count) &&
+	    reply_page_fetch(i) != 0) {
+		return NULL;
+	}
+	snprintf(key, sizeof(key), "e%u", i);
+	return lnetctl_map_get(&page_doc, page, key);
+}
+
 /*
  * Send op with its parameters; as the kernel's lst_ioctl: 0, -1 (the
  * console refused it: errno says why), -2 (an RPC failed), -3 (a node
@@ -90,6 +171,7 @@ static int __attribute__((format(printf, 1, 2))) lst_call(const char *fmt, ...)
 		yaml_document_delete(&reply_doc);
 		have_reply = false;
 	}
+	reply_page_drop();
 	memset(&trans_stat, 0, sizeof(trans_stat));
 	n = snprintf(params, sizeof(params), "key=%d,feats=%u,", session_key, session_features);
 	va_start(ap, fmt);
@@ -194,7 +276,7 @@ lst_print_transerr(const char *optstr)
 	long i, n = reply_long(reply, "nents");
 
 	for (i = 0; i < n; i++) {
-		yaml_node_t *e = reply_sub('e', (unsigned int)i);
+		yaml_node_t *e = reply_ent((unsigned int)i);
 		long rpc = reply_long(e, "rpc_errno");
 		long fwk = reply_long(e, "fwk_errno");
 
@@ -803,7 +885,7 @@ jt_lst_ping(int argc, char **argv)
 		fprintf(stdout, "Target %s is empty\n", str == NULL ? "session" : str);
 	}
 	for (i = 0; i < n; i++) {
-		yaml_node_t *e = reply_sub('e', (unsigned int)i);
+		yaml_node_t *e = reply_ent((unsigned int)i);
 		const char *state = reply_str(e, "state");
 		bool known = strcmp(state, "Active") == 0 || strcmp(state, "Busy") == 0;
 		struct lnet_nid nid;
@@ -1030,7 +1112,7 @@ jt_lst_query_batch(int argc, char **argv)
 		if (verbose) {
 			n = reply_long(reply, "nents");
 			for (k = 0; k < n; k++) {
-				yaml_node_t *e = reply_sub('e', (unsigned int)k);
+				yaml_node_t *e = reply_ent((unsigned int)k);
 				long act = reply_long(e, "active");
 				long rpc = reply_long(e, "rpc_errno");
 
@@ -1381,7 +1463,7 @@ lst_stat_once(struct lst_target *t, int idx, int timeout)
 	s->n = (int)reply_long(reply, "nents");
 	s->n = s->n > 256 ? 256 : s->n;
 	for (i = 0; i < s->n; i++) {
-		yaml_node_t *e = reply_sub('e', (unsigned int)i);
+		yaml_node_t *e = reply_ent((unsigned int)i);
 
 		snprintf(s->v[i].nid, sizeof(s->v[i].nid), "%s", reply_str(e, "nid"));
 		s->v[i].ok = reply_long(e, "rpc_errno") == 0 && reply_long(e, "fwk_errno") == 0;
@@ -1679,7 +1761,7 @@ jt_lst_show_error(int argc, char **argv)
 		fprintf(stdout, "%s:\n", t.name);
 		n = reply_long(reply, "nents");
 		for (k = 0; k < n; k++) {
-			yaml_node_t *e = reply_sub('e', (unsigned int)k);
+			yaml_node_t *e = reply_ent((unsigned int)k);
 			long brw = reply_long(e, "brw_errors"), ping = reply_long(e, "ping_errors");
 
 			if (reply_long(e, "rpc_errno") != 0) {
@@ -1814,6 +1896,7 @@ main(int argc, char **argv)
 	if (have_reply) {
 		yaml_document_delete(&reply_doc);
 	}
+	reply_page_drop();
 	if (connected) {
 		lnetctl_close(&conn);
 	}

@@ -114,6 +114,16 @@ sft_srv_bulk_event(struct sft_srv *s, struct sft_bulk *b, const struct lnet_even
 	if (b->sink && ev->type == LNET_EVENT_REPLY && whole) {
 		b->status = 0;
 		s->rpc.bulk_get += ev->mlength;
+		/*
+		 * Every byte is in the buffer: the request goes on now, not at the
+		 * unlink. The GET's own SEND event waits for the peer's TCP to
+		 * acknowledge it, and a peer that sends nothing back on that
+		 * connection acknowledges it only after its delayed ACK (40 ms);
+		 * the buffer stays ours until the unlink all the same.
+		 */
+		if (!b->answered) {
+			sft_srv_bulk_end(s, b);
+		}
 	} else if (!b->sink && ev->type == LNET_EVENT_SEND && whole) {
 		b->status = 0;
 		s->rpc.bulk_put += ev->mlength;

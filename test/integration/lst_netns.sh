@@ -9,11 +9,18 @@
 # servers' traffic (waited for, not slept on) and show_error none; S2 is
 # killed: stat and show_error report it as the kernel's lst does;
 # end_session leaves no session on the nodes (a console of their own can
-# take them); with the service off a daemon has no console. Needs root.
+# take them); with the service off a daemon has no console. Before all of
+# it, with tcpdump and tshark there, tcpdump records C's bridge from the
+# first connection while the session is made and a batch of a few brw
+# write and read RPCs of 1 MiB with check=full and pings runs to its end:
+# Wireshark's LNet dissector decodes every PDU (tshark_check_file) and sees
+# selftest's portals, 50 (test requests), 51 (framework) and 52 (replies
+# and bulk), beside LNet's 0 (discovery). Needs root.
 #   lst_netns.sh BUILD_DIR SRC_DIR
 set -u
 build=$1
 . "$(dirname "$0")/harness.sh"
+. "$(dirname "$0")/../common/tshark_lib.sh"
 lst="$build/apps/lst/lst"
 netns_script lst_netns lst
 c1=10.$x.1.1 s1=10.$x.1.2 s2=10.$x.1.3
@@ -70,6 +77,37 @@ servers_busy() {
 	     END { exit !(r + 0 > 0 && w + 0 > 0) }' "$work/o" || { cat "$work/o"; return 1; }
 }
 
+# tcpdump on C's bridge (every LNet byte of C's: it is the only console and
+# client), and ICMP: an echo reply in the file says tcpdump wrote all before it.
+capture_start() {
+	ip netns exec "${tag}c" tcpdump -i br0 -U -w "$work/lst.pcap" 'tcp port 988 or icmp' \
+		2>"$work/tcpdump.err" &
+	tcpdump_pid=$!
+	pids="$pids $tcpdump_pid"
+	eventually 30 grep -q 'listening on' "$work/tcpdump.err"
+}
+echo_reply_captured() {
+	tcpdump -r "$work/lst.pcap" icmp 2>/dev/null | grep -q 'echo reply'
+}
+# SIGINT drops what tcpdump has not read yet: first a ping, and its reply in the file.
+capture_stop() {
+	ip netns exec "${tag}c" ping -c 1 -W 5 "$s1" >/dev/null && eventually 30 echo_reply_captured &&
+		kill -INT "$tcpdump_pid" && wait "$tcpdump_pid"
+}
+# The batch $1 has ended on every node (its loops done).
+batch_ended() {
+	lst_on c query "$1" && grep -qx "$1 \[0\] is stopped" "$work/o"
+}
+# The portals of the LNet PUTs and GETs Wireshark decoded: selftest's three,
+# and 0, LNet's own (discovery's ping of a new peer).
+selftest_portals_seen() {
+	tshark_headers "$work/lst.pcap" | awk -F'|' '$1 == 1 || $1 == 2 { print $3 }' | sort -un >"$work/portals"
+	is "$work/portals" 0 50 51 52
+}
+tshark_run=0
+command -v tshark >/dev/null 2>&1 && command -v tcpdump >/dev/null 2>&1 && tshark_run=1
+[ $tshark_run -eq 1 ] || echo "lst_netns: no tcpdump or tshark: the tshark check is skipped"
+
 export LST_SESSION=$$
 check "topology: S1 and S2 on C's bridge" topology
 check "daemon C --selftest" selftest_daemon_in c
@@ -80,6 +118,7 @@ pid_s2=$pid
 check "C: $c1@tcp" "$ctl" --name "${tag}c" net add --nid "$c1@tcp"
 check "S1: $s1@tcp" "$ctl" --name "${tag}s1" net add --nid "$s1@tcp"
 check "S2: $s2@tcp" "$ctl" --name "${tag}s2" net add --nid "$s2@tcp"
+[ $tshark_run -eq 0 ] || check "tcpdump on C's bridge, before any connection" capture_start
 
 check "new_session" lst_ok "'SESSION: lt FEATURES: 1 TIMEOUT: 300 FORCE: No'" new_session lt
 check "add_group servers: MKSN to both" lst_ok "'$s1@tcp are added to session' '$s2@tcp are added to session'" \
@@ -87,6 +126,19 @@ check "add_group servers: MKSN to both" lst_ok "'$s1@tcp are added to session' '
 check "add_group clients: C itself" lst_ok "'$c1@tcp are added to session'" add_group clients "$c1@tcp"
 check "list_group servers: two ACTIVE" lst_ok "'	ACTIVE	BUSY	DOWN	UNKNOWN	TOTAL' '	2	0	0	0	2	servers'" \
 	list_group servers
+if [ $tshark_run -eq 1 ]; then
+	check "add_batch captured" lst_ok "" add_batch captured
+	for t in "brw write size=1M check=full" "brw read size=1M check=full" "ping"; do
+		# shellcheck disable=SC2086
+		check "captured: add_test --loop 2 $t" lst_ok "'Test was added successfully'" add_test \
+			--batch captured --loop 2 --to servers --from clients $t
+	done
+	check "run captured" lst_ok "'captured is running now'" run captured
+	check "captured: its loops end" eventually 60 batch_ended captured
+	check "tcpdump stops" capture_stop
+	check "tshark: every LNet PDU decodes, nothing malformed, bytes balanced" tshark_check_file "$work/lst.pcap"
+	check "tshark: selftest's portals 50, 51 and 52, and LNet's 0" selftest_portals_seen
+fi
 check "add_batch b" lst_ok "" add_batch b
 for t in "brw write size=1M check=full" "brw read size=1M check=full" "ping"; do
 	# shellcheck disable=SC2086

@@ -39,6 +39,12 @@ WANTED = [
     ("s1_stat_reqst", "s1_03_selftest.pcap.gz", 1205, 0),
     ("s1_stat_reply", "s1_03_selftest.pcap.gz", 1206, 0),
     ("s1_rmsn_reply_no_session", "s1_03_selftest.pcap.gz", 1475, 0),
+    ("s1_mksn_reqst", "s1_03_selftest.pcap.gz", 1, 0),
+    ("s1_mksn_reply", "s1_03_selftest.pcap.gz", 2, 0),
+    ("s1_test_reply_brw_write_server", "s1_03_selftest.pcap.gz", 6, 0),
+    ("s1_test_reply_brw_read_server", "s1_03_selftest.pcap.gz", 10, 0),
+    ("s1_test_reply_ping_server", "s1_03_selftest.pcap.gz", 14, 0),
+    ("s1_rmsn_reqst", "s1_03_selftest.pcap.gz", 1474, 0),
 ]
 
 

@@ -13,7 +13,8 @@
  * session); the node as a console of itself: client RPCs (their ids, a
  * timeout), and batches of brw WRITE, READ and ping tests run over 0@lo
  * by test units to the node's own services, stopped by force; stop
- * freeing everything (ASan).
+ * freeing everything (ASan); a sink bulk's request going on at its whole
+ * REPLY, before the unlink.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -30,6 +31,7 @@
 #include "lnet_sim.h"
 #include "sft_cli.h"
 #include "sft_srv.h"
+#include "sft_srv_internal.h"
 #include "sft_trans.h"
 
 #define POLL_ROUNDS 1000 /* polls of an idle inline node: far more than any exchange takes */
@@ -190,6 +192,28 @@ test_captured_replies(void **state)
 	assert_int_equal(c.rpcs_rcvd, 3);
 	assert_int_equal(c.rpcs_dropped, 0);
 	assert_int_equal(c.errors, 0);
+}
+
+/*
+ * The s1_03 capture's session, every framework request its console sent
+ * (s4_01's are above; STAT's reply, counters and all, is test_fw's): the
+ * MKSN, the TEST requests of a brw write, a brw read and a ping server,
+ * and the RMSN, each answered as the kernel's node answered it.
+ */
+static void
+test_captured_replies_s1(void **state)
+{
+	(void)state;
+	rpc(s1_mksn_reqst, SFT_SVC_MAKE_SESSION);
+	assert_memory_equal(g.reply, s1_mksn_reply, SFT_MSG_SIZE);
+	rpc(s1_test_reqst_brw_write_server, SFT_SVC_TEST);
+	assert_memory_equal(g.reply, s1_test_reply_brw_write_server, SFT_MSG_SIZE);
+	rpc(s1_test_reqst_brw_read_server, SFT_SVC_TEST);
+	assert_memory_equal(g.reply, s1_test_reply_brw_read_server, SFT_MSG_SIZE);
+	rpc(s1_test_reqst_ping_server, SFT_SVC_TEST);
+	assert_memory_equal(g.reply, s1_test_reply_ping_server, SFT_MSG_SIZE);
+	rpc(s1_rmsn_reqst, SFT_SVC_REMOVE_SESSION);
+	assert_memory_equal(g.reply, s1_rmsn_reply_no_session, SFT_MSG_SIZE);
 }
 
 static void
@@ -777,11 +801,66 @@ test_transaction(void **state)
 	assert_int_equal(seen.stat.total, 0);
 }
 
+/* How often a sink's done ran, and the status it saw. */
+static int sink_done_calls;
+static int sink_done_status;
+
+static void
+sink_done(struct sft_srv *s, struct sft_bulk *b)
+{
+	(void)s;
+	sink_done_calls++;
+	sink_done_status = b->status;
+}
+
+/*
+ * A sink's request goes on at the REPLY that brought every byte, not at the
+ * MD's unlink: the GET's SEND event, which the unlink waits for, comes when
+ * the peer's TCP acknowledged the GET, and a peer with nothing to send back
+ * on that connection does so only after its delayed ACK (40 ms a brw WRITE
+ * in lnet-bench's lst figure). A short REPLY still ends it in error at the
+ * unlink.
+ */
+static void
+test_sink_goes_on_at_whole_reply(void **state)
+{
+	struct sft_srv s = { .stopping = false };
+	struct sft_bulk b = { .sink = true, .len = 4096, .status = -EIO, .done = sink_done };
+	struct lnet_event ev = { .type = LNET_EVENT_REPLY, .mlength = 4096 };
+
+	(void)state;
+	sink_done_calls = 0;
+	b.obj.md_live = true;
+	sft_srv_bulk_event(&s, &b, &ev);
+	assert_int_equal(sink_done_calls, 1);
+	assert_int_equal(sink_done_status, 0);
+	assert_true(b.obj.md_live); /* the buffer is still the MD's */
+	assert_int_equal(s.rpc.bulk_get, 4096);
+
+	/* The GET's SEND comes last, with the unlink: nothing more to do. */
+	ev = (struct lnet_event){ .type = LNET_EVENT_SEND, .unlinked = true };
+	sft_srv_bulk_event(&s, &b, &ev);
+	assert_int_equal(sink_done_calls, 1);
+	assert_false(b.obj.md_live);
+
+	/* A REPLY short of the length: no early end, -EIO at the unlink. */
+	b = (struct sft_bulk){ .sink = true, .len = 4096, .status = -EIO, .done = sink_done };
+	b.obj.md_live = true;
+	ev = (struct lnet_event){ .type = LNET_EVENT_REPLY, .mlength = 100 };
+	sft_srv_bulk_event(&s, &b, &ev);
+	assert_int_equal(sink_done_calls, 1);
+	ev = (struct lnet_event){ .type = LNET_EVENT_SEND, .unlinked = true };
+	sft_srv_bulk_event(&s, &b, &ev);
+	assert_int_equal(sink_done_calls, 2);
+	assert_int_equal(sink_done_status, -EIO);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_captured_replies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_captured_replies_s1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_dests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_expires, setup, teardown),
@@ -791,6 +870,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_batch_brw_write_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_ping_and_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_transaction, setup, teardown),
+		cmocka_unit_test(test_sink_goes_on_at_whole_reply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
