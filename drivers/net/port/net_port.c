@@ -35,10 +35,10 @@ struct net_port_lcore {
 	struct rte_eth_dev_tx_buffer *txb; /* frames waiting for the end of the poll */
 	struct rte_ring *steer;            /* frames other lcores hand over (MP/SC) */
 	struct rt_poller *poller;
-	uint16_t rxq;                      /* its RX queue, or UINT16_MAX: steered only */
-	uint16_t txq;                      /* its TX queue (shared when lcores > queues) */
-	struct net_port *port;             /* for the poller */
-	unsigned int idx;                  /* its data lcore index */
+	uint16_t rxq;          /* its RX queue, or UINT16_MAX: steered only */
+	uint16_t txq;          /* its TX queue (shared when lcores > queues) */
+	struct net_port *port; /* for the poller */
+	unsigned int idx;      /* its data lcore index */
 } __rte_cache_aligned;
 
 struct net_port {
@@ -108,7 +108,8 @@ pool_put(int socket)
 
 /* The state machine: which state may follow which. */
 static const bool g_port_next[NET_PORT_STATE_N][NET_PORT_STATE_N] = {
-	[NET_PORT_CONFIGURED] = { [NET_PORT_LINK_DOWN] = true, [NET_PORT_LINK_UP] = true,
+	[NET_PORT_CONFIGURED] = { [NET_PORT_LINK_DOWN] = true,
+				  [NET_PORT_LINK_UP] = true,
 				  [NET_PORT_STOPPED] = true },
 	[NET_PORT_LINK_DOWN] = { [NET_PORT_LINK_UP] = true, [NET_PORT_STOPPED] = true },
 	[NET_PORT_LINK_UP] = { [NET_PORT_LINK_DOWN] = true, [NET_PORT_STOPPED] = true },
@@ -336,8 +337,8 @@ port_tx_cksum(struct net_port *port, struct net_port_lcore_stats *s, struct rte_
 	}
 	m->ol_flags = (m->ol_flags & ~(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)) | sw;
 	net_port_sw_cksum(m);
-	m->ol_flags = (m->ol_flags & ~(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)) |
-		      (want & ~sw);
+	m->ol_flags =
+		(m->ol_flags & ~(RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)) | (want & ~sw);
 	NET_STAT_ADD(s, tx_sw_cksum, 1);
 }
 
@@ -347,12 +348,12 @@ port_tx_locked(struct net_port *port, struct net_port_lcore *lc, struct rte_mbuf
 	uint16_t sent;
 
 	if (!port->txq_shared) {
-		return m != NULL ? rte_eth_tx_buffer(port->info.port_id, lc->txq, lc->txb, m)
-				 : rte_eth_tx_buffer_flush(port->info.port_id, lc->txq, lc->txb);
+		return m != NULL ? rte_eth_tx_buffer(port->info.port_id, lc->txq, lc->txb, m) :
+				   rte_eth_tx_buffer_flush(port->info.port_id, lc->txq, lc->txb);
 	}
 	rte_spinlock_lock(&port->txq_lock[lc->txq]);
-	sent = m != NULL ? rte_eth_tx_buffer(port->info.port_id, lc->txq, lc->txb, m)
-			 : rte_eth_tx_buffer_flush(port->info.port_id, lc->txq, lc->txb);
+	sent = m != NULL ? rte_eth_tx_buffer(port->info.port_id, lc->txq, lc->txb, m) :
+			   rte_eth_tx_buffer_flush(port->info.port_id, lc->txq, lc->txb);
 	rte_spinlock_unlock(&port->txq_lock[lc->txq]);
 	return sent;
 }
@@ -680,8 +681,8 @@ net_port_open(struct rt_runtime *rt, const struct net_port_conf *conf, struct ne
 	port->rt = rt;
 	port->state = NET_PORT_CONFIGURED;
 	port->info.n_lcores = RTE_MIN(rt_data_lcore_count(rt), (unsigned int)NET_PORT_MAX_LCORES);
-	port->link_poll_us = conf->link_poll_us != 0 ? conf->link_poll_us
-						     : NET_PORT_DEFAULT_LINK_POLL_US;
+	port->link_poll_us =
+		conf->link_poll_us != 0 ? conf->link_poll_us : NET_PORT_DEFAULT_LINK_POLL_US;
 	port->link_fn = conf->link_fn;
 	port->link_arg = conf->link_arg;
 	rc = port_find(conf, port);

@@ -78,40 +78,40 @@ struct net_port_conf {
 	 * rte_dev_probe(); NULL to take the existing ethdev @p port_id.
 	 */
 	const char *devargs;
-	uint16_t port_id;        /**< with devargs NULL: an ethdev already probed */
-	uint16_t mtu;            /**< 0: leave the PMD's */
-	uint16_t nb_desc;        /**< ring descriptors per queue; 0 = 1024 */
-	uint32_t nb_mbufs;       /**< mbufs in each socket's pool; 0 = 8191 */
-	uint32_t link_poll_us;   /**< link polling period; 0 = 100 ms */
+	uint16_t port_id;         /**< with devargs NULL: an ethdev already probed */
+	uint16_t mtu;             /**< 0: leave the PMD's */
+	uint16_t nb_desc;         /**< ring descriptors per queue; 0 = 1024 */
+	uint32_t nb_mbufs;        /**< mbufs in each socket's pool; 0 = 8191 */
+	uint32_t link_poll_us;    /**< link polling period; 0 = 100 ms */
 	net_port_link_fn link_fn; /**< may be NULL */
 	void *link_arg;
 };
 
 /** Counters of one data lcore's share of the port (written by that lcore only). */
 struct net_port_lcore_stats {
-	uint64_t rx_pkts;             /**< frames taken from its RX queue */
+	uint64_t rx_pkts;               /**< frames taken from its RX queue */
 	uint64_t rx_class[NET_CLASS_N]; /**< frames dispatched, by class */
-	uint64_t rx_no_handler;       /**< frames of a class nobody handles (freed) */
-	uint64_t rx_runt;             /**< shorter than an Ethernet header (freed) */
-	uint64_t steered_out;         /**< frames passed to another lcore */
-	uint64_t steered_in;          /**< frames received from another lcore */
-	uint64_t steer_drops;         /**< steering ring full (freed) */
-	uint64_t tx_pkts;             /**< frames the PMD took */
-	uint64_t tx_drops;            /**< frames the PMD refused at a flush (freed) */
-	uint64_t tx_sw_cksum;         /**< checksums done in software */
+	uint64_t rx_no_handler;         /**< frames of a class nobody handles (freed) */
+	uint64_t rx_runt;               /**< shorter than an Ethernet header (freed) */
+	uint64_t steered_out;           /**< frames passed to another lcore */
+	uint64_t steered_in;            /**< frames received from another lcore */
+	uint64_t steer_drops;           /**< steering ring full (freed) */
+	uint64_t tx_pkts;               /**< frames the PMD took */
+	uint64_t tx_drops;              /**< frames the PMD refused at a flush (freed) */
+	uint64_t tx_sw_cksum;           /**< checksums done in software */
 };
 
 /** What the port negotiated with its PMD. */
 struct net_port_info {
 	uint16_t port_id;
-	uint16_t n_queues;   /**< RX/TX queue pairs */
-	uint16_t n_lcores;   /**< data lcores served */
+	uint16_t n_queues; /**< RX/TX queue pairs */
+	uint16_t n_lcores; /**< data lcores served */
 	uint16_t mtu;
-	int socket;          /**< NUMA socket of the device (0 when not known) */
-	bool rx_ip_cksum;    /**< the PMD checks IPv4 header checksums */
-	bool rx_l4_cksum;    /**< the PMD checks TCP/UDP checksums */
-	bool tx_ip_cksum;    /**< the PMD fills IPv4 header checksums */
-	bool tx_l4_cksum;    /**< the PMD fills TCP/UDP checksums */
+	int socket;       /**< NUMA socket of the device (0 when not known) */
+	bool rx_ip_cksum; /**< the PMD checks IPv4 header checksums */
+	bool rx_l4_cksum; /**< the PMD checks TCP/UDP checksums */
+	bool tx_ip_cksum; /**< the PMD fills IPv4 header checksums */
+	bool tx_l4_cksum; /**< the PMD fills TCP/UDP checksums */
 	struct rte_ether_addr mac;
 };
 
