@@ -328,13 +328,14 @@ arp_fill(struct rte_mbuf *m, uint16_t op, const struct rte_ether_addr *sha, uint
 static void
 arp_request(struct net_neigh *nb, uint32_t spa, uint32_t tpa, const struct rte_ether_addr *dst)
 {
-	const struct rte_ether_addr bcast = { .addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	const struct rte_ether_addr bcast = { .addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
+							      0xff } };
 	const struct rte_ether_addr zero = { .addr_bytes = { 0 } };
 	const struct rte_ether_addr *mac = &net_port_info(nb->port)->mac;
 	struct rte_mbuf *m = net_port_alloc(nb->port);
 
-	if (m == NULL || rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + sizeof(struct rte_arp_hdr)) ==
-				 NULL) {
+	if (m == NULL ||
+	    rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + sizeof(struct rte_arp_hdr)) == NULL) {
 		rte_pktmbuf_free(m);
 		NET_STAT_ADD(&nb->stats, msg_drops, 1);
 		return;
@@ -651,13 +652,14 @@ static void
 garp_send(struct net_neigh *nb, uint32_t ip)
 {
 	const struct rte_ether_addr zero = { .addr_bytes = { 0 } };
-	const struct rte_ether_addr bcast = { .addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	const struct rte_ether_addr bcast = { .addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
+							      0xff } };
 	const struct rte_ether_addr *mac = &net_port_info(nb->port)->mac;
 	struct rte_mbuf *m = net_port_alloc(nb->port);
 
 	/* An RFC 5227 announcement: a request with our address as sender and target. */
-	if (m == NULL || rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + sizeof(struct rte_arp_hdr)) ==
-				 NULL) {
+	if (m == NULL ||
+	    rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + sizeof(struct rte_arp_hdr)) == NULL) {
 		rte_pktmbuf_free(m);
 		NET_STAT_ADD(&nb->stats, msg_drops, 1);
 		return;

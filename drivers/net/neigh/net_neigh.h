@@ -47,13 +47,13 @@ enum net_neigh_state {
 };
 
 struct net_neigh_conf {
-	size_t conf_size;     /**< sizeof(struct net_neigh_conf) */
-	uint32_t capacity;    /**< entries (rounded up to a power of 2); 0 = 256 */
+	size_t conf_size;      /**< sizeof(struct net_neigh_conf) */
+	uint32_t capacity;     /**< entries (rounded up to a power of 2); 0 = 256 */
 	uint32_t reachable_ms; /**< 0 = 30000 (Linux's base_reachable_time) */
-	uint32_t retrans_ms;  /**< between probes; 0 = 1000 */
-	uint32_t max_probes;  /**< 0 = 3 */
-	uint32_t gc_stale_ms; /**< unused stale entries go after this; 0 = 60000 */
-	uint32_t pending_max; /**< packets queued per unresolved entry; 0 = 8 */
+	uint32_t retrans_ms;   /**< between probes; 0 = 1000 */
+	uint32_t max_probes;   /**< 0 = 3 */
+	uint32_t gc_stale_ms;  /**< unused stale entries go after this; 0 = 60000 */
+	uint32_t pending_max;  /**< packets queued per unresolved entry; 0 = 8 */
 };
 
 /** Counters (read relaxed from any thread). */
@@ -77,11 +77,11 @@ struct net_neigh_stats {
 
 /** What an ARP frame says (the parser's output). */
 struct net_arp_view {
-	uint16_t op;                /**< RTE_ARP_OP_REQUEST or RTE_ARP_OP_REPLY */
-	struct rte_ether_addr sha;  /**< sender MAC */
-	uint32_t spa;               /**< sender IPv4, network order */
-	struct rte_ether_addr tha;  /**< target MAC */
-	uint32_t tpa;               /**< target IPv4, network order */
+	uint16_t op;               /**< RTE_ARP_OP_REQUEST or RTE_ARP_OP_REPLY */
+	struct rte_ether_addr sha; /**< sender MAC */
+	uint32_t spa;              /**< sender IPv4, network order */
+	struct rte_ether_addr tha; /**< target MAC */
+	uint32_t tpa;              /**< target IPv4, network order */
 };
 
 /** Why an ARP frame is refused (0: it is fine). */

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPv4 and ICMP for the port's own addresses: see net_ip.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+
+#include "net_ip.h"
+
+#define NET_STAT_ADD(s, field, n) __atomic_store_n(&(s)->field, (s)->field + (n), __ATOMIC_RELAXED)
+
+#define ICMP_DEST_UNREACH 3
+#define ICMP_TIME_EXCEEDED 11
+#define ICMP_PARAM_PROBLEM 12
+#define ICMP_FRAG_NEEDED 4
+#define ICMP_HDR_LEN 8
+
+struct net_ip_lcore {
+	struct net_ip_stats stats;
+	uint16_t next_id; /* IPv4 identification of what this lcore sends */
+} __rte_cache_aligned;
+
+struct net_ip {
+	struct net_neigh *nb;
+	struct net_port *port;
+	struct net_ip_conf conf;
+	struct {
+		net_ip_rx_fn rx;
+		net_ip_err_fn err;
+		void *arg;
+	} proto[256];
+	net_ip_echo_fn echo_fn;
+	void *echo_arg;
+	struct net_ip_lcore lc[NET_PORT_MAX_LCORES];
+};
+
+/* ---- parsers ---- */
+
+static bool
+ip_src_ok(uint32_t src)
+{
+	uint32_t h = rte_be_to_cpu_32(src);
+
+	return h != 0 && h != UINT32_MAX && !RTE_IS_IPV4_MCAST(h);
+}
+
+enum net_ipv4_verdict
+net_ipv4_check(const void *p, size_t len, bool cksum_checked, uint16_t *hlen, uint16_t *tlen)
+{
+	const struct rte_ipv4_hdr *h = p;
+
+	if (len < sizeof(*h)) {
+		return NET_IPV4_SHORT;
+	}
+	if ((h->version_ihl >> 4) != 4) {
+		return NET_IPV4_BAD_VERSION;
+	}
+	*hlen = rte_ipv4_hdr_len(h);
+	if (*hlen < sizeof(*h) || *hlen > len) {
+		return NET_IPV4_BAD_HLEN;
+	}
+	*tlen = rte_be_to_cpu_16(h->total_length);
+	if (*tlen < *hlen || *tlen > len) {
+		return NET_IPV4_BAD_LEN;
+	}
+	/* A header with its checksum sums to all ones. */
+	if (!cksum_checked && rte_raw_cksum(h, *hlen) != 0xffff) {
+		return NET_IPV4_BAD_CKSUM;
+	}
+	if (!ip_src_ok(h->src_addr)) {
+		return NET_IPV4_BAD_SRC;
+	}
+	/* More fragments, or not the first one: reassembly is not ours to do. */
+	if (h->fragment_offset &
+	    rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) {
+		return NET_IPV4_FRAGMENT;
+	}
+	return NET_IPV4_OK;
+}
+
+static enum net_icmp_verdict
+icmp_parse_quote(const uint8_t *q, size_t len, struct net_icmp_view *v)
+{
+	const struct rte_ipv4_hdr *h = (const struct rte_ipv4_hdr *)q;
+	uint16_t hlen;
+
+	/* RFC 792: the quoted header and at least 64 bits of its data. */
+	if (len < sizeof(*h) + 8) {
+		return NET_ICMP_SHORT;
+	}
+	hlen = rte_ipv4_hdr_len(h);
+	if ((h->version_ihl >> 4) != 4 || hlen < sizeof(*h) || len < (size_t)hlen + 8) {
+		return NET_ICMP_BAD_QUOTE;
+	}
+	v->err.type = v->type;
+	v->err.code = v->code;
+	v->err.src = h->src_addr;
+	v->err.dst = h->dst_addr;
+	v->err.proto = h->next_proto_id;
+	v->err.l4 = q + hlen;
+	v->err.l4_len = len - hlen;
+	return NET_ICMP_OK;
+}
+
+enum net_icmp_verdict
+net_icmp_parse(const void *p, size_t len, struct net_icmp_view *v)
+{
+	const struct rte_icmp_hdr *ic = p;
+
+	memset(v, 0, sizeof(*v));
+	if (len < ICMP_HDR_LEN) {
+		return NET_ICMP_SHORT;
+	}
+	if (rte_raw_cksum(p, len) != 0xffff) {
+		return NET_ICMP_BAD_CKSUM;
+	}
+	v->type = ic->icmp_type;
+	v->code = ic->icmp_code;
+	switch (v->type) {
+	case RTE_IP_ICMP_ECHO_REQUEST:
+	case RTE_IP_ICMP_ECHO_REPLY:
+		v->id = rte_be_to_cpu_16(ic->icmp_ident);
+		v->seq = rte_be_to_cpu_16(ic->icmp_seq_nb);
+		v->data = (const uint8_t *)p + ICMP_HDR_LEN;
+		v->data_len = len - ICMP_HDR_LEN;
+		return NET_ICMP_OK;
+	case ICMP_DEST_UNREACH:
+		if (v->code == ICMP_FRAG_NEEDED) {
+			/* RFC 1191: the next-hop MTU in the low half of the unused word. */
+			v->err.mtu = rte_be_to_cpu_16(ic->icmp_seq_nb);
+		}
+		/* fall through */
+	case ICMP_TIME_EXCEEDED:
+	case ICMP_PARAM_PROBLEM:
+		return icmp_parse_quote((const uint8_t *)p + ICMP_HDR_LEN, len - ICMP_HDR_LEN, v);
+	default:
+		return NET_ICMP_OK;
+	}
+}
+
+/* ---- output ---- */
+
+int
+net_ip_output(struct net_ip *ip, unsigned int lcore, struct rte_mbuf *m, uint32_t src,
+	      uint32_t dst, uint8_t proto)
+{
+	struct net_ip_lcore *lc = &ip->lc[lcore];
+	struct rte_ipv4_hdr *h;
+	uint32_t from, nexthop;
+	bool onlink;
+
+	if (!net_neigh_src_for(ip->nb, dst, &from, &onlink) ||
+	    (!onlink && ip->conf.gateway == 0)) {
+		NET_STAT_ADD(&lc->stats, tx_no_route, 1);
+		rte_pktmbuf_free(m);
+		return -EHOSTUNREACH;
+	}
+	nexthop = onlink ? dst : ip->conf.gateway;
+	if (rte_pktmbuf_pkt_len(m) + sizeof(*h) > net_port_info(ip->port)->mtu) {
+		NET_STAT_ADD(&lc->stats, tx_too_big, 1);
+		rte_pktmbuf_free(m);
+		return -EMSGSIZE;
+	}
+	h = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m, sizeof(*h));
+	if (h == NULL) {
+		NET_STAT_ADD(&lc->stats, tx_no_mbuf, 1);
+		rte_pktmbuf_free(m);
+		return -ENOMEM;
+	}
+	h->version_ihl = RTE_IPV4_VHL_DEF;
+	h->type_of_service = 0;
+	h->total_length = rte_cpu_to_be_16(rte_pktmbuf_pkt_len(m));
+	h->packet_id = rte_cpu_to_be_16(lc->next_id++);
+	h->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	h->time_to_live = ip->conf.ttl;
+	h->next_proto_id = proto;
+	h->src_addr = src != 0 ? src : from;
+	h->dst_addr = dst;
+	h->hdr_checksum = 0;
+	/* The port offloads the checksum, or computes it when the PMD cannot. */
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	m->l3_len = sizeof(*h);
+	m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+	NET_STAT_ADD(&lc->stats, tx, 1);
+	net_neigh_output(ip->nb, lcore, m, nexthop);
+	return 0;
+}
+
+static void
+icmp_fill_cksum(struct rte_icmp_hdr *ic, size_t len)
+{
+	ic->icmp_cksum = 0;
+	ic->icmp_cksum = (uint16_t)~rte_raw_cksum(ic, len);
+}
+
+int
+net_ip_ping(struct net_ip *ip, unsigned int lcore, uint32_t dst, uint16_t id, uint16_t seq,
+	    uint16_t len)
+{
+	struct rte_mbuf *m = net_port_alloc(ip->port);
+	struct rte_icmp_hdr *ic;
+	uint16_t i;
+
+	ic = m != NULL ? (struct rte_icmp_hdr *)rte_pktmbuf_append(m, ICMP_HDR_LEN + len) : NULL;
+	if (ic == NULL) {
+		NET_STAT_ADD(&ip->lc[lcore].stats, tx_no_mbuf, 1);
+		rte_pktmbuf_free(m);
+		return -ENOMEM;
+	}
+	ic->icmp_type = RTE_IP_ICMP_ECHO_REQUEST;
+	ic->icmp_code = 0;
+	ic->icmp_ident = rte_cpu_to_be_16(id);
+	ic->icmp_seq_nb = rte_cpu_to_be_16(seq);
+	for (i = 0; i < len; i++) {
+		((uint8_t *)(ic + 1))[i] = (uint8_t)(seq + i);
+	}
+	icmp_fill_cksum(ic, ICMP_HDR_LEN + len);
+	return net_ip_output(ip, lcore, m, 0, dst, IPPROTO_ICMP);
+}
+
+/* ---- ICMP input ---- */
+
+static void
+icmp_echo_reply(struct net_ip *ip, unsigned int lcore, struct rte_mbuf *m,
+		const struct rte_ipv4_hdr *h)
+{
+	struct rte_icmp_hdr *ic = rte_pktmbuf_mtod(m, struct rte_icmp_hdr *);
+	uint32_t to = h->src_addr, from = h->dst_addr;
+
+	/* The request's own mbuf carries the reply: same id, sequence and data. */
+	ic->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
+	icmp_fill_cksum(ic, rte_pktmbuf_pkt_len(m));
+	m->ol_flags = 0;
+	if (net_ip_output(ip, lcore, m, from, to, IPPROTO_ICMP) == 0) {
+		NET_STAT_ADD(&ip->lc[lcore].stats, icmp_echo_tx, 1);
+	}
+}
+
+static void
+icmp_error_input(struct net_ip *ip, unsigned int lcore, struct net_icmp_view *v, uint32_t from)
+{
+	struct net_ip_stats *s = &ip->lc[lcore].stats;
+
+	NET_STAT_ADD(s, icmp_err_rx, 1);
+	/* Only about what we sent, to the layer that sent it. */
+	if (!net_neigh_is_local(ip->nb, v->err.src) || ip->proto[v->err.proto].err == NULL) {
+		return;
+	}
+	v->err.from = from;
+	NET_STAT_ADD(s, icmp_err_delivered, 1);
+	ip->proto[v->err.proto].err(ip->proto[v->err.proto].arg, ip, lcore, &v->err);
+}
+
+static void
+icmp_input(struct net_ip *ip, unsigned int lcore, struct rte_mbuf *m, const struct rte_ipv4_hdr *h)
+{
+	struct net_ip_stats *s = &ip->lc[lcore].stats;
+	struct net_icmp_view v;
+
+	NET_STAT_ADD(s, icmp_rx, 1);
+	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) {
+		NET_STAT_ADD(s, icmp_bad, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	switch (net_icmp_parse(rte_pktmbuf_mtod(m, const void *), rte_pktmbuf_pkt_len(m), &v)) {
+	case NET_ICMP_OK:
+		break;
+	default:
+		NET_STAT_ADD(s, icmp_bad, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	switch (v.type) {
+	case RTE_IP_ICMP_ECHO_REQUEST:
+		NET_STAT_ADD(s, icmp_echo_rx, 1);
+		icmp_echo_reply(ip, lcore, m, h);
+		return;
+	case RTE_IP_ICMP_ECHO_REPLY:
+		NET_STAT_ADD(s, icmp_echo_reply_rx, 1);
+		if (ip->echo_fn != NULL) {
+			ip->echo_fn(ip->echo_arg, lcore, h->src_addr, v.id, v.seq, v.data,
+				    v.data_len);
+		}
+		break;
+	case ICMP_DEST_UNREACH:
+	case ICMP_TIME_EXCEEDED:
+	case ICMP_PARAM_PROBLEM:
+		icmp_error_input(ip, lcore, &v, h->src_addr);
+		break;
+	default:
+		NET_STAT_ADD(s, icmp_other, 1);
+		break;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* ---- IPv4 input ---- */
+
+static void
+ip_count_verdict(struct net_ip_stats *s, enum net_ipv4_verdict v)
+{
+	switch (v) {
+	case NET_IPV4_SHORT:
+		NET_STAT_ADD(s, rx_short, 1);
+		break;
+	case NET_IPV4_BAD_VERSION:
+		NET_STAT_ADD(s, rx_bad_version, 1);
+		break;
+	case NET_IPV4_BAD_HLEN:
+		NET_STAT_ADD(s, rx_bad_hlen, 1);
+		break;
+	case NET_IPV4_BAD_LEN:
+		NET_STAT_ADD(s, rx_bad_len, 1);
+		break;
+	case NET_IPV4_BAD_CKSUM:
+		NET_STAT_ADD(s, rx_bad_cksum, 1);
+		break;
+	case NET_IPV4_BAD_SRC:
+		NET_STAT_ADD(s, rx_bad_src, 1);
+		break;
+	case NET_IPV4_FRAGMENT:
+		NET_STAT_ADD(s, rx_frag, 1);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The port's IPv4 handler. */
+static void
+ip_input(void *arg, struct net_port *port, unsigned int lcore, struct rte_mbuf *m)
+{
+	struct net_ip *ip = arg;
+	struct net_ip_stats *s = &ip->lc[lcore].stats;
+	struct rte_ipv4_hdr hdr;
+	const struct rte_ipv4_hdr *h;
+	enum net_ipv4_verdict v;
+	uint16_t hlen = 0, tlen = 0;
+	uint64_t ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+
+	RTE_SET_USED(port);
+	NET_STAT_ADD(s, rx, 1);
+	rte_pktmbuf_adj(m, m->l2_len);
+	h = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+	if (ck == RTE_MBUF_F_RX_IP_CKSUM_BAD) {
+		v = NET_IPV4_BAD_CKSUM;
+	} else if (rte_pktmbuf_data_len(m) < sizeof(*h)) {
+		v = NET_IPV4_SHORT;
+	} else {
+		/* Header fields from the first segment; lengths against the whole packet. */
+		v = net_ipv4_check(h, RTE_MIN(rte_pktmbuf_pkt_len(m), (uint32_t)UINT16_MAX),
+				   ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD, &hlen, &tlen);
+		if (v == NET_IPV4_OK && hlen > rte_pktmbuf_data_len(m)) {
+			v = NET_IPV4_BAD_HLEN;
+		}
+	}
+	if (v != NET_IPV4_OK) {
+		ip_count_verdict(s, v);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (!net_neigh_is_local(ip->nb, h->dst_addr)) {
+		NET_STAT_ADD(s, rx_not_ours, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* Ethernet padding goes; the upper layer sees its payload only. */
+	rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - tlen);
+	hdr = *h;
+	rte_pktmbuf_adj(m, hlen);
+	if (hdr.next_proto_id == IPPROTO_ICMP) {
+		NET_STAT_ADD(s, rx_delivered, 1);
+		icmp_input(ip, lcore, m, &hdr);
+		return;
+	}
+	if (ip->proto[hdr.next_proto_id].rx == NULL) {
+		NET_STAT_ADD(s, rx_no_proto, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	NET_STAT_ADD(s, rx_delivered, 1);
+	ip->proto[hdr.next_proto_id].rx(ip->proto[hdr.next_proto_id].arg, ip, lcore, m, &hdr);
+}
+
+/* The port's IPv6 handler: not in this slice. */
+static void
+ip6_input(void *arg, struct net_port *port, unsigned int lcore, struct rte_mbuf *m)
+{
+	struct net_ip *ip = arg;
+
+	RTE_SET_USED(port);
+	NET_STAT_ADD(&ip->lc[lcore].stats, rx_ipv6, 1);
+	rte_pktmbuf_free(m);
+}
+
+/* ---- set-up ---- */
+
+int
+net_ip_create(struct net_neigh *nb, const struct net_ip_conf *conf, struct net_ip **out)
+{
+	struct net_ip *ip;
+
+	*out = NULL;
+	if (nb == NULL || (conf != NULL && conf->conf_size < sizeof(*conf))) {
+		return -EINVAL;
+	}
+	ip = calloc(1, sizeof(*ip));
+	if (ip == NULL) {
+		return -ENOMEM;
+	}
+	if (conf != NULL) {
+		ip->conf = *conf;
+	}
+	if (ip->conf.ttl == 0) {
+		ip->conf.ttl = 64; /* Linux's default, RFC 1700 */
+	}
+	ip->nb = nb;
+	ip->port = net_neigh_port(nb);
+	net_port_set_handler(ip->port, NET_CLASS_IPV4, ip_input, ip);
+	net_port_set_handler(ip->port, NET_CLASS_IPV6, ip6_input, ip);
+	*out = ip;
+	return 0;
+}
+
+void
+net_ip_destroy(struct net_ip *ip)
+{
+	free(ip);
+}
+
+int
+net_ip_register(struct net_ip *ip, uint8_t proto, net_ip_rx_fn rx, net_ip_err_fn err, void *arg)
+{
+	if (proto == IPPROTO_ICMP) {
+		return -EINVAL;
+	}
+	if (ip->proto[proto].rx != NULL || ip->proto[proto].err != NULL) {
+		return -EEXIST;
+	}
+	ip->proto[proto].rx = rx;
+	ip->proto[proto].err = err;
+	ip->proto[proto].arg = arg;
+	return 0;
+}
+
+void
+net_ip_set_echo_fn(struct net_ip *ip, net_ip_echo_fn fn, void *arg)
+{
+	ip->echo_fn = fn;
+	ip->echo_arg = arg;
+}
+
+void
+net_ip_lcore_stats(const struct net_ip *ip, unsigned int lcore, struct net_ip_stats *out)
+{
+	const uint64_t *src = (const uint64_t *)&ip->lc[lcore].stats;
+	uint64_t *dst = (uint64_t *)out;
+	size_t i;
+
+	for (i = 0; i < sizeof(*out) / sizeof(uint64_t); i++) {
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+	}
+}
+
+void
+net_ip_stats(const struct net_ip *ip, struct net_ip_stats *out)
+{
+	struct net_ip_stats one;
+	uint64_t *sum = (uint64_t *)out;
+	const uint64_t *add = (const uint64_t *)&one;
+	unsigned int l;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (l = 0; l < net_port_info(ip->port)->n_lcores; l++) {
+		net_ip_lcore_stats(ip, l, &one);
+		for (i = 0; i < sizeof(*out) / sizeof(uint64_t); i++) {
+			sum[i] += add[i];
+		}
+	}
+}
