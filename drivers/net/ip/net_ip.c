@@ -44,7 +44,7 @@ ip_src_ok(uint32_t src)
 {
 	uint32_t h = rte_be_to_cpu_32(src);
 
-	return h != 0 && h != UINT32_MAX && !RTE_IS_IPV4_MCAST(h);
+	return h != 0 && h != UINT32_MAX && (h >> 28) != 0xe; /* not 224.0.0.0/4 */
 }
 
 enum net_ipv4_verdict
@@ -144,16 +144,15 @@ net_icmp_parse(const void *p, size_t len, struct net_icmp_view *v)
 /* ---- output ---- */
 
 int
-net_ip_output(struct net_ip *ip, unsigned int lcore, struct rte_mbuf *m, uint32_t src,
-	      uint32_t dst, uint8_t proto)
+net_ip_output(struct net_ip *ip, unsigned int lcore, struct rte_mbuf *m, uint32_t src, uint32_t dst,
+	      uint8_t proto)
 {
 	struct net_ip_lcore *lc = &ip->lc[lcore];
 	struct rte_ipv4_hdr *h;
 	uint32_t from, nexthop;
 	bool onlink;
 
-	if (!net_neigh_src_for(ip->nb, dst, &from, &onlink) ||
-	    (!onlink && ip->conf.gateway == 0)) {
+	if (!net_neigh_src_for(ip->nb, dst, &from, &onlink) || (!onlink && ip->conf.gateway == 0)) {
 		NET_STAT_ADD(&lc->stats, tx_no_route, 1);
 		rte_pktmbuf_free(m);
 		return -EHOSTUNREACH;

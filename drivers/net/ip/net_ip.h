@@ -38,41 +38,41 @@ struct net_ip_conf {
 
 /** Counters of one data lcore. */
 struct net_ip_stats {
-	uint64_t rx;                /**< IPv4 packets received */
-	uint64_t rx_delivered;      /**< handed to ICMP or an upper layer */
-	uint64_t rx_short;          /**< shorter than its header or total length */
-	uint64_t rx_bad_version;    /**< version not 4 */
-	uint64_t rx_bad_hlen;       /**< IHL below 5 or past the data */
-	uint64_t rx_bad_len;        /**< total length below the header or past the frame */
-	uint64_t rx_bad_cksum;      /**< header checksum wrong */
-	uint64_t rx_bad_src;        /**< source 0, broadcast or multicast */
-	uint64_t rx_frag;           /**< fragments (refused) */
-	uint64_t rx_not_ours;       /**< destination not one of our addresses */
-	uint64_t rx_no_proto;       /**< no upper layer for its protocol */
-	uint64_t rx_ipv6;           /**< IPv6 frames (not supported, dropped) */
-	uint64_t icmp_rx;           /**< ICMP messages received */
-	uint64_t icmp_bad;          /**< short or bad checksum */
-	uint64_t icmp_echo_rx;      /**< echo requests */
-	uint64_t icmp_echo_tx;      /**< echo replies sent */
+	uint64_t rx;                 /**< IPv4 packets received */
+	uint64_t rx_delivered;       /**< handed to ICMP or an upper layer */
+	uint64_t rx_short;           /**< shorter than its header or total length */
+	uint64_t rx_bad_version;     /**< version not 4 */
+	uint64_t rx_bad_hlen;        /**< IHL below 5 or past the data */
+	uint64_t rx_bad_len;         /**< total length below the header or past the frame */
+	uint64_t rx_bad_cksum;       /**< header checksum wrong */
+	uint64_t rx_bad_src;         /**< source 0, broadcast or multicast */
+	uint64_t rx_frag;            /**< fragments (refused) */
+	uint64_t rx_not_ours;        /**< destination not one of our addresses */
+	uint64_t rx_no_proto;        /**< no upper layer for its protocol */
+	uint64_t rx_ipv6;            /**< IPv6 frames (not supported, dropped) */
+	uint64_t icmp_rx;            /**< ICMP messages received */
+	uint64_t icmp_bad;           /**< short or bad checksum */
+	uint64_t icmp_echo_rx;       /**< echo requests */
+	uint64_t icmp_echo_tx;       /**< echo replies sent */
 	uint64_t icmp_echo_reply_rx; /**< echo replies received */
-	uint64_t icmp_err_rx;       /**< unreachable, time exceeded, parameter problem */
+	uint64_t icmp_err_rx;        /**< unreachable, time exceeded, parameter problem */
 	uint64_t icmp_err_delivered; /**< of those, handed to an upper layer */
-	uint64_t icmp_other;        /**< other types (dropped) */
-	uint64_t tx;                /**< packets sent on (to the ARP cache) */
-	uint64_t tx_no_route;       /**< no address, or off-link without a gateway */
-	uint64_t tx_too_big;        /**< longer than the MTU (DF: never fragmented) */
-	uint64_t tx_no_mbuf;        /**< no mbuf for a reply or a request */
+	uint64_t icmp_other;         /**< other types (dropped) */
+	uint64_t tx;                 /**< packets sent on (to the ARP cache) */
+	uint64_t tx_no_route;        /**< no address, or off-link without a gateway */
+	uint64_t tx_too_big;         /**< longer than the MTU (DF: never fragmented) */
+	uint64_t tx_no_mbuf;         /**< no mbuf for a reply or a request */
 };
 
 /** An ICMP error about a packet we sent. */
 struct net_icmp_err {
-	uint32_t from;      /**< who sent the ICMP message (network order) */
-	uint8_t type;       /**< 3 (unreachable), 11 or 12 */
+	uint32_t from; /**< who sent the ICMP message (network order) */
+	uint8_t type;  /**< 3 (unreachable), 11 or 12 */
 	uint8_t code;
-	uint16_t mtu;       /**< type 3 code 4: the next hop's MTU (0 when not given) */
-	uint32_t src, dst;  /**< the quoted packet's addresses (network order) */
-	uint8_t proto;      /**< the quoted packet's protocol */
-	const uint8_t *l4;  /**< its first bytes past the IP header (>= 8) */
+	uint16_t mtu;      /**< type 3 code 4: the next hop's MTU (0 when not given) */
+	uint32_t src, dst; /**< the quoted packet's addresses (network order) */
+	uint8_t proto;     /**< the quoted packet's protocol */
+	const uint8_t *l4; /**< its first bytes past the IP header (>= 8) */
 	size_t l4_len;
 };
 
@@ -105,23 +105,23 @@ enum net_ipv4_verdict {
  * has verified the header checksum). On NET_IPV4_OK, *hlen and *tlen are
  * its header and total lengths.
  */
-enum net_ipv4_verdict net_ipv4_check(const void *p, size_t len, bool cksum_checked,
-				     uint16_t *hlen, uint16_t *tlen);
+enum net_ipv4_verdict net_ipv4_check(const void *p, size_t len, bool cksum_checked, uint16_t *hlen,
+				     uint16_t *tlen);
 
 /** What an ICMP message says (the parser shared with the fuzzer). */
 struct net_icmp_view {
 	uint8_t type, code;
-	uint16_t id, seq;         /**< echo */
-	const uint8_t *data;      /**< echo payload */
+	uint16_t id, seq;    /**< echo */
+	const uint8_t *data; /**< echo payload */
 	size_t data_len;
-	struct net_icmp_err err;  /**< error types: the quoted packet (from unset) */
+	struct net_icmp_err err; /**< error types: the quoted packet (from unset) */
 };
 
 enum net_icmp_verdict {
 	NET_ICMP_OK = 0,
-	NET_ICMP_SHORT,      /**< under 8 bytes, or an error quoting under 28 */
+	NET_ICMP_SHORT, /**< under 8 bytes, or an error quoting under 28 */
 	NET_ICMP_BAD_CKSUM,
-	NET_ICMP_BAD_QUOTE,  /**< an error whose quoted header is not IPv4 */
+	NET_ICMP_BAD_QUOTE, /**< an error whose quoted header is not IPv4 */
 };
 
 /** Parse the ICMP message of @p len bytes at @p p. */

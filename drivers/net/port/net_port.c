@@ -215,6 +215,19 @@ port_dispatch(struct net_port *port, unsigned int lcore, enum net_class c, struc
 	port->handler[c].fn(port->handler[c].arg, port, lcore, m);
 }
 
+/*
+ * Unicast to our MAC, broadcast or multicast: a PMD in promiscuous mode
+ * (af_packet sets it) also hands us frames for the other hosts of the link.
+ */
+static bool
+port_l2_ours(const struct net_port *port, const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	return rte_is_multicast_ether_addr(&eh->dst_addr) ||
+	       rte_is_same_ether_addr(&eh->dst_addr, &port->info.mac);
+}
+
 /* A frame from the wire: to its class's handler here, or to its owner's ring. */
 static void
 port_receive(struct net_port *port, unsigned int lcore, struct rte_mbuf *m)
@@ -225,6 +238,11 @@ port_receive(struct net_port *port, unsigned int lcore, struct rte_mbuf *m)
 
 	if (c == NET_CLASS_N) {
 		NET_STAT_ADD(s, rx_runt, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (!port_l2_ours(port, m)) {
+		NET_STAT_ADD(s, rx_other_host, 1);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -610,6 +628,20 @@ port_attach_pollers(struct net_port *port)
 	return rt_lcore_call(rt_mgmt_lcore(port->rt), port_register_link_poller, port);
 }
 
+static int
+port_set_mac(struct net_port *port, const struct rte_ether_addr *mac)
+{
+	int rc;
+
+	if (mac == NULL) {
+		return rte_eth_macaddr_get(port->info.port_id, &port->info.mac);
+	}
+	port->info.mac = *mac;
+	rc = rte_eth_dev_default_mac_addr_set(port->info.port_id, &port->info.mac);
+	/* A PMD that cannot take a MAC filters nothing by it either. */
+	return rc == -ENOTSUP ? 0 : rc;
+}
+
 /* A queue pair per data lcore, as far as the PMD has them; at least one. */
 static uint16_t
 port_queue_count(uint16_t n_lcores, const struct rte_eth_dev_info *di)
@@ -658,7 +690,7 @@ port_configure(struct net_port *port, const struct net_port_conf *conf)
 		port->info.mtu = RTE_ETHER_MTU;
 	}
 	if (rc == 0) {
-		rc = rte_eth_macaddr_get(pid, &port->info.mac);
+		rc = port_set_mac(port, conf->mac);
 	}
 	return rc != 0 ? rc : port_setup_lcores(port);
 }

@@ -78,8 +78,13 @@ struct net_port_conf {
 	 * rte_dev_probe(); NULL to take the existing ethdev @p port_id.
 	 */
 	const char *devargs;
-	uint16_t port_id;         /**< with devargs NULL: an ethdev already probed */
-	uint16_t mtu;             /**< 0: leave the PMD's */
+	uint16_t port_id; /**< with devargs NULL: an ethdev already probed */
+	uint16_t mtu;     /**< 0: leave the PMD's */
+	/**
+	 * The port's MAC; NULL: the device's. Set on the device, or, when the
+	 * PMD cannot (net_ring), used by the port all the same.
+	 */
+	const struct rte_ether_addr *mac;
 	uint16_t nb_desc;         /**< ring descriptors per queue; 0 = 1024 */
 	uint32_t nb_mbufs;        /**< mbufs in each socket's pool; 0 = 8191 */
 	uint32_t link_poll_us;    /**< link polling period; 0 = 100 ms */
@@ -93,6 +98,7 @@ struct net_port_lcore_stats {
 	uint64_t rx_class[NET_CLASS_N]; /**< frames dispatched, by class */
 	uint64_t rx_no_handler;         /**< frames of a class nobody handles (freed) */
 	uint64_t rx_runt;               /**< shorter than an Ethernet header (freed) */
+	uint64_t rx_other_host;         /**< unicast to another MAC (freed) */
 	uint64_t steered_out;           /**< frames passed to another lcore */
 	uint64_t steered_in;            /**< frames received from another lcore */
 	uint64_t steer_drops;           /**< steering ring full (freed) */

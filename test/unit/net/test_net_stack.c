@@ -1,0 +1,715 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The layers under TCP on two ports joined back to back by rings
+ * (rte_eth_from_rings: what A sends, B receives, and the other way), in one
+ * process on the simulated runtime, so the virtual clock ages ARP entries.
+ * Frames the tests craft go straight into a port's receive ring.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <rte_arp.h>
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_ring.h>
+
+#include "lnp_test.h"
+#include "net_ip.h"
+#include "net_neigh.h"
+#include "net_port.h"
+#include "rt.h"
+
+#define IP4(a, b, c, d) rte_cpu_to_be_32((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+#define IP_A IP4(10, 0, 0, 1)
+#define IP_B IP4(10, 0, 0, 2)
+#define IP_NOBODY IP4(10, 0, 0, 9)
+#define NET_UT_US_PER_S 1000000ULL
+
+struct echo_seen {
+	unsigned int n;
+	uint32_t from;
+	uint16_t id, seq;
+	size_t len;
+	unsigned int lcore;
+};
+
+struct node {
+	struct rte_ring *rx; /* the ring its port receives from */
+	struct net_port *port;
+	struct net_neigh *nb;
+	struct net_ip *ip;
+	struct echo_seen echo;
+	struct rte_ether_addr mac;
+};
+
+struct fix {
+	struct rt_runtime *rt;
+	struct rte_ring *ab, *ba;
+	struct node a, b;
+	unsigned int n_data;
+};
+
+static unsigned int g_seq;
+
+static void
+on_echo(void *arg, unsigned int lcore, uint32_t from, uint16_t id, uint16_t seq, const void *data,
+	size_t len)
+{
+	struct echo_seen *e = arg;
+
+	(void)data;
+	e->n++;
+	e->from = from;
+	e->id = id;
+	e->seq = seq;
+	e->len = len;
+	e->lcore = lcore;
+}
+
+static uint16_t
+ring_port(const char *tag, struct rte_ring *rx, struct rte_ring *tx)
+{
+	char name[32];
+	int id;
+
+	snprintf(name, sizeof(name), "net_ut_%s%u", tag, g_seq);
+	id = rte_eth_from_rings(name, &rx, 1, &tx, 1, SOCKET_ID_ANY);
+	assert_true(id >= 0);
+	return (uint16_t)id;
+}
+
+static void
+node_open(struct fix *f, struct node *n, const char *tag, struct rte_ring *rx, struct rte_ring *tx,
+	  uint32_t addr)
+{
+	struct net_port_conf pc = { .conf_size = sizeof(pc), .nb_mbufs = 4095 };
+	struct net_neigh_conf nc = { .conf_size = sizeof(nc) };
+	struct net_ip_conf ic = { .conf_size = sizeof(ic) };
+
+	/* Ring ports all share one MAC: each gets its own (locally administered). */
+	struct rte_ether_addr mac = { .addr_bytes = { 0x02, 0, 0, 0, (uint8_t)g_seq, (uint8_t)tag[0] } };
+
+	n->rx = rx;
+	pc.mac = &mac;
+	pc.port_id = ring_port(tag, rx, tx);
+	assert_int_equal(net_port_open(f->rt, &pc, &n->port), 0);
+	n->mac = net_port_info(n->port)->mac;
+	assert_int_equal(net_neigh_create(n->port, &nc, &n->nb), 0);
+	assert_int_equal(net_ip_create(n->nb, &ic, &n->ip), 0);
+	net_ip_set_echo_fn(n->ip, on_echo, &n->echo);
+	assert_int_equal(net_neigh_addr_add(n->nb, addr, 24), 0);
+}
+
+static int
+fix_setup(void **state, unsigned int n_data)
+{
+	static struct fix f;
+	struct rt_runtime_opts o = { .opts_size = sizeof(o), .mode = RT_MODE_SIM };
+	char name[32];
+
+	memset(&f, 0, sizeof(f));
+	g_seq++;
+	f.n_data = n_data;
+	o.n_data = n_data;
+	assert_int_equal(rt_runtime_create(&o, &f.rt), 0);
+	snprintf(name, sizeof(name), "net_ut_ab%u", g_seq);
+	f.ab = rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "net_ut_ba%u", g_seq);
+	f.ba = rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	assert_non_null(f.ab);
+	assert_non_null(f.ba);
+	node_open(&f, &f.a, "a", f.ba, f.ab, IP_A);
+	node_open(&f, &f.b, "b", f.ab, f.ba, IP_B);
+	/* Tests tell the two apart by MAC. */
+	assert_false(rte_is_same_ether_addr(&f.a.mac, &f.b.mac));
+	assert_false(rte_is_zero_ether_addr(&f.a.mac));
+	*state = &f;
+	return 0;
+}
+
+static int
+setup1(void **state)
+{
+	return fix_setup(state, 1);
+}
+
+static int
+setup2(void **state)
+{
+	return fix_setup(state, 2);
+}
+
+static void
+start(struct fix *f)
+{
+	assert_int_equal(net_port_start(f->a.port), 0);
+	assert_int_equal(net_port_start(f->b.port), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+}
+
+static void
+node_close(struct node *n)
+{
+	net_port_close(n->port);
+	net_ip_destroy(n->ip);
+	net_neigh_destroy(n->nb);
+}
+
+static int
+teardown(void **state)
+{
+	struct fix *f = *state;
+
+	node_close(&f->a);
+	node_close(&f->b);
+	rt_runtime_destroy(f->rt);
+	rte_ring_free(f->ab);
+	rte_ring_free(f->ba);
+	return 0;
+}
+
+struct ping_req {
+	struct net_ip *ip;
+	unsigned int lcore;
+	uint32_t dst;
+	uint16_t seq;
+};
+
+static int
+ping_on_lcore(void *arg)
+{
+	struct ping_req *p = arg;
+
+	return net_ip_ping(p->ip, p->lcore, p->dst, 0x4c4e, p->seq, 56);
+}
+
+/* An echo request from @p n's data lcore 0, then everything runs until quiet. */
+static void
+ping(struct fix *f, struct node *n, uint32_t dst, uint16_t seq)
+{
+	struct ping_req p = { n->ip, 0, dst, seq };
+
+	assert_int_equal(rt_lcore_call(rt_data_lcore(f->rt, 0), ping_on_lcore, &p), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+}
+
+static struct net_neigh_stats
+nstats(const struct node *n)
+{
+	struct net_neigh_stats s;
+
+	net_neigh_stats(n->nb, &s);
+	return s;
+}
+
+static struct net_ip_stats
+istats(const struct node *n)
+{
+	struct net_ip_stats s;
+
+	net_ip_stats(n->ip, &s);
+	return s;
+}
+
+static struct net_port_lcore_stats
+pstats(const struct node *n, unsigned int lcore)
+{
+	struct net_port_lcore_stats s;
+
+	net_port_lcore_stats(n->port, lcore, &s);
+	return s;
+}
+
+/* ---- the port ---- */
+
+static void
+test_port_states_and_negotiation(void **state)
+{
+	struct fix *f = *state;
+	const struct net_port_info *in = net_port_info(f->a.port);
+
+	assert_int_equal(net_port_state(f->a.port), NET_PORT_CONFIGURED);
+	assert_string_equal(net_port_state_name(NET_PORT_CONFIGURED), "configured");
+	/* A ring port: one queue pair, no checksum offloads, the default MTU. */
+	assert_int_equal(in->n_queues, 1);
+	assert_int_equal(in->n_lcores, 1);
+	assert_false(in->tx_ip_cksum);
+	assert_int_equal(in->mtu, RTE_ETHER_MTU);
+	start(f);
+	assert_int_equal(net_port_state(f->a.port), NET_PORT_LINK_UP);
+	assert_string_equal(net_port_state_name(net_port_state(f->a.port)), "link-up");
+	/* Started twice: refused, the state stays. */
+	assert_int_equal(net_port_start(f->a.port), -EBUSY);
+	/* The link goes down: the management lcore's poll sees it. */
+	assert_int_equal(rte_eth_dev_set_link_down(in->port_id), 0);
+	rt_sim_advance_us(f->rt, 200 * 1000);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(net_port_state(f->a.port), NET_PORT_LINK_DOWN);
+	assert_int_equal(rte_eth_dev_set_link_up(in->port_id), 0);
+	rt_sim_advance_us(f->rt, 200 * 1000);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(net_port_state(f->a.port), NET_PORT_LINK_UP);
+}
+
+/* ---- ARP and ICMP echo ---- */
+
+static void
+test_arp_both_ways_then_echo(void **state)
+{
+	struct fix *f = *state;
+	struct rte_ether_addr mac;
+
+	start(f);
+	ping(f, &f->a, IP_B, 1);
+	/* A asked, B answered and learned A from the request. */
+	assert_int_equal(nstats(&f->a).arp_req_tx, 1);
+	assert_int_equal(nstats(&f->b).arp_req_rx, 1);
+	assert_int_equal(nstats(&f->b).arp_reply_tx, 1);
+	assert_int_equal(nstats(&f->a).arp_reply_rx, 1);
+	assert_int_equal(nstats(&f->a).resolved, 1);
+	assert_int_equal(net_neigh_lookup(f->a.nb, IP_B, &mac), NET_NEIGH_REACHABLE);
+	assert_true(rte_is_same_ether_addr(&mac, &f->b.mac));
+	assert_int_equal(net_neigh_lookup(f->b.nb, IP_A, &mac), NET_NEIGH_REACHABLE);
+	assert_true(rte_is_same_ether_addr(&mac, &f->a.mac));
+	/* The request waited for the answer, then went; B's reply needed no ARP. */
+	assert_int_equal(istats(&f->b).icmp_echo_rx, 1);
+	assert_int_equal(istats(&f->b).icmp_echo_tx, 1);
+	assert_int_equal(f->a.echo.n, 1);
+	assert_int_equal(f->a.echo.from, IP_B);
+	assert_int_equal(f->a.echo.seq, 1);
+	assert_int_equal(f->a.echo.id, 0x4c4e);
+	assert_int_equal(f->a.echo.len, 56);
+	assert_int_equal(nstats(&f->b).arp_req_tx, 0);
+	/* The other way: both already know each other. */
+	ping(f, &f->b, IP_A, 7);
+	assert_int_equal(f->b.echo.n, 1);
+	assert_int_equal(f->b.echo.seq, 7);
+	assert_int_equal(nstats(&f->b).arp_req_tx, 0);
+	assert_int_equal(nstats(&f->a).arp_req_rx, 0);
+	/* The ring PMD offloads nothing: the port filled every IPv4 checksum. */
+	assert_true(pstats(&f->a, 0).tx_sw_cksum >= 2);
+	assert_int_equal(istats(&f->a).rx_bad_cksum + istats(&f->b).rx_bad_cksum, 0);
+}
+
+static void
+test_gratuitous_arp_on_start_and_new_address(void **state)
+{
+	struct fix *f = *state;
+
+	start(f);
+	assert_int_equal(net_neigh_announce(f->a.nb), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(nstats(&f->a).garp_tx, 1);
+	assert_int_equal(nstats(&f->b).arp_req_rx, 1);
+	/* An announcement asks nothing of B: no reply, and no entry made for it. */
+	assert_int_equal(nstats(&f->b).arp_reply_tx, 0);
+	assert_int_equal(net_neigh_lookup(f->b.nb, IP_A, NULL), NET_NEIGH_NONE);
+	assert_int_equal(net_neigh_addr_add(f->a.nb, IP4(10, 0, 0, 3), 24), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(nstats(&f->a).garp_tx, 2);
+	assert_int_equal(nstats(&f->b).arp_req_rx, 2);
+	assert_int_equal(net_neigh_addr_add(f->a.nb, IP4(10, 0, 0, 3), 24), -EEXIST);
+	assert_true(net_neigh_is_local(f->a.nb, IP4(10, 0, 0, 3)));
+	assert_int_equal(net_neigh_addr_del(f->a.nb, IP4(10, 0, 0, 3)), 0);
+	assert_false(net_neigh_is_local(f->a.nb, IP4(10, 0, 0, 3)));
+	/* Another host claiming B's own address is a conflict, not an entry. */
+	assert_int_equal(net_neigh_addr_add(f->a.nb, IP_B, 24), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(nstats(&f->b).conflicts, 1);
+}
+
+static void
+test_entry_ages_reprobes_and_goes(void **state)
+{
+	struct fix *f = *state;
+
+	start(f);
+	ping(f, &f->a, IP_B, 1);
+	assert_int_equal(net_neigh_lookup(f->a.nb, IP_B, NULL), NET_NEIGH_REACHABLE);
+	rt_sim_advance_us(f->rt, 31 * NET_UT_US_PER_S);
+	assert_int_equal(net_neigh_lookup(f->a.nb, IP_B, NULL), NET_NEIGH_STALE);
+	/* Used again: the packet goes to the known MAC and a unicast probe asks again. */
+	ping(f, &f->a, IP_B, 2);
+	assert_int_equal(f->a.echo.n, 2);
+	assert_int_equal(f->a.echo.seq, 2);
+	assert_int_equal(nstats(&f->a).arp_req_tx, 2);
+	assert_int_equal(net_neigh_lookup(f->a.nb, IP_B, NULL), NET_NEIGH_REACHABLE);
+	/* Left unused past reachable + gc_stale: removed. */
+	rt_sim_advance_us(f->rt, 91 * NET_UT_US_PER_S);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(net_neigh_lookup(f->a.nb, IP_B, NULL), NET_NEIGH_NONE);
+	assert_true(nstats(&f->a).removed >= 1);
+}
+
+static void
+test_unresolved_queue_is_bounded_then_fails(void **state)
+{
+	struct fix *f = *state;
+	unsigned int i;
+
+	start(f);
+	for (i = 0; i < 10; i++) {
+		ping(f, &f->a, IP_NOBODY, (uint16_t)i);
+	}
+	/* Eight wait (the default queue), two are dropped and counted. */
+	assert_int_equal(net_neigh_lookup(f->a.nb, IP_NOBODY, NULL), NET_NEIGH_INCOMPLETE);
+	assert_int_equal(nstats(&f->a).pending_drops, 2);
+	assert_int_equal(nstats(&f->a).arp_req_tx, 1);
+	/* Three probes a second apart, then the eight are dropped. */
+	for (i = 0; i < 4; i++) {
+		rt_sim_advance_us(f->rt, NET_UT_US_PER_S);
+		rt_runtime_poll_until_idle(f->rt, 1000);
+	}
+	assert_int_equal(nstats(&f->a).arp_req_tx, 3);
+	assert_int_equal(nstats(&f->b).arp_req_rx, 3);
+	assert_int_equal(nstats(&f->b).arp_reply_tx, 0);
+	assert_int_equal(nstats(&f->a).resolve_failed, 8);
+	assert_int_equal(net_neigh_lookup(f->a.nb, IP_NOBODY, NULL), NET_NEIGH_NONE);
+	assert_int_equal(f->a.echo.n, 0);
+	/* Off-link with no gateway: no route. */
+	{
+		struct ping_req p = { f->a.ip, 0, IP4(192, 0, 2, 1), 1 };
+
+		assert_int_equal(rt_lcore_call(rt_data_lcore(f->rt, 0), ping_on_lcore, &p),
+				 -EHOSTUNREACH);
+	}
+	assert_int_equal(istats(&f->a).tx_no_route, 1);
+}
+
+/* ---- malformed frames ---- */
+
+/* A frame from A's MAC to @p dst, EtherType @p type, body @p body of @p len bytes. */
+static void
+inject_to(struct fix *f, const struct rte_ether_addr *dst, uint16_t type, const void *body,
+	  size_t len)
+{
+	struct rte_mbuf *m = net_port_alloc(f->b.port);
+	struct rte_ether_hdr *eh;
+
+	assert_non_null(m);
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eh) + len);
+	assert_non_null(eh);
+	eh->src_addr = f->a.mac;
+	eh->dst_addr = *dst;
+	eh->ether_type = rte_cpu_to_be_16(type);
+	memcpy(eh + 1, body, len);
+	assert_int_equal(rte_ring_enqueue(f->b.rx, m), 0);
+}
+
+/* A frame from A's MAC to B's. */
+static void
+inject(struct fix *f, uint16_t type, const void *body, size_t len)
+{
+	inject_to(f, &f->b.mac, type, body, len);
+}
+
+static void
+inject_raw(struct fix *f, size_t len)
+{
+	struct rte_mbuf *m = net_port_alloc(f->b.port);
+
+	assert_non_null(rte_pktmbuf_append(m, len));
+	memset(rte_pktmbuf_mtod(m, void *), 0xab, len);
+	assert_int_equal(rte_ring_enqueue(f->b.rx, m), 0);
+}
+
+/* A valid IPv4 packet A -> B of protocol @p proto carrying @p l4_len bytes. */
+static size_t
+ip_packet(uint8_t *buf, uint8_t proto, uint32_t src, uint32_t dst, const void *l4, size_t l4_len)
+{
+	struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)buf;
+
+	memset(h, 0, sizeof(*h));
+	h->version_ihl = RTE_IPV4_VHL_DEF;
+	h->total_length = rte_cpu_to_be_16(sizeof(*h) + l4_len);
+	h->time_to_live = 64;
+	h->next_proto_id = proto;
+	h->src_addr = src;
+	h->dst_addr = dst;
+	memcpy(h + 1, l4, l4_len);
+	h->hdr_checksum = rte_ipv4_cksum(h);
+	return sizeof(*h) + l4_len;
+}
+
+static void
+reseal(uint8_t *buf)
+{
+	struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)buf;
+
+	h->hdr_checksum = 0;
+	h->hdr_checksum = rte_ipv4_cksum(h);
+}
+
+static size_t
+echo_body(uint8_t *buf, bool good_cksum)
+{
+	struct rte_icmp_hdr *ic = (struct rte_icmp_hdr *)buf;
+
+	memset(buf, 0, 16);
+	ic->icmp_type = RTE_IP_ICMP_ECHO_REQUEST;
+	ic->icmp_ident = rte_cpu_to_be_16(1);
+	ic->icmp_seq_nb = rte_cpu_to_be_16(1);
+	ic->icmp_cksum = (uint16_t)~rte_raw_cksum(buf, 16);
+	if (!good_cksum) {
+		ic->icmp_cksum ^= 0x0101;
+	}
+	return 16;
+}
+
+static void
+test_malformed_frames_counted_and_dropped(void **state)
+{
+	struct fix *f = *state;
+	uint8_t l4[64], pkt[256];
+	struct rte_arp_hdr arp;
+	size_t n, l4n;
+	struct net_ip_stats is;
+
+	start(f);
+	/* Learn each other first, so nothing below needs ARP. */
+	ping(f, &f->a, IP_B, 1);
+	l4n = echo_body(l4, true);
+
+	inject_raw(f, 10); /* shorter than an Ethernet header */
+	inject(f, RTE_ETHER_TYPE_IPV4, l4, 10); /* shorter than an IPv4 header */
+	n = ip_packet(pkt, IPPROTO_ICMP, IP_A, IP_B, l4, l4n);
+	pkt[0] = 0x65; /* version 6 */
+	reseal(pkt);
+	inject(f, RTE_ETHER_TYPE_IPV4, pkt, n);
+	n = ip_packet(pkt, IPPROTO_ICMP, IP_A, IP_B, l4, l4n);
+	pkt[10] ^= 0xff; /* checksum */
+	inject(f, RTE_ETHER_TYPE_IPV4, pkt, n);
+	n = ip_packet(pkt, IPPROTO_ICMP, IP_A, IP_B, l4, l4n);
+	pkt[2] = 0x01; /* total length past the frame */
+	reseal(pkt);
+	inject(f, RTE_ETHER_TYPE_IPV4, pkt, n);
+	n = ip_packet(pkt, IPPROTO_ICMP, IP_A, IP_B, l4, l4n);
+	pkt[0] = 0x4f; /* header length 60 in a 36-byte packet */
+	reseal(pkt);
+	inject(f, RTE_ETHER_TYPE_IPV4, pkt, n);
+	n = ip_packet(pkt, IPPROTO_ICMP, IP_A, IP_B, l4, l4n);
+	pkt[6] = 0x20; /* more fragments */
+	reseal(pkt);
+	inject(f, RTE_ETHER_TYPE_IPV4, pkt, n);
+	n = ip_packet(pkt, IPPROTO_ICMP, IP_A, IP_B, l4, l4n);
+	pkt[7] = 0x10; /* a later fragment */
+	reseal(pkt);
+	inject(f, RTE_ETHER_TYPE_IPV4, pkt, n);
+	n = ip_packet(pkt, IPPROTO_ICMP, IP_A, IP4(10, 0, 0, 77), l4, l4n); /* not ours */
+	inject(f, RTE_ETHER_TYPE_IPV4, pkt, n);
+	n = ip_packet(pkt, IPPROTO_ICMP, IP4(224, 0, 0, 1), IP_B, l4, l4n); /* multicast source */
+	inject(f, RTE_ETHER_TYPE_IPV4, pkt, n);
+	n = ip_packet(pkt, IPPROTO_ICMP, IP_A, IP_B, l4, echo_body(l4, false)); /* ICMP checksum */
+	inject(f, RTE_ETHER_TYPE_IPV4, pkt, n);
+	n = ip_packet(pkt, IPPROTO_UDP, IP_A, IP_B, l4, 8); /* nobody registered UDP */
+	inject(f, RTE_ETHER_TYPE_IPV4, pkt, n);
+	memset(&arp, 0, sizeof(arp));
+	arp.arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	arp.arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	arp.arp_hlen = 8; /* not Ethernet */
+	arp.arp_plen = 4;
+	arp.arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+	inject(f, RTE_ETHER_TYPE_ARP, &arp, sizeof(arp));
+	inject(f, RTE_ETHER_TYPE_ARP, &arp, 10); /* short */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, 40); /* not in this slice */
+	inject(f, 0x88b5, pkt, 46);              /* nobody's EtherType */
+	n = ip_packet(pkt, IPPROTO_ICMP, IP_A, IP_B, l4, echo_body(l4, true));
+	inject_to(f, &f->a.mac, RTE_ETHER_TYPE_IPV4, pkt, n); /* to another host's MAC */
+	rt_runtime_poll_until_idle(f->rt, 1000);
+
+	is = istats(&f->b);
+	assert_int_equal(pstats(&f->b, 0).rx_runt, 1);
+	assert_int_equal(pstats(&f->b, 0).rx_other_host, 1);
+	assert_int_equal(is.rx_short, 1);
+	assert_int_equal(is.rx_bad_version, 1);
+	assert_int_equal(is.rx_bad_cksum, 1);
+	assert_int_equal(is.rx_bad_len, 1);
+	assert_int_equal(is.rx_bad_hlen, 1);
+	assert_int_equal(is.rx_frag, 2);
+	assert_int_equal(is.rx_not_ours, 1);
+	assert_int_equal(is.rx_bad_src, 1);
+	assert_int_equal(is.icmp_bad, 1);
+	assert_int_equal(is.rx_no_proto, 1);
+	assert_int_equal(is.rx_ipv6, 1);
+	assert_int_equal(nstats(&f->b).arp_bad, 2);
+	assert_int_equal(pstats(&f->b, 0).rx_class[NET_CLASS_OTHER], 1);
+	assert_int_equal(pstats(&f->b, 0).rx_no_handler, 1);
+	/* None of it was answered: only the first ping's echo went out. */
+	assert_int_equal(is.icmp_echo_tx, 1);
+	assert_int_equal(is.icmp_echo_rx, 1);
+}
+
+/* ---- ICMP errors to the upper layer ---- */
+
+struct err_seen {
+	unsigned int n;
+	struct net_icmp_err e;
+	uint8_t l4[8];
+};
+
+static void
+on_err(void *arg, struct net_ip *ip, unsigned int lcore, const struct net_icmp_err *e)
+{
+	struct err_seen *s = arg;
+
+	(void)ip;
+	(void)lcore;
+	s->n++;
+	s->e = *e;
+	memcpy(s->l4, e->l4, sizeof(s->l4));
+}
+
+static size_t
+frag_needed(uint8_t *buf, uint32_t quoted_src, uint16_t mtu)
+{
+	struct rte_icmp_hdr *ic = (struct rte_icmp_hdr *)buf;
+	const uint8_t tcp8[8] = { 0x03, 0xdc, 0x04, 0x00, 1, 2, 3, 4 }; /* ports 988 -> 1024 */
+	size_t n;
+
+	memset(ic, 0, sizeof(*ic));
+	ic->icmp_type = 3;
+	ic->icmp_code = 4;
+	ic->icmp_seq_nb = rte_cpu_to_be_16(mtu);
+	n = ip_packet(buf + sizeof(*ic), IPPROTO_TCP, quoted_src, IP_A, tcp8, sizeof(tcp8));
+	ic->icmp_cksum = (uint16_t)~rte_raw_cksum(buf, sizeof(*ic) + n);
+	return sizeof(*ic) + n;
+}
+
+static void
+test_icmp_frag_needed_reaches_upper_layer(void **state)
+{
+	struct fix *f = *state;
+	struct err_seen seen = { 0 };
+	uint8_t l4[128], pkt[256];
+	size_t n;
+
+	assert_int_equal(net_ip_register(f->b.ip, IPPROTO_TCP, NULL, on_err, &seen), 0);
+	assert_int_equal(net_ip_register(f->b.ip, IPPROTO_TCP, NULL, on_err, &seen), -EEXIST);
+	assert_int_equal(net_ip_register(f->b.ip, IPPROTO_ICMP, NULL, on_err, &seen), -EINVAL);
+	start(f);
+	/* About a TCP segment B sent to A: to B's TCP, with the MTU. */
+	n = ip_packet(pkt, IPPROTO_ICMP, IP_A, IP_B, l4, frag_needed(l4, IP_B, 1400));
+	inject(f, RTE_ETHER_TYPE_IPV4, pkt, n);
+	/* About a packet B did not send: counted, not delivered. */
+	n = ip_packet(pkt, IPPROTO_ICMP, IP_A, IP_B, l4, frag_needed(l4, IP4(10, 0, 0, 50), 1300));
+	inject(f, RTE_ETHER_TYPE_IPV4, pkt, n);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.e.type, 3);
+	assert_int_equal(seen.e.code, 4);
+	assert_int_equal(seen.e.mtu, 1400);
+	assert_int_equal(seen.e.proto, IPPROTO_TCP);
+	assert_int_equal(seen.e.src, IP_B);
+	assert_int_equal(seen.e.dst, IP_A);
+	assert_int_equal(seen.e.from, IP_A);
+	assert_int_equal(seen.l4[0], 0x03);
+	assert_int_equal(seen.l4[1], 0xdc);
+	assert_int_equal(istats(&f->b).icmp_err_rx, 2);
+	assert_int_equal(istats(&f->b).icmp_err_delivered, 1);
+}
+
+/* ---- software steering: one queue, two data lcores ---- */
+
+static unsigned int
+owner_lcore1(void *arg, const struct net_port *port, const struct rte_mbuf *m)
+{
+	(void)arg;
+	(void)port;
+	(void)m;
+	return 1;
+}
+
+static void
+test_single_queue_steers_to_owner_lcore(void **state)
+{
+	struct fix *f = *state;
+	struct net_ip_stats s1;
+
+	assert_int_equal(net_port_info(f->b.port)->n_queues, 1);
+	assert_int_equal(net_port_info(f->b.port)->n_lcores, 2);
+	net_port_set_owner_fn(f->b.port, owner_lcore1, NULL);
+	start(f);
+	ping(f, &f->a, IP_B, 3);
+	assert_int_equal(f->a.echo.n, 1);
+	/* ARP stayed on lcore 0 (the writer's feeder); the IPv4 packet went to lcore 1. */
+	assert_int_equal(pstats(&f->b, 0).rx_class[NET_CLASS_ARP], 1);
+	assert_int_equal(pstats(&f->b, 0).steered_out, 1);
+	assert_int_equal(pstats(&f->b, 1).steered_in, 1);
+	assert_int_equal(pstats(&f->b, 1).rx_class[NET_CLASS_IPV4], 1);
+	net_ip_lcore_stats(f->b.ip, 1, &s1);
+	assert_int_equal(s1.icmp_echo_tx, 1);
+	/* Lcore 1 sent the reply on the queue it shares with lcore 0. */
+	assert_int_equal(pstats(&f->b, 1).tx_pkts, 1);
+}
+
+/* ---- the pure parsers ---- */
+
+static void
+test_parsers_refuse_what_they_must(void **state)
+{
+	uint8_t b[64] = { 0 };
+	struct net_arp_view av;
+	struct net_icmp_view iv;
+	uint16_t hl, tl;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(net_arp_parse(b, 27, &av), NET_ARP_SHORT);
+	assert_int_equal(net_arp_parse(b, 28, &av), NET_ARP_NOT_ETH_IP);
+	assert_int_equal(net_ipv4_check(b, 19, false, &hl, &tl), NET_IPV4_SHORT);
+	n = ip_packet(b, IPPROTO_ICMP, IP_A, IP_B, b + 40, 0);
+	assert_int_equal(net_ipv4_check(b, n, false, &hl, &tl), NET_IPV4_OK);
+	assert_int_equal(hl, 20);
+	assert_int_equal(tl, 20);
+	b[10] ^= 1;
+	assert_int_equal(net_ipv4_check(b, n, false, &hl, &tl), NET_IPV4_BAD_CKSUM);
+	/* The PMD said the checksum is good: not checked again. */
+	assert_int_equal(net_ipv4_check(b, n, true, &hl, &tl), NET_IPV4_OK);
+	assert_int_equal(net_icmp_parse(b, 7, &iv), NET_ICMP_SHORT);
+	n = echo_body(b, true);
+	assert_int_equal(net_icmp_parse(b, n, &iv), NET_ICMP_OK);
+	assert_int_equal(iv.type, RTE_IP_ICMP_ECHO_REQUEST);
+	assert_int_equal(iv.data_len, 8);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest one_lcore[] = {
+		cmocka_unit_test_setup_teardown(test_port_states_and_negotiation, setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_arp_both_ways_then_echo, setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_gratuitous_arp_on_start_and_new_address, setup1,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_entry_ages_reprobes_and_goes, setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_unresolved_queue_is_bounded_then_fails, setup1,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_frames_counted_and_dropped, setup1,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_icmp_frag_needed_reaches_upper_layer, setup1,
+						teardown),
+		cmocka_unit_test(test_parsers_refuse_what_they_must),
+	};
+	const struct CMUnitTest two_lcores[] = {
+		cmocka_unit_test_setup_teardown(test_single_queue_steers_to_owner_lcore, setup2,
+						teardown),
+	};
+	struct lnp_test_eal_args a;
+	int rc;
+
+	lnp_test_eal_args_init(&a, "net-ut", "0");
+	if (rte_eal_init(a.argc, a.argv) < 0) {
+		return 1;
+	}
+	rc = cmocka_run_group_tests_name("net, one data lcore", one_lcore, NULL, NULL);
+	rc += cmocka_run_group_tests_name("net, two data lcores", two_lcores, NULL, NULL);
+	rte_eal_cleanup();
+	return rc;
+}
