@@ -232,7 +232,8 @@ icmp_echo_reply(struct net_ip *ip, unsigned int lcore, struct rte_mbuf *m,
 	/* The request's own mbuf carries the reply: same id, sequence and data. */
 	ic->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
 	icmp_fill_cksum(ic, rte_pktmbuf_pkt_len(m));
-	m->ol_flags = 0;
+	/* What the PMD said on receive means nothing on the way out; how the buffer is held does. */
+	m->ol_flags &= RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT;
 	if (net_ip_output(ip, lcore, m, from, to, IPPROTO_ICMP) == 0) {
 		NET_STAT_ADD(&ip->lc[lcore].stats, icmp_echo_tx, 1);
 	}

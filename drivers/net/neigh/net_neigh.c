@@ -560,6 +560,7 @@ arp_reply(struct net_neigh *nb, struct rte_mbuf *m, const struct net_arp_view *v
 	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 
 	/* The L2 header (VLAN tags included) stays; only the addresses change. */
+	m->ol_flags &= RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT;
 	eh->dst_addr = v->sha;
 	eh->src_addr = *mac;
 	arp_fill(m, RTE_ARP_OP_REPLY, mac, v->tpa, &v->sha, v->spa);

@@ -149,11 +149,10 @@ net_port_state(const struct net_port *port)
 }
 
 enum net_class
-net_port_classify(struct rte_mbuf *m)
+net_eth_classify(const void *frame, size_t len, uint16_t *l2_len)
 {
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint16_t len = rte_pktmbuf_data_len(m);
-	uint16_t off = RTE_ETHER_HDR_LEN;
+	const uint8_t *p = frame;
+	size_t off = RTE_ETHER_HDR_LEN;
 	uint16_t type;
 	int tags;
 
@@ -170,7 +169,7 @@ net_port_classify(struct rte_mbuf *m)
 		type = rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(p + off))->eth_proto);
 		off += sizeof(struct rte_vlan_hdr);
 	}
-	m->l2_len = off;
+	*l2_len = (uint16_t)off;
 	switch (type) {
 	case RTE_ETHER_TYPE_ARP:
 		return NET_CLASS_ARP;
@@ -181,6 +180,17 @@ net_port_classify(struct rte_mbuf *m)
 	default:
 		return NET_CLASS_OTHER;
 	}
+}
+
+enum net_class
+net_port_classify(struct rte_mbuf *m)
+{
+	uint16_t l2_len = 0;
+	enum net_class c = net_eth_classify(rte_pktmbuf_mtod(m, const void *),
+					    rte_pktmbuf_data_len(m), &l2_len);
+
+	m->l2_len = l2_len;
+	return c;
 }
 
 unsigned int

@@ -23,6 +23,7 @@
 #define NET_PORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_ether.h>
@@ -131,7 +132,11 @@ int net_port_open(struct rt_runtime *rt, const struct net_port_conf *conf, struc
 /** Start the port: the state becomes LINK_DOWN or LINK_UP. @return 0 or -errno. */
 int net_port_start(struct net_port *port);
 
-/** Stop and close the port, unregister its pollers, free it. NULL is a no-op. */
+/**
+ * Stop and close the port, unregister its pollers, free it. NULL is a no-op.
+ * Call once the runtime is quiet (nothing for the port still queued in an
+ * lcore's ring: the layers above send it frames in messages).
+ */
 void net_port_close(struct net_port *port);
 
 /** Set the handler of class @p c (before start). */
@@ -183,6 +188,12 @@ unsigned int net_port_owner(const struct net_port *port, enum net_class c, unsig
  * Ethernet header returns NET_CLASS_N.
  */
 enum net_class net_port_classify(struct rte_mbuf *m);
+
+/**
+ * The class of the Ethernet frame of @p len bytes at @p frame, with the
+ * bytes before its L3 header in *@p l2_len (no mbuf: shared with the fuzzer).
+ */
+enum net_class net_eth_classify(const void *frame, size_t len, uint16_t *l2_len);
 
 /** Fill the checksums @p m's TX flags ask for, in software (l2_len, l3_len set). */
 void net_port_sw_cksum(struct rte_mbuf *m);

@@ -27,7 +27,8 @@
 #include "net_port.h"
 #include "rt.h"
 
-#define IP4(a, b, c, d) rte_cpu_to_be_32((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+#define IP4(a, b, c, d) \
+	rte_cpu_to_be_32((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 #define IP_A IP4(10, 0, 0, 1)
 #define IP_B IP4(10, 0, 0, 2)
 #define IP_NOBODY IP4(10, 0, 0, 9)
@@ -95,7 +96,8 @@ node_open(struct fix *f, struct node *n, const char *tag, struct rte_ring *rx, s
 	struct net_ip_conf ic = { .conf_size = sizeof(ic) };
 
 	/* Ring ports all share one MAC: each gets its own (locally administered). */
-	struct rte_ether_addr mac = { .addr_bytes = { 0x02, 0, 0, 0, (uint8_t)g_seq, (uint8_t)tag[0] } };
+	struct rte_ether_addr mac = { .addr_bytes = { 0x02, 0, 0, 0, (uint8_t)g_seq,
+						      (uint8_t)tag[0] } };
 
 	n->rx = rx;
 	pc.mac = &mac;
@@ -168,6 +170,7 @@ teardown(void **state)
 {
 	struct fix *f = *state;
 
+	rt_runtime_poll_until_idle(f->rt, 1000);
 	node_close(&f->a);
 	node_close(&f->b);
 	rt_runtime_destroy(f->rt);
@@ -478,7 +481,7 @@ test_malformed_frames_counted_and_dropped(void **state)
 	ping(f, &f->a, IP_B, 1);
 	l4n = echo_body(l4, true);
 
-	inject_raw(f, 10); /* shorter than an Ethernet header */
+	inject_raw(f, 10);                      /* shorter than an Ethernet header */
 	inject(f, RTE_ETHER_TYPE_IPV4, l4, 10); /* shorter than an IPv4 header */
 	n = ip_packet(pkt, IPPROTO_ICMP, IP_A, IP_B, l4, l4n);
 	pkt[0] = 0x65; /* version 6 */
@@ -686,9 +689,10 @@ main(void)
 	const struct CMUnitTest one_lcore[] = {
 		cmocka_unit_test_setup_teardown(test_port_states_and_negotiation, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_arp_both_ways_then_echo, setup1, teardown),
-		cmocka_unit_test_setup_teardown(test_gratuitous_arp_on_start_and_new_address, setup1,
+		cmocka_unit_test_setup_teardown(test_gratuitous_arp_on_start_and_new_address,
+						setup1, teardown),
+		cmocka_unit_test_setup_teardown(test_entry_ages_reprobes_and_goes, setup1,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_entry_ages_reprobes_and_goes, setup1, teardown),
 		cmocka_unit_test_setup_teardown(test_unresolved_queue_is_bounded_then_fails, setup1,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_frames_counted_and_dropped, setup1,
