@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The userspace IP stack (drivers/net) against Linux: lnet-netcheck runs it
+# on net_af_packet bound to one end of a veth pair, in a namespace of its
+# own; the kernel at the other end, in a second namespace, resolves its MAC
+# (arping, and its own neighbour table) and pings it; the stack pings the
+# kernel back. Both ends' counters are checked. Only test addresses, only
+# inside the two namespaces, which go with the test.
+# The kernel's side has its veth offloads off (a checksum left partial
+# reaches AF_PACKET as such), and the PMD's interface carries no kernel
+# address and no IPv6, so the kernel there stays silent.
+#   net_veth.sh BUILD_DIR SRC_DIR     (needs root, iproute2, ethtool, ping, arping)
+set -u
+build=$1 src=$2
+. "$src/harness.sh"
+tool="$build/apps/lnet-netcheck/lnet-netcheck"
+for t in ip ethtool ping arping; do
+	command -v "$t" >/dev/null 2>&1 || { echo "net_veth: needs $t; skipped"; exit 77; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "net_veth: needs root; skipped"; exit 77; }
+
+tag=lnv$$ x=$(( $$ % 200 + 20 ))
+ip_pmd=198.18.$x.1 ip_kern=198.18.$x.2
+nsp=${tag}p nsk=${tag}k
+on_exit='ip netns pids "$nsp" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$nsp" 2>/dev/null; ip netns del "$nsk" 2>/dev/null'
+ip netns add "$nsp" && ip netns add "$nsk" || { echo "net_veth: no namespaces"; exit 1; }
+ip -n "$nsp" link add vp type veth peer name vk netns "$nsk"
+ip netns exec "$nsp" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+ip netns exec "$nsk" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+ip -n "$nsp" link set vp up
+ip -n "$nsk" link set vk up
+ip -n "$nsk" addr add "$ip_kern/24" dev vk
+ip netns exec "$nsk" ethtool -K vk tx off tso off gso off >/dev/null
+ip netns exec "$nsp" ethtool -K vp tx off tso off gso off >/dev/null
+
+wait_for() { # file, pattern: until the pattern shows in the file (the process may die first)
+	t=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		kill -0 "$pid" 2>/dev/null || return 1
+		t=$((t + 1)); [ "$t" -lt 600 ] || return 1
+		sleep 0.1
+	done
+}
+eal="--no-huge -m 256 --no-pci --no-shconf --no-telemetry -l 0 --log-level=*:warning --file-prefix $tag"
+
+# The stack answers.
+ip netns exec "$nsp" "$tool" $eal -- --port "net_af_packet_$tag,iface=vp" --addr "$ip_pmd/24" \
+	>"$work/answer.log" 2>&1 &
+pid=$!
+pids="$pids $pid"
+check "lnet-netcheck came up on net_af_packet" wait_for "$work/answer.log" '^ready '
+mac=$(sed -n 's/^ready //p' "$work/answer.log")
+check "arping from the kernel resolves our MAC ($mac)" \
+	sh -c "ip netns exec $nsk arping -c 1 -w 5 -I vk $ip_pmd | grep -qi '$mac'"
+check "the kernel pings the stack: 5 of 5 answered" \
+	sh -c "ip netns exec $nsk ping -c 5 -i 0.2 -w 10 $ip_pmd | grep -q ' 5 received'"
+check "the kernel's neighbour table holds our MAC" \
+	sh -c "ip -n $nsk neigh show $ip_pmd | grep -qi '$mac'"
+kill -TERM "$pid"
+wait "$pid"
+check "lnet-netcheck ended cleanly on SIGTERM" test $? -eq 0
+counter() { sed -n "s/^$2 //p" "$1"; }
+check "it answered the echo requests" test "$(counter "$work/answer.log" icmp_echo_tx)" -ge 5
+check "it answered ARP" test "$(counter "$work/answer.log" arp_reply_tx)" -ge 1
+check "it announced itself" test "$(counter "$work/answer.log" garp_tx)" -ge 1
+check "no bad IPv4 checksum reached it" test "$(counter "$work/answer.log" rx_bad_cksum)" -eq 0
+
+# The stack asks: its ARP request, then echo requests the kernel answers.
+ip -n "$nsk" neigh flush dev vk
+ip netns exec "$nsk" nstat -n >/dev/null 2>&1
+ip netns exec "$nsp" "$tool" $eal -- --port "net_af_packet_$tag,iface=vp" --addr "$ip_pmd/24" \
+	--ping "$ip_kern" --count 3 >"$work/ping.log" 2>&1 &
+pid=$!
+pids="$pids $pid"
+wait "$pid"
+check "the stack pings the kernel: 3 of 3 answered" grep -q '^ping: 3 sent, 3 replies' "$work/ping.log"
+check "it resolved the kernel's MAC" test "$(counter "$work/ping.log" arp_reply_rx)" -ge 1
+check "the kernel saw no bad ICMP checksum" \
+	sh -c "! ip netns exec $nsk nstat -az IcmpInCsumErrors | grep -Eq 'IcmpInCsumErrors +[1-9]'"
+
+[ -z "${LNP_KEEP_WORK:-}" ] || cat "$work/answer.log" "$work/ping.log"
+finish net_veth
