@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The userspace IP stack's parsers on a whole Ethernet frame, as the receive
+ * path walks it: Ethernet (VLAN tags) to ARP, or to IPv4 and then ICMP. What
+ * a parser accepts must lie inside the bytes it was given and hold the
+ * invariants the layers above rely on.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_ip.h>
+
+#include "net_ip.h"
+#include "net_neigh.h"
+#include "net_port.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+fuzz_arp(const uint8_t *p, size_t len)
+{
+	struct net_arp_view v;
+
+	if (net_arp_parse(p, len, &v) != NET_ARP_OK) {
+		return;
+	}
+	if ((v.op != RTE_ARP_OP_REQUEST && v.op != RTE_ARP_OP_REPLY) ||
+	    rte_is_multicast_ether_addr(&v.sha) || len < sizeof(struct rte_arp_hdr)) {
+		__builtin_trap();
+	}
+}
+
+static void
+fuzz_icmp(const uint8_t *p, size_t len)
+{
+	struct net_icmp_view v;
+
+	if (net_icmp_parse(p, len, &v) != NET_ICMP_OK) {
+		return;
+	}
+	if (rte_raw_cksum(p, len) != 0xffff) {
+		__builtin_trap();
+	}
+	if (v.data != NULL && (v.data < p || v.data + v.data_len != p + len)) {
+		__builtin_trap();
+	}
+	if (v.err.l4 != NULL &&
+	    (v.err.l4 < p + 28 || v.err.l4 + v.err.l4_len != p + len || v.err.l4_len < 8)) {
+		__builtin_trap();
+	}
+}
+
+static void
+fuzz_ipv4(const uint8_t *p, size_t len, bool cksum_checked)
+{
+	uint16_t hlen = 0, tlen = 0;
+
+	if (net_ipv4_check(p, len, cksum_checked, &hlen, &tlen) != NET_IPV4_OK) {
+		return;
+	}
+	if (hlen < sizeof(struct rte_ipv4_hdr) || hlen > tlen || tlen > len) {
+		__builtin_trap();
+	}
+	if (!cksum_checked && rte_raw_cksum(p, hlen) != 0xffff) {
+		__builtin_trap();
+	}
+	if (((const struct rte_ipv4_hdr *)p)->next_proto_id == IPPROTO_ICMP) {
+		fuzz_icmp(p + hlen, tlen - hlen);
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint16_t l2 = 0;
+	bool cksum_checked;
+
+	if (size < 1) {
+		return 0;
+	}
+	/* The first byte: did the PMD check the IPv4 header checksum? */
+	cksum_checked = data[0] & 1;
+	data++;
+	size--;
+	switch (net_eth_classify(data, size, &l2)) {
+	case NET_CLASS_ARP:
+		if (l2 > size) {
+			__builtin_trap();
+		}
+		fuzz_arp(data + l2, size - l2);
+		break;
+	case NET_CLASS_IPV4:
+		if (l2 > size) {
+			__builtin_trap();
+		}
+		fuzz_ipv4(data + l2, size - l2, cksum_checked);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
