@@ -70,19 +70,23 @@ fuzz_ipv4(const uint8_t *p, size_t len, bool cksum_checked)
 	}
 }
 
+/* Frames start where an mbuf's data does: aligned, as the parsers expect. */
+static uint8_t g_frame[RTE_ETHER_MAX_JUMBO_FRAME_LEN] __rte_aligned(RTE_CACHE_LINE_SIZE);
+
 int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
+	const uint8_t *data = g_frame;
 	uint16_t l2 = 0;
 	bool cksum_checked;
 
-	if (size < 1) {
+	if (size < 1 || size - 1 > sizeof(g_frame)) {
 		return 0;
 	}
 	/* The first byte: did the PMD check the IPv4 header checksum? */
-	cksum_checked = data[0] & 1;
-	data++;
+	cksum_checked = in[0] & 1;
 	size--;
+	memcpy(g_frame, in + 1, size);
 	switch (net_eth_classify(data, size, &l2)) {
 	case NET_CLASS_ARP:
 		if (l2 > size) {
