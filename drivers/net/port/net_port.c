@@ -437,6 +437,37 @@ net_port_lcore_stats(const struct net_port *port, unsigned int lcore,
 	}
 }
 
+int
+net_port_stats(const struct net_port *port, struct net_port_stats *out)
+{
+	struct net_port_lcore_stats one;
+	struct rte_eth_stats es;
+	uint64_t *sum = (uint64_t *)&out->sum;
+	const uint64_t *add = (const uint64_t *)&one;
+	unsigned int l;
+	size_t i;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	for (l = 0; l < port->info.n_lcores; l++) {
+		net_port_lcore_stats(port, l, &one);
+		for (i = 0; i < sizeof(one) / sizeof(uint64_t); i++) {
+			sum[i] += add[i];
+		}
+	}
+	rc = rte_eth_stats_get(port->info.port_id, &es);
+	if (rc != 0) {
+		return rc;
+	}
+	out->hw_ipackets = es.ipackets;
+	out->hw_opackets = es.opackets;
+	out->hw_imissed = es.imissed;
+	out->hw_ierrors = es.ierrors;
+	out->hw_oerrors = es.oerrors;
+	out->hw_rx_nombuf = es.rx_nombuf;
+	return 0;
+}
+
 void
 net_port_set_handler(struct net_port *port, enum net_class c, net_port_rx_fn fn, void *arg)
 {

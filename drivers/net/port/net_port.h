@@ -172,6 +172,20 @@ const char *net_port_state_name(enum net_port_state s);
 void net_port_lcore_stats(const struct net_port *port, unsigned int lcore,
 			  struct net_port_lcore_stats *out);
 
+/** The port as a whole: its lcores' counters added up, and the PMD's own. */
+struct net_port_stats {
+	struct net_port_lcore_stats sum; /**< every data lcore's, added up */
+	uint64_t hw_ipackets;            /**< rte_eth_stats: received */
+	uint64_t hw_opackets;            /**< sent */
+	uint64_t hw_imissed;             /**< dropped by the device: RX queues full */
+	uint64_t hw_ierrors;             /**< received with errors */
+	uint64_t hw_oerrors;             /**< failed to send */
+	uint64_t hw_rx_nombuf;           /**< RX mbuf allocation failures */
+};
+
+/** The port's counters (any thread). @return 0 or the ethdev -errno. */
+int net_port_stats(const struct net_port *port, struct net_port_stats *out);
+
 /** The runtime the port runs on. */
 struct rt_runtime *net_port_runtime(const struct net_port *port);
 

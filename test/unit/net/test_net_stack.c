@@ -75,14 +75,24 @@ on_echo(void *arg, unsigned int lcore, uint32_t from, uint16_t id, uint16_t seq,
 	e->lcore = lcore;
 }
 
+/* Queue pairs of the ring ports the next fixture makes (1 or 2). */
+static unsigned int g_queues = 1;
+/* Their second queue pair's rings: [0] A to B, [1] B to A. */
+static struct rte_ring *g_q1[2];
+
 static uint16_t
 ring_port(const char *tag, struct rte_ring *rx, struct rte_ring *tx)
 {
+	struct rte_ring *rxs[2] = { rx, NULL }, *txs[2] = { tx, NULL };
 	char name[32];
 	int id;
 
+	if (g_queues == 2) {
+		rxs[1] = g_q1[tag[0] == 'a' ? 1 : 0];
+		txs[1] = g_q1[tag[0] == 'a' ? 0 : 1];
+	}
 	snprintf(name, sizeof(name), "net_ut_%s%u", tag, g_seq);
-	id = rte_eth_from_rings(name, &rx, 1, &tx, 1, SOCKET_ID_ANY);
+	id = rte_eth_from_rings(name, rxs, g_queues, txs, g_queues, SOCKET_ID_ANY);
 	assert_true(id >= 0);
 	return (uint16_t)id;
 }
@@ -128,6 +138,14 @@ fix_setup(void **state, unsigned int n_data)
 	f.ba = rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	assert_non_null(f.ab);
 	assert_non_null(f.ba);
+	if (g_queues == 2) {
+		snprintf(name, sizeof(name), "net_ut_ab1_%u", g_seq);
+		g_q1[0] = rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "net_ut_ba1_%u", g_seq);
+		g_q1[1] = rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		assert_non_null(g_q1[0]);
+		assert_non_null(g_q1[1]);
+	}
 	node_open(&f, &f.a, "a", f.ba, f.ab, IP_A);
 	node_open(&f, &f.b, "b", f.ab, f.ba, IP_B);
 	/* Tests tell the two apart by MAC. */
@@ -146,6 +164,14 @@ setup1(void **state)
 static int
 setup2(void **state)
 {
+	g_queues = 1;
+	return fix_setup(state, 2);
+}
+
+static int
+setup2q(void **state)
+{
+	g_queues = 2;
 	return fix_setup(state, 2);
 }
 
@@ -176,6 +202,11 @@ teardown(void **state)
 	rt_runtime_destroy(f->rt);
 	rte_ring_free(f->ab);
 	rte_ring_free(f->ba);
+	if (g_queues == 2) {
+		rte_ring_free(g_q1[0]);
+		rte_ring_free(g_q1[1]);
+	}
+	g_queues = 1;
 	return 0;
 }
 
@@ -194,14 +225,29 @@ ping_on_lcore(void *arg)
 	return net_ip_ping(p->ip, p->lcore, p->dst, 0x4c4e, p->seq, 56);
 }
 
-/* An echo request from @p n's data lcore 0, then everything runs until quiet. */
+/* An echo request one byte over a 1500-byte MTU (20 + 8 + 1473). */
+static int
+ping_big_on_lcore(void *arg)
+{
+	struct ping_req *p = arg;
+
+	return net_ip_ping(p->ip, p->lcore, p->dst, 0x4c4e, p->seq, 1473);
+}
+
+/* An echo request from @p n's data lcore @p lcore, then everything runs until quiet. */
+static void
+ping_from(struct fix *f, struct node *n, unsigned int lcore, uint32_t dst, uint16_t seq)
+{
+	struct ping_req p = { n->ip, lcore, dst, seq };
+
+	assert_int_equal(rt_lcore_call(rt_data_lcore(f->rt, lcore), ping_on_lcore, &p), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+}
+
 static void
 ping(struct fix *f, struct node *n, uint32_t dst, uint16_t seq)
 {
-	struct ping_req p = { n->ip, 0, dst, seq };
-
-	assert_int_equal(rt_lcore_call(rt_data_lcore(f->rt, 0), ping_on_lcore, &p), 0);
-	rt_runtime_poll_until_idle(f->rt, 1000);
+	ping_from(f, n, 0, dst, seq);
 }
 
 static struct net_neigh_stats
@@ -385,6 +431,15 @@ test_unresolved_queue_is_bounded_then_fails(void **state)
 				 -EHOSTUNREACH);
 	}
 	assert_int_equal(istats(&f->a).tx_no_route, 1);
+	/* Over the MTU with DF: refused, never fragmented. */
+	{
+		struct ping_req p = { f->a.ip, 0, IP_B, 1 };
+
+		p.seq = 2;
+		assert_int_equal(rt_lcore_call(rt_data_lcore(f->rt, 0), ping_big_on_lcore, &p),
+				 -EMSGSIZE);
+	}
+	assert_int_equal(istats(&f->a).tx_too_big, 1);
 }
 
 /* ---- malformed frames ---- */
@@ -653,6 +708,39 @@ test_single_queue_steers_to_owner_lcore(void **state)
 	assert_int_equal(pstats(&f->b, 1).tx_pkts, 1);
 }
 
+/* ---- a queue pair per data lcore ---- */
+
+static void
+test_queue_per_lcore_keeps_flows_on_their_lcore(void **state)
+{
+	struct fix *f = *state;
+	struct net_port_stats ps;
+	struct net_ip_stats s1;
+
+	assert_int_equal(net_port_info(f->a.port)->n_queues, 2);
+	assert_int_equal(net_port_info(f->b.port)->n_queues, 2);
+	start(f);
+	ping_from(f, &f->a, 1, IP_B, 5);
+	/* ARP went by queue 0 (the writer sends through lcore 0) ... */
+	assert_int_equal(pstats(&f->b, 0).rx_class[NET_CLASS_ARP], 1);
+	assert_int_equal(pstats(&f->a, 0).rx_class[NET_CLASS_ARP], 1);
+	/* ... the echo by queue 1 both ways, nothing steered. */
+	assert_int_equal(pstats(&f->b, 1).rx_class[NET_CLASS_IPV4], 1);
+	assert_int_equal(pstats(&f->b, 0).rx_class[NET_CLASS_IPV4], 0);
+	net_ip_lcore_stats(f->b.ip, 1, &s1);
+	assert_int_equal(s1.icmp_echo_tx, 1);
+	assert_int_equal(f->a.echo.n, 1);
+	assert_int_equal(f->a.echo.lcore, 1);
+	assert_int_equal(f->a.echo.seq, 5);
+	assert_int_equal(pstats(&f->b, 0).steered_out + pstats(&f->b, 1).steered_out, 0);
+	/* The port's totals: its lcores' and the PMD's agree. */
+	assert_int_equal(net_port_stats(f->b.port, &ps), 0);
+	assert_int_equal(ps.sum.rx_pkts, 2);
+	assert_int_equal(ps.hw_ipackets, 2);
+	assert_int_equal(ps.sum.tx_pkts, 2);
+	assert_int_equal(ps.hw_opackets, 2);
+}
+
 /* ---- the pure parsers ---- */
 
 static void
@@ -704,6 +792,8 @@ main(void)
 	const struct CMUnitTest two_lcores[] = {
 		cmocka_unit_test_setup_teardown(test_single_queue_steers_to_owner_lcore, setup2,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_queue_per_lcore_keeps_flows_on_their_lcore,
+						setup2q, teardown),
 	};
 	struct lnp_test_eal_args a;
 	int rc;
