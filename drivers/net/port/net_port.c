@@ -48,6 +48,7 @@ struct net_port {
 	bool started;              /* data pollers run the queues (acquire/release) */
 	bool txq_shared;           /* more lcores than TX queues: take txq_lock */
 	bool probed;               /* we probed the device: we remove it */
+	struct rte_device *dev;    /* the EAL device under the port */
 	struct rte_mempool *pool;
 	struct rt_poller *link_poller;
 	uint32_t link_poll_us;
@@ -537,11 +538,11 @@ port_find(const struct net_port_conf *conf, struct net_port *port)
 	memcpy(port->devname, conf->devargs, n);
 	port->devname[n] = '\0';
 	rc = rte_dev_probe(conf->devargs);
-	if (rc < 0) {
+	if (rc < 0 && rc != -EEXIST) { /* -EEXIST: probed already (--vdev, --allow): ours to use */
 		RTE_LOG(ERR, USER1, "probe %s: %s\n", conf->devargs, rte_strerror(-rc));
 		return rc;
 	}
-	port->probed = true;
+	port->probed = rc == 0;
 	return rte_eth_dev_get_port_by_name(port->devname, &port->info.port_id) == 0 ? 0 : -ENODEV;
 }
 
@@ -710,6 +711,7 @@ port_configure(struct net_port *port, const struct net_port_conf *conf)
 	if (rc != 0) {
 		return rc;
 	}
+	port->dev = di.device;
 	port->info.socket = rte_eth_dev_socket_id(pid) >= 0 ? rte_eth_dev_socket_id(pid) : 0;
 	port->info.n_queues = port_queue_count(port->info.n_lcores, &di);
 	memset(&ec, 0, sizeof(ec));
@@ -858,8 +860,9 @@ net_port_close(struct net_port *port)
 	port_free_lcores(port);
 	if (port->devname[0] != '\0' && rte_eth_dev_is_valid_port(port->info.port_id)) {
 		rte_eth_dev_close(port->info.port_id);
-		if (port->probed) {
-			rte_eal_hotplug_remove("vdev", port->devname);
+		/* What we probed goes from its bus (vdev, PCI) too. */
+		if (port->probed && port->dev != NULL) {
+			rte_dev_remove(port->dev);
 		}
 	}
 	if (port->pool != NULL) {
