@@ -111,9 +111,12 @@ static int
 parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "port", required_argument, NULL, 'p' }, { "addr", required_argument, NULL, 'a' },
-		{ "gw", required_argument, NULL, 'g' },   { "ping", required_argument, NULL, 'P' },
-		{ "count", required_argument, NULL, 'c' }, { "mtu", required_argument, NULL, 'm' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "addr", required_argument, NULL, 'a' },
+		{ "gw", required_argument, NULL, 'g' },
+		{ "ping", required_argument, NULL, 'P' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "mtu", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc = 0;
@@ -150,7 +153,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 static int
 stack_open(struct stack *s, const struct opts *o)
 {
-	struct rt_runtime_opts ro = { .opts_size = sizeof(ro), .mode = RT_MODE_POLLED, .n_data = 1 };
+	struct rt_runtime_opts ro = { .opts_size = sizeof(ro),
+				      .mode = RT_MODE_POLLED,
+				      .n_data = 1 };
 	struct net_port_conf pc = { .conf_size = sizeof(pc), .devargs = o->devargs, .mtu = o->mtu };
 	struct net_ip_conf ic = { .conf_size = sizeof(ic), .gateway = o->gw };
 	int rc;
@@ -189,13 +194,22 @@ stack_close(struct stack *s)
 	rt_runtime_destroy(s->rt);
 }
 
-/* Run the lcores once; back off a little when nothing moved (a shared host). */
+/*
+ * Run the lcores once. Busy, or busy within the last SPIN_US: poll again at
+ * once (a reply's round trip stays in the poll loop); idle longer than
+ * that: sleep a little between polls, not to take a core of a shared host.
+ */
+#define SPIN_US 2000
 static void
 run_once(struct stack *s)
 {
+	static uint64_t last_busy_us;
 	const struct timespec idle = { 0, 50 * 1000 };
+	uint64_t now = rt_now_us(s->rt);
 
-	if (rt_runtime_poll_until_idle(s->rt, 64) <= 1) {
+	if (rt_runtime_poll_until_idle(s->rt, 64) > 1) {
+		last_busy_us = now;
+	} else if (now - last_busy_us > SPIN_US) {
 		nanosleep(&idle, NULL);
 	}
 }
