@@ -106,7 +106,10 @@ struct net_neigh;
 int net_neigh_create(struct net_port *port, const struct net_neigh_conf *conf,
 		     struct net_neigh **out);
 
-/** Free the cache, its entries and queued packets (after the port closed). NULL: no-op. */
+/**
+ * Free the cache, its entries and queued packets, on the management lcore:
+ * after the port closed, while the runtime still runs. NULL: no-op.
+ */
 void net_neigh_destroy(struct net_neigh *nb);
 
 /**
