@@ -24,7 +24,7 @@
 #include "net_port.h"
 #include "rt.h"
 
-#define IP4(a, b, c, d)                                                                       \
+#define IP4(a, b, c, d) \
 	rte_cpu_to_be_32((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 #define PINGS 200
 
