@@ -16,8 +16,9 @@ PACKAGES="build-essential pkg-config meson ninja-build python3 \
 dpdk dpdk-dev libdpdk-dev libnuma-dev libyaml-dev libpcap-dev libcmocka-dev zlib1g-dev \
 clang libclang-rt-14-dev valgrind"
 # What the gating tests drive: network namespaces, tcpdump, Wireshark's dissector,
+# ping and arping (the IP stack against Linux),
 # and the formatter the format check runs (Debian 12's is clang-format 14).
-TEST_PACKAGES="iproute2 tcpdump tshark clang-format"
+TEST_PACKAGES="iproute2 tcpdump tshark clang-format iputils-ping iputils-arping"
 
 as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
