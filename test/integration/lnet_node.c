@@ -28,7 +28,8 @@
  *       ACK or REPLY that answered it (it comes back the same way): our
  *       NID "from", the peer NID "to", "messages".
  *   Both: --nid may be given up to 4 times: one NI each (Multi-Rail); at
- *   exit each NI's send and receive counts are printed under "nis:".
+ *   exit each NI's send and receive counts are printed under "nis:", and
+ *   a client's lcore loop iterations (all, busy) under "loops:".
  *   --discovery 0|1: `set discovery` once the NIs are up.
  *   --change-after N: once N operations have started, --del-nid NID
  *   deletes that NI and --add-nid NID adds one, at runtime (client).
@@ -881,6 +882,28 @@ node_print_faults(void)
 	       (unsigned long long)fired);
 }
 
+/*
+ * Every lcore's loop iterations and the busy ones among them, summed:
+ * lnet-bench fits its instruction counts against the messages and the idle
+ * iterations (loops - busy_loops), so polling an empty socket is not
+ * counted as the messages' cost.
+ */
+static void
+node_print_loops(void)
+{
+	struct lnet_ctl_lcore lc[LNP_MAX_CPTS + 1]; /* the management lcore, then each CPT's */
+	unsigned long long loops = 0;
+	unsigned long long busy = 0;
+	int n = lnet_ctl_lcore_stats(lc, LNP_MAX_CPTS + 1, false);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		loops += lc[i].loops;
+		busy += lc[i].busy_loops;
+	}
+	printf("loops:\n    loops: %llu\n    busy_loops: %llu\n", loops, busy);
+}
+
 static void
 node_print_nis(void)
 {
@@ -1225,6 +1248,7 @@ node_client(struct node *n)
 		       secs * 1e6 / (double)n->verified);
 	}
 	node_print_nis();
+	node_print_loops();
 	node_print_paths(n, "run");
 	for (i = 0; i < n->inflight; i++) {
 		free(n->slots[i].tx);
