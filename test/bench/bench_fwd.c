@@ -10,14 +10,21 @@
  * a posted MD, its ACK sent back): what the node does with a message of
  * its own. Prints YAML.
  *
- *   bench_fwd [--iters N] [--size BYTES] [--only fwd|local] [--mr-udsp]
+ *   bench_fwd [--iters N] [--size BYTES] [--only fwd|local] [--mr-udsp] [--cpts N]
  *
  * --mr-udsp measures it with what a deployed router has: a second NI on
  * each net (Multi-Rail: the next hop is chosen between two), health, and
  * 20 UDSP rules of every kind, some of them matching these NIDs.
  *
+ * --cpts 2 puts the tcp1 NIs on CPT 1 (the tcp ones stay on CPT 0), so a
+ * forwarded message changes lcores between its NI in and its NI out; each
+ * run prints its ring hops per message (hops_per_msg).
+ *
  * usertools/lnet-bench (--figures router) runs it under callgrind at two
  * iteration counts and divides the difference: instructions per message.
+ * The LND's own payload copy is fwd_payload_copy (never inlined), so that
+ * the script can read its inclusive cost from the profile and report it
+ * apart from LNet's.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -39,6 +46,7 @@ struct fwd_bench {
 	unsigned int size;
 	const char *only;
 	bool mr_udsp;
+	unsigned int ncpts;
 	uint8_t *wire;        /* the payload as it "arrives" */
 	uint8_t *sink;        /* the local MD */
 	struct lnet_ni *in;   /* 10.0.0.1@tcp */
@@ -71,20 +79,32 @@ fwd_send(struct lnet_ni *ni, struct lnet_msg *msg)
 	return 0;
 }
 
+/*
+ * What a real LND's receive would cost the CPU, not LNet: out of line so
+ * that callgrind shows it as one function whose inclusive cost lnet-bench
+ * subtracts from the forwarded figure.
+ */
+static __attribute__((noinline)) void
+fwd_payload_copy(const struct iovec *iov, unsigned int niov, unsigned int offset, unsigned int mlen,
+		 unsigned int rlen)
+{
+	struct iovec src = { g_b.wire, rlen };
+
+	lnet_iov_copy(iov, niov, offset, &src, 1, 0, mlen);
+}
+
 /* The payload comes in: copied from "the socket" into where LNet wants it. */
 static int
 fwd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,
 	 const struct iovec *iov, unsigned int offset, unsigned int mlen, unsigned int rlen)
 {
-	struct iovec src = { g_b.wire, rlen };
-
 	(void)ni;
 	(void)private;
 	if (msg == NULL) {
 		return 0;
 	}
 	if (mlen != 0) {
-		lnet_iov_copy(iov, niov, offset, &src, 1, 0, mlen);
+		fwd_payload_copy(iov, niov, offset, mlen, rlen);
 	}
 	lnet_finalize(msg, 0);
 	return 0;
@@ -117,6 +137,7 @@ nid_on(uint32_t net, uint32_t addr)
 	return n;
 }
 
+/* tcp1's NIs on the last CPT (CPT 1 with --cpts 2), tcp's on CPT 0. */
 static struct lnet_ni *
 ni_add(struct lnet_nid nid)
 {
@@ -124,7 +145,7 @@ ni_add(struct lnet_nid nid)
 		.add = true,
 		.lnd = &fwd_ops,
 		.nid = &nid,
-		.cpt = 0,
+		.cpt = lnet_nid_net(&nid) == TCP1 ? (int)g_b.ncpts - 1 : 0,
 		.tun = { .peer_tx_credits = 64, .max_tx_credits = 256, .peer_rtr_credits = 64 },
 	};
 
@@ -196,8 +217,8 @@ print_in_place(void)
 		nrules = 0;
 	}
 	printf("bench_fwd:\n    mr_udsp: %s\n    nis: %d\n    udsp_rules: %u\n"
-	       "    health_sensitivity: %d\n",
-	       g_b.mr_udsp ? "true" : "false", nnis, nrules, g.health_sensitivity);
+	       "    health_sensitivity: %d\n    cpts: %u\n",
+	       g_b.mr_udsp ? "true" : "false", nnis, nrules, g.health_sensitivity, g_b.ncpts);
 }
 
 struct fwd_parse {
@@ -287,9 +308,20 @@ local_target(void)
 	return me == NULL ? -1 : LNetMDAttach(me, &md, LNET_RETAIN, &h);
 }
 
+/* Ring hops (lcore changes) of every kind, summed. */
+static uint64_t
+hops_now(void)
+{
+	struct lnet_ctl_hops h = { 0 };
+
+	lnet_ctl_hops_get(&h);
+	return h.put + h.get + h.ack + h.reply + h.forward;
+}
+
 static int
 run(const char *name, const struct lnet_nid *dst, bool ack)
 {
+	uint64_t hops = hops_now();
 	unsigned long before = g_b.sent;
 	double t0 = now_s();
 	double secs;
@@ -307,8 +339,10 @@ run(const char *name, const struct lnet_nid *dst, bool ack)
 			g_b.iters);
 		return -1;
 	}
-	printf("%s:\n    msgs: %lu\n    size: %u\n    msgs_per_sec: %.0f\n    ns_per_msg: %.1f\n",
-	       name, g_b.iters, g_b.size, (double)g_b.iters / secs, secs * 1e9 / (double)g_b.iters);
+	printf("%s:\n    msgs: %lu\n    size: %u\n    msgs_per_sec: %.0f\n    ns_per_msg: %.1f\n"
+	       "    hops_per_msg: %.3f\n",
+	       name, g_b.iters, g_b.size, (double)g_b.iters / secs, secs * 1e9 / (double)g_b.iters,
+	       (double)(hops_now() - hops) / (double)g_b.iters);
 	return 0;
 }
 
@@ -316,15 +350,13 @@ static int
 parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "iters", required_argument, NULL, 'n' },
-		{ "size", required_argument, NULL, 's' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "mr-udsp", no_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
+		{ "iters", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
+		{ "only", required_argument, NULL, 'o' },  { "mr-udsp", no_argument, NULL, 'm' },
+		{ "cpts", required_argument, NULL, 'c' },  { NULL, 0, NULL, 0 },
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "n:s:o:m", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:s:o:mc:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			g_b.iters = strtoul(optarg, NULL, 10);
@@ -338,14 +370,17 @@ parse_args(int argc, char **argv)
 		case 'm':
 			g_b.mr_udsp = true;
 			break;
+		case 'c':
+			g_b.ncpts = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr,
 				"usage: bench_fwd [--iters N] [--size B] [--only fwd|local] "
-				"[--mr-udsp]\n");
+				"[--mr-udsp] [--cpts N]\n");
 			return -1;
 		}
 	}
-	return g_b.iters == 0 || g_b.size > LNET_MAX_MSG_SIZE ? -1 : 0;
+	return g_b.iters == 0 || g_b.size > LNET_MAX_MSG_SIZE || g_b.ncpts == 0 ? -1 : 0;
 }
 
 int
@@ -360,9 +395,11 @@ main(int argc, char **argv)
 
 	g_b.iters = 100000;
 	g_b.size = 4096;
+	g_b.ncpts = 1;
 	if (parse_args(argc, argv) != 0) {
 		return 2;
 	}
+	o.ncpts = g_b.ncpts;
 	g_b.wire = calloc(1, g_b.size + 1);
 	g_b.sink = calloc(1, g_b.size + 1);
 	g_b.from = nid_on(TCP, 0x0a000007U);

@@ -21,6 +21,8 @@
  * on port P (accept_port), by default a free one the kernel picks (bound
  * then closed: another listener there would have made that bind fail).
  * Under the YAML's "bench_lo:" it says what was in place (nis, udsp_rules).
+ * Each operation's section has hops_per_op: its ring hops (lcore changes),
+ * 0 with one CPT.
  *
  * For instruction counts, usertools/lnet-bench (--figures inproc) runs this under callgrind at two
  * iteration counts and divides the difference.
@@ -179,6 +181,16 @@ bench_memcpy(struct bench *b)
 	return now_s() - t0;
 }
 
+/* Ring hops (lcore changes) of every kind, summed: 0 when all runs on one lcore. */
+static uint64_t
+hops_now(void)
+{
+	struct lnet_ctl_hops h = { 0 };
+
+	lnet_ctl_hops_get(&h);
+	return h.put + h.get + h.ack + h.reply + h.forward;
+}
+
 static int
 bench_lnet(struct bench *b, bool put, double floor_ops)
 {
@@ -188,6 +200,7 @@ bench_lnet(struct bench *b, bool put, double floor_ops)
 			      .umd_eq_handle = b->handler ? NULL : b->eq,
 			      .umd_handler = b->handler ? count_event : NULL };
 	struct lnet_handle_md h;
+	uint64_t hops;
 	double t0;
 
 	if (!put) {
@@ -196,11 +209,13 @@ bench_lnet(struct bench *b, bool put, double floor_ops)
 	if (LNetMDBind(&md, LNET_UNLINK, &h) != 0) {
 		return -1;
 	}
+	hops = hops_now();
 	t0 = now_s();
 	if (run_ops(b, put, h) != 0) {
 		return -1;
 	}
 	report(put ? "put_ack" : "get_reply", b, now_s() - t0, 2, floor_ops);
+	printf("    hops_per_op: %.3f\n", (double)(hops_now() - hops) / (double)b->iters);
 	return LNetMDUnlink(h) == 0 && drain(b, 1) == 0 ? 0 : -1;
 }
 

@@ -28,7 +28,8 @@
  *       ACK or REPLY that answered it (it comes back the same way): our
  *       NID "from", the peer NID "to", "messages".
  *   Both: --nid may be given up to 4 times: one NI each (Multi-Rail); at
- *   exit each NI's send and receive counts are printed under "nis:".
+ *   exit each NI's send and receive counts are printed under "nis:", and
+ *   a client's lcore loop iterations (all, busy) and ring hops under "loops:".
  *   --discovery 0|1: `set discovery` once the NIs are up.
  *   --change-after N: once N operations have started, --del-nid NID
  *   deletes that NI and --add-nid NID adds one, at runtime (client).
@@ -74,6 +75,8 @@
  *   Both: --exec threads (default: LNet's lcores on EAL worker threads,
  *   --lcores LIST for EAL's -l, default every CPU) or --exec polled (no
  *   thread but the application's: it runs LNet inside LNetEQPoll).
+ *   Both: --cpts N runs N CPTs (data lcores), the i-th --nid's NI on CPT
+ *   i % N (lnet-bench's 2-CPT figures); the default is LNet's.
  *       --log writes the LNet header fields of every PUT and GET it sends,
  *       one line each, for comparison with a packet capture:
  *       type|payload_length|portal|match_bits|offset|sink_length (- for a PUT)
@@ -124,6 +127,7 @@ struct node {
 	struct lnet_nid nid; /* nids[0] */
 	struct lnet_nid nids[NODE_MAX_NIDS];
 	unsigned int nnids;
+	unsigned int ncpts;         /* --cpts: CPTs (0: LNet's default); NI i on CPT i % ncpts */
 	uint64_t change_after;      /* 0: no runtime change */
 	unsigned int recovery_load; /* peer NIs put in recovery before the run */
 	struct lnet_nid add_nid;    /* ANY: none */
@@ -396,6 +400,7 @@ node_up(struct node *n)
 	snprintf(eal, sizeof(eal), "--no-huge -m 256 --no-pci --no-shconf --no-telemetry %s%s %s",
 		 n->lcores != NULL ? "-l " : "", n->lcores != NULL ? n->lcores : mine,
 		 extra != NULL ? extra : "");
+	lo.ncpts = n->ncpts;
 	lo.no_eal = n->exec == LNET_EXEC_POLLED; /* one thread: nothing of EAL's is needed */
 	lo.eal_args = lo.no_eal ? NULL : eal;    /* lnet_init refuses both */
 	/* The socklnd's module parameters, which its NIs start from. */
@@ -415,7 +420,8 @@ node_up(struct node *n)
 		rc = LNetNIInit(LNET_PID_LUSTRE);
 	}
 	for (unsigned int i = 0; rc == 0 && i < n->nnids; i++) {
-		rc = lnet_ctl_ni_add(&n->nids[i], NULL, &tun, NULL, 0, err, sizeof(err));
+		rc = lnet_ctl_ni_add(&n->nids[i], NULL, &tun, NULL, n->ncpts > 1 ? i % n->ncpts : 0,
+				     err, sizeof(err));
 	}
 	if (rc == 0 && n->retry_count >= 0) {
 		rc = lnet_ctl_global_set("retry_count", n->retry_count, err, sizeof(err));
@@ -881,6 +887,31 @@ node_print_faults(void)
 	       (unsigned long long)fired);
 }
 
+/*
+ * Every lcore's loop iterations and the busy ones among them, summed:
+ * lnet-bench fits its instruction counts against the messages and the idle
+ * iterations (loops - busy_loops), so polling an empty socket is not
+ * counted as the messages' cost.
+ */
+static void
+node_print_loops(void)
+{
+	struct lnet_ctl_lcore lc[LNP_MAX_CPTS + 1]; /* the management lcore, then each CPT's */
+	unsigned long long loops = 0;
+	unsigned long long busy = 0;
+	int n = lnet_ctl_lcore_stats(lc, LNP_MAX_CPTS + 1, false);
+	struct lnet_ctl_hops h = { 0 };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		loops += lc[i].loops;
+		busy += lc[i].busy_loops;
+	}
+	lnet_ctl_hops_get(&h); /* ring hops (lcore changes) of every kind, summed */
+	printf("loops:\n    loops: %llu\n    busy_loops: %llu\n    hops: %llu\n", loops, busy,
+	       (unsigned long long)(h.put + h.get + h.ack + h.reply + h.forward));
+}
+
 static void
 node_print_nis(void)
 {
@@ -1225,6 +1256,7 @@ node_client(struct node *n)
 		       secs * 1e6 / (double)n->verified);
 	}
 	node_print_nis();
+	node_print_loops();
 	node_print_paths(n, "run");
 	for (i = 0; i < n->inflight; i++) {
 		free(n->slots[i].tx);
@@ -1299,6 +1331,7 @@ main(int argc, char **argv)
 		{ "router", no_argument, NULL, 'W' },
 		{ "paths", no_argument, NULL, 'T' },
 		{ "conns-per-peer", required_argument, NULL, 'N' },
+		{ "cpts", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct node n = { .port = 988,
@@ -1422,6 +1455,9 @@ main(int argc, char **argv)
 			break;
 		case 'L':
 			n.lcores = optarg;
+			break;
+		case 'K':
+			n.ncpts = (unsigned int)strtoul(optarg, NULL, 10);
 			break;
 		case 'w':
 			n.warmup = strtoull(optarg, NULL, 10);
