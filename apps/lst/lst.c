@@ -793,6 +793,26 @@ lst_state_of(const char *s)
 }
 
 /* One group's nodes in the states asked (2.17's netlink list with a state filter). */
+/* list_group or list_batch without a name: the session's groups (batches),
+ * numbered, and their count; @what is "group" or "batch". */
+static int
+lst_list_names(const char *what, const char *plural)
+{
+	long k, n;
+
+	if (lst_call("op=%s_list", what) != 0) {
+		lst_print_error(what, "Failed to list %s: %s\n", what, strerror(errno));
+		return -1;
+	}
+	n = reply_long(reply, "nnames");
+	for (k = 0; k < n; k++) {
+		fprintf(stdout, "%ld) %s\n", k + 1,
+			lnetctl_scalar(reply_sub('n', (unsigned int)k)));
+	}
+	fprintf(stdout, "Total %ld %s\n", n, plural);
+	return 0;
+}
+
 static int
 lst_list_group_nodes(const char *name, int states)
 {
@@ -826,7 +846,6 @@ static int
 jt_lst_list_group(int argc, char **argv)
 {
 	int states = 0, i;
-	long k, n;
 	const struct lst_opt opts[] = {
 		{ "active", 'a', LST_OPT_OR, &states, LST_NODE_ACTIVE },
 		{ "busy", 'b', LST_OPT_OR, &states, LST_NODE_BUSY },
@@ -844,17 +863,7 @@ jt_lst_list_group(int argc, char **argv)
 		return lst_usage(argv[0]);
 	}
 	if (optind == argc) {
-		if (lst_call("op=group_list") != 0) {
-			lst_print_error("group", "Failed to list group: %s\n", strerror(errno));
-			return -1;
-		}
-		n = reply_long(reply, "nnames");
-		for (k = 0; k < n; k++) {
-			fprintf(stdout, "%ld) %s\n", k + 1,
-				lnetctl_scalar(reply_sub('n', (unsigned int)k)));
-		}
-		fprintf(stdout, "Total %ld groups\n", n);
-		return 0;
+		return lst_list_names("group", "groups");
 	}
 	fprintf(stdout, LST_NODES_TITLE);
 	for (i = optind; i < argc; i++) {
@@ -996,6 +1005,33 @@ lst_batch_exists(const char *batch)
 	return 0;
 }
 
+/* run's and stop's start: a session, their options, the batch (named or the
+ * default) and that it exists; -1 (said) otherwise. */
+static int
+lst_batch_args(int argc, char **argv, const struct lst_opt *opts, const char **batch)
+{
+	if (lst_need_key() != 0) {
+		return -1;
+	}
+	if (lst_getopt(argc, argv, opts) != 0 || lst_batch_operand(argc, argv, batch) != 0) {
+		return lst_usage(argv[0]);
+	}
+	return lst_batch_exists(*batch);
+}
+
+/* A run or stop that failed: the daemon's error (@rc -1) or the nodes' (the
+ * transaction's), as the kernel's lst says each; @rc. */
+static int
+lst_batch_failed(int rc, const char *what, const char *optstr)
+{
+	if (rc == -1) {
+		lst_print_error("batch", "Failed to %s batch: %s\n", what, strerror(errno));
+		return rc;
+	}
+	lst_print_transerr(optstr);
+	return rc;
+}
+
 static int
 jt_lst_start_batch(int argc, char **argv)
 {
@@ -1006,13 +1042,7 @@ jt_lst_start_batch(int argc, char **argv)
 		{ NULL },
 	};
 
-	if (lst_need_key() != 0) {
-		return -1;
-	}
-	if (lst_getopt(argc, argv, opts) != 0 || lst_batch_operand(argc, argv, &batch) != 0) {
-		return lst_usage(argv[0]);
-	}
-	if (lst_batch_exists(batch) != 0) {
+	if (lst_batch_args(argc, argv, opts, &batch) != 0) {
 		return -1;
 	}
 	rc = lst_call("op=batch_run,name=%s,timeout=%d", batch, timeout);
@@ -1020,12 +1050,7 @@ jt_lst_start_batch(int argc, char **argv)
 		fprintf(stdout, "%s is running now\n", batch);
 		return 0;
 	}
-	if (rc == -1) {
-		lst_print_error("batch", "Failed to start batch: %s\n", strerror(errno));
-		return rc;
-	}
-	lst_print_transerr("Run batch");
-	return rc;
+	return lst_batch_failed(rc, "start", "Run batch");
 }
 
 static int
@@ -1038,13 +1063,7 @@ jt_lst_stop_batch(int argc, char **argv)
 		{ NULL },
 	};
 
-	if (lst_need_key() != 0) {
-		return -1;
-	}
-	if (lst_getopt(argc, argv, opts) != 0 || lst_batch_operand(argc, argv, &batch) != 0) {
-		return lst_usage(argv[0]);
-	}
-	if (lst_batch_exists(batch) != 0) {
+	if (lst_batch_args(argc, argv, opts, &batch) != 0) {
 		return -1;
 	}
 	rc = lst_call("op=batch_stop,name=%s,force=%d", batch, force);
@@ -1060,12 +1079,7 @@ jt_lst_stop_batch(int argc, char **argv)
 		fprintf(stdout, "%ld batch in stopping\n", trans_stat.fwk[0]);
 		sleep(1);
 	}
-	if (rc == -1) {
-		lst_print_error("batch", "Failed to stop batch: %s\n", strerror(errno));
-		return -1;
-	}
-	lst_print_transerr("stop batch");
-	return rc;
+	return lst_batch_failed(rc, "stop", "stop batch");
 }
 
 static int
@@ -1201,17 +1215,7 @@ jt_lst_list_batch(int argc, char **argv)
 	active = (show & SHOW_ACTIVE) != 0;
 	invalid = (show & SHOW_INVALID) != 0;
 	if (optind == argc) {
-		if (lst_call("op=batch_list") != 0) {
-			lst_print_error("batch", "Failed to list batch: %s\n", strerror(errno));
-			return -1;
-		}
-		n = reply_long(reply, "nnames");
-		for (k = 0; k < n; k++) {
-			fprintf(stdout, "%ld) %s\n", k + 1,
-				lnetctl_scalar(reply_sub('n', (unsigned int)k)));
-		}
-		fprintf(stdout, "Total %ld batches\n", n);
-		return 0;
+		return lst_list_names("batch", "batches");
 	}
 	if (ntest == 1 && test <= 0) {
 		fprintf(stderr, "Invalid test id, test id starts from 1\n");
