@@ -51,13 +51,15 @@ static yaml_node_t *reply;
 static bool have_reply;
 
 /*
- * A page of the reply's RPC entries past those it carried (op=ents), kept
- * until the next request; entries [page_first, page_first + page_count).
+ * A page of the reply's RPC entries (op=ents) or group nodes (op=nodes) past
+ * those it carried, kept until the next request; entries [page_first,
+ * page_first + page_count) of page_what.
  */
 static yaml_document_t page_doc;
 static yaml_node_t *page;
 static bool have_page;
 static long page_first, page_count;
+static const char *page_what;
 
 /* The document @p n is a node of: the page's or the reply's. */
 static yaml_document_t *
@@ -102,17 +104,19 @@ reply_page_drop(void)
 	}
 }
 
-/* The daemon's page of the last reply's entries from @p first: 0, or -1 (said on stderr). */
+/* The daemon's page of the last reply's @p what ("ents" or "nodes") from @p first: 0, or -1
+ * (said on stderr). */
 static int
-reply_page_fetch(unsigned int first)
+reply_page_fetch(const char *what, unsigned int first)
 {
 	char params[64];
+	char key[16];
 	char err[256];
 	int rc;
 
 	reply_page_drop();
-	snprintf(params, sizeof(params), "op=ents,result=%ld,first=%u", reply_long(reply, "result"),
-		 first);
+	snprintf(params, sizeof(params), "op=%s,result=%ld,first=%u", what,
+		 reply_long(reply, "result"), first);
 	rc = lnetctl_request(&conn, "/lnet/lst", params, &page_doc, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "%s\n", err);
@@ -126,33 +130,49 @@ reply_page_fetch(unsigned int first)
 		reply_page_drop();
 		return -1;
 	}
-	page_first = reply_long(page, "ents_first");
-	page_count = reply_long(page, "ents_count");
+	page_what = what;
+	snprintf(key, sizeof(key), "%s_first", what);
+	page_first = reply_long(page, key);
+	snprintf(key, sizeof(key), "%s_count", what);
+	page_count = reply_long(page, key);
 	return 0;
 }
 
 /*
- * The reply's RPC entry @p i ("eN"), from the reply or, past what it
- * carried, from a page the daemon kept (lnetd_lst.c); NULL if it cannot
- * be had (an entry of NULL reads as empty strings and zeros).
+ * Item @p i of the reply's @p what ("ents": RPC entries "eN", @p kind 'e';
+ * "nodes": group nodes "dN", 'd'), from the reply or, past what it carried,
+ * from a page the daemon kept (lnetd_lst.c); NULL if it cannot be had (an
+ * item of NULL reads as empty strings and zeros).
  */
+static yaml_node_t *
+reply_item(const char *what, char kind, unsigned int i)
+{
+	char key[16], total[16];
+	long first, count;
+
+	snprintf(key, sizeof(key), "%s_first", what);
+	first = reply_long(reply, key);
+	snprintf(key, sizeof(key), "%s_count", what);
+	snprintf(total, sizeof(total), "n%s", what);
+	/* A reply without the paging keys carries all. */
+	count = reply_str(reply, key)[0] != '\0' ? reply_long(reply, key) :
+						   reply_long(reply, total);
+	if ((long)i >= first && (long)i < first + count) {
+		return reply_sub(kind, i);
+	}
+	if ((!have_page || strcmp(page_what, what) != 0 || (long)i < page_first ||
+	     (long)i >= page_first + page_count) &&
+	    reply_page_fetch(what, i) != 0) {
+		return NULL;
+	}
+	snprintf(key, sizeof(key), "%c%u", kind, i);
+	return lnetctl_map_get(&page_doc, page, key);
+}
+
 static yaml_node_t *
 reply_ent(unsigned int i)
 {
-	char key[16];
-	long first = reply_long(reply, "ents_first");
-	long count = reply_str(reply, "ents_count")[0] != '\0' ? reply_long(reply, "ents_count") :
-								 reply_long(reply, "nents");
-
-	if ((long)i >= first && (long)i < first + count) {
-		return reply_sub('e', i);
-	}
-	if ((!have_page || (long)i < page_first || (long)i >= page_first + page_count) &&
-	    reply_page_fetch(i) != 0) {
-		return NULL;
-	}
-	snprintf(key, sizeof(key), "e%u", i);
-	return lnetctl_map_get(&page_doc, page, key);
+	return reply_item("ents", 'e', i);
 }
 
 /*
@@ -826,7 +846,7 @@ lst_list_group_nodes(const char *name, int states)
 	fprintf(stdout, "Group [ %s ]\n", name);
 	n = reply_long(reply, "nnodes");
 	for (i = 0; i < n; i++) {
-		yaml_node_t *d = reply_sub('d', (unsigned int)i);
+		yaml_node_t *d = reply_item("nodes", 'd', (unsigned int)i);
 
 		if ((lst_state_of(reply_str(d, "state")) & states) == 0) {
 			continue;
