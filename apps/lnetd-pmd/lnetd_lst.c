@@ -25,6 +25,10 @@
  * keys (-ESTALE once another reply replaced them): a STAT entry is some
  * 350 bytes of the telemetry reply's 16 KiB, and a dict holds at most
  * RTE_TEL_MAX_DICT_ENTRIES keys, so a group of 200 nodes does not fit one.
+ * A group's nodes ("dN" of group_info, for list_group NAME) are paged the
+ * same way: at most LNETD_LST_NODES_PAGE a reply (nodes_first,
+ * nodes_count; nnodes the group's total), the rest kept under "result" with
+ * the entries and given by op=nodes,result=R,first=N.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -43,6 +47,8 @@
 #define LNETD_LST_MAX_NIDS 64
 /* The most RPC entries ("eN") one reply carries. */
 #define LNETD_LST_PAGE 32
+/* The most group nodes ("dN") one reply carries: some 60 bytes each. */
+#define LNETD_LST_NODES_PAGE 64
 
 /*
  * The last reply's entries when they did not fit it: written by the
@@ -55,6 +61,8 @@ static struct {
 	int op;
 	uint32_t n;
 	struct sft_con_ent *ents;
+	uint32_t nnodes;
+	struct sft_con_node_ent *nodes;
 } lnetd_lst_kept = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static const struct {
@@ -289,18 +297,49 @@ lnetd_lst_ent(struct rte_tel_data *d, enum sft_con_op op, uint32_t k, const stru
 static void
 lnetd_lst_counts(struct rte_tel_data *d, const char *pfx, const struct sft_con_counts *c)
 {
+	const struct {
+		const char *name;
+		uint64_t value;
+	} counts[] = {
+		{ "total", c->total }, { "active", c->active },   { "busy", c->busy },
+		{ "down", c->down },   { "unknown", c->unknown },
+	};
 	char key[32];
+	size_t i;
 
-	snprintf(key, sizeof(key), "%stotal", pfx);
-	rte_tel_data_add_dict_u64(d, key, c->total);
-	snprintf(key, sizeof(key), "%sactive", pfx);
-	rte_tel_data_add_dict_u64(d, key, c->active);
-	snprintf(key, sizeof(key), "%sbusy", pfx);
-	rte_tel_data_add_dict_u64(d, key, c->busy);
-	snprintf(key, sizeof(key), "%sdown", pfx);
-	rte_tel_data_add_dict_u64(d, key, c->down);
-	snprintf(key, sizeof(key), "%sunknown", pfx);
-	rte_tel_data_add_dict_u64(d, key, c->unknown);
+	for (i = 0; i < RTE_DIM(counts); i++) {
+		snprintf(key, sizeof(key), "%s%s", pfx, counts[i].name);
+		rte_tel_data_add_dict_u64(d, key, counts[i].value);
+	}
+}
+
+/* A group's nodes [first, first + LNETD_LST_NODES_PAGE) of @p nodes (of @p n), and which they are. */
+static void
+lnetd_lst_nodes_page(struct rte_tel_data *d, const struct sft_con_node_ent *nodes, uint32_t n,
+		     uint32_t first)
+{
+	uint32_t count = first < n ? RTE_MIN(n - first, (uint32_t)LNETD_LST_NODES_PAGE) : 0;
+	char key[16];
+	uint32_t i;
+
+	rte_tel_data_add_dict_u64(d, "nnodes", n);
+	rte_tel_data_add_dict_u64(d, "nodes_first", first);
+	rte_tel_data_add_dict_u64(d, "nodes_count", count);
+	for (i = first; i < first + count; i++) {
+		struct rte_tel_data *e = rte_tel_data_alloc();
+
+		if (e == NULL) {
+			break;
+		}
+		rte_tel_data_start_dict(e);
+		lnetd_lst_id(e, "nid", &nodes[i].id);
+		rte_tel_data_add_dict_string(e, "state", lnetd_lst_state(nodes[i].state));
+		snprintf(key, sizeof(key), "d%u", i);
+		if (rte_tel_data_add_dict_container(d, key, e, 0) != 0) {
+			rte_tel_data_free(e);
+			break;
+		}
+	}
 }
 
 static void
@@ -323,22 +362,7 @@ lnetd_lst_info(struct rte_tel_data *d, const struct sft_con_result *r)
 		snprintf(key, sizeof(key), "n%u", i);
 		rte_tel_data_add_dict_string(d, key, r->names[i]);
 	}
-	rte_tel_data_add_dict_u64(d, "nnodes", r->nnodes);
-	for (i = 0; i < r->nnodes; i++) {
-		struct rte_tel_data *e = rte_tel_data_alloc();
-
-		if (e == NULL) {
-			break;
-		}
-		rte_tel_data_start_dict(e);
-		lnetd_lst_id(e, "nid", &r->nodes[i].id);
-		rte_tel_data_add_dict_string(e, "state", lnetd_lst_state(r->nodes[i].state));
-		snprintf(key, sizeof(key), "d%u", i);
-		if (rte_tel_data_add_dict_container(d, key, e, 0) != 0) {
-			rte_tel_data_free(e);
-			break;
-		}
-	}
+	lnetd_lst_nodes_page(d, r->nodes, r->nnodes, 0);
 	lnetd_lst_counts(d, "", &r->counts);
 	rte_tel_data_add_dict_u64(d, "ntest", r->batch.ntest);
 	rte_tel_data_add_dict_u64(d, "batch_state", r->batch.state);
@@ -350,21 +374,31 @@ lnetd_lst_info(struct rte_tel_data *d, const struct sft_con_result *r)
 	rte_tel_data_add_dict_u64(d, "feats", r->feats);
 }
 
-/* Keep @p r's entries for op=ents, in place of the last ones: their number, 0 if out of memory. */
+/* Keep @p r's entries and group nodes for op=ents and op=nodes, in place of
+ * the last ones: their number, 0 if out of memory. */
 static uint64_t
 lnetd_lst_keep(int op, const struct sft_con_result *r)
 {
-	struct sft_con_ent *copy = malloc(sizeof(*copy) * r->nents);
+	struct sft_con_ent *copy = malloc(sizeof(*copy) * (r->nents + 1));
+	struct sft_con_node_ent *nodes = malloc(sizeof(*nodes) * (r->nnodes + 1));
 	uint64_t result = 0;
 
 	pthread_mutex_lock(&lnetd_lst_kept.lock);
 	free(lnetd_lst_kept.ents);
+	free(lnetd_lst_kept.nodes);
 	lnetd_lst_kept.ents = copy;
+	lnetd_lst_kept.nodes = nodes;
 	lnetd_lst_kept.result = 0;
-	if (copy != NULL) {
-		memcpy(copy, r->ents, sizeof(*copy) * r->nents);
+	if (copy != NULL && nodes != NULL) {
+		if (r->nents > 0) { /* a group's list has nodes and no entries */
+			memcpy(copy, r->ents, sizeof(*copy) * r->nents);
+		}
+		if (r->nnodes > 0) {
+			memcpy(nodes, r->nodes, sizeof(*nodes) * r->nnodes);
+		}
 		lnetd_lst_kept.op = op;
 		lnetd_lst_kept.n = r->nents;
+		lnetd_lst_kept.nnodes = r->nnodes;
 		result = lnetd_lst_kept.result = ++lnetd_lst_kept.last;
 	}
 	pthread_mutex_unlock(&lnetd_lst_kept.lock);
@@ -376,7 +410,9 @@ lnetd_lst_forget(void)
 {
 	pthread_mutex_lock(&lnetd_lst_kept.lock);
 	free(lnetd_lst_kept.ents);
+	free(lnetd_lst_kept.nodes);
 	lnetd_lst_kept.ents = NULL;
+	lnetd_lst_kept.nodes = NULL;
 	lnetd_lst_kept.result = 0;
 	pthread_mutex_unlock(&lnetd_lst_kept.lock);
 }
@@ -418,16 +454,16 @@ lnetd_lst_reply(struct rte_tel_data *d, int op, const struct sft_con_result *r)
 		snprintf(key, sizeof(key), "fwk%u", i);
 		rte_tel_data_add_dict_u64(d, key, st->fwk[i]);
 	}
-	if (r->nents > LNETD_LST_PAGE) {
+	if (r->nents > LNETD_LST_PAGE || r->nnodes > LNETD_LST_NODES_PAGE) {
 		rte_tel_data_add_dict_u64(d, "result", lnetd_lst_keep(op, r));
 	}
 	lnetd_lst_ents_page(d, op, r->ents, r->nents, 0);
 	lnetd_lst_info(d, r);
 }
 
-/* op=ents,result=R,first=N: a page of the entries kept under R. */
+/* op=ents (op=nodes),result=R,first=N: a page of the entries (group nodes) kept under R. */
 static int
-lnetd_lst_page(const char *params, struct rte_tel_data *d)
+lnetd_lst_page(const char *params, struct rte_tel_data *d, bool nodes)
 {
 	long result = lnetd_lst_long(params, "result", 0);
 	long first = lnetd_lst_long(params, "first", -1);
@@ -436,14 +472,19 @@ lnetd_lst_page(const char *params, struct rte_tel_data *d)
 	pthread_mutex_lock(&lnetd_lst_kept.lock);
 	if (result <= 0 || (uint64_t)result != lnetd_lst_kept.result) {
 		rc = -ESTALE;
-	} else if (first < 0 || first >= (long)lnetd_lst_kept.n) {
+	} else if (first < 0 || first >= (long)(nodes ? lnetd_lst_kept.nnodes : lnetd_lst_kept.n)) {
 		rc = -EINVAL;
 	} else {
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_int(d, "status", 0);
 		rte_tel_data_add_dict_u64(d, "result", (uint64_t)result);
-		lnetd_lst_ents_page(d, lnetd_lst_kept.op, lnetd_lst_kept.ents, lnetd_lst_kept.n,
-				    (uint32_t)first);
+		if (nodes) {
+			lnetd_lst_nodes_page(d, lnetd_lst_kept.nodes, lnetd_lst_kept.nnodes,
+					     (uint32_t)first);
+		} else {
+			lnetd_lst_ents_page(d, lnetd_lst_kept.op, lnetd_lst_kept.ents,
+					    lnetd_lst_kept.n, (uint32_t)first);
+		}
 	}
 	pthread_mutex_unlock(&lnetd_lst_kept.lock);
 	if (rc != 0) {
@@ -466,8 +507,8 @@ lnetd_lst(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	(void)cmd;
 	if (params != NULL && lnetd_param(params, "op", op, sizeof(op)) &&
-	    strcmp(op, "ents") == 0) {
-		return lnetd_lst_page(params, d);
+	    (strcmp(op, "ents") == 0 || strcmp(op, "nodes") == 0)) {
+		return lnetd_lst_page(params, d, strcmp(op, "nodes") == 0);
 	}
 	rc = lnetd_lst_parse(params != NULL ? params : "", &rq, ids);
 	if (rc != 0) {

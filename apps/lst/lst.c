@@ -51,13 +51,15 @@ static yaml_node_t *reply;
 static bool have_reply;
 
 /*
- * A page of the reply's RPC entries past those it carried (op=ents), kept
- * until the next request; entries [page_first, page_first + page_count).
+ * A page of the reply's RPC entries (op=ents) or group nodes (op=nodes) past
+ * those it carried, kept until the next request; entries [page_first,
+ * page_first + page_count) of page_what.
  */
 static yaml_document_t page_doc;
 static yaml_node_t *page;
 static bool have_page;
 static long page_first, page_count;
+static const char *page_what;
 
 /* The document @p n is a node of: the page's or the reply's. */
 static yaml_document_t *
@@ -102,17 +104,19 @@ reply_page_drop(void)
 	}
 }
 
-/* The daemon's page of the last reply's entries from @p first: 0, or -1 (said on stderr). */
+/* The daemon's page of the last reply's @p what ("ents" or "nodes") from @p first: 0, or -1
+ * (said on stderr). */
 static int
-reply_page_fetch(unsigned int first)
+reply_page_fetch(const char *what, unsigned int first)
 {
 	char params[64];
+	char key[16];
 	char err[256];
 	int rc;
 
 	reply_page_drop();
-	snprintf(params, sizeof(params), "op=ents,result=%ld,first=%u", reply_long(reply, "result"),
-		 first);
+	snprintf(params, sizeof(params), "op=%s,result=%ld,first=%u", what,
+		 reply_long(reply, "result"), first);
 	rc = lnetctl_request(&conn, "/lnet/lst", params, &page_doc, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "%s\n", err);
@@ -126,33 +130,49 @@ reply_page_fetch(unsigned int first)
 		reply_page_drop();
 		return -1;
 	}
-	page_first = reply_long(page, "ents_first");
-	page_count = reply_long(page, "ents_count");
+	page_what = what;
+	snprintf(key, sizeof(key), "%s_first", what);
+	page_first = reply_long(page, key);
+	snprintf(key, sizeof(key), "%s_count", what);
+	page_count = reply_long(page, key);
 	return 0;
 }
 
 /*
- * The reply's RPC entry @p i ("eN"), from the reply or, past what it
- * carried, from a page the daemon kept (lnetd_lst.c); NULL if it cannot
- * be had (an entry of NULL reads as empty strings and zeros).
+ * Item @p i of the reply's @p what ("ents": RPC entries "eN", @p kind 'e';
+ * "nodes": group nodes "dN", 'd'), from the reply or, past what it carried,
+ * from a page the daemon kept (lnetd_lst.c); NULL if it cannot be had (an
+ * item of NULL reads as empty strings and zeros).
  */
+static yaml_node_t *
+reply_item(const char *what, char kind, unsigned int i)
+{
+	char key[16], total[16];
+	long first, count;
+
+	snprintf(key, sizeof(key), "%s_first", what);
+	first = reply_long(reply, key);
+	snprintf(key, sizeof(key), "%s_count", what);
+	snprintf(total, sizeof(total), "n%s", what);
+	/* A reply without the paging keys carries all. */
+	count = reply_str(reply, key)[0] != '\0' ? reply_long(reply, key) :
+						   reply_long(reply, total);
+	if ((long)i >= first && (long)i < first + count) {
+		return reply_sub(kind, i);
+	}
+	if ((!have_page || strcmp(page_what, what) != 0 || (long)i < page_first ||
+	     (long)i >= page_first + page_count) &&
+	    reply_page_fetch(what, i) != 0) {
+		return NULL;
+	}
+	snprintf(key, sizeof(key), "%c%u", kind, i);
+	return lnetctl_map_get(&page_doc, page, key);
+}
+
 static yaml_node_t *
 reply_ent(unsigned int i)
 {
-	char key[16];
-	long first = reply_long(reply, "ents_first");
-	long count = reply_str(reply, "ents_count")[0] != '\0' ? reply_long(reply, "ents_count") :
-								 reply_long(reply, "nents");
-
-	if ((long)i >= first && (long)i < first + count) {
-		return reply_sub('e', i);
-	}
-	if ((!have_page || (long)i < page_first || (long)i >= page_first + page_count) &&
-	    reply_page_fetch(i) != 0) {
-		return NULL;
-	}
-	snprintf(key, sizeof(key), "e%u", i);
-	return lnetctl_map_get(&page_doc, page, key);
+	return reply_item("ents", 'e', i);
 }
 
 /*
@@ -293,6 +313,93 @@ lst_print_transerr(const char *optstr)
 
 static int lst_usage(const char *cmd);
 
+/* ---- options: one table per command, one parser for all ---- */
+
+/* What an option does to the command's variable: its argument as a number or
+ * a string, or a value set or or-ed in (a flag). */
+enum lst_opt_kind { LST_OPT_NUM, LST_OPT_STR, LST_OPT_SET, LST_OPT_OR };
+
+struct lst_opt {
+	const char *name;
+	char letter;
+	enum lst_opt_kind kind;
+	void *var;      /* int * (NUM, SET, OR) or const char ** (STR) */
+	int value;      /* SET, OR: what goes into *var */
+	int *given;     /* if not NULL: set to 1 when the option is given */
+	bool long_only; /* no one-letter form (the kernel's lst stat --count) */
+};
+
+#define LST_OPTS_MAX 16
+
+/* getopt_long over @opts (ending with a NULL name), the variables filled as
+ * each says; -1 on an option not in the table (the caller prints its usage). */
+static int
+lst_getopt(int argc, char **argv, const struct lst_opt *opts)
+{
+	struct option longs[LST_OPTS_MAX + 1] = { { .name = NULL } };
+	char shorts[LST_OPTS_MAX * 2 + 1] = "";
+	size_t n, len = 0;
+	int c;
+
+	for (n = 0; opts[n].name != NULL && n < LST_OPTS_MAX; n++) {
+		bool arg = opts[n].kind == LST_OPT_NUM || opts[n].kind == LST_OPT_STR;
+
+		longs[n] = (struct option){ .name = opts[n].name,
+					    .has_arg = arg ? required_argument : no_argument,
+					    .val = opts[n].letter };
+		if (opts[n].long_only) {
+			continue;
+		}
+		shorts[len++] = opts[n].letter;
+		if (arg) {
+			shorts[len++] = ':';
+		}
+	}
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		const struct lst_opt *o = opts;
+
+		while (o->name != NULL && o->letter != c) {
+			o++;
+		}
+		if (o->name == NULL) {
+			return -1;
+		}
+		if (o->given != NULL) {
+			*o->given = 1;
+		}
+		switch (o->kind) {
+		case LST_OPT_NUM:
+			*(int *)o->var = atoi(optarg);
+			break;
+		case LST_OPT_STR:
+			*(const char **)o->var = optarg;
+			break;
+		case LST_OPT_SET:
+			*(int *)o->var = o->value;
+			break;
+		case LST_OPT_OR:
+			*(int *)o->var |= o->value;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The batch a run, stop or query names: the one operand, or lst's default
+ * batch without one; -1 with more. */
+static int
+lst_batch_operand(int argc, char **argv, const char **batch)
+{
+	if (optind == argc) {
+		*batch = LST_DEFAULT_BATCH;
+	} else if (optind == argc - 1) {
+		*batch = argv[optind];
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- NID lists: "a.b.c.[1-4,7]@tcp" as lst's expand_strs ---- */
 
 struct lst_ids {
@@ -396,27 +503,18 @@ lst_ids_param(const struct lst_ids *ids, int from, int n, char *out, size_t len)
 static int
 jt_lst_new_session(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ .name = "timeout", .has_arg = required_argument, .val = 't' },
-		{ .name = "force", .has_arg = no_argument, .val = 'f' },
-		{ .name = NULL },
-	};
 	char buf[LST_NAME_SIZE * 2 + 1];
 	const char *timeout_s = NULL;
-	int timeout = 300, force = 0, c, rc;
+	int timeout = 300, force = 0, rc;
 	char *name;
+	const struct lst_opt opts[] = {
+		{ "timeout", 't', LST_OPT_STR, &timeout_s },
+		{ "force", 'f', LST_OPT_SET, &force, 1 },
+		{ NULL },
+	};
 
-	while ((c = getopt_long(argc, argv, "ft:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			force = 1;
-			break;
-		case 't':
-			timeout_s = optarg;
-			break;
-		default:
-			return lst_usage(argv[0]);
-		}
+	if (lst_getopt(argc, argv, opts) != 0) {
+		return lst_usage(argv[0]);
 	}
 	if (timeout_s != NULL) {
 		timeout = atoi(timeout_s);
@@ -715,6 +813,26 @@ lst_state_of(const char *s)
 }
 
 /* One group's nodes in the states asked (2.17's netlink list with a state filter). */
+/* list_group or list_batch without a name: the session's groups (batches),
+ * numbered, and their count; @what is "group" or "batch". */
+static int
+lst_list_names(const char *what, const char *plural)
+{
+	long k, n;
+
+	if (lst_call("op=%s_list", what) != 0) {
+		lst_print_error(what, "Failed to list %s: %s\n", what, strerror(errno));
+		return -1;
+	}
+	n = reply_long(reply, "nnames");
+	for (k = 0; k < n; k++) {
+		fprintf(stdout, "%ld) %s\n", k + 1,
+			lnetctl_scalar(reply_sub('n', (unsigned int)k)));
+	}
+	fprintf(stdout, "Total %ld %s\n", n, plural);
+	return 0;
+}
+
 static int
 lst_list_group_nodes(const char *name, int states)
 {
@@ -728,7 +846,7 @@ lst_list_group_nodes(const char *name, int states)
 	fprintf(stdout, "Group [ %s ]\n", name);
 	n = reply_long(reply, "nnodes");
 	for (i = 0; i < n; i++) {
-		yaml_node_t *d = reply_sub('d', (unsigned int)i);
+		yaml_node_t *d = reply_item("nodes", 'd', (unsigned int)i);
 
 		if ((lst_state_of(reply_str(d, "state")) & states) == 0) {
 			continue;
@@ -747,54 +865,25 @@ lst_list_group_nodes(const char *name, int states)
 static int
 jt_lst_list_group(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ .name = "active", .has_arg = no_argument, .val = 'a' },
-		{ .name = "busy", .has_arg = no_argument, .val = 'b' },
-		{ .name = "down", .has_arg = no_argument, .val = 'd' },
-		{ .name = "unknown", .has_arg = no_argument, .val = 'u' },
-		{ .name = "all", .has_arg = no_argument, .val = 'l' },
-		{ .name = NULL },
+	int states = 0, i;
+	const struct lst_opt opts[] = {
+		{ "active", 'a', LST_OPT_OR, &states, LST_NODE_ACTIVE },
+		{ "busy", 'b', LST_OPT_OR, &states, LST_NODE_BUSY },
+		{ "down", 'd', LST_OPT_OR, &states, LST_NODE_DOWN },
+		{ "unknown", 'u', LST_OPT_OR, &states, LST_NODE_UNKNOWN },
+		{ "all", 'l', LST_OPT_OR, &states,
+		  LST_NODE_ACTIVE | LST_NODE_BUSY | LST_NODE_DOWN | LST_NODE_UNKNOWN },
+		{ NULL },
 	};
-	int states = 0, c, i;
-	long k, n;
 
 	if (lst_need_key() != 0) {
 		return -1;
 	}
-	while ((c = getopt_long(argc, argv, "abdul", opts, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			states |= LST_NODE_ACTIVE;
-			break;
-		case 'b':
-			states |= LST_NODE_BUSY;
-			break;
-		case 'd':
-			states |= LST_NODE_DOWN;
-			break;
-		case 'u':
-			states |= LST_NODE_UNKNOWN;
-			break;
-		case 'l':
-			states |=
-				LST_NODE_ACTIVE | LST_NODE_BUSY | LST_NODE_DOWN | LST_NODE_UNKNOWN;
-			break;
-		default:
-			return lst_usage(argv[0]);
-		}
+	if (lst_getopt(argc, argv, opts) != 0) {
+		return lst_usage(argv[0]);
 	}
 	if (optind == argc) {
-		if (lst_call("op=group_list") != 0) {
-			lst_print_error("group", "Failed to list group: %s\n", strerror(errno));
-			return -1;
-		}
-		n = reply_long(reply, "nnames");
-		for (k = 0; k < n; k++) {
-			fprintf(stdout, "%ld) %s\n", k + 1,
-				lnetctl_scalar(reply_sub('n', (unsigned int)k)));
-		}
-		fprintf(stdout, "Total %ld groups\n", n);
-		return 0;
+		return lst_list_names("group", "groups");
 	}
 	fprintf(stdout, LST_NODES_TITLE);
 	for (i = optind; i < argc; i++) {
@@ -936,33 +1025,44 @@ lst_batch_exists(const char *batch)
 	return 0;
 }
 
+/* run's and stop's start: a session, their options, the batch (named or the
+ * default) and that it exists; -1 (said) otherwise. */
 static int
-jt_lst_start_batch(int argc, char **argv)
+lst_batch_args(int argc, char **argv, const struct lst_opt *opts, const char **batch)
 {
-	static const struct option opts[] = {
-		{ .name = "timeout", .has_arg = required_argument, .val = 't' },
-		{ .name = NULL },
-	};
-	const char *batch;
-	int timeout = 0, c, rc;
-
 	if (lst_need_key() != 0) {
 		return -1;
 	}
-	while ((c = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
-		if (c != 't') {
-			return lst_usage(argv[0]);
-		}
-		timeout = atoi(optarg);
-	}
-	if (optind == argc) {
-		batch = LST_DEFAULT_BATCH;
-	} else if (optind == argc - 1) {
-		batch = argv[optind];
-	} else {
+	if (lst_getopt(argc, argv, opts) != 0 || lst_batch_operand(argc, argv, batch) != 0) {
 		return lst_usage(argv[0]);
 	}
-	if (lst_batch_exists(batch) != 0) {
+	return lst_batch_exists(*batch);
+}
+
+/* A run or stop that failed: the daemon's error (@rc -1) or the nodes' (the
+ * transaction's), as the kernel's lst says each; @rc. */
+static int
+lst_batch_failed(int rc, const char *what, const char *optstr)
+{
+	if (rc == -1) {
+		lst_print_error("batch", "Failed to %s batch: %s\n", what, strerror(errno));
+		return rc;
+	}
+	lst_print_transerr(optstr);
+	return rc;
+}
+
+static int
+jt_lst_start_batch(int argc, char **argv)
+{
+	const char *batch;
+	int timeout = 0, rc;
+	const struct lst_opt opts[] = {
+		{ "timeout", 't', LST_OPT_NUM, &timeout },
+		{ NULL },
+	};
+
+	if (lst_batch_args(argc, argv, opts, &batch) != 0) {
 		return -1;
 	}
 	rc = lst_call("op=batch_run,name=%s,timeout=%d", batch, timeout);
@@ -970,41 +1070,20 @@ jt_lst_start_batch(int argc, char **argv)
 		fprintf(stdout, "%s is running now\n", batch);
 		return 0;
 	}
-	if (rc == -1) {
-		lst_print_error("batch", "Failed to start batch: %s\n", strerror(errno));
-		return rc;
-	}
-	lst_print_transerr("Run batch");
-	return rc;
+	return lst_batch_failed(rc, "start", "Run batch");
 }
 
 static int
 jt_lst_stop_batch(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ .name = "force", .has_arg = no_argument, .val = 'f' },
-		{ .name = NULL },
-	};
 	const char *batch;
-	int force = 0, c, rc;
+	int force = 0, rc;
+	const struct lst_opt opts[] = {
+		{ "force", 'f', LST_OPT_SET, &force, 1 },
+		{ NULL },
+	};
 
-	if (lst_need_key() != 0) {
-		return -1;
-	}
-	while ((c = getopt_long(argc, argv, "f", opts, NULL)) != -1) {
-		if (c != 'f') {
-			return lst_usage(argv[0]);
-		}
-		force = 1;
-	}
-	if (optind == argc) {
-		batch = LST_DEFAULT_BATCH;
-	} else if (optind == argc - 1) {
-		batch = argv[optind];
-	} else {
-		return lst_usage(argv[0]);
-	}
-	if (lst_batch_exists(batch) != 0) {
+	if (lst_batch_args(argc, argv, opts, &batch) != 0) {
 		return -1;
 	}
 	rc = lst_call("op=batch_stop,name=%s,force=%d", batch, force);
@@ -1020,81 +1099,47 @@ jt_lst_stop_batch(int argc, char **argv)
 		fprintf(stdout, "%ld batch in stopping\n", trans_stat.fwk[0]);
 		sleep(1);
 	}
-	if (rc == -1) {
-		lst_print_error("batch", "Failed to stop batch: %s\n", strerror(errno));
-		return -1;
-	}
-	lst_print_transerr("stop batch");
-	return rc;
+	return lst_batch_failed(rc, "stop", "stop batch");
 }
 
 static int
 jt_lst_query_batch(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ .name = "timeout", .has_arg = required_argument, .val = 'o' },
-		{ .name = "delay", .has_arg = required_argument, .val = 'd' },
-		{ .name = "loop", .has_arg = required_argument, .val = 'c' },
-		{ .name = "test", .has_arg = required_argument, .val = 't' },
-		{ .name = "server", .has_arg = no_argument, .val = 's' },
-		{ .name = "active", .has_arg = no_argument, .val = 'a' },
-		{ .name = "idle", .has_arg = no_argument, .val = 'i' },
-		{ .name = "error", .has_arg = no_argument, .val = 'e' },
-		{ .name = "all", .has_arg = no_argument, .val = 'l' },
-		{ .name = NULL },
-	};
-	int timeout = 5, delay = 5, loop = 1, test = 0, server = 0;
-	int verbose = 0, active = 0, idle = 0, error = 0, c, i, rc = 0;
+	enum { SHOW_ACTIVE = 1, SHOW_IDLE = 2, SHOW_ERROR = 4, SHOW_ALL = 8 };
+	int timeout = 5, delay = 5, loop = 1, test = 0, server = 0, show = 0, i, rc = 0;
+	int verbose, active, idle, error;
 	const char *batch;
 	time_t last = 0;
 	long k, n;
+	const struct lst_opt opts[] = {
+		{ "timeout", 'o', LST_OPT_NUM, &timeout },
+		{ "delay", 'd', LST_OPT_NUM, &delay },
+		{ "loop", 'c', LST_OPT_NUM, &loop },
+		{ "test", 't', LST_OPT_NUM, &test },
+		{ "server", 's', LST_OPT_SET, &server, 1 },
+		{ "active", 'a', LST_OPT_OR, &show, SHOW_ACTIVE },
+		{ "idle", 'i', LST_OPT_OR, &show, SHOW_IDLE },
+		{ "error", 'e', LST_OPT_OR, &show, SHOW_ERROR },
+		{ "all", 'l', LST_OPT_OR, &show, SHOW_ALL },
+		{ NULL },
+	};
 
 	if (lst_need_key() != 0) {
 		return -1;
 	}
-	while ((c = getopt_long(argc, argv, "o:d:c:t:saiel", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			timeout = atoi(optarg);
-			break;
-		case 'd':
-			delay = atoi(optarg);
-			break;
-		case 'c':
-			loop = atoi(optarg);
-			break;
-		case 't':
-			test = atoi(optarg);
-			break;
-		case 's':
-			server = 1;
-			break;
-		case 'a':
-			active = verbose = 1;
-			break;
-		case 'i':
-			idle = verbose = 1;
-			break;
-		case 'e':
-			error = verbose = 1;
-			break;
-		case 'l':
-			verbose = 1;
-			break;
-		default:
-			return lst_usage(argv[0]);
-		}
+	if (lst_getopt(argc, argv, opts) != 0) {
+		return lst_usage(argv[0]);
 	}
 	if (test < 0 || timeout <= 0 || delay <= 0 || loop <= 0) {
 		return lst_usage(argv[0]);
 	}
-	if (optind == argc) {
-		batch = LST_DEFAULT_BATCH;
-	} else if (optind == argc - 1) {
-		batch = argv[optind];
-	} else {
+	if (lst_batch_operand(argc, argv, &batch) != 0) {
 		return lst_usage(argv[0]);
 	}
+	verbose = show != 0; /* any of them lists the nodes */
+	active = (show & SHOW_ACTIVE) != 0;
+	idle = (show & SHOW_IDLE) != 0;
+	error = (show & SHOW_ERROR) != 0;
 	for (i = 0; i < loop; i++) {
 		time_t now = time(NULL);
 
@@ -1167,55 +1212,30 @@ lst_print_counts(const char *pfx)
 static int
 jt_lst_list_batch(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ .name = "test", .has_arg = required_argument, .val = 't' },
-		{ .name = "invalid", .has_arg = no_argument, .val = 'i' },
-		{ .name = "active", .has_arg = no_argument, .val = 'a' },
-		{ .name = "all", .has_arg = no_argument, .val = 'l' },
-		{ .name = "server", .has_arg = no_argument, .val = 's' },
-		{ .name = NULL },
-	};
-	int verbose = 0, invalid = 0, active = 0, server = 0, ntest = 0, test = 0, c;
+	enum { SHOW_ACTIVE = 1, SHOW_INVALID = 2 };
+	int show = 0, server = 0, ntest = 0, test = 0, verbose, invalid, active;
 	const char *batch;
 	long k, n;
+	const struct lst_opt opts[] = {
+		{ "test", 't', LST_OPT_NUM, &test, 0, &ntest },
+		{ "invalid", 'i', LST_OPT_OR, &show, SHOW_INVALID },
+		{ "active", 'a', LST_OPT_OR, &show, SHOW_ACTIVE },
+		{ "all", 'l', LST_OPT_OR, &show, SHOW_ACTIVE | SHOW_INVALID },
+		{ "server", 's', LST_OPT_SET, &server, 1 },
+		{ NULL },
+	};
 
 	if (lst_need_key() != 0) {
 		return -1;
 	}
-	while ((c = getopt_long(argc, argv, "ailst:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			verbose = active = 1;
-			break;
-		case 'i':
-			verbose = invalid = 1;
-			break;
-		case 'l':
-			verbose = active = invalid = 1;
-			break;
-		case 's':
-			server = 1;
-			break;
-		case 't':
-			test = atoi(optarg);
-			ntest = 1;
-			break;
-		default:
-			return lst_usage(argv[0]);
-		}
+	if (lst_getopt(argc, argv, opts) != 0) {
+		return lst_usage(argv[0]);
 	}
+	verbose = show != 0; /* any of them lists the nodes */
+	active = (show & SHOW_ACTIVE) != 0;
+	invalid = (show & SHOW_INVALID) != 0;
 	if (optind == argc) {
-		if (lst_call("op=batch_list") != 0) {
-			lst_print_error("batch", "Failed to list batch: %s\n", strerror(errno));
-			return -1;
-		}
-		n = reply_long(reply, "nnames");
-		for (k = 0; k < n; k++) {
-			fprintf(stdout, "%ld) %s\n", k + 1,
-				lnetctl_scalar(reply_sub('n', (unsigned int)k)));
-		}
-		fprintf(stdout, "Total %ld batches\n", n);
-		return 0;
+		return lst_list_names("batch", "batches");
 	}
 	if (ntest == 1 && test <= 0) {
 		fprintf(stderr, "Invalid test id, test id starts from 1\n");
@@ -1336,48 +1356,23 @@ lst_bulk_params(int argc, char **argv, char *out, size_t len)
 static int
 jt_lst_add_test(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ .name = "batch", .has_arg = required_argument, .val = 'b' },
-		{ .name = "concurrency", .has_arg = required_argument, .val = 'c' },
-		{ .name = "distribute", .has_arg = required_argument, .val = 'd' },
-		{ .name = "from", .has_arg = required_argument, .val = 'f' },
-		{ .name = "to", .has_arg = required_argument, .val = 't' },
-		{ .name = "loop", .has_arg = required_argument, .val = 'l' },
-		{ .name = NULL },
-	};
-	const char *batch = NULL, *from = NULL, *to = NULL, *test, *g;
-	int concur = 1, loop = -1, dist = 1, span = 1, c, rc, k;
-	char *dstr = NULL;
+	const char *batch = NULL, *from = NULL, *to = NULL, *dstr = NULL, *test, *g;
+	int concur = 1, loop = -1, dist = 1, span = 1, rc, k;
 	char params[256] = "";
+	const struct lst_opt opts[] = {
+		{ "batch", 'b', LST_OPT_STR, &batch },
+		{ "concurrency", 'c', LST_OPT_NUM, &concur },
+		{ "distribute", 'd', LST_OPT_STR, &dstr },
+		{ "from", 'f', LST_OPT_STR, &from },
+		{ "to", 't', LST_OPT_STR, &to },
+		{ "loop", 'l', LST_OPT_NUM, &loop },
+		{ NULL },
+	};
 
 	if (lst_need_key() != 0) {
 		return -1;
 	}
-	while ((c = getopt_long(argc, argv, "b:c:d:f:l:t:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			batch = optarg;
-			break;
-		case 'c':
-			concur = atoi(optarg);
-			break;
-		case 'd':
-			dstr = optarg;
-			break;
-		case 'f':
-			from = optarg;
-			break;
-		case 'l':
-			loop = atoi(optarg);
-			break;
-		case 't':
-			to = optarg;
-			break;
-		default:
-			return lst_usage(argv[0]);
-		}
-	}
-	if (optind == argc || from == NULL || to == NULL) {
+	if (lst_getopt(argc, argv, opts) != 0 || optind == argc || from == NULL || to == NULL) {
 		return lst_usage(argv[0]);
 	}
 	if (concur <= 0 || concur > LST_MAX_CONCUR) {
@@ -1386,7 +1381,7 @@ jt_lst_add_test(int argc, char **argv)
 	}
 	batch = batch != NULL ? batch : LST_DEFAULT_BATCH;
 	if (dstr != NULL) {
-		char *colon = strchr(dstr, ':');
+		const char *colon = strchr(dstr, ':');
 
 		dist = atoi(dstr);
 		span = colon != NULL ? atoi(colon + 1) : 0;
@@ -1597,74 +1592,35 @@ lst_target_init(struct lst_target *t, char *name)
 static int
 jt_lst_stat(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ .name = "timeout", .has_arg = required_argument, .val = 't' },
-		{ .name = "delay", .has_arg = required_argument, .val = 'd' },
-		{ .name = "count", .has_arg = required_argument, .val = 'o' },
-		{ .name = "lnet", .has_arg = no_argument, .val = 'l' },
-		{ .name = "rpc", .has_arg = no_argument, .val = 'c' },
-		{ .name = "bw", .has_arg = no_argument, .val = 'b' },
-		{ .name = "rate", .has_arg = no_argument, .val = 'a' },
-		{ .name = "read", .has_arg = no_argument, .val = 'r' },
-		{ .name = "write", .has_arg = no_argument, .val = 'w' },
-		{ .name = "avg", .has_arg = no_argument, .val = 'g' },
-		{ .name = "min", .has_arg = no_argument, .val = 'n' },
-		{ .name = "max", .has_arg = no_argument, .val = 'x' },
-		{ .name = "mbs", .has_arg = no_argument, .val = 'm' },
-		{ .name = NULL },
-	};
-	int timeout = 5, delay = 5, count = -1, lnet = 1, bwrt = 0, rdwr = 0, type = -1, mbs = 0;
-	int idx = 0, c, i, ntargets, rc = 0;
+	int timeout = 5, delay = 5, count = -1, lnet = 1, bwrt = 0, rdwr = 0, type = 0, mbs = 0;
+	int idx = 0, i, ntargets, rc = 0;
 	struct lst_target *targets;
 	time_t last = 0;
+	const struct lst_opt opts[] = {
+		{ "timeout", 't', LST_OPT_NUM, &timeout },
+		{ "delay", 'd', LST_OPT_NUM, &delay },
+		{ "count", 'o', LST_OPT_NUM, &count, 0, NULL, true },
+		{ "lnet", 'l', LST_OPT_SET, &lnet, 1 },
+		{ "rpc", 'c', LST_OPT_SET, &lnet, 0 },
+		{ "bw", 'b', LST_OPT_OR, &bwrt, 1 },
+		{ "rate", 'a', LST_OPT_OR, &bwrt, 2 },
+		{ "read", 'r', LST_OPT_OR, &rdwr, 1 },
+		{ "write", 'w', LST_OPT_OR, &rdwr, 2 },
+		{ "avg", 'g', LST_OPT_OR, &type, 1 },
+		{ "min", 'n', LST_OPT_OR, &type, 2 },
+		{ "max", 'x', LST_OPT_OR, &type, 4 },
+		{ "mbs", 'm', LST_OPT_SET, &mbs, 1 },
+		{ NULL },
+	};
 
 	if (lst_need_key() != 0) {
 		return -1;
 	}
-	while ((c = getopt_long(argc, argv, "t:d:lcbarwgnxm", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			timeout = atoi(optarg);
-			break;
-		case 'd':
-			delay = atoi(optarg);
-			break;
-		case 'o':
-			count = atoi(optarg);
-			break;
-		case 'l':
-			lnet = 1;
-			break;
-		case 'c':
-			lnet = 0;
-			break;
-		case 'b':
-			bwrt |= 1;
-			break;
-		case 'a':
-			bwrt |= 2;
-			break;
-		case 'r':
-			rdwr |= 1;
-			break;
-		case 'w':
-			rdwr |= 2;
-			break;
-		case 'g':
-			type = type == -1 ? 1 : type | 1;
-			break;
-		case 'n':
-			type = type == -1 ? 2 : type | 2;
-			break;
-		case 'x':
-			type = type == -1 ? 4 : type | 4;
-			break;
-		case 'm':
-			mbs = 1;
-			break;
-		default:
-			return lst_usage(argv[0]);
-		}
+	if (lst_getopt(argc, argv, opts) != 0) {
+		return lst_usage(argv[0]);
+	}
+	if (type == 0) {
+		type = -1; /* none of avg, min, max: all three */
 	}
 	if (optind == argc) {
 		return lst_usage(argv[0]);
@@ -1725,24 +1681,18 @@ out:
 static int
 jt_lst_show_error(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ .name = "session", .has_arg = no_argument, .val = 's' },
-		{ .name = NULL },
-	};
-	int show_rpc = 1, c, i, rc = 0;
+	int show_rpc = 1, i, rc = 0;
 	struct lst_target t;
 	long k, n;
+	const struct lst_opt opts[] = {
+		{ "session", 's', LST_OPT_SET, &show_rpc, 0 },
+		{ NULL },
+	};
 
 	if (lst_need_key() != 0) {
 		return -1;
 	}
-	while ((c = getopt_long(argc, argv, "s", opts, NULL)) != -1) {
-		if (c != 's') {
-			return lst_usage(argv[0]);
-		}
-		show_rpc = 0;
-	}
-	if (optind == argc) {
+	if (lst_getopt(argc, argv, opts) != 0 || optind == argc) {
 		return lst_usage(argv[0]);
 	}
 	for (i = optind; i < argc; i++) {

@@ -26,12 +26,21 @@ incarnations and times aside): LNet messages in order, connection requests
 and hellos as a set, and each `peer show -v` with the kernel's for that step
 (tool-output/PHASE.NODE.peer_show_v*.yaml). Unified diffs are printed; the
 exit status is 0 when nothing differs.
+
+With --lst LST (lnet_selftest phases, s1_03 and s4_01, the daemon as nodeA:
+the console and a test client), the console's steps run with our lst, the
+node played's selftest replies and bulk GETs and PUTs (portal 52) are made
+the answers to the daemon's own requests (srpc_rewritten), and what is
+compared is our lst's output with the kernel lst's (tool-output/
+PHASE.nodeA.lst_*.txt), the daemon's own group's rates masked; each lst step
+must exit 0 as the kernel's did.
 """
 import argparse
 import difflib
 import glob
 import json
 import os
+import re
 import socket
 import struct
 import subprocess
@@ -148,6 +157,7 @@ class Replay:
         self.ours = "nodeA" if args.play == "nodeB" else "nodeB"
         self.our_ips, self.my_ips = NODE_IPS[self.ours], NODE_IPS[args.play]
         self.commands, self.shows, self.notes = [], [], []
+        self.lst_env, self.lst_outputs, self.lst_failed = {}, [], False
         self.expected = []        # the daemon's node's units in the capture, in order
         self.stopped, self.phase_first, self.phase_start = False, 0, 0
         for ip in self.my_ips:
@@ -162,6 +172,8 @@ class Replay:
         words = cmd.split()
         if words[:2] == ["rmmod", "lnet_selftest"]:
             return True  # no selftest module here: nothing to unload
+        if self.args.lst and self.lst_command(phase, cmd):
+            return True
         if words[0] != "lnetctl":
             self.notes.append("%s: '%s' and what follows it have no lnetctl form here; the "
                               "capture is compared up to it" % (phase, words[0]))
@@ -179,6 +191,26 @@ class Replay:
                                                     stderr=subprocess.STDOUT, text=True)))
         return True
 
+    def lst_command(self, phase, cmd):
+        """The console's steps given to our lst (--lst): `export LST_SESSION=N` sets
+        it for the later ones, `[sleep N;] lst ...` runs in the background as the
+        lnetctl steps do (its replies come from the node played meanwhile), its
+        output kept for the kernel's (tool-output/PHASE.NODE.lst_*.txt)."""
+        words = cmd.replace(";", " ; ").split()
+        if words[0] == "export" and words[1].startswith("LST_SESSION="):
+            self.lst_env["LST_SESSION"] = words[1].split("=", 1)[1]
+            return True
+        if words[0] == "sleep" and words[2] == ";":
+            words = words[3:]  # the kernel's sleep let its batch end: settle() waits for that
+        if words[0] != "lst":
+            return False
+        self.settle()
+        env = dict(os.environ, LNETCTL_NAME=self.args.name, **self.lst_env)
+        p = subprocess.Popen([self.args.lst] + words[1:], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, env=env)
+        self.commands.append((cmd, p, phase))
+        return True
+
     def played_has_form(self, phase, cmd):
         words = cmd.split()
         if words[0] == "lnetctl" or words[:2] == ["rmmod", "lnet_selftest"]:
@@ -188,7 +220,7 @@ class Replay:
         return False
 
     def settle(self):
-        for cmd, p in self.commands:
+        for cmd, p, *lst_phase in self.commands:
             try:
                 out, _ = p.communicate(timeout=WAIT * 2)
             except subprocess.TimeoutExpired:
@@ -196,6 +228,9 @@ class Replay:
                 out, _ = p.communicate()
             if p.returncode != 0:
                 self.notes.append("'%s' exited %d: %s" % (cmd, p.returncode, out.strip()))
+            if lst_phase:  # every lst step of the captures exited 0 (their timelines)
+                self.lst_outputs.append((lst_phase[0], cmd, out))
+                self.lst_failed |= p.returncode != 0
         self.commands = []
 
     # --- the node played ---------------------------------------------------------
@@ -302,6 +337,8 @@ class Replay:
         """A REPLY or ACK with the cookie of the daemon's GET or PUT it answers: the
         capture's Nth GET (PUT) of the daemon's node in this phase is the daemon's Nth."""
         raw = bytearray(u["raw"])
+        if u["kind"] in ("PUT", "GET") and u["portal"] == SRPC_RDMA_PORTAL:
+            return self.srpc_rewritten(raw, u)
         if u["kind"] not in ("REPLY", "ACK"):
             return bytes(raw)
         asked, key = ("GET", "return_wmd") if u["kind"] == "REPLY" else ("PUT", "ack_wmd")
@@ -317,6 +354,71 @@ class Replay:
                                       % (u["kind"], asked, i + 1))
                 break
         return bytes(raw)
+
+    def srpc_rewritten(self, raw, u):
+        """A selftest reply or bulk of the node played (portal 52), made the answer to
+        the daemon's own request: the capture's Nth request of a kind (portal and
+        match bits: framework opcode or test service) is the daemon's Nth. Its match
+        bits become that request's reply or bulk id, a reply's session id the one
+        the daemon's console sent, a ping reply's seq the one it asked."""
+        bits = int(u["match_bits"], 16)
+        found = self.captured_request(bits)
+        if found is None:
+            self.notes.append("the %s with match bits 0x%x answers no request of the capture"
+                              % (u["kind"], bits))
+            return bytes(raw)
+        kind, index, at = found
+        ours = self.daemon_request(kind, index)
+        if ours is None:
+            self.notes.append("the %s answers the daemon's request %s #%d, never sent"
+                              % (u["kind"], kind, index + 1))
+            return bytes(raw)
+        theirs_req = self.srpc_body(self.expected_request(kind, index))
+        ours_req = self.srpc_body(ours)
+        raw[48:56] = ours_req[at:at + 8]
+        body = raw[72:]
+        if len(body) == SRPC_MSG_SIZE:
+            sid_at = 40 if kind[1] == SRPC_SVC_TEST else 32
+            if kind[0] == SRPC_FRAMEWORK_PORTAL and body[28:44] == theirs_req[sid_at:sid_at + 16]:
+                raw[72 + 28:72 + 44] = ours_req[sid_at:sid_at + 16]
+            if kind[:2] == (SRPC_REQUEST_PORTAL, SRPC_SVC_PING):
+                raw[72 + 32:72 + 36] = ours_req[36:40]
+        return bytes(raw)
+
+    def captured_request(self, bits):
+        """(kind, index in the phase, offset of the id in its body) of the capture's
+        request of the daemon's node whose reply id (or bulk id) is @bits."""
+        seen = {}
+        for e in self.expected[self.phase_first:]:
+            kind = request_kind(e)
+            if kind is None:
+                continue
+            index = seen.get(kind, 0)
+            seen[kind] = index + 1
+            body = self.srpc_body(e)
+            if struct.unpack_from("<Q", body, 24)[0] == bits:
+                return kind, index, 24
+            if kind[1] in (SRPC_SVC_TEST, SRPC_SVC_BRW) and struct.unpack_from("<Q", body, 32)[0] == bits:
+                return kind, index, 32
+        return None
+
+    def expected_request(self, kind, index):
+        return [e for e in self.expected[self.phase_first:] if request_kind(e) == kind][index]
+
+    def daemon_request(self, kind, index):
+        """The daemon's @index-th request of @kind in this phase, waited for."""
+        deadline = time.time() + WAIT
+        with self.wire.lock:
+            while True:
+                ours = [g for g in self.wire.received[self.phase_start:] if request_kind(g) == kind]
+                left = deadline - time.time()
+                if len(ours) > index or left <= 0:
+                    return ours[index] if len(ours) > index else None
+                self.wire.lock.wait(left)
+
+    @staticmethod
+    def srpc_body(u):
+        return bytes(u["raw"][72:])
 
     # --- one phase ---------------------------------------------------------------
 
@@ -382,6 +484,27 @@ class ReplayStop(Exception):
     pass
 
 
+# lnet_selftest (selftest-facts §1, §2): requests on portals 50 (tests) and 51
+# (framework) with the service id as match bits, replies and bulk on 52.
+SRPC_REQUEST_PORTAL, SRPC_FRAMEWORK_PORTAL, SRPC_RDMA_PORTAL = 50, 51, 52
+SRPC_SVC_TEST, SRPC_SVC_BRW, SRPC_SVC_PING = 4, 11, 12
+SRPC_MSG_SIZE = 160
+
+
+def request_kind(u):
+    """(portal, service, brw direction or 0) of a selftest request, or None: a brw
+    read and a brw write are two kinds (two tests, each with its own order)."""
+    if u.get("kind") != "PUT" or u.get("portal") not in (SRPC_REQUEST_PORTAL, SRPC_FRAMEWORK_PORTAL):
+        return None
+    if u.get("payload_length") != SRPC_MSG_SIZE:
+        return None
+    service = int(u["match_bits"], 16)
+    rw = 0
+    if u["portal"] == SRPC_REQUEST_PORTAL and service == SRPC_SVC_BRW:
+        rw = struct.unpack_from("<I", u["raw"], 72 + 40)[0]
+    return u["portal"], service, rw
+
+
 def nid4(s):
     addr, net = s.split("@")
     return (((2 << 16) | int(net[3:] or 0)) << 32) | struct.unpack("!I", socket.inet_aton(addr))[0]
@@ -433,6 +556,8 @@ def main():
     ap.add_argument("--mask-counts", action="store_true",
                     help="peer show -v: send/recv/drop counts and min_tx_credits not compared "
                          "(a phase after one not replayed, such as s1_03's selftest)")
+    ap.add_argument("--lst", help="our lst: the capture's lst steps of the daemon's node run "
+                    "with it and their output compared with the kernel's")
     ap.add_argument("phases", nargs="+")
     args = ap.parse_args()
     r = Replay(args)
@@ -441,11 +566,17 @@ def main():
         want, got = r.phase(name)
         if args.compare and name not in args.compare:
             continue
+        if args.lst:
+            # The selftest units carry this run's ids and times: what is compared
+            # is what the console printed from them.
+            ok &= compare_lst(r, name, args.expected)
+            continue
         same = diff(lines(want), lines(got), "%s, %s's units" % (name, r.ours))
         print("%s: %s's units: %s (%d kernel, %d ours)" %
               (name, r.ours, "same" if same else "DIFFER", len(want), len(got)))
         ok &= same
         ok &= compare_shows(r, name, args.expected, args.mask_counts)
+    ok &= not r.lst_failed
     for n in dict.fromkeys(r.notes):  # each once, in order
         print("note: " + n)
     sys.exit(0 if ok else 1)
@@ -472,6 +603,42 @@ def compare_shows(r, name, expected, mask):
         print("%s: %s: %s" % (name, os.path.basename(path), "same" if same else "DIFFER"))
         ok &= same
     return ok
+
+
+def compare_lst(r, name, expected):
+    """Our lst's output of each step the kernel's lst output was kept for
+    (tool-output/PHASE.NODE.lst_WHAT.txt, the Nth file of a command for its Nth run)."""
+    base = expected or os.path.join(CAPTURES, "tool-output")
+    ok = True
+    for what in ("stat", "list_batch"):
+        path = os.path.join(base, "%s.%s.lst_%s.txt" % (name[:5], r.ours, what))
+        if not os.path.exists(path):
+            continue
+        runs = [out for ph, cmd, out in r.lst_outputs if ph == name and ("lst %s " % what) in cmd + " "]
+        # The kernel's file holds the last run's output (list_batch: after run, State 177).
+        got = runs[-1].splitlines() if runs else ["(no lst %s was run)" % what]
+        want = open(path).read().splitlines()
+        if what == "stat":
+            want, got = own_rates_masked(want, r.ours), own_rates_masked(got, r.ours)
+        same = diff(want, got, os.path.basename(path))
+        print("%s: %s: %s" % (name, os.path.basename(path), "same" if same else "DIFFER"))
+        ok &= same
+    return ok
+
+
+def own_rates_masked(text_lines, ours):
+    """lst stat's blocks of the daemon's own group (g1 in the captures: the
+    console's node) with their numbers masked: they are this run's rates, where
+    the node played's come from its captured replies."""
+    own = "g1" if ours == "nodeA" else "g2"
+    out, masking = [], False
+    for line in text_lines:
+        if line.startswith("[LNet "):
+            masking = line.endswith(" of %s]" % own)
+        elif masking:
+            line = re.sub(" +", " ", re.sub(r"[0-9]+(\.[0-9]+)?", "*", line)).rstrip()
+        out.append(line)
+    return out
 
 
 if __name__ == "__main__":

@@ -146,6 +146,11 @@ for t in "brw write size=1M check=full" "brw read size=1M check=full" "ping"; do
 		--distribute 1:2 --from clients --to servers $t
 done
 check "list_batch b: three tests, idle" sh -c "LNETCTL_NAME=${tag}c '$lst' list_batch b | head -1 | grep -qx 'Batch: b Tests: 3 State: 176'"
+check "list_group: the session's groups, numbered" lst_ok "'1) servers' '2) clients' 'Total 2 groups'" list_group
+# The session's default batch "batch" first (made with it, as the kernel's console does).
+if [ $tshark_run -eq 1 ]; then batches="'1) batch' '2) captured' '3) b' 'Total 3 batches'"; else batches="'1) batch' '2) b' 'Total 2 batches'"; fi
+check "list_batch: the session's batches, numbered" lst_ok "$batches" list_batch
+check "run of a batch not in the session: said, exit 255" sh -c "LNETCTL_NAME=${tag}c '$lst' run nosuch >'$work/o' 2>'$work/e'; [ \$? -eq 255 ] && grep -q '^Failed to get count of nodes from nosuch: ' '$work/e'"
 check "run b" lst_ok "'b is running now'" run b
 check "query b: running" lst_ok "'b [0] is running'" query b
 check "lst stat: the servers receive and send 1 MiB bulks" eventually 60 servers_busy

@@ -7,7 +7,8 @@
 # the 199 and fails on the last, which stays in the group, Unknown, as the
 # kernel's console keeps it; `lst ping` lists every node, `lst stat` and
 # `lst show_error` find the last one failed: they took all 200 entries, a
-# page at a time from the daemon (op=ents). Needs root (port 988).
+# page at a time from the daemon (op=ents); `lst list_group huge --all`
+# lists a group of 231 nodes, a page at a time too (op=nodes). Needs root (port 988).
 #   lst_paging.sh BUILD_DIR
 set -u
 build=$1
@@ -64,6 +65,25 @@ check "add_group big: $nodes NIDs, 0@lo, and $nobody@tcp refused" sh -c \
 check "list_group big: 199 ACTIVE, 1 UNKNOWN" sh -c \
 	"LNETCTL_NAME=$name '$lst' list_group big | tail -1 | grep -qx '	199	0	0	1	200	big'"
 check "ping: all 200, in order" ping_all
+# list_group NAME --all: every node of a group of 231, in order, a page of
+# the group's nodes at a time (op=nodes, 64 a reply): the 199 that answer,
+# then 32 NIDs nobody serves, one request of add_group (which stops at the
+# first request that fails, as the kernel's lst); --active the 199.
+list_all() {
+	LNETCTL_NAME=$name "$lst" add_group huge "$net.[1-$nodes]@tcp" 0@lo "$net.[200-231]@tcp" \
+		>/dev/null 2>&1
+	lst_to "$work/o" list_group huge --all || { cat "$work/o"; return 1; }
+	# The title line first, as the kernel's lst prints it for every list_group NAME.
+	[ "$(wc -l <"$work/o")" -eq 234 ] && [ "$(sed -n 2p "$work/o")" = "Group [ huge ]" ] &&
+		[ "$(sed -n 3p "$work/o")" = "	12345-$net.1@tcp: Active" ] &&
+		[ "$(sed -n 201p "$work/o")" = "	12345-0@lo: Active" ] &&
+		[ "$(sed -n 202p "$work/o")" = "	12345-$net.200@tcp: Unknown" ] &&
+		[ "$(sed -n 233p "$work/o")" = "	12345-$net.231@tcp: Unknown" ] &&
+		[ "$(sed -n 234p "$work/o")" = "Total 231 nodes [ huge ]" ] || { head -3 "$work/o"; tail -3 "$work/o"; return 1; }
+	lst_to "$work/o" list_group huge --active &&
+		tail -1 "$work/o" | grep -qx 'Total 199 nodes \[ huge \]' || { tail -3 "$work/o"; return 1; }
+}
+check "list_group huge --all: all 231 nodes, in order, a page at a time; --active 199" list_all
 check "stat: 199 answered, the last failed" stat_all
 check "show_error: the last node failed, 200 entries" show_error_all
 # /lnet/lst,op=ents of a result no longer kept: the telemetry socket's own answer.

@@ -19,7 +19,7 @@
 
 #include "api.h"
 #include "lnet_ctl.h"
-#include "lnet_internal.h"
+#include "lnet_mgmt.h"
 #include "lnet_sim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
