@@ -22,8 +22,8 @@ RTE_LOG_REGISTER_SUFFIX(net_tcp_logtype, tcp, NOTICE);
 
 #define TCP_STAT_ADD(s, field, n) __atomic_store_n(&(s)->field, (s)->field + (n), __ATOMIC_RELAXED)
 
-#define TCP_BUCKETS 1024u   /* per lcore; a power of two */
-#define TCP_RQ_SLOTS 1024u  /* received mbufs queued per connection; a power of two */
+#define TCP_BUCKETS 1024u  /* per lcore; a power of two */
+#define TCP_RQ_SLOTS 1024u /* received mbufs queued per connection; a power of two */
 #define TCP_HDR_LEN 20u
 #define TCP_MAX_WSCALE 14
 #define TCP_RTO_MAX_US (120ULL * 1000 * 1000)
@@ -75,13 +75,13 @@ enum tcp_ev {
 };
 
 static const char *const tcp_state_names[TCPS_N] = {
-	"closed",     "listen",     "syn-sent",   "syn-received", "established", "fin-wait-1",
-	"fin-wait-2", "close-wait", "closing",    "last-ack",     "time-wait",
+	"closed",     "listen",     "syn-sent", "syn-received", "established", "fin-wait-1",
+	"fin-wait-2", "close-wait", "closing",  "last-ack",     "time-wait",
 };
 
 static const char *const tcp_ev_names[TCPE_N] = {
-	"connect", "rcv-syn", "rcv-syn-ack", "rcv-ack-of-syn", "close",
-	"rcv-fin", "ack-of-fin", "rst",     "timeout",        "abort",
+	"connect", "rcv-syn",    "rcv-syn-ack", "rcv-ack-of-syn", "close",
+	"rcv-fin", "ack-of-fin", "rst",         "timeout",        "abort",
 };
 
 #define X RT_FSM_NONE
@@ -136,8 +136,8 @@ struct net_tcp_conn {
 	bool in_table;
 	bool fin_queued; /* the user closed: a FIN follows the send buffer */
 	bool fin_rcvd;
-	uint8_t busy; /* input, a timer or an abort runs on it: freeing waits */
-	int err; /* positive errno once a reset or a timeout ended it */
+	uint8_t busy;         /* input, a timer or an abort runs on it: freeing waits */
+	int err;              /* positive errno once a reset or a timeout ended it */
 	uint16_t listen_port; /* an accepted connection's listener, until established */
 	net_tcp_cb cb;
 	void *arg;
@@ -221,7 +221,7 @@ conn_lookup(struct tcp_lcore *lc, uint32_t laddr, uint32_t raddr, uint16_t lport
 {
 	struct net_tcp_conn *c;
 
-	LIST_FOREACH (c, bucket_of(lc, laddr, raddr, lport, rport), hnext) {
+	LIST_FOREACH(c, bucket_of(lc, laddr, raddr, lport, rport), hnext) {
 		if (c->lport == lport && c->rport == rport && c->raddr == raddr &&
 		    c->laddr == laddr) {
 			return c;
@@ -235,7 +235,7 @@ listener_lookup(struct tcp_lcore *lc, uint16_t port)
 {
 	struct tcp_listener *l;
 
-	LIST_FOREACH (l, &lc->listeners, next) {
+	LIST_FOREACH(l, &lc->listeners, next) {
 		if (l->port == port) {
 			return l;
 		}
@@ -380,7 +380,8 @@ tcp_xmit_raw(struct net_tcp *t, unsigned int lcore, uint32_t laddr, uint32_t rad
 	struct rte_tcp_hdr *th;
 	size_t hlen = TCP_HDR_LEN + olen;
 
-	th = m != NULL ? (struct rte_tcp_hdr *)rte_pktmbuf_append(m, (uint16_t)(hlen + dlen)) : NULL;
+	th = m != NULL ? (struct rte_tcp_hdr *)rte_pktmbuf_append(m, (uint16_t)(hlen + dlen)) :
+			 NULL;
 	if (th == NULL) {
 		rte_pktmbuf_free(m);
 		TCP_STAT_ADD(&t->lc[lcore].stats, tx_fail, 1);
@@ -394,7 +395,9 @@ tcp_xmit_raw(struct net_tcp *t, unsigned int lcore, uint32_t laddr, uint32_t rad
 	th->tcp_flags = flags;
 	th->rx_win = rte_cpu_to_be_16(win);
 	th->tcp_urp = 0;
-	memcpy(th + 1, opts, olen);
+	if (olen > 0) {
+		memcpy(th + 1, opts, olen);
+	}
 	if (dlen > 0) {
 		sbuf_copy(c, seq, (uint8_t *)th + hlen, dlen);
 	}
@@ -978,8 +981,8 @@ seq_acceptable(const struct net_tcp_conn *c, const struct tcp_seg *s)
 			((s->flags & RTE_TCP_FIN_FLAG) ? 1 : 0);
 
 	if (slen == 0) {
-		return wnd == 0 ? s->seq == c->rcv_nxt
-				: SEQ_GEQ(s->seq, c->rcv_nxt) && SEQ_LT(s->seq, c->rcv_nxt + wnd);
+		return wnd == 0 ? s->seq == c->rcv_nxt :
+				  SEQ_GEQ(s->seq, c->rcv_nxt) && SEQ_LT(s->seq, c->rcv_nxt + wnd);
 	}
 	if (wnd == 0) {
 		return false;

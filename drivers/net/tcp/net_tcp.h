@@ -30,18 +30,18 @@ struct net_tcp;
 struct net_tcp_conn;
 
 struct net_tcp_conf {
-	size_t conf_size;       /**< sizeof(struct net_tcp_conf) */
-	uint32_t rcv_buf;       /**< receive window bytes; 0 = 256 KiB */
-	uint32_t snd_buf;       /**< send buffer bytes; 0 = 256 KiB */
-	uint64_t time_wait_us;  /**< 2MSL; 0 = 60 s */
-	uint64_t rto_min_us;    /**< 0 = 200 ms (Linux) */
-	uint64_t rto_init_us;   /**< 0 = 1 s (RFC 6298) */
-	uint8_t syn_retries;    /**< SYN retransmissions before ETIMEDOUT; 0 = 6 */
-	uint8_t retries;        /**< data retransmissions before ETIMEDOUT; 0 = 15 */
-	bool no_wscale;         /**< do not offer window scaling */
-	bool no_sack;           /**< do not offer SACK-permitted */
-	bool no_timestamps;     /**< do not offer timestamps */
-	uint16_t ooo_max;       /**< out-of-order segments kept per connection; 0 = 64 */
+	size_t conf_size;      /**< sizeof(struct net_tcp_conf) */
+	uint32_t rcv_buf;      /**< receive window bytes; 0 = 256 KiB */
+	uint32_t snd_buf;      /**< send buffer bytes; 0 = 256 KiB */
+	uint64_t time_wait_us; /**< 2MSL; 0 = 60 s */
+	uint64_t rto_min_us;   /**< 0 = 200 ms (Linux) */
+	uint64_t rto_init_us;  /**< 0 = 1 s (RFC 6298) */
+	uint8_t syn_retries;   /**< SYN retransmissions before ETIMEDOUT; 0 = 6 */
+	uint8_t retries;       /**< data retransmissions before ETIMEDOUT; 0 = 15 */
+	bool no_wscale;        /**< do not offer window scaling */
+	bool no_sack;          /**< do not offer SACK-permitted */
+	bool no_timestamps;    /**< do not offer timestamps */
+	uint16_t ooo_max;      /**< out-of-order segments kept per connection; 0 = 64 */
 };
 
 enum net_tcp_event {
@@ -60,20 +60,20 @@ typedef void (*net_tcp_cb)(void *arg, struct net_tcp_conn *c, enum net_tcp_event
 
 /** Counters of one data lcore. */
 struct net_tcp_stats {
-	uint64_t rx;             /**< segments received */
-	uint64_t rx_bad;         /**< short, bad offset or bad checksum */
-	uint64_t rx_no_conn;     /**< for no connection or listener (answered by RST) */
-	uint64_t tx;             /**< segments sent */
-	uint64_t tx_fail;        /**< not sent (no mbuf, no route) */
-	uint64_t retransmits;    /**< segments sent again after an RTO */
-	uint64_t rto;            /**< retransmission timeouts */
-	uint64_t ooo;            /**< out-of-order segments kept */
-	uint64_t ooo_drop;       /**< out-of-order segments dropped (queue full) */
-	uint64_t rst_rx;         /**< resets accepted */
-	uint64_t rst_tx;         /**< resets sent */
-	uint64_t challenge_ack;  /**< RFC 5961 challenge ACKs sent */
-	uint64_t opened;         /**< connections established */
-	uint64_t closed;         /**< connections freed */
+	uint64_t rx;            /**< segments received */
+	uint64_t rx_bad;        /**< short, bad offset or bad checksum */
+	uint64_t rx_no_conn;    /**< for no connection or listener (answered by RST) */
+	uint64_t tx;            /**< segments sent */
+	uint64_t tx_fail;       /**< not sent (no mbuf, no route) */
+	uint64_t retransmits;   /**< segments sent again after an RTO */
+	uint64_t rto;           /**< retransmission timeouts */
+	uint64_t ooo;           /**< out-of-order segments kept */
+	uint64_t ooo_drop;      /**< out-of-order segments dropped (queue full) */
+	uint64_t rst_rx;        /**< resets accepted */
+	uint64_t rst_tx;        /**< resets sent */
+	uint64_t challenge_ack; /**< RFC 5961 challenge ACKs sent */
+	uint64_t opened;        /**< connections established */
+	uint64_t closed;        /**< connections freed */
 };
 
 /** What the peer and we agreed at the handshake. */
@@ -180,8 +180,8 @@ unsigned int net_tcp_conn_count(const struct net_tcp *t, unsigned int lcore);
 
 /** Parsed TCP options (shared with the fuzzer). */
 struct net_tcp_opts {
-	uint16_t mss;    /**< 0: absent */
-	int8_t wscale;   /**< -1: absent */
+	uint16_t mss;  /**< 0: absent */
+	int8_t wscale; /**< -1: absent */
 	bool sack_ok;
 	bool ts;
 	uint32_t tsval, tsecr;
