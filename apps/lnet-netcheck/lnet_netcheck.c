@@ -167,7 +167,7 @@ on_tcp(void *arg, struct net_tcp_conn *c, enum net_tcp_event ev, uint64_t n)
 	switch (ev) {
 	case NET_TCP_EV_ACCEPT:
 		if (t->c != NULL) {
-			net_tcp_abort(c); /* one client at a time */
+			net_tcp_abort(c); /* one client per run */
 			return;
 		}
 		t->c = c;
