@@ -1772,6 +1772,8 @@ net_tcp_get_info(const struct net_tcp_conn *c, struct net_tcp_info *out)
 	out->srtt_us = c->srtt_us;
 	out->rto_us = c->rto_us;
 	out->retransmits = c->retransmits;
+	out->snd_nxt = c->snd_nxt;
+	out->rcv_nxt = c->rcv_nxt;
 }
 
 const char *

@@ -87,6 +87,7 @@ struct net_tcp_info {
 	const char *state;
 	uint64_t srtt_us, rto_us;
 	uint64_t retransmits;
+	uint32_t snd_nxt, rcv_nxt; /**< the next sequence numbers each way */
 };
 
 /**

@@ -700,6 +700,105 @@ test_keepalive_not_supported(void **state)
 	assert_int_equal(net_tcp_set_keepalive(e[0].c, 30, 5, 5), -ENOTSUP);
 }
 
+/* ---- segments crafted into B's receive ring, as if from A ---- */
+
+/* Flag of inject_from_a(): spoil the TCP checksum. */
+#define TCP_BAD_CKSUM 0x100
+
+static void
+inject_from_a(struct fix *f, const struct net_tcp_info *ia, uint32_t seq, uint32_t ack,
+	      unsigned int flags)
+{
+	struct rte_mbuf *m = net_port_alloc(f->a.port);
+	struct rte_ether_hdr *eh;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+	const size_t len = sizeof(*eh) + sizeof(*ip) + sizeof(*th);
+
+	assert_non_null(m);
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, len);
+	assert_non_null(eh);
+	memset(eh, 0, len);
+	eh->dst_addr = net_port_info(f->b.port)->mac;
+	eh->src_addr = net_port_info(f->a.port)->mac;
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eh + 1);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(sizeof(*ip) + sizeof(*th));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = ia->laddr;
+	ip->dst_addr = ia->raddr;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th = (struct rte_tcp_hdr *)(ip + 1);
+	th->src_port = rte_cpu_to_be_16(ia->lport);
+	th->dst_port = rte_cpu_to_be_16(ia->rport);
+	th->sent_seq = rte_cpu_to_be_32(seq);
+	th->recv_ack = rte_cpu_to_be_32(ack);
+	th->data_off = 5 << 4;
+	th->tcp_flags = (uint8_t)flags;
+	th->rx_win = rte_cpu_to_be_16(65535);
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	if (flags & TCP_BAD_CKSUM) {
+		th->cksum ^= 0x0100;
+	}
+	assert_int_equal(rte_ring_enqueue(f->ab, m), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+}
+
+static void
+test_rst_in_window_challenged_exact_accepted(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct net_tcp_info ia, ib;
+
+	open_pair(f, e);
+	net_tcp_get_info(e[0].c, &ia);
+	net_tcp_get_info(e[1].c, &ib);
+	assert_int_equal(ib.rcv_nxt, ia.snd_nxt);
+	/* RFC 5961 3.2: in the window but not rcv_nxt: a challenge ACK, the connection stays. */
+	inject_from_a(f, &ia, ia.snd_nxt + 1000, 0, RTE_TCP_RST_FLAG);
+	assert_int_equal(tstats(&f->b).challenge_ack, 1);
+	assert_int_equal(tstats(&f->b).rst_rx, 0);
+	assert_string_equal(net_tcp_state_name(e[1].c), "established");
+	/* A SYN on an established connection: challenged too (RFC 5961 4.2). */
+	inject_from_a(f, &ia, ia.snd_nxt, 0, RTE_TCP_SYN_FLAG);
+	assert_int_equal(tstats(&f->b).challenge_ack, 2);
+	assert_string_equal(net_tcp_state_name(e[1].c), "established");
+	/* Out of the window: dropped, answered by a plain ACK, no reset. */
+	inject_from_a(f, &ia, ia.snd_nxt - 100000, 0, RTE_TCP_RST_FLAG);
+	assert_int_equal(tstats(&f->b).rst_rx, 0);
+	assert_int_equal(e[1].closed, 0);
+	/* Exactly rcv_nxt: the reset is taken. */
+	inject_from_a(f, &ia, ia.snd_nxt, 0, RTE_TCP_RST_FLAG);
+	assert_int_equal(tstats(&f->b).rst_rx, 1);
+	assert_int_equal(e[1].closed, 1);
+	assert_int_equal(e[1].err, ECONNRESET);
+}
+
+static void
+test_bad_checksum_dropped(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct net_tcp_info ia;
+
+	open_pair(f, e);
+	net_tcp_get_info(e[0].c, &ia);
+	/* An exact reset, but its checksum is wrong: dropped before it is looked at. */
+	inject_from_a(f, &ia, ia.snd_nxt, 0, RTE_TCP_RST_FLAG | TCP_BAD_CKSUM);
+	assert_int_equal(tstats(&f->b).rx_bad, 1);
+	assert_int_equal(tstats(&f->b).rst_rx, 0);
+	assert_int_equal(e[1].closed, 0);
+	/* The same with a good checksum but another port: for nobody, and a reset gets no answer. */
+	ia.rport ^= 1; /* B has no listener there either */
+	inject_from_a(f, &ia, ia.snd_nxt, 0, RTE_TCP_RST_FLAG);
+	assert_int_equal(tstats(&f->b).rx_no_conn, 1);
+	assert_int_equal(tstats(&f->b).rst_tx, 0);
+	assert_int_equal(e[1].closed, 0);
+}
+
 /* ---- options parser ---- */
 
 static void
@@ -741,6 +840,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_abort_resets_peer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timer_after_conn_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keepalive_not_supported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rst_in_window_challenged_exact_accepted, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bad_checksum_dropped, setup, teardown),
 	};
 
 	struct lnp_test_eal_args a;
