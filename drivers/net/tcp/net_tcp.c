@@ -125,6 +125,7 @@ struct tcp_ooo {
 
 struct net_tcp_conn {
 	LIST_ENTRY(net_tcp_conn) hnext;
+	LIST_ENTRY(net_tcp_conn) all_next; /* every connection not yet freed, closed ones too */
 	TAILQ_ENTRY(net_tcp_conn) ack_next;
 	struct net_tcp *t;
 	unsigned int lcore;
@@ -182,6 +183,7 @@ struct tcp_listener {
 
 struct tcp_lcore {
 	struct tcp_bucket buckets[TCP_BUCKETS];
+	struct tcp_bucket all; /* what destroy frees */
 	LIST_HEAD(, tcp_listener) listeners;
 	struct tcp_ackq ackq;
 	struct rt_poller *poller;
@@ -618,6 +620,7 @@ static void
 conn_free(struct net_tcp_conn *c)
 {
 	TCP_STAT_ADD(&c->t->lc[c->lcore].stats, closed, 1);
+	LIST_REMOVE(c, all_next);
 	rq_free(c);
 	free(c->ooo);
 	free(c->sbuf);
@@ -659,6 +662,7 @@ conn_new(struct net_tcp *t, unsigned int lcore, uint32_t laddr, uint32_t raddr, 
 	c->ssthresh = UINT32_MAX;
 	rt_timer_init(&c->timer, tcp_timer_fn, c);
 	LIST_INSERT_HEAD(bucket_of(&t->lc[lcore], laddr, raddr, lport, rport), c, hnext);
+	LIST_INSERT_HEAD(&t->lc[lcore].all, c, all_next);
 	c->in_table = true;
 	t->lc[lcore].n_conns++;
 	return c;
@@ -1436,19 +1440,18 @@ lcore_teardown(void *arg)
 	struct poller_req *r = arg;
 	struct tcp_lcore *lc = &r->t->lc[r->lcore];
 	struct tcp_listener *l;
-	unsigned int b;
+	struct net_tcp_conn *c;
 
 	if (lc->poller != NULL) {
 		rt_poller_unregister(&lc->poller);
 	}
-	for (b = 0; b < TCP_BUCKETS; b++) {
-		struct net_tcp_conn *c;
-
-		while ((c = LIST_FIRST(&lc->buckets[b])) != NULL) {
+	/* Connections alive, and closed ones their user never released. */
+	while ((c = LIST_FIRST(&lc->all)) != NULL) {
+		if (c->in_table) {
 			LIST_REMOVE(c, hnext);
-			rt_timer_cancel(&c->timer);
-			conn_free(c);
 		}
+		rt_timer_cancel(&c->timer);
+		conn_free(c);
 	}
 	while ((l = LIST_FIRST(&lc->listeners)) != NULL) {
 		LIST_REMOVE(l, next);
