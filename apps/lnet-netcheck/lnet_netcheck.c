@@ -3,11 +3,14 @@
  * lnet-netcheck: run the userspace IP stack (drivers/net) on one DPDK port
  * and answer ARP and ICMP echo for the given address, so a site can check a
  * port and the path to it (`ping`, `arping` from a peer) before putting
- * LNet on it; optionally ping a peer from the stack. It is the seed of
- * issue 34's user tool, which will answer and measure TCP.
+ * LNet on it; optionally ping a peer from the stack; over TCP
+ * (drivers/net/tcp), echo what a client sends (--tcp-echo PORT), or connect
+ * to a peer that echoes, send it N bytes and check they come back
+ * (--tcp-send A.B.C.D:PORT --bytes N).
  *
  *   lnet-netcheck [EAL args] -- --port DEVARGS --addr A.B.C.D/LEN [--gw A.B.C.D]
  *                 [--ping A.B.C.D [--count N]] [--mtu N]
+ *                 [--tcp-echo PORT | --tcp-send A.B.C.D:PORT [--bytes N]]
  *
  * One thread runs the management and the data lcore (rt's POLLED mode).
  * It prints "ready <mac>" once the port is up and announced, and its
@@ -29,6 +32,7 @@
 #include "net_ip.h"
 #include "net_neigh.h"
 #include "net_port.h"
+#include "net_tcp.h"
 #include "rt.h"
 
 #define PING_INTERVAL_US (200 * 1000)
@@ -42,6 +46,18 @@ struct opts {
 	uint8_t plen;
 	unsigned int count;
 	uint16_t mtu;
+	uint16_t tcp_echo; /* port to echo on */
+	uint32_t tcp_dst;  /* --tcp-send: the echoing peer */
+	uint16_t tcp_dport;
+	size_t tcp_bytes;
+};
+
+/* One TCP stream of the tool: an echo, or a client checking its echo. */
+struct stream {
+	struct net_tcp_conn *c;
+	size_t to_send, sent, rcvd;
+	bool client, bad, done, closed;
+	uint64_t err;
 };
 
 struct stack {
@@ -49,7 +65,9 @@ struct stack {
 	struct net_port *port;
 	struct net_neigh *nb;
 	struct net_ip *ip;
+	struct net_tcp *tcp;
 	unsigned int replies;
+	struct stream st;
 };
 
 static void
@@ -75,12 +93,117 @@ on_echo(void *arg, unsigned int lcore, uint32_t from, uint16_t id, uint16_t seq,
 	s->replies++;
 }
 
+static uint8_t
+pattern(size_t i)
+{
+	return (uint8_t)(i * 7 + (i >> 11));
+}
+
+static void
+client_pump(struct stream *t)
+{
+	uint8_t buf[8192];
+
+	while (t->sent < t->to_send) {
+		size_t n = RTE_MIN(sizeof(buf), t->to_send - t->sent);
+		long r;
+
+		for (size_t i = 0; i < n; i++) {
+			buf[i] = pattern(t->sent + i);
+		}
+		r = net_tcp_send(t->c, buf, n);
+		if (r <= 0) {
+			return;
+		}
+		t->sent += (size_t)r;
+	}
+}
+
+/* Echo what was received, as far as the send buffer takes it. */
+static void
+echo_pump(struct stream *t)
+{
+	struct net_tcp_view v;
+	int r;
+
+	while ((r = net_tcp_peek(t->c, &v)) == 1) {
+		long n = net_tcp_send(t->c, v.data, v.len);
+
+		if (n <= 0) {
+			return;
+		}
+		t->rcvd += (size_t)n;
+		net_tcp_consume(t->c, (size_t)n);
+	}
+	if (r == -ENODATA && !t->done) {
+		t->done = true;
+		net_tcp_close(t->c);
+	}
+}
+
+static void
+client_read(struct stream *t)
+{
+	struct net_tcp_view v;
+
+	while (net_tcp_peek(t->c, &v) == 1) {
+		for (size_t i = 0; i < v.len; i++) {
+			t->bad |= v.data[i] != pattern(t->rcvd + i);
+		}
+		t->rcvd += v.len;
+		net_tcp_consume(t->c, v.len);
+	}
+	if (t->rcvd >= t->to_send && !t->done) {
+		t->done = true;
+		net_tcp_close(t->c);
+	}
+}
+
+static void
+on_tcp(void *arg, struct net_tcp_conn *c, enum net_tcp_event ev, uint64_t n)
+{
+	struct stream *t = arg;
+
+	switch (ev) {
+	case NET_TCP_EV_ACCEPT:
+		if (t->c != NULL) {
+			net_tcp_abort(c); /* one client per run */
+			return;
+		}
+		t->c = c;
+		printf("tcp: accepted\n");
+		fflush(stdout);
+		break;
+	case NET_TCP_EV_CONNECTED:
+		printf("tcp: connected\n");
+		fflush(stdout);
+		client_pump(t);
+		break;
+	case NET_TCP_EV_READABLE:
+	case NET_TCP_EV_ACKED:
+		if (t->client) {
+			client_pump(t);
+			client_read(t);
+		} else {
+			echo_pump(t);
+		}
+		break;
+	case NET_TCP_EV_CLOSED:
+		t->closed = true;
+		t->err = n;
+		printf("tcp: closed: %s\n", n != 0 ? strerror((int)n) : "by the peer");
+		fflush(stdout);
+		break;
+	}
+}
+
 static int
 usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [EAL args] -- --port DEVARGS --addr A.B.C.D/LEN [--gw A.B.C.D]\n"
-		"       [--ping A.B.C.D [--count N]] [--mtu N]\n",
+		"       [--ping A.B.C.D [--count N]] [--mtu N]\n"
+		"       [--tcp-echo PORT | --tcp-send A.B.C.D:PORT [--bytes N]]\n",
 		prog);
 	return 2;
 }
@@ -117,12 +240,16 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "ping", required_argument, NULL, 'P' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "mtu", required_argument, NULL, 'm' },
+		{ "tcp-echo", required_argument, NULL, 'e' },
+		{ "tcp-send", required_argument, NULL, 's' },
+		{ "bytes", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->count = 3;
+	o->tcp_bytes = 1 << 20;
 	while (rc == 0 && (c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -143,6 +270,26 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'm':
 			o->mtu = (uint16_t)strtoul(optarg, NULL, 10);
 			break;
+		case 'e':
+			o->tcp_echo = (uint16_t)strtoul(optarg, NULL, 10);
+			break;
+		case 's': {
+			char buf[32], *colon;
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			colon = strchr(buf, ':');
+			if (colon == NULL) {
+				rc = -EINVAL;
+				break;
+			}
+			*colon = '\0';
+			o->tcp_dport = (uint16_t)strtoul(colon + 1, NULL, 10);
+			rc = parse_addr(buf, &o->tcp_dst, NULL);
+			break;
+		}
+		case 'b':
+			o->tcp_bytes = strtoull(optarg, NULL, 10);
+			break;
 		default:
 			rc = -EINVAL;
 		}
@@ -158,6 +305,7 @@ stack_open(struct stack *s, const struct opts *o)
 				      .n_data = 1 };
 	struct net_port_conf pc = { .conf_size = sizeof(pc), .devargs = o->devargs, .mtu = o->mtu };
 	struct net_ip_conf ic = { .conf_size = sizeof(ic), .gateway = o->gw };
+	struct net_tcp_conf tc = { .conf_size = sizeof(tc) };
 	int rc;
 
 	rc = rt_runtime_create(&ro, &s->rt);
@@ -169,6 +317,9 @@ stack_open(struct stack *s, const struct opts *o)
 	}
 	if (rc == 0) {
 		rc = net_ip_create(s->nb, &ic, &s->ip);
+	}
+	if (rc == 0) {
+		rc = net_tcp_create(s->nb, s->ip, &tc, &s->tcp);
 	}
 	if (rc == 0) {
 		net_ip_set_echo_fn(s->ip, on_echo, s);
@@ -189,6 +340,7 @@ stack_close(struct stack *s)
 	/* Frames still in messages between the lcores go first. */
 	rt_runtime_poll_until_idle(s->rt, 1000);
 	net_port_close(s->port);
+	net_tcp_destroy(s->tcp);
 	net_ip_destroy(s->ip);
 	net_neigh_destroy(s->nb);
 	rt_runtime_destroy(s->rt);
@@ -251,6 +403,52 @@ run_pings(struct stack *s, const struct opts *o)
 	printf("ping: %u sent, %u replies\n", sent, s->replies);
 }
 
+struct tcp_req {
+	struct stack *s;
+	const struct opts *o;
+};
+
+static int
+tcp_start_on_lcore(void *arg)
+{
+	struct tcp_req *r = arg;
+	struct stack *s = r->s;
+
+	if (r->o->tcp_echo != 0) {
+		return net_tcp_listen(s->tcp, 0, r->o->tcp_echo, on_tcp, &s->st);
+	}
+	s->st.client = true;
+	s->st.to_send = r->o->tcp_bytes;
+	/* From ksocklnd's range of source ports, as the LND will. */
+	return net_tcp_connect(s->tcp, 0, r->o->tcp_dst, r->o->tcp_dport, 512, 1023, on_tcp, &s->st,
+			       &s->st.c);
+}
+
+/* --tcp-send: until the echo came back whole, or the connection ended. */
+static int
+run_tcp_client(struct stack *s, const struct opts *o)
+{
+	struct tcp_req r = { s, o };
+	uint64_t end;
+	int rc = rt_lcore_call(rt_data_lcore(s->rt, 0), tcp_start_on_lcore, &r);
+
+	if (rc != 0) {
+		fprintf(stderr, "lnet-netcheck: tcp: %s\n", strerror(-rc));
+		return rc;
+	}
+	while (!g_stop && !s->st.done && !s->st.closed) {
+		run_once(s);
+	}
+	/* Our FIN, and the peer's, before the port goes (1 s at most). */
+	end = rt_now_us(s->rt) + 1000 * 1000;
+	while (!g_stop && rt_now_us(s->rt) < end) {
+		run_once(s);
+	}
+	printf("tcp: sent %zu, echoed %zu, %s\n", s->st.sent, s->st.rcvd,
+	       s->st.bad ? "mismatch" : "verified");
+	return s->st.done && !s->st.bad && s->st.rcvd == o->tcp_bytes ? 0 : -EIO;
+}
+
 #define PRINT(st, f) printf("%s %" PRIu64 "\n", #f, (uint64_t)(st).f)
 
 static void
@@ -259,10 +457,12 @@ print_counters(const struct stack *s)
 	struct net_port_lcore_stats ps;
 	struct net_neigh_stats ns;
 	struct net_ip_stats is;
+	struct net_tcp_stats ts;
 
 	net_port_lcore_stats(s->port, 0, &ps);
 	net_neigh_stats(s->nb, &ns);
 	net_ip_stats(s->ip, &is);
+	net_tcp_stats(s->tcp, &ts);
 	PRINT(ps, rx_pkts);
 	PRINT(ps, rx_other_host);
 	PRINT(ps, tx_pkts);
@@ -280,6 +480,13 @@ print_counters(const struct stack *s)
 	PRINT(is, icmp_echo_tx);
 	PRINT(is, icmp_echo_reply_rx);
 	PRINT(is, icmp_bad);
+	PRINT(ts, rx);
+	PRINT(ts, tx);
+	PRINT(ts, rx_bad);
+	PRINT(ts, retransmits);
+	PRINT(ts, rst_rx);
+	PRINT(ts, rst_tx);
+	PRINT(ts, opened);
 }
 
 int
@@ -313,8 +520,14 @@ main(int argc, char **argv)
 		fflush(stdout);
 		if (o.ping != 0) {
 			run_pings(&s, &o);
+		} else if (o.tcp_dst != 0) {
+			rc = run_tcp_client(&s, &o);
+		} else if (o.tcp_echo != 0) {
+			struct tcp_req r = { &s, &o };
+
+			rc = rt_lcore_call(rt_data_lcore(s.rt, 0), tcp_start_on_lcore, &r);
 		}
-		while (!g_stop && o.ping == 0) {
+		while (!g_stop && o.ping == 0 && o.tcp_dst == 0 && rc == 0) {
 			run_once(&s);
 		}
 		print_counters(&s);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The userspace IP stack's parsers on a whole Ethernet frame, as the receive
- * path walks it: Ethernet (VLAN tags) to ARP, or to IPv4 and then ICMP. What
+ * path walks it: Ethernet (VLAN tags) to ARP, or to IPv4 and then ICMP or
+ * the TCP header's options. What
  * a parser accepts must lie inside the bytes it was given and hold the
  * invariants the layers above rely on.
  */
@@ -14,6 +15,7 @@
 #include "net_ip.h"
 #include "net_neigh.h"
 #include "net_port.h"
+#include "net_tcp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -52,6 +54,24 @@ fuzz_icmp(const uint8_t *p, size_t len)
 }
 
 static void
+fuzz_tcp_opts(const uint8_t *p, size_t len)
+{
+	struct net_tcp_opts o;
+	size_t hlen;
+
+	if (len < 20) {
+		return;
+	}
+	hlen = (size_t)(p[12] >> 4) * 4;
+	if (hlen < 20 || hlen > len || !net_tcp_parse_opts(p + 20, hlen - 20, &o)) {
+		return;
+	}
+	if (o.wscale < -1 || o.wscale > 14) {
+		__builtin_trap();
+	}
+}
+
+static void
 fuzz_ipv4(const uint8_t *p, size_t len, bool cksum_checked)
 {
 	uint16_t hlen = 0, tlen = 0;
@@ -67,6 +87,8 @@ fuzz_ipv4(const uint8_t *p, size_t len, bool cksum_checked)
 	}
 	if (((const struct rte_ipv4_hdr *)p)->next_proto_id == IPPROTO_ICMP) {
 		fuzz_icmp(p + hlen, tlen - hlen);
+	} else if (((const struct rte_ipv4_hdr *)p)->next_proto_id == IPPROTO_TCP) {
+		fuzz_tcp_opts(p + hlen, tlen - hlen);
 	}
 }
 
