@@ -428,65 +428,57 @@ struct lnet_msg_get_req {
 #define LNET_MSG_FAILED_PATHS 4
 
 struct lnet_msg {
-	union {
-		TAILQ_ENTRY(lnet_msg) link; /* credit queue or delayed list */
-		struct rt_outbox_item out;  /* an outbox's (then on no list) */
-	};
+	/*
+	 * Zeroed by lnet_msg_alloc(), up to hdr: the fields every message
+	 * reads, or reads before anything writes them. Widest first, so the
+	 * prefix has no holes: each 16 bytes of it is a store per message.
+	 */
 	struct lnet *ln;
-	enum lnet_msg_step step;
-	enum lnet_rx_action rx_action;
-	uint16_t home_cpt; /* CPT that allocated it (its msgs_max counts it) */
-	uint16_t md_cpt;
-	uint16_t peer_cpt;
-	uint16_t match_cpt; /* wildcard matching: CPT being searched */
-	uint16_t match_tries;
-	struct lnet_processid target; /* tx: where it goes (the caller's NID) */
-	struct lnet_nid src_param;    /* tx: the caller's source NID, or ANY */
-	struct lnet_nid from;         /* rx: last hop */
-	struct lnet_nid nexthop;      /* tx: the peer NID of this hop (a gateway when routed) */
 	struct lnet_ni *txni;
 	struct lnet_ni *rxni;
 	struct lnet_peer_ni *txpeer;
 	struct lnet_peer_ni *rxpeer; /* rx: the last hop's peer NI (NULL on lo) */
 	void *lnd_private;           /* rx: the LND's cookie for recv() */
 	struct lnet_libmd *md;
+	void *rtr_buf;        /* forwarded: the router buffer the payload is in (NULL: none) */
+	uint64_t deadline_us; /* tx: resends stop here (transaction_timeout from the first send) */
+	struct lnet_ni *avoid_ni;        /* resend: the local NI that failed it (compared only) */
+	struct lnet_peer_ni *avoid_lpni; /* resend: the peer NI that failed it */
+	struct lnet_peer_ni
+		*sel_lpni;            /* tx: the next hop's peer NI as selection knew it, or NULL */
+	struct lnet_processid target; /* tx: where it goes (the caller's NID) */
+	struct lnet_nid src_param;    /* tx: the caller's source NID, or ANY */
+	struct lnet_nid from;         /* rx: last hop */
+	struct lnet_nid nexthop;      /* tx: the peer NID of this hop (a gateway when routed) */
+	enum lnet_msg_step step;
+	enum lnet_rx_action rx_action;
 	unsigned int offset; /* in the MD */
 	unsigned int wanted; /* bytes moved (mlength) */
 	unsigned int len;    /* bytes requested (rlength / payload) */
 	int status;
-	bool tx; /* an outgoing message */
+	enum lnet_msg_hstatus hstatus; /* what the LND said of its failure */
+	uint32_t md_ask;               /* tx: its MD's asks when it was sent (1: the first) */
+	uint16_t home_cpt;             /* CPT that allocated it (its msgs_max counts it) */
+	uint16_t md_cpt;
+	uint16_t peer_cpt;
+	uint16_t match_tries;
+	uint16_t rtr_cpt; /* forwarded: the lcore of the router credits and buffer */
+	bool tx;          /* an outgoing message */
 	bool rx_committed;
 	bool rx_consumed; /* rx: the LND is done with it (an ACK taken on its NI's lcore) */
 	bool tx_committed;
-	bool ack_pending;     /* PUT received: send ACK after the event */
-	bool txcredit;        /* holds an NI tx credit */
-	bool peertxcredit;    /* holds a peer NI tx credit */
-	bool is_reply_to_get; /* REPLY built from a received GET */
-	bool disc_passed;     /* discovery let it through: no second gate */
-	bool recovery;        /* a health recovery ping: never resent, this peer NI only */
-	bool no_resend;       /* its MD went: no resend (the kernel's msg_no_resend) */
-	bool routing;         /* forwarded by this router: header kept as received */
-	bool rtrcredit;       /* holds a router buffer pool credit (and maybe a buffer) */
-	bool peerrtrcredit;   /* holds a router credit of its last hop's peer NI */
-	uint8_t rtr_pool;     /* which pool of rtr_cpt */
-	uint32_t rtr_gen;     /* ... and its generation when its credit was taken */
-	uint16_t rtr_cpt;     /* the lcore of the router credits and buffer */
-	void *rtr_buf;        /* the router buffer the payload is in */
-	uint64_t fwd_us
-		[4]; /* forwarded: came in, had its buffer, had its payload, to the LND (µs) */
-	struct iovec rtr_iov;
-	uint8_t retry_count;           /* resends so far */
-	enum lnet_msg_hstatus hstatus; /* what the LND said of its failure */
-	uint64_t deadline_us; /* tx: resends stop here (transaction_timeout from the first send) */
-	struct lnet_ni *avoid_ni;        /* resend: the local NI that failed it (compared only) */
-	struct lnet_peer_ni *avoid_lpni; /* resend: the peer NI that failed it */
-	uint8_t nfailed_paths;           /* resend: entries of failed_paths (those past hdr) */
-	uint32_t md_ask;                 /* tx: its MD's asks when it was sent (1: the first) */
-	uint64_t fault_release_us;       /* held by a delay rule until then */
-	bool fault_rx;                   /* ... on its way in (else out) */
-	struct lnet_peer_ni *dst_lpni;   /* tx, to discovery: the destination NID's peer NI */
-	struct lnet_peer_ni
-		*sel_lpni; /* tx: the next hop's peer NI as selection knew it, or NULL */
+	bool ack_pending;      /* PUT received: send ACK after the event */
+	bool txcredit;         /* holds an NI tx credit */
+	bool peertxcredit;     /* holds a peer NI tx credit */
+	bool is_reply_to_get;  /* REPLY built from a received GET */
+	bool disc_passed;      /* discovery let it through: no second gate */
+	bool recovery;         /* a health recovery ping: never resent, this peer NI only */
+	bool no_resend;        /* its MD went: no resend (the kernel's msg_no_resend) */
+	bool routing;          /* forwarded by this router: header kept as received */
+	bool rtrcredit;        /* holds a router buffer pool credit (and maybe a buffer) */
+	bool peerrtrcredit;    /* holds a router credit of its last hop's peer NI */
+	uint8_t retry_count;   /* resends so far */
+	uint8_t nfailed_paths; /* resend: entries of failed_paths (those past hdr) */
 	/*
 	 * Not zeroed by lnet_msg_alloc() (most of the message's bytes): whoever
 	 * makes the message writes every field, the header first of all.
@@ -498,6 +490,23 @@ struct lnet_msg {
 	 */
 	struct lnet_nid initiator_nid;   /* rx for us: the sender, by its primary NID if known */
 	struct lnet_msg_get_req get_req; /* a GET turned into its REPLY: the GET's own fields */
+	/*
+	 * Rare fields, not zeroed either: each is written where it is set and
+	 * read only after that, or under a zeroed flag that says it was set.
+	 */
+	union {
+		TAILQ_ENTRY(lnet_msg) link; /* credit queue or delayed list: written on insert */
+		struct rt_outbox_item out;  /* an outbox's (then on no list): rt_outbox_send's */
+	};
+	/* Forwarded (routing): all four written by lnet_parse, then as it goes on. */
+	uint64_t fwd_us
+		[4]; /* came in, had its buffer, had its payload, to the LND (µs; 0: not yet) */
+	struct iovec rtr_iov; /* forwarded: written by lnet_fwd_recv, read while rtr_buf is set */
+	uint32_t rtr_gen;     /* rtrcredit: its pool's generation when its credit was taken */
+	uint8_t rtr_pool;     /* rtrcredit: which pool of rtr_cpt */
+	bool fault_rx;        /* held by a delay rule (fault_held): on its way in (else out) */
+	uint64_t fault_release_us;     /* held by a delay rule until then */
+	struct lnet_peer_ni *dst_lpni; /* sent to discovery: the destination NID's peer NI */
 	/*
 	 * Resends after a network timeout: the paths (local NI, peer NI,
 	 * compared only) that failed it, the oldest first; nfailed_paths of
@@ -1019,7 +1028,7 @@ lnet_msg_free_local(struct lnet_cpt *c, struct lnet_msg *msg)
 	rt_pool_cache_put(c->ln->msg_pool, c->msg_cache, msg);
 }
 
-/* The zeroed part of a message: up to its header. */
+/* The zeroed part of a message: up to its header (struct lnet_msg says which fields). */
 #define LNET_MSG_ZEROED offsetof(struct lnet_msg, hdr)
 
 /*
@@ -1044,6 +1053,10 @@ lnet_msg_alloc(struct lnet_cpt *c)
 		return NULL;
 	}
 	lnet_zero16(msg, LNET_MSG_ZEROED);
+#ifdef __SANITIZE_ADDRESS__
+	/* The test builds: a field read before it is written reads garbage, loudly. */
+	memset((char *)msg + LNET_MSG_ZEROED, 0xa5, sizeof(*msg) - LNET_MSG_ZEROED);
+#endif
 	msg->ln = c->ln;
 	msg->home_cpt = c->cpt;
 	c->counters.msgs_alloc++;

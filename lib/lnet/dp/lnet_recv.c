@@ -316,7 +316,11 @@ lnet_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid
 	msg->len = hdr->payload_length;
 	if (!for_me) {
 		msg->routing = true; /* the kernel's msg_routing: on to its destination */
+		/* Not zeroed by lnet_msg_alloc(): the later stamps are 0 until taken. */
 		msg->fwd_us[0] = rt_lcore_now_us(c->lcore);
+		msg->fwd_us[1] = 0;
+		msg->fwd_us[2] = 0;
+		msg->fwd_us[3] = 0;
 		msg->target.nid = hdr->dest_nid;
 		msg->target.pid = hdr->dest_pid;
 	} else {
