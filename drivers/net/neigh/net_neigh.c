@@ -324,8 +324,11 @@ arp_fill(struct rte_mbuf *m, uint16_t op, const struct rte_ether_addr *sha, uint
 	memcpy(&a->arp_data.arp_tip, &tpa, sizeof(tpa));
 }
 
-/* Send a request for @p tpa from @p spa: broadcast, or unicast to @p dst (re-probe). */
-static void
+/*
+ * Send a request for @p tpa from @p spa: broadcast, or unicast to @p dst
+ * (re-probe). False when no buffer was had (counted as a drop).
+ */
+static bool
 arp_request(struct net_neigh *nb, uint32_t spa, uint32_t tpa, const struct rte_ether_addr *dst)
 {
 	const struct rte_ether_addr bcast = { .addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
@@ -338,11 +341,12 @@ arp_request(struct net_neigh *nb, uint32_t spa, uint32_t tpa, const struct rte_e
 	    rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + sizeof(struct rte_arp_hdr)) == NULL) {
 		rte_pktmbuf_free(m);
 		NET_STAT_ADD(&nb->stats, msg_drops, 1);
-		return;
+		return false;
 	}
 	eth_fill(m, mac, dst != NULL ? dst : &bcast, RTE_ETHER_TYPE_ARP);
 	arp_fill(m, RTE_ARP_OP_REQUEST, mac, spa, &zero, tpa);
 	wr_send(nb, 0, m);
+	return true;
 }
 
 static const struct neigh_addrs *
@@ -649,26 +653,13 @@ neigh_arp_rx(void *arg, struct net_port *port, unsigned int lcore, struct rte_mb
 
 /* ---- addresses and announcements (management lcore) ---- */
 
+/* An RFC 5227 announcement: a request with our address as sender and target. */
 static void
 garp_send(struct net_neigh *nb, uint32_t ip)
 {
-	const struct rte_ether_addr zero = { .addr_bytes = { 0 } };
-	const struct rte_ether_addr bcast = { .addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff,
-							      0xff } };
-	const struct rte_ether_addr *mac = &net_port_info(nb->port)->mac;
-	struct rte_mbuf *m = net_port_alloc(nb->port);
-
-	/* An RFC 5227 announcement: a request with our address as sender and target. */
-	if (m == NULL ||
-	    rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + sizeof(struct rte_arp_hdr)) == NULL) {
-		rte_pktmbuf_free(m);
-		NET_STAT_ADD(&nb->stats, msg_drops, 1);
-		return;
+	if (arp_request(nb, ip, ip, NULL)) {
+		NET_STAT_ADD(&nb->stats, garp_tx, 1);
 	}
-	eth_fill(m, mac, &bcast, RTE_ETHER_TYPE_ARP);
-	arp_fill(m, RTE_ARP_OP_REQUEST, mac, ip, &zero, ip);
-	NET_STAT_ADD(&nb->stats, garp_tx, 1);
-	wr_send(nb, 0, m);
 }
 
 static bool
