@@ -168,6 +168,11 @@ struct net_tcp_conn {
 	uint8_t nretx;
 	uint64_t retransmits;
 	struct rt_timer timer; /* RTO while anything is unacknowledged; 2MSL in TIME_WAIT */
+	/* Keepalive (ka_idle_us 0: off): its own timer, so the RTO never waits on it. */
+	uint64_t ka_idle_us, ka_intvl_us;
+	uint32_t ka_cnt, ka_probes; /* ka_probes: sent since the peer was last heard */
+	uint64_t last_rx_us;        /* when the last segment of this connection arrived */
+	struct rt_timer ka_timer;
 	uint64_t counts[TCPS_N];
 };
 
@@ -577,6 +582,7 @@ conn_closed(struct net_tcp_conn *c, int err)
 		c->err = err;
 	}
 	rt_timer_cancel(&c->timer);
+	rt_timer_cancel(&c->ka_timer);
 	ack_dequeue(c);
 	if (c->in_table) {
 		LIST_REMOVE(c, hnext);
@@ -628,6 +634,7 @@ conn_free(struct net_tcp_conn *c)
 }
 
 static void tcp_timer_fn(void *arg);
+static void ka_timer_fn(void *arg);
 
 static struct net_tcp_conn *
 conn_new(struct net_tcp *t, unsigned int lcore, uint32_t laddr, uint32_t raddr, uint16_t lport,
@@ -661,6 +668,8 @@ conn_new(struct net_tcp *t, unsigned int lcore, uint32_t laddr, uint32_t raddr, 
 	c->sbuf_seq = c->iss + 1;
 	c->ssthresh = UINT32_MAX;
 	rt_timer_init(&c->timer, tcp_timer_fn, c);
+	rt_timer_init(&c->ka_timer, ka_timer_fn, c);
+	c->last_rx_us = now_us(t);
 	LIST_INSERT_HEAD(bucket_of(&t->lc[lcore], laddr, raddr, lport, rport), c, hnext);
 	LIST_INSERT_HEAD(&t->lc[lcore].all, c, all_next);
 	c->in_table = true;
@@ -770,6 +779,50 @@ tcp_timer_fn(void *arg)
 
 	c->busy++;
 	tcp_timer_expired(c);
+	c->busy--;
+	conn_maybe_free(c);
+}
+
+/*
+ * Keepalive, as Linux's: after ka_idle_us without a segment from the peer,
+ * an ACK at snd_una - 1 (old, so any peer answers it with an ACK); then one
+ * every ka_intvl_us; ka_cnt unanswered and the connection ends ETIMEDOUT.
+ * While data is unacknowledged the RTO watches the peer instead. The timer
+ * is not re-armed per segment: it finds how long the peer has been quiet.
+ */
+static void
+ka_expired(struct net_tcp_conn *c)
+{
+	uint64_t quiet = now_us(c->t) - c->last_rx_us;
+
+	if (c->state == TCPS_CLOSED || c->state == TCPS_TIME_WAIT || c->ka_idle_us == 0) {
+		return;
+	}
+	if (c->state == TCPS_SYN_SENT || c->state == TCPS_SYN_RCVD || c->snd_una != c->snd_max) {
+		rt_timer_arm(&c->ka_timer, c->ka_idle_us);
+		return;
+	}
+	if (c->ka_probes == 0 && quiet < c->ka_idle_us) {
+		rt_timer_arm(&c->ka_timer, c->ka_idle_us - quiet);
+		return;
+	}
+	if (c->ka_probes >= c->ka_cnt) {
+		apply(c, TCPE_TIMEOUT, ETIMEDOUT);
+		return;
+	}
+	conn_xmit(c, c->snd_una - 1, 0, RTE_TCP_ACK_FLAG);
+	c->ka_probes++;
+	TCP_STAT_ADD(&c->t->lc[c->lcore].stats, ka_probes, 1);
+	rt_timer_arm(&c->ka_timer, c->ka_intvl_us);
+}
+
+static void
+ka_timer_fn(void *arg)
+{
+	struct net_tcp_conn *c = arg;
+
+	c->busy++;
+	ka_expired(c);
 	c->busy--;
 	conn_maybe_free(c);
 }
@@ -1272,6 +1325,9 @@ conn_input_locked(struct net_tcp_conn *c, struct tcp_seg *s, const struct rte_ip
 static void
 conn_input(struct net_tcp_conn *c, struct tcp_seg *s, const struct rte_ipv4_hdr *h)
 {
+	/* Any segment shows the peer alive (Linux counts every one too). */
+	c->last_rx_us = now_us(c->t);
+	c->ka_probes = 0;
 	c->busy++;
 	conn_input_locked(c, s, h);
 	c->busy--;
@@ -1451,6 +1507,7 @@ lcore_teardown(void *arg)
 			LIST_REMOVE(c, hnext);
 		}
 		rt_timer_cancel(&c->timer);
+		rt_timer_cancel(&c->ka_timer);
 		conn_free(c);
 	}
 	while ((l = LIST_FIRST(&lc->listeners)) != NULL) {
@@ -1751,11 +1808,24 @@ net_tcp_abort(struct net_tcp_conn *c)
 int
 net_tcp_set_keepalive(struct net_tcp_conn *c, uint32_t idle_s, uint32_t intvl_s, uint32_t cnt)
 {
-	RTE_SET_USED(c);
-	RTE_SET_USED(idle_s);
-	RTE_SET_USED(intvl_s);
-	RTE_SET_USED(cnt);
-	return -ENOTSUP;
+	if (c->state == TCPS_CLOSED) {
+		return -ENOTCONN;
+	}
+	if (idle_s == 0) {
+		c->ka_idle_us = 0;
+		rt_timer_cancel(&c->ka_timer);
+		return 0;
+	}
+	if (intvl_s == 0 || cnt == 0) {
+		return -EINVAL;
+	}
+	c->ka_idle_us = (uint64_t)idle_s * 1000000;
+	c->ka_intvl_us = (uint64_t)intvl_s * 1000000;
+	c->ka_cnt = cnt;
+	c->ka_probes = 0;
+	/* The expiry measures the quiet from last_rx_us, so arming from now is safe. */
+	rt_timer_arm(&c->ka_timer, c->ka_idle_us);
+	return 0;
 }
 
 void

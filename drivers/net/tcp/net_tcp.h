@@ -12,7 +12,7 @@
  * no Nagle. Out-of-order segments are kept (bounded) and reassembled.
  *
  * Not in this slice (the calls fail with -ENOTSUP): fast retransmit and
- * NewReno, SACK recovery, CUBIC, keepalive, zero-window probes, IPv6.
+ * NewReno, SACK recovery, CUBIC, zero-window probes, IPv6.
  *
  * All calls on a connection run on its lcore. Events arrive through the
  * connection's callback on that lcore.
@@ -72,6 +72,7 @@ struct net_tcp_stats {
 	uint64_t rst_rx;        /**< resets accepted */
 	uint64_t rst_tx;        /**< resets sent */
 	uint64_t challenge_ack; /**< RFC 5961 challenge ACKs sent */
+	uint64_t ka_probes;     /**< keepalive probes sent */
 	uint64_t opened;        /**< connections established */
 	uint64_t closed;        /**< connections freed */
 };
@@ -161,7 +162,15 @@ void net_tcp_close(struct net_tcp_conn *c);
 /** Reset the connection (RST) and release it; no event follows. */
 void net_tcp_abort(struct net_tcp_conn *c);
 
-/** Keepalive (not in this slice). @return -ENOTSUP */
+/**
+ * Keepalive, as SO_KEEPALIVE with TCP_KEEPIDLE/KEEPINTVL/KEEPCNT: after
+ * @p idle_s seconds without a segment from the peer, a probe (an ACK at
+ * snd_una - 1) every @p intvl_s seconds; @p cnt unanswered and the
+ * connection closes with ETIMEDOUT. Any segment from the peer restarts the
+ * idle time. No probes while data is unacknowledged (the RTO watches then).
+ * @p idle_s 0 turns it off. ksocklnd sets 30/5/5.
+ * @return 0, -EINVAL (intvl_s or cnt 0), -ENOTCONN (closed)
+ */
 int net_tcp_set_keepalive(struct net_tcp_conn *c, uint32_t idle_s, uint32_t intvl_s, uint32_t cnt);
 
 /** What was negotiated, and the state. */

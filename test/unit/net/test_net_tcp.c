@@ -305,6 +305,7 @@ struct call {
 	struct fix *f;
 	struct ep *e;
 	uint16_t port;
+	uint32_t ka[3]; /* do_keepalive: idle, interval, count */
 	int rc;
 };
 
@@ -690,14 +691,140 @@ test_timer_after_conn_gone(void **state)
 	assert_int_equal(g_drop.dropped, 1);
 }
 
+/* ---- keepalive (idle 2 s, interval 1 s, 3 probes) ---- */
+
+#define KA_IDLE_S 2
+#define KA_INTVL_S 1
+#define KA_CNT 3
+
+static int
+do_keepalive(void *arg)
+{
+	struct call *k = arg;
+
+	k->rc = net_tcp_set_keepalive(k->e->c, k->ka[0], k->ka[1], k->ka[2]);
+	return 0;
+}
+
+static bool
+ep_closed(void *arg)
+{
+	return ((struct ep *)arg)->closed > 0;
+}
+
+static bool
+a_probed(void *arg)
+{
+	struct fix *f = arg;
+
+	return tstats(&f->a).ka_probes > 0;
+}
+
+static bool
+a_probed_thrice(void *arg)
+{
+	struct fix *f = arg;
+
+	return tstats(&f->a).ka_probes >= 3;
+}
+
 static void
-test_keepalive_not_supported(void **state)
+test_keepalive_answered_keeps_conn(void **state)
 {
 	struct fix *f = *state;
 	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0], .ka = { KA_IDLE_S, KA_INTVL_S, KA_CNT } };
+	uint64_t b_tx;
+	struct net_tcp_info ia, ib;
 
 	open_pair(f, e);
-	assert_int_equal(net_tcp_set_keepalive(e[0].c, 30, 5, 5), -ENOTSUP);
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, 0);
+	b_tx = tstats(&f->b).tx;
+	/* Nothing before the idle time, one probe at it. */
+	assert_false(rt_wait_until(f->rt, a_probed, f, KA_IDLE_S * 1000000ULL - 100000));
+	assert_true(rt_wait_until(f->rt, a_probed, f, 200000));
+	assert_int_equal(tstats(&f->a).ka_probes, 1);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	/* B answered the old sequence number with an ACK, not a reset or a challenge. */
+	assert_int_equal(tstats(&f->b).tx, b_tx + 1);
+	assert_int_equal(tstats(&f->b).challenge_ack + tstats(&f->b).rst_tx, 0);
+	/* Each answer restarts the idle time: more probes, one per idle, and it lives. */
+	assert_true(rt_wait_until(f->rt, a_probed_thrice, f, 3 * KA_IDLE_S * 1000000ULL + 100000));
+	assert_int_equal(tstats(&f->a).ka_probes, 3);
+	assert_int_equal(e[0].closed + e[1].closed, 0);
+	net_tcp_get_info(e[0].c, &ia);
+	net_tcp_get_info(e[1].c, &ib);
+	/* A probe carries no sequence space. */
+	assert_int_equal(ia.snd_nxt, ib.rcv_nxt);
+	assert_string_equal(net_tcp_state_name(e[0].c), "established");
+}
+
+static void
+test_keepalive_unanswered_etimedout(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0], .ka = { KA_IDLE_S, KA_INTVL_S, KA_CNT } };
+
+	open_pair(f, e);
+	/* From now on everything A sends is lost: the peer vanished. */
+	g_drop.flags_any = RTE_TCP_ACK_FLAG | RTE_TCP_RST_FLAG;
+	g_drop.left = 100;
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, 0);
+	/* Idle, then KA_CNT probes an interval apart; still up just before the last interval ends. */
+	assert_false(rt_wait_until(f->rt, ep_closed, &e[0],
+				   (KA_IDLE_S + KA_CNT * KA_INTVL_S) * 1000000ULL - 100000));
+	assert_int_equal(tstats(&f->a).ka_probes, KA_CNT);
+	assert_true(rt_wait_until(f->rt, ep_closed, &e[0], 200000));
+	assert_int_equal(e[0].closed, 1);
+	assert_int_equal(e[0].err, ETIMEDOUT);
+	assert_int_equal(tstats(&f->a).ka_probes, KA_CNT);
+	assert_int_equal(g_drop.dropped, KA_CNT);
+	assert_int_equal(e[1].closed, 0);
+}
+
+static void
+test_keepalive_timer_after_conn_gone(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0], .ka = { KA_IDLE_S, KA_INTVL_S, KA_CNT } };
+
+	open_pair(f, e);
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, 0);
+	on_lcore(f, do_abort, &k);
+	assert_int_equal(conns(&f->a), 0);
+	/* Past the idle time nothing fires (ASan would see a freed timer). */
+	assert_false(rt_wait_until(f->rt, a_probed, f, 2 * KA_IDLE_S * 1000000ULL));
+	assert_int_equal(tstats(&f->a).ka_probes, 0);
+}
+
+static void
+test_keepalive_args(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0], .ka = { 30, 0, 5 } };
+
+	open_pair(f, e);
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, -EINVAL);
+	k.ka[1] = 5;
+	k.ka[2] = 0;
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, -EINVAL);
+	/* On, then off: no probe however long it is quiet. */
+	k.ka[0] = KA_IDLE_S;
+	k.ka[2] = KA_CNT;
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, 0);
+	memset(k.ka, 0, sizeof(k.ka));
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, 0);
+	assert_false(rt_wait_until(f->rt, a_probed, f, 40ULL * 1000000));
 }
 
 /* ---- segments crafted into B's receive ring, as if from A ---- */
@@ -839,7 +966,13 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_simultaneous_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_resets_peer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timer_after_conn_gone, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_keepalive_not_supported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keepalive_answered_keeps_conn, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_keepalive_unanswered_etimedout, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_keepalive_timer_after_conn_gone, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_keepalive_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rst_in_window_challenged_exact_accepted, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_checksum_dropped, setup, teardown),
