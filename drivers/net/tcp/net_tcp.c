@@ -28,6 +28,7 @@ RTE_LOG_REGISTER_SUFFIX(net_tcp_logtype, tcp, NOTICE);
 #define TCP_MAX_WSCALE 14
 #define TCP_RTO_MAX_US (120ULL * 1000 * 1000)
 #define TCP_INIT_CWND_SEGS 10u
+#define TCP_DUPACK_THRESH 3u /* RFC 5681: the third duplicate ACK retransmits */
 
 #define OPT_EOL 0
 #define OPT_NOP 1
@@ -145,6 +146,10 @@ struct net_tcp_conn {
 	/* send side */
 	uint32_t iss, snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2;
 	uint32_t cwnd, ssthresh;
+	/* RFC 5681/6582 fast retransmit and NewReno recovery */
+	uint32_t recover; /* snd_max when recovery (or the last RTO) began */
+	uint16_t dupacks; /* duplicate ACKs in a row */
+	bool in_recovery;
 	uint8_t *sbuf;
 	uint32_t sbuf_size, sbuf_head, sbuf_len;
 	uint32_t sbuf_seq; /* sequence number of sbuf's first byte */
@@ -495,11 +500,25 @@ data_end(const struct net_tcp_conn *c)
 	return c->sbuf_seq + c->sbuf_len;
 }
 
+/*
+ * RFC 3042 limited transmit: the first two duplicate ACKs each let one new
+ * segment out past cwnd (cwnd itself unchanged), so a small window still
+ * makes the third duplicate ACK that starts fast retransmit.
+ */
+static uint32_t
+limited_transmit(const struct net_tcp_conn *c)
+{
+	if (c->in_recovery || c->dupacks >= TCP_DUPACK_THRESH) {
+		return 0;
+	}
+	return (uint32_t)c->dupacks * c->mss_snd;
+}
+
 /* Send what the send buffer holds and the windows allow, then the FIN. */
 static void
 tcp_output(struct net_tcp_conn *c)
 {
-	uint32_t end = data_end(c), wnd = RTE_MIN(c->snd_wnd, c->cwnd);
+	uint32_t end = data_end(c), wnd = RTE_MIN(c->snd_wnd, c->cwnd + limited_transmit(c));
 	uint32_t limit = c->snd_una + wnd;
 
 	if (c->state == TCPS_SYN_SENT || c->state == TCPS_SYN_RCVD || c->state == TCPS_CLOSED ||
@@ -667,6 +686,7 @@ conn_new(struct net_tcp *t, unsigned int lcore, uint32_t laddr, uint32_t raddr, 
 	c->snd_una = c->snd_nxt = c->snd_max = c->iss;
 	c->sbuf_seq = c->iss + 1;
 	c->ssthresh = UINT32_MAX;
+	c->recover = c->iss;
 	rt_timer_init(&c->timer, tcp_timer_fn, c);
 	rt_timer_init(&c->ka_timer, ka_timer_fn, c);
 	c->last_rx_us = now_us(t);
@@ -767,6 +787,10 @@ tcp_timer_expired(struct net_tcp_conn *c)
 	/* RFC 5681: one segment, slow start from there; go back to snd_una. */
 	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2u * c->mss_snd);
 	c->cwnd = c->mss_snd;
+	/* RFC 6582 4: duplicate ACKs of what is sent again start no fast retransmit. */
+	c->recover = c->snd_max;
+	c->in_recovery = false;
+	c->dupacks = 0;
 	c->snd_nxt = c->snd_una;
 	rto_arm(c);
 	tcp_output(c);
@@ -1055,6 +1079,85 @@ fin_acked(const struct net_tcp_conn *c)
 	return c->fin_queued && c->snd_una == data_end(c) + 1;
 }
 
+/* Send the first unacknowledged segment again (fast retransmit, a NewReno partial ACK). */
+static void
+retransmit_una(struct net_tcp_conn *c)
+{
+	uint32_t end = data_end(c), len = 0;
+	uint8_t flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
+
+	if (SEQ_LT(c->snd_una, end)) {
+		len = RTE_MIN(end - c->snd_una, (uint32_t)c->mss_snd);
+	}
+	if (c->fin_queued && c->snd_una + len == end && SEQ_GT(c->snd_max, end)) {
+		flags |= RTE_TCP_FIN_FLAG; /* the FIN went with it, or alone after it */
+	}
+	/* Karn: what is sent again gives no RTT sample. */
+	c->rtt_timing = false;
+	if (conn_xmit(c, c->snd_una, len, flags) == 0) {
+		c->retransmits++;
+		TCP_STAT_ADD(&c->t->lc[c->lcore].stats, retransmits, 1);
+	}
+}
+
+/*
+ * RFC 5681 3.2 duplicate ACK: it acknowledges nothing new while data is
+ * outstanding, carries no data, SYN or FIN, and leaves the window as it was.
+ */
+static bool
+is_dupack(const struct net_tcp_conn *c, const struct tcp_seg *s)
+{
+	return s->ack == c->snd_una && c->snd_una != c->snd_max && s->len == 0 &&
+	       !(s->flags & (RTE_TCP_SYN_FLAG | RTE_TCP_FIN_FLAG)) &&
+	       ((uint32_t)s->win << (c->snd_ws > 0 ? c->snd_ws : 0)) == c->snd_wnd;
+}
+
+/* RFC 5681 3.2 / RFC 6582 3.2 steps 2-4, on a duplicate ACK. */
+static void
+dupack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
+{
+	struct net_tcp_stats *st = &c->t->lc[c->lcore].stats;
+
+	c->dupacks++;
+	TCP_STAT_ADD(st, dupacks, 1);
+	if (c->in_recovery) {
+		c->cwnd += c->mss_snd; /* a segment left the network */
+		return;
+	}
+	if (c->dupacks != TCP_DUPACK_THRESH || !SEQ_GT(s->ack, c->recover)) {
+		return; /* limited transmit, if anything (tcp_output) */
+	}
+	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2u * c->mss_snd);
+	c->recover = c->snd_max;
+	c->in_recovery = true;
+	TCP_STAT_ADD(st, fast_retransmits, 1);
+	retransmit_una(c);
+	c->cwnd = c->ssthresh + TCP_DUPACK_THRESH * c->mss_snd;
+}
+
+/*
+ * RFC 6582 3.2 steps 5-6, on an ACK of new data during recovery: a full ACK
+ * ends it; a partial one sends the next hole and deflates cwnd by what it
+ * acknowledged (plus one segment back when that was a segment or more).
+ */
+static void
+recovery_ack(struct net_tcp_conn *c, uint32_t acked)
+{
+	if (SEQ_GEQ(c->snd_una, c->recover)) {
+		uint32_t flight = RTE_MAX(c->snd_max - c->snd_una, (uint32_t)c->mss_snd);
+
+		c->in_recovery = false;
+		c->cwnd = RTE_MIN(c->ssthresh, flight + c->mss_snd);
+		return;
+	}
+	retransmit_una(c);
+	c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
+	if (acked >= c->mss_snd) {
+		c->cwnd += c->mss_snd;
+	}
+	c->cwnd = RTE_MAX(c->cwnd, (uint32_t)c->mss_snd);
+}
+
 /* The ACK field: RFC 9293 3.10.7.4 fifth check. @return false to drop the segment. */
 static bool
 ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
@@ -1097,8 +1200,11 @@ ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 			rtt_sample(c, now_us(c->t) - c->rtt_start_us);
 		}
 		c->nretx = 0;
-		/* RFC 5681 slow start and congestion avoidance. */
-		if (c->cwnd < c->ssthresh) {
+		c->dupacks = 0;
+		/* RFC 5681 slow start and congestion avoidance; NewReno while recovering. */
+		if (c->in_recovery) {
+			recovery_ack(c, acked);
+		} else if (c->cwnd < c->ssthresh) {
 			c->cwnd += RTE_MIN(acked, (uint32_t)c->mss_snd);
 		} else {
 			c->cwnd += RTE_MAX(1u, (uint32_t)c->mss_snd * c->mss_snd / c->cwnd);
@@ -1110,6 +1216,8 @@ ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 		if (data_acked > 0) {
 			conn_event(c, NET_TCP_EV_ACKED, data_acked);
 		}
+	} else if (is_dupack(c, s)) {
+		dupack_input(c, s);
 	}
 	if (SEQ_LT(c->snd_wl1, s->seq) || (c->snd_wl1 == s->seq && SEQ_LEQ(c->snd_wl2, s->ack))) {
 		c->snd_wnd = (uint32_t)s->win << (c->snd_ws > 0 ? c->snd_ws : 0);

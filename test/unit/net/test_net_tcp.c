@@ -528,16 +528,59 @@ test_data_loss_recovered_by_rto(void **state)
 	struct fix *f = *state;
 	struct ep e[2] = { 0 };
 
-	/* The 20th data segment A sends is lost. */
+	/*
+	 * 8 KiB go as 6 segments (MSS 1448); the 5th is lost. One segment after
+	 * the hole makes one duplicate ACK, too few for fast retransmit, and
+	 * nothing new is left to send: only the RTO recovers it.
+	 */
+	g_drop.data_only = true;
+	g_drop.skip = 4;
+	g_drop.left = 1;
+	move_both_ways(f, e, 8 * 1024);
+	assert_int_equal(g_drop.dropped, 1);
+	assert_int_equal(tstats(&f->a).fast_retransmits, 0);
+	assert_true(tstats(&f->a).rto >= 1);
+	assert_true(tstats(&f->a).retransmits >= 1);
+	/* What followed the hole waited out of order at B. */
+	assert_true(tstats(&f->b).ooo >= 1);
+}
+
+static void
+test_data_loss_recovered_by_fast_retransmit(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+
+	/* The 20th data segment A sends is lost in a long transfer. */
 	g_drop.data_only = true;
 	g_drop.skip = 19;
 	g_drop.left = 1;
 	move_both_ways(f, e, 256 * 1024);
 	assert_int_equal(g_drop.dropped, 1);
-	assert_true(tstats(&f->a).rto >= 1);
-	assert_true(tstats(&f->a).retransmits >= 1);
-	/* What followed the hole waited out of order at B. */
-	assert_true(tstats(&f->b).ooo >= 1);
+	/* Three duplicate ACKs sent it again at once: no RTO, one retransmission. */
+	assert_true(tstats(&f->a).dupacks >= 3);
+	assert_int_equal(tstats(&f->a).fast_retransmits, 1);
+	assert_int_equal(tstats(&f->a).retransmits, 1);
+	assert_int_equal(tstats(&f->a).rto, 0);
+	assert_true(tstats(&f->b).ooo >= 3);
+}
+
+static void
+test_two_losses_recovered_by_newreno(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+
+	/* The 20th and 21st data segments are lost: one window, two holes. */
+	g_drop.data_only = true;
+	g_drop.skip = 19;
+	g_drop.left = 2;
+	move_both_ways(f, e, 256 * 1024);
+	assert_int_equal(g_drop.dropped, 2);
+	/* Fast retransmit sends the first; the partial ACK after it, the second (RFC 6582). */
+	assert_int_equal(tstats(&f->a).fast_retransmits, 1);
+	assert_int_equal(tstats(&f->a).retransmits, 2);
+	assert_int_equal(tstats(&f->a).rto, 0);
 }
 
 static bool
@@ -959,6 +1002,10 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_data_1mib_both_ways, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_data_loss_recovered_by_rto, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_data_loss_recovered_by_fast_retransmit, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_two_losses_recovered_by_newreno, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_lost_syn_retransmitted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rst_to_closed_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syn_timeout_etimedout, setup, teardown),
