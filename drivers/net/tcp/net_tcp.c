@@ -28,7 +28,8 @@ RTE_LOG_REGISTER_SUFFIX(net_tcp_logtype, tcp, NOTICE);
 #define TCP_MAX_WSCALE 14
 #define TCP_RTO_MAX_US (120ULL * 1000 * 1000)
 #define TCP_INIT_CWND_SEGS 10u
-#define TCP_DUPACK_THRESH 3u /* RFC 5681: the third duplicate ACK retransmits */
+#define TCP_OOW_ACK_GAP_US 500000u /* Linux's tcp_invalid_ratelimit: HZ/2 */
+#define TCP_DUPACK_THRESH 3u       /* RFC 5681: the third duplicate ACK retransmits */
 
 #define OPT_EOL 0
 #define OPT_NOP 1
@@ -177,6 +178,7 @@ struct net_tcp_conn {
 	uint64_t ka_idle_us, ka_intvl_us;
 	uint32_t ka_cnt, ka_probes; /* ka_probes: sent since the peer was last heard */
 	uint64_t last_rx_us;        /* when the last segment of this connection arrived */
+	uint64_t oow_ack_next_us;   /* no ACK to a bare out-of-window segment before this */
 	struct rt_timer ka_timer;
 	uint64_t counts[TCPS_N];
 };
@@ -1158,6 +1160,28 @@ recovery_ack(struct net_tcp_conn *c, uint32_t acked)
 	c->cwnd = RTE_MAX(c->cwnd, (uint32_t)c->mss_snd);
 }
 
+/*
+ * The ACK RFC 9293 asks for an unacceptable segment (out of the window, or
+ * acknowledging what was never sent). Two ends whose sequence numbers
+ * disagree (a spoofed or stale segment moved one of them) would otherwise
+ * answer each other's such ACKs forever; as Linux, one a connection each
+ * 500 ms for bare segments (segments with data are not part of such a loop).
+ */
+static void
+send_oow_ack(struct net_tcp_conn *c, const struct tcp_seg *s)
+{
+	uint64_t now = now_us(c->t);
+
+	if (s->len == 0 && !(s->flags & RTE_TCP_SYN_FLAG)) {
+		if (now < c->oow_ack_next_us) {
+			TCP_STAT_ADD(&c->t->lc[c->lcore].stats, oow_ack_limited, 1);
+			return;
+		}
+		c->oow_ack_next_us = now + TCP_OOW_ACK_GAP_US;
+	}
+	send_ack_now(c);
+}
+
 /* The ACK field: RFC 9293 3.10.7.4 fifth check. @return false to drop the segment. */
 static bool
 ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
@@ -1165,7 +1189,7 @@ ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 	uint32_t acked, data_acked;
 
 	if (SEQ_GT(s->ack, c->snd_max)) {
-		send_ack_now(c);
+		send_oow_ack(c, s);
 		return false;
 	}
 	if (c->state == TCPS_SYN_RCVD) {
@@ -1395,7 +1419,7 @@ conn_input_locked(struct net_tcp_conn *c, struct tcp_seg *s, const struct rte_ip
 	}
 	if (!seq_acceptable(c, s)) {
 		if (!(s->flags & RTE_TCP_RST_FLAG)) {
-			send_ack_now(c);
+			send_oow_ack(c, s);
 		}
 		rte_pktmbuf_free(s->m);
 		return;

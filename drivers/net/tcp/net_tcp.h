@@ -76,8 +76,10 @@ struct net_tcp_stats {
 	uint64_t rst_tx;           /**< resets sent */
 	uint64_t challenge_ack;    /**< RFC 5961 challenge ACKs sent */
 	uint64_t ka_probes;        /**< keepalive probes sent */
-	uint64_t opened;           /**< connections established */
-	uint64_t closed;           /**< connections freed */
+	uint64_t
+		oow_ack_limited; /**< ACKs to bare out-of-window segments not sent (500 ms limit) */
+	uint64_t opened;         /**< connections established */
+	uint64_t closed;         /**< connections freed */
 };
 
 /** What the peer and we agreed at the handshake. */

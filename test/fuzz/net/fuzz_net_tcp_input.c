@@ -147,8 +147,9 @@ node_open(struct node *n, const char *tag, struct rte_ring *rx, struct rte_ring 
 	}
 	pc.mac = &mac;
 	pc.port_id = (uint16_t)id;
-	if (net_port_open(g.rt, &pc, &n->port) != 0 || net_neigh_create(n->port, &nc, &n->nb) != 0 ||
-	    net_ip_create(n->nb, &ic, &n->ip) != 0 || net_neigh_addr_add(n->nb, addr, 24) != 0 ||
+	if (net_port_open(g.rt, &pc, &n->port) != 0 ||
+	    net_neigh_create(n->port, &nc, &n->nb) != 0 || net_ip_create(n->nb, &ic, &n->ip) != 0 ||
+	    net_neigh_addr_add(n->nb, addr, 24) != 0 ||
 	    net_tcp_create(n->nb, n->ip, &tc, &n->tcp) != 0) {
 		fail("node");
 	}
@@ -283,7 +284,8 @@ inject(uint8_t how, const uint8_t *seg, size_t len)
 				th->sent_seq = rte_cpu_to_be_32(
 					ia.snd_nxt + rte_be_to_cpu_32(th->sent_seq) % 65536);
 				th->recv_ack = rte_cpu_to_be_32(
-					ia.rcv_nxt + rte_be_to_cpu_32(th->recv_ack) % 65536 - 32768);
+					ia.rcv_nxt + rte_be_to_cpu_32(th->recv_ack) % 65536 -
+					32768);
 			}
 		} else {
 			th->dst_port = rte_cpu_to_be_16(PORT_B);

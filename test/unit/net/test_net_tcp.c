@@ -875,15 +875,16 @@ test_keepalive_args(void **state)
 /* Flag of inject_from_a(): spoil the TCP checksum. */
 #define TCP_BAD_CKSUM 0x100
 
+/* A segment with @p dlen bytes of payload (zeros). */
 static void
-inject_from_a(struct fix *f, const struct net_tcp_info *ia, uint32_t seq, uint32_t ack,
-	      unsigned int flags)
+inject_data_from_a(struct fix *f, const struct net_tcp_info *ia, uint32_t seq, uint32_t ack,
+		   unsigned int flags, uint16_t dlen)
 {
 	struct rte_mbuf *m = net_port_alloc(f->a.port);
 	struct rte_ether_hdr *eh;
 	struct rte_ipv4_hdr *ip;
 	struct rte_tcp_hdr *th;
-	const size_t len = sizeof(*eh) + sizeof(*ip) + sizeof(*th);
+	const size_t len = sizeof(*eh) + sizeof(*ip) + sizeof(*th) + dlen;
 
 	assert_non_null(m);
 	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, len);
@@ -894,7 +895,7 @@ inject_from_a(struct fix *f, const struct net_tcp_info *ia, uint32_t seq, uint32
 	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	ip = (struct rte_ipv4_hdr *)(eh + 1);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16(sizeof(*ip) + sizeof(*th));
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + sizeof(*th) + dlen));
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_TCP;
 	ip->src_addr = ia->laddr;
@@ -914,6 +915,13 @@ inject_from_a(struct fix *f, const struct net_tcp_info *ia, uint32_t seq, uint32
 	}
 	assert_int_equal(rte_ring_enqueue(f->ab, m), 0);
 	rt_runtime_poll_until_idle(f->rt, 1000);
+}
+
+static void
+inject_from_a(struct fix *f, const struct net_tcp_info *ia, uint32_t seq, uint32_t ack,
+	      unsigned int flags)
+{
+	inject_data_from_a(f, ia, seq, ack, flags, 0);
 }
 
 static void
@@ -945,6 +953,33 @@ test_rst_in_window_challenged_exact_accepted(void **state)
 	assert_int_equal(tstats(&f->b).rst_rx, 1);
 	assert_int_equal(e[1].closed, 1);
 	assert_int_equal(e[1].err, ECONNRESET);
+}
+
+static void
+test_desynchronized_ends_no_ack_storm(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct net_tcp_info ia;
+	uint64_t a_tx, b_tx;
+
+	open_pair(f, e);
+	net_tcp_get_info(e[0].c, &ia);
+	a_tx = tstats(&f->a).tx;
+	b_tx = tstats(&f->b).tx;
+	/*
+	 * 100 bytes A never sent, as if from A: B takes them, and its ACK is for
+	 * what A never sent, and A's answer is below B's window: each end finds
+	 * the other's ACK out of the window. Found by fuzz_net_tcp_input.
+	 */
+	inject_data_from_a(f, &ia, ia.snd_nxt, ia.rcv_nxt, RTE_TCP_ACK_FLAG, 100);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	/* B's ACK, A's answer, B's answer; then A holds its ACK (500 ms) and it stops. */
+	assert_int_equal(tstats(&f->b).tx - b_tx, 2);
+	assert_int_equal(tstats(&f->a).tx - a_tx, 1);
+	assert_int_equal(tstats(&f->a).oow_ack_limited, 1);
+	assert_false(rt_wait_until(f->rt, a_gone, f, 2ULL * 1000 * 1000));
+	assert_int_equal(tstats(&f->a).tx - a_tx, 1);
 }
 
 static void
@@ -1023,6 +1058,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rst_in_window_challenged_exact_accepted, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_checksum_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_desynchronized_ends_no_ack_storm, setup,
+						teardown),
 	};
 
 	struct lnp_test_eal_args a;
