@@ -28,6 +28,8 @@ RTE_LOG_REGISTER_SUFFIX(net_tcp_logtype, tcp, NOTICE);
 #define TCP_MAX_WSCALE 14
 #define TCP_RTO_MAX_US (120ULL * 1000 * 1000)
 #define TCP_INIT_CWND_SEGS 10u
+#define TCP_OOW_ACK_GAP_US 500000u /* Linux's tcp_invalid_ratelimit: HZ/2 */
+#define TCP_DUPACK_THRESH 3u       /* RFC 5681: the third duplicate ACK retransmits */
 
 #define OPT_EOL 0
 #define OPT_NOP 1
@@ -145,6 +147,10 @@ struct net_tcp_conn {
 	/* send side */
 	uint32_t iss, snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2;
 	uint32_t cwnd, ssthresh;
+	/* RFC 5681/6582 fast retransmit and NewReno recovery */
+	uint32_t recover; /* snd_max when recovery (or the last RTO) began */
+	uint16_t dupacks; /* duplicate ACKs in a row */
+	bool in_recovery;
 	uint8_t *sbuf;
 	uint32_t sbuf_size, sbuf_head, sbuf_len;
 	uint32_t sbuf_seq; /* sequence number of sbuf's first byte */
@@ -168,6 +174,12 @@ struct net_tcp_conn {
 	uint8_t nretx;
 	uint64_t retransmits;
 	struct rt_timer timer; /* RTO while anything is unacknowledged; 2MSL in TIME_WAIT */
+	/* Keepalive (ka_idle_us 0: off): its own timer, so the RTO never waits on it. */
+	uint64_t ka_idle_us, ka_intvl_us;
+	uint32_t ka_cnt, ka_probes; /* ka_probes: sent since the peer was last heard */
+	uint64_t last_rx_us;        /* when the last segment of this connection arrived */
+	uint64_t oow_ack_next_us;   /* no ACK to a bare out-of-window segment before this */
+	struct rt_timer ka_timer;
 	uint64_t counts[TCPS_N];
 };
 
@@ -490,11 +502,25 @@ data_end(const struct net_tcp_conn *c)
 	return c->sbuf_seq + c->sbuf_len;
 }
 
+/*
+ * RFC 3042 limited transmit: the first two duplicate ACKs each let one new
+ * segment out past cwnd (cwnd itself unchanged), so a small window still
+ * makes the third duplicate ACK that starts fast retransmit.
+ */
+static uint32_t
+limited_transmit(const struct net_tcp_conn *c)
+{
+	if (c->in_recovery || c->dupacks >= TCP_DUPACK_THRESH) {
+		return 0;
+	}
+	return (uint32_t)c->dupacks * c->mss_snd;
+}
+
 /* Send what the send buffer holds and the windows allow, then the FIN. */
 static void
 tcp_output(struct net_tcp_conn *c)
 {
-	uint32_t end = data_end(c), wnd = RTE_MIN(c->snd_wnd, c->cwnd);
+	uint32_t end = data_end(c), wnd = RTE_MIN(c->snd_wnd, c->cwnd + limited_transmit(c));
 	uint32_t limit = c->snd_una + wnd;
 
 	if (c->state == TCPS_SYN_SENT || c->state == TCPS_SYN_RCVD || c->state == TCPS_CLOSED ||
@@ -577,6 +603,7 @@ conn_closed(struct net_tcp_conn *c, int err)
 		c->err = err;
 	}
 	rt_timer_cancel(&c->timer);
+	rt_timer_cancel(&c->ka_timer);
 	ack_dequeue(c);
 	if (c->in_table) {
 		LIST_REMOVE(c, hnext);
@@ -628,6 +655,7 @@ conn_free(struct net_tcp_conn *c)
 }
 
 static void tcp_timer_fn(void *arg);
+static void ka_timer_fn(void *arg);
 
 static struct net_tcp_conn *
 conn_new(struct net_tcp *t, unsigned int lcore, uint32_t laddr, uint32_t raddr, uint16_t lport,
@@ -660,7 +688,10 @@ conn_new(struct net_tcp *t, unsigned int lcore, uint32_t laddr, uint32_t raddr, 
 	c->snd_una = c->snd_nxt = c->snd_max = c->iss;
 	c->sbuf_seq = c->iss + 1;
 	c->ssthresh = UINT32_MAX;
+	c->recover = c->iss;
 	rt_timer_init(&c->timer, tcp_timer_fn, c);
+	rt_timer_init(&c->ka_timer, ka_timer_fn, c);
+	c->last_rx_us = now_us(t);
 	LIST_INSERT_HEAD(bucket_of(&t->lc[lcore], laddr, raddr, lport, rport), c, hnext);
 	LIST_INSERT_HEAD(&t->lc[lcore].all, c, all_next);
 	c->in_table = true;
@@ -758,6 +789,10 @@ tcp_timer_expired(struct net_tcp_conn *c)
 	/* RFC 5681: one segment, slow start from there; go back to snd_una. */
 	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2u * c->mss_snd);
 	c->cwnd = c->mss_snd;
+	/* RFC 6582 4: duplicate ACKs of what is sent again start no fast retransmit. */
+	c->recover = c->snd_max;
+	c->in_recovery = false;
+	c->dupacks = 0;
 	c->snd_nxt = c->snd_una;
 	rto_arm(c);
 	tcp_output(c);
@@ -770,6 +805,50 @@ tcp_timer_fn(void *arg)
 
 	c->busy++;
 	tcp_timer_expired(c);
+	c->busy--;
+	conn_maybe_free(c);
+}
+
+/*
+ * Keepalive, as Linux's: after ka_idle_us without a segment from the peer,
+ * an ACK at snd_una - 1 (old, so any peer answers it with an ACK); then one
+ * every ka_intvl_us; ka_cnt unanswered and the connection ends ETIMEDOUT.
+ * While data is unacknowledged the RTO watches the peer instead. The timer
+ * is not re-armed per segment: it finds how long the peer has been quiet.
+ */
+static void
+ka_expired(struct net_tcp_conn *c)
+{
+	uint64_t quiet = now_us(c->t) - c->last_rx_us;
+
+	if (c->state == TCPS_CLOSED || c->state == TCPS_TIME_WAIT || c->ka_idle_us == 0) {
+		return;
+	}
+	if (c->state == TCPS_SYN_SENT || c->state == TCPS_SYN_RCVD || c->snd_una != c->snd_max) {
+		rt_timer_arm(&c->ka_timer, c->ka_idle_us);
+		return;
+	}
+	if (c->ka_probes == 0 && quiet < c->ka_idle_us) {
+		rt_timer_arm(&c->ka_timer, c->ka_idle_us - quiet);
+		return;
+	}
+	if (c->ka_probes >= c->ka_cnt) {
+		apply(c, TCPE_TIMEOUT, ETIMEDOUT);
+		return;
+	}
+	conn_xmit(c, c->snd_una - 1, 0, RTE_TCP_ACK_FLAG);
+	c->ka_probes++;
+	TCP_STAT_ADD(&c->t->lc[c->lcore].stats, ka_probes, 1);
+	rt_timer_arm(&c->ka_timer, c->ka_intvl_us);
+}
+
+static void
+ka_timer_fn(void *arg)
+{
+	struct net_tcp_conn *c = arg;
+
+	c->busy++;
+	ka_expired(c);
 	c->busy--;
 	conn_maybe_free(c);
 }
@@ -1002,6 +1081,107 @@ fin_acked(const struct net_tcp_conn *c)
 	return c->fin_queued && c->snd_una == data_end(c) + 1;
 }
 
+/* Send the first unacknowledged segment again (fast retransmit, a NewReno partial ACK). */
+static void
+retransmit_una(struct net_tcp_conn *c)
+{
+	uint32_t end = data_end(c), len = 0;
+	uint8_t flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
+
+	if (SEQ_LT(c->snd_una, end)) {
+		len = RTE_MIN(end - c->snd_una, (uint32_t)c->mss_snd);
+	}
+	if (c->fin_queued && c->snd_una + len == end && SEQ_GT(c->snd_max, end)) {
+		flags |= RTE_TCP_FIN_FLAG; /* the FIN went with it, or alone after it */
+	}
+	/* Karn: what is sent again gives no RTT sample. */
+	c->rtt_timing = false;
+	if (conn_xmit(c, c->snd_una, len, flags) == 0) {
+		c->retransmits++;
+		TCP_STAT_ADD(&c->t->lc[c->lcore].stats, retransmits, 1);
+	}
+}
+
+/*
+ * RFC 5681 3.2 duplicate ACK: it acknowledges nothing new while data is
+ * outstanding, carries no data, SYN or FIN, and leaves the window as it was.
+ */
+static bool
+is_dupack(const struct net_tcp_conn *c, const struct tcp_seg *s)
+{
+	return s->ack == c->snd_una && c->snd_una != c->snd_max && s->len == 0 &&
+	       !(s->flags & (RTE_TCP_SYN_FLAG | RTE_TCP_FIN_FLAG)) &&
+	       ((uint32_t)s->win << (c->snd_ws > 0 ? c->snd_ws : 0)) == c->snd_wnd;
+}
+
+/* RFC 5681 3.2 / RFC 6582 3.2 steps 2-4, on a duplicate ACK. */
+static void
+dupack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
+{
+	struct net_tcp_stats *st = &c->t->lc[c->lcore].stats;
+
+	c->dupacks++;
+	TCP_STAT_ADD(st, dupacks, 1);
+	if (c->in_recovery) {
+		c->cwnd += c->mss_snd; /* a segment left the network */
+		return;
+	}
+	if (c->dupacks != TCP_DUPACK_THRESH || !SEQ_GT(s->ack, c->recover)) {
+		return; /* limited transmit, if anything (tcp_output) */
+	}
+	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2u * c->mss_snd);
+	c->recover = c->snd_max;
+	c->in_recovery = true;
+	TCP_STAT_ADD(st, fast_retransmits, 1);
+	retransmit_una(c);
+	c->cwnd = c->ssthresh + TCP_DUPACK_THRESH * c->mss_snd;
+}
+
+/*
+ * RFC 6582 3.2 steps 5-6, on an ACK of new data during recovery: a full ACK
+ * ends it; a partial one sends the next hole and deflates cwnd by what it
+ * acknowledged (plus one segment back when that was a segment or more).
+ */
+static void
+recovery_ack(struct net_tcp_conn *c, uint32_t acked)
+{
+	if (SEQ_GEQ(c->snd_una, c->recover)) {
+		uint32_t flight = RTE_MAX(c->snd_max - c->snd_una, (uint32_t)c->mss_snd);
+
+		c->in_recovery = false;
+		c->cwnd = RTE_MIN(c->ssthresh, flight + c->mss_snd);
+		return;
+	}
+	retransmit_una(c);
+	c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
+	if (acked >= c->mss_snd) {
+		c->cwnd += c->mss_snd;
+	}
+	c->cwnd = RTE_MAX(c->cwnd, (uint32_t)c->mss_snd);
+}
+
+/*
+ * The ACK RFC 9293 asks for an unacceptable segment (out of the window, or
+ * acknowledging what was never sent). Two ends whose sequence numbers
+ * disagree (a spoofed or stale segment moved one of them) would otherwise
+ * answer each other's such ACKs forever; as Linux, one a connection each
+ * 500 ms for bare segments (segments with data are not part of such a loop).
+ */
+static void
+send_oow_ack(struct net_tcp_conn *c, const struct tcp_seg *s)
+{
+	uint64_t now = now_us(c->t);
+
+	if (s->len == 0 && !(s->flags & RTE_TCP_SYN_FLAG)) {
+		if (now < c->oow_ack_next_us) {
+			TCP_STAT_ADD(&c->t->lc[c->lcore].stats, oow_ack_limited, 1);
+			return;
+		}
+		c->oow_ack_next_us = now + TCP_OOW_ACK_GAP_US;
+	}
+	send_ack_now(c);
+}
+
 /* The ACK field: RFC 9293 3.10.7.4 fifth check. @return false to drop the segment. */
 static bool
 ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
@@ -1009,7 +1189,7 @@ ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 	uint32_t acked, data_acked;
 
 	if (SEQ_GT(s->ack, c->snd_max)) {
-		send_ack_now(c);
+		send_oow_ack(c, s);
 		return false;
 	}
 	if (c->state == TCPS_SYN_RCVD) {
@@ -1044,8 +1224,11 @@ ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 			rtt_sample(c, now_us(c->t) - c->rtt_start_us);
 		}
 		c->nretx = 0;
-		/* RFC 5681 slow start and congestion avoidance. */
-		if (c->cwnd < c->ssthresh) {
+		c->dupacks = 0;
+		/* RFC 5681 slow start and congestion avoidance; NewReno while recovering. */
+		if (c->in_recovery) {
+			recovery_ack(c, acked);
+		} else if (c->cwnd < c->ssthresh) {
 			c->cwnd += RTE_MIN(acked, (uint32_t)c->mss_snd);
 		} else {
 			c->cwnd += RTE_MAX(1u, (uint32_t)c->mss_snd * c->mss_snd / c->cwnd);
@@ -1057,6 +1240,8 @@ ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 		if (data_acked > 0) {
 			conn_event(c, NET_TCP_EV_ACKED, data_acked);
 		}
+	} else if (is_dupack(c, s)) {
+		dupack_input(c, s);
 	}
 	if (SEQ_LT(c->snd_wl1, s->seq) || (c->snd_wl1 == s->seq && SEQ_LEQ(c->snd_wl2, s->ack))) {
 		c->snd_wnd = (uint32_t)s->win << (c->snd_ws > 0 ? c->snd_ws : 0);
@@ -1234,7 +1419,7 @@ conn_input_locked(struct net_tcp_conn *c, struct tcp_seg *s, const struct rte_ip
 	}
 	if (!seq_acceptable(c, s)) {
 		if (!(s->flags & RTE_TCP_RST_FLAG)) {
-			send_ack_now(c);
+			send_oow_ack(c, s);
 		}
 		rte_pktmbuf_free(s->m);
 		return;
@@ -1272,6 +1457,9 @@ conn_input_locked(struct net_tcp_conn *c, struct tcp_seg *s, const struct rte_ip
 static void
 conn_input(struct net_tcp_conn *c, struct tcp_seg *s, const struct rte_ipv4_hdr *h)
 {
+	/* Any segment shows the peer alive (Linux counts every one too). */
+	c->last_rx_us = now_us(c->t);
+	c->ka_probes = 0;
 	c->busy++;
 	conn_input_locked(c, s, h);
 	c->busy--;
@@ -1451,6 +1639,7 @@ lcore_teardown(void *arg)
 			LIST_REMOVE(c, hnext);
 		}
 		rt_timer_cancel(&c->timer);
+		rt_timer_cancel(&c->ka_timer);
 		conn_free(c);
 	}
 	while ((l = LIST_FIRST(&lc->listeners)) != NULL) {
@@ -1751,11 +1940,24 @@ net_tcp_abort(struct net_tcp_conn *c)
 int
 net_tcp_set_keepalive(struct net_tcp_conn *c, uint32_t idle_s, uint32_t intvl_s, uint32_t cnt)
 {
-	RTE_SET_USED(c);
-	RTE_SET_USED(idle_s);
-	RTE_SET_USED(intvl_s);
-	RTE_SET_USED(cnt);
-	return -ENOTSUP;
+	if (c->state == TCPS_CLOSED) {
+		return -ENOTCONN;
+	}
+	if (idle_s == 0) {
+		c->ka_idle_us = 0;
+		rt_timer_cancel(&c->ka_timer);
+		return 0;
+	}
+	if (intvl_s == 0 || cnt == 0) {
+		return -EINVAL;
+	}
+	c->ka_idle_us = (uint64_t)idle_s * 1000000;
+	c->ka_intvl_us = (uint64_t)intvl_s * 1000000;
+	c->ka_cnt = cnt;
+	c->ka_probes = 0;
+	/* The expiry measures the quiet from last_rx_us, so arming from now is safe. */
+	rt_timer_arm(&c->ka_timer, c->ka_idle_us);
+	return 0;
 }
 
 void

@@ -8,11 +8,12 @@
  * scale, SACK-permitted and timestamps are negotiated as Linux does (SACK
  * is negotiated but this slice sends no SACK blocks and ignores received
  * ones). RFC 6298 retransmission timer with Karn's rule and backoff, one
- * timer per connection; ACKs are delayed to the end of the lcore's poll;
- * no Nagle. Out-of-order segments are kept (bounded) and reassembled.
+ * timer per connection; fast retransmit and NewReno recovery with limited
+ * transmit (RFC 5681, 6582, 3042); keepalive per connection (a second
+ * timer). ACKs are delayed to the end of the lcore's poll; no Nagle.
+ * Out-of-order segments are kept (bounded) and reassembled.
  *
- * Not in this slice (the calls fail with -ENOTSUP): fast retransmit and
- * NewReno, SACK recovery, CUBIC, keepalive, zero-window probes, IPv6.
+ * Not in this slice: SACK recovery, CUBIC, zero-window probes, IPv6.
  *
  * All calls on a connection run on its lcore. Events arrive through the
  * connection's callback on that lcore.
@@ -60,20 +61,25 @@ typedef void (*net_tcp_cb)(void *arg, struct net_tcp_conn *c, enum net_tcp_event
 
 /** Counters of one data lcore. */
 struct net_tcp_stats {
-	uint64_t rx;            /**< segments received */
-	uint64_t rx_bad;        /**< short, bad offset or bad checksum */
-	uint64_t rx_no_conn;    /**< for no connection or listener (answered by RST) */
-	uint64_t tx;            /**< segments sent */
-	uint64_t tx_fail;       /**< not sent (no mbuf, no route) */
-	uint64_t retransmits;   /**< segments sent again after an RTO */
-	uint64_t rto;           /**< retransmission timeouts */
-	uint64_t ooo;           /**< out-of-order segments kept */
-	uint64_t ooo_drop;      /**< out-of-order segments dropped (queue full) */
-	uint64_t rst_rx;        /**< resets accepted */
-	uint64_t rst_tx;        /**< resets sent */
-	uint64_t challenge_ack; /**< RFC 5961 challenge ACKs sent */
-	uint64_t opened;        /**< connections established */
-	uint64_t closed;        /**< connections freed */
+	uint64_t rx;               /**< segments received */
+	uint64_t rx_bad;           /**< short, bad offset or bad checksum */
+	uint64_t rx_no_conn;       /**< for no connection or listener (answered by RST) */
+	uint64_t tx;               /**< segments sent */
+	uint64_t tx_fail;          /**< not sent (no mbuf, no route) */
+	uint64_t retransmits;      /**< segments sent again (after an RTO or by fast retransmit) */
+	uint64_t fast_retransmits; /**< RFC 5681 fast retransmits (recoveries entered) */
+	uint64_t dupacks;          /**< duplicate ACKs received */
+	uint64_t rto;              /**< retransmission timeouts */
+	uint64_t ooo;              /**< out-of-order segments kept */
+	uint64_t ooo_drop;         /**< out-of-order segments dropped (queue full) */
+	uint64_t rst_rx;           /**< resets accepted */
+	uint64_t rst_tx;           /**< resets sent */
+	uint64_t challenge_ack;    /**< RFC 5961 challenge ACKs sent */
+	uint64_t ka_probes;        /**< keepalive probes sent */
+	uint64_t
+		oow_ack_limited; /**< ACKs to bare out-of-window segments not sent (500 ms limit) */
+	uint64_t opened;         /**< connections established */
+	uint64_t closed;         /**< connections freed */
 };
 
 /** What the peer and we agreed at the handshake. */
@@ -161,7 +167,15 @@ void net_tcp_close(struct net_tcp_conn *c);
 /** Reset the connection (RST) and release it; no event follows. */
 void net_tcp_abort(struct net_tcp_conn *c);
 
-/** Keepalive (not in this slice). @return -ENOTSUP */
+/**
+ * Keepalive, as SO_KEEPALIVE with TCP_KEEPIDLE/KEEPINTVL/KEEPCNT: after
+ * @p idle_s seconds without a segment from the peer, a probe (an ACK at
+ * snd_una - 1) every @p intvl_s seconds; @p cnt unanswered and the
+ * connection closes with ETIMEDOUT. Any segment from the peer restarts the
+ * idle time. No probes while data is unacknowledged (the RTO watches then).
+ * @p idle_s 0 turns it off. ksocklnd sets 30/5/5.
+ * @return 0, -EINVAL (intvl_s or cnt 0), -ENOTCONN (closed)
+ */
 int net_tcp_set_keepalive(struct net_tcp_conn *c, uint32_t idle_s, uint32_t intvl_s, uint32_t cnt);
 
 /** What was negotiated, and the state. */

@@ -305,6 +305,7 @@ struct call {
 	struct fix *f;
 	struct ep *e;
 	uint16_t port;
+	uint32_t ka[3]; /* do_keepalive: idle, interval, count */
 	int rc;
 };
 
@@ -527,16 +528,59 @@ test_data_loss_recovered_by_rto(void **state)
 	struct fix *f = *state;
 	struct ep e[2] = { 0 };
 
-	/* The 20th data segment A sends is lost. */
+	/*
+	 * 8 KiB go as 6 segments (MSS 1448); the 5th is lost. One segment after
+	 * the hole makes one duplicate ACK, too few for fast retransmit, and
+	 * nothing new is left to send: only the RTO recovers it.
+	 */
+	g_drop.data_only = true;
+	g_drop.skip = 4;
+	g_drop.left = 1;
+	move_both_ways(f, e, 8 * 1024);
+	assert_int_equal(g_drop.dropped, 1);
+	assert_int_equal(tstats(&f->a).fast_retransmits, 0);
+	assert_true(tstats(&f->a).rto >= 1);
+	assert_true(tstats(&f->a).retransmits >= 1);
+	/* What followed the hole waited out of order at B. */
+	assert_true(tstats(&f->b).ooo >= 1);
+}
+
+static void
+test_data_loss_recovered_by_fast_retransmit(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+
+	/* The 20th data segment A sends is lost in a long transfer. */
 	g_drop.data_only = true;
 	g_drop.skip = 19;
 	g_drop.left = 1;
 	move_both_ways(f, e, 256 * 1024);
 	assert_int_equal(g_drop.dropped, 1);
-	assert_true(tstats(&f->a).rto >= 1);
-	assert_true(tstats(&f->a).retransmits >= 1);
-	/* What followed the hole waited out of order at B. */
-	assert_true(tstats(&f->b).ooo >= 1);
+	/* Three duplicate ACKs sent it again at once: no RTO, one retransmission. */
+	assert_true(tstats(&f->a).dupacks >= 3);
+	assert_int_equal(tstats(&f->a).fast_retransmits, 1);
+	assert_int_equal(tstats(&f->a).retransmits, 1);
+	assert_int_equal(tstats(&f->a).rto, 0);
+	assert_true(tstats(&f->b).ooo >= 3);
+}
+
+static void
+test_two_losses_recovered_by_newreno(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+
+	/* The 20th and 21st data segments are lost: one window, two holes. */
+	g_drop.data_only = true;
+	g_drop.skip = 19;
+	g_drop.left = 2;
+	move_both_ways(f, e, 256 * 1024);
+	assert_int_equal(g_drop.dropped, 2);
+	/* Fast retransmit sends the first; the partial ACK after it, the second (RFC 6582). */
+	assert_int_equal(tstats(&f->a).fast_retransmits, 1);
+	assert_int_equal(tstats(&f->a).retransmits, 2);
+	assert_int_equal(tstats(&f->a).rto, 0);
 }
 
 static bool
@@ -690,14 +734,140 @@ test_timer_after_conn_gone(void **state)
 	assert_int_equal(g_drop.dropped, 1);
 }
 
+/* ---- keepalive (idle 2 s, interval 1 s, 3 probes) ---- */
+
+#define KA_IDLE_S 2
+#define KA_INTVL_S 1
+#define KA_CNT 3
+
+static int
+do_keepalive(void *arg)
+{
+	struct call *k = arg;
+
+	k->rc = net_tcp_set_keepalive(k->e->c, k->ka[0], k->ka[1], k->ka[2]);
+	return 0;
+}
+
+static bool
+ep_closed(void *arg)
+{
+	return ((struct ep *)arg)->closed > 0;
+}
+
+static bool
+a_probed(void *arg)
+{
+	struct fix *f = arg;
+
+	return tstats(&f->a).ka_probes > 0;
+}
+
+static bool
+a_probed_thrice(void *arg)
+{
+	struct fix *f = arg;
+
+	return tstats(&f->a).ka_probes >= 3;
+}
+
 static void
-test_keepalive_not_supported(void **state)
+test_keepalive_answered_keeps_conn(void **state)
 {
 	struct fix *f = *state;
 	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0], .ka = { KA_IDLE_S, KA_INTVL_S, KA_CNT } };
+	uint64_t b_tx;
+	struct net_tcp_info ia, ib;
 
 	open_pair(f, e);
-	assert_int_equal(net_tcp_set_keepalive(e[0].c, 30, 5, 5), -ENOTSUP);
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, 0);
+	b_tx = tstats(&f->b).tx;
+	/* Nothing before the idle time, one probe at it. */
+	assert_false(rt_wait_until(f->rt, a_probed, f, KA_IDLE_S * 1000000ULL - 100000));
+	assert_true(rt_wait_until(f->rt, a_probed, f, 200000));
+	assert_int_equal(tstats(&f->a).ka_probes, 1);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	/* B answered the old sequence number with an ACK, not a reset or a challenge. */
+	assert_int_equal(tstats(&f->b).tx, b_tx + 1);
+	assert_int_equal(tstats(&f->b).challenge_ack + tstats(&f->b).rst_tx, 0);
+	/* Each answer restarts the idle time: more probes, one per idle, and it lives. */
+	assert_true(rt_wait_until(f->rt, a_probed_thrice, f, 3 * KA_IDLE_S * 1000000ULL + 100000));
+	assert_int_equal(tstats(&f->a).ka_probes, 3);
+	assert_int_equal(e[0].closed + e[1].closed, 0);
+	net_tcp_get_info(e[0].c, &ia);
+	net_tcp_get_info(e[1].c, &ib);
+	/* A probe carries no sequence space. */
+	assert_int_equal(ia.snd_nxt, ib.rcv_nxt);
+	assert_string_equal(net_tcp_state_name(e[0].c), "established");
+}
+
+static void
+test_keepalive_unanswered_etimedout(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0], .ka = { KA_IDLE_S, KA_INTVL_S, KA_CNT } };
+
+	open_pair(f, e);
+	/* From now on everything A sends is lost: the peer vanished. */
+	g_drop.flags_any = RTE_TCP_ACK_FLAG | RTE_TCP_RST_FLAG;
+	g_drop.left = 100;
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, 0);
+	/* Idle, then KA_CNT probes an interval apart; still up just before the last interval ends. */
+	assert_false(rt_wait_until(f->rt, ep_closed, &e[0],
+				   (KA_IDLE_S + KA_CNT * KA_INTVL_S) * 1000000ULL - 100000));
+	assert_int_equal(tstats(&f->a).ka_probes, KA_CNT);
+	assert_true(rt_wait_until(f->rt, ep_closed, &e[0], 200000));
+	assert_int_equal(e[0].closed, 1);
+	assert_int_equal(e[0].err, ETIMEDOUT);
+	assert_int_equal(tstats(&f->a).ka_probes, KA_CNT);
+	assert_int_equal(g_drop.dropped, KA_CNT);
+	assert_int_equal(e[1].closed, 0);
+}
+
+static void
+test_keepalive_timer_after_conn_gone(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0], .ka = { KA_IDLE_S, KA_INTVL_S, KA_CNT } };
+
+	open_pair(f, e);
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, 0);
+	on_lcore(f, do_abort, &k);
+	assert_int_equal(conns(&f->a), 0);
+	/* Past the idle time nothing fires (ASan would see a freed timer). */
+	assert_false(rt_wait_until(f->rt, a_probed, f, 2 * KA_IDLE_S * 1000000ULL));
+	assert_int_equal(tstats(&f->a).ka_probes, 0);
+}
+
+static void
+test_keepalive_args(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0], .ka = { 30, 0, 5 } };
+
+	open_pair(f, e);
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, -EINVAL);
+	k.ka[1] = 5;
+	k.ka[2] = 0;
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, -EINVAL);
+	/* On, then off: no probe however long it is quiet. */
+	k.ka[0] = KA_IDLE_S;
+	k.ka[2] = KA_CNT;
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, 0);
+	memset(k.ka, 0, sizeof(k.ka));
+	on_lcore(f, do_keepalive, &k);
+	assert_int_equal(k.rc, 0);
+	assert_false(rt_wait_until(f->rt, a_probed, f, 40ULL * 1000000));
 }
 
 /* ---- segments crafted into B's receive ring, as if from A ---- */
@@ -705,15 +875,16 @@ test_keepalive_not_supported(void **state)
 /* Flag of inject_from_a(): spoil the TCP checksum. */
 #define TCP_BAD_CKSUM 0x100
 
+/* A segment with @p dlen bytes of payload (zeros). */
 static void
-inject_from_a(struct fix *f, const struct net_tcp_info *ia, uint32_t seq, uint32_t ack,
-	      unsigned int flags)
+inject_data_from_a(struct fix *f, const struct net_tcp_info *ia, uint32_t seq, uint32_t ack,
+		   unsigned int flags, uint16_t dlen)
 {
 	struct rte_mbuf *m = net_port_alloc(f->a.port);
 	struct rte_ether_hdr *eh;
 	struct rte_ipv4_hdr *ip;
 	struct rte_tcp_hdr *th;
-	const size_t len = sizeof(*eh) + sizeof(*ip) + sizeof(*th);
+	const size_t len = sizeof(*eh) + sizeof(*ip) + sizeof(*th) + dlen;
 
 	assert_non_null(m);
 	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, len);
@@ -724,7 +895,7 @@ inject_from_a(struct fix *f, const struct net_tcp_info *ia, uint32_t seq, uint32
 	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	ip = (struct rte_ipv4_hdr *)(eh + 1);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->total_length = rte_cpu_to_be_16(sizeof(*ip) + sizeof(*th));
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + sizeof(*th) + dlen));
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_TCP;
 	ip->src_addr = ia->laddr;
@@ -744,6 +915,13 @@ inject_from_a(struct fix *f, const struct net_tcp_info *ia, uint32_t seq, uint32
 	}
 	assert_int_equal(rte_ring_enqueue(f->ab, m), 0);
 	rt_runtime_poll_until_idle(f->rt, 1000);
+}
+
+static void
+inject_from_a(struct fix *f, const struct net_tcp_info *ia, uint32_t seq, uint32_t ack,
+	      unsigned int flags)
+{
+	inject_data_from_a(f, ia, seq, ack, flags, 0);
 }
 
 static void
@@ -775,6 +953,33 @@ test_rst_in_window_challenged_exact_accepted(void **state)
 	assert_int_equal(tstats(&f->b).rst_rx, 1);
 	assert_int_equal(e[1].closed, 1);
 	assert_int_equal(e[1].err, ECONNRESET);
+}
+
+static void
+test_desynchronized_ends_no_ack_storm(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct net_tcp_info ia;
+	uint64_t a_tx, b_tx;
+
+	open_pair(f, e);
+	net_tcp_get_info(e[0].c, &ia);
+	a_tx = tstats(&f->a).tx;
+	b_tx = tstats(&f->b).tx;
+	/*
+	 * 100 bytes A never sent, as if from A: B takes them, and its ACK is for
+	 * what A never sent, and A's answer is below B's window: each end finds
+	 * the other's ACK out of the window. Found by fuzz_net_tcp_input.
+	 */
+	inject_data_from_a(f, &ia, ia.snd_nxt, ia.rcv_nxt, RTE_TCP_ACK_FLAG, 100);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	/* B's ACK, A's answer, B's answer; then A holds its ACK (500 ms) and it stops. */
+	assert_int_equal(tstats(&f->b).tx - b_tx, 2);
+	assert_int_equal(tstats(&f->a).tx - a_tx, 1);
+	assert_int_equal(tstats(&f->a).oow_ack_limited, 1);
+	assert_false(rt_wait_until(f->rt, a_gone, f, 2ULL * 1000 * 1000));
+	assert_int_equal(tstats(&f->a).tx - a_tx, 1);
 }
 
 static void
@@ -832,6 +1037,10 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_data_1mib_both_ways, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_data_loss_recovered_by_rto, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_data_loss_recovered_by_fast_retransmit, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_two_losses_recovered_by_newreno, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_lost_syn_retransmitted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rst_to_closed_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syn_timeout_etimedout, setup, teardown),
@@ -839,10 +1048,18 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_simultaneous_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_resets_peer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timer_after_conn_gone, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_keepalive_not_supported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keepalive_answered_keeps_conn, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_keepalive_unanswered_etimedout, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_keepalive_timer_after_conn_gone, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_keepalive_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rst_in_window_challenged_exact_accepted, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_checksum_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_desynchronized_ends_no_ack_storm, setup,
+						teardown),
 	};
 
 	struct lnp_test_eal_args a;
