@@ -5,6 +5,7 @@
  */
 #include <endian.h>
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_branch_prediction.h>
@@ -69,15 +70,35 @@ lnet_nid_wellformed(const struct lnet_nid *nid)
 /*
  * A 64-bit NID from the wire: its top byte must be 0 (a set top byte would
  * mean a large NID) and only the exact wildcard may have LND type 0xff.
+ * A well-formed one's big-endian bytes are the large NID's first 8 (size 0,
+ * type, number and first address word, both big-endian): one store, not a
+ * field at a time.
  */
 static bool
 lnet_nid4_decode(uint64_t nid4, struct lnet_nid *nid)
 {
-	lnet_nid4_to_nid(nid4, nid);
-	if (nid4 == LNET_NID_ANY) {
+	if (likely((nid4 >> 56) == 0 && (uint8_t)(nid4 >> 48) != 0xff)) {
+		uint64_t head = htobe64(nid4);
+
+		memcpy(nid, &head, sizeof(head));
+		memset(&nid->nid_addr[1], 0, sizeof(nid->nid_addr) - sizeof(nid->nid_addr[0]));
 		return true;
 	}
-	return (nid4 >> 56) == 0 && nid->nid_type != 0xff;
+	lnet_nid4_to_nid(nid4, nid);
+	return nid4 == LNET_NID_ANY;
+}
+
+/* lnet_nid_to_nid4() of a NID that fits, by the byte layout lnet_nid4_decode() uses. */
+static uint64_t
+lnet_nid4_encode(const struct lnet_nid *nid)
+{
+	uint64_t head;
+
+	if (unlikely(lnet_nid_is_any(nid))) {
+		return LNET_NID_ANY;
+	}
+	memcpy(&head, nid, sizeof(head));
+	return be64toh(head);
 }
 
 /* What lnet_hdr_validate() checks besides the NIDs' forms. */
@@ -180,25 +201,62 @@ lnet_union_decode(const union lnet_msg_union *u, struct lnet_hdr *h)
 
 /* ---- headers ---- */
 
+/* Little-endian scalars at a byte offset of an unaligned wire buffer. */
+static void
+lnet_put32(uint8_t *p, size_t off, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p + off, &v, sizeof(v));
+}
+
+static void
+lnet_put64(uint8_t *p, size_t off, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p + off, &v, sizeof(v));
+}
+
+static uint32_t
+lnet_get32(const uint8_t *p, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return le32toh(v);
+}
+
+static uint64_t
+lnet_get64(const uint8_t *p, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return le64toh(v);
+}
+
+#define LNET_HDR4_OFF(f) offsetof(struct lnet_hdr_nid4, f)
+
+/* Written straight into the buffer: no 72-byte image on the stack copied out. */
 int
 lnet_hdr_encode_nid4(const struct lnet_hdr *h, void *buf, size_t len)
 {
-	struct lnet_hdr_nid4 w;
+	union lnet_msg_union u;
+	uint8_t *p = buf;
 
-	if (len < sizeof(w)) {
+	if (len < sizeof(struct lnet_hdr_nid4)) {
 		return -LNET_WIRE_ESHORT;
 	}
 	if (!lnet_nid_is_nid4(&h->dest_nid) || !lnet_nid_is_nid4(&h->src_nid)) {
 		return -LNET_WIRE_ENID4;
 	}
-	w.dest_nid = htole64(lnet_nid_to_nid4(&h->dest_nid));
-	w.src_nid = htole64(lnet_nid_to_nid4(&h->src_nid));
-	w.dest_pid = htole32(h->dest_pid);
-	w.src_pid = htole32(h->src_pid);
-	w.type = htole32(h->type);
-	w.payload_length = htole32(h->payload_length);
-	lnet_union_encode(h, &w.msg);
-	memcpy(buf, &w, sizeof(w));
+	lnet_put64(p, LNET_HDR4_OFF(dest_nid), lnet_nid4_encode(&h->dest_nid));
+	lnet_put64(p, LNET_HDR4_OFF(src_nid), lnet_nid4_encode(&h->src_nid));
+	lnet_put32(p, LNET_HDR4_OFF(dest_pid), h->dest_pid);
+	lnet_put32(p, LNET_HDR4_OFF(src_pid), h->src_pid);
+	lnet_put32(p, LNET_HDR4_OFF(type), h->type);
+	lnet_put32(p, LNET_HDR4_OFF(payload_length), h->payload_length);
+	lnet_union_encode(h, &u);
+	memcpy(p + LNET_HDR4_OFF(msg), &u, sizeof(u));
 	return 0;
 }
 
@@ -221,24 +279,26 @@ lnet_hdr_encode_nid16(const struct lnet_hdr *h, void *buf, size_t len)
 	return 0;
 }
 
+/* Read straight from the buffer: no 72-byte image on the stack. */
 int
 lnet_hdr_decode_nid4(const void *buf, size_t len, struct lnet_hdr *h)
 {
-	struct lnet_hdr_nid4 w;
+	const uint8_t *p = buf;
+	union lnet_msg_union u;
 
-	if (buf == NULL || len < sizeof(w)) {
+	if (buf == NULL || len < sizeof(struct lnet_hdr_nid4)) {
 		return -LNET_WIRE_ESHORT;
 	}
-	memcpy(&w, buf, sizeof(w));
-	if (!lnet_nid4_decode(le64toh(w.dest_nid), &h->dest_nid) ||
-	    !lnet_nid4_decode(le64toh(w.src_nid), &h->src_nid)) {
+	if (!lnet_nid4_decode(lnet_get64(p, LNET_HDR4_OFF(dest_nid)), &h->dest_nid) ||
+	    !lnet_nid4_decode(lnet_get64(p, LNET_HDR4_OFF(src_nid)), &h->src_nid)) {
 		return -LNET_WIRE_ENID;
 	}
-	h->dest_pid = le32toh(w.dest_pid);
-	h->src_pid = le32toh(w.src_pid);
-	h->type = le32toh(w.type);
-	h->payload_length = le32toh(w.payload_length);
-	lnet_union_decode(&w.msg, h);
+	h->dest_pid = lnet_get32(p, LNET_HDR4_OFF(dest_pid));
+	h->src_pid = lnet_get32(p, LNET_HDR4_OFF(src_pid));
+	h->type = lnet_get32(p, LNET_HDR4_OFF(type));
+	h->payload_length = lnet_get32(p, LNET_HDR4_OFF(payload_length));
+	memcpy(&u, p + LNET_HDR4_OFF(msg), sizeof(u));
+	lnet_union_decode(&u, h);
 	return lnet_hdr_validate_fields(h); /* a NID that fits 64 bits is well formed */
 }
 

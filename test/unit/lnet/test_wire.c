@@ -223,6 +223,15 @@ test_header_errors(void **state)
 	b[7] = 0x00;
 	b[14] = 0xff;
 	assert_int_equal(lnet_hdr_decode_nid4(b, 72, &back), -LNET_WIRE_ENID);
+	/* The ANY wildcard as a destination: all ones on the wire, ANY back */
+	h = sample_put();
+	h.dest_nid = LNET_ANY_NID;
+	assert_int_equal(lnet_hdr_encode_nid4(&h, b, 72), 0);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(b[i], 0xff);
+	}
+	assert_int_equal(lnet_hdr_decode_nid4(b, 72, &back), 0);
+	assert_true(lnet_nid_same(&back.dest_nid, &LNET_ANY_NID));
 	assert_string_equal(lnet_wire_strerror(-LNET_WIRE_ESHORT),
 			    "buffer shorter than the format");
 	assert_string_equal(lnet_wire_strerror(-999), "unknown wire error");
