@@ -320,6 +320,7 @@ lnetd_hop_stats(struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "hops_ack", h.ack);
 	rte_tel_data_add_dict_u64(d, "hops_reply", h.reply);
 	rte_tel_data_add_dict_u64(d, "hops_forward", h.forward);
+	rte_tel_data_add_dict_u64(d, "rx_payload_unlent", h.rx_unlent);
 	return 0;
 }
 

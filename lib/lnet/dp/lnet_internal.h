@@ -465,7 +465,7 @@ struct lnet_msg {
 	uint16_t rtr_cpt; /* forwarded: the lcore of the router credits and buffer */
 	bool tx;          /* an outgoing message */
 	bool rx_committed;
-	bool rx_consumed; /* rx: the LND is done with it (an ACK taken on its NI's lcore) */
+	bool rx_consumed; /* rx: the LND is done with it; lnd_private is what it lent (lnet_rx_take) */
 	bool tx_committed;
 	bool ack_pending;      /* PUT received: send ACK after the event */
 	bool txcredit;         /* holds an NI tx credit */
@@ -531,6 +531,11 @@ enum lnet_hop_kind {
 	LNET_HOP_ACK,
 	LNET_HOP_REPLY,
 	LNET_HOP_FWD, /* a message this router forwards, whatever its type */
+	/*
+	 * Not a hop: a received payload whose LND could not lend it
+	 * (lnet_rx_take), so its message comes back to the NI's lcore.
+	 */
+	LNET_HOP_RX_UNLENT,
 	LNET_HOP_KINDS,
 };
 

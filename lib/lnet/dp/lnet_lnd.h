@@ -55,6 +55,17 @@ struct lnet_lnd_param {
 	const char *str; /**< static; non-NULL for a named value ("secure"), shown instead */
 };
 
+/**
+ * A received payload an LND lends to LNet (lnet_lnd_ops.recv_take): the
+ * LND embeds it in its buffer object and frees that in release().
+ */
+struct lnet_rx_payload {
+	const struct iovec *iov; /**< where the bytes are, in order */
+	unsigned int niov;
+	/** Give the buffer back: once, from any lcore (a pool or mbuf free). */
+	void (*release)(struct lnet_rx_payload *payload);
+};
+
 /** Operations of one LND. */
 struct lnet_lnd_ops {
 	const char *name; /**< "lo", "tcp", "o2ib" */
@@ -82,6 +93,21 @@ struct lnet_lnd_ops {
 	int (*recv)(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,
 		    const struct iovec *iov, unsigned int offset, unsigned int mlen,
 		    unsigned int rlen);
+	/**
+	 * Optional: lend LNet the payload of the message passed to lnet_parse()
+	 * with @p private, all @p rlen bytes, in memory the LND owns, so the
+	 * message can be delivered on another lcore (its MD's) without coming
+	 * back to this one for recv(). On the NI's lcore, right after
+	 * lnet_parse() handed the header, before recv(). Return 0 with
+	 * @p *out set: the LND is done with @p private (recv() will not be
+	 * called for it) and LNet calls (*out)->release() once, from any
+	 * lcore, when it has copied the bytes out or dropped them. Return
+	 * -errno when it cannot (the bytes are not all at hand, no buffer):
+	 * recv() comes later, as without this op. An LND whose payloads land
+	 * in buffers anyway (mbufs, pre-posted receives) lends those.
+	 */
+	int (*recv_take)(struct lnet_ni *ni, void *private, unsigned int rlen,
+			 struct lnet_rx_payload **out);
 	/**
 	 * Optional: the NI's LND tunables as `net show -v` prints them under
 	 * "lnd tunables", in order. Called on the management lcore; reads only

@@ -60,27 +60,87 @@ lnet_rx_recv_step(struct lnet_cpt *c, struct lnet_msg *msg)
 	lnet_rx_recv_run(c, msg);
 }
 
-/* Payload handling by the LND runs on the NI's lcore (any lcore for lo). */
+/*
+ * The LND was done with @p msg before it left its NI's lcore
+ * (lnet_rx_take): what it lent, if anything, is copied into the MD here,
+ * on the MD's lcore, and given back. Out of line: with the MD on its NI's
+ * lcore, the common case, no message takes this way.
+ */
+static __attribute__((noinline)) void
+lnet_rx_taken_run(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_rx_payload *lent = msg->lnd_private;
+
+	msg->lnd_private = NULL;
+	switch (msg->rx_action) {
+	case LNET_RX_DELIVER:
+		if (lent != NULL && msg->md != NULL && msg->wanted != 0) {
+			lnet_iov_copy(msg->md->iov, msg->md->niov, msg->offset, lent->iov,
+				      lent->niov, 0, msg->wanted);
+		}
+		if (lent != NULL) {
+			lent->release(lent);
+		}
+		lnet_finalize(msg, 0); /* as the LND's recv would once the bytes are in */
+		break;
+	case LNET_RX_DROP:
+		if (lent != NULL) {
+			lent->release(lent);
+		}
+		lnet_msg_free(msg);
+		break;
+	case LNET_RX_GET:
+		lnet_send_reply(c, msg); /* a GET has no payload: the LND's part is done */
+		break;
+	}
+}
+
+/* Payload handling by the LND runs on the NI's lcore (any lcore for lo), unless the LND is done. */
 void
 lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action action)
 {
 	struct lnet_ni *ni = msg->rxni;
 
 	msg->rx_action = action;
+	if (unlikely(msg->rx_consumed)) {
+		lnet_rx_taken_run(c, msg);
+		return;
+	}
 	if (ni->any_cpt || ni->cpt == c->cpt) {
 		lnet_rx_recv_run(c, msg);
 		return;
 	}
-	if (unlikely(msg->rx_consumed)) {
-		/* An ACK the LND is done with (lnet_rx_consume_ack, never on its NI's lcore): it ends here. */
-		if (action == LNET_RX_DROP) {
-			lnet_msg_free(msg);
-		} else {
-			lnet_finalize(msg, 0); /* as the LND's recv of a header-only message */
-		}
+	lnet_msg_dispatch_c(c, msg, ni->cpt, LNET_STEP_RX_RECV);
+}
+
+/*
+ * On its NI's lcore, @p msg is about to leave for the lcore of its MD (or
+ * match table): have the LND finish with it here, so it need not come
+ * back for recv() and go out again for its event (3 hops: 1). A message
+ * without payload is consumed now, as a GET's is before its REPLY; one
+ * with a payload needs the LND to lend the bytes (recv_take). When it
+ * cannot, recv() runs here later, as before.
+ */
+static void
+lnet_rx_take(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_ni *ni = msg->rxni;
+	struct lnet_rx_payload *lent;
+
+	if (ni->any_cpt || ni->cpt != c->cpt || !ni->started) {
+		return; /* lo, or a peer NI on another CPT of a net spanning several */
+	}
+	if (msg->len == 0) {
+		ni->lnd->recv(ni, msg->lnd_private, NULL, 0, NULL, 0, 0, 0);
+		lent = NULL;
+	} else if (ni->lnd->recv_take == NULL ||
+		   ni->lnd->recv_take(ni, msg->lnd_private, msg->len, &lent) != 0) {
+		__atomic_store_n(&c->hops.n[LNET_HOP_RX_UNLENT], c->hops.n[LNET_HOP_RX_UNLENT] + 1,
+				 __ATOMIC_RELAXED);
 		return;
 	}
-	lnet_msg_dispatch_c(c, msg, ni->cpt, LNET_STEP_RX_RECV);
+	msg->lnd_private = lent;
+	msg->rx_consumed = true;
 }
 
 /* ACK or REPLY: find our MD from the handle we sent out. */
@@ -126,23 +186,11 @@ lnet_hdr_for_me(struct lnet *ln, struct lnet_ni *ni, const struct lnet_hdr *h)
 	return false;
 }
 
-/*
- * An ACK or REPLY for an MD on another lcore. An ACK has no payload, so
- * the LND is done with it here, on its NI's lcore, as with a GET
- * (LNET_RX_GET), and the MD's lcore completes it there instead of sending
- * it back for the LND's recv. Out of line: the MD is on this lcore in the
- * common case, which this costs no compare.
- */
+/* An ACK or REPLY for an MD on another lcore. Out of line: the MD is on this lcore in the common case. */
 static __attribute__((noinline)) void
 lnet_rx_md_away(struct lnet_cpt *c, struct lnet_msg *msg)
 {
-	struct lnet_ni *ni = msg->rxni;
-
-	if (msg->hdr.type == LNET_MSG_ACK && !ni->any_cpt && ni->cpt == c->cpt && ni->started) {
-		ni->lnd->recv(ni, msg->lnd_private, NULL, 0, NULL, 0, 0, 0);
-		msg->lnd_private = NULL;
-		msg->rx_consumed = true;
-	} /* else lo, or a peer NI on another CPT of a net spanning several: as before */
+	lnet_rx_take(c, msg);
 	lnet_msg_dispatch_away(c->ln, msg, msg->md_cpt);
 }
 
@@ -153,6 +201,7 @@ lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 	const struct lnet_hdr *h = &msg->hdr;
 	const struct lnet_handle_wire *wmd;
 	unsigned int portal;
+	unsigned int match_cpt;
 
 	if (h->type == LNET_MSG_PUT || h->type == LNET_MSG_GET) {
 		portal = h->type == LNET_MSG_PUT ? h->msg.put.ptl_index : h->msg.get.ptl_index;
@@ -160,7 +209,11 @@ lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 			lnet_drop_rx(c, msg, "portal index out of range");
 			return;
 		}
-		lnet_msg_dispatch_c(c, msg, lnet_ptl_match_cpt_first(ln, msg), LNET_STEP_RX_MATCH);
+		match_cpt = lnet_ptl_match_cpt_first(ln, msg);
+		if (match_cpt != c->cpt) {
+			lnet_rx_take(c, msg);
+		}
+		lnet_msg_dispatch_c(c, msg, match_cpt, LNET_STEP_RX_MATCH);
 		return;
 	}
 	wmd = h->type == LNET_MSG_ACK ? &h->msg.ack.dst_wmd : &h->msg.reply.dst_wmd;

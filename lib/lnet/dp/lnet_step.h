@@ -22,7 +22,10 @@
  *   FWD_DONE     lnet_fwd_done_step        the router buffer's          the buffer, router credits back
  *
  * A peer NI lives in the shard of our NI on its net (lnet_cpt_of_peer): with
- * one NI per net per CPT the peer steps run on the NI's lcore, no hop.
+ * one NI per net per CPT the peer steps run on the NI's lcore, no hop. A
+ * received message leaving its NI's lcore for its MD's has the LND done with
+ * it first where it can (lnet_rx_take: consumed, or its payload lent), so
+ * RX_RECV is not needed and the copy into the MD runs on the MD's lcore.
  */
 #ifndef LNET_STEP_H
 #define LNET_STEP_H

@@ -187,7 +187,8 @@ lnet_ctl_hops_get(struct lnet_ctl_hops *out)
 				       .get = sum[LNET_HOP_GET],
 				       .ack = sum[LNET_HOP_ACK],
 				       .reply = sum[LNET_HOP_REPLY],
-				       .forward = sum[LNET_HOP_FWD] };
+				       .forward = sum[LNET_HOP_FWD],
+				       .rx_unlent = sum[LNET_HOP_RX_UNLENT] };
 	return 0;
 }
 

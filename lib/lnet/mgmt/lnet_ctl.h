@@ -363,6 +363,12 @@ struct lnet_ctl_hops {
 	uint64_t ack;
 	uint64_t reply;
 	uint64_t forward; /**< messages this node forwarded, any type */
+	/**
+	 * Not hops: received payloads for an MD on another lcore that their
+	 * LND could not lend (lnet_lnd_ops.recv_take), each of which then
+	 * crossed back to its NI's lcore for the LND's recv (2 hops more).
+	 */
+	uint64_t rx_unlent;
 };
 
 /** The hop counts now. @return 0 or -errno. */

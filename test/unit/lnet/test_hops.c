@@ -16,10 +16,13 @@
  *   - the initiator of a PUT+ACK, of a GET+REPLY and of a routed PUT;
  *   - the target of a PUT+ACK and of a GET+REPLY;
  *   - a router forwarding a PUT from tcp to tcp1.
- * A received message with a payload for an MD on another lcore still goes
- * to the MD's lcore (matching or the MD lookup), back to its NI's for the
- * LND's recv into it, and to the MD's again for its event: 3 (the target's
- * PUT, the initiator's REPLY, which is freed at home: 4).
+ * A received message for an MD on another lcore leaves its NI's lcore
+ * once, for the MD's (matching or the MD lookup): the LND consumes a
+ * message without payload before it goes, and lends a payload
+ * (recv_take), which is copied into the MD there. At 514820c, without the
+ * lending, the target's PUT and the initiator's REPLY took 3: to the MD's
+ * lcore, back to the NI's for the LND's recv, to the MD's for the event;
+ * the target's GET 2. An LND that cannot lend still takes those 3.
  */
 #include <stdio.h>
 
@@ -38,6 +41,14 @@ static struct {
 	struct lnet_ni *tcp1;
 	const uint8_t *rx; /* the payload the next receive delivers (NULL: none) */
 	unsigned int rx_len;
+	bool refuse_lend;   /* recv_take says it cannot */
+	unsigned int lent;  /* payloads lent and not given back */
+	unsigned int lends; /* payloads lent in all */
+	struct h_lent {
+		struct lnet_rx_payload p;
+		struct iovec iov;
+		uint8_t bytes[256];
+	} lend_buf;
 } g_h;
 
 static int
@@ -78,6 +89,38 @@ h_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int nio
 	return ut_lnd_recv_arrived(ni, private, msg, niov, iov, offset, mlen, rlen);
 }
 
+static void
+h_release(struct lnet_rx_payload *p)
+{
+	assert_ptr_equal(p, &g_h.lend_buf.p);
+	assert_int_equal(g_h.lent, 1);
+	g_h.lent--;
+	memset(g_h.lend_buf.bytes, 0xee, sizeof(g_h.lend_buf.bytes)); /* a reuse shows */
+}
+
+/* Lends g_h.rx's bytes (as an LND with the payload in its buffer): one at a time. */
+static int
+h_recv_take(struct lnet_ni *ni, void *private, unsigned int rlen, struct lnet_rx_payload **out)
+{
+	struct h_lent *b = &g_h.lend_buf;
+
+	(void)ni;
+	(void)private;
+	if (g_h.refuse_lend || g_h.lent != 0 || rlen > sizeof(b->bytes)) {
+		return -ENOBUFS;
+	}
+	memset(b->bytes, 0, sizeof(b->bytes));
+	if (g_h.rx != NULL) {
+		memcpy(b->bytes, g_h.rx, rlen < g_h.rx_len ? rlen : g_h.rx_len);
+	}
+	b->iov = (struct iovec){ b->bytes, rlen };
+	b->p = (struct lnet_rx_payload){ .iov = &b->iov, .niov = 1, .release = h_release };
+	g_h.lent++;
+	g_h.lends++;
+	*out = &b->p;
+	return 0;
+}
+
 static const struct lnet_lnd_ops h_ops = {
 	.name = "hpeer",
 	.type = 0xfb,
@@ -85,6 +128,7 @@ static const struct lnet_lnd_ops h_ops = {
 	.shutdown = h_shutdown,
 	.send = h_send,
 	.recv = h_recv,
+	.recv_take = h_recv_take,
 };
 
 #define TCP LNET_MKNET(LNET_LND_SOCK, 0)
@@ -234,9 +278,10 @@ last_sent(void)
 static void
 report(const char *what, const struct lnet_ctl_hops *h)
 {
-	printf("hops: %-24s put %llu get %llu ack %llu reply %llu forward %llu\n", what,
-	       (unsigned long long)h->put, (unsigned long long)h->get, (unsigned long long)h->ack,
-	       (unsigned long long)h->reply, (unsigned long long)h->forward);
+	printf("hops: %-24s put %llu get %llu ack %llu reply %llu forward %llu (unlent %llu)\n",
+	       what, (unsigned long long)h->put, (unsigned long long)h->get,
+	       (unsigned long long)h->ack, (unsigned long long)h->reply,
+	       (unsigned long long)h->forward, (unsigned long long)h->rx_unlent);
 	fflush(stdout);
 }
 
@@ -252,6 +297,7 @@ expect_hops(const char *what, struct lnet_ctl_hops want)
 	assert_int_equal(got.ack, want.ack);
 	assert_int_equal(got.reply, want.reply);
 	assert_int_equal(got.forward, want.forward);
+	assert_int_equal(got.rx_unlent, want.rx_unlent);
 }
 
 /* Initiator: PUT to PA from an MD on CPT 1, then PA's ACK: SEND and ACK events. */
@@ -290,11 +336,16 @@ test_initiator_put_ack(void **state)
 	assert_int_equal(ut_counters().msgs_alloc, 0);
 }
 
-/* Initiator: GET from PA into an MD on CPT 1, then PA's REPLY: SEND and REPLY events. */
+/*
+ * Initiator: GET from PA into an MD on CPT 1, then PA's REPLY (its 8 bytes
+ * lent by the LND unless @p lend is false): SEND and REPLY events, the
+ * bytes in the MD, the lent buffer given back once.
+ */
 static void
-test_initiator_get_reply(void **state)
+initiator_get_reply(bool lend)
 {
 	static char buf[32];
+	static const uint8_t data[8] = "reply-8";
 	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = nid_on(TCP, PA) };
 	struct lnet_handle_md h = bind_on(1, buf, sizeof(buf), 2);
 	struct lnet_hdr reply = { .type = LNET_MSG_REPLY,
@@ -302,22 +353,50 @@ test_initiator_get_reply(void **state)
 				  .dest_nid = g_h.tcp->nid,
 				  .src_pid = LNET_PID_LUSTRE,
 				  .dest_pid = LNET_PID_LUSTRE };
+	struct lnet_event ev;
 
-	(void)state;
 	warm_up();
+	memset(buf, 0, sizeof(buf));
 	assert_int_equal(LNetGet(NULL, h, &pa, UT_PORTAL, 1, 0, false), 0);
 	settle();
 	assert_int_equal(last_sent()->hdr.type, LNET_MSG_GET);
 	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
 	reply.msg.reply.dst_wmd = last_sent()->hdr.msg.get.return_wmd;
-	deliver(&reply, 8);
-	assert_int_equal(ut_event().type, LNET_EVENT_REPLY);
-	/* REPLY: to the MD's lcore, back for the LND's recv into it, to the MD's for the event */
-	expect_hops("initiator GET+REPLY", (struct lnet_ctl_hops){ .get = 2, .reply = 3 });
+	g_h.refuse_lend = !lend;
+	g_h.rx = data;
+	g_h.rx_len = sizeof(data);
+	deliver(&reply, sizeof(data));
+	g_h.rx = NULL;
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_REPLY);
+	assert_int_equal(ev.status, 0);
+	assert_int_equal(ev.mlength, sizeof(data));
+	assert_memory_equal(buf, data, sizeof(data));
+	assert_int_equal(g_h.lent, 0);
+	assert_int_equal(g_h.lends, lend ? 1 : 0);
 }
 
-/* A wildcard MD on H_PORTAL (matched on CPT 1) taking PUTs and GETs. */
 static void
+test_initiator_get_reply(void **state)
+{
+	(void)state;
+	initiator_get_reply(true);
+	/* REPLY: to the MD's lcore with its payload lent, copied in there, its event there */
+	expect_hops("initiator GET+REPLY", (struct lnet_ctl_hops){ .get = 2, .reply = 1 });
+}
+
+/* As above, the LND unable to lend: back to the NI's lcore for its recv, again to the MD's. */
+static void
+test_initiator_get_reply_unlent(void **state)
+{
+	(void)state;
+	initiator_get_reply(false);
+	expect_hops("initiator GET+REPLY unlent",
+		    (struct lnet_ctl_hops){ .get = 2, .reply = 3, .rx_unlent = 1 });
+}
+
+/* A wildcard MD on H_PORTAL (matched on CPT 1) taking PUTs and GETs: its buffer. */
+static char *
 attach_target(void)
 {
 	static char buf[64];
@@ -328,31 +407,81 @@ attach_target(void)
 	struct lnet_me *me = LNetMEAttach(H_PORTAL, &any, 0, ~0ULL, LNET_RETAIN, LNET_INS_AFTER);
 
 	assert_non_null(me);
+	memset(buf, 0, sizeof(buf));
 	assert_int_equal(LNetMDAttach(me, &md, LNET_RETAIN, &h), 0);
 	assert_int_equal(lnet_cookie_cpt(h.cookie), 1);
+	return buf;
 }
 
-/* Target: a PUT from PA asking for an ACK: the PUT event, the ACK sent. */
+/*
+ * Target: a PUT of 16 bytes from PA to @p portal asking for an ACK; with
+ * @p matched, a wildcard MD there takes it: the PUT event, the bytes in
+ * the MD, the ACK sent. The LND lends the payload unless @p lend is false.
+ */
 static void
-test_target_put_ack(void **state)
+target_put(unsigned int portal, bool matched, bool lend)
 {
+	static const uint8_t data[16] = "sixteen bytes!!";
 	struct lnet_hdr put = { .type = LNET_MSG_PUT,
 				.src_nid = nid_on(TCP, PA),
 				.dest_nid = nid_on(TCP, ME_A),
 				.src_pid = LNET_PID_LUSTRE,
 				.dest_pid = LNET_PID_LUSTRE };
+	char *buf = NULL;
+	struct lnet_event ev;
 
-	(void)state;
 	warm_up();
-	attach_target();
-	put.msg.put.ptl_index = H_PORTAL;
+	if (matched) {
+		buf = attach_target();
+	}
+	put.msg.put.ptl_index = portal;
 	put.msg.put.ack_wmd.wh_interface_cookie = 7;
 	put.msg.put.ack_wmd.wh_object_cookie = 9;
-	deliver(&put, 16);
-	assert_int_equal(ut_event().type, LNET_EVENT_PUT);
+	g_h.refuse_lend = !lend;
+	g_h.rx = data;
+	g_h.rx_len = sizeof(data);
+	deliver(&put, sizeof(data));
+	g_h.rx = NULL;
+	assert_int_equal(g_h.lent, 0);
+	assert_int_equal(g_h.lends, lend ? 1 : 0);
+	if (!matched) {
+		ut_no_event();
+		assert_int_equal(ut_counters().drop_count, 1);
+		assert_int_equal(ut_counters().msgs_alloc, 0);
+		return;
+	}
+	ev = ut_event();
+	assert_int_equal(ev.type, LNET_EVENT_PUT);
+	assert_int_equal(ev.mlength, sizeof(data));
+	assert_memory_equal(buf, data, sizeof(data));
 	assert_int_equal(last_sent()->hdr.type, LNET_MSG_ACK);
-	/* PUT: matched on CPT 1, the LND's recv on tcp's, the event on CPT 1; ACK: sent from CPT 1 */
-	expect_hops("target PUT+ACK", (struct lnet_ctl_hops){ .put = 3, .ack = 1 });
+}
+
+static void
+test_target_put_ack(void **state)
+{
+	(void)state;
+	target_put(H_PORTAL, true, true);
+	/* PUT: its payload lent, matched, copied in and its event on CPT 1; ACK: sent from CPT 1 */
+	expect_hops("target PUT+ACK", (struct lnet_ctl_hops){ .put = 1, .ack = 1 });
+}
+
+/* As above, the LND unable to lend: matched on CPT 1, its recv on tcp's, its event on CPT 1. */
+static void
+test_target_put_ack_unlent(void **state)
+{
+	(void)state;
+	target_put(H_PORTAL, true, false);
+	expect_hops("target PUT+ACK unlent",
+		    (struct lnet_ctl_hops){ .put = 3, .ack = 1, .rx_unlent = 1 });
+}
+
+/* A lent payload whose PUT matches nothing is dropped where it fails to match, and given back. */
+static void
+test_target_put_unmatched_lent(void **state)
+{
+	(void)state;
+	target_put(H_PORTAL + 2, false, true); /* another wildcard portal of CPT 1, no ME */
 }
 
 /* Target: a GET from PA: the REPLY sent, the GET event. */
@@ -375,8 +504,12 @@ test_target_get_reply(void **state)
 	deliver(&get, 0);
 	assert_int_equal(ut_event().type, LNET_EVENT_GET);
 	assert_int_equal(last_sent()->hdr.type, LNET_MSG_REPLY);
-	/* GET: matched on CPT 1, its recv on tcp's; REPLY: completes on CPT 1, freed there */
-	expect_hops("target GET+REPLY", (struct lnet_ctl_hops){ .get = 2, .reply = 1 });
+	/*
+	 * GET: consumed on tcp's lcore, matched on CPT 1; its REPLY starts
+	 * there: to tcp's for selection, credits and the LND, back for its
+	 * event. At 514820c: GET 2 (matched, back for its recv), REPLY 1.
+	 */
+	expect_hops("target GET+REPLY", (struct lnet_ctl_hops){ .get = 1, .reply = 2 });
 }
 
 /* Router: a PUT from PA@tcp (CPT 0) for PB@tcp1 (CPT 1), forwarded unchanged. */
@@ -519,7 +652,11 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_initiator_put_ack, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_initiator_get_reply, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_initiator_get_reply_unlent, setup,
+						ut_teardown),
 		cmocka_unit_test_setup_teardown(test_target_put_ack, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_target_put_ack_unlent, setup, ut_teardown),
+		cmocka_unit_test_setup_teardown(test_target_put_unmatched_lent, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_target_get_reply, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_router_forward_put, setup, ut_teardown),
 		cmocka_unit_test_setup_teardown(test_initiator_routed_put, setup, ut_teardown),
