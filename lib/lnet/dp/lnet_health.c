@@ -15,7 +15,10 @@
  * kernel's net lock. At full health nothing is sent, so the good path
  * costs a relaxed load. Joining a recovery queue is a hop from the owner
  * to the management lcore (lnet_recovery.c), once per stay there (the
- * queued flag), after the owner lowered the value.
+ * owner's rec_asked against the management lcore's rec_taken), after the
+ * owner lowered the value. Heard from while below full health, the owner
+ * marks the recovery pings seen so far (pings_heard), so the count starts
+ * again and the next ping goes soon.
  *
  * A resend returns to selection in the destination's shard with the path
  * that failed marked, inside the message's deadline (transaction_timeout
@@ -50,7 +53,7 @@ lnet_health_sensitivity(const struct lnet *ln)
 /* What happens to one health value; carried to its owner when seen elsewhere. */
 enum lnet_health_op {
 	LNET_HEALTH_FAIL,  /* count hs (unless OK); lower the value when lower */
-	LNET_HEALTH_RAISE, /* a success over it */
+	LNET_HEALTH_RAISE, /* a success over it (heard: a message received on the NI) */
 	LNET_HEALTH_HEARD, /* peer NI: a message from it */
 	LNET_HEALTH_SET,   /* to value (lnetctl, discovery) */
 };
@@ -59,6 +62,7 @@ struct lnet_health_change {
 	enum lnet_health_op op;
 	enum lnet_msg_hstatus hs;
 	bool lower;
+	bool heard; /* RAISE: a message came in over it (HEARD always is) */
 	int value;
 };
 
@@ -87,6 +91,17 @@ static void
 lnet_health_store(struct lnet_health *h, int value)
 {
 	__atomic_store_n(&h->value, value, __ATOMIC_RELAXED);
+}
+
+/* Heard from: the recovery pings so far no longer count (lnet_health_ping_count). */
+static void
+lnet_health_mark_heard(struct lnet_health *h)
+{
+	uint32_t pings = __atomic_load_n(&h->pings, __ATOMIC_RELAXED);
+
+	if (h->pings_heard != pings) {
+		__atomic_store_n(&h->pings_heard, pings, __ATOMIC_RELAXED);
+	}
 }
 
 static void
@@ -124,6 +139,9 @@ lnet_health_ni_apply(struct lnet *ln, struct lnet_ni *ni, const struct lnet_heal
 	int new = lnet_health_changed(ln, &ni->health, ch);
 
 	LNET_OWNER_ASSERT(ln, ni->cpt);
+	if (ch->heard) {
+		lnet_health_mark_heard(&ni->health);
+	}
 	if (ch->op == LNET_HEALTH_FAIL) {
 		lnet_health_count_hs(&ni->health, ch->hs);
 	}
@@ -160,6 +178,9 @@ lnet_health_lpni_apply(struct lnet *ln, struct lnet_peer_ni *lpni,
 		if (!ch->lower) {
 			return;
 		}
+	}
+	if (ch->op == LNET_HEALTH_HEARD) {
+		lnet_health_mark_heard(&lpni->health);
 	}
 	if (ch->op == LNET_HEALTH_HEARD &&
 	    (lnet_routing_state(ln) != LNET_CTL_ROUTING_DISABLED ||
@@ -247,6 +268,17 @@ void
 lnet_health_ni_raise(struct lnet *ln, struct lnet_ni *ni)
 {
 	const struct lnet_health_change ch = { .op = LNET_HEALTH_RAISE };
+
+	if (lnet_health_value(&ni->health) < LNET_MAX_HEALTH_VALUE) {
+		lnet_health_ni_change(ln, ni, &ch);
+	}
+}
+
+/* A message came in over @p ni: raised, and its recovery pings start counting again. */
+static void
+lnet_health_ni_heard(struct lnet *ln, struct lnet_ni *ni)
+{
+	const struct lnet_health_change ch = { .op = LNET_HEALTH_RAISE, .heard = true };
 
 	if (lnet_health_value(&ni->health) < LNET_MAX_HEALTH_VALUE) {
 		lnet_health_ni_change(ln, ni, &ch);
@@ -490,15 +522,6 @@ lnet_health_failed(struct lnet_cpt *c, struct lnet_msg *msg)
 	return true;
 }
 
-/* Heard from: the next recovery ping, if any, goes soon. Stored only when it changes. */
-static void
-lnet_health_ping_reset(struct lnet_health *h)
-{
-	if (__atomic_load_n(&h->ping_count, __ATOMIC_RELAXED) != 0) {
-		__atomic_store_n(&h->ping_count, 0, __ATOMIC_RELAXED);
-	}
-}
-
 /* Success: the NI it went over is healthier; a peer NI only when we heard from it. */
 static void
 lnet_health_ok(struct lnet_cpt *c, struct lnet_msg *msg)
@@ -512,10 +535,13 @@ lnet_health_ok(struct lnet_cpt *c, struct lnet_msg *msg)
 		c->counters.successful_resends += msg->retry_count != 0;
 		return;
 	}
+	/*
+	 * Heard from: at full health nothing (recovery restarts a record's
+	 * ping count when it finds it there); below it, the owners raise the
+	 * values and restart the counts, as the kernel resets them here.
+	 */
 	if (msg->rxpeer != NULL && msg->rxni != NULL) {
-		lnet_health_ni_raise(ln, msg->rxni);
-		lnet_health_ping_reset(&msg->rxni->health);
-		lnet_health_ping_reset(&msg->rxpeer->health);
+		lnet_health_ni_heard(ln, msg->rxni);
 		if (lnet_health_value(&msg->rxpeer->health) < LNET_MAX_HEALTH_VALUE) {
 			lnet_health_heard(ln, msg->rxpeer); /* and recovery: it may have aged out */
 		}

@@ -225,14 +225,18 @@ void lnet_stats_sum(const struct lnet_msg_stats *slots, unsigned int ncpts,
 void lnet_stats_by_type(const uint64_t by_type[LNET_STATS_NTYPES], uint64_t out[5]);
 
 /*
- * Health of a local NI or a peer NI (lnet-facts §8): its value, which any
- * lcore lowers on a failure and raises on a success with atomics, its
- * counts by completion status, and its place in the management lcore's
- * recovery (lnet_recovery.c), whose fields only that lcore touches.
+ * Health of a local NI or a peer NI (lnet-facts §8): its value and its
+ * counts by completion status, written by its owner alone (the NI's CPT,
+ * the peer NI's shard: lnet_health.c), and its place in the management
+ * lcore's recovery (lnet_recovery.c). The two sides' handshakes are pairs
+ * of counters, each written by one side: "queued" is rec_asked !=
+ * rec_taken, and the ping count is pings less the later of pings_heard and
+ * ping_base (lnet_health_ping_count).
  */
 struct lnet_health {
-	int value;       /* 0..LNET_MAX_HEALTH_VALUE: its owner writes, anyone reads (relaxed) */
-	uint32_t queued; /* atomic: 1 from the failure that queues it until recovery drops it */
+	int value;          /* 0..LNET_MAX_HEALTH_VALUE: its owner writes, anyone reads (relaxed) */
+	uint32_t rec_asked; /* owner: recovery requests sent (one at a time: asked - taken <= 1) */
+	uint32_t pings_heard; /* owner: pings, as it read it when last heard from (relaxed) */
 	uint32_t hs[LNET_MSG_STATUS_END]; /* its owner's: failures by enum lnet_msg_hstatus */
 	int64_t last_alive; /* atomic, peer NI: seconds (runtime clock) of its last message; 0 never */
 	uint32_t
@@ -240,9 +244,11 @@ struct lnet_health {
 	/* management lcore */
 	TAILQ_ENTRY(lnet_health) rec_link;
 	bool on_queue;
-	bool ping_pending;   /* a recovery ping is out */
-	uint32_t ping_count; /* atomic: recovery pings since it was last heard from */
-	int64_t next_ping;   /* seconds (runtime clock) */
+	bool ping_pending;  /* a recovery ping is out */
+	uint32_t rec_taken; /* requests it is done with (dropped, or refused): release stores */
+	uint32_t pings;     /* recovery pings sent, ever (relaxed stores: the owner reads it) */
+	uint32_t ping_base; /* pings when it last restarted counting (full health, aged out) */
+	int64_t next_ping;  /* seconds (runtime clock) */
 };
 TAILQ_HEAD(lnet_health_list, lnet_health);
 
@@ -946,6 +952,21 @@ static inline int
 lnet_health_value(const struct lnet_health *h)
 {
 	return __atomic_load_n(&h->value, __ATOMIC_RELAXED);
+}
+
+/*
+ * Recovery pings since @p h was last heard from or last at full health
+ * (the kernel's ping_count), any thread: the distance from the later of
+ * the two marks, each a past value of pings.
+ */
+static inline uint32_t
+lnet_health_ping_count(const struct lnet_health *h)
+{
+	uint32_t pings = __atomic_load_n(&h->pings, __ATOMIC_RELAXED);
+	uint32_t since_heard = pings - __atomic_load_n(&h->pings_heard, __ATOMIC_RELAXED);
+	uint32_t since_base = pings - __atomic_load_n(&h->ping_base, __ATOMIC_RELAXED);
+
+	return since_heard < since_base ? since_heard : since_base;
 }
 
 void lnet_health_init(struct lnet_health *h, int value);

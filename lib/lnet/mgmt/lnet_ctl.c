@@ -51,7 +51,7 @@ lnet_ctl_ni_health(const struct lnet_ni *ni, struct lnet_ctl_ni *o)
 	o->hs_no_route = lnet_ctl_hs(h, LNET_MSG_STATUS_LOCAL_NO_ROUTE);
 	o->hs_timeouts = lnet_ctl_hs(h, LNET_MSG_STATUS_LOCAL_TIMEOUT);
 	o->hs_error = lnet_ctl_hs(h, LNET_MSG_STATUS_LOCAL_ERROR);
-	o->ping_count = __atomic_load_n(&h->ping_count, __ATOMIC_RELAXED);
+	o->ping_count = lnet_health_ping_count(h);
 	o->next_ping = __atomic_load_n(&h->next_ping, __ATOMIC_RELAXED);
 }
 

@@ -1181,7 +1181,7 @@ lnet_peer_ni_state_on_cpt(void *arg)
 			__atomic_load_n(&h->hs[LNET_MSG_STATUS_REMOTE_ERROR], __ATOMIC_RELAXED);
 		o->hs_network_timeout =
 			__atomic_load_n(&h->hs[LNET_MSG_STATUS_NETWORK_TIMEOUT], __ATOMIC_RELAXED);
-		o->ping_count = __atomic_load_n(&h->ping_count, __ATOMIC_RELAXED);
+		o->ping_count = lnet_health_ping_count(h);
 		o->next_ping = __atomic_load_n(&h->next_ping, __ATOMIC_RELAXED);
 	} else {
 		o->health_value = LNET_MAX_HEALTH_VALUE; /* what a new one starts with */

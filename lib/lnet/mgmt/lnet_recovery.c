@@ -52,6 +52,7 @@ struct lnet_rec_note {
 	enum lnet_rec_kind kind;
 	struct lnet_nid nid;       /* a local NI's */
 	struct lnet_peer_ni *lpni; /* a peer NI */
+	uint32_t ask;              /* a request to queue: the owner's rec_asked with it */
 	int status;                /* a ping's outcome */
 };
 
@@ -99,9 +100,23 @@ static void
 lnet_rec_set_next_ping(struct lnet *ln, struct lnet_health *h, int64_t now)
 {
 	int max = __atomic_load_n(&ln->tunables.max_recovery_ping_interval, __ATOMIC_RELAXED);
-	uint32_t count = __atomic_load_n(&h->ping_count, __ATOMIC_RELAXED);
+	uint32_t count = lnet_health_ping_count(h);
 
 	__atomic_store_n(&h->next_ping, lnet_recovery_next_ping(count, now, max), __ATOMIC_RELAXED);
+}
+
+/* Done with the owner's request that queued @p h: its next failure may ask again. */
+static void
+lnet_rec_taken(struct lnet_health *h)
+{
+	__atomic_store_n(&h->rec_taken, h->rec_taken + 1, __ATOMIC_RELEASE);
+}
+
+/* Full health, or aged out: the next stay in recovery pings at once. */
+static void
+lnet_rec_restart_count(struct lnet_health *h)
+{
+	__atomic_store_n(&h->ping_base, h->pings, __ATOMIC_RELAXED);
 }
 
 static void
@@ -110,7 +125,7 @@ lnet_rec_remove(struct lnet_recovery *r, enum lnet_rec_kind kind, struct lnet_he
 	TAILQ_REMOVE(&r->q[kind], h, rec_link);
 	h->on_queue = false;
 	r->n[kind]--;
-	__atomic_store_n(&h->queued, 0, __ATOMIC_RELEASE); /* the next failure queues it again */
+	lnet_rec_taken(h);
 }
 
 /*
@@ -127,21 +142,24 @@ lnet_rec_peer_expired(struct lnet *ln, struct lnet_health *h, int64_t now)
 	       rt_rcu_read((void *const *)&lnet_rec_lpni(h)->comp) == NULL;
 }
 
+/*
+ * The owner's request @p ask to queue @p h. One that is not the owner's
+ * outstanding one (a note for a local NI deleted and added again under
+ * its NID, whose fresh record asked nothing) is ignored.
+ */
 static void
-lnet_rec_add(struct lnet_recovery *r, enum lnet_rec_kind kind, struct lnet_health *h)
+lnet_rec_add(struct lnet_recovery *r, enum lnet_rec_kind kind, struct lnet_health *h, uint32_t ask)
 {
 	int64_t now = lnet_rec_now(r->ln);
 
-	if (h->on_queue) {
+	if (h->on_queue || ask != h->rec_taken + 1 ||
+	    ask != __atomic_load_n(&h->rec_asked, __ATOMIC_RELAXED)) {
 		return;
 	}
 	if (lnet_health_value(h) == LNET_MAX_HEALTH_VALUE ||
 	    (kind == LNET_REC_PEER && lnet_rec_peer_expired(r->ln, h, now))) {
-		if (kind == LNET_REC_PEER) {
-			__atomic_store_n(&h->ping_count, 0,
-					 __ATOMIC_RELAXED); /* first ping at once next time */
-		}
-		__atomic_store_n(&h->queued, 0, __ATOMIC_RELEASE);
+		lnet_rec_restart_count(h); /* first ping at once next time */
+		lnet_rec_taken(h);
 		return;
 	}
 	lnet_rec_set_next_ping(r->ln, h, now);
@@ -168,10 +186,12 @@ lnet_rec_add_on_mgmt(void *arg)
 {
 	struct lnet_rec_note *n = arg;
 	struct lnet_recovery *r = lnet_node(n->ln)->recovery;
-	struct lnet_health *h = r != NULL ? lnet_rec_lookup(n->ln, n->kind, n) : NULL;
+	struct lnet_health *h = lnet_rec_lookup(n->ln, n->kind, n);
 
-	if (h != NULL) {
-		lnet_rec_add(r, n->kind, h);
+	if (h != NULL && r != NULL) {
+		lnet_rec_add(r, n->kind, h, n->ask);
+	} else if (h != NULL && n->ask == h->rec_taken + 1) {
+		lnet_rec_taken(h); /* no recovery (stopping): the owner may ask again later */
 	}
 	free(n);
 }
@@ -183,34 +203,49 @@ lnet_rec_note_send(struct lnet *ln, struct lnet_rec_note *n, rt_msg_fn fn)
 	rt_hop_send(&n->hop, rt_mgmt_lcore(ln->rt), fn, n);
 }
 
-/* Any lcore: once per stay in recovery (the queued flag), a request to the management lcore. */
+/*
+ * On the owner's lcore: once per stay in recovery, a request to the
+ * management lcore; the next one waits until it took this one.
+ */
 static bool
-lnet_rec_claim(struct lnet_health *h)
+lnet_rec_ask(struct lnet_health *h, uint32_t *ask)
 {
-	uint32_t zero = 0;
+	uint32_t asked = h->rec_asked;
 
-	return lnet_health_value(h) < LNET_MAX_HEALTH_VALUE &&
-	       __atomic_load_n(&h->queued, __ATOMIC_RELAXED) == 0 &&
-	       __atomic_compare_exchange_n(&h->queued, &zero, 1, false, __ATOMIC_ACQUIRE,
-					   __ATOMIC_RELAXED);
+	if (lnet_health_value(h) >= LNET_MAX_HEALTH_VALUE ||
+	    asked != __atomic_load_n(&h->rec_taken, __ATOMIC_ACQUIRE)) {
+		return false;
+	}
+	*ask = asked + 1;
+	__atomic_store_n(&h->rec_asked, asked + 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* The request could not be sent: the next failure asks again. */
+static void
+lnet_rec_unask(struct lnet_health *h)
+{
+	__atomic_store_n(&h->rec_asked, h->rec_asked - 1, __ATOMIC_RELAXED);
 }
 
 void
 lnet_recovery_queue_ni(struct lnet *ln, struct lnet_ni *ni)
 {
 	struct lnet_rec_note *n;
+	uint32_t ask;
 
-	if ((ni->lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0 || !lnet_rec_claim(&ni->health)) {
+	LNET_OWNER_ASSERT(ln, ni->cpt);
+	if ((ni->lnd->caps & LNET_LND_CAP_NO_HEALTH) != 0 || !lnet_rec_ask(&ni->health, &ask)) {
 		return;
 	}
 	n = calloc(1, sizeof(*n));
 	if (n == NULL) {
-		__atomic_store_n(&ni->health.queued, 0,
-				 __ATOMIC_RELEASE); /* the next failure tries again */
+		lnet_rec_unask(&ni->health);
 		return;
 	}
 	n->kind = LNET_REC_LOCAL;
 	n->nid = ni->nid;
+	n->ask = ask;
 	lnet_rec_note_send(ln, n, lnet_rec_add_on_mgmt);
 }
 
@@ -218,18 +253,21 @@ void
 lnet_recovery_queue_lpni(struct lnet *ln, struct lnet_peer_ni *lpni)
 {
 	struct lnet_rec_note *n;
+	uint32_t ask;
 
-	if (!lnet_rec_claim(&lpni->health)) {
+	LNET_OWNER_ASSERT(ln, lpni->cpt);
+	if (!lnet_rec_ask(&lpni->health, &ask)) {
 		return;
 	}
 	n = calloc(1, sizeof(*n));
 	if (n == NULL) {
-		__atomic_store_n(&lpni->health.queued, 0, __ATOMIC_RELEASE);
+		lnet_rec_unask(&lpni->health);
 		return;
 	}
 	n->kind = LNET_REC_PEER;
 	n->nid = lpni->nid;
 	n->lpni = lpni;
+	n->ask = ask;
 	lnet_rec_note_send(ln, n, lnet_rec_add_on_mgmt);
 }
 
@@ -346,10 +384,9 @@ lnet_rec_ping(struct lnet_recovery *r, enum lnet_rec_kind kind, struct lnet_heal
 		return;
 	}
 	h->ping_pending = true;
-	__atomic_fetch_add(&h->ping_count, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->pings, h->pings + 1, __ATOMIC_RELAXED); /* the owner reads it */
 	lnet_rec_set_next_ping(ln, h, now);
-	LNET_LOG(DEBUG, "recovery ping %u to %s %s",
-		 __atomic_load_n(&h->ping_count, __ATOMIC_RELAXED),
+	LNET_LOG(DEBUG, "recovery ping %u to %s %s", lnet_health_ping_count(h),
 		 kind == LNET_REC_PEER ? "peer NI" : "local NI", libcfs_nidstr(&p->nid));
 }
 
@@ -373,10 +410,7 @@ lnet_rec_pass(void *arg)
 			next = TAILQ_NEXT(h, rec_link);
 			if (lnet_health_value(h) == LNET_MAX_HEALTH_VALUE ||
 			    (kind == LNET_REC_PEER && lnet_rec_peer_expired(r->ln, h, now))) {
-				if (kind == LNET_REC_PEER &&
-				    lnet_health_value(h) < LNET_MAX_HEALTH_VALUE) {
-					__atomic_store_n(&h->ping_count, 0, __ATOMIC_RELAXED);
-				}
+				lnet_rec_restart_count(h);
 				lnet_rec_remove(r, kind, h);
 				continue;
 			}

@@ -1275,6 +1275,53 @@ test_failure_seen_off_owner(void **state)
 	ut_no_event();
 }
 
+/*
+ * Recovery's bookkeeping with the owner (CPT 0) apart from where messages
+ * complete (CPT 1): a peer NI failed there joins recovery once, its pings
+ * count, and a message from it completing on CPT 1 (its MD's) restarts
+ * the count through the owner. Each side writes its own counters only:
+ * the owner assertions abort if CPT 1 wrote the record.
+ */
+static void
+test_recovery_heard_off_owner(void **state)
+{
+	struct lnet_nid q[4];
+	struct hl_sent sent;
+
+	(void)state;
+	sink_post(); /* on UT_PORTAL + 1, matched on CPT 1 */
+	rx_from(PA, NI1);
+	rx_from(PB, NI1);
+	put_from_cpt1();
+	sent = complete(-EIO, LNET_MSG_STATUS_REMOTE_ERROR);
+	assert_int_equal(ut_event().status, -EIO);
+	assert_int_equal(recovery_list(false, q, 4), 1);
+	assert_true(nid_eq(q[0], sent.dst));
+	assert_int_equal(peer_ni(sent.dst).ping_count, 0);
+	advance_s(1);
+	expect_ping(sent.dst);
+	complete(-ECONNRESET, LNET_MSG_STATUS_REMOTE_DROPPED);
+	advance_s(2);
+	expect_ping(sent.dst);
+	complete(-ECONNRESET, LNET_MSG_STATUS_REMOTE_DROPPED);
+	assert_int_equal(peer_ni(sent.dst).ping_count, 2);
+	assert_true(peer_ni(sent.dst).health_value < LNET_MAX_HEALTH_VALUE);
+
+	rx_from(sent.dst, NI1); /* completes on CPT 1: heard, through CPT 0 */
+	assert_int_equal(peer_ni(sent.dst).ping_count, 0);
+	assert_true(peer_ni(sent.dst).health_value < LNET_MAX_HEALTH_VALUE);
+	advance_s(4); /* the ping already due (2^2 s after the last) */
+	expect_ping(sent.dst);
+	complete(-ECONNRESET, LNET_MSG_STATUS_REMOTE_DROPPED);
+	assert_int_equal(peer_ni(sent.dst).ping_count, 1); /* counted afresh: 1, not 3 */
+	advance_s(1);
+	no_more_sent();
+	advance_s(1); /* so the next is 2^1 s later, not 2^3 */
+	expect_ping(sent.dst);
+	complete(-ECONNRESET, LNET_MSG_STATUS_REMOTE_DROPPED);
+	assert_int_equal(recovery_list(false, q, 4), 1); /* asked once, queued once */
+}
+
 int
 main(void)
 {
@@ -1326,6 +1373,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fault_delay_released_by_del, setup_two_rails,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fault_delay_outlives_ni, setup_two_rails,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_recovery_heard_off_owner, setup_two_cpts,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_failure_seen_off_owner, setup_two_cpts,
 						teardown),
