@@ -312,6 +312,22 @@ sock_rx_set_sink(struct sock_rx *rx, const struct iovec *iov, unsigned int niov,
 	rx->state = SOCK_RX_PAYLOAD;
 }
 
+int
+sock_rx_take(struct sock_rx *rx, void *dst, unsigned int rlen)
+{
+	struct iovec v = { dst, rlen };
+
+	if (rx->state != SOCK_RX_WAIT_SINK || rx->csum_on || rx->stage_len - rx->stage_off < rlen) {
+		return -EAGAIN;
+	}
+	memcpy(dst, rx->stage + rx->stage_off, rlen);
+	sock_tap_io(rx->tap, false, false, &v, 1, (ssize_t)rlen);
+	rx->stage_off += rlen;
+	rx->bytes += rlen;
+	rx->state = SOCK_RX_KSOCK_HDR;
+	return 0;
+}
+
 /* Where byte @p pos of the sink lands: a pointer and the room after it. */
 static void *
 sock_rx_sink_at(const struct sock_rx *rx, unsigned int pos, size_t *room)

@@ -99,6 +99,15 @@ void sock_rx_init(struct sock_rx *rx, const struct ksock_proto *proto, bool swap
 		  const struct sock_rx_ops *ops);
 
 /**
+ * Instead of a sink (WAIT_SINK): the message's whole payload, @p rlen
+ * bytes, copied out of the stage into @p dst now, and the stream moved on
+ * past it, as if it had been read into a sink and completed (nothing calls
+ * on_payload). Only when it is all staged and carries no checksum (whose
+ * failure must fail the message): else -EAGAIN and nothing changes.
+ */
+int sock_rx_take(struct sock_rx *rx, void *dst, unsigned int rlen);
+
+/**
  * Read what the socket has. @return 1 if anything moved, 0 if it must wait
  * (socket empty, or LNet not answered yet), or -errno (peer closed,
  * malformed stream: rx->why).

@@ -20,6 +20,7 @@
  *   socklnd_sweep.c  timeouts and slow waits, once a second
  *   socklnd_link.c   the host's links under the NI
  *   socklnd_peer.c   peers: which connections, races, retries
+ *   socklnd_lend.c   payloads lent to LNet for MDs on other lcores
  *   socklnd_hs.c     handshake glue: accept, connect, hand-off, up
  *   socklnd_conn.c   a connection's life: FSM, close, queue, flush, read
  *   socklnd_ack.c    completion once the peer's TCP acknowledged
@@ -43,6 +44,7 @@
 #include "socklnd_ack.h"
 #include "socklnd_conn.h"
 #include "socklnd_hs.h"
+#include "socklnd_lend.h"
 #include "socklnd_link.h"
 #include "socklnd_peer.h"
 #include "socklnd_registry.h"
@@ -310,6 +312,9 @@ socklnd_startup(struct lnet_ni *ni)
 	lnet_ni_set_dev_node(ni, cfs_if_numa_node(NULL, lnet_ni_ifname(ni)));
 	rc = socklnd_tx_pool_create(s);
 	if (rc == 0) {
+		rc = socklnd_lend_init(s);
+	}
+	if (rc == 0) {
 		rc = socklnd_listen(s);
 	}
 	if (rc == 0) {
@@ -335,6 +340,7 @@ socklnd_startup(struct lnet_ni *ni)
 			close(s->epfd);
 		}
 		socklnd_link_fini(s);
+		socklnd_lend_fini(s);
 		socklnd_tx_pool_destroy(s);
 		lnet_ni_set_lnd_data(ni, NULL);
 		free(s);
@@ -373,6 +379,7 @@ socklnd_shutdown(struct lnet_ni *ni)
 	close(s->listen_fd);
 	close(s->epfd);
 	socklnd_link_fini(s);
+	socklnd_lend_fini(s);
 	socklnd_tx_pool_destroy(s);
 	free(s);
 	lnet_ni_set_lnd_data(ni, NULL);
@@ -525,6 +532,8 @@ socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, uns
 		{ "slow_conn_waits", st->slow_conn_waits },
 		{ "slow_writes", st->slow_writes },
 		{ "slow_acks", st->slow_acks },
+		{ "rx_lent", st->lent },
+		{ "rx_lend_empty", st->lend_empty },
 	};
 	unsigned int n = sizeof(all) / sizeof(all[0]) < max ? sizeof(all) / sizeof(all[0]) : max;
 
@@ -540,6 +549,7 @@ static const struct lnet_lnd_ops socklnd_ops = {
 	.shutdown = socklnd_shutdown,
 	.send = socklnd_send,
 	.recv = socklnd_recv,
+	.recv_take = socklnd_recv_take,
 	.tunables = socklnd_tunables,
 	.counters = socklnd_counters,
 	.capture = socklnd_capture,

@@ -187,6 +187,7 @@ struct socklnd_ni {
 	bool caller_polls;         /* rt_runtime_caller_polls() of its runtime */
 	struct rt_pool *tx_pool;   /* its transmits, made at startup: no malloc per message */
 	struct rt_pool_cache *tx_cache; /* the NI lcore's cache of them */
+	struct socklnd_lend_pool *lend; /* payloads lent to LNet; NULL with one data lcore */
 	unsigned int nup;               /* connections UP */
 	uint64_t conn_gen;              /* connection state changes: a peer's kept pick is as old */
 	unsigned int poll_tick;         /* polls since the last epoll_wait */

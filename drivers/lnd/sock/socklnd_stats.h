@@ -55,6 +55,8 @@ struct socklnd_stats {
 		slow_writes; /**< connections whose socket took nothing for SOCKLND_SLOW_US or more */
 	uint64_t
 		slow_acks; /**< connections whose peer acknowledged nothing for SOCKLND_SLOW_US or more */
+	uint64_t lent; /**< payloads lent to LNet for an MD on another lcore (socklnd_lend.c) */
+	uint64_t lend_empty; /**< ... not lent: the lend pool was empty */
 	uint64_t hs_entered
 		[SOCKLND_STATS_HS_STATES]; /**< handshakes entering each sock_conn_state */
 	uint64_t conn_entered[SOCKLND_STATS_CONN_STATES]; /**< connections entering each state */
