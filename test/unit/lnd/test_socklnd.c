@@ -125,19 +125,26 @@ still_open(int fd)
 	assert_int_equal(errno, EAGAIN);
 }
 
-static int
-setup(void **state)
+/* LNet on @p ncpts CPTs with our socklnd NI on CPT 0. */
+static void
+setup_cpts(unsigned int ncpts)
 {
-	(void)state;
 	g_our = OUR_ADDR;
 	g_peer = PEER_ADDR;
 	g_conns_per_peer = 1;
 	g_tx_buffer = 0;
 	g_port = (uint16_t)(20000 + getpid() % 20000);
-	ut_up(1);
+	ut_up(ncpts);
 	ut_discovery(0); /* the LND alone: no discovery ping before the first PUT */
 	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
 	settle(); /* no socket yet: nothing to wait for */
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	setup_cpts(1);
 	return 0;
 }
 
@@ -1980,15 +1987,7 @@ static int
 setup_two_cpts(void **state)
 {
 	(void)state;
-	g_our = OUR_ADDR;
-	g_peer = PEER_ADDR;
-	g_conns_per_peer = 1;
-	g_tx_buffer = 0;
-	g_port = (uint16_t)(20000 + getpid() % 20000);
-	ut_up(2);
-	ut_discovery(0);
-	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_sock_ni, NULL), 0);
-	settle();
+	setup_cpts(2);
 	return 0;
 }
 
@@ -2016,16 +2015,6 @@ lend_put(int fd, const uint8_t *data, unsigned int len)
 	put.msg.put.ptl_index = LEND_PORTAL;
 	kernel_send(fd, NULL, &put, data, len);
 	return wait_event();
-}
-
-static struct lnet_ctl_hops
-hops_since(void)
-{
-	struct lnet_ctl_hops h;
-
-	assert_int_equal(lnet_ctl_hops_get(&h), 0);
-	assert_int_equal(lnet_counters_reset(), 0);
-	return h;
 }
 
 /*
@@ -2056,13 +2045,13 @@ test_lend_to_other_lcore(void **state)
 	}
 	lend_md(dst, sizeof(dst));
 	fd = kernel_connect(&answer);
-	(void)hops_since();
+	(void)ut_hops_since();
 
 	ev = lend_put(fd, small, sizeof(small));
 	assert_int_equal(ev.type, LNET_EVENT_PUT);
 	assert_int_equal(ev.mlength, sizeof(small));
 	assert_memory_equal(dst, small, sizeof(small));
-	h = hops_since();
+	h = ut_hops_since();
 	assert_int_equal(h.put, 1);
 	assert_int_equal(h.rx_unlent, 0);
 	assert_int_equal(rt_lcore_call(lnet_instance()->cpts[0]->lcore, stats_on_lcore, &st), 0);
@@ -2073,7 +2062,7 @@ test_lend_to_other_lcore(void **state)
 	assert_int_equal(ev.mlength, sizeof(big));
 	assert_int_equal(ev.offset, sizeof(small)); /* the MD's own offset moves on */
 	assert_memory_equal(dst + ev.offset, big, sizeof(big));
-	h = hops_since();
+	h = ut_hops_since();
 	assert_int_equal(h.put, 3);
 	assert_int_equal(h.rx_unlent, 1);
 

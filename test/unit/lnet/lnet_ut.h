@@ -261,6 +261,17 @@ ut_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid *
 	return a.rc;
 }
 
+/* The ring hops made since the last call, by kind (then zero: counted afresh). */
+static inline struct lnet_ctl_hops
+ut_hops_since(void)
+{
+	struct lnet_ctl_hops h;
+
+	assert_int_equal(lnet_ctl_hops_get(&h), 0);
+	assert_int_equal(lnet_counters_reset(), 0);
+	return h;
+}
+
 static inline struct lnet_handle_md
 ut_bind(void *buf, unsigned int len, int threshold)
 {

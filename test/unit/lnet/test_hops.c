@@ -198,17 +198,6 @@ hops_total(void)
 	return h.put + h.get + h.ack + h.reply + h.forward;
 }
 
-/* The hops made since the last call, by kind (then zero: counted afresh). */
-static struct lnet_ctl_hops
-hops_since(void)
-{
-	struct lnet_ctl_hops h;
-
-	assert_int_equal(lnet_ctl_hops_get(&h), 0);
-	assert_int_equal(lnet_counters_reset(), 0);
-	return h;
-}
-
 /*
  * One PUT to PA (no ACK): the first message to a NID makes its peer NI
  * (through the management lcore); the cases count a known peer's.
@@ -225,7 +214,7 @@ warm_up(void)
 	assert_int_equal(LNetPut(NULL, h, LNET_NOACK_REQ, &pa, UT_PORTAL, 1, 0, 0), 0);
 	settle();
 	assert_int_equal(ut_event().type, LNET_EVENT_SEND);
-	(void)hops_since();
+	(void)ut_hops_since();
 }
 
 struct h_bind {
@@ -289,7 +278,7 @@ report(const char *what, const struct lnet_ctl_hops *h)
 static void
 expect_hops(const char *what, struct lnet_ctl_hops want)
 {
-	struct lnet_ctl_hops got = hops_since();
+	struct lnet_ctl_hops got = ut_hops_since();
 
 	report(what, &got);
 	assert_int_equal(got.put, want.put);
@@ -530,7 +519,7 @@ test_router_forward_put(void **state)
 	assert_int_equal(lnet_ctl_routing_set(true, err, sizeof(err)), 0);
 	settle();
 	put.msg.put.ptl_index = 33;
-	(void)hops_since();
+	(void)ut_hops_since();
 	deliver(&put, 100);
 	assert_true(lnet_nid_same(&last_sent()->hop, &pb));
 	assert_true(lnet_nid_same(&last_sent()->hdr.dest_nid, &pb));
@@ -613,7 +602,7 @@ test_initiator_routed_put(void **state)
 	assert_non_null(t);
 	assert_true(t->nroutes <= 4);
 	memcpy(snap, t, sizeof(*t) + t->nroutes * sizeof(t->routes[0]));
-	(void)hops_since();
+	(void)ut_hops_since();
 	put_far(bind_on(1, buf, sizeof(buf), 1));
 	/* The published route snapshot is read, never written (its round robin is the lcore's). */
 	assert_ptr_equal(lnet_route_table_get(lnet_instance()), t);
