@@ -265,7 +265,6 @@ static int
 lnetd_run(const struct lnetd_opts *o)
 {
 	char err[512] = "";
-	sigset_t set;
 	struct lnet_init_opts lo = {
 		.opts_size = sizeof(lo),
 		.mode = LNET_EXEC_THREADS,
@@ -314,11 +313,9 @@ lnetd_run(const struct lnetd_opts *o)
 	}
 	printf("lnetd-pmd: %s up (pid %d)\n", o->name, (int)getpid());
 	fflush(stdout);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigwait(&set, &sig);
+	sig = lnetd_service_run(o);
 	printf("lnetd-pmd: %s stopping on signal %d\n", o->name, sig);
+	lnetd_service_drain(o, LNETD_DRAIN_MS);
 	lnetd_capture_shutdown();
 	lnetd_selftest_shutdown();
 	LNetNIFini();
@@ -348,10 +345,8 @@ main(int argc, char **argv)
 	if (rc != 0) {
 		return rc > 0 ? 0 : 2;
 	}
-	/* Block the stop signals in every thread EAL creates; main waits for them. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	/* Block the stop and reload signals in every thread EAL creates; main waits for them. */
+	lnetd_service_sigset(&set);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	eal_argc = lnetd_eal_argv(n_eal, argv, &o, eal_argv, prefix, sizeof(prefix));
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
