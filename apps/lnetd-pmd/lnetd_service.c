@@ -257,7 +257,8 @@ lnetd_cfg_has_route(const struct lnetcfg *cfg, const struct lnetcfg_route *r)
 static int
 lnetd_reload_fail(char *first, size_t len, const char *what, const char *why, int rc)
 {
-	fprintf(stderr, "<3>lnetd-pmd: reload: %s: %s\n", what, why[0] != '\0' ? why : strerror(-rc));
+	fprintf(stderr, "<3>lnetd-pmd: reload: %s: %s\n", what,
+		why[0] != '\0' ? why : strerror(-rc));
 	if (first[0] == '\0') {
 		snprintf(first, len, "%s: %s", what, why[0] != '\0' ? why : strerror(-rc));
 	}
@@ -266,8 +267,7 @@ lnetd_reload_fail(char *first, size_t len, const char *what, const char *why, in
 
 /* What @p old has and @p next has not, or has changed: routes, then peers, then NIs. */
 static int
-lnetd_reload_delete(const struct lnetcfg *old, const struct lnetcfg *next, char *first,
-		    size_t len)
+lnetd_reload_delete(const struct lnetcfg *old, const struct lnetcfg *next, char *first, size_t len)
 {
 	unsigned int i;
 	int bad = 0;
@@ -373,7 +373,8 @@ lnetd_reload_settings(const struct lnetcfg *old, const struct lnetcfg *next, cha
 					sizeof(why));
 		bad = rc != 0 ? lnetd_reload_fail(first, len, "global", why, rc) : bad;
 	}
-	if (next->routing != old->routing && (next->routing != LNETCFG_UNSET || old->routing == 1)) {
+	if (next->routing != old->routing &&
+	    (next->routing != LNETCFG_UNSET || old->routing == 1)) {
 		why[0] = '\0';
 		rc = lnet_ctl_routing_set(next->routing == 1, why, sizeof(why));
 		bad = rc != 0 ? lnetd_reload_fail(first, len, "routing", why, rc) : bad;
@@ -428,6 +429,7 @@ lnetd_service_reload(struct lnetd_service *s)
 	unsigned int i;
 	unsigned int up = 0;
 	int bad = 0;
+	int n;
 
 	sd_notify(0, "RELOADING=1");
 	if (path == NULL || s->applied == NULL) {
@@ -455,13 +457,17 @@ lnetd_service_reload(struct lnetd_service *s)
 	bad |= lnetd_reload_udsps(s->applied, next, first, sizeof(first));
 	lnetd_cfg_free(s->applied);
 	s->applied = next;
-	lnetd_wait_nis_up();
-	lnetd_nis_up(&up);
+	/*
+	 * No wait for a new NI to come up, unlike at start: the main thread
+	 * feeds the watchdog, and a link that stays down must not get a running
+	 * node restarted. STATUS says how many are up.
+	 */
+	n = lnetd_nis_up(&up);
 	if (bad != 0) {
-		sd_notifyf(0, "READY=1\nSTATUS=reloaded %s with errors (%s); %u NIs up", path,
-			   first, up);
+		sd_notifyf(0, "READY=1\nSTATUS=reloaded %s with errors (%s); %u of %d NIs up", path,
+			   first, up, n);
 	} else {
-		sd_notifyf(0, "READY=1\nSTATUS=reloaded %s; %u NIs up", path, up);
+		sd_notifyf(0, "READY=1\nSTATUS=reloaded %s; %u of %d NIs up", path, up, n);
 	}
 	printf("lnetd-pmd: %s reloaded %s%s\n", s->o->name, path, bad != 0 ? " with errors" : "");
 	fflush(stdout);
@@ -495,8 +501,9 @@ lnetd_lcores_progress(struct lnetd_service *s, uint64_t now)
 	}
 	if (late != s->late_lcore) {
 		if (late >= 0) {
-			sd_notifyf(0, "STATUS=%s: lcore %d (0: management, n: CPT n-1) makes no "
-				      "progress: watchdog not fed",
+			sd_notifyf(0,
+				   "STATUS=%s: lcore %d (0: management, n: CPT n-1) makes no "
+				   "progress: watchdog not fed",
 				   s->o->name, late);
 			fprintf(stderr, "<2>lnetd-pmd: lcore %d has not moved for %llu us\n", late,
 				(unsigned long long)(now - s->seen[late].moved_us));

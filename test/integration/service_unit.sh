@@ -14,7 +14,9 @@
 # has no carrier (B's end down). Checks:
 #   - no READY=1 while A's NI is down; READY=1 once the link is up, and the
 #     node was ready then (lnetctl net show at READY=1: the NI up);
-#   - WATCHDOG=1 comes again and again while the lcores run;
+#   - WATCHDOG=1 comes again and again while the lcores run, and stops while
+#     an EAL worker thread is held still (freeze_thread.py), STATUS naming
+#     the lcore, then comes again;
 #   - the installed lnetctl pings B from A;
 #   - ExecReload with a changed lnet.conf: RELOADING=1 then READY=1, the
 #     added route is there, the NI was kept (its send count went on, it was
@@ -118,6 +120,25 @@ wd_at_ready=$(count WATCHDOG=1)
 many_pings() { [ "$(count WATCHDOG=1)" -ge $((wd_at_ready + 4)) ]; }
 check "WATCHDOG=1 again and again (1 s period)" eventually 5 many_pings
 
+# A lcore stuck: its EAL worker thread held still (ptrace), the rest running.
+python3 "$src/freeze_thread.py" "$apid" rte-worker 2 >"$work/freeze.out" 2>&1
+frozen=$?
+if [ "$frozen" -eq 77 ]; then
+	echo "skipped: the stuck-lcore checks (ptrace not allowed: $(cat "$work/freeze.out"))"
+else
+	check "an EAL worker thread held still for 2 s" test "$frozen" -eq 0
+	check "the lcore moving again: STATUS says so" eventually 5 grep -q "every lcore moving again" "$log"
+	# Between "makes no progress" and "moving again": no WATCHDOG=1, for 1 s at least.
+	awk '/makes no progress/ { t0 = $1; on = 1; next }
+	     on && /WATCHDOG=1/ { bad = 1 }
+	     on && /every lcore moving again/ { t1 = $1; on = 0 }
+	     END { exit !(t0 > 0 && t1 - t0 >= 1 && !bad) }' "$log" >/dev/null
+	check "a stuck lcore: STATUS says so, and no WATCHDOG=1 for over a second" test $? -eq 0
+	wd_after=$(count WATCHDOG=1)
+	pings_again() { [ "$(count WATCHDOG=1)" -ge $((wd_after + 2)) ]; }
+	check "the lcore moving again: WATCHDOG=1 again" eventually 5 pings_again
+fi
+
 cat >"$work/b.yaml" <<EOF
 net:
     - net type: tcp
@@ -146,7 +167,7 @@ check "reload: the added route is there" sh -c "ip netns exec $a $ctl --name $a 
 check "reload: B still answers" ctl_a ping "$b0@tcp"
 kept() { [ "$(sends)" -gt "$sent_before" ]; }
 check "reload: the NI was kept (its send count went on)" kept
-check "reload: STATUS says reloaded" grep -q "STATUS=reloaded $root$conf; 2 NIs up" "$log"
+check "reload: STATUS says reloaded" grep -q "STATUS=reloaded $root$conf; 2 of 2 NIs up" "$log"
 
 write_conf
 reload
