@@ -19,9 +19,9 @@
 #     the lcore, then comes again;
 #   - the installed lnetctl pings B from A;
 #   - ExecReload with a changed lnet.conf: RELOADING=1 then READY=1, the
-#     added route is there, the NI was kept (its send count went on, it was
-#     not made again) and B still answers; a reload with the route removed
-#     deletes it; a file that does not read changes nothing;
+#     added NI (tcp1 on eth1), route and global are there, the NI was kept (its send count went on, it was
+#     not made again) and B still answers; a reload with them removed
+#     deletes the NI and the route; a file that does not read changes nothing;
 #   - log lines to journald's stream (JOURNAL_STREAM) carry a <N> priority;
 #   - SIGTERM (systemctl stop): STOPPING=1 and exit 0.
 # Needs root and iproute2.
@@ -64,8 +64,13 @@ ip -n "$a" addr add "$a0/24" dev eth0
 ip -n "$b" addr add "$b0/24" dev eth0
 # A's side up, B's down until the test says: A's NI has no carrier (down).
 ip -n "$a" link set eth0 up
+# eth1, up at both ends: for an NI a reload adds and removes.
+a1=10.$x.10.1 b1=10.$x.10.2
+netns_veth "$a" "$b" eth1 "$a1/24" "$b1/24"
 
-write_conf() { # [route]: A's lnet.conf, with a route to tcp9 through B when asked
+# write_conf [more]: A's lnet.conf; "more" adds a tcp1 NI on eth1, a route
+# to tcp9 through B and a global setting.
+write_conf() {
 	cat >"$root$conf" <<EOF
 # lnet.conf of node A (the kernel's format)
 net:
@@ -74,10 +79,16 @@ net:
         - interfaces:
               0: eth0
 EOF
-	[ "${1:-}" = route ] && cat >>"$root$conf" <<EOF
+	[ "${1:-}" = more ] && cat >>"$root$conf" <<EOF
+    - net type: tcp1
+      local NI(s):
+        - interfaces:
+              0: eth1
 route:
     - net: tcp9
       gateway: $b0@tcp
+global:
+    max_interfaces: 100
 EOF
 	return 0
 }
@@ -159,21 +170,26 @@ reload() { # the unit's ExecReload, for $apid
 	cmd=$(sed -n 's/^ExecReload=//p' "$unit" | sed "s/\$MAINPID/$apid/")
 	eval "$cmd"
 }
-write_conf route
+write_conf more
 reload
 check "reload: RELOADING=1 then READY=1" eventually 20 readies_are 2
 check "reload: RELOADING=1 said" grep -q " RELOADING=1\$" "$log"
 check "reload: the added route is there" sh -c "ip netns exec $a $ctl --name $a route show | grep -q 'net: tcp9'"
+check "reload: the changed global is set" sh -c "'$ctl' --name $a global show | grep -q 'max_interfaces: 100'"
 check "reload: B still answers" ctl_a ping "$b0@tcp"
 kept() { [ "$(sends)" -gt "$sent_before" ]; }
 check "reload: the NI was kept (its send count went on)" kept
-check "reload: STATUS says reloaded" grep -q "STATUS=reloaded $root$conf; 2 of 2 NIs up" "$log"
+check "reload: the added NI is there" sh -c "'$ctl' --name $a net show --net tcp1 | grep -q 'nid: $a1@tcp1'"
+check "reload: STATUS says reloaded" grep -q "STATUS=reloaded $root$conf; 3 of 3 NIs up" "$log"
 
 write_conf
 reload
 check "reload without the route: READY=1" eventually 20 readies_are 3
 no_route() { ! ctl_a route show | grep -q 'net: tcp9'; }
 check "reload: the removed route is gone" no_route
+no_tcp1() { ! "$ctl" --name "$a" net show | grep -q "$a1@tcp1"; }
+check "reload: the removed NI is gone" no_tcp1
+check "reload: the tcp NI still there" ctl_a ping "$b0@tcp"
 
 echo "net: [ this is not" >"$root$conf"
 reload
