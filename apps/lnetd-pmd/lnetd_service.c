@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@
 #include "lnet_ctl.h"
 #include "lnetd.h"
 #include "lnp_build_config.h"
+#include "rt.h"
 
 #define LNETD_NIS_MAX 256
 #define LNETD_TICK_IDLE_US 1000000ULL /* no watchdog: look for signals this often anyway */
@@ -52,6 +54,20 @@ struct lnetd_service {
 	struct lnetd_lcore_seen seen[LNP_MAX_CPTS + 1];
 	int late_lcore; /* the lcore whose lateness STATUS= says (-1: none) */
 };
+
+/*
+ * "<N>" before a line of ours on stderr when it is journald's stream, whose
+ * syslog priority N journald then gives the line; nothing on a terminal.
+ */
+static const char *
+lnetd_prio(unsigned int n)
+{
+	static const char *const prefix[] = {
+		"<0>", "<1>", "<2>", "<3>", "<4>", "<5>", "<6>", "<7>"
+	};
+
+	return rt_log_journal() && n < 8 ? prefix[n] : "";
+}
 
 static uint64_t
 lnetd_now_us(void)
@@ -88,34 +104,42 @@ lnetd_nis_up(unsigned int *up)
 }
 
 /*
- * Wait until every NI is up. No bound of our own: the unit's
- * TimeoutStartSec= is it, and a node whose NI never comes up fails to
- * start, visibly, rather than reporting ready without its fabric.
+ * Wait until every NI is up, or a stop signal (returned in *@p sig; a
+ * SIGHUP meanwhile is dropped: the file was only just read). No bound of
+ * our own: the unit's TimeoutStartSec= is it, and a node whose NI never
+ * comes up fails to start, visibly, rather than reporting ready without its
+ * fabric. @return how many NIs are up, or -errno.
  */
 static int
-lnetd_wait_nis_up(void)
+lnetd_wait_nis_up(int *sig)
 {
 	const struct timespec step = { 0, LNETD_NI_WAIT_STEP_NS };
 	unsigned int up = 0;
 	bool told = false;
+	sigset_t set;
 	int n;
 
+	lnetd_service_sigset(&set);
+	*sig = 0;
 	while ((n = lnetd_nis_up(&up)) > 0 && up < (unsigned int)n) {
 		if (!told) {
 			sd_notifyf(0, "STATUS=waiting for NIs: %u of %d up", up, n);
 			told = true;
 		}
-		nanosleep(&step, NULL);
+		*sig = sigtimedwait(&set, NULL, &step);
+		if (*sig == SIGINT || *sig == SIGTERM) {
+			break;
+		}
 	}
 	return n < 0 ? n : (int)up;
 }
 
-/* Every error of a configuration read, one line each on stderr (journald: <3>, an error). */
+/* Every error of a configuration read, one line each on stderr (journald: an error). */
 static void
 lnetd_service_report(void *arg, const char *msg)
 {
 	(void)arg;
-	fprintf(stderr, "<3>lnetd-pmd: %s\n", msg);
+	fprintf(stderr, "%slnetd-pmd: %s\n", lnetd_prio(LOG_ERR), msg);
 }
 
 /* The configuration file parsed and resolved against this host, or NULL after reporting. */
@@ -257,7 +281,7 @@ lnetd_cfg_has_route(const struct lnetcfg *cfg, const struct lnetcfg_route *r)
 static int
 lnetd_reload_fail(char *first, size_t len, const char *what, const char *why, int rc)
 {
-	fprintf(stderr, "<3>lnetd-pmd: reload: %s: %s\n", what,
+	fprintf(stderr, "%slnetd-pmd: reload: %s: %s\n", lnetd_prio(LOG_ERR), what,
 		why[0] != '\0' ? why : strerror(-rc));
 	if (first[0] == '\0') {
 		snprintf(first, len, "%s: %s", what, why[0] != '\0' ? why : strerror(-rc));
@@ -505,7 +529,8 @@ lnetd_lcores_progress(struct lnetd_service *s, uint64_t now)
 				   "STATUS=%s: lcore %d (0: management, n: CPT n-1) makes no "
 				   "progress: watchdog not fed",
 				   s->o->name, late);
-			fprintf(stderr, "<2>lnetd-pmd: lcore %d has not moved for %llu us\n", late,
+			fprintf(stderr, "%slnetd-pmd: lcore %d has not moved for %llu us\n",
+				lnetd_prio(LOG_CRIT), late,
 				(unsigned long long)(now - s->seen[late].moved_us));
 		} else {
 			sd_notifyf(0, "STATUS=%s up: every lcore moving again", s->o->name);
@@ -523,18 +548,24 @@ lnetd_service_watchdog(struct lnetd_service *s)
 	}
 }
 
-static void
+/* READY=1 once every NI is up; 0, or the stop signal that came first. */
+static int
 lnetd_service_ready(struct lnetd_service *s)
 {
 	unsigned int i;
+	int sig = 0;
+	int up = lnetd_wait_nis_up(&sig);
 	uint64_t now = lnetd_now_us();
-	int up = lnetd_wait_nis_up();
 
+	if (sig == SIGINT || sig == SIGTERM) {
+		return sig;
+	}
 	for (i = 0; i <= LNP_MAX_CPTS; i++) {
 		s->seen[i].moved_us = now;
 	}
 	sd_notifyf(0, "READY=1\nMAINPID=%d\nSTATUS=%s up: %d NIs, configuration %s", (int)getpid(),
 		   s->o->name, up, s->o->config != NULL ? s->o->config : "embedded default.yaml");
+	return 0;
 }
 
 int
@@ -556,7 +587,7 @@ lnetd_service_run(const struct lnetd_opts *o)
 	tick.tv_nsec = (long)(tick_us % 1000000ULL) * 1000L;
 	/* The file as it was applied: what a reload compares the new one with. */
 	s.applied = o->config != NULL ? lnetd_cfg_read(o->config) : NULL;
-	lnetd_service_ready(&s);
+	sig = lnetd_service_ready(&s);
 	lnetd_service_sigset(&set);
 	while (sig != SIGINT && sig != SIGTERM) {
 		sig = sigtimedwait(&set, NULL, &tick);
@@ -588,7 +619,7 @@ lnetd_service_drain(const struct lnetd_opts *o, unsigned int bound_ms)
 		nanosleep(&step, NULL);
 	}
 	if (rc == 0 && c.msgs_alloc > 0) {
-		fprintf(stderr, "<4>lnetd-pmd: %s: %u messages still in flight after %u ms\n",
-			o->name, (unsigned int)c.msgs_alloc, bound_ms);
+		fprintf(stderr, "%slnetd-pmd: %s: %u messages still in flight after %u ms\n",
+			lnetd_prio(LOG_WARNING), o->name, (unsigned int)c.msgs_alloc, bound_ms);
 	}
 }

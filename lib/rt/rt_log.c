@@ -319,3 +319,9 @@ rt_log_dropped(void)
 {
 	return g_rt_log != NULL ? __atomic_load_n(&g_rt_log->dropped, __ATOMIC_RELAXED) : 0;
 }
+
+bool
+rt_log_journal(void)
+{
+	return g_rt_log != NULL && g_rt_log->journal;
+}

@@ -12,6 +12,7 @@
 # Two namespaces joined by a veth pair; node B an ordinary daemon, node A
 # the unit's, with lnet.conf naming a tcp NI on A's eth0 while that link
 # has no carrier (B's end down). Checks:
+#   - SIGTERM while the node waits for its NIs stops it at once (exit 0);
 #   - no READY=1 while A's NI is down; READY=1 once the link is up, and the
 #     node was ready then (lnetctl net show at READY=1: the NI up);
 #   - WATCHDOG=1 comes again and again while the lcores run, and stops while
@@ -94,16 +95,37 @@ EOF
 }
 write_conf
 
+# The unit's command line: the installed daemon, the settings file's words.
+# eval "set -- $(unit_argv)" after LNETD_OPTS="--name NAME" is what the unit runs.
+LNETD_EAL_ARGS="${LNP_EAL_ARGS:-}" # the unit's default: empty
+unit_argv() {
+	printf '%s\n' "$exec_start" | sed "s|^$daemon_path|$root$daemon_path|; s|--config $conf|--config $root$conf|"
+}
+ni_down_shown() { # instance
+	"$ctl" --name "$1" net show --net tcp 2>/dev/null | grep -q "status: down"
+}
+
+# systemctl stop while the node still waits for its NIs: it stops at once.
+LNETD_OPTS="--name ${a}w"
+eval "set -- $(unit_argv)"
+ip netns exec "$a" "$@" >"$work/w.out" 2>"$work/w.err" &
+wpid=$!
+pids="$pids $wpid"
+check "waiting for its NI, the node runs" eventually 20 ni_down_shown "${a}w"
+kill -TERM "$wpid"
+gone() { ! kill -0 "$wpid" 2>/dev/null; }
+check "SIGTERM while waiting for the NIs: it stops within 5 s" eventually 5 gone
+wait "$wpid"
+check "... exit 0" test $? -eq 0
+
 notify="$work/notify.sock" log="$work/notify.log"
 python3 "$src/sd_notify_listener.py" "$notify" "$log" "$ctl" --name "$a" net show --net tcp &
 listener=$!
 pids="$pids $listener"
 eventually 5 grep -q LISTENING "$log"
 
-# The unit's command line: the installed daemon, the settings file's words.
-LNETD_EAL_ARGS="${LNP_EAL_ARGS:-}" # the unit's default: empty
 LNETD_OPTS="--name $a"
-eval "set -- $(printf '%s\n' "$exec_start" | sed "s|^$daemon_path|$root$daemon_path|; s|--config $conf|--config $root$conf|")"
+eval "set -- $(unit_argv)"
 : >"$work/a.err"
 # systemd names the journal stream it gives as stderr by its device and inode.
 journal=$(stat -c '%d:%i' "$work/a.err")
@@ -116,10 +138,7 @@ count() { # FIELD: how many times it came
 	grep -c " $1\$" "$log" || true
 }
 readies_are() { [ "$(count READY=1)" -eq "$1" ]; }
-ni_down_shown() {
-	"$ctl" --name "$a" net show --net tcp 2>/dev/null | grep -q "status: down"
-}
-check "A runs with its NI down (telemetry answers)" eventually 20 ni_down_shown
+check "A runs with its NI down (telemetry answers)" eventually 20 ni_down_shown "$a"
 sleep 0.5 # a READY=1 sent while the NI is down would be in the log by now
 check "no READY=1 while the NI is down" readies_are 0
 check "STATUS says what it waits for" grep -q "STATUS=waiting for NIs" "$log"
