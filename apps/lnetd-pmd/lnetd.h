@@ -20,6 +20,7 @@ struct lnetd_opts {
 	const char *cpu_pattern; /* --cpu-pattern "0[0,1] 1[2,3]": CPTs; NULL: libnuma */
 	const char *lnet_params; /* --lnet-params NAME=VALUE,...: lnet module parameters */
 	int stall_ms;            /* --stall-ms: lnet_init_opts.stall_ms (0: default, -1: none) */
+	unsigned int drain_ms;   /* --drain-ms: on stop, how long messages in flight may take */
 	bool selftest;           /* --selftest: serve lnet_selftest from the start */
 };
 
@@ -109,7 +110,6 @@ void lnetd_service_sigset(sigset_t *set);
 /* Ready, then serve until SIGINT or SIGTERM, which it returns. */
 int lnetd_service_run(const struct lnetd_opts *o);
 /* Give messages in flight up to @p bound_ms to complete (before LNetNIFini). */
-#define LNETD_DRAIN_MS 5000
 void lnetd_service_drain(const struct lnetd_opts *o, unsigned int bound_ms);
 
 /* The embedded config/default.yaml (generated). */

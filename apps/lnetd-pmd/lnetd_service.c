@@ -602,7 +602,7 @@ lnetd_service_run(const struct lnetd_opts *o)
 
 /*
  * Stopping: messages in flight (the message pool's gauge over every CPT)
- * are given up to @p bound_ms to complete before LNetNIFini ends the rest
+ * are given up to @p bound_ms (--drain-ms; 0: none) to complete before LNetNIFini ends the rest
  * with an error event. New ones may still come meanwhile: the bound, not an
  * empty pool, is what ends a busy router's wait.
  */
@@ -614,7 +614,11 @@ lnetd_service_drain(const struct lnetd_opts *o, unsigned int bound_ms)
 	struct lnet_counters c;
 	int rc;
 
-	sd_notifyf(0, "STOPPING=1\nSTATUS=%s stopping: draining in-flight messages", o->name);
+	sd_notifyf(0, "STOPPING=1\nSTATUS=%s stopping%s", o->name,
+		   bound_ms > 0 ? ": draining in-flight messages" : "");
+	if (bound_ms == 0) {
+		return;
+	}
 	while ((rc = lnet_counters_get(&c)) == 0 && c.msgs_alloc > 0 && lnetd_now_us() < until) {
 		nanosleep(&step, NULL);
 	}
