@@ -189,9 +189,24 @@ reload() { # the unit's ExecReload, for $apid
 	cmd=$(sed -n 's/^ExecReload=//p' "$unit" | sed "s/\$MAINPID/$apid/")
 	eval "$cmd"
 }
+# Pings to B all through the reload: what stayed keeps its traffic.
+pinging() { # 40 pings in turn; the failures counted in $work/ping.fail
+	i=0 f=0
+	while [ $i -lt 40 ]; do
+		"$ctl" --name "$a" ping --timeout 2 "$b0@tcp" >/dev/null 2>&1 || f=$((f + 1))
+		[ $i -eq 5 ] && : >"$work/ping.started"
+		i=$((i + 1))
+	done
+	echo "$f" >"$work/ping.fail"
+}
+pinging &
+pinger=$!
+eventually 10 test -f "$work/ping.started"
 write_conf more
 reload
 check "reload: RELOADING=1 then READY=1" eventually 20 readies_are 2
+wait "$pinger"
+check "reload: 40 pings to B across it, none failed" grep -qx 0 "$work/ping.fail"
 check "reload: RELOADING=1 said" grep -q " RELOADING=1\$" "$log"
 check "reload: the added route is there" sh -c "ip netns exec $a $ctl --name $a route show | grep -q 'net: tcp9'"
 check "reload: the changed global is set" sh -c "'$ctl' --name $a global show | grep -q 'max_interfaces: 100'"
