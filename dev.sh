@@ -6,6 +6,8 @@
 #                   run every gating test
 #   ./dev.sh format [--fix]   the C format check alone (usertools/check-format:
 #                   .clang-format, clang-format 14); --fix rewrites what differs
+#   ./dev.sh package   Debian packages (debian/, dpkg-buildpackage) into build-deb/,
+#                      checked with lintian
 #   ./dev.sh deps | build | demo | conformance | fuzz | bench
 #   ./dev.sh soak [SECONDS]   not gating: routing.sh again and again (default 600 s),
 #                             the routers' longest forward and any of 1 s or more
@@ -13,12 +15,14 @@ set -eu
 cd "$(dirname "$0")"
 
 PACKAGES="build-essential pkg-config meson ninja-build python3 \
-dpdk dpdk-dev libdpdk-dev libnuma-dev libyaml-dev libpcap-dev libcmocka-dev zlib1g-dev \
+dpdk dpdk-dev libdpdk-dev libnuma-dev libyaml-dev libpcap-dev libcmocka-dev zlib1g-dev libsystemd-dev \
 clang libclang-rt-14-dev valgrind"
 # What the gating tests drive: network namespaces, tcpdump, Wireshark's dissector,
 # ping and arping (the IP stack against Linux),
 # and the formatter the format check runs (Debian 12's is clang-format 14).
 TEST_PACKAGES="iproute2 tcpdump tshark clang-format iputils-ping iputils-arping"
+# What `package` builds with: Debian's own tooling, and lintian to check the result.
+PACKAGE_PACKAGES="debhelper dpkg-dev fakeroot lintian"
 
 as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
@@ -72,6 +76,19 @@ build_test() {
 	ninja -C build-test
 }
 
+# Debian packages from this tree, built in a copy of it under build-deb/src
+# (dpkg-buildpackage writes the .debs beside the source tree: build-deb/),
+# without the build directories of the other commands.
+package() {
+	rm -rf build-deb
+	mkdir -p build-deb/src
+	tar -c --exclude='./build*' --exclude=./.git --exclude='./obj-*' . |
+		tar -x -C build-deb/src
+	(cd build-deb/src && dpkg-buildpackage -us -uc -b)
+	# Lintian's verdict, every tag it prints; its exit status fails on errors only.
+	lintian --info --display-info build-deb/*.changes
+}
+
 build_fuzz() {
 	CC=clang setup build-fuzz -Dfuzz=true -Dtests=enabled \
 		-Db_sanitize=address,undefined -Db_lundef=false \
@@ -119,8 +136,11 @@ format)
 	exec usertools/check-format "$@"
 	;;
 conformance)
-	# Not gating: real kernel captures and Wireshark's LNet dissector as oracles.
-	deps; PACKAGES="$TEST_PACKAGES" deps; build_test
+	# Not gating: real kernel captures and Wireshark's LNet dissector as oracles,
+	# and the Debian packages built (minutes) then run as the installed unit
+	# (package_install).
+	deps; PACKAGES="$TEST_PACKAGES" deps; PACKAGES="$PACKAGE_PACKAGES" deps; build_test
+	package
 	meson test -C build-test --suite conformance --print-errorlogs
 	;;
 fuzz)
@@ -132,13 +152,17 @@ soak)
 	deps; PACKAGES="$TEST_PACKAGES" deps; build_test
 	exec test/soak/routing_soak.sh build-test "${2:-${SOAK_SECONDS:-600}}"
 	;;
+package)
+	deps; PACKAGES="$PACKAGE_PACKAGES" deps
+	package
+	;;
 bench)
 	deps; build
 	shift
 	exec ./usertools/lnet-bench --build build "$@"
 	;;
 *)
-	echo "usage: $0 run|test|format|deps|build|demo|conformance|fuzz|bench|soak" >&2
+	echo "usage: $0 run|test|format|deps|build|demo|package|conformance|fuzz|bench|soak" >&2
 	exit 2
 	;;
 esac

@@ -2,6 +2,7 @@
 #ifndef LNETD_H
 #define LNETD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@ struct lnetd_opts {
 	const char *cpu_pattern; /* --cpu-pattern "0[0,1] 1[2,3]": CPTs; NULL: libnuma */
 	const char *lnet_params; /* --lnet-params NAME=VALUE,...: lnet module parameters */
 	int stall_ms;            /* --stall-ms: lnet_init_opts.stall_ms (0: default, -1: none) */
+	unsigned int drain_ms;   /* --drain-ms: on stop, how long messages in flight may take */
 	bool selftest;           /* --selftest: serve lnet_selftest from the start */
 };
 
@@ -98,6 +100,17 @@ int lnetd_ni_check(const struct lnetcfg_ni *spec, char *err, size_t errlen);
 /* Delete the NIs of @p net, only the one on @p ifname or with @p nid when given. */
 int lnetd_ni_del(uint32_t net, const char *ifname, const struct lnet_nid *nid, bool push, char *err,
 		 size_t errlen);
+
+/*
+ * lnetd_service.c: the main thread under a service manager (sd_notify
+ * READY/STATUS/STOPPING, the watchdog fed while every lcore makes progress,
+ * SIGHUP re-applying --config). The signals main() blocks and waits for.
+ */
+void lnetd_service_sigset(sigset_t *set);
+/* Ready, then serve until SIGINT or SIGTERM, which it returns. */
+int lnetd_service_run(const struct lnetd_opts *o);
+/* Give messages in flight up to @p bound_ms to complete (before LNetNIFini). */
+void lnetd_service_drain(const struct lnetd_opts *o, unsigned int bound_ms);
 
 /* The embedded config/default.yaml (generated). */
 extern const char lnetd_default_yaml[];

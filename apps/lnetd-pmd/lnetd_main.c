@@ -35,7 +35,7 @@ lnetd_usage(FILE *f)
 		"                                    [--cpu-pattern PATTERN]\n"
 		"                                    [--lnet-params NAME=VALUE,...] [--stall-ms "
 		"MS]\n"
-		"                                    [--selftest]]\n"
+		"                                    [--drain-ms MS] [--selftest]]\n"
 		"  --config FILE          configuration in lnetctl export format\n"
 		"                         (default: the embedded config/default.yaml)\n"
 		"  --name NAME            instance name: EAL file prefix, lnetctl --name\n"
@@ -46,6 +46,9 @@ lnetd_usage(FILE *f)
 		"  --stall-ms MS          the stall watchdog: count and log every poll of an\n"
 		"                         lcore that runs longer than MS milliseconds\n"
 		"                         (default %d; 0: no watchdog)\n"
+		"  --drain-ms MS          on SIGINT/SIGTERM, give messages in flight up to MS\n"
+		"                         milliseconds to complete before LNet stops\n"
+		"                         (default 0: stop at once; the unit gives 5000)\n"
 		"  --selftest             serve lnet_selftest (as modprobe lnet_selftest);\n"
 		"                         also global lnet_selftest: 1 in the configuration\n"
 		"  --lnd-params TYPE:NAME=VALUE[,NAME=VALUE...]\n"
@@ -146,6 +149,25 @@ lnetd_opt_stall_ms(const char *arg, int *stall_ms)
 	return 0;
 }
 
+/* --drain-ms MS */
+static int
+lnetd_opt_drain_ms(const char *arg, unsigned int *drain_ms)
+{
+	char *end = NULL;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || v < 0 || v > INT_MAX) {
+		fprintf(stderr,
+			"lnetd-pmd: --drain-ms: a number of milliseconds expected, not '%s'\n",
+			arg);
+		return -EINVAL;
+	}
+	*drain_ms = (unsigned int)v;
+	return 0;
+}
+
 /* Options after "--". Returns 0, 1 (help shown) or -1. */
 static int
 lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
@@ -161,6 +183,7 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 		{ "lnd-params", required_argument, NULL, 'L' },
 		{ "lnet-params", required_argument, NULL, 'l' },
 		{ "stall-ms", required_argument, NULL, 's' },
+		{ "drain-ms", required_argument, NULL, 'D' },
 		{ "selftest", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -169,7 +192,7 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:L:l:s:Th", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:L:l:s:D:Th", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			o->config = optarg;
@@ -201,6 +224,9 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 			break;
 		case 's':
 			rc = lnetd_opt_stall_ms(optarg, &o->stall_ms);
+			break;
+		case 'D':
+			rc = lnetd_opt_drain_ms(optarg, &o->drain_ms);
 			break;
 		case 'T':
 			o->selftest = true;
@@ -265,7 +291,6 @@ static int
 lnetd_run(const struct lnetd_opts *o)
 {
 	char err[512] = "";
-	sigset_t set;
 	struct lnet_init_opts lo = {
 		.opts_size = sizeof(lo),
 		.mode = LNET_EXEC_THREADS,
@@ -314,11 +339,9 @@ lnetd_run(const struct lnetd_opts *o)
 	}
 	printf("lnetd-pmd: %s up (pid %d)\n", o->name, (int)getpid());
 	fflush(stdout);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigwait(&set, &sig);
+	sig = lnetd_service_run(o);
 	printf("lnetd-pmd: %s stopping on signal %d\n", o->name, sig);
+	lnetd_service_drain(o, o->drain_ms);
 	lnetd_capture_shutdown();
 	lnetd_selftest_shutdown();
 	LNetNIFini();
@@ -348,10 +371,8 @@ main(int argc, char **argv)
 	if (rc != 0) {
 		return rc > 0 ? 0 : 2;
 	}
-	/* Block the stop signals in every thread EAL creates; main waits for them. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	/* Block the stop and reload signals in every thread EAL creates; main waits for them. */
+	lnetd_service_sigset(&set);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	eal_argc = lnetd_eal_argv(n_eal, argv, &o, eal_argv, prefix, sizeof(prefix));
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {

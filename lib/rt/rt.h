@@ -396,6 +396,12 @@ LNP_API int rt_log_async_start(void);
 LNP_API void rt_log_async_stop(void);
 /** Lines the full ring dropped since rt_log_async_start(). */
 LNP_API uint64_t rt_log_dropped(void);
+/**
+ * Whether rt_log_async_start() found stderr to be journald's stream
+ * (JOURNAL_STREAM): its lines then begin with their "<N>" syslog priority,
+ * and a program writing stderr itself can do the same.
+ */
+LNP_API bool rt_log_journal(void);
 
 LNP_END_DECLS
 

@@ -43,6 +43,7 @@ struct rt_log {
 	struct rte_ring *ring;
 	int fd;       /* where the lines go: stderr, as rt_log_output() opened it */
 	bool sock;    /* ... a socket: written with MSG_DONTWAIT */
+	bool journal; /* ... journald's stream (JOURNAL_STREAM): lines get a <N> priority */
 	FILE *stream; /* the one DPDK writes to */
 	pthread_t writer;
 	int stop;              /* atomic */
@@ -55,6 +56,17 @@ struct rt_log {
 static struct rt_log *g_rt_log;
 
 static void rt_log_write_now(struct rt_log *l, const char *p, size_t n);
+
+/* The logging thread's current message level as a syslog priority (0 emerg .. 7 debug). */
+static unsigned int
+rt_log_syslog_priority(void)
+{
+	int level = rte_log_cur_msg_loglevel();
+
+	return level >= (int)RTE_LOG_EMERG && level <= (int)RTE_LOG_DEBUG ?
+		       (unsigned int)(level - 1) :
+		       6;
+}
 
 /*
  * The stream's write (any thread, under the stream's lock): into the ring or
@@ -73,12 +85,18 @@ rt_log_cookie_write(void *cookie, const char *buf, size_t size)
 		return (ssize_t)size;
 	}
 
-	if (n > RT_LOG_LINE) {
+	/* journald reads a leading "<N>" as the line's syslog priority (DPDK's levels are N+1). */
+	size_t pre = l->journal ? (size_t)snprintf(slot.text, sizeof(slot.text), "<%u>",
+						   rt_log_syslog_priority()) :
+				  0;
+
+	if (pre + n > RT_LOG_LINE) {
 		n = RT_LOG_LINE;
 		memcpy(slot.text + RT_LOG_LINE - 4, "...\n", 4); /* cut: said so */
-		memcpy(slot.text, buf, RT_LOG_LINE - 4);
+		memcpy(slot.text + pre, buf, RT_LOG_LINE - 4 - pre);
 	} else {
-		memcpy(slot.text, buf, n);
+		memcpy(slot.text + pre, buf, n);
+		n += pre;
 	}
 	slot.len = (uint32_t)n;
 	if (rte_ring_mp_enqueue_elem(l->ring, &slot, sizeof(slot)) != 0) {
@@ -173,6 +191,22 @@ rt_log_output(bool *sock)
 	return fd >= 0 ? fd : -errno;
 }
 
+/*
+ * Is stderr journald's stream? systemd says so in JOURNAL_STREAM ("dev:ino"
+ * of the socket it gave as stderr); a stderr redirected since is not.
+ */
+static bool
+rt_log_to_journal(int fd)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev;
+	unsigned long long ino;
+	struct stat st;
+
+	return js != NULL && sscanf(js, "%llu:%llu", &dev, &ino) == 2 && fstat(fd, &st) == 0 &&
+	       (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
 /* Everything queued, oldest first, then a word on what was dropped. @return lines taken. */
 static unsigned int
 rt_log_drain(struct rt_log *l)
@@ -236,6 +270,7 @@ rt_log_async_start(void)
 		free(l);
 		return rc;
 	}
+	l->journal = rt_log_to_journal(l->fd);
 	l->ring = rte_ring_create_elem("rt_log", sizeof(struct rt_log_slot), RT_LOG_SLOTS,
 				       SOCKET_ID_ANY, RING_F_SC_DEQ);
 	l->stream = l->ring != NULL ? fopencookie(l, "w", io) : NULL;
@@ -283,4 +318,10 @@ uint64_t
 rt_log_dropped(void)
 {
 	return g_rt_log != NULL ? __atomic_load_n(&g_rt_log->dropped, __ATOMIC_RELAXED) : 0;
+}
+
+bool
+rt_log_journal(void)
+{
+	return g_rt_log != NULL && g_rt_log->journal;
 }
