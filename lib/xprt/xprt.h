@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "cfs_nid.h"
 
@@ -178,6 +179,240 @@ XPRT_API int xprt_desc_encode(const struct xprt_desc_info *info, struct xprt_des
 XPRT_API int xprt_desc_decode(const struct xprt_desc *d, enum xprt_qtype active_qtype,
 			      uint64_t buf_size, uint64_t send_len, struct xprt_desc_info *info,
 			      uint64_t *xfer_len);
+
+/* ---- domains, transfer machines and buffers ---- */
+
+struct xprt_dom;
+struct xprt_tm;
+struct xprt_buf;
+struct xprt_pool;
+
+/** Deadline of a buffer that never times out. */
+#define XPRT_NEVER UINT64_MAX
+/** Largest buffer: one LNet message. */
+#define XPRT_BUF_MAX_SIZE (1u << 20)
+/** Most segments of a buffer (one MD's fragments). */
+#define XPRT_BUF_MAX_SEGS 256u
+
+/** Options of a domain; zero fields take the defaults. */
+struct xprt_dom_opts {
+	size_t opts_size; /**< sizeof(struct xprt_dom_opts) */
+	/** The clock of buffer deadlines (ns); NULL: CLOCK_MONOTONIC. */
+	uint64_t (*now_ns)(void *ctx);
+	void *clock_ctx;
+	unsigned int max_tms;     /**< TMs at once; 0: 64 */
+	unsigned int max_bufs;    /**< registered buffers at once; 0: 4096 */
+	unsigned int ring_events; /**< each TM's event ring, a power of two; 0: 4096 */
+	unsigned int op_ring;     /**< the domain's operation ring, a power of two; 0: 4096 */
+};
+
+/**
+ * Open a domain on this process's LNet (up already: LNetNIInit). Its engine
+ * thread makes every LNet call of the domain's TMs and buffers; it is the
+ * part a later slice moves into lnetd-pmd, behind the same operation and
+ * event rings.
+ * @return 0, -EINVAL (bad options), -ENOMEM, -ENETDOWN (LNet is down), -errno
+ */
+XPRT_API int xprt_dom_init(const struct xprt_dom_opts *opts, struct xprt_dom **out);
+
+/**
+ * Close a domain: every TM finalized and every buffer deregistered first.
+ * @return 0 or -EBUSY (nothing is closed)
+ */
+XPRT_API int xprt_dom_fini(struct xprt_dom *dom);
+
+/** Transfer machine states. */
+enum xprt_tm_state {
+	XPRT_TM_UNDEFINED = 0,
+	XPRT_TM_INITIALIZED,
+	XPRT_TM_STARTING,
+	XPRT_TM_STARTED,
+	XPRT_TM_STOPPING,
+	XPRT_TM_STOPPED,
+	XPRT_TM_FAILED, /**< only xprt_tm_fini() is left */
+};
+
+/** Kinds of TM events. */
+enum xprt_tm_event_type {
+	XPRT_TM_EV_ERROR = 0, /**< an error outside any buffer (-ENOBUFS: messages lost) */
+	XPRT_TM_EV_STATE = 1, /**< the TM entered next_state */
+};
+
+/** A TM event. */
+struct xprt_tm_event {
+	enum xprt_tm_event_type type;
+	int status;                    /**< 0, or why the TM failed / the error */
+	enum xprt_tm_state next_state; /**< XPRT_TM_EV_STATE: STARTED, STOPPED or FAILED */
+	struct xprt_addr addr;         /**< STARTED: the TM's address (its TMID assigned) */
+};
+
+/** What a TM tells its owner. */
+struct xprt_tm_cbs {
+	void (*event)(struct xprt_tm *tm, const struct xprt_tm_event *ev, void *ctx);
+};
+
+/**
+ * A TM in state INITIALIZED.
+ * @return 0, -EINVAL (no event callback), -ENOSPC (the domain's max_tms), -ENOMEM
+ */
+XPRT_API int xprt_tm_init(struct xprt_dom *dom, const struct xprt_tm_cbs *cbs, void *ctx,
+			  struct xprt_tm **out);
+
+/**
+ * Buffer events of @p tm wait for xprt_tm_deliver_all() (on the caller's
+ * thread) instead of being delivered on the domain's thread. Before start.
+ * @return 0 or -EINVAL (not INITIALIZED)
+ */
+XPRT_API int xprt_tm_sync_delivery(struct xprt_tm *tm);
+
+/**
+ * Start @p tm at @p addr (TMID `*`: the highest free one, from 4095 down).
+ * The TM is STARTING on return; a STATE event says STARTED (with the
+ * address) or FAILED: -ENOENT (the NID is not one of this node's, or the
+ * PID is not XPRT_PID), -EINVAL (portal 0 or past 63), -EADDRINUSE (the
+ * address is another TM's), -EADDRNOTAVAIL (no TMID is free).
+ * @return 0, -EINVAL (bad text, not INITIALIZED), -ENOMEM
+ */
+XPRT_API int xprt_tm_start(struct xprt_tm *tm, const char *addr);
+
+/**
+ * Stop @p tm: STOPPING on return, a STATE event STOPPED once every queue is
+ * empty. Receive buffers are cancelled; with @p abort, every other queued
+ * buffer too (its event says -ECANCELED), else they complete first.
+ * @return 0 or -EINVAL (not STARTING or STARTED)
+ */
+XPRT_API int xprt_tm_stop(struct xprt_tm *tm, bool abort);
+
+/**
+ * Release a TM that is INITIALIZED, STOPPED or FAILED.
+ * @return 0 or -EBUSY
+ */
+XPRT_API int xprt_tm_fini(struct xprt_tm *tm);
+
+/** The TM's state. */
+XPRT_API enum xprt_tm_state xprt_tm_state_get(const struct xprt_tm *tm);
+
+/**
+ * The TM's address once STARTED.
+ * @return 0 or -EINVAL (not started)
+ */
+XPRT_API int xprt_tm_addr(const struct xprt_tm *tm, struct xprt_addr *out);
+
+/** True when buffer events wait for xprt_tm_deliver_all(). */
+XPRT_API bool xprt_tm_events_pending(struct xprt_tm *tm);
+
+/**
+ * Deliver every waiting event of @p tm on the calling thread (none is not an error).
+ * @return the number delivered, or -EINVAL (not in synchronous delivery)
+ */
+XPRT_API int xprt_tm_deliver_all(struct xprt_tm *tm);
+
+/**
+ * Write 1 to eventfd @p fd when the next event of @p tm arrives (once; at
+ * once if one is waiting). Does not block.
+ * @return 0 or -EINVAL
+ */
+XPRT_API int xprt_tm_notify(struct xprt_tm *tm, int fd);
+
+/** Statistics of one queue. */
+struct xprt_qstats {
+	uint64_t adds;      /**< buffers added */
+	uint64_t dels;      /**< buffers deleted by xprt_buf_del() */
+	uint64_t successes; /**< events with status 0 */
+	uint64_t
+		failures; /**< events with an error (receive: plus buffers a pool could not give) */
+	uint64_t time_ns; /**< total time buffers spent queued */
+	uint64_t bytes;   /**< total bytes moved */
+	uint64_t max_bytes; /**< most bytes of one event */
+};
+
+/**
+ * Read (and with @p reset zero) the statistics of queue @p q, or of all
+ * queues summed with XPRT_Q_NR.
+ * @return 0 or -EINVAL
+ */
+XPRT_API int xprt_tm_stats(struct xprt_tm *tm, enum xprt_qtype q, struct xprt_qstats *out,
+			   bool reset);
+
+/** Buffer flags (struct xprt_buf.flags), set by the library. */
+#define XPRT_BUF_REGISTERED 0x01u /**< registered with its domain */
+#define XPRT_BUF_QUEUED 0x02u     /**< on a queue: not to be added, returned or deregistered */
+#define XPRT_BUF_IN_USE 0x04u     /**< the transport has started using it */
+#define XPRT_BUF_CANCELLED 0x08u  /**< xprt_buf_del() asked for it to come back */
+#define XPRT_BUF_TIMED_OUT 0x10u  /**< its deadline passed; it is being cancelled */
+
+/** One completed operation (or one message into a receive buffer). */
+struct xprt_buf_event {
+	struct xprt_buf *buf;
+	int status;            /**< 0, -ECANCELED (deleted), -ETIMEDOUT, or an LNet -errno */
+	uint64_t length;       /**< bytes received (receive queues) */
+	uint64_t offset;       /**< where this message starts in the buffer */
+	struct xprt_addr from; /**< MSG_RECV: the sender */
+};
+
+/** A buffer's callbacks, one per queue; NULL where the buffer is never added. */
+struct xprt_buf_cbs {
+	void (*done[XPRT_Q_NR])(const struct xprt_buf_event *ev);
+};
+
+/**
+ * A network buffer. The application fills the fields above the line; the
+ * library owns those below it.
+ */
+struct xprt_buf {
+	const struct iovec *segs; /**< its memory; fixed from registration on */
+	unsigned int nsegs;
+	enum xprt_qtype qtype; /**< the queue of the next xprt_buf_add() */
+	const struct xprt_buf_cbs *cbs;
+	uint64_t length;        /**< bytes to send (sending queues) */
+	uint64_t deadline_ns;   /**< absolute on the domain's clock, or XPRT_NEVER */
+	struct xprt_addr dest;  /**< MSG_SEND: where to */
+	struct xprt_desc desc;  /**< ACTIVE_*: the peer's; PASSIVE_*: set by add */
+	uint64_t min_recv_size; /**< MSG_RECV: keep queued while this much is left */
+	uint32_t max_recv_msgs; /**< MSG_RECV: at most this many messages */
+	void *app;              /**< the application's */
+	/* ---- owned by the library ---- */
+	uint32_t flags;         /**< XPRT_BUF_* */
+	struct xprt_dom *dom;   /**< set by registration */
+	struct xprt_tm *tm;     /**< set by add */
+	struct xprt_pool *pool; /**< the pool it came from, or NULL */
+	uint64_t size;          /**< the sum of its segments */
+	uint64_t add_time_ns;   /**< when it was added */
+	uint64_t msgs_received; /**< messages received into it, ever */
+	uint64_t handle;        /**< its slot and generation in the domain */
+	uint32_t reserved;      /**< event-ring slots its add reserved */
+};
+
+/**
+ * Register @p buf with @p dom: its flags must be 0, its segments 1..256
+ * non-empty ones of at most XPRT_BUF_MAX_SIZE bytes in all.
+ * @return 0, -EINVAL, -EFBIG (too big), -ENOSPC (the domain's max_bufs)
+ */
+XPRT_API int xprt_buf_register(struct xprt_dom *dom, struct xprt_buf *buf);
+
+/**
+ * Deregister @p buf (flags exactly REGISTERED; not from a callback).
+ * @return 0 or -EBUSY
+ */
+XPRT_API int xprt_buf_deregister(struct xprt_buf *buf);
+
+/**
+ * Add @p buf to queue buf->qtype of @p tm. A passive buffer's descriptor is
+ * in buf->desc on return; an active one's is checked as xprt_desc_decode()
+ * says. The callback of buf->qtype runs once per event; a receive buffer
+ * stays QUEUED (several events) until its last message or its cancel.
+ * @return 0, -EINVAL (state, flags, fields), -ETIME (deadline already past),
+ *         -EPERM / -EFBIG (a descriptor that does not fit), -ENOBUFS (the
+ *         TM's event ring would be over-committed)
+ */
+XPRT_API int xprt_buf_add(struct xprt_tm *tm, struct xprt_buf *buf);
+
+/**
+ * Cancel @p buf if it is still queued on @p tm: its event comes with
+ * -ECANCELED, unless the operation completes first.
+ * @return true if it was queued
+ */
+XPRT_API bool xprt_buf_del(struct xprt_tm *tm, struct xprt_buf *buf);
 
 #ifdef __cplusplus
 }
