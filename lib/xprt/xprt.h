@@ -414,6 +414,99 @@ XPRT_API int xprt_buf_add(struct xprt_tm *tm, struct xprt_buf *buf);
  */
 XPRT_API bool xprt_buf_del(struct xprt_tm *tm, struct xprt_buf *buf);
 
+/* ---- buffer pools, and TMs whose receive queue they fill ---- */
+
+/** The colour of a get or put that prefers none. */
+#define XPRT_ANY_COLOUR UINT32_MAX
+/** A pool's low-water mark unless said otherwise. */
+#define XPRT_POOL_THRESHOLD 2u
+/** Buffers a pool keeps on a TM's receive queue unless said otherwise. */
+#define XPRT_RECV_QUEUE_LEN 2u
+
+/** What a pool tells its owner; both are called without the pool's lock. */
+struct xprt_pool_ops {
+	/** Free buffers went from 0 to 1: call xprt_pool_signal(), nothing that takes. */
+	void (*not_empty)(struct xprt_pool *pool, void *ctx);
+	/** A get left fewer free buffers than the threshold: time to provision. */
+	void (*below_threshold)(struct xprt_pool *pool, void *ctx);
+};
+
+/** A pool's shape; zero fields take the defaults. */
+struct xprt_pool_opts {
+	size_t opts_size;       /**< sizeof(struct xprt_pool_opts) */
+	unsigned int threshold; /**< 0: XPRT_POOL_THRESHOLD */
+	unsigned int nsegs;     /**< segments per buffer (1..XPRT_BUF_MAX_SEGS) */
+	size_t seg_size;        /**< bytes per segment */
+	unsigned int colours;   /**< colour lists: colours 0..colours-1 */
+};
+
+/**
+ * An empty pool of buffers registered with @p dom.
+ * @return 0, -EINVAL (no ops, a shape no buffer can have), -ENOMEM
+ */
+XPRT_API int xprt_pool_init(struct xprt_dom *dom, const struct xprt_pool_ops *ops, void *ctx,
+			    const struct xprt_pool_opts *opts, struct xprt_pool **out);
+
+/** Allocate and register @p n more buffers; returns how many were added. */
+XPRT_API unsigned int xprt_pool_provision(struct xprt_pool *pool, unsigned int n);
+
+/**
+ * Take a buffer: the last one put with @p colour if there is one, else the
+ * least recently put. NULL when the pool is empty.
+ */
+XPRT_API struct xprt_buf *xprt_pool_get(struct xprt_pool *pool, uint32_t colour);
+
+/**
+ * Give @p buf back (not QUEUED), under @p colour (XPRT_ANY_COLOUR: none).
+ * @return 0 or -EINVAL
+ */
+XPRT_API int xprt_pool_put(struct xprt_pool *pool, struct xprt_buf *buf, uint32_t colour);
+
+/** Free the least recently put buffer if more than the threshold are free. */
+XPRT_API bool xprt_pool_prune(struct xprt_pool *pool);
+
+/** Buffers in the pool now. */
+XPRT_API unsigned int xprt_pool_free_count(struct xprt_pool *pool);
+
+/**
+ * Free the pool: every buffer back first.
+ * @return 0 or -EBUSY
+ */
+XPRT_API int xprt_pool_fini(struct xprt_pool *pool);
+
+/**
+ * The pool has buffers again: TMs it left short refill their receive
+ * queues (on the domain's thread). What a not_empty op calls.
+ */
+XPRT_API void xprt_pool_signal(struct xprt_pool *pool);
+
+/**
+ * Keep @p tm's receive queue at least @p min_len buffers long (0:
+ * XPRT_RECV_QUEUE_LEN) from @p pool: at start, before each receive event
+ * that took a buffer off the queue is delivered, when the pool is signalled,
+ * and when the length changes. Buffers are taken with the TM's colour; on
+ * stop they go back to the pool by themselves. Before start.
+ * @return 0 or -EINVAL
+ */
+XPRT_API int xprt_tm_pool_attach(struct xprt_tm *tm, struct xprt_pool *pool,
+				 const struct xprt_buf_cbs *cbs, uint64_t min_recv_size,
+				 uint32_t max_recv_msgs, unsigned int min_len);
+
+/**
+ * Change the receive queue's minimum length (it refills now).
+ * @return 0 or -EINVAL (no pool)
+ */
+XPRT_API int xprt_tm_pool_length_set(struct xprt_tm *tm, unsigned int min_len);
+
+/**
+ * The colour the TM takes pool buffers with (XPRT_ANY_COLOUR by default).
+ * @return 0 or -EINVAL (not INITIALIZED or STARTED)
+ */
+XPRT_API int xprt_tm_colour_set(struct xprt_tm *tm, uint32_t colour);
+
+/** The TM's colour. */
+XPRT_API uint32_t xprt_tm_colour_get(struct xprt_tm *tm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -168,12 +168,13 @@ xprt_buf_add(struct xprt_tm *tm, struct xprt_buf *buf)
 	if (rc != 0) {
 		return rc;
 	}
+	/* Submitted under the lock: a stop after this add reaches the engine after it. */
 	pthread_mutex_lock(&tm->lock);
 	rc = xprt_buf_queue_locked(tm, buf, &op);
-	pthread_mutex_unlock(&tm->lock);
 	if (rc == 0) {
 		xprt_op_submit(tm->dom, &op);
 	}
+	pthread_mutex_unlock(&tm->lock);
 	return rc;
 }
 
@@ -193,10 +194,8 @@ xprt_buf_del(struct xprt_tm *tm, struct xprt_buf *buf)
 		tm->stats[buf->qtype].dels++;
 		op.tm = tm->handle;
 		op.buf = buf->handle;
-	}
-	pthread_mutex_unlock(&tm->lock);
-	if (op.buf != 0) {
 		xprt_op_submit(tm->dom, &op);
 	}
+	pthread_mutex_unlock(&tm->lock);
 	return queued;
 }

@@ -602,6 +602,29 @@ xprt_eng_deliver(struct xprt_dom *dom)
 	return n;
 }
 
+/* TMs a pool left short, after the pool was signalled (it has buffers again). */
+static void
+xprt_eng_refill(struct xprt_dom *dom)
+{
+	unsigned int i;
+
+	for (i = 0; i < dom->opts.max_tms; i++) {
+		struct xprt_tm *tm = dom->tms[i].tm;
+		uint64_t signals;
+
+		if (tm == NULL || tm->pool == NULL) {
+			continue;
+		}
+		signals = atomic_load(&tm->pool->signals);
+		if (signals != tm->pool_signals_seen) {
+			tm->pool_signals_seen = signals;
+			if (atomic_load(&tm->deficit) > 0) {
+				xprt_tm_provision(tm);
+			}
+		}
+	}
+}
+
 /* Nothing to do: sleep until an operation comes, or a while (LNet's events are polled). */
 static void
 xprt_eng_nap(struct xprt_dom *dom)
@@ -629,6 +652,7 @@ xprt_engine_main(void *arg)
 
 		work += xprt_eng_lnet(dom);
 		xprt_eng_timeouts(dom);
+		xprt_eng_refill(dom);
 		work += xprt_eng_deliver(dom);
 		atomic_fetch_add(&dom->passes, 1);
 		if (work == 0) {

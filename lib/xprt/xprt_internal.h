@@ -76,7 +76,17 @@ struct xprt_tm {
 	struct xprt_qstats stats[XPRT_Q_NR];
 	atomic_int notify_fd;         /* -1, or the eventfd the next event writes */
 	pthread_mutex_t deliver_lock; /* one deliverer at a time: events stay in order */
-	struct xprt_eng_tm eng;       /* written by the engine only */
+	/* Its receive queue from a pool (xprt_tm_pool_attach), fixed once started. */
+	struct xprt_pool *pool;
+	struct xprt_buf_cbs pool_cbs;
+	uint64_t pool_min_recv;
+	uint32_t pool_max_msgs;
+	unsigned int recv_min_len;      /* under lock */
+	uint32_t colour;                /* under lock */
+	atomic_uint deficit;            /* receive buffers the pool could not give */
+	uint64_t pool_signals_seen;     /* engine: the pool's signals it has acted on */
+	pthread_mutex_t provision_lock; /* one refill at a time */
+	struct xprt_eng_tm eng;         /* written by the engine only */
 };
 
 /* A slot of the domain's TM table. */
@@ -124,6 +134,22 @@ enum xprt_tm_input {
 	XPRT_TMI_NR,
 };
 enum xprt_tm_state xprt_tm_fsm(enum xprt_tm_state from, enum xprt_tm_input input);
+
+/* ---- pools ---- */
+struct xprt_pool {
+	struct xprt_dom *dom;
+	struct xprt_pool_ops ops;
+	void *ctx;
+	struct xprt_pool_opts opts;
+	pthread_mutex_t lock;
+	struct xprt_pool_item_list *colour_lists; /* one per colour: LIFO */
+	struct xprt_pool_item_list *lru;          /* every free buffer: put at the tail */
+	unsigned int free;
+	unsigned int total;
+	atomic_uint_fast64_t signals; /* xprt_pool_signal calls */
+};
+void xprt_tm_provision(struct xprt_tm *tm);
+bool xprt_tm_pool_reclaim(struct xprt_tm *tm, struct xprt_buf *buf, const struct xprt_ev *ev);
 
 /* ---- engine ---- */
 int xprt_engine_start(struct xprt_dom *dom);

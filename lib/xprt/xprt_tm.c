@@ -42,27 +42,51 @@ xprt_tm_fsm(enum xprt_tm_state from, enum xprt_tm_input input)
 	return (enum xprt_tm_state)xprt_tm_table[from][input];
 }
 
-/* Move @p tm by @p input under its lock; false if the table refuses it there. */
+/* Under tm->lock: move @p tm by @p input; false if the table refuses it there. */
 static bool
-xprt_tm_move(struct xprt_tm *tm, enum xprt_tm_input input)
+xprt_tm_move_locked(struct xprt_tm *tm, enum xprt_tm_input input)
 {
-	enum xprt_tm_state next;
+	enum xprt_tm_state next = xprt_tm_fsm(tm->state, input);
 
-	pthread_mutex_lock(&tm->lock);
-	next = xprt_tm_fsm(tm->state, input);
 	/* FINI's target is UNDEFINED: tell it from a refusal by the state it leaves. */
-	if (next == XPRT_TM_UNDEFINED && input != XPRT_TMI_FINI) {
-		pthread_mutex_unlock(&tm->lock);
-		return false;
-	}
-	if (input == XPRT_TMI_FINI && tm->state != XPRT_TM_INITIALIZED &&
-	    tm->state != XPRT_TM_STOPPED && tm->state != XPRT_TM_FAILED) {
-		pthread_mutex_unlock(&tm->lock);
+	if (next == XPRT_TM_UNDEFINED &&
+	    (input != XPRT_TMI_FINI ||
+	     (tm->state != XPRT_TM_INITIALIZED && tm->state != XPRT_TM_STOPPED &&
+	      tm->state != XPRT_TM_FAILED))) {
 		return false;
 	}
 	tm->state = next;
-	pthread_mutex_unlock(&tm->lock);
 	return true;
+}
+
+static bool
+xprt_tm_move(struct xprt_tm *tm, enum xprt_tm_input input)
+{
+	bool ok;
+
+	pthread_mutex_lock(&tm->lock);
+	ok = xprt_tm_move_locked(tm, input);
+	pthread_mutex_unlock(&tm->lock);
+	return ok;
+}
+
+/*
+ * Move @p tm by @p input and hand @p op to the engine in one step under the
+ * TM's lock, so the engine sees operations in the order of the TM's states
+ * (an add that saw STARTED reaches it before the stop that followed).
+ */
+static bool
+xprt_tm_move_submit(struct xprt_tm *tm, enum xprt_tm_input input, const struct xprt_op *op)
+{
+	bool ok;
+
+	pthread_mutex_lock(&tm->lock);
+	ok = xprt_tm_move_locked(tm, input);
+	if (ok) {
+		xprt_op_submit(tm->dom, op);
+	}
+	pthread_mutex_unlock(&tm->lock);
+	return ok;
 }
 
 static int
@@ -109,8 +133,11 @@ xprt_tm_init(struct xprt_dom *dom, const struct xprt_tm_cbs *cbs, void *ctx, str
 	tm->ev_budget = dom->opts.ring_events - XPRT_TM_EV_RESERVE;
 	tm->state = XPRT_TM_INITIALIZED;
 	atomic_init(&tm->notify_fd, -1);
+	atomic_init(&tm->deficit, 0);
+	tm->colour = XPRT_ANY_COLOUR;
 	pthread_mutex_init(&tm->lock, NULL);
 	pthread_mutex_init(&tm->deliver_lock, NULL);
+	pthread_mutex_init(&tm->provision_lock, NULL);
 	rc = xprt_tm_slot_take(dom, tm);
 	if (rc != 0) {
 		free(tm->evr);
@@ -143,12 +170,8 @@ xprt_tm_start(struct xprt_tm *tm, const char *addr)
 	if (tm == NULL || xprt_addr_parse(addr, &op.addr) != 0) {
 		return -EINVAL;
 	}
-	if (!xprt_tm_move(tm, XPRT_TMI_START)) {
-		return -EINVAL;
-	}
 	op.tm = tm->handle;
-	xprt_op_submit(tm->dom, &op);
-	return 0;
+	return xprt_tm_move_submit(tm, XPRT_TMI_START, &op) ? 0 : -EINVAL;
 }
 
 int
@@ -156,12 +179,11 @@ xprt_tm_stop(struct xprt_tm *tm, bool abort)
 {
 	struct xprt_op op = { .kind = XPRT_OP_TM_STOP, .abort = abort };
 
-	if (tm == NULL || !xprt_tm_move(tm, XPRT_TMI_STOP)) {
+	if (tm == NULL) {
 		return -EINVAL;
 	}
 	op.tm = tm->handle;
-	xprt_op_submit(tm->dom, &op);
-	return 0;
+	return xprt_tm_move_submit(tm, XPRT_TMI_STOP, &op) ? 0 : -EINVAL;
 }
 
 int
@@ -181,6 +203,7 @@ xprt_tm_fini(struct xprt_tm *tm)
 	xprt_engine_quiesce(dom);
 	pthread_mutex_destroy(&tm->lock);
 	pthread_mutex_destroy(&tm->deliver_lock);
+	pthread_mutex_destroy(&tm->provision_lock);
 	free(tm->evr);
 	free(tm);
 	return 0;
@@ -304,6 +327,12 @@ xprt_tm_deliver_buf(struct xprt_tm *tm, const struct xprt_ev *ev)
 	pthread_mutex_lock(&tm->lock);
 	xprt_tm_buf_account(tm, buf, ev);
 	pthread_mutex_unlock(&tm->lock);
+	if (xprt_tm_pool_reclaim(tm, buf, ev)) {
+		return;
+	}
+	if (ev->unlinked != 0 && buf->qtype == XPRT_Q_MSG_RECV) {
+		xprt_tm_provision(tm); /* the queue refills before the application runs */
+	}
 	be = (struct xprt_buf_event){
 		.buf = buf,
 		.status = ev->status,
@@ -337,6 +366,11 @@ xprt_tm_deliver_tm(struct xprt_tm *tm, const struct xprt_ev *ev)
 			pthread_mutex_unlock(&tm->lock);
 		}
 		(void)xprt_tm_move(tm, input[te.next_state]);
+		if (te.next_state == XPRT_TM_STARTED) {
+			xprt_tm_provision(tm);
+		} else {
+			atomic_store(&tm->deficit, 0);
+		}
 	}
 	tm->cbs.event(tm, &te, tm->ctx);
 }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,6 +122,16 @@ ut_x_past(uint64_t deadline_ms)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 > deadline_ms;
 }
+
+/* Wait until @p cond holds (what another thread makes true), within UT_WAIT_MS. */
+#define UT_X_UNTIL(cond)                                    \
+	do {                                                \
+		uint64_t ut_until_ = ut_x_deadline();       \
+		while (!(cond)) {                           \
+			assert_false(ut_x_past(ut_until_)); \
+			sched_yield();                      \
+		}                                           \
+	} while (0)
 
 /* Wait until @p n events in all were recorded (asynchronous TMs). */
 static void __attribute__((unused)) ut_x_wait(unsigned int n)
@@ -272,6 +283,10 @@ ut_x_tm_down(struct xprt_tm *tm, unsigned int expect_bufs, bool sync)
 		ut_x_wait(n + expect_bufs + 1);
 	}
 	e = ut_x_ev(n + expect_bufs);
+	if (!e.tm) {
+		print_error("buffer event: status %d length %lu flags %x qtype %d\n", e.be.status,
+			    (unsigned long)e.be.length, e.flags, e.be.buf->qtype);
+	}
 	assert_true(e.tm);
 	assert_int_equal(e.te.next_state, XPRT_TM_STOPPED);
 	assert_int_equal(xprt_tm_state_get(tm), XPRT_TM_STOPPED);
