@@ -224,6 +224,8 @@ xprt_buf_shape(const struct xprt_buf *buf, uint64_t *size)
 static int
 xprt_buf_slot_take(struct xprt_dom *dom, struct xprt_buf *buf, struct iovec *iov)
 {
+	/* One allocation: the engine's copy of the segments, then its scratch. */
+	memcpy(iov, buf->segs, buf->nsegs * sizeof(*iov));
 	uint32_t i;
 
 	pthread_mutex_lock(&dom->lock);
@@ -232,7 +234,10 @@ xprt_buf_slot_take(struct xprt_dom *dom, struct xprt_buf *buf, struct iovec *iov
 
 		if (s->buf == NULL) {
 			s->gen++;
-			s->iov = iov;
+			s->segs = iov;
+			s->nsegs = buf->nsegs;
+			s->size = buf->size;
+			s->iov = iov + buf->nsegs;
 			s->buf = buf;
 			buf->handle = xprt_handle_make(i, s->gen);
 			dom->nbufs++;
@@ -258,8 +263,7 @@ xprt_buf_register(struct xprt_dom *dom, struct xprt_buf *buf)
 	if (rc != 0) {
 		return rc;
 	}
-	/* The engine's copy of the segments, trimmed per operation to its length. */
-	iov = calloc(buf->nsegs, sizeof(*iov));
+	iov = calloc(2 * (size_t)buf->nsegs, sizeof(*iov));
 	if (iov == NULL) {
 		return -ENOMEM;
 	}
@@ -292,7 +296,8 @@ xprt_buf_deregister(struct xprt_buf *buf)
 		pthread_mutex_unlock(&dom->lock);
 		return -EBUSY;
 	}
-	free(s->iov);
+	free(s->segs);
+	s->segs = NULL;
 	s->iov = NULL;
 	s->buf = NULL;
 	dom->nbufs--;

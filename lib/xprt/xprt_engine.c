@@ -230,6 +230,9 @@ xprt_eng_tm_start(struct xprt_tm *tm, const struct xprt_op *op)
 	struct xprt_addr a = op->addr;
 	int rc = 0;
 
+	if (tm->eng.started) {
+		return; /* the front starts a TM once */
+	}
 	if (a.portal == 0 || a.portal >= XPRT_PORTAL_MAX) {
 		rc = -EINVAL;
 	} else if (a.pid != XPRT_PID) {
@@ -280,11 +283,10 @@ xprt_eng_tm_stop(struct xprt_dom *dom, struct xprt_tm *tm, const struct xprt_op 
 static unsigned int
 xprt_eng_iov(struct xprt_buf_slot *s, uint64_t len)
 {
-	const struct xprt_buf *buf = s->buf;
 	unsigned int n = 0;
 
-	while (len > 0 && n < buf->nsegs) {
-		s->iov[n] = buf->segs[n];
+	while (len > 0 && n < s->nsegs) {
+		s->iov[n] = s->segs[n];
 		if (s->iov[n].iov_len > len) {
 			s->iov[n].iov_len = len;
 		}
@@ -372,6 +374,42 @@ xprt_eng_post_active(struct xprt_dom *dom, struct xprt_tm *tm, struct xprt_buf_s
 	return rc;
 }
 
+static bool
+xprt_eng_peer_ok(const struct xprt_addr *a)
+{
+	return a->tmid >= 1 && a->tmid <= XPRT_TMID_MAX && a->portal < XPRT_PORTAL_MAX;
+}
+
+/*
+ * An add as the front would have made it: what the engine must not trust
+ * once the rings are shared with another process. A bad one completes its
+ * buffer with -EINVAL and touches nothing else.
+ */
+static int
+xprt_eng_add_check(const struct xprt_tm *tm, const struct xprt_buf_slot *s,
+		   const struct xprt_op *op)
+{
+	if (op->qtype >= XPRT_Q_NR || op->length > s->size) {
+		return -EINVAL;
+	}
+	switch (op->qtype) {
+	case XPRT_Q_MSG_RECV:
+		return op->min_recv == 0 || op->min_recv > op->length || op->max_msgs == 0 ||
+				       op->max_msgs > INT32_MAX ?
+			       -EINVAL :
+			       0;
+	case XPRT_Q_PASSIVE_RECV:
+	case XPRT_Q_PASSIVE_SEND:
+		/* Only under its own TMID, and never at the receive queue's id. */
+		return op->length == 0 || xprt_mb_tmid(op->match_bits) != tm->eng.addr.tmid ||
+				       xprt_mb_id(op->match_bits) == 0 ?
+			       -EINVAL :
+			       0;
+	default:
+		return op->length == 0 || !xprt_eng_peer_ok(&op->addr) ? -EINVAL : 0;
+	}
+}
+
 static void
 xprt_eng_buf_add(struct xprt_dom *dom, struct xprt_tm *tm, struct xprt_buf_slot *s,
 		 const struct xprt_op *op)
@@ -384,13 +422,15 @@ xprt_eng_buf_add(struct xprt_dom *dom, struct xprt_tm *tm, struct xprt_buf_slot 
 	e->tm_slot = xprt_handle_slot(op->tm);
 	e->qtype = op->qtype;
 	e->deadline_ns = op->deadline_ns;
-	e->niov = xprt_eng_iov(s, op->length);
+	e->niov = xprt_eng_iov(s, op->qtype == XPRT_Q_MSG_RECV ? s->size : op->length);
 	tm->eng.active++;
 	if (e->deadline_ns < dom->next_deadline_ns) {
 		dom->next_deadline_ns = e->deadline_ns;
 	}
 	if (!tm->eng.started || tm->eng.stopping) {
-		rc = -ESHUTDOWN; /* the front adds only to a started TM: a stop overtook it */
+		rc = -ESHUTDOWN; /* the front adds only to a started TM */
+	} else if ((rc = xprt_eng_add_check(tm, s, op)) != 0) {
+		/* rc says why */
 	} else if (op->qtype <= XPRT_Q_PASSIVE_SEND && op->qtype != XPRT_Q_MSG_SEND) {
 		rc = xprt_eng_post_recv(dom, tm, s, op);
 	} else {

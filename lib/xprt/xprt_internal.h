@@ -44,9 +44,17 @@ struct xprt_eng_buf {
 
 /* A slot of the domain's buffer table. */
 struct xprt_buf_slot {
-	uint32_t gen;            /* moves at each registration */
-	struct xprt_buf *buf;    /* the front's buffer, NULL when free */
-	struct iovec *iov;       /* the engine's copy of its segments, trimmed to a length */
+	uint32_t gen;         /* moves at each registration */
+	struct xprt_buf *buf; /* the front's buffer, NULL when free */
+	/*
+	 * What registration gave the engine (a later slice: a memfd range):
+	 * the segments and their sum, fixed while registered; the engine never
+	 * reads the front's struct xprt_buf.
+	 */
+	struct iovec *segs;
+	unsigned int nsegs;
+	uint64_t size;
+	struct iovec *iov;       /* scratch: the segments cut at an operation's length */
 	struct xprt_eng_buf eng; /* written by the engine only */
 };
 

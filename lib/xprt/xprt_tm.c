@@ -325,6 +325,11 @@ xprt_tm_deliver_buf(struct xprt_tm *tm, const struct xprt_ev *ev)
 	}
 	buf = s->buf;
 	pthread_mutex_lock(&tm->lock);
+	/* Only an event of a buffer queued here: an engine's word is checked like a peer's. */
+	if ((buf->flags & XPRT_BUF_QUEUED) == 0 || buf->tm != tm) {
+		pthread_mutex_unlock(&tm->lock);
+		return;
+	}
 	xprt_tm_buf_account(tm, buf, ev);
 	pthread_mutex_unlock(&tm->lock);
 	if (xprt_tm_pool_reclaim(tm, buf, ev)) {
