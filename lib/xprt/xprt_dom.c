@@ -69,7 +69,8 @@ xprt_dom_opts_fill(const struct xprt_dom_opts *in, struct xprt_dom_opts *o)
 struct rte_ring *
 xprt_ring_new(const char *name, unsigned int esize, unsigned int count)
 {
-	ssize_t bytes = rte_ring_get_memsize_elem(esize, count);
+	/* RING_F_EXACT_SZ makes the ring the next power of two above count: size that memory. */
+	ssize_t bytes = rte_ring_get_memsize_elem(esize, rte_align32pow2(count + 1));
 	struct rte_ring *r;
 
 	if (bytes < 0) {

@@ -18,16 +18,22 @@ struct pair {
 };
 
 static struct pair
-pair_up(bool own_clock, bool sync_a)
+pair_on(struct xprt_dom *dom, bool sync_a)
 {
 	struct pair p;
 
-	p.dom = ut_x_dom(own_clock);
+	p.dom = dom;
 	p.a = ut_x_tm(p.dom, "0@lo:12345:33:10", sync_a);
 	p.b = ut_x_tm(p.dom, "0@lo:12345:33:20", false);
 	assert_int_equal(xprt_tm_addr(p.a, &p.aa), 0);
 	assert_int_equal(xprt_tm_addr(p.b, &p.ba), 0);
 	return p;
+}
+
+static struct pair
+pair_up(bool own_clock, bool sync_a)
+{
+	return pair_on(ut_x_dom(own_clock), sync_a);
 }
 
 static void
@@ -425,6 +431,51 @@ test_sync_delivery(void **state)
 	pair_down(&p, true);
 }
 
+/*
+ * Event rings go round many times: 16 slots each, 80 events through them
+ * (a ring's memory once covered only the slots asked for, not the power of
+ * two above them the ring indexes).
+ */
+static void
+test_rings_wrap(void **state)
+{
+	struct xprt_dom_opts o = { .opts_size = sizeof(o), .ring_events = 16, .op_ring = 16 };
+	struct xprt_dom *dom;
+	struct pair p;
+	uint8_t mem[512];
+	struct iovec seg;
+	struct xprt_buf r;
+	unsigned int round, i;
+
+	(void)state;
+	assert_int_equal(xprt_dom_init(&o, &dom), 0);
+	p = pair_on(dom, false);
+	ut_x_buf(p.dom, &r, &seg, 1, mem, sizeof(mem));
+	r.qtype = XPRT_Q_MSG_RECV;
+	r.min_recv_size = 64;
+	r.max_recv_msgs = 4;
+	for (round = 0; round < 10; round++) {
+		assert_int_equal(xprt_buf_add(p.a, &r), 0);
+		for (i = 0; i < 4; i++) {
+			struct ut_ev e;
+
+			send_msg(&p, (uint8_t)(round * 4 + i), 32, 1);
+			e = event_of(&r, 2);
+			assert_int_equal(e.be.status, 0);
+			assert_int_equal(e.be.offset, 32 * i);
+			assert_int_equal((e.flags & XPRT_BUF_QUEUED) != 0, i < 3);
+		}
+		assert_int_equal(mem[96], (uint8_t)(round * 4 + 3));
+		/* The event log holds 256: start it again. */
+		pthread_mutex_lock(&g_x.lock);
+		g_x.n = 0;
+		pthread_mutex_unlock(&g_x.lock);
+	}
+	assert_int_equal(r.msgs_received, 40);
+	assert_int_equal(xprt_buf_deregister(&r), 0);
+	pair_down(&p, false);
+}
+
 /* What add checks before anything is queued. */
 static void
 test_add_refusals(void **state)
@@ -503,6 +554,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cancel, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_timeout, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_sync_delivery, ut_x_up, ut_x_down),
+		cmocka_unit_test_setup_teardown(test_rings_wrap, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_add_refusals, ut_x_up, ut_x_down),
 	};
 
