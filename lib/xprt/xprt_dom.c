@@ -179,9 +179,9 @@ xprt_dom_buf(struct xprt_dom *dom, uint64_t handle)
 }
 
 /*
- * Hand @p op to the engine. The ring is sized for the domain's buffers and
- * TMs, so a full one only means the engine is behind: wait for room. Wake
- * the engine only if it sleeps, so a busy one costs no system call.
+ * Hand @p op to the engine. A full ring only means the engine is behind:
+ * wait for room (or, on the engine's own thread, take some). Wake the
+ * engine only if it sleeps, so a busy one costs no system call.
  */
 void
 xprt_op_submit(struct xprt_dom *dom, const struct xprt_op *op)
@@ -190,7 +190,12 @@ xprt_op_submit(struct xprt_dom *dom, const struct xprt_op *op)
 	struct xprt_op entry = *op; /* rte_ring takes no const */
 
 	while (rte_ring_mp_enqueue_elem(dom->ops, &entry, sizeof(entry)) != 0) {
-		rte_pause();
+		/* A callback on the engine's thread would wait for itself: make the room here. */
+		if (xprt_engine_self(dom)) {
+			(void)xprt_engine_take_ops(dom);
+		} else {
+			rte_pause();
+		}
 	}
 	/* Against the engine's store of engine_naps and its look at the ring: one of us sees the other. */
 	atomic_thread_fence(memory_order_seq_cst);

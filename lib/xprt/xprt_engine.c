@@ -482,8 +482,8 @@ xprt_eng_op(struct xprt_dom *dom, const struct xprt_op *op)
 	}
 }
 
-static unsigned int
-xprt_eng_ops(struct xprt_dom *dom)
+unsigned int
+xprt_engine_take_ops(struct xprt_dom *dom)
 {
 	struct xprt_op ops[XPRT_ENGINE_BURST];
 	unsigned int n = rte_ring_sc_dequeue_burst_elem(dom->ops, ops, sizeof(ops[0]),
@@ -688,7 +688,7 @@ xprt_engine_main(void *arg)
 	struct xprt_dom *dom = arg;
 
 	while (!atomic_load(&dom->stopping)) {
-		unsigned int work = xprt_eng_ops(dom);
+		unsigned int work = xprt_engine_take_ops(dom);
 
 		work += xprt_eng_lnet(dom);
 		xprt_eng_timeouts(dom);

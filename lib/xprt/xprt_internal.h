@@ -163,6 +163,8 @@ bool xprt_tm_pool_reclaim(struct xprt_tm *tm, struct xprt_buf *buf, const struct
 int xprt_engine_start(struct xprt_dom *dom);
 void xprt_engine_stop(struct xprt_dom *dom);
 bool xprt_engine_self(const struct xprt_dom *dom);
+/* Carry out up to a burst of queued operations (the engine's thread only). */
+unsigned int xprt_engine_take_ops(struct xprt_dom *dom);
 void xprt_engine_quiesce(struct xprt_dom *dom);
 
 #endif /* XPRT_INTERNAL_H */

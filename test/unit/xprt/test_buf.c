@@ -476,6 +476,70 @@ test_rings_wrap(void **state)
 	pair_down(&p, false);
 }
 
+/* Sends a receive callback adds, on the engine's thread, more than the op ring holds. */
+#define FAN 24
+static struct {
+	struct xprt_tm *from;
+	struct xprt_buf bufs[FAN];
+	struct iovec segs[FAN];
+	uint8_t mem[FAN][16];
+	int rc[FAN];
+} g_fan;
+
+static void
+fan_out(const struct xprt_buf_event *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < FAN; i++) {
+		g_fan.rc[i] = xprt_buf_add(g_fan.from, &g_fan.bufs[i]);
+	}
+	ut_x_buf_cb(ev);
+}
+
+static void
+test_callback_fills_op_ring(void **state)
+{
+	static const struct xprt_buf_cbs fan_cbs = { .done = { fan_out } };
+	struct xprt_dom_opts o = { .opts_size = sizeof(o), .ring_events = 64, .op_ring = 16 };
+	struct xprt_dom *dom;
+	struct pair p;
+	uint8_t mem[512];
+	struct iovec seg;
+	struct xprt_buf r;
+	unsigned int i, n;
+
+	(void)state;
+	assert_int_equal(xprt_dom_init(&o, &dom), 0);
+	p = pair_on(dom, false);
+	g_fan.from = p.b;
+	for (i = 0; i < FAN; i++) {
+		ut_x_buf(dom, &g_fan.bufs[i], &g_fan.segs[i], 1, g_fan.mem[i],
+			 sizeof(g_fan.mem[i]));
+		g_fan.bufs[i].qtype = XPRT_Q_MSG_SEND;
+		g_fan.bufs[i].length = 16;
+		g_fan.bufs[i].dest = p.aa;
+		g_fan.bufs[i].dest.tmid = 99; /* nobody: each send completes all the same */
+	}
+	ut_x_buf(dom, &r, &seg, 1, mem, sizeof(mem));
+	r.cbs = &fan_cbs;
+	r.qtype = XPRT_Q_MSG_RECV;
+	r.min_recv_size = 64;
+	r.max_recv_msgs = 1;
+	assert_int_equal(xprt_buf_add(p.a, &r), 0);
+	n = ut_x_count();
+	send_msg(&p, 1, 10, 1 + FAN);
+	ut_x_wait(n + 2 + FAN);
+	for (i = 0; i < FAN; i++) {
+		assert_int_equal(g_fan.rc[i], 0);
+		assert_int_equal(event_of(&g_fan.bufs[i], 2 + FAN).be.status, 0);
+		assert_int_equal(g_fan.bufs[i].flags, XPRT_BUF_REGISTERED);
+		assert_int_equal(xprt_buf_deregister(&g_fan.bufs[i]), 0);
+	}
+	assert_int_equal(xprt_buf_deregister(&r), 0);
+	pair_down(&p, false);
+}
+
 /* What add checks before anything is queued. */
 static void
 test_add_refusals(void **state)
@@ -555,6 +619,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_timeout, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_sync_delivery, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_rings_wrap, ut_x_up, ut_x_down),
+		cmocka_unit_test_setup_teardown(test_callback_fills_op_ring, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_add_refusals, ut_x_up, ut_x_down),
 	};
 
