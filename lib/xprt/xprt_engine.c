@@ -600,10 +600,14 @@ xprt_eng_lnet(struct xprt_dom *dom)
 static void
 xprt_eng_timeouts(struct xprt_dom *dom)
 {
-	uint64_t now = xprt_dom_now(dom);
 	uint64_t next = XPRT_NEVER;
+	uint64_t now;
 	unsigned int i;
 
+	if (dom->next_deadline_ns == XPRT_NEVER) {
+		return; /* no clock read on a pass with nothing to time */
+	}
+	now = xprt_dom_now(dom);
 	if (now < dom->next_deadline_ns) {
 		return;
 	}
@@ -629,10 +633,11 @@ xprt_eng_timeouts(struct xprt_dom *dom)
 static unsigned int
 xprt_eng_deliver(struct xprt_dom *dom)
 {
+	unsigned int hi = atomic_load(&dom->tms_hi);
 	unsigned int n = 0;
 	unsigned int i;
 
-	for (i = 0; i < dom->opts.max_tms; i++) {
+	for (i = 0; i < hi; i++) {
 		struct xprt_tm *tm = dom->tms[i].tm;
 
 		if (tm != NULL && !tm->sync) {
@@ -646,9 +651,10 @@ xprt_eng_deliver(struct xprt_dom *dom)
 static void
 xprt_eng_refill(struct xprt_dom *dom)
 {
+	unsigned int hi = atomic_load(&dom->tms_hi);
 	unsigned int i;
 
-	for (i = 0; i < dom->opts.max_tms; i++) {
+	for (i = 0; i < hi; i++) {
 		struct xprt_tm *tm = dom->tms[i].tm;
 		uint64_t signals;
 

@@ -110,6 +110,7 @@ struct xprt_dom {
 	struct xprt_buf_slot *bufs;
 	unsigned int nbufs; /* registered */
 	unsigned int ntms;  /* initialised */
+	atomic_uint tms_hi; /* slots below this were ever used: what the engine's passes scan */
 	struct rte_ring *ops;
 	int kick_fd;            /* eventfd: an operation came while the engine slept */
 	atomic_int engine_naps; /* 1 while the engine sleeps on kick_fd */

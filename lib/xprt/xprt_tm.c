@@ -101,6 +101,9 @@ xprt_tm_slot_take(struct xprt_dom *dom, struct xprt_tm *tm)
 			dom->tms[i].tm = tm;
 			tm->handle = xprt_handle_make(i, dom->tms[i].gen);
 			dom->ntms++;
+			if (i + 1 > atomic_load(&dom->tms_hi)) {
+				atomic_store(&dom->tms_hi, i + 1);
+			}
 			pthread_mutex_unlock(&dom->lock);
 			return 0;
 		}
@@ -298,7 +301,8 @@ xprt_tm_stats_count(struct xprt_tm *tm, const struct xprt_buf *buf, const struct
 static void
 xprt_tm_buf_account(struct xprt_tm *tm, struct xprt_buf *buf, const struct xprt_ev *ev)
 {
-	xprt_tm_stats_count(tm, buf, ev, xprt_dom_now(tm->dom));
+	/* Only a buffer's last event needs the time (its time in queue). */
+	xprt_tm_stats_count(tm, buf, ev, ev->unlinked != 0 ? xprt_dom_now(tm->dom) : 0);
 	if (buf->qtype == XPRT_Q_MSG_RECV && ev->status == 0) {
 		buf->msgs_received++;
 	}
