@@ -204,6 +204,13 @@ struct xprt_dom_opts {
 	unsigned int max_bufs;    /**< registered buffers at once; 0: 4096 */
 	unsigned int ring_events; /**< each TM's event ring, a power of two; 0: 4096 */
 	unsigned int op_ring;     /**< the domain's operation ring, a power of two; 0: 4096 */
+	/**
+	 * CPUs the engine thread may run on (bit i: CPU i); 0: wherever the
+	 * scheduler puts it. The engine runs LNet for the domain's TMs and
+	 * delivers their asynchronous events: pinning it near the buffers' memory
+	 * is this slice's processor affinity (doc/xprt.md).
+	 */
+	uint64_t engine_cpus;
 };
 
 /**
@@ -211,7 +218,8 @@ struct xprt_dom_opts {
  * thread makes every LNet call of the domain's TMs and buffers; it is the
  * part a later slice moves into lnetd-pmd, behind the same operation and
  * event rings.
- * @return 0, -EINVAL (bad options), -ENOMEM, -ENETDOWN (LNet is down), -errno
+ * @return 0, -EINVAL (bad options, engine_cpus naming no CPU we may use),
+ *         -ENOMEM, -errno
  */
 XPRT_API int xprt_dom_init(const struct xprt_dom_opts *opts, struct xprt_dom **out);
 

@@ -4,6 +4,8 @@
  * start with a given and a dynamic TMID (from 4095 down), each reason a
  * start fails, stop, and the domain's refusals.
  */
+#include <sched.h>
+
 #include "xprt_internal.h"
 #include "xprt_ut.h"
 
@@ -145,6 +147,39 @@ test_init_refusals(void **state)
 	assert_int_equal(xprt_dom_fini(dom), 0);
 }
 
+/* The engine thread runs only where engine_cpus says; a mask of no usable CPU is refused. */
+static void
+test_engine_cpus(void **state)
+{
+	struct xprt_dom_opts o = { .opts_size = sizeof(o) };
+	cpu_set_t mine, got;
+	struct xprt_dom *dom;
+	struct xprt_tm *tm;
+	int last = -1;
+	int cpu;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	for (cpu = 0; cpu < 64; cpu++) {
+		if (CPU_ISSET(cpu, &mine)) {
+			last = cpu;
+		}
+	}
+	assert_true(last >= 0);
+	o.engine_cpus = UINT64_C(1) << last;
+	assert_int_equal(xprt_dom_init(&o, &dom), 0);
+	assert_int_equal(pthread_getaffinity_np(dom->engine, sizeof(got), &got), 0);
+	assert_int_equal(CPU_COUNT(&got), 1);
+	assert_true(CPU_ISSET(last, &got));
+	tm = ut_x_tm(dom, "0@lo:12345:33:*", false); /* and it works */
+	ut_x_tm_down(tm, 0, false);
+	assert_int_equal(xprt_dom_fini(dom), 0);
+	if (last < 63 && sysconf(_SC_NPROCESSORS_CONF) < 64) {
+		o.engine_cpus = UINT64_C(1) << 63; /* a CPU this machine does not have */
+		assert_int_equal(xprt_dom_init(&o, &dom), -EINVAL);
+	}
+}
+
 int
 main(void)
 {
@@ -154,6 +189,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dynamic_tmid, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_start_failures, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_init_refusals, ut_x_up, ut_x_down),
+		cmocka_unit_test_setup_teardown(test_engine_cpus, ut_x_up, ut_x_down),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
