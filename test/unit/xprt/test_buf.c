@@ -540,6 +540,72 @@ test_callback_fills_op_ring(void **state)
 	pair_down(&p, false);
 }
 
+/*
+ * Stop without abort: the receive queue is cancelled at once, a passive
+ * buffer stays until its peer has used it, and STOPPED comes after it.
+ */
+static void
+test_stop_lets_bulk_finish(void **state)
+{
+	struct pair p = pair_up(false, false);
+	uint8_t pm[2048], am[2048], rm[256];
+	struct iovec ps, as, rs;
+	struct xprt_buf pb, ab, r;
+	struct ut_ev e;
+	unsigned int n;
+
+	(void)state;
+	ut_x_buf(p.dom, &r, &rs, 1, rm, sizeof(rm));
+	r.qtype = XPRT_Q_MSG_RECV;
+	r.min_recv_size = 64;
+	r.max_recv_msgs = 2;
+	assert_int_equal(xprt_buf_add(p.a, &r), 0);
+	memset(pm, 0x3c, sizeof(pm));
+	ut_x_buf(p.dom, &pb, &ps, 1, pm, sizeof(pm));
+	pb.qtype = XPRT_Q_PASSIVE_SEND;
+	pb.length = 1500;
+	assert_int_equal(xprt_buf_add(p.a, &pb), 0);
+	n = ut_x_count();
+	assert_int_equal(xprt_tm_stop(p.a, false), 0);
+	assert_int_equal(xprt_tm_state_get(p.a), XPRT_TM_STOPPING);
+	ut_x_wait(n + 1);
+	e = ut_x_ev(n);
+	assert_ptr_equal(e.be.buf, &r);
+	assert_int_equal(e.be.status, -ECANCELED);
+	assert_int_equal(xprt_buf_add(p.a, &r), -EINVAL); /* no adds while stopping */
+	assert_true((pb.flags & XPRT_BUF_QUEUED) != 0);
+	assert_int_equal(xprt_tm_state_get(p.a), XPRT_TM_STOPPING);
+	/* The peer reads the passive buffer; then, and only then, a stops. */
+	ut_x_buf(p.dom, &ab, &as, 1, am, sizeof(am));
+	ab.qtype = XPRT_Q_ACTIVE_RECV;
+	ab.desc = pb.desc;
+	assert_int_equal(xprt_buf_add(p.b, &ab), 0);
+	ut_x_wait(n + 4);
+	assert_int_equal(event_of(&pb, 3).be.status, 0);
+	assert_int_equal(event_of(&ab, 3).be.length, 1500);
+	assert_memory_equal(am, pm, 1500);
+	/* a's events keep their order: the passive buffer's, then STOPPED (b's may come between). */
+	{
+		unsigned int i, at_pb = 0, at_stop = 0;
+
+		for (i = n + 1; i < n + 4; i++) {
+			e = ut_x_ev(i);
+			if (!e.tm && e.be.buf == &pb) {
+				at_pb = i;
+			} else if (e.tm && e.tmp == p.a && e.te.next_state == XPRT_TM_STOPPED) {
+				at_stop = i;
+			}
+		}
+		assert_true(at_pb != 0 && at_stop > at_pb);
+	}
+	assert_int_equal(xprt_tm_fini(p.a), 0);
+	assert_int_equal(xprt_buf_deregister(&r), 0);
+	assert_int_equal(xprt_buf_deregister(&pb), 0);
+	assert_int_equal(xprt_buf_deregister(&ab), 0);
+	ut_x_tm_down(p.b, 0, false);
+	assert_int_equal(xprt_dom_fini(p.dom), 0);
+}
+
 /* What add checks before anything is queued. */
 static void
 test_add_refusals(void **state)
@@ -618,6 +684,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cancel, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_timeout, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_sync_delivery, ut_x_up, ut_x_down),
+		cmocka_unit_test_setup_teardown(test_stop_lets_bulk_finish, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_rings_wrap, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_callback_fills_op_ring, ut_x_up, ut_x_down),
 		cmocka_unit_test_setup_teardown(test_add_refusals, ut_x_up, ut_x_down),
