@@ -120,17 +120,25 @@ xprt_tmid_release(const struct xprt_addr *a)
 
 /* ---- events to the front ---- */
 
+static void xprt_eng_tm_fail(struct xprt_tm *tm, int status);
+
 /*
  * Put @p ev in @p tm's ring. The adds reserved room for every event they
- * can cause, so a full ring is the front's bug: the TM fails rather than
- * the engine wait for it.
+ * can cause, so a full ring means the front broke its word: the TM fails
+ * (the engine never waits for a front), and a failed TM's events are dropped.
  */
 static void
 xprt_eng_emit(struct xprt_tm *tm, struct xprt_ev *ev)
 {
+	if (tm->eng.failed != 0) {
+		return;
+	}
 	/* The engine is the ring's one producer. */
 	if (rte_ring_sp_enqueue_elem(tm->evr, ev, sizeof(*ev)) != 0) {
-		XPRT_LOG(ERR, "a TM's event ring is full: its events were over-committed");
+		XPRT_LOG(ERR,
+			 "a TM's event ring is full: its events were over-committed; TM failed");
+		xprt_eng_tm_fail(tm, -EOVERFLOW);
+		return;
 	}
 	xprt_tm_wake(tm);
 }
@@ -156,6 +164,33 @@ xprt_eng_tm_stopped(struct xprt_tm *tm)
 	tm->eng.started = false;
 	tm->eng.stopping = false;
 	xprt_eng_tm_event(tm, XPRT_TM_STOPPED, 0);
+}
+
+/*
+ * Once nothing of @p tm is active: a failed TM lets go of its TMID and the
+ * front is told; a stopping one is STOPPED.
+ */
+static void
+xprt_eng_tm_settle(struct xprt_tm *tm)
+{
+	if (tm->eng.active != 0) {
+		return;
+	}
+	if (tm->eng.failed != 0) {
+		if (!tm->eng.failure_told) {
+			tm->eng.failure_told = true;
+			if (tm->eng.started) {
+				xprt_tmid_release(&tm->eng.addr);
+			}
+			tm->eng.started = false;
+			atomic_store(&tm->failed, tm->eng.failed);
+			xprt_tm_wake(tm);
+		}
+		return;
+	}
+	if (tm->eng.stopping) {
+		xprt_eng_tm_stopped(tm);
+	}
 }
 
 /* The status of a buffer whose MD went away before its operation completed. */
@@ -185,8 +220,8 @@ xprt_eng_buf_event(struct xprt_dom *dom, struct xprt_buf_slot *s, struct xprt_ev
 		tm->eng.active--;
 	}
 	xprt_eng_emit(tm, ev);
-	if (last && tm->eng.stopping && tm->eng.active == 0) {
-		xprt_eng_tm_stopped(tm);
+	if (last) {
+		xprt_eng_tm_settle(tm);
 	}
 }
 
@@ -205,6 +240,28 @@ xprt_eng_cancel(struct xprt_buf_slot *s)
 {
 	/* -ENOENT: it is already gone; its last event is on its way. */
 	(void)LNetMDUnlink(s->eng.mdh);
+}
+
+/* Fail @p tm: cancel everything it has in LNet; settle once the last is back. */
+static void
+xprt_eng_tm_fail(struct xprt_tm *tm, int status)
+{
+	struct xprt_dom *dom = tm->dom;
+	uint32_t slot = xprt_handle_slot(tm->handle);
+	unsigned int i;
+
+	if (tm->eng.failed != 0) {
+		return;
+	}
+	tm->eng.failed = status;
+	for (i = 0; i < dom->opts.max_bufs; i++) {
+		struct xprt_buf_slot *s = &dom->bufs[i];
+
+		if (s->eng.active && s->eng.tm_slot == slot) {
+			xprt_eng_cancel(s);
+		}
+	}
+	xprt_eng_tm_settle(tm);
 }
 
 /* ---- TM operations ---- */
@@ -230,8 +287,8 @@ xprt_eng_tm_start(struct xprt_tm *tm, const struct xprt_op *op)
 	struct xprt_addr a = op->addr;
 	int rc = 0;
 
-	if (tm->eng.started) {
-		return; /* the front starts a TM once */
+	if (tm->eng.started || tm->eng.failed != 0) {
+		return; /* the front starts a TM once; a failed TM is only finalised */
 	}
 	if (a.portal == 0 || a.portal >= XPRT_PORTAL_MAX) {
 		rc = -EINVAL;
@@ -272,9 +329,7 @@ xprt_eng_tm_stop(struct xprt_dom *dom, struct xprt_tm *tm, const struct xprt_op 
 			xprt_eng_cancel(s);
 		}
 	}
-	if (tm->eng.active == 0) {
-		xprt_eng_tm_stopped(tm);
-	}
+	xprt_eng_tm_settle(tm);
 }
 
 /* ---- buffer operations ---- */
@@ -427,7 +482,7 @@ xprt_eng_buf_add(struct xprt_dom *dom, struct xprt_tm *tm, struct xprt_buf_slot 
 	if (e->deadline_ns < dom->next_deadline_ns) {
 		dom->next_deadline_ns = e->deadline_ns;
 	}
-	if (!tm->eng.started || tm->eng.stopping) {
+	if (!tm->eng.started || tm->eng.stopping || tm->eng.failed != 0) {
 		rc = -ESHUTDOWN; /* the front adds only to a started TM */
 	} else if ((rc = xprt_eng_add_check(tm, s, op)) != 0) {
 		/* rc says why */

@@ -65,6 +65,8 @@ struct xprt_eng_tm {
 	unsigned int active;   /* buffers with an operation in flight */
 	struct xprt_addr addr; /* with the TMID assigned */
 	uint64_t handle;
+	int failed;        /* 0, or why the TM failed: its buffers are being cancelled */
+	bool failure_told; /* the front was told (tm->failed) once nothing was active */
 };
 
 struct xprt_tm {
@@ -95,6 +97,13 @@ struct xprt_tm {
 	uint64_t pool_signals_seen;     /* engine: the pool's signals it has acted on */
 	pthread_mutex_t provision_lock; /* one refill at a time */
 	struct xprt_eng_tm eng;         /* written by the engine only */
+	/*
+	 * 0, or why the engine failed the TM, set once it has let go of all of
+	 * it (no MD, no TMID): the front then reports FAILED after the events
+	 * before it. fail_reported: the front did (under deliver_lock).
+	 */
+	atomic_int failed;
+	bool fail_reported;
 };
 
 /* A slot of the domain's TM table. */

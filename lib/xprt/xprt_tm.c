@@ -137,6 +137,7 @@ xprt_tm_init(struct xprt_dom *dom, const struct xprt_tm_cbs *cbs, void *ctx, str
 	tm->state = XPRT_TM_INITIALIZED;
 	atomic_init(&tm->notify_fd, -1);
 	atomic_init(&tm->deficit, 0);
+	atomic_init(&tm->failed, 0);
 	tm->colour = XPRT_ANY_COLOUR;
 	pthread_mutex_init(&tm->lock, NULL);
 	pthread_mutex_init(&tm->deliver_lock, NULL);
@@ -384,6 +385,47 @@ xprt_tm_deliver_tm(struct xprt_tm *tm, const struct xprt_ev *ev)
 	tm->cbs.event(tm, &te, tm->ctx);
 }
 
+/*
+ * The engine failed @p tm and let go of it: every buffer still queued on it
+ * comes off its queue without an event of its own (a pool's goes back to
+ * the pool), then FAILED is delivered.
+ */
+static void
+xprt_tm_report_failure(struct xprt_tm *tm, int status)
+{
+	struct xprt_tm_event te = {
+		.type = XPRT_TM_EV_STATE,
+		.status = status,
+		.next_state = XPRT_TM_FAILED,
+	};
+	struct xprt_dom *dom = tm->dom;
+	unsigned int i;
+
+	pthread_mutex_lock(&dom->lock);
+	for (i = 0; i < dom->opts.max_bufs; i++) {
+		struct xprt_buf *buf = dom->bufs[i].buf;
+
+		if (buf == NULL || buf->tm != tm || (buf->flags & XPRT_BUF_QUEUED) == 0) {
+			continue;
+		}
+		pthread_mutex_lock(&tm->lock);
+		buf->flags &= ~(XPRT_BUF_QUEUED | XPRT_BUF_CANCELLED | XPRT_BUF_IN_USE |
+				XPRT_BUF_TIMED_OUT);
+		buf->deadline_ns = XPRT_NEVER;
+		tm->queued[buf->qtype]--;
+		tm->reserved -= buf->reserved;
+		buf->reserved = 0;
+		pthread_mutex_unlock(&tm->lock);
+		if (buf->pool != NULL && buf->pool == tm->pool) {
+			(void)xprt_pool_put(buf->pool, buf, xprt_tm_colour_get(tm));
+		}
+	}
+	pthread_mutex_unlock(&dom->lock);
+	atomic_store(&tm->deficit, 0);
+	(void)xprt_tm_move(tm, XPRT_TMI_FAIL);
+	tm->cbs.event(tm, &te, tm->ctx);
+}
+
 /* Deliver up to @p max events of @p tm on this thread; the number delivered. */
 int
 xprt_tm_deliver(struct xprt_tm *tm, unsigned int max)
@@ -400,6 +442,13 @@ xprt_tm_deliver(struct xprt_tm *tm, unsigned int max)
 		}
 		n++;
 	}
+	/* After the events the engine wrote before it failed the TM. */
+	if ((unsigned int)n < max && !tm->fail_reported && atomic_load(&tm->failed) != 0 &&
+	    rte_ring_empty(tm->evr)) {
+		tm->fail_reported = true;
+		xprt_tm_report_failure(tm, atomic_load(&tm->failed));
+		n++;
+	}
 	pthread_mutex_unlock(&tm->deliver_lock);
 	return n;
 }
@@ -407,7 +456,8 @@ xprt_tm_deliver(struct xprt_tm *tm, unsigned int max)
 bool
 xprt_tm_events_pending(struct xprt_tm *tm)
 {
-	return tm != NULL && !rte_ring_empty(tm->evr);
+	return tm != NULL &&
+	       (!rte_ring_empty(tm->evr) || (atomic_load(&tm->failed) != 0 && !tm->fail_reported));
 }
 
 int
@@ -439,7 +489,7 @@ xprt_tm_notify(struct xprt_tm *tm, int fd)
 	}
 	atomic_store(&tm->notify_fd, fd);
 	/* An event that came before the arming would otherwise wake nobody. */
-	if (!rte_ring_empty(tm->evr)) {
+	if (xprt_tm_events_pending(tm)) {
 		xprt_tm_wake(tm);
 	}
 	return 0;

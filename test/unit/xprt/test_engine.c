@@ -107,11 +107,82 @@ test_bad_ops(void **state)
 	assert_int_equal(xprt_dom_fini(dom), 0);
 }
 
+/*
+ * An add that reserved nothing (as only a broken front makes) overflows the
+ * TM's event ring: the TM fails, not the engine. Its MDs are unlinked, its
+ * TMID is free again, its queued buffers come off their queues, FAILED
+ * (-EOVERFLOW) is delivered; the domain's other TMs go on.
+ */
+static void
+test_overflow_fails_tm(void **state)
+{
+	struct xprt_dom_opts o = { .opts_size = sizeof(o), .ring_events = 16 };
+	static uint8_t rmem[8192], qmem[512], smem[64];
+	struct iovec rseg, qseg, sseg;
+	struct xprt_buf r, q, s;
+	struct xprt_dom *dom;
+	struct xprt_tm *a, *b, *again;
+	struct xprt_op flood = {
+		.kind = XPRT_OP_BUF_ADD,
+		.qtype = XPRT_Q_MSG_RECV,
+		.length = sizeof(rmem),
+		.min_recv = 64,
+		.max_msgs = 100,
+		.deadline_ns = XPRT_NEVER,
+	};
+	struct ut_ev e;
+	unsigned int i, n;
+
+	(void)state;
+	assert_int_equal(xprt_dom_init(&o, &dom), 0);
+	a = ut_x_tm(dom, "0@lo:12345:33:7", true);
+	b = ut_x_tm(dom, "0@lo:12345:33:8", false);
+	/* A buffer queued the proper way, to see it come back. */
+	ut_x_buf(dom, &q, &qseg, 1, qmem, sizeof(qmem));
+	q.qtype = XPRT_Q_PASSIVE_RECV;
+	assert_int_equal(xprt_buf_add(a, &q), 0);
+	ut_x_buf(dom, &r, &rseg, 1, rmem, sizeof(rmem));
+	flood.tm = a->handle;
+	flood.buf = r.handle;
+	xprt_op_submit(dom, &flood);
+	ut_x_buf(dom, &s, &sseg, 1, smem, sizeof(smem));
+	s.qtype = XPRT_Q_MSG_SEND;
+	s.length = 64;
+	assert_int_equal(xprt_tm_addr(a, &s.dest), 0);
+	for (i = 0; i < 20; i++) {
+		n = ut_x_count();
+		assert_int_equal(xprt_buf_add(b, &s), 0);
+		ut_x_wait(n + 1);
+		assert_int_equal(ut_x_ev(n).be.status, 0);
+	}
+	/* 16 events fit a's ring; the 17th failed it. The front delivers them, then FAILED. */
+	n = ut_x_count();
+	ut_x_wait_sync(a, n + 1);
+	e = ut_x_ev(n);
+	assert_true(e.tm);
+	assert_int_equal(e.te.next_state, XPRT_TM_FAILED);
+	assert_int_equal(e.te.status, -EOVERFLOW);
+	assert_int_equal(xprt_tm_state_get(a), XPRT_TM_FAILED);
+	assert_int_equal(q.flags, XPRT_BUF_REGISTERED);
+	assert_false(xprt_tm_events_pending(a));
+	assert_int_equal(xprt_buf_add(a, &q), -EINVAL);
+	/* Its TMID is free: another TM takes the same address. */
+	again = ut_x_tm(dom, "0@lo:12345:33:7", false);
+	assert_int_equal(xprt_tm_fini(a), 0);
+	ut_x_tm_down(again, 0, false);
+	ut_x_tm_down(b, 0, false);
+	assert_int_equal(xprt_buf_deregister(&q), 0);
+	assert_int_equal(xprt_buf_deregister(&r), 0);
+	assert_int_equal(xprt_buf_deregister(&s), 0);
+	assert_int_equal(xprt_dom_fini(dom), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_bad_ops, ut_x_up, ut_x_down),
+		cmocka_unit_test_setup_teardown(test_overflow_fails_tm, ut_x_up, ut_x_down),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
