@@ -168,11 +168,15 @@ xprt_buf_add(struct xprt_tm *tm, struct xprt_buf *buf)
 	if (rc != 0) {
 		return rc;
 	}
-	/* Submitted under the lock: a stop after this add reaches the engine after it. */
+	/*
+	 * Submitted under the lock: a stop after this add reaches the engine
+	 * after it (unless the op ring was full: then an add a stop overtook
+	 * while it waited ends -ESHUTDOWN, an event like any other).
+	 */
 	pthread_mutex_lock(&tm->lock);
 	rc = xprt_buf_queue_locked(tm, buf, &op);
 	if (rc == 0) {
-		xprt_op_submit(tm->dom, &op);
+		xprt_op_submit_held(tm->dom, &op, &tm->lock);
 	}
 	pthread_mutex_unlock(&tm->lock);
 	return rc;
@@ -194,7 +198,7 @@ xprt_buf_del(struct xprt_tm *tm, struct xprt_buf *buf)
 		tm->stats[buf->qtype].dels++;
 		op.tm = tm->handle;
 		op.buf = buf->handle;
-		xprt_op_submit(tm->dom, &op);
+		xprt_op_submit_held(tm->dom, &op, &tm->lock);
 	}
 	pthread_mutex_unlock(&tm->lock);
 	return queued;

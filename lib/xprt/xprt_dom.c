@@ -5,6 +5,7 @@
  * buffer registration, and the domain's clock.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -180,19 +181,25 @@ xprt_dom_buf(struct xprt_dom *dom, uint64_t handle)
 
 /*
  * Hand @p op to the engine. A full ring only means the engine is behind:
- * wait for room (or, on the engine's own thread, take some). Wake the
- * engine only if it sleeps, so a busy one costs no system call.
+ * wait for room; on the engine's own thread, make it (carry out a burst of
+ * operations). A caller that holds a TM's lock lets go of it while it
+ * waits, since the engine may need that lock before it takes more
+ * operations (to deliver that TM's events). Wake the engine only if it
+ * sleeps, so a busy one costs no system call.
  */
 void
-xprt_op_submit(struct xprt_dom *dom, const struct xprt_op *op)
+xprt_op_submit_held(struct xprt_dom *dom, const struct xprt_op *op, pthread_mutex_t *held)
 {
 	static const uint64_t one = 1;
 	struct xprt_op entry = *op; /* rte_ring takes no const */
 
 	while (rte_ring_mp_enqueue_elem(dom->ops, &entry, sizeof(entry)) != 0) {
-		/* A callback on the engine's thread would wait for itself: make the room here. */
 		if (xprt_engine_self(dom)) {
 			(void)xprt_engine_take_ops(dom);
+		} else if (held != NULL) {
+			pthread_mutex_unlock(held);
+			sched_yield();
+			pthread_mutex_lock(held);
 		} else {
 			rte_pause();
 		}
@@ -202,6 +209,12 @@ xprt_op_submit(struct xprt_dom *dom, const struct xprt_op *op)
 	if (atomic_load(&dom->engine_naps) != 0 && write(dom->kick_fd, &one, sizeof(one)) < 0) {
 		(void)errno; /* the counter is saturated: the engine wakes anyway */
 	}
+}
+
+void
+xprt_op_submit(struct xprt_dom *dom, const struct xprt_op *op)
+{
+	xprt_op_submit_held(dom, op, NULL);
 }
 
 /* Segments within the limits of one LNet MD; their sum in *size. */

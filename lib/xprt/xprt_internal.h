@@ -135,6 +135,7 @@ uint64_t xprt_dom_now(const struct xprt_dom *dom);
 struct xprt_tm *xprt_dom_tm(struct xprt_dom *dom, uint64_t handle);
 struct xprt_buf_slot *xprt_dom_buf(struct xprt_dom *dom, uint64_t handle);
 void xprt_op_submit(struct xprt_dom *dom, const struct xprt_op *op);
+void xprt_op_submit_held(struct xprt_dom *dom, const struct xprt_op *op, pthread_mutex_t *held);
 struct rte_ring *xprt_ring_new(const char *name, unsigned int esize, unsigned int count);
 void xprt_tm_wake(struct xprt_tm *tm);
 int xprt_tm_deliver(struct xprt_tm *tm, unsigned int max);

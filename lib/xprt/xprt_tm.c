@@ -73,7 +73,8 @@ xprt_tm_move(struct xprt_tm *tm, enum xprt_tm_input input)
 /*
  * Move @p tm by @p input and hand @p op to the engine in one step under the
  * TM's lock, so the engine sees operations in the order of the TM's states
- * (an add that saw STARTED reaches it before the stop that followed).
+ * (an add that saw STARTED reaches it before the stop that followed; see
+ * xprt_op_submit_held for a full ring).
  */
 static bool
 xprt_tm_move_submit(struct xprt_tm *tm, enum xprt_tm_input input, const struct xprt_op *op)
@@ -83,7 +84,7 @@ xprt_tm_move_submit(struct xprt_tm *tm, enum xprt_tm_input input, const struct x
 	pthread_mutex_lock(&tm->lock);
 	ok = xprt_tm_move_locked(tm, input);
 	if (ok) {
-		xprt_op_submit(tm->dom, op);
+		xprt_op_submit_held(tm->dom, op, &tm->lock);
 	}
 	pthread_mutex_unlock(&tm->lock);
 	return ok;
