@@ -12,7 +12,7 @@
  * now or later (lazy portal, another lcore), through sock_rx_set_sink().
  * Reading stops meanwhile, so the stream stays in order.
  *
- * Bytes come from the socket through a small staging buffer: one recv()
+ * Bytes come from the stream (sock_stream.h) through a small staging buffer: one recv()
  * brings a whole small message (often several), where reading each piece
  * separately would cost three system calls per message. A payload at least
  * half the stage's size is read straight into LNet's buffer instead, so bulk
@@ -34,6 +34,7 @@
 #include <sys/uio.h>
 
 #include "ksock_proto.h"
+#include "sock_stream.h"
 #include "sock_tap.h"
 
 enum sock_rx_state {
@@ -115,6 +116,11 @@ int sock_rx_poll(struct sock_rx *rx, int fd);
  */
 int sock_rx_probe(struct sock_rx *rx, int fd);
 int sock_rx_resume(struct sock_rx *rx, int fd);
+
+/** The same three over any transport's stream (sock_stream.h): what the NI calls. */
+int sock_rx_poll_stream(struct sock_rx *rx, struct sock_stream *st);
+int sock_rx_probe_stream(struct sock_rx *rx, struct sock_stream *st);
+int sock_rx_resume_stream(struct sock_rx *rx, struct sock_stream *st);
 
 /** Bytes received and not yet consumed: the owner must poll again without waiting for the socket. */
 static inline bool
