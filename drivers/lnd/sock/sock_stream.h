@@ -8,7 +8,8 @@
  * peers, so the protocol exists once over every backend:
  *
  *  - kernel (sock_be_kernel.c): the host's TCP sockets, an epoll set per NI;
- *  - utcp (sock_be_utcp.c): the per-lcore userspace TCP (net_tcp.h).
+ *  - utcp (sock_be_utcp.c): the per-lcore userspace TCP (net_tcp.h) on a
+ *    DPDK port named with sock_utcp_port_add().
  *
  * Readiness uses epoll's bits (EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP) and
  * struct epoll_event whatever the backend, so the NI's poll reads one kind
@@ -27,19 +28,20 @@
 
 #include "sock_addr.h"
 
+struct net_tcp;
 struct sock_stream;
 struct sock_xport;
 
 /** Socket options, as ksocklnd sets them on each connection (lnet-facts; socklnd_hs.c). */
 struct sock_stream_opts {
-	bool nodelay;              /**< no Nagle (TCP_NODELAY) */
-	int keepalive_idle;        /**< s; keepalive only when idle, intvl and count are all > 0 */
-	int keepalive_intvl;       /**< s */
-	int keepalive_count;       /**< probes */
-	int tx_buffer_size;        /**< SO_SNDBUF when > 0 */
-	int rx_buffer_size;        /**< SO_RCVBUF when > 0 */
-	int tos;                   /**< IP_TOS / IPV6_TCLASS when >= 0 */
-	bool v6;                   /**< the connection is IPv6 */
+	bool nodelay;        /**< no Nagle (TCP_NODELAY) */
+	int keepalive_idle;  /**< s; keepalive only when idle, intvl and count are all > 0 */
+	int keepalive_intvl; /**< s */
+	int keepalive_count; /**< probes */
+	int tx_buffer_size;  /**< SO_SNDBUF when > 0 */
+	int rx_buffer_size;  /**< SO_RCVBUF when > 0 */
+	int tos;             /**< IP_TOS / IPV6_TCLASS when >= 0 */
+	bool v6;             /**< the connection is IPv6 */
 };
 
 /** What one connection does; every call on the NI's lcore. */
@@ -75,8 +77,8 @@ struct sock_stream_ops {
  */
 struct sock_stream {
 	const struct sock_stream_ops *ops;
-	int fd;          /**< the kernel backend's socket; -1 otherwise */
-	void *h;         /**< the userspace backend's connection */
+	int fd;  /**< the kernel backend's socket; -1 otherwise */
+	void *h; /**< the userspace backend's connection */
 	struct sock_xport *xp;
 };
 
@@ -96,6 +98,8 @@ struct sock_xport_ops {
 	 * Off the lcore, at NI start. @return 0 or -errno
 	 */
 	int (*listen)(struct sock_xport *x, const struct sock_addr *sa, int backlog);
+	/** On the NI's lcore as it starts polling; may be NULL. @return 0 or -errno */
+	int (*start)(struct sock_xport *x);
 	/**
 	 * The next accepted connection into @p st, its peer's address into
 	 * @p peer. @return 1, 0 (none now), -errno.
@@ -113,7 +117,11 @@ struct sock_xport_ops {
 	/** Readiness of @p st (@p events) reported with @p ptr; @return 0 or -errno */
 	int (*watch)(struct sock_xport *x, struct sock_stream *st, enum sock_watch_op op,
 		     uint32_t events, void *ptr);
-	/** Readiness of a host fd (rtnetlink) in the same set; -ENOTSUP when there is none. */
+	/**
+	 * Readiness of a host fd (rtnetlink) in the same set. NULL: the
+	 * transport is not on the host's interfaces (no kernel link to watch),
+	 * and its streams live on one lcore (none is handed to another NI).
+	 */
 	int (*watch_fd)(struct sock_xport *x, int fd, void *ptr);
 	/** Up to @p max ready streams, without waiting. @return how many, or -errno */
 	int (*wait)(struct sock_xport *x, struct epoll_event *evs, int max);
@@ -131,6 +139,25 @@ struct sock_xport {
 
 /** The kernel backend over sockets: a new epoll set. @return 0 or -errno */
 int sock_xport_kernel_create(struct sock_xport **out);
+
+/**
+ * The userspace-TCP backend: connections on data lcore @p lcore (index) of
+ * @p tcp, the NI's address @p laddr (network order). @return 0 or -ENOMEM
+ */
+int sock_xport_utcp_create(struct net_tcp *tcp, unsigned int lcore, uint32_t laddr,
+			   struct sock_xport **out);
+
+/**
+ * Name a port's TCP for NIs: an NI whose interface is @p name, or (no
+ * interface given) whose IPv4 address is @p addr (network order), runs on
+ * @p tcp. Any thread, before the NI is added. @return 0, -EINVAL,
+ * -EEXIST, -ENOSPC
+ */
+int sock_utcp_port_add(const char *name, uint32_t addr, struct net_tcp *tcp);
+/** Forget it (its NIs are gone). */
+void sock_utcp_port_del(const char *name);
+/** The TCP of the port named @p name, or (@p name NULL) of address @p addr; NULL none. */
+struct net_tcp *sock_utcp_port_find(const char *name, uint32_t addr);
 
 /** A kernel stream over an fd someone else opened (tests, fd-based callers). */
 struct sock_stream sock_stream_of_fd(int fd);

@@ -30,6 +30,7 @@
  *   sock_stream.h    the transport's ops; sock_be_kernel.c its kernel backend
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -217,7 +218,31 @@ socklnd_poll(void *arg)
 
 /* ---- LND ops ---- */
 
-/* The NI's transport, listening on its address: the kernel's sockets. */
+/*
+ * The NI's transport: the userspace TCP of the port its interface names (or,
+ * no interface given, of the port holding its address: sock_utcp_port_add),
+ * else the kernel's sockets.
+ */
+static int
+socklnd_transport(struct socklnd_ni *s, const struct sock_addr *sa)
+{
+	const char *ifname = lnet_ni_ifname(s->ni);
+	struct net_tcp *tcp = NULL;
+	uint32_t addr;
+
+	if (sa->ss.ss_family == AF_INET) {
+		addr = ((const struct sockaddr_in *)&sa->ss)->sin_addr.s_addr;
+		tcp = sock_utcp_port_find(ifname != NULL && ifname[0] != '\0' ? ifname : NULL,
+					  addr);
+	}
+	if (tcp != NULL) {
+		return sock_xport_utcp_create(tcp, (unsigned int)rt_lcore_cpt(lnet_ni_lcore(s->ni)),
+					      addr, &s->xp);
+	}
+	return sock_xport_kernel_create(&s->xp);
+}
+
+/* The NI's transport, listening on its address. */
 static int
 socklnd_listen(struct socklnd_ni *s)
 {
@@ -227,7 +252,7 @@ socklnd_listen(struct socklnd_ni *s)
 	if (rc != 0) {
 		return rc;
 	}
-	rc = sock_xport_kernel_create(&s->xp);
+	rc = socklnd_transport(s, &sa);
 	if (rc != 0) {
 		return rc;
 	}
@@ -248,6 +273,10 @@ socklnd_start_polling(void *arg)
 	 */
 	s->ack_ticks = rt_runtime_mode(s->rt) != RT_MODE_POLLED;
 	s->caller_polls = rt_runtime_caller_polls(s->rt);
+	if (s->xp->ops->start != NULL && s->xp->ops->start(s->xp) != 0) {
+		SOCK_LOG(ERR, "%s: %s transport: no acceptor", libcfs_nidstr(lnet_ni_nid(s->ni)),
+			 s->xp->ops->name);
+	}
 	s->poller = rt_poller_register(rt_lcore_self(), socklnd_poll, s, 0, "socklnd");
 	/* Idle, the lcore sleeps until a socket (or the listener) is ready. */
 	if (s->poller != NULL && s->xp->ops->wait_fd(s->xp) >= 0 &&
@@ -301,8 +330,12 @@ socklnd_startup(struct lnet_ni *ni)
 	if (rc == 0) {
 		rc = socklnd_listen(s);
 	}
+	if (rc == 0 && s->xp->ops->watch_fd != NULL) {
+		socklnd_link_watch(s); /* the host's interfaces: the kernel's sockets go by them */
+	} else if (rc == 0) {
+		s->link_up = true; /* the port's link: not watched yet */
+	}
 	if (rc == 0) {
-		socklnd_link_watch(s);
 		rc = socklnd_registry_add(s, lnet_ni_lcore(ni));
 		/* On failure no other lcore knows it yet: it closes below. */
 	}

@@ -86,7 +86,8 @@ socklnd_conn_hand_off_ok(void *ctx, const struct lnet_nid *nid)
 {
 	struct socklnd_conn *c = ctx;
 
-	if (socklnd_registry_lcore(nid) == NULL) {
+	/* A userspace stream lives on its lcore (sock_xport_ops.watch_fd NULL): never handed on. */
+	if (c->sni->xp->ops->watch_fd == NULL || socklnd_registry_lcore(nid) == NULL) {
 		return false;
 	}
 	c->handoff = *nid;
