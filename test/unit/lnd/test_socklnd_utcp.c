@@ -331,8 +331,8 @@ peer_handshake(void)
 
 	me.src_nid = lnp_tcp_nid(ADDR_B);
 	me.dst_nid = target;
-	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, 0),
-				       peer_connect_on_lcore, NULL),
+	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, 0), peer_connect_on_lcore,
+				       NULL),
 			 0);
 	PUMP_UNTIL("the peer's TCP connected to the node's acceptor", g_p.connected || g_p.closed);
 	assert_true(g_p.connected);
@@ -370,10 +370,8 @@ test_hello_put_get_over_utcp(void **state)
 	static uint8_t put_src[6000], put_dst[6000];
 	static uint8_t get_src[5000], got[16384];
 	static uint8_t out_src[5000];
-	struct lnet_md dst_md = ut_md(put_dst, sizeof(put_dst), LNET_MD_THRESH_INF,
-				      LNET_MD_OP_PUT);
-	struct lnet_md get_md = ut_md(get_src, sizeof(get_src), LNET_MD_THRESH_INF,
-				      LNET_MD_OP_GET);
+	struct lnet_md dst_md = ut_md(put_dst, sizeof(put_dst), LNET_MD_THRESH_INF, LNET_MD_OP_PUT);
+	struct lnet_md get_md = ut_md(get_src, sizeof(get_src), LNET_MD_THRESH_INF, LNET_MD_OP_GET);
 	struct lnet_processid to = { LNET_PID_LUSTRE, lnp_tcp_nid(ADDR_B) };
 	struct socklnd_stats st;
 	struct lnet_event ev;
