@@ -309,6 +309,7 @@ lnetd_run(const struct lnetd_opts *o)
 	if (rc != 0) {
 		fprintf(stderr, "lnetd-pmd: %s\n", err);
 		lnetd_selftest_shutdown();
+		lnetd_ports_close();
 		LNetNIFini();
 		return 1;
 	}
@@ -321,6 +322,7 @@ lnetd_run(const struct lnetd_opts *o)
 	printf("lnetd-pmd: %s stopping on signal %d\n", o->name, sig);
 	lnetd_capture_shutdown();
 	lnetd_selftest_shutdown();
+	lnetd_ports_close();
 	LNetNIFini();
 	return 0;
 }
