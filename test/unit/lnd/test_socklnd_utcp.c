@@ -101,6 +101,28 @@ peer_connect_on_lcore(void *arg)
 			       &g_p.c);
 }
 
+/* B's acceptor: the connection the node opens becomes the peer's. */
+static void
+peer_listen_event(void *arg, struct net_tcp_conn *c, enum net_tcp_event ev, uint64_t n)
+{
+	struct peer *p = arg;
+
+	(void)n;
+	if (ev == NET_TCP_EV_ACCEPT) {
+		p->c = c;
+		p->connected = true;
+		net_tcp_set_cb(c, peer_event, p);
+		peer_drain(p); /* what came with the handshake's last ACK */
+	}
+}
+
+static int
+peer_listen_on_lcore(void *arg)
+{
+	(void)arg;
+	return net_tcp_listen(g_b.tcp, 0, ACCEPTOR, peer_listen_event, &g_p);
+}
+
 struct peer_tx {
 	const uint8_t *buf;
 	size_t len;
@@ -238,6 +260,7 @@ stack_close(struct stack *s)
 }
 
 static struct lnet_ni *g_ni;
+static const char *g_params = "accept_port=988"; /* the socklnd's, for the next setup */
 
 static int
 add_ni_on_mgmt(void *arg)
@@ -250,7 +273,7 @@ add_ni_on_mgmt(void *arg)
 
 	(void)arg;
 	socklnd_params_reset();
-	assert_int_equal(socklnd_params_set("accept_port=988", err, sizeof(err)), 0);
+	assert_int_equal(socklnd_params_set(g_params, err, sizeof(err)), 0);
 	return lnet_ni_add(lnet_instance(), &nid, socklnd_lnd_ops(), &tun, NULL, 0, &g_ni);
 }
 
@@ -444,11 +467,102 @@ test_hello_put_get_over_utcp(void **state)
 	assert_true(ts.rx > 10);
 }
 
+/* The bytes received so far hold a whole connection request and V3 hello: their sizes, or 0. */
+static size_t
+peer_connreq_hello(struct ksock_connreq *cr, struct ksock_hello *hello)
+{
+	size_t used = 0;
+	size_t h = 0;
+
+	if (ksock_connreq_decode(g_p.rx, g_p.have, cr, &used) != 0 ||
+	    ksock_proto_v3.hello_decode(g_p.rx + used, g_p.have - used, hello, &h) != 0) {
+		return 0;
+	}
+	return used + h;
+}
+
+/*
+ * The node opens the connection: a PUT to the peer's NID connects from a
+ * privileged port of A's TCP to B's acceptor (typed_conns=0: one ANY
+ * connection), says its request and hello; the peer answers, and the PUT's
+ * bytes arrive whole; the SEND event follows the peer's ACK of them.
+ */
+static void
+test_node_connects_over_utcp(void **state)
+{
+	static uint8_t out_src[9000], got[16384];
+	struct lnet_processid to = { LNET_PID_LUSTRE, lnp_tcp_nid(ADDR_B) };
+	struct ksock_hello me = { .src_pid = LNET_PID_LUSTRE,
+				  .src_incarnation = 7,
+				  .ctype = SOCKLND_CONN_ANY,
+				  .version = KSOCK_PROTO_V3 };
+	struct ksock_connreq cr;
+	struct ksock_hello hello;
+	struct net_tcp_info info;
+	struct lnet_event ev;
+	struct ksock_msg km;
+	struct lnet_hdr h;
+	uint8_t b[128];
+	size_t n = 0;
+
+	(void)state;
+	fill(out_src, sizeof(out_src), 9);
+	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, 0), peer_listen_on_lcore,
+				       NULL),
+			 0);
+	assert_int_equal(LNetPut(NULL, ut_bind(out_src, sizeof(out_src), 1), LNET_NOACK_REQ, &to,
+				 UT_PORTAL, 0x44, 0, 0),
+			 0);
+	PUMP_UNTIL("the node's request and hello", peer_connreq_hello(&cr, &hello) > 0);
+	n = peer_connreq_hello(&cr, &hello);
+	memmove(g_p.rx, g_p.rx + n, g_p.have - n);
+	g_p.have -= n;
+	net_tcp_get_info(g_p.c, &info);
+	assert_true(info.rport >= 512 && info.rport <= 1023); /* ksocklnd's privileged source */
+	assert_int_equal(lnet_nid_to_nid4(&cr.nid), LNET_MKNID(LNET_MKNET(2, 0), ADDR_B));
+	assert_int_equal(lnet_nid_to_nid4(&hello.src_nid), LNET_MKNID(LNET_MKNET(2, 0), ADDR_A));
+	assert_int_equal(hello.ctype, SOCKLND_CONN_ANY);
+	me.src_nid = lnp_tcp_nid(ADDR_B);
+	me.dst_nid = hello.src_nid;
+	me.dst_incarnation = hello.src_incarnation;
+	n = 0;
+	assert_int_equal(ksock_proto_v3.hello_encode(&me, b, sizeof(b), &n), 0);
+	peer_send(b, n);
+	peer_recv_lnet(&km, &h, got, sizeof(got));
+	assert_int_equal(h.type, LNET_MSG_PUT);
+	assert_int_equal(h.msg.put.match_bits, 0x44);
+	assert_int_equal(h.payload_length, sizeof(out_src));
+	assert_memory_equal(got, out_src, sizeof(out_src));
+	PUMP_UNTIL("the node's SEND event", (ev = ut_event()).type != 0);
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, 0);
+	assert_int_equal(sock_stats().connects, 1);
+	assert_int_equal(sock_stats().conns_up, 1);
+}
+
+static int
+setup_untyped(void **state)
+{
+	g_params = "accept_port=988,typed_conns=0";
+	return setup(state);
+}
+
+static int
+teardown_untyped(void **state)
+{
+	int rc = teardown(state);
+
+	g_params = "accept_port=988";
+	return rc;
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_hello_put_get_over_utcp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_node_connects_over_utcp, setup_untyped,
+						teardown_untyped),
 	};
 	struct lnp_test_eal_args a;
 	int rc;
