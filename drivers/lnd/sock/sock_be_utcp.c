@@ -46,16 +46,16 @@ struct sock_utcp_conn {
 	TAILQ_ENTRY(sock_utcp_conn) link; /* on acceptq, then on watched while watched */
 	struct sock_xport_utcp *x;
 	struct net_tcp_conn *tc;
-	void *ptr;          /* reported with its readiness */
-	uint32_t interest;  /* EPOLLIN, EPOLLOUT */
-	uint32_t out_edge;  /* EPOLLOUT: connected, or bytes acknowledged, since last reported */
+	void *ptr;         /* reported with its readiness */
+	uint32_t interest; /* EPOLLIN, EPOLLOUT */
+	uint32_t out_edge; /* EPOLLOUT: connected, or bytes acknowledged, since last reported */
 	bool on_acceptq;
 	bool watched;
-	bool rd_hint;       /* READABLE came: the FIN may be there even with no bytes queued */
-	bool closed;        /* the TCP reached CLOSED */
-	int err;            /* -errno it closed with; 0 */
-	uint64_t taken;     /* bytes sendv took */
-	uint64_t acked;     /* bytes the peer acknowledged */
+	bool rd_hint;   /* READABLE came: the FIN may be there even with no bytes queued */
+	bool closed;    /* the TCP reached CLOSED */
+	int err;        /* -errno it closed with; 0 */
+	uint64_t taken; /* bytes sendv took */
+	uint64_t acked; /* bytes the peer acknowledged */
 };
 
 static struct sock_xport_utcp *
@@ -190,7 +190,8 @@ sock_utcp_recv(struct sock_stream *st, void *buf, size_t len)
 				break;
 			}
 			if (r == 0) {
-				uc->rd_hint = false; /* all read: readable again on the next READABLE */
+				uc->rd_hint =
+					false; /* all read: readable again on the next READABLE */
 			}
 			return r; /* 0 nothing now, -ENODATA the FIN, or the error */
 		}
@@ -289,6 +290,7 @@ sock_utcp_close(struct sock_stream *st)
 }
 
 static const struct sock_stream_ops sock_stream_utcp_ops = {
+	.exact_reads = true,
 	.recv = sock_utcp_recv,
 	.sendv = sock_utcp_sendv,
 	.unacked = sock_utcp_unacked,
@@ -311,10 +313,9 @@ sock_utcp_conn_new(struct sock_xport_utcp *x)
 static void
 sock_utcp_stream_set(struct sock_stream *st, struct sock_utcp_conn *uc)
 {
-	*st = (struct sock_stream){ .ops = &sock_stream_utcp_ops,
-				    .fd = -1,
-				    .h = uc,
-				    .xp = &uc->x->base };
+	*st = (struct sock_stream){
+		.ops = &sock_stream_utcp_ops, .fd = -1, .h = uc, .xp = &uc->x->base
+	};
 }
 
 /* ---- the NI's transport ---- */

@@ -106,8 +106,9 @@ sock_rx_read(struct sock_rx *rx, struct sock_stream *st, void *p, size_t n)
 	bool boundary = rx->state == SOCK_RX_KSOCK_HDR && rx->have == 0;
 	ssize_t r;
 
-	if (!sock_rx_staged(rx) && n >= sizeof(rx->stage) / 2) {
-		r = sock_rx_recv(rx, st, p, n); /* bulk: straight into LNet's buffer */
+	if (rx->exact || (!sock_rx_staged(rx) && n >= sizeof(rx->stage) / 2)) {
+		r = sock_rx_recv(rx, st, p,
+				 n); /* bulk (or exact reads): straight into its buffer */
 	} else {
 		r = sock_rx_unstage(rx, st, p, n);
 	}

@@ -16,7 +16,8 @@
  * brings a whole small message (often several), where reading each piece
  * separately would cost three system calls per message. A payload at least
  * half the stage's size is read straight into LNet's buffer instead, so bulk
- * data is copied once. A short recv() means the socket is empty: no more
+ * data is copied once; over a stream whose recv costs no system call
+ * (rx->exact) every piece is read that way, without the stage. A short recv() means the socket is empty: no more
  * calls until the next poll. The tap sees bytes as the framing consumes
  * them, so a capture frames messages as before.
  *
@@ -87,8 +88,15 @@ struct sock_rx {
 	uint32_t csum_run; /* its running CRC so far */
 	uint64_t msgs;
 	uint64_t bytes;
-	uint64_t csum_checked;      /* messages whose checksum matched */
-	uint64_t recvs;             /* recv() calls that returned bytes */
+	uint64_t csum_checked; /* messages whose checksum matched */
+	uint64_t recvs;        /* recv() calls that returned bytes */
+	/*
+	 * Read each piece exactly, straight into its own buffer (headers into
+	 * buf, the payload into LNet's): no stage. For a stream whose recv is
+	 * a function call (sock_stream_ops.exact_reads): every payload byte
+	 * is copied once out of the stream, small messages too.
+	 */
+	bool exact;
 	const struct sock_tap *tap; /**< the owner's, or NULL: set after init */
 	bool drained;               /* the last recv() came back short: socket empty */
 	unsigned int stage_off;     /* next unread staged byte */
@@ -134,7 +142,7 @@ static inline bool
 sock_rx_between(const struct sock_rx *rx)
 {
 	return rx->state == SOCK_RX_KSOCK_HDR && rx->have == 0 && !sock_rx_staged(rx) &&
-	       rx->proto->msg_hdr_size != 0;
+	       rx->proto->msg_hdr_size != 0 && !rx->exact;
 }
 
 /** In the middle of a payload large enough to be read straight into LNet's buffer. */

@@ -47,6 +47,12 @@ struct sock_stream_opts {
 /** What one connection does; every call on the NI's lcore. */
 struct sock_stream_ops {
 	/**
+	 * recv is a function call, not a system call: the framing reads each
+	 * piece exactly into its own buffer (sock_rx.exact), so a payload is
+	 * copied once out of the stream whatever its size.
+	 */
+	bool exact_reads;
+	/**
 	 * Up to @p len received bytes into @p buf. @return >0 bytes, 0
 	 * nothing now, -ENODATA the peer closed and all was read, other -errno.
 	 */

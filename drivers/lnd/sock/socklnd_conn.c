@@ -375,6 +375,7 @@ socklnd_conn_rx_start(struct socklnd_conn *c)
 
 	sock_rx_init(&c->rx, c->hs.proto, c->hs.peer.swapped, &ops);
 	c->rx.tap = &c->tap;
+	c->rx.exact = c->st.ops->exact_reads; /* the userspace TCP: one copy, from its segments */
 }
 
 /*

@@ -556,10 +556,111 @@ teardown_untyped(void **state)
 	return rc;
 }
 
+/* ---- exact reads: a stream whose recv is a call (sock_stream_ops.exact_reads) ---- */
+
+struct mock_stream {
+	const uint8_t *bytes;
+	size_t len, off;
+	const void *dst[16]; /* where each recv wrote */
+	size_t got[16];
+	unsigned int calls;
+};
+
+static ssize_t
+mock_recv(struct sock_stream *st, void *buf, size_t len)
+{
+	struct mock_stream *m = st->h;
+	size_t n = len < m->len - m->off ? len : m->len - m->off;
+
+	if (n == 0) {
+		return 0;
+	}
+	memcpy(buf, m->bytes + m->off, n);
+	m->off += n;
+	assert_true(m->calls < 16);
+	m->dst[m->calls] = buf;
+	m->got[m->calls++] = n;
+	return (ssize_t)n;
+}
+
+static const struct sock_stream_ops mock_ops = { .exact_reads = true, .recv = mock_recv };
+
+struct mock_sink {
+	struct sock_rx *rx;
+	struct iovec iov;
+	int done;
+};
+
+static int
+mock_on_lnet(void *ctx, const struct ksock_msg *km, const struct lnet_hdr *hdr)
+{
+	struct mock_sink *k = ctx;
+
+	(void)km;
+	sock_rx_set_sink(k->rx, &k->iov, 1, 0, hdr->payload_length, hdr->payload_length, k);
+	return 0;
+}
+
+static void
+mock_on_payload(void *ctx, void *cookie, int status)
+{
+	struct mock_sink *k = ctx;
+
+	assert_ptr_equal(cookie, k);
+	k->done = status == 0 ? 1 : -1;
+}
+
+/*
+ * A small message (100 bytes, far below the staging threshold) over an
+ * exact-reads stream: its headers are read as such, its payload in one
+ * recv straight into the sink (copied once out of the stream); the
+ * staging buffer is never written.
+ */
+static void
+test_exact_reads_copy_payload_once(void **state)
+{
+	static uint8_t frame[256], md[100], payload[100];
+	struct mock_stream m = { 0 };
+	struct sock_stream st = { .ops = &mock_ops, .fd = -1, .h = &m };
+	struct sock_rx_ops ops = { NULL, mock_on_lnet, mock_on_payload, NULL };
+	struct iovec v = { payload, sizeof(payload) };
+	static struct sock_rx rx;
+	struct mock_sink k = { &rx, { md, sizeof(md) }, 0 };
+	struct lnet_hdr h = peer_hdr(LNET_MSG_PUT);
+	struct sock_tx tx;
+
+	(void)state;
+	fill(payload, sizeof(payload), 5);
+	h.payload_length = sizeof(payload);
+	assert_int_equal(sock_tx_prepare(&tx, &ksock_proto_v3, NULL, &h, &v, 1, 0, sizeof(payload),
+					 NULL),
+			 0);
+	memcpy(frame, tx.hdr, tx.hdr_len);
+	memcpy(frame + tx.hdr_len, payload, sizeof(payload));
+	m.bytes = frame;
+	m.len = tx.hdr_len + sizeof(payload);
+	ops.ctx = &k;
+	sock_rx_init(&rx, &ksock_proto_v3, false, &ops);
+	rx.exact = st.ops->exact_reads;
+	assert_int_equal(sock_rx_poll_stream(&rx, &st), 1);
+	assert_int_equal(k.done, 1);
+	assert_memory_equal(md, payload, sizeof(payload));
+	assert_int_equal(m.calls, 3); /* ksock header, LNet header, payload */
+	assert_int_equal(m.got[0], 24);
+	assert_int_equal(m.got[1], 72);
+	assert_ptr_equal(m.dst[2], md);
+	assert_int_equal(m.got[2], sizeof(payload));
+	for (unsigned int i = 0; i < m.calls; i++) {
+		assert_false((const uint8_t *)m.dst[i] >= rx.stage &&
+			     (const uint8_t *)m.dst[i] < rx.stage + sizeof(rx.stage));
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_reads_copy_payload_once),
 		cmocka_unit_test_setup_teardown(test_hello_put_get_over_utcp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_connects_over_utcp, setup_untyped,
 						teardown_untyped),
