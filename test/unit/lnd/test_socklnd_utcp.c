@@ -540,6 +540,32 @@ test_node_connects_over_utcp(void **state)
 	assert_int_equal(sock_stats().conns_up, 1);
 }
 
+/*
+ * Nobody listens on B: its TCP answers each SYN with a reset, the three
+ * typed connects fail with ECONNREFUSED through the stream's error(), and
+ * the SEND fails with it, as over the kernel's sockets.
+ */
+static void
+test_refused_connects_fail_the_send(void **state)
+{
+	struct lnet_processid to = { LNET_PID_LUSTRE, lnp_tcp_nid(ADDR_B) };
+	struct socklnd_stats st;
+	struct net_tcp_stats ts;
+	struct lnet_event ev;
+
+	(void)state;
+	assert_int_equal(LNetPut(NULL, ut_bind("x", 2, 1), LNET_NOACK_REQ, &to, UT_PORTAL, 7, 0, 0),
+			 0);
+	PUMP_UNTIL("the SEND, once the connects failed", (ev = ut_event()).type != 0);
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -ECONNREFUSED);
+	st = sock_stats();
+	assert_int_equal(st.connects, 3);
+	assert_int_equal(st.connect_failures, 3);
+	net_tcp_stats(g_b.tcp, &ts);
+	assert_int_equal(ts.rst_tx, 3); /* one per SYN */
+}
+
 static int
 setup_untyped(void **state)
 {
@@ -664,6 +690,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_hello_put_get_over_utcp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_connects_over_utcp, setup_untyped,
 						teardown_untyped),
+		cmocka_unit_test_setup_teardown(test_refused_connects_fail_the_send, setup,
+						teardown),
 	};
 	struct lnp_test_eal_args a;
 	int rc;
