@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* `lnetctl export` YAML to the configuration model, with located errors. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,6 +72,7 @@ lnetcfg_fini(struct lnetcfg *cfg)
 	cfg->udsps = NULL;
 	cfg->routes = NULL;
 	cfg->nnis = cfg->npeers = cfg->nglobals = cfg->nip2nets = cfg->nudsps = cfg->nroutes = 0;
+	cfg->nports = 0;
 }
 
 void
@@ -1321,6 +1323,116 @@ lnetcfg_global(struct lnetcfg_doc *d, const yaml_node_t *g)
 	}
 }
 
+/* "a.b.c.d" (host order into *@p addr), then "/N" into *@p prefix when @p prefix is not NULL. */
+static bool
+lnetcfg_ipv4(const char *v, uint32_t *addr, uint8_t *prefix)
+{
+	char buf[32];
+	char *slash;
+	struct in_addr in;
+	char *end = NULL;
+	long n;
+
+	if (v == NULL || strlen(v) >= sizeof(buf)) {
+		return false;
+	}
+	snprintf(buf, sizeof(buf), "%s", v);
+	slash = strchr(buf, '/');
+	if ((slash != NULL) != (prefix != NULL)) {
+		return false;
+	}
+	if (slash != NULL) {
+		*slash = '\0';
+		n = strtol(slash + 1, &end, 10);
+		if (end == slash + 1 || *end != '\0' || n < 1 || n > 32) {
+			return false;
+		}
+		*prefix = (uint8_t)n;
+	}
+	if (inet_pton(AF_INET, buf, &in) != 1) {
+		return false;
+	}
+	*addr = ntohl(in.s_addr);
+	return true;
+}
+
+static void
+lnetcfg_port_key(struct lnetcfg_doc *d, const char *k, const yaml_node_t *vn,
+		 struct lnetcfg_port *p)
+{
+	const char *v = lnetcfg_scalar(vn);
+
+	if (v == NULL) {
+		LNETCFG_ERR(d, vn, "ports: %s: expected a scalar", k);
+	} else if (strcmp(k, "name") == 0) {
+		if (v[0] == '\0' || strlen(v) >= sizeof(p->name)) {
+			LNETCFG_ERR(d, vn, "ports: name: 1 to %zu characters", sizeof(p->name) - 1);
+		}
+		snprintf(p->name, sizeof(p->name), "%s", v);
+	} else if (strcmp(k, "device") == 0) {
+		if (v[0] == '\0' || strlen(v) >= sizeof(p->device)) {
+			LNETCFG_ERR(d, vn, "ports: device: EAL device arguments expected");
+		}
+		snprintf(p->device, sizeof(p->device), "%s", v);
+	} else if (strcmp(k, "address") == 0) {
+		if (!lnetcfg_ipv4(v, &p->addr, &p->prefix)) {
+			LNETCFG_ERR(d, vn,
+				    "ports: address: an IPv4 address/prefix expected, not '%s'", v);
+		}
+	} else if (strcmp(k, "gateway") == 0) {
+		if (!lnetcfg_ipv4(v, &p->gateway, NULL)) {
+			LNETCFG_ERR(d, vn, "ports: gateway: an IPv4 address expected, not '%s'", v);
+		}
+	} else {
+		LNETCFG_ERR(d, vn, "ports: unknown key '%s' (name, device, address, gateway)", k);
+	}
+}
+
+/* One ports: item (lnetcfg.h): name, device and address are required, names unique. */
+static void
+lnetcfg_port(struct lnetcfg_doc *d, const yaml_node_t *item)
+{
+	struct lnetcfg_port p = { .at = lnetcfg_at(item) };
+	unsigned int errors = d->cfg->nerrors;
+	yaml_node_pair_t *pr;
+
+	if (item->type != YAML_MAPPING_NODE) {
+		LNETCFG_ERR(d, item, "ports: each item must be a mapping");
+		return;
+	}
+	for (pr = item->data.mapping.pairs.start; pr < item->data.mapping.pairs.top; pr++) {
+		const yaml_node_t *kn = lnetcfg_node(d, pr->key);
+		const char *k = lnetcfg_scalar(kn);
+
+		if (k == NULL) {
+			LNETCFG_ERR(d, kn, "ports: keys must be scalars");
+		} else {
+			lnetcfg_port_key(d, k, lnetcfg_node(d, pr->value), &p);
+		}
+	}
+	if (d->cfg->nerrors != errors) {
+		return;
+	}
+	if (p.name[0] == '\0' || p.device[0] == '\0' || p.prefix == 0) {
+		LNETCFG_ERR(d, item, "ports: missing %s",
+			    p.name[0] == '\0'   ? "name" :
+			    p.device[0] == '\0' ? "device" :
+						  "address");
+		return;
+	}
+	for (unsigned int i = 0; i < d->cfg->nports; i++) {
+		if (strcmp(d->cfg->ports[i].name, p.name) == 0) {
+			LNETCFG_ERR(d, item, "ports: '%s' is listed twice", p.name);
+			return;
+		}
+	}
+	if (d->cfg->nports == LNETCFG_PORTS_MAX) {
+		LNETCFG_ERR(d, item, "ports: at most %d", LNETCFG_PORTS_MAX);
+		return;
+	}
+	d->cfg->ports[d->cfg->nports++] = p;
+}
+
 typedef void (*lnetcfg_item_fn)(struct lnetcfg_doc *d, const yaml_node_t *item);
 
 static void
@@ -1399,6 +1511,7 @@ lnetcfg_section_reset(struct lnetcfg *cfg)
 	cfg->kdescr[0] = '\0';
 	cfg->cut = false;
 	cfg->nnis = cfg->npeers = cfg->nglobals = cfg->nip2nets = cfg->nudsps = cfg->nroutes = 0;
+	cfg->nports = 0;
 	cfg->routing = LNETCFG_UNSET;
 	cfg->has_buffers = false;
 }
@@ -1432,8 +1545,9 @@ static bool
 lnetcfg_is_section(const struct lnetcfg *cfg, const char *k)
 {
 	return lnetcfg_is_nl_section(cfg, k) ||
-	       (k != NULL && (strcmp(k, "global") == 0 || strcmp(k, "net") == 0 ||
-			      strcmp(k, "ip2nets") == 0 || strcmp(k, "udsp") == 0));
+	       (k != NULL &&
+		(strcmp(k, "global") == 0 || strcmp(k, "net") == 0 || strcmp(k, "ip2nets") == 0 ||
+		 strcmp(k, "udsp") == 0 || strcmp(k, "ports") == 0));
 }
 
 /* A key handle_global_parameter refuses at once ("invalid key"). */
@@ -1500,6 +1614,8 @@ lnetcfg_top_pair(struct lnetcfg_doc *d, const yaml_node_t *kn, const yaml_node_t
 		lnetcfg_buffers(d, vn);
 	} else if (strcmp(k, "numa") == 0) {
 		lnetcfg_numa(d, kn, vn);
+	} else if (strcmp(k, "ports") == 0) {
+		lnetcfg_list(d, vn, "ports", lnetcfg_port);
 	} else {
 		/*
 		 * Any other key is read as a global setting (2.17's jt_import

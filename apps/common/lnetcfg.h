@@ -105,6 +105,29 @@ struct lnetcfg_route {
 	struct lnetcfg_loc at;
 };
 
+/*
+ * One ports: item, lnetd-pmd's own section (no kernel has one): a DPDK
+ * device under the userspace TCP, and the name `net add --if` gives for
+ * an NI on it.
+ *
+ *   ports:
+ *     - name: eth0
+ *       device: net_af_packet0,iface=veth1    # EAL device arguments
+ *       address: 10.0.0.2/24
+ *       gateway: 10.0.0.1                      # optional
+ */
+#define LNETCFG_PORTS_MAX 8
+#define LNETCFG_PORT_NAME_LEN 16
+
+struct lnetcfg_port {
+	char name[LNETCFG_PORT_NAME_LEN];
+	char device[256];
+	uint32_t addr;    /* host order */
+	uint8_t prefix;   /* 1..32 */
+	uint32_t gateway; /* host order; 0: none */
+	struct lnetcfg_loc at;
+};
+
 /* Router buffer pools, in the kernel's order (buffers: tiny, small, large). */
 #define LNETCFG_RTR_POOLS 3
 extern const char *const lnetcfg_rtr_pool_names[LNETCFG_RTR_POOLS];
@@ -156,6 +179,8 @@ struct lnetcfg {
 	struct lnetcfg_route *routes; /* in file order */
 	unsigned int nroutes;
 	unsigned int routes_cap;
+	struct lnetcfg_port ports[LNETCFG_PORTS_MAX]; /* ports: in file order */
+	unsigned int nports;
 	/*
 	 * routing: in either form export prints (--backup's mapping "enable:
 	 * N", or the sequence of cpt[N] items then "enable: N"): 1 to route,

@@ -97,6 +97,14 @@ int lnetd_if_nid(const char *ifname, uint32_t net, struct lnet_nid *nid);
 int lnetd_ni_add(const struct lnetcfg_ni *spec, char *err, size_t errlen);
 /* What lnetd_ni_add() would refuse, without changing anything. */
 int lnetd_ni_check(const struct lnetcfg_ni *spec, char *err, size_t errlen);
+/* lnetd_ports.c: the configuration's ports: under the userspace TCP, named for tcp NIs. */
+int lnetd_ports_open(const struct lnetcfg *cfg, char *err, size_t errlen);
+/* Delete the NIs on the ports, then close them (before LNetNIFini). */
+void lnetd_ports_close(void);
+/* The address (host order) of the port named @p name: false when none is. */
+bool lnetd_port_addr(const char *name, uint32_t *addr);
+/* The name of the port holding @p addr (host order), or NULL. */
+const char *lnetd_port_of_addr(uint32_t addr);
 /* Delete the NIs of @p net, only the one on @p ifname or with @p nid when given. */
 int lnetd_ni_del(uint32_t net, const char *ifname, const struct lnet_nid *nid, bool push, char *err,
 		 size_t errlen);

@@ -215,6 +215,16 @@ lnetd_config_run(struct lnetcfg *cfg, int parsed)
 	int rc = parsed;
 
 	/* Even a file with errors is checked on: every error is reported at once. */
+	if (rc == 0 && cfg->nports > 0) {
+		char why[512] = "";
+
+		/* The ports first: the nets on them take their addresses. */
+		rc = lnetd_ports_open(cfg, why, sizeof(why));
+		if (rc != 0) {
+			lnetcfg_error(cfg, &cfg->ports[0].at, "%s", why);
+			rc = -EINVAL;
+		}
+	}
 	if (rc == 0 || rc == -EINVAL) {
 		lnetcfg_ip2nets_resolve_here(cfg);
 		lnetd_check_nis(cfg);

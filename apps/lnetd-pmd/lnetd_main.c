@@ -334,6 +334,7 @@ lnetd_run(const struct lnetd_opts *o)
 	if (rc != 0) {
 		fprintf(stderr, "lnetd-pmd: %s\n", err);
 		lnetd_selftest_shutdown();
+		lnetd_ports_close();
 		LNetNIFini();
 		return 1;
 	}
@@ -344,6 +345,7 @@ lnetd_run(const struct lnetd_opts *o)
 	lnetd_service_drain(o, o->drain_ms);
 	lnetd_capture_shutdown();
 	lnetd_selftest_shutdown();
+	lnetd_ports_close();
 	LNetNIFini();
 	return 0;
 }

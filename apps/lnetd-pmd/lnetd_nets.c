@@ -72,8 +72,15 @@ lnetd_if_nid(const char *ifname, uint32_t net, struct lnet_nid *nid)
 	const struct cfs_ifaddr *v6 = NULL;
 	unsigned int n = 0;
 	unsigned int i;
-	int rc = cfs_ifaddrs_get(&ifs, &n);
+	uint32_t addr;
+	int rc;
 
+	/* A port of ours (ports:) first: the host's interfaces do not hold its address. */
+	if (lnetd_port_addr(ifname, &addr)) {
+		lnet_nid4_to_nid(LNET_MKNID(net, addr), nid);
+		return 0;
+	}
+	rc = cfs_ifaddrs_get(&ifs, &n);
 	for (i = 0; rc == 0 && i < n; i++) {
 		if (strcmp(ifs[i].name, ifname) != 0) {
 			continue;
@@ -106,8 +113,13 @@ lnetd_if_of_nid(const struct lnet_nid *nid, char *ifname, size_t len)
 	struct cfs_ifaddr *ifs = NULL;
 	unsigned int n = 0;
 	unsigned int i;
+	const char *port = nid->nid_size == 0 ? lnetd_port_of_addr(ntohl(nid->nid_addr[0])) : NULL;
 
 	ifname[0] = '\0';
+	if (port != NULL) {
+		snprintf(ifname, len, "%s", port); /* a port of ours holds it */
+		return;
+	}
 	if (cfs_ifaddrs_get(&ifs, &n) != 0) {
 		return;
 	}

@@ -86,14 +86,14 @@ sock_conn_flush(struct sock_conn *c)
 {
 	while (c->txoff < c->txlen) {
 		struct iovec v = { c->tx + c->txoff, c->txlen - c->txoff };
-		ssize_t n = send(c->fd, v.iov_base, v.iov_len, MSG_NOSIGNAL);
+		ssize_t n = sock_stream_sendv(c->st, &v, 1);
 
 		sock_tap_io(c->tap, true, c->txoff == 0, &v, 1, n);
+		if (n == 0) {
+			return 0;
+		}
 		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-				return 0;
-			}
-			return sock_conn_fail(c, -errno, "send: %s", strerror(errno));
+			return sock_conn_fail(c, (int)n, "send: %s", strerror((int)-n));
 		}
 		c->txoff += (size_t)n;
 	}
@@ -109,17 +109,17 @@ sock_conn_fill(struct sock_conn *c, size_t need)
 	}
 	while (c->rxlen < need) {
 		struct iovec v = { c->rx + c->rxlen, need - c->rxlen };
-		ssize_t n = recv(c->fd, v.iov_base, v.iov_len, 0);
+		ssize_t n = sock_stream_recv(c->st, v.iov_base, v.iov_len);
 
 		sock_tap_io(c->tap, false, c->rxlen == 0, &v, 1, n);
-		if (n == 0) {
+		if (n == -ENODATA) {
 			return sock_conn_fail(c, -ECONNRESET, "peer closed during the handshake");
 		}
+		if (n == 0) {
+			return 0;
+		}
 		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-				return 0;
-			}
-			return sock_conn_fail(c, -errno, "recv: %s", strerror(errno));
+			return sock_conn_fail(c, (int)n, "recv: %s", strerror((int)-n));
 		}
 		c->rxlen += (size_t)n;
 	}
@@ -145,6 +145,8 @@ sock_conn_init_active(struct sock_conn *c, int fd, const struct ksock_proto *pro
 	memset(c, 0, sizeof(*c));
 	c->counts = counts;
 	c->fd = fd;
+	c->own = sock_stream_of_fd(fd);
+	c->st = &c->own;
 	c->active = true;
 	c->proto = proto;
 	c->target = *target;
@@ -172,9 +174,18 @@ sock_conn_init_passive(struct sock_conn *c, int fd, const struct ksock_hello *lo
 	memset(c, 0, sizeof(*c));
 	c->counts = counts;
 	c->fd = fd;
+	c->own = sock_stream_of_fd(fd);
+	c->st = &c->own;
 	c->local = *local;
 	c->policy = *policy;
 	return sock_conn_set_state(c, SOCK_CONN_EV_START_PASSIVE);
+}
+
+void
+sock_conn_set_stream(struct sock_conn *c, struct sock_stream *st)
+{
+	c->st = st;
+	c->fd = st->fd;
 }
 
 int
@@ -220,9 +231,10 @@ sock_conn_recv_connreq(struct sock_conn *c)
 		struct lnet_acceptor_connreq v = { LNET_PROTO_ACCEPTOR_MAGIC,
 						   LNET_PROTO_ACCEPTOR_VERSION, 0 };
 
-		if (send(c->fd, &v, sizeof(v), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
-			/* The prober goes away either way. */
-		}
+		struct iovec iov = { &v, sizeof(v) };
+
+		/* The prober goes away either way: what the send returns does not matter. */
+		(void)sock_stream_sendv(c->st, &iov, 1);
 		return sock_conn_fail(c, -EPROTO, "version probe answered");
 	}
 	if (!c->policy.nid_is_local(c->policy.ctx, &cr.nid)) {

@@ -23,6 +23,7 @@
 
 #include "ksock_proto.h"
 #include "rt_fsm.h"
+#include "sock_stream.h"
 #include "sock_tap.h"
 
 enum sock_conn_state {
@@ -68,7 +69,9 @@ struct sock_conn_policy {
 };
 
 struct sock_conn {
-	int fd;
+	int fd;                 /**< for logs: the kernel stream's socket, else -1 */
+	struct sock_stream *st; /**< what it reads and writes: own, or the owner's */
+	struct sock_stream own; /**< the kernel stream over the fd given at init */
 	bool active;
 	enum sock_conn_state state;
 	int error;     /**< -errno once FAILED */
@@ -117,6 +120,12 @@ int sock_conn_set_state(struct sock_conn *c, enum sock_conn_event ev);
  * the socket), or the -errno it failed with (c->why says why).
  */
 int sock_conn_progress(struct sock_conn *c);
+
+/**
+ * Read and write @p st (the owner's, any transport) instead of the fd
+ * given at init; right after init, before any progress.
+ */
+void sock_conn_set_stream(struct sock_conn *c, struct sock_stream *st);
 
 /** Passive, handed over by another NI: the bytes it read of the request. */
 int sock_conn_prefill(struct sock_conn *c, const uint8_t *bytes, size_t n);

@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "sock_rx.h"
 
@@ -38,9 +37,9 @@ sock_rx_abort(struct sock_rx *rx, int err)
 
 /* sock_rx_recv() on a socket not known to be drained. */
 static inline __attribute__((always_inline)) ssize_t
-sock_rx_recv_now(struct sock_rx *rx, int fd, void *p, size_t n)
+sock_rx_recv_now(struct sock_rx *rx, struct sock_stream *st, void *p, size_t n)
 {
-	ssize_t r = recv(fd, p, n, 0);
+	ssize_t r = sock_stream_recv(st, p, n);
 
 	if (r > 0) {
 		rx->recvs++;
@@ -48,27 +47,27 @@ sock_rx_recv_now(struct sock_rx *rx, int fd, void *p, size_t n)
 		return r;
 	}
 	if (r == 0) {
-		return sock_rx_fail(rx, -ECONNRESET, "peer closed the connection");
-	}
-	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
 		rx->drained = true;
 		return 0;
 	}
-	return sock_rx_fail(rx, -errno, "recv failed");
+	if (r == -ENODATA) {
+		return sock_rx_fail(rx, -ECONNRESET, "peer closed the connection");
+	}
+	return sock_rx_fail(rx, (int)r, "recv failed");
 }
 
 /* recv() into @p p; >0 bytes, 0 would block, <0 error/closed. */
 static ssize_t
-sock_rx_recv(struct sock_rx *rx, int fd, void *p, size_t n)
+sock_rx_recv(struct sock_rx *rx, struct sock_stream *st, void *p, size_t n)
 {
-	return rx->drained ? 0 : sock_rx_recv_now(rx, fd, p, n);
+	return rx->drained ? 0 : sock_rx_recv_now(rx, st, p, n);
 }
 
 /* An empty stage filled by one recv: >0 bytes, 0 would block, <0 error/closed. */
 static ssize_t
-sock_rx_restage(struct sock_rx *rx, int fd)
+sock_rx_restage(struct sock_rx *rx, struct sock_stream *st)
 {
-	ssize_t r = sock_rx_recv(rx, fd, rx->stage, sizeof(rx->stage));
+	ssize_t r = sock_rx_recv(rx, st, rx->stage, sizeof(rx->stage));
 
 	if (r > 0) {
 		rx->stage_off = 0;
@@ -79,12 +78,12 @@ sock_rx_restage(struct sock_rx *rx, int fd)
 
 /* Up to @p n staged bytes into @p p, refilling the stage first if it is empty. */
 static ssize_t
-sock_rx_unstage(struct sock_rx *rx, int fd, void *p, size_t n)
+sock_rx_unstage(struct sock_rx *rx, struct sock_stream *st, void *p, size_t n)
 {
 	size_t avail;
 
 	if (!sock_rx_staged(rx)) {
-		ssize_t r = sock_rx_restage(rx, fd);
+		ssize_t r = sock_rx_restage(rx, st);
 
 		if (r <= 0) {
 			return r;
@@ -101,16 +100,17 @@ sock_rx_unstage(struct sock_rx *rx, int fd, void *p, size_t n)
 
 /* Up to @p n bytes of the stream into @p p: >0 bytes, 0 would block, <0 error/closed. */
 static ssize_t
-sock_rx_read(struct sock_rx *rx, int fd, void *p, size_t n)
+sock_rx_read(struct sock_rx *rx, struct sock_stream *st, void *p, size_t n)
 {
 	/* A new message starts where a ksock header starts from nothing. */
 	bool boundary = rx->state == SOCK_RX_KSOCK_HDR && rx->have == 0;
 	ssize_t r;
 
-	if (!sock_rx_staged(rx) && n >= sizeof(rx->stage) / 2) {
-		r = sock_rx_recv(rx, fd, p, n); /* bulk: straight into LNet's buffer */
+	if (rx->exact || (!sock_rx_staged(rx) && n >= sizeof(rx->stage) / 2)) {
+		r = sock_rx_recv(rx, st, p,
+				 n); /* bulk (or exact reads): straight into its buffer */
 	} else {
-		r = sock_rx_unstage(rx, fd, p, n);
+		r = sock_rx_unstage(rx, st, p, n);
 	}
 	if (r > 0) {
 		struct iovec v = { p, (size_t)r };
@@ -123,10 +123,10 @@ sock_rx_read(struct sock_rx *rx, int fd, void *p, size_t n)
 
 /* sock_rx_fill() when the header is not all staged: read into rx->buf. */
 static __attribute__((noinline)) int
-sock_rx_fill_read(struct sock_rx *rx, int fd, size_t need, const uint8_t **at)
+sock_rx_fill_read(struct sock_rx *rx, struct sock_stream *st, size_t need, const uint8_t **at)
 {
 	while (rx->have < need) {
-		ssize_t r = sock_rx_read(rx, fd, rx->buf + rx->have, need - rx->have);
+		ssize_t r = sock_rx_read(rx, st, rx->buf + rx->have, need - rx->have);
 
 		if (r <= 0) {
 			return (int)r;
@@ -145,7 +145,7 @@ sock_rx_fill_read(struct sock_rx *rx, int fd, size_t need, const uint8_t **at)
  * 0 to wait, <0 error.
  */
 static inline int
-sock_rx_fill(struct sock_rx *rx, int fd, size_t need, const uint8_t **at)
+sock_rx_fill(struct sock_rx *rx, struct sock_stream *st, size_t need, const uint8_t **at)
 {
 	if (rx->have == 0 && rx->stage_len - rx->stage_off >= need) {
 		const uint8_t *p = rx->stage + rx->stage_off;
@@ -158,7 +158,7 @@ sock_rx_fill(struct sock_rx *rx, int fd, size_t need, const uint8_t **at)
 		*at = p;
 		return 1;
 	}
-	return sock_rx_fill_read(rx, fd, need, at);
+	return sock_rx_fill_read(rx, st, need, at);
 }
 
 static void
@@ -184,7 +184,7 @@ sock_rx_csum_check(struct sock_rx *rx)
 }
 
 static int
-sock_rx_ksock_hdr(struct sock_rx *rx, int fd)
+sock_rx_ksock_hdr(struct sock_rx *rx, struct sock_stream *st)
 {
 	const uint8_t *at;
 	int rc;
@@ -196,7 +196,7 @@ sock_rx_ksock_hdr(struct sock_rx *rx, int fd)
 		rx->state = SOCK_RX_LNET_HDR;
 		return 1;
 	}
-	rc = sock_rx_fill(rx, fd, rx->proto->msg_hdr_size, &at);
+	rc = sock_rx_fill(rx, st, rx->proto->msg_hdr_size, &at);
 
 	if (rc <= 0) {
 		return rc;
@@ -222,10 +222,10 @@ sock_rx_ksock_hdr(struct sock_rx *rx, int fd)
 }
 
 static int
-sock_rx_lnet_hdr(struct sock_rx *rx, int fd)
+sock_rx_lnet_hdr(struct sock_rx *rx, struct sock_stream *st)
 {
 	const uint8_t *at;
-	int rc = sock_rx_fill(rx, fd, rx->proto->lnet_hdr_size, &at);
+	int rc = sock_rx_fill(rx, st, rx->proto->lnet_hdr_size, &at);
 
 	if (rc <= 0) {
 		return rc;
@@ -347,7 +347,7 @@ sock_rx_sink_at(const struct sock_rx *rx, unsigned int pos, size_t *room)
 }
 
 static int
-sock_rx_payload(struct sock_rx *rx, int fd)
+sock_rx_payload(struct sock_rx *rx, struct sock_stream *st)
 {
 	static __thread uint8_t discard[SOCK_RX_DISCARD];
 
@@ -366,7 +366,7 @@ sock_rx_payload(struct sock_rx *rx, int fd)
 				want = rx->rlen - rx->done;
 			}
 		}
-		r = sock_rx_read(rx, fd, p, want < room ? want : room);
+		r = sock_rx_read(rx, st, p, want < room ? want : room);
 		if (r <= 0) {
 			return (int)r;
 		}
@@ -383,12 +383,12 @@ sock_rx_payload(struct sock_rx *rx, int fd)
 }
 
 int
-sock_rx_probe(struct sock_rx *rx, int fd)
+sock_rx_probe_stream(struct sock_rx *rx, struct sock_stream *st)
 {
 	ssize_t r;
 
 	rx->drained = false; /* polled because readable, or to try again */
-	r = sock_rx_recv_now(rx, fd, rx->stage, sizeof(rx->stage)); /* sock_rx_restage(), in line */
+	r = sock_rx_recv_now(rx, st, rx->stage, sizeof(rx->stage)); /* sock_rx_restage(), in line */
 	if (r > 0) {
 		rx->stage_off = 0;
 		rx->stage_len = (unsigned int)r;
@@ -398,7 +398,7 @@ sock_rx_probe(struct sock_rx *rx, int fd)
 }
 
 int
-sock_rx_poll(struct sock_rx *rx, int fd)
+sock_rx_poll_stream(struct sock_rx *rx, struct sock_stream *st)
 {
 	/*
 	 * Between messages with nothing staged, the next byte can only come
@@ -408,19 +408,19 @@ sock_rx_poll(struct sock_rx *rx, int fd)
 	 * usual one, ends at once. V1 frames have no ksock header: not here.
 	 */
 	if (sock_rx_between(rx)) {
-		int r = sock_rx_probe(rx, fd);
+		int r = sock_rx_probe_stream(rx, st);
 
 		if (r <= 0) {
 			return r;
 		}
-		return sock_rx_resume(rx, fd);
+		return sock_rx_resume_stream(rx, st);
 	}
 	rx->drained = false;
-	return sock_rx_resume(rx, fd);
+	return sock_rx_resume_stream(rx, st);
 }
 
 int
-sock_rx_resume(struct sock_rx *rx, int fd)
+sock_rx_resume_stream(struct sock_rx *rx, struct sock_stream *st)
 {
 	/* A capture starts or stops between polls (socklnd_capture, on this lcore), not in one. */
 	bool tapped = sock_tap_on(rx->tap);
@@ -433,14 +433,14 @@ sock_rx_resume(struct sock_rx *rx, int fd)
 		case SOCK_RX_KSOCK_HDR:
 			rc = sock_rx_lnet_staged(rx, tapped);
 			if (rc == 0) {
-				rc = sock_rx_ksock_hdr(rx, fd);
+				rc = sock_rx_ksock_hdr(rx, st);
 			}
 			break;
 		case SOCK_RX_LNET_HDR:
-			rc = sock_rx_lnet_hdr(rx, fd);
+			rc = sock_rx_lnet_hdr(rx, st);
 			break;
 		case SOCK_RX_PAYLOAD:
-			rc = sock_rx_payload(rx, fd);
+			rc = sock_rx_payload(rx, st);
 			break;
 		case SOCK_RX_WAIT_SINK:
 			return moved;
@@ -455,4 +455,29 @@ sock_rx_resume(struct sock_rx *rx, int fd)
 		}
 		moved = 1;
 	}
+}
+
+/* The fd-based calls: a kernel stream over @p fd (tests, the fuzzer). */
+int
+sock_rx_poll(struct sock_rx *rx, int fd)
+{
+	struct sock_stream st = sock_stream_of_fd(fd);
+
+	return sock_rx_poll_stream(rx, &st);
+}
+
+int
+sock_rx_probe(struct sock_rx *rx, int fd)
+{
+	struct sock_stream st = sock_stream_of_fd(fd);
+
+	return sock_rx_probe_stream(rx, &st);
+}
+
+int
+sock_rx_resume(struct sock_rx *rx, int fd)
+{
+	struct sock_stream st = sock_stream_of_fd(fd);
+
+	return sock_rx_resume_stream(rx, &st);
 }

@@ -12,11 +12,12 @@
  * now or later (lazy portal, another lcore), through sock_rx_set_sink().
  * Reading stops meanwhile, so the stream stays in order.
  *
- * Bytes come from the socket through a small staging buffer: one recv()
+ * Bytes come from the stream (sock_stream.h) through a small staging buffer: one recv()
  * brings a whole small message (often several), where reading each piece
  * separately would cost three system calls per message. A payload at least
  * half the stage's size is read straight into LNet's buffer instead, so bulk
- * data is copied once. A short recv() means the socket is empty: no more
+ * data is copied once; over a stream whose recv costs no system call
+ * (rx->exact) every piece is read that way, without the stage. A short recv() means the socket is empty: no more
  * calls until the next poll. The tap sees bytes as the framing consumes
  * them, so a capture frames messages as before.
  *
@@ -34,6 +35,7 @@
 #include <sys/uio.h>
 
 #include "ksock_proto.h"
+#include "sock_stream.h"
 #include "sock_tap.h"
 
 enum sock_rx_state {
@@ -86,8 +88,15 @@ struct sock_rx {
 	uint32_t csum_run; /* its running CRC so far */
 	uint64_t msgs;
 	uint64_t bytes;
-	uint64_t csum_checked;      /* messages whose checksum matched */
-	uint64_t recvs;             /* recv() calls that returned bytes */
+	uint64_t csum_checked; /* messages whose checksum matched */
+	uint64_t recvs;        /* recv() calls that returned bytes */
+	/*
+	 * Read each piece exactly, straight into its own buffer (headers into
+	 * buf, the payload into LNet's): no stage. For a stream whose recv is
+	 * a function call (sock_stream_ops.exact_reads): every payload byte
+	 * is copied once out of the stream, small messages too.
+	 */
+	bool exact;
 	const struct sock_tap *tap; /**< the owner's, or NULL: set after init */
 	bool drained;               /* the last recv() came back short: socket empty */
 	unsigned int stage_off;     /* next unread staged byte */
@@ -125,6 +134,11 @@ int sock_rx_poll(struct sock_rx *rx, int fd);
 int sock_rx_probe(struct sock_rx *rx, int fd);
 int sock_rx_resume(struct sock_rx *rx, int fd);
 
+/** The same three over any transport's stream (sock_stream.h): what the NI calls. */
+int sock_rx_poll_stream(struct sock_rx *rx, struct sock_stream *st);
+int sock_rx_probe_stream(struct sock_rx *rx, struct sock_stream *st);
+int sock_rx_resume_stream(struct sock_rx *rx, struct sock_stream *st);
+
 /** Bytes received and not yet consumed: the owner must poll again without waiting for the socket. */
 static inline bool
 sock_rx_staged(const struct sock_rx *rx)
@@ -137,7 +151,7 @@ static inline bool
 sock_rx_between(const struct sock_rx *rx)
 {
 	return rx->state == SOCK_RX_KSOCK_HDR && rx->have == 0 && !sock_rx_staged(rx) &&
-	       rx->proto->msg_hdr_size != 0;
+	       rx->proto->msg_hdr_size != 0 && !rx->exact;
 }
 
 /** In the middle of a payload large enough to be read straight into LNet's buffer. */

@@ -163,32 +163,35 @@ sock_tx_checksum(struct sock_tx *tx)
 }
 
 int
-sock_tx_send(struct sock_tx *tx, int fd, const struct sock_tap *tap)
+sock_tx_send_stream(struct sock_tx *tx, struct sock_stream *st, const struct sock_tap *tap)
 {
 	size_t total = tx->hdr_len + tx->len;
 
 	while (tx->sent < total) {
 		struct iovec v[SOCK_TX_MAX_IOV];
-		struct msghdr mh = { 0 };
 		size_t bytes;
+		int nv = sock_tx_iov(tx, v, SOCK_TX_MAX_IOV, &bytes);
 		ssize_t n;
 
-		mh.msg_iov = v;
-		mh.msg_iovlen = (size_t)sock_tx_iov(tx, v, SOCK_TX_MAX_IOV, &bytes);
-		if (mh.msg_iovlen == 0) {
+		if (nv == 0) {
 			return -EINVAL; /* the payload fragments are shorter than len */
 		}
-		n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		sock_tap_io(tap, true, tx->sent == 0, v, (int)mh.msg_iovlen, n);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-				return 0;
-			}
-			return -errno;
+		n = sock_stream_sendv(st, v, nv);
+		sock_tap_io(tap, true, tx->sent == 0, v, nv, n);
+		if (n <= 0) {
+			return (int)n; /* 0: full, wait */
 		}
 		tx->sent += (size_t)n;
 	}
 	return 1;
+}
+
+int
+sock_tx_send(struct sock_tx *tx, int fd, const struct sock_tap *tap)
+{
+	struct sock_stream st = sock_stream_of_fd(fd);
+
+	return sock_tx_send_stream(tx, &st, tap);
 }
 
 static size_t
@@ -224,10 +227,11 @@ sock_txq_gather(struct sock_tx_list *q, struct iovec *v, size_t *offered)
 }
 
 int
-sock_txq_send(struct sock_tx_list *q, int fd, const struct sock_tap *tap, unsigned int *done)
+sock_txq_send_stream(struct sock_tx_list *q, struct sock_stream *st, const struct sock_tap *tap,
+		     unsigned int *done)
 {
 	struct iovec v[SOCK_TX_MAX_IOV];
-	struct msghdr mh = { 0 };
+	int nv;
 	struct sock_tx *tx;
 	struct sock_tx *head = TAILQ_FIRST(q);
 	size_t offered;
@@ -238,15 +242,14 @@ sock_txq_send(struct sock_tx_list *q, int fd, const struct sock_tap *tap, unsign
 	if (head == NULL) {
 		return 1;
 	}
-	mh.msg_iov = v;
-	mh.msg_iovlen = (size_t)sock_txq_gather(q, v, &offered);
-	if (mh.msg_iovlen == 0) {
+	nv = sock_txq_gather(q, v, &offered);
+	if (nv == 0) {
 		return -EINVAL; /* the head's payload fragments are shorter than its len */
 	}
-	n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-	sock_tap_io(tap, true, head->sent == 0, v, (int)mh.msg_iovlen, n);
-	if (n < 0) {
-		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
+	n = sock_stream_sendv(st, v, nv);
+	sock_tap_io(tap, true, head->sent == 0, v, nv, n);
+	if (n <= 0) {
+		return (int)n; /* 0: full, wait */
 	}
 	wrote = (size_t)n;
 	TAILQ_FOREACH(tx, q, link) {
@@ -264,4 +267,12 @@ sock_txq_send(struct sock_tx_list *q, int fd, const struct sock_tap *tap, unsign
 		}
 	}
 	return (size_t)n == offered ? 1 : 0;
+}
+
+int
+sock_txq_send(struct sock_tx_list *q, int fd, const struct sock_tap *tap, unsigned int *done)
+{
+	struct sock_stream st = sock_stream_of_fd(fd);
+
+	return sock_txq_send_stream(q, &st, tap, done);
 }

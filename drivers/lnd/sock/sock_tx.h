@@ -2,7 +2,7 @@
 /**
  * @file
  * Transmit framing: one ksock_msg header + LNet header + payload fragments
- * written with writev, picking up where a partial write stopped. Queued
+ * written with one gathered send on the stream (sock_stream.h), picking up where a partial write stopped. Queued
  * messages go out coalesced: one sendmsg carries as many as fit in
  * SOCK_TX_MAX_IOV fragments (ksocklnd's tx coalescing).
  */
@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 
 #include "ksock_proto.h"
+#include "sock_stream.h"
 #include "sock_tap.h"
 
 #define SOCK_TX_MAX_IOV 128
@@ -63,5 +64,10 @@ int sock_tx_send(struct sock_tx *tx, int fd, const struct sock_tap *tap);
  * socket is full (wait for POLLOUT), -errno.
  */
 int sock_txq_send(struct sock_tx_list *q, int fd, const struct sock_tap *tap, unsigned int *done);
+
+/** sock_tx_send() and sock_txq_send() over any transport's stream (sock_stream.h). */
+int sock_tx_send_stream(struct sock_tx *tx, struct sock_stream *st, const struct sock_tap *tap);
+int sock_txq_send_stream(struct sock_tx_list *q, struct sock_stream *st, const struct sock_tap *tap,
+			 unsigned int *done);
 
 #endif /* SOCK_TX_H */

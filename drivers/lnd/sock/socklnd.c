@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The socklnd over kernel TCP sockets: the LND's ops, an NI's start-up and
- * shutdown, and its poll. An acceptor listens on the NI's address; the
- * data lcore that owns the NI polls the listener and the connections with
- * epoll, or reads a few hot ones directly.
+ * The socklnd: the LND's ops, an NI's start-up and shutdown, and its poll.
+ * Its connections are byte streams of the NI's transport (sock_stream.h:
+ * the kernel's sockets). An acceptor listens on the NI's address; the
+ * data lcore that owns the NI polls the listener and the connections
+ * through the transport's readiness set (epoll), or reads a few hot ones
+ * directly.
  *
  * Connections come both ways: a peer's, accepted (passive handshake
  * bounded by accept_timeout), and ours: a message for a peer with no
@@ -26,8 +28,10 @@
  *   socklnd_ack.c    completion once the peer's TCP acknowledged
  *   socklnd_tx.c     transmit descriptors; failing a message
  *   socklnd_registry.c, socklnd_params.c, sock_*.c: below all of them
+ *   sock_stream.h    the transport's ops; sock_be_kernel.c its kernel backend
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -181,7 +185,7 @@ socklnd_poll(void *arg)
 	 */
 	flushed = socklnd_flush_queued(s);
 	if (socklnd_poll_direct(s, &direct_busy)) {
-		n = epoll_wait(s->epfd, evs, SOCKLND_EPOLL_BATCH, 0);
+		n = s->xp->ops->wait(s->xp, evs, SOCKLND_EPOLL_BATCH);
 	}
 
 	for (i = 0; i < n; i++) {
@@ -216,34 +220,45 @@ socklnd_poll(void *arg)
 
 /* ---- LND ops ---- */
 
+/*
+ * The NI's transport: the userspace TCP of the port its interface names (or,
+ * no interface given, of the port holding its address: sock_utcp_port_add),
+ * else the kernel's sockets.
+ */
+static int
+socklnd_transport(struct socklnd_ni *s, const struct sock_addr *sa)
+{
+	const char *ifname = lnet_ni_ifname(s->ni);
+	struct net_tcp *tcp = NULL;
+	uint32_t addr;
+
+	if (sa->ss.ss_family == AF_INET) {
+		addr = ((const struct sockaddr_in *)&sa->ss)->sin_addr.s_addr;
+		tcp = sock_utcp_port_find(ifname != NULL && ifname[0] != '\0' ? ifname : NULL,
+					  addr);
+	}
+	if (tcp != NULL) {
+		return sock_xport_utcp_create(tcp, (unsigned int)rt_lcore_cpt(lnet_ni_lcore(s->ni)),
+					      addr, &s->xp);
+	}
+	return sock_xport_kernel_create(&s->xp);
+}
+
+/* The NI's transport, listening on its address. */
 static int
 socklnd_listen(struct socklnd_ni *s)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 	struct sock_addr sa;
-	int one = 1;
 	int rc = sock_addr_of_nid(lnet_ni_nid(s->ni), s->opts.port, &sa);
 
 	if (rc != 0) {
 		return rc;
 	}
-	s->listen_fd = socket(sa.ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s->listen_fd < 0 || s->epfd < 0) {
-		return -errno;
+	rc = socklnd_transport(s, &sa);
+	if (rc != 0) {
+		return rc;
 	}
-	setsockopt(s->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	/* Two NIs on one address (tcp and tcp1 on eth0) share addr:port, as one kernel acceptor. */
-	setsockopt(s->listen_fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
-	if (sa.ss.ss_family == AF_INET6) {
-		setsockopt(s->listen_fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	}
-	if (bind(s->listen_fd, (struct sockaddr *)&sa.ss, sa.len) != 0 ||
-	    listen(s->listen_fd, 127) != 0 ||
-	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->listen_fd, &ev) != 0) {
-		return -errno;
-	}
-	return 0;
+	return s->xp->ops->listen(s->xp, &sa, 127);
 }
 
 /* On the NI's data lcore: from now on it polls the sockets. */
@@ -260,9 +275,14 @@ socklnd_start_polling(void *arg)
 	 */
 	s->ack_ticks = rt_runtime_mode(s->rt) != RT_MODE_POLLED;
 	s->caller_polls = rt_runtime_caller_polls(s->rt);
+	if (s->xp->ops->start != NULL && s->xp->ops->start(s->xp) != 0) {
+		SOCK_LOG(ERR, "%s: %s transport: no acceptor", libcfs_nidstr(lnet_ni_nid(s->ni)),
+			 s->xp->ops->name);
+	}
 	s->poller = rt_poller_register(rt_lcore_self(), socklnd_poll, s, 0, "socklnd");
 	/* Idle, the lcore sleeps until a socket (or the listener) is ready. */
-	if (s->poller != NULL && rt_poller_set_wait_fd(s->poller, s->epfd) != 0) {
+	if (s->poller != NULL && s->xp->ops->wait_fd(s->xp) >= 0 &&
+	    rt_poller_set_wait_fd(s->poller, s->xp->ops->wait_fd(s->xp)) != 0) {
 		SOCK_LOG(WARNING, "%s: sockets polled without idle sleep",
 			 libcfs_nidstr(lnet_ni_nid(s->ni)));
 	}
@@ -297,8 +317,6 @@ socklnd_startup(struct lnet_ni *ni)
 		free(s);
 		return rc;
 	}
-	s->listen_fd = -1;
-	s->epfd = -1;
 	s->link_fd = -1;
 	TAILQ_INIT(&s->conns);
 	TAILQ_INIT(&s->flushq);
@@ -317,13 +335,14 @@ socklnd_startup(struct lnet_ni *ni)
 	if (rc == 0) {
 		rc = socklnd_listen(s);
 	}
+	if (rc == 0 && s->xp->ops->watch_fd != NULL) {
+		socklnd_link_watch(s); /* the host's interfaces: the kernel's sockets go by them */
+	} else if (rc == 0) {
+		s->link_up = true; /* the port's link: not watched yet */
+	}
 	if (rc == 0) {
-		socklnd_link_watch(s);
 		rc = socklnd_registry_add(s, lnet_ni_lcore(ni));
-		if (rc != 0) {
-			close(s->listen_fd); /* no other lcore knows it yet */
-			s->listen_fd = -1;
-		}
+		/* On failure no other lcore knows it yet: it closes below. */
 	}
 	if (rc == 0) {
 		lnet_ni_set_lnd_data(ni, s);
@@ -333,14 +352,11 @@ socklnd_startup(struct lnet_ni *ni)
 		}
 	}
 	if (rc != 0) {
-		if (s->listen_fd >= 0) {
-			close(s->listen_fd);
-		}
-		if (s->epfd >= 0) {
-			close(s->epfd);
-		}
 		socklnd_link_fini(s);
 		socklnd_lend_fini(s);
+		if (s->xp != NULL) {
+			s->xp->ops->fini(s->xp);
+		}
 		socklnd_tx_pool_destroy(s);
 		lnet_ni_set_lnd_data(ni, NULL);
 		free(s);
@@ -376,10 +392,9 @@ socklnd_shutdown(struct lnet_ni *ni)
 	if (rt_timer_pending(&s->ack_timer)) {
 		rt_timer_cancel(&s->ack_timer);
 	}
-	close(s->listen_fd);
-	close(s->epfd);
 	socklnd_link_fini(s);
 	socklnd_lend_fini(s);
+	s->xp->ops->fini(s->xp);
 	socklnd_tx_pool_destroy(s);
 	free(s);
 	lnet_ni_set_lnd_data(ni, NULL);

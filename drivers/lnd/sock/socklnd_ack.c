@@ -4,8 +4,6 @@
  * socklnd_ack.h): the poll and the ack tick reap what the peer has, a
  * closing connection fails what it never got, for LNet to send elsewhere.
  */
-#include <sys/ioctl.h>
-#include <linux/sockios.h>
 
 #include "socklnd_ack.h"
 #include "socklnd_tx.h"
@@ -55,14 +53,15 @@ socklnd_conn_reap(struct socklnd_conn *c)
 	uint64_t written = c->wr_done + (head != NULL ? head->sent : 0);
 	unsigned int n = 0;
 	struct sock_tx *tx;
-	int outq = 0;
+	long outq;
 
-	if (TAILQ_EMPTY(&c->ackq) || c->fd < 0) {
+	if (TAILQ_EMPTY(&c->ackq) || !sock_stream_open(&c->st)) {
 		return 0;
 	}
 	c->sni->stats.ack_checks++;
-	if (ioctl(c->fd, SIOCOUTQ, &outq) != 0) {
-		return 0; /* the socket's trouble shows on its next read or write */
+	outq = c->st.ops->unacked(&c->st);
+	if (outq < 0) {
+		return 0; /* the stream's trouble shows on its next read or write */
 	}
 	while ((tx = TAILQ_FIRST(&c->ackq)) != NULL && tx->end <= written - (uint64_t)outq) {
 		TAILQ_REMOVE(&c->ackq, tx, link);

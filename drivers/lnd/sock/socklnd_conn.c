@@ -58,7 +58,7 @@ socklnd_conn_set_state(struct socklnd_conn *c, enum socklnd_conn_event ev)
 	char who[32];
 	int next;
 
-	snprintf(who, sizeof(who), "%p fd %d", (void *)c, c->fd);
+	snprintf(who, sizeof(who), "%p fd %d", (void *)c, c->st.fd);
 	next = rt_fsm_step(&socklnd_conn_fsm, socklnd_logtype, who, c->state, ev,
 			   c->sni->stats.conn_entered);
 	if (next == RT_FSM_NONE) {
@@ -86,7 +86,8 @@ socklnd_conn_flow(struct socklnd_conn *c)
 {
 	c->tap = (struct sock_tap){ socklnd_tap, c, &c->sni->cap };
 	c->hs.tap = &c->tap;
-	lnet_pcap_flow_init(c->sni->cap, &c->flow, c->fd, c->active, c->sni->cap != NULL);
+	/* A capture knows a kernel socket's addresses; a userspace stream's flow stays unknown (not captured). */
+	lnet_pcap_flow_init(c->sni->cap, &c->flow, c->st.fd, c->active, c->sni->cap != NULL);
 }
 
 /* Can it carry LNet messages? BULK_IN (our view) carries only ZC-ACKs. */
@@ -132,12 +133,12 @@ socklnd_conn_close_hs(struct socklnd_conn *c, int status, enum lnet_msg_hstatus 
 	socklnd_conn_reap(c); /* what the peer has is done, whatever comes next */
 	if (!c->in_epoll) {
 		c->sni->nout--;
-		c->in_epoll = true; /* counted once; its fd goes below */
+		c->in_epoll = true; /* counted once; its stream goes below */
 	}
-	if (c->fd >= 0) {
-		epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-		close(c->fd);
-		c->fd = -1; /* its number may serve a new connection at once */
+	if (sock_stream_open(&c->st)) {
+		c->sni->xp->ops->watch(c->sni->xp, &c->st, SOCK_WATCH_DEL, 0, NULL);
+		c->st.ops->close(
+			&c->st); /* a kernel fd's number may serve a new connection at once */
 	}
 	socklnd_conn_set_state(c, SOCKLND_CONN_EV_CLOSE);
 	c->sni->dead_pending = true;
@@ -215,8 +216,6 @@ socklnd_conn_free_dead(struct socklnd_ni *s)
 void
 socklnd_conn_want(struct socklnd_conn *c, bool out)
 {
-	struct epoll_event ev = { .events = EPOLLIN | (out ? EPOLLOUT : 0), .data.ptr = c };
-
 	if (!c->in_epoll) {
 		c->want_out = out;
 		if (out) {
@@ -226,7 +225,8 @@ socklnd_conn_want(struct socklnd_conn *c, bool out)
 	}
 	if (c->want_out != out) {
 		c->want_out = out;
-		epoll_ctl(c->sni->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+		c->sni->xp->ops->watch(c->sni->xp, &c->st, SOCK_WATCH_MOD,
+				       EPOLLIN | (out ? EPOLLOUT : 0), c);
 	}
 }
 
@@ -239,7 +239,7 @@ socklnd_conn_flush(struct socklnd_conn *c)
 	while (rc == 1 && !TAILQ_EMPTY(&c->txq)) {
 		unsigned int done;
 
-		rc = sock_txq_send(&c->txq, c->fd, &c->tap, &done);
+		rc = sock_txq_send_stream(&c->txq, &c->st, &c->tap, &done);
 		if (rc < 0) {
 			socklnd_conn_fail(c, rc);
 			return rc;
@@ -375,6 +375,7 @@ socklnd_conn_rx_start(struct socklnd_conn *c)
 
 	sock_rx_init(&c->rx, c->hs.proto, c->hs.peer.swapped, &ops);
 	c->rx.tap = &c->tap;
+	c->rx.exact = c->st.ops->exact_reads; /* the userspace TCP: one copy, from its segments */
 }
 
 /*
@@ -420,7 +421,8 @@ socklnd_conn_event_rx(struct socklnd_conn *c, uint32_t events, bool probed)
 	}
 	if (c->state == SOCKLND_CONN_UP) {
 		c->in_rx = true;
-		rc = probed ? sock_rx_resume(&c->rx, c->fd) : sock_rx_poll(&c->rx, c->fd);
+		rc = probed ? sock_rx_resume_stream(&c->rx, &c->st) :
+			      sock_rx_poll_stream(&c->rx, &c->st);
 		c->in_rx = false;
 		if (rc > 0 || c->sni->stats.tx_writes != writes) {
 			socklnd_conn_progress(c, rc > 0, c->sni->stats.tx_writes != writes);
@@ -466,7 +468,7 @@ void
 socklnd_conn_read(struct socklnd_conn *c)
 {
 	if (TAILQ_EMPTY(&c->txq) && sock_rx_between(&c->rx)) {
-		if (sock_rx_probe(&c->rx, c->fd) != 0) {
+		if (sock_rx_probe_stream(&c->rx, &c->st) != 0) {
 			socklnd_conn_event_rx(c, EPOLLIN, true);
 		}
 		return;

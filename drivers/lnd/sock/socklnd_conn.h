@@ -50,15 +50,14 @@ socklnd_flush_queued(struct socklnd_ni *s)
 static inline void
 socklnd_conn_epoll_set(struct socklnd_conn *c, bool in)
 {
-	struct epoll_event ev;
+	uint32_t events;
 
 	if (c->in_epoll == in) {
 		return; /* every poll asks this of each cold connection: mostly so already */
 	}
-	ev = (struct epoll_event){ .events = EPOLLIN | (c->want_out ? EPOLLOUT : 0),
-				   .data.ptr = c };
-	if (epoll_ctl(c->sni->epfd, in ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->fd, in ? &ev : NULL) ==
-	    0) {
+	events = EPOLLIN | (c->want_out ? EPOLLOUT : 0);
+	if (c->sni->xp->ops->watch(c->sni->xp, &c->st, in ? SOCK_WATCH_ADD : SOCK_WATCH_DEL, events,
+				   c) == 0) {
 		c->in_epoll = in;
 		c->sni->nout += in ? -1U : 1U;
 	}

@@ -9,13 +9,10 @@
  * is the peers' (socklnd_peer.c), asked through the NI's hooks.
  */
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "sock_addr.h"
 #include "socklnd_conn.h"
@@ -64,35 +61,23 @@ socklnd_conn_up(struct socklnd_conn *c)
  * Every connection, as ksocklnd sets its sockets: no Nagle unless nagle=1,
  * TCP keepalive (30 s idle, 5 probes 5 s apart by default: a silent dead
  * peer is found; any of them 0 turns it off), the buffer sizes and the IP
- * TOS if set.
+ * TOS if set. The transport's backend applies them (sock_stream.h).
  */
-static void
-socklnd_sockopts(const struct socklnd_ni *s, int fd)
+static struct sock_stream_opts
+socklnd_stream_opts(const struct socklnd_ni *s)
 {
 	const struct socklnd_opts *o = &s->opts;
-	int one = 1;
-	int keepalive = o->keepalive_idle > 0 && o->keepalive_intvl > 0 && o->keepalive_count > 0;
 
-	if (o->nagle == 0) {
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	}
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &keepalive, sizeof(keepalive));
-	if (keepalive) {
-		setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &o->keepalive_idle, sizeof(int));
-		setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &o->keepalive_intvl, sizeof(int));
-		setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &o->keepalive_count, sizeof(int));
-	}
-	if (o->tx_buffer_size > 0) {
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &o->tx_buffer_size, sizeof(int));
-	}
-	if (o->rx_buffer_size > 0) {
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &o->rx_buffer_size, sizeof(int));
-	}
-	if (s->opts.tos >= 0 && sock_addr_family(lnet_ni_nid(s->ni)) == AF_INET6) {
-		setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &s->opts.tos, sizeof(s->opts.tos));
-	} else if (s->opts.tos >= 0) {
-		setsockopt(fd, IPPROTO_IP, IP_TOS, &s->opts.tos, sizeof(s->opts.tos));
-	}
+	return (struct sock_stream_opts){
+		.nodelay = o->nagle == 0,
+		.keepalive_idle = o->keepalive_idle,
+		.keepalive_intvl = o->keepalive_intvl,
+		.keepalive_count = o->keepalive_count,
+		.tx_buffer_size = o->tx_buffer_size,
+		.rx_buffer_size = o->rx_buffer_size,
+		.tos = o->tos,
+		.v6 = sock_addr_family(lnet_ni_nid(s->ni)) == AF_INET6,
+	};
 }
 
 /* Another NI of ours takes connections whose request names it (see socklnd_registry.c). */
@@ -101,44 +86,44 @@ socklnd_conn_hand_off_ok(void *ctx, const struct lnet_nid *nid)
 {
 	struct socklnd_conn *c = ctx;
 
-	if (socklnd_registry_lcore(nid) == NULL) {
+	/* A userspace stream lives on its lcore (sock_xport_ops.watch_fd NULL): never handed on. */
+	if (c->sni->xp->ops->watch_fd == NULL || socklnd_registry_lcore(nid) == NULL) {
 		return false;
 	}
 	c->handoff = *nid;
 	return true;
 }
 
-/* A passive connection on @p fd, its first @p n bytes (a request another NI read) in @p pre. */
+/* A passive connection on @p st, its first @p n bytes (a request another NI read) in @p pre. */
 static void
-socklnd_accept_fd(struct socklnd_ni *s, int fd, const uint8_t *pre, size_t n)
+socklnd_accept_stream(struct socklnd_ni *s, struct sock_stream *st, const uint8_t *pre, size_t n)
 {
 	struct socklnd_conn *c = calloc(1, sizeof(*c));
 	struct ksock_hello local;
 	struct sock_conn_policy pol = { socklnd_conn_nid_is_local, socklnd_accept_hello,
 					socklnd_conn_hand_off_ok, NULL };
-	struct epoll_event ev;
 
 	if (c == NULL) {
-		close(fd);
+		st->ops->close(st);
 		return;
 	}
 	memset(&local, 0, sizeof(local));
 	local.src_pid = LNET_PID_LUSTRE;
 	local.src_incarnation = s->incarnation;
 	c->sni = s;
-	c->fd = fd;
+	c->st = *st;
 	c->last_io_us = rt_now_us(s->rt);
 	socklnd_conn_set_state(c, SOCKLND_CONN_EV_TCP_UP);
 	TAILQ_INIT(&c->txq);
 	TAILQ_INIT(&c->ackq);
 	pol.ctx = c;
-	sock_conn_init_passive(&c->hs, fd, &local, &pol, s->stats.hs_entered);
+	sock_conn_init_passive(&c->hs, c->st.fd, &local, &pol, s->stats.hs_entered);
+	sock_conn_set_stream(&c->hs, &c->st);
 	if (n > 0) {
 		sock_conn_prefill(&c->hs, pre, n);
 	}
 	socklnd_conn_flow(c);
-	ev = (struct epoll_event){ .events = EPOLLIN, .data.ptr = c };
-	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+	s->xp->ops->watch(s->xp, &c->st, SOCK_WATCH_ADD, EPOLLIN, c);
 	c->in_epoll = true;
 	TAILQ_INSERT_TAIL(&s->conns, c, link);
 	if (n > 0) {
@@ -151,10 +136,10 @@ void
 socklnd_accept(struct socklnd_ni *s)
 {
 	struct sock_addr sa = { .len = sizeof(sa.ss) };
-	int fd = accept4(s->listen_fd, (struct sockaddr *)&sa.ss, &sa.len,
-			 SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct sock_stream st;
+	struct sock_stream_opts o;
 
-	if (fd < 0) {
+	if (s->xp->ops->accept(s->xp, &st, &sa) <= 0) {
 		return;
 	}
 	/* accept=secure: only privileged source ports (lnet-facts §4.1, trap 1). */
@@ -162,18 +147,19 @@ socklnd_accept(struct socklnd_ni *s)
 	    (s->opts.accept == SOCKLND_ACCEPT_SECURE &&
 	     sock_addr_port(&sa) > LNET_ACCEPTOR_MAX_RESERVED_PORT)) {
 		s->stats.refused++;
-		close(fd);
+		st.ops->close(&st);
 		return;
 	}
-	socklnd_sockopts(s, fd);
+	o = socklnd_stream_opts(s);
+	st.ops->setopts(&st, &o);
 	s->stats.accepted++;
-	socklnd_accept_fd(s, fd, NULL, 0);
+	socklnd_accept_stream(s, &st, NULL, 0);
 }
 
 /* A connection request for another NI of ours, on its way to that NI's lcore. */
 struct socklnd_handoff {
 	struct lnet_nid nid;
-	int fd;
+	struct sock_stream st;
 	size_t n;
 	uint8_t bytes[160];
 };
@@ -184,10 +170,11 @@ socklnd_adopt(void *arg)
 	struct socklnd_handoff *h = arg;
 	struct socklnd_ni *s = socklnd_registry_here(&h->nid);
 
-	if (s != NULL) {
-		socklnd_accept_fd(s, h->fd, h->bytes, h->n);
+	/* Only an NI on the same transport can take the stream (a kernel socket, a userspace TCB). */
+	if (s != NULL && s->xp->sops == h->st.ops) {
+		socklnd_accept_stream(s, &h->st, h->bytes, h->n);
 	} else {
-		close(h->fd); /* the NI went meanwhile: the peer connects again */
+		h->st.ops->close(&h->st); /* the NI went meanwhile: the peer connects again */
 	}
 	free(h);
 }
@@ -198,14 +185,14 @@ socklnd_conn_hand_off(struct socklnd_conn *c)
 	struct rt_lcore *lc = socklnd_registry_lcore(&c->handoff);
 	struct socklnd_handoff *h = malloc(sizeof(*h));
 
-	epoll_ctl(c->sni->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	c->sni->xp->ops->watch(c->sni->xp, &c->st, SOCK_WATCH_DEL, 0, NULL);
 	if (h == NULL || lc == NULL || c->hs.rxlen > sizeof(h->bytes)) {
 		free(h);
 		socklnd_conn_close(c, -EXDEV);
 		return;
 	}
 	h->nid = c->handoff;
-	h->fd = c->fd;
+	h->st = c->st;
 	h->n = c->hs.rxlen;
 	memcpy(h->bytes, c->hs.rx, h->n);
 	if (rt_lcore_send_msg(lc, socklnd_adopt, h) != 0) {
@@ -214,7 +201,7 @@ socklnd_conn_hand_off(struct socklnd_conn *c)
 		return;
 	}
 	c->sni->stats.handed_off++;
-	c->fd = -1; /* it is the other NI's now */
+	c->st = (struct sock_stream){ .fd = -1 }; /* it is the other NI's now */
 	socklnd_conn_close(c, -EXDEV);
 }
 
@@ -238,16 +225,15 @@ socklnd_hs_event(struct socklnd_conn *c, uint32_t events)
 			rt_now_us(c->sni->rt); /* connecting or in the hello: its socket woke us */
 	}
 	if (c->state == SOCKLND_CONN_CONNECTING) {
-		int err = 0;
-		socklen_t len = sizeof(err);
+		int err;
 
 		if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) == 0) {
 			return false;
 		}
-		getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		err = c->st.ops->error(&c->st);
 		if (err != 0) {
 			c->sni->stats.connect_failures++;
-			socklnd_conn_close(c, -err);
+			socklnd_conn_close(c, err);
 			return false;
 		}
 		socklnd_conn_set_state(c, SOCKLND_CONN_EV_TCP_UP);
@@ -280,40 +266,17 @@ socklnd_hs_event(struct socklnd_conn *c, uint32_t events)
 	return true;
 }
 
-/* A privileged source port when we may (peers in accept=secure demand it). */
-static void
-socklnd_bind_reserved(int fd, const struct lnet_nid *self)
-{
-	struct sock_addr sa;
-	int port;
-
-	if (sock_addr_of_nid(self, 0, &sa) != 0) {
-		return;
-	}
-	for (port = LNET_ACCEPTOR_MAX_RESERVED_PORT; port >= LNET_ACCEPTOR_MIN_RESERVED_PORT;
-	     port--) {
-		sock_addr_set_port(&sa, (uint16_t)port);
-		if (bind(fd, (struct sockaddr *)&sa.ss, sa.len) == 0) {
-			return;
-		}
-		if (errno != EADDRINUSE && errno != EADDRNOTAVAIL) {
-			break; /* not root: an ephemeral port it is */
-		}
-	}
-	sock_addr_set_port(&sa, 0);
-	bind(fd, (struct sockaddr *)&sa.ss, sa.len);
-}
-
 /* Open one typed connection to @p p (a NID of our NI's address family, on our net). */
 int
 socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 {
 	const struct lnet_nid *peer = &p->nid;
+	struct sock_stream_opts o = socklnd_stream_opts(s);
 	struct ksock_hello local;
 	struct socklnd_conn *c;
-	struct epoll_event ev;
+	struct sock_addr self;
 	struct sock_addr sa;
-	int fd;
+	int rc;
 
 	if (sock_addr_of_nid(peer, s->opts.port, &sa) != 0) {
 		return -EAFNOSUPPORT;
@@ -325,19 +288,14 @@ socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	if (c == NULL) {
 		return -ENOMEM;
 	}
-	fd = socket(sa.ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
+	/* From a privileged source port when we may (peers in accept=secure demand it). */
+	rc = s->xp->ops->connect(s->xp, &c->st,
+				 sock_addr_of_nid(lnet_ni_nid(s->ni), 0, &self) == 0 ? &self : NULL,
+				 LNET_ACCEPTOR_MIN_RESERVED_PORT, LNET_ACCEPTOR_MAX_RESERVED_PORT,
+				 &sa, &o);
+	if (rc != 0) {
 		free(c);
-		return -errno;
-	}
-	socklnd_sockopts(s, fd);
-	socklnd_bind_reserved(fd, lnet_ni_nid(s->ni));
-	if (connect(fd, (struct sockaddr *)&sa.ss, sa.len) != 0 && errno != EINPROGRESS) {
-		int err = -errno;
-
-		close(fd);
-		free(c);
-		return err;
+		return rc;
 	}
 	memset(&local, 0, sizeof(local));
 	local.src_nid = *lnet_ni_nid(s->ni);
@@ -345,7 +303,6 @@ socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	local.src_incarnation = s->incarnation;
 	local.ctype = type;
 	c->sni = s;
-	c->fd = fd;
 	c->last_io_us = rt_now_us(s->rt);
 	c->active = true;
 	c->peer_nid = *peer;
@@ -355,10 +312,11 @@ socklnd_connect_one(struct socklnd_ni *s, struct socklnd_peer *p, int type)
 	TAILQ_INIT(&c->txq);
 	TAILQ_INIT(&c->ackq);
 	/* IPv4 peers speak V3, IPv6 ones V4 (lnet-facts §4.2). */
-	sock_conn_init_active(&c->hs, fd, sock_addr_proto(peer), peer, &local, s->stats.hs_entered);
-	ev = (struct epoll_event){ .events = EPOLLIN | EPOLLOUT, .data.ptr = c };
+	sock_conn_init_active(&c->hs, c->st.fd, sock_addr_proto(peer), peer, &local,
+			      s->stats.hs_entered);
+	sock_conn_set_stream(&c->hs, &c->st);
 	c->want_out = true;
-	epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev);
+	s->xp->ops->watch(s->xp, &c->st, SOCK_WATCH_ADD, EPOLLIN | EPOLLOUT, c);
 	c->in_epoll = true;
 	TAILQ_INSERT_TAIL(&s->conns, c, link);
 	TAILQ_INSERT_TAIL(&p->conns, c, plink);

@@ -184,8 +184,6 @@ socklnd_link_event(struct socklnd_ni *s)
 void
 socklnd_link_watch(struct socklnd_ni *s)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->link_fd };
-
 	s->links = sock_link_table_create();
 	s->link_fd = sock_link_open(); /* first: a change after the load below is heard */
 	/* Start-up may block on the kernel (getifaddrs); the message path never does. */
@@ -199,11 +197,13 @@ socklnd_link_watch(struct socklnd_ni *s)
 		close(s->link_fd); /* nothing to keep current */
 		s->link_fd = -ENOMEM;
 	}
-	if (s->link_fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->link_fd, &ev) != 0) {
-		int rc = -errno;
+	if (s->link_fd >= 0) {
+		int rc = s->xp->ops->watch_fd(s->xp, s->link_fd, &s->link_fd);
 
-		close(s->link_fd);
-		s->link_fd = rc;
+		if (rc != 0) {
+			close(s->link_fd);
+			s->link_fd = rc;
+		}
 	}
 	if (s->link_fd < 0) {
 		SOCK_LOG(WARNING, "%s: link changes not watched: %s",

@@ -22,6 +22,7 @@
 #include "sock_link.h"
 #include "sock_log.h"
 #include "sock_rx.h"
+#include "sock_stream.h"
 #include "sock_tx.h"
 #include "socklnd_params.h"
 #include "socklnd_stats.h"
@@ -64,7 +65,7 @@ struct socklnd_conn {
 	TAILQ_ENTRY(socklnd_conn) plink; /* its peer's, from the moment the peer is known */
 	struct socklnd_ni *sni;
 	struct socklnd_peer *peer; /* passive: NULL until the hello names it */
-	int fd;
+	struct sock_stream st;     /* its TCP connection, on the NI's transport */
 	enum socklnd_conn_state state;
 	int type; /* our view: SOCKLND_CONN_* */
 	struct lnet_nid peer_nid;
@@ -91,7 +92,7 @@ struct socklnd_conn {
 	bool want_out;
 	bool active;
 	uint64_t hot_until;         /* read directly until the NI's polls reach this */
-	bool in_epoll;              /* its fd is in the NI's epoll set */
+	bool in_epoll;              /* its stream is in the NI's readiness set */
 	uint64_t last_io_us;        /* opened, or last readiness on the socket */
 	uint64_t rx_io_us;          /* UP: last bytes in */
 	uint64_t tx_io_us;          /* UP: last bytes out, or the first tx queued on an empty txq */
@@ -160,9 +161,8 @@ struct socklnd_ni {
 	const struct socklnd_conn_hooks
 		*hooks; /* the layers above its connections (socklnd.c sets it) */
 	struct socklnd_opts opts;
-	int listen_fd;
-	int epfd;
-	int link_fd; /* rtnetlink: link and address changes (sock_link.h); -1 none */
+	struct sock_xport *xp; /* its transport: listener, connects, readiness (sock_stream.h) */
+	int link_fd;           /* rtnetlink: link and address changes (sock_link.h); -1 none */
 	struct sock_link_table *links; /* the host's interfaces and addresses, kept by link_fd */
 	/*
 	 * A reload after lost notifications runs in a thread of its own
@@ -195,7 +195,7 @@ struct socklnd_ni {
 	uint64_t polls;                 /* socklnd_poll calls */
 	bool any_cold;                  /* an UP connection the last direct poll left to epoll */
 	bool dead_pending;              /* a connection closed and may not be freed yet */
-	unsigned int nout;              /* connections whose fd is out of epfd (read directly) */
+	unsigned int nout;              /* connections out of the readiness set (read directly) */
 	unsigned int direct_streak;     /* polls in a row that read directly (capped) */
 	struct socklnd_peer_list peers;
 	struct socklnd_peer *last_peer; /* the one socklnd_peer_get() found last: asked first */

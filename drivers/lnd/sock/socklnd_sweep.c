@@ -7,8 +7,6 @@
  * reload, and freeing what closed.
  */
 #include <errno.h>
-#include <sys/ioctl.h>
-#include <linux/sockios.h>
 
 #include "cfs.h"
 #include "socklnd_conn.h"
@@ -92,7 +90,7 @@ socklnd_conn_slow_check(struct socklnd_conn *c, uint64_t now)
 {
 	struct socklnd_ni *s = c->sni;
 	char peer[LNET_NIDSTR_SIZE];
-	int outq = 0;
+	long outq;
 
 	if (c->state != SOCKLND_CONN_UP) {
 		return;
@@ -112,11 +110,9 @@ socklnd_conn_slow_check(struct socklnd_conn *c, uint64_t now)
 	    c->slow_ack_seen != c->ack_io_us) {
 		c->slow_ack_seen = c->ack_io_us;
 		s->stats.slow_acks++;
-		if (ioctl(c->fd, SIOCOUTQ, &outq) != 0) {
-			outq = -1;
-		}
+		outq = sock_stream_open(&c->st) ? c->st.ops->unacked(&c->st) : -1;
 		SOCK_LOG(WARNING,
-			 "%s: connection to %s (type %d): nothing acknowledged for %llu ms, %d "
+			 "%s: connection to %s (type %d): nothing acknowledged for %llu ms, %ld "
 			 "bytes unacknowledged",
 			 libcfs_nidstr(lnet_ni_nid(s->ni)),
 			 libcfs_nidstr_r(&c->peer_nid, peer, sizeof(peer)), c->type,

@@ -1524,7 +1524,7 @@ conn_apply(unsigned int st, unsigned int ev, uint64_t *counts, unsigned int *aft
 	memset(&s, 0, sizeof(s));
 	memset(&c, 0, sizeof(c));
 	c.sni = &s;
-	c.fd = -1;
+	c.st.fd = -1;
 	c.state = (enum socklnd_conn_state)st;
 	rc = socklnd_conn_set_state(&c, (enum socklnd_conn_event)ev);
 	memcpy(counts, s.stats.conn_entered, sizeof(s.stats.conn_entered));
@@ -1588,7 +1588,7 @@ pick_conn(struct socklnd_ni *s, struct socklnd_peer *p, struct socklnd_conn *c, 
 	memset(c, 0, sizeof(*c));
 	c->sni = s;
 	c->peer = p;
-	c->fd = -1;
+	c->st.fd = -1;
 	c->type = type;
 	TAILQ_INIT(&c->txq);
 	TAILQ_INIT(&c->ackq);

@@ -150,6 +150,56 @@ test_globals(void **state)
 	lnetcfg_fini(&cfg);
 }
 
+/* ports: (lnetd-pmd's DPDK ports): each item's values, then what a bad item is told. */
+static void
+test_ports(void **state)
+{
+	struct lnetcfg cfg;
+	struct seen s;
+
+	(void)state;
+	assert_int_equal(parse(&cfg, &s,
+			       "ports:\n"
+			       "  - name: eth0\n"
+			       "    device: net_af_packet0,iface=veth1\n"
+			       "    address: 10.1.0.2/24\n"
+			       "    gateway: 10.1.0.1\n"
+			       "  - name: eth1\n"
+			       "    device: net_ring0\n"
+			       "    address: 192.168.7.9/16\n"
+			       "net:\n  - net type: tcp\n    local NI(s):\n      - interfaces:\n"
+			       "          0: eth0\n"),
+			 0);
+	assert_int_equal(cfg.nports, 2);
+	assert_string_equal(cfg.ports[0].name, "eth0");
+	assert_string_equal(cfg.ports[0].device, "net_af_packet0,iface=veth1");
+	assert_int_equal(cfg.ports[0].addr, 0x0a010002);
+	assert_int_equal(cfg.ports[0].prefix, 24);
+	assert_int_equal(cfg.ports[0].gateway, 0x0a010001);
+	assert_string_equal(cfg.ports[1].name, "eth1");
+	assert_int_equal(cfg.ports[1].addr, 0xc0a80709);
+	assert_int_equal(cfg.ports[1].prefix, 16);
+	assert_int_equal(cfg.ports[1].gateway, 0);
+	assert_int_equal(cfg.nnis, 1);
+	assert_string_equal(cfg.nis[0].ifname, "eth0");
+	assert_string_equal(s.warnings, "");
+	lnetcfg_fini(&cfg);
+	assert_int_equal(parse(&cfg, &s,
+			       "ports:\n"
+			       "  - name: eth0\n    device: d\n    address: 10.0.0.1\n"
+			       "  - name: eth0\n    device: d\n    address: 10.0.0.1/8\n"
+			       "  - name: eth0\n    device: d\n    address: 10.0.0.2/8\n"
+			       "  - name: x\n    address: 10.0.0.3/8\n    speed: 9\n"),
+			 -EINVAL);
+	assert_string_equal(
+		s.errors,
+		"f.yaml:4:14: ports: address: an IPv4 address/prefix expected, not "
+		"'10.0.0.1'\n"
+		"f.yaml:8:5: ports: 'eth0' is listed twice\n" /* the first, refused, is not in */
+		"f.yaml:13:12: ports: unknown key 'speed' (name, device, address, gateway)\n");
+	lnetcfg_fini(&cfg);
+}
+
 /* Not YAML: libyaml's words as the kernel prints them, flagged as such. */
 static void
 test_syntax_error(void **state)
@@ -657,6 +707,7 @@ main(void)
 		cmocka_unit_test(test_routes),
 		cmocka_unit_test(test_route_errors),
 		cmocka_unit_test(test_routing_buffers),
+		cmocka_unit_test(test_ports),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# An eth NI: lnetd-pmd P runs its tcp NI on the userspace TCP over
+# net_af_packet bound to one end of a veth pair (its ports: section, then a
+# net on interface eth0, the port's name); lnetd-pmd K, in the other
+# namespace, runs socklnd over the kernel's TCP on the other end. Neither
+# can tell: they ping each other (the kernel's ping shape), and lst moves
+# 1 MiB bulks both ways with check=full (brw write and read from K to P,
+# and from P to K) with no error node; both stop cleanly. The kernel's end
+# has its offloads off (a checksum left partial would reach AF_PACKET as
+# such) and P's end carries no kernel address and no IPv6.
+#   eth_ni.sh BUILD_DIR SRC_DIR     (needs root, iproute2, ethtool)
+set -u
+build=$1
+. "$(dirname "$0")/harness.sh"
+lst="$build/apps/lst/lst"
+netns_script eth_ni lne
+command -v ethtool >/dev/null 2>&1 || { echo "eth_ni: needs ethtool; skipped"; exit 77; }
+ipk=10.79.$x.1 ipp=10.79.$x.2
+
+topology() {
+	ip netns add "${tag}k" && nss="${tag}k" && ip netns add "${tag}p" && nss="$nss ${tag}p" &&
+		ip -n "${tag}p" link add vp type veth peer name vk netns "${tag}k" &&
+		ip netns exec "${tag}p" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 &&
+		ip -n "${tag}k" link set lo up && ip -n "${tag}p" link set lo up &&
+		ip -n "${tag}k" addr add "$ipk/24" dev vk &&
+		ip -n "${tag}k" link set vk up && ip -n "${tag}p" link set vp up &&
+		ip netns exec "${tag}k" ethtool -K vk tx off tso off gso off >/dev/null &&
+		ip netns exec "${tag}p" ethtool -K vp tx off tso off gso off >/dev/null
+}
+
+p_config() {
+	cat >"$work/p.yaml" <<EOF
+ports:
+  - name: eth0
+    device: net_af_packet_$tag,iface=vp
+    address: $ipp/24
+net:
+  - net type: tcp
+    local NI(s):
+      - interfaces:
+          0: eth0
+EOF
+}
+
+ping_is() { # from-letter, to-ip: the kernel's ping shape
+	printf 'ping:\n- primary nid: %s@tcp\n  Multi-Rail: false\n  peer_ni:\n  - nid: %s@tcp\n' \
+		"$2" "$2" >"$work/want"
+	"$ctl" --name "$tag$1" ping "$2@tcp" >"$work/got" 2>&1 && cmp -s "$work/want" "$work/got" ||
+		{ diff "$work/want" "$work/got"; return 1; }
+}
+
+lst_on_k() { # lst with K as console; stdout in $work/o, stderr in $work/e
+	LNETCTL_NAME=${tag}k "$lst" "$@" >"$work/o" 2>"$work/e"
+}
+lst_ok() { # exit 0, stdout exactly the one line given ("" none), stderr empty
+	lst_on_k "$@" && [ ! -s "$work/e" ] || { cat "$work/o" "$work/e"; return 1; }
+}
+lst_says() { # line, then lst's arguments
+	want_=$1
+	shift
+	lst_ok "$@" && printf '%s\n' "$want_" | cmp -s - "$work/o" || { cat "$work/o"; return 1; }
+}
+batch_ended() {
+	lst_on_k query "$1" && grep -qx "$1 \[0\] is stopped" "$work/o"
+}
+
+export LST_SESSION=$$
+check "topology: a veth pair, K's end addressed, offloads off" topology
+check "P's configuration: a port and a net on it" p_config
+daemon_in_ns() { # letter, then the daemon's options
+	d_=$1
+	shift
+	DAEMON_PREFIX="ip netns exec $tag$d_" start_daemon "$tag$d_" "$@"
+}
+check "daemon K (kernel sockets) --selftest" daemon_in_ns k --selftest
+pid_k=$pid
+check "K: $ipk@tcp" "$ctl" --name "${tag}k" net add --nid "$ipk@tcp"
+check "daemon P (an eth NI on net_af_packet) --selftest --config" \
+	daemon_in_ns p --selftest --config "$work/p.yaml"
+pid_p=$pid
+check "P: its NI is the port's address, on interface eth0" sh -c \
+	"'$ctl' --name '${tag}p' net show -v --net tcp >'$work/ns' && grep -q 'nid: $ipp@tcp' '$work/ns' && grep -q '0: eth0' '$work/ns' || { cat '$work/ns'; false; }"
+check "K pings P" ping_is k "$ipp"
+check "P pings K" ping_is p "$ipk"
+
+check "new_session on K" lst_ok new_session ethni
+check "add_group p" lst_says "$ipp@tcp are added to session" add_group p "$ipp@tcp"
+check "add_group k" lst_says "$ipk@tcp are added to session" add_group k "$ipk@tcp"
+check "add_batch b" lst_ok add_batch b
+for t in "brw write size=1M check=full" "brw read size=1M check=full"; do
+	# shellcheck disable=SC2086
+	check "K to P: add_test --loop 8 $t" lst_says "Test was added successfully" add_test \
+		--batch b --loop 8 --concurrency 2 --from k --to p $t
+	# shellcheck disable=SC2086
+	check "P to K: add_test --loop 8 $t" lst_says "Test was added successfully" add_test \
+		--batch b --loop 8 --concurrency 2 --from p --to k $t
+done
+check "run b" lst_says "b is running now" run b
+check "b: its loops end" eventually 120 batch_ended b
+check "show_error p: none (every bulk checked)" sh -c \
+	"LNETCTL_NAME=${tag}k '$lst' show_error p >'$work/o' 2>&1; grep -qx 'Total 0 error nodes in p' '$work/o' || { cat '$work/o'; false; }"
+check "show_error k: none" sh -c \
+	"LNETCTL_NAME=${tag}k '$lst' show_error k >'$work/o' 2>&1; grep -qx 'Total 0 error nodes in k' '$work/o' || { cat '$work/o'; false; }"
+check "end_session" lst_ok end_session
+check "P's NI received the tests' messages: at least 32" sh -c \
+	"'$ctl' --name '${tag}p' net show -v --net tcp | sed -n 's/^ *recv_count: //p' | awk '{ exit !(\$1 >= 32) }'"
+check "daemon P stops cleanly on SIGTERM" stop_daemon "$pid_p"
+check "daemon K stops cleanly on SIGTERM" stop_daemon "$pid_k"
+finish eth_ni
