@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Loss recovery without SACK: RFC 5681 fast retransmit and RFC 6582 NewReno.
+ */
+#include "tcp_internal.h"
+
+/*
+ * RFC 5681 3.2 duplicate ACK: it acknowledges nothing new while data is
+ * outstanding, carries no data, SYN or FIN, and leaves the window as it was.
+ */
+bool
+tcp_is_dupack(const struct net_tcp_conn *c, const struct tcp_seg *s)
+{
+	return s->ack == c->snd_una && c->snd_una != c->snd_max && s->len == 0 &&
+	       !(s->flags & (RTE_TCP_SYN_FLAG | RTE_TCP_FIN_FLAG)) &&
+	       ((uint32_t)s->win << (c->snd_ws > 0 ? c->snd_ws : 0)) == c->snd_wnd;
+}
+
+/* RFC 5681 3.2 / RFC 6582 3.2 steps 2-4, on a duplicate ACK. */
+void
+tcp_dupack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
+{
+	struct net_tcp_stats *st = &c->t->lc[c->lcore].stats;
+
+	c->dupacks++;
+	TCP_STAT_ADD(st, dupacks, 1);
+	if (c->in_recovery) {
+		c->cwnd += c->mss_snd; /* a segment left the network */
+		return;
+	}
+	if (c->dupacks != TCP_DUPACK_THRESH || !SEQ_GT(s->ack, c->recover)) {
+		return; /* limited transmit, if anything (tcp_output) */
+	}
+	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2u * c->mss_snd);
+	c->recover = c->snd_max;
+	c->in_recovery = true;
+	TCP_STAT_ADD(st, fast_retransmits, 1);
+	tcp_retransmit_una(c);
+	c->cwnd = c->ssthresh + TCP_DUPACK_THRESH * c->mss_snd;
+}
+
+/*
+ * RFC 6582 3.2 steps 5-6, on an ACK of new data during recovery: a full ACK
+ * ends it; a partial one sends the next hole and deflates cwnd by what it
+ * acknowledged (plus one segment back when that was a segment or more).
+ */
+void
+tcp_recovery_ack(struct net_tcp_conn *c, uint32_t acked)
+{
+	if (SEQ_GEQ(c->snd_una, c->recover)) {
+		uint32_t flight = RTE_MAX(c->snd_max - c->snd_una, (uint32_t)c->mss_snd);
+
+		c->in_recovery = false;
+		c->cwnd = RTE_MIN(c->ssthresh, flight + c->mss_snd);
+		return;
+	}
+	tcp_retransmit_una(c);
+	c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
+	if (acked >= c->mss_snd) {
+		c->cwnd += c->mss_snd;
+	}
+	c->cwnd = RTE_MAX(c->cwnd, (uint32_t)c->mss_snd);
+}
