@@ -11,9 +11,11 @@
  * timer per connection; fast retransmit and NewReno recovery with limited
  * transmit (RFC 5681, 6582, 3042); keepalive per connection (a second
  * timer). ACKs are delayed to the end of the lcore's poll; no Nagle.
- * Out-of-order segments are kept (bounded) and reassembled.
+ * Out-of-order segments are kept (bounded) and reassembled. A zero window
+ * from the peer is probed on the persist timer (RFC 9293 3.8.6.1); reading
+ * that opens our window by a segment sends a window update.
  *
- * Not in this slice: SACK recovery, CUBIC, zero-window probes, IPv6.
+ * Not in this slice: SACK recovery, CUBIC, IPv6.
  *
  * All calls on a connection run on its lcore. Events arrive through the
  * connection's callback on that lcore.
@@ -80,6 +82,8 @@ struct net_tcp_stats {
 		oow_ack_limited; /**< ACKs to bare out-of-window segments not sent (500 ms limit) */
 	uint64_t opened;         /**< connections established */
 	uint64_t closed;         /**< connections freed */
+	uint64_t win_probes;     /**< zero-window probes sent (RFC 9293 3.8.6.1) */
+	uint64_t win_updates;    /**< ACKs sent because reading opened our window */
 };
 
 /** What the peer and we agreed at the handshake. */

@@ -308,11 +308,32 @@ net_tcp_peek(struct net_tcp_conn *c, struct net_tcp_view *v)
 	return 1;
 }
 
+/*
+ * Reading opened the window: tell the peer at once when what it may send
+ * grew by a segment (or half the buffer, if smaller: RFC 9293 3.8.6.2.2's
+ * receiver SWS avoidance) and what it last heard is below half the buffer
+ * (Linux's __tcp_cleanup_rbuf). Measured against what was advertised, not
+ * per call, so a reader taking a few bytes at a time opens it too.
+ */
+static void
+window_update(struct net_tcp_conn *c)
+{
+	uint32_t advertised = c->rcv_adv - c->rcv_nxt, now = tcp_rcv_wnd(c);
+	uint32_t half = c->t->conf.rcv_buf / 2;
+
+	if (c->state == TCPS_CLOSED || now <= advertised || advertised >= half ||
+	    now - advertised < RTE_MIN((uint32_t)c->mss_snd, half)) {
+		return;
+	}
+	if (!c->ack_queued) {
+		TCP_STAT_ADD(&c->t->lc[c->lcore].stats, win_updates, 1);
+		tcp_send_ack_later(c);
+	}
+}
+
 void
 net_tcp_consume(struct net_tcp_conn *c, size_t n)
 {
-	uint32_t before = tcp_rcv_wnd(c);
-
 	while (n > 0 && c->rq_n > 0) {
 		struct rte_mbuf *m = c->rq[c->rq_head];
 		size_t left = rte_pktmbuf_data_len(m) - c->rq_off;
@@ -328,11 +349,7 @@ net_tcp_consume(struct net_tcp_conn *c, size_t n)
 			c->rq_off = 0;
 		}
 	}
-	/* A window that opens by a segment or more is told at once (RFC 9293 3.8.6.2.2). */
-	if (c->state != TCPS_CLOSED && tcp_rcv_wnd(c) - before >= c->mss_snd &&
-	    c->rcv_adv - c->rcv_nxt < c->t->conf.rcv_buf / 2) {
-		tcp_send_ack_later(c);
-	}
+	window_update(c);
 }
 
 size_t

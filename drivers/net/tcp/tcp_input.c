@@ -187,6 +187,7 @@ ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 		tcp_send_oow_ack(c, s);
 		return false;
 	}
+	c->zwp_unanswered = 0; /* the peer is there (a probe's answer, or anything) */
 	if (c->state == TCPS_SYN_RCVD) {
 		if (SEQ_LEQ(s->ack, c->snd_una)) {
 			return false;

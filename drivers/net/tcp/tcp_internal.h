@@ -33,6 +33,7 @@ extern int net_tcp_logtype;
 #define TCP_INIT_CWND_SEGS 10u
 #define TCP_OOW_ACK_GAP_US 500000u /* Linux's tcp_invalid_ratelimit: HZ/2 */
 #define TCP_DUPACK_THRESH 3u       /* RFC 5681: the third duplicate ACK retransmits */
+#define TCP_PERSIST_BACKOFF_MAX 15 /* past it the interval is TCP_RTO_MAX_US anyway */
 
 #define OPT_EOL 0
 #define OPT_NOP 1
@@ -134,7 +135,15 @@ struct net_tcp_conn {
 	uint64_t rtt_start_us;
 	uint8_t nretx;
 	uint64_t retransmits;
-	struct rt_timer timer; /* RTO while anything is unacknowledged; 2MSL in TIME_WAIT */
+	/*
+	 * RTO while anything is unacknowledged; the persist timer while nothing
+	 * is and the peer's zero window holds data back; 2MSL in TIME_WAIT.
+	 */
+	struct rt_timer timer;
+	/* RFC 9293 3.8.6.1 zero-window probing (the persist timer) */
+	bool persist;
+	uint8_t persist_backoff; /* doublings of the probe interval */
+	uint32_t zwp_unanswered; /* probes sent since the peer last ACKed */
 	/* Keepalive (ka_idle_us 0: off): its own timer, so the RTO never waits on it. */
 	uint64_t ka_idle_us, ka_intvl_us;
 	uint32_t ka_cnt, ka_probes; /* ka_probes: sent since the peer was last heard */
@@ -272,6 +281,8 @@ void tcp_send_oow_ack(struct net_tcp_conn *c, const struct tcp_seg *s);
 void tcp_rto_arm(struct net_tcp_conn *c);
 void tcp_rtt_sample(struct net_tcp_conn *c, uint64_t r);
 void tcp_timer_fn(void *arg);
+/* After the send loop: start, keep or stop the persist timer. */
+void tcp_persist_update(struct net_tcp_conn *c);
 void tcp_ka_timer_fn(void *arg);
 
 /* ---- tcp_recovery.c ---- */

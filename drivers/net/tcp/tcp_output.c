@@ -201,6 +201,7 @@ tcp_output(struct net_tcp_conn *c)
 	if (SEQ_GT(c->snd_nxt, c->snd_max)) {
 		c->snd_max = c->snd_nxt;
 	}
+	tcp_persist_update(c);
 	if (c->snd_una != c->snd_max && !rt_timer_pending(&c->timer)) {
 		tcp_rto_arm(c);
 	}

@@ -30,6 +30,69 @@ tcp_rtt_sample(struct net_tcp_conn *c, uint64_t r)
 	c->rto_us = RTE_MIN(c->rto_us, TCP_RTO_MAX_US);
 }
 
+/* The persist interval: the RTO doubled per probe, at most TCP_RTO_MAX_US (Linux's probe0). */
+static uint64_t
+persist_interval(const struct net_tcp_conn *c)
+{
+	return RTE_MIN(c->rto_us << c->persist_backoff, TCP_RTO_MAX_US);
+}
+
+static bool
+data_held_by_zero_window(const struct net_tcp_conn *c)
+{
+	return c->snd_wnd == 0 && c->snd_una == c->snd_max && SEQ_LT(c->snd_nxt, tcp_data_end(c));
+}
+
+/*
+ * RFC 9293 3.8.6.1: with nothing in flight the RTO is not armed, so a lost
+ * window update would stall both ends for good; while the peer's window
+ * is zero and data waits, the persist timer probes it instead. The RTO
+ * takes the timer back as soon as something is in flight.
+ */
+void
+tcp_persist_update(struct net_tcp_conn *c)
+{
+	if (data_held_by_zero_window(c)) {
+		if (!c->persist) {
+			c->persist = true;
+			c->persist_backoff = 0;
+			c->zwp_unanswered = 0;
+			rt_timer_arm(&c->timer, persist_interval(c));
+		}
+	} else if (c->persist) {
+		c->persist = false;
+		rt_timer_cancel(&c->timer);
+	}
+}
+
+/*
+ * A zero-window probe, as Linux's: an ACK at snd_una - 1, which the peer
+ * finds old and answers with an ACK carrying its window (sending a byte
+ * past a zero window, as RFC 9293 allows, would need that byte kept
+ * apart). Answered probes keep the connection (the peer is there, only
+ * slow to read); retries unanswered in a row end it ETIMEDOUT.
+ */
+static void
+persist_expired(struct net_tcp_conn *c)
+{
+	if (!data_held_by_zero_window(c)) {
+		c->persist = false;
+		tcp_output(c);
+		return;
+	}
+	if (c->zwp_unanswered >= c->t->conf.retries) {
+		tcp_apply(c, TCPE_TIMEOUT, ETIMEDOUT);
+		return;
+	}
+	tcp_conn_xmit(c, c->snd_una - 1, 0, RTE_TCP_ACK_FLAG);
+	c->zwp_unanswered++;
+	TCP_STAT_ADD(&c->t->lc[c->lcore].stats, win_probes, 1);
+	if (c->persist_backoff < TCP_PERSIST_BACKOFF_MAX) {
+		c->persist_backoff++;
+	}
+	rt_timer_arm(&c->timer, persist_interval(c));
+}
+
 static void
 tcp_timer_expired(struct net_tcp_conn *c)
 {
@@ -39,6 +102,10 @@ tcp_timer_expired(struct net_tcp_conn *c)
 
 	if (c->state == TCPS_TIME_WAIT) {
 		tcp_apply(c, TCPE_TIMEOUT, 0);
+		return;
+	}
+	if (c->persist) {
+		persist_expired(c);
 		return;
 	}
 	if (c->snd_una == c->snd_max) {
@@ -100,7 +167,8 @@ ka_expired(struct net_tcp_conn *c)
 	if (c->state == TCPS_CLOSED || c->state == TCPS_TIME_WAIT || c->ka_idle_us == 0) {
 		return;
 	}
-	if (c->state == TCPS_SYN_SENT || c->state == TCPS_SYN_RCVD || c->snd_una != c->snd_max) {
+	if (c->state == TCPS_SYN_SENT || c->state == TCPS_SYN_RCVD || c->snd_una != c->snd_max ||
+	    c->persist) {
 		rt_timer_arm(&c->ka_timer, c->ka_idle_us);
 		return;
 	}

@@ -62,7 +62,9 @@ struct ep {
 	uint8_t tx_salt, rx_salt;
 	bool rx_bad;
 	bool eof;
-	bool echo_close; /* close when the peer's FIN is read */
+	bool echo_close;   /* close when the peer's FIN is read */
+	bool hold;         /* read nothing (the window fills) */
+	size_t read_chunk; /* consume at most this much a call; 0: all of a view */
 };
 
 static uint8_t
@@ -97,14 +99,19 @@ drain(struct ep *e)
 	struct net_tcp_view v;
 	int r;
 
+	if (e->hold) {
+		return;
+	}
 	while ((r = net_tcp_peek(e->c, &v)) == 1) {
-		for (size_t i = 0; i < v.len; i++) {
+		size_t take = e->read_chunk != 0 ? RTE_MIN(e->read_chunk, v.len) : v.len;
+
+		for (size_t i = 0; i < take; i++) {
 			if (v.data[i] != pattern(e->rcvd + i, e->rx_salt)) {
 				e->rx_bad = true;
 			}
 		}
-		e->rcvd += v.len;
-		net_tcp_consume(e->c, v.len);
+		e->rcvd += take;
+		net_tcp_consume(e->c, take);
 	}
 	if (r == -ENODATA && !e->eof) {
 		e->eof = true;
@@ -154,6 +161,7 @@ struct dropper {
 };
 
 static struct dropper g_drop;
+static struct dropper g_drop_ba; /* the same, for frames from B before A sees them */
 
 static bool
 frame_matches(struct rte_mbuf *m, const struct dropper *d)
@@ -251,6 +259,7 @@ setup(void **state)
 
 	memset(&f, 0, sizeof(f));
 	memset(&g_drop, 0, sizeof(g_drop));
+	memset(&g_drop_ba, 0, sizeof(g_drop_ba));
 	g_seq++;
 	assert_int_equal(rt_runtime_create(&o, &f.rt), 0);
 	snprintf(name, sizeof(name), "tcp_ut_ab%u", g_seq);
@@ -268,6 +277,7 @@ setup(void **state)
 	node_open(&f, &f.a, "a", f.ba, f.ab, IP_A, &g_conf[0]);
 	node_open(&f, &f.b, "b", f.ab, f.ba, IP_B, &g_conf[1]);
 	assert_non_null(rte_eth_add_rx_callback(f.b.port_id, 0, drop_cb, &g_drop));
+	assert_non_null(rte_eth_add_rx_callback(f.a.port_id, 0, drop_cb, &g_drop_ba));
 	assert_int_equal(net_port_start(f.a.port), 0);
 	assert_int_equal(net_port_start(f.b.port), 0);
 	rt_runtime_poll_until_idle(f.rt, 1000);
@@ -870,6 +880,131 @@ test_keepalive_args(void **state)
 	assert_false(rt_wait_until(f->rt, a_probed, f, 40ULL * 1000000));
 }
 
+/* ---- zero windows: probes and window updates (B's buffer 16 KiB, A sends 64 KiB) ---- */
+
+#define ZW_RCV_BUF (16 * 1024)
+#define ZW_BYTES (64 * 1024)
+
+static int
+setup_small_rcv_buf(void **state)
+{
+	g_conf[1].rcv_buf = ZW_RCV_BUF;
+	return setup(state);
+}
+
+static int
+do_drain(void *arg)
+{
+	drain(((struct call *)arg)->e);
+	return 0;
+}
+
+static bool
+a_win_probed(void *arg)
+{
+	return tstats((const struct node *)arg).win_probes > 0;
+}
+
+static bool
+a_to_b_moved(void *arg)
+{
+	struct ep *e = arg;
+
+	return e[1].rcvd == e[0].to_send && e[0].acked == e[0].to_send;
+}
+
+/* A sends ZW_BYTES to B, which holds them: B's window closes at ZW_RCV_BUF. */
+static void
+fill_b_window(struct fix *f, struct ep *e)
+{
+	struct call k = { .e = &e[0] };
+
+	e[0].to_send = ZW_BYTES;
+	e[0].tx_salt = e[1].rx_salt = 0x33;
+	e[1].hold = true;
+	open_pair(f, e);
+	on_lcore(f, do_pump, &k);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(net_tcp_readable(e[1].c), ZW_RCV_BUF);
+	assert_int_equal(e[0].acked, ZW_RCV_BUF);
+	assert_int_equal(tstats(&f->a).win_probes, 0);
+}
+
+static void
+test_zero_window_probe_answered_resumes(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[1] };
+	uint64_t b_tx, probes;
+
+	fill_b_window(f, e);
+	/* Nothing in flight, the window zero: the persist timer, not the RTO, fires. */
+	b_tx = tstats(&f->b).tx;
+	assert_true(rt_wait_until(f->rt, a_win_probed, &f->a, 1000ULL * 1000));
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(tstats(&f->a).win_probes, 1);
+	assert_int_equal(tstats(&f->b).tx, b_tx + 1); /* B answered: still zero */
+	assert_int_equal(e[0].acked, ZW_RCV_BUF);
+	/* B reads all; the ACK that says its window opened is lost. */
+	g_drop_ba.flags_any = RTE_TCP_ACK_FLAG;
+	g_drop_ba.left = 1;
+	e[1].hold = false;
+	on_lcore(f, do_drain, &k);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(g_drop_ba.dropped, 1);
+	assert_int_equal(tstats(&f->b).win_updates, 1);
+	assert_int_equal(e[0].acked, ZW_RCV_BUF);
+	/* A later probe's answer shows the open window: the rest moves. */
+	probes = tstats(&f->a).win_probes;
+	assert_true(rt_wait_until(f->rt, a_to_b_moved, e, WAIT_US));
+	assert_true(tstats(&f->a).win_probes > probes);
+	assert_false(e[1].rx_bad);
+	assert_int_equal(tstats(&f->a).rto, 0);
+	assert_int_equal(tstats(&f->a).retransmits, 0);
+	assert_int_equal(e[0].closed + e[1].closed, 0);
+}
+
+static void
+test_window_update_on_small_reads(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[1] };
+
+	fill_b_window(f, e);
+	assert_true(rt_wait_until(f->rt, a_win_probed, &f->a, 1000ULL * 1000));
+	/*
+	 * B reads 100 bytes a call: no one call frees a segment, but what it may
+	 * take grows past a segment and B says so; A sends without probing again.
+	 */
+	e[1].hold = false;
+	e[1].read_chunk = 100;
+	on_lcore(f, do_drain, &k);
+	assert_true(rt_wait_until(f->rt, a_to_b_moved, e, WAIT_US));
+	assert_false(e[1].rx_bad);
+	assert_true(tstats(&f->b).win_updates >= 1);
+	assert_int_equal(tstats(&f->a).win_probes, 1);
+	assert_int_equal(tstats(&f->a).rto, 0);
+}
+
+static void
+test_persist_timer_after_conn_gone(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0] };
+
+	fill_b_window(f, e);
+	/* A's persist timer is armed; the abort frees the connection. */
+	on_lcore(f, do_abort, &k);
+	assert_int_equal(conns(&f->a), 0);
+	/* Past many probe intervals nothing fires (ASan would see a freed timer). */
+	assert_false(rt_wait_until(f->rt, a_win_probed, &f->a, 10ULL * 1000 * 1000));
+	assert_int_equal(tstats(&f->a).win_probes, 0);
+	assert_int_equal(tstats(&f->b).rst_rx, 1);
+}
+
 /* ---- segments crafted into B's receive ring, as if from A ---- */
 
 /* Flag of inject_from_a(): spoil the TCP checksum. */
@@ -1055,6 +1190,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_keepalive_timer_after_conn_gone, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_keepalive_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zero_window_probe_answered_resumes,
+						setup_small_rcv_buf, teardown),
+		cmocka_unit_test_setup_teardown(test_window_update_on_small_reads,
+						setup_small_rcv_buf, teardown),
+		cmocka_unit_test_setup_teardown(test_persist_timer_after_conn_gone,
+						setup_small_rcv_buf, teardown),
 		cmocka_unit_test_setup_teardown(test_rst_in_window_challenged_exact_accepted, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_checksum_dropped, setup, teardown),
