@@ -6,8 +6,8 @@
  * lcore that created it (active open) or that received its SYN (passive).
  * The RFC 9293 state machine is one rt_fsm table. Options MSS, window
  * scale, SACK-permitted and timestamps are negotiated as Linux does (SACK
- * is negotiated but this slice sends no SACK blocks and ignores received
- * ones). RFC 6298 retransmission timer with Karn's rule and backoff, one
+ * blocks are sent for what waits out of order, and received ones drive
+ * RFC 6675 recovery). RFC 6298 retransmission timer with Karn's rule and backoff, one
  * timer per connection; fast retransmit and NewReno recovery with limited
  * transmit (RFC 5681, 6582, 3042); keepalive per connection (a second
  * timer). ACKs are delayed to the end of the lcore's poll; no Nagle.
@@ -15,7 +15,7 @@
  * from the peer is probed on the persist timer (RFC 9293 3.8.6.1); reading
  * that opens our window by a segment sends a window update.
  *
- * Not in this slice: SACK recovery, CUBIC, IPv6.
+ * Not in this slice: CUBIC, IPv6.
  *
  * All calls on a connection run on its lcore. Events arrive through the
  * connection's callback on that lcore.
@@ -84,6 +84,11 @@ struct net_tcp_stats {
 	uint64_t closed;         /**< connections freed */
 	uint64_t win_probes;     /**< zero-window probes sent (RFC 9293 3.8.6.1) */
 	uint64_t win_updates;    /**< ACKs sent because reading opened our window */
+	uint64_t sack_blocks_tx; /**< SACK blocks sent (RFC 2018) */
+	uint64_t sack_blocks_rx; /**< SACK blocks received and taken into the scoreboard */
+	uint64_t
+		sack_recoveries; /**< recoveries run on the scoreboard (RFC 6675), of fast_retransmits */
+	uint64_t sack_rescues; /**< RFC 6675 rescue retransmissions */
 };
 
 /** What the peer and we agreed at the handshake. */
@@ -204,6 +209,10 @@ struct net_tcp_opts {
 	bool sack_ok;
 	bool ts;
 	uint32_t tsval, tsecr;
+	uint8_t nsack; /**< SACK blocks (RFC 2018), at most 4 */
+	struct {
+		uint32_t start, end; /**< host order: [start, end) */
+	} sack[4];
 };
 
 /** Parse the options of the @p len bytes at @p p. @return false if malformed */

@@ -188,6 +188,9 @@ ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 		return false;
 	}
 	c->zwp_unanswered = 0; /* the peer is there (a probe's answer, or anything) */
+	if (c->sack_ok && s->opts.nsack > 0) {
+		tcp_sack_input(c, s);
+	}
 	if (c->state == TCPS_SYN_RCVD) {
 		if (SEQ_LEQ(s->ack, c->snd_una)) {
 			return false;
@@ -203,6 +206,7 @@ ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 	if (SEQ_GT(s->ack, c->snd_una)) {
 		acked = s->ack - c->snd_una;
 		c->snd_una = s->ack;
+		tcp_sb_ack(&c->sb, c->snd_una);
 		if (SEQ_LT(c->snd_nxt, c->snd_una)) {
 			c->snd_nxt = c->snd_una;
 		}

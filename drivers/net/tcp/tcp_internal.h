@@ -33,7 +33,10 @@ extern int net_tcp_logtype;
 #define TCP_INIT_CWND_SEGS 10u
 #define TCP_OOW_ACK_GAP_US 500000u /* Linux's tcp_invalid_ratelimit: HZ/2 */
 #define TCP_DUPACK_THRESH 3u       /* RFC 5681: the third duplicate ACK retransmits */
-#define TCP_PERSIST_BACKOFF_MAX 15 /* past it the interval is TCP_RTO_MAX_US anyway */
+#define TCP_PERSIST_BACKOFF_MAX 15
+#define TCP_SACK_BLOCKS_MAX 4 /* in one option: 4 without timestamps, 3 beside them */
+#define TCP_SB_MAX \
+	32 /* SACKed ranges the sender's scoreboard keeps */ /* past it the interval is TCP_RTO_MAX_US anyway */
 
 #define OPT_EOL 0
 #define OPT_NOP 1
@@ -80,6 +83,24 @@ enum tcp_ev {
 	TCPE_N,
 };
 
+/* Sequence space [start, end). */
+struct tcp_sack_range {
+	uint32_t start, end;
+};
+
+/* The sender's SACK scoreboard above snd_una: ranges ascending, apart. */
+struct tcp_sack_sb {
+	uint8_t n;
+	struct tcp_sack_range r[TCP_SB_MAX];
+};
+
+/* An unSACKed run of the scoreboard, as RFC 6675's routines see it. */
+struct tcp_sb_hole {
+	uint32_t start, end;
+	bool lost;       /* IsLost: enough SACKed above it */
+	bool below_sack; /* some SACKed range is above it (not the tail) */
+};
+
 struct tcp_ooo {
 	uint32_t seq;
 	uint32_t len;
@@ -113,6 +134,11 @@ struct net_tcp_conn {
 	uint32_t recover; /* snd_max when recovery (or the last RTO) began */
 	uint16_t dupacks; /* duplicate ACKs in a row */
 	bool in_recovery;
+	/* RFC 6675 SACK-based recovery (in_recovery on the scoreboard, else NewReno) */
+	bool sack_recovery;
+	bool rescue_done;  /* the one rescue retransmission of this recovery went */
+	uint32_t high_rxt; /* one past the highest octet sent again in this recovery */
+	struct tcp_sack_sb sb;
 	uint8_t *sbuf;
 	uint32_t sbuf_size, sbuf_head, sbuf_len;
 	uint32_t sbuf_seq; /* sequence number of sbuf's first byte */
@@ -122,6 +148,9 @@ struct net_tcp_conn {
 	uint32_t rq_head, rq_n, rq_off; /* rq_off: bytes of rq[rq_head] consumed */
 	struct tcp_ooo *ooo;
 	uint16_t ooo_n;
+	/* RFC 2018: blocks of what ooo holds, the latest first */
+	struct tcp_sack_range rcv_sack[TCP_SACK_BLOCKS_MAX];
+	uint8_t rcv_sack_n;
 	/* options */
 	uint16_t mss_snd; /* payload per segment, options of data segments excluded */
 	uint16_t mss_peer;
@@ -255,7 +284,7 @@ void tcp_conn_maybe_free(struct net_tcp_conn *c);
 
 size_t tcp_syn_opts(const struct net_tcp_conn *c, uint8_t *o, bool ws, bool sack, bool ts,
 		    uint16_t mss);
-size_t tcp_data_opts(const struct net_tcp_conn *c, uint8_t *o);
+size_t tcp_data_opts(const struct net_tcp_conn *c, uint8_t *o, bool sack);
 int8_t tcp_our_wscale(const struct net_tcp *t);
 void tcp_negotiate(struct net_tcp_conn *c, const struct net_tcp_opts *o);
 
@@ -271,6 +300,10 @@ void tcp_send_ack_now(struct net_tcp_conn *c);
 void tcp_send_ack_later(struct net_tcp_conn *c);
 void tcp_output(struct net_tcp_conn *c);
 void tcp_retransmit_una(struct net_tcp_conn *c);
+/* Send [seq, seq + len) again (and the FIN if it ends there). @return sequence space sent, 0 if none */
+uint32_t tcp_retransmit(struct net_tcp_conn *c, uint32_t seq, uint32_t len);
+/* One new segment from snd_nxt, short of @p limit. @return whether one went */
+bool tcp_send_new(struct net_tcp_conn *c, uint32_t limit);
 void tcp_send_rst_for(struct net_tcp *t, unsigned int lcore, const struct rte_ipv4_hdr *h,
 		      uint16_t lport, uint16_t rport, const struct tcp_seg *s);
 void tcp_challenge_ack(struct net_tcp_conn *c);
@@ -290,6 +323,27 @@ void tcp_ka_timer_fn(void *arg);
 bool tcp_is_dupack(const struct net_tcp_conn *c, const struct tcp_seg *s);
 void tcp_dupack_input(struct net_tcp_conn *c, const struct tcp_seg *s);
 void tcp_recovery_ack(struct net_tcp_conn *c, uint32_t acked);
+
+/* ---- tcp_sack.c ---- */
+
+void tcp_sack_rcv_note(struct net_tcp_conn *c, uint32_t start, uint32_t end);
+void tcp_sack_rcv_trim(struct net_tcp_conn *c);
+size_t tcp_sack_opts(const struct net_tcp_conn *c, uint8_t *o);
+void tcp_sb_clear(struct tcp_sack_sb *sb);
+uint32_t tcp_sb_bytes(const struct tcp_sack_sb *sb);
+uint32_t tcp_sb_add(struct tcp_sack_sb *sb, uint32_t start, uint32_t end);
+void tcp_sb_ack(struct tcp_sack_sb *sb, uint32_t una);
+unsigned int tcp_sb_holes(const struct tcp_sack_sb *sb, uint32_t una, uint32_t high, uint32_t mss,
+			  struct tcp_sb_hole *h);
+bool tcp_sb_is_lost(const struct tcp_sack_sb *sb, uint32_t seq, uint32_t mss);
+uint32_t tcp_sb_pipe(const struct tcp_sack_sb *sb, uint32_t una, uint32_t high, uint32_t high_rxt,
+		     uint32_t mss);
+bool tcp_sb_next_seg(const struct tcp_sack_sb *sb, uint32_t una, uint32_t high, uint32_t high_rxt,
+		     uint32_t mss, bool lost_only, uint32_t *seq, uint32_t *len);
+void tcp_sack_input(struct net_tcp_conn *c, const struct tcp_seg *s);
+bool tcp_sack_una_lost(const struct net_tcp_conn *c);
+void tcp_sack_recovery_start(struct net_tcp_conn *c);
+void tcp_sack_output(struct net_tcp_conn *c, uint32_t wnd_limit);
 
 /* ---- tcp_recv.c ---- */
 

@@ -9,6 +9,23 @@
 
 #include "tcp_internal.h"
 
+/* RFC 2018 blocks: 8 bytes each (a length that is not is ignored), at most 4. */
+static void
+parse_sack(const uint8_t *p, size_t len, struct net_tcp_opts *o)
+{
+	if (len == 0 || len % 8 != 0) {
+		return;
+	}
+	o->nsack = (uint8_t)RTE_MIN(len / 8, RTE_DIM(o->sack));
+	for (uint8_t k = 0; k < o->nsack; k++) {
+		uint32_t e[2];
+
+		memcpy(e, &p[8 * k], sizeof(e));
+		o->sack[k].start = rte_be_to_cpu_32(e[0]);
+		o->sack[k].end = rte_be_to_cpu_32(e[1]);
+	}
+}
+
 bool
 net_tcp_parse_opts(const uint8_t *p, size_t len, struct net_tcp_opts *o)
 {
@@ -46,6 +63,9 @@ net_tcp_parse_opts(const uint8_t *p, size_t len, struct net_tcp_opts *o)
 			break;
 		case OPT_SACK_PERM:
 			o->sack_ok = olen == 2;
+			break;
+		case OPT_SACK:
+			parse_sack(&p[i + 2], olen - 2u, o);
 			break;
 		case OPT_TS:
 			if (olen == 10) {
@@ -107,23 +127,31 @@ tcp_syn_opts(const struct net_tcp_conn *c, uint8_t *o, bool ws, bool sack, bool 
 	return n;
 }
 
+/*
+ * The options of a segment after the handshake: timestamps, then (@p sack:
+ * a segment without data, whose room the MSS does not count on) the SACK
+ * blocks, as Linux lays them out.
+ */
 size_t
-tcp_data_opts(const struct net_tcp_conn *c, uint8_t *o)
+tcp_data_opts(const struct net_tcp_conn *c, uint8_t *o, bool sack)
 {
-	uint32_t v, e;
+	size_t n = 0;
 
-	if (!c->ts_ok) {
-		return 0;
+	if (c->ts_ok) {
+		uint32_t v = rte_cpu_to_be_32(tcp_ts_now(c->t)), e = rte_cpu_to_be_32(c->ts_recent);
+
+		o[0] = OPT_NOP;
+		o[1] = OPT_NOP;
+		o[2] = OPT_TS;
+		o[3] = 10;
+		memcpy(&o[4], &v, 4);
+		memcpy(&o[8], &e, 4);
+		n = 12;
 	}
-	v = rte_cpu_to_be_32(tcp_ts_now(c->t));
-	e = rte_cpu_to_be_32(c->ts_recent);
-	o[0] = OPT_NOP;
-	o[1] = OPT_NOP;
-	o[2] = OPT_TS;
-	o[3] = 10;
-	memcpy(&o[4], &v, 4);
-	memcpy(&o[8], &e, 4);
-	return 12;
+	if (sack && c->sack_ok) {
+		n += tcp_sack_opts(c, &o[n]);
+	}
+	return n;
 }
 
 /* Our window shift: the smallest that lets the receive buffer show whole. */

@@ -116,7 +116,7 @@ tcp_conn_xmit(struct net_tcp_conn *c, uint32_t seq, uint32_t dlen, uint8_t flags
 				    synack ? c->sack_ok : !cf->no_sack,
 				    synack ? c->ts_ok : !cf->no_timestamps, mss);
 	} else {
-		olen = tcp_data_opts(c, opts);
+		olen = tcp_data_opts(c, opts, dlen == 0);
 	}
 	if (flags & RTE_TCP_ACK_FLAG) {
 		tcp_ack_dequeue(c);
@@ -156,7 +156,46 @@ limited_transmit(const struct net_tcp_conn *c)
 	return (uint32_t)c->dupacks * c->mss_snd;
 }
 
-/* Send what the send buffer holds and the windows allow, then the FIN. */
+/*
+ * One segment from snd_nxt (new data, or after an RTO data sent before),
+ * short of @p limit; the FIN with it when it ends the data.
+ */
+bool
+tcp_send_new(struct net_tcp_conn *c, uint32_t limit)
+{
+	uint32_t end = tcp_data_end(c), len = RTE_MIN(end - c->snd_nxt, (uint32_t)c->mss_snd);
+	uint8_t flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
+	bool fin;
+
+	len = RTE_MIN(len, limit - c->snd_nxt);
+	fin = c->fin_queued && c->snd_nxt + len == end;
+	if (fin) {
+		flags |= RTE_TCP_FIN_FLAG;
+	}
+	if (!c->rtt_timing && c->snd_nxt == c->snd_max) {
+		/* Karn: time only a segment sent once. */
+		c->rtt_timing = true;
+		c->rtt_seq = c->snd_nxt;
+		c->rtt_start_us = tcp_now_us(c->t);
+	}
+	if (tcp_conn_xmit(c, c->snd_nxt, len, flags) != 0) {
+		return false;
+	}
+	if (SEQ_LT(c->snd_nxt, c->snd_max)) {
+		c->retransmits++;
+		TCP_STAT_ADD(&c->t->lc[c->lcore].stats, retransmits, 1);
+	}
+	c->snd_nxt += len + (fin ? 1 : 0);
+	if (SEQ_GT(c->snd_nxt, c->snd_max)) {
+		c->snd_max = c->snd_nxt;
+	}
+	return true;
+}
+
+/*
+ * Send what the send buffer holds and the windows allow, then the FIN. In
+ * SACK recovery the scoreboard decides what goes (tcp_sack_output).
+ */
 void
 tcp_output(struct net_tcp_conn *c)
 {
@@ -167,30 +206,12 @@ tcp_output(struct net_tcp_conn *c)
 	    c->state == TCPS_TIME_WAIT || c->state == TCPS_LISTEN) {
 		return;
 	}
-	while (SEQ_LT(c->snd_nxt, end) && SEQ_LT(c->snd_nxt, limit)) {
-		uint32_t len = RTE_MIN(end - c->snd_nxt, (uint32_t)c->mss_snd);
-		uint8_t flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
-		bool fin;
-
-		len = RTE_MIN(len, limit - c->snd_nxt);
-		fin = c->fin_queued && c->snd_nxt + len == end;
-		if (fin) {
-			flags |= RTE_TCP_FIN_FLAG;
+	if (c->in_recovery && c->sack_recovery) {
+		tcp_sack_output(c, c->snd_una + c->snd_wnd);
+	} else {
+		while (SEQ_LT(c->snd_nxt, end) && SEQ_LT(c->snd_nxt, limit) &&
+		       tcp_send_new(c, limit)) {
 		}
-		if (!c->rtt_timing && c->snd_nxt == c->snd_max) {
-			/* Karn: time only a segment sent once. */
-			c->rtt_timing = true;
-			c->rtt_seq = c->snd_nxt;
-			c->rtt_start_us = tcp_now_us(c->t);
-		}
-		if (tcp_conn_xmit(c, c->snd_nxt, len, flags) != 0) {
-			break;
-		}
-		if (SEQ_LT(c->snd_nxt, c->snd_max)) {
-			c->retransmits++;
-			TCP_STAT_ADD(&c->t->lc[c->lcore].stats, retransmits, 1);
-		}
-		c->snd_nxt += len + (fin ? 1 : 0);
 	}
 	if (c->fin_queued && c->snd_nxt == end && end == c->sbuf_seq + c->sbuf_len) {
 		/* All data sent (or none): the FIN alone. */
@@ -207,25 +228,34 @@ tcp_output(struct net_tcp_conn *c)
 	}
 }
 
+uint32_t
+tcp_retransmit(struct net_tcp_conn *c, uint32_t seq, uint32_t len)
+{
+	uint32_t end = tcp_data_end(c), dlen = SEQ_LT(seq, end) ? RTE_MIN(len, end - seq) : 0;
+	uint8_t flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
+	bool fin = c->fin_queued && seq + dlen == end && SEQ_GT(c->snd_max, end);
+
+	if (fin) {
+		flags |= RTE_TCP_FIN_FLAG; /* the FIN went with it, or alone after it */
+	}
+	if (dlen == 0 && !fin) {
+		return 0;
+	}
+	/* Karn: what is sent again gives no RTT sample. */
+	c->rtt_timing = false;
+	if (tcp_conn_xmit(c, seq, dlen, flags) != 0) {
+		return 0;
+	}
+	c->retransmits++;
+	TCP_STAT_ADD(&c->t->lc[c->lcore].stats, retransmits, 1);
+	return dlen + (fin ? 1 : 0);
+}
+
 /* Send the first unacknowledged segment again (fast retransmit, a NewReno partial ACK). */
 void
 tcp_retransmit_una(struct net_tcp_conn *c)
 {
-	uint32_t end = tcp_data_end(c), len = 0;
-	uint8_t flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
-
-	if (SEQ_LT(c->snd_una, end)) {
-		len = RTE_MIN(end - c->snd_una, (uint32_t)c->mss_snd);
-	}
-	if (c->fin_queued && c->snd_una + len == end && SEQ_GT(c->snd_max, end)) {
-		flags |= RTE_TCP_FIN_FLAG; /* the FIN went with it, or alone after it */
-	}
-	/* Karn: what is sent again gives no RTT sample. */
-	c->rtt_timing = false;
-	if (tcp_conn_xmit(c, c->snd_una, len, flags) == 0) {
-		c->retransmits++;
-		TCP_STAT_ADD(&c->t->lc[c->lcore].stats, retransmits, 1);
-	}
+	tcp_retransmit(c, c->snd_una, c->mss_snd);
 }
 
 /* RFC 9293: the answer to a segment for nothing (or unacceptable in SYN-SENT). */

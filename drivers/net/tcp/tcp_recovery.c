@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Loss recovery without SACK: RFC 5681 fast retransmit and RFC 6582 NewReno.
+ * Loss recovery: RFC 5681 fast retransmit, then RFC 6675 on the SACK
+ * scoreboard (tcp_sack.c) when SACK was negotiated, else RFC 6582 NewReno.
  */
 #include "tcp_internal.h"
 
@@ -25,23 +26,31 @@ tcp_dupack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 	c->dupacks++;
 	TCP_STAT_ADD(st, dupacks, 1);
 	if (c->in_recovery) {
-		c->cwnd += c->mss_snd; /* a segment left the network */
+		if (!c->sack_recovery) {
+			c->cwnd += c->mss_snd; /* a segment left the network */
+		}
 		return;
 	}
-	if (c->dupacks != TCP_DUPACK_THRESH || !SEQ_GT(s->ack, c->recover)) {
+	/* RFC 6675 5 (4): DupThresh duplicate ACKs, or the scoreboard finds snd_una lost. */
+	if ((c->dupacks != TCP_DUPACK_THRESH && !tcp_sack_una_lost(c)) ||
+	    !SEQ_GT(s->ack, c->recover)) {
 		return; /* limited transmit, if anything (tcp_output) */
 	}
 	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2u * c->mss_snd);
 	c->recover = c->snd_max;
 	c->in_recovery = true;
 	TCP_STAT_ADD(st, fast_retransmits, 1);
+	if (c->sack_ok) {
+		tcp_sack_recovery_start(c);
+		return;
+	}
 	tcp_retransmit_una(c);
 	c->cwnd = c->ssthresh + TCP_DUPACK_THRESH * c->mss_snd;
 }
 
 /*
  * RFC 6582 3.2 steps 5-6, on an ACK of new data during recovery: a full ACK
- * ends it; a partial one sends the next hole and deflates cwnd by what it
+ * ends it (SACK recovery too); a partial one (NewReno) sends the next hole and deflates cwnd by what it
  * acknowledged (plus one segment back when that was a segment or more).
  */
 void
@@ -51,8 +60,12 @@ tcp_recovery_ack(struct net_tcp_conn *c, uint32_t acked)
 		uint32_t flight = RTE_MAX(c->snd_max - c->snd_una, (uint32_t)c->mss_snd);
 
 		c->in_recovery = false;
+		c->sack_recovery = false;
 		c->cwnd = RTE_MIN(c->ssthresh, flight + c->mss_snd);
 		return;
+	}
+	if (c->sack_recovery) {
+		return; /* the scoreboard says what goes next (tcp_sack_output) */
 	}
 	tcp_retransmit_una(c);
 	c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;

@@ -68,6 +68,9 @@ ooo_insert(struct net_tcp_conn *c, struct rte_mbuf *m, uint32_t seq, uint32_t le
 	c->ooo[i] = (struct tcp_ooo){ .seq = seq, .len = len, .fin = fin, .m = m };
 	c->ooo_n++;
 	TCP_STAT_ADD(st, ooo, 1);
+	if (c->sack_ok && len > 0) {
+		tcp_sack_rcv_note(c, seq, seq + len);
+	}
 }
 
 /* Payload and FIN (RFC 9293 3.10.7.4 seventh and eighth checks). Takes s->m. */
@@ -127,6 +130,9 @@ tcp_data_input(struct net_tcp_conn *c, struct tcp_seg *s)
 
 		fin = ooo_drain(c);
 		readable = readable || c->rcv_nxt != before;
+	}
+	if (c->rcv_sack_n > 0) {
+		tcp_sack_rcv_trim(c);
 	}
 	if (fin) {
 		c->rcv_nxt++;

@@ -135,6 +135,9 @@ tcp_timer_expired(struct net_tcp_conn *c)
 	/* RFC 6582 4: duplicate ACKs of what is sent again start no fast retransmit. */
 	c->recover = c->snd_max;
 	c->in_recovery = false;
+	/* RFC 2018 8 / RFC 6675 5.1: the receiver may have dropped what it SACKed. */
+	c->sack_recovery = false;
+	tcp_sb_clear(&c->sb);
 	c->dupacks = 0;
 	c->snd_nxt = c->snd_una;
 	tcp_rto_arm(c);

@@ -46,6 +46,8 @@ struct fix {
 	struct rt_runtime *rt;
 	struct rte_ring *ab, *ba;
 	struct node a, b;
+	/* The droppers' callbacks: removed at teardown, since the next fixture's ports take the same ids. */
+	const struct rte_eth_rxtx_callback *drop_b, *drop_a;
 };
 
 static unsigned int g_seq;
@@ -157,11 +159,66 @@ struct dropper {
 	bool data_only;    /* ...or with a payload */
 	unsigned int skip; /* let this many matching frames through first */
 	unsigned int left; /* then drop this many */
+	unsigned int gap;  /* letting this many matching frames through after each drop */
 	unsigned int dropped;
+	unsigned int pass; /* of gap, still to let through */
+	/* The first matching frame let through after each drop (with gap 1, the run between holes). */
+	struct {
+		uint32_t seq, len;
+	} after[8];
+	unsigned int after_n;
+	/* The TCP options of the first frame carrying the most SACK blocks. */
+	uint8_t sack_opts[40];
+	uint8_t sack_olen;
 };
 
 static struct dropper g_drop;
 static struct dropper g_drop_ba; /* the same, for frames from B before A sees them */
+
+/* A frame's TCP header and payload length; NULL if not TCP. */
+static const struct rte_tcp_hdr *
+frame_tcp(struct rte_mbuf *m, uint32_t *plen)
+{
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_tcp_hdr *th;
+	size_t l3 = sizeof(struct rte_ether_hdr);
+
+	if (rte_pktmbuf_data_len(m) < l3 + sizeof(*ip) + sizeof(*th)) {
+		return NULL;
+	}
+	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, l3);
+	if (ip->next_proto_id != IPPROTO_TCP) {
+		return NULL;
+	}
+	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + rte_ipv4_hdr_len(ip));
+	*plen = rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) -
+		(uint32_t)(th->data_off >> 4) * 4;
+	return th;
+}
+
+/* Keep the options of @p th if they hold a SACK option longer than any kept before. */
+static void
+capture_sack(struct dropper *d, const struct rte_tcp_hdr *th)
+{
+	const uint8_t *o = (const uint8_t *)(th + 1);
+	size_t olen = (size_t)(th->data_off >> 4) * 4 - sizeof(*th);
+
+	for (size_t i = 0; i + 1 < olen;) {
+		if (o[i] == 1) {
+			i++;
+			continue;
+		}
+		if (o[i] == 5 && o[i + 1] > 2 && olen > d->sack_olen) {
+			memcpy(d->sack_opts, o, olen);
+			d->sack_olen = (uint8_t)olen;
+			return;
+		}
+		if (o[i] == 0 || o[i + 1] < 2) {
+			return;
+		}
+		i += o[i + 1];
+	}
+}
 
 static bool
 frame_matches(struct rte_mbuf *m, const struct dropper *d)
@@ -200,15 +257,31 @@ drop_cb(uint16_t port_id, uint16_t queue, struct rte_mbuf *pkts[], uint16_t nb, 
 	(void)queue;
 	(void)max;
 	for (uint16_t i = 0; i < nb; i++) {
-		if (d->left > 0 && frame_matches(pkts[i], d)) {
+		uint32_t plen = 0;
+		const struct rte_tcp_hdr *th = frame_tcp(pkts[i], &plen);
+		bool match = frame_matches(pkts[i], d);
+
+		if (th != NULL) {
+			capture_sack(d, th);
+		}
+		if (d->left > 0 && match) {
 			if (d->skip > 0) {
 				d->skip--;
+			} else if (d->pass > 0) {
+				d->pass--;
 			} else {
 				d->left--;
 				d->dropped++;
+				d->pass = d->gap;
 				rte_pktmbuf_free(pkts[i]);
 				continue;
 			}
+		}
+		if (match && th != NULL && d->after_n < d->dropped &&
+		    d->after_n < RTE_DIM(d->after)) {
+			d->after[d->after_n].seq = rte_be_to_cpu_32(th->sent_seq);
+			d->after[d->after_n].len = plen;
+			d->after_n++;
 		}
 		pkts[kept++] = pkts[i];
 	}
@@ -276,8 +349,10 @@ setup(void **state)
 	}
 	node_open(&f, &f.a, "a", f.ba, f.ab, IP_A, &g_conf[0]);
 	node_open(&f, &f.b, "b", f.ab, f.ba, IP_B, &g_conf[1]);
-	assert_non_null(rte_eth_add_rx_callback(f.b.port_id, 0, drop_cb, &g_drop));
-	assert_non_null(rte_eth_add_rx_callback(f.a.port_id, 0, drop_cb, &g_drop_ba));
+	f.drop_b = rte_eth_add_rx_callback(f.b.port_id, 0, drop_cb, &g_drop);
+	f.drop_a = rte_eth_add_rx_callback(f.a.port_id, 0, drop_cb, &g_drop_ba);
+	assert_non_null(f.drop_b);
+	assert_non_null(f.drop_a);
 	assert_int_equal(net_port_start(f.a.port), 0);
 	assert_int_equal(net_port_start(f.b.port), 0);
 	rt_runtime_poll_until_idle(f.rt, 1000);
@@ -300,6 +375,8 @@ teardown(void **state)
 	struct fix *f = *state;
 
 	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(rte_eth_remove_rx_callback(f->b.port_id, 0, f->drop_b), 0);
+	assert_int_equal(rte_eth_remove_rx_callback(f->a.port_id, 0, f->drop_a), 0);
 	node_close(&f->a);
 	node_close(&f->b);
 	rt_runtime_destroy(f->rt);
@@ -590,6 +667,107 @@ test_two_losses_recovered_by_newreno(void **state)
 	/* Fast retransmit sends the first; the partial ACK after it, the second (RFC 6582). */
 	assert_int_equal(tstats(&f->a).fast_retransmits, 1);
 	assert_int_equal(tstats(&f->a).retransmits, 2);
+	assert_int_equal(tstats(&f->a).rto, 0);
+}
+
+/* ---- SACK (RFC 2018 blocks, RFC 6675 recovery) ---- */
+
+/* Of A's data segments, from the 20th on @p n are lost, one let through between each two. */
+static void
+lose_every_other(struct fix *f, struct ep *e, unsigned int n)
+{
+	g_drop.data_only = true;
+	g_drop.skip = 19;
+	g_drop.left = n;
+	g_drop.gap = 1;
+	move_both_ways(f, e, 256 * 1024);
+	assert_int_equal(g_drop.dropped, n);
+	assert_int_equal(g_drop.after_n, n);
+}
+
+static void
+test_sack_two_losses_one_window(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+
+	lose_every_other(f, e, 2);
+	/* B named what it holds past each hole; A sent both holes again on the scoreboard. */
+	assert_true(tstats(&f->b).sack_blocks_tx >= 2);
+	assert_true(tstats(&f->a).sack_blocks_rx >= 2);
+	assert_int_equal(tstats(&f->a).fast_retransmits, 1);
+	assert_int_equal(tstats(&f->a).sack_recoveries, 1);
+	assert_int_equal(tstats(&f->a).retransmits, 2);
+	assert_int_equal(tstats(&f->a).rto, 0);
+}
+
+static void
+test_newreno_without_sack_two_losses(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+
+	lose_every_other(f, e, 2);
+	/* No SACK negotiated: no blocks either way, NewReno's partial ACK finds the second hole. */
+	assert_int_equal(tstats(&f->a).sack_blocks_tx + tstats(&f->b).sack_blocks_tx, 0);
+	assert_int_equal(tstats(&f->a).sack_blocks_rx, 0);
+	assert_int_equal(tstats(&f->a).fast_retransmits, 1);
+	assert_int_equal(tstats(&f->a).sack_recoveries, 0);
+	assert_int_equal(tstats(&f->a).retransmits, 2);
+	assert_int_equal(tstats(&f->a).rto, 0);
+}
+
+/* Block @p k of the captured SACK option (at @p at) is the run let through after drop @p d. */
+static void
+assert_sack_block(const uint8_t *o, size_t at, unsigned int d)
+{
+	uint32_t edges[2];
+
+	memcpy(edges, &o[at], sizeof(edges));
+	assert_int_equal(rte_be_to_cpu_32(edges[0]), g_drop.after[d].seq);
+	assert_int_equal(rte_be_to_cpu_32(edges[1]), g_drop.after[d].seq + g_drop.after[d].len);
+}
+
+static void
+test_sack_blocks_golden_with_timestamps(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	const uint8_t *o = g_drop_ba.sack_opts;
+
+	lose_every_other(f, e, 4);
+	/*
+	 * B's ACK after the third run: NOP NOP TS(10), then NOP NOP SACK(26):
+	 * three blocks fill the 40 bytes, the latest run first (RFC 2018 4).
+	 */
+	assert_int_equal(g_drop_ba.sack_olen, 40);
+	assert_memory_equal(o, ((const uint8_t[]){ 1, 1, 8, 10 }), 4);
+	assert_memory_equal(&o[12], ((const uint8_t[]){ 1, 1, 5, 26 }), 4);
+	assert_sack_block(o, 16, 2);
+	assert_sack_block(o, 24, 1);
+	assert_sack_block(o, 32, 0);
+	/* Four holes, one recovery, each hole sent once, no RTO. */
+	assert_int_equal(tstats(&f->a).sack_recoveries, 1);
+	assert_int_equal(tstats(&f->a).retransmits, 4);
+	assert_int_equal(tstats(&f->a).rto, 0);
+}
+
+static void
+test_sack_blocks_golden_without_timestamps(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	const uint8_t *o = g_drop_ba.sack_opts;
+
+	lose_every_other(f, e, 4);
+	/* Without timestamps four blocks fit: NOP NOP SACK(34), the latest run first. */
+	assert_int_equal(g_drop_ba.sack_olen, 36);
+	assert_memory_equal(o, ((const uint8_t[]){ 1, 1, 5, 34 }), 4);
+	assert_sack_block(o, 4, 3);
+	assert_sack_block(o, 12, 2);
+	assert_sack_block(o, 20, 1);
+	assert_sack_block(o, 28, 0);
+	assert_int_equal(tstats(&f->a).sack_recoveries, 1);
 	assert_int_equal(tstats(&f->a).rto, 0);
 }
 
@@ -1176,6 +1354,13 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_two_losses_recovered_by_newreno, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_sack_two_losses_one_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newreno_without_sack_two_losses, setup_no_sack,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_sack_blocks_golden_with_timestamps, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_sack_blocks_golden_without_timestamps,
+						setup_no_opts, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_syn_retransmitted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rst_to_closed_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syn_timeout_etimedout, setup, teardown),
