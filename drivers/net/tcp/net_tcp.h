@@ -15,7 +15,10 @@
  * from the peer is probed on the persist timer (RFC 9293 3.8.6.1); reading
  * that opens our window by a segment sends a window update.
  *
- * Not in this slice: CUBIC, IPv6.
+ * Congestion control is NewReno or CUBIC (RFC 9438), per stack or per
+ * connection.
+ *
+ * Not in this slice: IPv6.
  *
  * All calls on a connection run on its lcore. Events arrive through the
  * connection's callback on that lcore.
@@ -32,6 +35,13 @@
 struct net_tcp;
 struct net_tcp_conn;
 
+/** Congestion controllers. */
+enum net_tcp_cc {
+	NET_TCP_CC_DEFAULT, /**< the stack's (net_tcp_conf::cc); for the stack, CUBIC as Linux */
+	NET_TCP_CC_NEWRENO, /**< RFC 5681 */
+	NET_TCP_CC_CUBIC,   /**< RFC 9438 */
+};
+
 struct net_tcp_conf {
 	size_t conf_size;      /**< sizeof(struct net_tcp_conf) */
 	uint32_t rcv_buf;      /**< receive window bytes; 0 = 256 KiB */
@@ -45,6 +55,7 @@ struct net_tcp_conf {
 	bool no_sack;          /**< do not offer SACK-permitted */
 	bool no_timestamps;    /**< do not offer timestamps */
 	uint16_t ooo_max;      /**< out-of-order segments kept per connection; 0 = 64 */
+	enum net_tcp_cc cc;    /**< congestion control of new connections; DEFAULT = CUBIC */
 };
 
 enum net_tcp_event {
@@ -103,6 +114,8 @@ struct net_tcp_info {
 	uint64_t srtt_us, rto_us;
 	uint64_t retransmits;
 	uint32_t snd_nxt, rcv_nxt; /**< the next sequence numbers each way */
+	const char *cc;            /**< the congestion controller ("cubic", "newreno") */
+	uint32_t cwnd, ssthresh;   /**< bytes; ssthresh UINT32_MAX before the first loss */
 };
 
 /**
@@ -186,6 +199,13 @@ void net_tcp_abort(struct net_tcp_conn *c);
  * @return 0, -EINVAL (intvl_s or cnt 0), -ENOTCONN (closed)
  */
 int net_tcp_set_keepalive(struct net_tcp_conn *c, uint32_t idle_s, uint32_t intvl_s, uint32_t cnt);
+
+/**
+ * The congestion controller of @p c from now on (as TCP_CONGESTION);
+ * NET_TCP_CC_DEFAULT: the stack's. Its state starts afresh; cwnd and
+ * ssthresh stay. @return 0, -EINVAL
+ */
+int net_tcp_set_cc(struct net_tcp_conn *c, enum net_tcp_cc cc);
 
 /** What was negotiated, and the state. */
 void net_tcp_get_info(const struct net_tcp_conn *c, struct net_tcp_info *out);

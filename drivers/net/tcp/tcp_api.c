@@ -105,6 +105,7 @@ conf_defaults(struct net_tcp_conf *c)
 	c->syn_retries = c->syn_retries != 0 ? c->syn_retries : 6;
 	c->retries = c->retries != 0 ? c->retries : 15;
 	c->ooo_max = c->ooo_max != 0 ? c->ooo_max : 64;
+	c->cc = c->cc != NET_TCP_CC_DEFAULT ? c->cc : NET_TCP_CC_CUBIC;
 }
 
 int
@@ -116,7 +117,8 @@ net_tcp_create(struct net_neigh *nb, struct net_ip *ip, const struct net_tcp_con
 	int rc;
 
 	if (nb == NULL || ip == NULL || conf == NULL || out == NULL ||
-	    conf->conf_size != sizeof(*conf)) {
+	    conf->conf_size != sizeof(*conf) ||
+	    (conf->cc != NET_TCP_CC_DEFAULT && tcp_cc_ops_of(conf->cc) == NULL)) {
 		return -EINVAL;
 	}
 	t = calloc(1, sizeof(*t));
@@ -441,6 +443,22 @@ net_tcp_get_info(const struct net_tcp_conn *c, struct net_tcp_info *out)
 	out->retransmits = c->retransmits;
 	out->snd_nxt = c->snd_nxt;
 	out->rcv_nxt = c->rcv_nxt;
+	out->cc = c->cc->name;
+	out->cwnd = c->cwnd;
+	out->ssthresh = c->ssthresh;
+}
+
+int
+net_tcp_set_cc(struct net_tcp_conn *c, enum net_tcp_cc cc)
+{
+	const struct tcp_cc_ops *ops = tcp_cc_ops_of(cc == NET_TCP_CC_DEFAULT ? c->t->conf.cc : cc);
+
+	if (ops == NULL) {
+		return -EINVAL;
+	}
+	c->cc = ops;
+	c->cc->init(c);
+	return 0;
 }
 
 const char *

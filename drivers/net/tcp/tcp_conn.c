@@ -127,6 +127,8 @@ tcp_conn_new(struct net_tcp *t, unsigned int lcore, uint32_t laddr, uint32_t rad
 	c->snd_una = c->snd_nxt = c->snd_max = c->iss;
 	c->sbuf_seq = c->iss + 1;
 	c->ssthresh = UINT32_MAX;
+	c->cc = tcp_cc_ops_of(t->conf.cc);
+	c->cc->init(c);
 	c->recover = c->iss;
 	rt_timer_init(&c->timer, tcp_timer_fn, c);
 	rt_timer_init(&c->ka_timer, tcp_ka_timer_fn, c);

@@ -228,10 +228,8 @@ ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 		/* RFC 5681 slow start and congestion avoidance; NewReno while recovering. */
 		if (c->in_recovery) {
 			tcp_recovery_ack(c, acked);
-		} else if (c->cwnd < c->ssthresh) {
-			c->cwnd += RTE_MIN(acked, (uint32_t)c->mss_snd);
 		} else {
-			c->cwnd += RTE_MAX(1u, (uint32_t)c->mss_snd * c->mss_snd / c->cwnd);
+			tcp_cc_ack(c, acked);
 		}
 		rt_timer_cancel(&c->timer);
 		if (c->snd_una != c->snd_max) {

@@ -33,10 +33,11 @@ extern int net_tcp_logtype;
 #define TCP_INIT_CWND_SEGS 10u
 #define TCP_OOW_ACK_GAP_US 500000u /* Linux's tcp_invalid_ratelimit: HZ/2 */
 #define TCP_DUPACK_THRESH 3u       /* RFC 5681: the third duplicate ACK retransmits */
-#define TCP_PERSIST_BACKOFF_MAX 15
-#define TCP_SACK_BLOCKS_MAX 4 /* in one option: 4 without timestamps, 3 beside them */
-#define TCP_SB_MAX \
-	32 /* SACKed ranges the sender's scoreboard keeps */ /* past it the interval is TCP_RTO_MAX_US anyway */
+#define TCP_PERSIST_BACKOFF_MAX 15 /* past it the interval is TCP_RTO_MAX_US anyway */
+#define TCP_SACK_BLOCKS_MAX 4      /* in one option: 4 without timestamps, 3 beside them */
+#define TCP_SB_MAX 32              /* SACKed ranges the sender's scoreboard keeps */
+#define TCP_CUBIC_C 0.4            /* RFC 9438 4.2, segments per second cubed */
+#define TCP_CUBIC_BETA 0.7         /* RFC 9438 4.6 */
 
 #define OPT_EOL 0
 #define OPT_NOP 1
@@ -101,6 +102,28 @@ struct tcp_sb_hole {
 	bool below_sack; /* some SACKed range is above it (not the tail) */
 };
 
+struct net_tcp_conn;
+
+/* A congestion controller (tcp_cc.c). */
+struct tcp_cc_ops {
+	const char *name;
+	void (*init)(struct net_tcp_conn *c);
+	/* An ACK of @p acked new bytes, outside recovery, cwnd at or past ssthresh. */
+	void (*cong_avoid)(struct net_tcp_conn *c, uint32_t acked);
+	/* A loss (fast retransmit or RTO): the new ssthresh. */
+	uint32_t (*ssthresh)(struct net_tcp_conn *c);
+};
+
+/* CUBIC's state, in segments and seconds (RFC 9438 4.1). */
+struct tcp_cubic {
+	bool epoch;        /* a congestion-avoidance epoch runs (t_epoch, k valid) */
+	double w_max;      /* the window where the last loss came */
+	double w_est;      /* the Reno-friendly estimate */
+	double k;          /* when W_cubic reaches w_max, from t_epoch */
+	double t_epoch;    /* when the epoch began */
+	double cwnd_bytes; /* cwnd with the fraction of a byte growth left */
+};
+
 struct tcp_ooo {
 	uint32_t seq;
 	uint32_t len;
@@ -130,6 +153,8 @@ struct net_tcp_conn {
 	/* send side */
 	uint32_t iss, snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2;
 	uint32_t cwnd, ssthresh;
+	const struct tcp_cc_ops *cc;
+	struct tcp_cubic cubic;
 	/* RFC 5681/6582 fast retransmit and NewReno recovery */
 	uint32_t recover; /* snd_max when recovery (or the last RTO) began */
 	uint16_t dupacks; /* duplicate ACKs in a row */
@@ -300,7 +325,7 @@ void tcp_send_ack_now(struct net_tcp_conn *c);
 void tcp_send_ack_later(struct net_tcp_conn *c);
 void tcp_output(struct net_tcp_conn *c);
 void tcp_retransmit_una(struct net_tcp_conn *c);
-/* Send [seq, seq + len) again (and the FIN if it ends there). @return sequence space sent, 0 if none */
+/* Send [seq, seq + len) again (the FIN too if it ends there). @return sequence space sent, or 0 */
 uint32_t tcp_retransmit(struct net_tcp_conn *c, uint32_t seq, uint32_t len);
 /* One new segment from snd_nxt, short of @p limit. @return whether one went */
 bool tcp_send_new(struct net_tcp_conn *c, uint32_t limit);
@@ -344,6 +369,17 @@ void tcp_sack_input(struct net_tcp_conn *c, const struct tcp_seg *s);
 bool tcp_sack_una_lost(const struct net_tcp_conn *c);
 void tcp_sack_recovery_start(struct net_tcp_conn *c);
 void tcp_sack_output(struct net_tcp_conn *c, uint32_t wnd_limit);
+
+/* ---- tcp_cc.c ---- */
+
+const struct tcp_cc_ops *tcp_cc_ops_of(enum net_tcp_cc cc);
+void tcp_cc_ack(struct net_tcp_conn *c, uint32_t acked);
+double tcp_cubic_k(double w_max, double cwnd_epoch);
+double tcp_cubic_w(const struct tcp_cubic *cb, double t);
+void tcp_cubic_loss(struct tcp_cubic *cb, double cwnd);
+void tcp_cubic_epoch(struct tcp_cubic *cb, double cwnd, double now_s);
+double tcp_cubic_update(struct tcp_cubic *cb, double cwnd, double acked, double now_s,
+			double rtt_s);
 
 /* ---- tcp_recv.c ---- */
 

@@ -36,7 +36,7 @@ tcp_dupack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 	    !SEQ_GT(s->ack, c->recover)) {
 		return; /* limited transmit, if anything (tcp_output) */
 	}
-	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2u * c->mss_snd);
+	c->ssthresh = c->cc->ssthresh(c);
 	c->recover = c->snd_max;
 	c->in_recovery = true;
 	TCP_STAT_ADD(st, fast_retransmits, 1);
@@ -50,8 +50,9 @@ tcp_dupack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 
 /*
  * RFC 6582 3.2 steps 5-6, on an ACK of new data during recovery: a full ACK
- * ends it (SACK recovery too); a partial one (NewReno) sends the next hole and deflates cwnd by what it
- * acknowledged (plus one segment back when that was a segment or more).
+ * ends it (SACK recovery too); a partial one (NewReno) sends the next hole
+ * and deflates cwnd by what it acknowledged (plus one segment back when that
+ * was a segment or more).
  */
 void
 tcp_recovery_ack(struct net_tcp_conn *c, uint32_t acked)

@@ -130,7 +130,7 @@ tcp_timer_expired(struct net_tcp_conn *c)
 		return;
 	}
 	/* RFC 5681: one segment, slow start from there; go back to snd_una. */
-	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2u * c->mss_snd);
+	c->ssthresh = c->cc->ssthresh(c);
 	c->cwnd = c->mss_snd;
 	/* RFC 6582 4: duplicate ACKs of what is sent again start no fast retransmit. */
 	c->recover = c->snd_max;

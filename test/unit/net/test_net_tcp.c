@@ -46,7 +46,7 @@ struct fix {
 	struct rt_runtime *rt;
 	struct rte_ring *ab, *ba;
 	struct node a, b;
-	/* The droppers' callbacks: removed at teardown, since the next fixture's ports take the same ids. */
+	/* The droppers' callbacks: removed at teardown (the next fixture's ports take the same ids). */
 	const struct rte_eth_rxtx_callback *drop_b, *drop_a;
 };
 
@@ -393,6 +393,7 @@ struct call {
 	struct ep *e;
 	uint16_t port;
 	uint32_t ka[3]; /* do_keepalive: idle, interval, count */
+	int cc;         /* do_set_cc */
 	int rc;
 };
 
@@ -769,6 +770,82 @@ test_sack_blocks_golden_without_timestamps(void **state)
 	assert_sack_block(o, 28, 0);
 	assert_int_equal(tstats(&f->a).sack_recoveries, 1);
 	assert_int_equal(tstats(&f->a).rto, 0);
+}
+
+/* ---- congestion control ---- */
+
+static int
+do_set_cc(void *arg)
+{
+	struct call *k = arg;
+
+	k->rc = net_tcp_set_cc(k->e->c, (enum net_tcp_cc)k->cc);
+	return 0;
+}
+
+static void
+test_cc_cubic_by_default_and_per_connection(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0], .cc = NET_TCP_CC_NEWRENO };
+	struct net_tcp_info ia;
+
+	open_pair(f, e);
+	net_tcp_get_info(e[0].c, &ia);
+	assert_string_equal(ia.cc, "cubic"); /* Linux's default */
+	assert_int_equal(ia.ssthresh, UINT32_MAX);
+	on_lcore(f, do_set_cc, &k);
+	assert_int_equal(k.rc, 0);
+	net_tcp_get_info(e[0].c, &ia);
+	assert_string_equal(ia.cc, "newreno");
+	k.cc = 77;
+	on_lcore(f, do_set_cc, &k);
+	assert_int_equal(k.rc, -EINVAL);
+	k.cc = NET_TCP_CC_DEFAULT; /* the stack's */
+	on_lcore(f, do_set_cc, &k);
+	assert_int_equal(k.rc, 0);
+	net_tcp_get_info(e[0].c, &ia);
+	assert_string_equal(ia.cc, "cubic");
+}
+
+/* The fast-retransmit case with A's controller @p cc: A's ssthresh after it. */
+static uint32_t
+ssthresh_after_one_loss(enum net_tcp_cc cc)
+{
+	struct ep e[2] = { 0 };
+	struct net_tcp_info ia;
+	void *st;
+	struct fix *f;
+
+	g_conf[0].cc = cc;
+	assert_int_equal(setup(&st), 0);
+	f = st;
+	g_drop.data_only = true;
+	g_drop.skip = 19;
+	g_drop.left = 1;
+	move_both_ways(f, e, 256 * 1024);
+	assert_int_equal(tstats(&f->a).fast_retransmits, 1);
+	assert_int_equal(tstats(&f->a).rto, 0);
+	net_tcp_get_info(e[0].c, &ia);
+	assert_string_equal(ia.cc, cc == NET_TCP_CC_CUBIC ? "cubic" : "newreno");
+	teardown(&st);
+	return ia.ssthresh;
+}
+
+static void
+test_cc_loss_cubic_keeps_more_than_newreno(void **state)
+{
+	uint32_t reno, cubic, flight;
+
+	(void)state;
+	/* The same loss at the same flight (the runs are deterministic until it). */
+	reno = ssthresh_after_one_loss(NET_TCP_CC_NEWRENO);
+	cubic = ssthresh_after_one_loss(NET_TCP_CC_CUBIC);
+	/* NewReno halves the flight (RFC 5681); CUBIC keeps beta_cubic = 0.7 of it (RFC 9438 4.6). */
+	flight = 2 * reno;
+	assert_true(cubic == (uint32_t)(flight * 0.7) || cubic == (uint32_t)((flight + 1) * 0.7));
+	assert_true(cubic > reno);
 }
 
 static bool
@@ -1361,6 +1438,9 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sack_blocks_golden_without_timestamps,
 						setup_no_opts, teardown),
+		cmocka_unit_test_setup_teardown(test_cc_cubic_by_default_and_per_connection, setup,
+						teardown),
+		cmocka_unit_test(test_cc_loss_cubic_keeps_more_than_newreno),
 		cmocka_unit_test_setup_teardown(test_lost_syn_retransmitted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rst_to_closed_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syn_timeout_etimedout, setup, teardown),
