@@ -102,6 +102,20 @@ struct net_tcp_stats {
 	uint64_t sack_rescues; /**< RFC 6675 rescue retransmissions */
 };
 
+/** Counters of one connection (the per-lcore ones of the same names count them too). */
+struct net_tcp_conn_stats {
+	uint64_t retransmits;      /**< segments sent again */
+	uint64_t rto;              /**< retransmission timeouts */
+	uint64_t fast_retransmits; /**< recoveries entered by duplicate ACKs */
+	uint64_t dupacks;          /**< duplicate ACKs received */
+	uint64_t sack_blocks_rx;   /**< SACK blocks received and taken */
+	uint64_t sack_blocks_tx;   /**< SACK blocks sent */
+	uint64_t ooo;              /**< out-of-order segments kept */
+	uint64_t win_probes;       /**< zero-window probes sent */
+	uint64_t rst_rx;           /**< resets accepted */
+	uint64_t rst_tx;           /**< resets sent */
+};
+
 /** What the peer and we agreed at the handshake. */
 struct net_tcp_info {
 	uint32_t laddr, raddr; /**< network order */
@@ -209,6 +223,9 @@ int net_tcp_set_cc(struct net_tcp_conn *c, enum net_tcp_cc cc);
 
 /** What was negotiated, and the state. */
 void net_tcp_get_info(const struct net_tcp_conn *c, struct net_tcp_info *out);
+
+/** Copy of @p c's counters (on its lcore; in the CLOSED event too). */
+void net_tcp_get_stats(const struct net_tcp_conn *c, struct net_tcp_conn_stats *out);
 
 /** The state's name ("established", ...). */
 const char *net_tcp_state_name(const struct net_tcp_conn *c);

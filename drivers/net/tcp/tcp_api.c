@@ -395,7 +395,7 @@ net_tcp_abort(struct net_tcp_conn *c)
 	if (c->state != TCPS_SYN_SENT && c->state != TCPS_LISTEN && c->state != TCPS_TIME_WAIT) {
 		if (tcp_xmit_raw(c->t, c->lcore, c->laddr, c->raddr, c->lport, c->rport, c->snd_nxt,
 				 0, RTE_TCP_RST_FLAG, 0, NULL, 0, NULL, 0) == 0) {
-			TCP_STAT_ADD(&c->t->lc[c->lcore].stats, rst_tx, 1);
+			TCP_CONN_STAT_ADD(c, rst_tx, 1);
 		}
 	}
 	tcp_apply(c, TCPE_ABORT, ECONNABORTED);
@@ -440,7 +440,7 @@ net_tcp_get_info(const struct net_tcp_conn *c, struct net_tcp_info *out)
 	out->state = tcp_state_str(c->state);
 	out->srtt_us = c->srtt_us;
 	out->rto_us = c->rto_us;
-	out->retransmits = c->retransmits;
+	out->retransmits = c->stats.retransmits;
 	out->snd_nxt = c->snd_nxt;
 	out->rcv_nxt = c->rcv_nxt;
 	out->cc = c->cc->name;
@@ -459,6 +459,12 @@ net_tcp_set_cc(struct net_tcp_conn *c, enum net_tcp_cc cc)
 	c->cc = ops;
 	c->cc->init(c);
 	return 0;
+}
+
+void
+net_tcp_get_stats(const struct net_tcp_conn *c, struct net_tcp_conn_stats *out)
+{
+	*out = c->stats;
 }
 
 const char *

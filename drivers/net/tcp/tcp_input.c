@@ -116,7 +116,7 @@ syn_sent_input(struct net_tcp_conn *c, struct tcp_seg *s, const struct rte_ipv4_
 	}
 	if (s->flags & RTE_TCP_RST_FLAG) {
 		if (ack) {
-			TCP_STAT_ADD(&c->t->lc[c->lcore].stats, rst_rx, 1);
+			TCP_CONN_STAT_ADD(c, rst_rx, 1);
 			tcp_apply(c, TCPE_RST, ECONNREFUSED);
 		}
 		return;
@@ -263,8 +263,6 @@ ack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 static void
 conn_input_locked(struct net_tcp_conn *c, struct tcp_seg *s, const struct rte_ipv4_hdr *h)
 {
-	struct net_tcp_stats *st = &c->t->lc[c->lcore].stats;
-
 	if (c->state == TCPS_SYN_SENT) {
 		syn_sent_input(c, s, h);
 		rte_pktmbuf_free(s->m);
@@ -295,7 +293,7 @@ conn_input_locked(struct net_tcp_conn *c, struct tcp_seg *s, const struct rte_ip
 			tcp_challenge_ack(c); /* RFC 5961 3.2: in window, not exact */
 			return;
 		}
-		TCP_STAT_ADD(st, rst_rx, 1);
+		TCP_CONN_STAT_ADD(c, rst_rx, 1);
 		tcp_apply(c, TCPE_RST, c->state == TCPS_SYN_RCVD ? ECONNREFUSED : ECONNRESET);
 		return;
 	}

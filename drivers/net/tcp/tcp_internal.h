@@ -24,6 +24,12 @@
 extern int net_tcp_logtype;
 
 #define TCP_STAT_ADD(s, field, n) __atomic_store_n(&(s)->field, (s)->field + (n), __ATOMIC_RELAXED)
+/* Count on the connection (read on its lcore) and on its lcore. */
+#define TCP_CONN_STAT_ADD(c, field, n)                                 \
+	do {                                                           \
+		TCP_STAT_ADD(&(c)->t->lc[(c)->lcore].stats, field, n); \
+		(c)->stats.field += (n);                               \
+	} while (0)
 
 #define TCP_BUCKETS 1024u  /* per lcore; a power of two */
 #define TCP_RQ_SLOTS 1024u /* received mbufs queued per connection; a power of two */
@@ -188,7 +194,7 @@ struct net_tcp_conn {
 	uint32_t rtt_seq;
 	uint64_t rtt_start_us;
 	uint8_t nretx;
-	uint64_t retransmits;
+	struct net_tcp_conn_stats stats;
 	/*
 	 * RTO while anything is unacknowledged; the persist timer while nothing
 	 * is and the peer's zero window holds data back; 2MSL in TIME_WAIT.
@@ -309,7 +315,7 @@ void tcp_conn_maybe_free(struct net_tcp_conn *c);
 
 size_t tcp_syn_opts(const struct net_tcp_conn *c, uint8_t *o, bool ws, bool sack, bool ts,
 		    uint16_t mss);
-size_t tcp_data_opts(const struct net_tcp_conn *c, uint8_t *o, bool sack);
+size_t tcp_data_opts(struct net_tcp_conn *c, uint8_t *o, bool sack);
 int8_t tcp_our_wscale(const struct net_tcp *t);
 void tcp_negotiate(struct net_tcp_conn *c, const struct net_tcp_opts *o);
 
@@ -353,7 +359,7 @@ void tcp_recovery_ack(struct net_tcp_conn *c, uint32_t acked);
 
 void tcp_sack_rcv_note(struct net_tcp_conn *c, uint32_t start, uint32_t end);
 void tcp_sack_rcv_trim(struct net_tcp_conn *c);
-size_t tcp_sack_opts(const struct net_tcp_conn *c, uint8_t *o);
+size_t tcp_sack_opts(struct net_tcp_conn *c, uint8_t *o);
 void tcp_sb_clear(struct tcp_sack_sb *sb);
 uint32_t tcp_sb_bytes(const struct tcp_sack_sb *sb);
 uint32_t tcp_sb_add(struct tcp_sack_sb *sb, uint32_t start, uint32_t end);

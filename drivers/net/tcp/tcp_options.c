@@ -133,7 +133,7 @@ tcp_syn_opts(const struct net_tcp_conn *c, uint8_t *o, bool ws, bool sack, bool 
  * blocks, as Linux lays them out.
  */
 size_t
-tcp_data_opts(const struct net_tcp_conn *c, uint8_t *o, bool sack)
+tcp_data_opts(struct net_tcp_conn *c, uint8_t *o, bool sack)
 {
 	size_t n = 0;
 

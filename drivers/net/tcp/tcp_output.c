@@ -182,8 +182,7 @@ tcp_send_new(struct net_tcp_conn *c, uint32_t limit)
 		return false;
 	}
 	if (SEQ_LT(c->snd_nxt, c->snd_max)) {
-		c->retransmits++;
-		TCP_STAT_ADD(&c->t->lc[c->lcore].stats, retransmits, 1);
+		TCP_CONN_STAT_ADD(c, retransmits, 1);
 	}
 	c->snd_nxt += len + (fin ? 1 : 0);
 	if (SEQ_GT(c->snd_nxt, c->snd_max)) {
@@ -246,8 +245,7 @@ tcp_retransmit(struct net_tcp_conn *c, uint32_t seq, uint32_t len)
 	if (tcp_conn_xmit(c, seq, dlen, flags) != 0) {
 		return 0;
 	}
-	c->retransmits++;
-	TCP_STAT_ADD(&c->t->lc[c->lcore].stats, retransmits, 1);
+	TCP_CONN_STAT_ADD(c, retransmits, 1);
 	return dlen + (fin ? 1 : 0);
 }
 

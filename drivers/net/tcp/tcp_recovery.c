@@ -21,10 +21,8 @@ tcp_is_dupack(const struct net_tcp_conn *c, const struct tcp_seg *s)
 void
 tcp_dupack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 {
-	struct net_tcp_stats *st = &c->t->lc[c->lcore].stats;
-
 	c->dupacks++;
-	TCP_STAT_ADD(st, dupacks, 1);
+	TCP_CONN_STAT_ADD(c, dupacks, 1);
 	if (c->in_recovery) {
 		if (!c->sack_recovery) {
 			c->cwnd += c->mss_snd; /* a segment left the network */
@@ -39,7 +37,7 @@ tcp_dupack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 	c->ssthresh = c->cc->ssthresh(c);
 	c->recover = c->snd_max;
 	c->in_recovery = true;
-	TCP_STAT_ADD(st, fast_retransmits, 1);
+	TCP_CONN_STAT_ADD(c, fast_retransmits, 1);
 	if (c->sack_ok) {
 		tcp_sack_recovery_start(c);
 		return;

@@ -67,7 +67,7 @@ ooo_insert(struct net_tcp_conn *c, struct rte_mbuf *m, uint32_t seq, uint32_t le
 	memmove(&c->ooo[i + 1], &c->ooo[i], (c->ooo_n - i) * sizeof(c->ooo[0]));
 	c->ooo[i] = (struct tcp_ooo){ .seq = seq, .len = len, .fin = fin, .m = m };
 	c->ooo_n++;
-	TCP_STAT_ADD(st, ooo, 1);
+	TCP_CONN_STAT_ADD(c, ooo, 1);
 	if (c->sack_ok && len > 0) {
 		tcp_sack_rcv_note(c, seq, seq + len);
 	}

@@ -87,7 +87,7 @@ tcp_sack_rcv_trim(struct net_tcp_conn *c)
  * @return its bytes (0 without blocks)
  */
 size_t
-tcp_sack_opts(const struct net_tcp_conn *c, uint8_t *o)
+tcp_sack_opts(struct net_tcp_conn *c, uint8_t *o)
 {
 	uint8_t n = RTE_MIN(c->rcv_sack_n, (uint8_t)(c->ts_ok ? 3 : 4));
 	size_t len = 4;
@@ -106,7 +106,7 @@ tcp_sack_opts(const struct net_tcp_conn *c, uint8_t *o)
 		memcpy(&o[len], edges, sizeof(edges));
 		len += sizeof(edges);
 	}
-	TCP_STAT_ADD(&c->t->lc[c->lcore].stats, sack_blocks_tx, n);
+	TCP_CONN_STAT_ADD(c, sack_blocks_tx, n);
 	return len;
 }
 
@@ -301,7 +301,7 @@ tcp_sack_input(struct net_tcp_conn *c, const struct tcp_seg *s)
 		tcp_sb_add(&c->sb, start, end);
 		taken++;
 	}
-	TCP_STAT_ADD(&c->t->lc[c->lcore].stats, sack_blocks_rx, taken);
+	TCP_CONN_STAT_ADD(c, sack_blocks_rx, taken);
 }
 
 /* RFC 6675 section 5 (4)(b): the first unacknowledged octet is lost already. */

@@ -86,7 +86,7 @@ persist_expired(struct net_tcp_conn *c)
 	}
 	tcp_conn_xmit(c, c->snd_una - 1, 0, RTE_TCP_ACK_FLAG);
 	c->zwp_unanswered++;
-	TCP_STAT_ADD(&c->t->lc[c->lcore].stats, win_probes, 1);
+	TCP_CONN_STAT_ADD(c, win_probes, 1);
 	if (c->persist_backoff < TCP_PERSIST_BACKOFF_MAX) {
 		c->persist_backoff++;
 	}
@@ -96,7 +96,6 @@ persist_expired(struct net_tcp_conn *c)
 static void
 tcp_timer_expired(struct net_tcp_conn *c)
 {
-	struct net_tcp_stats *s = &c->t->lc[c->lcore].stats;
 	bool syn = c->state == TCPS_SYN_SENT || c->state == TCPS_SYN_RCVD;
 	uint8_t limit = syn ? c->t->conf.syn_retries : c->t->conf.retries;
 
@@ -111,7 +110,7 @@ tcp_timer_expired(struct net_tcp_conn *c)
 	if (c->snd_una == c->snd_max) {
 		return;
 	}
-	TCP_STAT_ADD(s, rto, 1);
+	TCP_CONN_STAT_ADD(c, rto, 1);
 	if (c->nretx >= limit) {
 		tcp_apply(c, TCPE_TIMEOUT, ETIMEDOUT);
 		return;
@@ -124,8 +123,7 @@ tcp_timer_expired(struct net_tcp_conn *c)
 		uint8_t f = RTE_TCP_SYN_FLAG | (c->state == TCPS_SYN_RCVD ? RTE_TCP_ACK_FLAG : 0);
 
 		tcp_conn_xmit(c, c->iss, 0, f);
-		c->retransmits++;
-		TCP_STAT_ADD(s, retransmits, 1);
+		TCP_CONN_STAT_ADD(c, retransmits, 1);
 		tcp_rto_arm(c);
 		return;
 	}

@@ -64,9 +64,10 @@ struct ep {
 	uint8_t tx_salt, rx_salt;
 	bool rx_bad;
 	bool eof;
-	bool echo_close;   /* close when the peer's FIN is read */
-	bool hold;         /* read nothing (the window fills) */
-	size_t read_chunk; /* consume at most this much a call; 0: all of a view */
+	bool echo_close;                    /* close when the peer's FIN is read */
+	bool hold;                          /* read nothing (the window fills) */
+	struct net_tcp_conn_stats at_close; /* the connection's counters in its CLOSED event */
+	size_t read_chunk;                  /* consume at most this much a call; 0: all of a view */
 };
 
 static uint8_t
@@ -148,6 +149,7 @@ on_event(void *arg, struct net_tcp_conn *c, enum net_tcp_event ev, uint64_t n)
 	case NET_TCP_EV_CLOSED:
 		e->closed++;
 		e->err = n;
+		net_tcp_get_stats(c, &e->at_close);
 		break;
 	}
 }
@@ -1260,6 +1262,63 @@ test_persist_timer_after_conn_gone(void **state)
 	assert_int_equal(tstats(&f->b).rst_rx, 1);
 }
 
+/* ---- per-connection counters ---- */
+
+static struct net_tcp_conn_stats
+cstats(struct net_tcp_conn *c)
+{
+	struct net_tcp_conn_stats s;
+
+	net_tcp_get_stats(c, &s);
+	return s;
+}
+
+static void
+test_conn_stats_loss_and_sack(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct net_tcp_conn_stats a, b;
+
+	lose_every_other(f, e, 2);
+	a = cstats(e[0].c);
+	b = cstats(e[1].c);
+	/* One connection a side: its counters are its lcore's. */
+	assert_int_equal(a.retransmits, 2);
+	assert_int_equal(a.fast_retransmits, 1);
+	assert_int_equal(a.rto, 0);
+	assert_int_equal(a.dupacks, tstats(&f->a).dupacks);
+	assert_true(a.dupacks >= 3);
+	assert_int_equal(a.sack_blocks_rx, tstats(&f->a).sack_blocks_rx);
+	assert_true(a.sack_blocks_rx >= 2);
+	assert_int_equal(b.sack_blocks_tx, tstats(&f->b).sack_blocks_tx);
+	assert_int_equal(b.ooo, tstats(&f->b).ooo);
+	assert_true(b.ooo >= 2);
+	/* B lost nothing: nothing sent again, no SACK blocks from A. */
+	assert_int_equal(b.retransmits + b.rto + b.sack_blocks_rx + a.ooo, 0);
+	assert_int_equal(a.rst_rx + a.rst_tx + b.rst_rx + b.rst_tx + a.win_probes, 0);
+}
+
+static void
+test_conn_stats_probe_and_reset(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0] };
+
+	fill_b_window(f, e);
+	assert_true(rt_wait_until(f->rt, a_win_probed, &f->a, 1000ULL * 1000));
+	assert_int_equal(cstats(e[0].c).win_probes, 1);
+	assert_int_equal(cstats(e[1].c).win_probes, 0);
+	/* A resets; B's counters, read in its CLOSED event, show the reset taken. */
+	on_lcore(f, do_abort, &k);
+	assert_true(rt_wait_until(f->rt, up_or_closed, &e[1], WAIT_US));
+	assert_int_equal(e[1].err, ECONNRESET);
+	assert_int_equal(e[1].at_close.rst_rx, 1);
+	assert_int_equal(e[1].at_close.rst_tx, 0);
+	assert_int_equal(tstats(&f->a).rst_tx, 1);
+}
+
 /* ---- segments crafted into B's receive ring, as if from A ---- */
 
 /* Flag of inject_from_a(): spoil the TCP checksum. */
@@ -1460,6 +1519,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_window_update_on_small_reads,
 						setup_small_rcv_buf, teardown),
 		cmocka_unit_test_setup_teardown(test_persist_timer_after_conn_gone,
+						setup_small_rcv_buf, teardown),
+		cmocka_unit_test_setup_teardown(test_conn_stats_loss_and_sack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conn_stats_probe_and_reset,
 						setup_small_rcv_buf, teardown),
 		cmocka_unit_test_setup_teardown(test_rst_in_window_challenged_exact_accepted, setup,
 						teardown),
