@@ -1245,6 +1245,37 @@ test_window_update_on_small_reads(void **state)
 	assert_int_equal(tstats(&f->a).rto, 0);
 }
 
+static int
+setup_small_rcv_buf_3_retries(void **state)
+{
+	g_conf[0].retries = 3;
+	return setup_small_rcv_buf(state);
+}
+
+static void
+test_zero_window_probes_unanswered_etimedout(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct net_tcp_info ia;
+
+	fill_b_window(f, e);
+	net_tcp_get_info(e[0].c, &ia);
+	/* B vanishes: nothing it sends reaches A any more. */
+	g_drop_ba.flags_any = RTE_TCP_ACK_FLAG | RTE_TCP_RST_FLAG;
+	g_drop_ba.left = 100;
+	/* Probes at 1, 3 and 7 RTOs (the interval doubling), the fourth expiry (15) gives up. */
+	assert_false(rt_wait_until(f->rt, ep_closed, &e[0], 15 * ia.rto_us - 100000));
+	assert_int_equal(tstats(&f->a).win_probes, 3);
+	assert_true(rt_wait_until(f->rt, ep_closed, &e[0], 200000));
+	assert_int_equal(e[0].err, ETIMEDOUT);
+	assert_int_equal(e[0].at_close.win_probes, 3);
+	assert_int_equal(tstats(&f->a).win_probes, 3);
+	assert_int_equal(tstats(&f->a).rto, 0);
+	assert_true(g_drop_ba.dropped >= 1);
+	assert_int_equal(e[1].closed, 0);
+}
+
 static void
 test_persist_timer_after_conn_gone(void **state)
 {
@@ -1518,6 +1549,8 @@ main(void)
 						setup_small_rcv_buf, teardown),
 		cmocka_unit_test_setup_teardown(test_window_update_on_small_reads,
 						setup_small_rcv_buf, teardown),
+		cmocka_unit_test_setup_teardown(test_zero_window_probes_unanswered_etimedout,
+						setup_small_rcv_buf_3_retries, teardown),
 		cmocka_unit_test_setup_teardown(test_persist_timer_after_conn_gone,
 						setup_small_rcv_buf, teardown),
 		cmocka_unit_test_setup_teardown(test_conn_stats_loss_and_sack, setup, teardown),
