@@ -227,6 +227,11 @@ tcp_output(struct net_tcp_conn *c)
 	}
 }
 
+/*
+ * Send [seq, seq + len) again, cut at the data's end, with the FIN when the
+ * run reaches it and the FIN was sent (a run of the FIN alone too): fast
+ * retransmit, NewReno's partial ACKs, RFC 6675's NextSeg.
+ */
 uint32_t
 tcp_retransmit(struct net_tcp_conn *c, uint32_t seq, uint32_t len)
 {
