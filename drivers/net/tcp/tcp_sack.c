@@ -182,9 +182,15 @@ tcp_sb_ack(struct tcp_sack_sb *sb, uint32_t una)
 }
 
 /*
- * RFC 6675 IsLost for the octets under range @p i: DupThresh discontiguous
- * SACKed ranges above them, or more than (DupThresh - 1) * SMSS octets.
+ * RFC 6675 IsLost for octets with @p ranges SACKed ranges of @p bytes above
+ * them: DupThresh discontiguous ranges, or more than (DupThresh - 1) * SMSS.
  */
+static bool
+lost_with_above(unsigned int ranges, uint32_t bytes, uint32_t mss)
+{
+	return ranges >= TCP_DUPACK_THRESH || bytes > (TCP_DUPACK_THRESH - 1) * mss;
+}
+
 static bool
 lost_under(const struct tcp_sack_sb *sb, uint8_t i, uint32_t mss)
 {
@@ -193,22 +199,30 @@ lost_under(const struct tcp_sack_sb *sb, uint8_t i, uint32_t mss)
 	for (uint8_t k = i; k < sb->n; k++) {
 		above += sb->r[k].end - sb->r[k].start;
 	}
-	return (unsigned int)(sb->n - i) >= TCP_DUPACK_THRESH ||
-	       above > (TCP_DUPACK_THRESH - 1) * mss;
+	return lost_with_above((unsigned int)(sb->n - i), above, mss);
 }
 
-/* The holes of [una, high): unSACKed runs, each lost or not, lowest first. @return how many */
+/*
+ * The holes of [una, high): unSACKed runs, each lost or not, lowest first
+ * (what is SACKed above each, summed once from the top). @return how many
+ */
 unsigned int
 tcp_sb_holes(const struct tcp_sack_sb *sb, uint32_t una, uint32_t high, uint32_t mss,
 	     struct tcp_sb_hole *h)
 {
-	uint32_t pos = una;
+	uint32_t above[TCP_SB_MAX + 1], pos = una;
 	unsigned int n = 0;
 
+	above[sb->n] = 0;
+	for (int k = sb->n - 1; k >= 0; k--) {
+		above[k] = above[k + 1] + (sb->r[k].end - sb->r[k].start);
+	}
 	for (uint8_t i = 0; i < sb->n && SEQ_LT(sb->r[i].start, high); i++) {
 		if (SEQ_LT(pos, sb->r[i].start)) {
-			h[n++] = (struct tcp_sb_hole){ pos, sb->r[i].start, lost_under(sb, i, mss),
-						       true };
+			h[n++] = (struct tcp_sb_hole){
+				pos, sb->r[i].start,
+				lost_with_above((unsigned int)(sb->n - i), above[i], mss), true
+			};
 		}
 		if (SEQ_GT(sb->r[i].end, pos)) {
 			pos = sb->r[i].end;
