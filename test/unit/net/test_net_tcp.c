@@ -5,6 +5,7 @@
  * so RTO and TIME_WAIT run in virtual time. Losses come from an ethdev RX
  * callback on B's port that drops the frames from A a test picks.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -835,6 +836,47 @@ ssthresh_after_one_loss(enum net_tcp_cc cc)
 	return ia.ssthresh;
 }
 
+/* 4 MiB each way, every tenth of A's data segments lost (retransmissions too): A's RTOs. */
+static uint64_t
+rtos_at_ten_percent_loss(bool sack)
+{
+	struct ep e[2] = { 0 };
+	uint64_t rto;
+	void *st;
+	struct fix *f;
+
+	g_conf[0].no_sack = !sack;
+	assert_int_equal(setup(&st), 0);
+	f = st;
+	g_drop.data_only = true;
+	g_drop.skip = 5;
+	g_drop.left = 1000000;
+	g_drop.gap = 9;
+	move_both_ways(f, e, 4 << 20);
+	assert_true(g_drop.dropped >= 290);
+	rto = tstats(&f->a).rto;
+	assert_int_equal(tstats(&f->a).sack_recoveries > 0, sack);
+	teardown(&st);
+	return rto;
+}
+
+static void
+test_sack_heavy_loss_fewer_rtos_than_newreno(void **state)
+{
+	uint64_t reno, sack;
+
+	(void)state;
+	reno = rtos_at_ten_percent_loss(false);
+	sack = rtos_at_ten_percent_loss(true);
+	print_message("RTOs at 10%% loss, 4 MiB: NewReno %" PRIu64 ", SACK %" PRIu64 "\n", reno,
+		      sack);
+	/*
+	 * NewReno mends one hole a round trip, so holes that pile up (and lost
+	 * retransmissions) wait for the RTO; the scoreboard resends each hole it sees.
+	 */
+	assert_true(sack * 4 < reno);
+}
+
 static void
 test_cc_loss_cubic_keeps_more_than_newreno(void **state)
 {
@@ -1531,6 +1573,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cc_cubic_by_default_and_per_connection, setup,
 						teardown),
 		cmocka_unit_test(test_cc_loss_cubic_keeps_more_than_newreno),
+		cmocka_unit_test(test_sack_heavy_loss_fewer_rtos_than_newreno),
 		cmocka_unit_test_setup_teardown(test_lost_syn_retransmitted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rst_to_closed_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syn_timeout_etimedout, setup, teardown),
