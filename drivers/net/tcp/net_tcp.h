@@ -5,18 +5,17 @@
  * connection table and listeners; a connection lives and is used on the
  * lcore that created it (active open) or that received its SYN (passive).
  * The RFC 9293 state machine is one rt_fsm table. Options MSS, window
- * scale, SACK-permitted and timestamps are negotiated as Linux does (SACK
- * blocks are sent for what waits out of order, and received ones drive
- * RFC 6675 recovery). RFC 6298 retransmission timer with Karn's rule and backoff, one
- * timer per connection; fast retransmit and NewReno recovery with limited
- * transmit (RFC 5681, 6582, 3042); keepalive per connection (a second
- * timer). ACKs are delayed to the end of the lcore's poll; no Nagle.
+ * scale, SACK-permitted and timestamps are negotiated as Linux does. RFC
+ * 6298 retransmission timer with Karn's rule and backoff, one timer per
+ * connection; fast retransmit with limited transmit (RFC 5681, 3042), then
+ * SACK-based recovery (RFC 2018 blocks both ways, RFC 6675) when SACK was
+ * negotiated, NewReno (RFC 6582) when not; keepalive per connection (a
+ * second timer). ACKs are delayed to the end of the lcore's poll; no Nagle.
  * Out-of-order segments are kept (bounded) and reassembled. A zero window
  * from the peer is probed on the persist timer (RFC 9293 3.8.6.1); reading
- * that opens our window by a segment sends a window update.
- *
- * Congestion control is NewReno or CUBIC (RFC 9438), per stack or per
- * connection.
+ * that opens our window by a segment sends a window update. Congestion
+ * control is NewReno or CUBIC (RFC 9438), per stack or per connection.
+ * Counters per data lcore and per connection.
  *
  * Not in this slice: IPv6.
  *
