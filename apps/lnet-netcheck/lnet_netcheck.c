@@ -15,7 +15,11 @@
  * One thread runs the management and the data lcore (rt's POLLED mode).
  * It prints "ready <mac>" once the port is up and announced, and its
  * counters as "name value" lines when it ends (SIGINT/SIGTERM, or after its
- * pings are answered or have timed out).
+ * pings are answered or have timed out), and after a TCP run its
+ * connection's own (net_tcp_get_stats) as "conn_name value": retransmits,
+ * RTOs, duplicate ACKs, SACK blocks, out-of-order segments, window probes,
+ * resets. The tool runs one connection and ends; the daemon's rte_telemetry
+ * is for what stays up, so the counters are in its output.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -58,7 +62,18 @@ struct stream {
 	size_t to_send, sent, rcvd;
 	bool client, bad, done, closed;
 	uint64_t err;
+	/* The connection's counters, last read before it was closed or as it closed. */
+	struct net_tcp_conn_stats cs;
+	bool has_cs;
 };
+
+/* Read the connection's counters while it is still ours to read. */
+static void
+stream_snapshot(struct stream *t, const struct net_tcp_conn *c)
+{
+	net_tcp_get_stats(c, &t->cs);
+	t->has_cs = true;
+}
 
 struct stack {
 	struct rt_runtime *rt;
@@ -137,6 +152,7 @@ echo_pump(struct stream *t)
 	}
 	if (r == -ENODATA && !t->done) {
 		t->done = true;
+		stream_snapshot(t, t->c);
 		net_tcp_close(t->c);
 	}
 }
@@ -155,6 +171,7 @@ client_read(struct stream *t)
 	}
 	if (t->rcvd >= t->to_send && !t->done) {
 		t->done = true;
+		stream_snapshot(t, t->c);
 		net_tcp_close(t->c);
 	}
 }
@@ -191,6 +208,7 @@ on_tcp(void *arg, struct net_tcp_conn *c, enum net_tcp_event ev, uint64_t n)
 	case NET_TCP_EV_CLOSED:
 		t->closed = true;
 		t->err = n;
+		stream_snapshot(t, c);
 		printf("tcp: closed: %s\n", n != 0 ? strerror((int)n) : "by the peer");
 		fflush(stdout);
 		break;
@@ -450,6 +468,27 @@ run_tcp_client(struct stack *s, const struct opts *o)
 }
 
 #define PRINT(st, f) printf("%s %" PRIu64 "\n", #f, (uint64_t)(st).f)
+/* A connection's counter, as conn_NAME beside the lcore's NAME. */
+#define PRINT_CONN(st, f) printf("conn_%s %" PRIu64 "\n", #f, (uint64_t)(st).f)
+
+/* The TCP connection's own counters (net_tcp_get_stats), when there was one. */
+static void
+print_conn_counters(const struct stream *t)
+{
+	if (!t->has_cs) {
+		return;
+	}
+	PRINT_CONN(t->cs, retransmits);
+	PRINT_CONN(t->cs, rto);
+	PRINT_CONN(t->cs, fast_retransmits);
+	PRINT_CONN(t->cs, dupacks);
+	PRINT_CONN(t->cs, sack_blocks_rx);
+	PRINT_CONN(t->cs, sack_blocks_tx);
+	PRINT_CONN(t->cs, ooo);
+	PRINT_CONN(t->cs, win_probes);
+	PRINT_CONN(t->cs, rst_rx);
+	PRINT_CONN(t->cs, rst_tx);
+}
 
 static void
 print_counters(const struct stack *s)
@@ -487,6 +526,7 @@ print_counters(const struct stack *s)
 	PRINT(ts, rst_rx);
 	PRINT(ts, rst_tx);
 	PRINT(ts, opened);
+	print_conn_counters(&s->st);
 }
 
 int

@@ -5,15 +5,19 @@
  * connection table and listeners; a connection lives and is used on the
  * lcore that created it (active open) or that received its SYN (passive).
  * The RFC 9293 state machine is one rt_fsm table. Options MSS, window
- * scale, SACK-permitted and timestamps are negotiated as Linux does (SACK
- * is negotiated but this slice sends no SACK blocks and ignores received
- * ones). RFC 6298 retransmission timer with Karn's rule and backoff, one
- * timer per connection; fast retransmit and NewReno recovery with limited
- * transmit (RFC 5681, 6582, 3042); keepalive per connection (a second
- * timer). ACKs are delayed to the end of the lcore's poll; no Nagle.
- * Out-of-order segments are kept (bounded) and reassembled.
+ * scale, SACK-permitted and timestamps are negotiated as Linux does. RFC
+ * 6298 retransmission timer with Karn's rule and backoff, one timer per
+ * connection; fast retransmit with limited transmit (RFC 5681, 3042), then
+ * SACK-based recovery (RFC 2018 blocks both ways, RFC 6675) when SACK was
+ * negotiated, NewReno (RFC 6582) when not; keepalive per connection (a
+ * second timer). ACKs are delayed to the end of the lcore's poll; no Nagle.
+ * Out-of-order segments are kept (bounded) and reassembled. A zero window
+ * from the peer is probed on the persist timer (RFC 9293 3.8.6.1); reading
+ * that opens our window by a segment sends a window update. Congestion
+ * control is NewReno or CUBIC (RFC 9438), per stack or per connection.
+ * Counters per data lcore and per connection.
  *
- * Not in this slice: SACK recovery, CUBIC, zero-window probes, IPv6.
+ * Not in this slice: IPv6.
  *
  * All calls on a connection run on its lcore. Events arrive through the
  * connection's callback on that lcore.
@@ -30,6 +34,13 @@
 struct net_tcp;
 struct net_tcp_conn;
 
+/** Congestion controllers. */
+enum net_tcp_cc {
+	NET_TCP_CC_DEFAULT, /**< the stack's (net_tcp_conf::cc); for the stack, CUBIC as Linux */
+	NET_TCP_CC_NEWRENO, /**< RFC 5681 */
+	NET_TCP_CC_CUBIC,   /**< RFC 9438 */
+};
+
 struct net_tcp_conf {
 	size_t conf_size;      /**< sizeof(struct net_tcp_conf) */
 	uint32_t rcv_buf;      /**< receive window bytes; 0 = 256 KiB */
@@ -43,6 +54,7 @@ struct net_tcp_conf {
 	bool no_sack;          /**< do not offer SACK-permitted */
 	bool no_timestamps;    /**< do not offer timestamps */
 	uint16_t ooo_max;      /**< out-of-order segments kept per connection; 0 = 64 */
+	enum net_tcp_cc cc;    /**< congestion control of new connections; DEFAULT = CUBIC */
 };
 
 enum net_tcp_event {
@@ -80,6 +92,27 @@ struct net_tcp_stats {
 		oow_ack_limited; /**< ACKs to bare out-of-window segments not sent (500 ms limit) */
 	uint64_t opened;         /**< connections established */
 	uint64_t closed;         /**< connections freed */
+	uint64_t win_probes;     /**< zero-window probes sent (RFC 9293 3.8.6.1) */
+	uint64_t win_updates;    /**< ACKs sent because reading opened our window */
+	uint64_t sack_blocks_tx; /**< SACK blocks sent (RFC 2018) */
+	uint64_t sack_blocks_rx; /**< SACK blocks received and taken into the scoreboard */
+	uint64_t
+		sack_recoveries; /**< recoveries run on the scoreboard (RFC 6675), of fast_retransmits */
+	uint64_t sack_rescues; /**< RFC 6675 rescue retransmissions */
+};
+
+/** Counters of one connection (the per-lcore ones of the same names count them too). */
+struct net_tcp_conn_stats {
+	uint64_t retransmits;      /**< segments sent again */
+	uint64_t rto;              /**< retransmission timeouts */
+	uint64_t fast_retransmits; /**< recoveries entered by duplicate ACKs */
+	uint64_t dupacks;          /**< duplicate ACKs received */
+	uint64_t sack_blocks_rx;   /**< SACK blocks received and taken */
+	uint64_t sack_blocks_tx;   /**< SACK blocks sent */
+	uint64_t ooo;              /**< out-of-order segments kept */
+	uint64_t win_probes;       /**< zero-window probes sent */
+	uint64_t rst_rx;           /**< resets accepted */
+	uint64_t rst_tx;           /**< resets sent */
 };
 
 /** What the peer and we agreed at the handshake. */
@@ -94,6 +127,8 @@ struct net_tcp_info {
 	uint64_t srtt_us, rto_us;
 	uint64_t retransmits;
 	uint32_t snd_nxt, rcv_nxt; /**< the next sequence numbers each way */
+	const char *cc;            /**< the congestion controller ("cubic", "newreno") */
+	uint32_t cwnd, ssthresh;   /**< bytes; ssthresh UINT32_MAX before the first loss */
 };
 
 /**
@@ -178,8 +213,18 @@ void net_tcp_abort(struct net_tcp_conn *c);
  */
 int net_tcp_set_keepalive(struct net_tcp_conn *c, uint32_t idle_s, uint32_t intvl_s, uint32_t cnt);
 
+/**
+ * The congestion controller of @p c from now on (as TCP_CONGESTION);
+ * NET_TCP_CC_DEFAULT: the stack's. Its state starts afresh; cwnd and
+ * ssthresh stay. @return 0, -EINVAL
+ */
+int net_tcp_set_cc(struct net_tcp_conn *c, enum net_tcp_cc cc);
+
 /** What was negotiated, and the state. */
 void net_tcp_get_info(const struct net_tcp_conn *c, struct net_tcp_info *out);
+
+/** Copy of @p c's counters (on its lcore; in the CLOSED event too). */
+void net_tcp_get_stats(const struct net_tcp_conn *c, struct net_tcp_conn_stats *out);
 
 /** The state's name ("established", ...). */
 const char *net_tcp_state_name(const struct net_tcp_conn *c);
@@ -200,6 +245,10 @@ struct net_tcp_opts {
 	bool sack_ok;
 	bool ts;
 	uint32_t tsval, tsecr;
+	uint8_t nsack; /**< SACK blocks (RFC 2018), at most 4 */
+	struct {
+		uint32_t start, end; /**< host order: [start, end) */
+	} sack[4];
 };
 
 /** Parse the options of the @p len bytes at @p p. @return false if malformed */

@@ -11,7 +11,11 @@
  *   bit 0: the established connection (else the listener's port);
  *   bit 1: seq as an offset (0..65535) from what B expects next, ack as
  *          one (-32768..32767) from what B sent next;
- *   bit 2: keep the input's TCP checksum (else it is made right).
+ *   bit 2: keep the input's TCP checksum (else it is made right);
+ *   bit 3: SACK blocks' edges as offsets (0..65535) from what A has from B;
+ *   bit 4: B first queues 8 KiB to A, which A never gets (its RX drops B's
+ *          data): B holds data in flight for the input to acknowledge,
+ *          SACK and so drive B's loss recovery.
  * Sanitizers find what goes wrong; the checks below are what must hold.
  */
 #include <stdbool.h>
@@ -45,8 +49,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define IN_CONN 0x1
 #define IN_RELATIVE 0x2
 #define IN_RAW_CKSUM 0x4
+#define IN_SACK_RELATIVE 0x8
+#define IN_B_SENDS 0x10
+#define B_SEND_BYTES 8192
 
 struct node {
+	uint16_t port_id;
 	struct net_port *port;
 	struct net_neigh *nb;
 	struct net_ip *ip;
@@ -147,6 +155,7 @@ node_open(struct node *n, const char *tag, struct rte_ring *rx, struct rte_ring 
 	}
 	pc.mac = &mac;
 	pc.port_id = (uint16_t)id;
+	n->port_id = (uint16_t)id;
 	if (net_port_open(g.rt, &pc, &n->port) != 0 ||
 	    net_neigh_create(n->port, &nc, &n->nb) != 0 || net_ip_create(n->nb, &ic, &n->ip) != 0 ||
 	    net_neigh_addr_add(n->nb, addr, 24) != 0 ||
@@ -176,6 +185,46 @@ do_reconnect(void *arg)
 	memset(&g.ea, 0, sizeof(g.ea));
 	memset(&g.eb, 0, sizeof(g.eb));
 	return net_tcp_connect(g.a.tcp, 0, IP_B, PORT_B, 512, 1023, on_event, &g.ea, &g.ea.c);
+}
+
+static int
+do_b_send(void *arg)
+{
+	static const uint8_t zeros[B_SEND_BYTES];
+
+	(void)arg;
+	return g.eb.up && net_tcp_send(g.eb.c, zeros, sizeof(zeros)) < 0 ? -1 : 0;
+}
+
+/* A's RX: B's data never reaches A's stack, so it stays in flight at B. */
+static uint16_t
+drop_b_data(uint16_t port_id, uint16_t queue, struct rte_mbuf *pkts[], uint16_t nb, uint16_t max,
+	    void *arg)
+{
+	uint16_t kept = 0;
+
+	(void)port_id;
+	(void)queue;
+	(void)max;
+	(void)arg;
+	for (uint16_t i = 0; i < nb; i++) {
+		const struct rte_ipv4_hdr *ip;
+		const struct rte_tcp_hdr *th;
+		size_t l3 = sizeof(struct rte_ether_hdr);
+
+		if (rte_pktmbuf_data_len(pkts[i]) >= l3 + sizeof(*ip) + sizeof(*th)) {
+			ip = rte_pktmbuf_mtod_offset(pkts[i], const struct rte_ipv4_hdr *, l3);
+			th = (const struct rte_tcp_hdr *)(ip + 1);
+			if (ip->next_proto_id == IPPROTO_TCP &&
+			    rte_be_to_cpu_16(ip->total_length) >
+				    sizeof(*ip) + (size_t)(th->data_off >> 4) * 4) {
+				rte_pktmbuf_free(pkts[i]);
+				continue;
+			}
+		}
+		pkts[kept++] = pkts[i];
+	}
+	return kept;
 }
 
 static int
@@ -234,12 +283,45 @@ init_once(void)
 	}
 	node_open(&g.a, "a", g.ba, g.ab, IP_A);
 	node_open(&g.b, "b", g.ab, g.ba, IP_B);
+	if (rte_eth_add_rx_callback(g.a.port_id, 0, drop_b_data, NULL) == NULL) {
+		fail("rx callback");
+	}
 	if (net_port_start(g.a.port) != 0 || net_port_start(g.b.port) != 0) {
 		fail("start");
 	}
 	rt_runtime_poll_until_idle(g.rt, 1000);
 	if (call(do_listen) != 0) {
 		fail("listen");
+	}
+}
+
+/* SACK blocks' edges made offsets from @p base (bit 3). */
+static void
+sack_relative(struct rte_tcp_hdr *th, size_t len, uint32_t base)
+{
+	uint8_t *o = (uint8_t *)(th + 1);
+	size_t olen = RTE_MIN((size_t)(th->data_off >> 4) * 4, len);
+
+	olen = olen > sizeof(*th) ? olen - sizeof(*th) : 0;
+	for (size_t i = 0; i + 1 < olen;) {
+		if (o[i] == 0) {
+			return;
+		}
+		if (o[i] == 1) {
+			i++;
+			continue;
+		}
+		if (o[i + 1] < 2 || i + o[i + 1] > olen) {
+			return;
+		}
+		for (size_t k = i + 2; o[i] == 5 && k + 4 <= i + o[i + 1]; k += 4) {
+			uint32_t e;
+
+			memcpy(&e, &o[k], 4);
+			e = rte_cpu_to_be_32(base + rte_be_to_cpu_32(e) % 65536);
+			memcpy(&o[k], &e, 4);
+		}
+		i += o[i + 1];
 	}
 }
 
@@ -287,6 +369,9 @@ inject(uint8_t how, const uint8_t *seg, size_t len)
 					ia.rcv_nxt + rte_be_to_cpu_32(th->recv_ack) % 65536 -
 					32768);
 			}
+			if (how & IN_SACK_RELATIVE) {
+				sack_relative(th, len, ia.rcv_nxt);
+			}
 		} else {
 			th->dst_port = rte_cpu_to_be_16(PORT_B);
 		}
@@ -316,6 +401,12 @@ LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	}
 	ensure_pair();
 	how = in[0];
+	if (how & IN_B_SENDS) {
+		if (call(do_b_send) != 0) {
+			fail("B's send");
+		}
+		rt_runtime_poll_until_idle(g.rt, 1000);
+	}
 	net_tcp_get_info(g.eb.c, &before);
 	inject(how, in + 1, size - 1);
 	rt_runtime_poll_until_idle(g.rt, 1000);

@@ -5,6 +5,7 @@
  * so RTO and TIME_WAIT run in virtual time. Losses come from an ethdev RX
  * callback on B's port that drops the frames from A a test picks.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,6 +47,8 @@ struct fix {
 	struct rt_runtime *rt;
 	struct rte_ring *ab, *ba;
 	struct node a, b;
+	/* The droppers' callbacks: removed at teardown (the next fixture's ports take the same ids). */
+	const struct rte_eth_rxtx_callback *drop_b, *drop_a;
 };
 
 static unsigned int g_seq;
@@ -62,7 +65,10 @@ struct ep {
 	uint8_t tx_salt, rx_salt;
 	bool rx_bad;
 	bool eof;
-	bool echo_close; /* close when the peer's FIN is read */
+	bool echo_close;                    /* close when the peer's FIN is read */
+	bool hold;                          /* read nothing (the window fills) */
+	struct net_tcp_conn_stats at_close; /* the connection's counters in its CLOSED event */
+	size_t read_chunk;                  /* consume at most this much a call; 0: all of a view */
 };
 
 static uint8_t
@@ -97,14 +103,19 @@ drain(struct ep *e)
 	struct net_tcp_view v;
 	int r;
 
+	if (e->hold) {
+		return;
+	}
 	while ((r = net_tcp_peek(e->c, &v)) == 1) {
-		for (size_t i = 0; i < v.len; i++) {
+		size_t take = e->read_chunk != 0 ? RTE_MIN(e->read_chunk, v.len) : v.len;
+
+		for (size_t i = 0; i < take; i++) {
 			if (v.data[i] != pattern(e->rcvd + i, e->rx_salt)) {
 				e->rx_bad = true;
 			}
 		}
-		e->rcvd += v.len;
-		net_tcp_consume(e->c, v.len);
+		e->rcvd += take;
+		net_tcp_consume(e->c, take);
 	}
 	if (r == -ENODATA && !e->eof) {
 		e->eof = true;
@@ -139,6 +150,7 @@ on_event(void *arg, struct net_tcp_conn *c, enum net_tcp_event ev, uint64_t n)
 	case NET_TCP_EV_CLOSED:
 		e->closed++;
 		e->err = n;
+		net_tcp_get_stats(c, &e->at_close);
 		break;
 	}
 }
@@ -150,10 +162,66 @@ struct dropper {
 	bool data_only;    /* ...or with a payload */
 	unsigned int skip; /* let this many matching frames through first */
 	unsigned int left; /* then drop this many */
+	unsigned int gap;  /* letting this many matching frames through after each drop */
 	unsigned int dropped;
+	unsigned int pass; /* of gap, still to let through */
+	/* The first matching frame let through after each drop (with gap 1, the run between holes). */
+	struct {
+		uint32_t seq, len;
+	} after[8];
+	unsigned int after_n;
+	/* The TCP options of the first frame carrying the most SACK blocks. */
+	uint8_t sack_opts[40];
+	uint8_t sack_olen;
 };
 
 static struct dropper g_drop;
+static struct dropper g_drop_ba; /* the same, for frames from B before A sees them */
+
+/* A frame's TCP header and payload length; NULL if not TCP. */
+static const struct rte_tcp_hdr *
+frame_tcp(struct rte_mbuf *m, uint32_t *plen)
+{
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_tcp_hdr *th;
+	size_t l3 = sizeof(struct rte_ether_hdr);
+
+	if (rte_pktmbuf_data_len(m) < l3 + sizeof(*ip) + sizeof(*th)) {
+		return NULL;
+	}
+	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, l3);
+	if (ip->next_proto_id != IPPROTO_TCP) {
+		return NULL;
+	}
+	th = (const struct rte_tcp_hdr *)((const uint8_t *)ip + rte_ipv4_hdr_len(ip));
+	*plen = rte_be_to_cpu_16(ip->total_length) - rte_ipv4_hdr_len(ip) -
+		(uint32_t)(th->data_off >> 4) * 4;
+	return th;
+}
+
+/* Keep the options of @p th if they hold a SACK option longer than any kept before. */
+static void
+capture_sack(struct dropper *d, const struct rte_tcp_hdr *th)
+{
+	const uint8_t *o = (const uint8_t *)(th + 1);
+	size_t olen = (size_t)(th->data_off >> 4) * 4 - sizeof(*th);
+
+	for (size_t i = 0; i + 1 < olen;) {
+		if (o[i] == 1) {
+			i++;
+			continue;
+		}
+		if (o[i] == 5 && o[i + 1] > 2 && olen > d->sack_olen) {
+			memcpy(d->sack_opts, o, olen);
+			d->sack_olen = (uint8_t)olen;
+			return;
+		}
+		if (o[i] == 0 || o[i + 1] < 2) {
+			return;
+		}
+		i += o[i + 1];
+	}
+}
 
 static bool
 frame_matches(struct rte_mbuf *m, const struct dropper *d)
@@ -192,15 +260,31 @@ drop_cb(uint16_t port_id, uint16_t queue, struct rte_mbuf *pkts[], uint16_t nb, 
 	(void)queue;
 	(void)max;
 	for (uint16_t i = 0; i < nb; i++) {
-		if (d->left > 0 && frame_matches(pkts[i], d)) {
+		uint32_t plen = 0;
+		const struct rte_tcp_hdr *th = frame_tcp(pkts[i], &plen);
+		bool match = frame_matches(pkts[i], d);
+
+		if (th != NULL) {
+			capture_sack(d, th);
+		}
+		if (d->left > 0 && match) {
 			if (d->skip > 0) {
 				d->skip--;
+			} else if (d->pass > 0) {
+				d->pass--;
 			} else {
 				d->left--;
 				d->dropped++;
+				d->pass = d->gap;
 				rte_pktmbuf_free(pkts[i]);
 				continue;
 			}
+		}
+		if (match && th != NULL && d->after_n < d->dropped &&
+		    d->after_n < RTE_DIM(d->after)) {
+			d->after[d->after_n].seq = rte_be_to_cpu_32(th->sent_seq);
+			d->after[d->after_n].len = plen;
+			d->after_n++;
 		}
 		pkts[kept++] = pkts[i];
 	}
@@ -251,6 +335,7 @@ setup(void **state)
 
 	memset(&f, 0, sizeof(f));
 	memset(&g_drop, 0, sizeof(g_drop));
+	memset(&g_drop_ba, 0, sizeof(g_drop_ba));
 	g_seq++;
 	assert_int_equal(rt_runtime_create(&o, &f.rt), 0);
 	snprintf(name, sizeof(name), "tcp_ut_ab%u", g_seq);
@@ -267,7 +352,10 @@ setup(void **state)
 	}
 	node_open(&f, &f.a, "a", f.ba, f.ab, IP_A, &g_conf[0]);
 	node_open(&f, &f.b, "b", f.ab, f.ba, IP_B, &g_conf[1]);
-	assert_non_null(rte_eth_add_rx_callback(f.b.port_id, 0, drop_cb, &g_drop));
+	f.drop_b = rte_eth_add_rx_callback(f.b.port_id, 0, drop_cb, &g_drop);
+	f.drop_a = rte_eth_add_rx_callback(f.a.port_id, 0, drop_cb, &g_drop_ba);
+	assert_non_null(f.drop_b);
+	assert_non_null(f.drop_a);
 	assert_int_equal(net_port_start(f.a.port), 0);
 	assert_int_equal(net_port_start(f.b.port), 0);
 	rt_runtime_poll_until_idle(f.rt, 1000);
@@ -290,6 +378,8 @@ teardown(void **state)
 	struct fix *f = *state;
 
 	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(rte_eth_remove_rx_callback(f->b.port_id, 0, f->drop_b), 0);
+	assert_int_equal(rte_eth_remove_rx_callback(f->a.port_id, 0, f->drop_a), 0);
 	node_close(&f->a);
 	node_close(&f->b);
 	rt_runtime_destroy(f->rt);
@@ -306,6 +396,7 @@ struct call {
 	struct ep *e;
 	uint16_t port;
 	uint32_t ka[3]; /* do_keepalive: idle, interval, count */
+	int cc;         /* do_set_cc */
 	int rc;
 };
 
@@ -581,6 +672,224 @@ test_two_losses_recovered_by_newreno(void **state)
 	assert_int_equal(tstats(&f->a).fast_retransmits, 1);
 	assert_int_equal(tstats(&f->a).retransmits, 2);
 	assert_int_equal(tstats(&f->a).rto, 0);
+}
+
+/* ---- SACK (RFC 2018 blocks, RFC 6675 recovery) ---- */
+
+/* Of A's data segments, from the 20th on @p n are lost, one let through between each two. */
+static void
+lose_every_other(struct fix *f, struct ep *e, unsigned int n)
+{
+	g_drop.data_only = true;
+	g_drop.skip = 19;
+	g_drop.left = n;
+	g_drop.gap = 1;
+	move_both_ways(f, e, 256 * 1024);
+	assert_int_equal(g_drop.dropped, n);
+	assert_int_equal(g_drop.after_n, n);
+}
+
+static void
+test_sack_two_losses_one_window(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+
+	lose_every_other(f, e, 2);
+	/* B named what it holds past each hole; A sent both holes again on the scoreboard. */
+	assert_true(tstats(&f->b).sack_blocks_tx >= 2);
+	assert_true(tstats(&f->a).sack_blocks_rx >= 2);
+	assert_int_equal(tstats(&f->a).fast_retransmits, 1);
+	assert_int_equal(tstats(&f->a).sack_recoveries, 1);
+	assert_int_equal(tstats(&f->a).retransmits, 2);
+	assert_int_equal(tstats(&f->a).rto, 0);
+}
+
+static void
+test_newreno_without_sack_two_losses(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+
+	lose_every_other(f, e, 2);
+	/* No SACK negotiated: no blocks either way, NewReno's partial ACK finds the second hole. */
+	assert_int_equal(tstats(&f->a).sack_blocks_tx + tstats(&f->b).sack_blocks_tx, 0);
+	assert_int_equal(tstats(&f->a).sack_blocks_rx, 0);
+	assert_int_equal(tstats(&f->a).fast_retransmits, 1);
+	assert_int_equal(tstats(&f->a).sack_recoveries, 0);
+	assert_int_equal(tstats(&f->a).retransmits, 2);
+	assert_int_equal(tstats(&f->a).rto, 0);
+}
+
+/* Block @p k of the captured SACK option (at @p at) is the run let through after drop @p d. */
+static void
+assert_sack_block(const uint8_t *o, size_t at, unsigned int d)
+{
+	uint32_t edges[2];
+
+	memcpy(edges, &o[at], sizeof(edges));
+	assert_int_equal(rte_be_to_cpu_32(edges[0]), g_drop.after[d].seq);
+	assert_int_equal(rte_be_to_cpu_32(edges[1]), g_drop.after[d].seq + g_drop.after[d].len);
+}
+
+static void
+test_sack_blocks_golden_with_timestamps(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	const uint8_t *o = g_drop_ba.sack_opts;
+
+	lose_every_other(f, e, 4);
+	/*
+	 * B's ACK after the third run: NOP NOP TS(10), then NOP NOP SACK(26):
+	 * three blocks fill the 40 bytes, the latest run first (RFC 2018 4).
+	 */
+	assert_int_equal(g_drop_ba.sack_olen, 40);
+	assert_memory_equal(o, ((const uint8_t[]){ 1, 1, 8, 10 }), 4);
+	assert_memory_equal(&o[12], ((const uint8_t[]){ 1, 1, 5, 26 }), 4);
+	assert_sack_block(o, 16, 2);
+	assert_sack_block(o, 24, 1);
+	assert_sack_block(o, 32, 0);
+	/* Four holes, one recovery, each hole sent once, no RTO. */
+	assert_int_equal(tstats(&f->a).sack_recoveries, 1);
+	assert_int_equal(tstats(&f->a).retransmits, 4);
+	assert_int_equal(tstats(&f->a).rto, 0);
+}
+
+static void
+test_sack_blocks_golden_without_timestamps(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	const uint8_t *o = g_drop_ba.sack_opts;
+
+	lose_every_other(f, e, 4);
+	/* Without timestamps four blocks fit: NOP NOP SACK(34), the latest run first. */
+	assert_int_equal(g_drop_ba.sack_olen, 36);
+	assert_memory_equal(o, ((const uint8_t[]){ 1, 1, 5, 34 }), 4);
+	assert_sack_block(o, 4, 3);
+	assert_sack_block(o, 12, 2);
+	assert_sack_block(o, 20, 1);
+	assert_sack_block(o, 28, 0);
+	assert_int_equal(tstats(&f->a).sack_recoveries, 1);
+	assert_int_equal(tstats(&f->a).rto, 0);
+}
+
+/* ---- congestion control ---- */
+
+static int
+do_set_cc(void *arg)
+{
+	struct call *k = arg;
+
+	k->rc = net_tcp_set_cc(k->e->c, (enum net_tcp_cc)k->cc);
+	return 0;
+}
+
+static void
+test_cc_cubic_by_default_and_per_connection(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0], .cc = NET_TCP_CC_NEWRENO };
+	struct net_tcp_info ia;
+
+	open_pair(f, e);
+	net_tcp_get_info(e[0].c, &ia);
+	assert_string_equal(ia.cc, "cubic"); /* Linux's default */
+	assert_int_equal(ia.ssthresh, UINT32_MAX);
+	on_lcore(f, do_set_cc, &k);
+	assert_int_equal(k.rc, 0);
+	net_tcp_get_info(e[0].c, &ia);
+	assert_string_equal(ia.cc, "newreno");
+	k.cc = 77;
+	on_lcore(f, do_set_cc, &k);
+	assert_int_equal(k.rc, -EINVAL);
+	k.cc = NET_TCP_CC_DEFAULT; /* the stack's */
+	on_lcore(f, do_set_cc, &k);
+	assert_int_equal(k.rc, 0);
+	net_tcp_get_info(e[0].c, &ia);
+	assert_string_equal(ia.cc, "cubic");
+}
+
+/* The fast-retransmit case with A's controller @p cc: A's ssthresh after it. */
+static uint32_t
+ssthresh_after_one_loss(enum net_tcp_cc cc)
+{
+	struct ep e[2] = { 0 };
+	struct net_tcp_info ia;
+	void *st;
+	struct fix *f;
+
+	g_conf[0].cc = cc;
+	assert_int_equal(setup(&st), 0);
+	f = st;
+	g_drop.data_only = true;
+	g_drop.skip = 19;
+	g_drop.left = 1;
+	move_both_ways(f, e, 256 * 1024);
+	assert_int_equal(tstats(&f->a).fast_retransmits, 1);
+	assert_int_equal(tstats(&f->a).rto, 0);
+	net_tcp_get_info(e[0].c, &ia);
+	assert_string_equal(ia.cc, cc == NET_TCP_CC_CUBIC ? "cubic" : "newreno");
+	teardown(&st);
+	return ia.ssthresh;
+}
+
+/* 4 MiB each way, every tenth of A's data segments lost (retransmissions too): A's RTOs. */
+static uint64_t
+rtos_at_ten_percent_loss(bool sack)
+{
+	struct ep e[2] = { 0 };
+	uint64_t rto;
+	void *st;
+	struct fix *f;
+
+	g_conf[0].no_sack = !sack;
+	assert_int_equal(setup(&st), 0);
+	f = st;
+	g_drop.data_only = true;
+	g_drop.skip = 5;
+	g_drop.left = 1000000;
+	g_drop.gap = 9;
+	move_both_ways(f, e, 4 << 20);
+	assert_true(g_drop.dropped >= 290);
+	rto = tstats(&f->a).rto;
+	assert_int_equal(tstats(&f->a).sack_recoveries > 0, sack);
+	teardown(&st);
+	return rto;
+}
+
+static void
+test_sack_heavy_loss_fewer_rtos_than_newreno(void **state)
+{
+	uint64_t reno, sack;
+
+	(void)state;
+	reno = rtos_at_ten_percent_loss(false);
+	sack = rtos_at_ten_percent_loss(true);
+	print_message("RTOs at 10%% loss, 4 MiB: NewReno %" PRIu64 ", SACK %" PRIu64 "\n", reno,
+		      sack);
+	/*
+	 * NewReno mends one hole a round trip, so holes that pile up (and lost
+	 * retransmissions) wait for the RTO; the scoreboard resends each hole it sees.
+	 */
+	assert_true(sack * 4 < reno);
+}
+
+static void
+test_cc_loss_cubic_keeps_more_than_newreno(void **state)
+{
+	uint32_t reno, cubic, flight;
+
+	(void)state;
+	/* The same loss at the same flight (the runs are deterministic until it). */
+	reno = ssthresh_after_one_loss(NET_TCP_CC_NEWRENO);
+	cubic = ssthresh_after_one_loss(NET_TCP_CC_CUBIC);
+	/* NewReno halves the flight (RFC 5681); CUBIC keeps beta_cubic = 0.7 of it (RFC 9438 4.6). */
+	flight = 2 * reno;
+	assert_true(cubic == (uint32_t)(flight * 0.7) || cubic == (uint32_t)((flight + 1) * 0.7));
+	assert_true(cubic > reno);
 }
 
 static bool
@@ -870,6 +1179,219 @@ test_keepalive_args(void **state)
 	assert_false(rt_wait_until(f->rt, a_probed, f, 40ULL * 1000000));
 }
 
+/* ---- zero windows: probes and window updates (B's buffer 16 KiB, A sends 64 KiB) ---- */
+
+#define ZW_RCV_BUF (16 * 1024)
+#define ZW_BYTES (64 * 1024)
+
+static int
+setup_small_rcv_buf(void **state)
+{
+	g_conf[1].rcv_buf = ZW_RCV_BUF;
+	return setup(state);
+}
+
+static int
+do_drain(void *arg)
+{
+	drain(((struct call *)arg)->e);
+	return 0;
+}
+
+static bool
+a_win_probed(void *arg)
+{
+	return tstats((const struct node *)arg).win_probes > 0;
+}
+
+static bool
+a_to_b_moved(void *arg)
+{
+	struct ep *e = arg;
+
+	return e[1].rcvd == e[0].to_send && e[0].acked == e[0].to_send;
+}
+
+/* A sends ZW_BYTES to B, which holds them: B's window closes at ZW_RCV_BUF. */
+static void
+fill_b_window(struct fix *f, struct ep *e)
+{
+	struct call k = { .e = &e[0] };
+
+	e[0].to_send = ZW_BYTES;
+	e[0].tx_salt = e[1].rx_salt = 0x33;
+	e[1].hold = true;
+	open_pair(f, e);
+	on_lcore(f, do_pump, &k);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(net_tcp_readable(e[1].c), ZW_RCV_BUF);
+	assert_int_equal(e[0].acked, ZW_RCV_BUF);
+	assert_int_equal(tstats(&f->a).win_probes, 0);
+}
+
+static void
+test_zero_window_probe_answered_resumes(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[1] };
+	uint64_t b_tx, probes;
+
+	fill_b_window(f, e);
+	/* Nothing in flight, the window zero: the persist timer, not the RTO, fires. */
+	b_tx = tstats(&f->b).tx;
+	assert_true(rt_wait_until(f->rt, a_win_probed, &f->a, 1000ULL * 1000));
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(tstats(&f->a).win_probes, 1);
+	assert_int_equal(tstats(&f->b).tx, b_tx + 1); /* B answered: still zero */
+	assert_int_equal(e[0].acked, ZW_RCV_BUF);
+	/* B reads all; the ACK that says its window opened is lost. */
+	g_drop_ba.flags_any = RTE_TCP_ACK_FLAG;
+	g_drop_ba.left = 1;
+	e[1].hold = false;
+	on_lcore(f, do_drain, &k);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(g_drop_ba.dropped, 1);
+	assert_int_equal(tstats(&f->b).win_updates, 1);
+	assert_int_equal(e[0].acked, ZW_RCV_BUF);
+	/* A later probe's answer shows the open window: the rest moves. */
+	probes = tstats(&f->a).win_probes;
+	assert_true(rt_wait_until(f->rt, a_to_b_moved, e, WAIT_US));
+	assert_true(tstats(&f->a).win_probes > probes);
+	assert_false(e[1].rx_bad);
+	assert_int_equal(tstats(&f->a).rto, 0);
+	assert_int_equal(tstats(&f->a).retransmits, 0);
+	assert_int_equal(e[0].closed + e[1].closed, 0);
+}
+
+static void
+test_window_update_on_small_reads(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[1] };
+
+	fill_b_window(f, e);
+	assert_true(rt_wait_until(f->rt, a_win_probed, &f->a, 1000ULL * 1000));
+	/*
+	 * B reads 100 bytes a call: no one call frees a segment, but what it may
+	 * take grows past a segment and B says so; A sends without probing again.
+	 */
+	e[1].hold = false;
+	e[1].read_chunk = 100;
+	on_lcore(f, do_drain, &k);
+	assert_true(rt_wait_until(f->rt, a_to_b_moved, e, WAIT_US));
+	assert_false(e[1].rx_bad);
+	assert_true(tstats(&f->b).win_updates >= 1);
+	assert_int_equal(tstats(&f->a).win_probes, 1);
+	assert_int_equal(tstats(&f->a).rto, 0);
+}
+
+static int
+setup_small_rcv_buf_3_retries(void **state)
+{
+	g_conf[0].retries = 3;
+	return setup_small_rcv_buf(state);
+}
+
+static void
+test_zero_window_probes_unanswered_etimedout(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct net_tcp_info ia;
+
+	fill_b_window(f, e);
+	net_tcp_get_info(e[0].c, &ia);
+	/* B vanishes: nothing it sends reaches A any more. */
+	g_drop_ba.flags_any = RTE_TCP_ACK_FLAG | RTE_TCP_RST_FLAG;
+	g_drop_ba.left = 100;
+	/* Probes at 1, 3 and 7 RTOs (the interval doubling), the fourth expiry (15) gives up. */
+	assert_false(rt_wait_until(f->rt, ep_closed, &e[0], 15 * ia.rto_us - 100000));
+	assert_int_equal(tstats(&f->a).win_probes, 3);
+	assert_true(rt_wait_until(f->rt, ep_closed, &e[0], 200000));
+	assert_int_equal(e[0].err, ETIMEDOUT);
+	assert_int_equal(e[0].at_close.win_probes, 3);
+	assert_int_equal(tstats(&f->a).win_probes, 3);
+	assert_int_equal(tstats(&f->a).rto, 0);
+	assert_true(g_drop_ba.dropped >= 1);
+	assert_int_equal(e[1].closed, 0);
+}
+
+static void
+test_persist_timer_after_conn_gone(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0] };
+
+	fill_b_window(f, e);
+	/* A's persist timer is armed; the abort frees the connection. */
+	on_lcore(f, do_abort, &k);
+	assert_int_equal(conns(&f->a), 0);
+	/* Past many probe intervals nothing fires (ASan would see a freed timer). */
+	assert_false(rt_wait_until(f->rt, a_win_probed, &f->a, 10ULL * 1000 * 1000));
+	assert_int_equal(tstats(&f->a).win_probes, 0);
+	assert_int_equal(tstats(&f->b).rst_rx, 1);
+}
+
+/* ---- per-connection counters ---- */
+
+static struct net_tcp_conn_stats
+cstats(struct net_tcp_conn *c)
+{
+	struct net_tcp_conn_stats s;
+
+	net_tcp_get_stats(c, &s);
+	return s;
+}
+
+static void
+test_conn_stats_loss_and_sack(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct net_tcp_conn_stats a, b;
+
+	lose_every_other(f, e, 2);
+	a = cstats(e[0].c);
+	b = cstats(e[1].c);
+	/* One connection a side: its counters are its lcore's. */
+	assert_int_equal(a.retransmits, 2);
+	assert_int_equal(a.fast_retransmits, 1);
+	assert_int_equal(a.rto, 0);
+	assert_int_equal(a.dupacks, tstats(&f->a).dupacks);
+	assert_true(a.dupacks >= 3);
+	assert_int_equal(a.sack_blocks_rx, tstats(&f->a).sack_blocks_rx);
+	assert_true(a.sack_blocks_rx >= 2);
+	assert_int_equal(b.sack_blocks_tx, tstats(&f->b).sack_blocks_tx);
+	assert_int_equal(b.ooo, tstats(&f->b).ooo);
+	assert_true(b.ooo >= 2);
+	/* B lost nothing: nothing sent again, no SACK blocks from A. */
+	assert_int_equal(b.retransmits + b.rto + b.sack_blocks_rx + a.ooo, 0);
+	assert_int_equal(a.rst_rx + a.rst_tx + b.rst_rx + b.rst_tx + a.win_probes, 0);
+}
+
+static void
+test_conn_stats_probe_and_reset(void **state)
+{
+	struct fix *f = *state;
+	struct ep e[2] = { 0 };
+	struct call k = { .e = &e[0] };
+
+	fill_b_window(f, e);
+	assert_true(rt_wait_until(f->rt, a_win_probed, &f->a, 1000ULL * 1000));
+	assert_int_equal(cstats(e[0].c).win_probes, 1);
+	assert_int_equal(cstats(e[1].c).win_probes, 0);
+	/* A resets; B's counters, read in its CLOSED event, show the reset taken. */
+	on_lcore(f, do_abort, &k);
+	assert_true(rt_wait_until(f->rt, up_or_closed, &e[1], WAIT_US));
+	assert_int_equal(e[1].err, ECONNRESET);
+	assert_int_equal(e[1].at_close.rst_rx, 1);
+	assert_int_equal(e[1].at_close.rst_tx, 0);
+	assert_int_equal(tstats(&f->a).rst_tx, 1);
+}
+
 /* ---- segments crafted into B's receive ring, as if from A ---- */
 
 /* Flag of inject_from_a(): spoil the TCP checksum. */
@@ -1041,6 +1563,17 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_two_losses_recovered_by_newreno, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_sack_two_losses_one_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newreno_without_sack_two_losses, setup_no_sack,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_sack_blocks_golden_with_timestamps, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_sack_blocks_golden_without_timestamps,
+						setup_no_opts, teardown),
+		cmocka_unit_test_setup_teardown(test_cc_cubic_by_default_and_per_connection, setup,
+						teardown),
+		cmocka_unit_test(test_cc_loss_cubic_keeps_more_than_newreno),
+		cmocka_unit_test(test_sack_heavy_loss_fewer_rtos_than_newreno),
 		cmocka_unit_test_setup_teardown(test_lost_syn_retransmitted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rst_to_closed_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syn_timeout_etimedout, setup, teardown),
@@ -1055,6 +1588,17 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_keepalive_timer_after_conn_gone, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_keepalive_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zero_window_probe_answered_resumes,
+						setup_small_rcv_buf, teardown),
+		cmocka_unit_test_setup_teardown(test_window_update_on_small_reads,
+						setup_small_rcv_buf, teardown),
+		cmocka_unit_test_setup_teardown(test_zero_window_probes_unanswered_etimedout,
+						setup_small_rcv_buf_3_retries, teardown),
+		cmocka_unit_test_setup_teardown(test_persist_timer_after_conn_gone,
+						setup_small_rcv_buf, teardown),
+		cmocka_unit_test_setup_teardown(test_conn_stats_loss_and_sack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conn_stats_probe_and_reset,
+						setup_small_rcv_buf, teardown),
 		cmocka_unit_test_setup_teardown(test_rst_in_window_challenged_exact_accepted, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_checksum_dropped, setup, teardown),
