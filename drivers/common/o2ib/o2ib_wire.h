@@ -116,7 +116,7 @@ struct o2ib_msg {
 		struct {
 			uint64_t cookie; /**< raw */
 			int32_t status;  /**< >= 0 bytes moved, < 0 -errno */
-		} completion; /**< PUT_NAK, PUT_DONE, GET_DONE */
+		} completion;            /**< PUT_NAK, PUT_DONE, GET_DONE */
 	} u;
 };
 
@@ -178,8 +178,8 @@ LNP_API void o2ib_msg_stamp(void *buf, const struct o2ib_stamp *s);
 struct o2ib_rej {
 	uint32_t magic; /**< O2IB_MSG_MAGIC or LNET_PROTO_MAGIC */
 	uint16_t version;
-	uint8_t why; /**< enum o2ib_reject_why */
-	bool has_cp; /**< 24 bytes from a v2 peer: incarnation and cp are valid */
+	uint8_t why;          /**< enum o2ib_reject_why */
+	bool has_cp;          /**< 24 bytes from a v2 peer: incarnation and cp are valid */
 	uint64_t incarnation; /**< the rejecter's; all ones when not carried */
 	struct o2ib_connparams cp;
 	bool swapped;

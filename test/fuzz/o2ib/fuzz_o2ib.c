@@ -41,8 +41,8 @@ round_trip(const struct o2ib_msg *m)
 {
 	static uint8_t out[O2IB_MSG_SIZE];
 	static struct o2ib_frag frags[O2IB_MAX_RDMA_FRAGS];
-	const struct o2ib_stamp s = { m->version, m->credits, m->cksum != 0, m->srcnid,
-				      m->srcstamp, m->dstnid, m->dststamp };
+	const struct o2ib_stamp s = { m->version,  m->credits, m->cksum != 0, m->srcnid,
+				      m->srcstamp, m->dstnid,  m->dststamp };
 	struct o2ib_msg again;
 	int nob;
 
