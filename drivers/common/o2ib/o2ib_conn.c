@@ -314,3 +314,23 @@ o2ib_check_connack(struct o2ib_conn *conn, const struct o2ib_local *me, const vo
 	o2ib_conn_settle(conn, conn->version, m.u.cp.queue_depth, m.u.cp.max_frags, m.srcstamp, t);
 	return 0;
 }
+
+void
+o2ib_qp_size(unsigned int version, unsigned int queue_depth, unsigned int max_frags, bool fastreg,
+	     uint32_t max_qp_wr, struct o2ib_qp_sizes *out)
+{
+	uint32_t per_transfer = 1U + max_frags + (fastreg ? 2U : 0U);
+	uint32_t send = per_transfer * queue_depth;
+
+	if (send > max_qp_wr) {
+		queue_depth = max_qp_wr / per_transfer;
+		if (queue_depth == 0) {
+			queue_depth = 1;
+		}
+		send = max_qp_wr;
+	}
+	out->queue_depth = (uint16_t)queue_depth;
+	out->send_wr = send;
+	out->recv_wr = 2U * queue_depth + (version == O2IB_MSG_VERSION_1 ? 0U : O2IB_OOB_MSGS_V2);
+	out->cqe = out->recv_wr + out->send_wr;
+}

@@ -180,6 +180,25 @@ LNP_API void o2ib_active_rejected(const struct o2ib_conn *conn, int cm_reason, c
 LNP_API int o2ib_check_connack(struct o2ib_conn *conn, const struct o2ib_local *me,
 			       const void *priv, size_t len, const struct o2ib_credit_tunables *t);
 
+/** A connection's queue pair and CQ sizes (kiblnd_create_conn). */
+struct o2ib_qp_sizes {
+	uint16_t queue_depth; /**< lowered when the device cannot hold the send queue */
+	uint32_t send_wr;
+	uint32_t recv_wr;
+	uint32_t cqe;
+};
+
+/**
+ * Size a connection as the kernel does: each of queue_depth transfers may
+ * take 1 + max_frags send WRs (+2 with fast registration: map and
+ * invalidate); above the device's max_qp_wr the queue depth drops to fit
+ * (at least 1); receives are 2 × depth (+2 out-of-band NOOPs for v2); the
+ * CQ holds both. If creating the QP still fails with ENOMEM, the caller
+ * lowers queue_depth by one and sizes again, down to 1.
+ */
+LNP_API void o2ib_qp_size(unsigned int version, unsigned int queue_depth, unsigned int max_frags,
+			  bool fastreg, uint32_t max_qp_wr, struct o2ib_qp_sizes *out);
+
 LNP_END_DECLS
 
 #endif /* O2IB_CONN_H */

@@ -571,6 +571,34 @@ test_connect_race_both_sides(void **state)
 	assert_false(rej.reconnect);
 }
 
+/* Sizes of a connection's QP, and the depth a small device forces. */
+static void
+test_qp_size(void **state)
+{
+	struct o2ib_qp_sizes q;
+
+	(void)state;
+	/* v2, depth 8, 257 fragments with fast registration: 8 x 260 send WRs */
+	o2ib_qp_size(0x12, 8, 257, true, 32768, &q);
+	assert_int_equal(q.queue_depth, 8);
+	assert_int_equal(q.send_wr, 2080);
+	assert_int_equal(q.recv_wr, 18);
+	assert_int_equal(q.cqe, 2098);
+	/* a device of 16351 WRs holds depth 62 of 260, not 128 */
+	o2ib_qp_size(0x12, 128, 257, true, 16351, &q);
+	assert_int_equal(q.queue_depth, 62);
+	assert_int_equal(q.send_wr, 16351);
+	assert_int_equal(q.recv_wr, 126);
+	/* v1 has no out-of-band receives; without fast registration 1 + frags */
+	o2ib_qp_size(0x11, 8, 32, false, 32768, &q);
+	assert_int_equal(q.send_wr, 264);
+	assert_int_equal(q.recv_wr, 16);
+	/* never below 1 */
+	o2ib_qp_size(0x12, 8, 257, true, 100, &q);
+	assert_int_equal(q.queue_depth, 1);
+	assert_int_equal(q.send_wr, 100);
+}
+
 int
 main(void)
 {
@@ -586,6 +614,7 @@ main(void)
 		cmocka_unit_test(test_check_connack),
 		cmocka_unit_test(test_negotiate_queue_depth),
 		cmocka_unit_test(test_connect_race_both_sides),
+		cmocka_unit_test(test_qp_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
