@@ -37,6 +37,7 @@ struct o2iblnd_tx {
 	bool internal; /* a NOOP or a NAK: nobody to tell */
 	unsigned int sending;
 	int status;
+	uint64_t deadline_ns;
 	void *user;
 	unsigned int nsrc; /* RDMA source: a PUT's payload or a GET's reply */
 	struct o2ib_hw_sge src[O2IB_MAX_RDMA_FRAGS];
@@ -62,7 +63,10 @@ struct o2iblnd_conn {
 	struct o2iblnd_tx *tx;
 	struct o2iblnd_tx *free_tx;
 	struct txq q[O2IB_TXQ_RSRVD + 1]; /* by enum o2ib_txq */
-	uint32_t nearly;                  /* receives completed before ESTABLISHED, handled then */
+	uint64_t now_ns;                  /* the last tick */
+	uint64_t last_send_ns;            /* when a message was last posted */
+	bool keepalive_due;
+	uint32_t nearly; /* receives completed before ESTABLISHED, handled then */
 	uint32_t *early_idx;
 	uint32_t *early_nob;
 };
@@ -103,7 +107,7 @@ conn_view(const struct o2iblnd_conn *c)
 		.nocred_empty = c->q[O2IB_TXQ_NOCRED].head == NULL,
 		.cred_empty = c->q[O2IB_TXQ_CRED].head == NULL,
 		.noops_empty = c->q[O2IB_TXQ_NOOPS].head == NULL,
-		.keepalive_due = false,
+		.keepalive_due = c->keepalive_due,
 	};
 }
 
@@ -170,6 +174,7 @@ tx_queue(struct o2iblnd_conn *c, struct o2iblnd_tx *tx)
 {
 	tx->type = tx->buf[O2IB_OFF_TYPE];
 	tx->queued = true;
+	tx->deadline_ns = c->now_ns + c->cfg.timeout_ns;
 	txq_push(&c->q[o2ib_txq_of(tx->type, c->proto.version)], tx);
 }
 
@@ -302,6 +307,8 @@ post_tx(struct o2iblnd_conn *c, struct o2iblnd_tx *tx, enum o2ib_txq q)
 		return rc;
 	}
 	tx->sending++;
+	c->last_send_ns = c->now_ns;
+	c->keepalive_due = false;
 	return 0;
 }
 
@@ -682,6 +689,7 @@ o2iblnd_conn_established(struct o2iblnd_conn *c, uint16_t queue_depth, uint16_t 
 	}
 	o2ib_conn_settle(&c->proto, c->proto.version, queue_depth, max_frags, peer_incarnation,
 			 &c->cfg.tun);
+	c->last_send_ns = c->now_ns;
 	for (uint32_t i = 0; i < c->nearly; i++) {
 		rx_complete(c, &c->rx[c->early_idx[i]], 0, c->early_nob[i]);
 	}
@@ -873,4 +881,35 @@ o2iblnd_get_reply(struct o2iblnd_conn *c, struct o2iblnd_rx *rx, const struct o2
 	o2ib_msg_completion(tx->buf, O2IB_MSG_SIZE, O2IB_MSG_GET_DONE, m.u.get_req.cookie, nob);
 	rx_repost(c, rx, O2IB_RX_PEER_CREDIT);
 	return send_queued(c, tx, 0);
+}
+
+/* A tx whose deadline passed, queued or waiting for the peer (kiblnd_check_txs_locked). */
+static bool
+any_tx_late(const struct o2iblnd_conn *c)
+{
+	for (uint32_t i = 0; i < c->ntx; i++) {
+		const struct o2iblnd_tx *tx = &c->tx[i];
+
+		if (tx->in_use && !tx_idle(tx) && c->now_ns >= tx->deadline_ns) {
+			return true;
+		}
+	}
+	return false;
+}
+
+void
+o2iblnd_conn_tick(struct o2iblnd_conn *c, uint64_t now_ns)
+{
+	c->now_ns = now_ns;
+	if (c->proto.state != O2IB_CONN_ESTABLISHED) {
+		return;
+	}
+	if (c->cfg.timeout_ns != 0 && any_tx_late(c)) {
+		o2iblnd_conn_close(c, -ETIMEDOUT);
+		return;
+	}
+	if (c->cfg.keepalive_ns != 0 && now_ns - c->last_send_ns > c->cfg.keepalive_ns) {
+		c->keepalive_due = true;
+		check_sends(c);
+	}
 }

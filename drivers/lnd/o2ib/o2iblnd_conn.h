@@ -62,6 +62,8 @@ struct o2iblnd_conn_cfg {
 	uint16_t queue_depth; /**< sizes the receive slots; the agreed depth may be lower */
 	uint32_t ntx;         /**< message slots for sending */
 	struct o2ib_credit_tunables tun;
+	uint64_t timeout_ns;   /**< a message queued longer closes the connection; 0 never */
+	uint64_t keepalive_ns; /**< a NOOP after this long without a send; 0 never */
 	bool cksum;
 	const struct o2iblnd_conn_ops *ops;
 	void *arg;
@@ -92,6 +94,15 @@ int o2iblnd_conn_established(struct o2iblnd_conn *c, uint16_t queue_depth, uint1
  * queued or waiting for the peer completes with @p error.
  */
 void o2iblnd_conn_close(struct o2iblnd_conn *c, int error);
+
+/**
+ * The clock moved to @p now_ns (monotonic): a message queued or waiting
+ * past its deadline (queued + timeout) closes the connection with
+ * -ETIMEDOUT, as the kernel's connd scan; nothing sent for longer than keepalive
+ * sends a NOOP. Deadlines count from the last tick before the message
+ * was queued.
+ */
+void o2iblnd_conn_tick(struct o2iblnd_conn *c, uint64_t now_ns);
 
 /** Handle up to @p budget completions. Their number, or -errno of the CQ. */
 int o2iblnd_conn_poll(struct o2iblnd_conn *c, int budget);

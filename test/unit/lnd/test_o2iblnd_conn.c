@@ -95,6 +95,8 @@ side_conn(struct side *s, lnet_nid_t me, uint64_t inc, lnet_nid_t peer, uint16_t
 		.queue_depth = qd,
 		.ntx = 32,
 		.tun = { 256, 8, 4, 8 },
+		.timeout_ns = 50000000000ULL,    /* 50 s */
+		.keepalive_ns = 100000000000ULL, /* 100 s */
 		.ops = &ops,
 		.arg = s,
 	};
@@ -536,6 +538,55 @@ test_v1_last_credit(void **state)
 	pair_free(p);
 }
 
+/* More than 100 s without a send: a NOOP carries whatever is owed (here nothing). */
+static void
+test_keepalive(void **state)
+{
+	struct pair *p = pair_new(0x12, 8, false);
+	uint32_t len;
+	const uint8_t *last;
+
+	(void)state;
+	o2iblnd_conn_tick(p->b.c, 100000000000ULL); /* the kernel's: strictly after */
+	poll_all(p);
+	assert_int_equal(model_qp_stats(p->b.qp)->sends, 0);
+	o2iblnd_conn_tick(p->b.c, 100000000001ULL);
+	poll_all(p);
+	assert_int_equal(model_qp_stats(p->b.qp)->sends, 1);
+	last = model_last_send(p->b.qp, &len);
+	assert_int_equal(last[O2IB_OFF_TYPE], O2IB_MSG_NOOP);
+	assert_int_equal(last[O2IB_OFF_CREDITS], 0);
+	/* not again until another 100 s pass */
+	o2iblnd_conn_tick(p->b.c, 150000000000ULL);
+	poll_all(p);
+	assert_int_equal(model_qp_stats(p->b.qp)->sends, 1);
+	assert_int_equal(o2iblnd_conn_proto(p->a.c)->state, O2IB_CONN_ESTABLISHED);
+	pair_free(p);
+}
+
+/* A GET nobody answers: 50 s after it was queued the connection closes with -ETIMEDOUT. */
+static void
+test_tx_timeout(void **state)
+{
+	struct pair *p = pair_new(0x12, 8, false);
+	static uint8_t sink[4096];
+	struct o2ib_frag frag = { sizeof(sink), (uintptr_t)sink };
+	struct lnet_hdr h;
+
+	(void)state;
+	o2iblnd_conn_tick(p->a.c, 1000000000ULL);
+	hdr_for(&h, LNET_MSG_GET, 0);
+	assert_int_equal(o2iblnd_send_get(p->a.c, &h, 1, &frag, 1, &user_tags[5]), 0);
+	poll_all(p);
+	o2iblnd_conn_tick(p->a.c, 50999999999ULL);
+	assert_int_equal(p->a.ndone, 0);
+	o2iblnd_conn_tick(p->a.c, 51000000000ULL);
+	assert_int_equal(p->a.ndone, 1);
+	assert_int_equal(p->a.done_status[0], -ETIMEDOUT);
+	assert_int_equal(o2iblnd_conn_proto(p->a.c)->error, -ETIMEDOUT);
+	pair_free(p);
+}
+
 int
 main(void)
 {
@@ -550,6 +601,8 @@ main(void)
 		cmocka_unit_test(test_receive_checks),
 		cmocka_unit_test(test_close_fails_waiting),
 		cmocka_unit_test(test_v1_last_credit),
+		cmocka_unit_test(test_keepalive),
+		cmocka_unit_test(test_tx_timeout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
