@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * o2iblnd decoders fed arbitrary bytes: a message (o2ib_msg_unpack) or a
- * reject's private data (o2ib_rej_unpack), picked by the first byte. What
- * decodes must point inside the bytes given, and the kinds we can write
- * again must decode to the same values.
+ * o2iblnd decoders fed arbitrary bytes: a message (o2ib_msg_unpack), a
+ * reject's private data (o2ib_rej_unpack) or a CONNREQ at the passive
+ * side (o2ib_passive_check), picked by the first byte. What decodes must
+ * point inside the bytes given, and the kinds we can write again must
+ * decode to the same values; a passive answer is an accept within my
+ * limits or a reject with a reason the kernel sends.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "o2ib_conn.h"
 #include "o2ib_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -133,6 +136,31 @@ fuzz_rej(const uint8_t *p, size_t n)
 	}
 }
 
+static void
+fuzz_passive(const uint8_t *p, size_t n, uint8_t how)
+{
+	static const struct o2ib_local me = { 0x00050000c0a80102ULL, 0x2222, 8, true };
+	struct o2ib_peer_cm peer;
+	struct o2ib_passive out;
+
+	o2ib_peer_cm_init(&peer, 8);
+	peer.version = (how & 4) != 0 ? 0x12 : 0;
+	peer.connecting = (how & 8) != 0;
+	o2ib_passive_check(&me, (enum o2ib_dst_match)((how >> 4) % 3), p, n, &peer,
+			   (how & 0x40) != 0, &out);
+	if (out.accept) {
+		if (out.cp.queue_depth > 8 || out.cp.max_frags > O2IB_MAX_RDMA_FRAGS ||
+		    out.req.type != O2IB_MSG_CONNREQ || peer.accepting != 1) {
+			__builtin_trap();
+		}
+	} else if (out.rej.why < O2IB_REJECT_CONN_RACE || out.rej.why > O2IB_REJECT_EARLY ||
+		   out.rej.why == O2IB_REJECT_CONN_UNCOMPAT ||
+		   out.rej.why == O2IB_REJECT_INVALID_SRV_ID ||
+		   out.rej.why == O2IB_REJECT_NO_RESOURCES) {
+		__builtin_trap();
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -147,7 +175,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	memcpy(copy, data + 1, size - 1);
-	if (data[0] & 1) {
+	if (data[0] & 2) {
+		fuzz_passive(copy, size - 1, data[0]);
+	} else if (data[0] & 1) {
 		fuzz_rej(copy, size - 1);
 	} else {
 		fuzz_msg(copy, size - 1);
