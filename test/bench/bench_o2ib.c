@@ -74,6 +74,7 @@ side_init(struct side *s, lnet_nid_t me, uint64_t inc, lnet_nid_t peer)
 		.version = 0x12,
 		.queue_depth = 8,
 		.ntx = 32,
+		.wrq_sge = 2,
 		.tun = { 256, 8, 4, 8 },
 		.ops = &ops,
 		.arg = s,

@@ -189,54 +189,103 @@ post_recv(struct o2iblnd_conn *c, struct o2iblnd_rx *rx)
 	return c->cfg.hw->post_recv(c->cfg.qp, WR_RX | rx->idx, &sge);
 }
 
+#define O2IBLND_WRQ_SGE_MAX 16
+
+/* Bytes a tx's RDMA source holds. */
+static uint64_t
+src_nob(const struct o2iblnd_tx *tx)
+{
+	uint64_t nob = 0;
+
+	for (unsigned int i = 0; i < tx->nsrc; i++) {
+		nob += tx->src[i].len;
+	}
+	return nob;
+}
+
 /*
- * The RDMA WRITEs of tx->src into tx->dst, one per piece where a source
- * and a destination fragment overlap. -EPROTO when the destination is
- * shorter than the source (nothing is written then, as the kernel).
+ * The RDMA WRITEs of tx->src into tx->dst grouped as the kernel's
+ * kiblnd_init_rdma groups them: up to wrq_sge source pieces per WRITE, a
+ * new WRITE where a destination fragment ends, at most max_frags WRITEs.
+ * Posted when @p post; otherwise only checked. The bytes moved, -EPROTO
+ * when the destination is shorter than the source, -EMSGSIZE when it
+ * needs too many WRITEs (nothing is written then, as the kernel).
  */
 static int
-post_writes(struct o2iblnd_conn *c, struct o2iblnd_tx *tx)
+rdma_writes(struct o2iblnd_conn *c, struct o2iblnd_tx *tx, bool post)
 {
-	uint64_t want = 0;
-	uint64_t room = 0;
+	struct o2ib_hw_sge sg[O2IBLND_WRQ_SGE_MAX];
+	uint32_t wrq_sge = c->cfg.wrq_sge;
+	uint64_t resid = src_nob(tx);
+	uint64_t raddr = 0;
+	unsigned int nsg = 0;
+	unsigned int nwr = 0;
 	unsigned int s = 0;
 	unsigned int d = 0;
 	uint32_t soff = 0;
 	uint32_t doff = 0;
+	int total = (int)resid;
 
-	for (unsigned int i = 0; i < tx->nsrc; i++) {
-		want += tx->src[i].len;
-	}
-	for (unsigned int i = 0; i < tx->ndst; i++) {
-		room += tx->dst[i].nob;
-	}
-	if (want > room) {
-		return -EPROTO;
-	}
-	while (s < tx->nsrc && d < tx->ndst) {
-		uint32_t sl = tx->src[s].len - soff;
-		uint32_t dl = tx->dst[d].nob - doff;
-		uint32_t n = sl < dl ? sl : dl;
-		const struct o2ib_hw_sge piece = { tx->src[s].addr + soff, n, tx->src[s].lkey };
-		int rc = n == 0 ? 0 :
-				  c->cfg.hw->post_write(c->cfg.qp, WR_WRITE | tx->idx, &piece, 1,
-							tx->dst[d].addr + doff, tx->dst_key, true);
+	wrq_sge = wrq_sge == 0 ? 1 : wrq_sge > O2IBLND_WRQ_SGE_MAX ? O2IBLND_WRQ_SGE_MAX : wrq_sge;
+	while (resid > 0) {
+		uint32_t n;
+		bool dst_ends;
 
-		if (rc != 0) {
-			return rc;
+		if (s >= tx->nsrc || d >= tx->ndst) {
+			return -EPROTO;
 		}
+		if (nwr >= c->proto.max_frags) {
+			return -EMSGSIZE;
+		}
+		n = tx->src[s].len - soff;
+		n = n < tx->dst[d].nob - doff ? n : tx->dst[d].nob - doff;
+		n = n < resid ? n : (uint32_t)resid;
+		if (nsg == 0) {
+			raddr = tx->dst[d].addr + doff;
+		}
+		sg[nsg++] = (struct o2ib_hw_sge){ tx->src[s].addr + soff, n, tx->src[s].lkey };
 		soff += n;
 		doff += n;
+		resid -= n;
 		if (soff == tx->src[s].len) {
 			s++;
 			soff = 0;
 		}
-		if (doff == tx->dst[d].nob) {
+		dst_ends = doff == tx->dst[d].nob;
+		if (dst_ends) {
 			d++;
 			doff = 0;
 		}
+		if (nsg == wrq_sge || dst_ends || resid == 0) {
+			int rc = post ? c->cfg.hw->post_write(c->cfg.qp, WR_WRITE | tx->idx, sg,
+							      nsg, raddr, tx->dst_key, true) :
+					0;
+
+			if (rc != 0) {
+				return rc;
+			}
+			nwr++;
+			nsg = 0;
+		}
 	}
-	return (int)want;
+	return total;
+}
+
+/*
+ * Set @p tx up as the DONE (@p type) of an RDMA transfer into the peer's
+ * descriptor it holds: its status is what rdma_writes says; on failure
+ * nothing will be written and the tx fails with it.
+ */
+static void
+rdma_done(struct o2iblnd_conn *c, struct o2iblnd_tx *tx, uint8_t type, uint64_t dst_cookie)
+{
+	int status = rdma_writes(c, tx, false);
+
+	if (status < 0) {
+		tx->nsrc = 0;
+		tx->status = status;
+	}
+	o2ib_msg_completion(tx->buf, O2IB_MSG_SIZE, type, dst_cookie, status);
 }
 
 static void
@@ -288,7 +337,8 @@ post_tx(struct o2iblnd_conn *c, struct o2iblnd_tx *tx, enum o2ib_txq q)
 	o2ib_msg_stamp(tx->buf, &st);
 	rc = 0;
 	if (tx->nsrc != 0 && tx->ndst != 0) {
-		rc = post_writes(c, tx); /* ahead of the DONE on the same QP: they land first */
+		rc = rdma_writes(c, tx,
+				 true); /* ahead of the DONE on the same QP: they land first */
 		rc = rc < 0 ? rc : 0;
 	}
 	sge = (struct o2ib_hw_sge){ (uintptr_t)tx->buf, 0, c->lkey };
@@ -420,7 +470,6 @@ static int
 handle_put_ack(struct o2iblnd_conn *c, const struct o2ib_msg *m)
 {
 	struct o2iblnd_tx *tx = find_waiting(c, O2IB_MSG_PUT_REQ, m->u.put_ack.src_cookie);
-	int nob;
 
 	if (tx == NULL) {
 		return -EPROTO;
@@ -431,18 +480,7 @@ handle_put_ack(struct o2iblnd_conn *c, const struct o2ib_msg *m)
 	for (unsigned int i = 0; i < tx->ndst; i++) {
 		o2ib_rd_frag(&m->u.put_ack.rd, i, &tx->dst[i]);
 	}
-	/* the writes are posted with the PUT_DONE: its status is what they move */
-	nob = 0;
-	for (unsigned int i = 0; i < tx->nsrc; i++) {
-		nob += (int)tx->src[i].len;
-	}
-	if (o2ib_rd_nob(&m->u.put_ack.rd) < (uint64_t)nob) {
-		nob = -EPROTO;
-		tx->nsrc = 0; /* nothing written */
-		tx->status = -EPROTO;
-	}
-	o2ib_msg_completion(tx->buf, O2IB_MSG_SIZE, O2IB_MSG_PUT_DONE, m->u.put_ack.dst_cookie,
-			    nob);
+	rdma_done(c, tx, O2IB_MSG_PUT_DONE, m->u.put_ack.dst_cookie);
 	tx_queue(c, tx);
 	return 0;
 }
@@ -853,7 +891,6 @@ o2iblnd_get_reply(struct o2iblnd_conn *c, struct o2iblnd_rx *rx, const struct o2
 {
 	struct o2ib_msg m;
 	struct o2iblnd_tx *tx;
-	int nob = 0;
 
 	if (!sges_fit(nsrc) || o2ib_msg_unpack(rx->buf, O2IB_MSG_SIZE, &m) != 0 ||
 	    m.type != O2IB_MSG_GET_REQ) {
@@ -865,20 +902,12 @@ o2iblnd_get_reply(struct o2iblnd_conn *c, struct o2iblnd_rx *rx, const struct o2
 	}
 	memcpy(tx->src, src, nsrc * sizeof(*src));
 	tx->nsrc = nsrc;
-	for (unsigned int i = 0; i < nsrc; i++) {
-		nob += (int)src[i].len;
-	}
 	tx->dst_key = m.u.get_req.rd.key;
 	tx->ndst = m.u.get_req.rd.nfrags;
 	for (unsigned int i = 0; i < tx->ndst; i++) {
 		o2ib_rd_frag(&m.u.get_req.rd, i, &tx->dst[i]);
 	}
-	if (o2ib_rd_nob(&m.u.get_req.rd) < (uint64_t)nob) {
-		nob = -EPROTO; /* the requester's buffer is too short: nothing is written */
-		tx->nsrc = 0;
-		tx->status = -EPROTO;
-	}
-	o2ib_msg_completion(tx->buf, O2IB_MSG_SIZE, O2IB_MSG_GET_DONE, m.u.get_req.cookie, nob);
+	rdma_done(c, tx, O2IB_MSG_GET_DONE, m.u.get_req.cookie);
 	rx_repost(c, rx, O2IB_RX_PEER_CREDIT);
 	return send_queued(c, tx, 0);
 }

@@ -61,6 +61,7 @@ struct o2iblnd_conn_cfg {
 	uint16_t version;     /**< as requested or accepted */
 	uint16_t queue_depth; /**< sizes the receive slots; the agreed depth may be lower */
 	uint32_t ntx;         /**< message slots for sending */
+	uint32_t wrq_sge;     /**< source pieces per RDMA WRITE (module parameter wrq_sge) */
 	struct o2ib_credit_tunables tun;
 	uint64_t timeout_ns;   /**< a message queued longer closes the connection; 0 never */
 	uint64_t keepalive_ns; /**< a NOOP after this long without a send; 0 never */

@@ -90,6 +90,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.version = 0x12,
 		.queue_depth = 8,
 		.ntx = 16,
+		.wrq_sge = 2,
 		.tun = { 256, 8, 4, 8 },
 		.ops = &fz_ops,
 		.arg = &f,

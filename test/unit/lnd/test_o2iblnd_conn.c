@@ -27,6 +27,8 @@
 #define INC_B 0x2222ULL
 #define MAXEV 64
 
+static uint16_t pair_max_frags = 257; /* what both agree on at ESTABLISHED */
+
 struct side {
 	struct o2ib_hw_dev *dev;
 	struct o2ib_hw_cq *cq;
@@ -94,6 +96,7 @@ side_conn(struct side *s, lnet_nid_t me, uint64_t inc, lnet_nid_t peer, uint16_t
 		.version = version,
 		.queue_depth = qd,
 		.ntx = 32,
+		.wrq_sge = 2,
 		.tun = { 256, 8, 4, 8 },
 		.timeout_ns = 50000000000ULL,    /* 50 s */
 		.keepalive_ns = 100000000000ULL, /* 100 s */
@@ -124,9 +127,9 @@ pair_new(uint16_t version, uint16_t qd, bool b_late)
 	assert_int_equal(o2ib_conn_step(o2iblnd_conn_proto(p->a.c), O2IB_CONN_EV_CONNECT), 0);
 	assert_int_equal(o2ib_conn_step(o2iblnd_conn_proto(p->a.c), O2IB_CONN_EV_RESOLVED), 0);
 	assert_int_equal(o2ib_conn_step(o2iblnd_conn_proto(p->b.c), O2IB_CONN_EV_ACCEPT), 0);
-	assert_int_equal(o2iblnd_conn_established(p->a.c, qd, 257, INC_B), 0);
+	assert_int_equal(o2iblnd_conn_established(p->a.c, qd, pair_max_frags, INC_B), 0);
 	if (!b_late) {
-		assert_int_equal(o2iblnd_conn_established(p->b.c, qd, 257, INC_A), 0);
+		assert_int_equal(o2iblnd_conn_established(p->b.c, qd, pair_max_frags, INC_A), 0);
 	}
 	return p;
 }
@@ -587,6 +590,64 @@ test_tx_timeout(void **state)
 	pair_free(p);
 }
 
+/*
+ * The WRITEs are grouped as the kernel's: two source pieces per WRITE
+ * (wrq_sge), a new one where a destination fragment ends, at most
+ * max_frags of them. Three pieces into one fragment take two WRITEs: fine
+ * at max_frags 2; three into three fragments need three: -EMSGSIZE on both
+ * sides, nothing written.
+ */
+static void
+test_write_grouping(void **state)
+{
+	struct pair *p;
+	static uint8_t src[3000];
+	static uint8_t sink[3000];
+	struct o2ib_hw_mr *mra;
+	struct o2ib_hw_mr *mrb;
+	uint32_t lkey;
+	uint32_t rkey;
+	uint32_t unused;
+	struct o2ib_hw_sge sges[3];
+	struct o2ib_frag one = { sizeof(sink), (uintptr_t)sink };
+	struct o2ib_frag three[3];
+	struct lnet_hdr h;
+
+	(void)state;
+	pair_max_frags = 2;
+	p = pair_new(0x12, 8, false);
+	pair_max_frags = 257;
+	for (size_t i = 0; i < sizeof(src); i++) {
+		src[i] = (uint8_t)(i * 3 + 7);
+	}
+	reg(&p->a, src, sizeof(src), &mra, &lkey, &unused);
+	reg(&p->b, sink, sizeof(sink), &mrb, &unused, &rkey);
+	for (int i = 0; i < 3; i++) {
+		sges[i] = (struct o2ib_hw_sge){ (uintptr_t)src + i * 1000, 1000, lkey };
+		three[i] = (struct o2ib_frag){ 1000, (uintptr_t)sink + i * 1000 };
+	}
+	hdr_for(&h, LNET_MSG_PUT, sizeof(src));
+	assert_int_equal(o2iblnd_send_put(p->a.c, &h, sges, 3, &user_tags[0]), 0);
+	poll_all(p);
+	assert_int_equal(o2iblnd_put_ack(p->b.c, p->b.rx[0], rkey, &one, 1, &user_tags[1]), 0);
+	poll_all(p);
+	assert_int_equal(model_qp_stats(p->a.qp)->writes, 2);
+	assert_memory_equal(sink, src, sizeof(src));
+	assert_int_equal(p->a.done_status[0], 0);
+	memset(sink, 0, sizeof(sink));
+	assert_int_equal(o2iblnd_send_put(p->a.c, &h, sges, 3, &user_tags[2]), 0);
+	poll_all(p);
+	assert_int_equal(o2iblnd_put_ack(p->b.c, p->b.rx[1], rkey, three, 3, &user_tags[3]), 0);
+	poll_all(p);
+	assert_int_equal(model_qp_stats(p->a.qp)->writes, 2); /* none more */
+	assert_int_equal(p->a.done_status[1], -EMSGSIZE);
+	assert_int_equal(p->b.sink_status[1], -EMSGSIZE);
+	assert_int_equal(sink[0], 0);
+	o2ib_hw_model.dereg_mem(mra);
+	o2ib_hw_model.dereg_mem(mrb);
+	pair_free(p);
+}
+
 int
 main(void)
 {
@@ -603,6 +664,7 @@ main(void)
 		cmocka_unit_test(test_v1_last_credit),
 		cmocka_unit_test(test_keepalive),
 		cmocka_unit_test(test_tx_timeout),
+		cmocka_unit_test(test_write_grouping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
