@@ -220,3 +220,112 @@ o2iblnd_credit_tunables(const struct o2iblnd_opts *o, int credits, int peer_cred
 					      o->concurrent_sends };
 	o2ib_tunables_fix(out);
 }
+
+/* An lnd tunable key and the module parameter it overrides. */
+struct o2iblnd_tun_key {
+	const char *key;
+	const char *param;
+	bool ignored; /* taken and dropped, as the kernel does */
+};
+
+/* In the order the kernel's net show -v prints them. */
+static const struct o2iblnd_tun_key o2iblnd_tun_keys[] = {
+	{ "peercredits_hiw", "peer_credits_hiw", false },
+	{ "map_on_demand", "map_on_demand", true },
+	{ "concurrent_sends", "concurrent_sends", false },
+	{ "fmr_pool_size", "fmr_pool_size", false },
+	{ "fmr_flush_trigger", "fmr_flush_trigger", false },
+	{ "fmr_cache", "fmr_cache", false },
+	{ "ntx", "ntx", false },
+	{ "conns_per_peer", "conns_per_peer", false },
+	{ "timeout", "timeout", true },
+	{ "tos", "tos", false },
+};
+
+#define O2IBLND_NTUN (sizeof(o2iblnd_tun_keys) / sizeof(o2iblnd_tun_keys[0]))
+
+static const struct o2iblnd_param *
+o2iblnd_param_find(const char *name)
+{
+	for (size_t i = 0; i < O2IBLND_NPARAMS; i++) {
+		if (strcmp(o2iblnd_params[i].name, name) == 0) {
+			return &o2iblnd_params[i];
+		}
+	}
+	return NULL;
+}
+
+static int
+o2iblnd_ni_tunable(struct o2iblnd_opts *o, const struct lnet_ctl_lnd_tunable *t, char *err,
+		   size_t errlen)
+{
+	for (size_t i = 0; i < O2IBLND_NTUN; i++) {
+		const struct o2iblnd_tun_key *k = &o2iblnd_tun_keys[i];
+		const struct o2iblnd_param *p = o2iblnd_param_find(k->param);
+
+		if (strcmp(t->key, k->key) != 0) {
+			continue;
+		}
+		if (k->ignored || t->value == 0 || (strcmp(k->key, "tos") == 0 && t->value < 0)) {
+			return 0; /* the module's value stays */
+		}
+		if (t->value < p->min || t->value > p->max) {
+			snprintf(err, errlen, "lnd tunable %s: %d is out of range %d-%d", t->key,
+				 t->value, p->min, p->max);
+			return -EINVAL;
+		}
+		*o2iblnd_field(o, p) = t->value;
+		return 0;
+	}
+	snprintf(err, errlen, "the o2ib LND has no lnd tunable %s", t->key);
+	return -ENOENT;
+}
+
+int
+o2iblnd_ni_opts(const struct lnet_ctl_lnd_tunables *tun, struct o2iblnd_opts *out, char *err,
+		size_t errlen)
+{
+	char buf[160];
+	int rc = 0;
+
+	if (err == NULL) {
+		err = buf;
+		errlen = sizeof(buf);
+	}
+	*out = g_o2iblnd_params;
+	for (unsigned int i = 0; tun != NULL && i < tun->n && i < LNET_CTL_LND_TUNABLES && rc == 0;
+	     i++) {
+		rc = o2iblnd_ni_tunable(out, &tun->t[i], err, errlen);
+	}
+	return rc;
+}
+
+int
+o2iblnd_ni_check(const struct lnet_ctl_lnd_tunables *tun, char *err, size_t errlen)
+{
+	struct o2iblnd_opts o;
+
+	return o2iblnd_ni_opts(tun, &o, err, errlen);
+}
+
+unsigned int
+o2iblnd_ni_tunables(const struct o2iblnd_opts *o, int timeout_s, struct lnet_ctl_lnd_tunable *out,
+		    unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < O2IBLND_NTUN && n < max; i++, n++) {
+		const struct o2iblnd_tun_key *k = &o2iblnd_tun_keys[i];
+
+		out[n].key = k->key;
+		if (strcmp(k->key, "map_on_demand") == 0) {
+			out[n].value = 1; /* obsolete: always shown as 1 */
+		} else if (strcmp(k->key, "timeout") == 0) {
+			out[n].value = timeout_s;
+		} else {
+			out[n].value = *(const int *)((const char *)o +
+						      o2iblnd_param_find(k->param)->offset);
+		}
+	}
+	return n;
+}

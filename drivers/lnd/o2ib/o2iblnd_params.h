@@ -78,4 +78,27 @@ void o2iblnd_params_current(struct o2iblnd_opts *out);
 void o2iblnd_credit_tunables(const struct o2iblnd_opts *o, int credits, int peer_credits,
 			     struct o2ib_credit_tunables *out);
 
+/**
+ * An NI's options: the module parameters with its lnd tunables (net add,
+ * YAML "lnd tunables") over them, by the keys the kernel's net show -v
+ * prints: peercredits_hiw, map_on_demand (ignored: always 1), concurrent_sends,
+ * fmr_pool_size, fmr_flush_trigger, fmr_cache, ntx, conns_per_peer, timeout
+ * (ignored: the kernel's setup puts the module's back), tos. 0 (tos: -1)
+ * keeps the module's value, as kiblnd_tunables_setup. 0, -ENOENT for
+ * another key, -EINVAL out of range (@p err says which).
+ */
+int o2iblnd_ni_opts(const struct lnet_ctl_lnd_tunables *tun, struct o2iblnd_opts *out, char *err,
+		    size_t errlen);
+
+/** lnet_lnd_ops.ni_check: o2iblnd_ni_opts without keeping the result. */
+int o2iblnd_ni_check(const struct lnet_ctl_lnd_tunables *tun, char *err, size_t errlen);
+
+/**
+ * The lnd tunables of an NI with options @p o as the kernel's net show -v
+ * lists them, in its order (map_on_demand always 1; timeout the one in
+ * force, @p timeout_s). How many were filled (at most @p max, of 10).
+ */
+unsigned int o2iblnd_ni_tunables(const struct o2iblnd_opts *o, int timeout_s,
+				 struct lnet_ctl_lnd_tunable *out, unsigned int max);
+
 #endif /* O2IBLND_PARAMS_H */

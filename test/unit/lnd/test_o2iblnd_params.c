@@ -140,6 +140,52 @@ test_credit_tunables(void **state)
 	assert_int_equal(t.concurrent_sends, 64);
 }
 
+/* An NI's lnd tunables over the module parameters, and net show -v's list. */
+static void
+test_ni_tunables(void **state)
+{
+	struct lnet_ctl_lnd_tunables tun = {
+		4,
+		{ { "peercredits_hiw", 6 }, { "conns_per_peer", 2 }, { "tos", -1 }, { "ntx", 0 } }
+	};
+	struct lnet_ctl_lnd_tunable out[16];
+	struct o2iblnd_opts o;
+	char err[160] = "";
+
+	(void)state;
+	assert_int_equal(o2iblnd_params_set("ntx=1024,tos=5", err, sizeof(err)), 0);
+	assert_int_equal(o2iblnd_ni_opts(&tun, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.peer_credits_hiw, 6);
+	assert_int_equal(o.conns_per_peer, 2);
+	assert_int_equal(o.tos, 5);    /* -1: the module's */
+	assert_int_equal(o.ntx, 1024); /* 0: the module's */
+	/* the kernel's list, in its order; map_on_demand always 1 */
+	assert_int_equal(o2iblnd_ni_tunables(&o, 50, out, 16), 10);
+	assert_string_equal(out[0].key, "peercredits_hiw");
+	assert_int_equal(out[0].value, 6);
+	assert_string_equal(out[1].key, "map_on_demand");
+	assert_int_equal(out[1].value, 1);
+	assert_string_equal(out[6].key, "ntx");
+	assert_int_equal(out[6].value, 1024);
+	assert_string_equal(out[8].key, "timeout");
+	assert_int_equal(out[8].value, 50);
+	assert_string_equal(out[9].key, "tos");
+	assert_int_equal(out[9].value, 5);
+	assert_int_equal(o2iblnd_ni_tunables(&o, 50, out, 8), 8);
+	/* refusals */
+	tun = (struct lnet_ctl_lnd_tunables){ 1, { { "conns_per_peer", 200 } } };
+	assert_int_equal(o2iblnd_ni_check(&tun, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "conns_per_peer"));
+	tun = (struct lnet_ctl_lnd_tunables){ 1, { { "nagle", 1 } } };
+	assert_int_equal(o2iblnd_ni_check(&tun, err, sizeof(err)), -ENOENT);
+	/* map_on_demand and timeout are taken and dropped, as the kernel */
+	tun = (struct lnet_ctl_lnd_tunables){ 2, { { "map_on_demand", 0 }, { "timeout", 9 } } };
+	assert_int_equal(o2iblnd_ni_opts(&tun, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.map_on_demand, 1);
+	assert_int_equal(o.timeout, 50);
+	assert_int_equal(o2iblnd_ni_check(NULL, err, sizeof(err)), 0);
+}
+
 int
 main(void)
 {
@@ -148,6 +194,7 @@ main(void)
 		cmocka_unit_test_setup(test_set, reset),
 		cmocka_unit_test_setup(test_refused, reset),
 		cmocka_unit_test_setup(test_credit_tunables, reset),
+		cmocka_unit_test_setup(test_ni_tunables, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
