@@ -822,7 +822,9 @@ o2iblnd_send_get(struct o2iblnd_conn *c, const struct lnet_hdr *hdr, uint32_t ke
 void
 o2iblnd_rx_done(struct o2iblnd_conn *c, struct o2iblnd_rx *rx)
 {
-	rx_repost(c, rx, O2IB_RX_PEER_CREDIT);
+	if (rx->held) { /* once: a second answer would post the buffer twice */
+		rx_repost(c, rx, O2IB_RX_PEER_CREDIT);
+	}
 }
 
 /* The cookie a received PUT_REQ or GET_REQ carries. */
@@ -839,9 +841,13 @@ int
 o2iblnd_put_ack(struct o2iblnd_conn *c, struct o2iblnd_rx *rx, uint32_t key,
 		const struct o2ib_frag *sink, unsigned int nfrags, void *user)
 {
-	struct o2iblnd_tx *tx = tx_get(c, user);
+	struct o2iblnd_tx *tx;
 	int nob;
 
+	if (!rx->held) {
+		return -EINVAL;
+	}
+	tx = tx_get(c, user);
 	if (tx == NULL) {
 		return -ENOMEM;
 	}
@@ -870,7 +876,12 @@ send_completion(struct o2iblnd_conn *c, uint8_t type, uint64_t cookie, int statu
 int
 o2iblnd_put_nak(struct o2iblnd_conn *c, struct o2iblnd_rx *rx, int status)
 {
-	int rc = send_completion(c, O2IB_MSG_PUT_NAK, rx_cookie(rx), status);
+	int rc;
+
+	if (!rx->held) {
+		return -EINVAL;
+	}
+	rc = send_completion(c, O2IB_MSG_PUT_NAK, rx_cookie(rx), status);
 
 	rx_repost(c, rx, O2IB_RX_PEER_CREDIT);
 	return rc;
@@ -879,7 +890,12 @@ o2iblnd_put_nak(struct o2iblnd_conn *c, struct o2iblnd_rx *rx, int status)
 int
 o2iblnd_get_nak(struct o2iblnd_conn *c, struct o2iblnd_rx *rx, int status)
 {
-	int rc = send_completion(c, O2IB_MSG_GET_DONE, rx_cookie(rx), status);
+	int rc;
+
+	if (!rx->held) {
+		return -EINVAL;
+	}
+	rc = send_completion(c, O2IB_MSG_GET_DONE, rx_cookie(rx), status);
 
 	rx_repost(c, rx, O2IB_RX_PEER_CREDIT);
 	return rc;
@@ -892,7 +908,7 @@ o2iblnd_get_reply(struct o2iblnd_conn *c, struct o2iblnd_rx *rx, const struct o2
 	struct o2ib_msg m;
 	struct o2iblnd_tx *tx;
 
-	if (!sges_fit(nsrc) || o2ib_msg_unpack(rx->buf, O2IB_MSG_SIZE, &m) != 0 ||
+	if (!rx->held || !sges_fit(nsrc) || o2ib_msg_unpack(rx->buf, O2IB_MSG_SIZE, &m) != 0 ||
 	    m.type != O2IB_MSG_GET_REQ) {
 		return -EINVAL;
 	}

@@ -207,6 +207,10 @@ test_immediate(void **state)
 	assert_int_equal(o2iblnd_conn_proto(p->a.c)->cr.credits, 7);
 	o2iblnd_rx_done(p->b.c, p->b.rx[0]);
 	assert_int_equal(o2iblnd_conn_proto(p->b.c)->cr.outstanding, 1);
+	/* a second answer changes nothing */
+	o2iblnd_rx_done(p->b.c, p->b.rx[0]);
+	assert_int_equal(o2iblnd_conn_proto(p->b.c)->cr.outstanding, 1);
+	assert_int_equal(o2iblnd_put_nak(p->b.c, p->b.rx[0], -ENODATA), -EINVAL);
 	/* too big for one message */
 	assert_int_equal(o2iblnd_send_immediate(p->a.c, &h, iov, 2, 0, sizeof(payload) + 1, NULL),
 			 -EMSGSIZE);
