@@ -16,7 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rdma_cm_id;
 struct o2ib_hw_dev;
 struct o2ib_hw_cq;
 struct o2ib_hw_qp;
@@ -75,8 +74,8 @@ struct o2ib_hw_ops {
 	void (*cq_destroy)(struct o2ib_hw_cq *cq);
 	/** Up to @p max completions; their number, or -errno. Never blocks. */
 	int (*cq_poll)(struct o2ib_hw_cq *cq, struct o2ib_hw_wc *wc, int max);
-	/** An RC QP on @p id (rdma_create_qp), both queues on @p cq. */
-	int (*qp_create)(struct o2ib_hw_dev *dev, struct rdma_cm_id *id, struct o2ib_hw_cq *cq,
+	/** An RC QP on the CM's @p cm_id (librdmacm: a struct rdma_cm_id), both queues on @p cq. */
+	int (*qp_create)(struct o2ib_hw_dev *dev, void *cm_id, struct o2ib_hw_cq *cq,
 			 const struct o2ib_hw_qp_caps *caps, struct o2ib_hw_qp **qp);
 	void (*qp_destroy)(struct o2ib_hw_qp *qp);
 	/** One receive of a whole message buffer. */

@@ -264,9 +264,10 @@ verbs_cq_poll(struct o2ib_hw_cq *c, struct o2ib_hw_wc *out, int max)
 }
 
 static int
-verbs_qp_create(struct o2ib_hw_dev *d, struct rdma_cm_id *id, struct o2ib_hw_cq *cq,
+verbs_qp_create(struct o2ib_hw_dev *d, void *cm_id, struct o2ib_hw_cq *cq,
 		const struct o2ib_hw_qp_caps *caps, struct o2ib_hw_qp **qp)
 {
+	struct rdma_cm_id *id = cm_id;
 	struct ibv_qp_init_attr attr = {
 		.send_cq = cq->cq,
 		.recv_cq = cq->cq,

@@ -77,6 +77,9 @@ deliver(struct o2ib_hw_qp *from, const void *bytes, uint32_t len)
 	struct model_recv *r;
 	uint8_t *dst;
 
+	if (to == NULL) {
+		return -ENOTCONN; /* not connected yet */
+	}
 	if (to->rq_head == to->rq_tail) {
 		return -EAGAIN; /* receiver not ready */
 	}
@@ -163,16 +166,29 @@ model_poll(struct o2ib_hw_cq *cq, struct o2ib_hw_wc *wc, int max)
 	return n;
 }
 
+void (*model_qp_created)(void *cm_id, struct o2ib_hw_qp *qp);
+uint32_t model_qp_max_wr = UINT32_MAX;
+
 static int
-model_qp_create(struct o2ib_hw_dev *d, struct rdma_cm_id *id, struct o2ib_hw_cq *cq,
+model_qp_create(struct o2ib_hw_dev *d, void *id, struct o2ib_hw_cq *cq,
 		const struct o2ib_hw_qp_caps *caps, struct o2ib_hw_qp **qp)
 {
-	(void)d;
-	(void)id;
-	(void)cq;
-	(void)caps;
-	(void)qp;
-	return -EOPNOTSUPP; /* tests join pairs with model_qp_pair */
+	struct o2ib_hw_qp *q;
+
+	if (caps->send_wr > model_qp_max_wr) {
+		return -ENOMEM; /* as a provider short of WQE memory */
+	}
+	q = calloc(1, sizeof(*q));
+	if (q == NULL) {
+		return -ENOMEM;
+	}
+	q->dev = d;
+	q->cq = cq;
+	*qp = q;
+	if (model_qp_created != NULL) {
+		model_qp_created(id, q);
+	}
+	return 0;
 }
 
 static int
@@ -200,7 +216,7 @@ model_post_send(struct o2ib_hw_qp *q, uint64_t wr_id, const struct o2ib_hw_sge *
 	q->last_len = sge->len;
 	q->stats.sends++;
 	rc = deliver(q, src, sge->len);
-	cq_push(q->cq, wr_id, rc == -EAGAIN ? WC_RNR_RETRY_EXC : 0, O2IB_WC_SEND, 0);
+	cq_push(q->cq, wr_id, rc == -EAGAIN ? WC_RNR_RETRY_EXC : rc != 0 ? 12 : 0, O2IB_WC_SEND, 0);
 	return 0;
 }
 
@@ -210,6 +226,10 @@ model_post_write(struct o2ib_hw_qp *q, uint64_t wr_id, const struct o2ib_hw_sge 
 {
 	uint64_t off = 0;
 
+	if (q->peer == NULL) {
+		cq_push(q->cq, wr_id, 12, O2IB_WC_OTHER, 0); /* not connected */
+		return 0;
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		const uint8_t *src =
 			resolve(q->dev, sges[i].lkey, false, sges[i].addr, sges[i].len);
@@ -284,8 +304,18 @@ model_qp_pair(struct o2ib_hw_dev *da, struct o2ib_hw_cq *ca, struct o2ib_hw_dev 
 }
 
 void
+model_qp_join(struct o2ib_hw_qp *a, struct o2ib_hw_qp *b)
+{
+	a->peer = b;
+	b->peer = a;
+}
+
+void
 model_qp_free(struct o2ib_hw_qp *q)
 {
+	if (q != NULL && q->peer != NULL && q->peer->peer == q) {
+		q->peer->peer = NULL; /* the other side sees a QP in error from now */
+	}
 	free(q);
 }
 

@@ -35,6 +35,12 @@ void model_cq_free(struct o2ib_hw_cq *cq);
 void model_qp_pair(struct o2ib_hw_dev *da, struct o2ib_hw_cq *ca, struct o2ib_hw_dev *db,
 		   struct o2ib_hw_cq *cb, struct o2ib_hw_qp **qa, struct o2ib_hw_qp **qb);
 void model_qp_free(struct o2ib_hw_qp *q);
+/** Join two QPs made by o2ib_hw_model.qp_create (a connection established). */
+void model_qp_join(struct o2ib_hw_qp *a, struct o2ib_hw_qp *b);
+/** Told of each QP o2ib_hw_model.qp_create makes, with the CM id it was made on. */
+extern void (*model_qp_created)(void *cm_id, struct o2ib_hw_qp *qp);
+/** qp_create fails with ENOMEM above this many send WRs (UINT32_MAX: never). */
+extern uint32_t model_qp_max_wr;
 const struct model_stats *model_qp_stats(const struct o2ib_hw_qp *q);
 /** Deliver @p len raw bytes from @p from to its peer's next receive, as a SEND would. */
 int model_inject(struct o2ib_hw_qp *from, const void *buf, uint32_t len);
