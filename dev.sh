@@ -14,8 +14,10 @@
 set -eu
 cd "$(dirname "$0")"
 
+# libibverbs-dev and librdmacm-dev: the o2ib LND's verbs code builds in every build.
 PACKAGES="build-essential pkg-config meson ninja-build python3 \
 dpdk dpdk-dev libdpdk-dev libnuma-dev libyaml-dev libpcap-dev libcmocka-dev zlib1g-dev libsystemd-dev \
+libibverbs-dev librdmacm-dev rdma-core \
 clang libclang-rt-14-dev valgrind"
 # What the gating tests drive: network namespaces, tcpdump, Wireshark's dissector,
 # ping and arping (the IP stack against Linux),
