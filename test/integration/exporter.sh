@@ -103,5 +103,23 @@ check "... said once on stderr, not at each scrape" sh -c \
 check "--once for an instance that is not there: lnet_up 0, exit 0" sh -c \
 	"'$exporter' --name nosuch-$$ --once 2>/dev/null | grep -qx 'lnet_up 0.0'"
 check "the exporter exits 0 on SIGTERM" stop_daemon "$exporter_pid"
+
+# A daemon that is stopping answers every command -ESHUTDOWN; one of another
+# version may answer in another shape: lnet_up 0 and why, not an error page.
+fake_once() { # MODE WHAT: the exporter on a fake telemetry socket; WHAT on stderr
+	$checker fake "$work/fake-$1.sock" "$1" &
+	fake_pid=$!
+	eventually 10 test -S "$work/fake-$1.sock" &&
+		"$exporter" --socket "$work/fake-$1.sock" --once >"$work/fake.prom" 2>"$work/fake.err"
+	rc=$?
+	kill "$fake_pid"
+	wait "$fake_pid" 2>/dev/null
+	cat "$work/fake.err"
+	[ $rc -eq 0 ] && grep -qx 'lnet_up 0.0' "$work/fake.prom" &&
+		[ "$(grep -c '^lnet_' "$work/fake.prom")" -eq 2 ] && grep -q "$2" "$work/fake.err"
+}
+check "a daemon that is stopping (-108 to every command): lnet_up 0" \
+	fake_once stopping 'lnetd-pmd is stopping'
+check "answers of another shape: lnet_up 0, 'unexpected answer'" fake_once odd 'unexpected answer'
 check "no sanitizer report" sh -c "! grep -q Sanitizer '$work/$a.err' '$work/$b.err'"
 finish exporter

@@ -10,9 +10,14 @@
   exporter_check.py down URL                   lnet_up 0 and no series of the daemon
   exporter_check.py dashboard JSON FILE...     every metric a Grafana dashboard queries is in
                                                one of the scrapes
+  exporter_check.py fake PATH MODE             a telemetry socket at PATH answering as a
+                                               daemon that is stopping (MODE stopping) or
+                                               one with answers of another shape (odd)
 """
 import json
+import os
 import re
+import socket
 import sys
 import urllib.request
 
@@ -207,6 +212,32 @@ def dashboard(path, scrapes):
     return bool(wanted) and not missing
 
 
+# What the fake daemon answers every command with, by mode.
+FAKE_ANSWERS = {
+    "stopping": {"status": -108, "descr": "lnetd-pmd is stopping"},  # lnetd_tel_gate.c's
+    "odd": {"ni0": {"nid": "10.0.0.1@tcp"}, "n0": {"nid": "10.0.0.2@tcp"}},
+}
+
+
+def fake(path, mode):
+    """DPDK's telemetry greeting, then FAKE_ANSWERS[mode] to each request, until killed."""
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    srv.bind(path + ".tmp")
+    srv.listen(4)
+    os.rename(path + ".tmp", path)  # the path appears once it accepts
+    while True:
+        conn, _ = srv.accept()
+        conn.send(json.dumps({"version": "fake", "pid": os.getpid(),
+                              "max_output_len": 16384}).encode())
+        while True:
+            req = conn.recv(1024)
+            if not req:
+                break
+            cmd = req.decode().split(",")[0]
+            conn.send(json.dumps({cmd: FAKE_ANSWERS[mode]}).encode())
+        conn.close()
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "scrape":
@@ -225,6 +256,8 @@ def main(argv):
         return down(argv[2])
     if cmd == "dashboard":
         return dashboard(argv[2], argv[3:])
+    if cmd == "fake":
+        return fake(argv[2], argv[3])
     raise SystemExit(__doc__)
 
 
