@@ -1,0 +1,665 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The checks of lnet-capcheck (see capcheck.h). */
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capcheck.h"
+#include "cfs.h"
+#include "ksock_proto.h"
+#include "lnet_wire.h"
+
+/* A message as framed, for the checks that span streams (done in frame order). */
+struct capcheck_msg {
+	uint64_t frame;
+	size_t seq; /* order of framing: keeps a frame's messages in stream order */
+	size_t conn;
+	int dir;
+	double ts;
+	bool lnet;
+	struct ksock_msg km;
+	struct lnet_hdr h;
+};
+
+/* One direction while it is framed. */
+struct dir_state {
+	const struct capstream_dir *d;
+	size_t conn;
+	int dir;
+	const struct ksock_proto *proto; /* NULL until a hello or a resync says */
+	bool swapped;
+	bool have_hello;
+	struct ksock_hello hello;
+	size_t off;
+};
+
+struct checker {
+	const struct capstream_set *set;
+	struct capcheck_report *r;
+	struct capcheck_msg *msgs;
+	size_t nmsgs, msgs_cap;
+};
+
+static void *
+grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap != 0 ? *cap : 16;
+	void *q;
+
+	if (need <= *cap) {
+		return p;
+	}
+	while (n < need) {
+		n *= 2;
+	}
+	q = realloc(p, n * elem);
+	if (q == NULL) {
+		abort();
+	}
+	*cap = n;
+	return q;
+}
+
+static void __attribute__((format(printf, 6, 7)))
+report(struct checker *c, const struct dir_state *s, uint64_t frame, enum capcheck_level level,
+       const char *kind, const char *fmt, ...)
+{
+	struct capcheck_report *r = c->r;
+	struct capcheck_finding *f;
+	va_list ap;
+
+	r->findings = grow(r->findings, &r->cap, r->nfindings + 1, sizeof(*r->findings));
+	f = &r->findings[r->nfindings++];
+	f->conn = s->conn;
+	f->dir = s->dir;
+	f->frame = frame;
+	f->level = level;
+	f->kind = kind;
+	va_start(ap, fmt);
+	vsnprintf(f->text, sizeof(f->text), fmt, ap);
+	va_end(ap);
+	if (level == CAPCHECK_PROBLEM) {
+		r->problems++;
+	}
+}
+
+static struct capcheck_summary *
+summary(struct checker *c, const struct dir_state *s)
+{
+	return &c->r->sum[s->conn * 2 + (size_t)s->dir];
+}
+
+static uint64_t
+frame_at(const struct dir_state *s, size_t off)
+{
+	return capstream_frame_at(s->d, off);
+}
+
+static const char *
+nidstr(const struct lnet_nid *nid, char *buf, size_t len)
+{
+	return libcfs_nidstr_r(nid, buf, len);
+}
+
+static const char *const msg_type_names[] = { "ACK", "PUT", "GET", "REPLY", "HELLO" };
+
+static const char *
+msg_type_name(uint32_t type)
+{
+	return type < 5 ? msg_type_names[type] : "?";
+}
+
+static const char *const conn_type_names[] = { "any", "control", "bulk_in", "bulk_out" };
+
+static const char *
+conn_type_name(int32_t type)
+{
+	return type >= 0 && type < SOCKLND_CONN_NTYPES ? conn_type_names[type] : "?";
+}
+
+/* ---- the handshake: acceptor request, then hello ---- */
+
+/* The active side's acceptor request; false when the stream cannot go on. */
+static bool
+check_connreq(struct checker *c, struct dir_state *s)
+{
+	const struct capstream_dir *d = s->d;
+	struct ksock_connreq cr;
+	char nid[LNET_NIDSTR_SIZE];
+	size_t used = 0;
+	int rc;
+
+	if (d->len == 0) {
+		return false;
+	}
+	if (!capstream_present(d, 0, d->len < 28 ? d->len : 28)) {
+		report(c, s, frame_at(s, 0), CAPCHECK_NOTE, "resync",
+		       "the capture lacks the acceptor request");
+		return false;
+	}
+	rc = ksock_connreq_decode(d->data, d->len, &cr, &used);
+	if (rc == -KSOCK_ESHORT) {
+		report(c, s, frame_at(s, 0), d->fin ? CAPCHECK_PROBLEM : CAPCHECK_NOTE, "framing",
+		       "the stream ends inside the acceptor request (%zu of %zu bytes)", d->len,
+		       used);
+		return false;
+	}
+	if (rc != 0) {
+		report(c, s, frame_at(s, 0), CAPCHECK_PROBLEM, "connreq",
+		       "acceptor request does not decode: %s", ksock_strerror(rc));
+		return false;
+	}
+	if (cr.probe) {
+		report(c, s, frame_at(s, 0), CAPCHECK_INFO, "connreq",
+		       "acceptor version probe (LNET_PROTO_MAGIC)");
+		return false;
+	}
+	report(c, s, frame_at(s, 0), CAPCHECK_INFO, "connreq",
+	       "acceptor request: version %u, target %s%s", cr.version,
+	       nidstr(&cr.nid, nid, sizeof(nid)), cr.swapped ? ", byte-swapped" : "");
+	s->off = used;
+	return true;
+}
+
+static bool
+check_hello(struct checker *c, struct dir_state *s)
+{
+	const struct capstream_dir *d = s->d;
+	const struct ksock_proto *p;
+	char src[LNET_NIDSTR_SIZE], dst[LNET_NIDSTR_SIZE];
+	uint64_t frame = frame_at(s, s->off);
+	uint32_t version = 0;
+	size_t used = 0;
+	int rc;
+
+	if (s->off >= d->len) {
+		return false;
+	}
+	if (!capstream_present(d, s->off, d->len - s->off < 8 ? d->len - s->off : 8)) {
+		report(c, s, frame, CAPCHECK_NOTE, "resync", "the capture lacks the hello");
+		return false;
+	}
+	rc = ksock_hello_version(d->data + s->off, d->len - s->off, &version, &used);
+	p = rc == 0 ? ksock_proto_by_version(version) : NULL;
+	if (rc == 0 && p == NULL) {
+		rc = -KSOCK_EVERSION;
+	}
+	if (rc == 0) {
+		rc = p->hello_decode(d->data + s->off, d->len - s->off, &s->hello, &used);
+	}
+	if (rc == -KSOCK_ESHORT) {
+		report(c, s, frame, d->fin ? CAPCHECK_PROBLEM : CAPCHECK_NOTE, "framing",
+		       "the stream ends inside the hello");
+		return false;
+	}
+	if (rc != 0) {
+		report(c, s, frame, CAPCHECK_PROBLEM, "hello", "hello does not decode: %s",
+		       ksock_strerror(rc));
+		return false;
+	}
+	s->proto = p;
+	s->swapped = s->hello.swapped;
+	s->have_hello = true;
+	summary(c, s)->version = p->version;
+	report(c, s, frame, CAPCHECK_INFO, "hello",
+	       "hello V%u%s: %s pid %u -> %s pid %u, incarnation 0x%016" PRIx64
+	       " (peer's 0x%016" PRIx64 "), type %s, %u IPs",
+	       s->hello.version, s->swapped ? " byte-swapped" : "",
+	       nidstr(&s->hello.src_nid, src, sizeof(src)), s->hello.src_pid,
+	       nidstr(&s->hello.dst_nid, dst, sizeof(dst)), s->hello.dst_pid,
+	       s->hello.src_incarnation, s->hello.dst_incarnation,
+	       conn_type_name(s->hello.ctype), s->hello.nips);
+	s->off += used;
+	return true;
+}
+
+/* ---- framing after the hello ---- */
+
+/* Header sizes of @p p: the ksock header (0 for V1) and the LNet header. */
+static size_t
+frame_hdr_size(const struct ksock_proto *p)
+{
+	return p->msg_hdr_size + p->lnet_hdr_size;
+}
+
+/*
+ * Whether a whole LNET message with a header that decodes starts at @p off
+ * under @p p, and the next header (when the stream holds it) decodes too:
+ * two in a row are not chance.
+ */
+static bool
+frames_at(const struct dir_state *s, const struct ksock_proto *p, bool swapped, size_t off)
+{
+	const struct capstream_dir *d = s->d;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct ksock_msg km = { .type = KSOCK_MSG_LNET };
+		struct lnet_hdr h;
+
+		if (i == 1 && !capstream_present(d, off, p->msg_hdr_size)) {
+			return true; /* the first one stands alone */
+		}
+		if (!capstream_present(d, off, frame_hdr_size(p))) {
+			return false;
+		}
+		if (p->msg_hdr_size != 0 &&
+		    ksock_msg_hdr_decode(d->data + off, p->msg_hdr_size, swapped, &km) != 0) {
+			return false;
+		}
+		if (km.type == KSOCK_MSG_NOOP) {
+			if (i == 0) {
+				return false; /* 24 bytes of mostly zeros: too easy to find */
+			}
+			return true;
+		}
+		if (p->lnet_hdr_decode(d->data + off + p->msg_hdr_size, p->lnet_hdr_size, &h) != 0) {
+			return false;
+		}
+		if (s->have_hello && p->version != 1 && !lnet_nid_same(&h.src_nid, &s->hello.src_nid) &&
+		    lnet_nid_net(&h.src_nid) == lnet_nid_net(&s->hello.src_nid)) {
+			return false;
+		}
+		off += frame_hdr_size(p) + h.payload_length;
+	}
+	return true;
+}
+
+/*
+ * Find the next message start at or after @p from: under the hello's
+ * protocol when there is one, else under each header size (V3's 72-byte
+ * LNet header, V4's 96), either byte order. Sets s->off and returns true,
+ * or false when none is left.
+ */
+static bool
+resync(struct dir_state *s, size_t from)
+{
+	static const struct ksock_proto *const guesses[] = { &ksock_proto_v3, &ksock_proto_v4 };
+	const struct capstream_dir *d = s->d;
+	size_t off;
+	int g, sw;
+
+	for (off = capstream_hole_end(d, from); off < d->len; off++) {
+		if (s->proto != NULL) {
+			if (frames_at(s, s->proto, s->swapped, off)) {
+				s->off = off;
+				return true;
+			}
+			continue;
+		}
+		for (g = 0; g < 2; g++) {
+			for (sw = 0; sw < 2; sw++) {
+				if (frames_at(s, guesses[g], sw != 0, off)) {
+					s->proto = guesses[g];
+					s->swapped = sw != 0;
+					s->off = off;
+					return true;
+				}
+			}
+		}
+	}
+	s->off = d->len;
+	return false;
+}
+
+/* Lost sync at @p at: say what the capture lacks and where framing resumes. */
+static void
+resync_report(struct checker *c, struct dir_state *s, size_t at, const char *why)
+{
+	size_t from = at;
+
+	if (resync(s, from)) {
+		report(c, s, frame_at(s, s->off), CAPCHECK_NOTE, "resync",
+		       "%s (from frame %" PRIu64 "): resynchronised at frame %" PRIu64
+		       ", %zu bytes skipped",
+		       why, frame_at(s, from), frame_at(s, s->off), s->off - from);
+	} else {
+		report(c, s, frame_at(s, from), CAPCHECK_NOTE, "resync",
+		       "%s: no message start found in the %zu bytes left", why, s->d->len - from);
+	}
+}
+
+static void
+record(struct checker *c, const struct dir_state *s, size_t off, const struct ksock_msg *km,
+       const struct lnet_hdr *h)
+{
+	const struct capstream_mark *m = capstream_mark_at(s->d, off);
+	struct capcheck_msg *x;
+
+	c->msgs = grow(c->msgs, &c->msgs_cap, c->nmsgs + 1, sizeof(*c->msgs));
+	x = &c->msgs[c->nmsgs];
+	memset(x, 0, sizeof(*x));
+	x->frame = m != NULL ? m->frame : 0;
+	x->ts = m != NULL ? m->ts : 0;
+	x->seq = c->nmsgs++;
+	x->conn = s->conn;
+	x->dir = s->dir;
+	x->km = *km;
+	x->lnet = h != NULL;
+	if (h != NULL) {
+		x->h = *h;
+	}
+}
+
+/* ksm_csum over header and payload (lnet-facts §4.6), when the capture holds them all. */
+static void
+check_csum(struct checker *c, const struct dir_state *s, size_t off, size_t total,
+	   const struct ksock_msg *km)
+{
+	const uint8_t *p = s->d->data + off;
+	uint32_t crc;
+
+	if (km->csum == 0 || s->proto->msg_hdr_size == 0 || !capstream_present(s->d, off, total)) {
+		return;
+	}
+	crc = ksock_csum_msg_hdr(p);
+	crc = ksock_csum_update(crc, p + s->proto->msg_hdr_size, total - s->proto->msg_hdr_size);
+	crc = ksock_csum_final(crc);
+	if (crc != km->csum) {
+		report(c, s, frame_at(s, off), CAPCHECK_PROBLEM, "csum",
+		       "ksm_csum 0x%08x, the bytes give 0x%08x", km->csum, crc);
+	}
+}
+
+/* A header's destination against the hello: same net, so no router between, same NID. */
+static void
+check_dest(struct checker *c, const struct dir_state *s, size_t off, const struct lnet_hdr *h)
+{
+	char want[LNET_NIDSTR_SIZE], got[LNET_NIDSTR_SIZE];
+	const struct lnet_nid *peer = &s->hello.dst_nid;
+
+	if (!s->have_hello || lnet_nid_is_any(peer) || lnet_nid_same(&h->dest_nid, peer) ||
+	    lnet_nid_net(&h->dest_nid) != lnet_nid_net(peer)) {
+		return;
+	}
+	report(c, s, frame_at(s, off), CAPCHECK_PROBLEM, "lnet",
+	       "%s to %s on a connection whose hello names %s", msg_type_name(h->type),
+	       nidstr(&h->dest_nid, got, sizeof(got)), nidstr(peer, want, sizeof(want)));
+}
+
+enum step { STEP_NEXT, STEP_RESYNC, STEP_END };
+
+/* A message that runs past the stream: the peer's fault only when the stream was closed. */
+static enum step
+past_end(struct checker *c, struct dir_state *s, size_t need, const char *what)
+{
+	const struct capstream_dir *d = s->d;
+
+	report(c, s, frame_at(s, s->off), d->fin && !d->cut ? CAPCHECK_PROBLEM : CAPCHECK_NOTE,
+	       "framing", "%s needs %zu bytes, the stream %s after %zu", what, need,
+	       d->fin ? "closed" : "was captured no further", d->len - s->off);
+	return STEP_END;
+}
+
+/* Frame one message at s->off. */
+static enum step
+frame_one(struct checker *c, struct dir_state *s)
+{
+	const struct capstream_dir *d = s->d;
+	const struct ksock_proto *p = s->proto;
+	struct ksock_msg km = { .type = KSOCK_MSG_LNET };
+	struct lnet_hdr h;
+	size_t off = s->off, total;
+	int rc;
+
+	if (!capstream_present(d, off, p->msg_hdr_size != 0 ? p->msg_hdr_size : p->lnet_hdr_size)) {
+		if (off + p->msg_hdr_size > d->len) {
+			return past_end(c, s, p->msg_hdr_size, "a ksock header");
+		}
+		return STEP_RESYNC;
+	}
+	if (p->msg_hdr_size != 0) {
+		rc = ksock_msg_hdr_decode(d->data + off, p->msg_hdr_size, s->swapped, &km);
+		if (rc != 0) {
+			report(c, s, frame_at(s, off), CAPCHECK_PROBLEM, "framing",
+			       "ksock header does not decode: %s", ksock_strerror(rc));
+			return STEP_RESYNC;
+		}
+	}
+	if (km.type == KSOCK_MSG_NOOP) {
+		summary(c, s)->noops++;
+		check_csum(c, s, off, p->msg_hdr_size, &km);
+		record(c, s, off, &km, NULL);
+		s->off += p->msg_hdr_size;
+		return STEP_NEXT;
+	}
+	if (!capstream_present(d, off, frame_hdr_size(p))) {
+		if (off + frame_hdr_size(p) > d->len) {
+			return past_end(c, s, frame_hdr_size(p), "an LNet header");
+		}
+		return STEP_RESYNC;
+	}
+	rc = p->lnet_hdr_decode(d->data + off + p->msg_hdr_size, p->lnet_hdr_size, &h);
+	if (rc != 0) {
+		report(c, s, frame_at(s, off), CAPCHECK_PROBLEM, "lnet",
+		       "LNet header does not decode: %s", lnet_wire_strerror(rc));
+		return STEP_RESYNC;
+	}
+	total = frame_hdr_size(p) + h.payload_length;
+	if (off + total > d->len) {
+		return past_end(c, s, total, "a message");
+	}
+	check_csum(c, s, off, total, &km);
+	check_dest(c, s, off, &h);
+	summary(c, s)->by_type[h.type < 5 ? h.type : 4]++;
+	record(c, s, off, &km, &h);
+	s->off += total;
+	return STEP_NEXT;
+}
+
+static void
+frame_all(struct checker *c, struct dir_state *s)
+{
+	while (s->off < s->d->len) {
+		enum step st = frame_one(c, s);
+
+		if (st == STEP_END) {
+			return;
+		}
+		if (st == STEP_RESYNC) {
+			size_t at = s->off;
+			bool lacks = !capstream_present(s->d, at, 1);
+
+			resync_report(c, s, lacks ? at : at + 1,
+				      lacks ? "the capture lacks bytes" : "framing lost");
+		}
+	}
+}
+
+/* One connection: the handshakes of both sides first (a mid-stream side borrows the other's version). */
+static void
+check_conn(struct checker *c, size_t conn)
+{
+	struct dir_state st[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct capstream_dir *d = &c->set->conns[conn].dir[i];
+		struct capcheck_summary *sum = &c->r->sum[conn * 2 + (size_t)i];
+		size_t h;
+
+		memset(&st[i], 0, sizeof(st[i]));
+		st[i].d = d;
+		st[i].conn = conn;
+		st[i].dir = i;
+		sum->bytes = d->len;
+		for (h = 0; h < d->nholes; h++) {
+			sum->missing += d->holes[h].len;
+		}
+		if (d->syn && (i == 1 || check_connreq(c, &st[i]))) {
+			check_hello(c, &st[i]);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		struct dir_state *s = &st[i];
+
+		if (s->proto == NULL && s->d->syn) {
+			continue; /* the handshake failed, reported above */
+		}
+		if (s->proto == NULL) {
+			s->proto = st[1 - i].proto;
+			s->swapped = st[1 - i].swapped;
+			if (s->d->len != 0) {
+				resync_report(c, s, 0, "the capture starts mid-stream");
+			}
+			summary(c, s)->version = s->proto != NULL ? s->proto->version : 0;
+		}
+		frame_all(c, s);
+	}
+}
+
+void
+capcheck_run(const struct capstream_set *set, struct capcheck_report *r)
+{
+	struct checker c = { .set = set, .r = r };
+	size_t i;
+
+	r->sum = calloc(set->nconns * 2 + 1, sizeof(*r->sum));
+	if (r->sum == NULL) {
+		abort();
+	}
+	for (i = 0; i < set->nconns; i++) {
+		check_conn(&c, i);
+	}
+	free(c.msgs);
+}
+
+/* ---- output ---- */
+
+static const char *const level_names[] = { "info", "note", "problem" };
+
+static void
+addr_str(uint32_t addr, uint16_t port, char *buf, size_t len)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &addr, ip, sizeof(ip));
+	snprintf(buf, len, "%s:%u", ip, port);
+}
+
+static void
+print_summary_text(FILE *out, const struct capcheck_summary *s)
+{
+	fprintf(out,
+		"    summary: V%u, %" PRIu64 " bytes (%" PRIu64 " not captured), PUT %" PRIu64
+		", GET %" PRIu64 ", ACK %" PRIu64 ", REPLY %" PRIu64 ", NOOP %" PRIu64 "\n",
+		s->version, s->bytes, s->missing, s->by_type[LNET_MSG_PUT], s->by_type[LNET_MSG_GET],
+		s->by_type[LNET_MSG_ACK], s->by_type[LNET_MSG_REPLY], s->noops);
+}
+
+void
+capcheck_print_text(FILE *out, const char *name, const struct capstream_set *set,
+		    const struct capcheck_report *r)
+{
+	size_t i, f;
+	int d;
+
+	fprintf(out, "%s: %" PRIu64 " frames, %zu LNet connections, %zu problems\n", name,
+		set->frames, set->nconns, r->problems);
+	for (i = 0; i < set->nconns; i++) {
+		for (d = 0; d < 2; d++) {
+			const struct capstream_dir *x = &set->conns[i].dir[d];
+			char src[32], dst[32];
+
+			if (x->first_frame == 0) {
+				continue;
+			}
+			addr_str(x->saddr, x->sport, src, sizeof(src));
+			addr_str(x->daddr, x->dport, dst, sizeof(dst));
+			fprintf(out, "  stream %zu%c %s -> %s, frames %" PRIu64 "-%" PRIu64 "%s%s\n", i,
+				d == 0 ? 'a' : 'b', src, dst, x->first_frame, x->last_frame,
+				x->syn ? "" : ", no SYN", x->fin ? ", closed" : "");
+			for (f = 0; f < r->nfindings; f++) {
+				const struct capcheck_finding *y = &r->findings[f];
+
+				if (y->conn == i && y->dir == d) {
+					fprintf(out, "    frame %" PRIu64 ": %s: %s: %s\n", y->frame,
+						level_names[y->level], y->kind, y->text);
+				}
+			}
+			print_summary_text(out, &r->sum[i * 2 + (size_t)d]);
+		}
+	}
+}
+
+static void
+json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s != '\0'; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\') {
+			fprintf(out, "\\%c", ch);
+		} else if (ch < 0x20) {
+			fprintf(out, "\\u%04x", ch);
+		} else {
+			fputc(ch, out);
+		}
+	}
+	fputc('"', out);
+}
+
+void
+capcheck_print_json(FILE *out, const char *name, const struct capstream_set *set,
+		    const struct capcheck_report *r)
+{
+	const char *sep = "";
+	size_t i, f;
+	int d;
+
+	fprintf(out, "{\"file\":");
+	json_string(out, name);
+	fprintf(out, ",\"frames\":%" PRIu64 ",\"problems\":%zu,\"streams\":[", set->frames,
+		r->problems);
+	for (i = 0; i < set->nconns; i++) {
+		for (d = 0; d < 2; d++) {
+			const struct capstream_dir *x = &set->conns[i].dir[d];
+			const struct capcheck_summary *s = &r->sum[i * 2 + (size_t)d];
+			const char *fsep = "";
+			char src[32], dst[32];
+
+			if (x->first_frame == 0) {
+				continue;
+			}
+			addr_str(x->saddr, x->sport, src, sizeof(src));
+			addr_str(x->daddr, x->dport, dst, sizeof(dst));
+			fprintf(out,
+				"%s{\"conn\":%zu,\"dir\":%d,\"src\":\"%s\",\"dst\":\"%s\","
+				"\"first_frame\":%" PRIu64 ",\"last_frame\":%" PRIu64
+				",\"syn\":%s,\"closed\":%s,\"version\":%u,\"bytes\":%" PRIu64
+				",\"missing\":%" PRIu64 ",\"put\":%" PRIu64 ",\"get\":%" PRIu64
+				",\"ack\":%" PRIu64 ",\"reply\":%" PRIu64 ",\"noop\":%" PRIu64
+				",\"findings\":[",
+				sep, i, d, src, dst, x->first_frame, x->last_frame,
+				x->syn ? "true" : "false", x->fin ? "true" : "false", s->version, s->bytes,
+				s->missing, s->by_type[LNET_MSG_PUT], s->by_type[LNET_MSG_GET],
+				s->by_type[LNET_MSG_ACK], s->by_type[LNET_MSG_REPLY], s->noops);
+			for (f = 0; f < r->nfindings; f++) {
+				const struct capcheck_finding *y = &r->findings[f];
+
+				if (y->conn != i || y->dir != d) {
+					continue;
+				}
+				fprintf(out, "%s{\"frame\":%" PRIu64 ",\"level\":\"%s\",\"kind\":\"%s\",\"text\":",
+					fsep, y->frame, level_names[y->level], y->kind);
+				json_string(out, y->text);
+				fputc('}', out);
+				fsep = ",";
+			}
+			fprintf(out, "]}");
+			sep = ",";
+		}
+	}
+	fprintf(out, "]}\n");
+}
+
+void
+capcheck_free(struct capcheck_report *r)
+{
+	free(r->findings);
+	free(r->sum);
+	memset(r, 0, sizeof(*r));
+}
