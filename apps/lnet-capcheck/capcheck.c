@@ -209,8 +209,8 @@ check_hello(struct checker *c, struct dir_state *s)
 	       s->hello.version, s->swapped ? " byte-swapped" : "",
 	       nidstr(&s->hello.src_nid, src, sizeof(src)), s->hello.src_pid,
 	       nidstr(&s->hello.dst_nid, dst, sizeof(dst)), s->hello.dst_pid,
-	       s->hello.src_incarnation, s->hello.dst_incarnation,
-	       conn_type_name(s->hello.ctype), s->hello.nips);
+	       s->hello.src_incarnation, s->hello.dst_incarnation, conn_type_name(s->hello.ctype),
+	       s->hello.nips);
 	s->off += used;
 	return true;
 }
@@ -255,10 +255,12 @@ frames_at(const struct dir_state *s, const struct ksock_proto *p, bool swapped, 
 			}
 			return true;
 		}
-		if (p->lnet_hdr_decode(d->data + off + p->msg_hdr_size, p->lnet_hdr_size, &h) != 0) {
+		if (p->lnet_hdr_decode(d->data + off + p->msg_hdr_size, p->lnet_hdr_size, &h) !=
+		    0) {
 			return false;
 		}
-		if (s->have_hello && p->version != 1 && !lnet_nid_same(&h.src_nid, &s->hello.src_nid) &&
+		if (s->have_hello && p->version != 1 &&
+		    !lnet_nid_same(&h.src_nid, &s->hello.src_nid) &&
 		    lnet_nid_net(&h.src_nid) == lnet_nid_net(&s->hello.src_nid)) {
 			return false;
 		}
@@ -510,6 +512,338 @@ check_conn(struct checker *c, size_t conn)
 	}
 }
 
+/* ---- checks across streams, in frame order ---- */
+
+/* What a message left for a later one to answer, keyed by 16 bytes. */
+struct sent {
+	uint64_t key[2];
+	uint64_t frame;
+	double ts;
+	uint32_t type; /* LNET_MSG_PUT or _GET, or ZC_COOKIE */
+	uint32_t sink; /* a GET's sink_length */
+	size_t conn;   /* where it was sent */
+	int dir;
+	bool used; /* answered */
+};
+
+#define ZC_COOKIE 0xffffu
+#define PUT_NO_ACK 0xfffeu
+
+/* Open addressing, linear probing, at most half full. */
+struct sent_table {
+	struct sent *v;
+	size_t cap, n;
+};
+
+static size_t
+sent_hash(const uint64_t key[2], size_t cap)
+{
+	uint64_t h = (key[0] ^ (key[1] * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+static struct sent *
+sent_slot(struct sent *v, size_t cap, const uint64_t key[2])
+{
+	size_t i = sent_hash(key, cap);
+
+	while (v[i].type != 0 && (v[i].key[0] != key[0] || v[i].key[1] != key[1])) {
+		i = (i + 1) & (cap - 1);
+	}
+	return &v[i];
+}
+
+static struct sent *
+sent_find(const struct sent_table *t, const uint64_t key[2])
+{
+	struct sent *e;
+
+	if (t->cap == 0) {
+		return NULL;
+	}
+	e = sent_slot(t->v, t->cap, key);
+	return e->type != 0 ? e : NULL;
+}
+
+/* Add (or overwrite: a cookie or handle reused later) @p e. */
+static void
+sent_add(struct sent_table *t, const struct sent *e)
+{
+	struct sent *slot;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		size_t cap = t->cap != 0 ? t->cap * 2 : 256, i;
+		struct sent *v = calloc(cap, sizeof(*v));
+
+		if (v == NULL) {
+			abort();
+		}
+		for (i = 0; i < t->cap; i++) {
+			if (t->v[i].type != 0) {
+				*sent_slot(v, cap, t->v[i].key) = t->v[i];
+			}
+		}
+		free(t->v);
+		t->v = v;
+		t->cap = cap;
+	}
+	slot = sent_slot(t->v, t->cap, e->key);
+	if (slot->type == 0) {
+		t->n++;
+	}
+	*slot = *e;
+}
+
+static int
+msg_order(const void *a, const void *b)
+{
+	const struct capcheck_msg *x = a, *y = b;
+
+	if (x->frame != y->frame) {
+		return x->frame < y->frame ? -1 : 1;
+	}
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static struct dir_state
+msg_dir(const struct checker *c, const struct capcheck_msg *m)
+{
+	return (struct dir_state){ .d = &c->set->conns[m->conn].dir[m->dir],
+				   .conn = m->conn,
+				   .dir = m->dir };
+}
+
+/* What a PUT or GET asks to be answered: the handle an ACK or REPLY must name. */
+static void
+remember_request(struct sent_table *t, const struct capcheck_msg *m)
+{
+	const struct lnet_handle_wire *wh =
+		m->h.type == LNET_MSG_PUT ? &m->h.msg.put.ack_wmd : &m->h.msg.get.return_wmd;
+	struct sent e = {
+		.frame = m->frame, .ts = m->ts, .type = m->h.type, .conn = m->conn, .dir = m->dir
+	};
+
+	if (lnet_wire_handle_is_none(wh)) {
+		if (m->h.type ==
+		    LNET_MSG_PUT) { /* an ACK naming its match bits is one it never asked */
+			e.key[0] = m->h.msg.put.match_bits;
+			e.key[1] = PUT_NO_ACK;
+			e.type = PUT_NO_ACK;
+			sent_add(t, &e);
+		}
+		return;
+	}
+	e.key[0] = wh->wh_interface_cookie;
+	e.key[1] = wh->wh_object_cookie;
+	e.sink = m->h.type == LNET_MSG_GET ? m->h.msg.get.sink_length : 0;
+	sent_add(t, &e);
+}
+
+/*
+ * Whether the capture holds all that @p requester sent @p responder before
+ * @p frame: it has their streams (by IP, as a tcp NID is one) and each
+ * from its SYN with no bytes missing. A request absent from a capture that
+ * began mid-stream, or taken on another interface, is the capture's gap.
+ */
+static bool
+pair_captured_whole(const struct checker *c, const struct lnet_nid *requester,
+		    const struct lnet_nid *responder, uint64_t frame)
+{
+	bool found = false;
+	size_t i;
+	int d;
+
+	if (requester->nid_size != 0 || responder->nid_size != 0) {
+		return false; /* not an IPv4 NID: no stream to match */
+	}
+	for (i = 0; i < c->set->nconns; i++) {
+		for (d = 0; d < 2; d++) {
+			const struct capstream_dir *x = &c->set->conns[i].dir[d];
+
+			if (x->first_frame == 0 || x->first_frame > frame ||
+			    x->saddr != requester->nid_addr[0] ||
+			    x->daddr != responder->nid_addr[0]) {
+				continue;
+			}
+			if (!x->syn || x->nholes != 0 || x->cut) {
+				return false;
+			}
+			found = true;
+		}
+	}
+	return found;
+}
+
+/* An ACK or REPLY against the requests seen so far. */
+static void
+check_answer(struct checker *c, const struct sent_table *t, const struct capcheck_msg *m)
+{
+	const struct lnet_handle_wire *wh =
+		m->h.type == LNET_MSG_ACK ? &m->h.msg.ack.dst_wmd : &m->h.msg.reply.dst_wmd;
+	uint64_t key[2] = { wh->wh_interface_cookie, wh->wh_object_cookie };
+	uint32_t want = m->h.type == LNET_MSG_ACK ? LNET_MSG_PUT : LNET_MSG_GET;
+	const struct sent *e = sent_find(t, key);
+	struct dir_state s = msg_dir(c, m);
+	bool whole;
+
+	if (e != NULL && e->type == want) {
+		if (m->h.type == LNET_MSG_REPLY && m->h.payload_length > e->sink) {
+			report(c, &s, m->frame, CAPCHECK_PROBLEM, "lnet",
+			       "REPLY of %u bytes to the GET of frame %" PRIu64
+			       " whose sink is %u bytes",
+			       m->h.payload_length, e->frame, e->sink);
+		}
+		return;
+	}
+	if (m->h.type == LNET_MSG_ACK) {
+		uint64_t noack[2] = { m->h.msg.ack.match_bits, PUT_NO_ACK };
+
+		e = sent_find(t, noack);
+		if (e != NULL) {
+			report(c, &s, m->frame, CAPCHECK_PROBLEM, "lnet",
+			       "ACK for the PUT of frame %" PRIu64 ", which asked for none",
+			       e->frame);
+			return;
+		}
+	}
+	whole = pair_captured_whole(c, &m->h.dest_nid, &m->h.src_nid, m->frame);
+	report(c, &s, m->frame, whole ? CAPCHECK_PROBLEM : CAPCHECK_NOTE, "lnet",
+	       "%s to handle %016" PRIx64 ":%016" PRIx64 " that no %s %s", msg_type_name(m->h.type),
+	       key[0], key[1], msg_type_name(want),
+	       whole ? "sent" :
+		       "in the capture sent (the capture lacks some of that pair's streams)");
+}
+
+/* The IP pair a ZC cookie belongs to: cookies count per peer, not per connection. */
+static uint64_t
+zc_pair(const struct checker *c, const struct capcheck_msg *m, bool reverse)
+{
+	const struct capstream_dir *d = &c->set->conns[m->conn].dir[m->dir];
+
+	return reverse ? (uint64_t)d->daddr << 32 | d->saddr : (uint64_t)d->saddr << 32 | d->daddr;
+}
+
+static void
+zc_ack_one(const struct checker *c, struct sent_table *zc, const struct capcheck_msg *m,
+	   uint64_t cookie)
+{
+	uint64_t key[2] = { cookie, zc_pair(c, m, true) };
+	struct sent *e = sent_find(zc, key);
+
+	if (e != NULL) {
+		e->used = true;
+	}
+}
+
+/* The cookies @p m acknowledges (lnet-facts §4.7). */
+static void
+zc_acks(const struct checker *c, struct sent_table *zc, const struct capcheck_msg *m)
+{
+	struct ksock_zcack a;
+	uint64_t k;
+
+	if (m->lnet) {
+		if (m->km.zc_cookies[1] != 0) {
+			zc_ack_one(c, zc, m, m->km.zc_cookies[1]);
+		}
+		return;
+	}
+	ksock_zcack_parse(&m->km, &a);
+	switch (a.kind) {
+	case KSOCK_ZCACK_ONE:
+		zc_ack_one(c, zc, m, a.a);
+		break;
+	case KSOCK_ZCACK_TWO:
+		zc_ack_one(c, zc, m, a.a);
+		zc_ack_one(c, zc, m, a.b);
+		break;
+	case KSOCK_ZCACK_RANGE:
+		/* a range names cookies, not a count: walk only the ones asked for */
+		for (k = 0; k < zc->cap; k++) {
+			struct sent *e = &zc->v[k];
+
+			if (e->type != 0 && e->key[1] == zc_pair(c, m, true) && e->key[0] >= a.a &&
+			    e->key[0] <= a.b) {
+				e->used = true;
+			}
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* ZC requests still unanswered when the capture ends, a sock_timeout or more later. */
+#define ZC_ACK_LATE_S 50.0
+
+static void
+zc_report_unanswered(struct checker *c, const struct sent_table *zc)
+{
+	size_t i;
+
+	for (i = 0; i < zc->cap; i++) {
+		const struct sent *e = &zc->v[i];
+		struct dir_state s;
+
+		if (e->type == 0 || e->used) {
+			continue;
+		}
+		s = (struct dir_state){ .d = &c->set->conns[e->conn].dir[e->dir],
+					.conn = e->conn,
+					.dir = e->dir };
+		report(c, &s, e->frame,
+		       c->set->last_ts - e->ts >= ZC_ACK_LATE_S ? CAPCHECK_PROBLEM : CAPCHECK_NOTE,
+		       "zcack",
+		       "ZC cookie %" PRIu64 " never acknowledged in the %.1f s captured after it",
+		       e->key[0], c->set->last_ts - e->ts);
+	}
+}
+
+static void
+check_across(struct checker *c)
+{
+	struct sent_table sent = { 0 }, zc = { 0 };
+	size_t i;
+
+	if (c->nmsgs != 0) {
+		qsort(c->msgs, c->nmsgs, sizeof(*c->msgs), msg_order);
+	}
+	for (i = 0; i < c->nmsgs; i++) {
+		const struct capcheck_msg *m = &c->msgs[i];
+
+		zc_acks(c, &zc, m);
+		if (!m->lnet) {
+			continue;
+		}
+		if (m->km.zc_cookies[0] != 0) {
+			struct sent e = { .key = { m->km.zc_cookies[0], zc_pair(c, m, false) },
+					  .frame = m->frame,
+					  .ts = m->ts,
+					  .type = ZC_COOKIE,
+					  .conn = m->conn,
+					  .dir = m->dir };
+
+			sent_add(&zc, &e);
+		}
+		switch (m->h.type) {
+		case LNET_MSG_PUT:
+		case LNET_MSG_GET:
+			remember_request(&sent, m);
+			break;
+		case LNET_MSG_ACK:
+		case LNET_MSG_REPLY:
+			check_answer(c, &sent, m);
+			break;
+		default:
+			break;
+		}
+	}
+	zc_report_unanswered(c, &zc);
+	free(sent.v);
+	free(zc.v);
+}
+
 void
 capcheck_run(const struct capstream_set *set, struct capcheck_report *r)
 {
@@ -523,6 +857,7 @@ capcheck_run(const struct capstream_set *set, struct capcheck_report *r)
 	for (i = 0; i < set->nconns; i++) {
 		check_conn(&c, i);
 	}
+	check_across(&c);
 	free(c.msgs);
 }
 
@@ -545,8 +880,9 @@ print_summary_text(FILE *out, const struct capcheck_summary *s)
 	fprintf(out,
 		"    summary: V%u, %" PRIu64 " bytes (%" PRIu64 " not captured), PUT %" PRIu64
 		", GET %" PRIu64 ", ACK %" PRIu64 ", REPLY %" PRIu64 ", NOOP %" PRIu64 "\n",
-		s->version, s->bytes, s->missing, s->by_type[LNET_MSG_PUT], s->by_type[LNET_MSG_GET],
-		s->by_type[LNET_MSG_ACK], s->by_type[LNET_MSG_REPLY], s->noops);
+		s->version, s->bytes, s->missing, s->by_type[LNET_MSG_PUT],
+		s->by_type[LNET_MSG_GET], s->by_type[LNET_MSG_ACK], s->by_type[LNET_MSG_REPLY],
+		s->noops);
 }
 
 void
@@ -568,15 +904,16 @@ capcheck_print_text(FILE *out, const char *name, const struct capstream_set *set
 			}
 			addr_str(x->saddr, x->sport, src, sizeof(src));
 			addr_str(x->daddr, x->dport, dst, sizeof(dst));
-			fprintf(out, "  stream %zu%c %s -> %s, frames %" PRIu64 "-%" PRIu64 "%s%s\n", i,
+			fprintf(out,
+				"  stream %zu%c %s -> %s, frames %" PRIu64 "-%" PRIu64 "%s%s\n", i,
 				d == 0 ? 'a' : 'b', src, dst, x->first_frame, x->last_frame,
 				x->syn ? "" : ", no SYN", x->fin ? ", closed" : "");
 			for (f = 0; f < r->nfindings; f++) {
 				const struct capcheck_finding *y = &r->findings[f];
 
 				if (y->conn == i && y->dir == d) {
-					fprintf(out, "    frame %" PRIu64 ": %s: %s: %s\n", y->frame,
-						level_names[y->level], y->kind, y->text);
+					fprintf(out, "    frame %" PRIu64 ": %s: %s: %s\n",
+						y->frame, level_names[y->level], y->kind, y->text);
 				}
 			}
 			print_summary_text(out, &r->sum[i * 2 + (size_t)d]);
@@ -634,16 +971,19 @@ capcheck_print_json(FILE *out, const char *name, const struct capstream_set *set
 				",\"ack\":%" PRIu64 ",\"reply\":%" PRIu64 ",\"noop\":%" PRIu64
 				",\"findings\":[",
 				sep, i, d, src, dst, x->first_frame, x->last_frame,
-				x->syn ? "true" : "false", x->fin ? "true" : "false", s->version, s->bytes,
-				s->missing, s->by_type[LNET_MSG_PUT], s->by_type[LNET_MSG_GET],
-				s->by_type[LNET_MSG_ACK], s->by_type[LNET_MSG_REPLY], s->noops);
+				x->syn ? "true" : "false", x->fin ? "true" : "false", s->version,
+				s->bytes, s->missing, s->by_type[LNET_MSG_PUT],
+				s->by_type[LNET_MSG_GET], s->by_type[LNET_MSG_ACK],
+				s->by_type[LNET_MSG_REPLY], s->noops);
 			for (f = 0; f < r->nfindings; f++) {
 				const struct capcheck_finding *y = &r->findings[f];
 
 				if (y->conn != i || y->dir != d) {
 					continue;
 				}
-				fprintf(out, "%s{\"frame\":%" PRIu64 ",\"level\":\"%s\",\"kind\":\"%s\",\"text\":",
+				fprintf(out,
+					"%s{\"frame\":%" PRIu64
+					",\"level\":\"%s\",\"kind\":\"%s\",\"text\":",
 					fsep, y->frame, level_names[y->level], y->kind);
 				json_string(out, y->text);
 				fputc('}', out);

@@ -76,10 +76,12 @@ dir_of(struct capstream_set *set, uint32_t saddr, uint32_t daddr, uint16_t sport
 	memset(c, 0, sizeof(*c));
 	/* dir[0] is the side that connected to the LNet port */
 	d = is_lnet_port(set, dport) ? 0 : 1;
-	c->dir[d] = (struct capstream_dir){ .saddr = saddr, .daddr = daddr, .sport = sport,
-					    .dport = dport };
-	c->dir[1 - d] = (struct capstream_dir){ .saddr = daddr, .daddr = saddr, .sport = dport,
-						.dport = sport };
+	c->dir[d] = (struct capstream_dir){
+		.saddr = saddr, .daddr = daddr, .sport = sport, .dport = dport
+	};
+	c->dir[1 - d] = (struct capstream_dir){
+		.saddr = daddr, .daddr = saddr, .sport = dport, .dport = sport
+	};
 	return &c->dir[d];
 }
 

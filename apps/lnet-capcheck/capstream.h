@@ -58,8 +58,8 @@ struct capstream_conn {
 struct capstream_set {
 	struct capstream_conn *conns;
 	size_t nconns, cap;
-	uint64_t frames; /**< frames read */
-	double last_ts;  /**< the last frame's time, seconds */
+	uint64_t frames;       /**< frames read */
+	double last_ts;        /**< the last frame's time, seconds */
 	const uint16_t *ports; /**< the LNet ports */
 	size_t nports;
 	size_t max_len; /**< longest direction kept; 0: CAPSTREAM_MAX_LEN */

@@ -118,7 +118,8 @@ main(int argc, char **argv)
 		case 'p':
 			v = strtoul(optarg, &end, 10);
 			if (*end != '\0' || v == 0 || v > 65535 || nports == MAX_PORTS) {
-				fprintf(stderr, "lnet-capcheck: bad or too many --port: %s\n", optarg);
+				fprintf(stderr, "lnet-capcheck: bad or too many --port: %s\n",
+					optarg);
 				return 2;
 			}
 			ports[nports++] = (uint16_t)v;

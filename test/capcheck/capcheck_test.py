@@ -17,6 +17,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 LNET_PORT = 988
 KSOCK_MSG_LNET = 0xC1
@@ -166,8 +167,137 @@ def main():
     return 0
 
 
+def lnet_frames(frames, direction=None):
+    """1-based numbers of the frames whose payload is one whole LNET message."""
+    out = []
+    for i, f in enumerate(frames):
+        s = Seg.of(f[2])
+        if s and s.starts_lnet() and (direction is None or (s.src, s.dst) == direction):
+            plen = struct.unpack("<I", s.payload[52:56])[0]
+            if len(s.payload) == 96 + plen:
+                out.append(i + 1)
+    return out
+
+
+def put32(frames, n, off, value):
+    """Write a little-endian word at @off of frame @n's TCP payload."""
+    pkt = frames[n - 1][2]
+    at = Seg(pkt).data + off
+    pkt[at:at + 4] = struct.pack("<I", value)
+
+
+def ksock_csum(payload):
+    """ksm_csum of a whole message (lnet-facts 4.6): crc32_le from ~0, not inverted."""
+    zeroed = payload[:4] + b"\0\0\0\0" + payload[8:]
+    return zlib.crc32(zeroed) ^ 0xFFFFFFFF
+
+
+def expect(tool, path, frame, kind, words, level="problem"):
+    rc, rep = run(tool, path)
+    got = [f for f in findings(rep, level) if f[0] == frame and f[1] == kind and words in f[2]]
+    assert got, f"{path}: want {level} {kind} '{words}' at frame {frame}, got {findings(rep)}"
+    assert rc == (1 if level == "problem" else 0), (rc, problems(rep))
+    print(f"ok {os.path.basename(path)}: frame {frame}: {got[0][2]}")
+
+
+def planted_copy(tmp, name, head, frames):
+    path = os.path.join(tmp, name)
+    write_pcap(path, head, frames)
+    return path
+
+
 def test_planted(tool, captures, tmp):
-    raise SystemExit("planted: not yet")
+    src = os.path.join(captures, "kernel", "s1_01_first_ping_discovery_on.pcap")
+    head, frames = read_pcap(src)
+    msgs = lnet_frames(frames)
+    replies = [n for n in msgs if Seg(frames[n - 1][2]).lnet_type() == 3]
+    assert len(msgs) >= 3 and replies, (msgs, replies)
+
+    # a flipped byte: the LNet type becomes 9
+    f = [[a, b, bytearray(c), d] for a, b, c, d in frames]
+    put32(f, msgs[0], 48, 9)
+    expect(tool, planted_copy(tmp, "type.pcap", head, f), msgs[0], "lnet", "unknown LNet message type")
+
+    # a checksum that does not match, then one that does
+    f = [[a, b, bytearray(c), d] for a, b, c, d in frames]
+    put32(f, msgs[1], 4, 0x12345678)
+    expect(tool, planted_copy(tmp, "csum.pcap", head, f), msgs[1], "csum", "ksm_csum 0x12345678")
+    f = [[a, b, bytearray(c), d] for a, b, c, d in frames]
+    put32(f, msgs[1], 4, ksock_csum(Seg(f[msgs[1] - 1][2]).payload))
+    rc, rep = run(tool, planted_copy(tmp, "csum-right.pcap", head, f))
+    assert rc == 0 and problems(rep) == [], problems(rep)
+
+    # a REPLY to a handle no GET carried: its object cookie changed
+    f = [[a, b, bytearray(c), d] for a, b, c, d in frames]
+    put32(f, replies[0], 24 + 32 + 8, 0xDEAD)
+    expect(tool, planted_copy(tmp, "reply.pcap", head, f), replies[0], "lnet", "that no GET sent")
+
+    # the GET's sink made 1 byte: its REPLY is longer
+    f = [[a, b, bytearray(c), d] for a, b, c, d in frames]
+    gets = [n for n in msgs if Seg(f[n - 1][2]).lnet_type() == 2 and n < replies[0]]
+    put32(f, gets[0], 24 + 64, 1)
+    expect(tool, planted_copy(tmp, "sink.pcap", head, f), replies[0], "lnet",
+           "whose sink is 1 bytes")
+
+    # a destination on the hello's net that is not the hello's peer
+    f = [[a, b, bytearray(c), d] for a, b, c, d in frames]
+    dest = struct.unpack("<I", Seg(f[msgs[0] - 1][2]).payload[24:28])[0]
+    put32(f, msgs[0], 24, dest + 100)
+    expect(tool, planted_copy(tmp, "dest.pcap", head, f), msgs[0], "lnet",
+           "on a connection whose hello names")
+
+    # a payload longer than the stream: the last message of a closed stream
+    test_planted_past_end(tool, captures, tmp)
+
+    # a capture that starts in the middle of a message
+    test_planted_mid_message(tool, head, frames, msgs, tmp)
+
+
+def closed_directions(frames):
+    return {(s.src, s.dst) for f in frames if (s := Seg.of(f[2])) and s.flags & 0x05}
+
+
+def test_planted_past_end(tool, captures, tmp):
+    for src in sorted(glob.glob(os.path.join(captures, "kernel", "*.pcap"))):
+        head, frames = read_pcap(src)
+        for d in sorted(closed_directions(frames)):
+            data = [i + 1 for i, f in enumerate(frames)
+                    if (s := Seg.of(f[2])) and s.payload and (s.src, s.dst) == d]
+            whole = lnet_frames(frames, d)
+            if data and whole and data[-1] == whole[-1] and \
+                    Seg(frames[whole[-1] - 1][2]).lnet_type() in (1, 3):  # PUT, REPLY: a payload
+                f = [[a, b, bytearray(c), x] for a, b, c, x in frames]
+                n = whole[-1]
+                plen = struct.unpack("<I", Seg(f[n - 1][2]).payload[52:56])[0]
+                put32(f, n, 52, plen + 1000)
+                expect(tool, planted_copy(tmp, "past-end.pcap", head, f), n, "framing",
+                       "the stream closed")
+                return
+    raise AssertionError("no closed stream ending in a whole PUT or REPLY")
+
+
+def test_planted_mid_message(tool, head, frames, msgs, tmp):
+    """Drop a connection's frames before message K, and K's first 30 bytes."""
+    k = msgs[1]
+    seg = Seg(frames[k - 1][2])
+    conn = {seg.src, seg.dst}
+    later = [n for n in lnet_frames(frames, (seg.src, seg.dst)) if n > k]
+    assert later, "no message after K"
+    keep = []
+    for i, fr in enumerate(frames):
+        s = Seg.of(fr[2])
+        if s and {s.src, s.dst} == conn and i + 1 < k:
+            continue
+        keep.append([fr[0], fr[1], bytearray(fr[2]), fr[3]])
+        if i + 1 == k:
+            pkt = keep[-1][2]
+            del pkt[s.data:s.data + 30]
+            pkt[16:18] = struct.pack(">H", s.end - 14 - 30)
+            pkt[s.tcp + 4:s.tcp + 8] = struct.pack(">I", (s.seq + 30) & 0xFFFFFFFF)
+            keep[-1][3] -= 30
+    dropped = len(frames) - len(keep)
+    expect(tool, planted_copy(tmp, "mid.pcap", head, keep), later[0] - dropped, "resync",
+           "the capture starts mid-stream", level="note")
 
 
 if __name__ == "__main__":
