@@ -224,47 +224,90 @@ frame_hdr_size(const struct ksock_proto *p)
 	return p->msg_hdr_size + p->lnet_hdr_size;
 }
 
+/* Where the bytes present from @p off end: the next hole, or the stream's end. */
+static size_t
+present_end(const struct capstream_dir *d, size_t off)
+{
+	size_t i;
+
+	for (i = 0; i < d->nholes; i++) {
+		if (d->holes[i].off > off) {
+			return d->holes[i].off;
+		}
+	}
+	return d->len;
+}
+
 /*
- * Whether a whole LNET message with a header that decodes starts at @p off
- * under @p p, and the next header (when the stream holds it) decodes too:
- * two in a row are not chance.
+ * One message at @p off under @p p: 0 and *@p next past it, or -1. *@p noop
+ * says it was a NOOP.
+ */
+static int
+message_at(const struct dir_state *s, const struct ksock_proto *p, bool swapped, size_t off,
+	   size_t *next, bool *noop)
+{
+	const struct capstream_dir *d = s->d;
+	struct ksock_msg km = { .type = KSOCK_MSG_LNET };
+	struct lnet_hdr h;
+
+	if (!capstream_present(d, off, p->msg_hdr_size)) {
+		return -1;
+	}
+	if (p->msg_hdr_size != 0 &&
+	    ksock_msg_hdr_decode(d->data + off, p->msg_hdr_size, swapped, &km) != 0) {
+		return -1;
+	}
+	*noop = km.type == KSOCK_MSG_NOOP;
+	if (*noop) {
+		*next = off + p->msg_hdr_size;
+		return 0;
+	}
+	if (!capstream_present(d, off, frame_hdr_size(p)) ||
+	    p->lnet_hdr_decode(d->data + off + p->msg_hdr_size, p->lnet_hdr_size, &h) != 0) {
+		return -1;
+	}
+	if (s->have_hello && p->version != 1 && !lnet_nid_same(&h.src_nid, &s->hello.src_nid) &&
+	    lnet_nid_net(&h.src_nid) == lnet_nid_net(&s->hello.src_nid)) {
+		return -1;
+	}
+	*next = off + frame_hdr_size(p) + h.payload_length;
+	return 0;
+}
+
+/*
+ * Whether messages start at @p off under @p p. An LNET message whose header
+ * decodes, followed by another that decodes (or by nothing captured), is
+ * not chance. NOOPs are 24 bytes of mostly zeros, easy to find anywhere: a
+ * start on one stands only at a segment's first byte and when messages
+ * follow each other exactly up to the next hole or the end.
  */
 static bool
 frames_at(const struct dir_state *s, const struct ksock_proto *p, bool swapped, size_t off)
 {
-	const struct capstream_dir *d = s->d;
+	size_t end = present_end(s->d, off), next;
+	bool noop, first_noop;
 	int i;
 
-	for (i = 0; i < 2; i++) {
-		struct ksock_msg km = { .type = KSOCK_MSG_LNET };
-		struct lnet_hdr h;
+	if (message_at(s, p, swapped, off, &next, &first_noop) != 0) {
+		return false;
+	}
+	if (first_noop) {
+		const struct capstream_mark *m = capstream_mark_at(s->d, off);
 
-		if (i == 1 && !capstream_present(d, off, p->msg_hdr_size)) {
-			return true; /* the first one stands alone */
-		}
-		if (!capstream_present(d, off, frame_hdr_size(p))) {
+		if (m == NULL || m->off != off) {
 			return false;
 		}
-		if (p->msg_hdr_size != 0 &&
-		    ksock_msg_hdr_decode(d->data + off, p->msg_hdr_size, swapped, &km) != 0) {
-			return false;
-		}
-		if (km.type == KSOCK_MSG_NOOP) {
-			if (i == 0) {
-				return false; /* 24 bytes of mostly zeros: too easy to find */
+		while (next < end) {
+			if (message_at(s, p, swapped, next, &next, &noop) != 0) {
+				return false;
 			}
-			return true;
 		}
-		if (p->lnet_hdr_decode(d->data + off + p->msg_hdr_size, p->lnet_hdr_size, &h) !=
-		    0) {
+		return true;
+	}
+	for (i = 0; i < 1 && next < end; i++) {
+		if (message_at(s, p, swapped, next, &next, &noop) != 0) {
 			return false;
 		}
-		if (s->have_hello && p->version != 1 &&
-		    !lnet_nid_same(&h.src_nid, &s->hello.src_nid) &&
-		    lnet_nid_net(&h.src_nid) == lnet_nid_net(&s->hello.src_nid)) {
-			return false;
-		}
-		off += frame_hdr_size(p) + h.payload_length;
 	}
 	return true;
 }
@@ -446,6 +489,7 @@ frame_one(struct checker *c, struct dir_state *s)
 	check_csum(c, s, off, total, &km);
 	check_dest(c, s, off, &h);
 	summary(c, s)->by_type[h.type < 5 ? h.type : 4]++;
+	summary(c, s)->zc_requests += km.zc_cookies[0] != 0;
 	record(c, s, off, &km, &h);
 	s->off += total;
 	return STEP_NEXT;
@@ -969,12 +1013,12 @@ capcheck_print_json(FILE *out, const char *name, const struct capstream_set *set
 				",\"syn\":%s,\"closed\":%s,\"version\":%u,\"bytes\":%" PRIu64
 				",\"missing\":%" PRIu64 ",\"put\":%" PRIu64 ",\"get\":%" PRIu64
 				",\"ack\":%" PRIu64 ",\"reply\":%" PRIu64 ",\"noop\":%" PRIu64
-				",\"findings\":[",
+				",\"zc\":%" PRIu64 ",\"findings\":[",
 				sep, i, d, src, dst, x->first_frame, x->last_frame,
 				x->syn ? "true" : "false", x->fin ? "true" : "false", s->version,
 				s->bytes, s->missing, s->by_type[LNET_MSG_PUT],
 				s->by_type[LNET_MSG_GET], s->by_type[LNET_MSG_ACK],
-				s->by_type[LNET_MSG_REPLY], s->noops);
+				s->by_type[LNET_MSG_REPLY], s->noops, s->zc_requests);
 			for (f = 0; f < r->nfindings; f++) {
 				const struct capcheck_finding *y = &r->findings[f];
 

@@ -36,9 +36,10 @@ struct capcheck_finding {
 struct capcheck_summary {
 	uint64_t by_type[5]; /**< LNet messages by enum lnet_msg_type (HELLO last) */
 	uint64_t noops;
-	uint64_t bytes;   /**< stream bytes, holes included */
-	uint64_t missing; /**< bytes the capture lacks */
-	uint32_t version; /**< ksock protocol version; 0 unknown */
+	uint64_t zc_requests; /**< LNET messages asking for a zero-copy ACK */
+	uint64_t bytes;       /**< stream bytes, holes included */
+	uint64_t missing;     /**< bytes the capture lacks */
+	uint32_t version;     /**< ksock protocol version; 0 unknown */
 };
 
 struct capcheck_report {
