@@ -31,6 +31,7 @@ struct dir_state {
 	const struct ksock_proto *proto; /* NULL until a hello or a resync says */
 	bool swapped;
 	bool have_hello;
+	bool stop; /* the handshake went wrong or ended the stream: nothing to frame */
 	struct ksock_hello hello;
 	size_t off;
 };
@@ -144,16 +145,19 @@ check_connreq(struct checker *c, struct dir_state *s)
 		report(c, s, frame_at(s, 0), d->fin ? CAPCHECK_PROBLEM : CAPCHECK_NOTE, "framing",
 		       "the stream ends inside the acceptor request (%zu of %zu bytes)", d->len,
 		       used);
+		s->stop = true;
 		return false;
 	}
 	if (rc != 0) {
 		report(c, s, frame_at(s, 0), CAPCHECK_PROBLEM, "connreq",
 		       "acceptor request does not decode: %s", ksock_strerror(rc));
+		s->stop = true;
 		return false;
 	}
 	if (cr.probe) {
 		report(c, s, frame_at(s, 0), CAPCHECK_INFO, "connreq",
 		       "acceptor version probe (LNET_PROTO_MAGIC)");
+		s->stop = true;
 		return false;
 	}
 	report(c, s, frame_at(s, 0), CAPCHECK_INFO, "connreq",
@@ -192,11 +196,13 @@ check_hello(struct checker *c, struct dir_state *s)
 	if (rc == -KSOCK_ESHORT) {
 		report(c, s, frame, d->fin ? CAPCHECK_PROBLEM : CAPCHECK_NOTE, "framing",
 		       "the stream ends inside the hello");
+		s->stop = true;
 		return false;
 	}
 	if (rc != 0) {
 		report(c, s, frame, CAPCHECK_PROBLEM, "hello", "hello does not decode: %s",
 		       ksock_strerror(rc));
+		s->stop = true;
 		return false;
 	}
 	s->proto = p;
@@ -541,14 +547,16 @@ check_conn(struct checker *c, size_t conn)
 	for (i = 0; i < 2; i++) {
 		struct dir_state *s = &st[i];
 
-		if (s->proto == NULL && s->d->syn) {
+		if (s->stop) {
 			continue; /* the handshake failed, reported above */
 		}
 		if (s->proto == NULL) {
 			s->proto = st[1 - i].proto;
 			s->swapped = st[1 - i].swapped;
 			if (s->d->len != 0) {
-				resync_report(c, s, 0, "the capture starts mid-stream");
+				resync_report(c, s, s->off,
+					      s->d->syn ? "the capture lacks the handshake" :
+							  "the capture starts mid-stream");
 			}
 			summary(c, s)->version = s->proto != NULL ? s->proto->version : 0;
 		}
@@ -923,10 +931,11 @@ print_summary_text(FILE *out, const struct capcheck_summary *s)
 {
 	fprintf(out,
 		"    summary: V%u, %" PRIu64 " bytes (%" PRIu64 " not captured), PUT %" PRIu64
-		", GET %" PRIu64 ", ACK %" PRIu64 ", REPLY %" PRIu64 ", NOOP %" PRIu64 "\n",
+		", GET %" PRIu64 ", ACK %" PRIu64 ", REPLY %" PRIu64 ", NOOP %" PRIu64
+		", ZC requests %" PRIu64 "\n",
 		s->version, s->bytes, s->missing, s->by_type[LNET_MSG_PUT],
 		s->by_type[LNET_MSG_GET], s->by_type[LNET_MSG_ACK], s->by_type[LNET_MSG_REPLY],
-		s->noops);
+		s->noops, s->zc_requests);
 }
 
 void

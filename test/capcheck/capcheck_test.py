@@ -255,6 +255,14 @@ def test_planted(tool, captures, tmp):
     # a capture that starts in the middle of a message
     test_planted_mid_message(tool, head, frames, msgs, tmp)
 
+    # a connection whose hello the capture lost: framing resumes at its first message
+    first = Seg(frames[msgs[0] - 1][2])
+    hello = [i + 1 for i, fr in enumerate(frames) if (x := Seg.of(fr[2])) and
+             (x.src, x.dst) == (first.src, first.dst) and len(x.payload) == 56][0]
+    f = [fr for i, fr in enumerate(frames) if i + 1 != hello]
+    expect(tool, planted_copy(tmp, "no-hello.pcap", head, f), msgs[0] - 1, "resync",
+           "the capture lacks the handshake", level="note")
+
 
 def put64(frames, n, off, value):
     put32(frames, n, off, value & 0xFFFFFFFF)
