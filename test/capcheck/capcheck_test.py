@@ -102,6 +102,21 @@ def test_clean(tool, captures):
         print(f"ok {path}: {rep['frames']} frames, {len(rep['streams'])} directions")
 
 
+def test_unreadable(tool, captures, tmp):
+    """Not a capture: exit 2. A capture cut mid-frame: read up to the cut, said on stderr."""
+    for path in (os.path.join(captures, "README.md"), os.path.join(tmp, "absent.pcap")):
+        p = subprocess.run([tool, path], capture_output=True, text=True, check=False)
+        assert p.returncode == 2 and p.stderr, (path, p.returncode, p.stderr)
+    with open(os.path.join(captures, "kernel", "s1_01_first_ping_discovery_on.pcap"), "rb") as f:
+        data = f.read()
+    cut = os.path.join(tmp, "cut.pcap")
+    with open(cut, "wb") as f:
+        f.write(data[:len(data) - 30])
+    p = subprocess.run([tool, "--json", cut], capture_output=True, text=True, check=False)
+    assert p.returncode == 0 and "read up to frame" in p.stderr, (p.returncode, p.stderr)
+    assert json.loads(p.stdout)["frames"] == 39, p.stdout
+
+
 def ndpi_counts(rep):
     return [(s["src"], s["put"], s["ack"], s["bytes"]) for s in rep["streams"]]
 
@@ -155,6 +170,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="capcheck.") as tmp:
         if test == "clean":
             test_clean(tool, captures)
+            test_unreadable(tool, captures, tmp)
         elif test == "ndpi":
             test_ndpi(tool, captures)
         elif test == "reorder":
