@@ -236,7 +236,7 @@ present_end(const struct capstream_dir *d, size_t off)
 {
 	size_t i;
 
-	for (i = 0; i < d->nholes; i++) {
+	for (i = 0; i < d->nholes; i++) { /* resync runs this only at NOOPs on segment starts */
 		if (d->holes[i].off > off) {
 			return d->holes[i].off;
 		}
@@ -333,6 +333,12 @@ resync(struct dir_state *s, size_t from)
 	int g, sw;
 
 	for (off = capstream_hole_end(d, from); off < d->len; off++) {
+		size_t hole_end = capstream_hole_end(d, off);
+
+		if (hole_end != off) {
+			off = hole_end - 1; /* nothing starts inside a hole */
+			continue;
+		}
 		if (s->proto != NULL) {
 			if (frames_at(s, s->proto, s->swapped, off)) {
 				s->off = off;

@@ -335,6 +335,24 @@ capstream_frame_at(const struct capstream_dir *d, size_t off)
 	return m != NULL ? m->frame : 0;
 }
 
+/* The first hole that ends after @p off (holes are sorted and apart): nholes when none. */
+static size_t
+first_hole_after(const struct capstream_dir *d, size_t off)
+{
+	size_t lo = 0, hi = d->nholes;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (d->holes[mid].off + d->holes[mid].len <= off) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
 bool
 capstream_present(const struct capstream_dir *d, size_t off, size_t len)
 {
@@ -343,23 +361,17 @@ capstream_present(const struct capstream_dir *d, size_t off, size_t len)
 	if (off + len > d->len) {
 		return false;
 	}
-	for (i = 0; i < d->nholes; i++) {
-		if (d->holes[i].off < off + len && off < d->holes[i].off + d->holes[i].len) {
-			return false;
-		}
-	}
-	return true;
+	i = first_hole_after(d, off);
+	return i == d->nholes || d->holes[i].off >= off + len;
 }
 
 size_t
 capstream_hole_end(const struct capstream_dir *d, size_t off)
 {
-	size_t i;
+	size_t i = first_hole_after(d, off);
 
-	for (i = 0; i < d->nholes; i++) {
-		if (d->holes[i].off <= off && off < d->holes[i].off + d->holes[i].len) {
-			return d->holes[i].off + d->holes[i].len;
-		}
+	if (i < d->nholes && d->holes[i].off <= off) {
+		return d->holes[i].off + d->holes[i].len;
 	}
 	return off;
 }
