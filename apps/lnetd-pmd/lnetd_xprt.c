@@ -174,6 +174,7 @@ lnetd_xprt_clients_show(const char *cmd, const char *params, struct rte_tel_data
 int
 lnetd_xprt_register(void)
 {
-	return lnetd_telemetry_add("/lnet/xprt_clients", lnetd_xprt_clients_show,
-				   "Client processes attached to the transport service. No parameters");
+	return lnetd_telemetry_add(
+		"/lnet/xprt_clients", lnetd_xprt_clients_show,
+		"Client processes attached to the transport service. No parameters");
 }

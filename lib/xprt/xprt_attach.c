@@ -419,7 +419,8 @@ xprt_svc_message(struct xprt_svc *svc, struct xprt_svc_client *c, const struct x
 	struct xprt_svc_region *reg;
 
 	if (m->magic != XPRT_ATT_MAGIC || m->version != XPRT_ATT_VERSION ||
-	    (m->kind == XPRT_ATT_HELLO) == c->hello || (m->kind == XPRT_ATT_REGION) != (passfd >= 0)) {
+	    (m->kind == XPRT_ATT_HELLO) == c->hello ||
+	    (m->kind == XPRT_ATT_REGION) != (passfd >= 0)) {
 		return false; /* no client makes it: a hello first and once, a region with its fd */
 	}
 	xprt_att_msg_init(&r, XPRT_ATT_REPLY);

@@ -31,8 +31,8 @@
 #define XPRT_ATT_MAX_CLIENTS 64u
 
 enum xprt_att_kind {
-	XPRT_ATT_HELLO = 1, /* client: the first message; reply: the client's id */
-	XPRT_ATT_REGION,    /* client: a memfd (SCM_RIGHTS) of `size` bytes; reply: its handle */
+	XPRT_ATT_HELLO = 1,  /* client: the first message; reply: the client's id */
+	XPRT_ATT_REGION,     /* client: a memfd (SCM_RIGHTS) of `size` bytes; reply: its handle */
 	XPRT_ATT_REGION_DEL, /* client: unmap region `handle` */
 	XPRT_ATT_REPLY,      /* daemon: `status`, and `handle` */
 };

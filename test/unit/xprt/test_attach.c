@@ -367,9 +367,9 @@ hello_twice_client(void)
 {
 	uint64_t id;
 	int s;
-	struct xprt_att_msg m = {
-		.magic = XPRT_ATT_MAGIC, .kind = XPRT_ATT_HELLO, .version = XPRT_ATT_VERSION
-	};
+	struct xprt_att_msg m = { .magic = XPRT_ATT_MAGIC,
+				  .kind = XPRT_ATT_HELLO,
+				  .version = XPRT_ATT_VERSION };
 	char c;
 
 	if (xprt_att_connect(g_path, &s, &id) != 0 || write(s, &m, sizeof(m)) != sizeof(m)) {
