@@ -148,6 +148,7 @@ lnetd_xprt_clients_show(const char *cmd, const char *params, struct rte_tel_data
 	rte_tel_data_add_dict_u64(d, "detached", st.detached);
 	rte_tel_data_add_dict_u64(d, "regions", st.regions);
 	rte_tel_data_add_dict_u64(d, "mapped_bytes", st.mapped_bytes);
+	rte_tel_data_add_dict_u64(d, "tms", st.tms);
 	/* DPDK 22.11's telemetry nests one level: a dict per client, "client<id>". */
 	for (i = 0; i < n; i++) {
 		struct rte_tel_data *c = rte_tel_data_alloc();
@@ -162,6 +163,7 @@ lnetd_xprt_clients_show(const char *cmd, const char *params, struct rte_tel_data
 		rte_tel_data_add_dict_u64(c, "uid", ci[i].uid);
 		rte_tel_data_add_dict_u64(c, "regions", ci[i].regions);
 		rte_tel_data_add_dict_u64(c, "mapped_bytes", ci[i].mapped_bytes);
+		rte_tel_data_add_dict_u64(c, "tms", ci[i].tms);
 		snprintf(key, sizeof(key), "client%" PRIu64, ci[i].id);
 		if (rte_tel_data_add_dict_container(d, key, c, 0) != 0) {
 			rte_tel_data_free(c);

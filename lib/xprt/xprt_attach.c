@@ -21,6 +21,7 @@
 #include "xprt_attach.h"
 #include "xprt_internal.h"
 #include "xprt_ring.h"
+#include "xprt_shring.h"
 
 /* ---- both ends ---- */
 
@@ -116,6 +117,24 @@ xprt_att_recv(int fd, struct xprt_att_msg *m, int *passfd)
 	return 0;
 }
 
+uint64_t
+xprt_att_ev_ring_off(uint32_t count)
+{
+	uint64_t ops = xprt_shring_bytes(count, sizeof(struct xprt_op));
+
+	return (ops + 63u) & ~UINT64_C(63);
+}
+
+uint64_t
+xprt_att_rings_bytes(uint32_t count)
+{
+	if (count < 2 || count > XPRT_ATT_MAX_RING ||
+	    xprt_shring_bytes(count, sizeof(struct xprt_ev)) == 0) {
+		return 0;
+	}
+	return xprt_att_ev_ring_off(count) + xprt_shring_bytes(count, sizeof(struct xprt_ev));
+}
+
 /* ---- the client's side ---- */
 
 /* Send @p m (with @p passfd) and wait for the daemon's reply: its status. */
@@ -196,7 +215,28 @@ xprt_att_region_del(int fd, uint64_t handle)
 	return xprt_att_call(fd, &m, -1, NULL);
 }
 
+int
+xprt_att_tm_rings(int fd, uint64_t region, uint64_t off, uint32_t count, uint64_t *handle)
+{
+	struct xprt_att_msg m;
+
+	xprt_att_msg_init(&m, XPRT_ATT_TM_RINGS);
+	m.handle = region;
+	m.size = off;
+	m.count = count;
+	return xprt_att_call(fd, &m, -1, handle);
+}
+
 /* ---- the daemon's side ---- */
+
+/* A TM's ring pair: the daemon's private views of rings in a client's region. */
+struct xprt_svc_tm {
+	uint32_t gen;
+	bool used;
+	uint32_t region_slot;   /* its region stays mapped while it is used */
+	struct xprt_shring ops; /* the daemon consumes */
+	struct xprt_shring evs; /* the daemon produces */
+};
 
 struct xprt_svc_region {
 	uint32_t gen; /* moves at each mapping: a stale handle names nothing */
@@ -213,6 +253,8 @@ struct xprt_svc_client {
 	unsigned int nregions;
 	uint64_t mapped_bytes;
 	struct xprt_svc_region regions[XPRT_ATT_MAX_REGIONS];
+	unsigned int ntms;
+	struct xprt_svc_tm tms[XPRT_ATT_MAX_TMS];
 };
 
 struct xprt_svc {
@@ -306,6 +348,11 @@ xprt_svc_detach(struct xprt_svc *svc, struct xprt_svc_client *c)
 {
 	unsigned int i;
 
+	for (i = 0; i < XPRT_ATT_MAX_TMS; i++) {
+		c->tms[i].used = false;
+	}
+	svc->st.tms -= c->ntms;
+	c->ntms = 0;
 	for (i = 0; i < XPRT_ATT_MAX_REGIONS; i++) {
 		if (c->regions[i].base != NULL) {
 			xprt_svc_region_unmap(svc, c, &c->regions[i]);
@@ -410,6 +457,57 @@ xprt_svc_region_find(struct xprt_svc_client *c, uint64_t handle)
 	return &c->regions[slot];
 }
 
+static bool
+xprt_svc_region_busy(const struct xprt_svc_client *c, uint32_t slot)
+{
+	unsigned int i;
+
+	for (i = 0; i < XPRT_ATT_MAX_TMS; i++) {
+		if (c->tms[i].used && c->tms[i].region_slot == slot) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Take the ring pair @p m names: an aligned offset, an allowed count, every
+ * byte within the region. 0 and its handle, or -errno.
+ */
+static int
+xprt_svc_tm_add(struct xprt_svc *svc, struct xprt_svc_client *c, const struct xprt_att_msg *m,
+		uint64_t *handle)
+{
+	uint64_t bytes = xprt_att_rings_bytes(m->count);
+	struct xprt_svc_tm *t;
+	uint8_t *base;
+	unsigned int i;
+
+	if (bytes == 0 || m->size % 64 != 0) {
+		return -EINVAL;
+	}
+	base = xprt_svc_region_ptr(svc, c->id, m->handle, m->size, bytes);
+	if (base == NULL) {
+		return -ERANGE;
+	}
+	for (i = 0; i < XPRT_ATT_MAX_TMS && c->tms[i].used; i++) {
+	}
+	if (i == XPRT_ATT_MAX_TMS) {
+		return -ENOSPC;
+	}
+	t = &c->tms[i];
+	t->gen++;
+	t->used = true;
+	t->region_slot = xprt_handle_slot(m->handle);
+	xprt_shring_attach(&t->ops, base, m->count, sizeof(struct xprt_op), false);
+	xprt_shring_attach(&t->evs, base + xprt_att_ev_ring_off(m->count), m->count,
+			   sizeof(struct xprt_ev), true);
+	c->ntms++;
+	svc->st.tms++;
+	*handle = xprt_handle_make(i, t->gen);
+	return 0;
+}
+
 /* One message of @p c, answered; false: the client is to be cut off. */
 static bool
 xprt_svc_message(struct xprt_svc *svc, struct xprt_svc_client *c, const struct xprt_att_msg *m,
@@ -441,9 +539,14 @@ xprt_svc_message(struct xprt_svc *svc, struct xprt_svc_client *c, const struct x
 		reg = xprt_svc_region_find(c, m->handle);
 		if (reg == NULL) {
 			r.status = -ENOENT;
+		} else if (xprt_svc_region_busy(c, xprt_handle_slot(m->handle))) {
+			r.status = -EBUSY;
 		} else {
 			xprt_svc_region_unmap(svc, c, reg);
 		}
+		break;
+	case XPRT_ATT_TM_RINGS:
+		r.status = xprt_svc_tm_add(svc, c, m, &r.handle);
 		break;
 	default:
 		return false;
@@ -562,6 +665,7 @@ xprt_svc_clients(struct xprt_svc *svc, struct xprt_svc_client_info *out, unsigne
 				.uid = c->uid,
 				.regions = c->nregions,
 				.mapped_bytes = c->mapped_bytes,
+				.tms = c->ntms,
 			};
 		}
 	}
@@ -569,24 +673,46 @@ xprt_svc_clients(struct xprt_svc *svc, struct xprt_svc_client_info *out, unsigne
 	return n;
 }
 
-void *
-xprt_svc_region_ptr(struct xprt_svc *svc, uint64_t id, uint64_t handle, uint64_t off, uint64_t len)
+static struct xprt_svc_client *
+xprt_svc_client_find(struct xprt_svc *svc, uint64_t id)
 {
-	struct xprt_svc_region *r;
 	unsigned int i;
 
 	for (i = 0; i < XPRT_ATT_MAX_CLIENTS; i++) {
 		struct xprt_svc_client *c = &svc->clients[i];
 
-		if (c->fd < 0 || !c->hello || c->id != id) {
-			continue;
+		if (c->fd >= 0 && c->hello && c->id == id) {
+			return c;
 		}
-		r = xprt_svc_region_find(c, handle);
-		/* Written so that no sum can wrap: off <= size, then len <= size - off. */
-		if (r == NULL || off > r->size || len > r->size - off) {
-			return NULL;
-		}
-		return (char *)r->base + off;
 	}
 	return NULL;
+}
+
+int
+xprt_svc_tm_rings(struct xprt_svc *svc, uint64_t id, uint64_t tm, struct xprt_shring **ops,
+		  struct xprt_shring **evs)
+{
+	struct xprt_svc_client *c = xprt_svc_client_find(svc, id);
+	uint32_t slot = xprt_handle_slot(tm);
+
+	if (c == NULL || slot >= XPRT_ATT_MAX_TMS || !c->tms[slot].used ||
+	    c->tms[slot].gen != xprt_handle_gen(tm)) {
+		return -ENOENT;
+	}
+	*ops = &c->tms[slot].ops;
+	*evs = &c->tms[slot].evs;
+	return 0;
+}
+
+void *
+xprt_svc_region_ptr(struct xprt_svc *svc, uint64_t id, uint64_t handle, uint64_t off, uint64_t len)
+{
+	struct xprt_svc_client *c = xprt_svc_client_find(svc, id);
+	struct xprt_svc_region *r = c != NULL ? xprt_svc_region_find(c, handle) : NULL;
+
+	/* Written so that no sum can wrap: off <= size, then len <= size - off. */
+	if (r == NULL || off > r->size || len > r->size - off) {
+		return NULL;
+	}
+	return (char *)r->base + off;
 }

@@ -67,8 +67,7 @@ xprt_shring_format(void *mem)
  * @p producer: this side enqueues.
  */
 static inline void
-xprt_shring_attach(struct xprt_shring *r, void *mem, uint32_t count, uint32_t esize,
-		   bool producer)
+xprt_shring_attach(struct xprt_shring *r, void *mem, uint32_t count, uint32_t esize, bool producer)
 {
 	r->hdr = mem;
 	r->count = count;

@@ -48,6 +48,7 @@ mkfifo "$work/hold1" "$work/hold2"
 "$client" "$sock" 1048576 hold <"$work/hold1" >"$work/c1" 2>&1 &
 c1=$!
 exec 7>"$work/hold1"
+check "the first attached" eventually 20 is "$a" attached 1
 "$client" "$sock" 65536 hold <"$work/hold2" >"$work/c2" 2>&1 &
 c2=$!
 exec 8>"$work/hold2"

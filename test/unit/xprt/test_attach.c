@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -28,6 +30,7 @@
 
 #include "xprt_attach.h"
 #include "xprt_ring.h"
+#include "xprt_shring.h"
 
 #define REGION_SIZE (64u * 1024u)
 /* How long the service is polled for what must come before the test fails. */
@@ -413,6 +416,131 @@ test_garbage_cut_off(void **state)
 	xprt_svc_close(svc);
 }
 
+#define RING_COUNT 64u
+
+/*
+ * The child of test_tm_rings: a ring pair at 4096 in its region; bad pairs
+ * refused; three operations in; then waits for the daemon's event and
+ * exits with 0 if it is the one expected.
+ */
+static void
+rings_client(int to_parent)
+{
+	uint64_t id;
+	uint64_t reg;
+	uint64_t tm;
+	struct xprt_shring ops;
+	struct xprt_shring evs;
+	struct xprt_op op = { .kind = XPRT_OP_BUF_ADD, .qtype = XPRT_Q_MSG_SEND };
+	struct xprt_ev ev;
+	int s;
+	int mfd = region_memfd(0, true);
+	uint8_t *p = mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	uint64_t bytes = xprt_att_rings_bytes(RING_COUNT);
+	uint32_t i;
+
+	if (p == MAP_FAILED || bytes == 0 || xprt_att_connect(g_path, &s, &id) != 0 ||
+	    xprt_att_region_add(s, mfd, REGION_SIZE, &reg) != 0) {
+		_exit(110);
+	}
+	xprt_shring_format(p + 4096);
+	xprt_shring_format(p + 4096 + xprt_att_ev_ring_off(RING_COUNT));
+	if (xprt_att_tm_rings(s, reg, 4100, RING_COUNT, &tm) != -EINVAL ||
+	    xprt_att_tm_rings(s, reg, 4096, 48, &tm) != -EINVAL ||
+	    xprt_att_tm_rings(s, reg, REGION_SIZE - 64, RING_COUNT, &tm) != -ERANGE ||
+	    xprt_att_tm_rings(s, reg + (UINT64_C(1) << 32), 4096, RING_COUNT, &tm) != -ERANGE) {
+		_exit(111);
+	}
+	if (xprt_att_tm_rings(s, reg, 4096, RING_COUNT, &tm) != 0 ||
+	    xprt_att_region_del(s, reg) != -EBUSY) {
+		_exit(112);
+	}
+	xprt_shring_attach(&ops, p + 4096, RING_COUNT, sizeof(struct xprt_op), true);
+	xprt_shring_attach(&evs, p + 4096 + xprt_att_ev_ring_off(RING_COUNT), RING_COUNT,
+			   sizeof(struct xprt_ev), false);
+	for (i = 0; i < 3; i++) {
+		op.buf = i;
+		op.length = 100 + i;
+		if (xprt_shring_enqueue(&ops, &op) != 0) {
+			_exit(113);
+		}
+	}
+	put_u64(to_parent, id);
+	put_u64(to_parent, tm);
+	while (xprt_shring_dequeue(&evs, &ev) == -EAGAIN) {
+		sched_yield();
+	}
+	_exit(ev.kind == XPRT_EV_BUF && ev.buf == 2 && ev.length == 102 && ev.unlinked == 1 ? 0 :
+											      114);
+}
+
+static void
+test_tm_rings(void **state)
+{
+	uid_t me = getuid();
+	struct xprt_svc *svc;
+	struct xprt_svc_stats st;
+	struct xprt_shring *ops;
+	struct xprt_shring *evs;
+	struct xprt_op op;
+	struct xprt_ev ev = { .kind = XPRT_EV_BUF, .unlinked = 1 };
+	int up[2];
+	pid_t child;
+	uint64_t id;
+	uint64_t tm;
+	uint32_t i;
+	int ws;
+
+	(void)state;
+	assert_int_equal(xprt_svc_open(g_path, &me, 1, &svc), 0);
+	assert_int_equal(pipe(up), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		rings_client(up[1]);
+	}
+	/* Serve until the child says its words: its calls wait for the service's answers. */
+	for (;;) {
+		struct pollfd pf = { .fd = up[0], .events = POLLIN };
+
+		if (poll(&pf, 1, 0) == 1) {
+			break;
+		}
+		assert_true(xprt_svc_poll(svc, 10) >= 0);
+	}
+	id = get_u64(up[0]);
+	tm = get_u64(up[0]);
+	assert_int_equal(xprt_svc_tm_rings(svc, id, tm + (UINT64_C(1) << 32), &ops, &evs), -ENOENT);
+	assert_int_equal(xprt_svc_tm_rings(svc, id + 1, tm, &ops, &evs), -ENOENT);
+	assert_int_equal(xprt_svc_tm_rings(svc, id, tm, &ops, &evs), 0);
+	xprt_svc_stats_get(svc, &st);
+	assert_int_equal(st.tms, 1);
+	/* The client's three operations, in order; an event back. */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(xprt_shring_dequeue(ops, &op), 0);
+		assert_int_equal(op.buf, i);
+		assert_int_equal(op.length, 100 + i);
+	}
+	assert_int_equal(xprt_shring_dequeue(ops, &op), -EAGAIN);
+	ev.buf = op.buf;
+	ev.length = op.length;
+	assert_int_equal(xprt_shring_enqueue(evs, &ev), 0);
+	while (waitpid(child, &ws, WNOHANG) == 0) {
+		assert_true(xprt_svc_poll(svc, 10) >= 0);
+	}
+	assert_true(WIFEXITED(ws));
+	assert_int_equal(WEXITSTATUS(ws), 0);
+	serve_until(svc, clients_are, 0);
+	xprt_svc_stats_get(svc, &st);
+	assert_int_equal(st.tms, 0); /* its pair went with it */
+	assert_int_equal(st.mapped_bytes, 0);
+	assert_int_equal(st.failed, 0);
+	assert_int_equal(xprt_svc_tm_rings(svc, id, tm, &ops, &evs), -ENOENT);
+	xprt_svc_close(svc);
+	close(up[0]);
+	close(up[1]);
+}
+
 int
 main(void)
 {
@@ -421,6 +549,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_uid_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_regions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_cut_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tm_rings, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
