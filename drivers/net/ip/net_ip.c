@@ -34,6 +34,9 @@ struct net_ip {
 	} proto[256];
 	net_ip_echo_fn echo_fn;
 	void *echo_arg;
+	/* IPv6 unicast addresses, [0] the link-local one; set before start, read unlocked. */
+	uint8_t addr6[NET_IP6_MAX_ADDRS][16];
+	unsigned int n_addr6;
 	struct net_ip_lcore lc[NET_PORT_MAX_LCORES];
 };
 
@@ -386,14 +389,148 @@ ip_input(void *arg, struct net_port *port, unsigned int lcore, struct rte_mbuf *
 	ip->proto[hdr.next_proto_id].rx(ip->proto[hdr.next_proto_id].arg, ip, lcore, m, &hdr);
 }
 
-/* The port's IPv6 handler: not in this slice. */
+/* ---- IPv6 input ---- */
+
+static void
+ip6_count_verdict(struct net_ip_stats *s, enum net_ipv6_verdict v)
+{
+	switch (v) {
+	case NET_IPV6_SHORT:
+		NET_STAT_ADD(s, rx6_short, 1);
+		break;
+	case NET_IPV6_BAD_VERSION:
+		NET_STAT_ADD(s, rx6_bad_version, 1);
+		break;
+	case NET_IPV6_BAD_LEN:
+		NET_STAT_ADD(s, rx6_bad_len, 1);
+		break;
+	case NET_IPV6_BAD_SRC:
+		NET_STAT_ADD(s, rx6_bad_src, 1);
+		break;
+	case NET_IPV6_FRAGMENT:
+		NET_STAT_ADD(s, rx6_frag, 1);
+		break;
+	case NET_IPV6_EXT_HDR:
+		NET_STAT_ADD(s, rx6_ext_hdr, 1);
+		break;
+	default:
+		break;
+	}
+}
+
+bool
+net_ip_is_local6(const struct net_ip *ip, const uint8_t addr[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < ip->n_addr6; i++) {
+		if (memcmp(ip->addr6[i], addr, 16) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Ours: a unicast address, all-nodes, or the solicited-node group of one of ours. */
+static bool
+ip6_dst_ours(const struct net_ip *ip, const uint8_t dst[16])
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	uint8_t group[16];
+	unsigned int i;
+
+	if (!net_ipv6_is_multicast(dst)) {
+		return net_ip_is_local6(ip, dst);
+	}
+	if (memcmp(dst, all_nodes, 16) == 0) {
+		return true;
+	}
+	for (i = 0; i < ip->n_addr6; i++) {
+		net_ipv6_solicited_node(ip->addr6[i], group);
+		if (memcmp(dst, group, 16) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+icmp6_input(struct net_ip *ip, unsigned int lcore, struct rte_mbuf *m, const struct rte_ipv6_hdr *h)
+{
+	struct net_ip_stats *s = &ip->lc[lcore].stats;
+	struct net_icmp6_view v;
+
+	NET_STAT_ADD(s, icmp6_rx, 1);
+	if ((m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) ||
+	    net_icmp6_parse(h, rte_pktmbuf_mtod(m, const void *), rte_pktmbuf_pkt_len(m), &v) !=
+		    NET_ICMP6_OK) {
+		NET_STAT_ADD(s, icmp6_bad, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	switch (v.type) {
+	case NET_ICMP6_ECHO_REQUEST:
+		/* Answered once IPv6 output (and neighbour discovery) is in. */
+		NET_STAT_ADD(s, icmp6_echo_rx, 1);
+		break;
+	case NET_ICMP6_ECHO_REPLY:
+		NET_STAT_ADD(s, icmp6_echo_reply_rx, 1);
+		break;
+	case NET_ICMP6_DEST_UNREACH:
+	case NET_ICMP6_PACKET_TOO_BIG:
+	case NET_ICMP6_TIME_EXCEEDED:
+	case NET_ICMP6_PARAM_PROBLEM:
+		NET_STAT_ADD(s, icmp6_err_rx, 1);
+		break;
+	default:
+		NET_STAT_ADD(s, icmp6_other, 1);
+		break;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* The port's IPv6 handler. */
 static void
 ip6_input(void *arg, struct net_port *port, unsigned int lcore, struct rte_mbuf *m)
 {
 	struct net_ip *ip = arg;
+	struct net_ip_stats *s = &ip->lc[lcore].stats;
+	struct rte_ipv6_hdr hdr;
+	enum net_ipv6_verdict v;
+	uint16_t plen = 0;
 
 	RTE_SET_USED(port);
-	NET_STAT_ADD(&ip->lc[lcore].stats, rx_ipv6, 1);
+	NET_STAT_ADD(s, rx_ipv6, 1);
+	rte_pktmbuf_adj(m, m->l2_len);
+	if (rte_pktmbuf_data_len(m) < sizeof(hdr)) {
+		v = NET_IPV6_SHORT; /* the header must sit in the first segment */
+	} else {
+		v = net_ipv6_check(rte_pktmbuf_mtod(m, const void *),
+				   RTE_MIN(rte_pktmbuf_pkt_len(m),
+					   (uint32_t)UINT16_MAX + sizeof(hdr)),
+				   &plen);
+	}
+	if (v != NET_IPV6_OK) {
+		ip6_count_verdict(s, v);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	hdr = *rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+	if (!ip6_dst_ours(ip, hdr.dst_addr)) {
+		NET_STAT_ADD(s, rx6_not_ours, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* Ethernet padding goes; the upper layer sees its payload only. */
+	rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - sizeof(hdr) - plen);
+	rte_pktmbuf_adj(m, sizeof(hdr));
+	if (hdr.proto == IPPROTO_ICMPV6) {
+		NET_STAT_ADD(s, rx_delivered, 1);
+		icmp6_input(ip, lcore, m, &hdr);
+		return;
+	}
+	/* No upper layer takes IPv6 yet (TCP over IPv6 is the next step). */
+	NET_STAT_ADD(s, rx6_no_proto, 1);
 	rte_pktmbuf_free(m);
 }
 
@@ -420,6 +557,8 @@ net_ip_create(struct net_neigh *nb, const struct net_ip_conf *conf, struct net_i
 	}
 	ip->nb = nb;
 	ip->port = net_neigh_port(nb);
+	net_ipv6_link_local(&net_port_info(ip->port)->mac, ip->addr6[0]);
+	ip->n_addr6 = 1;
 	net_port_set_handler(ip->port, NET_CLASS_IPV4, ip_input, ip);
 	net_port_set_handler(ip->port, NET_CLASS_IPV6, ip6_input, ip);
 	*out = ip;
@@ -444,6 +583,24 @@ net_ip_register(struct net_ip *ip, uint8_t proto, net_ip_rx_fn rx, net_ip_err_fn
 	ip->proto[proto].rx = rx;
 	ip->proto[proto].err = err;
 	ip->proto[proto].arg = arg;
+	return 0;
+}
+
+int
+net_ip_addr6_add(struct net_ip *ip, const uint8_t addr[16])
+{
+	static const uint8_t unspecified[16];
+
+	if (net_ipv6_is_multicast(addr) || memcmp(addr, unspecified, 16) == 0) {
+		return -EINVAL;
+	}
+	if (net_ip_is_local6(ip, addr)) {
+		return -EEXIST;
+	}
+	if (ip->n_addr6 == NET_IP6_MAX_ADDRS) {
+		return -ENOSPC;
+	}
+	memcpy(ip->addr6[ip->n_addr6++], addr, 16);
 	return 0;
 }
 

@@ -771,6 +771,213 @@ test_parsers_refuse_what_they_must(void **state)
 	assert_int_equal(iv.data_len, 8);
 }
 
+/* ---- IPv6 and ICMPv6 ---- */
+
+static const uint8_t LL_X[16] = { 0xfe, 0x80, [15] = 0x01 }; /* fe80::1, a neighbour */
+
+/* fe80::5054:ff:fe12:3456, what RFC 4291's modified EUI-64 makes of 52:54:00:12:34:56. */
+static const uint8_t LL_5254[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
+				     0xff, 0xfe, 0x12,       0x34, 0x56 };
+
+/* An IPv6 packet src -> dst of next header @p nh carrying @p l4 (its checksum left as is). */
+static size_t
+ip6_packet(uint8_t *buf, uint8_t nh, const uint8_t src[16], const uint8_t dst[16], const void *l4,
+	   size_t l4_len)
+{
+	struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)buf;
+
+	memset(h, 0, sizeof(*h));
+	h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	h->payload_len = rte_cpu_to_be_16((uint16_t)l4_len);
+	h->proto = nh;
+	h->hop_limits = 64;
+	memcpy(h->src_addr, src, 16);
+	memcpy(h->dst_addr, dst, 16);
+	memcpy(h + 1, l4, l4_len);
+	return sizeof(*h) + l4_len;
+}
+
+/* An ICMPv6 message of @p len bytes at @p l4 in the packet at @p buf: fill its checksum. */
+static void
+icmp6_seal(uint8_t *buf)
+{
+	struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)buf;
+	uint8_t *ic = buf + sizeof(*h);
+	size_t len = rte_be_to_cpu_16(h->payload_len);
+	uint16_t ck;
+
+	ic[2] = ic[3] = 0;
+	ck = net_ipv6_l4_cksum(h->src_addr, h->dst_addr, IPPROTO_ICMPV6, ic, len);
+	memcpy(ic + 2, &ck, 2);
+}
+
+/* An echo request src -> dst, id 0x1234, sequence 7, payload "abcdefgh", checksummed. */
+static size_t
+echo6(uint8_t *buf, const uint8_t src[16], const uint8_t dst[16])
+{
+	const uint8_t body[16] = { 128, 0,   0,   0,   0x12, 0x34, 0,   7,
+				   'a', 'b', 'c', 'd', 'e',  'f',  'g', 'h' };
+	size_t n = ip6_packet(buf, IPPROTO_ICMPV6, src, dst, body, sizeof(body));
+
+	icmp6_seal(buf);
+	return n;
+}
+
+static void
+test_ipv6_parsers_and_addresses(void **state)
+{
+	const struct rte_ether_addr mac = { .addr_bytes = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 } };
+	const uint8_t snm[16] = { 0xff, 0x02, [11] = 0x01, 0xff, 0x12, 0x34, 0x56 };
+	uint8_t a[16], b[128], q[64];
+	struct net_icmp6_view v;
+	uint16_t plen;
+	size_t n;
+
+	(void)state;
+	net_ipv6_link_local(&mac, a);
+	assert_memory_equal(a, LL_5254, 16);
+	net_ipv6_solicited_node(a, a);
+	assert_memory_equal(a, snm, 16);
+
+	n = echo6(b, LL_X, LL_5254);
+	/* The checksum an independent RFC 1071 sum (Python) gives for this message. */
+	assert_int_equal(b[42] << 8 | b[43], 0x5b25);
+	assert_int_equal(net_ipv6_check(b, n, &plen), NET_IPV6_OK);
+	assert_int_equal(plen, 16);
+	assert_int_equal(net_icmp6_parse((struct rte_ipv6_hdr *)b, b + 40, plen, &v), NET_ICMP6_OK);
+	assert_int_equal(v.type, NET_ICMP6_ECHO_REQUEST);
+	assert_int_equal(v.id, 0x1234);
+	assert_int_equal(v.seq, 7);
+	assert_int_equal(v.data_len, 8);
+	assert_memory_equal(v.data, "abcdefgh", 8);
+	/* The pseudo-header counts: the same bytes to another address fail. */
+	b[39] ^= 1;
+	assert_int_equal(net_icmp6_parse((struct rte_ipv6_hdr *)b, b + 40, plen, &v),
+			 NET_ICMP6_BAD_CKSUM);
+	b[39] ^= 1;
+
+	assert_int_equal(net_ipv6_check(b, 39, &plen), NET_IPV6_SHORT);
+	assert_int_equal(net_ipv6_check(b, n - 1, &plen), NET_IPV6_BAD_LEN);
+	b[0] = 0x45;
+	assert_int_equal(net_ipv6_check(b, n, &plen), NET_IPV6_BAD_VERSION);
+	b[0] = 0x60;
+	b[6] = IPPROTO_FRAGMENT;
+	assert_int_equal(net_ipv6_check(b, n, &plen), NET_IPV6_FRAGMENT);
+	b[6] = IPPROTO_HOPOPTS;
+	assert_int_equal(net_ipv6_check(b, n, &plen), NET_IPV6_EXT_HDR);
+	b[6] = IPPROTO_ICMPV6;
+	b[8] = 0xff; /* multicast source */
+	assert_int_equal(net_ipv6_check(b, n, &plen), NET_IPV6_BAD_SRC);
+
+	/* Packet too big (RFC 4443 3.2): its 32-bit MTU and the quoted packet's addresses. */
+	memset(q, 0, sizeof(q));
+	q[0] = NET_ICMP6_PACKET_TOO_BIG;
+	q[4] = 0;
+	q[5] = 0;
+	q[6] = 0x05;
+	q[7] = 0x00; /* 1280 */
+	ip6_packet(q + 8, IPPROTO_TCP, LL_5254, LL_X, "\x03\xdc\x04\x00\x01\x02\x03\x04", 8);
+	n = ip6_packet(b, IPPROTO_ICMPV6, LL_X, LL_5254, q, 56);
+	icmp6_seal(b);
+	assert_int_equal(net_icmp6_parse((struct rte_ipv6_hdr *)b, b + 40, 56, &v), NET_ICMP6_OK);
+	assert_int_equal(v.err.mtu, 1280);
+	assert_int_equal(v.err.proto, IPPROTO_TCP);
+	assert_memory_equal(v.err.src, LL_5254, 16);
+	assert_memory_equal(v.err.dst, LL_X, 16);
+	assert_int_equal(v.err.l4_len, 8);
+	assert_int_equal(v.err.l4[0] << 8 | v.err.l4[1], 988);
+	/* Quoting under 8 bytes past the header is too short for TCP's ports. */
+	ip6_packet(b, IPPROTO_ICMPV6, LL_X, LL_5254, q, 55);
+	icmp6_seal(b);
+	assert_int_equal(net_icmp6_parse((struct rte_ipv6_hdr *)b, b + 40, 55, &v),
+			 NET_ICMP6_SHORT);
+	(void)n;
+}
+
+static void
+test_ipv6_input_counted_and_filtered(void **state)
+{
+	struct fix *f = *state;
+	const uint8_t global_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x02 };
+	const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	const uint8_t mcast_src[16] = { 0xff, 0x02, [15] = 0x09 };
+	uint8_t ll_b[16], snm_b[16], other[16], pkt[160], q[64];
+	struct net_ip_stats is;
+	size_t n;
+	unsigned int i;
+
+	net_ipv6_link_local(&f->b.mac, ll_b);
+	net_ipv6_solicited_node(global_b, snm_b);
+	memcpy(other, ll_b, 16);
+	other[15] ^= 0x80;
+	assert_int_equal(net_ip_addr6_add(f->b.ip, global_b), 0);
+	assert_int_equal(net_ip_addr6_add(f->b.ip, global_b), -EEXIST);
+	assert_int_equal(net_ip_addr6_add(f->b.ip, ll_b), -EEXIST); /* it always has that one */
+	assert_int_equal(net_ip_addr6_add(f->b.ip, all_nodes), -EINVAL);
+	assert_true(net_ip_is_local6(f->b.ip, ll_b));
+	assert_true(net_ip_is_local6(f->b.ip, global_b));
+	assert_false(net_ip_is_local6(f->b.ip, other));
+	start(f);
+
+	/* Accepted: to its link-local, its configured address, all-nodes, solicited-node. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, LL_X, ll_b));
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, LL_X, global_b));
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, LL_X, all_nodes));
+	n = echo6(pkt, LL_X, snm_b);
+	memset(pkt + n, 0xee, 8); /* Ethernet padding past the payload: not summed */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n + 8);
+	/* Refused, each counted once. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, LL_X, other));
+	n = echo6(pkt, LL_X, ll_b);
+	pkt[6] = IPPROTO_FRAGMENT;
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n);
+	pkt[6] = IPPROTO_DSTOPTS;
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n);
+	pkt[6] = IPPROTO_ICMPV6;
+	pkt[43] ^= 0x40; /* ICMPv6 checksum */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, mcast_src, ll_b));
+	n = echo6(pkt, LL_X, ll_b);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n - 1); /* payload length past the frame */
+	pkt[0] = 0x40;
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, 20);
+	n = ip6_packet(pkt, IPPROTO_TCP, LL_X, ll_b, "0123456789abcdefghij", 20);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n); /* no IPv6 upper layer yet */
+	/* Packet too big about a packet B sent. */
+	memset(q, 0, sizeof(q));
+	q[0] = NET_ICMP6_PACKET_TOO_BIG;
+	q[6] = 0x05;
+	ip6_packet(q + 8, IPPROTO_TCP, ll_b, LL_X, "\x03\xdc\x04\x00\x01\x02\x03\x04", 8);
+	n = ip6_packet(pkt, IPPROTO_ICMPV6, LL_X, ll_b, q, 56);
+	icmp6_seal(pkt);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+
+	is = istats(&f->b);
+	assert_int_equal(is.rx_ipv6, 14);
+	assert_int_equal(is.icmp6_rx, 6);
+	assert_int_equal(is.icmp6_echo_rx, 4);
+	assert_int_equal(is.icmp6_err_rx, 1);
+	assert_int_equal(is.icmp6_bad, 1);
+	assert_int_equal(is.rx6_not_ours, 1);
+	assert_int_equal(is.rx6_frag, 1);
+	assert_int_equal(is.rx6_ext_hdr, 1);
+	assert_int_equal(is.rx6_bad_src, 1);
+	assert_int_equal(is.rx6_bad_len, 1);
+	assert_int_equal(is.rx6_bad_version, 1);
+	assert_int_equal(is.rx6_short, 1);
+	assert_int_equal(is.rx6_no_proto, 1);
+	/* Nothing IPv4 was touched. */
+	assert_int_equal(is.rx, 0);
+	for (i = 0; i < 8 - 2; i++) {
+		other[0] = 0x20;
+		other[1] = (uint8_t)(i + 1);
+		assert_int_equal(net_ip_addr6_add(f->b.ip, other), 0);
+	}
+	assert_int_equal(net_ip_addr6_add(f->b.ip, LL_X), -ENOSPC);
+}
+
 int
 main(void)
 {
@@ -788,6 +995,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_icmp_frag_needed_reaches_upper_layer, setup1,
 						teardown),
 		cmocka_unit_test(test_parsers_refuse_what_they_must),
+		cmocka_unit_test(test_ipv6_parsers_and_addresses),
+		cmocka_unit_test_setup_teardown(test_ipv6_input_counted_and_filtered, setup1,
+						teardown),
 	};
 	const struct CMUnitTest two_lcores[] = {
 		cmocka_unit_test_setup_teardown(test_single_queue_steers_to_owner_lcore, setup2,
