@@ -454,6 +454,102 @@ ip6_dst_ours(const struct net_ip *ip, const uint8_t dst[16])
 	return false;
 }
 
+/*
+ * Send the ICMPv6 message that fills @p m from @p src to @p dst at @p dst_mac
+ * with hop limit 255: neighbour discovery's own messages name their
+ * link-layer destination and never wait on a resolution.
+ */
+static void
+ip6_send_nd(struct net_ip *ip, unsigned int lcore, struct rte_mbuf *m, const uint8_t src[16],
+	    const uint8_t dst[16], const struct rte_ether_addr *dst_mac)
+{
+	uint16_t len = (uint16_t)rte_pktmbuf_pkt_len(m);
+	uint8_t *ic = rte_pktmbuf_mtod(m, uint8_t *);
+	uint16_t ck = net_ipv6_l4_cksum(src, dst, IPPROTO_ICMPV6, ic, len);
+	struct rte_ipv6_hdr *h;
+	struct rte_ether_hdr *eh;
+
+	memcpy(ic + 2, &ck, sizeof(ck));
+	h = (struct rte_ipv6_hdr *)rte_pktmbuf_prepend(m, sizeof(*h));
+	eh = h != NULL ? (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, sizeof(*eh)) : NULL;
+	if (eh == NULL) {
+		NET_STAT_ADD(&ip->lc[lcore].stats, tx_no_mbuf, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	h->payload_len = rte_cpu_to_be_16(len);
+	h->proto = IPPROTO_ICMPV6;
+	h->hop_limits = 255;
+	memcpy(h->src_addr, src, 16);
+	memcpy(h->dst_addr, dst, 16);
+	eh->src_addr = net_port_info(ip->port)->mac;
+	eh->dst_addr = *dst_mac;
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	net_port_tx(ip->port, lcore, m);
+}
+
+/* Answer a solicitation for one of our addresses (RFC 4861 7.2.4). */
+static void
+nd_answer_ns(struct net_ip *ip, unsigned int lcore, const struct rte_ipv6_hdr *h,
+	     const struct net_nd_view *v)
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	static const uint8_t unspecified[16];
+	struct net_ip_stats *s = &ip->lc[lcore].stats;
+	bool dad = memcmp(h->src_addr, unspecified, 16) == 0;
+	struct rte_ether_addr to;
+	struct rte_mbuf *m;
+	uint8_t *na;
+
+	if (!net_ip_is_local6(ip, v->target)) {
+		NET_STAT_ADD(s, nd_ns_not_ours, 1);
+		return;
+	}
+	/* Without the solicitor's MAC the answer would need a resolution of its own. */
+	if (!dad && !v->has_lla) {
+		NET_STAT_ADD(s, nd_ns_no_lla, 1);
+		return;
+	}
+	m = net_port_alloc(ip->port);
+	na = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, NET_ND_NA_LEN) : NULL;
+	if (na == NULL) {
+		NET_STAT_ADD(s, tx_no_mbuf, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* A node probing for the address (DAD) hears the answer on all-nodes, unsolicited. */
+	net_nd_na_fill(na, v->target, &net_port_info(ip->port)->mac,
+		       dad ? NET_ND_NA_OVERRIDE : NET_ND_NA_SOLICITED | NET_ND_NA_OVERRIDE);
+	if (dad) {
+		net_ipv6_mcast_mac(all_nodes, &to);
+	} else {
+		to = v->lla;
+	}
+	NET_STAT_ADD(s, nd_na_tx, 1);
+	ip6_send_nd(ip, lcore, m, v->target, dad ? all_nodes : h->src_addr, &to);
+}
+
+static void
+nd_input(struct net_ip *ip, unsigned int lcore, const struct rte_ipv6_hdr *h, const void *p,
+	 size_t len)
+{
+	struct net_ip_stats *s = &ip->lc[lcore].stats;
+	struct net_nd_view v;
+
+	if (net_nd_parse(h, p, len, &v) != NET_ND_OK) {
+		NET_STAT_ADD(s, nd_bad, 1);
+		return;
+	}
+	if (v.type == NET_ND_NA) {
+		/* Counted only: the neighbour cache that takes them is the next step. */
+		NET_STAT_ADD(s, nd_na_rx, 1);
+		return;
+	}
+	NET_STAT_ADD(s, nd_ns_rx, 1);
+	nd_answer_ns(ip, lcore, h, &v);
+}
+
 static void
 icmp6_input(struct net_ip *ip, unsigned int lcore, struct rte_mbuf *m, const struct rte_ipv6_hdr *h)
 {
@@ -481,6 +577,10 @@ icmp6_input(struct net_ip *ip, unsigned int lcore, struct rte_mbuf *m, const str
 	case NET_ICMP6_TIME_EXCEEDED:
 	case NET_ICMP6_PARAM_PROBLEM:
 		NET_STAT_ADD(s, icmp6_err_rx, 1);
+		break;
+	case NET_ND_NS:
+	case NET_ND_NA:
+		nd_input(ip, lcore, h, rte_pktmbuf_mtod(m, const void *), rte_pktmbuf_pkt_len(m));
 		break;
 	default:
 		NET_STAT_ADD(s, icmp6_other, 1);

@@ -16,9 +16,12 @@
  * counted, delivery only to our addresses (the link-local one made from
  * the port's MAC, configured ones, all-nodes and their solicited-node
  * groups); ICMPv6 checked with its pseudo-header checksum, echo requests
- * and errors (packet too big with its MTU) parsed and counted. Not yet in
- * this slice: IPv6 output, hence no echo replies, neighbour discovery, and
- * ICMPv6 errors handed to an upper layer.
+ * and errors (packet too big with its MTU) parsed and counted. Neighbour
+ * solicitations (RFC 4861 7.1.1) for our addresses are answered from the
+ * data lcore straight to the solicitor's link-layer address option (to
+ * all-nodes for a DAD probe); advertisements are checked and counted. Not
+ * yet in this slice: the neighbour cache, hence no IPv6 output, echo
+ * replies or ICMPv6 errors handed to an upper layer.
  *
  * Everything runs on the data lcore that owns the frame; counters are per
  * data lcore.
@@ -70,6 +73,12 @@ struct net_ip_stats {
 	uint64_t icmp6_echo_reply_rx; /**< echo replies */
 	uint64_t icmp6_err_rx;        /**< unreachable, too big, time exceeded, parameter problem */
 	uint64_t icmp6_other;         /**< other types (dropped) */
+	uint64_t nd_bad;              /**< NS or NA failing RFC 4861's checks */
+	uint64_t nd_ns_rx;            /**< solicitations received */
+	uint64_t nd_ns_not_ours;      /**< of those, for a target not ours */
+	uint64_t nd_ns_no_lla;        /**< of those, unanswerable: no source link-layer address */
+	uint64_t nd_na_tx;            /**< advertisements sent */
+	uint64_t nd_na_rx;            /**< advertisements received */
 	uint64_t icmp_rx;             /**< ICMP messages received */
 	uint64_t icmp_bad;            /**< short or bad checksum */
 	uint64_t icmp_echo_rx;        /**< echo requests */
@@ -229,6 +238,52 @@ enum net_icmp6_verdict {
  */
 enum net_icmp6_verdict net_icmp6_parse(const struct rte_ipv6_hdr *ip, const void *p, size_t len,
 				       struct net_icmp6_view *v);
+
+/** The Ethernet multicast address of IPv6 group @p group (33:33:xx:xx:xx:xx). */
+void net_ipv6_mcast_mac(const uint8_t group[16], struct rte_ether_addr *mac);
+
+#define NET_ND_NS 135 /**< neighbour solicitation */
+#define NET_ND_NA 136 /**< neighbour advertisement */
+#define NET_ND_NA_ROUTER 0x80
+#define NET_ND_NA_SOLICITED 0x40
+#define NET_ND_NA_OVERRIDE 0x20
+/** An advertisement with its target link-layer address option. */
+#define NET_ND_NA_LEN 32
+
+/** What a neighbour solicitation or advertisement says. */
+struct net_nd_view {
+	uint8_t type;              /**< NET_ND_NS or NET_ND_NA */
+	uint8_t flags;             /**< NA: NET_ND_NA_* */
+	uint8_t target[16];        /**< the address asked or answered for */
+	bool has_lla;              /**< a source (NS) or target (NA) link-layer address option */
+	struct rte_ether_addr lla; /**< its MAC */
+};
+
+/** Why an NS or NA is refused (RFC 4861 7.1.1, 7.1.2). */
+enum net_nd_verdict {
+	NET_ND_OK = 0,
+	NET_ND_SHORT,      /**< under 24 bytes */
+	NET_ND_BAD_CODE,   /**< not NS/NA, or code not 0 */
+	NET_ND_BAD_HOP,    /**< hop limit not 255: not from this link */
+	NET_ND_BAD_TARGET, /**< multicast target, or a solicited NA to a group */
+	NET_ND_BAD_OPT,    /**< an option of length 0 or past the message */
+	NET_ND_BAD_DAD,    /**< unspecified source not to a solicited-node group, or with SLLA */
+};
+
+/**
+ * Check and parse the NS or NA of @p len bytes at @p p in the IPv6 packet
+ * with header @p ip (its ICMPv6 checksum already verified).
+ */
+enum net_nd_verdict net_nd_parse(const struct rte_ipv6_hdr *ip, const void *p, size_t len,
+				 struct net_nd_view *v);
+
+/**
+ * Write at @p buf (NET_ND_NA_LEN bytes) an advertisement for @p target with
+ * @p flags and @p mac as its target link-layer address; checksum zero.
+ * @return NET_ND_NA_LEN
+ */
+size_t net_nd_na_fill(uint8_t *buf, const uint8_t target[16], const struct rte_ether_addr *mac,
+		      uint8_t flags);
 
 /**
  * IPv4 over @p nb's port and addresses: takes the port's IPv4 and IPv6

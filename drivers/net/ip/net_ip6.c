@@ -184,3 +184,105 @@ net_icmp6_parse(const struct rte_ipv6_hdr *ip, const void *p, size_t len, struct
 		return NET_ICMP6_OK;
 	}
 }
+
+/* ---- neighbour discovery messages (RFC 4861 4.3, 4.4, 4.6.1) ---- */
+
+#define ND_MSG_LEN 24 /* type, code, checksum, flags or reserved, target */
+#define ND_OPT_SLLA 1
+#define ND_OPT_TLLA 2
+#define ND_HOP_LIMIT 255
+
+static bool
+ip6_is_unspecified(const uint8_t a[16])
+{
+	static const uint8_t zero[16];
+
+	return memcmp(a, zero, 16) == 0;
+}
+
+/* Walk the options: each at least 8 bytes and inside the message (RFC 4861 4.6). */
+static enum net_nd_verdict
+nd_parse_opts(const uint8_t *o, size_t len, uint8_t lla_type, struct net_nd_view *v)
+{
+	size_t olen;
+
+	while (len > 0) {
+		if (len < 2 || o[1] == 0 || (size_t)o[1] * 8 > len) {
+			return NET_ND_BAD_OPT;
+		}
+		olen = (size_t)o[1] * 8;
+		/* An Ethernet link-layer address option is exactly 8 bytes (RFC 2464 6). */
+		if (o[0] == lla_type && olen == 8) {
+			v->has_lla = true;
+			memcpy(&v->lla, o + 2, RTE_ETHER_ADDR_LEN);
+		}
+		o += olen;
+		len -= olen;
+	}
+	return NET_ND_OK;
+}
+
+enum net_nd_verdict
+net_nd_parse(const struct rte_ipv6_hdr *ip, const void *p, size_t len, struct net_nd_view *v)
+{
+	const uint8_t *b = p;
+	enum net_nd_verdict r;
+
+	memset(v, 0, sizeof(*v));
+	if (len < ND_MSG_LEN) {
+		return NET_ND_SHORT;
+	}
+	v->type = b[0];
+	if ((v->type != NET_ND_NS && v->type != NET_ND_NA) || b[1] != 0) {
+		return NET_ND_BAD_CODE;
+	}
+	/* 255 proves it was not forwarded: it comes from this link. */
+	if (ip->hop_limits != ND_HOP_LIMIT) {
+		return NET_ND_BAD_HOP;
+	}
+	memcpy(v->target, b + 8, 16);
+	if (net_ipv6_is_multicast(v->target)) {
+		return NET_ND_BAD_TARGET;
+	}
+	v->flags = b[4];
+	r = nd_parse_opts(b + ND_MSG_LEN, len - ND_MSG_LEN,
+			  v->type == NET_ND_NS ? ND_OPT_SLLA : ND_OPT_TLLA, v);
+	if (r != NET_ND_OK) {
+		return r;
+	}
+	if (v->type == NET_ND_NS) {
+		v->flags = 0;
+		/* DAD (unspecified source): to a solicited-node group, no source address option. */
+		if (ip6_is_unspecified(ip->src_addr) &&
+		    (v->has_lla || ip->dst_addr[0] != 0xff || ip->dst_addr[11] != 0x01 ||
+		     ip->dst_addr[12] != 0xff)) {
+			return NET_ND_BAD_DAD;
+		}
+	} else if (net_ipv6_is_multicast(ip->dst_addr) && (v->flags & NET_ND_NA_SOLICITED)) {
+		return NET_ND_BAD_TARGET; /* a solicited answer goes to the solicitor alone */
+	}
+	return NET_ND_OK;
+}
+
+size_t
+net_nd_na_fill(uint8_t *buf, const uint8_t target[16], const struct rte_ether_addr *mac,
+	       uint8_t flags)
+{
+	memset(buf, 0, NET_ND_NA_LEN);
+	buf[0] = NET_ND_NA;
+	buf[4] = flags;
+	memcpy(buf + 8, target, 16);
+	buf[ND_MSG_LEN] = ND_OPT_TLLA;
+	buf[ND_MSG_LEN + 1] = 1; /* 8 bytes */
+	memcpy(buf + ND_MSG_LEN + 2, mac, RTE_ETHER_ADDR_LEN);
+	return NET_ND_NA_LEN;
+}
+
+void
+net_ipv6_mcast_mac(const uint8_t group[16], struct rte_ether_addr *mac)
+{
+	/* RFC 2464 7: 33:33 and the group's low 32 bits. */
+	mac->addr_bytes[0] = 0x33;
+	mac->addr_bytes[1] = 0x33;
+	memcpy(&mac->addr_bytes[2], &group[12], 4);
+}

@@ -2,7 +2,7 @@
 /*
  * The userspace IP stack's parsers on a whole Ethernet frame, as the receive
  * path walks it: Ethernet (VLAN tags) to ARP, or to IPv4 or IPv6 and then
- * ICMP, ICMPv6 or the TCP header's options. What
+ * ICMP, ICMPv6 (neighbour discovery) or the TCP header's options. What
  * a parser accepts must lie inside the bytes it was given and hold the
  * invariants the layers above rely on.
  */
@@ -93,12 +93,29 @@ fuzz_ipv4(const uint8_t *p, size_t len, bool cksum_checked)
 }
 
 static void
+fuzz_nd(const struct rte_ipv6_hdr *h, const uint8_t *p, size_t len)
+{
+	struct net_nd_view v;
+
+	if (net_nd_parse(h, p, len, &v) != NET_ND_OK) {
+		return;
+	}
+	if (len < 24 || h->hop_limits != 255 || net_ipv6_is_multicast(v.target) ||
+	    (v.type != NET_ND_NS && v.type != NET_ND_NA) || memcmp(v.target, p + 8, 16) != 0) {
+		__builtin_trap();
+	}
+}
+
+static void
 fuzz_icmp6(const struct rte_ipv6_hdr *h, const uint8_t *p, size_t len)
 {
 	struct net_icmp6_view v;
 
 	if (net_icmp6_parse(h, p, len, &v) != NET_ICMP6_OK) {
 		return;
+	}
+	if (v.type == NET_ND_NS || v.type == NET_ND_NA) {
+		fuzz_nd(h, p, len);
 	}
 	if (!net_ipv6_l4_cksum_ok(h->src_addr, h->dst_addr, IPPROTO_ICMPV6, p, len)) {
 		__builtin_trap();

@@ -978,6 +978,125 @@ test_ipv6_input_counted_and_filtered(void **state)
 	assert_int_equal(net_ip_addr6_add(f->b.ip, LL_X), -ENOSPC);
 }
 
+/* A solicitation for @p target from @p src to @p dst, with A's MAC as its source option when @p slla. */
+static size_t
+ns6(uint8_t *buf, const uint8_t src[16], const uint8_t dst[16], const uint8_t target[16],
+    const struct rte_ether_addr *slla)
+{
+	uint8_t body[32] = { NET_ND_NS };
+	size_t n;
+
+	memcpy(body + 8, target, 16);
+	if (slla != NULL) {
+		body[24] = 1; /* source link-layer address, 8 bytes */
+		body[25] = 1;
+		memcpy(body + 26, slla, 6);
+	}
+	n = ip6_packet(buf, IPPROTO_ICMPV6, src, dst, body, slla != NULL ? 32 : 24);
+	((struct rte_ipv6_hdr *)buf)->hop_limits = 255;
+	icmp6_seal(buf);
+	return n;
+}
+
+/* The next IPv6 frame B sent (A is not started: its RX ring holds them), or 0. */
+static size_t
+next_ipv6_from_b(struct fix *f, uint8_t *frame, size_t cap)
+{
+	struct rte_mbuf *m;
+	size_t n = 0;
+
+	while (n == 0 && rte_ring_dequeue(f->a.rx, (void **)&m) == 0) {
+		if (rte_be_to_cpu_16(rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type) ==
+		    RTE_ETHER_TYPE_IPV6) {
+			n = rte_pktmbuf_pkt_len(m);
+			const void *d;
+
+			assert_true(n <= cap);
+			d = rte_pktmbuf_read(m, 0, n, frame); /* copies only when segmented */
+			assert_non_null(d);
+			if (d != frame) {
+				memcpy(frame, d, n);
+			}
+		}
+		rte_pktmbuf_free(m);
+	}
+	return n;
+}
+
+/* Check the advertisement B sent: addresses, hop limit, flags, target and its MAC. */
+static void
+assert_na(struct fix *f, const uint8_t *fr, size_t n, const struct rte_ether_addr *eth_dst,
+	  const uint8_t ip_dst[16], const uint8_t target[16], uint8_t flags)
+{
+	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)fr;
+	const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)(eh + 1);
+	struct net_icmp6_view iv;
+	struct net_nd_view v;
+
+	assert_int_equal(n, 14 + 40 + NET_ND_NA_LEN);
+	assert_true(rte_is_same_ether_addr(&eh->dst_addr, eth_dst));
+	assert_true(rte_is_same_ether_addr(&eh->src_addr, &f->b.mac));
+	assert_int_equal(h->hop_limits, 255);
+	assert_memory_equal(h->src_addr, target, 16);
+	assert_memory_equal(h->dst_addr, ip_dst, 16);
+	assert_int_equal(net_icmp6_parse(h, h + 1, NET_ND_NA_LEN, &iv), NET_ICMP6_OK);
+	assert_int_equal(net_nd_parse(h, h + 1, NET_ND_NA_LEN, &v), NET_ND_OK);
+	assert_int_equal(v.type, NET_ND_NA);
+	assert_int_equal(v.flags, flags);
+	assert_memory_equal(v.target, target, 16);
+	assert_true(v.has_lla);
+	assert_true(rte_is_same_ether_addr(&v.lla, &f->b.mac));
+}
+
+static void
+test_ipv6_neighbour_solicitations_answered(void **state)
+{
+	struct fix *f = *state;
+	const uint8_t unspecified[16] = { 0 };
+	const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	const struct rte_ether_addr all_nodes_mac = { .addr_bytes = { 0x33, 0x33, 0, 0, 0, 1 } };
+	uint8_t ll_b[16], snm_b[16], other[16], pkt[160], fr[256];
+	struct net_ip_stats is;
+	size_t n;
+
+	net_ipv6_link_local(&f->b.mac, ll_b);
+	net_ipv6_solicited_node(ll_b, snm_b);
+	memcpy(other, ll_b, 16);
+	other[15] ^= 0x80;
+	/* Only B runs: what it sends stays in A's RX ring for the test to read. */
+	assert_int_equal(net_port_start(f->b.port), 0);
+
+	/* Address resolution: to B's solicited-node group, answered to the solicitor alone. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, LL_X, snm_b, ll_b, &f->a.mac));
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_na(f, fr, n, &f->a.mac, LL_X, ll_b, NET_ND_NA_SOLICITED | NET_ND_NA_OVERRIDE);
+	/* Duplicate address detection by another node: the answer goes to all nodes. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, unspecified, snm_b, ll_b, NULL));
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_na(f, fr, n, &all_nodes_mac, all_nodes, ll_b, NET_ND_NA_OVERRIDE);
+
+	/* Not answered: another target, no source MAC, a forwarded one, DAD with a MAC. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, LL_X, snm_b, other, &f->a.mac));
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, LL_X, ll_b, ll_b, NULL));
+	n = ns6(pkt, LL_X, ll_b, ll_b, &f->a.mac);
+	((struct rte_ipv6_hdr *)pkt)->hop_limits = 254;
+	icmp6_seal(pkt);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, unspecified, snm_b, ll_b, &f->a.mac));
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(next_ipv6_from_b(f, fr, sizeof(fr)), 0);
+
+	is = istats(&f->b);
+	assert_int_equal(is.nd_ns_rx, 4);
+	assert_int_equal(is.nd_na_tx, 2);
+	assert_int_equal(is.nd_ns_not_ours, 1);
+	assert_int_equal(is.nd_ns_no_lla, 1);
+	assert_int_equal(is.nd_bad, 2);
+	assert_int_equal(is.icmp6_bad, 0);
+}
+
 int
 main(void)
 {
@@ -997,6 +1116,8 @@ main(void)
 		cmocka_unit_test(test_parsers_refuse_what_they_must),
 		cmocka_unit_test(test_ipv6_parsers_and_addresses),
 		cmocka_unit_test_setup_teardown(test_ipv6_input_counted_and_filtered, setup1,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_ipv6_neighbour_solicitations_answered, setup1,
 						teardown),
 	};
 	const struct CMUnitTest two_lcores[] = {
