@@ -636,6 +636,22 @@ ip6_input(void *arg, struct net_port *port, unsigned int lcore, struct rte_mbuf 
 
 /* ---- set-up ---- */
 
+/* Let in what is sent to all nodes and to @p addr's solicited-node group. */
+static void
+ip6_join_groups(struct net_ip *ip, const uint8_t addr[16])
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	struct rte_ether_addr mac;
+	uint8_t group[16];
+
+	/* -EEXIST is fine: addresses share groups (same low 24 bits), all-nodes is everyone's. */
+	net_ipv6_mcast_mac(all_nodes, &mac);
+	(void)net_port_mcast_join(ip->port, &mac);
+	net_ipv6_solicited_node(addr, group);
+	net_ipv6_mcast_mac(group, &mac);
+	(void)net_port_mcast_join(ip->port, &mac);
+}
+
 int
 net_ip_create(struct net_neigh *nb, const struct net_ip_conf *conf, struct net_ip **out)
 {
@@ -659,6 +675,7 @@ net_ip_create(struct net_neigh *nb, const struct net_ip_conf *conf, struct net_i
 	ip->port = net_neigh_port(nb);
 	net_ipv6_link_local(&net_port_info(ip->port)->mac, ip->addr6[0]);
 	ip->n_addr6 = 1;
+	ip6_join_groups(ip, ip->addr6[0]);
 	net_port_set_handler(ip->port, NET_CLASS_IPV4, ip_input, ip);
 	net_port_set_handler(ip->port, NET_CLASS_IPV6, ip6_input, ip);
 	*out = ip;
@@ -701,6 +718,7 @@ net_ip_addr6_add(struct net_ip *ip, const uint8_t addr[16])
 		return -ENOSPC;
 	}
 	memcpy(ip->addr6[ip->n_addr6++], addr, 16);
+	ip6_join_groups(ip, addr);
 	return 0;
 }
 

@@ -917,6 +917,9 @@ test_ipv6_input_counted_and_filtered(void **state)
 	assert_true(net_ip_is_local6(f->b.ip, ll_b));
 	assert_true(net_ip_is_local6(f->b.ip, global_b));
 	assert_false(net_ip_is_local6(f->b.ip, other));
+	/* The groups IPv6 needs were joined on the device (ring ports have no list). */
+	assert_int_equal(net_port_mcast_mode(f->b.port), NET_PORT_MCAST_ALL);
+	assert_int_equal(net_port_mcast_join(f->b.port, &f->a.mac), -EINVAL);
 	start(f);
 
 	/* Accepted: to its link-local, its configured address, all-nodes, solicited-node. */
