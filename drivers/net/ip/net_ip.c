@@ -37,6 +37,8 @@ struct net_ip {
 	/* IPv6 unicast addresses, [0] the link-local one; set before start, read unlocked. */
 	uint8_t addr6[NET_IP6_MAX_ADDRS][16];
 	unsigned int n_addr6;
+	/* Another node answers for it: not ours to use (RFC 4862 5.4). Atomic, any data lcore. */
+	bool addr6_dup[NET_IP6_MAX_ADDRS];
 	struct net_ip_lcore lc[NET_PORT_MAX_LCORES];
 };
 
@@ -425,10 +427,24 @@ net_ip_is_local6(const struct net_ip *ip, const uint8_t addr[16])
 
 	for (i = 0; i < ip->n_addr6; i++) {
 		if (memcmp(ip->addr6[i], addr, 16) == 0) {
-			return true;
+			return !__atomic_load_n(&ip->addr6_dup[i], __ATOMIC_RELAXED);
 		}
 	}
 	return false;
+}
+
+/* The slot of @p addr in the table, duplicates included, or -1. */
+static int
+ip6_addr_slot(const struct net_ip *ip, const uint8_t addr[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < ip->n_addr6; i++) {
+		if (memcmp(ip->addr6[i], addr, 16) == 0) {
+			return (int)i;
+		}
+	}
+	return -1;
 }
 
 /* Ours: a unicast address, all-nodes, or the solicited-node group of one of ours. */
@@ -530,6 +546,62 @@ nd_answer_ns(struct net_ip *ip, unsigned int lcore, const struct rte_ipv6_hdr *h
 	ip6_send_nd(ip, lcore, m, v->target, dad ? all_nodes : h->src_addr, &to);
 }
 
+/*
+ * An advertisement for one of our addresses that is not ours (ours always
+ * carry our MAC): another node holds it, so we stop using it, as RFC 4862
+ * 5.4.4 has a node do when DAD finds a duplicate.
+ */
+static void
+nd_check_conflict(struct net_ip *ip, unsigned int lcore, const struct net_nd_view *v)
+{
+	int i = ip6_addr_slot(ip, v->target);
+
+	if (i < 0 ||
+	    (v->has_lla && rte_is_same_ether_addr(&v->lla, &net_port_info(ip->port)->mac))) {
+		return;
+	}
+	if (!__atomic_exchange_n(&ip->addr6_dup[i], true, __ATOMIC_RELAXED)) {
+		NET_STAT_ADD(&ip->lc[lcore].stats, nd_dup_addr, 1);
+	}
+}
+
+/* Announce every usable address to all nodes: an unsolicited, override NA each (RFC 4861 7.2.6). */
+static int
+nd_announce_on_lcore(void *arg)
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	struct net_ip *ip = arg;
+	struct rte_ether_addr to;
+	struct rte_mbuf *m;
+	unsigned int i;
+	uint8_t *na;
+
+	net_ipv6_mcast_mac(all_nodes, &to);
+	for (i = 0; i < ip->n_addr6; i++) {
+		if (__atomic_load_n(&ip->addr6_dup[i], __ATOMIC_RELAXED)) {
+			continue;
+		}
+		m = net_port_alloc(ip->port);
+		na = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, NET_ND_NA_LEN) : NULL;
+		if (na == NULL) {
+			NET_STAT_ADD(&ip->lc[0].stats, tx_no_mbuf, 1);
+			rte_pktmbuf_free(m);
+			return -ENOMEM;
+		}
+		net_nd_na_fill(na, ip->addr6[i], &net_port_info(ip->port)->mac, NET_ND_NA_OVERRIDE);
+		NET_STAT_ADD(&ip->lc[0].stats, nd_na_tx, 1);
+		ip6_send_nd(ip, 0, m, ip->addr6[i], all_nodes, &to);
+	}
+	return 0;
+}
+
+int
+net_ip_announce6(struct net_ip *ip)
+{
+	return rt_lcore_call(rt_data_lcore(net_port_runtime(ip->port), 0), nd_announce_on_lcore,
+			     ip);
+}
+
 static void
 nd_input(struct net_ip *ip, unsigned int lcore, const struct rte_ipv6_hdr *h, const void *p,
 	 size_t len)
@@ -542,8 +614,9 @@ nd_input(struct net_ip *ip, unsigned int lcore, const struct rte_ipv6_hdr *h, co
 		return;
 	}
 	if (v.type == NET_ND_NA) {
-		/* Counted only: the neighbour cache that takes them is the next step. */
+		/* Otherwise counted only: the neighbour cache that takes them is the next step. */
 		NET_STAT_ADD(s, nd_na_rx, 1);
+		nd_check_conflict(ip, lcore, &v);
 		return;
 	}
 	NET_STAT_ADD(s, nd_ns_rx, 1);
@@ -711,7 +784,7 @@ net_ip_addr6_add(struct net_ip *ip, const uint8_t addr[16])
 	if (net_ipv6_is_multicast(addr) || memcmp(addr, unspecified, 16) == 0) {
 		return -EINVAL;
 	}
-	if (net_ip_is_local6(ip, addr)) {
+	if (ip6_addr_slot(ip, addr) >= 0) {
 		return -EEXIST;
 	}
 	if (ip->n_addr6 == NET_IP6_MAX_ADDRS) {

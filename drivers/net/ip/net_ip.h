@@ -19,7 +19,8 @@
  * and errors (packet too big with its MTU) parsed and counted. Neighbour
  * solicitations (RFC 4861 7.1.1) for our addresses are answered from the
  * data lcore straight to the solicitor's link-layer address option (to
- * all-nodes for a DAD probe); advertisements are checked and counted. Not
+ * all-nodes for a DAD probe); an advertisement for one of our addresses
+ * from another node takes that address out of use. Not
  * yet in this slice: the neighbour cache, hence no IPv6 output, echo
  * replies or ICMPv6 errors handed to an upper layer.
  *
@@ -79,6 +80,7 @@ struct net_ip_stats {
 	uint64_t nd_ns_no_lla;        /**< of those, unanswerable: no source link-layer address */
 	uint64_t nd_na_tx;            /**< advertisements sent */
 	uint64_t nd_na_rx;            /**< advertisements received */
+	uint64_t nd_dup_addr;         /**< our addresses another node advertised (now unused) */
 	uint64_t icmp_rx;             /**< ICMP messages received */
 	uint64_t icmp_bad;            /**< short or bad checksum */
 	uint64_t icmp_echo_rx;        /**< echo requests */
@@ -310,8 +312,20 @@ int net_ip_register(struct net_ip *ip, uint8_t proto, net_ip_rx_fn rx, net_ip_er
  */
 int net_ip_addr6_add(struct net_ip *ip, const uint8_t addr[16]);
 
-/** Whether @p addr is one of the port's IPv6 unicast addresses. */
+/**
+ * Whether @p addr is one of the port's IPv6 unicast addresses, and usable:
+ * not one another node has advertised, which the port then stops
+ * accepting and answering for.
+ */
 bool net_ip_is_local6(const struct net_ip *ip, const uint8_t addr[16]);
+
+/**
+ * Announce the port's usable IPv6 addresses to all nodes (an unsolicited
+ * NA each, as gratuitous ARP does for IPv4), from data lcore 0. After the
+ * port started, and after an address is added; off the data lcores.
+ * @return 0, -ENOMEM, or rt_lcore_call()'s error
+ */
+int net_ip_announce6(struct net_ip *ip);
 
 /** Where echo replies go (before start). */
 void net_ip_set_echo_fn(struct net_ip *ip, net_ip_echo_fn fn, void *arg);

@@ -1100,6 +1100,72 @@ test_ipv6_neighbour_solicitations_answered(void **state)
 	assert_int_equal(is.icmp6_bad, 0);
 }
 
+/* An advertisement for @p target from A, its MAC as target link-layer address. */
+static size_t
+na6(struct fix *f, uint8_t *buf, const uint8_t dst[16], const uint8_t target[16])
+{
+	uint8_t body[NET_ND_NA_LEN];
+	size_t n;
+
+	net_nd_na_fill(body, target, &f->a.mac, NET_ND_NA_OVERRIDE);
+	n = ip6_packet(buf, IPPROTO_ICMPV6, LL_X, dst, body, sizeof(body));
+	((struct rte_ipv6_hdr *)buf)->hop_limits = 255;
+	icmp6_seal(buf);
+	return n;
+}
+
+static void
+test_ipv6_announced_and_given_up_when_another_node_has_it(void **state)
+{
+	struct fix *f = *state;
+	const uint8_t global_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x02 };
+	const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	const struct rte_ether_addr all_nodes_mac = { .addr_bytes = { 0x33, 0x33, 0, 0, 0, 1 } };
+	uint8_t ll_b[16], snm_b[16], pkt[160], fr[256];
+	struct net_ip_stats is;
+	size_t n;
+
+	net_ipv6_link_local(&f->b.mac, ll_b);
+	net_ipv6_solicited_node(global_b, snm_b);
+	assert_int_equal(net_ip_addr6_add(f->b.ip, global_b), 0);
+	assert_int_equal(net_port_start(f->b.port), 0); /* A stays down: its RX ring is ours */
+
+	/* Both addresses announced, unsolicited and overriding, to all nodes. */
+	assert_int_equal(net_ip_announce6(f->b.ip), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_na(f, fr, n, &all_nodes_mac, all_nodes, ll_b, NET_ND_NA_OVERRIDE);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_na(f, fr, n, &all_nodes_mac, all_nodes, global_b, NET_ND_NA_OVERRIDE);
+	assert_int_equal(next_ipv6_from_b(f, fr, sizeof(fr)), 0);
+
+	/* B's own advertisement coming back changes nothing; A claiming global_b does. */
+	inject(f, RTE_ETHER_TYPE_IPV6, fr + 14, n - 14);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_true(net_ip_is_local6(f->b.ip, global_b));
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, na6(f, pkt, all_nodes, global_b));
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_false(net_ip_is_local6(f->b.ip, global_b));
+	assert_true(net_ip_is_local6(f->b.ip, ll_b));
+	assert_int_equal(net_ip_addr6_add(f->b.ip, global_b), -EEXIST);
+
+	/* Given up: not accepted, not answered for, not announced. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, LL_X, global_b));
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, LL_X, snm_b, global_b, &f->a.mac));
+	assert_int_equal(net_ip_announce6(f->b.ip), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_na(f, fr, n, &all_nodes_mac, all_nodes, ll_b, NET_ND_NA_OVERRIDE);
+	assert_int_equal(next_ipv6_from_b(f, fr, sizeof(fr)), 0);
+
+	is = istats(&f->b);
+	assert_int_equal(is.nd_na_rx, 2);
+	assert_int_equal(is.nd_dup_addr, 1);
+	assert_int_equal(is.nd_na_tx, 3);
+	assert_int_equal(is.rx6_not_ours, 1);
+	assert_int_equal(is.nd_ns_not_ours, 1);
+}
+
 int
 main(void)
 {
@@ -1122,6 +1188,9 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_ipv6_neighbour_solicitations_answered, setup1,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ipv6_announced_and_given_up_when_another_node_has_it, setup1,
+			teardown),
 	};
 	const struct CMUnitTest two_lcores[] = {
 		cmocka_unit_test_setup_teardown(test_single_queue_steers_to_owner_lcore, setup2,
