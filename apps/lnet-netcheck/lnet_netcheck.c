@@ -7,8 +7,9 @@
  * (drivers/net/tcp), echo what a client sends (--tcp-echo PORT), or connect
  * to a peer that echoes, send it N bytes and check they come back
  * (--tcp-send A.B.C.D:PORT --bytes N). With --addr6 the port also carries
- * that IPv6 address (besides its link-local one) and answers neighbour
- * solicitations for both; nothing else goes out over IPv6 yet.
+ * that IPv6 address (besides its link-local one), runs DAD for both before
+ * "ready", and answers neighbour solicitations for those it got; nothing
+ * else goes out over IPv6 yet.
  *
  *   lnet-netcheck [EAL args] -- --port DEVARGS --addr A.B.C.D/LEN [--gw A.B.C.D]
  *                 [--ping A.B.C.D [--count N]] [--mtu N]
@@ -362,8 +363,8 @@ stack_open(struct stack *s, const struct opts *o)
 	if (rc == 0) {
 		rc = net_neigh_announce(s->nb);
 	}
-	if (rc == 0) {
-		rc = net_ip_announce6(s->ip);
+	if (rc == 0 && o->has_addr6) {
+		rc = net_ip_announce6(s->ip); /* DAD first: "ready" waits for it */
 	}
 	return rc;
 }
@@ -543,6 +544,7 @@ print_counters(const struct stack *s)
 	PRINT(is, nd_na_tx);
 	PRINT(is, nd_na_rx);
 	PRINT(is, nd_dup_addr);
+	PRINT(is, nd_dad_ns_tx);
 	PRINT(ts, rx);
 	PRINT(ts, tx);
 	PRINT(ts, rx_bad);
@@ -576,6 +578,9 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	rc = stack_open(&s, &o);
+	while (rc == 0 && !g_stop && o.has_addr6 && net_ip_dad_pending(s.ip)) {
+		run_once(&s);
+	}
 	if (rc != 0) {
 		fprintf(stderr, "lnet-netcheck: %s: %s\n", o.devargs, strerror(-rc));
 	} else {

@@ -7,7 +7,8 @@
 # resolves both (its ping -6 sends the solicitations; the stack does not
 # answer echo over IPv6 yet, so only the resolution and the echo request's
 # arrival are checked), and then tries to take the stack's address for
-# itself: its DAD must fail, since the stack defends it. Only test
+# itself: its DAD must fail, since the stack defends it. Then the stack
+# probes for Linux's address and must give it up. Only test
 # addresses, only inside the two namespaces, which go with the test.
 # The kernel's own address is added with nodad: Linux would otherwise hold
 # it tentative for a second of DAD, and the test is about the stack's
@@ -97,5 +98,19 @@ check "the kernel saw no bad ICMPv6 checksum" \
 check "the kernel took our advertisements" \
 	sh -c "ip netns exec $nsk nstat -az Icmp6InNeighborAdvertisements | grep -Eq 'Icmp6InNeighborAdvertisements +[1-9]'"
 
-[ -z "${LNP_KEEP_WORK:-}" ] || cat "$work/answer.log"
+check "it ran DAD for both its addresses" test "$(counter "$work/answer.log" nd_dad_ns_tx)" -ge 2
+
+# The other way round: the stack probes for an address Linux holds, and gives it up.
+ip netns exec "$nsp" "$tool" $eal -- --port "net_af_packet_$tag,iface=vp" --addr "$ip_pmd/24" \
+	--addr6 "$ip6_kern" >"$work/dup.log" 2>&1 &
+pid=$!
+pids="$pids $pid"
+check "lnet-netcheck came up after DAD for $ip6_kern" wait_for "$work/dup.log" '^ready '
+kill -TERM "$pid"
+wait "$pid"
+check "dup: lnet-netcheck ended cleanly on SIGTERM" test $? -eq 0
+check "its DAD found Linux holds $ip6_kern" test "$(counter "$work/dup.log" nd_dup_addr)" -eq 1
+check "dup: no bad ND message reached it" test "$(counter "$work/dup.log" nd_bad)" -eq 0
+
+[ -z "${LNP_KEEP_WORK:-}" ] || cat "$work/answer.log" "$work/dup.log"
 finish net_veth6

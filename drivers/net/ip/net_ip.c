@@ -37,8 +37,9 @@ struct net_ip {
 	/* IPv6 unicast addresses, [0] the link-local one; set before start, read unlocked. */
 	uint8_t addr6[NET_IP6_MAX_ADDRS][16];
 	unsigned int n_addr6;
-	/* Another node answers for it: not ours to use (RFC 4862 5.4). Atomic, any data lcore. */
-	bool addr6_dup[NET_IP6_MAX_ADDRS];
+	/* enum net_ip6_addr_state; atomic: any data lcore may find a duplicate. */
+	uint8_t addr6_state[NET_IP6_MAX_ADDRS];
+	struct rt_timer dad_timer; /* on data lcore 0: the wait after the DAD probes */
 	struct net_ip_lcore lc[NET_PORT_MAX_LCORES];
 };
 
@@ -420,6 +421,23 @@ ip6_count_verdict(struct net_ip_stats *s, enum net_ipv6_verdict v)
 	}
 }
 
+static enum net_ip6_addr_state
+addr6_state(const struct net_ip *ip, unsigned int i)
+{
+	return (enum net_ip6_addr_state)__atomic_load_n(&ip->addr6_state[i], __ATOMIC_RELAXED);
+}
+
+/* Move slot @p i from @p from to @p to unless someone else moved it first. */
+static bool
+addr6_move(struct net_ip *ip, unsigned int i, enum net_ip6_addr_state from,
+	   enum net_ip6_addr_state to)
+{
+	uint8_t expect = (uint8_t)from;
+
+	return __atomic_compare_exchange_n(&ip->addr6_state[i], &expect, (uint8_t)to, false,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 bool
 net_ip_is_local6(const struct net_ip *ip, const uint8_t addr[16])
 {
@@ -427,7 +445,7 @@ net_ip_is_local6(const struct net_ip *ip, const uint8_t addr[16])
 
 	for (i = 0; i < ip->n_addr6; i++) {
 		if (memcmp(ip->addr6[i], addr, 16) == 0) {
-			return !__atomic_load_n(&ip->addr6_dup[i], __ATOMIC_RELAXED);
+			return addr6_state(ip, i) == NET_IP6_PREFERRED;
 		}
 	}
 	return false;
@@ -515,9 +533,17 @@ nd_answer_ns(struct net_ip *ip, unsigned int lcore, const struct rte_ipv6_hdr *h
 	struct net_ip_stats *s = &ip->lc[lcore].stats;
 	bool dad = memcmp(h->src_addr, unspecified, 16) == 0;
 	struct rte_ether_addr to;
+	int i;
 	struct rte_mbuf *m;
 	uint8_t *na;
 
+	i = ip6_addr_slot(ip, v->target);
+	/* Another node probing for an address we are still probing for: neither gets it. */
+	if (i >= 0 && dad &&
+	    addr6_move(ip, (unsigned int)i, NET_IP6_TENTATIVE, NET_IP6_DUPLICATE)) {
+		NET_STAT_ADD(s, nd_dup_addr, 1);
+		return;
+	}
 	if (!net_ip_is_local6(ip, v->target)) {
 		NET_STAT_ADD(s, nd_ns_not_ours, 1);
 		return;
@@ -560,39 +586,92 @@ nd_check_conflict(struct net_ip *ip, unsigned int lcore, const struct net_nd_vie
 	    (v->has_lla && rte_is_same_ether_addr(&v->lla, &net_port_info(ip->port)->mac))) {
 		return;
 	}
-	if (!__atomic_exchange_n(&ip->addr6_dup[i], true, __ATOMIC_RELAXED)) {
+	if (addr6_move(ip, (unsigned int)i, NET_IP6_TENTATIVE, NET_IP6_DUPLICATE) ||
+	    addr6_move(ip, (unsigned int)i, NET_IP6_PREFERRED, NET_IP6_DUPLICATE)) {
 		NET_STAT_ADD(&ip->lc[lcore].stats, nd_dup_addr, 1);
 	}
 }
 
-/* Announce every usable address to all nodes: an unsolicited, override NA each (RFC 4861 7.2.6). */
+/* On data lcore 0: an NS (a DAD probe) or NA (an announcement) for @p target, to group @p dst. */
+static int
+nd_send_lcore0(struct net_ip *ip, uint8_t type, const uint8_t target[16], const uint8_t src[16],
+	       const uint8_t dst[16])
+{
+	struct rte_mbuf *m = net_port_alloc(ip->port);
+	struct rte_ether_addr to;
+	uint8_t *b;
+
+	b = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, NET_ND_NA_LEN) : NULL;
+	if (b == NULL) {
+		NET_STAT_ADD(&ip->lc[0].stats, tx_no_mbuf, 1);
+		rte_pktmbuf_free(m);
+		return -ENOMEM;
+	}
+	net_nd_na_fill(b, target, &net_port_info(ip->port)->mac, NET_ND_NA_OVERRIDE);
+	if (type == NET_ND_NS) {
+		/* A DAD probe: from the unspecified address, so no source link-layer option. */
+		b[0] = NET_ND_NS;
+		b[4] = 0;
+		rte_pktmbuf_trim(m, NET_ND_NA_LEN - 24);
+		NET_STAT_ADD(&ip->lc[0].stats, nd_dad_ns_tx, 1);
+	} else {
+		NET_STAT_ADD(&ip->lc[0].stats, nd_na_tx, 1);
+	}
+	net_ipv6_mcast_mac(dst, &to);
+	ip6_send_nd(ip, 0, m, src, dst, &to);
+	return 0;
+}
+
+static const uint8_t g_all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+static const uint8_t g_unspecified[16];
+
+/* DAD waited long enough: what nobody claimed is ours, and announced (RFC 4862 5.4.5). */
+static void
+nd_dad_timer(void *arg)
+{
+	struct net_ip *ip = arg;
+	unsigned int i;
+
+	for (i = 0; i < ip->n_addr6; i++) {
+		if (addr6_move(ip, i, NET_IP6_TENTATIVE, NET_IP6_PREFERRED)) {
+			(void)nd_send_lcore0(ip, NET_ND_NA, ip->addr6[i], ip->addr6[i],
+					     g_all_nodes);
+		}
+	}
+}
+
+/*
+ * Probe every tentative address (an NS from the unspecified address to its
+ * solicited-node group, RFC 4862 5.4.2) and announce every usable one (an
+ * unsolicited, override NA to all nodes, RFC 4861 7.2.6).
+ */
 static int
 nd_announce_on_lcore(void *arg)
 {
-	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
 	struct net_ip *ip = arg;
-	struct rte_ether_addr to;
-	struct rte_mbuf *m;
+	bool probing = false;
+	uint8_t group[16];
 	unsigned int i;
-	uint8_t *na;
+	int rc = 0;
 
-	net_ipv6_mcast_mac(all_nodes, &to);
-	for (i = 0; i < ip->n_addr6; i++) {
-		if (__atomic_load_n(&ip->addr6_dup[i], __ATOMIC_RELAXED)) {
-			continue;
+	for (i = 0; i < ip->n_addr6 && rc == 0; i++) {
+		switch (addr6_state(ip, i)) {
+		case NET_IP6_TENTATIVE:
+			net_ipv6_solicited_node(ip->addr6[i], group);
+			rc = nd_send_lcore0(ip, NET_ND_NS, ip->addr6[i], g_unspecified, group);
+			probing = true;
+			break;
+		case NET_IP6_PREFERRED:
+			rc = nd_send_lcore0(ip, NET_ND_NA, ip->addr6[i], ip->addr6[i], g_all_nodes);
+			break;
+		default:
+			break;
 		}
-		m = net_port_alloc(ip->port);
-		na = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, NET_ND_NA_LEN) : NULL;
-		if (na == NULL) {
-			NET_STAT_ADD(&ip->lc[0].stats, tx_no_mbuf, 1);
-			rte_pktmbuf_free(m);
-			return -ENOMEM;
-		}
-		net_nd_na_fill(na, ip->addr6[i], &net_port_info(ip->port)->mac, NET_ND_NA_OVERRIDE);
-		NET_STAT_ADD(&ip->lc[0].stats, nd_na_tx, 1);
-		ip6_send_nd(ip, 0, m, ip->addr6[i], all_nodes, &to);
 	}
-	return 0;
+	if (probing) {
+		rt_timer_arm(&ip->dad_timer, (uint64_t)ip->conf.dad_ms * 1000);
+	}
+	return rc;
 }
 
 int
@@ -744,9 +823,14 @@ net_ip_create(struct net_neigh *nb, const struct net_ip_conf *conf, struct net_i
 	if (ip->conf.ttl == 0) {
 		ip->conf.ttl = 64; /* Linux's default, RFC 1700 */
 	}
+	if (ip->conf.dad_ms == 0) {
+		ip->conf.dad_ms = 1000; /* RFC 4861 RetransTimer */
+	}
+	rt_timer_init(&ip->dad_timer, nd_dad_timer, ip);
 	ip->nb = nb;
 	ip->port = net_neigh_port(nb);
 	net_ipv6_link_local(&net_port_info(ip->port)->mac, ip->addr6[0]);
+	ip->addr6_state[0] = ip->conf.no_dad ? NET_IP6_PREFERRED : NET_IP6_TENTATIVE;
 	ip->n_addr6 = 1;
 	ip6_join_groups(ip, ip->addr6[0]);
 	net_port_set_handler(ip->port, NET_CLASS_IPV4, ip_input, ip);
@@ -790,6 +874,7 @@ net_ip_addr6_add(struct net_ip *ip, const uint8_t addr[16])
 	if (ip->n_addr6 == NET_IP6_MAX_ADDRS) {
 		return -ENOSPC;
 	}
+	ip->addr6_state[ip->n_addr6] = ip->conf.no_dad ? NET_IP6_PREFERRED : NET_IP6_TENTATIVE;
 	memcpy(ip->addr6[ip->n_addr6++], addr, 16);
 	ip6_join_groups(ip, addr);
 	return 0;
@@ -830,4 +915,25 @@ net_ip_stats(const struct net_ip *ip, struct net_ip_stats *out)
 			sum[i] += add[i];
 		}
 	}
+}
+
+enum net_ip6_addr_state
+net_ip_addr6_state(const struct net_ip *ip, const uint8_t addr[16])
+{
+	int i = ip6_addr_slot(ip, addr);
+
+	return i < 0 ? NET_IP6_NONE : addr6_state(ip, (unsigned int)i);
+}
+
+static int
+dad_pending_on_lcore(void *arg)
+{
+	return rt_timer_pending(&((struct net_ip *)arg)->dad_timer) ? 1 : 0;
+}
+
+bool
+net_ip_dad_pending(struct net_ip *ip)
+{
+	return rt_lcore_call(rt_data_lcore(net_port_runtime(ip->port), 0), dad_pending_on_lcore,
+			     ip) == 1;
 }

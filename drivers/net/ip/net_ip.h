@@ -19,8 +19,10 @@
  * and errors (packet too big with its MTU) parsed and counted. Neighbour
  * solicitations (RFC 4861 7.1.1) for our addresses are answered from the
  * data lcore straight to the solicitor's link-layer address option (to
- * all-nodes for a DAD probe); an advertisement for one of our addresses
- * from another node takes that address out of use. Not
+ * all-nodes for a DAD probe). Addresses, the link-local one included, go
+ * through DAD (RFC 4862 5.4: one probe, then conf.dad_ms) before use; an
+ * advertisement for one of them from another node, or another node's probe
+ * for one still tentative, takes it out of use. Not
  * yet in this slice: the neighbour cache, hence no IPv6 output, echo
  * replies or ICMPv6 errors handed to an upper layer.
  *
@@ -44,6 +46,16 @@ struct net_ip_conf {
 	size_t conf_size; /**< sizeof(struct net_ip_conf) */
 	uint32_t gateway; /**< default gateway (network order); 0: on-link only */
 	uint8_t ttl;      /**< of what we send; 0 = 64 */
+	bool no_dad;      /**< IPv6 addresses usable at once, without DAD */
+	uint32_t dad_ms;  /**< how long DAD waits for an answer to its probe; 0 = 1000 */
+};
+
+/** Where an IPv6 address of the port stands (RFC 4862 5.4). */
+enum net_ip6_addr_state {
+	NET_IP6_TENTATIVE = 0, /**< DAD not done: neither accepted nor answered for */
+	NET_IP6_PREFERRED,     /**< ours: accepted, answered for, announced */
+	NET_IP6_DUPLICATE,     /**< another node holds it: never used */
+	NET_IP6_NONE,          /**< not one of the port's */
 };
 
 /** Counters of one data lcore. */
@@ -81,6 +93,7 @@ struct net_ip_stats {
 	uint64_t nd_na_tx;            /**< advertisements sent */
 	uint64_t nd_na_rx;            /**< advertisements received */
 	uint64_t nd_dup_addr;         /**< our addresses another node advertised (now unused) */
+	uint64_t nd_dad_ns_tx;        /**< DAD probes sent */
 	uint64_t icmp_rx;             /**< ICMP messages received */
 	uint64_t icmp_bad;            /**< short or bad checksum */
 	uint64_t icmp_echo_rx;        /**< echo requests */
@@ -307,7 +320,8 @@ int net_ip_register(struct net_ip *ip, uint8_t proto, net_ip_rx_fn rx, net_ip_er
 
 /**
  * Give the port IPv6 address @p addr (besides its link-local one, which it
- * always has). Before the port starts: data lcores read the table unlocked.
+ * always has), tentative until DAD (net_ip_announce6()) unless conf.no_dad.
+ * Before the port starts: data lcores read the table unlocked.
  * @return 0, -EEXIST, -ENOSPC, -EINVAL (multicast or unspecified)
  */
 int net_ip_addr6_add(struct net_ip *ip, const uint8_t addr[16]);
@@ -320,12 +334,20 @@ int net_ip_addr6_add(struct net_ip *ip, const uint8_t addr[16]);
 bool net_ip_is_local6(const struct net_ip *ip, const uint8_t addr[16]);
 
 /**
- * Announce the port's usable IPv6 addresses to all nodes (an unsolicited
- * NA each, as gratuitous ARP does for IPv4), from data lcore 0. After the
- * port started, and after an address is added; off the data lcores.
+ * From data lcore 0: start DAD for the tentative IPv6 addresses (one probe
+ * each; those nobody claims within conf.dad_ms become preferred and are
+ * announced), and announce the preferred ones to all nodes (an unsolicited
+ * NA each, as gratuitous ARP does for IPv4). After the port started, and
+ * after an address is added; off the data lcores.
  * @return 0, -ENOMEM, or rt_lcore_call()'s error
  */
 int net_ip_announce6(struct net_ip *ip);
+
+/** Whether DAD is still waiting for answers (off the data lcores). */
+bool net_ip_dad_pending(struct net_ip *ip);
+
+/** Where @p addr stands on the port. Any thread. */
+enum net_ip6_addr_state net_ip_addr6_state(const struct net_ip *ip, const uint8_t addr[16]);
 
 /** Where echo replies go (before start). */
 void net_ip_set_echo_fn(struct net_ip *ip, net_ip_echo_fn fn, void *arg);

@@ -894,6 +894,29 @@ test_ipv6_parsers_and_addresses(void **state)
 	(void)n;
 }
 
+/* Run B's DAD to its end (nobody objects): its addresses become usable. */
+static void
+settle_dad(struct fix *f)
+{
+	assert_int_equal(net_ip_announce6(f->b.ip), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_true(net_ip_dad_pending(f->b.ip));
+	rt_sim_advance_us(f->rt, NET_UT_US_PER_S);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_false(net_ip_dad_pending(f->b.ip));
+}
+
+/* Drop what B sent that A's (stopped) port did not take. */
+static void
+drain_a(struct fix *f)
+{
+	struct rte_mbuf *m;
+
+	while (rte_ring_dequeue(f->a.rx, (void **)&m) == 0) {
+		rte_pktmbuf_free(m);
+	}
+}
+
 static void
 test_ipv6_input_counted_and_filtered(void **state)
 {
@@ -914,13 +937,14 @@ test_ipv6_input_counted_and_filtered(void **state)
 	assert_int_equal(net_ip_addr6_add(f->b.ip, global_b), -EEXIST);
 	assert_int_equal(net_ip_addr6_add(f->b.ip, ll_b), -EEXIST); /* it always has that one */
 	assert_int_equal(net_ip_addr6_add(f->b.ip, all_nodes), -EINVAL);
-	assert_true(net_ip_is_local6(f->b.ip, ll_b));
-	assert_true(net_ip_is_local6(f->b.ip, global_b));
-	assert_false(net_ip_is_local6(f->b.ip, other));
 	/* The groups IPv6 needs were joined on the device (ring ports have no list). */
 	assert_int_equal(net_port_mcast_mode(f->b.port), NET_PORT_MCAST_ALL);
 	assert_int_equal(net_port_mcast_join(f->b.port, &f->a.mac), -EINVAL);
 	start(f);
+	settle_dad(f);
+	assert_true(net_ip_is_local6(f->b.ip, ll_b));
+	assert_true(net_ip_is_local6(f->b.ip, global_b));
+	assert_false(net_ip_is_local6(f->b.ip, other));
 
 	/* Accepted: to its link-local, its configured address, all-nodes, solicited-node. */
 	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, LL_X, ll_b));
@@ -1068,6 +1092,8 @@ test_ipv6_neighbour_solicitations_answered(void **state)
 	other[15] ^= 0x80;
 	/* Only B runs: what it sends stays in A's RX ring for the test to read. */
 	assert_int_equal(net_port_start(f->b.port), 0);
+	settle_dad(f);
+	drain_a(f);
 
 	/* Address resolution: to B's solicited-node group, answered to the solicitor alone. */
 	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, LL_X, snm_b, ll_b, &f->a.mac));
@@ -1093,7 +1119,7 @@ test_ipv6_neighbour_solicitations_answered(void **state)
 
 	is = istats(&f->b);
 	assert_int_equal(is.nd_ns_rx, 4);
-	assert_int_equal(is.nd_na_tx, 2);
+	assert_int_equal(is.nd_na_tx, 3); /* with the announcement after DAD */
 	assert_int_equal(is.nd_ns_not_ours, 1);
 	assert_int_equal(is.nd_ns_no_lla, 1);
 	assert_int_equal(is.nd_bad, 2);
@@ -1114,25 +1140,78 @@ na6(struct fix *f, uint8_t *buf, const uint8_t dst[16], const uint8_t target[16]
 	return n;
 }
 
+/* Check the DAD probe B sent for @p target: from ::, to its solicited-node group, no option. */
 static void
-test_ipv6_announced_and_given_up_when_another_node_has_it(void **state)
+assert_dad_ns(const uint8_t *fr, size_t n, const uint8_t target[16])
+{
+	const uint8_t unspecified[16] = { 0 };
+	const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)(fr + 14);
+	struct rte_ether_addr mac;
+	struct net_icmp6_view iv;
+	struct net_nd_view v;
+	uint8_t group[16];
+
+	net_ipv6_solicited_node(target, group);
+	net_ipv6_mcast_mac(group, &mac);
+	assert_int_equal(n, 14 + 40 + 24);
+	assert_true(rte_is_same_ether_addr(&((const struct rte_ether_hdr *)fr)->dst_addr, &mac));
+	assert_int_equal(mac.addr_bytes[2], 0xff); /* 33:33:ff:xx:xx:xx */
+	assert_memory_equal(h->src_addr, unspecified, 16);
+	assert_memory_equal(h->dst_addr, group, 16);
+	assert_int_equal(net_icmp6_parse(h, h + 1, 24, &iv), NET_ICMP6_OK);
+	assert_int_equal(net_nd_parse(h, h + 1, 24, &v), NET_ND_OK);
+	assert_int_equal(v.type, NET_ND_NS);
+	assert_memory_equal(v.target, target, 16);
+	assert_false(v.has_lla);
+}
+
+static void
+test_ipv6_dad_then_announced_and_given_up_to_another_node(void **state)
 {
 	struct fix *f = *state;
 	const uint8_t global_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x02 };
+	const uint8_t global2_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x22 };
+	const uint8_t unspecified[16] = { 0 };
 	const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
 	const struct rte_ether_addr all_nodes_mac = { .addr_bytes = { 0x33, 0x33, 0, 0, 0, 1 } };
-	uint8_t ll_b[16], snm_b[16], pkt[160], fr[256];
+	uint8_t ll_b[16], snm_b[16], snm2_b[16], pkt[160], fr[256];
 	struct net_ip_stats is;
 	size_t n;
 
 	net_ipv6_link_local(&f->b.mac, ll_b);
 	net_ipv6_solicited_node(global_b, snm_b);
+	net_ipv6_solicited_node(global2_b, snm2_b);
 	assert_int_equal(net_ip_addr6_add(f->b.ip, global_b), 0);
+	assert_int_equal(net_ip_addr6_add(f->b.ip, global2_b), 0);
 	assert_int_equal(net_port_start(f->b.port), 0); /* A stays down: its RX ring is ours */
 
-	/* Both addresses announced, unsolicited and overriding, to all nodes. */
+	/* Tentative: one probe each, and meanwhile not accepted nor answered for. */
+	assert_int_equal(net_ip_addr6_state(f->b.ip, ll_b), NET_IP6_TENTATIVE);
+	assert_false(net_ip_is_local6(f->b.ip, global_b));
 	assert_int_equal(net_ip_announce6(f->b.ip), 0);
 	rt_runtime_poll_until_idle(f->rt, 1000);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_dad_ns(fr, n, ll_b);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_dad_ns(fr, n, global_b);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_dad_ns(fr, n, global2_b);
+	assert_int_equal(next_ipv6_from_b(f, fr, sizeof(fr)), 0);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, LL_X, snm_b, global_b, &f->a.mac));
+	/* Another node probing for global2_b at the same time: neither may have it. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, unspecified, snm2_b, global2_b, NULL));
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(next_ipv6_from_b(f, fr, sizeof(fr)), 0);
+	assert_int_equal(net_ip_addr6_state(f->b.ip, global2_b), NET_IP6_DUPLICATE);
+
+	/* Just before the wait ends nothing changed; then the others are ours and announced. */
+	rt_sim_advance_us(f->rt, NET_UT_US_PER_S - 1000);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(net_ip_addr6_state(f->b.ip, global_b), NET_IP6_TENTATIVE);
+	rt_sim_advance_us(f->rt, 1000);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(net_ip_addr6_state(f->b.ip, ll_b), NET_IP6_PREFERRED);
+	assert_true(net_ip_is_local6(f->b.ip, global_b));
 	n = next_ipv6_from_b(f, fr, sizeof(fr));
 	assert_na(f, fr, n, &all_nodes_mac, all_nodes, ll_b, NET_ND_NA_OVERRIDE);
 	n = next_ipv6_from_b(f, fr, sizeof(fr));
@@ -1145,7 +1224,7 @@ test_ipv6_announced_and_given_up_when_another_node_has_it(void **state)
 	assert_true(net_ip_is_local6(f->b.ip, global_b));
 	inject(f, RTE_ETHER_TYPE_IPV6, pkt, na6(f, pkt, all_nodes, global_b));
 	rt_runtime_poll_until_idle(f->rt, 1000);
-	assert_false(net_ip_is_local6(f->b.ip, global_b));
+	assert_int_equal(net_ip_addr6_state(f->b.ip, global_b), NET_IP6_DUPLICATE);
 	assert_true(net_ip_is_local6(f->b.ip, ll_b));
 	assert_int_equal(net_ip_addr6_add(f->b.ip, global_b), -EEXIST);
 
@@ -1157,13 +1236,15 @@ test_ipv6_announced_and_given_up_when_another_node_has_it(void **state)
 	n = next_ipv6_from_b(f, fr, sizeof(fr));
 	assert_na(f, fr, n, &all_nodes_mac, all_nodes, ll_b, NET_ND_NA_OVERRIDE);
 	assert_int_equal(next_ipv6_from_b(f, fr, sizeof(fr)), 0);
+	assert_false(net_ip_dad_pending(f->b.ip));
 
 	is = istats(&f->b);
+	assert_int_equal(is.nd_dad_ns_tx, 3);
 	assert_int_equal(is.nd_na_rx, 2);
-	assert_int_equal(is.nd_dup_addr, 1);
+	assert_int_equal(is.nd_dup_addr, 2);
 	assert_int_equal(is.nd_na_tx, 3);
 	assert_int_equal(is.rx6_not_ours, 1);
-	assert_int_equal(is.nd_ns_not_ours, 1);
+	assert_int_equal(is.nd_ns_not_ours, 2);
 }
 
 int
@@ -1189,7 +1270,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ipv6_neighbour_solicitations_answered, setup1,
 						teardown),
 		cmocka_unit_test_setup_teardown(
-			test_ipv6_announced_and_given_up_when_another_node_has_it, setup1,
+			test_ipv6_dad_then_announced_and_given_up_to_another_node, setup1,
 			teardown),
 	};
 	const struct CMUnitTest two_lcores[] = {
