@@ -40,6 +40,8 @@ struct net_ip {
 	/* enum net_ip6_addr_state; atomic: any data lcore may find a duplicate. */
 	uint8_t addr6_state[NET_IP6_MAX_ADDRS];
 	struct rt_timer dad_timer; /* on data lcore 0: the wait after the DAD probes */
+	bool dad_armed;            /* ever armed: destroy must cancel it there */
+	struct rt_runtime *rt;     /* the port's: destroy comes after the port is gone */
 	struct net_ip_lcore lc[NET_PORT_MAX_LCORES];
 };
 
@@ -669,6 +671,7 @@ nd_announce_on_lcore(void *arg)
 		}
 	}
 	if (probing) {
+		ip->dad_armed = true;
 		rt_timer_arm(&ip->dad_timer, (uint64_t)ip->conf.dad_ms * 1000);
 	}
 	return rc;
@@ -829,6 +832,7 @@ net_ip_create(struct net_neigh *nb, const struct net_ip_conf *conf, struct net_i
 	rt_timer_init(&ip->dad_timer, nd_dad_timer, ip);
 	ip->nb = nb;
 	ip->port = net_neigh_port(nb);
+	ip->rt = net_port_runtime(ip->port);
 	net_ipv6_link_local(&net_port_info(ip->port)->mac, ip->addr6[0]);
 	ip->addr6_state[0] = ip->conf.no_dad ? NET_IP6_PREFERRED : NET_IP6_TENTATIVE;
 	ip->n_addr6 = 1;
@@ -839,9 +843,20 @@ net_ip_create(struct net_neigh *nb, const struct net_ip_conf *conf, struct net_i
 	return 0;
 }
 
+static int
+dad_cancel_on_lcore(void *arg)
+{
+	rt_timer_cancel(&((struct net_ip *)arg)->dad_timer);
+	return 0;
+}
+
 void
 net_ip_destroy(struct net_ip *ip)
 {
+	/* The DAD timer lives on data lcore 0's list: off it before the memory goes. */
+	if (ip != NULL && ip->dad_armed) {
+		(void)rt_lcore_call(rt_data_lcore(ip->rt, 0), dad_cancel_on_lcore, ip);
+	}
 	free(ip);
 }
 

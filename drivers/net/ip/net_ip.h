@@ -307,7 +307,10 @@ size_t net_nd_na_fill(uint8_t *buf, const uint8_t target[16], const struct rte_e
  */
 int net_ip_create(struct net_neigh *nb, const struct net_ip_conf *conf, struct net_ip **out);
 
-/** Free it (after the port closed). NULL is a no-op. */
+/**
+ * Free it (after the port closed, while the runtime runs: a DAD timer is
+ * cancelled on data lcore 0). NULL is a no-op.
+ */
 void net_ip_destroy(struct net_ip *ip);
 
 /**

@@ -1247,6 +1247,21 @@ test_ipv6_dad_then_announced_and_given_up_to_another_node(void **state)
 	assert_int_equal(is.nd_ns_not_ours, 2);
 }
 
+/* Closing a node while its DAD waits must leave no timer behind to fire into freed memory. */
+static void
+test_ipv6_destroyed_while_dad_waits(void **state)
+{
+	struct fix *f = *state;
+
+	start(f);
+	assert_int_equal(net_ip_announce6(f->b.ip), 0);
+	assert_true(net_ip_dad_pending(f->b.ip));
+	node_close(&f->b);
+	memset(&f->b, 0, sizeof(f->b)); /* teardown closes nothing twice */
+	rt_sim_advance_us(f->rt, 2 * NET_UT_US_PER_S);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+}
+
 int
 main(void)
 {
@@ -1272,6 +1287,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			test_ipv6_dad_then_announced_and_given_up_to_another_node, setup1,
 			teardown),
+		cmocka_unit_test_setup_teardown(test_ipv6_destroyed_while_dad_waits, setup1,
+						teardown),
 	};
 	const struct CMUnitTest two_lcores[] = {
 		cmocka_unit_test_setup_teardown(test_single_queue_steers_to_owner_lcore, setup2,
