@@ -6,11 +6,15 @@
  * LNet on it; optionally ping a peer from the stack; over TCP
  * (drivers/net/tcp), echo what a client sends (--tcp-echo PORT), or connect
  * to a peer that echoes, send it N bytes and check they come back
- * (--tcp-send A.B.C.D:PORT --bytes N).
+ * (--tcp-send A.B.C.D:PORT --bytes N). With --addr6 the port also carries
+ * that IPv6 address (besides its link-local one), runs DAD for both before
+ * "ready", and answers neighbour solicitations for those it got; nothing
+ * else goes out over IPv6 yet.
  *
  *   lnet-netcheck [EAL args] -- --port DEVARGS --addr A.B.C.D/LEN [--gw A.B.C.D]
  *                 [--ping A.B.C.D [--count N]] [--mtu N]
  *                 [--tcp-echo PORT | --tcp-send A.B.C.D:PORT [--bytes N]]
+ *                 [--addr6 X:X::X]
  *
  * One thread runs the management and the data lcore (rt's POLLED mode).
  * It prints "ready <mac>" once the port is up and announced, and its
@@ -54,6 +58,8 @@ struct opts {
 	uint32_t tcp_dst;  /* --tcp-send: the echoing peer */
 	uint16_t tcp_dport;
 	size_t tcp_bytes;
+	bool has_addr6;
+	uint8_t addr6[16];
 };
 
 /* One TCP stream of the tool: an echo, or a client checking its echo. */
@@ -221,7 +227,7 @@ usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [EAL args] -- --port DEVARGS --addr A.B.C.D/LEN [--gw A.B.C.D]\n"
 		"       [--ping A.B.C.D [--count N]] [--mtu N]\n"
-		"       [--tcp-echo PORT | --tcp-send A.B.C.D:PORT [--bytes N]]\n",
+		"       [--tcp-echo PORT | --tcp-send A.B.C.D:PORT [--bytes N]] [--addr6 X:X::X]\n",
 		prog);
 	return 2;
 }
@@ -261,6 +267,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "tcp-echo", required_argument, NULL, 'e' },
 		{ "tcp-send", required_argument, NULL, 's' },
 		{ "bytes", required_argument, NULL, 'b' },
+		{ "addr6", required_argument, NULL, '6' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc = 0;
@@ -308,6 +315,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'b':
 			o->tcp_bytes = strtoull(optarg, NULL, 10);
 			break;
+		case '6':
+			o->has_addr6 = true;
+			rc = inet_pton(AF_INET6, optarg, o->addr6) == 1 ? 0 : -EINVAL;
+			break;
 		default:
 			rc = -EINVAL;
 		}
@@ -343,11 +354,17 @@ stack_open(struct stack *s, const struct opts *o)
 		net_ip_set_echo_fn(s->ip, on_echo, s);
 		rc = net_neigh_addr_add(s->nb, o->addr, o->plen);
 	}
+	if (rc == 0 && o->has_addr6) {
+		rc = net_ip_addr6_add(s->ip, o->addr6);
+	}
 	if (rc == 0) {
 		rc = net_port_start(s->port);
 	}
 	if (rc == 0) {
 		rc = net_neigh_announce(s->nb);
+	}
+	if (rc == 0 && o->has_addr6) {
+		rc = net_ip_announce6(s->ip); /* DAD first: "ready" waits for it */
 	}
 	return rc;
 }
@@ -519,6 +536,15 @@ print_counters(const struct stack *s)
 	PRINT(is, icmp_echo_tx);
 	PRINT(is, icmp_echo_reply_rx);
 	PRINT(is, icmp_bad);
+	PRINT(is, icmp6_rx);
+	PRINT(is, icmp6_bad);
+	PRINT(is, icmp6_echo_rx);
+	PRINT(is, nd_bad);
+	PRINT(is, nd_ns_rx);
+	PRINT(is, nd_na_tx);
+	PRINT(is, nd_na_rx);
+	PRINT(is, nd_dup_addr);
+	PRINT(is, nd_dad_ns_tx);
 	PRINT(ts, rx);
 	PRINT(ts, tx);
 	PRINT(ts, rx_bad);
@@ -552,6 +578,9 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	rc = stack_open(&s, &o);
+	while (rc == 0 && !g_stop && o.has_addr6 && net_ip_dad_pending(s.ip)) {
+		run_once(&s);
+	}
 	if (rc != 0) {
 		fprintf(stderr, "lnet-netcheck: %s: %s\n", o.devargs, strerror(-rc));
 	} else {

@@ -34,6 +34,14 @@ struct net_ip {
 	} proto[256];
 	net_ip_echo_fn echo_fn;
 	void *echo_arg;
+	/* IPv6 unicast addresses, [0] the link-local one; set before start, read unlocked. */
+	uint8_t addr6[NET_IP6_MAX_ADDRS][16];
+	unsigned int n_addr6;
+	/* enum net_ip6_addr_state; atomic: any data lcore may find a duplicate. */
+	uint8_t addr6_state[NET_IP6_MAX_ADDRS];
+	struct rt_timer dad_timer; /* on data lcore 0: the wait after the DAD probes */
+	bool dad_armed;            /* ever armed: destroy must cancel it there */
+	struct rt_runtime *rt;     /* the port's: destroy comes after the port is gone */
 	struct net_ip_lcore lc[NET_PORT_MAX_LCORES];
 };
 
@@ -386,18 +394,418 @@ ip_input(void *arg, struct net_port *port, unsigned int lcore, struct rte_mbuf *
 	ip->proto[hdr.next_proto_id].rx(ip->proto[hdr.next_proto_id].arg, ip, lcore, m, &hdr);
 }
 
-/* The port's IPv6 handler: not in this slice. */
+/* ---- IPv6 input ---- */
+
+static void
+ip6_count_verdict(struct net_ip_stats *s, enum net_ipv6_verdict v)
+{
+	switch (v) {
+	case NET_IPV6_SHORT:
+		NET_STAT_ADD(s, rx6_short, 1);
+		break;
+	case NET_IPV6_BAD_VERSION:
+		NET_STAT_ADD(s, rx6_bad_version, 1);
+		break;
+	case NET_IPV6_BAD_LEN:
+		NET_STAT_ADD(s, rx6_bad_len, 1);
+		break;
+	case NET_IPV6_BAD_SRC:
+		NET_STAT_ADD(s, rx6_bad_src, 1);
+		break;
+	case NET_IPV6_FRAGMENT:
+		NET_STAT_ADD(s, rx6_frag, 1);
+		break;
+	case NET_IPV6_EXT_HDR:
+		NET_STAT_ADD(s, rx6_ext_hdr, 1);
+		break;
+	default:
+		break;
+	}
+}
+
+static enum net_ip6_addr_state
+addr6_state(const struct net_ip *ip, unsigned int i)
+{
+	return (enum net_ip6_addr_state)__atomic_load_n(&ip->addr6_state[i], __ATOMIC_RELAXED);
+}
+
+/* Move slot @p i from @p from to @p to unless someone else moved it first. */
+static bool
+addr6_move(struct net_ip *ip, unsigned int i, enum net_ip6_addr_state from,
+	   enum net_ip6_addr_state to)
+{
+	uint8_t expect = (uint8_t)from;
+
+	return __atomic_compare_exchange_n(&ip->addr6_state[i], &expect, (uint8_t)to, false,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+bool
+net_ip_is_local6(const struct net_ip *ip, const uint8_t addr[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < ip->n_addr6; i++) {
+		if (memcmp(ip->addr6[i], addr, 16) == 0) {
+			return addr6_state(ip, i) == NET_IP6_PREFERRED;
+		}
+	}
+	return false;
+}
+
+/* The slot of @p addr in the table, duplicates included, or -1. */
+static int
+ip6_addr_slot(const struct net_ip *ip, const uint8_t addr[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < ip->n_addr6; i++) {
+		if (memcmp(ip->addr6[i], addr, 16) == 0) {
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+/* Ours: a unicast address, all-nodes, or the solicited-node group of one of ours. */
+static bool
+ip6_dst_ours(const struct net_ip *ip, const uint8_t dst[16])
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	uint8_t group[16];
+	unsigned int i;
+
+	if (!net_ipv6_is_multicast(dst)) {
+		return net_ip_is_local6(ip, dst);
+	}
+	if (memcmp(dst, all_nodes, 16) == 0) {
+		return true;
+	}
+	for (i = 0; i < ip->n_addr6; i++) {
+		net_ipv6_solicited_node(ip->addr6[i], group);
+		if (memcmp(dst, group, 16) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Send the ICMPv6 message that fills @p m from @p src to @p dst at @p dst_mac
+ * with hop limit 255: neighbour discovery's own messages name their
+ * link-layer destination and never wait on a resolution.
+ */
+static void
+ip6_send_nd(struct net_ip *ip, unsigned int lcore, struct rte_mbuf *m, const uint8_t src[16],
+	    const uint8_t dst[16], const struct rte_ether_addr *dst_mac)
+{
+	uint16_t len = (uint16_t)rte_pktmbuf_pkt_len(m);
+	uint8_t *ic = rte_pktmbuf_mtod(m, uint8_t *);
+	uint16_t ck = net_ipv6_l4_cksum(src, dst, IPPROTO_ICMPV6, ic, len);
+	struct rte_ipv6_hdr *h;
+	struct rte_ether_hdr *eh;
+
+	memcpy(ic + 2, &ck, sizeof(ck));
+	h = (struct rte_ipv6_hdr *)rte_pktmbuf_prepend(m, sizeof(*h));
+	eh = h != NULL ? (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, sizeof(*eh)) : NULL;
+	if (eh == NULL) {
+		NET_STAT_ADD(&ip->lc[lcore].stats, tx_no_mbuf, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	h->payload_len = rte_cpu_to_be_16(len);
+	h->proto = IPPROTO_ICMPV6;
+	h->hop_limits = 255;
+	memcpy(h->src_addr, src, 16);
+	memcpy(h->dst_addr, dst, 16);
+	eh->src_addr = net_port_info(ip->port)->mac;
+	eh->dst_addr = *dst_mac;
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	net_port_tx(ip->port, lcore, m);
+}
+
+/* Answer a solicitation for one of our addresses (RFC 4861 7.2.4). */
+static void
+nd_answer_ns(struct net_ip *ip, unsigned int lcore, const struct rte_ipv6_hdr *h,
+	     const struct net_nd_view *v)
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	static const uint8_t unspecified[16];
+	struct net_ip_stats *s = &ip->lc[lcore].stats;
+	bool dad = memcmp(h->src_addr, unspecified, 16) == 0;
+	struct rte_ether_addr to;
+	int i;
+	struct rte_mbuf *m;
+	uint8_t *na;
+
+	i = ip6_addr_slot(ip, v->target);
+	/* Another node probing for an address we are still probing for: neither gets it. */
+	if (i >= 0 && dad &&
+	    addr6_move(ip, (unsigned int)i, NET_IP6_TENTATIVE, NET_IP6_DUPLICATE)) {
+		NET_STAT_ADD(s, nd_dup_addr, 1);
+		return;
+	}
+	if (!net_ip_is_local6(ip, v->target)) {
+		NET_STAT_ADD(s, nd_ns_not_ours, 1);
+		return;
+	}
+	/* Without the solicitor's MAC the answer would need a resolution of its own. */
+	if (!dad && !v->has_lla) {
+		NET_STAT_ADD(s, nd_ns_no_lla, 1);
+		return;
+	}
+	m = net_port_alloc(ip->port);
+	na = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, NET_ND_NA_LEN) : NULL;
+	if (na == NULL) {
+		NET_STAT_ADD(s, tx_no_mbuf, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* A node probing for the address (DAD) hears the answer on all-nodes, unsolicited. */
+	net_nd_na_fill(na, v->target, &net_port_info(ip->port)->mac,
+		       dad ? NET_ND_NA_OVERRIDE : NET_ND_NA_SOLICITED | NET_ND_NA_OVERRIDE);
+	if (dad) {
+		net_ipv6_mcast_mac(all_nodes, &to);
+	} else {
+		to = v->lla;
+	}
+	NET_STAT_ADD(s, nd_na_tx, 1);
+	ip6_send_nd(ip, lcore, m, v->target, dad ? all_nodes : h->src_addr, &to);
+}
+
+/*
+ * An advertisement for one of our addresses that is not ours (ours always
+ * carry our MAC): another node holds it, so we stop using it, as RFC 4862
+ * 5.4.4 has a node do when DAD finds a duplicate.
+ */
+static void
+nd_check_conflict(struct net_ip *ip, unsigned int lcore, const struct net_nd_view *v)
+{
+	int i = ip6_addr_slot(ip, v->target);
+
+	if (i < 0 ||
+	    (v->has_lla && rte_is_same_ether_addr(&v->lla, &net_port_info(ip->port)->mac))) {
+		return;
+	}
+	if (addr6_move(ip, (unsigned int)i, NET_IP6_TENTATIVE, NET_IP6_DUPLICATE) ||
+	    addr6_move(ip, (unsigned int)i, NET_IP6_PREFERRED, NET_IP6_DUPLICATE)) {
+		NET_STAT_ADD(&ip->lc[lcore].stats, nd_dup_addr, 1);
+	}
+}
+
+/* On data lcore 0: an NS (a DAD probe) or NA (an announcement) for @p target, to group @p dst. */
+static int
+nd_send_lcore0(struct net_ip *ip, uint8_t type, const uint8_t target[16], const uint8_t src[16],
+	       const uint8_t dst[16])
+{
+	struct rte_mbuf *m = net_port_alloc(ip->port);
+	struct rte_ether_addr to;
+	uint8_t *b;
+
+	b = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, NET_ND_NA_LEN) : NULL;
+	if (b == NULL) {
+		NET_STAT_ADD(&ip->lc[0].stats, tx_no_mbuf, 1);
+		rte_pktmbuf_free(m);
+		return -ENOMEM;
+	}
+	net_nd_na_fill(b, target, &net_port_info(ip->port)->mac, NET_ND_NA_OVERRIDE);
+	if (type == NET_ND_NS) {
+		/* A DAD probe: from the unspecified address, so no source link-layer option. */
+		b[0] = NET_ND_NS;
+		b[4] = 0;
+		rte_pktmbuf_trim(m, NET_ND_NA_LEN - 24);
+		NET_STAT_ADD(&ip->lc[0].stats, nd_dad_ns_tx, 1);
+	} else {
+		NET_STAT_ADD(&ip->lc[0].stats, nd_na_tx, 1);
+	}
+	net_ipv6_mcast_mac(dst, &to);
+	ip6_send_nd(ip, 0, m, src, dst, &to);
+	return 0;
+}
+
+static const uint8_t g_all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+static const uint8_t g_unspecified[16];
+
+/* DAD waited long enough: what nobody claimed is ours, and announced (RFC 4862 5.4.5). */
+static void
+nd_dad_timer(void *arg)
+{
+	struct net_ip *ip = arg;
+	unsigned int i;
+
+	for (i = 0; i < ip->n_addr6; i++) {
+		if (addr6_move(ip, i, NET_IP6_TENTATIVE, NET_IP6_PREFERRED)) {
+			(void)nd_send_lcore0(ip, NET_ND_NA, ip->addr6[i], ip->addr6[i],
+					     g_all_nodes);
+		}
+	}
+}
+
+/*
+ * Probe every tentative address (an NS from the unspecified address to its
+ * solicited-node group, RFC 4862 5.4.2) and announce every usable one (an
+ * unsolicited, override NA to all nodes, RFC 4861 7.2.6).
+ */
+static int
+nd_announce_on_lcore(void *arg)
+{
+	struct net_ip *ip = arg;
+	bool probing = false;
+	uint8_t group[16];
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < ip->n_addr6 && rc == 0; i++) {
+		switch (addr6_state(ip, i)) {
+		case NET_IP6_TENTATIVE:
+			net_ipv6_solicited_node(ip->addr6[i], group);
+			rc = nd_send_lcore0(ip, NET_ND_NS, ip->addr6[i], g_unspecified, group);
+			probing = true;
+			break;
+		case NET_IP6_PREFERRED:
+			rc = nd_send_lcore0(ip, NET_ND_NA, ip->addr6[i], ip->addr6[i], g_all_nodes);
+			break;
+		default:
+			break;
+		}
+	}
+	if (probing) {
+		ip->dad_armed = true;
+		rt_timer_arm(&ip->dad_timer, (uint64_t)ip->conf.dad_ms * 1000);
+	}
+	return rc;
+}
+
+int
+net_ip_announce6(struct net_ip *ip)
+{
+	return rt_lcore_call(rt_data_lcore(net_port_runtime(ip->port), 0), nd_announce_on_lcore,
+			     ip);
+}
+
+static void
+nd_input(struct net_ip *ip, unsigned int lcore, const struct rte_ipv6_hdr *h, const void *p,
+	 size_t len)
+{
+	struct net_ip_stats *s = &ip->lc[lcore].stats;
+	struct net_nd_view v;
+
+	if (net_nd_parse(h, p, len, &v) != NET_ND_OK) {
+		NET_STAT_ADD(s, nd_bad, 1);
+		return;
+	}
+	if (v.type == NET_ND_NA) {
+		/* Otherwise counted only: the neighbour cache that takes them is the next step. */
+		NET_STAT_ADD(s, nd_na_rx, 1);
+		nd_check_conflict(ip, lcore, &v);
+		return;
+	}
+	NET_STAT_ADD(s, nd_ns_rx, 1);
+	nd_answer_ns(ip, lcore, h, &v);
+}
+
+static void
+icmp6_input(struct net_ip *ip, unsigned int lcore, struct rte_mbuf *m, const struct rte_ipv6_hdr *h)
+{
+	struct net_ip_stats *s = &ip->lc[lcore].stats;
+	struct net_icmp6_view v;
+
+	NET_STAT_ADD(s, icmp6_rx, 1);
+	if ((m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0) ||
+	    net_icmp6_parse(h, rte_pktmbuf_mtod(m, const void *), rte_pktmbuf_pkt_len(m), &v) !=
+		    NET_ICMP6_OK) {
+		NET_STAT_ADD(s, icmp6_bad, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	switch (v.type) {
+	case NET_ICMP6_ECHO_REQUEST:
+		/* Answered once IPv6 output (and neighbour discovery) is in. */
+		NET_STAT_ADD(s, icmp6_echo_rx, 1);
+		break;
+	case NET_ICMP6_ECHO_REPLY:
+		NET_STAT_ADD(s, icmp6_echo_reply_rx, 1);
+		break;
+	case NET_ICMP6_DEST_UNREACH:
+	case NET_ICMP6_PACKET_TOO_BIG:
+	case NET_ICMP6_TIME_EXCEEDED:
+	case NET_ICMP6_PARAM_PROBLEM:
+		NET_STAT_ADD(s, icmp6_err_rx, 1);
+		break;
+	case NET_ND_NS:
+	case NET_ND_NA:
+		nd_input(ip, lcore, h, rte_pktmbuf_mtod(m, const void *), rte_pktmbuf_pkt_len(m));
+		break;
+	default:
+		NET_STAT_ADD(s, icmp6_other, 1);
+		break;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* The port's IPv6 handler. */
 static void
 ip6_input(void *arg, struct net_port *port, unsigned int lcore, struct rte_mbuf *m)
 {
 	struct net_ip *ip = arg;
+	struct net_ip_stats *s = &ip->lc[lcore].stats;
+	struct rte_ipv6_hdr hdr;
+	enum net_ipv6_verdict v;
+	uint16_t plen = 0;
 
 	RTE_SET_USED(port);
-	NET_STAT_ADD(&ip->lc[lcore].stats, rx_ipv6, 1);
+	NET_STAT_ADD(s, rx_ipv6, 1);
+	rte_pktmbuf_adj(m, m->l2_len);
+	if (rte_pktmbuf_data_len(m) < sizeof(hdr)) {
+		v = NET_IPV6_SHORT; /* the header must sit in the first segment */
+	} else {
+		v = net_ipv6_check(rte_pktmbuf_mtod(m, const void *),
+				   RTE_MIN(rte_pktmbuf_pkt_len(m),
+					   (uint32_t)UINT16_MAX + sizeof(hdr)),
+				   &plen);
+	}
+	if (v != NET_IPV6_OK) {
+		ip6_count_verdict(s, v);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	hdr = *rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+	if (!ip6_dst_ours(ip, hdr.dst_addr)) {
+		NET_STAT_ADD(s, rx6_not_ours, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* Ethernet padding goes; the upper layer sees its payload only. */
+	rte_pktmbuf_trim(m, rte_pktmbuf_pkt_len(m) - sizeof(hdr) - plen);
+	rte_pktmbuf_adj(m, sizeof(hdr));
+	if (hdr.proto == IPPROTO_ICMPV6) {
+		NET_STAT_ADD(s, rx_delivered, 1);
+		icmp6_input(ip, lcore, m, &hdr);
+		return;
+	}
+	/* No upper layer takes IPv6 yet (TCP over IPv6 is the next step). */
+	NET_STAT_ADD(s, rx6_no_proto, 1);
 	rte_pktmbuf_free(m);
 }
 
 /* ---- set-up ---- */
+
+/* Let in what is sent to all nodes and to @p addr's solicited-node group. */
+static void
+ip6_join_groups(struct net_ip *ip, const uint8_t addr[16])
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	struct rte_ether_addr mac;
+	uint8_t group[16];
+
+	/* -EEXIST is fine: addresses share groups (same low 24 bits), all-nodes is everyone's. */
+	net_ipv6_mcast_mac(all_nodes, &mac);
+	(void)net_port_mcast_join(ip->port, &mac);
+	net_ipv6_solicited_node(addr, group);
+	net_ipv6_mcast_mac(group, &mac);
+	(void)net_port_mcast_join(ip->port, &mac);
+}
 
 int
 net_ip_create(struct net_neigh *nb, const struct net_ip_conf *conf, struct net_ip **out)
@@ -418,17 +826,37 @@ net_ip_create(struct net_neigh *nb, const struct net_ip_conf *conf, struct net_i
 	if (ip->conf.ttl == 0) {
 		ip->conf.ttl = 64; /* Linux's default, RFC 1700 */
 	}
+	if (ip->conf.dad_ms == 0) {
+		ip->conf.dad_ms = 1000; /* RFC 4861 RetransTimer */
+	}
+	rt_timer_init(&ip->dad_timer, nd_dad_timer, ip);
 	ip->nb = nb;
 	ip->port = net_neigh_port(nb);
+	ip->rt = net_port_runtime(ip->port);
+	net_ipv6_link_local(&net_port_info(ip->port)->mac, ip->addr6[0]);
+	ip->addr6_state[0] = ip->conf.no_dad ? NET_IP6_PREFERRED : NET_IP6_TENTATIVE;
+	ip->n_addr6 = 1;
+	ip6_join_groups(ip, ip->addr6[0]);
 	net_port_set_handler(ip->port, NET_CLASS_IPV4, ip_input, ip);
 	net_port_set_handler(ip->port, NET_CLASS_IPV6, ip6_input, ip);
 	*out = ip;
 	return 0;
 }
 
+static int
+dad_cancel_on_lcore(void *arg)
+{
+	rt_timer_cancel(&((struct net_ip *)arg)->dad_timer);
+	return 0;
+}
+
 void
 net_ip_destroy(struct net_ip *ip)
 {
+	/* The DAD timer lives on data lcore 0's list: off it before the memory goes. */
+	if (ip != NULL && ip->dad_armed) {
+		(void)rt_lcore_call(rt_data_lcore(ip->rt, 0), dad_cancel_on_lcore, ip);
+	}
 	free(ip);
 }
 
@@ -444,6 +872,26 @@ net_ip_register(struct net_ip *ip, uint8_t proto, net_ip_rx_fn rx, net_ip_err_fn
 	ip->proto[proto].rx = rx;
 	ip->proto[proto].err = err;
 	ip->proto[proto].arg = arg;
+	return 0;
+}
+
+int
+net_ip_addr6_add(struct net_ip *ip, const uint8_t addr[16])
+{
+	static const uint8_t unspecified[16];
+
+	if (net_ipv6_is_multicast(addr) || memcmp(addr, unspecified, 16) == 0) {
+		return -EINVAL;
+	}
+	if (ip6_addr_slot(ip, addr) >= 0) {
+		return -EEXIST;
+	}
+	if (ip->n_addr6 == NET_IP6_MAX_ADDRS) {
+		return -ENOSPC;
+	}
+	ip->addr6_state[ip->n_addr6] = ip->conf.no_dad ? NET_IP6_PREFERRED : NET_IP6_TENTATIVE;
+	memcpy(ip->addr6[ip->n_addr6++], addr, 16);
+	ip6_join_groups(ip, addr);
 	return 0;
 }
 
@@ -482,4 +930,25 @@ net_ip_stats(const struct net_ip *ip, struct net_ip_stats *out)
 			sum[i] += add[i];
 		}
 	}
+}
+
+enum net_ip6_addr_state
+net_ip_addr6_state(const struct net_ip *ip, const uint8_t addr[16])
+{
+	int i = ip6_addr_slot(ip, addr);
+
+	return i < 0 ? NET_IP6_NONE : addr6_state(ip, (unsigned int)i);
+}
+
+static int
+dad_pending_on_lcore(void *arg)
+{
+	return rt_timer_pending(&((struct net_ip *)arg)->dad_timer) ? 1 : 0;
+}
+
+bool
+net_ip_dad_pending(struct net_ip *ip)
+{
+	return rt_lcore_call(rt_data_lcore(net_port_runtime(ip->port), 0), dad_pending_on_lcore,
+			     ip) == 1;
 }

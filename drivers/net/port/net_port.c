@@ -61,6 +61,9 @@ struct net_port {
 		void *arg;
 	} handler[NET_CLASS_N];
 	char devname[RTE_ETH_NAME_MAX_LEN];
+	struct rte_ether_addr mcast[NET_PORT_MAX_MCAST]; /* groups joined by list */
+	unsigned int n_mcast;
+	enum net_port_mcast_mode mcast_mode;
 	rte_spinlock_t txq_lock[NET_PORT_MAX_LCORES];
 	struct net_port_lcore lc[NET_PORT_MAX_LCORES];
 };
@@ -869,4 +872,51 @@ net_port_close(struct net_port *port)
 		pool_put(port->info.socket);
 	}
 	free(port);
+}
+
+static bool
+port_mcast_joined(const struct net_port *port, const struct rte_ether_addr *mac)
+{
+	unsigned int i;
+
+	for (i = 0; i < port->n_mcast; i++) {
+		if (rte_is_same_ether_addr(&port->mcast[i], mac)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+int
+net_port_mcast_join(struct net_port *port, const struct rte_ether_addr *mac)
+{
+	uint16_t pid = port->info.port_id;
+
+	if (!rte_is_multicast_ether_addr(mac) || rte_is_broadcast_ether_addr(mac)) {
+		return -EINVAL;
+	}
+	if (port_mcast_joined(port, mac)) {
+		return -EEXIST;
+	}
+	if (port->mcast_mode == NET_PORT_MCAST_ALL || port->mcast_mode == NET_PORT_MCAST_PMD) {
+		return 0; /* already let in */
+	}
+	if (port->n_mcast < NET_PORT_MAX_MCAST) {
+		port->mcast[port->n_mcast] = *mac;
+		if (rte_eth_dev_set_mc_addr_list(pid, port->mcast, port->n_mcast + 1) == 0) {
+			port->n_mcast++;
+			port->mcast_mode = NET_PORT_MCAST_LIST;
+			return 0;
+		}
+	}
+	/* No list in this PMD, or a full one: every group, which the RX path filters anyway. */
+	port->mcast_mode =
+		rte_eth_allmulticast_enable(pid) == 0 ? NET_PORT_MCAST_ALL : NET_PORT_MCAST_PMD;
+	return 0;
+}
+
+enum net_port_mcast_mode
+net_port_mcast_mode(const struct net_port *port)
+{
+	return port->mcast_mode;
 }

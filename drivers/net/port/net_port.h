@@ -162,6 +162,29 @@ struct rte_mbuf *net_port_alloc(struct net_port *port);
 /** What was negotiated. */
 const struct net_port_info *net_port_info(const struct net_port *port);
 
+/** Most Ethernet multicast groups a port joins by list before it takes them all. */
+#define NET_PORT_MAX_MCAST 16
+
+/** How the device lets the multicast groups the port joined in. */
+enum net_port_mcast_mode {
+	NET_PORT_MCAST_NONE = 0, /**< no group joined yet */
+	NET_PORT_MCAST_LIST,     /**< the PMD filters to the joined groups */
+	NET_PORT_MCAST_ALL,      /**< no list in the PMD (or too many): all multicast */
+	NET_PORT_MCAST_PMD,      /**< neither: the PMD's own (promiscuous, say) */
+};
+
+/**
+ * Join the Ethernet multicast group @p mac: IPv6's all-nodes and
+ * solicited-node groups must reach the port on a NIC that filters
+ * multicast. The PMD gets the whole list; without list support it is put in
+ * all-multicast mode. Off the data lcores.
+ * @return 0, -EEXIST, -EINVAL (not multicast)
+ */
+int net_port_mcast_join(struct net_port *port, const struct rte_ether_addr *mac);
+
+/** How the joined groups get in (NET_PORT_MCAST_*). */
+enum net_port_mcast_mode net_port_mcast_mode(const struct net_port *port);
+
 /** The current state. */
 enum net_port_state net_port_state(const struct net_port *port);
 

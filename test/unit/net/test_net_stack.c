@@ -771,6 +771,497 @@ test_parsers_refuse_what_they_must(void **state)
 	assert_int_equal(iv.data_len, 8);
 }
 
+/* ---- IPv6 and ICMPv6 ---- */
+
+static const uint8_t LL_X[16] = { 0xfe, 0x80, [15] = 0x01 }; /* fe80::1, a neighbour */
+
+/* fe80::5054:ff:fe12:3456, what RFC 4291's modified EUI-64 makes of 52:54:00:12:34:56. */
+static const uint8_t LL_5254[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
+				     0xff, 0xfe, 0x12,       0x34, 0x56 };
+
+/* An IPv6 packet src -> dst of next header @p nh carrying @p l4 (its checksum left as is). */
+static size_t
+ip6_packet(uint8_t *buf, uint8_t nh, const uint8_t src[16], const uint8_t dst[16], const void *l4,
+	   size_t l4_len)
+{
+	struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)buf;
+
+	memset(h, 0, sizeof(*h));
+	h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	h->payload_len = rte_cpu_to_be_16((uint16_t)l4_len);
+	h->proto = nh;
+	h->hop_limits = 64;
+	memcpy(h->src_addr, src, 16);
+	memcpy(h->dst_addr, dst, 16);
+	memcpy(h + 1, l4, l4_len);
+	return sizeof(*h) + l4_len;
+}
+
+/* An ICMPv6 message of @p len bytes at @p l4 in the packet at @p buf: fill its checksum. */
+static void
+icmp6_seal(uint8_t *buf)
+{
+	struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)buf;
+	uint8_t *ic = buf + sizeof(*h);
+	size_t len = rte_be_to_cpu_16(h->payload_len);
+	uint16_t ck;
+
+	ic[2] = ic[3] = 0;
+	ck = net_ipv6_l4_cksum(h->src_addr, h->dst_addr, IPPROTO_ICMPV6, ic, len);
+	memcpy(ic + 2, &ck, 2);
+}
+
+/* An echo request src -> dst, id 0x1234, sequence 7, payload "abcdefgh", checksummed. */
+static size_t
+echo6(uint8_t *buf, const uint8_t src[16], const uint8_t dst[16])
+{
+	const uint8_t body[16] = { 128, 0,   0,   0,   0x12, 0x34, 0,   7,
+				   'a', 'b', 'c', 'd', 'e',  'f',  'g', 'h' };
+	size_t n = ip6_packet(buf, IPPROTO_ICMPV6, src, dst, body, sizeof(body));
+
+	icmp6_seal(buf);
+	return n;
+}
+
+static void
+test_ipv6_parsers_and_addresses(void **state)
+{
+	const struct rte_ether_addr mac = { .addr_bytes = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 } };
+	const uint8_t snm[16] = { 0xff, 0x02, [11] = 0x01, 0xff, 0x12, 0x34, 0x56 };
+	uint8_t a[16], b[128], q[64];
+	struct net_icmp6_view v;
+	uint16_t plen;
+	size_t n;
+
+	(void)state;
+	net_ipv6_link_local(&mac, a);
+	assert_memory_equal(a, LL_5254, 16);
+	net_ipv6_solicited_node(a, a);
+	assert_memory_equal(a, snm, 16);
+
+	n = echo6(b, LL_X, LL_5254);
+	/* The checksum an independent RFC 1071 sum (Python) gives for this message. */
+	assert_int_equal(b[42] << 8 | b[43], 0x5b25);
+	assert_int_equal(net_ipv6_check(b, n, &plen), NET_IPV6_OK);
+	assert_int_equal(plen, 16);
+	assert_int_equal(net_icmp6_parse((struct rte_ipv6_hdr *)b, b + 40, plen, &v), NET_ICMP6_OK);
+	assert_int_equal(v.type, NET_ICMP6_ECHO_REQUEST);
+	assert_int_equal(v.id, 0x1234);
+	assert_int_equal(v.seq, 7);
+	assert_int_equal(v.data_len, 8);
+	assert_memory_equal(v.data, "abcdefgh", 8);
+	/* The pseudo-header counts: the same bytes to another address fail. */
+	b[39] ^= 1;
+	assert_int_equal(net_icmp6_parse((struct rte_ipv6_hdr *)b, b + 40, plen, &v),
+			 NET_ICMP6_BAD_CKSUM);
+	b[39] ^= 1;
+
+	assert_int_equal(net_ipv6_check(b, 39, &plen), NET_IPV6_SHORT);
+	assert_int_equal(net_ipv6_check(b, n - 1, &plen), NET_IPV6_BAD_LEN);
+	b[0] = 0x45;
+	assert_int_equal(net_ipv6_check(b, n, &plen), NET_IPV6_BAD_VERSION);
+	b[0] = 0x60;
+	b[6] = IPPROTO_FRAGMENT;
+	assert_int_equal(net_ipv6_check(b, n, &plen), NET_IPV6_FRAGMENT);
+	b[6] = IPPROTO_HOPOPTS;
+	assert_int_equal(net_ipv6_check(b, n, &plen), NET_IPV6_EXT_HDR);
+	b[6] = IPPROTO_ICMPV6;
+	b[8] = 0xff; /* multicast source */
+	assert_int_equal(net_ipv6_check(b, n, &plen), NET_IPV6_BAD_SRC);
+
+	/* Packet too big (RFC 4443 3.2): its 32-bit MTU and the quoted packet's addresses. */
+	memset(q, 0, sizeof(q));
+	q[0] = NET_ICMP6_PACKET_TOO_BIG;
+	q[4] = 0;
+	q[5] = 0;
+	q[6] = 0x05;
+	q[7] = 0x00; /* 1280 */
+	ip6_packet(q + 8, IPPROTO_TCP, LL_5254, LL_X, "\x03\xdc\x04\x00\x01\x02\x03\x04", 8);
+	n = ip6_packet(b, IPPROTO_ICMPV6, LL_X, LL_5254, q, 56);
+	icmp6_seal(b);
+	assert_int_equal(net_icmp6_parse((struct rte_ipv6_hdr *)b, b + 40, 56, &v), NET_ICMP6_OK);
+	assert_int_equal(v.err.mtu, 1280);
+	assert_int_equal(v.err.proto, IPPROTO_TCP);
+	assert_memory_equal(v.err.src, LL_5254, 16);
+	assert_memory_equal(v.err.dst, LL_X, 16);
+	assert_int_equal(v.err.l4_len, 8);
+	assert_int_equal(v.err.l4[0] << 8 | v.err.l4[1], 988);
+	/* Quoting under 8 bytes past the header is too short for TCP's ports. */
+	ip6_packet(b, IPPROTO_ICMPV6, LL_X, LL_5254, q, 55);
+	icmp6_seal(b);
+	assert_int_equal(net_icmp6_parse((struct rte_ipv6_hdr *)b, b + 40, 55, &v),
+			 NET_ICMP6_SHORT);
+	(void)n;
+}
+
+/* Run B's DAD to its end (nobody objects): its addresses become usable. */
+static void
+settle_dad(struct fix *f)
+{
+	assert_int_equal(net_ip_announce6(f->b.ip), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_true(net_ip_dad_pending(f->b.ip));
+	rt_sim_advance_us(f->rt, NET_UT_US_PER_S);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_false(net_ip_dad_pending(f->b.ip));
+}
+
+/* Drop what B sent that A's (stopped) port did not take. */
+static void
+drain_a(struct fix *f)
+{
+	struct rte_mbuf *m;
+
+	while (rte_ring_dequeue(f->a.rx, (void **)&m) == 0) {
+		rte_pktmbuf_free(m);
+	}
+}
+
+static void
+test_ipv6_input_counted_and_filtered(void **state)
+{
+	struct fix *f = *state;
+	const uint8_t global_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x02 };
+	const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	const uint8_t mcast_src[16] = { 0xff, 0x02, [15] = 0x09 };
+	uint8_t ll_b[16], snm_b[16], other[16], pkt[160], q[64];
+	struct net_ip_stats is;
+	size_t n;
+	unsigned int i;
+
+	net_ipv6_link_local(&f->b.mac, ll_b);
+	net_ipv6_solicited_node(global_b, snm_b);
+	memcpy(other, ll_b, 16);
+	other[15] ^= 0x80;
+	assert_int_equal(net_ip_addr6_add(f->b.ip, global_b), 0);
+	assert_int_equal(net_ip_addr6_add(f->b.ip, global_b), -EEXIST);
+	assert_int_equal(net_ip_addr6_add(f->b.ip, ll_b), -EEXIST); /* it always has that one */
+	assert_int_equal(net_ip_addr6_add(f->b.ip, all_nodes), -EINVAL);
+	/* The groups IPv6 needs were joined on the device (ring ports have no list). */
+	assert_int_equal(net_port_mcast_mode(f->b.port), NET_PORT_MCAST_ALL);
+	assert_int_equal(net_port_mcast_join(f->b.port, &f->a.mac), -EINVAL);
+	start(f);
+	settle_dad(f);
+	assert_true(net_ip_is_local6(f->b.ip, ll_b));
+	assert_true(net_ip_is_local6(f->b.ip, global_b));
+	assert_false(net_ip_is_local6(f->b.ip, other));
+
+	/* Accepted: to its link-local, its configured address, all-nodes, solicited-node. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, LL_X, ll_b));
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, LL_X, global_b));
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, LL_X, all_nodes));
+	n = echo6(pkt, LL_X, snm_b);
+	memset(pkt + n, 0xee, 8); /* Ethernet padding past the payload: not summed */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n + 8);
+	/* Refused, each counted once. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, LL_X, other));
+	n = echo6(pkt, LL_X, ll_b);
+	pkt[6] = IPPROTO_FRAGMENT;
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n);
+	pkt[6] = IPPROTO_DSTOPTS;
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n);
+	pkt[6] = IPPROTO_ICMPV6;
+	pkt[43] ^= 0x40; /* ICMPv6 checksum */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, mcast_src, ll_b));
+	n = echo6(pkt, LL_X, ll_b);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n - 1); /* payload length past the frame */
+	pkt[0] = 0x40;
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, 20);
+	n = ip6_packet(pkt, IPPROTO_TCP, LL_X, ll_b, "0123456789abcdefghij", 20);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n); /* no IPv6 upper layer yet */
+	/* Packet too big about a packet B sent. */
+	memset(q, 0, sizeof(q));
+	q[0] = NET_ICMP6_PACKET_TOO_BIG;
+	q[6] = 0x05;
+	ip6_packet(q + 8, IPPROTO_TCP, ll_b, LL_X, "\x03\xdc\x04\x00\x01\x02\x03\x04", 8);
+	n = ip6_packet(pkt, IPPROTO_ICMPV6, LL_X, ll_b, q, 56);
+	icmp6_seal(pkt);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+
+	is = istats(&f->b);
+	assert_int_equal(is.rx_ipv6, 14);
+	assert_int_equal(is.icmp6_rx, 6);
+	assert_int_equal(is.icmp6_echo_rx, 4);
+	assert_int_equal(is.icmp6_err_rx, 1);
+	assert_int_equal(is.icmp6_bad, 1);
+	assert_int_equal(is.rx6_not_ours, 1);
+	assert_int_equal(is.rx6_frag, 1);
+	assert_int_equal(is.rx6_ext_hdr, 1);
+	assert_int_equal(is.rx6_bad_src, 1);
+	assert_int_equal(is.rx6_bad_len, 1);
+	assert_int_equal(is.rx6_bad_version, 1);
+	assert_int_equal(is.rx6_short, 1);
+	assert_int_equal(is.rx6_no_proto, 1);
+	/* Nothing IPv4 was touched. */
+	assert_int_equal(is.rx, 0);
+	for (i = 0; i < 8 - 2; i++) {
+		other[0] = 0x20;
+		other[1] = (uint8_t)(i + 1);
+		assert_int_equal(net_ip_addr6_add(f->b.ip, other), 0);
+	}
+	assert_int_equal(net_ip_addr6_add(f->b.ip, LL_X), -ENOSPC);
+}
+
+/* A solicitation for @p target from @p src to @p dst, with A's MAC as its source option when @p slla. */
+static size_t
+ns6(uint8_t *buf, const uint8_t src[16], const uint8_t dst[16], const uint8_t target[16],
+    const struct rte_ether_addr *slla)
+{
+	uint8_t body[32] = { NET_ND_NS };
+	size_t n;
+
+	memcpy(body + 8, target, 16);
+	if (slla != NULL) {
+		body[24] = 1; /* source link-layer address, 8 bytes */
+		body[25] = 1;
+		memcpy(body + 26, slla, 6);
+	}
+	n = ip6_packet(buf, IPPROTO_ICMPV6, src, dst, body, slla != NULL ? 32 : 24);
+	((struct rte_ipv6_hdr *)buf)->hop_limits = 255;
+	icmp6_seal(buf);
+	return n;
+}
+
+/* The next IPv6 frame B sent (A is not started: its RX ring holds them), or 0. */
+static size_t
+next_ipv6_from_b(struct fix *f, uint8_t *frame, size_t cap)
+{
+	struct rte_mbuf *m;
+	size_t n = 0;
+
+	while (n == 0 && rte_ring_dequeue(f->a.rx, (void **)&m) == 0) {
+		if (rte_be_to_cpu_16(rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type) ==
+		    RTE_ETHER_TYPE_IPV6) {
+			n = rte_pktmbuf_pkt_len(m);
+			const void *d;
+
+			assert_true(n <= cap);
+			d = rte_pktmbuf_read(m, 0, n, frame); /* copies only when segmented */
+			assert_non_null(d);
+			if (d != frame) {
+				memcpy(frame, d, n);
+			}
+		}
+		rte_pktmbuf_free(m);
+	}
+	return n;
+}
+
+/* Check the advertisement B sent: addresses, hop limit, flags, target and its MAC. */
+static void
+assert_na(struct fix *f, const uint8_t *fr, size_t n, const struct rte_ether_addr *eth_dst,
+	  const uint8_t ip_dst[16], const uint8_t target[16], uint8_t flags)
+{
+	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)fr;
+	const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)(eh + 1);
+	struct net_icmp6_view iv;
+	struct net_nd_view v;
+
+	assert_int_equal(n, 14 + 40 + NET_ND_NA_LEN);
+	assert_true(rte_is_same_ether_addr(&eh->dst_addr, eth_dst));
+	assert_true(rte_is_same_ether_addr(&eh->src_addr, &f->b.mac));
+	assert_int_equal(h->hop_limits, 255);
+	assert_memory_equal(h->src_addr, target, 16);
+	assert_memory_equal(h->dst_addr, ip_dst, 16);
+	assert_int_equal(net_icmp6_parse(h, h + 1, NET_ND_NA_LEN, &iv), NET_ICMP6_OK);
+	assert_int_equal(net_nd_parse(h, h + 1, NET_ND_NA_LEN, &v), NET_ND_OK);
+	assert_int_equal(v.type, NET_ND_NA);
+	assert_int_equal(v.flags, flags);
+	assert_memory_equal(v.target, target, 16);
+	assert_true(v.has_lla);
+	assert_true(rte_is_same_ether_addr(&v.lla, &f->b.mac));
+}
+
+static void
+test_ipv6_neighbour_solicitations_answered(void **state)
+{
+	struct fix *f = *state;
+	const uint8_t unspecified[16] = { 0 };
+	const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	const struct rte_ether_addr all_nodes_mac = { .addr_bytes = { 0x33, 0x33, 0, 0, 0, 1 } };
+	uint8_t ll_b[16], snm_b[16], other[16], pkt[160], fr[256];
+	struct net_ip_stats is;
+	size_t n;
+
+	net_ipv6_link_local(&f->b.mac, ll_b);
+	net_ipv6_solicited_node(ll_b, snm_b);
+	memcpy(other, ll_b, 16);
+	other[15] ^= 0x80;
+	/* Only B runs: what it sends stays in A's RX ring for the test to read. */
+	assert_int_equal(net_port_start(f->b.port), 0);
+	settle_dad(f);
+	drain_a(f);
+
+	/* Address resolution: to B's solicited-node group, answered to the solicitor alone. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, LL_X, snm_b, ll_b, &f->a.mac));
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_na(f, fr, n, &f->a.mac, LL_X, ll_b, NET_ND_NA_SOLICITED | NET_ND_NA_OVERRIDE);
+	/* Duplicate address detection by another node: the answer goes to all nodes. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, unspecified, snm_b, ll_b, NULL));
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_na(f, fr, n, &all_nodes_mac, all_nodes, ll_b, NET_ND_NA_OVERRIDE);
+
+	/* Not answered: another target, no source MAC, a forwarded one, DAD with a MAC. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, LL_X, snm_b, other, &f->a.mac));
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, LL_X, ll_b, ll_b, NULL));
+	n = ns6(pkt, LL_X, ll_b, ll_b, &f->a.mac);
+	((struct rte_ipv6_hdr *)pkt)->hop_limits = 254;
+	icmp6_seal(pkt);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, n);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, unspecified, snm_b, ll_b, &f->a.mac));
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(next_ipv6_from_b(f, fr, sizeof(fr)), 0);
+
+	is = istats(&f->b);
+	assert_int_equal(is.nd_ns_rx, 4);
+	assert_int_equal(is.nd_na_tx, 3); /* with the announcement after DAD */
+	assert_int_equal(is.nd_ns_not_ours, 1);
+	assert_int_equal(is.nd_ns_no_lla, 1);
+	assert_int_equal(is.nd_bad, 2);
+	assert_int_equal(is.icmp6_bad, 0);
+}
+
+/* An advertisement for @p target from A, its MAC as target link-layer address. */
+static size_t
+na6(struct fix *f, uint8_t *buf, const uint8_t dst[16], const uint8_t target[16])
+{
+	uint8_t body[NET_ND_NA_LEN];
+	size_t n;
+
+	net_nd_na_fill(body, target, &f->a.mac, NET_ND_NA_OVERRIDE);
+	n = ip6_packet(buf, IPPROTO_ICMPV6, LL_X, dst, body, sizeof(body));
+	((struct rte_ipv6_hdr *)buf)->hop_limits = 255;
+	icmp6_seal(buf);
+	return n;
+}
+
+/* Check the DAD probe B sent for @p target: from ::, to its solicited-node group, no option. */
+static void
+assert_dad_ns(const uint8_t *fr, size_t n, const uint8_t target[16])
+{
+	const uint8_t unspecified[16] = { 0 };
+	const struct rte_ipv6_hdr *h = (const struct rte_ipv6_hdr *)(fr + 14);
+	struct rte_ether_addr mac;
+	struct net_icmp6_view iv;
+	struct net_nd_view v;
+	uint8_t group[16];
+
+	net_ipv6_solicited_node(target, group);
+	net_ipv6_mcast_mac(group, &mac);
+	assert_int_equal(n, 14 + 40 + 24);
+	assert_true(rte_is_same_ether_addr(&((const struct rte_ether_hdr *)fr)->dst_addr, &mac));
+	assert_int_equal(mac.addr_bytes[2], 0xff); /* 33:33:ff:xx:xx:xx */
+	assert_memory_equal(h->src_addr, unspecified, 16);
+	assert_memory_equal(h->dst_addr, group, 16);
+	assert_int_equal(net_icmp6_parse(h, h + 1, 24, &iv), NET_ICMP6_OK);
+	assert_int_equal(net_nd_parse(h, h + 1, 24, &v), NET_ND_OK);
+	assert_int_equal(v.type, NET_ND_NS);
+	assert_memory_equal(v.target, target, 16);
+	assert_false(v.has_lla);
+}
+
+static void
+test_ipv6_dad_then_announced_and_given_up_to_another_node(void **state)
+{
+	struct fix *f = *state;
+	const uint8_t global_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x02 };
+	const uint8_t global2_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x22 };
+	const uint8_t unspecified[16] = { 0 };
+	const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+	const struct rte_ether_addr all_nodes_mac = { .addr_bytes = { 0x33, 0x33, 0, 0, 0, 1 } };
+	uint8_t ll_b[16], snm_b[16], snm2_b[16], pkt[160], fr[256];
+	struct net_ip_stats is;
+	size_t n;
+
+	net_ipv6_link_local(&f->b.mac, ll_b);
+	net_ipv6_solicited_node(global_b, snm_b);
+	net_ipv6_solicited_node(global2_b, snm2_b);
+	assert_int_equal(net_ip_addr6_add(f->b.ip, global_b), 0);
+	assert_int_equal(net_ip_addr6_add(f->b.ip, global2_b), 0);
+	assert_int_equal(net_port_start(f->b.port), 0); /* A stays down: its RX ring is ours */
+
+	/* Tentative: one probe each, and meanwhile not accepted nor answered for. */
+	assert_int_equal(net_ip_addr6_state(f->b.ip, ll_b), NET_IP6_TENTATIVE);
+	assert_false(net_ip_is_local6(f->b.ip, global_b));
+	assert_int_equal(net_ip_announce6(f->b.ip), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_dad_ns(fr, n, ll_b);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_dad_ns(fr, n, global_b);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_dad_ns(fr, n, global2_b);
+	assert_int_equal(next_ipv6_from_b(f, fr, sizeof(fr)), 0);
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, LL_X, snm_b, global_b, &f->a.mac));
+	/* Another node probing for global2_b at the same time: neither may have it. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, unspecified, snm2_b, global2_b, NULL));
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(next_ipv6_from_b(f, fr, sizeof(fr)), 0);
+	assert_int_equal(net_ip_addr6_state(f->b.ip, global2_b), NET_IP6_DUPLICATE);
+
+	/* Just before the wait ends nothing changed; then the others are ours and announced. */
+	rt_sim_advance_us(f->rt, NET_UT_US_PER_S - 1000);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(net_ip_addr6_state(f->b.ip, global_b), NET_IP6_TENTATIVE);
+	rt_sim_advance_us(f->rt, 1000);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(net_ip_addr6_state(f->b.ip, ll_b), NET_IP6_PREFERRED);
+	assert_true(net_ip_is_local6(f->b.ip, global_b));
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_na(f, fr, n, &all_nodes_mac, all_nodes, ll_b, NET_ND_NA_OVERRIDE);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_na(f, fr, n, &all_nodes_mac, all_nodes, global_b, NET_ND_NA_OVERRIDE);
+	assert_int_equal(next_ipv6_from_b(f, fr, sizeof(fr)), 0);
+
+	/* B's own advertisement coming back changes nothing; A claiming global_b does. */
+	inject(f, RTE_ETHER_TYPE_IPV6, fr + 14, n - 14);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_true(net_ip_is_local6(f->b.ip, global_b));
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, na6(f, pkt, all_nodes, global_b));
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	assert_int_equal(net_ip_addr6_state(f->b.ip, global_b), NET_IP6_DUPLICATE);
+	assert_true(net_ip_is_local6(f->b.ip, ll_b));
+	assert_int_equal(net_ip_addr6_add(f->b.ip, global_b), -EEXIST);
+
+	/* Given up: not accepted, not answered for, not announced. */
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, echo6(pkt, LL_X, global_b));
+	inject(f, RTE_ETHER_TYPE_IPV6, pkt, ns6(pkt, LL_X, snm_b, global_b, &f->a.mac));
+	assert_int_equal(net_ip_announce6(f->b.ip), 0);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+	n = next_ipv6_from_b(f, fr, sizeof(fr));
+	assert_na(f, fr, n, &all_nodes_mac, all_nodes, ll_b, NET_ND_NA_OVERRIDE);
+	assert_int_equal(next_ipv6_from_b(f, fr, sizeof(fr)), 0);
+	assert_false(net_ip_dad_pending(f->b.ip));
+
+	is = istats(&f->b);
+	assert_int_equal(is.nd_dad_ns_tx, 3);
+	assert_int_equal(is.nd_na_rx, 2);
+	assert_int_equal(is.nd_dup_addr, 2);
+	assert_int_equal(is.nd_na_tx, 3);
+	assert_int_equal(is.rx6_not_ours, 1);
+	assert_int_equal(is.nd_ns_not_ours, 2);
+}
+
+/* Closing a node while its DAD waits must leave no timer behind to fire into freed memory. */
+static void
+test_ipv6_destroyed_while_dad_waits(void **state)
+{
+	struct fix *f = *state;
+
+	start(f);
+	assert_int_equal(net_ip_announce6(f->b.ip), 0);
+	assert_true(net_ip_dad_pending(f->b.ip));
+	node_close(&f->b);
+	memset(&f->b, 0, sizeof(f->b)); /* teardown closes nothing twice */
+	rt_sim_advance_us(f->rt, 2 * NET_UT_US_PER_S);
+	rt_runtime_poll_until_idle(f->rt, 1000);
+}
+
 int
 main(void)
 {
@@ -788,6 +1279,16 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_icmp_frag_needed_reaches_upper_layer, setup1,
 						teardown),
 		cmocka_unit_test(test_parsers_refuse_what_they_must),
+		cmocka_unit_test(test_ipv6_parsers_and_addresses),
+		cmocka_unit_test_setup_teardown(test_ipv6_input_counted_and_filtered, setup1,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_ipv6_neighbour_solicitations_answered, setup1,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ipv6_dad_then_announced_and_given_up_to_another_node, setup1,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_ipv6_destroyed_while_dad_waits, setup1,
+						teardown),
 	};
 	const struct CMUnitTest two_lcores[] = {
 		cmocka_unit_test_setup_teardown(test_single_queue_steers_to_owner_lcore, setup2,
