@@ -261,6 +261,45 @@ ut_parse(struct lnet_ni *ni, const struct lnet_hdr *hdr, const struct lnet_nid *
 	return a.rc;
 }
 
+struct ut_bind_req {
+	struct lnet_md md;
+	struct lnet_handle_md h;
+	int rc;
+};
+
+static inline int
+ut_bind_on_lcore(void *arg)
+{
+	struct ut_bind_req *b = arg;
+
+	b->rc = LNetMDBind(&b->md, LNET_UNLINK, &b->h);
+	return 0;
+}
+
+/* An MD bound on CPT @p cpt (LNetMDBind on a data lcore binds on its CPT). */
+static inline struct lnet_handle_md
+ut_bind_on(unsigned int cpt, void *buf, unsigned int len, int threshold)
+{
+	struct ut_bind_req b = { .md = ut_md(buf, len, threshold, 0) };
+
+	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, cpt), ut_bind_on_lcore,
+				       &b),
+			 0);
+	assert_int_equal(b.rc, 0);
+	assert_int_equal(lnet_cookie_cpt(b.h.cookie), cpt);
+	return b.h;
+}
+
+/* The NID @p addr on @p net (an LNET_MKNET). */
+static inline struct lnet_nid
+ut_nid4(uint32_t net, uint32_t addr)
+{
+	struct lnet_nid n;
+
+	lnet_nid4_to_nid(LNET_MKNID(net, addr), &n);
+	return n;
+}
+
 /* The ring hops made since the last call, by kind (then zero: counted afresh). */
 static inline struct lnet_ctl_hops
 ut_hops_since(void)

@@ -139,15 +139,6 @@ static const struct lnet_lnd_ops h_ops = {
 #define PB 0x0a010008U   /* 10.1.0.8@tcp1: a peer on the other net */
 #define H_PORTAL 11      /* wildcard: matched on CPT 11 % 2 = 1 */
 
-static struct lnet_nid
-nid_on(uint32_t net, uint32_t addr)
-{
-	struct lnet_nid n;
-
-	lnet_nid4_to_nid(LNET_MKNID(net, addr), &n);
-	return n;
-}
-
 static void
 settle(void)
 {
@@ -177,8 +168,8 @@ setup(void **state)
 	(void)state;
 	memset(&g_h, 0, sizeof(g_h));
 	ut_up(2);
-	g_h.tcp = ni_add(nid_on(TCP, ME_A), 0);
-	g_h.tcp1 = ni_add(nid_on(TCP1, ME_B), 1);
+	g_h.tcp = ni_add(ut_nid4(TCP, ME_A), 0);
+	g_h.tcp1 = ni_add(ut_nid4(TCP1, ME_B), 1);
 	assert_non_null(g_h.tcp);
 	assert_non_null(g_h.tcp1);
 	assert_int_equal(g_h.tcp->cpt, 0);
@@ -207,7 +198,7 @@ warm_up(void)
 {
 	static char buf[8];
 	struct lnet_md md = ut_md(buf, sizeof(buf), 1, 0);
-	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = nid_on(TCP, PA) };
+	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = ut_nid4(TCP, PA) };
 	struct lnet_handle_md h;
 
 	assert_int_equal(LNetMDBind(&md, LNET_UNLINK, &h), 0);
@@ -217,40 +208,11 @@ warm_up(void)
 	(void)ut_hops_since();
 }
 
-struct h_bind {
-	struct lnet_md md;
-	struct lnet_handle_md h;
-	int rc;
-};
-
-static int
-h_bind_on_lcore(void *arg)
-{
-	struct h_bind *b = arg;
-
-	b->rc = LNetMDBind(&b->md, LNET_UNLINK, &b->h);
-	return 0;
-}
-
-/* An MD bound on CPT @p cpt (LNetMDBind on a data lcore binds on its CPT). */
-static struct lnet_handle_md
-bind_on(unsigned int cpt, void *buf, unsigned int len, int threshold)
-{
-	struct h_bind b = { .md = ut_md(buf, len, threshold, 0) };
-
-	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, cpt), h_bind_on_lcore,
-				       &b),
-			 0);
-	assert_int_equal(b.rc, 0);
-	assert_int_equal(lnet_cookie_cpt(b.h.cookie), cpt);
-	return b.h;
-}
-
 /* @p h arrives on tcp from PA. */
 static void
 deliver(struct lnet_hdr *h, unsigned int len)
 {
-	struct lnet_nid pa = nid_on(TCP, PA);
+	struct lnet_nid pa = ut_nid4(TCP, PA);
 
 	h->payload_length = len;
 	assert_int_equal(ut_parse(g_h.tcp, h, &pa, NULL), 0);
@@ -294,8 +256,8 @@ static void
 test_initiator_put_ack(void **state)
 {
 	static char buf[32] = "put";
-	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = nid_on(TCP, PA) };
-	struct lnet_handle_md h = bind_on(1, buf, sizeof(buf), 2);
+	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = ut_nid4(TCP, PA) };
+	struct lnet_handle_md h = ut_bind_on(1, buf, sizeof(buf), 2);
 	struct lnet_hdr ack = { .type = LNET_MSG_ACK,
 				.src_nid = pa.nid,
 				.dest_nid = g_h.tcp->nid,
@@ -335,8 +297,8 @@ initiator_get_reply(bool lend)
 {
 	static char buf[32];
 	static const uint8_t data[8] = "reply-8";
-	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = nid_on(TCP, PA) };
-	struct lnet_handle_md h = bind_on(1, buf, sizeof(buf), 2);
+	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = ut_nid4(TCP, PA) };
+	struct lnet_handle_md h = ut_bind_on(1, buf, sizeof(buf), 2);
 	struct lnet_hdr reply = { .type = LNET_MSG_REPLY,
 				  .src_nid = pa.nid,
 				  .dest_nid = g_h.tcp->nid,
@@ -412,8 +374,8 @@ target_put(unsigned int portal, bool matched, bool lend)
 {
 	static const uint8_t data[16] = "sixteen bytes!!";
 	struct lnet_hdr put = { .type = LNET_MSG_PUT,
-				.src_nid = nid_on(TCP, PA),
-				.dest_nid = nid_on(TCP, ME_A),
+				.src_nid = ut_nid4(TCP, PA),
+				.dest_nid = ut_nid4(TCP, ME_A),
 				.src_pid = LNET_PID_LUSTRE,
 				.dest_pid = LNET_PID_LUSTRE };
 	char *buf = NULL;
@@ -478,8 +440,8 @@ static void
 test_target_get_reply(void **state)
 {
 	struct lnet_hdr get = { .type = LNET_MSG_GET,
-				.src_nid = nid_on(TCP, PA),
-				.dest_nid = nid_on(TCP, ME_A),
+				.src_nid = ut_nid4(TCP, PA),
+				.dest_nid = ut_nid4(TCP, ME_A),
 				.src_pid = LNET_PID_LUSTRE,
 				.dest_pid = LNET_PID_LUSTRE };
 
@@ -505,9 +467,9 @@ test_target_get_reply(void **state)
 static void
 test_router_forward_put(void **state)
 {
-	struct lnet_nid pb = nid_on(TCP1, PB);
+	struct lnet_nid pb = ut_nid4(TCP1, PB);
 	struct lnet_hdr put = { .type = LNET_MSG_PUT,
-				.src_nid = nid_on(TCP, PA),
+				.src_nid = ut_nid4(TCP, PA),
 				.dest_nid = pb,
 				.src_pid = LNET_PID_LUSTRE,
 				.dest_pid = LNET_PID_LUSTRE };
@@ -536,8 +498,8 @@ test_router_forward_put(void **state)
 static void
 put_far(struct lnet_handle_md h)
 {
-	struct lnet_processid far = { .pid = LNET_PID_LUSTRE, .nid = nid_on(TCP5, FAR) };
-	struct lnet_nid g1 = nid_on(TCP, G1);
+	struct lnet_processid far = { .pid = LNET_PID_LUSTRE, .nid = ut_nid4(TCP5, FAR) };
+	struct lnet_nid g1 = ut_nid4(TCP, G1);
 
 	assert_int_equal(LNetPut(NULL, h, LNET_NOACK_REQ, &far, UT_PORTAL, 1, 0, 0), 0);
 	settle();
@@ -551,8 +513,8 @@ static void
 g1_reply(const struct h_sent *get)
 {
 	struct lnet_ping_entry nis[2] = {
-		{ .nid = nid_on(TCP, G1), .status = LNET_NI_STATUS_UP },
-		{ .nid = nid_on(TCP5, G1), .status = LNET_NI_STATUS_UP },
+		{ .nid = ut_nid4(TCP, G1), .status = LNET_NI_STATUS_UP },
+		{ .nid = ut_nid4(TCP5, G1), .status = LNET_NI_STATUS_UP },
 	};
 	struct lnet_ping_src src = { .features = 0x1e & ~LNET_PING_FEAT_RTE_DISABLED,
 				     .pid = LNET_PID_LUSTRE,
@@ -560,12 +522,12 @@ g1_reply(const struct h_sent *get)
 				     .nis = nis,
 				     .nnis = 2 };
 	struct lnet_hdr h = { .type = LNET_MSG_REPLY,
-			      .src_nid = nid_on(TCP, G1),
-			      .dest_nid = nid_on(TCP, ME_A),
+			      .src_nid = ut_nid4(TCP, G1),
+			      .dest_nid = ut_nid4(TCP, ME_A),
 			      .src_pid = LNET_PID_LUSTRE,
 			      .dest_pid = LNET_PID_LUSTRE };
 	static uint8_t info[256];
-	struct lnet_nid g1 = nid_on(TCP, G1);
+	struct lnet_nid g1 = ut_nid4(TCP, G1);
 	size_t len = 0;
 
 	assert_int_equal(get->hdr.type, LNET_MSG_GET);
@@ -585,7 +547,7 @@ static void
 test_initiator_routed_put(void **state)
 {
 	static char buf[32] = "routed";
-	struct lnet_nid g1 = nid_on(TCP, G1);
+	struct lnet_nid g1 = ut_nid4(TCP, G1);
 	struct lnet_nid far;
 	const struct lnet_route_table *t;
 	static uint8_t snap[sizeof(struct lnet_route_table) + 4 * sizeof(struct lnet_route_view)];
@@ -597,13 +559,13 @@ test_initiator_routed_put(void **state)
 			 0);
 	settle();
 	g1_reply(last_sent());
-	put_far(bind_on(1, buf, sizeof(buf), 1)); /* FAR's and G1's peer NIs made */
+	put_far(ut_bind_on(1, buf, sizeof(buf), 1)); /* FAR's and G1's peer NIs made */
 	t = lnet_route_table_get(lnet_instance());
 	assert_non_null(t);
 	assert_true(t->nroutes <= 4);
 	memcpy(snap, t, sizeof(*t) + t->nroutes * sizeof(t->routes[0]));
 	(void)ut_hops_since();
-	put_far(bind_on(1, buf, sizeof(buf), 1));
+	put_far(ut_bind_on(1, buf, sizeof(buf), 1));
 	/* The published route snapshot is read, never written (its round robin is the lcore's). */
 	assert_ptr_equal(lnet_route_table_get(lnet_instance()), t);
 	assert_memory_equal(snap, t, sizeof(*t) + t->nroutes * sizeof(t->routes[0]));
@@ -613,7 +575,7 @@ test_initiator_routed_put(void **state)
 	 * the SEND event. With more CPTs, a FAR hashed to neither the MD's
 	 * nor tcp's costs one more.
 	 */
-	far = nid_on(TCP5, FAR);
+	far = ut_nid4(TCP5, FAR);
 	assert_int_equal(lnet_nid_cpt_hash(&far, 2), 1);
 	expect_hops("initiator routed PUT", (struct lnet_ctl_hops){ .put = 2 });
 }
@@ -623,8 +585,8 @@ static void
 test_reset_zeroes_hops(void **state)
 {
 	static char buf[32] = "put";
-	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = nid_on(TCP, PA) };
-	struct lnet_handle_md h = bind_on(1, buf, sizeof(buf), 1);
+	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = ut_nid4(TCP, PA) };
+	struct lnet_handle_md h = ut_bind_on(1, buf, sizeof(buf), 1);
 
 	(void)state;
 	assert_int_equal(LNetPut(NULL, h, LNET_NOACK_REQ, &pa, UT_PORTAL, 1, 0, 0), 0);

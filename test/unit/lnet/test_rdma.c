@@ -63,9 +63,11 @@ r_send(struct lnet_ni *ni, struct lnet_msg *msg)
 		lnet_msg_get_sink(msg, &niov, &iov, &len);
 		assert_int_equal(len, h->msg.get.sink_length);
 		assert_true(g_r.remote_data_len <= len);
-		lnet_iov_copy(iov, niov, 0, &src, 1, 0, g_r.remote_data_len); /* the peer's RDMA WRITE */
+		lnet_iov_copy(iov, niov, 0, &src, 1, 0,
+			      g_r.remote_data_len); /* the peer's RDMA WRITE */
 		g_r.gets_by_rdma++;
-		assert_int_equal(lnet_get_rdma_done(ni, msg, g_r.remote_data_len), 0); /* GET_DONE */
+		assert_int_equal(lnet_get_rdma_done(ni, msg, g_r.remote_data_len),
+				 0); /* GET_DONE */
 		lnet_finalize(msg, 0);
 		return 0;
 	}
@@ -117,15 +119,6 @@ static const struct lnet_lnd_ops r_ops = {
 	.recv = r_recv,
 };
 
-static struct lnet_nid
-nid_on(uint32_t net, uint32_t addr)
-{
-	struct lnet_nid n;
-
-	lnet_nid4_to_nid(LNET_MKNID(net, addr), &n);
-	return n;
-}
-
 static void
 settle(void)
 {
@@ -135,7 +128,7 @@ settle(void)
 static void
 up(unsigned int ncpts)
 {
-	struct lnet_nid nid = nid_on(TCP, ME_A);
+	struct lnet_nid nid = ut_nid4(TCP, ME_A);
 	struct lnet_ni_req req = {
 		.add = true,
 		.lnd = &r_ops,
@@ -168,45 +161,16 @@ setup_two(void **state)
 	return 0;
 }
 
-struct r_bind {
-	struct lnet_md md;
-	struct lnet_handle_md h;
-	int rc;
-};
-
-static int
-r_bind_on_lcore(void *arg)
-{
-	struct r_bind *b = arg;
-
-	b->rc = LNetMDBind(&b->md, LNET_UNLINK, &b->h);
-	return 0;
-}
-
-/* An MD bound on CPT @p cpt (LNetMDBind on a data lcore binds on its CPT). */
-static struct lnet_handle_md
-bind_on(unsigned int cpt, void *buf, unsigned int len, int threshold)
-{
-	struct r_bind b = { .md = ut_md(buf, len, threshold, 0) };
-
-	assert_int_equal(rt_lcore_call(rt_data_lcore(lnet_instance()->rt, cpt), r_bind_on_lcore,
-				       &b),
-			 0);
-	assert_int_equal(b.rc, 0);
-	assert_int_equal(lnet_cookie_cpt(b.h.cookie), cpt);
-	return b.h;
-}
-
 /* A GET from PA for 16 bytes at R_PORTAL, handed over with @p private. */
 static void
 get_arrives(void *private)
 {
 	struct lnet_hdr get = { .type = LNET_MSG_GET,
-				.src_nid = nid_on(TCP, PA),
-				.dest_nid = nid_on(TCP, ME_A),
+				.src_nid = ut_nid4(TCP, PA),
+				.dest_nid = ut_nid4(TCP, ME_A),
 				.src_pid = LNET_PID_LUSTRE,
 				.dest_pid = LNET_PID_LUSTRE };
-	struct lnet_nid pa = nid_on(TCP, PA);
+	struct lnet_nid pa = ut_nid4(TCP, PA);
 
 	get.msg.get.ptl_index = R_PORTAL;
 	get.msg.get.sink_length = 16;
@@ -247,7 +211,8 @@ test_target_reply_by_rdma(void **state)
 	assert_int_equal(g_r.remote_len, 16);
 	assert_memory_equal(g_r.remote_sink, data, 16);
 	assert_int_equal(g_r.nsent, 0); /* no REPLY by LNet */
-	assert_int_equal(ut_counters().send_count, 1); /* the REPLY counts as sent, as the kernel's */
+	assert_int_equal(ut_counters().send_count,
+			 1); /* the REPLY counts as sent, as the kernel's */
 	assert_int_equal(ut_counters().msgs_alloc, 0);
 	ut_no_event();
 }
@@ -281,7 +246,7 @@ initiator_get_by_rdma(bool two_cpts)
 {
 	static char buf[64];
 	static const uint8_t peer_bytes[12] = "peer's data";
-	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = nid_on(TCP, PA) };
+	struct lnet_processid pa = { .pid = LNET_PID_LUSTRE, .nid = ut_nid4(TCP, PA) };
 	struct lnet_handle_md h;
 	struct lnet_event ev[2];
 	bool saw_send = false, saw_reply = false;
@@ -289,7 +254,7 @@ initiator_get_by_rdma(bool two_cpts)
 	memset(buf, 0, sizeof(buf));
 	g_r.remote_data = peer_bytes;
 	g_r.remote_data_len = sizeof(peer_bytes);
-	h = two_cpts ? bind_on(1, buf, sizeof(buf), 2) : ut_bind(buf, sizeof(buf), 2);
+	h = two_cpts ? ut_bind_on(1, buf, sizeof(buf), 2) : ut_bind(buf, sizeof(buf), 2);
 	(void)ut_hops_since();
 	assert_int_equal(LNetGet(NULL, h, &pa, R_PORTAL, 5, 0, false), 0);
 	settle();
