@@ -234,7 +234,8 @@ ni_rx(void *arg, struct o2iblnd_rx *rx, const struct o2ib_msg *m)
 
 	(void)m;
 	n->rx++;
-	o2iblnd_rx_done(n->conn, rx);
+	assert_ptr_equal(o2iblnd_rx_conn(rx), n->conn); /* the engine conn_up handed over */
+	o2iblnd_rx_done(o2iblnd_rx_conn(rx), rx);
 }
 
 static void
