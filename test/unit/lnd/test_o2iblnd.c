@@ -95,10 +95,12 @@ b_rx(void *arg, struct o2iblnd_rx *rx, const struct o2ib_msg *m)
 	assert_int_equal(m->type, O2IB_MSG_PUT_REQ);
 	assert_int_equal(lnet_hdr_decode_nid4(m->u.put_req.lnet_hdr, 72, &b->hdr), 0);
 	b->got_len = b->hdr.payload_length;
-	assert_int_equal(o2ib_hw_model.reg_mem(b->dev, b->got, b->got_len, &b->sink_mr, &lkey, &rkey),
+	assert_int_equal(o2ib_hw_model.reg_mem(b->dev, b->got, b->got_len, &b->sink_mr, &lkey,
+					       &rkey),
 			 0);
 	assert_int_equal(o2iblnd_put_ack(c, rx, rkey,
-					 &(struct o2ib_frag){ b->got_len, (uintptr_t)b->got }, 1, b),
+					 &(struct o2ib_frag){ b->got_len, (uintptr_t)b->got }, 1,
+					 b),
 			 0);
 }
 
@@ -175,21 +177,20 @@ b_start(void)
 }
 
 /* Run LNet and the peer until @p cond holds (both sides are in this thread: no real waits). */
-#define RUN_UNTIL(what, cond)                                                     \
-	do {                                                                      \
-		int ru_n_ = 0;                                                    \
-                                                                                  \
-		for (;;) {                                                        \
-			settle();                                                 \
-			if (cond) {                                               \
-				break;                                            \
-			}                                                         \
-			o2iblnd_cm_poll(g_b.cm);                                  \
-			if (++ru_n_ > 10000) {                                    \
-				fail_msg("%s:%d: no %s (%s)", __FILE__, __LINE__, \
-					 what, #cond);                            \
-			}                                                         \
-		}                                                                 \
+#define RUN_UNTIL(what, cond)                                                                   \
+	do {                                                                                    \
+		int ru_n_ = 0;                                                                  \
+                                                                                                \
+		for (;;) {                                                                      \
+			settle();                                                               \
+			if (cond) {                                                             \
+				break;                                                          \
+			}                                                                       \
+			o2iblnd_cm_poll(g_b.cm);                                                \
+			if (++ru_n_ > 10000) {                                                  \
+				fail_msg("%s:%d: no %s (%s)", __FILE__, __LINE__, what, #cond); \
+			}                                                                       \
+		}                                                                               \
 	} while (0)
 
 static int
@@ -248,8 +249,9 @@ fill(uint8_t *p, size_t n, unsigned int seed)
 	}
 }
 
-static const uint32_t sizes[] = { 0, 1, 1000, O2IB_IMMEDIATE_MAX, O2IB_IMMEDIATE_MAX + 1, 65536,
-				  MIB };
+static const uint32_t sizes[] = {
+	0, 1, 1000, O2IB_IMMEDIATE_MAX, O2IB_IMMEDIATE_MAX + 1, 65536, MIB
+};
 
 /* Our LNetPut to the peer: IMMEDIATE to the threshold, RDMA above; the bytes as sent. */
 static void
@@ -364,12 +366,101 @@ test_put_from_peer(void **state)
 	free(dst);
 }
 
+/* Our GET: the peer answers with a REPLY (IMMEDIATE or by RDMA), which lands in our MD. */
+static void
+test_get_from_peer(void **state)
+{
+	static const uint32_t reply_sizes[] = { 0, 1000, O2IB_IMMEDIATE_MAX + 1, MIB };
+	uint8_t *src = malloc(MIB);
+	uint8_t *dst = malloc(MIB);
+	struct lnet_processid to = { .pid = LNET_PID_LUSTRE };
+	struct o2ib_hw_mr *mr;
+	uint32_t lkey;
+	uint32_t rkey;
+
+	(void)state;
+	lnet_nid4_to_nid(NID_B, &to.nid);
+	assert_int_equal(o2ib_hw_model.reg_mem(g_b.dev, src, MIB, &mr, &lkey, &rkey), 0);
+	for (size_t i = 0; i < sizeof(reply_sizes) / sizeof(reply_sizes[0]); i++) {
+		uint32_t n = reply_sizes[i];
+		struct lnet_handle_md h = ut_bind(dst, n, 2); /* its SEND and its REPLY */
+		struct lnet_hdr r;
+		struct lnet_event ev;
+		int before = g_b.nrx;
+		bool sent = false;
+		bool replied = false;
+
+		fill(src, n, (unsigned int)i + 7);
+		memset(dst, 0, MIB);
+		assert_int_equal(LNetGet(NULL, h, &to, UT_PORTAL, 5, 0, false), 0);
+		RUN_UNTIL("the GET at the peer", g_b.nrx > before);
+		assert_int_equal(g_b.hdr.type, LNET_MSG_GET);
+		assert_int_equal(g_b.hdr.msg.get.sink_length, n);
+		memset(&r, 0, sizeof(r));
+		r.dest_nid = g_b.hdr.src_nid;
+		lnet_nid4_to_nid(NID_B, &r.src_nid);
+		r.dest_pid = r.src_pid = LNET_PID_LUSTRE;
+		r.type = LNET_MSG_REPLY;
+		r.payload_length = n;
+		r.msg.reply.dst_wmd = g_b.hdr.msg.get.return_wmd;
+		if (n <= O2IB_IMMEDIATE_MAX) {
+			const struct iovec iov = { src, n };
+
+			assert_int_equal(o2iblnd_send_immediate(g_b.conn, &r, &iov, 1, 0, n, &g_b),
+					 0);
+		} else {
+			const struct o2ib_hw_sge sge = { (uintptr_t)src, n, lkey };
+
+			assert_int_equal(o2iblnd_send_put(g_b.conn, &r, &sge, 1, &g_b), 0);
+		}
+		while (!sent || !replied) {
+			RUN_UNTIL("the GET's events", (ev = ut_event()).type != 0);
+			assert_int_equal(ev.status, 0);
+			sent |= ev.type == LNET_EVENT_SEND;
+			if (ev.type == LNET_EVENT_REPLY) {
+				replied = true;
+				assert_int_equal(ev.mlength, n);
+			}
+		}
+		assert_memory_equal(dst, src, n);
+	}
+	o2ib_hw_model.dereg_mem(mr);
+	free(src);
+	free(dst);
+}
+
+/* No listener at the peer: the waiting PUT fails as the kernel's (no service: -EHOSTUNREACH). */
+static void
+test_connect_refused(void **state)
+{
+	static uint8_t one = 1;
+	struct lnet_processid to = { .pid = LNET_PID_LUSTRE };
+	struct o2iblnd_stats st;
+	struct lnet_event ev;
+
+	(void)state;
+	sides[1].listening = false;
+	lnet_nid4_to_nid(NID_B, &to.nid);
+	assert_int_equal(LNetPut(NULL, ut_bind(&one, 1, 1), LNET_NOACK_REQ, &to, UT_PORTAL, 7, 0,
+				 0),
+			 0);
+	RUN_UNTIL("the SEND event", (ev = ut_event()).type != 0);
+	assert_int_equal(ev.type, LNET_EVENT_SEND);
+	assert_int_equal(ev.status, -EHOSTUNREACH);
+	o2iblnd_stats_get(g_ni, &st);
+	assert_int_equal(st.conns_up, 0);
+	assert_int_equal(st.connect_failures, 1);
+	assert_null(g_b.conn);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_put_to_peer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_from_peer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_get_from_peer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connect_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
