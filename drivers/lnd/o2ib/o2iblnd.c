@@ -163,8 +163,9 @@ send_on(struct o2iblnd_ni *o, struct o2iblnd_conn *c, struct lnet_msg *msg)
 		o->stats.tx_immediate += rc == 0;
 	} else {
 		tx->buf = malloc(len);
-		rc = tx->buf == NULL ? -ENOMEM
-				     : o->be.hw->reg_mem(o->dev, tx->buf, len, &tx->mr, &sge.lkey, &rkey);
+		rc = tx->buf == NULL ?
+			     -ENOMEM :
+			     o->be.hw->reg_mem(o->dev, tx->buf, len, &tx->mr, &sge.lkey, &rkey);
 		if (rc == 0) {
 			lnet_iov_copy(&(struct iovec){ tx->buf, len }, 1, 0, iov, niov, off, len);
 			sge.addr = (uintptr_t)tx->buf;
@@ -228,7 +229,8 @@ peer_flush(struct o2iblnd_ni *o, struct o2iblnd_peer *p, struct o2iblnd_conn *c,
 		p->head = w->next;
 		if (rc != 0) {
 			lnet_finalize_hstatus(w->msg, rc,
-					      c != NULL ? LNET_MSG_STATUS_LOCAL_ERROR : connect_hstatus(rc));
+					      c != NULL ? LNET_MSG_STATUS_LOCAL_ERROR :
+							  connect_hstatus(rc));
 		}
 		free(w);
 	}
@@ -330,9 +332,9 @@ on_rx(void *arg, struct o2iblnd_rx *rx, const struct o2ib_msg *m)
 {
 	struct o2iblnd_ni *o = arg;
 	struct o2iblnd_conn *c = o2iblnd_rx_conn(rx);
-	const uint8_t *raw = m->type == O2IB_MSG_IMMEDIATE ? m->u.imm.lnet_hdr
-			     : m->type == O2IB_MSG_PUT_REQ ? m->u.put_req.lnet_hdr
-							   : NULL;
+	const uint8_t *raw = m->type == O2IB_MSG_IMMEDIATE ? m->u.imm.lnet_hdr :
+			     m->type == O2IB_MSG_PUT_REQ   ? m->u.put_req.lnet_hdr :
+							     NULL;
 	struct o2iblnd_rxctx *x;
 	struct lnet_nid from;
 	struct lnet_hdr h;
@@ -375,8 +377,8 @@ sink_accept(struct o2iblnd_ni *o, struct o2iblnd_rxctx *x, struct lnet_msg *msg,
 
 	if (rc == 0) {
 		*s = (struct o2iblnd_sink){ msg, malloc(mlen), NULL, niov, iov, offset, mlen };
-		rc = s->buf == NULL ? -ENOMEM
-				    : o->be.hw->reg_mem(o->dev, s->buf, mlen, &s->mr, &lkey, &rkey);
+		rc = s->buf == NULL ? -ENOMEM :
+				      o->be.hw->reg_mem(o->dev, s->buf, mlen, &s->mr, &lkey, &rkey);
 	}
 	if (rc == 0) {
 		frag = (struct o2ib_frag){ mlen, (uintptr_t)s->buf };
@@ -400,8 +402,8 @@ o2iblnd_recv(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned i
 	(void)rlen;
 	if (x->type == O2IB_MSG_IMMEDIATE) {
 		if (msg != NULL && mlen > 0) {
-			lnet_iov_copy(iov, niov, offset, &(struct iovec){ (void *)x->payload, x->nob },
-				      1, 0, mlen);
+			lnet_iov_copy(iov, niov, offset,
+				      &(struct iovec){ (void *)x->payload, x->nob }, 1, 0, mlen);
 		}
 		o2iblnd_rx_done(c, x->rx);
 		if (msg != NULL) {
@@ -498,6 +500,26 @@ cm_start(struct o2iblnd_ni *o)
 	return rc != 0 ? rc : o2iblnd_cm_listen(o->cm);
 }
 
+/*
+ * The device behind the NI's interface, the CM listening on it. Whatever
+ * fails (no RDMA device, no address, no CM), the kernel's kiblnd_startup
+ * answers -ENETDOWN: lnetctl shows its error block as for ksocklnd.
+ */
+static int
+ni_bring_up(struct o2iblnd_ni *o)
+{
+	int rc = o->be.hw->open(lnet_ni_ifname(o->ni), &o->dev, &o->info);
+
+	if (rc == 0) {
+		lnet_ni_set_dev_node(o->ni, o->info.numa_node);
+		rc = o->be.cm_open(&o->cm_ctx);
+	}
+	if (rc == 0) {
+		rc = cm_start(o);
+	}
+	return rc != 0 ? -ENETDOWN : 0;
+}
+
 /* On the management lcore: the device behind --if, the CM listening, then polling on the NI's lcore. */
 static int
 o2iblnd_startup(struct lnet_ni *ni)
@@ -512,14 +534,7 @@ o2iblnd_startup(struct lnet_ni *ni)
 	o->be = o2iblnd_be;
 	rc = o2iblnd_ni_opts(lnet_ni_lnd_tunables(ni), &o->opts, NULL, 0);
 	if (rc == 0) {
-		rc = o->be.hw->open(lnet_ni_ifname(ni), &o->dev, &o->info);
-	}
-	if (rc == 0) {
-		lnet_ni_set_dev_node(ni, o->info.numa_node);
-		rc = o->be.cm_open(&o->cm_ctx);
-	}
-	if (rc == 0) {
-		rc = cm_start(o);
+		rc = ni_bring_up(o);
 	}
 	if (rc == 0) {
 		lnet_ni_set_lnd_data(ni, o);

@@ -23,10 +23,15 @@ static struct lnet_ni *g_ni;
 
 /* ---- our NI's device: the model's, found "behind" --if ---- */
 
+static int t_open_rc; /* what opening the device answers: 0, or as if no RDMA device */
+
 static int
 t_open(const char *ifname, struct o2ib_hw_dev **dev, struct o2ib_hw_info *info)
 {
 	(void)ifname;
+	if (t_open_rc != 0) {
+		return t_open_rc;
+	}
 	*dev = model_dev_new();
 	*info = (struct o2ib_hw_info){ .ipv4 = htonl(ADDR_A),
 				       .port_active = true,
@@ -194,16 +199,28 @@ b_start(void)
 	} while (0)
 
 static int
-add_ni(void *arg)
+add_ni_nid(void *arg)
 {
 	struct lnet_ni_tunables tun = { .peer_tx_credits = 8,
 					.max_tx_credits = 256,
 					.peer_timeout = 180 };
+	struct lnet_ni *ni;
+	int rc = lnet_ni_add(lnet_instance(), arg, o2iblnd_lnd_ops(), &tun, NULL, 0, &ni);
+
+	if (rc == 0) {
+		g_ni = ni;
+	}
+	return rc;
+}
+
+static int
+add_ni(void *arg)
+{
 	struct lnet_nid nid;
 
 	(void)arg;
 	lnet_nid4_to_nid(NID_A, &nid);
-	return lnet_ni_add(lnet_instance(), &nid, o2iblnd_lnd_ops(), &tun, NULL, 0, &g_ni);
+	return add_ni_nid(&nid);
 }
 
 static int
@@ -453,6 +470,25 @@ test_connect_refused(void **state)
 	assert_null(g_b.conn);
 }
 
+/* No RDMA device behind the interface: the NI is not added, with the kernel's -ENETDOWN. */
+static void
+test_no_device(void **state)
+{
+	struct lnet_ni *ni = g_ni;
+	struct lnet_nid nid;
+
+	(void)state;
+	t_open_rc = -ENODEV;
+	lnet_nid4_to_nid(NID_A + 1, &nid);
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_ni_nid, &nid),
+			 -ENETDOWN);
+	t_open_rc = -EADDRNOTAVAIL;
+	assert_int_equal(rt_lcore_call(rt_mgmt_lcore(lnet_instance()->rt), add_ni_nid, &nid),
+			 -ENETDOWN);
+	t_open_rc = 0;
+	assert_ptr_equal(g_ni, ni); /* the first NI is still there */
+}
+
 int
 main(void)
 {
@@ -461,6 +497,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_put_from_peer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_get_from_peer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connect_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_device, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
