@@ -489,6 +489,42 @@ test_no_device(void **state)
 	assert_ptr_equal(g_ni, ni); /* the first NI is still there */
 }
 
+/* net show -v: the NI's ten lnd tunables in the kernel's order, with ko2iblnd's defaults. */
+static void
+test_net_show_tunables(void **state)
+{
+	static const char *const keys[] = { "peercredits_hiw",
+					    "map_on_demand",
+					    "concurrent_sends",
+					    "fmr_pool_size",
+					    "fmr_flush_trigger",
+					    "fmr_cache",
+					    "ntx",
+					    "conns_per_peer",
+					    "timeout",
+					    "tos" };
+	struct lnet_ctl_ni nis[4];
+	int n = lnet_ctl_ni_list(nis, 4);
+	const struct lnet_ctl_ni *o = NULL;
+
+	(void)state;
+	for (int i = 0; i < n; i++) {
+		if (lnet_nid_to_nid4(&nis[i].nid) == NID_A) {
+			o = &nis[i];
+		}
+	}
+	assert_non_null(o);
+	assert_int_equal(o->nlnd_tunables, 10);
+	for (unsigned int i = 0; i < 10; i++) {
+		assert_string_equal(o->lnd_tunables[i].key, keys[i]);
+	}
+	assert_int_equal(o->lnd_tunables[1].value, 1);   /* map_on_demand: obsolete, 1 */
+	assert_int_equal(o->lnd_tunables[6].value, 512); /* ntx */
+	assert_int_equal(o->lnd_tunables[7].value, 1);   /* conns_per_peer */
+	assert_int_equal(o->lnd_tunables[8].value, 50);  /* timeout */
+	assert_int_equal(o->lnd_tunables[9].value, -1);  /* tos: unset */
+}
+
 int
 main(void)
 {
@@ -498,6 +534,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_get_from_peer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connect_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_device, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_net_show_tunables, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
