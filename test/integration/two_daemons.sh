@@ -98,9 +98,13 @@ check "net add without --if or --nid: yaml_lnet_config_ni's line on stdout, exit
 line "missing mandatory parameters in NI config: 'network'"
 check "net add without --net: yaml_lnet_config_ni's line on stdout, exit 234" \
 	out_err 234 "$work/want" "$work/empty" --name "$a" net add --if nosuch0
-check "net add o2ib: no LND in this build" fails_with -95 --name "$a" net add --nid 10.0.0.1@o2ib
-check "... the error names the net type: not supported" \
-	grep -q 'net type o2ib is not supported: no such LND in this build' "$work/err"
+# The o2ib LND is in the build; kiblnd_startup() answers -ENETDOWN where no RDMA device
+# carries the interface (none carries nosuch0, nor an address no interface has).
+nl_add_err -100
+check "net add o2ib on an interface no RDMA device carries: the kernel's -100 block, exit 234" \
+	out_err 234 "$work/empty" "$work/nl" --name "$a" net add --net o2ib --if nosuch0
+check "net add --nid 10.0.0.1@o2ib (no such address here): the same" \
+	out_err 234 "$work/empty" "$work/nl" --name "$a" net add --nid 10.0.0.1@o2ib
 check "net add gni3: not supported either" sh -c \
 	"! '$ctl' --name '$a' net add --nid 12@gni3 >'$work/e' 2>&1 && grep -q 'errno: -95' '$work/e' && grep -q 'net type gni is not supported' '$work/e'"
 check "net add --net with --nid: jt_add_ni's line on stdout, exit 234" sh -c \
@@ -156,16 +160,19 @@ check "--socklnd nagle=yes: not a number" refused 'nagle: "yes" is not a number'
 check "--lnd-params tcp:typed_conns=5: the same, through the generic option" \
 	refused 'lnetd-pmd: --lnd-params: socklnd parameter typed_conns: 5 is out of range 0-1' \
 	--lnd-params tcp:typed_conns=5
-check "--lnd-params o2ib:...: net type o2ib not supported" \
-	refused 'lnetd-pmd: --lnd-params: net type o2ib is not supported: no such LND in this build' \
+check "--lnd-params o2ib:peercredits_hiw=4: the o2iblnd has no such parameter (ko2iblnd's is peer_credits_hiw)" \
+	refused 'lnetd-pmd: --lnd-params: no o2iblnd parameter peercredits_hiw' \
 	--lnd-params o2ib:peercredits_hiw=4
+check "--lnd-params o2ib:peer_credits_hiw=300: out of range" \
+	refused 'lnetd-pmd: --lnd-params: o2iblnd parameter peer_credits_hiw: 300 is out of range 0-255' \
+	--lnd-params o2ib:peer_credits_hiw=300
 check "--lnd-params nosuch:...: not a net type" refused '"nosuch" is not a net type' --lnd-params nosuch:x=1
 check "--accept maybe: the socklnd says which values" \
 	refused 'accept: "maybe" is not one of secure, all, none' --accept maybe
 check "--accept-port 0: out of range" refused 'accept_port: 0 is out of range 1-65535' --accept-port 0
 printf 'net:\n    - net type: o2ib\n      local NI(s):\n        - nid: 10.0.0.1@o2ib\n' >"$work/o2ib.yaml"
-check "--config with an o2ib net: refused, the net type not supported" sh -c \
-	"! '$daemon' -- --name x$$ --config '$work/o2ib.yaml' >'$work/e' 2>&1 && grep -q 'net type o2ib is not supported' '$work/e'"
+check "--config with an o2ib NI on an address no RDMA device carries: refused, the network down" sh -c \
+	"! '$daemon' -- --name x$$ --config '$work/o2ib.yaml' >'$work/e' 2>&1 && grep -q 'cannot add 10.0.0.1@o2ib: Network is down' '$work/e'"
 check "daemon $c with --socklnd typed_conns=0,keepalive=0,nagle=1,sock_timeout=20" \
 	start_daemon "$c" --socklnd typed_conns=0,keepalive=0,nagle=1,sock_timeout=20
 pid_c=$pid
@@ -173,8 +180,8 @@ check "/lnet/socklnd_params shows them" sh -c \
 	"telemetry() { python3 '$(dirname "$0")/../common/bad_peer.py' telemetry \"\$@\"; }; telemetry '$c' /lnet/socklnd_params | grep -q '\"typed_conns\": 0, \"nagle\": 1'"
 check "/lnet/lnd_params,lnd=tcp: the same, with the acceptor's (accept by name)" sh -c \
 	"telemetry() { python3 '$(dirname "$0")/../common/bad_peer.py' telemetry \"\$@\"; }; telemetry '$c' /lnet/lnd_params,lnd=tcp | grep '\"typed_conns\": 0, \"nagle\": 1' | grep -q '\"accept_port\": 988, \"accept\": \"secure\"'"
-check "/lnet/lnd_params,lnd=o2ib: not supported" sh -c \
-	"telemetry() { python3 '$(dirname "$0")/../common/bad_peer.py' telemetry \"\$@\"; }; telemetry '$c' /lnet/lnd_params,lnd=o2ib | grep -q 'net type o2ib is not supported'"
+check "/lnet/lnd_params,lnd=o2ib: ko2iblnd's parameters with their defaults" sh -c \
+	"telemetry() { python3 '$(dirname "$0")/../common/bad_peer.py' telemetry \"\$@\"; }; telemetry '$c' /lnet/lnd_params,lnd=o2ib | grep '\"service\": 987' | grep -q '\"peer_credits_hiw\": 0'"
 check "$c's tcp NI takes sock_timeout 20 as its lnd timeout" sh -c \
 	"'$ctl' --name '$c' net add --nid '$ipc@tcp' && '$ctl' --name '$c' net show -v --net tcp | grep -q '      timeout: 20'"
 check "$c pings $b" ping_is "$c" "$ipb"

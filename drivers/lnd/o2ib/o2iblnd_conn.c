@@ -20,7 +20,8 @@
 struct o2iblnd_rx {
 	uint8_t *buf;
 	uint32_t idx;
-	bool held; /* handed up, not answered yet */
+	bool held;                 /* handed up, not answered yet */
+	struct o2iblnd_conn *conn; /* the owner's upcall is per NI: it finds the connection here */
 };
 
 struct o2iblnd_tx {
@@ -644,7 +645,7 @@ o2iblnd_conn_create(const struct o2iblnd_conn_cfg *cfg, struct o2iblnd_conn **ou
 		tx_put(c, &c->tx[cfg->ntx - 1 - i]); /* the free list hands out index 0 first */
 	}
 	for (uint32_t i = 0; i < nrx && rc == 0; i++) {
-		c->rx[i] = (struct o2iblnd_rx){ c->slab + (size_t)i * O2IB_MSG_SIZE, i, false };
+		c->rx[i] = (struct o2iblnd_rx){ c->slab + (size_t)i * O2IB_MSG_SIZE, i, false, c };
 		rc = post_recv(c, &c->rx[i]);
 	}
 	if (rc != 0) {
@@ -817,6 +818,12 @@ o2iblnd_send_get(struct o2iblnd_conn *c, const struct lnet_hdr *hdr, uint32_t ke
 	nob = o2ib_msg_get_req(tx->buf, O2IB_MSG_SIZE, hdr, tx->cookie, key, sink, nfrags);
 	tx->waiting = nob > 0; /* for GET_DONE */
 	return send_queued(c, tx, nob);
+}
+
+struct o2iblnd_conn *
+o2iblnd_rx_conn(const struct o2iblnd_rx *rx)
+{
+	return rx->conn;
 }
 
 void

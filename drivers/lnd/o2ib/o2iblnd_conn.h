@@ -121,6 +121,12 @@ int o2iblnd_send_put(struct o2iblnd_conn *c, const struct lnet_hdr *hdr,
 int o2iblnd_send_get(struct o2iblnd_conn *c, const struct lnet_hdr *hdr, uint32_t key,
 		     const struct o2ib_frag *sink, unsigned int nfrags, void *user);
 
+/**
+ * The connection @p rx (handed up by the rx upcall) arrived on: engines
+ * of one NI share the owner's arg, and the answer goes to this one.
+ */
+struct o2iblnd_conn *o2iblnd_rx_conn(const struct o2iblnd_rx *rx);
+
 /** An IMMEDIATE handed up is consumed: its buffer goes back, a credit is owed. */
 void o2iblnd_rx_done(struct o2iblnd_conn *c, struct o2iblnd_rx *rx);
 

@@ -24,7 +24,12 @@ struct lnet_ctl_lnd_tunable {
 	int value;
 };
 
-#define LNET_CTL_LND_TUNABLES 8
+/*
+ * The most lnd tunables an LND shows: ko2iblnd's ten (peercredits_hiw ..
+ * tos). Each NI of net show carries this many; telemetry adds them to its
+ * NI's dict as lnd_<key>, far below DPDK's RTE_TEL_MAX_DICT_ENTRIES.
+ */
+#define LNET_CTL_LND_TUNABLES 10
 
 /**
  * The LND tunables given to a new NI (net add --conns-per-peer, YAML "lnd

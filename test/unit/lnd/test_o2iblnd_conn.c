@@ -57,6 +57,7 @@ on_rx(void *arg, struct o2iblnd_rx *rx, const struct o2ib_msg *m)
 	struct side *s = arg;
 
 	assert_true(s->nrx < MAXEV);
+	assert_ptr_equal(o2iblnd_rx_conn(rx), s->c); /* the answer goes to the engine it came on */
 	s->rx[s->nrx] = rx;
 	s->msg[s->nrx++] = *m;
 }
