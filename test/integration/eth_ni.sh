@@ -81,6 +81,8 @@ check "daemon P (an eth NI on net_af_packet) --selftest --config" \
 pid_p=$pid
 check "P: its NI is the port's address, on interface eth0" sh -c \
 	"'$ctl' --name '${tag}p' net show -v --net tcp >'$work/ns' && grep -q 'nid: $ipp@tcp' '$work/ns' && grep -q '0: eth0' '$work/ns' || { cat '$work/ns'; false; }"
+check "net show -v names each NI's transport: eth on P, socket on K" sh -c \
+	"'$ctl' --name '${tag}p' net show -v --net tcp | grep -qx '            transport: eth' && '$ctl' --name '${tag}k' net show -v --net tcp | grep -qx '            transport: socket'"
 check "K pings P" ping_is k "$ipp"
 check "P pings K" ping_is p "$ipk"
 

@@ -275,7 +275,7 @@ sock_xk_fini(struct sock_xport *x)
 }
 
 static const struct sock_xport_ops sock_xport_kernel_ops = {
-	.name = "kernel",
+	.name = "socket",
 	.listen = sock_xk_listen,
 	.accept = sock_xk_accept,
 	.connect = sock_xk_connect,

@@ -517,7 +517,7 @@ sock_xu_fini(struct sock_xport *x)
 }
 
 static const struct sock_xport_ops sock_xport_utcp_ops = {
-	.name = "utcp",
+	.name = "eth",
 	.listen = sock_xu_listen,
 	.start = sock_xu_start,
 	.accept = sock_xu_accept,

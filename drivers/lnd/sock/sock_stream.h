@@ -97,7 +97,7 @@ enum sock_watch_op {
 
 /** What an NI's transport does: listen, accept, connect, readiness. */
 struct sock_xport_ops {
-	const char *name; /**< "kernel", "utcp": net show -v's transport */
+	const char *name; /**< "socket" (kernel), "eth" (utcp): net show -v's transport */
 	/**
 	 * Listen on @p sa (the NI's address and the acceptor port); accepted
 	 * connections are announced by a readiness event with data.ptr NULL.
