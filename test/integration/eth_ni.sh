@@ -107,6 +107,19 @@ check "show_error k: none" sh -c \
 check "end_session" lst_ok end_session
 check "P's NI received the tests' messages: at least 32" sh -c \
 	"'$ctl' --name '${tag}p' net show -v --net tcp | sed -n 's/^ *recv_count: //p' | awk '{ exit !(\$1 >= 32) }'"
+# A link bounce under the eth NI: the veth down then up, and traffic goes
+# on (K's socket NI follows its link; P's connections to K are renewed).
+# net_af_packet reports no link changes to net_port (its link stays up),
+# so that the NI follows its port's link is checked on a ring port, whose
+# link does change: lnd_socklnd_utcp's test_port_link_drives_ni.
+pings() { # from-letter, to-ip: a ping answered (Multi-Rail may have come with the bounce)
+	"$ctl" --name "$tag$1" ping "$2@tcp" 2>&1 | grep -q "nid: $2@tcp"
+}
+bounce_then_pings() {
+	ip -n "${tag}p" link set vp down && ip -n "${tag}p" link set vp up &&
+		eventually 30 pings k "$ipp" && eventually 30 pings p "$ipk"
+}
+check "the veth down and up: K pings P, P pings K" bounce_then_pings
 check "daemon P stops cleanly on SIGTERM" stop_daemon "$pid_p"
 check "daemon K stops cleanly on SIGTERM" stop_daemon "$pid_k"
 finish eth_ni

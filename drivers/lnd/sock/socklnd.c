@@ -338,7 +338,7 @@ socklnd_startup(struct lnet_ni *ni)
 	if (rc == 0 && s->xp->ops->watch_fd != NULL) {
 		socklnd_link_watch(s); /* the host's interfaces: the kernel's sockets go by them */
 	} else if (rc == 0) {
-		s->link_up = true; /* the port's link: not watched yet */
+		socklnd_port_link_watch(s); /* the port's link */
 	}
 	if (rc == 0) {
 		rc = socklnd_registry_add(s, lnet_ni_lcore(ni));
