@@ -9,13 +9,18 @@
 # and from P to K) with no error node; both stop cleanly. The kernel's end
 # has its offloads off (a checksum left partial would reach AF_PACKET as
 # such) and P's end carries no kernel address and no IPv6.
-#   eth_ni.sh BUILD_DIR SRC_DIR     (needs root, iproute2, ethtool)
+# lnetctl capture on P's eth NI writes what a socket NI's would: tshark
+# decodes every LNet message of it, bytes balanced per stream.
+#   eth_ni.sh BUILD_DIR SRC_DIR     (needs root, iproute2, ethtool, tshark)
 set -u
 build=$1
 . "$(dirname "$0")/harness.sh"
+. "$(dirname "$0")/../common/tshark_lib.sh"
 lst="$build/apps/lst/lst"
 netns_script eth_ni lne
-command -v ethtool >/dev/null 2>&1 || { echo "eth_ni: needs ethtool; skipped"; exit 77; }
+for tool in ethtool tshark; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "eth_ni: needs $tool; skipped"; exit 77; }
+done
 ipk=10.79.$x.1 ipp=10.79.$x.2
 
 topology() {
@@ -83,6 +88,8 @@ check "P: its NI is the port's address, on interface eth0" sh -c \
 	"'$ctl' --name '${tag}p' net show -v --net tcp >'$work/ns' && grep -q 'nid: $ipp@tcp' '$work/ns' && grep -q '0: eth0' '$work/ns' || { cat '$work/ns'; false; }"
 check "net show -v names each NI's transport: eth on P, socket on K" sh -c \
 	"'$ctl' --name '${tag}p' net show -v --net tcp | grep -qx '            transport: eth' && '$ctl' --name '${tag}k' net show -v --net tcp | grep -qx '            transport: socket'"
+# P's eth NI's streams as a socket NI's are captured: same framing, checked by tshark below.
+check "lnetctl capture on P's eth NI" "$ctl" --name "${tag}p" capture start --file "$work/p.pcap"
 check "K pings P" ping_is k "$ipp"
 check "P pings K" ping_is p "$ipk"
 
@@ -105,6 +112,11 @@ check "show_error p: none (every bulk checked)" sh -c \
 check "show_error k: none" sh -c \
 	"LNETCTL_NAME=${tag}k '$lst' show_error k >'$work/o' 2>&1; grep -qx 'Total 0 error nodes in k' '$work/o' || { cat '$work/o'; false; }"
 check "end_session" lst_ok end_session
+check "P's capture stops: nothing dropped" sh -c "'$ctl' --name '${tag}p' capture stop | grep -q 'dropped: 0'"
+check "tshark on P's capture: every LNet message decoded, nothing malformed, bytes balanced" \
+	tshark_check_file "$work/p.pcap"
+check "P's capture holds both ends' addresses and the acceptor port" sh -c \
+	"tshark -n -r '$work/p.pcap' -Y 'ip.addr==$ipp && ip.addr==$ipk && tcp.port==988' -c 1 | grep -q ."
 check "P's NI received the tests' messages: at least 32" sh -c \
 	"'$ctl' --name '${tag}p' net show -v --net tcp | sed -n 's/^ *recv_count: //p' | awk '{ exit !(\$1 >= 32) }'"
 # A link bounce under the eth NI: the veth down then up, and traffic goes

@@ -284,6 +284,34 @@ sock_utcp_error(struct sock_stream *st)
 	return uc->closed ? uc->err : 0;
 }
 
+static void
+sock_utcp_addr_set(struct sock_addr *a, uint32_t addr, uint16_t port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)&a->ss;
+
+	memset(a, 0, sizeof(*a));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = addr;
+	sin->sin_port = htons(port);
+	a->len = sizeof(*sin);
+}
+
+/* The TCB's addresses: what a capture frames this stream's bytes with, as a kernel socket's. */
+static int
+sock_utcp_addrs(struct sock_stream *st, struct sock_addr *local, struct sock_addr *remote)
+{
+	const struct sock_utcp_conn *uc = sock_uc(st);
+	struct net_tcp_info info;
+
+	if (uc->tc == NULL) {
+		return -ENOTCONN;
+	}
+	net_tcp_get_info(uc->tc, &info);
+	sock_utcp_addr_set(local, info.laddr, info.lport);
+	sock_utcp_addr_set(remote, info.raddr, info.rport);
+	return 0;
+}
+
 /* Keepalive as ksocklnd sets it; no Nagle to turn off; buffers are the stack's (net_tcp_conf). */
 static void
 sock_utcp_setopts(struct sock_stream *st, const struct sock_stream_opts *o)
@@ -338,6 +366,7 @@ static const struct sock_stream_ops sock_stream_utcp_ops = {
 	.error = sock_utcp_error,
 	.setopts = sock_utcp_setopts,
 	.close = sock_utcp_close,
+	.addrs = sock_utcp_addrs,
 };
 
 static struct sock_utcp_conn *

@@ -75,6 +75,11 @@ struct sock_stream_ops {
 	void (*setopts)(struct sock_stream *st, const struct sock_stream_opts *o);
 	/** Close (FIN after what was taken); @p st is unusable afterwards. */
 	void (*close)(struct sock_stream *st);
+	/**
+	 * The connection's addresses and ports (ours in @p local), for a
+	 * capture to frame its bytes with. @return 0 or -errno (not connected).
+	 */
+	int (*addrs)(struct sock_stream *st, struct sock_addr *local, struct sock_addr *remote);
 };
 
 /**
