@@ -14,9 +14,12 @@
 set -eu
 cd "$(dirname "$0")"
 
+# libibverbs-dev and librdmacm-dev: the o2ib LND's verbs code builds in every build.
+# python3-prometheus-client: usertools/lnetd-exporter (Prometheus metrics).
 PACKAGES="build-essential pkg-config meson ninja-build python3 \
 dpdk dpdk-dev libdpdk-dev libnuma-dev libyaml-dev libpcap-dev libcmocka-dev zlib1g-dev libsystemd-dev \
-clang libclang-rt-14-dev valgrind"
+libibverbs-dev librdmacm-dev rdma-core \
+clang libclang-rt-14-dev valgrind python3-prometheus-client"
 # What the gating tests drive: network namespaces, tcpdump, Wireshark's dissector,
 # ping and arping (the IP stack against Linux),
 # and the formatter the format check runs (Debian 12's is clang-format 14).

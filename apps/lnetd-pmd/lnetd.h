@@ -22,6 +22,7 @@ struct lnetd_opts {
 	int stall_ms;            /* --stall-ms: lnet_init_opts.stall_ms (0: default, -1: none) */
 	unsigned int drain_ms;   /* --drain-ms: on stop, how long messages in flight may take */
 	bool selftest;           /* --selftest: serve lnet_selftest from the start */
+	bool xprt_clients;       /* --xprt-clients: serve client processes (lnetd_xprt.c) */
 };
 
 /* lnetd_config.c: apply a YAML configuration (lnetctl export format). */
@@ -55,6 +56,19 @@ int lnetd_lst_register(void);
 void lnetd_lst_reply(struct rte_tel_data *d, int op, const struct sft_con_result *r);
 /* Free the entries a reply kept for its pages (op=ents). */
 void lnetd_lst_forget(void);
+
+/*
+ * lnetd_xprt.c: the client service (--xprt-clients): processes attach over
+ * xprt.sock in the EAL runtime directory. --xprt-uids "UID,...": who may
+ * (default: the daemon's euid); 0 or -EINVAL.
+ */
+int lnetd_xprt_uids(const char *list);
+/* Listen and serve on a thread of its own: 0 or -errno. */
+int lnetd_xprt_start(void);
+/* Detach every client and stop (before LNet goes down); nothing if not started. */
+void lnetd_xprt_shutdown(void);
+/* /lnet/xprt_clients. */
+int lnetd_xprt_register(void);
 
 /* lnetd_telemetry.c: register the /lnet/... telemetry commands. */
 int lnetd_telemetry_register(void);

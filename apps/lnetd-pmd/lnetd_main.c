@@ -51,6 +51,9 @@ lnetd_usage(FILE *f)
 		"                         (default 0: stop at once; the unit gives 5000)\n"
 		"  --selftest             serve lnet_selftest (as modprobe lnet_selftest);\n"
 		"                         also global lnet_selftest: 1 in the configuration\n"
+		"  --xprt-clients         serve client processes of lib/xprt at xprt.sock in\n"
+		"                         the EAL runtime directory (default: off)\n"
+		"  --xprt-uids UID,...    the uids those may run as (default: the daemon's)\n"
 		"  --lnd-params TYPE:NAME=VALUE[,NAME=VALUE...]\n"
 		"                         module parameters of the LND of net type TYPE, by\n"
 		"                         the kernel module's names; the LND checks them\n"
@@ -185,6 +188,8 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 		{ "stall-ms", required_argument, NULL, 's' },
 		{ "drain-ms", required_argument, NULL, 'D' },
 		{ "selftest", no_argument, NULL, 'T' },
+		{ "xprt-clients", no_argument, NULL, 'X' },
+		{ "xprt-uids", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -192,7 +197,8 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:L:l:s:D:Th", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:p:P:a:CS:L:l:s:D:TXU:h", longopts, NULL)) !=
+	       -1) {
 		switch (opt) {
 		case 'c':
 			o->config = optarg;
@@ -230,6 +236,16 @@ lnetd_parse_opts(int argc, char **argv, struct lnetd_opts *o)
 			break;
 		case 'T':
 			o->selftest = true;
+			break;
+		case 'X':
+			o->xprt_clients = true;
+			break;
+		case 'U':
+			if (lnetd_xprt_uids(optarg) != 0) {
+				fprintf(stderr,
+					"lnetd-pmd: --xprt-uids: a list of uids, as 0,1000\n");
+				rc = -1;
+			}
 			break;
 		case 'h':
 			lnetd_usage(stdout);
@@ -327,12 +343,20 @@ lnetd_run(const struct lnetd_opts *o)
 	}
 	if (rc == 0) {
 		rc = lnetd_telemetry_register();
+		rc = rc != 0 ? rc : lnetd_xprt_register();
 		if (rc != 0) {
 			snprintf(err, sizeof(err), "telemetry: %s", strerror(-rc));
 		}
 	}
+	if (rc == 0 && o->xprt_clients) {
+		rc = lnetd_xprt_start();
+		if (rc != 0) {
+			snprintf(err, sizeof(err), "--xprt-clients: %s", strerror(-rc));
+		}
+	}
 	if (rc != 0) {
 		fprintf(stderr, "lnetd-pmd: %s\n", err);
+		lnetd_xprt_shutdown();
 		lnetd_selftest_shutdown();
 		lnetd_ports_close();
 		LNetNIFini();
@@ -344,6 +368,7 @@ lnetd_run(const struct lnetd_opts *o)
 	printf("lnetd-pmd: %s stopping on signal %d\n", o->name, sig);
 	lnetd_service_drain(o, o->drain_ms);
 	lnetd_capture_shutdown();
+	lnetd_xprt_shutdown();
 	lnetd_selftest_shutdown();
 	lnetd_ports_close();
 	LNetNIFini();

@@ -11,6 +11,12 @@
  * its own. Prints YAML.
  *
  *   bench_fwd [--iters N] [--size BYTES] [--only fwd|local] [--mr-udsp] [--cpts N]
+ *             [--batch N]
+ *
+ * The messages arrive as an LND's poll delivers them: a poller on the NI's
+ * lcore hands LNet up to --batch headers (32, as socklnd's epoll batch and
+ * the runtime's message batch) each round of its loop, so what a message
+ * costs is LNet's, not a call onto the lcore and an idle round of its own.
  *
  * --mr-udsp measures it with what a deployed router has: a second NI on
  * each net (Multi-Rail: the next hop is chosen between two), health, and
@@ -27,6 +33,7 @@
  * apart from LNet's.
  */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +54,11 @@ struct fwd_bench {
 	const char *only;
 	bool mr_udsp;
 	unsigned int ncpts;
+	unsigned int batch;     /* headers handed to LNet a poll round */
+	unsigned int to_inject; /* messages still to arrive: the injector's lcore's */
+	int inject_rc;          /* the first lnet_parse() that refused one */
+	struct rt_poller *inject;
+	struct lnet_hdr hdr;  /* this run's message, as "the socket" delivers each */
 	uint8_t *wire;        /* the payload as it "arrives" */
 	uint8_t *sink;        /* the local MD */
 	struct lnet_ni *in;   /* 10.0.0.1@tcp */
@@ -217,50 +229,108 @@ print_in_place(void)
 		nrules = 0;
 	}
 	printf("bench_fwd:\n    mr_udsp: %s\n    nis: %d\n    udsp_rules: %u\n"
-	       "    health_sensitivity: %d\n    cpts: %u\n",
-	       g_b.mr_udsp ? "true" : "false", nnis, nrules, g.health_sensitivity, g_b.ncpts);
+	       "    health_sensitivity: %d\n    cpts: %u\n    batch: %u\n",
+	       g_b.mr_udsp ? "true" : "false", nnis, nrules, g.health_sensitivity, g_b.ncpts,
+	       g_b.batch);
 }
 
-struct fwd_parse {
-	struct lnet_hdr hdr;
-	int rc;
-};
-
+/*
+ * The LND's poll: up to a batch of headers handed to LNet, each run by LNet
+ * as far as it goes on this lcore before the next (as socklnd's poll hands
+ * it the messages one read found).
+ */
 static int
-fwd_parse_on_lcore(void *arg)
+fwd_inject_poll(void *arg)
 {
-	struct fwd_parse *p = arg;
+	unsigned int n = g_b.to_inject < g_b.batch ? g_b.to_inject : g_b.batch;
+	unsigned int i;
 
-	p->rc = lnet_parse(g_b.in, &p->hdr, &g_b.from, NULL);
-	return 0;
-}
+	(void)arg;
+	for (i = 0; i < n; i++) {
+		int rc = lnet_parse(g_b.in, &g_b.hdr, &g_b.from, NULL);
 
-/* One PUT arrives from 10.0.0.7@tcp for @p dst, and LNet runs until it is done with it. */
-static int
-arrive(const struct lnet_nid *dst, bool ack)
-{
-	struct fwd_parse p = { .hdr = { .type = LNET_MSG_PUT,
-					.src_nid = g_b.from,
-					.dest_nid = *dst,
-					.src_pid = LNET_PID_LUSTRE,
-					.dest_pid = LNET_PID_LUSTRE,
-					.payload_length = g_b.size } };
-	struct lnet *ln = lnet_instance();
-
-	p.hdr.msg.put.ptl_index = FWD_PORTAL;
-	p.hdr.msg.put.match_bits = 1;
-	if (ack) {
-		p.hdr.msg.put.ack_wmd.wh_interface_cookie = 1;
-		p.hdr.msg.put.ack_wmd.wh_object_cookie = 2;
-	} else {
-		p.hdr.msg.put.ack_wmd.wh_object_cookie = LNET_WIRE_HANDLE_COOKIE_NONE;
+		if (rc != 0) {
+			g_b.inject_rc = rc;
+			g_b.to_inject = 0;
+			return RT_POLLER_BUSY;
+		}
 	}
-	if (rt_lcore_call(g_b.in->ln->cpts[g_b.in->cpt]->lcore, fwd_parse_on_lcore, &p) != 0 ||
-	    p.rc != 0) {
+	g_b.to_inject -= n;
+	return n != 0 ? RT_POLLER_BUSY : RT_POLLER_IDLE;
+}
+
+/* On the NI's lcore: the injector, called only while messages are left to arrive. */
+static int
+fwd_inject_register(void *arg)
+{
+	(void)arg;
+	g_b.inject = rt_poller_register(g_b.in->ln->cpts[g_b.in->cpt]->lcore, fwd_inject_poll, NULL,
+					0, "bench_fwd inject");
+	if (g_b.inject == NULL) {
 		return -1;
 	}
-	rt_runtime_poll_until_idle(ln->rt, 100);
+	rt_poller_set_pending(g_b.inject, &g_b.to_inject);
 	return 0;
+}
+
+static int
+fwd_inject_start(void *arg)
+{
+	g_b.to_inject = (unsigned int)(uintptr_t)arg;
+	g_b.inject_rc = 0;
+	return 0;
+}
+
+static int
+fwd_inject_unregister(void *arg)
+{
+	(void)arg;
+	rt_poller_unregister(&g_b.inject);
+	return 0;
+}
+
+/* This run's PUT from 10.0.0.7@tcp for @p dst (@p ack: it asks for one). */
+static void
+hdr_make(const struct lnet_nid *dst, bool ack)
+{
+	g_b.hdr = (struct lnet_hdr){ .type = LNET_MSG_PUT,
+				     .src_nid = g_b.from,
+				     .dest_nid = *dst,
+				     .src_pid = LNET_PID_LUSTRE,
+				     .dest_pid = LNET_PID_LUSTRE,
+				     .payload_length = g_b.size };
+	g_b.hdr.msg.put.ptl_index = FWD_PORTAL;
+	g_b.hdr.msg.put.match_bits = 1;
+	if (ack) {
+		g_b.hdr.msg.put.ack_wmd.wh_interface_cookie = 1;
+		g_b.hdr.msg.put.ack_wmd.wh_object_cookie = 2;
+	} else {
+		g_b.hdr.msg.put.ack_wmd.wh_object_cookie = LNET_WIRE_HANDLE_COOKIE_NONE;
+	}
+}
+
+/*
+ * @p n messages arrive, a batch a poll round, and LNet runs until it is
+ * done with them; nonzero when one was refused or they stopped arriving.
+ */
+static int
+arrive(unsigned long n)
+{
+	struct rt_lcore *lc = g_b.in->ln->cpts[g_b.in->cpt]->lcore;
+	struct rt_runtime *rt = lnet_instance()->rt;
+	unsigned int max_rounds = 1024;
+
+	if (rt_lcore_call(lc, fwd_inject_start, (void *)(uintptr_t)n) != 0) {
+		return -1;
+	}
+	/* POLLED without EAL: every lcore is polled on this thread, so its count is read as it is. */
+	while (g_b.to_inject != 0) {
+		if (rt_runtime_poll_until_idle(rt, max_rounds) < max_rounds && g_b.to_inject != 0) {
+			return -1; /* idle with messages left: the injector is not polled */
+		}
+	}
+	rt_runtime_poll_until_idle(rt, max_rounds);
+	return g_b.inject_rc;
 }
 
 static int
@@ -325,13 +395,11 @@ run(const char *name, const struct lnet_nid *dst, bool ack)
 	unsigned long before = g_b.sent;
 	double t0 = now_s();
 	double secs;
-	unsigned long i;
 
-	for (i = 0; i < g_b.iters; i++) {
-		if (arrive(dst, ack) != 0) {
-			fprintf(stderr, "bench_fwd: %s: message %lu refused\n", name, i);
-			return -1;
-		}
+	hdr_make(dst, ack);
+	if (arrive(g_b.iters) != 0) {
+		fprintf(stderr, "bench_fwd: %s: a message was refused (%d)\n", name, g_b.inject_rc);
+		return -1;
 	}
 	secs = now_s() - t0;
 	if (g_b.sent - before != g_b.iters) {
@@ -350,13 +418,17 @@ static int
 parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "iters", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
-		{ "only", required_argument, NULL, 'o' },  { "mr-udsp", no_argument, NULL, 'm' },
-		{ "cpts", required_argument, NULL, 'c' },  { NULL, 0, NULL, 0 },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "size", required_argument, NULL, 's' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "mr-udsp", no_argument, NULL, 'm' },
+		{ "cpts", required_argument, NULL, 'c' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "n:s:o:mc:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:s:o:mc:b:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			g_b.iters = strtoul(optarg, NULL, 10);
@@ -373,14 +445,20 @@ parse_args(int argc, char **argv)
 		case 'c':
 			g_b.ncpts = (unsigned int)strtoul(optarg, NULL, 10);
 			break;
+		case 'b':
+			g_b.batch = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr,
 				"usage: bench_fwd [--iters N] [--size B] [--only fwd|local] "
-				"[--mr-udsp] [--cpts N]\n");
+				"[--mr-udsp] [--cpts N] [--batch N]\n");
 			return -1;
 		}
 	}
-	return g_b.iters == 0 || g_b.size > LNET_MAX_MSG_SIZE || g_b.ncpts == 0 ? -1 : 0;
+	return g_b.iters == 0 || g_b.iters > UINT32_MAX || g_b.size > LNET_MAX_MSG_SIZE ||
+			       g_b.ncpts == 0 || g_b.batch == 0 ?
+		       -1 :
+		       0;
 }
 
 int
@@ -396,6 +474,7 @@ main(int argc, char **argv)
 	g_b.iters = 100000;
 	g_b.size = 4096;
 	g_b.ncpts = 1;
+	g_b.batch = 32;
 	if (parse_args(argc, argv) != 0) {
 		return 2;
 	}
@@ -413,7 +492,8 @@ main(int argc, char **argv)
 	me = g_b.in != NULL ? g_b.in->nid : LNET_ANY_NID;
 	if (g_b.in == NULL || ni_add(nid_on(TCP1, 0x0a010001U)) == NULL ||
 	    lnet_ctl_global_set("discovery", 0, err, sizeof(err)) != 0 ||
-	    (g_b.mr_udsp && mr_setup() != 0) || routing_on() != 0 || local_target() != 0) {
+	    (g_b.mr_udsp && mr_setup() != 0) || routing_on() != 0 || local_target() != 0 ||
+	    rt_lcore_call(g_b.in->ln->cpts[g_b.in->cpt]->lcore, fwd_inject_register, NULL) != 0) {
 		fprintf(stderr, "bench_fwd: set-up failed\n");
 		rc = 1;
 	}
@@ -425,6 +505,9 @@ main(int argc, char **argv)
 	}
 	if (rc == 0 && (g_b.only == NULL || strcmp(g_b.only, "local") == 0)) {
 		rc = run("received_and_acked", &me, true);
+	}
+	if (g_b.inject != NULL) {
+		rt_lcore_call(g_b.in->ln->cpts[g_b.in->cpt]->lcore, fwd_inject_unregister, NULL);
 	}
 	LNetNIFini();
 	free(g_b.wire);

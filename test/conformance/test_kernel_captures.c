@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "lnet_wire.h"
-#include "pcap_streams.h"
+#include "capstream.h"
 
 #define KSOCK_MSG_NOOP 0xc0U
 #define KSOCK_MSG_LNET 0xc1U
@@ -46,7 +46,7 @@ rd32(const uint8_t *p)
 
 /* Walk one direction of a ksocklnd connection; check every LNet header. */
 static void
-walk_stream(const struct stream *s, struct tally *t, const char *name)
+walk_stream(const struct capstream_dir *s, struct tally *t, const char *name)
 {
 	size_t off = 0;
 
@@ -108,17 +108,23 @@ main(int argc, char **argv)
 		return 77;
 	}
 	for (i = 0; i < nfiles; i++) {
-		struct stream streams[MAX_STREAMS];
-		unsigned int n = 0;
-		unsigned int j;
-		char path[4096];
+		static const uint16_t port = 988; /* the acceptor's */
+		struct capstream_set set = { .ports = &port, .nports = 1 };
+		char path[4096], err[PCAP_ERRBUF_SIZE];
+		FILE *f;
+		size_t j;
 
 		snprintf(path, sizeof(path), "%s/%s", argv[1], files[i]->d_name);
-		pcap_streams_read(path, streams, &n);
-		for (j = 0; j < n; j++) {
-			walk_stream(&streams[j], &t, files[i]->d_name);
+		f = fopen(path, "rb");
+		if (f == NULL || capstream_read(f, &set, err) != 0) {
+			fprintf(stderr, "%s: cannot read\n", path);
+			t.failures++;
 		}
-		pcap_streams_free(streams, n);
+		for (j = 0; j < set.nconns; j++) {
+			walk_stream(&set.conns[j].dir[0], &t, files[i]->d_name);
+			walk_stream(&set.conns[j].dir[1], &t, files[i]->d_name);
+		}
+		capstream_free(&set);
 		free(files[i]);
 	}
 	free(files);

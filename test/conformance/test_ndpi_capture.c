@@ -10,32 +10,37 @@
  *   test_ndpi_capture CAPTURES_DIR    (77: skipped when it is not there)
  */
 #include <arpa/inet.h>
+#include <pcap/pcap.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cfs.h"
 #include "ksock_proto.h"
 #include "lnet_wire.h"
-#include "pcap_streams.h"
+#include "capstream.h"
 
-static struct stream g_streams[MAX_STREAMS];
-static unsigned int g_nstreams;
+static const uint16_t g_port = LNET_ACCEPTOR_PORT;
+static struct capstream_set g_set = { .ports = &g_port, .nports = 1 };
 
-static const struct stream *
+static const struct capstream_dir *
 stream_from(const char *saddr, uint16_t sport)
 {
-	unsigned int i;
+	size_t i;
+	int d;
 
-	for (i = 0; i < g_nstreams; i++) {
-		if (g_streams[i].saddr == inet_addr(saddr) && ntohs(g_streams[i].sport) == sport) {
-			return &g_streams[i];
+	for (i = 0; i < g_set.nconns; i++) {
+		for (d = 0; d < 2; d++) {
+			const struct capstream_dir *s = &g_set.conns[i].dir[d];
+
+			if (s->saddr == inet_addr(saddr) && s->sport == sport) {
+				return s;
+			}
 		}
 	}
 	fail_msg("no stream from %s:%u", saddr, sport);
@@ -54,7 +59,7 @@ assert_nid(const struct lnet_nid *nid, const char *want)
 static void
 test_connreq_and_client_hello(void **state)
 {
-	const struct stream *s = stream_from("192.168.88.132", 1022);
+	const struct capstream_dir *s = stream_from("192.168.88.132", 1022);
 	struct ksock_connreq cr;
 	struct ksock_hello h;
 	size_t used = 0;
@@ -84,7 +89,7 @@ test_connreq_and_client_hello(void **state)
 static void
 test_server_hello(void **state)
 {
-	const struct stream *s = stream_from("192.168.88.131", 988);
+	const struct capstream_dir *s = stream_from("192.168.88.131", 988);
 	struct ksock_hello h;
 	size_t used = 0;
 
@@ -109,7 +114,8 @@ struct pdus {
 
 /* One direction of stream 1: whole ksock LNET messages to the last byte. */
 static void
-walk(const struct stream *s, const char *src, const char *dst, uint32_t put_portal, struct pdus *n)
+walk(const struct capstream_dir *s, const char *src, const char *dst, uint32_t put_portal,
+     struct pdus *n)
 {
 	size_t off = 0;
 
@@ -164,15 +170,17 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_server_hello),
 		cmocka_unit_test(test_thirteen_lnet_pdus),
 	};
-	char path[4096];
+	char path[4096], err[PCAP_ERRBUF_SIZE];
+	FILE *f;
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/ndpi-lustre.pcapng", argc > 1 ? argv[1] : ".");
-	if (access(path, R_OK) != 0 || pcap_streams_read(path, g_streams, &g_nstreams) != 0) {
+	f = fopen(path, "rb");
+	if (f == NULL || capstream_read(f, &g_set, err) != 0) {
 		printf("%s not found: skipped\n", path);
 		return 77;
 	}
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	pcap_streams_free(g_streams, g_nstreams);
+	capstream_free(&g_set);
 	return rc;
 }

@@ -82,6 +82,17 @@ headers "$work/cap.pcap" >"$work/h.kernel"
 headers "$work/ours.pcap" >"$work/h.ours"
 cmp -s "$work/h.kernel" "$work/h.ours" && [ -s "$work/h.ours" ] ||
 	{ echo "FAIL: lnetctl capture's LNet headers differ from the wire's"; diff "$work/h.kernel" "$work/h.ours"; rc=1; }
+# lnet-capcheck judges both files clean and finds the 3 GETs and 3 REPLYs
+capcheck_ok() {
+	"$build/apps/lnet-capcheck/lnet-capcheck" --json "$1" >"$1.json" &&
+		python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+n = lambda k: sum(s[k] for s in r["streams"])
+sys.exit(0 if (r["problems"], n("get"), n("reply")) == (0, 3, 3) else 1)' "$1.json"
+}
+for f in cap ours; do
+	capcheck_ok "$work/$f.pcap" || { echo "FAIL: lnet-capcheck on $f.pcap"; cat "$work/$f.pcap.json"; rc=1; }
+done
 grep -q 'dropped: 0' "$work/stop.yaml" || { echo "FAIL: capture dropped packets"; cat "$work/stop.yaml"; rc=1; }
 [ $rc -eq 0 ] && echo "tshark_two_daemons: 1 passed, 0 failed" || echo "tshark_two_daemons: 0 passed, 1 failed"
 exit $rc

@@ -9,23 +9,33 @@
 #include <stdio.h>
 
 #include "lnet_select.h"
+#include "lnet_select_pick.h"
 
 #define NONE (-1)
 
-/*
- * -1, 0 or 1: which of two values the rule prefers (higher or lower).
- * Equal is the usual case (a tie passes to the next rule): one compare.
- */
-static inline int
-prefer_higher(int cand, int best)
+/* The state of the moment as the views hold it (lnet_select_pick.h's readers). */
+static inline struct lnet_sel_live
+ni_live(const struct lnet_sel_ni *ni)
 {
-	return cand == best ? 0 : cand > best ? 1 : -1;
+	return (struct lnet_sel_live){ ni->health, ni->tx_credits, ni->seq, ni->avoid };
 }
 
-static inline int
-prefer_lower(uint64_t cand, uint64_t best)
+static inline struct lnet_sel_live
+peer_ni_live(const struct lnet_sel_peer_ni *pni)
 {
-	return cand == best ? 0 : cand < best ? 1 : -1;
+	return (struct lnet_sel_live){ pni->health, pni->tx_credits, pni->seq, pni->avoid };
+}
+
+static void
+view_ni_live(const void *ctx, unsigned int i, struct lnet_sel_live *out)
+{
+	*out = ni_live(&((const struct lnet_sel_local *)ctx)->nis[i]);
+}
+
+static void
+view_peer_ni_live(const void *ctx, unsigned int i, struct lnet_sel_live *out)
+{
+	*out = peer_ni_live(&((const struct lnet_sel_peer *)ctx)->nis[i]);
 }
 
 /* ---- lookups over the small views ---- */
@@ -93,81 +103,19 @@ peer_ni_prefers(const struct lnet_sel_peer_ni *pni, const struct lnet_nid *nid)
 
 /* ---- §7.3: the best local NI of one net ---- */
 
-/* The distance row of @md_cpt, or NULL when every NI is dist_far away. */
-static const uint16_t *
-distance_row(const struct lnet_sel_local *l, int md_cpt)
-{
-	if (l->dist == NULL || md_cpt < 0 || md_cpt >= l->ncpts)
-		return NULL;
-	return l->dist + (unsigned int)md_cpt * l->ncpts;
-}
-
-/* Distance from the MD to @ni's device, with numa_range flattening. */
-static uint32_t
-ni_distance(const struct lnet_sel_local *l, const uint16_t *row, const struct lnet_sel_ni *ni)
-{
-	uint32_t d;
-
-	if (l->dist == NULL)
-		d = 0;
-	else if (row == NULL || ni->dev_cpt < 0 || ni->dev_cpt >= l->ncpts)
-		d = l->dist_far;
-	else
-		d = row[ni->dev_cpt];
-	return d < l->numa_range ? l->numa_range : d;
-}
-
-/* >0 when @c beats @b, in the order of the kernel's lnet_get_best_ni. */
-static int
-ni_compare(const struct lnet_sel_ni *c, uint32_t c_dist, const struct lnet_sel_ni *b,
-	   uint32_t b_dist)
-{
-	int r;
-
-	if ((r = prefer_lower(c->fatal, b->fatal)) != 0)
-		return r;
-	if ((r = prefer_lower(c->avoid, b->avoid)) != 0)
-		return r;
-	if ((r = prefer_higher(c->health, b->health)) != 0)
-		return r;
-	if ((r = prefer_lower(c->sel_prio, b->sel_prio)) != 0)
-		return r;
-	if ((r = prefer_lower(c_dist, b_dist)) != 0)
-		return r;
-	if ((r = prefer_higher(c->tx_credits, b->tx_credits)) != 0)
-		return r;
-	/* Round robin: the one used longest ago; the earlier one on a tie. */
-	return c->seq < b->seq ? 1 : -1;
-}
-
-/* Best NI of local net @net for peer net @pnet (NONE if it has no peer NI). */
-static inline __attribute__((always_inline)) int
+/*
+ * Best NI of local net @net for peer net @pnet (NONE if it has no peer NI).
+ * Out of line: a plan's send runs it only for a reserved or a first
+ * message, and inlined into the data path's send step it cost that step
+ * registers.
+ */
+static __attribute__((noinline)) int
 best_ni_on_net(const struct lnet_sel_local *l, int net, const struct lnet_sel_peer *p, int pnet,
 	       int md_cpt)
 {
-	const struct lnet_sel_net *n = &l->nets[net];
-	const uint16_t *row = distance_row(l, md_cpt);
-	uint32_t best_dist = 0;
-	int best = NONE;
-
 	if (p->nets[pnet].nr_nis == 0)
 		return NONE;
-	if (n->same_dist) {
-		for (int i = n->first_ni; i < n->first_ni + n->nr_nis; i++) {
-			if (best == NONE || ni_compare(&l->nis[i], 0, &l->nis[best], 0) > 0)
-				best = i;
-		}
-		return best;
-	}
-	for (int i = n->first_ni; i < n->first_ni + n->nr_nis; i++) {
-		uint32_t d = ni_distance(l, row, &l->nis[i]);
-
-		if (best == NONE || ni_compare(&l->nis[i], d, &l->nis[best], best_dist) > 0) {
-			best = i;
-			best_dist = d;
-		}
-	}
-	return best;
+	return lnet_sel_best_ni(l, net, md_cpt, view_ni_live, l);
 }
 
 void
@@ -186,47 +134,27 @@ lnet_sel_nets_mark_same_dist(struct lnet_sel_net *nets, unsigned int nr_nets,
 
 /* ---- §7.4: the best peer NI of one peer net ---- */
 
-/* A resend avoids a peer NI that failed it, or that failed it from local NI @p local (NONE: any). */
-static inline bool
-peer_ni_avoided(const struct lnet_sel_peer_ni *pni, int local)
-{
-	return pni->avoid || (local != NONE && local < 64 && ((pni->avoid_with >> local) & 1) != 0);
-}
-
 static int
 peer_ni_compare(const struct lnet_sel_peer_ni *c, bool c_pref, const struct lnet_sel_peer_ni *b,
 		bool b_pref, int local)
 {
-	int r;
+	struct lnet_sel_live cl = peer_ni_live(c);
+	struct lnet_sel_live bl = peer_ni_live(b);
 
-	if ((r = prefer_lower(peer_ni_avoided(c, local), peer_ni_avoided(b, local))) != 0)
-		return r;
-	if ((r = prefer_higher(c->health, b->health)) != 0)
-		return r;
-	if ((r = prefer_lower(c->sel_prio, b->sel_prio)) != 0)
-		return r;
-	if ((r = prefer_higher(c_pref, b_pref)) != 0)
-		return r;
-	if ((r = prefer_higher(c->tx_credits, b->tx_credits)) != 0)
-		return r;
-	return c->seq < b->seq ? 1 : -1;
+	return lnet_sel_peer_ni_cmp(c, &cl, c_pref, b, &bl, b_pref, local);
 }
 
-/*
- * Whether each peer NI prefers the local NI comes from its list, or from
- * @p pref_of (a plan's: bit @p local_bit of pref_of[i - first]) when given.
- */
+/* @p local: the local NI (index) it will be sent from, NONE when not one of ours yet. */
 static inline __attribute__((always_inline)) int
-best_peer_ni_of(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *local_nid,
-		const uint64_t *pref_of, unsigned int local_bit, int local)
+best_peer_ni_on_net(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *local_nid,
+		    int local)
 {
 	const struct lnet_sel_net *pn = &p->nets[pnet];
 	bool best_pref = false;
 	int best = NONE;
 
 	for (int i = pn->first_ni; i < pn->first_ni + pn->nr_nis; i++) {
-		bool pref = pref_of != NULL ? (pref_of[i - pn->first_ni] >> local_bit) & 1 :
-					      peer_ni_prefers(&p->nis[i], local_nid);
+		bool pref = peer_ni_prefers(&p->nis[i], local_nid);
 
 		if (best == NONE ||
 		    peer_ni_compare(&p->nis[i], pref, &p->nis[best], best_pref, local) > 0) {
@@ -237,14 +165,6 @@ best_peer_ni_of(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *
 	return best;
 }
 
-/* @p local: the local NI (index) it will be sent from, NONE when not one of ours yet. */
-static inline __attribute__((always_inline)) int
-best_peer_ni_on_net(const struct lnet_sel_peer *p, int pnet, const struct lnet_nid *local_nid,
-		    int local)
-{
-	return best_peer_ni_of(p, pnet, local_nid, NULL, 0, local);
-}
-
 /* ---- §7.2: the best local net among the peer's nets ---- */
 
 static int
@@ -253,15 +173,15 @@ net_compare(const struct lnet_sel_net *cp, const struct lnet_sel_net *cn,
 {
 	int r;
 
-	if ((r = prefer_higher(cp->health, bp->health)) != 0)
+	if ((r = lnet_sel_prefer_higher(cp->health, bp->health)) != 0)
 		return r;
-	if ((r = prefer_lower(cp->sel_prio, bp->sel_prio)) != 0)
+	if ((r = lnet_sel_prefer_lower(cp->sel_prio, bp->sel_prio)) != 0)
 		return r;
-	if ((r = prefer_higher(cn->health, bn->health)) != 0)
+	if ((r = lnet_sel_prefer_higher(cn->health, bn->health)) != 0)
 		return r;
-	if ((r = prefer_lower(cn->sel_prio, bn->sel_prio)) != 0)
+	if ((r = lnet_sel_prefer_lower(cn->sel_prio, bn->sel_prio)) != 0)
 		return r;
-	if ((r = prefer_lower(cp->seq, bp->seq)) != 0)
+	if ((r = lnet_sel_prefer_lower(cp->seq, bp->seq)) != 0)
 		return r;
 	return cn->seq < bn->seq ? 1 : -1;
 }
@@ -489,11 +409,11 @@ route_compare(const struct lnet_sel_route *c, bool c_pref, const struct lnet_sel
 	uint32_t b_hops = b->hops == LNET_SEL_UNDEFINED_HOPS ? 1 : b->hops;
 	int r;
 
-	if ((r = prefer_higher(c_pref, b_pref)) != 0)
+	if ((r = lnet_sel_prefer_higher(c_pref, b_pref)) != 0)
 		return r;
-	if ((r = prefer_lower(c->priority, b->priority)) != 0)
+	if ((r = lnet_sel_prefer_lower(c->priority, b->priority)) != 0)
 		return r;
-	return prefer_lower(c_hops, b_hops);
+	return lnet_sel_prefer_lower(c_hops, b_hops);
 }
 
 /* The kernel's lnet_compare_gw_lpnis: health, fewer bytes queued, more credits. */
@@ -502,13 +422,13 @@ gw_ni_compare(const struct lnet_sel_peer_ni *c, const struct lnet_sel_peer_ni *b
 {
 	int r;
 
-	if ((r = prefer_lower(c->avoid, b->avoid)) != 0)
+	if ((r = lnet_sel_prefer_lower(c->avoid, b->avoid)) != 0)
 		return r;
-	if ((r = prefer_higher(c->health, b->health)) != 0)
+	if ((r = lnet_sel_prefer_higher(c->health, b->health)) != 0)
 		return r;
-	if ((r = prefer_lower(c->txqnob, b->txqnob)) != 0)
+	if ((r = lnet_sel_prefer_lower(c->txqnob, b->txqnob)) != 0)
 		return r;
-	return prefer_higher(c->tx_credits, b->tx_credits);
+	return lnet_sel_prefer_higher(c->tx_credits, b->tx_credits);
 }
 
 /* The gateway's best peer NI on local net @net_id, or on any local net (LNET_NET_ANY). */
@@ -603,9 +523,10 @@ routed_dst_ni(const struct lnet_sel_peer *p, const struct lnet_sel_routes *r)
 
 		if (!routes_reach(r, c->net_id))
 			continue;
-		if (b != NULL && ((r2 = prefer_higher(c->health, b->health)) < 0 ||
-				  (r2 == 0 && ((r2 = prefer_lower(c->sel_prio, b->sel_prio)) < 0 ||
-					       (r2 == 0 && c->seq >= b->seq)))))
+		if (b != NULL &&
+		    ((r2 = lnet_sel_prefer_higher(c->health, b->health)) < 0 ||
+		     (r2 == 0 && ((r2 = lnet_sel_prefer_lower(c->sel_prio, b->sel_prio)) < 0 ||
+				  (r2 == 0 && c->seq >= b->seq)))))
 			continue;
 		best = i;
 	}
@@ -799,7 +720,6 @@ lnet_select_planned(const struct lnet_sel_local *l, const struct lnet_sel_peer *
 		    struct lnet_sel_result *res)
 {
 	int ni;
-	int pni;
 
 	*res = (struct lnet_sel_result){ .net = NONE,
 					 .ni = NONE,
@@ -807,18 +727,9 @@ lnet_select_planned(const struct lnet_sel_local *l, const struct lnet_sel_peer *
 					 .peer_ni = NONE,
 					 .route = NONE,
 					 .gw_ni = NONE };
-	if (plan->kind == LNET_SEL_PLAN_MR) {
-		res->send_case = LNET_SEL_SRC_ANY | LNET_SEL_LOCAL_DST | LNET_SEL_MR_DST;
-		ni = best_ni_on_net(l, plan->net, p, plan->pnet, md_cpt);
-		pni = ni == NONE ? NONE :
-				   best_peer_ni_of(p, plan->pnet, NULL, plan->pref,
-						   (unsigned int)(ni - l->nets[plan->net].first_ni),
-						   NONE);
-		if (pni == NONE)
-			return -EHOSTUNREACH;
-		result_set(res, l, plan->net, ni, p, plan->pnet, pni);
-		return 0;
-	}
+	if (plan->kind == LNET_SEL_PLAN_MR)
+		return lnet_sel_plan_mr_pick(l, p, plan, md_cpt, view_ni_live, l, view_peer_ni_live,
+					     p, res);
 	if (plan->kind != LNET_SEL_PLAN_NMR)
 		return -EINVAL;
 	res->send_case = LNET_SEL_SRC_ANY | LNET_SEL_LOCAL_DST | LNET_SEL_NMR_DST;

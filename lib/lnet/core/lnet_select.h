@@ -251,7 +251,9 @@ void lnet_sel_plan_make(const struct lnet_sel_local *local, const struct lnet_se
  * lnet_select_routed() for a message the plan covers (source ANY, no
  * response, recovery or resend), with the same result; @reserved: on the
  * reserved portal. Reads only the NIs of the plan's nets: the caller need
- * refresh no others.
+ * refresh no others. A Multi-Rail plan's pick is lnet_sel_plan_mr_pick()
+ * (lnet_select_pick.h), which the data path runs over readers of the NIs
+ * themselves instead of refreshed views.
  */
 int lnet_select_planned(const struct lnet_sel_local *local, const struct lnet_sel_peer *peer,
 			const struct lnet_sel_plan *plan, int md_cpt, bool reserved,

@@ -813,6 +813,12 @@ const char *lnet_msg_type_str(uint32_t type);
 /* lnet_send.c */
 void lnet_send_ack(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg);
+/* A matched GET turned into its REPLY in place (lnet_send_reply's first half). */
+void lnet_reply_of_get(struct lnet_cpt *c, struct lnet_msg *msg);
+/* ... addressed from its NI for an LND that sends it itself (LNET_LND_CAP_RDMA_GET). */
+void lnet_reply_by_lnd(struct lnet_cpt *c, struct lnet_msg *msg);
+/* ... which its LND left to LNet after all (LNET_LND_RECV_SEND_REPLY): sent as any REPLY. */
+void lnet_send_reply_made(struct lnet_cpt *c, struct lnet_msg *msg);
 void lnet_ni_send(struct lnet_cpt *c, struct lnet_msg *msg);
 /* lnet_ni_send() once the fault rules let it go. */
 void lnet_ni_send_now(struct lnet_cpt *c, struct lnet_msg *msg);

@@ -33,7 +33,8 @@ struct lnet_pcap;
 /**
  * @name LND capabilities (lnet_lnd_ops.caps)
  * What the core and the daemon ask of an LND, instead of asking which LND
- * it is (as DPDK's RTE_ETH_DEV_CAPA_*). All five describe the loopback LND.
+ * it is (as DPDK's RTE_ETH_DEV_CAPA_*). The first five describe the
+ * loopback LND.
  * @{
  */
 /** Its NIs have no owning data lcore: send and recv run on whichever lcore sends. */
@@ -46,6 +47,12 @@ struct lnet_pcap;
 #define LNET_LND_CAP_BUILTIN (1u << 3)
 /** Every header it gives lnet_parse() passed lnet_hdr_validate() (its wire decoder's last step). */
 #define LNET_LND_CAP_HDR_CHECKED (1u << 4)
+/**
+ * It may answer a GET itself, by RDMA into the requester's sink (o2iblnd's
+ * GET_REQ): its recv() of a matched GET is given the REPLY (see recv), and
+ * it completes a GET it sent by RDMA with lnet_get_rdma_done().
+ */
+#define LNET_LND_CAP_RDMA_GET (1u << 5)
 /** @} */
 
 /** One module parameter of an LND and its current value (lnet_lnd_ops.params_get). */
@@ -89,6 +96,14 @@ struct lnet_lnd_ops {
 	 * with @p private into @p iov at @p offset, @p mlen bytes of @p rlen;
 	 * @p msg is NULL when the message is dropped (discard @p rlen bytes).
 	 * Call lnet_finalize(msg, status) when done (not when @p msg is NULL).
+	 *
+	 * A matched GET, with LNET_LND_CAP_RDMA_GET: @p msg is its REPLY, and
+	 * @p iov / @p offset / @p mlen (= @p rlen) the REPLY's payload in the
+	 * MD. Either the LND sends it itself (writes the bytes into the
+	 * requester's sink, then its completion message), calls
+	 * lnet_finalize(msg, status) once done and returns 0; or the GET came
+	 * without an RDMA request and it returns LNET_LND_RECV_SEND_REPLY,
+	 * having consumed the GET: LNet sends the REPLY as for any LND.
 	 */
 	int (*recv)(struct lnet_ni *ni, void *private, struct lnet_msg *msg, unsigned int niov,
 		    const struct iovec *iov, unsigned int offset, unsigned int mlen,
@@ -160,6 +175,9 @@ struct lnet_lnd_ops {
 	int (*ni_check)(const struct lnet_ctl_lnd_tunables *tun, char *err, size_t errlen);
 };
 
+/** lnet_lnd_ops.recv of a GET with LNET_LND_CAP_RDMA_GET: "not by RDMA, LNet sends the REPLY". */
+#define LNET_LND_RECV_SEND_REPLY 1
+
 /** Register an LND (called from a constructor; the table must be static). */
 LNP_API void lnet_lnd_register(const struct lnet_lnd_ops *ops);
 
@@ -225,6 +243,25 @@ LNP_API const struct lnet_nid *lnet_msg_nexthop(const struct lnet_msg *msg);
  */
 LNP_API void lnet_msg_payload(const struct lnet_msg *msg, unsigned int *niov,
 			      const struct iovec **iov, unsigned int *offset, unsigned int *len);
+
+/**
+ * Where the REPLY to the GET @p msg lands: its MD's @p *niov fragments at
+ * @p *iov from offset 0, @p *len bytes (the GET's sink length), which an
+ * LND doing GETs by RDMA advertises to the peer (the fragments stay as they
+ * are while the message is the LND's). 0 and NULL for other messages.
+ */
+LNP_API void lnet_msg_get_sink(const struct lnet_msg *msg, unsigned int *niov,
+			       const struct iovec **iov, unsigned int *len);
+
+/**
+ * On the NI's lcore: the GET @p getmsg the LND sent by RDMA has its
+ * REPLY's @p len bytes in its sink already (o2iblnd's GET_DONE); LNet
+ * delivers the REPLY to the GET's MD, on the MD's lcore, as if it had
+ * arrived on @p ni (its REPLY event, its counts). The LND then completes
+ * @p getmsg as any send. A GET whose RDMA failed is only finalized with the
+ * error. @return 0, or -ENOMEM (no message: the REPLY is lost as on a wire)
+ */
+LNP_API int lnet_get_rdma_done(struct lnet_ni *ni, struct lnet_msg *getmsg, unsigned int len);
 
 /** The NID of @p ni. */
 LNP_API const struct lnet_nid *lnet_ni_nid(const struct lnet_ni *ni);

@@ -11,6 +11,28 @@
 #include "lnet_internal.h"
 #include "lnet_route_table.h"
 
+/*
+ * A matched GET on an LND that may answer it by RDMA: recv() gets the
+ * REPLY and sends it itself, or says the GET came plainly and LNet sends
+ * the REPLY. Out of line: no other LND comes here.
+ */
+static __attribute__((noinline)) void
+lnet_rx_get_rdma(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_ni *ni = msg->rxni;
+	struct lnet_libmd *md = msg->md;
+	int rc;
+
+	lnet_reply_by_lnd(c, msg);
+	rc = ni->lnd->recv(ni, msg->lnd_private, msg, md->niov, md->iov, msg->offset, msg->wanted,
+			   msg->wanted);
+	if (rc == LNET_LND_RECV_SEND_REPLY) {
+		lnet_send_reply_made(c, msg);
+	} else if (rc != 0) {
+		lnet_finalize(msg, rc);
+	}
+}
+
 /* The LND's recv of @p msg, on its NI's lcore; inlined into lnet_ni_recv, the common caller. */
 static inline __attribute__((always_inline)) void
 lnet_rx_recv_run(struct lnet_cpt *c, struct lnet_msg *msg)
@@ -48,6 +70,10 @@ lnet_rx_recv_run(struct lnet_cpt *c, struct lnet_msg *msg)
 		lnet_msg_free(msg);
 		break;
 	case LNET_RX_GET:
+		if (unlikely((ni->lnd->caps & LNET_LND_CAP_RDMA_GET) != 0)) {
+			lnet_rx_get_rdma(c, msg);
+			break;
+		}
 		ni->lnd->recv(ni, private, NULL, 0, NULL, 0, 0, 0);
 		lnet_send_reply(c, msg);
 		break;
@@ -129,6 +155,9 @@ lnet_rx_take(struct lnet_cpt *c, struct lnet_msg *msg)
 
 	if (ni->any_cpt || ni->cpt != c->cpt || !ni->started) {
 		return; /* lo, or a peer NI on another CPT of a net spanning several */
+	}
+	if (msg->hdr.type == LNET_MSG_GET && (ni->lnd->caps & LNET_LND_CAP_RDMA_GET) != 0) {
+		return; /* its recv() may answer it by RDMA: it needs the GET there */
 	}
 	if (msg->len == 0) {
 		ni->lnd->recv(ni, msg->lnd_private, NULL, 0, NULL, 0, 0, 0);

@@ -349,13 +349,12 @@ lnet_send_ack(struct lnet_cpt *c, struct lnet_msg *msg)
 	lnet_send_response(c, msg, &src);
 }
 
-/* A matched GET: send the MD's region back; the GET event follows its completion. */
+/* A matched GET becomes its REPLY, in place: the MD's region back to the GET's source. */
 void
-lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg)
+lnet_reply_of_get(struct lnet_cpt *c, struct lnet_msg *msg)
 {
 	struct lnet_hdr *h = &msg->hdr;
 	struct lnet_handle_wire wmd = h->msg.get.return_wmd;
-	struct lnet_nid src = msg->rxni->nid;
 
 	/* The GET counts as received once its REPLY is sent (lnet_msg_count). */
 	msg->get_req.target.nid = h->dest_nid;
@@ -369,5 +368,38 @@ lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg)
 	h->payload_length = msg->wanted;
 	memset(&h->msg, 0, sizeof(h->msg));
 	h->msg.reply.dst_wmd = wmd;
+}
+
+/* A matched GET: send the MD's region back; the GET event follows its completion. */
+void
+lnet_send_reply(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_nid src = msg->rxni->nid;
+
+	lnet_reply_of_get(c, msg);
 	lnet_send_response(c, msg, &src);
+}
+
+/* A REPLY made by lnet_reply_by_lnd that its LND left to LNet after all: sent as any REPLY. */
+void
+lnet_send_reply_made(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	struct lnet_nid src = msg->rxni->nid;
+
+	lnet_msg_set_txni(c, msg, NULL);
+	lnet_send_response(c, msg, &src);
+}
+
+/*
+ * The REPLY an LND with LNET_LND_CAP_RDMA_GET sends itself, from its NI
+ * (lnet_rx_get_rdma): addressed as lnet_send_response would, no credits.
+ */
+void
+lnet_reply_by_lnd(struct lnet_cpt *c, struct lnet_msg *msg)
+{
+	lnet_reply_of_get(c, msg);
+	lnet_msg_set_txni(c, msg, msg->rxni);
+	msg->hdr.src_nid = msg->rxni->nid;
+	msg->hdr.dest_nid = msg->target.nid;
+	msg->nexthop = msg->from;
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "lnet_select.h"
+#include "lnet_select_pick.h"
 #include "lnp_test_nid.h"
 
 /* Local: tcp 10.0.0.1 (A) and 10.0.1.1 (B); tcp1 10.1.0.1 (C).
@@ -1138,6 +1139,102 @@ test_random_views_plan_agrees(void **state)
 	assert_true(agreed > (kinds[LNET_SEL_PLAN_MR] + kinds[LNET_SEL_PLAN_NMR]) / 2);
 }
 
+/* The state of the moment kept apart from the views, as the data path reads it from its NIs. */
+struct live_state {
+	struct lnet_sel_live ni[RN * RI];
+	struct lnet_sel_live pni[RN * RI];
+};
+
+static void
+live_ni(const void *ctx, unsigned int i, struct lnet_sel_live *out)
+{
+	*out = ((const struct live_state *)ctx)->ni[i];
+}
+
+static void
+live_pni(const void *ctx, unsigned int i, struct lnet_sel_live *out)
+{
+	*out = ((const struct live_state *)ctx)->pni[i];
+}
+
+/*
+ * A Multi-Rail plan's pick in one pass (lnet_sel_plan_mr_pick, as
+ * lnet_send_mr.c runs it) reads health, credits, turns and avoidance only
+ * through its readers: over views whose copies of them are stale (other
+ * values, every NI marked avoided), it chooses what lnet_select_planned()
+ * chooses over views refreshed with the readers' values.
+ */
+static void
+test_plan_pick_reads_through_readers(void **state)
+{
+	unsigned int picked = 0;
+	uint32_t seed = 31;
+
+	(void)state;
+	for (int iter = 0; iter < 20000; iter++) {
+		struct rworld fresh, stale;
+		struct live_state live;
+		struct lnet_sel_plan plan;
+		struct lnet_sel_result want, got;
+		struct lnet_nid prefs[RN * RI];
+		int md_cpt, rc_want, rc_got;
+
+		rworld_fill(&fresh, &seed);
+		fresh.peer.multi_rail = true;
+		for (unsigned int i = 0; i < fresh.peer.nr_nis; i++) {
+			if (rnd(&seed, 2) == 0) { /* UDSP: a preferred local NID */
+				prefs[i] = fresh.nis[rnd(&seed, fresh.local.nr_nis)].nid;
+				fresh.pnis[i].pref_nids = &prefs[i];
+				fresh.pnis[i].nr_pref_nids = 1;
+			}
+		}
+		lnet_sel_plan_make(&fresh.local, &fresh.peer, &fresh.pnis[0].nid, &plan);
+		if (plan.kind != LNET_SEL_PLAN_MR)
+			continue;
+		stale = fresh;
+		stale.local.nets = stale.nets;
+		stale.local.nis = stale.nis;
+		stale.local.dist = fresh.local.dist != NULL ? stale.dist : NULL;
+		stale.peer.nets = stale.pnets;
+		stale.peer.nis = stale.pnis;
+		for (unsigned int i = 0; i < fresh.local.nr_nis; i++) {
+			live.ni[i] = (struct lnet_sel_live){ fresh.nis[i].health,
+							     fresh.nis[i].tx_credits,
+							     fresh.nis[i].seq, false };
+			stale.nis[i].health = (int)rnd(&seed, 1001);
+			stale.nis[i].tx_credits = (int)rnd(&seed, 9) - 4;
+			stale.nis[i].seq = rnd(&seed, 5);
+			stale.nis[i].avoid = true;
+		}
+		for (unsigned int i = 0; i < fresh.peer.nr_nis; i++) {
+			live.pni[i] = (struct lnet_sel_live){ fresh.pnis[i].health,
+							      fresh.pnis[i].tx_credits,
+							      fresh.pnis[i].seq, false };
+			stale.pnis[i].health = (int)rnd(&seed, 1001);
+			stale.pnis[i].tx_credits = (int)rnd(&seed, 9) - 4;
+			stale.pnis[i].seq = rnd(&seed, 5);
+			stale.pnis[i].avoid = true;
+		}
+		md_cpt = (int)rnd(&seed, 2);
+		rc_want =
+			lnet_select_planned(&fresh.local, &fresh.peer, &plan, md_cpt, false, &want);
+		rc_got = lnet_sel_plan_mr_pick(&stale.local, &stale.peer, &plan, md_cpt, live_ni,
+					       &live, live_pni, &live, &got);
+		assert_int_equal(rc_got, rc_want);
+		if (rc_want != 0)
+			continue;
+		picked++;
+		assert_int_equal(got.send_case, want.send_case);
+		assert_int_equal(got.net, want.net);
+		assert_int_equal(got.ni, want.ni);
+		assert_int_equal(got.peer_net, want.peer_net);
+		assert_int_equal(got.peer_ni, want.peer_ni);
+		assert_int_equal(got.stamp_seq, want.stamp_seq);
+		assert_int_equal(got.record_pref, want.record_pref);
+	}
+	assert_true(picked > 1000);
+}
+
 static void
 test_case_str(void **state)
 {
@@ -1566,6 +1663,7 @@ main(void)
 		cmocka_unit_test(test_net_not_local_skipped),
 		cmocka_unit_test(test_random_views_follow_the_rule_tuples),
 		cmocka_unit_test(test_random_views_plan_agrees),
+		cmocka_unit_test(test_plan_pick_reads_through_readers),
 		cmocka_unit_test(test_case_str),
 		cmocka_unit_test(test_a1c_health),
 		cmocka_unit_test(test_a1d_resend_fails),
