@@ -138,6 +138,20 @@ lnetctl_out_cpt(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni)
 }
 
 /*
+ * "transport: eth" (or socket), an extension key: after every key the
+ * kernel prints, so a parser of the kernel's output meets it last.
+ */
+static void
+lnetctl_out_transport(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni)
+{
+	const char *t = lnetctl_scalar(lnetctl_map_get(doc, ni, "transport"));
+
+	if (t != NULL) {
+		lnetctl_out_kv(o, "transport", t);
+	}
+}
+
+/*
  * export --backup: what re-creates the NI (lnet-facts §12.3): interfaces,
  * tunables, lnd tunables, CPT. A NI with no interface keeps its nid.
  */
@@ -185,6 +199,7 @@ lnetctl_out_ni(struct lnetctl_out *o, yaml_document_t *doc, yaml_node_t *ni, int
 		lnetctl_out_lnd_tunables(o, doc, ni, false);
 		lnetctl_out_kv(o, "dev cpt", lnetctl_scalar(lnetctl_map_get(doc, ni, "dev_cpt")));
 		lnetctl_out_cpt(o, doc, ni);
+		lnetctl_out_transport(o, doc, ni);
 	}
 	lnetctl_out_map_end(o);
 }

@@ -76,11 +76,28 @@ lnetd_port_free(struct lnetd_port *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/*
+ * The port's link changed (net_port's poll, on the management lcore): the
+ * NIs on it follow, as a socket NI follows its interface's link.
+ */
+static void
+lnetd_port_link(void *arg, struct net_port *port, bool up, uint32_t speed_mbps)
+{
+	const struct lnetd_port *p = arg;
+
+	(void)port;
+	(void)speed_mbps;
+	sock_utcp_port_link(p->cfg.name, up);
+}
+
 /* The stack on @p p's device, up and announced; @return 0 or -errno with @p err. */
 static int
 lnetd_port_open(struct lnetd_port *p, char *err, size_t errlen)
 {
-	struct net_port_conf pc = { .conf_size = sizeof(pc), .devargs = p->cfg.device };
+	struct net_port_conf pc = { .conf_size = sizeof(pc),
+				    .devargs = p->cfg.device,
+				    .link_fn = lnetd_port_link,
+				    .link_arg = p };
 	struct net_ip_conf ic = { .conf_size = sizeof(ic), .gateway = htonl(p->cfg.gateway) };
 	struct net_tcp_conf tc = { .conf_size = sizeof(tc) };
 	const char *what = "open";
@@ -110,6 +127,10 @@ lnetd_port_open(struct lnetd_port *p, char *err, size_t errlen)
 		net_neigh_announce(p->nb); /* a gratuitous ARP: a best effort */
 		what = "name";
 		rc = sock_utcp_port_add(p->cfg.name, htonl(p->cfg.addr), p->tcp);
+	}
+	if (rc == 0) {
+		/* A change before the name existed was not heard: the state now. */
+		sock_utcp_port_link(p->cfg.name, net_port_state(p->port) == NET_PORT_LINK_UP);
 	}
 	if (rc != 0) {
 		snprintf(err, errlen, "ports: %s (%s): %s: %s", p->cfg.name, p->cfg.device, what,

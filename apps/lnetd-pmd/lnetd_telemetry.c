@@ -121,6 +121,9 @@ lnetd_ni_dict(const struct lnet_ctl_ni *ni, int detail)
 		rte_tel_data_add_dict_int(d, "credits", ni->credits);
 		rte_tel_data_add_dict_int(d, "dev_cpt", ni->dev_cpt);
 		rte_tel_data_add_dict_string(d, "CPT", ni->cpts);
+		if (ni->transport[0] != '\0') {
+			rte_tel_data_add_dict_string(d, "transport", ni->transport);
+		}
 	}
 	if (detail > 1) {
 		lnetd_ni_detail2(d, ni);

@@ -522,25 +522,39 @@ lnet_pcap_flow_init(struct lnet_pcap *cap, struct lnet_pcap_flow *f, int fd, boo
 {
 	struct sockaddr_storage local, remote;
 	socklen_t ll = sizeof(local), rl = sizeof(remote);
+
+	if (getsockname(fd, (struct sockaddr *)&local, &ll) != 0 ||
+	    getpeername(fd, (struct sockaddr *)&remote, &rl) != 0) {
+		memset(f, 0, sizeof(*f));
+		return;
+	}
+	lnet_pcap_flow_init_addr(cap, f, (const struct sockaddr *)&local,
+				 (const struct sockaddr *)&remote, active, opened_now);
+}
+
+void
+lnet_pcap_flow_init_addr(struct lnet_pcap *cap, struct lnet_pcap_flow *f,
+			 const struct sockaddr *local, const struct sockaddr *remote, bool active,
+			 bool opened_now)
+{
 	struct lnet_pcap_seg s;
 
 	memset(f, 0, sizeof(*f));
-	if (getsockname(fd, (struct sockaddr *)&local, &ll) != 0 ||
-	    getpeername(fd, (struct sockaddr *)&remote, &rl) != 0) {
+	if (local->sa_family != remote->sa_family) {
 		return;
 	}
-	if (local.ss_family == AF_INET6) {
-		const struct sockaddr_in6 *l6 = (const struct sockaddr_in6 *)&local;
-		const struct sockaddr_in6 *r6 = (const struct sockaddr_in6 *)&remote;
+	if (local->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *l6 = (const struct sockaddr_in6 *)local;
+		const struct sockaddr_in6 *r6 = (const struct sockaddr_in6 *)remote;
 
 		f->v6 = true;
 		memcpy(f->local_ip, &l6->sin6_addr, 16);
 		memcpy(f->remote_ip, &r6->sin6_addr, 16);
 		f->local_port = l6->sin6_port;
 		f->remote_port = r6->sin6_port;
-	} else if (local.ss_family == AF_INET) {
-		const struct sockaddr_in *l4 = (const struct sockaddr_in *)&local;
-		const struct sockaddr_in *r4 = (const struct sockaddr_in *)&remote;
+	} else if (local->sa_family == AF_INET) {
+		const struct sockaddr_in *l4 = (const struct sockaddr_in *)local;
+		const struct sockaddr_in *r4 = (const struct sockaddr_in *)remote;
 
 		memcpy(f->local_ip, &l4->sin_addr, 4);
 		memcpy(f->remote_ip, &r4->sin_addr, 4);

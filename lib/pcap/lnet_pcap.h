@@ -2,9 +2,10 @@
 /**
  * @file
  * Capture of LND traffic to a pcapng file (or classic pcap, written by
- * libpcap, which cannot write pcapng), for Wireshark. LNDs over
- * kernel sockets never see frames, so their byte streams are framed here as
- * Ethernet/IPv4/TCP with the connection's real addresses and ports and
+ * libpcap, which cannot write pcapng), for Wireshark. An LND over byte
+ * streams (kernel sockets, or the userspace TCP, whose segments are the
+ * TCP's business) records what its streams carry, and that is framed here
+ * as Ethernet/IPv4/TCP with the connection's real addresses and ports and
  * continuous sequence numbers (a SYN exchange for connections opened while
  * capturing). Data lcores only copy into a record and enqueue it on a
  * lockless ring; a writer thread of the capture's own does the file I/O.
@@ -23,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "lnp_api.h"
@@ -73,7 +75,18 @@ struct lnet_pcap_flow {
 	bool synced;      /**< stream bytes are being recorded */
 };
 
-/** Fill @p f from a connected socket; @p opened_now: the SYN exchange is recorded too. */
+/**
+ * Fill @p f with a connection's addresses and ports (AF_INET or AF_INET6
+ * sockaddrs, @p local ours): any byte stream, a kernel socket's or a
+ * userspace TCP's. @p active: we opened it; @p opened_now: the SYN
+ * exchange is recorded too. Another family leaves @p f unknown (not
+ * recorded).
+ */
+LNP_API void lnet_pcap_flow_init_addr(struct lnet_pcap *cap, struct lnet_pcap_flow *f,
+				      const struct sockaddr *local, const struct sockaddr *remote,
+				      bool active, bool opened_now);
+
+/** lnet_pcap_flow_init_addr() with a connected socket's addresses (unknown when it has none). */
 LNP_API void lnet_pcap_flow_init(struct lnet_pcap *cap, struct lnet_pcap_flow *f, int fd,
 				 bool active, bool opened_now);
 

@@ -64,6 +64,7 @@ check "net show -v --net tcp1: tunables and lnd tunables as set" same "net:
                   tos: 16
             dev cpt: -1
             CPT: \"[0]\"
+            transport: socket
 " "$ctl" --name "$a" net show -v --net tcp1
 check "net show -v --net tcp: credits as given" sh -c \
 	"'$ctl' --name '$a' net show -v --net tcp | grep -q 'peer_credits: 16' && '$ctl' --name '$a' net show -v --net tcp | grep -q '      credits: 512'"

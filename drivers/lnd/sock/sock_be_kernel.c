@@ -124,6 +124,18 @@ sock_be_close(struct sock_stream *st)
 	st->ops = NULL;
 }
 
+static int
+sock_be_addrs(struct sock_stream *st, struct sock_addr *local, struct sock_addr *remote)
+{
+	local->len = sizeof(local->ss);
+	remote->len = sizeof(remote->ss);
+	if (getsockname(st->fd, (struct sockaddr *)&local->ss, &local->len) != 0 ||
+	    getpeername(st->fd, (struct sockaddr *)&remote->ss, &remote->len) != 0) {
+		return -errno;
+	}
+	return 0;
+}
+
 const struct sock_stream_ops sock_stream_kernel_ops = {
 	.recv = sock_be_recv,
 	.sendv = sock_be_sendv,
@@ -131,6 +143,7 @@ const struct sock_stream_ops sock_stream_kernel_ops = {
 	.error = sock_be_error,
 	.setopts = sock_be_setopts,
 	.close = sock_be_close,
+	.addrs = sock_be_addrs,
 };
 
 struct sock_stream
@@ -275,7 +288,7 @@ sock_xk_fini(struct sock_xport *x)
 }
 
 static const struct sock_xport_ops sock_xport_kernel_ops = {
-	.name = "kernel",
+	.name = "socket",
 	.listen = sock_xk_listen,
 	.accept = sock_xk_accept,
 	.connect = sock_xk_connect,

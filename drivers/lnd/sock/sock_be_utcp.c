@@ -40,6 +40,9 @@ struct sock_xport_utcp {
 	bool listening;
 	struct sock_utcp_list acceptq; /* accepted, not yet taken by accept() */
 	struct sock_utcp_list watched; /* in the readiness set */
+	struct sock_utcp_port *port;   /* the named port it runs on (its link); NULL none */
+	void *link_ptr;                /* reported by wait() when the port's link changed */
+	uint32_t link_seen;            /* the port's link_gen link_up() last read */
 };
 
 struct sock_utcp_conn {
@@ -72,6 +75,13 @@ struct sock_utcp_port {
 	char name[32];
 	uint32_t addr; /* network order */
 	struct net_tcp *tcp;
+	/*
+	 * Written by sock_utcp_port_link() (the management lcore), read by the
+	 * NIs' lcores on every wait(): link_down, then link_gen bumped with
+	 * release, so a reader that sees the new generation sees the new state.
+	 */
+	bool link_down;
+	uint32_t link_gen;
 };
 
 static pthread_mutex_t sock_utcp_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -119,6 +129,37 @@ sock_utcp_port_del(const char *name)
 		}
 	}
 	pthread_mutex_unlock(&sock_utcp_lock);
+}
+
+void
+sock_utcp_port_link(const char *name, bool up)
+{
+	pthread_mutex_lock(&sock_utcp_lock);
+	for (unsigned int i = 0; i < SOCK_UTCP_PORTS; i++) {
+		struct sock_utcp_port *p = &sock_utcp_ports[i];
+
+		if (p->tcp != NULL && strcmp(p->name, name) == 0) {
+			__atomic_store_n(&p->link_down, !up, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&p->link_gen, 1, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&sock_utcp_lock);
+}
+
+/* The slot of the port whose TCP is @p tcp; NULL when it is not named (a test's bare stack). */
+static struct sock_utcp_port *
+sock_utcp_port_of_tcp(const struct net_tcp *tcp)
+{
+	struct sock_utcp_port *found = NULL;
+
+	pthread_mutex_lock(&sock_utcp_lock);
+	for (unsigned int i = 0; i < SOCK_UTCP_PORTS && found == NULL; i++) {
+		if (sock_utcp_ports[i].tcp == tcp) {
+			found = &sock_utcp_ports[i];
+		}
+	}
+	pthread_mutex_unlock(&sock_utcp_lock);
+	return found;
 }
 
 struct net_tcp *
@@ -243,6 +284,34 @@ sock_utcp_error(struct sock_stream *st)
 	return uc->closed ? uc->err : 0;
 }
 
+static void
+sock_utcp_addr_set(struct sock_addr *a, uint32_t addr, uint16_t port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)&a->ss;
+
+	memset(a, 0, sizeof(*a));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = addr;
+	sin->sin_port = htons(port);
+	a->len = sizeof(*sin);
+}
+
+/* The TCB's addresses: what a capture frames this stream's bytes with, as a kernel socket's. */
+static int
+sock_utcp_addrs(struct sock_stream *st, struct sock_addr *local, struct sock_addr *remote)
+{
+	const struct sock_utcp_conn *uc = sock_uc(st);
+	struct net_tcp_info info;
+
+	if (uc->tc == NULL) {
+		return -ENOTCONN;
+	}
+	net_tcp_get_info(uc->tc, &info);
+	sock_utcp_addr_set(local, info.laddr, info.lport);
+	sock_utcp_addr_set(remote, info.raddr, info.rport);
+	return 0;
+}
+
 /* Keepalive as ksocklnd sets it; no Nagle to turn off; buffers are the stack's (net_tcp_conf). */
 static void
 sock_utcp_setopts(struct sock_stream *st, const struct sock_stream_opts *o)
@@ -297,6 +366,7 @@ static const struct sock_stream_ops sock_stream_utcp_ops = {
 	.error = sock_utcp_error,
 	.setopts = sock_utcp_setopts,
 	.close = sock_utcp_close,
+	.addrs = sock_utcp_addrs,
 };
 
 static struct sock_utcp_conn *
@@ -472,6 +542,11 @@ sock_xu_wait(struct sock_xport *x, struct epoll_event *evs, int max)
 	struct sock_utcp_conn *uc;
 	int n = 0;
 
+	/* One relaxed load a wait: the port's link changed since link_up() read it. */
+	if (u->link_ptr != NULL && n < max &&
+	    __atomic_load_n(&u->port->link_gen, __ATOMIC_RELAXED) != u->link_seen) {
+		evs[n++] = (struct epoll_event){ .events = EPOLLIN, .data.ptr = u->link_ptr };
+	}
 	if (!TAILQ_EMPTY(&u->acceptq) && n < max) {
 		evs[n++] = (struct epoll_event){ .events = EPOLLIN, .data.ptr = NULL };
 	}
@@ -487,6 +562,26 @@ sock_xu_wait(struct sock_xport *x, struct epoll_event *evs, int max)
 		}
 	}
 	return n;
+}
+
+static void
+sock_xu_watch_link(struct sock_xport *x, void *ptr)
+{
+	struct sock_xport_utcp *u = sock_xu(x);
+
+	u->link_ptr = u->port != NULL ? ptr : NULL;
+}
+
+static bool
+sock_xu_link_up(struct sock_xport *x)
+{
+	struct sock_xport_utcp *u = sock_xu(x);
+
+	if (u->port == NULL) {
+		return true; /* a stack nobody named: no link reported */
+	}
+	u->link_seen = __atomic_load_n(&u->port->link_gen, __ATOMIC_ACQUIRE);
+	return !__atomic_load_n(&u->port->link_down, __ATOMIC_RELAXED);
 }
 
 /* The port's poller is what wakes the lcore: nothing to sleep on. */
@@ -517,13 +612,15 @@ sock_xu_fini(struct sock_xport *x)
 }
 
 static const struct sock_xport_ops sock_xport_utcp_ops = {
-	.name = "utcp",
+	.name = "eth",
 	.listen = sock_xu_listen,
 	.start = sock_xu_start,
 	.accept = sock_xu_accept,
 	.connect = sock_xu_connect,
 	.watch = sock_xu_watch,
 	.watch_fd = NULL,
+	.watch_link = sock_xu_watch_link,
+	.link_up = sock_xu_link_up,
 	.wait = sock_xu_wait,
 	.wait_fd = sock_xu_wait_fd,
 	.fini = sock_xu_fini,
@@ -541,6 +638,7 @@ sock_xport_utcp_create(struct net_tcp *tcp, unsigned int lcore, uint32_t laddr,
 	u->base.ops = &sock_xport_utcp_ops;
 	u->base.sops = &sock_stream_utcp_ops;
 	u->tcp = tcp;
+	u->port = sock_utcp_port_of_tcp(tcp);
 	u->lcore = lcore;
 	u->laddr = laddr;
 	TAILQ_INIT(&u->acceptq);

@@ -75,6 +75,11 @@ struct sock_stream_ops {
 	void (*setopts)(struct sock_stream *st, const struct sock_stream_opts *o);
 	/** Close (FIN after what was taken); @p st is unusable afterwards. */
 	void (*close)(struct sock_stream *st);
+	/**
+	 * The connection's addresses and ports (ours in @p local), for a
+	 * capture to frame its bytes with. @return 0 or -errno (not connected).
+	 */
+	int (*addrs)(struct sock_stream *st, struct sock_addr *local, struct sock_addr *remote);
 };
 
 /**
@@ -97,7 +102,7 @@ enum sock_watch_op {
 
 /** What an NI's transport does: listen, accept, connect, readiness. */
 struct sock_xport_ops {
-	const char *name; /**< "kernel", "utcp": net show -v's transport */
+	const char *name; /**< "socket" (kernel), "eth" (utcp): net show -v's transport */
 	/**
 	 * Listen on @p sa (the NI's address and the acceptor port); accepted
 	 * connections are announced by a readiness event with data.ptr NULL.
@@ -129,6 +134,14 @@ struct sock_xport_ops {
 	 * and its streams live on one lcore (none is handed to another NI).
 	 */
 	int (*watch_fd)(struct sock_xport *x, int fd, void *ptr);
+	/**
+	 * For a transport on a device of its own (watch_fd NULL): from now on,
+	 * a change of the device's link is a readiness event with data.ptr
+	 * @p ptr in wait(), until link_up() reads it. NULL: no link to watch.
+	 */
+	void (*watch_link)(struct sock_xport *x, void *ptr);
+	/** The device's link: true while up (what changed is read: wait() is quiet again). */
+	bool (*link_up)(struct sock_xport *x);
 	/** Up to @p max ready streams, without waiting. @return how many, or -errno */
 	int (*wait)(struct sock_xport *x, struct epoll_event *evs, int max);
 	/** An fd the lcore may sleep on while idle (the epoll set), or -1. */
@@ -162,6 +175,13 @@ int sock_xport_utcp_create(struct net_tcp *tcp, unsigned int lcore, uint32_t lad
 int sock_utcp_port_add(const char *name, uint32_t addr, struct net_tcp *tcp);
 /** Forget it (its NIs are gone). */
 void sock_utcp_port_del(const char *name);
+/**
+ * The link of the port named @p name is @p up now (its net_port link
+ * callback, or a test): the NIs on it go down or up with it, as socket NIs
+ * with their interface's link. Any thread; a port not named is ignored.
+ * A port named starts up.
+ */
+void sock_utcp_port_link(const char *name, bool up);
 /** The TCP of the port named @p name, or (@p name NULL) of address @p addr; NULL none. */
 struct net_tcp *sock_utcp_port_find(const char *name, uint32_t addr);
 

@@ -338,7 +338,7 @@ socklnd_startup(struct lnet_ni *ni)
 	if (rc == 0 && s->xp->ops->watch_fd != NULL) {
 		socklnd_link_watch(s); /* the host's interfaces: the kernel's sockets go by them */
 	} else if (rc == 0) {
-		s->link_up = true; /* the port's link: not watched yet */
+		socklnd_port_link_watch(s); /* the port's link */
 	}
 	if (rc == 0) {
 		rc = socklnd_registry_add(s, lnet_ni_lcore(ni));
@@ -506,6 +506,15 @@ socklnd_tunables(const struct lnet_ni *ni, struct lnet_ctl_lnd_tunable *out, uns
 	return n;
 }
 
+/* net show -v's "transport": the backend the NI's connections run on. */
+static const char *
+socklnd_transport_name(const struct lnet_ni *ni)
+{
+	const struct socklnd_ni *s = lnet_ni_lnd_data(ni);
+
+	return s->xp != NULL ? s->xp->ops->name : NULL;
+}
+
 /* Counters for telemetry (/lnet/lnd_stats), on the NI's lcore. */
 static unsigned int
 socklnd_counters(const struct lnet_ni *ni, struct lnet_ctl_lnd_counter *out, unsigned int max)
@@ -566,6 +575,7 @@ static const struct lnet_lnd_ops socklnd_ops = {
 	.recv = socklnd_recv,
 	.recv_take = socklnd_recv_take,
 	.tunables = socklnd_tunables,
+	.transport = socklnd_transport_name,
 	.counters = socklnd_counters,
 	.capture = socklnd_capture,
 	.params_set = socklnd_params_set,

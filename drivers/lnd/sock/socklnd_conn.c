@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -84,10 +85,18 @@ socklnd_tap(void *ctx, bool out, bool boundary, const struct iovec *iov, int iov
 void
 socklnd_conn_flow(struct socklnd_conn *c)
 {
+	struct sock_addr local, remote;
+
 	c->tap = (struct sock_tap){ socklnd_tap, c, &c->sni->cap };
 	c->hs.tap = &c->tap;
-	/* A capture knows a kernel socket's addresses; a userspace stream's flow stays unknown (not captured). */
-	lnet_pcap_flow_init(c->sni->cap, &c->flow, c->st.fd, c->active, c->sni->cap != NULL);
+	/* Whatever the transport, the capture frames the stream with its addresses. */
+	if (c->st.ops->addrs == NULL || c->st.ops->addrs(&c->st, &local, &remote) != 0) {
+		memset(&c->flow, 0, sizeof(c->flow)); /* unknown: not recorded */
+		return;
+	}
+	lnet_pcap_flow_init_addr(c->sni->cap, &c->flow, (const struct sockaddr *)&local.ss,
+				 (const struct sockaddr *)&remote.ss, c->active,
+				 c->sni->cap != NULL);
 }
 
 /* Can it carry LNet messages? BULK_IN (our view) carries only ZC-ACKs. */

@@ -58,14 +58,11 @@ socklnd_close_unreachable(struct socklnd_ni *s)
 	}
 }
 
-/* The table changed: the NI's own link state to LNet, and connections the table says are cut. */
+/* The NI's link is @p up: a change goes to LNet, and a link gone down closes every connection. */
 static void
-socklnd_link_recheck(struct socklnd_ni *s)
+socklnd_link_set(struct socklnd_ni *s, bool up)
 {
-	bool up;
-
 	s->stats.link_checks++;
-	up = sock_link_is_up(s->links, lnet_ni_nid(s->ni), &s->link_ifindex);
 	if (up != s->link_up) {
 		s->stats.link_changes++;
 		s->link_up = up;
@@ -74,6 +71,13 @@ socklnd_link_recheck(struct socklnd_ni *s)
 			socklnd_close_all(s, -ENETDOWN, LNET_MSG_STATUS_LOCAL_DROPPED);
 		}
 	}
+}
+
+/* The table changed: the NI's own link state to LNet, and connections the table says are cut. */
+static void
+socklnd_link_recheck(struct socklnd_ni *s)
+{
+	socklnd_link_set(s, sock_link_is_up(s->links, lnet_ni_nid(s->ni), &s->link_ifindex));
 	socklnd_close_unreachable(s);
 }
 
@@ -159,7 +163,14 @@ void
 socklnd_link_event(struct socklnd_ni *s)
 {
 	struct sock_link_own own = { s->link_ifindex, lnet_ni_nid(s->ni) };
-	enum sock_link_drained got = sock_link_drain(s->link_fd, s->links, &own);
+	enum sock_link_drained got;
+
+	if (s->xp->ops->link_up != NULL) {
+		socklnd_link_set(s,
+				 s->xp->ops->link_up(s->xp)); /* the port's link, not the host's */
+		return;
+	}
+	got = sock_link_drain(s->link_fd, s->links, &own);
 
 	if (got != SOCK_LINK_NOTHING && s->link_reloading) {
 		s->link_changed_meanwhile = true;
@@ -208,6 +219,21 @@ socklnd_link_watch(struct socklnd_ni *s)
 	if (s->link_fd < 0) {
 		SOCK_LOG(WARNING, "%s: link changes not watched: %s",
 			 libcfs_nidstr(lnet_ni_nid(s->ni)), strerror(-s->link_fd));
+	}
+}
+
+/*
+ * On mgmt at startup, for a transport on a device of its own (a DPDK
+ * port): the device's link is the NI's; no host interface is watched.
+ * Its changes come as readiness events with &s->link_fd, as rtnetlink's do.
+ */
+void
+socklnd_port_link_watch(struct socklnd_ni *s)
+{
+	s->link_up = true;
+	if (s->xp->ops->watch_link != NULL) {
+		s->xp->ops->watch_link(s->xp, &s->link_fd);
+		s->link_up = s->xp->ops->link_up(s->xp);
 	}
 }
 

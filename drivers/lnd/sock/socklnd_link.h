@@ -6,6 +6,8 @@
 #include "socklnd_ni.h"
 
 void socklnd_link_watch(struct socklnd_ni *s);
+/* The NI's transport is on a device of its own (sock_xport_ops.watch_link): its link is the NI's. */
+void socklnd_port_link_watch(struct socklnd_ni *s);
 void socklnd_link_event(struct socklnd_ni *s);
 /* Lost notifications: a reload starts beside the lcore (the sweep's check takes its table in). */
 void socklnd_link_reload_start(struct socklnd_ni *s);

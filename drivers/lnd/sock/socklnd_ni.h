@@ -162,7 +162,8 @@ struct socklnd_ni {
 		*hooks; /* the layers above its connections (socklnd.c sets it) */
 	struct socklnd_opts opts;
 	struct sock_xport *xp; /* its transport: listener, connects, readiness (sock_stream.h) */
-	int link_fd;           /* rtnetlink: link and address changes (sock_link.h); -1 none */
+	int link_fd; /* rtnetlink: link and address changes (sock_link.h); -1 none. Its address
+		      * is the readiness event of link changes, the host's or the port's */
 	struct sock_link_table *links; /* the host's interfaces and addresses, kept by link_fd */
 	/*
 	 * A reload after lost notifications runs in a thread of its own

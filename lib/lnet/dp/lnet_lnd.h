@@ -131,6 +131,13 @@ struct lnet_lnd_ops {
 	unsigned int (*tunables)(const struct lnet_ni *ni, struct lnet_ctl_lnd_tunable *out,
 				 unsigned int max);
 	/**
+	 * Optional: what the NI's bytes travel on ("socket", "eth"), a static
+	 * string `net show -v` prints as "transport", an extension key after
+	 * the kernel's. Called on the management lcore; reads only what
+	 * startup set. NULL, or no op: the key is left out.
+	 */
+	const char *(*transport)(const struct lnet_ni *ni);
+	/**
 	 * Optional: the LND's own counters (connections, protocol errors, ...)
 	 * for telemetry. Called on the NI's data lcore. @return number filled.
 	 */

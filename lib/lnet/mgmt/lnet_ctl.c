@@ -88,6 +88,11 @@ lnet_ctl_ni_fill(const struct lnet *ln, const struct lnet_ni *ni, struct lnet_ct
 	if (ni->lnd->tunables != NULL && ni->started) {
 		o->nlnd_tunables = ni->lnd->tunables(ni, o->lnd_tunables, LNET_CTL_LND_TUNABLES);
 	}
+	if (ni->lnd->transport != NULL && ni->started) {
+		const char *t = ni->lnd->transport(ni);
+
+		snprintf(o->transport, sizeof(o->transport), "%s", t != NULL ? t : "");
+	}
 }
 
 static int

@@ -26,6 +26,7 @@ struct lnet_ctl_ni {
 	char ifname[LNET_CTL_IFNAMSIZ]; /**< "" when the NI has no interface */
 	unsigned int nlnd_tunables;
 	struct lnet_ctl_lnd_tunable lnd_tunables[LNET_CTL_LND_TUNABLES];
+	char transport[16]; /**< "socket", "eth" (lnet_lnd_ops.transport); "" none */
 	uint64_t send_count;
 	uint64_t recv_count;
 	uint64_t drop_count;

@@ -230,11 +230,23 @@ ring_port(const char *tag, struct rte_ring *rx, struct rte_ring *tx)
 	return (uint16_t)id;
 }
 
+/* A port's link callback, given the port's name as the daemon gives it (lnetd_ports.c). */
+static void
+stack_link(void *arg, struct net_port *port, bool up, uint32_t speed_mbps)
+{
+	(void)port;
+	(void)speed_mbps;
+	sock_utcp_port_link(arg, up);
+}
+
 static void
 stack_open(struct stack *s, const char *tag, struct rte_ring *rx, struct rte_ring *tx,
 	   uint32_t addr)
 {
-	struct net_port_conf pc = { .conf_size = sizeof(pc), .nb_mbufs = 4095 };
+	static char name_a[] = "utcp_a";
+	struct net_port_conf pc = {
+		.conf_size = sizeof(pc), .nb_mbufs = 4095, .link_fn = stack_link, .link_arg = name_a
+	}; /* B is not named: its reports are ignored */
 	struct net_neigh_conf nc = { .conf_size = sizeof(nc) };
 	struct net_ip_conf ic = { .conf_size = sizeof(ic) };
 	struct net_tcp_conf tc = { .conf_size = sizeof(tc) };
@@ -467,6 +479,79 @@ test_hello_put_get_over_utcp(void **state)
 	assert_true(ts.rx > 10);
 }
 
+/* The simulated clock past the ports' link poll (100 ms), which then runs. */
+static void
+link_poll_passes(void)
+{
+	rt_sim_advance_us(lnet_instance()->rt, 200 * 1000);
+	settle();
+}
+
+static bool
+ni_down(void)
+{
+	return lnet_ni_wire_status(g_ni) == LNET_NI_STATUS_DOWN;
+}
+
+/* The peer PUTs @p len bytes of @p src matching 0x11 (no ACK); the node's PUT event checked. */
+static void
+peer_put(const uint8_t *src, unsigned int len, const char *what)
+{
+	struct lnet_hdr h = peer_hdr(LNET_MSG_PUT);
+	struct lnet_event ev;
+
+	h.payload_length = len;
+	h.msg.put.match_bits = 0x11;
+	h.msg.put.ptl_index = UT_PORTAL;
+	memset(&h.msg.put.ack_wmd, 0xff, sizeof(h.msg.put.ack_wmd)); /* no ACK wanted */
+	peer_send_msg(NULL, &h, src, len);
+	PUMP_UNTIL(what, (ev = ut_event()).type != 0);
+	assert_int_equal(ev.type, LNET_EVENT_PUT);
+	assert_int_equal(ev.mlength, len);
+}
+
+/*
+ * The port's link is the NI's, as a socket NI's interface link is (the
+ * daemon hands net_port's link callback to sock_utcp_port_link, as
+ * stack_open does): A's port down, the NI goes down and its connection
+ * closes; up again, the NI is up and a new connection carries a PUT.
+ */
+static void
+test_port_link_drives_ni(void **state)
+{
+	static uint8_t src[3000], dst[2 * 3000]; /* each PUT lands after the last (local offset) */
+	struct lnet_md md = ut_md(dst, sizeof(dst), LNET_MD_THRESH_INF, LNET_MD_OP_PUT);
+	uint16_t port_a = net_port_info(g_a.port)->port_id;
+	struct socklnd_stats st;
+
+	(void)state;
+	ut_attach(&md, 0x11, 0, LNET_INS_AFTER, LNET_RETAIN);
+	fill(src, sizeof(src), 4);
+	peer_handshake();
+	peer_put(src, sizeof(src), "the PUT's event, the link up");
+	assert_memory_equal(dst, src, sizeof(src));
+	assert_false(ni_down());
+
+	assert_int_equal(rte_eth_dev_set_link_down(port_a), 0);
+	link_poll_passes();
+	assert_int_equal(net_port_state(g_a.port), NET_PORT_LINK_DOWN);
+	PUMP_UNTIL("the NI down with its port's link", ni_down());
+	PUMP_UNTIL("the node's connection closed", sock_stats().conns_closed == 1);
+	assert_int_equal(sock_stats().link_changes, 1);
+
+	assert_int_equal(rte_eth_dev_set_link_up(port_a), 0);
+	link_poll_passes();
+	PUMP_UNTIL("the NI up with its port's link", !ni_down());
+	memset(&g_p, 0, sizeof(g_p));
+	fill(src, sizeof(src), 5);
+	peer_handshake();
+	peer_put(src, sizeof(src), "the PUT's event, the link up again");
+	assert_memory_equal(dst + sizeof(src), src, sizeof(src));
+	st = sock_stats();
+	assert_int_equal(st.link_changes, 2);
+	assert_int_equal(st.conns_up, 2);
+}
+
 /* The bytes received so far hold a whole connection request and V3 hello: their sizes, or 0. */
 static size_t
 peer_connreq_hello(struct ksock_connreq *cr, struct ksock_hello *hello)
@@ -692,6 +777,7 @@ main(void)
 						teardown_untyped),
 		cmocka_unit_test_setup_teardown(test_refused_connects_fail_the_send, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_port_link_drives_ni, setup, teardown),
 	};
 	struct lnp_test_eal_args a;
 	int rc;

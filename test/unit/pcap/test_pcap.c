@@ -369,6 +369,54 @@ test_flow_from_socket(void **state)
 	close(lfd);
 }
 
+/*
+ * A stream with no fd (the userspace TCP's): its addresses and ports frame
+ * it all the same, from the side that opened it. Mixed families: unknown.
+ */
+static void
+test_flow_from_addresses(void **state)
+{
+	static struct frame frames[4];
+	struct sockaddr_in l = { .sin_family = AF_INET,
+				 .sin_port = htons(1023),
+				 .sin_addr.s_addr = htonl(0x0a000001) };
+	struct sockaddr_in r = { .sin_family = AF_INET,
+				 .sin_port = htons(988),
+				 .sin_addr.s_addr = htonl(0x0a000002) };
+	struct sockaddr_in6 r6 = { .sin6_family = AF_INET6, .sin6_port = htons(988) };
+	struct lnet_pcap_stats st;
+	struct lnet_pcap_flow f;
+	struct lnet_pcap *cap = NULL;
+	char file[128];
+	char err[256];
+	const uint8_t *tcp;
+	int linktype;
+
+	(void)state;
+	path_of(file, sizeof(file), "addr.pcapng");
+	assert_int_equal(lnet_pcap_open(file, LNET_PCAP_PCAPNG, NULL, 0, &cap, err, sizeof(err)),
+			 0);
+	lnet_pcap_flow_init_addr(cap, &f, (const struct sockaddr *)&l, (const struct sockaddr *)&r,
+				 true, true);
+	assert_true(f.known);
+	assert_true(f.synced);
+	lnet_pcap_close(cap, &st);
+	assert_int_equal(read_frames(file, frames, 4, &linktype), 3);
+	tcp = check_ipv4(&frames[0]);
+	assert_int_equal(tcp[13], 0x02); /* SYN, from us */
+	assert_int_equal(rd32(tcp - 8), 0x0a000001);
+	assert_int_equal(rd32(tcp - 4), 0x0a000002);
+	assert_int_equal(rd16(tcp), 1023);
+	assert_int_equal(rd16(tcp + 2), 988);
+	tcp = check_ipv4(&frames[1]);
+	assert_int_equal(tcp[13], 0x12); /* SYN-ACK, from the peer */
+	assert_int_equal(rd32(tcp - 8), 0x0a000002);
+	assert_int_equal(rd16(tcp), 988);
+	lnet_pcap_flow_init_addr(NULL, &f, (const struct sockaddr *)&l,
+				 (const struct sockaddr *)&r6, true, false);
+	assert_false(f.known);
+}
+
 static void
 test_open_fails(void **state)
 {
@@ -413,7 +461,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pcapng),           cmocka_unit_test(test_pcap_classic),
 		cmocka_unit_test(test_max_bytes),        cmocka_unit_test(test_ipv6),
-		cmocka_unit_test(test_flow_from_socket), cmocka_unit_test(test_open_fails),
+		cmocka_unit_test(test_flow_from_socket), cmocka_unit_test(test_flow_from_addresses),
+		cmocka_unit_test(test_open_fails),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
