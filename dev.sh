@@ -138,7 +138,8 @@ format)
 conformance)
 	# Not gating: real kernel captures and Wireshark's LNet dissector as oracles,
 	# and the Debian packages built (minutes) then run as the installed unit
-	# (package_install).
+	# (package_install), and the userspace TCP's fault test at full size
+	# (net_tcp_fault_full: 64 connections x 1 GiB each way; hours).
 	deps; PACKAGES="$TEST_PACKAGES" deps; PACKAGES="$PACKAGE_PACKAGES" deps; build_test
 	package
 	meson test -C build-test --suite conformance --print-errorlogs

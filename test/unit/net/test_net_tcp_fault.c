@@ -10,6 +10,8 @@
  *
  *   test_net_tcp_fault [CONNS [BYTES]]   (defaults: the gating size)
  *   LNP_FAULT_SEED=S                     replay a run (the seed is printed)
+ *   LNP_FAULTS=drop=1,dup=1,reorder=1,delay=1,delay_us=20000,corrupt=0.5
+ *                                        one run with these instead (per cent)
  *
  * The same seed gives the same run: one thread polls both stacks and the
  * shim draws from its own generator.
@@ -52,8 +54,8 @@
 #define RUN_LIMIT_US (24ULL * 3600 * 1000 * 1000)
 #define HELD_MAX 16384
 
-static unsigned int g_conns = 8;
-static size_t g_bytes = 512 * 1024;
+static unsigned int g_conns = 16;
+static size_t g_bytes = 4 * 1024 * 1024;
 static uint64_t g_seed;
 
 /* ---- the fault shim ---- */
@@ -610,6 +612,12 @@ run_faults(const struct faults *fl)
 	for (unsigned int i = 0; i < g_conns; i++) {
 		const struct ep *c = &r.cli[i], *s = &r.srv[i];
 
+		if (c->closed || s->closed) {
+			printf("  connection %u closed: client err %" PRIu64
+			       " (rcvd %zu, acked %zu), "
+			       "server err %" PRIu64 " (rcvd %zu, acked %zu)\n",
+			       i, c->err, c->rcvd, c->acked, s->err, s->rcvd, s->acked);
+		}
 		assert_false(c->closed);
 		assert_false(s->closed);
 		assert_true(c->connected && s->connected);
@@ -636,6 +644,10 @@ run_faults(const struct faults *fl)
 	printf("  stack: retransmits %" PRIu64 " (RTO %" PRIu64 "), out-of-order kept %" PRIu64
 	       ", SACK blocks taken %" PRIu64 ", bad segments %" PRIu64 "/%" PRIu64 "\n",
 	       retx, rto, ooo, sack_rx, sa.rx_bad, sb.rx_bad);
+	printf("  stack: not sent %" PRIu64 "/%" PRIu64 ", out-of-order dropped %" PRIu64
+	       "/%" PRIu64 ", fast retransmits %" PRIu64 "/%" PRIu64 "\n",
+	       sa.tx_fail, sb.tx_fail, sa.ooo_drop, sb.ooo_drop, sa.fast_retransmits,
+	       sb.fast_retransmits);
 
 	/* Each corrupted frame was refused by its checksum, and only those. */
 	assert_int_equal(sb.rx_bad, f->to_b.corrupted);
@@ -686,6 +698,54 @@ test_loss_5pct_all_faults(void **state)
 	run_faults(&fl);
 }
 
+/* LNP_FAULTS: "name=value,..." into @p fl; false on a name it does not know. */
+static bool
+parse_faults(const char *spec, struct faults *fl)
+{
+	char buf[256];
+	char *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (char *kv = strtok_r(buf, ",", &save); kv != NULL; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		double v;
+
+		if (eq == NULL) {
+			return false;
+		}
+		*eq = '\0';
+		v = strtod(eq + 1, NULL);
+		if (strcmp(kv, "drop") == 0) {
+			fl->drop = v;
+		} else if (strcmp(kv, "dup") == 0) {
+			fl->dup = v;
+		} else if (strcmp(kv, "reorder") == 0) {
+			fl->reorder = v;
+		} else if (strcmp(kv, "delay") == 0) {
+			fl->delay = v;
+		} else if (strcmp(kv, "delay_us") == 0) {
+			fl->delay_max_us = (uint64_t)v;
+		} else if (strcmp(kv, "corrupt") == 0) {
+			fl->corrupt = v;
+		} else {
+			return false;
+		}
+	}
+	if (fl->delay > 0 && fl->delay_max_us == 0) {
+		fl->delay_max_us = 20000;
+	}
+	return true;
+}
+
+static struct faults g_custom;
+
+static void
+test_custom_faults(void **state)
+{
+	(void)state;
+	run_faults(&g_custom);
+}
+
 static size_t
 parse_size(const char *s)
 {
@@ -716,7 +776,11 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_loss_1pct_all_faults),
 		cmocka_unit_test(test_loss_5pct_all_faults),
 	};
+	const struct CMUnitTest custom[] = {
+		cmocka_unit_test(test_custom_faults),
+	};
 	const char *seed = getenv("LNP_FAULT_SEED");
+	const char *faults = getenv("LNP_FAULTS");
 	struct lnp_test_eal_args a;
 	int rc;
 
@@ -730,6 +794,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [CONNS (1..%d) [BYTES[K|M|G]]]\n", argv[0], MAX_CONNS);
 		return 2;
 	}
+	if (faults != NULL && !parse_faults(faults, &g_custom)) {
+		fprintf(stderr,
+			"LNP_FAULTS: drop, dup, reorder, delay, corrupt (per cent), delay_us\n");
+		return 2;
+	}
 	g_seed = seed != NULL ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL);
 	printf("fault shim seed %" PRIu64 " (LNP_FAULT_SEED=%" PRIu64 " replays it)\n", g_seed,
 	       g_seed);
@@ -738,7 +807,11 @@ main(int argc, char **argv)
 	if (rte_eal_init(a.argc, a.argv) < 0) {
 		return 1;
 	}
-	rc = cmocka_run_group_tests_name("net_tcp_fault", tests, NULL, NULL);
+	if (faults != NULL) {
+		rc = cmocka_run_group_tests_name("net_tcp_fault", custom, NULL, NULL);
+	} else {
+		rc = cmocka_run_group_tests_name("net_tcp_fault", tests, NULL, NULL);
+	}
 	rte_eal_cleanup();
 	return rc;
 }
