@@ -8,7 +8,10 @@
 # of the IPv4 frames each way. At 0.1, 1 and 5% loss a Linux client gets 1 MiB
 # back from the stack's echo, and the stack gets 1 MiB back from a Linux
 # echo server, every byte verified; the stack and Linux retransmitted (1
-# and 5%), and Linux counted no bad checksum and no abort on timeout. Only
+# and 5%), and Linux counted no bad checksum and no abort on timeout.
+# Then, without loss, the ends Linux provokes: a client that resets at
+# close (SO_LINGER 0) and a server killed while the stack sends; the
+# stack's connection ends with ECONNRESET both times. Only
 # test addresses, only inside the three namespaces, which go with the test.
 #   net_veth_loss.sh BUILD_DIR SRC_DIR  (needs root, iproute2 with tc, ethtool, python3, clang)
 set -u
@@ -153,6 +156,68 @@ for per10k in 10 100 500; do
 done
 check "Linux counted no bad TCP checksum" test "$(kstat TcpInCsumErrors)" -eq 0
 check "Linux aborted nothing on a timeout" test "$(kstat TcpExtTCPAbortOnTimeout)" -eq 0
+
+# Without loss: the ends Linux provokes.
+ip netns exec "$nsm" tc filter del dev mp ingress
+ip netns exec "$nsm" tc filter del dev mk ingress
+cat >"$work/rst_close.py" <<'PY'
+import socket, struct, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=30)
+s.sendall(b"x" * 1000)
+got = 0
+while got < 1000:
+    got += len(s.recv(65536))
+# SO_LINGER 0: close() sends an RST, as a kernel peer with linger2 -1 does.
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+s.close()
+print("reset after %d echoed" % got)
+PY
+cat >"$work/hang.py" <<'PY'
+import socket, sys, time
+l = socket.socket()
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind((sys.argv[1], int(sys.argv[2])))
+l.listen(1)
+print("listening", flush=True)
+c, _ = l.accept()
+print("accepted", flush=True)
+while True:
+    time.sleep(1)  # reads nothing: killed from outside
+PY
+
+# A Linux client that resets at close: the stack's end closes with ECONNRESET.
+ip netns exec "$nsp" "$tool" $eal -- --port "$port" --addr "$ip_pmd/24" --tcp-echo 7 \
+	>"$work/rst.log" 2>&1 &
+pid=$!
+pids="$pids $pid"
+check "rst: lnet-netcheck came up as a TCP echo" wait_for "$work/rst.log" '^ready '
+check "rst: a Linux client echoes 1000 bytes then closes with SO_LINGER 0" \
+	timeout 60 ip netns exec "$nsk" python3 "$work/rst_close.py" "$ip_pmd" 7
+check "rst: the stack's connection closed on the reset" \
+	wait_for "$work/rst.log" '^tcp: closed: Connection reset by peer'
+kill -TERM "$pid"
+wait "$pid"
+check "rst: lnet-netcheck ended cleanly on SIGTERM" test $? -eq 0
+check "rst: the stack took one reset" test "$(counter "$work/rst.log" rst_rx)" -eq 1
+
+# A Linux server killed while the stack sends: the stack's send ends with ECONNRESET.
+ip netns exec "$nsk" python3 "$work/hang.py" "$ip_kern" 7008 >"$work/hang.log" 2>&1 &
+hpid=$!
+pid=$hpid
+pids="$pids $hpid"
+check "killed: a Linux server listens" wait_for "$work/hang.log" '^listening'
+timeout 120 ip netns exec "$nsp" "$tool" $eal -- --port "$port" --addr "$ip_pmd/24" \
+	--tcp-send "$ip_kern:7008" --bytes 16777216 >"$work/killed.log" 2>&1 &
+spid=$!
+pids="$pids $spid"
+check "killed: the stack connected" wait_for "$work/hang.log" '^accepted'
+kill -KILL "$hpid"
+wait "$spid"
+rc=$?
+check "killed: the stack's send failed, exit $rc" test "$rc" -ne 0
+check "killed: its connection closed with ECONNRESET" \
+	grep -q '^tcp: closed: Connection reset by peer' "$work/killed.log"
+check "killed: it did not send it all" sh -c "! grep -q '^tcp: sent 16777216, echoed 16777216' '$work/killed.log'"
 
 [ -z "${LNP_KEEP_WORK:-}" ] || cat "$work"/*.log
 finish net_veth_loss
