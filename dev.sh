@@ -21,8 +21,9 @@ clang libclang-rt-14-dev valgrind"
 # ping and arping (the IP stack against Linux),
 # and the formatter the format check runs (Debian 12's is clang-format 14).
 # net_veth_loss builds its cls_bpf program with the clang of PACKAGES
-# (-target bpf; the UAPI headers come with build-essential's linux-libc-dev).
-TEST_PACKAGES="iproute2 tcpdump tshark clang-format iputils-ping iputils-arping"
+# (-target bpf; the UAPI headers come with build-essential's linux-libc-dev);
+# net_scapy crafts frames against the stack with Debian's scapy.
+TEST_PACKAGES="iproute2 tcpdump tshark clang-format iputils-ping iputils-arping python3-scapy"
 # What `package` builds with: Debian's own tooling, and lintian to check the result.
 PACKAGE_PACKAGES="debhelper dpkg-dev fakeroot lintian"
 
