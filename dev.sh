@@ -23,7 +23,10 @@ clang libclang-rt-14-dev valgrind python3-prometheus-client"
 # What the gating tests drive: network namespaces, tcpdump, Wireshark's dissector,
 # ping and arping (the IP stack against Linux),
 # and the formatter the format check runs (Debian 12's is clang-format 14).
-TEST_PACKAGES="iproute2 tcpdump tshark clang-format iputils-ping iputils-arping"
+# net_veth_loss builds its cls_bpf program with the clang of PACKAGES
+# (-target bpf; the UAPI headers come with build-essential's linux-libc-dev);
+# net_scapy crafts frames against the stack with Debian's scapy.
+TEST_PACKAGES="iproute2 tcpdump tshark clang-format iputils-ping iputils-arping python3-scapy"
 # What `package` builds with: Debian's own tooling, and lintian to check the result.
 PACKAGE_PACKAGES="debhelper dpkg-dev fakeroot lintian"
 
@@ -141,7 +144,8 @@ format)
 conformance)
 	# Not gating: real kernel captures and Wireshark's LNet dissector as oracles,
 	# and the Debian packages built (minutes) then run as the installed unit
-	# (package_install).
+	# (package_install), and the userspace TCP's fault test at full size
+	# (net_tcp_fault_full: 64 connections x 1 GiB each way; hours).
 	deps; PACKAGES="$TEST_PACKAGES" deps; PACKAGES="$PACKAGE_PACKAGES" deps; build_test
 	package
 	meson test -C build-test --suite conformance --print-errorlogs

@@ -126,10 +126,17 @@ tcp_conn_xmit(struct net_tcp_conn *c, uint32_t seq, uint32_t dlen, uint8_t flags
 			    opts, olen, c, dlen);
 }
 
+/*
+ * A bare ACK carries snd_max, as Linux's does (its snd_nxt never goes
+ * back): after an RTO snd_nxt is back at snd_una, below what the peer has
+ * received, and the peer would drop an ACK at that sequence as old without
+ * reading its acknowledgement; two ends both retransmitting then never see
+ * each other's ACKs.
+ */
 void
 tcp_send_ack_now(struct net_tcp_conn *c)
 {
-	tcp_conn_xmit(c, c->snd_nxt, 0, RTE_TCP_ACK_FLAG);
+	tcp_conn_xmit(c, c->snd_max, 0, RTE_TCP_ACK_FLAG);
 }
 
 /* Delay the ACK to the end of the lcore's poll, where one ACK covers all its segments. */
