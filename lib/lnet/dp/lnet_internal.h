@@ -859,6 +859,9 @@ lnet_msg_wants_discovery(const struct lnet_msg *msg)
 
 /* lnet_recv.c */
 void lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action action);
+/* lnet_iov_copy of a lent payload (from its start) into an MD: lnet_iov.c says why it is apart. */
+void lnet_iov_copy_lent(const struct iovec *dst_iov, unsigned int dst_niov, unsigned int dst_off,
+			const struct iovec *src_iov, unsigned int src_niov, unsigned int len);
 
 /* lnet_peer.c */
 int lnet_peer_table_init(struct lnet_peer_table *pt);

@@ -101,8 +101,8 @@ lnet_rx_taken_run(struct lnet_cpt *c, struct lnet_msg *msg)
 	switch (msg->rx_action) {
 	case LNET_RX_DELIVER:
 		if (lent != NULL && msg->md != NULL && msg->wanted != 0) {
-			lnet_iov_copy(msg->md->iov, msg->md->niov, msg->offset, lent->iov,
-				      lent->niov, 0, msg->wanted);
+			lnet_iov_copy_lent(msg->md->iov, msg->md->niov, msg->offset, lent->iov,
+					   lent->niov, msg->wanted);
 		}
 		if (lent != NULL) {
 			lent->release(lent);
@@ -128,12 +128,13 @@ lnet_ni_recv(struct lnet_cpt *c, struct lnet_msg *msg, enum lnet_rx_action actio
 	struct lnet_ni *ni = msg->rxni;
 
 	msg->rx_action = action;
-	if (unlikely(msg->rx_consumed)) {
-		lnet_rx_taken_run(c, msg);
+	/* lo's messages are never taken (lnet_rx_take): they pay no test for it. */
+	if (ni->any_cpt || (ni->cpt == c->cpt && !msg->rx_consumed)) {
+		lnet_rx_recv_run(c, msg);
 		return;
 	}
-	if (ni->any_cpt || ni->cpt == c->cpt) {
-		lnet_rx_recv_run(c, msg);
+	if (unlikely(msg->rx_consumed)) {
+		lnet_rx_taken_run(c, msg);
 		return;
 	}
 	lnet_msg_dispatch_c(c, msg, ni->cpt, LNET_STEP_RX_RECV);
@@ -223,6 +224,14 @@ lnet_rx_md_away(struct lnet_cpt *c, struct lnet_msg *msg)
 	lnet_msg_dispatch_away(c->ln, msg, msg->md_cpt);
 }
 
+/* A PUT or GET whose match table is on another lcore. Out of line, as lnet_rx_md_away. */
+static __attribute__((noinline)) void
+lnet_rx_match_away(struct lnet_cpt *c, struct lnet_msg *msg, unsigned int match_cpt)
+{
+	lnet_rx_take(c, msg);
+	lnet_msg_dispatch_c(c, msg, match_cpt, LNET_STEP_RX_MATCH);
+}
+
 static inline __attribute__((always_inline)) void
 lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 {
@@ -239,10 +248,14 @@ lnet_rx_dispatch(struct lnet_cpt *c, struct lnet_msg *msg)
 			return;
 		}
 		match_cpt = lnet_ptl_match_cpt_first(ln, msg);
-		if (match_cpt != c->cpt) {
-			lnet_rx_take(c, msg);
+		if (unlikely(match_cpt != c->cpt)) {
+			lnet_rx_match_away(c, msg, match_cpt);
+			return;
 		}
-		lnet_msg_dispatch_c(c, msg, match_cpt, LNET_STEP_RX_MATCH);
+		LNET_OWNER_ASSERT(ln, c->cpt);
+		msg->step = LNET_STEP_RX_MATCH;
+		lnet_msg_step_run(c, msg,
+				  LNET_STEP_RX_MATCH); /* one compare of the CPTs, not two */
 		return;
 	}
 	wmd = h->type == LNET_MSG_ACK ? &h->msg.ack.dst_wmd : &h->msg.reply.dst_wmd;
