@@ -151,10 +151,10 @@ check "peer show -v 4: priorities and the preferred source NID, right after nid"
                         NID-0: $ip2@tcp"
 check "peer show -v 4: udsp info comes between nid and state, as the kernel's capture" sh -c \
 	"'$ctl' --name '$a' peer show -v 4 | tr -d '\\n' | grep -q 'nid: $peer2@tcp *udsp info: *net priority: 0 *nid priority: 8 *Preferred source NIDs: *NID-0: $ip2@tcp *state: NA'"
-net_keys() { # the NI's keys in order, as the kernel's netlink table orders them
+net_keys() { # the NI's keys in order, as the kernel's netlink table orders them, then ours (transport)
 	got=$("$ctl" --name "$a" net show -v 4 --net tcp1 |
 		sed -n 's/^      -     \(nid\):.*/\1/p; s/^            \([a-zA-Z_][a-zA-Z_ ]*\):.*/\1/p' | tr '\n' ',')
-	[ "$got" = 'nid,status,statistics,udsp info,sent_stats,received_stats,dropped_stats,health stats,tunables,lnd tunables,dev cpt,CPT,' ] ||
+	[ "$got" = 'nid,status,statistics,udsp info,sent_stats,received_stats,dropped_stats,health stats,tunables,lnd tunables,dev cpt,CPT,transport,' ] ||
 		{ echo "$got"; return 1; }
 }
 check "net show -v 4: udsp info after statistics, before sent_stats" net_keys
